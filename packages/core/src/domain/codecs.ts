@@ -1,0 +1,88 @@
+import * as t from "io-ts";
+import { ApiKey } from "./api-key.js";
+
+/** A check returning why a string is not acceptable, or undefined when it is. */
+type StringRule = (value: string) => string | undefined;
+
+/** A string proven to follow the rules of `B` (a compile-time marker only). */
+type Branded<B extends string> = string & { readonly __brand: B };
+
+/**
+ * A branded string codec whose failures say which rule was broken. Failures
+ * never carry the value into their message, so the same shape is safe for secrets.
+ */
+const brandedString = <A extends string>(name: string, rule: StringRule) =>
+  new t.Type<A, string, unknown>(
+    name,
+    (u): u is A => typeof u === "string" && rule(u) === undefined,
+    (input, context) => {
+      if (typeof input !== "string") return t.failure(input, context, "must be a string");
+      const problem = rule(input);
+      return problem === undefined ? t.success(input as A) : t.failure(input, context, problem);
+    },
+    (value) => value,
+  );
+
+/** A connection's name: 1-64 characters, letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
+export type Alias = Branded<"Alias">;
+/** An absolute http(s) URL without user-info or fragment, kept exactly as given. */
+export type OrchestratorUrl = Branded<"OrchestratorUrl">;
+
+export const ALIAS_MAX_LENGTH = 64;
+export const ORCHESTRATOR_URL_MAX_LENGTH = 2048;
+export const API_KEY_MAX_LENGTH = 8192;
+
+const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+// C0 controls, DEL and C1 controls: none of them belong in a header value.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+const WHITESPACE = /\s/;
+
+export const aliasRule: StringRule = (value) => {
+  if (value.length === 0) return "must not be empty";
+  if (value.length > ALIAS_MAX_LENGTH) return `must be at most ${ALIAS_MAX_LENGTH} characters`;
+  if (!ALIAS_PATTERN.test(value)) {
+    return "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'";
+  }
+  return undefined;
+};
+
+export const orchestratorUrlRule: StringRule = (value) => {
+  if (value.length === 0) return "must not be empty";
+  if (value.length > ORCHESTRATOR_URL_MAX_LENGTH) return `must be at most ${ORCHESTRATOR_URL_MAX_LENGTH} characters`;
+  if (WHITESPACE.test(value) || CONTROL_CHARACTER.test(value)) return "must not contain spaces or control characters";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be an absolute URL";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "must use http or https";
+  if (url.hostname === "") return "must name a host";
+  if (url.username !== "" || url.password !== "") return "must not contain user information";
+  if (value.includes("#")) return "must not contain a fragment";
+  return undefined;
+};
+
+export const apiKeyRule: StringRule = (value) => {
+  if (value.length === 0) return "must not be empty";
+  if (value.length > API_KEY_MAX_LENGTH) return `must be at most ${API_KEY_MAX_LENGTH} characters`;
+  if (CONTROL_CHARACTER.test(value)) return "must not contain control characters";
+  return undefined;
+};
+
+export const AliasCodec = brandedString<Alias>("Alias", aliasRule);
+export const OrchestratorUrlCodec = brandedString<OrchestratorUrl>("OrchestratorUrl", orchestratorUrlRule);
+
+export const ApiKeyCodec = new t.Type<ApiKey, string, unknown>(
+  "ApiKey",
+  (u): u is ApiKey => u instanceof ApiKey,
+  (input, context) => {
+    if (typeof input !== "string") return t.failure(input, context, "must be a string");
+    const problem = apiKeyRule(input);
+    return problem === undefined ? t.success(ApiKey.unsafeFrom(input)) : t.failure(input, context, problem);
+  },
+  (key) => key.reveal(),
+);
+
+/** Two aliases name the same connection when they are equal ignoring case. */
+export const aliasKey = (alias: string): string => alias.toLowerCase();

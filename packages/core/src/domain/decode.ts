@@ -1,0 +1,64 @@
+import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as t from "io-ts";
+import { invalidInput, type DomainError, type FieldError } from "./errors.js";
+
+/**
+ * Turns io-ts errors into one FieldError per bad field, named by its path
+ * (`apiKey`, `body`). Only the codec's message is used, never the value, so
+ * nothing secret can be echoed.
+ */
+export const toFieldErrors = (errors: t.Errors, root: string): readonly FieldError[] => {
+  const seen = new Map<string, string>();
+  for (const error of errors) {
+    const path = error.context
+      .map((entry) => entry.key)
+      .filter((key) => key !== "" && !/^\d+$/.test(key))
+      .join(".");
+    const field = path === "" ? root : path;
+    if (!seen.has(field)) seen.set(field, error.message ?? describeExpected(error));
+  }
+  return [...seen].map(([field, message]) => ({ field, message }));
+};
+
+const describeExpected = (error: t.ValidationError): string => {
+  const last = error.context[error.context.length - 1];
+  if (error.value === undefined) return "is required";
+  return `must be ${last?.type.name ?? "valid"}`;
+};
+
+/** Decodes untrusted input, failing with InvalidInput that names each bad field. */
+export const decodeInput =
+  <A, O>(codec: t.Type<A, O, unknown>, root: string) =>
+  (input: unknown): E.Either<DomainError, A> =>
+    pipe(
+      codec.decode(input),
+      E.mapLeft((errors) => invalidInput(toFieldErrors(errors, root))),
+    );
+
+/**
+ * An object codec that refuses keys it does not know (a typo such as `apikey`
+ * must never be silently dropped) and returns only the known ones.
+ */
+export const strictObject = <P extends t.Props, C extends t.Any>(name: string, props: P, codec: C) =>
+  new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(
+    name,
+    codec.is,
+    (input, context) => {
+      if (typeof input !== "object" || input === null || Array.isArray(input)) {
+        return t.failure(input, context, "must be a JSON object");
+      }
+      const unknownKeys = Object.keys(input).filter((key) => !Object.hasOwn(props, key));
+      if (unknownKeys.length > 0) {
+        return t.failures(
+          unknownKeys.map((key) => ({
+            value: undefined,
+            context: [...context, { key, type: t.never, actual: undefined }],
+            message: "is not a known field",
+          })),
+        );
+      }
+      return codec.validate(input, context);
+    },
+    codec.encode,
+  );

@@ -1,0 +1,42 @@
+export { ApiKey } from "./domain/api-key.js";
+export {
+  AliasCodec,
+  ApiKeyCodec,
+  OrchestratorUrlCodec,
+  aliasKey,
+  ALIAS_MAX_LENGTH,
+  API_KEY_MAX_LENGTH,
+  ORCHESTRATOR_URL_MAX_LENGTH,
+  type Alias,
+  type OrchestratorUrl,
+} from "./domain/codecs.js";
+export type {
+  Connection,
+  ConnectionChange,
+  ConnectionKind,
+  ConnectionSummary,
+  Identity,
+  OrchestratorTarget,
+} from "./domain/connection.js";
+export { BastionState, Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
+export { decodeInput, strictObject, toFieldErrors } from "./domain/decode.js";
+export * from "./domain/errors.js";
+export { AddConnectionRequest, UpdateConnectionRequest } from "./domain/requests.js";
+export type { Clock } from "./ports/clock.js";
+export { systemClock } from "./ports/clock.js";
+export { createInProcessConnectionChanges, type ConnectionChanges } from "./ports/connection-changes.js";
+export type { ConnectionRepository } from "./ports/connection-repository.js";
+export type { Orchestrator } from "./ports/orchestrator.js";
+export { createCustomersCache, type CacheOutcome, type CustomersCache } from "./customers-cache.js";
+export {
+  createConnectionService,
+  DEFAULT_CUSTOMERS_CACHE_TTL_MS,
+  type ConnectionService,
+  type ConnectionServiceOptions,
+} from "./connection-service.js";
+export { addConnection, type AddConnectionOptions, type AddConnectionOutcome } from "./use-cases/add-connection.js";
+export { deleteConnection } from "./use-cases/delete-connection.js";
+export { listConnections } from "./use-cases/list-connections.js";
+export { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
+export { updateConnection, type UpdateConnectionOptions } from "./use-cases/update-connection.js";
+export { validateConnection, type ValidationResult } from "./use-cases/validate-connection.js";

@@ -1,0 +1,6 @@
+/** Time, as milliseconds since the epoch; a port so caches can be tested without waiting. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };

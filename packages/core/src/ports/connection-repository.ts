@@ -1,0 +1,29 @@
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import type { Alias } from "../domain/codecs.js";
+import type { Connection, ConnectionChange, ConnectionSummary } from "../domain/connection.js";
+import type { DomainError } from "../domain/errors.js";
+
+/**
+ * Where connections live. Aliases match case-insensitively everywhere, and
+ * the alias is kept as first given. The repository receives apiKeys in the
+ * clear and is responsible for storing them safely (encrypted at rest).
+ * Failures of the store itself come back as `StorageFailure`.
+ */
+export interface ConnectionRepository {
+  /** The connection with this alias (any case), or `NotFound`. */
+  get(alias: Alias): TaskEither<DomainError, Connection>;
+  /** Every connection, without keys, in no particular order. */
+  list(): TaskEither<DomainError, readonly ConnectionSummary[]>;
+  /** Stores a new connection, or `AlreadyExists` when the alias (any case) is taken. */
+  insert(connection: Connection): TaskEither<DomainError, void>;
+  /**
+   * Applies a change atomically (fields not in it keep their stored value,
+   * even when another writer changed them meanwhile) and returns the result,
+   * or `NotFound`.
+   */
+  update(alias: Alias, change: ConnectionChange): TaskEither<DomainError, Connection>;
+  /** Removes the connection, or `NotFound`. */
+  delete(alias: Alias): TaskEither<DomainError, void>;
+  /** Succeeds when the store can be read and written now (for readiness checks). */
+  ping(): TaskEither<DomainError, void>;
+}

@@ -1,0 +1,48 @@
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type { Alias } from "../domain/codecs.js";
+import { alreadyExists, type DomainError } from "../domain/errors.js";
+import { decodeInput } from "../domain/decode.js";
+import { AddConnectionRequest } from "../domain/requests.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
+import { requireAccepted } from "./identify-target.js";
+
+const requireAliasFree = (repository: ConnectionRepository, alias: Alias): TE.TaskEither<DomainError, void> =>
+  pipe(
+    repository.get(alias),
+    TE.matchE(
+      (error) => (error._tag === "NotFound" ? TE.right<DomainError, void>(undefined) : TE.left(error)),
+      (existing) => TE.left(alreadyExists(existing.alias)),
+    ),
+  );
+
+export interface AddConnectionOptions {
+  /** Validate against the orchestrator and check the alias is free, but store nothing. */
+  readonly dryRun?: boolean;
+  /** Store without asking the orchestrator. */
+  readonly force?: boolean;
+}
+
+export type AddConnectionOutcome = "added" | "dry-run";
+
+/**
+ * Adds a connection from an untrusted request body: decode, refuse a taken
+ * alias, have the orchestrator accept the key (unless forced), then store.
+ */
+export const addConnection =
+  (deps: { readonly repository: ConnectionRepository; readonly orchestrator: Orchestrator }) =>
+  (body: unknown, options: AddConnectionOptions = {}): TE.TaskEither<DomainError, AddConnectionOutcome> =>
+    pipe(
+      TE.fromEither(decodeInput(AddConnectionRequest, "body")(body)),
+      TE.tap((connection) => requireAliasFree(deps.repository, connection.alias)),
+      TE.tap((connection) => requireAccepted(deps.orchestrator, connection.alias, options.force === true)(connection)),
+      TE.flatMap((connection) =>
+        options.dryRun === true
+          ? TE.right<DomainError, AddConnectionOutcome>("dry-run")
+          : pipe(
+              deps.repository.insert(connection),
+              TE.as<AddConnectionOutcome>("added"),
+            ),
+      ),
+    );

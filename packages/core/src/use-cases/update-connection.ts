@@ -1,0 +1,60 @@
+import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { AliasCodec, aliasKey, type Alias } from "../domain/codecs.js";
+import type { ConnectionChange } from "../domain/connection.js";
+import { decodeInput } from "../domain/decode.js";
+import { invalidInput, type DomainError } from "../domain/errors.js";
+import { UpdateConnectionRequest } from "../domain/requests.js";
+import type { ConnectionChanges } from "../ports/connection-changes.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
+import { requireAccepted } from "./identify-target.js";
+
+export interface UpdateConnectionOptions {
+  /** Store without asking the orchestrator. */
+  readonly force?: boolean;
+}
+
+const decodeChange = (alias: Alias, body: unknown): E.Either<DomainError, ConnectionChange> =>
+  pipe(
+    decodeInput(UpdateConnectionRequest, "body")(body),
+    E.flatMap(({ alias: bodyAlias, orchestratorUrl, apiKey }) =>
+      bodyAlias !== undefined && aliasKey(bodyAlias) !== aliasKey(alias)
+        ? E.left(invalidInput([{ field: "alias", message: "must equal the alias in the path, or be left out" }]))
+        : E.right({
+            ...(orchestratorUrl === undefined ? {} : { orchestratorUrl }),
+            ...(apiKey === undefined ? {} : { apiKey }),
+          }),
+    ),
+  );
+
+/**
+ * Changes the URL and/or key of a connection. The connection as it would be
+ * after the change must be accepted by the orchestrator (unless forced);
+ * then the change is stored and announced, so customers caches drop it.
+ */
+export const updateConnection =
+  (deps: {
+    readonly repository: ConnectionRepository;
+    readonly orchestrator: Orchestrator;
+    readonly changes: ConnectionChanges;
+  }) =>
+  (rawAlias: string, body: unknown, options: UpdateConnectionOptions = {}): TE.TaskEither<DomainError, void> =>
+    pipe(
+      TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
+      TE.flatMap((alias) =>
+        pipe(
+          TE.fromEither(decodeChange(alias, body)),
+          TE.tap((change) =>
+            pipe(
+              deps.repository.get(alias),
+              TE.map((current) => ({ ...current, ...change })),
+              TE.flatMap(requireAccepted(deps.orchestrator, alias, options.force === true)),
+            ),
+          ),
+          TE.flatMap((change) => deps.repository.update(alias, change)),
+          TE.flatMap((updated) => TE.fromTask(() => deps.changes.publish(updated.alias))),
+        ),
+      ),
+    );

@@ -1,0 +1,40 @@
+import { pipe } from "fp-ts/lib/function.js";
+import * as T from "fp-ts/lib/Task.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { AliasCodec } from "../domain/codecs.js";
+import type { ConnectionKind, ConnectionSummary } from "../domain/connection.js";
+import { decodeInput } from "../domain/decode.js";
+import type { DomainError } from "../domain/errors.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
+
+/** A validation's result: `type` when the key was accepted, `reason` when not. */
+export type ValidationResult = ConnectionSummary &
+  ({ readonly valid: true; readonly type: ConnectionKind } | { readonly valid: false; readonly reason: string });
+
+/**
+ * Asks the orchestrator, now, whether the stored key is accepted. Never
+ * answered from a cache, so a revoked key shows as invalid at once. An
+ * orchestrator that refuses or cannot be reached makes `valid: false`: that
+ * is the result of validating, not a failure of the service.
+ */
+export const validateConnection =
+  (deps: { readonly repository: ConnectionRepository; readonly orchestrator: Orchestrator }) =>
+  (rawAlias: string): TE.TaskEither<DomainError, ValidationResult> =>
+    pipe(
+      TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
+      TE.flatMap(deps.repository.get),
+      TE.flatMap((connection) => {
+        const summary = { alias: connection.alias, orchestratorUrl: connection.orchestratorUrl };
+        return pipe(
+          deps.orchestrator.identify(connection),
+          T.map(
+            (identity): ValidationResult =>
+              identity._tag === "Right"
+                ? { ...summary, valid: true, type: identity.right.kind }
+                : { ...summary, valid: false, reason: identity.left.reason },
+          ),
+          TE.fromTask,
+        );
+      }),
+    );

@@ -1,0 +1,35 @@
+import { ApiKey, type Alias, type Connection, type Customer, type OrchestratorUrl } from "../src/index.js";
+
+/** A connection for tests; every field can be overridden with plain strings. */
+export const aConnection = (
+  overrides: { readonly alias?: string; readonly orchestratorUrl?: string; readonly apiKey?: string } = {},
+): Connection => ({
+  alias: (overrides.alias ?? "lab") as Alias,
+  orchestratorUrl: (overrides.orchestratorUrl ?? "https://orchestrator.example.net/") as OrchestratorUrl,
+  apiKey: ApiKey.unsafeFrom(overrides.apiKey ?? "test-key-0123456789abcdef"),
+});
+
+/** A customer with every field filled, as the orchestrator-portal mapping produces it. */
+export const aCustomer = (overrides: Partial<Customer> = {}): Customer => ({
+  enterpriseId: "78a92010-9085-4d9c-9537-92eab2522697",
+  id: 342,
+  networkId: 1,
+  gatewayPoolId: 2,
+  bastionState: "UNCONFIGURED",
+  alertsEnabled: true,
+  operatorAlertsEnabled: true,
+  name: "RALEIGH_LAB",
+  domain: "rdulab",
+  accountNumber: "RDU-foo",
+  description: "",
+  address: "PO Box 362",
+  city: "Apex",
+  state: "North Carolina",
+  zip: "27502",
+  country: "US",
+  latitude: 35.77,
+  longitude: -78.64,
+  timezone: "America/New_York",
+  locale: "en-US",
+  ...overrides,
+});

@@ -1,0 +1,180 @@
+import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { ApiKey, type Alias, type ConnectionRepository, type DomainError, type OrchestratorUrl } from "../src/index.js";
+import { aConnection } from "./builders.js";
+
+export interface ConnectionRepositoryContractOptions {
+  /**
+   * A repository over the store under test. Called more than once: every
+   * repository it returns must see the same stored data (as a second process
+   * or instance would).
+   */
+  make(): Promise<ConnectionRepository>;
+  /** Empties the store before each test. */
+  reset(): Promise<void>;
+  /**
+   * Everything the store has persisted, as raw text read around the adapter
+   * (file bytes, rows fetched with plain SQL), to check what really landed.
+   */
+  peek(): Promise<string>;
+  /** Releases what `make` opened, after the suite. */
+  close?(): Promise<void>;
+}
+
+const run = async <A>(task: TaskEither<DomainError, A>): Promise<A> => {
+  const result = await task();
+  if (E.isLeft(result)) throw new Error(`expected success, got ${JSON.stringify(result.left)}`);
+  return result.right;
+};
+
+const fail = async <A>(task: TaskEither<DomainError, A>): Promise<DomainError> => {
+  const result = await task();
+  if (E.isRight(result)) throw new Error("expected a failure, got success");
+  return result.left;
+};
+
+const alias = (value: string) => value as Alias;
+const url = (value: string) => value as OrchestratorUrl;
+const SECRET = "sEcReT-kEy/with+base64=chars-ünïcødé-✓";
+
+/** The behaviour every ConnectionRepository adapter must show; run it from the adapter's own tests. */
+export const describeConnectionRepositoryContract = (name: string, options: ConnectionRepositoryContractOptions): void => {
+  describe(`${name} satisfies the ConnectionRepository contract`, () => {
+    let repository: ConnectionRepository;
+
+    beforeEach(async () => {
+      await options.reset();
+      repository = await options.make();
+    });
+
+    afterAll(async () => {
+      await options.close?.();
+    });
+
+    it("returns what was inserted, apiKey included", async () => {
+      await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: SECRET })));
+      const stored = await run(repository.get(alias("lab")));
+      expect(stored.alias).toBe("lab");
+      expect(stored.orchestratorUrl).toBe("https://vco.example.net/");
+      expect(stored.apiKey).toBeInstanceOf(ApiKey);
+      expect(stored.apiKey.reveal()).toBe(SECRET);
+    });
+
+    it("finds an alias in any case and returns it as first given", async () => {
+      await run(repository.insert(aConnection({ alias: "Lab-East" })));
+      expect((await run(repository.get(alias("lab-EAST")))).alias).toBe("Lab-East");
+    });
+
+    it("answers NotFound for an unknown alias", async () => {
+      expect(await fail(repository.get(alias("nowhere")))).toEqual({ _tag: "NotFound", alias: "nowhere" });
+    });
+
+    it("refuses an alias that exists in another case, keeping the original", async () => {
+      await run(repository.insert(aConnection({ alias: "Lab", apiKey: "first-key" })));
+      const error = await fail(repository.insert(aConnection({ alias: "LAB", apiKey: "second-key" })));
+      expect(error._tag).toBe("AlreadyExists");
+      expect((await run(repository.get(alias("lab")))).apiKey.reveal()).toBe("first-key");
+    });
+
+    it("lists every connection as alias and URL only", async () => {
+      await run(repository.insert(aConnection({ alias: "b", orchestratorUrl: "https://b.example.net" })));
+      await run(repository.insert(aConnection({ alias: "A", orchestratorUrl: "http://a.example.net/prefix/" })));
+      const listed = await run(repository.list());
+      expect([...listed].sort((x, y) => x.alias.localeCompare(y.alias))).toEqual([
+        { alias: "A", orchestratorUrl: "http://a.example.net/prefix/" },
+        { alias: "b", orchestratorUrl: "https://b.example.net" },
+      ]);
+    });
+
+    it("lists nothing when empty", async () => {
+      expect(await run(repository.list())).toEqual([]);
+    });
+
+    it("updates only the fields given", async () => {
+      await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net", apiKey: "old-key" })));
+      const moved = await run(repository.update(alias("LAB"), { orchestratorUrl: url("https://new.example.net/") }));
+      expect(moved.alias).toBe("lab");
+      expect(moved.orchestratorUrl).toBe("https://new.example.net/");
+      expect(moved.apiKey.reveal()).toBe("old-key");
+      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("new-key") }));
+      const stored = await run(repository.get(alias("lab")));
+      expect(stored.orchestratorUrl).toBe("https://new.example.net/");
+      expect(stored.apiKey.reveal()).toBe("new-key");
+    });
+
+    it("answers NotFound when updating an unknown alias", async () => {
+      const error = await fail(repository.update(alias("ghost"), { apiKey: ApiKey.unsafeFrom("k") }));
+      expect(error._tag).toBe("NotFound");
+    });
+
+    it("deletes in any case, after which the alias is free", async () => {
+      await run(repository.insert(aConnection({ alias: "Lab" })));
+      await run(repository.delete(alias("lab")));
+      expect((await fail(repository.get(alias("Lab"))))._tag).toBe("NotFound");
+      await run(repository.insert(aConnection({ alias: "LAB" })));
+      expect((await run(repository.get(alias("lab")))).alias).toBe("LAB");
+    });
+
+    it("answers NotFound when deleting an unknown alias", async () => {
+      expect((await fail(repository.delete(alias("ghost"))))._tag).toBe("NotFound");
+    });
+
+    it("keeps the longest allowed key and URL exactly", async () => {
+      const longKey = "k".repeat(8191) + "✓";
+      const longUrl = `https://vco.example.net/${"p".repeat(2048 - 24)}`;
+      await run(repository.insert(aConnection({ alias: "x".repeat(64), orchestratorUrl: longUrl, apiKey: longKey })));
+      const stored = await run(repository.get(alias("X".repeat(64))));
+      expect(stored.apiKey.reveal()).toBe(longKey);
+      expect(stored.orchestratorUrl).toBe(longUrl);
+    });
+
+    it("keeps data for every repository over the same store", async () => {
+      await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET })));
+      const other = await options.make();
+      expect((await run(other.get(alias("lab")))).apiKey.reveal()).toBe(SECRET);
+      await run(other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
+      expect((await run(repository.get(alias("lab")))).orchestratorUrl).toBe("https://moved.example.net");
+    });
+
+    it("never persists an apiKey in plain text, base64 or hex", async () => {
+      await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET })));
+      await run(repository.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
+      const persisted = await options.peek();
+      expect(persisted).toContain("lab");
+      for (const encoding of ["utf8", "base64", "base64url", "hex"] as const) {
+        expect(persisted).not.toContain(encoding === "utf8" ? SECRET : Buffer.from(SECRET).toString(encoding));
+      }
+    });
+
+    it("loses no insert when many run at once", async () => {
+      const aliases = Array.from({ length: 50 }, (_, i) => `conn-${i}`);
+      await Promise.all(aliases.map((a) => run(repository.insert(aConnection({ alias: a })))));
+      expect((await run(repository.list())).map((c) => c.alias).sort()).toEqual([...aliases].sort());
+    });
+
+    it("lets exactly one of many concurrent inserts of one alias win", async () => {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => repository.insert(aConnection({ alias: i % 2 === 0 ? "race" : "RACE" }))()),
+      );
+      expect(results.filter(E.isRight)).toHaveLength(1);
+      expect(results.filter(E.isLeft).map((r) => r.left._tag)).toEqual(Array(9).fill("AlreadyExists"));
+    });
+
+    it("loses neither of two concurrent updates of different fields", async () => {
+      await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net", apiKey: "old-key" })));
+      const other = await options.make();
+      await Promise.all([
+        run(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") })),
+        run(other.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("new-key") })),
+      ]);
+      const stored = await run(repository.get(alias("lab")));
+      expect(stored.orchestratorUrl).toBe("https://new.example.net");
+      expect(stored.apiKey.reveal()).toBe("new-key");
+    });
+
+    it("is ready when the store is", async () => {
+      await run(repository.ping());
+    });
+  });
+};

@@ -1,0 +1,33 @@
+import { ApiKey, type OrchestratorUrl } from "../src/index.js";
+import { aCustomer } from "./builders.js";
+import { describeConnectionRepositoryContract } from "./connection-repository-contract.js";
+import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "./in-memory-connection-repository.js";
+import { createInMemoryOrchestrator } from "./in-memory-orchestrator.js";
+import { describeOrchestratorContract } from "./orchestrator-contract.js";
+
+let store = createInMemoryConnectionStore();
+
+describeConnectionRepositoryContract("InMemoryConnectionRepository", {
+  make: async () => createInMemoryConnectionRepository(store),
+  reset: async () => {
+    store = createInMemoryConnectionStore();
+  },
+  // What the Map holds, serialised: ApiKey objects serialise as "[redacted]".
+  peek: async () => JSON.stringify([...store.values()]),
+});
+
+const target = (apiKey: string) => ({ orchestratorUrl: "http://127.0.0.1:1/" as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(apiKey) });
+const partnerCustomers = [aCustomer({ id: 1, name: "ONE" }), aCustomer({ id: 2, name: "TWO", latitude: null })];
+
+describeOrchestratorContract("InMemoryOrchestrator", {
+  setup: async () => ({
+    orchestrator: createInMemoryOrchestrator([
+      { apiKey: "partner-key", identity: { kind: "partner", partnerId: 7 }, customers: partnerCustomers },
+      { apiKey: "customer-key", identity: { kind: "customer", customerId: 342 } },
+    ]),
+    partner: target("partner-key"),
+    partnerCustomers,
+    customer: target("customer-key"),
+    refused: target("refused-key"),
+  }),
+});

@@ -1,0 +1,82 @@
+import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import {
+  orchestratorRejected,
+  type Customer,
+  type Identity,
+  type Orchestrator,
+  type OrchestratorError,
+  type OrchestratorTarget,
+} from "../src/index.js";
+
+export interface InMemoryOrchestratorAccount {
+  readonly apiKey: string;
+  readonly identity: Identity;
+  /** For partners: their customers. */
+  readonly customers?: readonly Customer[];
+}
+
+/** An orchestrator fake for the core's own tests, driven by the keys it knows. */
+export interface InMemoryOrchestrator extends Orchestrator {
+  /** Calls made so far, per method. */
+  readonly calls: { identify: number; listPartnerCustomers: number };
+  /** Makes every call with `apiKey` fail with `error` (or succeed again with `undefined`). */
+  failWith(apiKey: string, error: OrchestratorError | undefined): void;
+  /** Accepts `apiKey` from now on as `account` (or refuses it again with `undefined`). */
+  setAccount(apiKey: string, account: InMemoryOrchestratorAccount | undefined): void;
+  /** Holds every call until `release()`, to test concurrency. */
+  pause(): { release(): void };
+}
+
+export const createInMemoryOrchestrator = (accounts: readonly InMemoryOrchestratorAccount[] = []): InMemoryOrchestrator => {
+  const byKey = new Map(accounts.map((account) => [account.apiKey, account]));
+  const failures = new Map<string, OrchestratorError>();
+  const calls = { identify: 0, listPartnerCustomers: 0 };
+  let gate: Promise<void> = Promise.resolve();
+
+  const answer =
+    <A>(target: OrchestratorTarget, work: (account: InMemoryOrchestratorAccount) => A): TaskEither<OrchestratorError, A> =>
+    async () => {
+      await gate;
+      const key = target.apiKey.reveal();
+      const failure = failures.get(key);
+      if (failure !== undefined) return E.left(failure);
+      const account = byKey.get(key);
+      return account === undefined ? E.left(orchestratorRejected("The orchestrator refused the API key.")) : E.right(work(account));
+    };
+
+  return {
+    calls,
+    identify: (target) => () => {
+      calls.identify += 1;
+      return answer(target, (account) => account.identity)();
+    },
+    listPartnerCustomers: (target, partnerId) => async () => {
+      calls.listPartnerCustomers += 1;
+      const result = await answer(target, (account) => account)();
+      if (E.isLeft(result)) return result;
+      const { identity, customers = [] } = result.right;
+      return identity.kind === "partner" && identity.partnerId === partnerId
+        ? E.right(customers)
+        : E.left(orchestratorRejected("The key is not allowed to list this partner's customers."));
+    },
+    failWith: (apiKey, error) => {
+      if (error === undefined) failures.delete(apiKey);
+      else failures.set(apiKey, error);
+    },
+    setAccount: (apiKey, account) => {
+      if (account === undefined) byKey.delete(apiKey);
+      else byKey.set(apiKey, account);
+    },
+    pause: () => {
+      let release = (): void => undefined;
+      gate = new Promise((resolve) => {
+        release = () => {
+          gate = Promise.resolve();
+          resolve();
+        };
+      });
+      return { release: () => release() };
+    },
+  };
+};

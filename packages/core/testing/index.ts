@@ -1,0 +1,20 @@
+export { aConnection, aCustomer } from "./builders.js";
+export {
+  describeConnectionRepositoryContract,
+  type ConnectionRepositoryContractOptions,
+} from "./connection-repository-contract.js";
+export {
+  createInMemoryConnectionRepository,
+  createInMemoryConnectionStore,
+  type InMemoryConnectionStore,
+} from "./in-memory-connection-repository.js";
+export {
+  createInMemoryOrchestrator,
+  type InMemoryOrchestrator,
+  type InMemoryOrchestratorAccount,
+} from "./in-memory-orchestrator.js";
+export {
+  describeOrchestratorContract,
+  type OrchestratorContractFixture,
+  type OrchestratorContractOptions,
+} from "./orchestrator-contract.js";

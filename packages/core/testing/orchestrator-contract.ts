@@ -1,0 +1,72 @@
+import * as E from "fp-ts/lib/Either.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CUSTOMER_FIELDS, Customer, type Orchestrator, type OrchestratorTarget } from "../src/index.js";
+
+export interface OrchestratorContractFixture {
+  readonly orchestrator: Orchestrator;
+  /** A partner key, and the customers the orchestrator holds for it, in its order. */
+  readonly partner: OrchestratorTarget;
+  readonly partnerCustomers: readonly Customer[];
+  /** A customer (enterprise) key. */
+  readonly customer: OrchestratorTarget;
+  /** A key the orchestrator refuses. */
+  readonly refused: OrchestratorTarget;
+}
+
+export interface OrchestratorContractOptions {
+  setup(): Promise<OrchestratorContractFixture>;
+  teardown?(): Promise<void>;
+}
+
+/** The behaviour every Orchestrator adapter must show; run it from the adapter's own tests. */
+export const describeOrchestratorContract = (name: string, options: OrchestratorContractOptions): void => {
+  describe(`${name} satisfies the Orchestrator contract`, () => {
+    let fixture: OrchestratorContractFixture;
+
+    beforeAll(async () => {
+      fixture = await options.setup();
+    });
+
+    afterAll(async () => {
+      await options.teardown?.();
+    });
+
+    it("identifies a partner key with its partner id", async () => {
+      const identity = await fixture.orchestrator.identify(fixture.partner)();
+      expect(E.isRight(identity) && identity.right.kind).toBe("partner");
+      if (E.isRight(identity) && identity.right.kind === "partner") expect(Number.isInteger(identity.right.partnerId)).toBe(true);
+    });
+
+    it("identifies a customer key", async () => {
+      const identity = await fixture.orchestrator.identify(fixture.customer)();
+      expect(E.isRight(identity) && identity.right.kind).toBe("customer");
+    });
+
+    it("reports a refused key as OrchestratorRejected without echoing it", async () => {
+      const identity = await fixture.orchestrator.identify(fixture.refused)();
+      expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorRejected");
+      expect(JSON.stringify(identity)).not.toContain(fixture.refused.apiKey.reveal());
+    });
+
+    it("lists a partner's customers with exactly the interface's fields", async () => {
+      const identity = await fixture.orchestrator.identify(fixture.partner)();
+      if (!(E.isRight(identity) && identity.right.kind === "partner")) throw new Error("partner key not identified");
+      const customers = await fixture.orchestrator.listPartnerCustomers(fixture.partner, identity.right.partnerId)();
+      if (E.isLeft(customers)) throw new Error(`listing failed: ${JSON.stringify(customers.left)}`);
+      expect(customers.right).toEqual(fixture.partnerCustomers);
+      for (const customer of customers.right) {
+        expect(Object.keys(customer).sort()).toEqual([...CUSTOMER_FIELDS].sort());
+        expect(Customer.is(customer)).toBe(true);
+      }
+    });
+
+    it("never mixes up keys when calls run at once", async () => {
+      const targets = [fixture.partner, fixture.customer, fixture.refused];
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => fixture.orchestrator.identify(targets[i % 3] as OrchestratorTarget)()),
+      );
+      const kinds = answers.map((answer) => (E.isRight(answer) ? answer.right.kind : answer.left._tag));
+      expect(kinds).toEqual(Array.from({ length: 10 }, () => ["partner", "customer", "OrchestratorRejected"]).flat());
+    });
+  });
+};
