@@ -1,8 +1,8 @@
 import * as E from "fp-ts/lib/Either.js";
-import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiKey, type Alias, type ConnectionRepository, type DomainError, type OrchestratorUrl } from "../src/index.js";
+import { ApiKey, type Alias, type ConnectionRepository, type OrchestratorUrl } from "../src/index.js";
 import { aConnection } from "./builders.js";
+import { expectLeft as fail, expectRight as run } from "./run.js";
 
 export interface ConnectionRepositoryContractOptions {
   /**
@@ -21,18 +21,6 @@ export interface ConnectionRepositoryContractOptions {
   /** Releases what `make` opened, after the suite. */
   close?(): Promise<void>;
 }
-
-const run = async <A>(task: TaskEither<DomainError, A>): Promise<A> => {
-  const result = await task();
-  if (E.isLeft(result)) throw new Error(`expected success, got ${JSON.stringify(result.left)}`);
-  return result.right;
-};
-
-const fail = async <A>(task: TaskEither<DomainError, A>): Promise<DomainError> => {
-  const result = await task();
-  if (E.isRight(result)) throw new Error("expected a failure, got success");
-  return result.left;
-};
 
 const alias = (value: string) => value as Alias;
 const url = (value: string) => value as OrchestratorUrl;

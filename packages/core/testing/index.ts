@@ -18,3 +18,5 @@ export {
   type OrchestratorContractFixture,
   type OrchestratorContractOptions,
 } from "./orchestrator-contract.js";
+export { createManualClock, createTestWorld, TEST_CUSTOMER_ID, TEST_KEYS, TEST_PARTNER_ID } from "./test-world.js";
+export { expectLeft, expectRight } from "./run.js";

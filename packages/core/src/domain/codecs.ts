@@ -8,19 +8,30 @@ type StringRule = (value: string) => string | undefined;
 type Branded<B extends string> = string & { readonly __brand: B };
 
 /**
- * A branded string codec whose failures say which rule was broken. Failures
- * never carry the value into their message, so the same shape is safe for secrets.
+ * A codec for a string that must follow `rule`, producing `A` from it. Its
+ * failures say which rule was broken and never carry the value into their
+ * message, so the same helper is safe for secrets.
  */
-const brandedString = <A extends string>(name: string, rule: StringRule) =>
+const ruledString = <A>(name: string, rule: StringRule, is: (u: unknown) => u is A, make: (s: string) => A, encode: (a: A) => string) =>
   new t.Type<A, string, unknown>(
     name,
-    (u): u is A => typeof u === "string" && rule(u) === undefined,
+    is,
     (input, context) => {
+      if (input === undefined) return t.failure(input, context, "is required");
       if (typeof input !== "string") return t.failure(input, context, "must be a string");
       const problem = rule(input);
-      return problem === undefined ? t.success(input as A) : t.failure(input, context, problem);
+      return problem === undefined ? t.success(make(input)) : t.failure(input, context, problem);
     },
-    (value) => value,
+    encode,
+  );
+
+const brandedString = <A extends string>(name: string, rule: StringRule) =>
+  ruledString<A>(
+    name,
+    rule,
+    (u): u is A => typeof u === "string" && rule(u) === undefined,
+    (s) => s as A,
+    (a) => a,
   );
 
 /** A connection's name: 1-64 characters, letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
@@ -73,14 +84,11 @@ export const apiKeyRule: StringRule = (value) => {
 export const AliasCodec = brandedString<Alias>("Alias", aliasRule);
 export const OrchestratorUrlCodec = brandedString<OrchestratorUrl>("OrchestratorUrl", orchestratorUrlRule);
 
-export const ApiKeyCodec = new t.Type<ApiKey, string, unknown>(
+export const ApiKeyCodec = ruledString<ApiKey>(
   "ApiKey",
+  apiKeyRule,
   (u): u is ApiKey => u instanceof ApiKey,
-  (input, context) => {
-    if (typeof input !== "string") return t.failure(input, context, "must be a string");
-    const problem = apiKeyRule(input);
-    return problem === undefined ? t.success(ApiKey.unsafeFrom(input)) : t.failure(input, context, problem);
-  },
+  ApiKey.unsafeFrom,
   (key) => key.reveal(),
 );
 

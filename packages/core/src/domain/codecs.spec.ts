@@ -1,0 +1,117 @@
+import * as E from "fp-ts/lib/Either.js";
+import fc from "fast-check";
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
+import { ApiKey } from "./api-key.js";
+import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec } from "./codecs.js";
+import { decodeInput } from "./decode.js";
+
+const problem = (result: E.Either<unknown, unknown>) => (E.isLeft(result) ? JSON.stringify(result.left) : "accepted");
+
+describe("Alias", () => {
+  it.each(["a", "Lab", "lab-east_1.prod", "0", "x".repeat(64)])("accepts %j", (alias) => {
+    expect(AliasCodec.decode(alias)).toEqual(E.right(alias));
+  });
+
+  it.each([
+    ["", "must not be empty"],
+    ["x".repeat(65), "must be at most 64 characters"],
+    ["-lab", "must start with a letter or digit"],
+    [".lab", "must start with a letter or digit"],
+    ["lab east", "must start with a letter or digit"],
+    ["lab/east", "must start with a letter or digit"],
+    ["läb", "must start with a letter or digit"],
+    ["lab\n", "must start with a letter or digit"],
+  ])("refuses %j: %s", (alias, message) => {
+    expect(problem(AliasCodec.decode(alias))).toContain(message);
+  });
+
+  it("refuses a non-string", () => {
+    expect(problem(AliasCodec.decode(42))).toContain("must be a string");
+  });
+
+  it("accepts every string made of the allowed characters within the length", () => {
+    const head = fc.constantFrom(..."abcXYZ019");
+    const tail = fc.array(fc.constantFrom(..."aZ9._-"), { maxLength: 63 });
+    fc.assert(fc.property(head, tail, (h, t) => E.isRight(AliasCodec.decode(h + t.join("")))));
+  });
+
+  it("refuses every string with a character outside the allowed set", () => {
+    const bad = fc.string({ minLength: 1, maxLength: 1 }).filter((c) => !/[A-Za-z0-9._-]/.test(c));
+    fc.assert(fc.property(bad, fc.nat(10), (c, n) => E.isLeft(AliasCodec.decode("a".repeat(n) + c))));
+  });
+});
+
+describe("OrchestratorUrl", () => {
+  it.each([
+    "https://vco.example.net",
+    "https://vco.example.net/",
+    "http://10.0.0.1:8080/prefix/",
+    "https://[::1]/",
+    "https://vco.example.net/a?b=c",
+  ])("accepts %j exactly as given", (url) => {
+    expect(OrchestratorUrlCodec.decode(url)).toEqual(E.right(url));
+  });
+
+  it.each([
+    ["", "must not be empty"],
+    ["vco.example.net", "must be an absolute URL"],
+    ["/relative", "must be an absolute URL"],
+    ["ftp://vco.example.net", "must use http or https"],
+    ["javascript:alert(1)", "must use http or https"],
+    ["https://user:pw@vco.example.net", "must not contain user information"],
+    ["https://user@vco.example.net", "must not contain user information"],
+    ["https://vco.example.net/#frag", "must not contain a fragment"],
+    ["https://vco.example.net/#", "must not contain a fragment"],
+    [" https://vco.example.net", "must not contain spaces"],
+    ["https://vco.example.net/\t", "must not contain spaces"],
+    [`https://vco.example.net/${"a".repeat(2048)}`, "must be at most 2048 characters"],
+  ])("refuses %j: %s", (url, message) => {
+    expect(problem(OrchestratorUrlCodec.decode(url))).toContain(message);
+  });
+
+  it("accepts any http(s) URL that the WHATWG parser accepts without user-info or fragment", () => {
+    fc.assert(
+      fc.property(fc.webUrl({ withQueryParameters: true, withFragments: false }), (url) => {
+        fc.pre(url.length <= 2048 && !url.includes("@") && !url.includes("#"));
+        return E.isRight(OrchestratorUrlCodec.decode(url));
+      }),
+    );
+  });
+});
+
+describe("ApiKey", () => {
+  it("accepts any key without control characters up to 8192 characters", () => {
+    const printable = fc.string({ unit: "grapheme", minLength: 1, maxLength: 200 }).filter((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s));
+    fc.assert(
+      fc.property(printable, (key) => {
+        const decoded = ApiKeyCodec.decode(key);
+        return E.isRight(decoded) && decoded.right.reveal() === key;
+      }),
+    );
+    expect(E.isRight(ApiKeyCodec.decode("k".repeat(8192)))).toBe(true);
+  });
+
+  it.each([
+    ["", "must not be empty"],
+    ["k".repeat(8193), "must be at most 8192 characters"],
+    ["key\nwith-newline", "must not contain control characters"],
+    ["key\u0000", "must not contain control characters"],
+    ["key\u007f", "must not contain control characters"],
+  ])("refuses %j: %s", (key, message) => {
+    expect(problem(ApiKeyCodec.decode(key))).toContain(message);
+  });
+
+  it("never puts a refused key in the error it reports", () => {
+    const key = `secret-${"x".repeat(9000)}`;
+    const error = decodeInput(ApiKeyCodec, "apiKey")(key);
+    expect(E.isLeft(error) && JSON.stringify(error.left)).not.toContain("secret-");
+  });
+
+  it("prints as [redacted] however it is turned into text", () => {
+    const key = ApiKey.unsafeFrom("super-secret");
+    const texts = [JSON.stringify({ key }), `${key}`, String(key), inspect({ key }), inspect(key)];
+    for (const text of texts) expect(text).not.toContain("super-secret");
+    expect(key.reveal()).toBe("super-secret");
+  });
+});

@@ -1,0 +1,76 @@
+import * as E from "fp-ts/lib/Either.js";
+import { describe, expect, it } from "vitest";
+import { decodeInput } from "./decode.js";
+import type { DomainError } from "./errors.js";
+import { AddConnectionRequest, UpdateConnectionRequest } from "./requests.js";
+
+const fieldErrors = (result: E.Either<DomainError, unknown>) =>
+  E.isLeft(result) && result.left._tag === "InvalidInput" ? result.left.errors : [];
+
+const decodeAdd = decodeInput(AddConnectionRequest, "body");
+const decodeUpdate = decodeInput(UpdateConnectionRequest, "body");
+const valid = { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "key-1" };
+
+describe("AddConnectionRequest", () => {
+  it("decodes the three fields, the key as an opaque ApiKey", () => {
+    const result = decodeAdd(valid);
+    expect(E.isRight(result) && result.right.apiKey.reveal()).toBe("key-1");
+    expect(E.isRight(result) && result.right.orchestratorUrl).toBe("https://vco.example.net/");
+  });
+
+  it("names every missing field", () => {
+    expect(fieldErrors(decodeAdd({}))).toEqual([
+      { field: "alias", message: "is required" },
+      { field: "orchestratorUrl", message: "is required" },
+      { field: "apiKey", message: "is required" },
+    ]);
+  });
+
+  it("refuses unknown keys, naming each (a typo must never be dropped)", () => {
+    expect(fieldErrors(decodeAdd({ ...valid, apikey: "x", extra: 1 }))).toEqual([
+      { field: "apikey", message: "is not a known field" },
+      { field: "extra", message: "is not a known field" },
+    ]);
+  });
+
+  it.each([null, [], "text", 3])("refuses a body that is not an object: %j", (body) => {
+    expect(fieldErrors(decodeAdd(body))).toEqual([{ field: "body", message: "must be a JSON object" }]);
+  });
+
+  it("names each invalid field with its rule", () => {
+    expect(fieldErrors(decodeAdd({ alias: "-bad", orchestratorUrl: "ftp://x", apiKey: "" }))).toEqual([
+      { field: "alias", message: "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'" },
+      { field: "orchestratorUrl", message: "must use http or https" },
+      { field: "apiKey", message: "must not be empty" },
+    ]);
+  });
+
+  it("refuses a field of the wrong type", () => {
+    expect(fieldErrors(decodeAdd({ ...valid, apiKey: 12 }))).toEqual([{ field: "apiKey", message: "must be a string" }]);
+  });
+});
+
+describe("UpdateConnectionRequest", () => {
+  it("accepts either field alone", () => {
+    expect(E.isRight(decodeUpdate({ orchestratorUrl: "https://x.example.net" }))).toBe(true);
+    expect(E.isRight(decodeUpdate({ apiKey: "k" }))).toBe(true);
+  });
+
+  it("refuses a body with neither", () => {
+    expect(fieldErrors(decodeUpdate({}))).toEqual([{ field: "body", message: "must contain orchestratorUrl, apiKey or both" }]);
+    expect(fieldErrors(decodeUpdate({ alias: "lab" }))).toEqual([
+      { field: "body", message: "must contain orchestratorUrl, apiKey or both" },
+    ]);
+  });
+
+  it("tolerates an alias, still checking its format", () => {
+    expect(E.isRight(decodeUpdate({ alias: "lab", apiKey: "k" }))).toBe(true);
+    expect(fieldErrors(decodeUpdate({ alias: "", apiKey: "k" }))).toEqual([{ field: "alias", message: "must not be empty" }]);
+  });
+
+  it("refuses unknown keys", () => {
+    expect(fieldErrors(decodeUpdate({ apiKey: "k", orchestratorURL: "x" }))).toEqual([
+      { field: "orchestratorURL", message: "is not a known field" },
+    ]);
+  });
+});

@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+
+describe("deleteConnection", () => {
+  it("removes the connection in any case", async () => {
+    const { service } = createTestWorld();
+    await expectRight(service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }));
+    await expectRight(service.deleteConnection("LAB"));
+    expect(await expectRight(service.listConnections())).toEqual([]);
+  });
+
+  it("answers NotFound for an unknown alias and InvalidInput for a malformed one", async () => {
+    const { service } = createTestWorld();
+    expect(await expectLeft(service.deleteConnection("ghost"))).toEqual({ _tag: "NotFound", alias: "ghost" });
+    expect((await expectLeft(service.deleteConnection("../etc")))._tag).toBe("InvalidInput");
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { orchestratorGarbage } from "../domain/errors.js";
+import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+
+const setup = async (apiKey: string = TEST_KEYS.partner, ttlMs = 60_000) => {
+  const world = createTestWorld({ customersCacheTtlMs: ttlMs });
+  await expectRight(world.service.addConnection({ alias: "Partner", orchestratorUrl: "https://vco.example.net", apiKey }, { force: true }));
+  return world;
+};
+
+describe("listPartnerCustomers", () => {
+  it("lists the customers of a partner connection", async () => {
+    const { service, partnerCustomers } = await setup();
+    expect(await expectRight(service.listPartnerCustomers("partner"))).toEqual(partnerCustomers);
+  });
+
+  it("refuses a customer connection as NotAPartner", async () => {
+    const { service } = await setup(TEST_KEYS.customer);
+    expect(await expectLeft(service.listPartnerCustomers("partner"))).toEqual({ _tag: "NotAPartner", alias: "Partner" });
+  });
+
+  it("passes orchestrator failures through", async () => {
+    const { service, orchestrator } = await setup();
+    orchestrator.failWith(TEST_KEYS.partner, orchestratorGarbage("not JSON"));
+    expect((await expectLeft(service.listPartnerCustomers("partner")))._tag).toBe("OrchestratorGarbage");
+    const refused = await setup(TEST_KEYS.refused);
+    expect((await expectLeft(refused.service.listPartnerCustomers("partner")))._tag).toBe("OrchestratorRejected");
+  });
+
+  it("answers from the cache until the TTL passes", async () => {
+    const { service, orchestrator, clock } = await setup();
+    await expectRight(service.listPartnerCustomers("partner"));
+    clock.advance(59_999);
+    await expectRight(service.listPartnerCustomers("PARTNER"));
+    expect(orchestrator.calls.listPartnerCustomers).toBe(1);
+    clock.advance(1);
+    await expectRight(service.listPartnerCustomers("partner"));
+    expect(orchestrator.calls.listPartnerCustomers).toBe(2);
+  });
+
+  it("shares one orchestrator call among concurrent first requests", async () => {
+    const { service, orchestrator } = await setup();
+    const gate = orchestrator.pause();
+    const pending = Array.from({ length: 100 }, () => service.listPartnerCustomers("partner")());
+    gate.release();
+    const results = await Promise.all(pending);
+    expect(results.every((r) => r._tag === "Right")).toBe(true);
+    expect(orchestrator.calls.identify).toBe(1);
+    expect(orchestrator.calls.listPartnerCustomers).toBe(1);
+  });
+
+  it("caches nothing with a TTL of 0", async () => {
+    const { service, orchestrator } = await setup(TEST_KEYS.partner, 0);
+    await expectRight(service.listPartnerCustomers("partner"));
+    await expectRight(service.listPartnerCustomers("partner"));
+    expect(orchestrator.calls.listPartnerCustomers).toBe(2);
+  });
+
+  it("does not cache failures", async () => {
+    const { service, orchestrator } = await setup();
+    orchestrator.failWith(TEST_KEYS.partner, orchestratorGarbage("bad"));
+    await expectLeft(service.listPartnerCustomers("partner"));
+    orchestrator.failWith(TEST_KEYS.partner, undefined);
+    await expectRight(service.listPartnerCustomers("partner"));
+  });
+
+  it("drops the cached list when the connection is updated or deleted", async () => {
+    const { service, orchestrator } = await setup();
+    await expectRight(service.listPartnerCustomers("partner"));
+    await expectRight(service.updateConnection("partner", { orchestratorUrl: "https://moved.example.net" }));
+    await expectRight(service.listPartnerCustomers("partner"));
+    expect(orchestrator.calls.listPartnerCustomers).toBe(2);
+    await expectRight(service.deleteConnection("partner"));
+    expect((await expectLeft(service.listPartnerCustomers("partner")))._tag).toBe("NotFound");
+  });
+
+  it("does not cache an answer that was in flight when the connection changed", async () => {
+    const { service, orchestrator } = await setup();
+    const gate = orchestrator.pause();
+    const inFlight = service.listPartnerCustomers("partner")();
+    await expectRight(service.updateConnection("partner", { orchestratorUrl: "https://moved.example.net" }, { force: true }));
+    gate.release();
+    await inFlight;
+    await expectRight(service.listPartnerCustomers("partner"));
+    expect(orchestrator.calls.listPartnerCustomers).toBe(2);
+  });
+});

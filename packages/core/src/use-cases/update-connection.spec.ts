@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+import type { Alias } from "../domain/codecs.js";
+
+const setup = async () => {
+  const world = createTestWorld();
+  await expectRight(
+    world.service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }),
+  );
+  world.orchestrator.calls.identify = 0;
+  return world;
+};
+
+const stored = async (world: Awaited<ReturnType<typeof setup>>) => expectRight(world.repository.get("lab" as Alias));
+
+describe("updateConnection", () => {
+  it("changes only the URL, keeping the key", async () => {
+    const world = await setup();
+    await expectRight(world.service.updateConnection("LAB", { orchestratorUrl: "https://moved.example.net/" }));
+    const connection = await stored(world);
+    expect(connection.orchestratorUrl).toBe("https://moved.example.net/");
+    expect(connection.apiKey.reveal()).toBe(TEST_KEYS.partner);
+    expect(connection.alias).toBe("Lab");
+  });
+
+  it("changes only the key, validating the key that will be stored", async () => {
+    const world = await setup();
+    await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }));
+    expect((await stored(world)).apiKey.reveal()).toBe(TEST_KEYS.customer);
+    expect(world.orchestrator.calls.identify).toBe(1);
+  });
+
+  it("refuses a key the orchestrator rejects, changing nothing", async () => {
+    const world = await setup();
+    const error = await expectLeft(world.service.updateConnection("lab", { apiKey: TEST_KEYS.refused }));
+    expect(error).toMatchObject({ _tag: "ValidationRefused", cause: { _tag: "OrchestratorRejected" } });
+    expect((await stored(world)).apiKey.reveal()).toBe(TEST_KEYS.partner);
+  });
+
+  it("stores a refused key when forced, without asking", async () => {
+    const world = await setup();
+    await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.refused }, { force: true }));
+    expect((await stored(world)).apiKey.reveal()).toBe(TEST_KEYS.refused);
+    expect(world.orchestrator.calls.identify).toBe(0);
+  });
+
+  it("answers NotFound for an unknown alias", async () => {
+    const world = await setup();
+    expect(await expectLeft(world.service.updateConnection("ghost", { apiKey: "k" }))).toEqual({ _tag: "NotFound", alias: "ghost" });
+  });
+
+  it("tolerates the path's alias in the body, in any case", async () => {
+    const world = await setup();
+    await expectRight(world.service.updateConnection("lab", { alias: "LAB", orchestratorUrl: "https://x.example.net" }));
+  });
+
+  it("refuses another alias in the body", async () => {
+    const world = await setup();
+    expect(await expectLeft(world.service.updateConnection("lab", { alias: "other", apiKey: "k" }))).toEqual({
+      _tag: "InvalidInput",
+      errors: [{ field: "alias", message: "must equal the alias in the path, or be left out" }],
+    });
+  });
+
+  it("refuses an empty change, unknown fields and a bad path alias", async () => {
+    const world = await setup();
+    expect((await expectLeft(world.service.updateConnection("lab", {})))._tag).toBe("InvalidInput");
+    expect((await expectLeft(world.service.updateConnection("lab", { apiKey: "k", url: "x" })))._tag).toBe("InvalidInput");
+    expect(await expectLeft(world.service.updateConnection("bad alias", { apiKey: "k" }))).toMatchObject({
+      _tag: "InvalidInput",
+      errors: [{ field: "alias" }],
+    });
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { orchestratorTimedOut } from "../domain/errors.js";
+import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+
+const setup = async (apiKey: string) => {
+  const world = createTestWorld();
+  await expectRight(world.service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net/", apiKey }, { force: true }));
+  return world;
+};
+
+describe("validateConnection", () => {
+  it("reports a partner key as valid, with its type", async () => {
+    const { service } = await setup(TEST_KEYS.partner);
+    expect(await expectRight(service.validateConnection("lab"))).toEqual({
+      alias: "Lab",
+      orchestratorUrl: "https://vco.example.net/",
+      valid: true,
+      type: "partner",
+    });
+  });
+
+  it("reports a customer key as valid", async () => {
+    const { service } = await setup(TEST_KEYS.customer);
+    expect(await expectRight(service.validateConnection("Lab"))).toMatchObject({ valid: true, type: "customer" });
+  });
+
+  it("reports a refused key as invalid, saying why", async () => {
+    const { service } = await setup(TEST_KEYS.refused);
+    expect(await expectRight(service.validateConnection("lab"))).toMatchObject({ valid: false, reason: expect.any(String) });
+  });
+
+  it("reports an orchestrator that times out as invalid, not as a failure", async () => {
+    const { service, orchestrator } = await setup(TEST_KEYS.partner);
+    orchestrator.failWith(TEST_KEYS.partner, orchestratorTimedOut("no answer within 10000 ms"));
+    expect(await expectRight(service.validateConnection("lab"))).toMatchObject({ valid: false, reason: "no answer within 10000 ms" });
+  });
+
+  it("asks the orchestrator every time, so a revoked key shows at once", async () => {
+    const { service, orchestrator } = await setup(TEST_KEYS.partner);
+    expect((await expectRight(service.validateConnection("lab"))).valid).toBe(true);
+    orchestrator.setAccount(TEST_KEYS.partner, undefined);
+    expect((await expectRight(service.validateConnection("lab"))).valid).toBe(false);
+    expect(orchestrator.calls.identify).toBe(2);
+  });
+
+  it("answers NotFound for an unknown alias", async () => {
+    const { service } = await setup(TEST_KEYS.partner);
+    expect((await expectLeft(service.validateConnection("ghost")))._tag).toBe("NotFound");
+  });
+});
