@@ -44,8 +44,8 @@ export const ORCHESTRATOR_URL_MAX_LENGTH = 2048;
 export const API_KEY_MAX_LENGTH = 8192;
 
 const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-// C0 controls, DEL and C1 controls: none of them belong in a header value.
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+// Control characters (C0, DEL, C1): none of them belong in a header value.
+const CONTROL_CHARACTER = /\p{Cc}/u;
 const WHITESPACE = /\s/;
 
 export const aliasRule: StringRule = (value) => {
