@@ -10,6 +10,9 @@ export const sharedConfig = defineConfig({
   resolve: { conditions: ["sdwan-source"] },
   ssr: { resolve: { conditions: ["sdwan-source"] } },
   test: {
+    // CI adds a JSON report per package, which .ci/run sums into one closing line.
+    reporters: process.env["CI"] ? ["default", "json"] : ["default"],
+    outputFile: { json: ".test-results/vitest.json" },
     projects: [
       {
         extends: true,
