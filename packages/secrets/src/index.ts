@@ -1,0 +1,25 @@
+export {
+  createKeyring,
+  describeSecretError,
+  isSealedSecret,
+  masterKey,
+  masterKeyId,
+  sealedKeyId,
+  MASTER_KEY_BYTES,
+  type Keyring,
+  type KeyringOptions,
+  type MasterKey,
+  type SealedSecret,
+  type SecretError,
+} from "./keyring.js";
+export {
+  describeMasterKeyError,
+  loadMasterKeys,
+  MasterKeyCodec,
+  MASTER_KEY_FILE,
+  MASTER_KEY_VARIABLE,
+  PREVIOUS_MASTER_KEYS_VARIABLE,
+  type LoadMasterKeysOptions,
+  type MasterKeyError,
+  type MasterKeys,
+} from "./master-keys.js";

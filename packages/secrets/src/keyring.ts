@@ -1,0 +1,127 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import * as E from "fp-ts/lib/Either.js";
+
+/** Length in bytes of an AES-256 key. */
+export const MASTER_KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const FORMAT = "v1";
+// Domain separation: a ciphertext made for another purpose or format cannot pass for a sealed apiKey.
+const AAD_PREFIX = "sdwan-connections/sealed-secret/v1\u0000";
+
+/** A master key and its public id (first 8 hex characters of the key's SHA-256). */
+export interface MasterKey {
+  readonly id: string;
+  readonly key: Buffer;
+}
+
+/** The public id of a key: stable across restarts, and reveals nothing usable about the key. */
+export const masterKeyId = (key: Buffer): string => createHash("sha256").update(key).digest("hex").slice(0, 8);
+
+/** Wraps 32 key bytes with their id. Throws RangeError on any other length (a programming error: decode input first). */
+export const masterKey = (key: Buffer): MasterKey => {
+  if (key.length !== MASTER_KEY_BYTES) throw new RangeError(`a master key must be ${MASTER_KEY_BYTES} bytes`);
+  return { id: masterKeyId(key), key };
+};
+
+/**
+ * A sealed secret, one compact printable string:
+ * `v1.<keyId>.<iv>.<tag>.<ciphertext>` with iv, tag and ciphertext in
+ * base64url. AES-256-GCM, 12-byte random IV per seal, 16-byte tag.
+ */
+export type SealedSecret = string & { readonly __brand: "SealedSecret" };
+
+const SEALED_PATTERN = /^v1\.([0-9a-f]{8})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]*)$/;
+
+/** True when `value` has the shape of a sealed secret (says nothing about whether it opens). */
+export const isSealedSecret = (value: unknown): value is SealedSecret => typeof value === "string" && SEALED_PATTERN.test(value);
+
+/** The id of the key that sealed `sealed`, or undefined when it is malformed. */
+export const sealedKeyId = (sealed: string): string | undefined => SEALED_PATTERN.exec(sealed)?.[1];
+
+/**
+ * Why a sealed secret did not open. None of them carries the plaintext or a
+ * key; `keyId` is public.
+ */
+export type SecretError =
+  | { readonly _tag: "MalformedSecret" }
+  | { readonly _tag: "UnknownKeyId"; readonly keyId: string }
+  | { readonly _tag: "AuthenticationFailed"; readonly keyId: string };
+
+export const describeSecretError = (error: SecretError): string => {
+  switch (error._tag) {
+    case "MalformedSecret":
+      return "the sealed secret is malformed";
+    case "UnknownKeyId":
+      return `the secret was sealed with master key ${error.keyId}, which is not configured (wrong or missing master key?)`;
+    case "AuthenticationFailed":
+      return `the secret sealed with master key ${error.keyId} failed authentication (tampered, or moved from another record)`;
+  }
+};
+
+/** Seals and opens secrets with a current master key; previous keys only open. */
+export interface Keyring {
+  /** Id of the key new seals use. */
+  readonly currentKeyId: string;
+  /** Ids of every key that can open, current first. */
+  readonly keyIds: readonly string[];
+  /** Encrypts `plaintext` under the current key, binding `associatedData` (e.g. the record's alias key). */
+  seal(plaintext: string, associatedData: string): SealedSecret;
+  /** Decrypts, failing when the key is unknown, the data was altered or `associatedData` differs. */
+  open(sealed: string, associatedData: string): E.Either<SecretError, string>;
+  /** True when `sealed` was not sealed with the current key (rotation should re-seal it). */
+  needsRotation(sealed: string): boolean;
+}
+
+export interface KeyringOptions {
+  readonly current: MasterKey;
+  /** Keys that still open older secrets until a rotation re-seals them. */
+  readonly previous?: readonly MasterKey[];
+}
+
+const aad = (associatedData: string): Buffer => Buffer.from(AAD_PREFIX + associatedData, "utf8");
+
+/**
+ * A keyring over master keys. Throws RangeError when a key is not 32 bytes or
+ * its id does not match it (programming errors: `loadMasterKeys` decodes input).
+ */
+export const createKeyring = ({ current, previous = [] }: KeyringOptions): Keyring => {
+  const keys = new Map<string, Buffer>();
+  for (const candidate of [current, ...previous]) {
+    if (candidate.key.length !== MASTER_KEY_BYTES) throw new RangeError(`master key ${candidate.id} must be ${MASTER_KEY_BYTES} bytes`);
+    if (masterKeyId(candidate.key) !== candidate.id) throw new RangeError(`master key id ${candidate.id} does not match its key`);
+    if (!keys.has(candidate.id)) keys.set(candidate.id, Buffer.from(candidate.key));
+  }
+  const currentKey = keys.get(current.id) as Buffer;
+
+  return {
+    currentKeyId: current.id,
+    keyIds: [...keys.keys()],
+    seal: (plaintext, associatedData) => {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv("aes-256-gcm", currentKey, iv, { authTagLength: TAG_BYTES });
+      cipher.setAAD(aad(associatedData));
+      const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+      const tag = cipher.getAuthTag();
+      return `${FORMAT}.${current.id}.${iv.toString("base64url")}.${tag.toString("base64url")}.${ciphertext.toString("base64url")}` as SealedSecret;
+    },
+    open: (sealed, associatedData) => {
+      const parts = SEALED_PATTERN.exec(sealed);
+      if (parts === null) return E.left({ _tag: "MalformedSecret" });
+      const [, keyId, iv, tag, ciphertext] = parts as unknown as [string, string, string, string, string];
+      const key = keys.get(keyId);
+      if (key === undefined) return E.left({ _tag: "UnknownKeyId", keyId });
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), { authTagLength: TAG_BYTES });
+        decipher.setAAD(aad(associatedData));
+        decipher.setAuthTag(Buffer.from(tag, "base64url"));
+        const plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]);
+        return E.right(plaintext.toString("utf8"));
+      } catch {
+        // node:crypto says only "Unsupported state or unable to authenticate data"; nothing secret either way.
+        return E.left({ _tag: "AuthenticationFailed", keyId });
+      }
+    },
+    needsRotation: (sealed) => sealedKeyId(sealed) !== current.id,
+  };
+};
