@@ -16,7 +16,7 @@ export const sharedConfig = defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["{src,testing,test}/**/*.spec.ts"], exclude: ["**/*.int.spec.ts", "**/node_modules/**"] },
+        test: { name: "unit", include: ["{src,testing,test,examples}/**/*.spec.ts"], exclude: ["**/*.int.spec.ts", "**/node_modules/**"] },
       },
       {
         extends: true,

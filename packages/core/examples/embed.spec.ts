@@ -1,0 +1,21 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { embed } from "./embed.js";
+
+describe("the README's embedding example", () => {
+  it("runs as shown", async () => {
+    expect(await embed()).toEqual([
+      "added",
+      '{"alias":"lab","orchestratorUrl":"https://vco.example.net/","valid":true,"type":"partner"}',
+      "alias: must start with a letter or digit and contain only letters, digits, '.', '_' and '-'; orchestratorUrl: is required; apiKey: is required",
+    ]);
+  });
+
+  it("is quoted verbatim in the README", async () => {
+    const [readme, example] = await Promise.all([
+      readFile(new URL("../README.md", import.meta.url), "utf8"),
+      readFile(new URL("./embed.ts", import.meta.url), "utf8"),
+    ]);
+    expect(readme).toContain(example.trim());
+  });
+});

@@ -1,0 +1,27 @@
+import * as E from "fp-ts/lib/Either.js";
+import { createConnectionService, describeError } from "@sdwan-connections/core";
+import { createInMemoryConnectionRepository, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
+
+export async function embed(): Promise<string[]> {
+  const service = createConnectionService({
+    repository: createInMemoryConnectionRepository(),
+    orchestrator: createInMemoryOrchestrator([
+      { apiKey: "partner-secret", identity: { kind: "partner", partnerId: 7 }, customers: [] },
+    ]),
+    customersCacheTtlMs: 60_000,
+  });
+
+  const added = await service.addConnection({
+    alias: "lab",
+    orchestratorUrl: "https://vco.example.net/",
+    apiKey: "partner-secret",
+  })();
+  const validated = await service.validateConnection("LAB")();
+  const refused = await service.addConnection({ alias: "bad alias" })();
+
+  return [
+    E.isRight(added) ? added.right : describeError(added.left), // "added"
+    E.isRight(validated) ? JSON.stringify(validated.right) : describeError(validated.left),
+    E.isLeft(refused) ? describeError(refused.left) : "unexpected",
+  ];
+}
