@@ -1,0 +1,49 @@
+/** What `pnpm simulator` / `node dist/src/main.js` accept, from flags first, then environment. */
+export interface CliOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly prefix: string;
+  readonly dataFile?: string;
+  readonly generate?: { readonly partners: number; readonly enterprisesPerPartner: number };
+}
+
+export const USAGE = `Usage: sdwan-orchestrator-simulator [--host 127.0.0.1] [--port 8981] [--prefix /vco] [--data file.json] [--generate PARTNERS:ENTERPRISES]
+Environment: SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_PREFIX, SIMULATOR_DATA, SIMULATOR_GENERATE (same meanings).`;
+
+const positiveInt = (name: string, value: string, min: number): number => {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 65535 * 1000) throw new Error(`${name}: expected an integer >= ${min}, got '${value}'`);
+  return Number(value);
+};
+
+/** Parses argv (without node and script) and env; throws one clear line on a bad value. */
+export const parseCliOptions = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliOptions => {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    const match = /^--(host|port|prefix|data|generate)(?:=(.*))?$/.exec(arg);
+    if (match === null) throw new Error(`unknown argument '${arg}'\n${USAGE}`);
+    const value = match[2] ?? argv[++i];
+    if (value === undefined) throw new Error(`--${match[1]} needs a value`);
+    flags.set(match[1] as string, value);
+  }
+  const get = (flag: string, variable: string): string | undefined => flags.get(flag) ?? env[variable];
+  const port = positiveInt("--port / SIMULATOR_PORT", get("port", "SIMULATOR_PORT") ?? "8981", 0);
+  if (port > 65535) throw new Error(`--port / SIMULATOR_PORT: expected 0-65535, got ${port}`);
+  const generate = get("generate", "SIMULATOR_GENERATE");
+  const dataFile = get("data", "SIMULATOR_DATA");
+  let generated: CliOptions["generate"];
+  if (generate !== undefined) {
+    const [partners = "", enterprises = ""] = generate.split(":");
+    generated = {
+      partners: positiveInt("--generate / SIMULATOR_GENERATE partners", partners, 1),
+      enterprisesPerPartner: positiveInt("--generate / SIMULATOR_GENERATE enterprises", enterprises, 0),
+    };
+  }
+  return {
+    host: get("host", "SIMULATOR_HOST") ?? "127.0.0.1",
+    port,
+    prefix: get("prefix", "SIMULATOR_PREFIX") ?? "",
+    ...(dataFile === undefined ? {} : { dataFile }),
+    ...(generated === undefined ? {} : { generate: generated }),
+  };
+};

@@ -1,0 +1,23 @@
+export {
+  BASTION_STATES,
+  CustomerKeyRecord,
+  Dataset,
+  EnterpriseRecord,
+  PartnerRecord,
+  decodeDataset,
+  generateDataset,
+  type GenerateOptions,
+} from "./dataset.js";
+export {
+  PORTAL_METHODS,
+  loadDataset,
+  loadSampleDataset,
+  startOrchestratorSimulator,
+  type CallCounts,
+  type Fault,
+  type OrchestratorSimulator,
+  type PortalMethod,
+  type RecordedRequest,
+  type SimulatorOptions,
+} from "./simulator.js";
+export { parseCliOptions, type CliOptions } from "./cli.js";

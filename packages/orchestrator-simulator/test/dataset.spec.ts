@@ -1,0 +1,62 @@
+import { readFileSync } from "node:fs";
+import * as E from "fp-ts/lib/Either.js";
+import { describe, expect, it } from "vitest";
+import { BASTION_STATES, decodeDataset, generateDataset, parseCliOptions } from "../src/index.js";
+
+const sample: unknown = JSON.parse(readFileSync(new URL("../fixtures/sample.json", import.meta.url), "utf8"));
+
+describe("the shipped sample", () => {
+  const decoded = decodeDataset(sample);
+  if (E.isLeft(decoded)) throw new Error(decoded.left);
+  const data = decoded.right;
+  const enterprises = data.partners.flatMap((partner) => partner.enterprises);
+
+  it("has several partners and a few hundred enterprises", () => {
+    expect(data.partners.length).toBeGreaterThanOrEqual(3);
+    expect(enterprises.length).toBeGreaterThanOrEqual(200);
+  });
+
+  it("holds every bastion state, tinyint flags, nulls, missing fields and coordinates with more than 6 decimals", () => {
+    expect(new Set(enterprises.map((e) => e["bastionState"]))).toEqual(new Set(BASTION_STATES));
+    expect(new Set(enterprises.map((e) => e["alertsEnabled"]))).toEqual(new Set([0, 1, null]));
+    expect(enterprises.some((e) => e["description"] === null)).toBe(true);
+    expect(enterprises.some((e) => !("accountNumber" in e))).toBe(true);
+    expect(enterprises.some((e) => typeof e["lat"] === "number" && !Number.isInteger((e["lat"] as number) * 1e6))).toBe(true);
+  });
+
+  it("uses obviously fake keys", () => {
+    const keys = [...data.partners.flatMap((p) => p.keys), ...data.customerKeys.map((c) => c.key)];
+    for (const key of keys) expect(key).toMatch(/^sample-(partner|customer)-key-/);
+  });
+
+  it("is what the generator makes from its seed (so scripts/make-sample.ts reproduces it)", () => {
+    const again = generateDataset({ partners: 4, enterprisesPerPartner: [180, 95, 40, 6], seed: 20_240_611, keyPrefix: "sample" });
+    expect(JSON.parse(JSON.stringify(again))).toEqual(sample);
+  });
+});
+
+describe("decodeDataset", () => {
+  it("names the bad path", () => {
+    const bad = decodeDataset({ partners: [{ enterpriseProxyId: "x", name: "p", keys: [], enterprises: [] }], customerKeys: [] });
+    expect(E.isLeft(bad) && bad.left).toContain("partners.0.enterpriseProxyId");
+  });
+});
+
+describe("parseCliOptions", () => {
+  it("defaults to 127.0.0.1:8981 without prefix", () => {
+    expect(parseCliOptions([], {})).toEqual({ host: "127.0.0.1", port: 8981, prefix: "" });
+  });
+  it("takes flags over environment", () => {
+    expect(parseCliOptions(["--port", "9000", "--prefix=/vco", "--generate", "2:10"], { SIMULATOR_PORT: "1", SIMULATOR_DATA: "d.json" })).toEqual({
+      host: "127.0.0.1",
+      port: 9000,
+      prefix: "/vco",
+      dataFile: "d.json",
+      generate: { partners: 2, enterprisesPerPartner: 10 },
+    });
+  });
+  it("refuses bad values with one clear line", () => {
+    expect(() => parseCliOptions(["--port", "x"], {})).toThrow(/--port/);
+    expect(() => parseCliOptions(["--bogus"], {})).toThrow(/unknown argument/);
+  });
+});
