@@ -1,0 +1,38 @@
+/**
+ * Why the connections file cannot be used. Messages name the file and what is
+ * wrong with it, never a value read from it (which might be a key pasted by hand).
+ */
+export type ConnectionsFileError =
+  | { readonly _tag: "FileUnreadable"; readonly path: string; readonly reason: string }
+  | { readonly _tag: "FileCorrupt"; readonly path: string; readonly reason: string }
+  | { readonly _tag: "FutureVersion"; readonly path: string; readonly version: number; readonly supported: number }
+  | { readonly _tag: "WrongMasterKey"; readonly path: string; readonly unknownKeyIds: readonly string[]; readonly knownKeyIds: readonly string[] }
+  | { readonly _tag: "FileMissing"; readonly path: string };
+
+/** One line an operator can act on; safe to log. */
+export const describeConnectionsFileError = (error: ConnectionsFileError): string => {
+  switch (error._tag) {
+    case "FileUnreadable":
+      return `Cannot read the connections file ${error.path}: ${error.reason}.`;
+    case "FileCorrupt":
+      return `The connections file ${error.path} is corrupt (${error.reason}); it was left untouched. Restore it from a backup or move it away to start empty.`;
+    case "FutureVersion":
+      return `The connections file ${error.path} has schema version ${error.version}, newer than the ${error.supported} this version understands; it was left untouched. Run a newer sdwan-connections.`;
+    case "WrongMasterKey":
+      return (
+        `The connections file ${error.path} holds apiKeys sealed with master key id(s) ${error.unknownKeyIds.join(", ")}, ` +
+        `but the configured key id(s) are ${error.knownKeyIds.join(", ")}: wrong master key. Set SDWAN_MASTER_KEY (or restore master.key) ` +
+        `to the key the file was written with, or list it in SDWAN_MASTER_KEY_PREVIOUS.`
+      );
+    case "FileMissing":
+      return `The connections file ${error.path} disappeared while in use; it is not recreated empty so that nothing is lost silently.`;
+  }
+};
+
+/** An exception carrying a ConnectionsFileError through code that throws (the lowdb adapter). */
+export class ConnectionsFileFailure extends Error {
+  constructor(readonly error: ConnectionsFileError) {
+    super(describeConnectionsFileError(error));
+    this.name = "ConnectionsFileFailure";
+  }
+}

@@ -1,0 +1,113 @@
+import { AliasCodec, aliasKey, OrchestratorUrlCodec, strictObject, type Alias, type OrchestratorUrl } from "@sdwan-connections/core";
+import { isSealedSecret, type SealedSecret } from "@sdwan-connections/secrets";
+import * as E from "fp-ts/lib/Either.js";
+import * as t from "io-ts";
+import type { ConnectionsFileError } from "./errors.js";
+
+/**
+ * The file format, version 1:
+ *
+ * ```json
+ * {"format":"sdwan-connections/connections","version":1,"connections":[
+ * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v1.1a2b3c4d.<iv>.<tag>.<ciphertext>"}
+ * ]}
+ * ```
+ *
+ * One connection per line. A later version bumps `version` and adds a step to
+ * `migrate` below; a file whose version is newer than this code is refused.
+ */
+export const FILE_FORMAT = "sdwan-connections/connections";
+export const SCHEMA_VERSION = 1;
+
+/** One stored connection, with its serialized form kept so a write re-serializes nothing but what changed. */
+export interface StoredConnection {
+  readonly alias: Alias;
+  readonly orchestratorUrl: OrchestratorUrl;
+  readonly sealedApiKey: SealedSecret;
+  readonly json: string;
+}
+
+/** The whole store: connections by alias key (lowercase alias), in file order. */
+export interface ConnectionsState {
+  readonly connections: ReadonlyMap<string, StoredConnection>;
+}
+
+export const storedConnection = (alias: Alias, orchestratorUrl: OrchestratorUrl, sealedApiKey: SealedSecret): StoredConnection => ({
+  alias,
+  orchestratorUrl,
+  sealedApiKey,
+  json: JSON.stringify({ alias, orchestratorUrl, sealedApiKey }),
+});
+
+export const emptyState = (): ConnectionsState => ({ connections: new Map() });
+
+const HEADER = `{"format":${JSON.stringify(FILE_FORMAT)},"version":${SCHEMA_VERSION},"connections":[`;
+
+/** The file's text: the cached line of every connection, joined once. */
+export const serializeConnections = (connections: ReadonlyMap<string, StoredConnection>): string => {
+  if (connections.size === 0) return `${HEADER}]}\n`;
+  const lines: string[] = [];
+  for (const connection of connections.values()) lines.push(connection.json);
+  return `${HEADER}\n${lines.join(",\n")}\n]}\n`;
+};
+
+const SealedSecretCodec = new t.Type<SealedSecret, string, unknown>(
+  "SealedSecret",
+  isSealedSecret,
+  (input, context) => (isSealedSecret(input) ? t.success(input) : t.failure(input, context, "must be a sealed secret (v1.<keyId>.<iv>.<tag>.<ciphertext>)")),
+  (value) => value,
+);
+
+const StoredConnectionProps = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, sealedApiKey: SealedSecretCodec };
+const StoredConnectionCodec = strictObject("StoredConnection", StoredConnectionProps, t.type(StoredConnectionProps));
+
+const FileV1Props = { format: t.literal(FILE_FORMAT), version: t.literal(1), connections: t.array(StoredConnectionCodec) };
+const FileV1Codec = strictObject("ConnectionsFileV1", FileV1Props, t.type(FileV1Props));
+
+// Names the path of each problem and the codec's own message, never the offending value.
+const describeDecodeErrors = (errors: t.Errors): string => {
+  const problems = errors.slice(0, 3).map((error) => {
+    const path = error.context
+      .map((entry) => entry.key)
+      .filter((key) => key !== "")
+      .join(".");
+    return `${path === "" ? "the document" : path} ${error.message ?? (error.value === undefined ? "is missing" : "has an unexpected value")}`;
+  });
+  return errors.length > 3 ? `${problems.join("; ")}; and ${errors.length - 3} more` : problems.join("; ");
+};
+
+// V8's JSON.parse messages quote the text around the error, which could be a secret: keep only the position.
+const describeSyntaxError = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : "";
+  const position = /position (\d+)/.exec(message)?.[1];
+  return position === undefined ? "not valid JSON" : `not valid JSON near character ${position}`;
+};
+
+/** Upgrades an older document to the current version; version 1 is current, so there is nothing to do yet. */
+const migrate = (document: { readonly version: number }): unknown => document;
+
+/** Parses and checks the file's text. */
+export const parseConnectionsFile = (text: string, path: string): E.Either<ConnectionsFileError, ConnectionsState> => {
+  const corrupt = (reason: string): E.Either<ConnectionsFileError, never> => E.left({ _tag: "FileCorrupt", path, reason });
+  if (text.trim() === "") return corrupt("the file is empty");
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    return corrupt(describeSyntaxError(error));
+  }
+  if (typeof document !== "object" || document === null || Array.isArray(document)) return corrupt("not a JSON object");
+  const { format, version } = document as { format?: unknown; version?: unknown };
+  if (format !== FILE_FORMAT) return corrupt(`not a connections file (format must be "${FILE_FORMAT}")`);
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) return corrupt("version must be a positive integer");
+  if (version > SCHEMA_VERSION) return E.left({ _tag: "FutureVersion", path, version, supported: SCHEMA_VERSION });
+  const decoded = FileV1Codec.decode(migrate(document as { version: number }));
+  if (E.isLeft(decoded)) return corrupt(describeDecodeErrors(decoded.left));
+  const connections = new Map<string, StoredConnection>();
+  for (const [index, record] of decoded.right.connections.entries()) {
+    const key = aliasKey(record.alias);
+    if (connections.has(key)) return corrupt(`connections.${index}.alias repeats an earlier alias`);
+    connections.set(key, storedConnection(record.alias, record.orchestratorUrl, record.sealedApiKey));
+  }
+  return E.right({ connections });
+};

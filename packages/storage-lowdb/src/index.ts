@@ -1,0 +1,10 @@
+export {
+  CONNECTIONS_FILE,
+  openConnectionsFile,
+  type ConnectionsFile,
+  type Mutation,
+  type OpenConnectionsFileOptions,
+} from "./connections-file.js";
+export { ConnectionsFileFailure, describeConnectionsFileError, type ConnectionsFileError } from "./errors.js";
+export { FILE_FORMAT, SCHEMA_VERSION, type ConnectionsState, type StoredConnection } from "./file-format.js";
+export { createLowdbConnectionRepository } from "./lowdb-connection-repository.js";

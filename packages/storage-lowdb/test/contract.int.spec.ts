@@ -1,0 +1,28 @@
+import { readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { describeConnectionRepositoryContract } from "@sdwan-connections/core/testing";
+import { createLowdbConnectionRepository, type ConnectionsFile } from "../src/index.js";
+import { openOrThrow, temporaryDirectory } from "./support.js";
+
+const directory = await temporaryDirectory();
+let dataDir = directory.path;
+let generation = 0;
+const opened: ConnectionsFile[] = [];
+
+describeConnectionRepositoryContract("LowdbConnectionRepository", {
+  // Each call opens the file anew, as a second process would: the suite checks they see each other's writes.
+  make: async () => {
+    const file = await openOrThrow({ dataDir });
+    opened.push(file);
+    return createLowdbConnectionRepository(file);
+  },
+  reset: async () => {
+    generation += 1;
+    dataDir = join(directory.path, `store-${generation}`);
+  },
+  peek: () => readFile(join(dataDir, "connections.json"), "utf8"),
+  close: async () => {
+    await Promise.all(opened.map((file) => file.close()));
+    await rm(directory.path, { recursive: true, force: true });
+  },
+});
