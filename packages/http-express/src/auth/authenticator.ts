@@ -1,0 +1,84 @@
+import { timingSafeEqual } from "node:crypto";
+import type { Clock } from "@sdwan-connections/core";
+import bcrypt from "bcryptjs";
+import { sha256, type Role, type Users } from "./users.js";
+
+export interface AuthenticatedUser {
+  readonly name: string;
+  readonly role: Role;
+}
+
+export interface Authenticator {
+  /** The user an `Authorization` header proves, or undefined (missing, malformed or wrong credentials). */
+  authenticate(header: string | undefined): Promise<AuthenticatedUser | undefined>;
+  /** Replaces the users (after their file changed) and forgets every verified credential. */
+  replaceUsers(users: Users): void;
+}
+
+export interface AuthenticatorOptions {
+  readonly clock: Clock;
+  /** How long a verified name and password are trusted without a new bcrypt check. */
+  readonly cacheTtlMs?: number;
+  readonly maxCacheEntries?: number;
+}
+
+// Compared against when the user does not exist, so that case costs a bcrypt check too.
+const DUMMY_HASH = bcrypt.hashSync("no such user", 10);
+
+/** The name and password of a `Basic` header, or undefined when it is not one. */
+export const parseBasic = (header: string | undefined): { name: string; password: string } | undefined => {
+  if (header === undefined || header.length < 7 || header.slice(0, 6).toLowerCase() !== "basic ") return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon <= 0) return undefined;
+  return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+};
+
+/**
+ * Checks Basic credentials against the users. bcrypt is slow by design, so a
+ * verified header is remembered for a short while, keyed by the SHA-256 of
+ * the header (never the password itself); failures are never remembered.
+ */
+export const createAuthenticator = (initial: Users, options: AuthenticatorOptions): Authenticator => {
+  const ttlMs = options.cacheTtlMs ?? 60_000;
+  const maxEntries = options.maxCacheEntries ?? 10_000;
+  let users = initial;
+  let verified = new Map<string, { readonly user: AuthenticatedUser; readonly expiresAt: number }>();
+
+  const check = async (name: string, password: string): Promise<AuthenticatedUser | undefined> => {
+    const entry = users.get(name);
+    if (entry === undefined) {
+      await bcrypt.compare(password, DUMMY_HASH);
+      return undefined;
+    }
+    const ok =
+      entry.secret.kind === "bcrypt"
+        ? await bcrypt.compare(password, entry.secret.hash)
+        : timingSafeEqual(sha256(password), entry.secret.digest);
+    return ok ? { name, role: entry.role } : undefined;
+  };
+
+  return {
+    authenticate: async (header) => {
+      if (header === undefined) return undefined;
+      const key = sha256(header).toString("base64");
+      const now = options.clock.now();
+      const cached = verified.get(key);
+      if (cached !== undefined && cached.expiresAt > now) return cached.user;
+      const credentials = parseBasic(header);
+      if (credentials === undefined) return undefined;
+      const generation = users;
+      const user = await check(credentials.name, credentials.password);
+      // Users replaced during the check: the answer may be about the old file.
+      if (user !== undefined && generation === users) {
+        if (verified.size >= maxEntries) verified = new Map();
+        verified.set(key, { user, expiresAt: now + ttlMs });
+      }
+      return generation === users ? user : undefined;
+    },
+    replaceUsers: (next) => {
+      users = next;
+      verified = new Map();
+    },
+  };
+};

@@ -1,0 +1,115 @@
+import { createHash, randomBytes } from "node:crypto";
+import { readFile, writeFile, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import bcrypt from "bcryptjs";
+
+export type Role = "admin" | "viewer";
+
+/** How a user's password is checked: a bcrypt hash, or the SHA-256 of a password given in the environment. */
+export type Secret = { readonly kind: "bcrypt"; readonly hash: string } | { readonly kind: "sha256"; readonly digest: Buffer };
+
+export interface UserEntry {
+  readonly role: Role;
+  readonly secret: Secret;
+}
+
+/** Every user who may sign in, by name. */
+export type Users = ReadonlyMap<string, UserEntry>;
+
+const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
+
+/**
+ * Parses an htpasswd file: `name:hash` lines, `#` comments and blank lines
+ * ignored. Only bcrypt hashes are accepted (`htpasswd -B`); any other line
+ * fails with its line number (never its content: it holds a hash).
+ */
+export const parseHtpasswd = (text: string, source: string): Map<string, string> | string => {
+  const users = new Map<string, string>();
+  const lines = text.split(/\r?\n/);
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const colon = line.indexOf(":");
+    const name = line.slice(0, colon);
+    const hash = line.slice(colon + 1);
+    if (colon <= 0 || !BCRYPT_HASH.test(hash)) {
+      return `${source}: line ${index + 1} is not 'user:bcrypt-hash' (create entries with 'htpasswd -B')`;
+    }
+    users.set(name, hash);
+  }
+  return users;
+};
+
+export const sha256 = (text: string): Buffer => createHash("sha256").update(text).digest();
+
+/** The file in the data directory holding the generated admin, when there is one. */
+export const generatedAdminFile = (dataDir: string): string => join(dataDir, "admin.htpasswd");
+
+export const GENERATED_ADMIN_USER = "admin";
+
+export interface UserSources {
+  readonly admin: { readonly user: string; readonly password: string } | undefined;
+  readonly htpasswdFile: string | undefined;
+  readonly viewers: readonly string[];
+  readonly dataDir: string;
+}
+
+const readIfPresent = async (path: string): Promise<string | undefined> => {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+};
+
+/**
+ * Reads every configured user: the htpasswd file (viewers named in
+ * SDWAN_VIEWERS, everyone else admin), the environment's admin, and the
+ * generated admin in the data directory. Fails with one line on a bad file.
+ */
+export const loadUsers = async (sources: UserSources): Promise<Users | string> => {
+  const users = new Map<string, UserEntry>();
+  const viewers = new Set(sources.viewers);
+  const files: [string, string][] = [];
+  if (sources.htpasswdFile !== undefined) {
+    const text = await readIfPresent(sources.htpasswdFile);
+    if (text === undefined) return `SDWAN_HTPASSWD_FILE: no file at ${sources.htpasswdFile}`;
+    files.push([text, "SDWAN_HTPASSWD_FILE"]);
+  }
+  const generated = await readIfPresent(generatedAdminFile(sources.dataDir));
+  if (generated !== undefined) files.push([generated, generatedAdminFile(sources.dataDir)]);
+  for (const [text, source] of files) {
+    const parsed = parseHtpasswd(text, source);
+    if (typeof parsed === "string") return parsed;
+    for (const [name, hash] of parsed) {
+      users.set(name, { role: viewers.has(name) ? "viewer" : "admin", secret: { kind: "bcrypt", hash } });
+    }
+  }
+  if (sources.admin !== undefined) {
+    users.set(sources.admin.user, { role: "admin", secret: { kind: "sha256", digest: sha256(sources.admin.password) } });
+  }
+  return users;
+};
+
+/**
+ * With no user configured anywhere, creates an admin with a random password
+ * and stores only its bcrypt hash in the data directory. Returns the
+ * password so the caller can print it once, or undefined when users exist.
+ */
+export const ensureAdmin = async (sources: UserSources): Promise<{ user: string; password: string; file: string } | undefined> => {
+  const file = generatedAdminFile(sources.dataDir);
+  if (sources.admin !== undefined || sources.htpasswdFile !== undefined) return undefined;
+  if ((await readIfPresent(file)) !== undefined) return undefined;
+  const password = randomBytes(18).toString("base64url");
+  const hash = await bcrypt.hash(password, 12);
+  await mkdir(sources.dataDir, { recursive: true });
+  try {
+    await writeFile(file, `${GENERATED_ADMIN_USER}:${hash}\n`, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    // Another instance sharing the data directory created it first: its password was printed there.
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
+    throw error;
+  }
+  return { user: GENERATED_ADMIN_USER, password, file };
+};

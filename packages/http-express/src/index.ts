@@ -1,0 +1,12 @@
+export { BASE_PATH, BODY_LIMIT_BYTES, createApp, decodeFlags, type AppOptions } from "./app.js";
+export { createAuthenticator, parseBasic, type AuthenticatedUser, type Authenticator } from "./auth/authenticator.js";
+export { createLoginThrottle, type LoginThrottle } from "./auth/throttle.js";
+export { ensureAdmin, generatedAdminFile, loadUsers, parseHtpasswd, type Role, type Users } from "./auth/users.js";
+export { EnvCodecs, loadConfig, type Config } from "./config.js";
+export { inMemoryStorageModule, orchestratorModule } from "./di/modules/in-memory.js";
+export { TOKENS, type Storage } from "./di/tokens.js";
+export { domainErrorToProblem, type Problem, type ProblemBody } from "./errors.js";
+export { createLogger, REDACTED_PATHS } from "./logger.js";
+export { createMetrics, type Metrics } from "./metrics.js";
+export { openApiDocument } from "./openapi.js";
+export { startService, type RunningService, type ServiceOptions } from "./service.js";

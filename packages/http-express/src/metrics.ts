@@ -1,0 +1,80 @@
+import type { CacheOutcome, Orchestrator, OrchestratorError } from "@sdwan-connections/core";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+
+/**
+ * The service's Prometheus metrics, in a registry of their own (one per app,
+ * so several apps in one process, as in tests, never collide). Labels are
+ * route patterns, statuses and outcomes: never aliases, URLs or keys.
+ */
+export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {}) => {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const httpRequests = new Counter({
+    name: "sdwan_http_requests_total",
+    help: "HTTP requests answered, by method, route pattern and status.",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: "sdwan_http_request_duration_seconds",
+    help: "Time to answer HTTP requests, by method, route pattern and status.",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const orchestratorCalls = new Counter({
+    name: "sdwan_orchestrator_calls_total",
+    help: "Calls to orchestrators, by operation and outcome (ok or the error kind).",
+    labelNames: ["operation", "outcome"] as const,
+    registers: [registry],
+  });
+  const orchestratorDuration = new Histogram({
+    name: "sdwan_orchestrator_call_duration_seconds",
+    help: "Duration of calls to orchestrators, by operation.",
+    labelNames: ["operation"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const customersCache = new Counter({
+    name: "sdwan_customers_cache_lookups_total",
+    help: "Customers cache lookups: hit, miss, or shared (joined a call in flight).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const loginFailures = new Counter({
+    name: "sdwan_login_failures_total",
+    help: "Requests refused for wrong credentials (401) or too many failures (429).",
+    labelNames: ["status"] as const,
+    registers: [registry],
+  });
+  for (const outcome of ["hit", "miss", "shared"] as const) customersCache.inc({ outcome }, 0);
+
+  return {
+    registry,
+    httpRequests,
+    httpDuration,
+    loginFailures,
+    /** For `createConnectionService({ onCustomersCacheLookup })`. */
+    onCustomersCacheLookup: (outcome: CacheOutcome): void => customersCache.inc({ outcome }),
+    /** The orchestrator port, counting and timing each call. */
+    instrumentOrchestrator: (orchestrator: Orchestrator): Orchestrator => {
+      const timed =
+        <A>(operation: string, task: TaskEither<OrchestratorError, A>): TaskEither<OrchestratorError, A> =>
+        async () => {
+          const stop = orchestratorDuration.startTimer({ operation });
+          const result = await task();
+          stop();
+          orchestratorCalls.inc({ operation, outcome: result._tag === "Right" ? "ok" : result.left._tag });
+          return result;
+        };
+      return {
+        identify: (target) => timed("identify", orchestrator.identify(target)),
+        listPartnerCustomers: (target, partnerId) =>
+          timed("listPartnerCustomers", orchestrator.listPartnerCustomers(target, partnerId)),
+      };
+    },
+  };
+};
+
+export type Metrics = ReturnType<typeof createMetrics>;

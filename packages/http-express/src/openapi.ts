@@ -1,0 +1,273 @@
+/**
+ * The OpenAPI 3.1 document of the interface, written by hand once and served
+ * at `/rest/plugin/sdwan/openapi.json`. The HTTP tests check every response
+ * they get against it, so it cannot drift from what the service does.
+ */
+const problem = (description: string) => ({
+  description,
+  content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+});
+const text = (description: string, value: string) => ({
+  description,
+  content: { "text/plain": { schema: { type: "string", const: value } } },
+});
+
+const commonErrors = {
+  "400": problem("Invalid input: malformed JSON, a missing, invalid or unknown field or query option, or a bad alias."),
+  "401": {
+    ...problem("No or wrong HTTP Basic credentials."),
+    headers: { "WWW-Authenticate": { schema: { type: "string" }, description: 'Basic realm="sdwan"' } },
+  },
+  "429": {
+    ...problem("Too many failed logins from this client."),
+    headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until the client may try again." } },
+  },
+  "503": problem("The connection store cannot be used right now."),
+};
+const writeErrors = {
+  "403": problem("The user's role (viewer) may only read."),
+  "413": problem("The request body is larger than 64 KiB."),
+  "415": problem("The request body is not JSON."),
+  "422": problem("Validation failed: the orchestrator refused the key or could not be reached (use force=true to save anyway)."),
+};
+const aliasParameter = {
+  name: "alias",
+  in: "path",
+  required: true,
+  description: "The connection's alias, matched ignoring case.",
+  schema: { $ref: "#/components/schemas/Alias" },
+};
+const flag = (name: string, description: string) => ({
+  name,
+  in: "query",
+  required: false,
+  description: `${description} \`true\` or \`false\` (any case); any other value or an unknown option is 400.`,
+  schema: { type: "string", enum: ["true", "false"], default: "false" },
+});
+const jsonBody = (ref: string) => ({
+  required: true,
+  content: { "application/json": { schema: { $ref: ref } } },
+});
+
+export const openApiDocument = {
+  openapi: "3.1.0",
+  info: {
+    title: "sdwan-connections",
+    version: "1.0.0",
+    description:
+      "Manage named connections to SD-WAN orchestrators and list the customers behind partner connections. " +
+      "Every operation needs HTTP Basic credentials; viewers may only use GET. apiKeys are accepted on add and update and never returned.",
+    license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+  },
+  servers: [{ url: "/rest/plugin/sdwan" }],
+  security: [{ basic: [] }],
+  paths: {
+    "/connections": {
+      get: {
+        operationId: "listConnections",
+        summary: "List the connections, sorted by alias ignoring case.",
+        responses: {
+          "200": {
+            description: "Every connection's alias and orchestrator URL.",
+            content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/ConnectionSummary" } } } },
+          },
+          ...commonErrors,
+        },
+      },
+      post: {
+        operationId: "addConnection",
+        summary: "Add a connection, after the orchestrator accepted its key (unless force=true).",
+        parameters: [
+          flag("dryrun", "Validate against the orchestrator and check the alias is free, but store nothing."),
+          flag("force", "Store without asking the orchestrator."),
+        ],
+        requestBody: jsonBody("#/components/schemas/AddConnection"),
+        responses: {
+          "200": {
+            description: "Added (or, with dryrun=true, would be added).",
+            content: {
+              "text/plain": { schema: { type: "string", enum: ["Connection successfully added", "Dry run successful"] } },
+            },
+          },
+          ...commonErrors,
+          ...writeErrors,
+          "409": problem("A connection with this alias (in any case) already exists."),
+        },
+      },
+    },
+    "/connections/{alias}": {
+      parameters: [aliasParameter],
+      get: {
+        operationId: "validateConnection",
+        summary: "Validate a connection: ask its orchestrator, now, whether the stored key is accepted.",
+        parameters: [flag("verbose", "Add `type` (when valid) or `reason` (when not).")],
+        responses: {
+          "200": {
+            description: "The validation's result; an orchestrator that refuses or cannot be reached gives valid=false.",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Validation" } } },
+          },
+          ...commonErrors,
+          "404": problem("No connection with this alias."),
+        },
+      },
+      put: {
+        operationId: "updateConnection",
+        summary: "Change a connection's orchestrator URL and/or key; omitted fields keep their stored value.",
+        parameters: [flag("force", "Store without asking the orchestrator.")],
+        requestBody: jsonBody("#/components/schemas/UpdateConnection"),
+        responses: {
+          "200": text("Updated.", "Connection successfully updated"),
+          ...commonErrors,
+          ...writeErrors,
+          "404": problem("No connection with this alias."),
+        },
+      },
+      delete: {
+        operationId: "deleteConnection",
+        summary: "Delete a connection.",
+        responses: {
+          "204": { description: "Deleted." },
+          ...commonErrors,
+          "403": writeErrors["403"],
+          "404": problem("No connection with this alias."),
+        },
+      },
+    },
+    "/partner/{alias}/customers": {
+      parameters: [aliasParameter],
+      get: {
+        operationId: "listPartnerCustomers",
+        summary: "List the customers behind a partner connection (cached per connection, 60 s by default).",
+        responses: {
+          "200": {
+            description: "One element per customer.",
+            content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Customer" } } } },
+          },
+          ...commonErrors,
+          "404": problem("No connection with this alias."),
+          "409": problem("The connection is not a partner connection."),
+          "502": problem("The orchestrator refused the key, answered garbage, rate-limited us or cannot be reached."),
+          "504": problem("The orchestrator did not answer in time."),
+        },
+      },
+    },
+  },
+  components: {
+    securitySchemes: { basic: { type: "http", scheme: "basic" } },
+    schemas: {
+      Alias: {
+        type: "string",
+        minLength: 1,
+        maxLength: 64,
+        pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+        description: "Unique ignoring case; returned as first given.",
+      },
+      OrchestratorUrl: {
+        type: "string",
+        minLength: 1,
+        maxLength: 2048,
+        pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^#\\s]+$",
+        description: "Absolute http(s) URL without user-info or fragment, returned exactly as given.",
+      },
+      ApiKey: {
+        type: "string",
+        minLength: 1,
+        maxLength: 8192,
+        writeOnly: true,
+        description: "The orchestrator credential: accepted on add and update, never returned. No control characters.",
+      },
+      ConnectionSummary: {
+        type: "object",
+        required: ["alias", "orchestratorUrl"],
+        additionalProperties: false,
+        properties: { alias: { $ref: "#/components/schemas/Alias" }, orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" } },
+      },
+      AddConnection: {
+        type: "object",
+        required: ["alias", "orchestratorUrl", "apiKey"],
+        additionalProperties: false,
+        properties: {
+          alias: { $ref: "#/components/schemas/Alias" },
+          orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
+          apiKey: { $ref: "#/components/schemas/ApiKey" },
+        },
+      },
+      UpdateConnection: {
+        type: "object",
+        additionalProperties: false,
+        minProperties: 1,
+        anyOf: [{ required: ["orchestratorUrl"] }, { required: ["apiKey"] }],
+        properties: {
+          alias: { $ref: "#/components/schemas/Alias", description: "Tolerated only if it equals the path alias ignoring case." },
+          orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
+          apiKey: { $ref: "#/components/schemas/ApiKey" },
+        },
+      },
+      Validation: {
+        type: "object",
+        required: ["alias", "orchestratorUrl", "valid"],
+        additionalProperties: false,
+        properties: {
+          alias: { $ref: "#/components/schemas/Alias" },
+          orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
+          valid: { type: "boolean" },
+          type: { type: "string", enum: ["partner", "customer"], description: "With verbose=true, when valid." },
+          reason: { type: "string", description: "With verbose=true, when not valid." },
+        },
+      },
+      Customer: {
+        type: "object",
+        additionalProperties: false,
+        required: [
+          "enterpriseId", "id", "networkId", "gatewayPoolId", "bastionState", "alertsEnabled", "operatorAlertsEnabled",
+          "name", "domain", "accountNumber", "description", "address", "city", "state", "zip", "country",
+          "latitude", "longitude", "timezone", "locale",
+        ],
+        properties: {
+          enterpriseId: { type: "string", description: "UUID" },
+          id: { type: "integer" },
+          networkId: { type: ["integer", "null"] },
+          gatewayPoolId: { type: ["integer", "null"] },
+          bastionState: { type: "string", examples: ["UNCONFIGURED", "STAGE_REQUESTED", "UNSTAGE_REQUESTED", "STAGED", "UNSTAGED"] },
+          alertsEnabled: { type: ["boolean", "null"] },
+          operatorAlertsEnabled: { type: ["boolean", "null"] },
+          name: { type: "string" },
+          domain: { type: "string" },
+          accountNumber: { type: "string" },
+          description: { type: "string" },
+          address: { type: "string" },
+          city: { type: "string" },
+          state: { type: "string" },
+          zip: { type: "string" },
+          country: { type: "string" },
+          latitude: { type: ["number", "null"] },
+          longitude: { type: ["number", "null"] },
+          timezone: { type: "string" },
+          locale: { type: "string" },
+        },
+      },
+      Problem: {
+        type: "object",
+        description: "RFC 9457 problem details. Never contains an apiKey or credentials.",
+        required: ["type", "title", "status", "detail"],
+        additionalProperties: false,
+        properties: {
+          type: { type: "string" },
+          title: { type: "string" },
+          status: { type: "integer", minimum: 400, maximum: 599 },
+          detail: { type: "string" },
+          errors: {
+            type: "array",
+            minItems: 1,
+            items: {
+              type: "object",
+              required: ["field", "message"],
+              additionalProperties: false,
+              properties: { field: { type: "string" }, message: { type: "string" } },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,400 @@
+import { orchestratorGarbage, orchestratorRateLimited, orchestratorRejected, orchestratorTimedOut, orchestratorUnreachable, CUSTOMER_FIELDS } from "@sdwan-connections/core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { anAddBody, BASE, partnerCustomers, startHarness, TEST_KEYS, testOrchestrator, VIEWER, type Harness } from "./harness.js";
+
+const CONNECTIONS = `${BASE}/connections`;
+const orchestrator = testOrchestrator();
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ orchestrator });
+});
+afterAll(async () => {
+  await h[Symbol.asyncDispose]();
+});
+
+const problemOf = (reply: { headers: Headers; json<T>(): T }) => {
+  expect(reply.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
+  return reply.json<{ type: string; title: string; status: number; detail: string; errors?: { field: string; message: string }[] }>();
+};
+
+const clear = async () => {
+  const list = await h.call("GET", CONNECTIONS);
+  for (const { alias } of list.json<{ alias: string }[]>()) await h.call("DELETE", `${CONNECTIONS}/${alias}`);
+};
+
+describe("SPEC §1: the wire contract", () => {
+  beforeEach(clear);
+
+  it("lists connections as {alias, orchestratorUrl}, sorted by alias ignoring case", async () => {
+    for (const alias of ["beta", "Alpha", "gamma"]) {
+      expect((await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias }) })).status).toBe(200);
+    }
+    const reply = await h.call("GET", CONNECTIONS);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(reply.json()).toEqual(
+      ["Alpha", "beta", "gamma"].map((alias) => ({ alias, orchestratorUrl: "https://orchestrator.example.net/" })),
+    );
+  });
+
+  it("adds a connection the orchestrator accepts: 200 text/plain", async () => {
+    const reply = await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    expect([reply.status, reply.text, reply.headers.get("content-type")]).toEqual([200, "Connection successfully added", "text/plain; charset=utf-8"]);
+  });
+
+  it("dryrun=true validates and stores nothing", async () => {
+    const reply = await h.call("POST", `${CONNECTIONS}?dryrun=true`, { body: anAddBody() });
+    expect([reply.status, reply.text]).toEqual([200, "Dry run successful"]);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
+  });
+
+  it("dryrun=true still refuses a key the orchestrator rejects (422)", async () => {
+    const reply = await h.call("POST", `${CONNECTIONS}?dryrun=true`, { body: anAddBody({ apiKey: TEST_KEYS.refused }) });
+    expect(reply.status).toBe(422);
+  });
+
+  it("refuses (422, saying why) a key the orchestrator rejects, unless force=true", async () => {
+    const refused = await h.call("POST", CONNECTIONS, { body: anAddBody({ apiKey: TEST_KEYS.refused }) });
+    expect(refused.status).toBe(422);
+    expect(problemOf(refused).detail).toContain("refused the API key");
+    expect(refused.text).not.toContain(TEST_KEYS.refused);
+    const forced = await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ apiKey: TEST_KEYS.refused }) });
+    expect([forced.status, forced.text]).toEqual([200, "Connection successfully added"]);
+  });
+
+  it("refuses (422) when the orchestrator cannot be reached", async () => {
+    orchestrator.failWith(TEST_KEYS.customer, orchestratorUnreachable("Cannot connect to the orchestrator."));
+    try {
+      const reply = await h.call("POST", CONNECTIONS, { body: anAddBody({ apiKey: TEST_KEYS.customer }) });
+      expect(reply.status).toBe(422);
+      expect(problemOf(reply).detail).toContain("Cannot connect");
+    } finally {
+      orchestrator.failWith(TEST_KEYS.customer, undefined);
+    }
+  });
+
+  it("updates a connection: 200 text/plain; PUT validates the result and refuses a rejected key", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const reply = await h.call("PUT", `${CONNECTIONS}/Lab`, { body: { orchestratorUrl: "https://other.example.net" } });
+    expect([reply.status, reply.text, reply.headers.get("content-type")]).toEqual([200, "Connection successfully updated", "text/plain; charset=utf-8"]);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "Lab", orchestratorUrl: "https://other.example.net" }]);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(422);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab?force=true`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(200);
+  });
+
+  it("validates: exactly {alias, orchestratorUrl, valid}; verbose adds type or reason", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "revoked", apiKey: TEST_KEYS.refused }) });
+    const plain = await h.call("GET", `${CONNECTIONS}/lab`);
+    expect(plain.status).toBe(200);
+    expect(plain.json()).toStrictEqual({ alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/", valid: true });
+    expect((await h.call("GET", `${CONNECTIONS}/Lab?verbose=true`)).json()).toStrictEqual({
+      alias: "Lab",
+      orchestratorUrl: "https://orchestrator.example.net/",
+      valid: true,
+      type: "partner",
+    });
+    expect((await h.call("GET", `${CONNECTIONS}/revoked`)).json()).toStrictEqual({
+      alias: "revoked",
+      orchestratorUrl: "https://orchestrator.example.net/",
+      valid: false,
+    });
+    const verbose = (await h.call("GET", `${CONNECTIONS}/revoked?verbose=TRUE`)).json<Record<string, unknown>>();
+    expect(Object.keys(verbose)).toEqual(["alias", "orchestratorUrl", "valid", "reason"]);
+    expect(verbose["valid"]).toBe(false);
+  });
+
+  it("answers 200 valid:false (not an error) when the orchestrator cannot be reached or times out", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "flaky", apiKey: TEST_KEYS.customer }) });
+    for (const failure of [orchestratorUnreachable("Cannot connect."), orchestratorTimedOut("No answer within 10000 ms.")]) {
+      orchestrator.failWith(TEST_KEYS.customer, failure);
+      const reply = await h.call("GET", `${CONNECTIONS}/flaky?verbose=true`);
+      expect([reply.status, reply.json()]).toEqual([200, expect.objectContaining({ valid: false, reason: failure.reason })]);
+    }
+    orchestrator.failWith(TEST_KEYS.customer, undefined);
+    expect((await h.call("GET", `${CONNECTIONS}/flaky?verbose=true`)).json()).toMatchObject({ valid: true, type: "customer" });
+  });
+
+  it("lists a partner's customers with exactly the 20 fields", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const reply = await h.call("GET", `${BASE}/partner/lab/customers`);
+    expect(reply.status).toBe(200);
+    const customers = reply.json<Record<string, unknown>[]>();
+    expect(customers).toEqual(partnerCustomers);
+    for (const customer of customers) expect(Object.keys(customer)).toEqual(CUSTOMER_FIELDS);
+  });
+
+  it("deletes a connection: 204, no body; then 404", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const reply = await h.call("DELETE", `${CONNECTIONS}/LAB`);
+    expect([reply.status, reply.text]).toEqual([204, ""]);
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`)).status).toBe(404);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
+  });
+});
+
+describe("SPEC §2: fields and their rules", () => {
+  beforeEach(clear);
+
+  const badAdds: [string, Record<string, unknown>, string][] = [
+    ["alias too long", { alias: "a".repeat(65) }, "alias"],
+    ["alias with a space", { alias: "my lab" }, "alias"],
+    ["alias starting with a dot", { alias: ".lab" }, "alias"],
+    ["empty alias", { alias: "" }, "alias"],
+    ["alias not a string", { alias: 42 }, "alias"],
+    ["missing alias", { alias: undefined }, "alias"],
+    ["relative URL", { orchestratorUrl: "/portal" }, "orchestratorUrl"],
+    ["ftp URL", { orchestratorUrl: "ftp://orchestrator.example.net" }, "orchestratorUrl"],
+    ["URL with user-info", { orchestratorUrl: "https://user:pw@orchestrator.example.net" }, "orchestratorUrl"],
+    ["URL with a fragment", { orchestratorUrl: "https://orchestrator.example.net/#x" }, "orchestratorUrl"],
+    ["URL too long", { orchestratorUrl: `https://o.example.net/${"a".repeat(2048)}` }, "orchestratorUrl"],
+    ["missing URL", { orchestratorUrl: undefined }, "orchestratorUrl"],
+    ["empty apiKey", { apiKey: "" }, "apiKey"],
+    ["apiKey too long", { apiKey: "k".repeat(8193) }, "apiKey"],
+    ["apiKey with a control character", { apiKey: "secret\nkey-xyz" }, "apiKey"],
+    ["apiKey not a string", { apiKey: 12345 }, "apiKey"],
+    ["missing apiKey", { apiKey: undefined }, "apiKey"],
+    ["unknown key (a typo)", { apikey: "typo-secret-777" }, "apikey"],
+  ];
+
+  it.each(badAdds)("POST refuses %s with 400 naming the field", async (_name, overrides, field) => {
+    const reply = await h.call("POST", CONNECTIONS, { body: anAddBody(overrides) });
+    expect(reply.status).toBe(400);
+    const body = problemOf(reply);
+    expect(body.errors?.map((e) => e.field)).toContain(field);
+    expect(reply.text).not.toContain(TEST_KEYS.partner);
+    for (const value of Object.values(overrides)) if (typeof value === "string" && field.toLowerCase() === "apikey") expect(reply.text).not.toContain(value.slice(0, 20) || "\u0000");
+  });
+
+  it("refuses a body that is not an object", async () => {
+    for (const body of [[], "text", 7, null]) {
+      const reply = await h.call("POST", CONNECTIONS, { body });
+      expect(reply.status).toBe(400);
+      expect(problemOf(reply).errors?.[0]?.field).toBe("body");
+    }
+  });
+
+  it("accepts a 64-character alias and a 2048-character URL, and keeps the URL exactly as given", async () => {
+    const alias = `A${"b".repeat(63)}`;
+    const orchestratorUrl = `https://o.example.net/${"p".repeat(2048 - 22)}`;
+    expect(orchestratorUrl).toHaveLength(2048);
+    expect((await h.call("POST", CONNECTIONS, { body: anAddBody({ alias, orchestratorUrl }) })).status).toBe(200);
+    expect((await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "noslash", orchestratorUrl: "http://o.example.net" }) })).status).toBe(200);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([
+      { alias, orchestratorUrl },
+      { alias: "noslash", orchestratorUrl: "http://o.example.net" },
+    ]);
+  });
+
+  it("matches aliases ignoring case and returns them as first given", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "MyLab" }) });
+    expect((await h.call("GET", `${CONNECTIONS}/mylab`)).json()).toMatchObject({ alias: "MyLab" });
+    await h.call("PUT", `${CONNECTIONS}/MYLAB`, { body: { orchestratorUrl: "https://x.example.net" } });
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "MyLab", orchestratorUrl: "https://x.example.net" }]);
+  });
+
+  it("PUT: each field optional, at least one; an omitted field keeps its value", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const empty = await h.call("PUT", `${CONNECTIONS}/lab`, { body: {} });
+    expect(empty.status).toBe(400);
+    expect(problemOf(empty).errors).toEqual([{ field: "body", message: "must contain orchestratorUrl, apiKey or both" }]);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(200);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/" }]);
+  });
+
+  it("PUT: an alias in the body must equal the path alias (ignoring case), else 400", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { alias: "LAB", apiKey: TEST_KEYS.partner } })).status).toBe(200);
+    const other = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { alias: "other", apiKey: TEST_KEYS.partner } });
+    expect(other.status).toBe(400);
+    expect(problemOf(other).errors?.map((e) => e.field)).toEqual(["alias"]);
+  });
+
+  it("PUT: refuses unknown keys, bad fields, and a bad alias in the path", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const typo = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apikey: "typo-secret" } });
+    expect([typo.status, problemOf(typo).errors]).toEqual([400, [{ field: "apikey", message: "is not a known field" }]]);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "mailto:x@y" } })).status).toBe(400);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: "" } })).status).toBe(400);
+    expect((await h.call("PUT", `${CONNECTIONS}/bad%20alias`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(400);
+  });
+
+  it("refuses a bad alias in any path with 400", async () => {
+    for (const [method, path] of [
+      ["GET", `${CONNECTIONS}/bad%20alias`],
+      ["DELETE", `${CONNECTIONS}/-lead`],
+      ["GET", `${BASE}/partner/${"x".repeat(65)}/customers`],
+    ] as const) {
+      const reply = await h.call(method, path);
+      expect(reply.status, path).toBe(400);
+      expect(problemOf(reply).errors?.[0]?.field).toBe("alias");
+    }
+  });
+
+  it("refuses unknown or malformed query options with 400", async () => {
+    for (const query of ["dryRun=true", "dryrun=yes", "dryrun=true&dryrun=false", "force=1", "verbose=true"]) {
+      const reply = await h.call("POST", `${CONNECTIONS}?${query}`, { body: anAddBody() });
+      expect(reply.status, query).toBe(400);
+      expect(problemOf(reply).errors?.[0]?.field).toMatch(/^query\./);
+    }
+    expect((await h.call("GET", `${CONNECTIONS}?verbose=true`)).status).toBe(400);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
+  });
+});
+
+describe("SPEC §3: errors", () => {
+  beforeEach(clear);
+
+  it("400 for malformed JSON, without quoting the body", async () => {
+    const reply = await h.call("POST", CONNECTIONS, {
+      rawBody: `{"alias":"x","apiKey":"leaky-secret-123",`,
+      headers: { "content-type": "application/json" },
+    });
+    expect(reply.status).toBe(400);
+    expect(problemOf(reply).errors).toEqual([{ field: "body", message: "is not valid JSON" }]);
+    expect(reply.text).not.toContain("leaky-secret-123");
+  });
+
+  it("401 without or with wrong credentials, with WWW-Authenticate", async () => {
+    for (const user of [null, { name: "admin", password: "wrong-password" }, { name: "nobody", password: "x" }]) {
+      const reply = await h.call("GET", CONNECTIONS, { user });
+      expect(reply.status).toBe(401);
+      expect(reply.headers.get("www-authenticate")).toMatch(/^Basic realm="sdwan"/);
+      expect(problemOf(reply).status).toBe(401);
+    }
+    const garbage = await h.call("GET", CONNECTIONS, { user: null, headers: { authorization: "Bearer abc" } });
+    expect(garbage.status).toBe(401);
+  });
+
+  it("403 when a viewer tries to write; viewers may read", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    expect((await h.call("GET", CONNECTIONS, { user: VIEWER })).status).toBe(200);
+    expect((await h.call("GET", `${CONNECTIONS}/lab`, { user: VIEWER })).status).toBe(200);
+    expect((await h.call("GET", `${BASE}/partner/lab/customers`, { user: VIEWER })).status).toBe(200);
+    for (const [method, path, body] of [
+      ["POST", CONNECTIONS, anAddBody({ alias: "v" })],
+      ["PUT", `${CONNECTIONS}/lab`, { apiKey: TEST_KEYS.partner }],
+      ["DELETE", `${CONNECTIONS}/lab`, undefined],
+    ] as const) {
+      const reply = await h.call(method, path, { user: VIEWER, ...(body === undefined ? {} : { body }) });
+      expect(reply.status, method).toBe(403);
+      expect(problemOf(reply).title).toBe("Forbidden");
+    }
+  });
+
+  it("404 for an unknown alias on every endpoint", async () => {
+    for (const [method, path, body] of [
+      ["GET", `${CONNECTIONS}/ghost`, undefined],
+      ["PUT", `${CONNECTIONS}/ghost`, { apiKey: TEST_KEYS.partner }],
+      ["DELETE", `${CONNECTIONS}/ghost`, undefined],
+      ["GET", `${BASE}/partner/ghost/customers`, undefined],
+    ] as const) {
+      const reply = await h.call(method, path, body === undefined ? {} : { body });
+      expect(reply.status, `${method} ${path}`).toBe(404);
+      expect(problemOf(reply).detail).toContain("ghost");
+    }
+  });
+
+  it("409 when POSTing an alias that exists in another case", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const reply = await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "LAB" }) });
+    expect(reply.status).toBe(409);
+    expect(problemOf(reply).detail).toContain("'Lab'");
+  });
+
+  it("409 when customers are asked of a customer connection", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "cust", apiKey: TEST_KEYS.customer }) });
+    expect((await h.call("GET", `${BASE}/partner/cust/customers`)).status).toBe(409);
+  });
+
+  it("415 when a POST or PUT body is not JSON", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    for (const [method, path] of [["POST", CONNECTIONS], ["PUT", `${CONNECTIONS}/lab`]] as const) {
+      for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}]) {
+        const reply = await h.call(method, path, { rawBody: JSON.stringify(anAddBody()), headers });
+        expect(reply.status, `${method} ${JSON.stringify(headers)}`).toBe(415);
+        problemOf(reply);
+      }
+    }
+    const latin1 = await h.call("POST", CONNECTIONS, { rawBody: "{}", headers: { "content-type": "application/json; charset=iso-8859-1" } });
+    expect(latin1.status).toBe(415);
+  });
+
+  it("413 for a body over 64 KiB; 64 KiB itself is read", async () => {
+    const big = await h.call("POST", CONNECTIONS, { body: anAddBody({ apiKey: "k".repeat(70_000) }) });
+    expect(big.status).toBe(413);
+    expect(big.text).not.toContain("kkkkkkkk");
+    const padding = 64 * 1024 - JSON.stringify({ ...anAddBody(), note: "" }).length;
+    const justFits = await h.call("POST", CONNECTIONS, { body: { ...anAddBody(), note: "n".repeat(padding) } });
+    expect(justFits.status).toBe(400); // read and decoded: `note` is an unknown field
+  });
+
+  it("502 / 504 when the orchestrator fails during customers", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "p2", apiKey: TEST_KEYS.customer }) });
+    const cases = [
+      [orchestratorRejected("The orchestrator refused the API key."), 502],
+      [orchestratorGarbage("The orchestrator's answer could not be read."), 502],
+      [orchestratorUnreachable("Cannot connect."), 502],
+      [orchestratorRateLimited("Too many requests.", 7), 502],
+      [orchestratorTimedOut("No answer within 10000 ms."), 504],
+    ] as const;
+    for (const [failure, status] of cases) {
+      orchestrator.failWith(TEST_KEYS.customer, failure);
+      const reply = await h.call("GET", `${BASE}/partner/p2/customers`);
+      expect(reply.status, failure._tag).toBe(status);
+      expect(problemOf(reply).detail).toBe(failure.reason);
+      if (failure._tag === "OrchestratorRateLimited") expect(reply.headers.get("retry-after")).toBe("7");
+    }
+    orchestrator.failWith(TEST_KEYS.customer, undefined);
+  });
+
+  it("405 with Allow for a method a path does not take; 404 problem for unknown paths", async () => {
+    const patch = await h.call("PATCH", CONNECTIONS);
+    expect([patch.status, patch.headers.get("allow")]).toEqual([405, "GET, HEAD, POST"]);
+    const unknown = await h.call("GET", `${BASE}/nothing-here`);
+    expect(unknown.status).toBe(404);
+    problemOf(unknown);
+  });
+});
+
+describe("operations (SPEC §7)", () => {
+  it("healthz, readyz, metrics and the OpenAPI document need no credentials", async () => {
+    for (const path of ["/healthz", "/readyz", "/metrics", `${BASE}/openapi.json`]) {
+      expect((await h.call("GET", path, { user: null })).status, path).toBe(200);
+    }
+    const openapi = (await h.call("GET", `${BASE}/openapi.json`, { user: null })).json<{ openapi: string }>();
+    expect(openapi.openapi).toBe("3.1.0");
+  });
+
+  it("metrics count requests per route pattern and status, orchestrator calls and cache lookups, never aliases", async () => {
+    await clear();
+    await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "secret-named-lab" }) });
+    await h.call("GET", `${BASE}/partner/secret-named-lab/customers`);
+    await h.call("GET", `${BASE}/partner/secret-named-lab/customers`);
+    const text = (await h.call("GET", "/metrics", { user: null })).text;
+    expect(text).toContain('sdwan_http_requests_total{method="POST",route="/rest/plugin/sdwan/connections",status="200"}');
+    expect(text).toMatch(/sdwan_http_request_duration_seconds_bucket\{le="0.001",method="GET",route="\/rest\/plugin\/sdwan\/partner\/\{alias\}\/customers",status="200"\}/);
+    expect(text).toMatch(/sdwan_orchestrator_calls_total\{operation="identify",outcome="ok"\} \d+/);
+    expect(text).toMatch(/sdwan_customers_cache_lookups_total\{outcome="hit"\} [1-9]/);
+    expect(text).not.toContain("secret-named-lab");
+    expect(text).not.toContain("example.net");
+  });
+
+  it("sets a request id (echoing a sane incoming one) and security headers", async () => {
+    const reply = await h.call("GET", CONNECTIONS, { headers: { "x-request-id": "abc-123" } });
+    expect(reply.headers.get("x-request-id")).toBe("abc-123");
+    const fresh = await h.call("GET", CONNECTIONS, { headers: { "x-request-id": "bad id\twith spaces" } });
+    expect(fresh.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(reply.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(reply.headers.get("cache-control")).toBe("no-store");
+    expect(reply.headers.get("x-powered-by")).toBeNull();
+  });
+
+  it("logs one JSON line per request with its id, never headers or bodies", async () => {
+    await h.call("GET", CONNECTIONS, { headers: { "x-request-id": "log-check-1" } });
+    await new Promise((resolve) => setImmediate(resolve));
+    const entry = h.logs.entries().find((line) => line["requestId"] === "log-check-1");
+    expect(entry).toMatchObject({ level: "info", msg: "request", method: "GET", route: `${BASE}/connections`, status: 200, user: "admin" });
+  });
+});
