@@ -1,0 +1,14 @@
+export {
+  createPortalOrchestrator,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type CallOutcome,
+  type FetchLike,
+  type FetchResponse,
+  type PortalCallEvent,
+  type PortalOrchestrator,
+  type PortalOrchestratorOptions,
+} from "./portal-orchestrator.js";
+export { backoffDelay, parseRetryAfter } from "./retry.js";
+export { isHostAllowed, parseAllowedHosts, portalUrl, type PortalMethod } from "./url.js";
+export { decodeCustomers, Enterprise, round6, toCustomer } from "./wire.js";

@@ -1,0 +1,125 @@
+import * as E from "fp-ts/lib/Either.js";
+import { CUSTOMER_FIELDS, Customer } from "@sdwan-connections/core";
+import { describe, expect, it } from "vitest";
+import { backoffDelay, decodeCustomers, parseRetryAfter, round6 } from "../src/index.js";
+
+const enterprise = (overrides: Record<string, unknown> = {}) => ({
+  id: 342,
+  logicalId: "78a92010-9085-4d9c-9537-92eab2522697",
+  networkId: 1,
+  gatewayPoolId: 2,
+  bastionState: "UNCONFIGURED",
+  alertsEnabled: 1,
+  operatorAlertsEnabled: 0,
+  name: "RALEIGH_LAB",
+  domain: "rdulab",
+  accountNumber: "RDU-foo",
+  description: null,
+  streetAddress: "PO Box 362",
+  city: "Apex",
+  state: "North Carolina",
+  postalCode: "27502",
+  country: "US",
+  lat: 35.770000123,
+  lon: -78.6400004,
+  timezone: "America/New_York",
+  locale: "en-US",
+  created: "2020-01-01 00:00:00",
+  contactEmail: "noc@example.com",
+  ...overrides,
+});
+
+describe("decodeCustomers", () => {
+  it("maps an enterprise to exactly Customer's 20 keys in order", () => {
+    const customers = decodeCustomers([enterprise()]);
+    if (E.isLeft(customers)) throw new Error(customers.left);
+    const [customer] = customers.right;
+    expect(Object.keys(customer ?? {})).toEqual(CUSTOMER_FIELDS);
+    expect(Customer.is(customer)).toBe(true);
+    expect(customer).toEqual({
+      enterpriseId: "78a92010-9085-4d9c-9537-92eab2522697",
+      id: 342,
+      networkId: 1,
+      gatewayPoolId: 2,
+      bastionState: "UNCONFIGURED",
+      alertsEnabled: true,
+      operatorAlertsEnabled: false,
+      name: "RALEIGH_LAB",
+      domain: "rdulab",
+      accountNumber: "RDU-foo",
+      description: "",
+      address: "PO Box 362",
+      city: "Apex",
+      state: "North Carolina",
+      zip: "27502",
+      country: "US",
+      latitude: 35.77,
+      longitude: -78.64,
+      timezone: "America/New_York",
+      locale: "en-US",
+    });
+  });
+
+  it("turns missing or null strings into '' and missing or null numbers and flags into null", () => {
+    const customers = decodeCustomers([{ id: 1, logicalId: "x", networkId: null, alertsEnabled: null, name: null }]);
+    expect(E.isRight(customers) && customers.right[0]).toMatchObject({
+      networkId: null,
+      gatewayPoolId: null,
+      alertsEnabled: null,
+      operatorAlertsEnabled: null,
+      name: "",
+      address: "",
+      latitude: null,
+      longitude: null,
+    });
+  });
+
+  it.each([
+    ["no id", { id: undefined }, "id"],
+    ["no logicalId", { logicalId: undefined }, "logicalId"],
+    ["a fractional id", { id: 1.5 }, "id"],
+    ["a string latitude", { lat: "35.7" }, "lat"],
+    ["a tinyint of 2", { alertsEnabled: 2 }, "alertsEnabled"],
+    ["a numeric name", { name: 42 }, "name"],
+  ])("makes the whole answer garbage for %s, naming the field but not the value", (_, overrides, field) => {
+    const customers = decodeCustomers([enterprise(), enterprise(overrides)]);
+    expect(E.isLeft(customers) && customers.left).toBe(`enterprise [1] has a missing or invalid ${field}`);
+  });
+
+  it("refuses an answer that is not an array", () => {
+    expect(E.isLeft(decodeCustomers({ error: 1 }))).toBe(true);
+  });
+});
+
+describe("round6", () => {
+  it.each([
+    [35.7700001, 35.77],
+    [-78.6400005, -78.640001],
+    [1.0000005, 1.000001],
+    [-0.0000004, 0],
+    [12.3456789, 12.345679],
+    [null, null],
+  ])("%s → %s", (input, expected) => {
+    expect(round6(input)).toBe(expected);
+  });
+});
+
+describe("parseRetryAfter", () => {
+  const now = Date.UTC(2025, 0, 1, 12, 0, 0);
+  it("reads seconds and HTTP dates, and ignores junk", () => {
+    expect(parseRetryAfter("3", now)).toBe(3000);
+    expect(parseRetryAfter("Wed, 01 Jan 2025 12:00:05 GMT", now)).toBe(5000);
+    expect(parseRetryAfter("Wed, 01 Jan 2025 11:00:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});
+
+describe("backoffDelay", () => {
+  it("doubles per retry, keeps half, jitters the other half, and is capped", () => {
+    expect(backoffDelay(0, 100, 1000, () => 0)).toBe(50);
+    expect(backoffDelay(0, 100, 1000, () => 0.999999)).toBeCloseTo(100);
+    expect(backoffDelay(2, 100, 1000, () => 0)).toBe(200);
+    expect(backoffDelay(10, 100, 1000, () => 1)).toBe(1000);
+  });
+});
