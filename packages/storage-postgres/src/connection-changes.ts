@@ -1,0 +1,177 @@
+import { randomUUID } from "node:crypto";
+import * as E from "fp-ts/lib/Either.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import * as t from "io-ts";
+import pg from "pg";
+import { AliasCodec, type ConnectionChanges, type DomainError } from "@sdwan-connections/core";
+import { databaseFailure, describeDatabaseError } from "./database-errors.js";
+
+/** The NOTIFY channel used when none is given. */
+export const DEFAULT_CHANGES_CHANNEL = "sdwan_connection_changes";
+
+// LISTEN takes an identifier, which cannot be a query parameter: allow only a plain lower-case name.
+const CHANNEL_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** What travels in a notification: the alias, and which instance sent it (so it ignores its own echo). */
+const ChangeMessage = t.type({ origin: t.string, alias: AliasCodec });
+
+export interface PostgresConnectionChangesOptions {
+  /** Publishes through this pool (`select pg_notify($1, $2)`). */
+  readonly pool: pg.Pool;
+  /**
+   * How to open the dedicated LISTEN connection, e.g. `{ connectionString }`.
+   * Without it, one client is checked out of `pool` for as long as this adapter lives.
+   */
+  readonly listener?: pg.ClientConfig;
+  /** Channel name (lower-case identifier); instances sharing a database must agree on it. */
+  readonly channel?: string;
+  /** Reports a lost listener, a failed publish or an unreadable notification (never with secrets); e.g. log a warning. */
+  readonly onError?: (message: string) => void;
+  /** First delay before reconnecting a lost listener; doubles up to 30 s. Default 500 ms. */
+  readonly reconnectDelayMs?: number;
+}
+
+export interface PostgresConnectionChanges extends ConnectionChanges {
+  /** True while the LISTEN connection is up (other instances' changes arrive). */
+  readonly listening: () => boolean;
+  /** Stops listening and releases the LISTEN connection; publish still delivers locally afterwards. */
+  close(): Promise<void>;
+}
+
+type ListenClient = pg.Client | pg.PoolClient;
+
+/**
+ * Core's ConnectionChanges across instances with PostgreSQL LISTEN/NOTIFY.
+ *
+ * `publish` tells this process's listeners at once (so a local cache drop
+ * never waits for, or depends on, the database), then sends a NOTIFY tagged
+ * with this instance's id; the listener ignores its own echo, so a local
+ * change is delivered exactly once here and once on every other instance.
+ * A lost LISTEN connection is reopened with backoff; notifications sent while
+ * it was down are lost, which leaves other instances' caches stale for at most
+ * their TTL.
+ *
+ * Resolves once LISTEN is in place, so no change published afterwards is missed.
+ */
+export const createPostgresConnectionChanges = (options: PostgresConnectionChangesOptions): TE.TaskEither<DomainError, PostgresConnectionChanges> => {
+  const channel = options.channel ?? DEFAULT_CHANGES_CHANNEL;
+  if (!CHANNEL_PATTERN.test(channel)) throw new RangeError("channel must be a lower-case identifier of at most 63 characters");
+  const { pool } = options;
+  const origin = randomUUID();
+  const listeners = new Set<(alias: string) => void>();
+  const report = (message: string) => options.onError?.(message);
+  const firstDelay = options.reconnectDelayMs ?? 500;
+  let client: ListenClient | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = firstDelay;
+
+  const deliver = (alias: string) => {
+    for (const listener of listeners) {
+      try {
+        listener(alias);
+      } catch {
+        report("a connection-change listener threw; the others were still called");
+      }
+    }
+  };
+
+  const onNotification = (message: pg.Notification) => {
+    if (message.channel !== channel) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message.payload ?? "");
+    } catch {
+      parsed = undefined;
+    }
+    const decoded = ChangeMessage.decode(parsed);
+    if (E.isLeft(decoded)) return report(`ignored an unreadable notification on channel ${channel}`);
+    if (decoded.right.origin !== origin) deliver(decoded.right.alias);
+  };
+
+  const open = async (): Promise<ListenClient> => {
+    const next: ListenClient = options.listener === undefined ? await pool.connect() : new pg.Client(options.listener);
+    try {
+      if (options.listener !== undefined) await next.connect();
+      next.on("notification", onNotification);
+      next.on("error", (error) => lost(next, error));
+      next.on("end", () => lost(next, new Error("Connection terminated")));
+      await next.query(`listen "${channel}"`);
+      return next;
+    } catch (error) {
+      discard(next, error);
+      throw error;
+    }
+  };
+
+  const discard = (old: ListenClient, error?: unknown) => {
+    old.removeAllListeners("notification");
+    // Keep an error handler: a dead socket may still emit, and an unhandled 'error' would crash the process.
+    old.removeAllListeners("error");
+    old.removeAllListeners("end");
+    old.on("error", () => undefined);
+    if ("release" in old) old.release(error instanceof Error ? error : true);
+    else void old.end().catch(() => undefined);
+  };
+
+  const lost = (which: ListenClient, error: unknown) => {
+    if (client !== which) return;
+    client = undefined;
+    discard(which, error);
+    if (closed) return;
+    report(`lost the LISTEN connection (${describeDatabaseError(error)}); reconnecting`);
+    schedule();
+  };
+
+  const schedule = () => {
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (closed) return;
+      open().then(
+        (next) => {
+          if (closed) return discard(next);
+          client = next;
+          delay = firstDelay;
+        },
+        (error: unknown) => {
+          report(`cannot reopen the LISTEN connection (${describeDatabaseError(error)}); retrying`);
+          delay = Math.min(delay * 2, 30_000);
+          schedule();
+        },
+      );
+    }, delay);
+    retry.unref();
+  };
+
+  return TE.tryCatch(async () => {
+    client = await open();
+    return {
+      listening: () => client !== undefined,
+      publish: async (alias) => {
+        deliver(alias);
+        try {
+          await pool.query("select pg_notify($1, $2)", [channel, JSON.stringify({ origin, alias })]);
+        } catch (error) {
+          // Must not fail the caller's write: other instances keep their cache until its TTL instead.
+          report(`cannot announce a connection change (${describeDatabaseError(error)})`);
+        }
+      },
+      subscribe: (listener) => {
+        const wrapped = (alias: string) => listener(alias);
+        listeners.add(wrapped);
+        return () => {
+          listeners.delete(wrapped);
+        };
+      },
+      close: async () => {
+        closed = true;
+        if (retry !== undefined) clearTimeout(retry);
+        const current = client;
+        client = undefined;
+        if (current === undefined) return;
+        await current.query(`unlisten "${channel}"`).catch(() => undefined);
+        discard(current);
+      },
+    };
+  }, databaseFailure("listening for connection changes"));
+};

@@ -1,0 +1,13 @@
+export {
+  createPostgresConnectionRepository,
+  type PostgresConnectionRepositoryOptions,
+} from "./connection-repository.js";
+export {
+  createPostgresConnectionChanges,
+  DEFAULT_CHANGES_CHANNEL,
+  type PostgresConnectionChanges,
+  type PostgresConnectionChangesOptions,
+} from "./connection-changes.js";
+export { describeDatabaseError } from "./database-errors.js";
+export { migrate, MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, type Migration, type MigrationReport } from "./migrations.js";
+export { rotateKeys, type RotationReport } from "./rotate-keys.js";

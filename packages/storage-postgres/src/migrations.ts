@@ -1,0 +1,117 @@
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type { Pool, PoolClient } from "pg";
+import { storageFailure, type DomainError } from "@sdwan-connections/core";
+import { databaseFailure } from "./database-errors.js";
+
+/** One step of the schema; applied once, in order, each in its own transaction. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/**
+ * The schema's history. Never edit an applied migration: append a new one.
+ *
+ * `alias_key` is the alias in lower case (core's `aliasKey`); its primary
+ * key makes the database itself refuse `Lab` when `lab` exists, and the check
+ * keeps it honest. `api_key` holds a `SealedSecret` of @sdwan-connections/secrets
+ * (AES-256-GCM, associated data = alias_key), never the key itself.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "create connections",
+    sql: `
+      create table connections (
+        alias_key        text primary key,
+        alias            text not null,
+        orchestrator_url text not null,
+        api_key          text not null,
+        created_at       timestamptz not null default now(),
+        updated_at       timestamptz not null default now(),
+        constraint connections_alias_key_is_lower_alias check (alias_key = lower(alias)),
+        constraint connections_api_key_is_sealed check (api_key like 'v1.%')
+      )`,
+  },
+];
+
+/** The newest schema version this release knows. */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
+
+/**
+ * Key of the session advisory lock that serialises migrations: two
+ * instances starting at once take turns, the second finds nothing to do.
+ * (Arbitrary constant: "sdwan" in ASCII.)
+ */
+export const MIGRATION_LOCK_KEY = 0x7364_7761_6e;
+
+export interface MigrationReport {
+  /** Versions applied by this call (empty when the schema was up to date). */
+  readonly applied: readonly number[];
+  /** The schema version after this call. */
+  readonly version: number;
+}
+
+const run = async (client: PoolClient, migrations: readonly Migration[]): Promise<MigrationReport | string> => {
+  await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+  try {
+    await client.query(
+      `create table if not exists schema_migrations (
+         version    integer primary key,
+         name       text not null,
+         applied_at timestamptz not null default now()
+       )`,
+    );
+    const { rows } = await client.query<{ version: number }>("select version from schema_migrations order by version");
+    const done = new Set(rows.map((row) => row.version));
+    const newest = Math.max(0, ...done);
+    const known = Math.max(0, ...migrations.map((migration) => migration.version));
+    if (newest > known) {
+      return `the database schema is at version ${newest}, newer than this release knows (${known}): upgrade the service`;
+    }
+    const applied: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (done.has(migration.version)) continue;
+      await client.query("begin");
+      try {
+        await client.query(migration.sql);
+        await client.query("insert into schema_migrations (version, name) values ($1, $2)", [migration.version, migration.name]);
+        await client.query("commit");
+      } catch (error) {
+        await client.query("rollback").catch(() => undefined);
+        throw error;
+      }
+      applied.push(migration.version);
+    }
+    return { applied, version: Math.max(newest, ...applied) };
+  } finally {
+    await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => undefined);
+  }
+};
+
+/**
+ * Brings the schema up to date: creates `schema_migrations` and applies every
+ * missing migration in order. Safe when several instances start at once (a
+ * session advisory lock makes them take turns; PostgreSQL releases it if an
+ * instance dies mid-way) and when run again. Refuses a database whose schema
+ * is newer than this release.
+ */
+export const migrate = (pool: Pool, migrations: readonly Migration[] = MIGRATIONS): TE.TaskEither<DomainError, MigrationReport> =>
+  pipe(
+    TE.tryCatch(async () => {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await run(client, migrations);
+      } catch (error) {
+        broken = error instanceof Error ? error : new Error("migration failed");
+        throw error;
+      } finally {
+        // A client that failed mid-migration may still hold the lock or a transaction: discard it.
+        client.release(broken);
+      }
+    }, databaseFailure("migrating the schema")),
+    TE.chain((outcome) => (typeof outcome === "string" ? TE.left(storageFailure(`Storage failure while migrating the schema: ${outcome}.`)) : TE.right(outcome))),
+  );

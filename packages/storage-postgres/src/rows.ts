@@ -1,0 +1,65 @@
+import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as t from "io-ts";
+import {
+  AliasCodec,
+  ApiKeyCodec,
+  OrchestratorUrlCodec,
+  aliasKey,
+  storageFailure,
+  toFieldErrors,
+  type Connection,
+  type ConnectionSummary,
+  type DomainError,
+} from "@sdwan-connections/core";
+import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
+
+/** A row of `connections` as selected by the repository; rows are outside input, so they are decoded. */
+export const ConnectionRow = t.type({
+  alias: AliasCodec,
+  orchestrator_url: OrchestratorUrlCodec,
+  api_key: t.string,
+});
+export type ConnectionRow = t.TypeOf<typeof ConnectionRow>;
+
+export const SummaryRow = t.type({ alias: AliasCodec, orchestrator_url: OrchestratorUrlCodec });
+
+// The codecs' messages never quote the value, so naming the bad columns is safe.
+const badRow = (errors: t.Errors): DomainError =>
+  storageFailure(
+    `Storage failure: a stored connection is invalid (${toFieldErrors(errors, "row")
+      .map((error) => `${error.field} ${error.message}`)
+      .join("; ")}).`,
+  );
+
+export const decodeSummary = (row: unknown): E.Either<DomainError, ConnectionSummary> =>
+  pipe(
+    SummaryRow.decode(row),
+    E.bimap(badRow, ({ alias, orchestrator_url }) => ({ alias, orchestratorUrl: orchestrator_url })),
+  );
+
+/**
+ * A stored row as a Connection: decoded, then its sealed apiKey opened with
+ * the alias key as associated data (so a sealed key copied onto another row
+ * does not open). Failures name the alias and the reason, never the key.
+ */
+export const decodeConnection =
+  (keyring: Keyring) =>
+  (row: unknown): E.Either<DomainError, Connection> =>
+    pipe(
+      ConnectionRow.decode(row),
+      E.mapLeft(badRow),
+      E.chain(({ alias, orchestrator_url, api_key }) =>
+        pipe(
+          keyring.open(api_key, aliasKey(alias)),
+          E.mapLeft((error) => storageFailure(`Storage failure: the apiKey of connection '${alias}' cannot be opened: ${describeSecretError(error)}.`)),
+          E.chain((plaintext) =>
+            pipe(
+              ApiKeyCodec.decode(plaintext),
+              E.mapLeft(() => storageFailure(`Storage failure: the apiKey of connection '${alias}' is not a valid apiKey.`)),
+            ),
+          ),
+          E.map((apiKey) => ({ alias, orchestratorUrl: orchestrator_url, apiKey })),
+        ),
+      ),
+    );

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll } from "vitest";
+import type pg from "pg";
+import { describeConnectionRepositoryContract } from "@sdwan-connections/core/testing";
+import { expectRight } from "@sdwan-connections/core/testing";
+import { createPostgresConnectionRepository, migrate } from "../src/index.js";
+import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
+
+let postgres: StartedPostgres;
+let admin: pg.Pool;
+const pools: pg.Pool[] = [];
+const keyring = aKeyring();
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  admin = aPool(postgres.connectionString, 2);
+  await expectRight(migrate(admin));
+});
+
+afterAll(async () => {
+  await Promise.all([admin, ...pools].map((pool) => pool?.end()));
+  await postgres?.stop();
+});
+
+describeConnectionRepositoryContract("PostgresConnectionRepository", {
+  // Each repository gets its own pool, as a separate instance of the service would.
+  make: async () => {
+    const pool = aPool(postgres.connectionString);
+    pools.push(pool);
+    return createPostgresConnectionRepository({ pool, keyring });
+  },
+  reset: async () => {
+    await admin.query("truncate connections");
+  },
+  peek: async () => JSON.stringify((await admin.query("select * from connections")).rows),
+});
