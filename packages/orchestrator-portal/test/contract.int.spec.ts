@@ -1,0 +1,31 @@
+import { describeOrchestratorContract } from "@sdwan-connections/core/testing";
+import { startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import { createPortalOrchestrator, type PortalOrchestrator } from "../src/index.js";
+import { expectedCustomer } from "./expected-customer.js";
+import { SAMPLE_CUSTOMER_KEY, SAMPLE_PARTNER_KEY, targetFor } from "./helpers.js";
+
+let simulator: OrchestratorSimulator;
+let orchestrator: PortalOrchestrator;
+
+for (const prefix of ["", "/vco"]) {
+  describeOrchestratorContract(`orchestrator-portal against the simulator${prefix === "" ? "" : ` under ${prefix}`}`, {
+    setup: async () => {
+      simulator = await startOrchestratorSimulator({ prefix });
+      orchestrator = createPortalOrchestrator({ timeoutMs: 5_000, allowedHosts: undefined });
+      const partner = simulator.data.partners[0];
+      if (partner === undefined) throw new Error("sample has no partner");
+      return {
+        orchestrator,
+        partner: targetFor(simulator.url, SAMPLE_PARTNER_KEY),
+        partnerCustomers: partner.enterprises.map(expectedCustomer),
+        // Without the trailing slash, to exercise both spellings.
+        customer: targetFor(simulator.url.replace(/\/$/, ""), SAMPLE_CUSTOMER_KEY),
+        refused: targetFor(simulator.url, "sample-revoked-key-0000"),
+      };
+    },
+    teardown: async () => {
+      orchestrator.close();
+      await simulator.stop();
+    },
+  });
+}
