@@ -1,0 +1,38 @@
+import { describeError, type DomainError } from "@sdwan-connections/core";
+import { describe, expect, it } from "vitest";
+import { domainErrorToProblem } from "./errors.js";
+
+const cases: [DomainError, number][] = [
+  [{ _tag: "InvalidInput", errors: [{ field: "apiKey", message: "must not be empty" }] }, 400],
+  [{ _tag: "NotFound", alias: "lab" }, 404],
+  [{ _tag: "AlreadyExists", alias: "lab" }, 409],
+  [{ _tag: "NotAPartner", alias: "lab" }, 409],
+  [{ _tag: "ValidationRefused", alias: "lab", cause: { _tag: "OrchestratorRejected", reason: "refused" } }, 422],
+  [{ _tag: "StorageFailure", reason: "disk full at /var/lib/x" }, 503],
+  [{ _tag: "OrchestratorRejected", reason: "refused" }, 502],
+  [{ _tag: "OrchestratorUnreachable", reason: "ECONNREFUSED" }, 502],
+  [{ _tag: "OrchestratorGarbage", reason: "not JSON" }, 502],
+  [{ _tag: "OrchestratorRateLimited", reason: "429", retryAfterSeconds: 3 }, 502],
+  [{ _tag: "OrchestratorTimedOut", reason: "10 s" }, 504],
+];
+
+describe("domainErrorToProblem", () => {
+  it.each(cases)("maps %j to %i with an RFC 9457 body", (error, status) => {
+    const { status: actual, body } = domainErrorToProblem(error);
+    expect(actual).toBe(status);
+    expect(body).toMatchObject({ status, type: expect.stringMatching(/^urn:sdwan-connections:problem:/), title: expect.any(String) });
+  });
+
+  it("explains the refusal (422) with the orchestrator's reason, and field errors (400) with `errors`", () => {
+    expect(domainErrorToProblem(cases[4]![0]).body.detail).toBe(describeError(cases[4]![0]));
+    expect(domainErrorToProblem(cases[0]![0]).body.errors).toEqual([{ field: "apiKey", message: "must not be empty" }]);
+  });
+
+  it("does not tell clients storage internals", () => {
+    expect(domainErrorToProblem(cases[5]![0]).body.detail).not.toContain("/var/lib");
+  });
+
+  it("passes Retry-After on when the orchestrator rate-limits", () => {
+    expect(domainErrorToProblem(cases[9]![0]).headers).toEqual({ "Retry-After": "3" });
+  });
+});
