@@ -1,0 +1,197 @@
+import * as E from "fp-ts/lib/Either.js";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ApiKey, createConnectionService, type Alias, type OrchestratorUrl } from "@sdwan-connections/core";
+import { aConnection, aCustomer, createInMemoryOrchestrator, expectLeft, expectRight } from "@sdwan-connections/core/testing";
+import {
+  createPostgresConnectionChanges,
+  createPostgresConnectionRepository,
+  migrate,
+  SCHEMA_VERSION,
+  type PostgresConnectionChanges,
+} from "../src/index.js";
+import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
+
+// "Instances" here are what two processes of the service would have: their own pools
+// and LISTEN connections over one database.
+let postgres: StartedPostgres;
+const pools: pg.Pool[] = [];
+const closers: (() => Promise<void>)[] = [];
+const keyring = aKeyring();
+
+const pool = (url = postgres.connectionString) => {
+  const created = aPool(url);
+  pools.push(created);
+  return created;
+};
+const changesOver = async (over: pg.Pool, options: { reconnectDelayMs?: number; onError?: (message: string) => void } = {}) => {
+  const changes = await expectRight(createPostgresConnectionChanges({ pool: over, listener: { connectionString: postgres.connectionString }, ...options }));
+  closers.push(() => changes.close());
+  return changes;
+};
+const alias = (value: string) => value as Alias;
+const url = (value: string) => value as OrchestratorUrl;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  await expectRight(migrate(pool()));
+});
+
+afterAll(async () => {
+  for (const close of closers) await close();
+  await Promise.allSettled(pools.map((p) => p.end())); // one test ends its pool itself
+  await postgres?.stop();
+});
+
+describe("migrate", () => {
+  it("lets two instances starting at once both succeed, applying each migration once", async () => {
+    for (const round of [1, 2, 3]) {
+      const url = await postgres.database(`race_${round}`);
+      const [a, b] = [pool(url), pool(url)];
+      const [first, second] = await Promise.all([expectRight(migrate(a)), expectRight(migrate(b))]);
+      expect([...first.applied, ...second.applied].sort()).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+      expect(first.version).toBe(SCHEMA_VERSION);
+      expect(second.version).toBe(SCHEMA_VERSION);
+      const { rows } = await a.query("select version from schema_migrations");
+      expect(rows).toHaveLength(SCHEMA_VERSION);
+    }
+  });
+
+  it("does nothing when run again", async () => {
+    expect(await expectRight(migrate(pool()))).toEqual({ applied: [], version: SCHEMA_VERSION });
+  });
+
+  it("refuses a database whose schema is newer than this release", async () => {
+    const newer = pool(await postgres.database("newer"));
+    await expectRight(migrate(newer));
+    await newer.query("insert into schema_migrations (version, name) values (999, 'from the future')");
+    const error = await expectLeft(migrate(newer));
+    expect(error).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(/version 999, newer than this release knows/) });
+  });
+});
+
+describe("two instances writing one connection", () => {
+  it("lose none of many concurrent updates of different fields", async () => {
+    const [a, b] = [createPostgresConnectionRepository({ pool: pool(), keyring }), createPostgresConnectionRepository({ pool: pool(), keyring })];
+    await expectRight(a.insert(aConnection({ alias: "shared", orchestratorUrl: "https://start.example.net", apiKey: "start-key" })));
+    const rounds = Array.from({ length: 100 }, (_, i) => i);
+    await Promise.all([
+      (async () => {
+        for (const i of rounds) await expectRight(a.update(alias("shared"), { orchestratorUrl: url(`https://a-${i}.example.net`) }));
+      })(),
+      (async () => {
+        for (const i of rounds) await expectRight(b.update(alias("SHARED"), { apiKey: ApiKey.unsafeFrom(`b-key-${i}`) }));
+      })(),
+    ]);
+    for (const reader of [a, b]) {
+      const stored = await expectRight(reader.get(alias("shared")));
+      expect(stored.orchestratorUrl).toBe("https://a-99.example.net");
+      expect(stored.apiKey.reveal()).toBe("b-key-99");
+    }
+  });
+
+  it("let exactly one of two instances' concurrent inserts of one alias win", async () => {
+    const [a, b] = [createPostgresConnectionRepository({ pool: pool(), keyring }), createPostgresConnectionRepository({ pool: pool(), keyring })];
+    for (const i of Array.from({ length: 20 }, (_, n) => n)) {
+      const results = await Promise.all([a.insert(aConnection({ alias: `dup-${i}` }))(), b.insert(aConnection({ alias: `DUP-${i}` }))()]);
+      expect(results.filter(E.isRight)).toHaveLength(1);
+      expect(results.filter(E.isLeft).map((result) => result.left._tag)).toEqual(["AlreadyExists"]);
+    }
+  });
+});
+
+describe("connection changes across instances", () => {
+  it("deliver a change published on A to B's subscribers, and to A's own exactly once", async () => {
+    const [a, b] = [await changesOver(pool()), await changesOver(pool())];
+    const [seenByA, seenByB] = [[] as string[], [] as string[]];
+    a.subscribe((changed) => seenByA.push(changed));
+    const unsubscribe = b.subscribe((changed) => seenByB.push(changed));
+    await a.publish(alias("Lab"));
+    expect(seenByA).toEqual(["Lab"]); // local listeners hear it before publish resolves
+    await vi.waitFor(() => expect(seenByB).toEqual(["Lab"]));
+    // A's own NOTIFY has come back by now (same order as B's): it must not be delivered again.
+    await b.publish(alias("marker"));
+    await vi.waitFor(() => expect(seenByA).toEqual(["Lab", "marker"]));
+    unsubscribe();
+    await a.publish(alias("after"));
+    await vi.waitFor(() => expect(seenByA).toContain("after"));
+    expect(seenByB).toEqual(["Lab", "marker"]);
+  });
+
+  it("reconnect a lost LISTEN connection and keep delivering", async () => {
+    const errors: string[] = [];
+    const b = await changesOver(pool(), { reconnectDelayMs: 50, onError: (message) => errors.push(message) });
+    const a = await changesOver(pool());
+    const seen: string[] = [];
+    b.subscribe((changed) => seen.push(changed));
+    await pool().query("select pg_terminate_backend(pid) from pg_stat_activity where query like 'listen %' and pid <> pg_backend_pid()");
+    await vi.waitFor(() => expect(errors.some((message) => message.startsWith("lost the LISTEN connection"))).toBe(true));
+    await vi.waitFor(() => expect(b.listening()).toBe(true), { timeout: 5_000 });
+    await vi.waitFor(
+      async () => {
+        await a.publish(alias("again"));
+        expect(seen).toContain("again");
+      },
+      { timeout: 5_000, interval: 200 },
+    );
+  });
+
+  it("never fail the publisher's write when NOTIFY cannot be sent", async () => {
+    const errors: string[] = [];
+    const doomed = pool();
+    const changes = await changesOver(doomed, { onError: (message) => errors.push(message) });
+    const seen: string[] = [];
+    changes.subscribe((changed) => seen.push(changed));
+    await doomed.end();
+    await expect(changes.publish(alias("lab"))).resolves.toBeUndefined();
+    expect(seen).toEqual(["lab"]);
+    expect(errors).toEqual([expect.stringMatching(/^cannot announce a connection change/)]);
+  });
+
+  it("refuse a channel that is not a plain identifier", () => {
+    expect(() => createPostgresConnectionChanges({ pool: pool(), channel: 'x"; drop table connections; --' })).toThrow(RangeError);
+  });
+});
+
+describe("customers caches of two service instances", () => {
+  const PARTNER = 7;
+  const before = [aCustomer({ id: 1, name: "BEFORE" })];
+  const after = [aCustomer({ id: 2, name: "AFTER" })];
+
+  const anInstance = async () => {
+    const over = pool();
+    const changes: PostgresConnectionChanges = await changesOver(over);
+    const orchestrator = createInMemoryOrchestrator([
+      { apiKey: "old-partner-key", identity: { kind: "partner", partnerId: PARTNER }, customers: before },
+      { apiKey: "new-partner-key", identity: { kind: "partner", partnerId: PARTNER }, customers: after },
+    ]);
+    const service = createConnectionService({ repository: createPostgresConnectionRepository({ pool: over, keyring }), orchestrator, changes });
+    closers.push(async () => service.dispose());
+    return { service, orchestrator, changes };
+  };
+
+  const customerNames = async (service: Awaited<ReturnType<typeof anInstance>>["service"], name: string) =>
+    (await expectRight(service.listPartnerCustomers(name))).map((customer) => customer.name);
+
+  it("drops B's cache when A updates or deletes the connection", async () => {
+    const [a, b] = [await anInstance(), await anInstance()];
+    const heardByB: string[] = [];
+    b.changes.subscribe((changed) => heardByB.push(changed));
+    await expectRight(a.service.addConnection({ alias: "Partner", orchestratorUrl: "https://vco.example.net", apiKey: "old-partner-key" }));
+
+    expect(await customerNames(b.service, "partner")).toEqual(["BEFORE"]);
+    expect(await customerNames(b.service, "PARTNER")).toEqual(["BEFORE"]);
+    expect(b.orchestrator.calls.listPartnerCustomers).toBe(1); // the second answer came from B's cache
+
+    await expectRight(a.service.updateConnection("partner", { apiKey: "new-partner-key" }));
+    await vi.waitFor(() => expect(heardByB.map((heard) => heard.toLowerCase())).toEqual(["partner"]));
+    expect(await customerNames(b.service, "partner")).toEqual(["AFTER"]);
+    expect(b.orchestrator.calls.listPartnerCustomers).toBe(2);
+
+    await expectRight(a.service.deleteConnection("PARTNER"));
+    await vi.waitFor(() => expect(heardByB.map((heard) => heard.toLowerCase())).toEqual(["partner", "partner"]));
+    await expectRight(a.service.addConnection({ alias: "partner", orchestratorUrl: "https://vco.example.net", apiKey: "old-partner-key" }));
+    expect(await customerNames(b.service, "partner")).toEqual(["BEFORE"]);
+    expect(b.orchestrator.calls.listPartnerCustomers).toBe(3);
+  });
+});
