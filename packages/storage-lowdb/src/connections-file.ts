@@ -259,13 +259,13 @@ export const openConnectionsFile =
 
     try {
       await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      await removeOrphanedTemporaries(path);
       const existing = await db.adapter.read();
       if (existing === null) {
         await withLock(async () => {
           // Another process may have created it while we waited for the lock.
           const created = await db.adapter.read();
           if (created === null) {
-            await removeOrphanedTemporaries(path);
             await db.adapter.write(emptyState());
             db.data = emptyState();
           } else {

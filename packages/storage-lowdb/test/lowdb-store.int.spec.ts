@@ -1,0 +1,246 @@
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { ApiKey, type Alias, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
+import { aConnection } from "@sdwan-connections/core/testing";
+import * as E from "fp-ts/lib/Either.js";
+import { describe, expect, it } from "vitest";
+import {
+  createLowdbConnectionRepository,
+  describeConnectionsFileError,
+  FILE_FORMAT,
+  openConnectionsFile,
+  SCHEMA_VERSION,
+  type ConnectionsFileError,
+} from "../src/index.js";
+import { keyringOf, MASTER_KEY, openOrThrow, OTHER_MASTER_KEY, run, temporaryDirectory } from "./support.js";
+
+const SECRET = "sEcReT-kEy/with+base64=chars-ünïcødé-✓";
+const alias = (value: string) => value as Alias;
+const url = (value: string) => value as OrchestratorUrl;
+const fileIn = (dataDir: string) => join(dataDir, "connections.json");
+
+const encodings = (secret: string): string[] => [
+  secret,
+  ...(["base64", "base64url", "hex"] as const).map((encoding) => Buffer.from(secret).toString(encoding)),
+];
+
+const openFailure = async (dataDir: string, keyring = keyringOf()): Promise<ConnectionsFileError> => {
+  const opened = await openConnectionsFile({ dataDir, keyring })();
+  if (E.isRight(opened)) {
+    await opened.right.close();
+    throw new Error("expected the start to be refused");
+  }
+  return opened.left;
+};
+
+const failureOf = async <A>(task: () => Promise<E.Either<DomainError, A>>): Promise<DomainError> => {
+  const result = await task();
+  if (E.isRight(result)) throw new Error("expected a failure");
+  return result.left;
+};
+
+/** A store with two connections written with MASTER_KEY, closed again. */
+const seeded = async (dataDir: string): Promise<void> => {
+  const file = await openOrThrow({ dataDir });
+  const repository = createLowdbConnectionRepository(file);
+  await run(repository.insert(aConnection({ alias: "Lab", apiKey: SECRET })));
+  await run(repository.insert(aConnection({ alias: "prod", apiKey: "prod-key-0123456789" })));
+  await file.close();
+};
+
+describe("the connections file", () => {
+  it("is created on first start with mode 0600 in a 0700 directory, with format and schema version", async () => {
+    await using directory = await temporaryDirectory();
+    const dataDir = join(directory.path, "nested", "data");
+    const file = await openOrThrow({ dataDir });
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(fileIn(dataDir))).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(fileIn(dataDir), "utf8"))).toEqual({ format: FILE_FORMAT, version: SCHEMA_VERSION, connections: [] });
+    await run(createLowdbConnectionRepository(file).insert(aConnection({ alias: "lab" })));
+    // Every write replaces the file: the replacement must be 0600 too.
+    expect((await stat(fileIn(dataDir))).mode & 0o777).toBe(0o600);
+    await file.close();
+  });
+
+  it("holds no apiKey in plain text, base64 or hex, after adds, updates and a rotation, nor in any other file", async () => {
+    await using directory = await temporaryDirectory();
+    const file = await openOrThrow({ dataDir: directory.path });
+    const repository = createLowdbConnectionRepository(file);
+    await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET })));
+    await run(repository.update(alias("LAB"), { apiKey: ApiKey.unsafeFrom(`${SECRET}-2`) }));
+    await run(repository.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
+    await file.close();
+    const rotated = await openOrThrow({ dataDir: directory.path, keyring: keyringOf(OTHER_MASTER_KEY, [MASTER_KEY]) });
+    await run(rotated.rotate());
+    await rotated.close();
+    for (const name of await readdir(directory.path)) {
+      const path = join(directory.path, name);
+      if (!(await stat(path)).isFile()) continue;
+      const text = await readFile(path, "utf8");
+      for (const needle of [...encodings(SECRET), ...encodings(`${SECRET}-2`)]) expect(text).not.toContain(needle);
+    }
+    expect(await readFile(fileIn(directory.path), "utf8")).toContain("moved.example.net");
+  });
+
+  it("keeps each connection on its own line, readable by a person", async () => {
+    await using directory = await temporaryDirectory();
+    await seeded(directory.path);
+    const lines = (await readFile(fileIn(directory.path), "utf8")).trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toMatch(/^\{"alias":"Lab","orchestratorUrl":"[^"]+","sealedApiKey":"v1\.[0-9a-f]{8}\./);
+  });
+});
+
+describe("concurrency in one process", () => {
+  it("persists all of 1,000 concurrent adds", async () => {
+    await using directory = await temporaryDirectory();
+    const file = await openOrThrow({ dataDir: directory.path });
+    const repository = createLowdbConnectionRepository(file);
+    const aliases = Array.from({ length: 1000 }, (_, i) => `conn-${i}`);
+    await Promise.all(aliases.map((a) => run(repository.insert(aConnection({ alias: a, apiKey: `key-${a}` })))));
+    await file.close();
+    const stored = JSON.parse(await readFile(fileIn(directory.path), "utf8")) as { connections: { alias: string }[] };
+    expect(stored.connections.map((c) => c.alias).sort()).toEqual([...aliases].sort());
+    const reopened = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path }));
+    expect((await run(reopened.get(alias("conn-999")))).apiKey.reveal()).toBe("key-conn-999");
+  });
+
+  it("persists every one of many concurrent updates, across two handles of the file", async () => {
+    await using directory = await temporaryDirectory();
+    const one = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path }));
+    const two = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path }));
+    const aliases = Array.from({ length: 40 }, (_, i) => `conn-${i}`);
+    await Promise.all(aliases.map((a) => run(one.insert(aConnection({ alias: a })))));
+    await Promise.all(
+      aliases.flatMap((a) => [
+        run(one.update(alias(a), { orchestratorUrl: url(`https://${a}.example.net/`) })),
+        run(two.update(alias(a.toUpperCase()), { apiKey: ApiKey.unsafeFrom(`new-${a}`) })),
+      ]),
+    );
+    const reopened = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path }));
+    for (const a of aliases) {
+      const stored = await run(reopened.get(alias(a)));
+      expect([stored.orchestratorUrl, stored.apiKey.reveal()]).toEqual([`https://${a}.example.net/`, `new-${a}`]);
+    }
+  });
+});
+
+describe("a start", () => {
+  it.each([
+    ["garbage", `{"format":"${FILE_FORMAT}","version":1,"connections":[ ${SECRET}`, /not valid JSON/],
+    ["broken JSON", `{"format":"${FILE_FORMAT}",,"secret":"${SECRET}"}`, /not valid JSON near character \d+/],
+    ["an empty file", "", /the file is empty/],
+    ["another JSON document", `[{"apiKey":"${SECRET}"}]`, /not a JSON object/],
+    ["a file of another format", `{"apiKey":"${SECRET}"}`, /not a connections file/],
+    ["a record with a plain apiKey", `{"format":"${FILE_FORMAT}","version":1,"connections":[{"alias":"lab","orchestratorUrl":"https://x.example.net","apiKey":"${SECRET}"}]}`, /connections\.0\.apiKey is not a known field/],
+    ["a bad URL", `{"format":"${FILE_FORMAT}","version":1,"connections":[{"alias":"lab","orchestratorUrl":"ftp://${SECRET}","sealedApiKey":"v1.00000000.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AA"}]}`, /connections\.0\.orchestratorUrl must use http or https/],
+  ])("refuses %s as corrupt, never echoing its content, and leaves it untouched", async (_case, content, reason) => {
+    await using directory = await temporaryDirectory();
+    await writeFile(fileIn(directory.path), content, { mode: 0o600 });
+    const error = await openFailure(directory.path);
+    expect(error._tag).toBe("FileCorrupt");
+    const message = describeConnectionsFileError(error);
+    expect(message).toMatch(reason);
+    expect(message).toContain(fileIn(directory.path));
+    for (const needle of encodings(SECRET)) expect(message).not.toContain(needle);
+    expect(await readFile(fileIn(directory.path), "utf8")).toBe(content);
+  });
+
+  it("refuses a repeated alias as corrupt", async () => {
+    await using directory = await temporaryDirectory();
+    await seeded(directory.path);
+    const text = await readFile(fileIn(directory.path), "utf8");
+    const document = JSON.parse(text) as { connections: unknown[] };
+    document.connections.push({ ...(document.connections[0] as object), alias: "LAB" });
+    await writeFile(fileIn(directory.path), JSON.stringify(document));
+    expect(describeConnectionsFileError(await openFailure(directory.path))).toMatch(/connections\.2\.alias repeats an earlier alias/);
+  });
+
+  it("refuses a file of a newer schema version and leaves it untouched", async () => {
+    await using directory = await temporaryDirectory();
+    const content = JSON.stringify({ format: FILE_FORMAT, version: SCHEMA_VERSION + 1, connections: [], newField: true });
+    await writeFile(fileIn(directory.path), content);
+    const error = await openFailure(directory.path);
+    expect(error).toMatchObject({ _tag: "FutureVersion", version: SCHEMA_VERSION + 1 });
+    expect(describeConnectionsFileError(error)).toMatch(/schema version 2, newer than the 1 this version understands/);
+    expect(await readFile(fileIn(directory.path), "utf8")).toBe(content);
+  });
+
+  it("refuses a file it cannot read", async () => {
+    await using directory = await temporaryDirectory();
+    await mkdir(fileIn(directory.path));
+    expect(await openFailure(directory.path)).toMatchObject({ _tag: "FileUnreadable" });
+  });
+
+  it("reports a wrong master key as such, naming neither the key nor any apiKey", async () => {
+    await using directory = await temporaryDirectory();
+    await seeded(directory.path);
+    const before = await readFile(fileIn(directory.path), "utf8");
+    const error = await openFailure(directory.path, keyringOf(OTHER_MASTER_KEY));
+    expect(error._tag).toBe("WrongMasterKey");
+    const message = describeConnectionsFileError(error);
+    expect(message).toMatch(/wrong master key/);
+    expect(message).not.toMatch(/corrupt/);
+    for (const needle of [...encodings(SECRET), MASTER_KEY.toString("base64"), OTHER_MASTER_KEY.toString("base64")]) {
+      expect(message).not.toContain(needle);
+    }
+    expect(await readFile(fileIn(directory.path), "utf8")).toBe(before);
+  });
+});
+
+describe("while running", () => {
+  it("sees changes another handle made, and refuses to overwrite a file corrupted meanwhile", async () => {
+    await using directory = await temporaryDirectory();
+    const file = await openOrThrow({ dataDir: directory.path });
+    const repository = createLowdbConnectionRepository(file);
+    await run(repository.insert(aConnection({ alias: "lab" })));
+    await writeFile(fileIn(directory.path), `not json ${SECRET}`);
+    const readError = await failureOf(repository.list());
+    expect(readError).toMatchObject({ _tag: "StorageFailure" });
+    const writeError = await failureOf(repository.insert(aConnection({ alias: "other" })));
+    expect(writeError._tag).toBe("StorageFailure");
+    expect(JSON.stringify([readError, writeError])).not.toContain(SECRET);
+    expect(await readFile(fileIn(directory.path), "utf8")).toBe(`not json ${SECRET}`);
+    expect((await failureOf(repository.ping()))._tag).toBe("StorageFailure");
+    await file.close();
+  });
+
+  it("detects an apiKey moved to another record (it was sealed for its own alias)", async () => {
+    await using directory = await temporaryDirectory();
+    await seeded(directory.path);
+    const document = JSON.parse(await readFile(fileIn(directory.path), "utf8")) as { connections: { sealedApiKey: string }[] };
+    const [lab, prod] = document.connections as [{ sealedApiKey: string }, { sealedApiKey: string }];
+    [lab.sealedApiKey, prod.sealedApiKey] = [prod.sealedApiKey, lab.sealedApiKey];
+    await writeFile(fileIn(directory.path), JSON.stringify(document));
+    const repository = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path }));
+    const error = await failureOf(repository.get(alias("lab")));
+    expect(error._tag).toBe("StorageFailure");
+    expect(JSON.stringify(error)).toMatch(/failed authentication/);
+    for (const needle of [...encodings(SECRET), ...encodings("prod-key-0123456789")]) expect(JSON.stringify(error)).not.toContain(needle);
+  });
+});
+
+describe("master key rotation", () => {
+  it("re-seals every record with the new key while the old one still decrypts, after which the old key is not needed", async () => {
+    await using directory = await temporaryDirectory();
+    await seeded(directory.path);
+    const during = await openOrThrow({ dataDir: directory.path, keyring: keyringOf(OTHER_MASTER_KEY, [MASTER_KEY]) });
+    const repository = createLowdbConnectionRepository(during);
+    // Before rotating: old records still open, new writes use the new key.
+    expect((await run(repository.get(alias("lab")))).apiKey.reveal()).toBe(SECRET);
+    await run(repository.insert(aConnection({ alias: "new", apiKey: "new-key" })));
+    expect(await run(during.rotate())).toEqual({ rotated: 2, total: 3 });
+    expect(await run(during.rotate())).toEqual({ rotated: 0, total: 3 });
+    await during.close();
+
+    const newKeyId = keyringOf(OTHER_MASTER_KEY).currentKeyId;
+    const document = JSON.parse(await readFile(fileIn(directory.path), "utf8")) as { connections: { sealedApiKey: string }[] };
+    expect(document.connections.every((c) => c.sealedApiKey.startsWith(`v1.${newKeyId}.`))).toBe(true);
+
+    const after = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path, keyring: keyringOf(OTHER_MASTER_KEY) }));
+    expect((await run(after.get(alias("LAB")))).apiKey.reveal()).toBe(SECRET);
+    expect((await run(after.get(alias("prod")))).apiKey.reveal()).toBe("prod-key-0123456789");
+    expect((await run(after.get(alias("new")))).apiKey.reveal()).toBe("new-key");
+    expect((await openFailure(directory.path, keyringOf(MASTER_KEY)))._tag).toBe("WrongMasterKey");
+  });
+});

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+const ADD_CONNECTIONS = fileURLToPath(new URL("./fixtures/add-connections.ts", import.meta.url));
+
+export interface AddingProcess {
+  readonly child: ChildProcess;
+  /** Aliases whose add the child acknowledged so far. */
+  readonly acknowledged: string[];
+  /** Resolves when the child printed `ready` (store opened). */
+  readonly ready: Promise<void>;
+  /** Resolves when `n` adds were acknowledged. */
+  acknowledgedAtLeast(n: number): Promise<void>;
+  /** Resolves with the exit code or signal. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+/** Runs test/fixtures/add-connections.ts in a new node process, from TypeScript sources via tsx. */
+export const startAddingProcess = (
+  dataDir: string,
+  prefix: string,
+  count: number,
+  inFlight: number,
+  env: Record<string, string> = {},
+): AddingProcess => {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=sdwan-source", "--import", "tsx", ADD_CONNECTIONS, dataDir, prefix, String(count), String(inFlight)],
+    { cwd: PACKAGE_DIR, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const acknowledged: string[] = [];
+  const waiters: { n: number; resolve: () => void }[] = [];
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+    if (line === "ready") markReady();
+    if (line.startsWith("ack ")) acknowledged.push(line.slice(4));
+    for (const waiter of waiters.filter((w) => acknowledged.length >= w.n)) waiter.resolve();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on("exit", (code, signal) => {
+      markReady();
+      for (const waiter of waiters) waiter.resolve();
+      resolve({ code, signal, stderr });
+    }),
+  );
+  return {
+    child,
+    acknowledged,
+    ready,
+    exited,
+    acknowledgedAtLeast: (n) => new Promise<void>((resolve) => (acknowledged.length >= n ? resolve() : waiters.push({ n, resolve }))),
+  };
+};
