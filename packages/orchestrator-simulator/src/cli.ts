@@ -20,6 +20,7 @@ export const parseCliOptions = (argv: readonly string[], env: Readonly<Record<st
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
+    if (arg === "--") continue; // what `pnpm start -- --port 1` passes through
     const match = /^--(host|port|prefix|data|generate)(?:=(.*))?$/.exec(arg);
     if (match === null) throw new Error(`unknown argument '${arg}'\n${USAGE}`);
     const value = match[2] ?? argv[++i];
