@@ -1,0 +1,35 @@
+import * as E from "fp-ts/lib/Either.js";
+import { createConnectionService } from "@sdwan-connections/core";
+import { createInMemoryConnectionRepository } from "@sdwan-connections/core/testing";
+import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import { expect, it } from "vitest";
+import { createPortalOrchestrator } from "../src/index.js";
+
+// The README's wiring example, against the simulator on port 0 instead of 8981.
+it("runs the README wiring example; validation always asks, customer lists are cached", async () => {
+  await using simulator = await startOrchestratorSimulator();
+  const observed: string[] = [];
+  const metrics = { observe: (method: string, outcome: string, _durationMs: number) => void observed.push(`${method} ${outcome}`) };
+
+  const orchestrator = createPortalOrchestrator({
+    timeoutMs: Number(process.env["SDWAN_ORCHESTRATOR_TIMEOUT_MS"] ?? 10_000),
+    onCall: ({ method, outcome, durationMs }) => metrics.observe(method, outcome, durationMs),
+  });
+  const service = createConnectionService({ repository: createInMemoryConnectionRepository(), orchestrator });
+  await service.addConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: "sample-partner-key-1" })();
+  const customers = await service.listPartnerCustomers("lab")();
+  expect(E.isRight(customers) && customers.right).toHaveLength(180);
+
+  // SPEC §4: a second listing comes from core's cache; each validation asks the orchestrator again.
+  simulator.resetCalls();
+  await service.listPartnerCustomers("lab")();
+  expect(simulator.calls.total).toBe(0);
+  const first = await service.validateConnection("lab")();
+  const second = await service.validateConnection("lab")();
+  expect([first, second].map((v) => E.isRight(v) && v.right.valid)).toEqual([true, true]);
+  expect(simulator.calls.byMethod["enterpriseProxy/getEnterpriseProxyProperty"]).toBe(2);
+  expect(observed).toContain("enterpriseProxy/getEnterpriseProxyEnterprises ok");
+
+  service.dispose();
+  orchestrator.close();
+});
