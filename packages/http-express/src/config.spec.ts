@@ -18,6 +18,7 @@ describe("loadConfig", () => {
         storage: "lowdb",
         databaseUrl: undefined,
         masterKey: undefined,
+        previousMasterKeys: undefined,
         admin: undefined,
         htpasswdFile: undefined,
         viewers: [],

@@ -11,6 +11,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** The 32-byte master key, or undefined to use (or generate) the one in the data directory. */
   readonly masterKey: Buffer | undefined;
+  /** Older master keys (SDWAN_MASTER_KEY_PREVIOUS, comma-separated base64) that still open stored keys; checked by the secrets package. */
+  readonly previousMasterKeys: string | undefined;
   readonly admin: { readonly user: string; readonly password: string } | undefined;
   readonly htpasswdFile: string | undefined;
   readonly viewers: readonly string[];
@@ -105,6 +107,7 @@ export const EnvCodecs = {
   SDWAN_STORAGE: envValue("SDWAN_STORAGE", oneOf(["lowdb", "postgres"] as const), withDefault("lowdb" as const)),
   SDWAN_DATABASE_URL: envValue<string | undefined>("SDWAN_DATABASE_URL", databaseUrl, optional),
   SDWAN_MASTER_KEY: envValue<Buffer | undefined>("SDWAN_MASTER_KEY", masterKey, optional),
+  SDWAN_MASTER_KEY_PREVIOUS: envValue<string | undefined>("SDWAN_MASTER_KEY_PREVIOUS", text, optional),
   SDWAN_ADMIN_USER: envValue<string | undefined>(
     "SDWAN_ADMIN_USER",
     (raw) => (/^[^:\s]{1,64}$/.test(raw) ? E.right(raw) : E.left("must be 1-64 characters without ':' or spaces")),
@@ -159,6 +162,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     storage: v.SDWAN_STORAGE,
     databaseUrl: v.SDWAN_DATABASE_URL,
     masterKey: v.SDWAN_MASTER_KEY,
+    previousMasterKeys: v.SDWAN_MASTER_KEY_PREVIOUS,
     admin:
       v.SDWAN_ADMIN_USER === undefined || v.SDWAN_ADMIN_PASSWORD === undefined
         ? undefined

@@ -3,7 +3,7 @@
  * and stops it cleanly on SIGTERM/SIGINT (drain, close the store, exit 0).
  */
 import { loadConfig } from "./config.js";
-import { StartupError } from "./di/modules/auth.js";
+import { StartupError } from "./di/modules/startup-error.js";
 import { startService } from "./service.js";
 
 const fail = (line: string): never => {

@@ -1,18 +1,20 @@
 import type { ContainerModule } from "inversify";
 import type { Config } from "../../config.js";
-import { StartupError } from "./auth.js";
+import { lowdbStorageModule } from "./lowdb.js";
+import { portalOrchestratorModule } from "./portal.js";
+import { StartupError } from "./startup-error.js";
 
 /** The storage adapter module `SDWAN_STORAGE` names. */
 export const storageModuleFor = async (config: Config): Promise<ContainerModule> => {
   switch (config.storage) {
     case "lowdb":
-      throw new StartupError("SDWAN_STORAGE: lowdb is not available in this build yet");
+      return lowdbStorageModule(config);
     case "postgres":
-      throw new StartupError("SDWAN_STORAGE: postgres is not available in this build (package @sdwan-connections/storage-postgres is missing)");
+      throw new StartupError(
+        "SDWAN_STORAGE: postgres is not available in this build (package @sdwan-connections/storage-postgres is not wired in yet); use lowdb",
+      );
   }
 };
 
-/** The orchestrator-portal HTTP client. */
-export const orchestratorModuleFor = async (_config: Config): Promise<ContainerModule> => {
-  throw new StartupError("the orchestrator-portal client is not available in this build yet");
-};
+/** The orchestrator-portal HTTP client (the only orchestrator adapter for now). */
+export const orchestratorModuleFor = async (config: Config): Promise<ContainerModule> => portalOrchestratorModule(config);

@@ -5,11 +5,8 @@ import { createLoginThrottle } from "../../auth/throttle.js";
 import { generatedAdminFile, loadUsers, type Users } from "../../auth/users.js";
 import type { Config } from "../../config.js";
 import { TOKENS } from "../tokens.js";
+import { StartupError } from "./startup-error.js";
 
-/** Fails the start with one line (a missing or malformed user file). */
-export class StartupError extends Error {
-  override readonly name = "StartupError";
-}
 
 const WATCH_INTERVAL_MS = 1_000;
 

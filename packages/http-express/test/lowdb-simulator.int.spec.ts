@@ -1,0 +1,119 @@
+import { readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { CUSTOMER_FIELDS } from "@sdwan-connections/core";
+import { loadSampleDataset, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startService, type RunningService } from "../src/service.js";
+import { ADMIN, BASE, captureLogs, client, makeDataDir, testConfig } from "./harness.js";
+
+const CONNECTIONS = `${BASE}/connections`;
+const PARTNER_KEY = "sample-partner-key-1";
+const CUSTOMER_KEY = "sample-customer-key-1-1";
+
+let simulator: OrchestratorSimulator;
+let dir: string;
+const logs = captureLogs();
+
+beforeAll(async () => {
+  simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+  dir = await makeDataDir();
+});
+afterAll(async () => {
+  await simulator.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The real composition (lowdb + orchestrator-portal), as `pnpm start` wires it, on a temporary data dir. */
+const start = (env: Record<string, string> = {}): Promise<RunningService> =>
+  startService(
+    testConfig({
+      SDWAN_DATA_DIR: dir,
+      SDWAN_ADMIN_USER: ADMIN.name,
+      SDWAN_ADMIN_PASSWORD: ADMIN.password,
+      SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "127.0.0.1",
+      ...env,
+    }),
+    { logDestination: logs.stream },
+  );
+
+describe("lowdb storage + orchestrator-portal against the simulator", () => {
+  it("adds, validates, lists customers; keys are encrypted at rest and survive a restart", async () => {
+    const first = await start();
+    const call = client(first.url);
+    try {
+      expect((await call("POST", CONNECTIONS, { body: { alias: "Carolina", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } })).status).toBe(200);
+      const noSlash = simulator.url.replace(/\/$/, "");
+      expect((await call("POST", CONNECTIONS, { body: { alias: "granite", orchestratorUrl: noSlash, apiKey: CUSTOMER_KEY } })).status).toBe(200);
+      expect((await call("POST", CONNECTIONS, { body: { alias: "bogus", orchestratorUrl: simulator.url, apiKey: "not-a-key-999" } })).status).toBe(422);
+
+      expect((await call("GET", `${CONNECTIONS}/carolina?verbose=true`)).json()).toEqual({
+        alias: "Carolina",
+        orchestratorUrl: simulator.url,
+        valid: true,
+        type: "partner",
+      });
+      expect((await call("GET", `${CONNECTIONS}/granite?verbose=true`)).json()).toMatchObject({ valid: true, type: "customer" });
+
+      const customers = (await call("GET", `${BASE}/partner/carolina/customers`)).json<Record<string, unknown>[]>();
+      const partner = simulator.data.partners.find((p) => p.keys.includes(PARTNER_KEY));
+      expect(customers).toHaveLength(partner?.enterprises.length ?? -1);
+      for (const customer of customers) expect(Object.keys(customer)).toEqual(CUSTOMER_FIELDS);
+      expect((await call("GET", `${BASE}/partner/granite/customers`)).status).toBe(409);
+    } finally {
+      await first.close();
+    }
+
+    const files = await readdir(dir);
+    expect(files).toContain("connections.json");
+    expect(files).toContain("master.key");
+    const stored = await readFile(join(dir, "connections.json"), "utf8");
+    expect(stored).toContain("Carolina");
+    expect(stored).not.toContain(PARTNER_KEY);
+    expect(stored).not.toContain(CUSTOMER_KEY);
+
+    const second = await start();
+    try {
+      const call2 = client(second.url);
+      expect((await call2("GET", CONNECTIONS)).json()).toEqual([
+        { alias: "Carolina", orchestratorUrl: simulator.url },
+        { alias: "granite", orchestratorUrl: simulator.url.replace(/\/$/, "") },
+      ]);
+      expect((await call2("GET", `${CONNECTIONS}/CAROLINA`)).json()).toMatchObject({ valid: true });
+      expect((await call2("GET", "/readyz", { user: null })).status).toBe(200);
+    } finally {
+      await second.close();
+    }
+    expect(logs.text()).not.toContain(PARTNER_KEY);
+    expect(logs.text()).not.toContain(CUSTOMER_KEY);
+  });
+
+  it("answers 502 when the orchestrator answers garbage and 504 when it is too slow, during customers", async () => {
+    const service = await start({ SDWAN_ORCHESTRATOR_TIMEOUT_MS: "300", SDWAN_CUSTOMERS_CACHE_TTL_MS: "0" });
+    const call = client(service.url);
+    try {
+      await call("PUT", `${CONNECTIONS}/carolina?force=true`, { body: { apiKey: PARTNER_KEY } });
+      simulator.setFault(PARTNER_KEY, { kind: "malformedJson" });
+      expect((await call("GET", `${BASE}/partner/carolina/customers`)).status).toBe(502);
+      simulator.setFault(PARTNER_KEY, { kind: "delay", ms: 1_500 });
+      expect((await call("GET", `${BASE}/partner/carolina/customers`)).status).toBe(504);
+      expect((await call("GET", `${CONNECTIONS}/carolina?verbose=true`)).json()).toMatchObject({ valid: false });
+    } finally {
+      simulator.setFault(PARTNER_KEY, undefined);
+      await service.close();
+    }
+  });
+
+  it("refuses an orchestrator host outside SDWAN_ORCHESTRATOR_ALLOWED_HOSTS", async () => {
+    const service = await start({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "vco.example.net" });
+    try {
+      simulator.resetCalls();
+      const reply = await client(service.url)("POST", CONNECTIONS, {
+        body: { alias: "elsewhere", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+      });
+      expect(reply.status).toBe(422);
+      expect(Object.values(simulator.callsFor(PARTNER_KEY))).toEqual([0, 0, 0]);
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { rm } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import { describe, expect, it } from "vitest";
+import { BASE, client, makeDataDir } from "./harness.js";
+
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+
+/** `src/main.ts` in a child process, exactly as `pnpm start` runs it (sources through tsx instead of dist). */
+const runMain = (env: Record<string, string>) => {
+  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/main.ts"], {
+    cwd: PACKAGE_DIR,
+    env: { PATH: process.env["PATH"] ?? "", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = once(child, "exit").then(([code]) => code as number | null);
+  const listening = async (): Promise<string> => {
+    for (let i = 0; i < 200 && !/listening on (http:\/\/\S+?)\/rest/.test(stdout); i += 1) {
+      if (child.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const url = /listening on (http:\/\/\S+?)\/rest/.exec(stdout)?.[1];
+    if (url === undefined) throw new Error(`did not start:\n${stdout}\n${stderr}`);
+    return url;
+  };
+  return { child, exited, listening, out: () => stdout, err: () => stderr };
+};
+
+const kill = (child: ChildProcess) => {
+  if (child.exitCode === null) child.kill("SIGKILL");
+};
+
+describe("the service process (main.ts)", () => {
+  it("stops a start with a bad variable with one line naming it, exit code 2", async () => {
+    const run = runMain({ SDWAN_PORT: "eighty" });
+    expect(await run.exited).toBe(2);
+    expect(run.err()).toBe("sdwan-connections: SDWAN_PORT: must be an integer from 0 to 65535\n");
+  });
+
+  it("first start: prints the generated admin once; SIGTERM drains an in-flight request, then exits 0", async () => {
+    const dir = await makeDataDir();
+    await using simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+    const run = runMain({ SDWAN_DATA_DIR: dir });
+    let admin = { name: "admin", password: "" };
+    try {
+      const url = await run.listening();
+      const password = /password: (\S+)/.exec(run.out())?.[1];
+      expect(password).toBeDefined();
+      admin = { name: "admin", password: password ?? "" };
+      const call = client(url);
+      const added = await call("POST", `${BASE}/connections`, {
+        user: admin,
+        body: { alias: "slow", orchestratorUrl: simulator.url, apiKey: "sample-partner-key-1" },
+      });
+      expect(added.status).toBe(200);
+
+      simulator.setFault("sample-partner-key-1", { kind: "delay", ms: 700 });
+      const inFlight = call("GET", `${BASE}/connections/slow`, { user: admin });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      run.child.kill("SIGTERM");
+      const reply = await inFlight;
+      expect(reply.status).toBe(200);
+      expect(reply.json()).toMatchObject({ valid: true });
+      expect(await run.exited).toBe(0);
+      expect(run.out()).not.toContain("sample-partner-key-1");
+    } finally {
+      kill(run.child);
+    }
+
+    // Second start on the same data directory: no new password, the connection is still there.
+    const again = runMain({ SDWAN_DATA_DIR: dir });
+    try {
+      const url = await again.listening();
+      expect(again.out()).not.toContain("password:");
+      expect((await client(url)("GET", `${BASE}/connections`, { user: admin })).json()).toEqual([
+        { alias: "slow", orchestratorUrl: simulator.url },
+      ]);
+    } finally {
+      again.child.kill("SIGINT");
+      expect(await again.exited).toBe(0);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
