@@ -184,6 +184,8 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     } catch (error) {
       if (controller.signal.aborted || isAbort(error))
         return { done: E.left(orchestratorTimedOut(`The orchestrator did not answer ${method} within ${timeoutMs} ms.`)) };
+      if (typeof error === "object" && error !== null && (error as { type?: unknown }).type === "max-size")
+        return { done: E.left(orchestratorGarbage(`The orchestrator's answer to ${method} is larger than ${RESPONSE_LIMIT_BYTES / 2 ** 20} MiB.`)) };
       const code = errorCode(error);
       const reason = `The orchestrator could not be reached for ${method} (${code ?? "network error"}).`;
       return code !== undefined && RETRYABLE_NETWORK_CODES.has(code)

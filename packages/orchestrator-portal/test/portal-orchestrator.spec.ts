@@ -161,6 +161,12 @@ describe("createPortalOrchestrator", () => {
     expectNoKey(identity);
   });
 
+  it("calls an answer over the size limit garbage", async () => {
+    const { orchestrator } = make([{ status: 0, throws: Object.assign(new Error("content size over limit"), { type: "max-size" }) }]);
+    const customers = await orchestrator.listPartnerCustomers(target(), 10)();
+    expect(E.isLeft(customers) && customers.left._tag).toBe("OrchestratorGarbage");
+  });
+
   it("never echoes the orchestrator's error message (it could quote the key)", async () => {
     const { orchestrator } = make([{ status: 400, body: JSON.stringify({ error: { code: 1, message: `bad token ${SECRET}` } }) }]);
     const identity = await orchestrator.identify(target())();
