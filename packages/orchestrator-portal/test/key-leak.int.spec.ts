@@ -14,7 +14,7 @@ describe("the key leaves only in the Authorization header of its own connection"
   beforeAll(async () => {
     simulator = await startOrchestratorSimulator();
     other = await startOrchestratorSimulator({ prefix: "/other" });
-    orchestrator = createPortalOrchestrator({ timeoutMs: 200, retries: 1, backoffBaseMs: 5, allowedHosts: undefined, onCall: (e) => void events.push(e) });
+    orchestrator = createPortalOrchestrator({ timeoutMs: 600, retries: 1, backoffBaseMs: 5, allowedHosts: undefined, onCall: (e) => void events.push(e) });
   });
   afterAll(async () => {
     orchestrator.close();
@@ -35,7 +35,7 @@ describe("the key leaves only in the Authorization header of its own connection"
       { kind: "malformedJson" },
       { kind: "errorBody" },
       { kind: "reset" },
-      { kind: "delay", ms: 400 },
+      { kind: "delay", ms: 1_200 },
     ] as const) {
       simulator.setFault("*", fault);
       results.push(await orchestrator.identify(partner)());
