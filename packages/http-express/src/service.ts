@@ -96,7 +96,8 @@ export const startService = async (config: Config, options: ServiceOptions = {})
       container.get(TOKENS.ConnectionService).dispose();
       await storage.close();
       logger.info("stopped");
-      logger.flush();
+      // Buffered log lines would be lost to the process.exit that usually follows.
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })());
 
   return { url, container, close };
