@@ -24,30 +24,30 @@ const tinyint = optional(t.union([t.literal(0), t.literal(1), t.boolean]));
  * null, but if present must have its documented type. `bastionState` is any
  * string: the API calls new enum values backward-compatible.
  */
-export const Enterprise = t.intersection(
-  [
-    t.type({ id: t.Int, logicalId: t.string }),
-    t.partial({
-      networkId: num,
-      gatewayPoolId: num,
-      bastionState: text,
-      alertsEnabled: tinyint,
-      operatorAlertsEnabled: tinyint,
-      name: text,
-      domain: text,
-      accountNumber: text,
-      description: text,
-      streetAddress: text,
-      city: text,
-      state: text,
-      postalCode: text,
-      country: text,
-      lat: num,
-      lon: num,
-      timezone: text,
-      locale: text,
-    }),
-  ],
+export const Enterprise = t.type(
+  {
+    id: t.Int,
+    logicalId: t.string,
+    // A flat t.type (absent keys read as undefined) decodes faster than intersection + partial.
+    networkId: num,
+    gatewayPoolId: num,
+    bastionState: text,
+    alertsEnabled: tinyint,
+    operatorAlertsEnabled: tinyint,
+    name: text,
+    domain: text,
+    accountNumber: text,
+    description: text,
+    streetAddress: text,
+    city: text,
+    state: text,
+    postalCode: text,
+    country: text,
+    lat: num,
+    lon: num,
+    timezone: text,
+    locale: text,
+  },
   "Enterprise",
 );
 export type Enterprise = t.TypeOf<typeof Enterprise>;
@@ -88,8 +88,7 @@ export const toCustomer = (e: Enterprise): Customer => ({
 });
 
 const FIELD_NAMES: ReadonlySet<string> = new Set([
-  ...Object.keys(Enterprise.types[0].props),
-  ...Object.keys(Enterprise.types[1].props),
+  ...Object.keys(Enterprise.props),
   ...Object.keys(ErrorBody.props),
   ...Object.keys(ProxyProperty.props),
   ...Object.keys(EnterpriseIdentity.props),
