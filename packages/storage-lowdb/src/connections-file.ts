@@ -138,7 +138,7 @@ class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
       if (E.isLeft(parsed)) throw new ConnectionsFileFailure(parsed.left);
       const wrongKey = checkKeyIds(this.path, parsed.right, this.keyring);
       if (wrongKey !== undefined) throw new ConnectionsFileFailure(wrongKey);
-      await this.known?.handle.close();
+      this.#retire(this.known);
       this.known = versionOf(handle, stats);
       keep = true;
       return parsed.right;
@@ -151,13 +151,15 @@ class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
   }
 
   async write(state: ConnectionsState): Promise<void> {
-    const text = serializeConnections(state.connections);
+    const parts = serializeConnections(state.connections);
+    const length = parts.reduce((sum, part) => sum + part.length, 0);
     this.#sequence += 1;
     const temporary = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${this.#sequence}.${randomBytes(3).toString("hex")}.tmp`);
     const handle = await open(temporary, "wx", 0o600);
     let stats: Stats;
     try {
-      await handle.writeFile(text, "utf8");
+      const { bytesWritten } = await handle.writev(parts);
+      if (bytesWritten !== length) throw Object.assign(new Error("short write"), { code: "EIO" });
       await handle.sync();
       stats = await handle.stat();
       await rename(temporary, this.path);
@@ -166,16 +168,32 @@ class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
       await unlink(temporary).catch(() => undefined);
       throw error;
     }
-    await this.known?.handle.close();
+    // Closing the replaced version frees its blocks (~2 ms for 4 MB): done beside the directory fsync, not before it.
+    this.#retire(this.known);
     this.known = versionOf(handle, stats);
     // Makes the rename itself durable (a crash of the machine, not just of the process).
     this.#directory ??= await open(dirname(this.path), "r");
     await this.#directory.sync();
   }
 
-  async close(): Promise<void> {
-    await this.known?.handle.close();
+  #closing = new Set<Promise<void>>();
+
+  #retire(version: KnownVersion | undefined): void {
+    if (version === undefined) return;
+    const closing = version.handle.close().catch(() => undefined);
+    this.#closing.add(closing);
+    void closing.then(() => this.#closing.delete(closing));
+  }
+
+  /** Forgets the version in memory: the next read re-reads the file. */
+  forget(): void {
+    this.#retire(this.known);
     this.known = undefined;
+  }
+
+  async close(): Promise<void> {
+    this.forget();
+    await Promise.all(this.#closing);
     await this.#directory?.close();
     this.#directory = undefined;
   }
@@ -301,7 +319,9 @@ export const openConnectionsFile =
       try {
         results = await withLock(async () => {
           await refresh();
-          const connections = new Map(db.data.connections);
+          // Mutations change the live map (copying 10,000 entries per write would cost more than the write's
+          // bookkeeping); should the write fail, the file is re-read below, which undoes them.
+          const connections = db.data.connections as Map<string, StoredConnection>;
           let changed = false;
           const outcomes = batch.map(({ mutation }) => {
             const outcome = mutation(connections);
@@ -311,18 +331,15 @@ export const openConnectionsFile =
           });
           if (changed) {
             if (compromised) throw new Error("the lock was taken over by another process");
-            const next = { connections };
-            await adapter.write(next);
-            db.data = next;
+            await adapter.write(db.data);
           }
           return outcomes;
         });
       } catch (error) {
-        // The file is re-read before the next change, whatever this write left behind.
+        // Forgetting the version in memory makes the next read or write re-read the file: memory follows what is on disk.
         const failure = E.left(toStorageFailure(path, error));
         results = batch.map(() => failure);
-        if (adapter.known !== undefined) await adapter.known.handle.close().catch(() => undefined);
-        adapter.known = undefined;
+        adapter.forget();
       }
       batch.forEach(({ resolve }, index) => resolve(results[index] as E.Either<DomainError, unknown>));
     };

@@ -19,12 +19,13 @@ import type { ConnectionsFileError } from "./errors.js";
 export const FILE_FORMAT = "sdwan-connections/connections";
 export const SCHEMA_VERSION = 1;
 
-/** One stored connection, with its serialized form kept so a write re-serializes nothing but what changed. */
+/** One stored connection, with its file line kept encoded so a write re-serializes nothing but what changed. */
 export interface StoredConnection {
   readonly alias: Alias;
   readonly orchestratorUrl: OrchestratorUrl;
   readonly sealedApiKey: SealedSecret;
-  readonly json: string;
+  /** The connection's line of the file, UTF-8. */
+  readonly line: Buffer;
 }
 
 /** The whole store: connections by alias key (lowercase alias), in file order. */
@@ -36,19 +37,31 @@ export const storedConnection = (alias: Alias, orchestratorUrl: OrchestratorUrl,
   alias,
   orchestratorUrl,
   sealedApiKey,
-  json: JSON.stringify({ alias, orchestratorUrl, sealedApiKey }),
+  line: Buffer.from(JSON.stringify({ alias, orchestratorUrl, sealedApiKey }), "utf8"),
 });
 
 export const emptyState = (): ConnectionsState => ({ connections: new Map() });
 
-const HEADER = `{"format":${JSON.stringify(FILE_FORMAT)},"version":${SCHEMA_VERSION},"connections":[`;
+const HEADER = Buffer.from(`{"format":${JSON.stringify(FILE_FORMAT)},"version":${SCHEMA_VERSION},"connections":[`);
+const EMPTY_FOOTER = Buffer.from("]}\n");
+const FIRST = Buffer.from("\n");
+const SEPARATOR = Buffer.from(",\n");
+const FOOTER = Buffer.from("\n]}\n");
 
-/** The file's text: the cached line of every connection, joined once. */
-export const serializeConnections = (connections: ReadonlyMap<string, StoredConnection>): string => {
-  if (connections.size === 0) return `${HEADER}]}\n`;
-  const lines: string[] = [];
-  for (const connection of connections.values()) lines.push(connection.json);
-  return `${HEADER}\n${lines.join(",\n")}\n]}\n`;
+/**
+ * The file's bytes, as the pieces to hand to one `writev`: the cached line of
+ * every connection, nothing encoded again and nothing copied into one buffer.
+ */
+export const serializeConnections = (connections: ReadonlyMap<string, StoredConnection>): Buffer[] => {
+  if (connections.size === 0) return [HEADER, EMPTY_FOOTER];
+  const parts: Buffer[] = [HEADER];
+  let separator = FIRST;
+  for (const connection of connections.values()) {
+    parts.push(separator, connection.line);
+    separator = SEPARATOR;
+  }
+  parts.push(FOOTER);
+  return parts;
 };
 
 const SealedSecretCodec = new t.Type<SealedSecret, string, unknown>(

@@ -1,0 +1,150 @@
+// `pnpm bench`: add, update, get and list against stores of 10, 1,000 and
+// 10,000 connections, each write compared with a plain fs.writeFile of the
+// same bytes measured in the same run. Writes its table into docs/benchmarks.md.
+import { mkdtemp, open, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { machineLine, markdownTable, opsPerSecond, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { ApiKey, type Alias, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
+import { aConnection } from "@sdwan-connections/core/testing";
+import { createKeyring, masterKey } from "@sdwan-connections/secrets";
+import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import { createLowdbConnectionRepository, describeConnectionsFileError, openConnectionsFile } from "../src/index.js";
+
+const SIZES = [10, 1_000, 10_000] as const;
+const WRITES: Record<(typeof SIZES)[number], number> = { 10: 400, 1_000: 300, 10_000: 120 };
+const READS = 2_000;
+const LISTS: Record<(typeof SIZES)[number], number> = { 10: 2_000, 1_000: 500, 10_000: 100 };
+const WARM_UP = 10;
+
+const run = async <A>(task: TaskEither<DomainError, A>): Promise<A> => {
+  const result = await task();
+  if (E.isLeft(result)) throw new Error(JSON.stringify(result.left));
+  return result.right;
+};
+
+// Realistic-looking keys and URLs: an orchestrator API token is ~200 characters.
+const apiKeyFor = (i: number) => `${"t".repeat(180)}-${i.toString(36).padStart(8, "0")}`;
+const urlFor = (i: number) => `https://vco${i % 97}.orchestrator.example.net/`;
+
+const keyring = createKeyring({ current: masterKey(Buffer.alloc(32, 0x42)) });
+
+interface Row {
+  readonly size: number;
+  readonly fileBytes: number;
+  readonly add: number[];
+  readonly update: number[];
+  readonly get: number[];
+  readonly list: number[];
+  readonly baseline: number[];
+  readonly baselineFsync: number[];
+}
+
+const measure = async (size: number): Promise<Row> => {
+  const dataDir = await mkdtemp(join(tmpdir(), "sdwan-bench-"));
+  try {
+    const opened = await openConnectionsFile({ dataDir, keyring })();
+    if (E.isLeft(opened)) throw new Error(describeConnectionsFileError(opened.left));
+    const file = opened.right;
+    const repository = createLowdbConnectionRepository(file);
+    await Promise.all(
+      Array.from({ length: size }, (_, i) => run(repository.insert(aConnection({ alias: `conn-${i}`, orchestratorUrl: urlFor(i), apiKey: apiKeyFor(i) })))),
+    );
+    const pick = (i: number) => `conn-${(i * 7919) % size}` as Alias;
+    const writes = WRITES[size as (typeof SIZES)[number]];
+
+    // Writes and baselines interleave, so that whatever else the disk is doing weighs on both alike.
+    const path = join(dataDir, "connections.json");
+    const bytes = await readFile(path);
+    const target = join(dataDir, "baseline.json");
+    const add: number[] = [];
+    const update: number[] = [];
+    const baseline: number[] = [];
+    const baselineFsync: number[] = [];
+    const timeOne = async (operation: () => Promise<unknown>): Promise<number> => ((await timeEach(1, operation))[0] as number);
+    for (let i = 0; i < writes + WARM_UP; i += 1) {
+      const keep = i >= WARM_UP;
+      // add: a new connection each time, removed again (not timed) so the store keeps its size.
+      const added = await timeOne(() =>
+        run(repository.insert(aConnection({ alias: `extra-${i}`, orchestratorUrl: urlFor(i), apiKey: apiKeyFor(i) }))),
+      );
+      await run(repository.delete(`extra-${i}` as Alias));
+      const updated = await timeOne(() =>
+        run(repository.update(pick(i), { orchestratorUrl: urlFor(i + 1) as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(apiKeyFor(i + 1)) })),
+      );
+      // The baselines: the very bytes of the store written once with fs.writeFile (and, for reference, with an fsync).
+      const plain = await timeOne(() => writeFile(target, bytes));
+      const synced = await timeOne(async () => {
+        const handle = await open(target, "w");
+        await handle.writeFile(bytes);
+        await handle.sync();
+        await handle.close();
+      });
+      if (keep) {
+        add.push(added);
+        update.push(updated);
+        baseline.push(plain);
+        baselineFsync.push(synced);
+      }
+    }
+    const get = (await timeEach(READS + WARM_UP, (i) => run(repository.get(pick(i))))).slice(WARM_UP);
+    const list = (await timeEach(LISTS[size as (typeof SIZES)[number]] + WARM_UP, () => run(repository.list()))).slice(WARM_UP);
+    await file.close();
+    return { size, fileBytes: (await stat(path)).size, add, update, get, list, baseline, baselineFsync };
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+};
+
+const ms = (value: number) => value.toFixed(3);
+const ops = (samples: number[]) => Math.round(opsPerSecond(samples)).toLocaleString("en-US");
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+const median = (samples: number[]) => percentile(samples, 0.5);
+
+const rows: Row[] = [];
+for (const size of SIZES) {
+  rows.push(await measure(size));
+  process.stdout.write(`measured ${size} connections\n`);
+}
+
+const throughput = markdownTable(
+  ["stored connections", "file size", "add ops/s", "update ops/s", "get ops/s", "list ops/s"],
+  rows.map((row) => [row.size.toLocaleString("en-US"), kib(row.fileBytes), ops(row.add), ops(row.update), ops(row.get), ops(row.list)]),
+);
+const writeCost = markdownTable(
+  [
+    "stored connections",
+    "add p50 / p95 (ms)",
+    "update p50 / p95 (ms)",
+    "baseline fs.writeFile p50 (ms)",
+    "add ÷ baseline",
+    "update ÷ baseline",
+    "writeFile + fsync p50 (ms)",
+  ],
+  rows.map((row) => [
+    row.size.toLocaleString("en-US"),
+    `${ms(median(row.add))} / ${ms(percentile(row.add, 0.95))}`,
+    `${ms(median(row.update))} / ${ms(percentile(row.update, 0.95))}`,
+    ms(median(row.baseline)),
+    `${(median(row.add) / median(row.baseline)).toFixed(2)}×`,
+    `${(median(row.update) / median(row.baseline)).toFixed(2)}×`,
+    ms(median(row.baselineFsync)),
+  ]),
+);
+
+const markdown = `## storage-lowdb: connections.json
+
+${await machineLine()}. \`pnpm --filter @sdwan-connections/storage-lowdb bench\`; one write at a time (no batching helps here), apiKeys of ~190 characters.
+
+${throughput}
+
+What one write costs as the store grows, against a plain \`fs.writeFile\` of the same bytes in the same run.
+A write takes the lock (\`proper-lockfile\`), checks the file is unchanged (one \`stat\`), seals the key (AES-256-GCM), joins the
+cached JSON line of every connection, writes a temporary file, fsyncs it, renames it over \`connections.json\` and fsyncs the directory.
+
+${writeCost}
+`;
+
+await writeBenchmarkSection("storage-lowdb", markdown);
+process.stdout.write(`${markdown}\n`);
