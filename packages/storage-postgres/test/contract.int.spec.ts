@@ -17,8 +17,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([admin, ...pools].map((pool) => pool?.end()));
-  await postgres?.stop();
+  try {
+    await Promise.allSettled([admin, ...pools].map((pool) => pool?.end()));
+  } finally {
+    await postgres?.stop(); // even when closing failed: never leave a container behind
+  }
 });
 
 describeConnectionRepositoryContract("PostgresConnectionRepository", {

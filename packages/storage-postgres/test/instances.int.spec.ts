@@ -38,9 +38,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const close of closers) await close();
-  await Promise.allSettled(pools.map((p) => p.end())); // one test ends its pool itself
-  await postgres?.stop();
+  try {
+    for (const close of closers) await close();
+    await Promise.allSettled(pools.map((p) => p.end())); // one test ends its pool itself
+  } finally {
+    await postgres?.stop(); // even when closing failed: never leave a container behind
+  }
 });
 
 describe("migrate", () => {
