@@ -151,15 +151,13 @@ class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
   }
 
   async write(state: ConnectionsState): Promise<void> {
-    const parts = serializeConnections(state.connections);
-    const length = parts.reduce((sum, part) => sum + part.length, 0);
+    const bytes = serializeConnections(state.connections);
     this.#sequence += 1;
     const temporary = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${this.#sequence}.${randomBytes(3).toString("hex")}.tmp`);
     const handle = await open(temporary, "wx", 0o600);
     let stats: Stats;
     try {
-      const { bytesWritten } = await handle.writev(parts);
-      if (bytesWritten !== length) throw Object.assign(new Error("short write"), { code: "EIO" });
+      await handle.writeFile(bytes);
       await handle.sync();
       stats = await handle.stat();
       await rename(temporary, this.path);

@@ -49,19 +49,24 @@ const SEPARATOR = Buffer.from(",\n");
 const FOOTER = Buffer.from("\n]}\n");
 
 /**
- * The file's bytes, as the pieces to hand to one `writev`: the cached line of
- * every connection, nothing encoded again and nothing copied into one buffer.
+ * The file's bytes: the cached line of every connection copied into one
+ * buffer, nothing encoded again. (One contiguous write is faster than a
+ * `writev` of 20,000 small pieces.)
  */
-export const serializeConnections = (connections: ReadonlyMap<string, StoredConnection>): Buffer[] => {
-  if (connections.size === 0) return [HEADER, EMPTY_FOOTER];
-  const parts: Buffer[] = [HEADER];
+export const serializeConnections = (connections: ReadonlyMap<string, StoredConnection>): Buffer => {
+  if (connections.size === 0) return Buffer.concat([HEADER, EMPTY_FOOTER]);
+  let length = HEADER.length + FIRST.length + FOOTER.length + SEPARATOR.length * (connections.size - 1);
+  for (const connection of connections.values()) length += connection.line.length;
+  const bytes = Buffer.allocUnsafe(length);
+  let offset = HEADER.copy(bytes, 0);
   let separator = FIRST;
   for (const connection of connections.values()) {
-    parts.push(separator, connection.line);
+    offset += separator.copy(bytes, offset);
+    offset += connection.line.copy(bytes, offset);
     separator = SEPARATOR;
   }
-  parts.push(FOOTER);
-  return parts;
+  FOOTER.copy(bytes, offset);
+  return bytes;
 };
 
 const SealedSecretCodec = new t.Type<SealedSecret, string, unknown>(
