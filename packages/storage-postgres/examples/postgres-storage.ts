@@ -6,6 +6,7 @@ import {
   createPostgresConnectionChanges,
   createPostgresConnectionRepository,
   migrate,
+  verifyMasterKeys,
   type PostgresConnectionChanges,
 } from "@sdwan-connections/storage-postgres";
 
@@ -22,9 +23,10 @@ export async function openPostgresStorage(databaseUrl: string, keyring: Keyring,
   pool.on("error", () => warn("an idle PostgreSQL connection was lost"));
 
   const migrated = await migrate(pool)();
-  if (E.isLeft(migrated)) {
+  const keysFit = E.isRight(migrated) ? await verifyMasterKeys(pool, keyring)() : migrated;
+  if (E.isLeft(keysFit)) {
     await pool.end();
-    throw new Error(describeError(migrated.left)); // never contains the URL or its password
+    throw new Error(describeError(keysFit.left)); // never contains the URL or its password
   }
   const changes = await createPostgresConnectionChanges({ pool, listener: { connectionString: databaseUrl }, onError: warn })();
   if (E.isLeft(changes)) {

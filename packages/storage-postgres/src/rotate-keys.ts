@@ -6,44 +6,84 @@ import { aliasKey, storageFailure, type DomainError } from "@sdwan-connections/c
 import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
 import { databaseFailure } from "./database-errors.js";
 
+/** Re-sealed connections, out of all stored (as lowdb's `rotate` answers). */
 export interface RotationReport {
-  /** Connections whose apiKey was re-sealed with the current master key. */
-  readonly resealed: number;
-  /** Connections changed by someone else meanwhile (already sealed anew by them). */
-  readonly skipped: number;
+  readonly rotated: number;
+  readonly total: number;
 }
 
 /**
  * Re-seals every stored apiKey not sealed with the keyring's current key (run
- * after adding a new SDWAN_MASTER_KEY and listing the old one in
- * SDWAN_MASTER_KEY_PREVIOUS). Each row is replaced only if it still holds the
- * value read (compare-and-set), so a concurrent update is never overwritten.
- * Stops at the first key that does not open, naming its connection.
+ * after setting a new SDWAN_MASTER_KEY and listing the old one in
+ * SDWAN_MASTER_KEY_PREVIOUS). All or nothing: one transaction, rows locked
+ * (`for update`) so a concurrent update waits instead of being overwritten; a
+ * key that does not open rolls everything back, naming its connection.
  */
 export const rotateKeys = (pool: Pool, keyring: Keyring): TE.TaskEither<DomainError, RotationReport> =>
   pipe(
     TE.tryCatch(async (): Promise<E.Either<DomainError, RotationReport>> => {
-      const { rows } = await pool.query<{ alias_key: string; alias: string; api_key: string }>(
-        "select alias_key, alias, api_key from connections where api_key not like $1 order by alias_key",
-        [`v1.${keyring.currentKeyId}.%`],
-      );
-      let resealed = 0;
-      let skipped = 0;
-      for (const row of rows) {
-        if (!keyring.needsRotation(row.api_key)) continue;
-        const opened = keyring.open(row.api_key, aliasKey(row.alias));
-        if (E.isLeft(opened)) {
-          return E.left(storageFailure(`Storage failure while rotating keys: the apiKey of connection '${row.alias}' cannot be opened: ${describeSecretError(opened.left)}.`));
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("begin");
+        const { rows } = await client.query<{ alias_key: string; alias: string; api_key: string }>(
+          "select alias_key, alias, api_key from connections order by alias_key for update",
+        );
+        let rotated = 0;
+        for (const row of rows) {
+          if (!keyring.needsRotation(row.api_key)) continue;
+          const opened = keyring.open(row.api_key, aliasKey(row.alias));
+          if (E.isLeft(opened)) {
+            await client.query("rollback");
+            return E.left(
+              storageFailure(
+                `Storage failure while rotating keys: the apiKey of connection '${row.alias}' cannot be opened: ${describeSecretError(opened.left)}; nothing was re-sealed.`,
+              ),
+            );
+          }
+          await client.query("update connections set api_key = $2, updated_at = now() where alias_key = $1", [
+            row.alias_key,
+            keyring.seal(opened.right, aliasKey(row.alias)),
+          ]);
+          rotated += 1;
         }
-        const result = await pool.query("update connections set api_key = $3 where alias_key = $1 and api_key = $2", [
-          row.alias_key,
-          row.api_key,
-          keyring.seal(opened.right, aliasKey(row.alias)),
-        ]);
-        if ((result.rowCount ?? 0) === 1) resealed += 1;
-        else skipped += 1;
+        await client.query("commit");
+        return E.right({ rotated, total: rows.length });
+      } catch (error) {
+        broken = error instanceof Error ? error : new Error("rotation failed");
+        throw error;
+      } finally {
+        // A client that failed mid-transaction is discarded (PostgreSQL rolls back what it held).
+        client.release(broken);
       }
-      return E.right({ resealed, skipped });
     }, databaseFailure("rotating keys")),
     TE.chainEitherK(identity),
+  );
+
+/**
+ * Checks at start that every stored apiKey was sealed with a key the keyring
+ * holds, so a wrong or missing SDWAN_MASTER_KEY stops the start with one clear
+ * line instead of failing reads one connection at a time.
+ */
+export const verifyMasterKeys = (pool: Pool, keyring: Keyring): TE.TaskEither<DomainError, void> =>
+  pipe(
+    TE.tryCatch(
+      async () =>
+        (await pool.query<{ key_id: string }>("select distinct split_part(api_key, '.', 2) as key_id from connections order by 1")).rows.map(
+          (row) => row.key_id,
+        ),
+      databaseFailure("checking the master keys"),
+    ),
+    TE.chainEitherK((stored) => {
+      const unknown = stored.filter((keyId) => !keyring.keyIds.includes(keyId));
+      return unknown.length === 0
+        ? E.right(undefined)
+        : E.left(
+            storageFailure(
+              `The database holds apiKeys sealed with master key id(s) ${unknown.join(", ")}, but the configured key id(s) are ` +
+                `${keyring.keyIds.join(", ")}: wrong master key. Set SDWAN_MASTER_KEY to the key the connections were stored with, ` +
+                "or list it in SDWAN_MASTER_KEY_PREVIOUS.",
+            ),
+          );
+    }),
   );

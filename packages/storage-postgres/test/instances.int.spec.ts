@@ -151,6 +151,22 @@ describe("connection changes across instances", () => {
     expect(errors).toEqual([expect.stringMatching(/^cannot announce a connection change/)]);
   });
 
+  it("can listen on a client checked out of the pool, and give it back on close", async () => {
+    const shared = aPool(postgres.connectionString, 3);
+    pools.push(shared);
+    const b = await expectRight(createPostgresConnectionChanges({ pool: shared, channel: "pooled_changes" }));
+    const a = await expectRight(createPostgresConnectionChanges({ pool: pool(), channel: "pooled_changes" }));
+    closers.push(() => a.close());
+    const seen: string[] = [];
+    b.subscribe((changed) => seen.push(changed));
+    await a.publish(alias("pooled"));
+    await vi.waitFor(() => expect(seen).toEqual(["pooled"]));
+    expect(shared.totalCount - shared.idleCount).toBe(1);
+    await b.close();
+    expect(shared.totalCount - shared.idleCount).toBe(0);
+    expect(b.listening()).toBe(false);
+  });
+
   it("refuse a channel that is not a plain identifier", () => {
     expect(() => createPostgresConnectionChanges({ pool: pool(), channel: 'x"; drop table connections; --' })).toThrow(RangeError);
   });

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnectionService } from "@sdwan-connections/core";
-import { createInMemoryOrchestrator, expectRight } from "@sdwan-connections/core/testing";
+import { aConnection, createInMemoryOrchestrator, expectRight } from "@sdwan-connections/core/testing";
 import { openPostgresStorage } from "../examples/postgres-storage.js";
 import { aKeyring, startPostgres, type StartedPostgres } from "./postgres-container.js";
 
@@ -50,5 +50,16 @@ describe("the README's wiring example", () => {
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
     expect(failure).toBe("Storage failure while migrating the schema: PostgreSQL refused the credentials (SQLSTATE 28P01).");
+  });
+
+  it("stops the start when the master key is not the one the connections were stored with", async () => {
+    const first = await openPostgresStorage(postgres.connectionString, aKeyring(), () => undefined);
+    await expectRight(first.repository.insert(aConnection({ alias: "sealed-elsewhere" })));
+    await first.close();
+    const failure = await openPostgresStorage(postgres.connectionString, aKeyring(), () => undefined).then(
+      () => "opened",
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    expect(failure).toMatch(/^The database holds apiKeys sealed with master key id\(s\) [0-9a-f]{8}, .*: wrong master key\./);
   });
 });

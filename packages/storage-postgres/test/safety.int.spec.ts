@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Alias, ConnectionRepository, DomainError } from "@sdwan-connections/core";
 import { aConnection, expectLeft, expectRight } from "@sdwan-connections/core/testing";
 import { createKeyring, masterKey } from "@sdwan-connections/secrets";
-import { createPostgresConnectionRepository, migrate, rotateKeys } from "../src/index.js";
+import { createPostgresConnectionRepository, migrate, rotateKeys, verifyMasterKeys } from "../src/index.js";
 import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
 
 let postgres: StartedPostgres;
@@ -100,18 +100,31 @@ describe("master keys", () => {
     const before = createPostgresConnectionRepository({ pool: raw, keyring: createKeyring({ current: oldKey }) });
     for (const name of ["a", "b", "c"]) await expectRight(before.insert(aConnection({ alias: name, apiKey: `${SECRET}-${name}` })));
     const rotating = createKeyring({ current: newKey, previous: [oldKey] });
-    expect(await expectRight(rotateKeys(raw, rotating))).toEqual({ resealed: 3, skipped: 0 });
-    expect(await expectRight(rotateKeys(raw, rotating))).toEqual({ resealed: 0, skipped: 0 });
+    expect(await expectLeft(verifyMasterKeys(raw, createKeyring({ current: newKey })))).toEqual({
+      _tag: "StorageFailure",
+      reason: expect.stringContaining(`sealed with master key id(s) ${oldKey.id}, but the configured key id(s) are ${newKey.id}: wrong master key`),
+    });
+    await expectRight(verifyMasterKeys(raw, rotating));
+    expect(await expectRight(rotateKeys(raw, rotating))).toEqual({ rotated: 3, total: 3 });
+    expect(await expectRight(rotateKeys(raw, rotating))).toEqual({ rotated: 0, total: 3 });
+    await expectRight(verifyMasterKeys(raw, createKeyring({ current: newKey })));
     const { rows } = await raw.query<{ api_key: string }>("select api_key from connections");
     expect(rows.every((row) => row.api_key.startsWith(`v1.${newKey.id}.`))).toBe(true);
     const after = createPostgresConnectionRepository({ pool: raw, keyring: createKeyring({ current: newKey }) });
     expect((await expectRight(after.get(alias("B")))).apiKey.reveal()).toBe(`${SECRET}-b`);
   });
 
-  it("stops a rotation at a key it cannot open, naming the connection", async () => {
-    await expectRight(createPostgresConnectionRepository({ pool: raw, keyring: aKeyring() }).insert(aConnection({ alias: "stray", apiKey: SECRET })));
-    const error = await expectLeft(rotateKeys(raw, keyring));
-    expect(error).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(/connection 'stray' cannot be opened.*wrong or missing master key/) });
+  it("rotates nothing when one key cannot be opened, naming its connection", async () => {
+    const oldKey = masterKey(randomBytes(32));
+    const old = createKeyring({ current: oldKey });
+    for (const name of ["a-fine", "z-stray"]) {
+      await expectRight(createPostgresConnectionRepository({ pool: raw, keyring: name === "a-fine" ? old : aKeyring() }).insert(aConnection({ alias: name, apiKey: SECRET })));
+    }
+    const rotating = createKeyring({ current: masterKey(randomBytes(32)), previous: [oldKey] });
+    const error = await expectLeft(rotateKeys(raw, rotating));
+    expect(error).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(/connection 'z-stray' cannot be opened.*wrong or missing master key.*nothing was re-sealed/) });
+    const { rows } = await raw.query<{ api_key: string }>("select api_key from connections where alias_key = 'a-fine'");
+    expect(rows[0]?.api_key.startsWith(`v1.${old.currentKeyId}.`)).toBe(true);
   });
 });
 
