@@ -7,6 +7,7 @@
  *
  *   pnpm --filter @sdwan-connections/orchestrator-portal bench
  */
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
 import nodeFetch from "node-fetch";
@@ -108,7 +109,7 @@ try {
 \`pnpm --filter @sdwan-connections/orchestrator-portal bench\` (\`packages/orchestrator-portal/bench/customers.bench.ts\`): core's
 \`createConnectionService\` with the in-memory repository and the orchestrator-portal client, talking over loopback HTTP to the
 orchestrator simulator generating one partner with ${ENTERPRISES.toLocaleString("en-US")} enterprises (answer: ${mib(rawBytes)} MiB of JSON).
-${await machineLine()}. Median of ${COLD_RUNS} cold runs${gc === undefined ? " (run without --expose-gc, so memory deltas include garbage not yet collected)" : ""}.
+${await machineLine()}. 1-minute load average at the end: ${loadavg()[0]?.toFixed(1)} (the machine is shared; figures scale with it). Median of ${COLD_RUNS} cold runs${gc === undefined ? " (run without --expose-gc, so memory deltas include garbage not yet collected)" : ""}.
 
 ${markdownTable(
   ["Measure", "Median", "Min", "Max"],
