@@ -9,7 +9,7 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { Low, type Adapter } from "lowdb";
 import lockfile from "proper-lockfile";
 import { ConnectionsFileFailure, describeConnectionsFileError, type ConnectionsFileError } from "./errors.js";
-import { emptyState, parseConnectionsFile, serializeConnections, storedConnection, type ConnectionsState, type StoredConnection } from "./file-format.js";
+import { emptyState, parseConnectionsFile, serializedLength, serializeInto, storedConnection, type ConnectionsState, type StoredConnection } from "./file-format.js";
 
 /** Name of the store's file inside the data directory. */
 export const CONNECTIONS_FILE = "connections.json";
@@ -103,6 +103,8 @@ class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
   known: KnownVersion | undefined;
   #directory: FileHandle | undefined;
   #sequence = 0;
+  // Reused from write to write (writes never overlap): see serializeInto.
+  #scratch = Buffer.alloc(0);
 
   constructor(
     readonly path: string,
@@ -151,7 +153,9 @@ class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
   }
 
   async write(state: ConnectionsState): Promise<void> {
-    const bytes = serializeConnections(state.connections);
+    const length = serializedLength(state.connections);
+    if (this.#scratch.length < length) this.#scratch = Buffer.allocUnsafe(Math.ceil(length * 1.25));
+    const bytes = serializeInto(state.connections, this.#scratch.subarray(0, length));
     this.#sequence += 1;
     const temporary = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${this.#sequence}.${randomBytes(3).toString("hex")}.tmp`);
     const handle = await open(temporary, "wx", 0o600);

@@ -48,25 +48,37 @@ const FIRST = Buffer.from("\n");
 const SEPARATOR = Buffer.from(",\n");
 const FOOTER = Buffer.from("\n]}\n");
 
-/**
- * The file's bytes: the cached line of every connection copied into one
- * buffer, nothing encoded again. (One contiguous write is faster than a
- * `writev` of 20,000 small pieces.)
- */
-export const serializeConnections = (connections: ReadonlyMap<string, StoredConnection>): Buffer => {
-  if (connections.size === 0) return Buffer.concat([HEADER, EMPTY_FOOTER]);
+/** How many bytes `serializeInto` writes for these connections. */
+export const serializedLength = (connections: ReadonlyMap<string, StoredConnection>): number => {
+  if (connections.size === 0) return HEADER.length + EMPTY_FOOTER.length;
   let length = HEADER.length + FIRST.length + FOOTER.length + SEPARATOR.length * (connections.size - 1);
   for (const connection of connections.values()) length += connection.line.length;
-  const bytes = Buffer.allocUnsafe(length);
-  let offset = HEADER.copy(bytes, 0);
+  return length;
+};
+
+/**
+ * Writes the file's bytes into `target` (exactly `serializedLength` long): the
+ * cached line of every connection, nothing encoded again. A reused target
+ * matters: copying into fresh memory costs ~3 ms at 10,000 connections in
+ * page faults, into warm memory ~0.4 ms.
+ */
+export const serializeInto = (connections: ReadonlyMap<string, StoredConnection>, target: Buffer): Buffer => {
+  target.set(HEADER, 0);
+  let offset = HEADER.length;
+  if (connections.size === 0) {
+    target.set(EMPTY_FOOTER, offset);
+    return target;
+  }
   let separator = FIRST;
   for (const connection of connections.values()) {
-    offset += separator.copy(bytes, offset);
-    offset += connection.line.copy(bytes, offset);
+    target.set(separator, offset);
+    offset += separator.length;
+    target.set(connection.line, offset);
+    offset += connection.line.length;
     separator = SEPARATOR;
   }
-  FOOTER.copy(bytes, offset);
-  return bytes;
+  target.set(FOOTER, offset);
+  return target;
 };
 
 const SealedSecretCodec = new t.Type<SealedSecret, string, unknown>(
