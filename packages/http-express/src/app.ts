@@ -54,6 +54,16 @@ export const sendProblem = (res: Response, { status, body, headers }: Problem): 
   res.end(JSON.stringify(body));
 };
 
+/**
+ * JSON straight onto the socket: express's `res.json` adds content
+ * negotiation and freshness checks these dynamic, uncacheable answers do not need.
+ */
+const sendJson = (res: Response, status: number, body: unknown): void => {
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.end(JSON.stringify(body));
+};
+
 const sendText = (res: Response, text: string): void => {
   res.status(200).setHeader("Content-Type", "text/plain; charset=utf-8");
   res.end(text);
@@ -144,15 +154,14 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
     for (const [name, value] of SECURITY_HEADER_ENTRIES) res.setHeader(name, value);
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const labels = { method: req.method, route: routePattern(path), status: String(res.statusCode) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, seconds);
+      const route = routePattern(path);
+      metrics.recordRequest(req.method, route, res.statusCode, seconds);
       // Never headers, query values or bodies: they may hold credentials or keys.
       logger.info(
         {
           requestId,
           method: req.method,
-          route: labels.route,
+          route,
           status: res.statusCode,
           durationMs: Math.round(seconds * 1e6) / 1e3,
           user: (res.locals["user"] as AuthenticatedUser | undefined)?.name,
@@ -165,11 +174,11 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
 
   // Operations: no credentials, and nothing about connections in the answers.
   app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
+    sendJson(res, 200, { status: "ok" });
   });
   app.get("/readyz", async (_req, res) => {
     const ok = !draining() && (await ready().catch(() => false));
-    res.status(ok ? 200 : 503).json({ status: ok ? "ready" : "not ready" });
+    sendJson(res, ok ? 200 : 503, { status: ok ? "ready" : "not ready" });
   });
   app.get("/metrics", async (_req, res) => {
     res.setHeader("Content-Type", metrics.registry.contentType);
@@ -199,7 +208,8 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
         return;
       }
       const header = req.headers.authorization;
-      const user = await auth.authenticator.authenticate(header);
+      // A recently verified header is answered without a promise turn; only a new one waits for bcrypt.
+      const user = auth.authenticator.cached(header) ?? (await auth.authenticator.authenticate(header));
       if (user === undefined) {
         // Only a wrong password counts as a failed login; a request without credentials is the usual first step.
         if (header !== undefined) auth.throttle.recordFailure(client);
@@ -231,7 +241,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
     .get(
       withFlags([], (_req, res) =>
         respond(res, service.listConnections(), (connections) => {
-          res.json(connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })));
+          sendJson(res, 200, connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })));
         }),
       ),
     )
@@ -251,7 +261,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
       withFlags(["verbose"], (req, res, { verbose }) =>
         respond(res, service.validateConnection(req.params["alias"] as string), (result) => {
           const base = { alias: result.alias, orchestratorUrl: result.orchestratorUrl, valid: result.valid };
-          res.json(!verbose ? base : result.valid ? { ...base, type: result.type } : { ...base, reason: result.reason });
+          sendJson(res, 200, !verbose ? base : result.valid ? { ...base, type: result.type } : { ...base, reason: result.reason });
         }),
       ),
     )
@@ -277,7 +287,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
     .get(
       withFlags([], (req, res) =>
         respond(res, service.listPartnerCustomers(req.params["alias"] as string), (customers) => {
-          res.json(customers);
+          sendJson(res, 200, customers);
         }),
       ),
     )

@@ -2,6 +2,9 @@ import type { CacheOutcome, Orchestrator, OrchestratorError } from "@sdwan-conne
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
 
+// Methods outside this set are counted as OTHER, so clients cannot grow the label space.
+const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]);
+
 /**
  * The service's Prometheus metrics, in a registry of their own (one per app,
  * so several apps in one process, as in tests, never collide). Labels are
@@ -50,10 +53,27 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
   });
   for (const outcome of ["hit", "miss", "shared"] as const) customersCache.inc({ outcome }, 0);
 
+  // Label children resolved once per combination: prom-client otherwise hashes the labels on every request.
+  const requestSeries = new Map<string, { readonly count: () => void; readonly time: (seconds: number) => void }>();
+  const recordRequest = (rawMethod: string, route: string, status: number, seconds: number): void => {
+    const method = HTTP_METHODS.has(rawMethod) ? rawMethod : "OTHER";
+    const key = `${method} ${route} ${status}`;
+    let series = requestSeries.get(key);
+    if (series === undefined) {
+      const labels = { method, route, status: String(status) };
+      const counter = httpRequests.labels(labels);
+      const histogram = httpDuration.labels(labels);
+      series = { count: () => counter.inc(), time: (s) => histogram.observe(s) };
+      requestSeries.set(key, series);
+    }
+    series.count();
+    series.time(seconds);
+  };
+
   return {
     registry,
-    httpRequests,
-    httpDuration,
+    /** Counts and times one answered request; `route` is a pattern, never a concrete path. */
+    recordRequest,
     loginFailures,
     /** For `createConnectionService({ onCustomersCacheLookup })`. */
     onCustomersCacheLookup: (outcome: CacheOutcome): void => customersCache.inc({ outcome }),

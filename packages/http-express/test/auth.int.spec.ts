@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, rename, stat, writeFile } from "node:fs/promises";
 import { createManualClock } from "@sdwan-connections/core/testing";
 import bcrypt from "bcryptjs";
 import { describe, expect, it } from "vitest";
@@ -77,9 +77,12 @@ describe("authentication and roles (SPEC §5)", () => {
     try {
       const call = client(service.url);
       expect((await call("GET", CONNECTIONS, { user: OPERATOR })).status).toBe(200);
-      await writeFile(htpasswd, `${OPERATOR.name}:${bcrypt.hashSync("a-new-password", 4)}\n`);
-      await expect.poll(async () => (await call("GET", CONNECTIONS, { user: OPERATOR })).status, { timeout: 5_000, interval: 200 }).toBe(401);
-      expect((await call("GET", CONNECTIONS, { user: { name: OPERATOR.name, password: "a-new-password" } })).status).toBe(200);
+      // As `htpasswd` and editors do: write a new file, then rename it over the old one.
+      await writeFile(`${htpasswd}.new`, `${OPERATOR.name}:${bcrypt.hashSync("a-new-password", 4)}\n`);
+      await rename(`${htpasswd}.new`, htpasswd);
+      const newPassword = { name: OPERATOR.name, password: "a-new-password" };
+      await expect.poll(async () => (await call("GET", CONNECTIONS, { user: newPassword })).status, { timeout: 5_000, interval: 200 }).toBe(200);
+      expect((await call("GET", CONNECTIONS, { user: OPERATOR })).status).toBe(401);
     } finally {
       await service.close();
     }

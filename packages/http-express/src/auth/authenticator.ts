@@ -9,6 +9,8 @@ export interface AuthenticatedUser {
 }
 
 export interface Authenticator {
+  /** The user a recently verified `Authorization` header proves, without waiting; undefined when it must be checked. */
+  cached(header: string | undefined): AuthenticatedUser | undefined;
   /** The user an `Authorization` header proves, or undefined (missing, malformed or wrong credentials). */
   authenticate(header: string | undefined): Promise<AuthenticatedUser | undefined>;
   /** Replaces the users (after their file changed) and forgets every verified credential. */
@@ -58,13 +60,22 @@ export const createAuthenticator = (initial: Users, options: AuthenticatorOption
     return ok ? { name, role: entry.role } : undefined;
   };
 
+  const cacheKey = (header: string): string => sha256(header).toString("base64");
+
+  const cached = (header: string | undefined): AuthenticatedUser | undefined => {
+    if (header === undefined || verified.size === 0) return undefined;
+    const entry = verified.get(cacheKey(header));
+    return entry !== undefined && entry.expiresAt > options.clock.now() ? entry.user : undefined;
+  };
+
   return {
+    cached,
     authenticate: async (header) => {
       if (header === undefined) return undefined;
-      const key = sha256(header).toString("base64");
+      const hit = cached(header);
+      if (hit !== undefined) return hit;
+      const key = cacheKey(header);
       const now = options.clock.now();
-      const cached = verified.get(key);
-      if (cached !== undefined && cached.expiresAt > now) return cached.user;
       const credentials = parseBasic(header);
       if (credentials === undefined) return undefined;
       const generation = users;

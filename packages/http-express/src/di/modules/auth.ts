@@ -23,9 +23,13 @@ export const authModule = (config: Config, users: Users) =>
         const logger = context.get(TOKENS.Logger);
         const authenticator = createAuthenticator(users, { clock });
         const files = [config.htpasswdFile, generatedAdminFile(config.dataDir)].filter((file) => file !== undefined);
+        let reloads = 0;
         const reload = (): void => {
+          const reloading = ++reloads;
           void loadUsers(config).then(
             (next) => {
+              // A later change is being read already: this answer may be about a half-written file.
+              if (reloading !== reloads) return;
               if (typeof next === "string") {
                 logger.error({ problem: next }, "user file unreadable; every login is refused until it is fixed");
                 authenticator.replaceUsers(new Map());
@@ -34,7 +38,9 @@ export const authModule = (config: Config, users: Users) =>
                 logger.info({ users: next.size }, "users reloaded");
               }
             },
-            () => authenticator.replaceUsers(new Map()),
+            () => {
+              if (reloading === reloads) authenticator.replaceUsers(new Map());
+            },
           );
         };
         for (const file of files) watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, reload);
