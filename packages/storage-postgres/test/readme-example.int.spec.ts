@@ -53,10 +53,11 @@ describe("the README's wiring example", () => {
   });
 
   it("stops the start when the master key is not the one the connections were stored with", async () => {
-    const first = await openPostgresStorage(postgres.connectionString, aKeyring(), () => undefined);
+    const url = await postgres.database("sealed_elsewhere"); // the other tests' rows use other keys
+    const first = await openPostgresStorage(url, aKeyring(), () => undefined);
     await expectRight(first.repository.insert(aConnection({ alias: "sealed-elsewhere" })));
     await first.close();
-    const failure = await openPostgresStorage(postgres.connectionString, aKeyring(), () => undefined).then(
+    const failure = await openPostgresStorage(url, aKeyring(), () => undefined).then(
       () => "opened",
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
