@@ -1,0 +1,53 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { createConnectionService, type ConnectionRepository } from "@sdwan-connections/core";
+import { createInMemoryConnectionRepository, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../src/app.js";
+import { createLogger } from "../src/logger.js";
+import { createMetrics } from "../src/metrics.js";
+import { captureLogs } from "./harness.js";
+
+describe("createApp without the container", () => {
+  it("lists exactly alias and orchestratorUrl even when a store returns more (no sealed key can slip out)", async () => {
+    const base = createInMemoryConnectionRepository();
+    const leaky: ConnectionRepository = {
+      ...base,
+      list: () => TE.right([{ alias: "x", orchestratorUrl: "https://o.example.net", sealedApiKey: "v1.sealed" } as never]),
+    };
+    const app = createApp({
+      service: createConnectionService({ repository: leaky, orchestrator: createInMemoryOrchestrator() }),
+      logger: createLogger("info", captureLogs().stream),
+      metrics: createMetrics({ defaultMetrics: false }),
+      auth: undefined,
+      ready: async () => true,
+    });
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/plugin/sdwan/connections`);
+      expect(await response.json()).toStrictEqual([{ alias: "x", orchestratorUrl: "https://o.example.net" }]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("/readyz answers 503 while the store cannot be used", async () => {
+    const app = createApp({
+      service: createConnectionService({ repository: createInMemoryConnectionRepository(), orchestrator: createInMemoryOrchestrator() }),
+      logger: createLogger("info", captureLogs().stream),
+      metrics: createMetrics({ defaultMetrics: false }),
+      auth: undefined,
+      ready: async () => false,
+    });
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);
+      expect([response.status, await response.json()]).toEqual([503, { status: "not ready" }]);
+    } finally {
+      server.close();
+    }
+  });
+});
