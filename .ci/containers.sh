@@ -8,6 +8,9 @@
 #   .ci/containers.sh down   stop the daemon THIS script started (pidfile);
 #                            images stay cached in the data-root.
 #   .ci/containers.sh env    print .ci/containers.env.
+#   .ci/containers.sh run -- CMD...
+#                            up, then run CMD with the env exported (the root
+#                            `pnpm test` runs its suites this way).
 #
 # Use:   .ci/containers.sh up && set -a && . .ci/containers.env && set +a
 #
@@ -362,5 +365,10 @@ case "${1:-}" in
   up) cmd_up ;;
   down) trap - ERR; cmd_down ;;
   env) trap - ERR; [ -s "$ENV_FILE" ] && cat "$ENV_FILE" || { echo "containers.sh: no $ENV_FILE; run '$0 up'" >&2; exit 1; } ;;
-  *) trap - ERR; echo "usage: $0 up|down|env" >&2; exit 2 ;;
+  run)
+    shift; [ "${1:-}" = "--" ] && shift
+    cmd_up >&2
+    trap - ERR; set -a; . "$ENV_FILE"; set +a
+    exec "$@" ;;
+  *) trap - ERR; echo "usage: $0 up|down|env|run -- CMD..." >&2; exit 2 ;;
 esac
