@@ -95,6 +95,8 @@ export const startService = async (config: Config, options: ServiceOptions = {})
       container.get(TOKENS.Auth).close();
       container.get(TOKENS.ConnectionService).dispose();
       await storage.close();
+      // Runs the modules' deactivations: the orchestrator client frees its keep-alive sockets.
+      await container.unbindAllAsync();
       logger.info("stopped");
       // Buffered log lines would be lost to the process.exit that usually follows.
       await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -1,0 +1,107 @@
+/**
+ * `pnpm demo`: the orchestrator simulator with its sample data, plus the
+ * service (on a fresh data directory unless SDWAN_DATA_DIR is set) with one
+ * partner and one customer connection already added; prints a curl line
+ * for every endpoint and runs until Ctrl-C.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import { BASE_PATH } from "./app.js";
+import { loadConfig, type Config } from "./config.js";
+import { StartupError } from "./di/modules/startup-error.js";
+import { startService } from "./service.js";
+
+const out = (text: string): void => {
+  process.stdout.write(`${text}\n`);
+};
+
+const fail = (line: string): never => {
+  process.stderr.write(`sdwan-connections demo: ${line}\n`);
+  process.exit(2);
+};
+
+const env = { ...process.env };
+env["SDWAN_DATA_DIR"] ??= await mkdtemp(join(tmpdir(), "sdwan-demo-"));
+const demoPassword = randomBytes(12).toString("base64url");
+if (env["SDWAN_ADMIN_USER"] === undefined && env["SDWAN_HTPASSWD_FILE"] === undefined) {
+  env["SDWAN_ADMIN_USER"] = "demo";
+  env["SDWAN_ADMIN_PASSWORD"] = demoPassword;
+}
+env["SDWAN_LOG_LEVEL"] ??= "warn";
+const decoded = loadConfig(env);
+const config: Config = decoded._tag === "Right" ? decoded.right : fail(decoded.left);
+
+const data = await loadSampleDataset();
+const simulatorPort = Number(env["SDWAN_DEMO_SIMULATOR_PORT"] ?? 0);
+const simulator = await startOrchestratorSimulator({ data, host: "127.0.0.1", port: simulatorPort });
+
+let service;
+try {
+  service = await startService(config);
+} catch (error) {
+  await simulator.stop();
+  fail(error instanceof StartupError ? error.message : `could not start: ${(error as Error).message}`);
+}
+const running = service as NonNullable<typeof service>;
+
+const user = config.admin?.user ?? "admin";
+const password = config.admin?.password ?? "<your admin password>";
+const authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+const api = `${running.url}${BASE_PATH}`;
+
+const [partner, other] = data.partners;
+const customerKey = data.customerKeys[0];
+if (partner?.keys[0] === undefined || customerKey === undefined) fail("the simulator's sample data has no partner or customer key");
+
+const add = async (alias: string, apiKey: string): Promise<void> => {
+  const response = await fetch(`${api}/connections`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json" },
+    body: JSON.stringify({ alias, orchestratorUrl: simulator.url, apiKey }),
+  });
+  // 409: a data directory from an earlier demo already has it.
+  if (response.status !== 200 && response.status !== 409) fail(`adding ${alias} answered ${response.status}: ${await response.text()}`);
+};
+await add("demo-partner", partner?.keys[0] ?? "");
+await add("demo-customer", customerKey?.key ?? "");
+
+const u = `-u '${user}:${password}'`;
+const json = `-H 'Content-Type: application/json'`;
+const spareKey = other?.keys[0] ?? partner?.keys[0] ?? "";
+out("");
+out(`sdwan-connections demo`);
+out(`  service:      ${api}   (data in ${config.dataDir})`);
+out(`  simulator:    ${simulator.url}   (orchestrator portal API v1, sample data)`);
+out(`  credentials:  ${user} / ${password}`);
+out(`  connections:  demo-partner (partner key), demo-customer (customer key)`);
+out("");
+out("Try:");
+out(`  curl -s ${u} ${api}/connections`);
+out(`  curl -s ${u} '${api}/connections/demo-partner?verbose=true'`);
+out(`  curl -s ${u} ${api}/connections/demo-customer`);
+out(`  curl -s ${u} ${api}/partner/demo-partner/customers`);
+out(`  curl -s ${u} ${json} -d '{"alias":"lab","orchestratorUrl":"${simulator.url}","apiKey":"${spareKey}"}' '${api}/connections?dryrun=true'`);
+out(`  curl -s ${u} ${json} -d '{"alias":"lab","orchestratorUrl":"${simulator.url}","apiKey":"${spareKey}"}' ${api}/connections`);
+out(`  curl -s ${u} ${json} -X PUT -d '{"orchestratorUrl":"${simulator.url.replace(/\/$/, "")}"}' ${api}/connections/lab`);
+out(`  curl -s ${u} ${json} -d '{"alias":"bad","orchestratorUrl":"${simulator.url}","apiKey":"wrong-key"}' ${api}/connections   # 422`);
+out(`  curl -si ${u} -X DELETE ${api}/connections/lab   # 204`);
+out(`  curl -si ${api}/connections   # 401 without credentials`);
+out(`  curl -s ${running.url}/healthz; curl -s ${running.url}/readyz; curl -s ${running.url}/metrics | head`);
+out(`  curl -s ${api}/openapi.json`);
+out("");
+out("Ctrl-C stops the service and the simulator.");
+
+const stop = (): void => {
+  void running
+    .close()
+    .then(() => simulator.stop())
+    .then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+};
+process.once("SIGINT", stop);
+process.once("SIGTERM", stop);
