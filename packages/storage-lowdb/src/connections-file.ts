@@ -178,7 +178,14 @@ class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
     // Closing the replaced version frees its blocks (~2 ms for 4 MB): done beside the directory fsync, not before it.
     this.#retire(this.known);
     this.known = versionOf(handle, stats);
-    // Makes the rename itself durable (a crash of the machine, not just of the process).
+  }
+
+  /**
+   * Makes the last rename itself durable (a crash of the machine, not just of
+   * the process). Separate from `write` so that it can run while the lock is
+   * being released: a reader needs the rename, only durability needs the fsync.
+   */
+  async syncDirectory(): Promise<void> {
     this.#directory ??= await open(dirname(this.path), "r");
     await this.#directory.sync();
   }
@@ -291,7 +298,8 @@ export const openConnectionsFile =
           // Another process may have created it while we waited for the lock.
           const created = await db.adapter.read();
           if (created === null) {
-            await db.adapter.write(emptyState());
+            await adapter.write(emptyState());
+            await adapter.syncDirectory();
             db.data = emptyState();
           } else {
             db.data = created;
@@ -323,6 +331,7 @@ export const openConnectionsFile =
       const batch = pending.splice(0);
       if (batch.length === 0) return;
       let results: E.Either<DomainError, unknown>[];
+      let durable: Promise<void> | undefined;
       try {
         results = await withLock(async () => {
           await refresh();
@@ -339,9 +348,13 @@ export const openConnectionsFile =
           if (changed) {
             if (compromised) throw new Error("the lock was taken over by another process");
             await adapter.write(db.data);
+            durable = adapter.syncDirectory();
+            durable.catch(() => undefined); // awaited below, once the lock is released
           }
           return outcomes;
         });
+        // Acknowledged only once durable.
+        await durable;
       } catch (error) {
         // Forgetting the version in memory makes the next read or write re-read the file: memory follows what is on disk.
         const failure = E.left(toStorageFailure(path, error));
