@@ -47,6 +47,9 @@ export const startPostgres = async (): Promise<StartedPostgres> => {
       .withNetworkMode("host")
       .withEnvironment({ POSTGRES_USER: USER, POSTGRES_PASSWORD: PASSWORD, POSTGRES_DB: USER, PGPORT: String(port) })
       .withCommand(["postgres", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", `port=${port}`])
+      // Ryuk is off on the air-gapped CI daemon: let the daemon itself remove a container whose test run died.
+      .withAutoRemove(true)
+      .withLabels({ "sdwan.test": "storage-postgres" })
       .withWaitStrategy(Wait.forLogMessage(/database system is ready to accept connections/, READY_LOG_COUNT))
       .withStartupTimeout(120_000)
       .start();
