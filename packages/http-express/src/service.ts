@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
 import type { Server } from "node:http";
 import { Container, type ContainerModule } from "inversify";
 import type { DestinationStream } from "pino";
@@ -50,7 +51,7 @@ export const startService = async (config: Config, options: ServiceOptions = {})
         "No users were configured, so an admin was created (only its bcrypt hash is stored).",
         `  user:     ${generated.user}`,
         `  password: ${generated.password}`,
-        `  stored in ${generated.file}; this password is shown only now.`,
+        `  stored in ${resolve(generated.file)}; this password is shown only now.`,
         "",
         "",
       ].join("\n"),
@@ -80,7 +81,7 @@ export const startService = async (config: Config, options: ServiceOptions = {})
   await Promise.race([once(server, "listening"), once(server, "error").then(([error]) => Promise.reject(error as Error))]);
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
-  logger.info({ url, storage: config.storage }, "listening");
+  logger.info({ url, storage: config.storage, dataDir: resolve(config.dataDir) }, "listening");
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
