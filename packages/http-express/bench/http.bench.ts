@@ -22,9 +22,9 @@ import { loadConfig } from "../src/config.js";
 import { inMemoryStorageModule } from "../src/di/modules/in-memory.js";
 import { startService, type RunningService } from "../src/service.js";
 
-const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 3);
+const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 2);
 /** Rows are measured in interleaved rounds and the median kept: the machine may be shared and noisy. */
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
 const CONNECTIONS = 10;
 const STORED = 100;
 const USER = { name: "bench", password: "bench-password-1" };
@@ -71,12 +71,15 @@ interface Target {
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-/** A warm-up per target, then ROUNDS interleaved rounds over all targets; the median of each measure. */
+/** A warm-up per target, then ROUNDS interleaved rounds over all targets (alternating direction); the median of each measure. */
 const measureAll = async (targets: readonly Target[]): Promise<Result[]> => {
   for (const target of targets) await load(target.label, target.url, target.headers, 1);
   const runs = targets.map((): Result[] => []);
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [i, target] of targets.entries()) {
+    // Every other round runs backwards, so no row always follows the same neighbour.
+    const order = [...targets.entries()];
+    if (round % 2 === 1) order.reverse();
+    for (const [i, target] of order) {
       const result = await load(target.label, target.url, target.headers);
       runs[i]?.push(result);
       process.stdout.write(`round ${round + 1} ${target.label}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/req\n`);

@@ -2,7 +2,7 @@ import type { ContainerModule } from "inversify";
 import type { Config } from "../../config.js";
 import { lowdbStorageModule } from "./lowdb.js";
 import { portalOrchestratorModule } from "./portal.js";
-import { StartupError } from "./startup-error.js";
+import { postgresStorageModule } from "./postgres.js";
 
 /** The storage adapter module `SDWAN_STORAGE` names. */
 export const storageModuleFor = async (config: Config): Promise<ContainerModule> => {
@@ -10,9 +10,7 @@ export const storageModuleFor = async (config: Config): Promise<ContainerModule>
     case "lowdb":
       return lowdbStorageModule(config);
     case "postgres":
-      throw new StartupError(
-        "SDWAN_STORAGE: postgres is not available in this build (package @sdwan-connections/storage-postgres is not wired in yet); use lowdb",
-      );
+      return postgresStorageModule(config);
   }
 };
 
