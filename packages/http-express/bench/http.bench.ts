@@ -180,6 +180,7 @@ const main = async (): Promise<void> => {
     const validate = { service: serviceValidate!, noAuth: noAuthValidate! };
 
     const pct = (a: number, b: number) => `${Math.round((a / b) * 100)}%`;
+    const verdict = (met: boolean) => (met ? "met" : "missed");
     const row = (r: Result, note: string) => [r.label, Math.round(r.rps), r.p50, r.p99, Math.round(r.cpuUs), note];
     const markdown = [
       "## http-express: REST service throughput",
@@ -205,10 +206,20 @@ const main = async (): Promise<void> => {
         ],
       ),
       "",
-      "Baselines answer the list's exact bytes after comparing the Authorization header with a string. The service",
-      "additionally decodes query options, reads the store, sorts, serializes, logs one JSON line, records two metrics",
-      "and sets security headers; authentication is one SHA-256 of the header and a map lookup once the credentials",
-      "were verified (bcrypt runs once per credentials and TTL, never per request).",
+      `Targets: list ≥ 80% of minimal express: **${verdict(list.service.rps / list.minimal.rps >= 0.8)}** (${pct(list.service.rps, list.minimal.rps)}).`,
+      `Authenticated ≥ 90% of auth disabled: **${verdict(list.service.rps / list.noAuth.rps >= 0.9 && validate.service.rps / validate.noAuth.rps >= 0.9)}**`,
+      `(list ${pct(list.service.rps, list.noAuth.rps)}, validate ${pct(validate.service.rps, validate.noAuth.rps)}).`,
+      "",
+      "Baselines answer the list's exact bytes after comparing the Authorization header with a string. On top of the",
+      "minimal app, each list request of the service runs core's `listConnections` (sorting 100 aliases with",
+      "`toLowerCase` inside the comparator: 25-60 µs on this machine; precomputing the keys halves it, a change for core),",
+      "serializes 100 connections (≈ 20 µs; the baselines send pre-serialized bytes), lets storage-lowdb check the file is",
+      "unchanged with one `stat` per read (the in-memory row shows its share), and writes a log line, two metrics, a request",
+      "id and security headers (≈ 10 µs together). Authentication is one SHA-256 of the header and a map lookup once the",
+      "credentials were verified (bcrypt runs once per credentials and 60 s, never per request).",
+      "Fixes made after profiling: the verified-credentials check answers without a promise turn (auth had cost 24-29%),",
+      "metric label children are resolved once, JSON answers are written directly (no `res.json`) and the list is",
+      "serialized with a key whitelist instead of copying 100 objects. The remaining gap is data work the baselines skip.",
     ].join("\n");
     await writeBenchmarkSection("http", markdown);
     process.stdout.write(`\n${markdown}\n`);
