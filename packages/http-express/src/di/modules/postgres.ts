@@ -1,5 +1,4 @@
 import { describeError } from "@sdwan-connections/core";
-import { createKeyring, describeMasterKeyError, loadMasterKeys } from "@sdwan-connections/secrets";
 import {
   createPostgresConnectionChanges,
   createPostgresConnectionRepository,
@@ -11,6 +10,7 @@ import { ContainerModule } from "inversify";
 import pg from "pg";
 import type { Config } from "../../config.js";
 import { TOKENS } from "../tokens.js";
+import { loadKeyring } from "./master-key.js";
 import { StartupError } from "./startup-error.js";
 
 /**
@@ -23,12 +23,7 @@ export const postgresStorageModule = (config: Config) =>
   new ContainerModule(async ({ bind }) => {
     const databaseUrl = config.databaseUrl;
     if (databaseUrl === undefined) throw new StartupError("SDWAN_DATABASE_URL: must be set when SDWAN_STORAGE=postgres");
-    const keys = await loadMasterKeys({
-      env: { SDWAN_MASTER_KEY: config.masterKey?.toString("base64"), SDWAN_MASTER_KEY_PREVIOUS: config.previousMasterKeys },
-      dataDir: config.dataDir,
-    });
-    if (keys._tag === "Left") throw new StartupError(describeMasterKeyError(keys.left));
-    const keyring = createKeyring({ current: keys.right.current, previous: keys.right.previous });
+    const keyring = await loadKeyring(config);
 
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
     // An idle client dying (database restart) must not crash the process; the pool opens a new one.
