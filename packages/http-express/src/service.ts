@@ -12,6 +12,7 @@ import { coreModule } from "./di/modules/core.js";
 import { httpModule } from "./di/modules/http.js";
 import { observabilityModule } from "./di/modules/observability.js";
 import { orchestratorModuleFor, storageModuleFor } from "./di/modules/adapters.js";
+import { StartupError } from "./di/modules/startup-error.js";
 import { TOKENS } from "./di/tokens.js";
 
 export interface ServiceOptions {
@@ -78,7 +79,14 @@ export const startService = async (config: Config, options: ServiceOptions = {})
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 60_000;
-  await Promise.race([once(server, "listening"), once(server, "error").then(([error]) => Promise.reject(error as Error))]);
+  try {
+    await Promise.race([once(server, "listening"), once(server, "error").then(([error]) => Promise.reject(error as Error))]);
+  } catch (error) {
+    // Port taken or address not available: release the store (and its lock) before giving up.
+    await storage.close().catch(() => undefined);
+    await container.unbindAllAsync().catch(() => undefined);
+    throw new StartupError(`SDWAN_HOST/SDWAN_PORT: cannot listen on ${config.host}:${config.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
   logger.info({ url, storage: config.storage, dataDir: resolve(config.dataDir) }, "listening");

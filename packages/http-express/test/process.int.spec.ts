@@ -43,6 +43,22 @@ describe("the service process (main.ts)", () => {
     expect(run.err()).toBe("sdwan-connections: SDWAN_PORT: must be an integer from 0 to 65535\n");
   });
 
+  it("a taken port stops the start with one line, exit code 2", async () => {
+    const { createServer } = await import("node:net");
+    const blocker = createServer().listen(0, "127.0.0.1");
+    await once(blocker, "listening");
+    const dir = await makeDataDir();
+    try {
+      const port = (blocker.address() as { port: number }).port;
+      const run = runMain({ SDWAN_DATA_DIR: dir, SDWAN_PORT: String(port), SDWAN_ADMIN_USER: "admin", SDWAN_ADMIN_PASSWORD: "admin-password-1" });
+      expect(await run.exited).toBe(2);
+      expect(run.err()).toBe(`sdwan-connections: SDWAN_HOST/SDWAN_PORT: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+    } finally {
+      blocker.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("first start: prints the generated admin once; SIGTERM drains an in-flight request, then exits 0", async () => {
     const dir = await makeDataDir();
     await using simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
