@@ -36,7 +36,8 @@ const kill = (child: ChildProcess) => {
   if (child.exitCode === null) child.kill("SIGKILL");
 };
 
-describe("the service process (main.ts)", () => {
+// Child processes load sources through tsx and hash a bcrypt password at cost 12: slow on a busy CI machine.
+describe("the service process (main.ts)", { timeout: 90_000 }, () => {
   it("stops a start with a bad variable with one line naming it, exit code 2", async () => {
     const run = runMain({ SDWAN_PORT: "eighty" });
     expect(await run.exited).toBe(2);
