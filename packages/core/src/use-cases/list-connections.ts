@@ -4,16 +4,14 @@ import type { ConnectionSummary } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 
-const byAliasIgnoringCase = (a: ConnectionSummary, b: ConnectionSummary): number => {
-  const left = a.alias.toLowerCase();
-  const right = b.alias.toLowerCase();
-  return left < right ? -1 : left > right ? 1 : 0;
-};
+// Lower-cases each alias once, not once per comparison: this runs on every list request.
+const sortByAliasIgnoringCase = (connections: readonly ConnectionSummary[]): readonly ConnectionSummary[] =>
+  connections
+    .map((connection) => ({ key: connection.alias.toLowerCase(), connection }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ connection }) => connection);
 
 /** Every connection's alias and URL, sorted by alias ignoring case. */
 export const listConnections =
   (deps: { readonly repository: ConnectionRepository }) => (): TE.TaskEither<DomainError, readonly ConnectionSummary[]> =>
-    pipe(
-      deps.repository.list(),
-      TE.map((connections) => [...connections].sort(byAliasIgnoringCase)),
-    );
+    pipe(deps.repository.list(), TE.map(sortByAliasIgnoringCase));
