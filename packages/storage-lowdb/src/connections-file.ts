@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Stats } from "node:fs";
-import { access, constants, mkdir, open, readdir, rename, stat, unlink, type FileHandle } from "node:fs/promises";
+import { statSync, type Stats } from "node:fs";
+import { access, constants, mkdir, open, readdir, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { storageFailure, type DomainError } from "@sdwan-connections/core";
 import { sealedKeyId, type Keyring } from "@sdwan-connections/secrets";
@@ -111,10 +111,15 @@ class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
     private readonly keyring: Keyring,
   ) {}
 
-  /** True when the file on disk is the version in memory (one stat). */
+  /**
+   * True when the file on disk is the version in memory (one stat). The stat
+   * is synchronous on purpose: it runs on every read, and a metadata lookup of
+   * a local file costs a few microseconds, far less than a trip through the
+   * thread pool and the promise machinery that `fs.promises.stat` takes.
+   */
   async isCurrent(): Promise<boolean> {
     try {
-      return sameVersion(this.known, await stat(this.path));
+      return sameVersion(this.known, statSync(this.path));
     } catch (error) {
       if (errorCode(error) === "ENOENT") throw new ConnectionsFileFailure({ _tag: "FileMissing", path: this.path });
       throw new ConnectionsFileFailure({ _tag: "FileUnreadable", path: this.path, reason: errorCode(error) });
