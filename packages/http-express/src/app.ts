@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ConnectionService, DomainError, FieldError } from "@sdwan-connections/core";
+import type { ConnectionService, ConnectionSummary, DomainError, FieldError } from "@sdwan-connections/core";
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { Authenticator, AuthenticatedUser } from "./auth/authenticator.js";
@@ -58,13 +58,28 @@ export const sendProblem = (res: Response, { status, body, headers }: Problem): 
  * JSON straight onto the socket: express's `res.json` adds content
  * negotiation and freshness checks these dynamic, uncacheable answers do not need.
  */
-const sendJson = (res: Response, status: number, body: unknown, keys?: string[]): void => {
+const sendJson = (res: Response, status: number, body: unknown): void => {
+  sendJsonText(res, status, JSON.stringify(body));
+};
+
+const sendJsonText = (res: Response, status: number, json: string): void => {
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.end(JSON.stringify(body, keys));
+  res.end(json);
 };
 
 const SUMMARY_KEYS = ["alias", "orchestratorUrl"];
+// Core hands back the same sorted list while the store is unchanged, so each list is serialized once.
+const listBodies = new WeakMap<readonly ConnectionSummary[], string>();
+/** The list's JSON: exactly the two summary fields, whatever a store returns. */
+const listBody = (connections: readonly ConnectionSummary[]): string => {
+  let body = listBodies.get(connections);
+  if (body === undefined) {
+    body = JSON.stringify(connections, SUMMARY_KEYS);
+    listBodies.set(connections, body);
+  }
+  return body;
+};
 
 const sendText = (res: Response, text: string): void => {
   res.status(200).setHeader("Content-Type", "text/plain; charset=utf-8");
@@ -243,8 +258,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
     .get(
       withFlags([], (_req, res) =>
         respond(res, service.listConnections(), (connections) => {
-          // The key list keeps exactly these two fields whatever a store returns, without copying 100s of objects.
-          sendJson(res, 200, connections, SUMMARY_KEYS);
+          sendJsonText(res, 200, listBody(connections));
         }),
       ),
     )

@@ -42,6 +42,8 @@ export interface ConnectionsFile {
   readonly db: Low<ConnectionsState>;
   /** The current state, re-read first when another process changed the file. */
   read(): Promise<E.Either<DomainError, ConnectionsState>>;
+  /** Grows whenever the state in memory changes (a write, or a re-read): lets readers cache what they derive from it. */
+  readonly generation: number;
   /** Applies `mutation` under the lock to the freshest state and persists it before answering. */
   mutate<A>(mutation: Mutation<A>): Promise<E.Either<DomainError, A>>;
   /** Re-seals every apiKey not sealed with the keyring's current key; answers how many were. */
@@ -323,12 +325,14 @@ export const openConnectionsFile =
     const pending: PendingMutation[] = [];
     let draining: Promise<void> | undefined;
     let closed = false;
+    let generation = 0;
 
     const refresh = async (): Promise<void> => {
       if (await adapter.isCurrent()) return;
       const state = await adapter.read();
       if (state === null) throw new ConnectionsFileFailure({ _tag: "FileMissing", path });
       db.data = state;
+      generation += 1;
     };
 
     // One locked write for every mutation queued meanwhile (group commit): a thousand concurrent adds cost a few writes.
@@ -351,6 +355,7 @@ export const openConnectionsFile =
             return E.right(outcome.right.value);
           });
           if (changed) {
+            generation += 1;
             if (compromised) throw new Error("the lock was taken over by another process");
             await adapter.write(db.data);
             durable = adapter.syncDirectory();
@@ -378,6 +383,9 @@ export const openConnectionsFile =
     const closedFailure = E.left(storageFailure(`The connections file ${path} is closed.`));
 
     const file: ConnectionsFile = {
+      get generation() {
+        return generation;
+      },
       path,
       keyring,
       db,

@@ -6,6 +6,7 @@ import {
   storageFailure,
   type Connection,
   type ConnectionRepository,
+  type ConnectionSummary,
   type DomainError,
 } from "@sdwan-connections/core";
 import { describeSecretError } from "@sdwan-connections/secrets";
@@ -37,10 +38,18 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     return stored === undefined ? E.left(notFound(alias)) : reveal(key, stored);
   };
 
+  // Listing is the most frequent request; its answer is rebuilt only when the file's state changed.
+  let listed: { readonly generation: number; readonly summaries: readonly ConnectionSummary[] } | undefined;
   const list: ConnectionRepository["list"] = () => async () => {
     const state = await file.read();
     if (E.isLeft(state)) return state;
-    return E.right([...state.right.connections.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })));
+    if (listed?.generation !== file.generation) {
+      // From db.data, not `state`: the two may differ if another reader re-read the file meanwhile, and
+      // db.data changes together with the generation.
+      const summaries = [...file.db.data.connections.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }));
+      listed = { generation: file.generation, summaries };
+    }
+    return E.right(listed.summaries);
   };
 
   const insert: ConnectionRepository["insert"] = (connection) => () => {

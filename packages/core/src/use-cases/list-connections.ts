@@ -4,12 +4,21 @@ import type { ConnectionSummary } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 
-// Lower-cases each alias once, not once per comparison: this runs on every list request.
-const sortByAliasIgnoringCase = (connections: readonly ConnectionSummary[]): readonly ConnectionSummary[] =>
-  connections
-    .map((connection) => ({ key: connection.alias.toLowerCase(), connection }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map(({ connection }) => connection);
+// Stores that keep their list between changes return the same array each time; its sorted copy lives as long as it does.
+const sortedLists = new WeakMap<readonly ConnectionSummary[], readonly ConnectionSummary[]>();
+
+// Lower-cases each alias once, not once per comparison.
+const sortByAliasIgnoringCase = (connections: readonly ConnectionSummary[]): readonly ConnectionSummary[] => {
+  let sorted = sortedLists.get(connections);
+  if (sorted === undefined) {
+    sorted = connections
+      .map((connection) => ({ key: connection.alias.toLowerCase(), connection }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map(({ connection }) => connection);
+    sortedLists.set(connections, sorted);
+  }
+  return sorted;
+};
 
 /** Every connection's alias and URL, sorted by alias ignoring case. */
 export const listConnections =
