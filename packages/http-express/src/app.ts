@@ -211,25 +211,10 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   const api = express.Router({ caseSensitive: true, strict: false });
 
   if (auth !== undefined) {
-    api.use(async (req, res, next) => {
-      const client = req.socket.remoteAddress ?? "unknown";
-      const retryAfter = auth.throttle.retryAfterSeconds(client);
-      if (retryAfter !== undefined) {
-        metrics.loginFailures.inc({ status: "429" });
-        sendProblem(
-          res,
-          problem(429, "too-many-failed-logins", "Too many failed logins", "Too many failed logins from this client; try again later.", {
-            headers: { "Retry-After": String(retryAfter) },
-          }),
-        );
-        return;
-      }
-      const header = req.headers.authorization;
-      // A recently verified header is answered without a promise turn; only a new one waits for bcrypt.
-      const user = auth.authenticator.cached(header) ?? (await auth.authenticator.authenticate(header));
+    const admit = (req: Request, res: Response, next: NextFunction, header: string | undefined, user: AuthenticatedUser | undefined): void => {
       if (user === undefined) {
         // Only a wrong password counts as a failed login; a request without credentials is the usual first step.
-        if (header !== undefined) auth.throttle.recordFailure(client);
+        if (header !== undefined) auth.throttle.recordFailure(req.socket.remoteAddress ?? "unknown");
         metrics.loginFailures.inc({ status: "401" });
         sendProblem(
           res,
@@ -245,6 +230,26 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
         return;
       }
       next();
+    };
+
+    // Synchronous on purpose: a recently verified header is admitted without a promise turn (the common case);
+    // only a new one waits for bcrypt.
+    api.use((req, res, next) => {
+      const retryAfter = auth.throttle.retryAfterSeconds(req.socket.remoteAddress ?? "unknown");
+      if (retryAfter !== undefined) {
+        metrics.loginFailures.inc({ status: "429" });
+        sendProblem(
+          res,
+          problem(429, "too-many-failed-logins", "Too many failed logins", "Too many failed logins from this client; try again later.", {
+            headers: { "Retry-After": String(retryAfter) },
+          }),
+        );
+        return;
+      }
+      const header = req.headers.authorization;
+      const user = auth.authenticator.cached(header);
+      if (user !== undefined) admit(req, res, next, header, user);
+      else auth.authenticator.authenticate(header).then((checked) => admit(req, res, next, header, checked), next);
     });
   }
 
