@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { rm } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { describe, expect, it } from "vitest";
@@ -61,7 +62,8 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
   });
 
   it("first start: prints the generated admin once; SIGTERM drains an in-flight request, then exits 0", async () => {
-    const dir = await makeDataDir();
+    // A data directory that does not exist yet: the first start creates it, private (regression: it was 0755).
+    const dir = join(await makeDataDir(), "data");
     await using simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
     const run = runMain({ SDWAN_DATA_DIR: dir });
     let admin = { name: "admin", password: "" };
@@ -69,6 +71,7 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
       const url = await run.listening();
       const password = /password: (\S+)/.exec(run.out())?.[1];
       expect(password).toBeDefined();
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
       admin = { name: "admin", password: password ?? "" };
       const call = client(url);
       const added = await call("POST", `${BASE}/connections`, {

@@ -103,7 +103,7 @@ export const ensureAdmin = async (sources: UserSources): Promise<{ user: string;
   if ((await readIfPresent(file)) !== undefined) return undefined;
   const password = randomBytes(18).toString("base64url");
   const hash = await bcrypt.hash(password, 12);
-  await mkdir(sources.dataDir, { recursive: true });
+  await mkdir(sources.dataDir, { recursive: true, mode: 0o700 });
   try {
     await writeFile(file, `${GENERATED_ADMIN_USER}:${hash}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {
