@@ -30,10 +30,10 @@ describe("two service containers on one PostgreSQL database", () => {
 
   beforeAll(async () => {
     simulator = await startOrchestratorSimulator({ host: "127.0.0.1", port: 0 });
-    postgres = await startPostgres();
+    postgres = await startPostgres({ label: "e2e" });
     const env = {
       SDWAN_STORAGE: "postgres",
-      SDWAN_DATABASE_URL: postgres.url,
+      SDWAN_DATABASE_URL: postgres.connectionString,
       SDWAN_MASTER_KEY: masterKey,
       SDWAN_ADMIN_USER: admin.user,
       SDWAN_ADMIN_PASSWORD: admin.password,

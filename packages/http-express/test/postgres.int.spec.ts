@@ -1,54 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { rm } from "node:fs/promises";
 import pg from "pg";
-import { GenericContainer, Wait, type StartedTestContainer } from "testcontainers";
+import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startService, type RunningService } from "../src/service.js";
 import { ADMIN, anAddBody, BASE, captureLogs, client, makeDataDir, TEST_KEYS, testConfig, testOrchestrator } from "./harness.js";
 import { orchestratorModule } from "../src/di/modules/in-memory.js";
 
-// Same image and runtime conventions as storage-postgres's container tests (see .ci/containers.sh).
-const IMAGE = process.env["SDWAN_TEST_POSTGRES_IMAGE"] ?? "postgres:16";
-const READY_LOG_COUNT = Number(process.env["SDWAN_TEST_POSTGRES_READY_LOG_COUNT"] ?? (IMAGE.startsWith("sdwan/") ? 1 : 2));
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-
-let container: StartedTestContainer;
+let postgres: StartedPostgres;
 let databaseUrl: string;
 const dirs: string[] = [];
 const masterKey = randomBytes(32).toString("base64");
 
 beforeAll(async () => {
-  const port = await freePort();
-  try {
-    container = await new GenericContainer(IMAGE)
-      .withNetworkMode("host")
-      .withEnvironment({ POSTGRES_USER: "sdwan", POSTGRES_PASSWORD: "pg-http-test-pw", POSTGRES_DB: "sdwan", PGPORT: String(port) })
-      .withCommand(["postgres", "-c", "fsync=off", "-c", `port=${port}`])
-      .withAutoRemove(true)
-      .withLabels({ "sdwan.test": "http-express" })
-      .withWaitStrategy(Wait.forLogMessage(/database system is ready to accept connections/, READY_LOG_COUNT))
-      .withStartupTimeout(120_000)
-      .start();
-  } catch (error) {
-    throw new Error(
-      `PostgreSQL test container (${IMAGE}) could not start: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}. ` +
-        "These tests need Docker: run `.ci/containers.sh up && set -a && . .ci/containers.env && set +a` first.",
-    );
-  }
-  databaseUrl = `postgres://sdwan:pg-http-test-pw@127.0.0.1:${port}/sdwan`;
+  postgres = await startPostgres({ label: "http-express" });
+  databaseUrl = postgres.connectionString;
 });
 afterAll(async () => {
-  await container?.stop();
+  await postgres?.stop();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
@@ -110,6 +79,6 @@ describe("SDWAN_STORAGE=postgres", () => {
     );
     expect(error?.name).toBe("StartupError");
     expect(error?.message).toMatch(/^SDWAN_DATABASE_URL: /);
-    expect(error?.message).not.toContain("pg-http-test-pw");
+    expect(error?.message).not.toContain(postgres.password);
   });
 });

@@ -11,7 +11,7 @@ const pools: pg.Pool[] = [];
 const keyring = aKeyring();
 
 beforeAll(async () => {
-  postgres = await startPostgres();
+  postgres = await startPostgres({ label: "storage-postgres" });
   admin = aPool(postgres.connectionString, 2);
   await expectRight(migrate(admin));
 });

@@ -33,7 +33,7 @@ const alias = (value: string) => value as Alias;
 const url = (value: string) => value as OrchestratorUrl;
 
 beforeAll(async () => {
-  postgres = await startPostgres();
+  postgres = await startPostgres({ label: "storage-postgres" });
   await expectRight(migrate(pool()));
 });
 

@@ -8,7 +8,7 @@ import { aKeyring, startPostgres, type StartedPostgres } from "./postgres-contai
 let postgres: StartedPostgres;
 
 beforeAll(async () => {
-  postgres = await startPostgres();
+  postgres = await startPostgres({ label: "storage-postgres" });
 });
 
 afterAll(async () => {

@@ -24,7 +24,7 @@ const pool = (url: string) => {
 const exposed = (error: DomainError) => JSON.stringify(error);
 
 beforeAll(async () => {
-  postgres = await startPostgres();
+  postgres = await startPostgres({ label: "storage-postgres" });
   raw = pool(postgres.connectionString);
   await expectRight(migrate(raw));
   repository = createPostgresConnectionRepository({ pool: raw, keyring });

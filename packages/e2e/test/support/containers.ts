@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
-import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer, type WaitStrategy } from "testcontainers";
+import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, type WaitStrategy } from "testcontainers";
+import { freePort } from "@sdwan-connections/storage-postgres/testing";
 import { SERVICE_IMAGE } from "./image.js";
 
 /**
@@ -22,56 +22,8 @@ export const assertContainerRuntime = async (): Promise<void> => {
   }
 };
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-
-const POSTGRES_IMAGE = process.env["SDWAN_TEST_POSTGRES_IMAGE"] ?? "postgres:16";
-// The local image logs readiness once; the official one twice (once for its init server).
-const POSTGRES_READY_LOG_COUNT = Number(
-  process.env["SDWAN_TEST_POSTGRES_READY_LOG_COUNT"] ?? (POSTGRES_IMAGE.startsWith("sdwan/") ? 1 : 2),
-);
-
-export interface StartedPostgres {
-  /** The URL the service containers use (host network: 127.0.0.1 is the host). */
-  readonly url: string;
-  readonly password: string;
-  stop(): Promise<void>;
-}
-
-export const startPostgres = async (): Promise<StartedPostgres> => {
-  const port = await freePort();
-  const password = `pg-e2e-${randomBytes(9).toString("base64url")}`;
-  let container: StartedTestContainer;
-  try {
-    container = await new GenericContainer(POSTGRES_IMAGE)
-      .withNetworkMode("host")
-      .withEnvironment({ POSTGRES_USER: "sdwan", POSTGRES_PASSWORD: password, POSTGRES_DB: "sdwan", PGPORT: String(port) })
-      .withCommand(["postgres", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", `port=${port}`])
-      // Ryuk is off on the air-gapped CI daemon: the daemon itself removes a stopped container.
-      .withAutoRemove(true)
-      .withLabels({ "sdwan.test": "e2e" })
-      .withWaitStrategy(Wait.forLogMessage(/database system is ready to accept connections/, POSTGRES_READY_LOG_COUNT))
-      .withStartupTimeout(120_000)
-      .start();
-  } catch (error) {
-    const why = (error instanceof Error ? error.message : String(error)).split("\n")[0];
-    throw new Error(`e2e: PostgreSQL container (${POSTGRES_IMAGE}) could not start: ${why}; ${SETUP_HINT}.`);
-  }
-  return {
-    url: `postgres://sdwan:${encodeURIComponent(password)}@127.0.0.1:${port}/sdwan`,
-    password,
-    stop: async () => {
-      await container.stop({ timeout: 2_000 });
-    },
-  };
-};
+// PostgreSQL comes from storage-postgres's testing entry, shared with its own and http-express's container tests.
+export { freePort, startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 
 type DockerodeContainer = Parameters<WaitStrategy["waitUntilReady"]>[0];
 

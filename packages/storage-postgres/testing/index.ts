@@ -1,0 +1,1 @@
+export { freePort, startPostgres, type StartedPostgres } from "./postgres-container.js";
