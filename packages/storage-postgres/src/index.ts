@@ -11,3 +11,4 @@ export {
 export { describeDatabaseError } from "./database-errors.js";
 export { migrate, MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, type Migration, type MigrationReport } from "./migrations.js";
 export { rotateKeys, verifyMasterKeys, type RotationReport } from "./rotate-keys.js";
+export { openPostgresStorage, type OpenPostgresStorageOptions, type PostgresStorage } from "./open-postgres-storage.js";

@@ -1,0 +1,55 @@
+import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import pg from "pg";
+import type { ConnectionRepository, DomainError } from "@sdwan-connections/core";
+import type { Keyring } from "@sdwan-connections/secrets";
+import { createPostgresConnectionChanges, type PostgresConnectionChanges } from "./connection-changes.js";
+import { createPostgresConnectionRepository } from "./connection-repository.js";
+import { migrate } from "./migrations.js";
+import { verifyMasterKeys } from "./rotate-keys.js";
+
+export interface PostgresStorage {
+  readonly repository: ConnectionRepository;
+  readonly changes: PostgresConnectionChanges;
+  /** Stops listening, then ends the pool: call it after the HTTP server has drained. */
+  close(): Promise<void>;
+}
+
+export interface OpenPostgresStorageOptions {
+  readonly databaseUrl: string;
+  readonly keyring: Keyring;
+  /** Hears about lost connections and failed notifications (never fatal); one line each, never the URL. */
+  readonly onError?: (line: string) => void;
+}
+
+/**
+ * Everything `SDWAN_STORAGE=postgres` needs, ready to use: a pool, the schema
+ * migrated, the master key checked against the stored rows, the repository
+ * and the change notifications between instances. On failure the pool is
+ * closed again and the error never contains the URL or its password.
+ */
+export const openPostgresStorage =
+  ({ databaseUrl, keyring, onError = () => undefined }: OpenPostgresStorageOptions): TE.TaskEither<DomainError, PostgresStorage> =>
+  async () => {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
+    // An idle client dying (database restart) must not crash the process; the pool opens a new one.
+    pool.on("error", () => onError("an idle PostgreSQL connection was lost"));
+    const changes = await pipe(
+      migrate(pool),
+      TE.flatMap(() => verifyMasterKeys(pool, keyring)),
+      TE.flatMap(() => createPostgresConnectionChanges({ pool, listener: { connectionString: databaseUrl }, onError })),
+    )();
+    if (E.isLeft(changes)) {
+      await pool.end().catch(() => undefined);
+      return changes;
+    }
+    return E.right({
+      repository: createPostgresConnectionRepository({ pool, keyring }),
+      changes: changes.right,
+      close: async () => {
+        await changes.right.close();
+        await pool.end();
+      },
+    });
+  };
