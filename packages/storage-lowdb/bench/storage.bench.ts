@@ -156,7 +156,7 @@ const writeCost = markdownTable(
 const notes = (largest: Row): string => {
   const write = median(largest.add);
   return `**Why a write at ${largest.size.toLocaleString("en-US")} connections costs ${ratio(largest.add, largest.baseline)} a plain \`fs.writeFile\`.**
-\`fs.writeFile\` returns once the bytes are in the page cache; a write here returns once they are on disk (fsync of the
+\`fs.writeFile\` returns once the bytes are in the page cache; a write here returns once they are on disk (fdatasync of the
 temporary file, rename, fsync of the directory), because an acknowledged add must survive a crash. The last two columns
 separate the two: replacing the same bytes atomically and durably, with none of this package's code, costs
 ${ms(median(largest.floor))} ms, and a write here, at ${ms(write)} ms, costs ${ratio(largest.add, largest.floor)} that floor (the rest: taking and releasing the lock, one \`stat\`, one
@@ -170,7 +170,7 @@ copies the lines into one buffer, reused from write to write (a fresh 4 MB buffe
 of 20,000 small pieces was slower than one contiguous write; the 10,000-entry
 map was copied for each write; FileHandle.writeFile cut 4 MB into eight 512 KiB calls (now one call); closing the
 replaced file (freeing ~4 MB of blocks, ~2 ms) sat on the write's path and now runs beside the directory fsync, which
-itself now runs while the lock is released (the ack still waits for it). Going further would take an append-only journal (one fsynced line per write,
+itself now runs while the lock is released (the ack still waits for it); the temporary file is flushed with fdatasync, not fsync (its other metadata need not reach the disk first; about 1 ms at 10,000). Going further would take an append-only journal (one fsynced line per write,
 compacted into \`connections.json\` now and then), making a write's cost independent of the store's size; it changes the
 on-disk layout the issue prescribes (one file, replaced atomically), so it is left for a decision.`;
 };
@@ -183,7 +183,7 @@ ${throughput}
 
 What one write costs as the store grows, against a plain \`fs.writeFile\` of the same bytes in the same run.
 A write takes the lock (\`proper-lockfile\`), checks the file is unchanged (one \`stat\`), seals the key (AES-256-GCM), copies the
-cached JSON line of every connection into one reused buffer, writes a temporary file, fsyncs it, renames it over \`connections.json\` and fsyncs the directory.
+cached JSON line of every connection into one reused buffer, writes a temporary file, fdatasyncs it (its data and size: all a new file needs), renames it over \`connections.json\` and fsyncs the directory.
 
 ${writeCost}
 

@@ -98,7 +98,7 @@ const checkKeyIds = (path: string, state: ConnectionsState, keyring: Keyring): C
 
 /**
  * lowdb's adapter for the file: reads and checks it (keeping the handle it
- * read through), and writes it atomically: temporary file, fsync, rename,
+ * read through), and writes it atomically: temporary file, fdatasync, rename,
  * fsync of the directory.
  */
 class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
@@ -174,7 +174,7 @@ class AtomicConnectionsAdapter implements Adapter<ConnectionsState> {
         if (bytesWritten === 0) throw Object.assign(new Error("short write"), { code: "EIO" });
         offset += bytesWritten;
       }
-      await handle.sync();
+      await handle.datasync(); // data and the size needed to read it back: all a new file needs before its rename
       stats = await handle.stat();
       await rename(temporary, this.path);
     } catch (error) {
