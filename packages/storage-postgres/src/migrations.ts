@@ -2,6 +2,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Pool, PoolClient } from "pg";
 import { storageFailure, type DomainError } from "@sdwan-connections/core";
+import { withDedicatedClient } from "./dedicated-client.js";
 import { databaseFailure } from "./database-errors.js";
 
 /** One step of the schema; applied once, in order, each in its own transaction. */
@@ -100,18 +101,9 @@ const run = async (client: PoolClient, migrations: readonly Migration[]): Promis
  */
 export const migrate = (pool: Pool, migrations: readonly Migration[] = MIGRATIONS): TE.TaskEither<DomainError, MigrationReport> =>
   pipe(
-    TE.tryCatch(async () => {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        return await run(client, migrations);
-      } catch (error) {
-        broken = error instanceof Error ? error : new Error("migration failed");
-        throw error;
-      } finally {
-        // A client that failed mid-migration may still hold the lock or a transaction: discard it.
-        client.release(broken);
-      }
-    }, databaseFailure("migrating the schema")),
+    TE.tryCatch(
+      () => withDedicatedClient(pool, (client) => run(client, migrations)),
+      databaseFailure("migrating the schema"),
+    ),
     TE.chain((outcome) => (typeof outcome === "string" ? TE.left(storageFailure(`Storage failure while migrating the schema: ${outcome}.`)) : TE.right(outcome))),
   );

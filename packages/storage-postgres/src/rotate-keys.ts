@@ -5,6 +5,7 @@ import type { Pool } from "pg";
 import { aliasKey, storageFailure, type DomainError } from "@sdwan-connections/core";
 import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
 import { databaseFailure } from "./database-errors.js";
+import { withDedicatedClient } from "./dedicated-client.js";
 
 /** Re-sealed connections, out of all stored (as lowdb's `rotate` answers). */
 export interface RotationReport {
@@ -21,42 +22,36 @@ export interface RotationReport {
  */
 export const rotateKeys = (pool: Pool, keyring: Keyring): TE.TaskEither<DomainError, RotationReport> =>
   pipe(
-    TE.tryCatch(async (): Promise<E.Either<DomainError, RotationReport>> => {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query("begin");
-        const { rows } = await client.query<{ alias_key: string; alias: string; api_key: string }>(
-          "select alias_key, alias, api_key from connections order by alias_key for update",
-        );
-        let rotated = 0;
-        for (const row of rows) {
-          if (!keyring.needsRotation(row.api_key)) continue;
-          const opened = keyring.open(row.api_key, aliasKey(row.alias));
-          if (E.isLeft(opened)) {
-            await client.query("rollback");
-            return E.left(
-              storageFailure(
-                `Storage failure while rotating keys: the apiKey of connection '${row.alias}' cannot be opened: ${describeSecretError(opened.left)}; nothing was re-sealed.`,
-              ),
-            );
+    TE.tryCatch(
+      () =>
+        withDedicatedClient(pool, async (client): Promise<E.Either<DomainError, RotationReport>> => {
+          await client.query("begin");
+          const { rows } = await client.query<{ alias_key: string; alias: string; api_key: string }>(
+            "select alias_key, alias, api_key from connections order by alias_key for update",
+          );
+          let rotated = 0;
+          for (const row of rows) {
+            if (!keyring.needsRotation(row.api_key)) continue;
+            const opened = keyring.open(row.api_key, aliasKey(row.alias));
+            if (E.isLeft(opened)) {
+              await client.query("rollback");
+              return E.left(
+                storageFailure(
+                  `Storage failure while rotating keys: the apiKey of connection '${row.alias}' cannot be opened: ${describeSecretError(opened.left)}; nothing was re-sealed.`,
+                ),
+              );
+            }
+            await client.query("update connections set api_key = $2, updated_at = now() where alias_key = $1", [
+              row.alias_key,
+              keyring.seal(opened.right, aliasKey(row.alias)),
+            ]);
+            rotated += 1;
           }
-          await client.query("update connections set api_key = $2, updated_at = now() where alias_key = $1", [
-            row.alias_key,
-            keyring.seal(opened.right, aliasKey(row.alias)),
-          ]);
-          rotated += 1;
-        }
-        await client.query("commit");
-        return E.right({ rotated, total: rows.length });
-      } catch (error) {
-        broken = error instanceof Error ? error : new Error("rotation failed");
-        throw error;
-      } finally {
-        // A client that failed mid-transaction is discarded (PostgreSQL rolls back what it held).
-        client.release(broken);
-      }
-    }, databaseFailure("rotating keys")),
+          await client.query("commit");
+          return E.right({ rotated, total: rows.length });
+        }),
+      databaseFailure("rotating keys"),
+    ),
     TE.chainEitherK(identity),
   );
 
