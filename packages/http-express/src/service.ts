@@ -40,8 +40,30 @@ export interface RunningService {
 }
 
 /**
- * The composition: builds the container from the configuration (one module
- * per adapter), creates the generated admin if no user exists, and listens.
+ * What every driver needs, from the configuration (one module per adapter):
+ * configuration, logs and metrics, the store, the orchestrator client and the
+ * use cases. The HTTP service adds authentication and the app; the CLI uses it as is.
+ */
+export const composeCore = async (
+  config: Config,
+  options: Pick<ServiceOptions, "storage" | "orchestrator" | "logDestination" | "clock"> = {},
+): Promise<Container> => {
+  const container = new Container({ defaultScope: "Singleton" });
+  await container.loadAsync(
+    observabilityModule(config, {
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),
+    }),
+    options.storage ?? (await storageModuleFor(config)),
+    options.orchestrator ?? (await orchestratorModuleFor(config)),
+    coreModule(),
+  );
+  return container;
+};
+
+/**
+ * The composition: builds the container from the configuration, creates the
+ * generated admin if no user exists, and listens.
  */
 export const startService = async (config: Config, options: ServiceOptions = {}): Promise<RunningService> => {
   const generated = await ensureAdmin(config);
@@ -60,16 +82,8 @@ export const startService = async (config: Config, options: ServiceOptions = {})
   }
   const users = await loadUsersOrFail(config);
 
-  const container = new Container({ defaultScope: "Singleton" });
-  const observability = options.clock === undefined ? {} : { clock: options.clock };
-  await container.loadAsync(
-    observabilityModule(config, { ...observability, ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }) }),
-    options.storage ?? (await storageModuleFor(config)),
-    options.orchestrator ?? (await orchestratorModuleFor(config)),
-    coreModule(),
-    authModule(config, users),
-    httpModule(options.authenticate === false ? { authenticate: false } : {}),
-  );
+  const container = await composeCore(config, options);
+  await container.loadAsync(authModule(config, users), httpModule(options.authenticate === false ? { authenticate: false } : {}));
   const storage = await container.getAsync(TOKENS.Storage);
   const logger = container.get(TOKENS.Logger);
   const lifecycle = container.get(TOKENS.Lifecycle);
