@@ -11,10 +11,10 @@ const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 const PARTNER_KEY = "sample-partner-key-1";
 
 /** `src/cli.ts` in a child process (sources through tsx), `input` on its standard input. */
-const cli = async (dataDir: string, args: readonly string[], input = "") => {
+const cli = async (dataDir: string, args: readonly string[], input = "", env: Record<string, string> = {}) => {
   const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/cli.ts", ...args], {
     cwd: PACKAGE_DIR,
-    env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" },
+    env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
@@ -105,6 +105,26 @@ describe("the CLI (cli.ts) beside the running service", { timeout: 120_000 }, ()
       for (const key of ["sample-partner-key-2", "refused-secret-key-xyz", PARTNER_KEY]) {
         expect(stdout + stderr).not.toContain(key);
       }
+    }
+  });
+});
+
+describe("rotate-master-key", { timeout: 120_000 }, () => {
+  it("re-seals every key with the new master key; the old one is then no longer needed", async () => {
+    const dataDir = await makeDataDir();
+    const [oldKey, newKey] = [Buffer.alloc(32, 1).toString("base64"), Buffer.alloc(32, 2).toString("base64")];
+    try {
+      expect((await cli(dataDir, ["add", "lab", "https://vco.example.net/", "--force"], "k-1", { SDWAN_MASTER_KEY: oldKey })).code).toBe(0);
+      const rotated = await cli(dataDir, ["rotate-master-key"], "", { SDWAN_MASTER_KEY: newKey, SDWAN_MASTER_KEY_PREVIOUS: oldKey });
+      expect(rotated).toMatchObject({ code: 0, stdout: "Re-sealed 1 of 1 apiKeys with the current master key\n" });
+      expect((await cli(dataDir, ["list"], "", { SDWAN_MASTER_KEY: newKey })).code).toBe(0);
+      // Without rotation the new key alone would not open the store; after it, the old key alone does not.
+      const withOldKey = await cli(dataDir, ["list"], "", { SDWAN_MASTER_KEY: oldKey });
+      expect(withOldKey.code).toBe(2);
+      expect(withOldKey.stderr).toContain("wrong master key");
+      expect(withOldKey.stderr).not.toContain(oldKey);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });
