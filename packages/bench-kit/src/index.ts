@@ -32,6 +32,9 @@ export const percentile = (samples: readonly number[], q: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 };
 
+/** The middle value of `samples` (nearest-rank). */
+export const median = (samples: readonly number[]): number => percentile(samples, 0.5);
+
 /** Runs `operation` `iterations` times one after another; returns each duration in ms. */
 export const timeEach = async (iterations: number, operation: (i: number) => Promise<unknown>): Promise<number[]> => {
   const durations: number[] = [];

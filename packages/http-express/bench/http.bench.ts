@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { machineLine, markdownTable, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { machineLine, markdownTable, median, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import express from "express";
 import * as E from "fp-ts/lib/Either.js";
@@ -69,7 +69,6 @@ interface Target {
   readonly headers: Record<string, string>;
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /** A warm-up per target, then ROUNDS interleaved rounds over all targets (alternating direction); the median of each measure. */
 const measureAll = async (targets: readonly Target[]): Promise<Result[]> => {

@@ -11,7 +11,7 @@ import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
 import nodeFetch from "node-fetch";
-import { machineLine, markdownTable, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { machineLine, markdownTable, median, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { createConnectionService } from "@sdwan-connections/core";
 import { aConnection, createInMemoryConnectionRepository } from "@sdwan-connections/core/testing";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
@@ -27,7 +27,6 @@ const ENTERPRISES_METHOD = "enterpriseProxy/getEnterpriseProxyEnterprises";
 const gc = (globalThis as { gc?: () => void }).gc;
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
 const ms = (value: number): string => value.toFixed(value < 1 ? 3 : 1);
-const median = (samples: readonly number[]): number => percentile(samples, 0.5);
 
 /** Runs `work` while sampling memory every 2 ms; returns its duration and the peaks above the starting point. */
 const measure = async <A>(work: () => Promise<A>) => {

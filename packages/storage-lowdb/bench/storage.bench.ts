@@ -4,7 +4,7 @@
 import { mkdtemp, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { machineLine, markdownTable, opsPerSecond, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { machineLine, markdownTable, median, opsPerSecond, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { ApiKey, type Alias, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
 import { aConnection } from "@sdwan-connections/core/testing";
 import { createKeyring, masterKey } from "@sdwan-connections/secrets";
@@ -115,7 +115,6 @@ const measure = async (size: number): Promise<Row> => {
 const ms = (value: number) => value.toFixed(3);
 const ops = (samples: number[]) => Math.round(opsPerSecond(samples)).toLocaleString("en-US");
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
-const median = (samples: number[]) => percentile(samples, 0.5);
 
 const rows: Row[] = [];
 for (const size of SIZES) {
