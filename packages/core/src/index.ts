@@ -26,7 +26,7 @@ export type { Clock } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
 export { createInProcessConnectionChanges, type ConnectionChanges } from "./ports/connection-changes.js";
 export type { ConnectionRepository } from "./ports/connection-repository.js";
-export type { Orchestrator } from "./ports/orchestrator.js";
+export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
 export { createCustomersCache, type CacheOutcome, type CustomersCache } from "./customers-cache.js";
 export {
   createConnectionService,

@@ -47,6 +47,7 @@ export const createInMemoryOrchestrator = (accounts: readonly InMemoryOrchestrat
 
   return {
     calls,
+    startDeadline: () => ({ expiresAt: Number.POSITIVE_INFINITY }),
     identify: (target) => () => {
       calls.identify += 1;
       return answer(target, (account) => account.identity)();

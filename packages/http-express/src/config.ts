@@ -20,6 +20,8 @@ export interface Config {
   readonly customersCacheTtlMs: number;
   /** Lower-cased host names; undefined allows any host. */
   readonly orchestratorAllowedHosts: readonly string[] | undefined;
+  /** A PEM file of extra CAs trusted for https orchestrators (read and checked at start). */
+  readonly orchestratorCaFile: string | undefined;
   readonly logLevel: LogLevel;
   readonly loginMaxFailures: number;
   readonly loginWindowMs: number;
@@ -123,6 +125,7 @@ export const EnvCodecs = {
   SDWAN_ORCHESTRATOR_TIMEOUT_MS: envValue("SDWAN_ORCHESTRATOR_TIMEOUT_MS", integer(1, 600_000), withDefault(10_000)),
   SDWAN_CUSTOMERS_CACHE_TTL_MS: envValue("SDWAN_CUSTOMERS_CACHE_TTL_MS", integer(0, 86_400_000), withDefault(60_000)),
   SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: envValue<readonly string[] | undefined>("SDWAN_ORCHESTRATOR_ALLOWED_HOSTS", hostList, optional),
+  SDWAN_ORCHESTRATOR_CA_FILE: envValue<string | undefined>("SDWAN_ORCHESTRATOR_CA_FILE", text, optional),
   SDWAN_LOG_LEVEL: envValue("SDWAN_LOG_LEVEL", oneOf(LOG_LEVELS), withDefault<LogLevel>("info")),
   SDWAN_LOGIN_MAX_FAILURES: envValue("SDWAN_LOGIN_MAX_FAILURES", integer(1, 1_000_000), withDefault(10)),
   SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
@@ -172,6 +175,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): E.Either<string, Config> => 
     orchestratorTimeoutMs: v.SDWAN_ORCHESTRATOR_TIMEOUT_MS,
     customersCacheTtlMs: v.SDWAN_CUSTOMERS_CACHE_TTL_MS,
     orchestratorAllowedHosts: v.SDWAN_ORCHESTRATOR_ALLOWED_HOSTS,
+    orchestratorCaFile: v.SDWAN_ORCHESTRATOR_CA_FILE,
     logLevel: v.SDWAN_LOG_LEVEL,
     loginMaxFailures: v.SDWAN_LOGIN_MAX_FAILURES,
     loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,

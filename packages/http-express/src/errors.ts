@@ -1,4 +1,4 @@
-import { describeError, type DomainError, type FieldError } from "@sdwan-connections/core";
+import { describeError, type DomainError, type FieldError, type OrchestratorError } from "@sdwan-connections/core";
 
 /** An RFC 9457 problem body, plus the headers that go with it. */
 export interface Problem {
@@ -39,6 +39,9 @@ export const problem = (
 export const invalidRequest = (errors: readonly FieldError[]): Problem =>
   problem(400, "invalid-input", "Invalid input", errors.map((e) => `${e.field}: ${e.message}`).join("; "), { errors });
 
+const retryAfterHeader = (error: OrchestratorError): { readonly headers?: Readonly<Record<string, string>> } =>
+  error._tag === "OrchestratorRateLimited" && error.retryAfterSeconds !== undefined ? { headers: { "Retry-After": String(error.retryAfterSeconds) } } : {};
+
 /**
  * The one place where a domain error becomes an HTTP answer. Every message
  * comes from `describeError`, which never contains an apiKey.
@@ -55,15 +58,14 @@ export const domainErrorToProblem = (error: DomainError): Problem => {
     case "NotAPartner":
       return problem(409, "not-a-partner", "Not a partner connection", detail);
     case "ValidationRefused":
-      return problem(422, "validation-refused", "The orchestrator did not accept the connection", detail);
+      // A rate limit whose wait did not fit the deadline: the client learns when to try again.
+      return problem(422, "validation-refused", "The orchestrator did not accept the connection", detail, retryAfterHeader(error.cause));
     case "StorageFailure":
       return problem(503, "storage-unavailable", "Storage unavailable", "The connection store cannot be used right now.");
     case "OrchestratorTimedOut":
       return problem(504, "orchestrator-timeout", "The orchestrator did not answer in time", detail);
     case "OrchestratorRateLimited":
-      return problem(502, "orchestrator-rate-limited", "The orchestrator is rate-limiting this service", detail, {
-        ...(error.retryAfterSeconds === undefined ? {} : { headers: { "Retry-After": String(error.retryAfterSeconds) } }),
-      });
+      return problem(502, "orchestrator-rate-limited", "The orchestrator is rate-limiting this service", detail, retryAfterHeader(error));
     case "OrchestratorRejected":
       return problem(502, "orchestrator-rejected", "The orchestrator refused the request", detail);
     case "OrchestratorUnreachable":

@@ -89,9 +89,10 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
           return result;
         };
       return {
-        identify: (target) => timed("identify", orchestrator.identify(target)),
-        listPartnerCustomers: (target, partnerId) =>
-          timed("listPartnerCustomers", orchestrator.listPartnerCustomers(target, partnerId)),
+        startDeadline: () => orchestrator.startDeadline(),
+        identify: (target, deadline) => timed("identify", orchestrator.identify(target, deadline)),
+        listPartnerCustomers: (target, partnerId, deadline) =>
+          timed("listPartnerCustomers", orchestrator.listPartnerCustomers(target, partnerId, deadline)),
       };
     },
   };

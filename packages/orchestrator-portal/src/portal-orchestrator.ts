@@ -1,6 +1,8 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { performance } from "node:perf_hooks";
+import { rootCertificates } from "node:tls";
+import { DelegateBackoff, handleWhenResult, retry } from "cockatiel";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import nodeFetch from "node-fetch";
@@ -11,6 +13,7 @@ import {
   orchestratorTimedOut,
   orchestratorUnreachable,
   type Customer,
+  type Deadline,
   type Identity,
   type Orchestrator,
   type OrchestratorError,
@@ -40,8 +43,11 @@ export type FetchLike = (
   },
 ) => Promise<FetchResponse>;
 
-/** How one portal call ended, for metrics: "ok", "refused" (by the orchestrator), or the error's tag. */
-export type CallOutcome = "ok" | "refused" | OrchestratorError["_tag"];
+/**
+ * How one portal call ended, for metrics: "ok", "refused" (by the
+ * orchestrator), "cancelled" (its answer was no longer needed), or the error's tag.
+ */
+export type CallOutcome = "ok" | "refused" | "cancelled" | OrchestratorError["_tag"];
 
 export interface PortalCallEvent {
   readonly method: PortalMethod;
@@ -52,24 +58,27 @@ export interface PortalCallEvent {
 }
 
 export interface PortalOrchestratorOptions {
-  /** Per HTTP attempt, body included (SPEC §6 `SDWAN_ORCHESTRATOR_TIMEOUT_MS`); default 10 000. */
+  /**
+   * The deadline of one request's orchestrator work (SPEC §6
+   * `SDWAN_ORCHESTRATOR_TIMEOUT_MS`): both identification checks, every
+   * attempt and every wait. Default 10 000.
+   */
   readonly timeoutMs?: number;
-  /** Retries after the first attempt, on 429, 5xx and a dropped connection; default 2. */
+  /** Retries after the first attempt, on 429, a 5xx that is not the orchestrator's answer, and a dropped connection; default 2. */
   readonly retries?: number;
   /** First backoff step; default 150 ms, doubling, with jitter. */
   readonly backoffBaseMs?: number;
-  /** Longest wait before a retry, `Retry-After` included; default min(timeoutMs, 5 000). A longer `Retry-After` is not waited for. */
-  readonly maxRetryWaitMs?: number;
   /**
    * Orchestrator host names allowed (`SDWAN_ORCHESTRATOR_ALLOWED_HOSTS`);
    * when omitted, read from that variable; `undefined` in it or here means any host.
    */
   readonly allowedHosts?: readonly string[] | undefined;
+  /** Extra certificate authorities (PEM) trusted for https orchestrators, beside Node's own roots. */
+  readonly ca?: readonly string[];
   readonly fetch?: FetchLike;
   /** Called once per portal call (after its retries); for metrics. Carries no key and no URL. */
   readonly onCall?: (event: PortalCallEvent) => void;
   readonly random?: () => number;
-  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** core's Orchestrator port, plus `close()` to free the keep-alive sockets. */
@@ -79,21 +88,38 @@ export interface PortalOrchestrator extends Orchestrator {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRIES = 2;
+/** The vendor's documented rate-limit penalty: a 429 without Retry-After means this long. */
+export const RATE_LIMIT_PENALTY_MS = 5_000;
 const RESPONSE_LIMIT_BYTES = 64 * 1024 * 1024;
 
-/** What one portal call came back with, when it came back at all. */
+/** What the orchestrator itself answered to one portal call. */
 type Answer =
+  /** A 2xx JSON body without an `error` member. */
   | { readonly kind: "ok"; readonly body: unknown }
-  /** The orchestrator answered with its `error` body (code only: its message is not ours to repeat). */
-  | { readonly kind: "error"; readonly status: number; readonly code: number }
-  /** 401 or 403. */
-  | { readonly kind: "refused"; readonly status: number };
+  /** Its `error` body at any status (code only: its message is not ours to repeat), or a bare 401/403. */
+  | { readonly kind: "refused"; readonly status: number; readonly code?: number };
+
+/**
+ * A call's result: the orchestrator's answer, or why there is none (timed
+ * out, unreachable, rate limited, or an answer that is not the orchestrator's
+ * API: HTML, a redirect, a 5xx without an `error` body, a body that is not JSON).
+ */
+type CallResult = E.Either<OrchestratorError, Answer>;
 
 type Attempt =
-  | { readonly done: E.Either<OrchestratorError, Answer> }
-  | { readonly retry: OrchestratorError; readonly waitMs: number | undefined };
+  | { readonly done: CallResult }
+  /** Worth another attempt after `waitMs`, if that fits the deadline; `tookMs` is what this attempt cost. */
+  | { readonly retry: OrchestratorError; readonly waitMs: number; readonly tookMs: number };
 
 const RETRYABLE_NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ECONNABORTED", "EAI_AGAIN", "UND_ERR_SOCKET"]);
+const TLS_TRUST_CODES = new Set([
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_UNTRUSTED",
+]);
 
 const errorCode = (error: unknown): string | undefined => {
   if (typeof error !== "object" || error === null) return undefined;
@@ -102,22 +128,44 @@ const errorCode = (error: unknown): string | undefined => {
   return cause === undefined ? undefined : errorCode(cause);
 };
 
-const isAbort = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && ((error as { name?: unknown }).name === "AbortError" || errorCode(error) === "ABORT_ERR");
+/** Why a connection failed, in words an operator can act on; never a host, port or key. */
+const transportReason = (method: PortalMethod, code: string | undefined): string => {
+  if (code !== undefined && TLS_TRUST_CODES.has(code))
+    return `The orchestrator's TLS certificate is not trusted (${code}) for ${method}; if a private CA issued it, add that CA (SDWAN_ORCHESTRATOR_CA_FILE).`;
+  if (code !== undefined && (code.startsWith("CERT_") || code.startsWith("ERR_TLS_")))
+    return `The orchestrator's TLS certificate was refused (${code}) for ${method}.`;
+  return `The orchestrator could not be reached for ${method} (${code ?? "network error"}).`;
+};
 
 const defaultFetch: FetchLike = (url, init) => nodeFetch(url, { ...init, size: RESPONSE_LIMIT_BYTES });
 
+const errorBodyOf = (parsed: unknown) =>
+  typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed ? ErrorBody.decode(parsed) : undefined;
+
+const parseJson = (text: string): { readonly json: unknown } | undefined => {
+  try {
+    return { json: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+};
+
 /**
- * core's Orchestrator over the portal REST API v1 (ORCHESTRATOR.md).
+ * core's Orchestrator over the portal REST API v1.
  *
  * - Every call is `POST {orchestratorUrl}/portal/rest/{method}` with
  *   `Authorization: Token <key>`, over a keep-alive agent; redirects are not
- *   followed (they could carry the key elsewhere) and count as garbage.
- * - Each attempt is aborted after `timeoutMs` (OrchestratorTimedOut, not retried:
- *   a slow orchestrator would only get slower). 429, 5xx and a dropped
- *   connection are retried up to `retries` times with jittered exponential
- *   backoff, honouring `Retry-After` up to `maxRetryWaitMs`.
- * - 401/403 and an orchestrator refusal are never retried.
+ *   followed (they could carry the key elsewhere). TLS is always verified;
+ *   `ca` adds private CAs to Node's roots.
+ * - One deadline (`timeoutMs`) bounds all the work of one request: each
+ *   attempt is aborted when it runs out, and a retry (429, a 5xx without the
+ *   orchestrator's `error` body, a dropped connection; jittered exponential
+ *   backoff, `Retry-After` honoured, a bare 429 meaning the vendor's 5 s
+ *   penalty) happens only when its wait and one more attempt as long as the
+ *   last fit before it. A wait that does not fit fails at once, passing the
+ *   wait on (`retryAfterSeconds`).
+ * - Identification asks the partner check and the customer check at once,
+ *   as the original plugin does (`identityOf`).
  * - Answers are decoded; reasons name statuses, codes and field names, never
  *   the key, a header or a value from the answer.
  */
@@ -125,82 +173,82 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_RETRIES;
   const backoffBaseMs = options.backoffBaseMs ?? 150;
-  const maxRetryWaitMs = options.maxRetryWaitMs ?? Math.min(timeoutMs, 5_000);
   const allowedHosts = "allowedHosts" in options ? options.allowedHosts : parseAllowedHosts(process.env["SDWAN_ORCHESTRATOR_ALLOWED_HOSTS"]);
   const fetch = options.fetch ?? defaultFetch;
   const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
-  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
+  const httpsAgent = new HttpsAgent({
+    keepAlive: true,
+    maxSockets: 64,
+    ...(options.ca === undefined || options.ca.length === 0 ? {} : { ca: [...rootCertificates, ...options.ca] }),
+  });
   const agent = (url: URL): HttpAgent => (url.protocol === "https:" ? httpsAgent : httpAgent);
 
-  const attempt = async (url: URL, method: PortalMethod, apiKey: string, body: string): Promise<Attempt> => {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const startDeadline = (): Deadline => ({ expiresAt: Date.now() + timeoutMs });
+
+  /** One HTTP exchange, bounded by the deadline and by `cancel`. */
+  const attempt = async (url: URL, method: PortalMethod, apiKey: string, body: string, deadline: Deadline, cancel: AbortSignal, retryIndex: number): Promise<Attempt> => {
+    const started = Date.now();
+    const timedOut = orchestratorTimedOut(`The orchestrator did not answer ${method} within the ${timeoutMs} ms deadline.`);
+    const remaining = deadline.expiresAt - started;
+    if (remaining <= 0) return { done: E.left(timedOut) };
+    const signal = AbortSignal.any([AbortSignal.timeout(remaining), cancel]);
+    const retryAfter = (waitMs: number | undefined, error: OrchestratorError): Attempt => ({
+      retry: error,
+      waitMs: waitMs ?? backoffDelay(retryIndex, backoffBaseMs, timeoutMs, random),
+      tookMs: Date.now() - started,
+    });
     try {
       const response = await fetch(url.href, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", authorization: `Token ${apiKey}` },
         body,
-        signal: controller.signal,
+        signal,
         redirect: "manual",
         agent,
       });
       const { status } = response;
-      if (status === 429 || status >= 500) {
-        const text = await response.text().catch(() => "");
-        void text; // drained so the socket can be reused
-        const waitMs = parseRetryAfter(response.headers.get("retry-after"), Date.now());
-        const error =
-          status === 429
-            ? orchestratorRateLimited(`The orchestrator is rate limiting calls to ${method} (HTTP 429).`, waitMs === undefined ? undefined : Math.ceil(waitMs / 1000))
-            : orchestratorUnreachable(`The orchestrator failed to answer ${method} (HTTP ${status}).`);
-        return { retry: error, waitMs };
-      }
-      if (status === 401 || status === 403) {
-        await response.text().catch(() => "");
-        return { done: E.right({ kind: "refused", status }) };
-      }
-      if (status === 404) {
-        await response.text().catch(() => "");
-        return { done: E.left(orchestratorGarbage(`The orchestrator has no ${method} method (HTTP 404); check the orchestrator URL.`)) };
-      }
-      if (status >= 300 && status < 400) return { done: E.left(orchestratorGarbage(`The orchestrator answered ${method} with a redirect (HTTP ${status}); redirects are not followed.`)) };
+      // Read whole, even when unused, so the socket can be reused.
       const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return { done: E.left(orchestratorGarbage(`The orchestrator's answer to ${method} is not JSON (HTTP ${status}).`)) };
+      const parsed = parseJson(text);
+      const errorBody = parsed === undefined ? undefined : errorBodyOf(parsed.json);
+      if (errorBody !== undefined && E.isRight(errorBody) && status !== 429)
+        return { done: E.right({ kind: "refused", status, code: errorBody.right.error.code }) };
+      if (status === 429) {
+        const waitMs = parseRetryAfter(response.headers.get("retry-after"), Date.now()) ?? RATE_LIMIT_PENALTY_MS;
+        return retryAfter(waitMs, orchestratorRateLimited(`The orchestrator is rate limiting calls to ${method} (HTTP 429).`, Math.ceil(waitMs / 1000)));
       }
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed) {
-        const decoded = ErrorBody.decode(parsed);
-        return E.isRight(decoded)
-          ? { done: E.right({ kind: "error", status, code: decoded.right.error.code }) }
-          : { done: E.left(orchestratorGarbage(`The orchestrator's error answer to ${method} is malformed (${describeDecodeFailure(decoded.left)}).`)) };
-      }
+      if (status >= 500)
+        return retryAfter(
+          parseRetryAfter(response.headers.get("retry-after"), Date.now()),
+          orchestratorUnreachable(`The orchestrator failed to answer ${method} (HTTP ${status}).`),
+        );
+      if (status === 401 || status === 403) return { done: E.right({ kind: "refused", status }) };
+      if (status === 404) return { done: E.left(orchestratorGarbage(`The orchestrator has no ${method} method (HTTP 404); check the orchestrator URL.`)) };
+      if (status >= 300 && status < 400)
+        return { done: E.left(orchestratorGarbage(`The orchestrator answered ${method} with a redirect (HTTP ${status}); redirects are not followed.`)) };
+      if (parsed === undefined) return { done: E.left(orchestratorGarbage(`The orchestrator's answer to ${method} is not JSON (HTTP ${status}).`)) };
+      if (errorBody !== undefined && E.isLeft(errorBody))
+        return { done: E.left(orchestratorGarbage(`The orchestrator's error answer to ${method} is malformed (${describeDecodeFailure(errorBody.left)}).`)) };
       if (status < 200 || status >= 300) return { done: E.left(orchestratorGarbage(`The orchestrator answered ${method} with HTTP ${status} and no error body.`)) };
-      return { done: E.right({ kind: "ok", body: parsed }) };
+      return { done: E.right({ kind: "ok", body: parsed.json }) };
     } catch (error) {
-      if (controller.signal.aborted || isAbort(error))
-        return { done: E.left(orchestratorTimedOut(`The orchestrator did not answer ${method} within ${timeoutMs} ms.`)) };
+      if (cancel.aborted) return { done: E.left(orchestratorUnreachable(`The call to ${method} was cancelled: its answer was no longer needed.`)) };
+      if (signal.aborted) return { done: E.left(timedOut) };
       if (typeof error === "object" && error !== null && (error as { type?: unknown }).type === "max-size")
         return { done: E.left(orchestratorGarbage(`The orchestrator's answer to ${method} is larger than ${RESPONSE_LIMIT_BYTES / 2 ** 20} MiB.`)) };
       const code = errorCode(error);
-      const reason = `The orchestrator could not be reached for ${method} (${code ?? "network error"}).`;
-      return code !== undefined && RETRYABLE_NETWORK_CODES.has(code)
-        ? { retry: orchestratorUnreachable(reason), waitMs: undefined }
-        : { done: E.left(orchestratorUnreachable(reason)) };
-    } finally {
-      clearTimeout(timer);
+      const reason = orchestratorUnreachable(transportReason(method, code));
+      return code !== undefined && RETRYABLE_NETWORK_CODES.has(code) ? retryAfter(undefined, reason) : { done: E.left(reason) };
     }
   };
 
-  const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown): Promise<E.Either<OrchestratorError, Answer>> => {
+  /** One portal call: attempts and retries, all inside `deadline`. */
+  const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown, deadline: Deadline, cancel: AbortSignal): Promise<CallResult> => {
     const started = performance.now();
     let attempts = 0;
-    const finish = (result: E.Either<OrchestratorError, Answer>) => {
-      const outcome: CallOutcome = E.isLeft(result) ? result.left._tag : result.right.kind === "ok" ? "ok" : "refused";
+    const finish = (result: CallResult): CallResult => {
+      const outcome: CallOutcome = cancel.aborted ? "cancelled" : E.isLeft(result) ? result.left._tag : result.right.kind;
       options.onCall?.({ method, outcome, durationMs: performance.now() - started, attempts });
       return result;
     };
@@ -209,80 +257,57 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     if (!isHostAllowed(url.right, allowedHosts))
       return finish(E.left(orchestratorRejected("The orchestrator host is not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS.")));
     const payload = JSON.stringify(body);
-    for (;;) {
+    // Retry only when the wait and one more attempt as long as the last can finish before the deadline.
+    const policy = retry(
+      handleWhenResult((result) => {
+        const last = result as Attempt;
+        return "retry" in last && Date.now() + last.waitMs + last.tookMs <= deadline.expiresAt;
+      }),
+      { maxAttempts: retries, backoff: new DelegateBackoff((context) => ("value" in context.result ? (context.result.value as { waitMs: number }).waitMs : 0)) },
+    );
+    const last = await policy.execute(({ attempt: retryIndex }) => {
       attempts += 1;
-      const outcome = await attempt(url.right, method, target.apiKey.reveal(), payload);
-      if ("done" in outcome) return finish(outcome.done);
-      const retryIndex = attempts - 1;
-      const wait = outcome.waitMs ?? backoffDelay(retryIndex, backoffBaseMs, maxRetryWaitMs, random);
-      if (retryIndex >= retries || wait > maxRetryWaitMs) {
-        const suffix = attempts > 1 ? ` after ${attempts} attempts` : "";
-        return finish(E.left({ ...outcome.retry, reason: `${outcome.retry.reason.replace(/\.$/, "")}${suffix}.` }));
-      }
-      await sleep(wait);
-    }
+      return attempt(url.right, method, target.apiKey.reveal(), payload, deadline, cancel, retryIndex);
+    }, cancel);
+    if ("done" in last) return finish(last.done);
+    const suffix = attempts > 1 ? ` after ${attempts} attempts` : "";
+    return finish(E.left({ ...last.retry, reason: `${last.retry.reason.replace(/\.$/, "")}${suffix}.` }));
   };
 
   const identify =
-    (target: OrchestratorTarget): TaskEither<OrchestratorError, Identity> =>
+    (target: OrchestratorTarget, deadline: Deadline = startDeadline()): TaskEither<OrchestratorError, Identity> =>
     async () => {
-      const partner = await call(target, "enterpriseProxy/getEnterpriseProxyProperty", {});
-      if (E.isLeft(partner)) return partner;
-      switch (partner.right.kind) {
-        case "refused":
-          return E.left(orchestratorRejected(`The orchestrator refused the API key (HTTP ${partner.right.status}).`));
-        case "ok": {
-          const decoded = ProxyProperty.decode(partner.right.body);
-          return E.isRight(decoded)
-            ? E.right({ kind: "partner", partnerId: decoded.right.enterpriseProxyId })
-            : E.left(orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyProperty lacks ${describeDecodeFailure(decoded.left)}.`));
-        }
-        case "error":
-          break; // not a partner's key: is it a customer's?
-      }
-      const customer = await call(target, "enterprise/getEnterprise", {});
-      if (E.isLeft(customer)) return customer;
-      switch (customer.right.kind) {
-        case "refused":
-          return E.left(orchestratorRejected(`The orchestrator refused the API key (HTTP ${customer.right.status}).`));
-        case "error":
-          return E.left(
-            orchestratorRejected(
-              `The orchestrator accepts the API key neither as a partner's nor as a customer's (error code ${customer.right.code}).`,
-            ),
-          );
-        case "ok": {
-          const decoded = EnterpriseIdentity.decode(customer.right.body);
-          return E.isRight(decoded)
-            ? E.right({ kind: "customer", customerId: decoded.right.id })
-            : E.left(orchestratorGarbage(`The orchestrator's answer to getEnterprise lacks ${describeDecodeFailure(decoded.left)}.`));
-        }
-      }
+      // A partner's id settles it: the customer check's answer is then not needed.
+      const customerNotNeeded = new AbortController();
+      const [partner, customer] = await Promise.all([
+        call(target, "enterpriseProxy/getEnterpriseProxyProperty", {}, deadline, new AbortController().signal).then((result) => {
+          if (partnerIdOf(result) !== undefined) customerNotNeeded.abort();
+          return result;
+        }),
+        call(target, "enterprise/getEnterprise", {}, deadline, customerNotNeeded.signal),
+      ]);
+      return identityOf(partner, customer);
     };
 
   const listPartnerCustomers =
-    (target: OrchestratorTarget, partnerId: number): TaskEither<OrchestratorError, readonly Customer[]> =>
+    (target: OrchestratorTarget, partnerId: number, deadline: Deadline = startDeadline()): TaskEither<OrchestratorError, readonly Customer[]> =>
     async () => {
-      const answer = await call(target, "enterpriseProxy/getEnterpriseProxyEnterprises", { enterpriseProxyId: partnerId });
+      const answer = await call(target, "enterpriseProxy/getEnterpriseProxyEnterprises", { enterpriseProxyId: partnerId }, deadline, new AbortController().signal);
       if (E.isLeft(answer)) return answer;
-      switch (answer.right.kind) {
-        case "refused":
-          return E.left(orchestratorRejected(`The orchestrator refused the API key (HTTP ${answer.right.status}).`));
-        case "error":
-          // A success status with an error member contradicts itself: garbage. A 4xx error body is a refusal.
-          return answer.right.status < 300
-            ? E.left(orchestratorGarbage(`The orchestrator answered getEnterpriseProxyEnterprises with HTTP ${answer.right.status} and an error member (code ${answer.right.code}).`))
-            : E.left(orchestratorRejected(`The orchestrator refused to list partner ${partnerId}'s customers (HTTP ${answer.right.status}, error code ${answer.right.code}).`));
-        case "ok": {
-          const customers = decodeCustomers(answer.right.body);
-          return E.isRight(customers)
-            ? customers
-            : E.left(orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${customers.left}.`));
-        }
-      }
+      const { right } = answer;
+      if (right.kind === "refused")
+        // A success status with an error member contradicts itself: garbage. Otherwise it is a refusal.
+        return right.status < 300
+          ? E.left(orchestratorGarbage(`The orchestrator answered getEnterpriseProxyEnterprises with HTTP ${right.status} and an error member (code ${right.code}).`))
+          : E.left(orchestratorRejected(`The orchestrator refused to list partner ${partnerId}'s customers (${describeAnswer(right)}).`));
+      const customers = decodeCustomers(right.body);
+      return E.isRight(customers)
+        ? customers
+        : E.left(orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${customers.left}.`));
     };
 
   return {
+    startDeadline,
     identify,
     listPartnerCustomers,
     close: () => {
@@ -290,4 +315,53 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       httpsAgent.destroy();
     },
   };
+};
+
+const partnerIdOf = (result: CallResult): number | undefined => {
+  if (E.isLeft(result) || result.right.kind !== "ok") return undefined;
+  const decoded = ProxyProperty.decode(result.right.body);
+  return E.isRight(decoded) ? decoded.right.enterpriseProxyId : undefined;
+};
+
+const describeAnswer = (answer: Extract<Answer, { kind: "refused" }>): string =>
+  `HTTP ${answer.status}${answer.code === undefined ? "" : `, error code ${answer.code}`}`;
+
+/** One check's result in a few words, for the reason of a key accepted by neither. */
+const describeCheck = (result: CallResult, expected: string): string => {
+  if (E.isLeft(result)) return result.left.reason.replace(/\.$/, "");
+  return result.right.kind === "refused" ? describeAnswer(result.right) : `HTTP 200 without ${expected}`;
+};
+
+/**
+ * The identity that the two checks' results give, as the original plugin
+ * decides it (SPEC §4; every case is in docs/orchestrator-compatibility.md):
+ * - a partner, if the partner check gave a proxy id; any other answer of it
+ *   only means "not a partner";
+ * - else a customer, if the customer check gave an enterprise id;
+ * - else rate limited, if either check was (its wait did not fit);
+ * - else rejected, with both reasons, if the customer check was refused, or
+ *   if it got no answer but the orchestrator did answer the partner check;
+ * - else garbage, if the customer check succeeded without an id;
+ * - else (neither check got the orchestrator's answer) the customer check's
+ *   error: timed out, unreachable, or an answer that is not the orchestrator's.
+ */
+export const identityOf = (partner: CallResult, customer: CallResult): E.Either<OrchestratorError, Identity> => {
+  const partnerId = partnerIdOf(partner);
+  if (partnerId !== undefined) return E.right({ kind: "partner", partnerId });
+  if (E.isRight(customer) && customer.right.kind === "ok") {
+    const decoded = EnterpriseIdentity.decode(customer.right.body);
+    if (E.isRight(decoded)) return E.right({ kind: "customer", customerId: decoded.right.id });
+  }
+  const rateLimited = [customer, partner].flatMap((result) => (E.isLeft(result) && result.left._tag === "OrchestratorRateLimited" ? [result.left] : []));
+  if (rateLimited[0] !== undefined) return E.left(rateLimited[0]);
+  const refusedByCustomerCheck = E.isRight(customer) && customer.right.kind === "refused";
+  if (refusedByCustomerCheck || (E.isLeft(customer) && E.isRight(partner)))
+    return E.left(
+      orchestratorRejected(
+        `The orchestrator accepts the API key neither as a partner's (getEnterpriseProxyProperty: ${describeCheck(partner, "enterpriseProxyId")}) ` +
+          `nor as a customer's (getEnterprise: ${describeCheck(customer, "id")}).`,
+      ),
+    );
+  if (E.isRight(customer)) return E.left(orchestratorGarbage("The orchestrator's answer to getEnterprise lacks id."));
+  return customer;
 };

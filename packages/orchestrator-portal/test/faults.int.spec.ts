@@ -59,14 +59,14 @@ describe("every simulator fault, through the real client", () => {
     expect(identity).toEqual(E.right({ kind: "partner", partnerId: 10 }));
   });
 
-  it("500 with an error body: retried, then unreachable", async () => {
+  it("500 with an error body on both checks: the orchestrator's refusal, not retried", async () => {
     const identity = await identifyWith({ kind: "serverError" });
-    expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorUnreachable");
-    expect(simulator.callsFor(SAMPLE_PARTNER_KEY)[PROPERTY]).toBe(3);
+    expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorRejected");
+    expect(simulator.callsFor(SAMPLE_PARTNER_KEY)[PROPERTY]).toBe(1);
   });
 
-  it("a passing 503: the retry succeeds", async () => {
-    const identity = await identifyWith({ kind: "serverError", status: 503, times: 1 });
+  it("a passing 503 without the orchestrator's error body: the retry succeeds", async () => {
+    const identity = await identifyWith({ kind: "bareStatus", status: 503, times: 1, method: PROPERTY });
     expect(identity).toEqual(E.right({ kind: "partner", partnerId: 10 }));
     expect(simulator.callsFor(SAMPLE_PARTNER_KEY)[PROPERTY]).toBe(2);
   });
@@ -111,12 +111,12 @@ describe("every simulator fault, through the real client", () => {
     expect(customer).toEqual(E.right({ kind: "customer", customerId: 1000 }));
   });
 
-  it("a refused key is asked once per method, never retried", async () => {
+  it("a refused key is asked once per check, never retried", async () => {
     const identity = await orchestrator.identify(targetFor(simulator.url, "sample-unknown-key"))();
     expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorRejected");
     expect(simulator.callsFor("sample-unknown-key")).toEqual({
       "enterpriseProxy/getEnterpriseProxyProperty": 1,
-      "enterprise/getEnterprise": 0,
+      "enterprise/getEnterprise": 1,
       "enterpriseProxy/getEnterpriseProxyEnterprises": 0,
     });
   });

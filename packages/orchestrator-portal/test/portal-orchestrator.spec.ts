@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { inspect } from "node:util";
 import * as E from "fp-ts/lib/Either.js";
 import { ApiKey, type OrchestratorTarget, type OrchestratorUrl } from "@sdwan-connections/core";
@@ -15,14 +16,35 @@ interface Scripted {
   readonly body?: string;
   readonly headers?: Record<string, string>;
   readonly throws?: unknown;
+  /** Answers after this long, unless the call is aborted first. */
+  readonly delayMs?: number;
 }
 
-/** A fetch answering from a script, recording what it was asked. */
-const scriptedFetch = (script: readonly Scripted[]) => {
+type Check = "partner" | "customer" | "list";
+const CHECK_OF: Record<string, Check> = {
+  "enterpriseProxy/getEnterpriseProxyProperty": "partner",
+  "enterprise/getEnterprise": "customer",
+  "enterpriseProxy/getEnterpriseProxyEnterprises": "list",
+};
+
+const abortable = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error("aborted"), { name: "AbortError" }));
+    });
+  });
+
+/** A fetch answering each portal method from its own script (the last step repeats), recording what it was asked. */
+const scriptedFetch = (script: Partial<Record<Check, readonly Scripted[]>>) => {
   const seen: { url: string; headers: Record<string, string>; body: string }[] = [];
   const fetch: FetchLike = async (url, init) => {
-    const step = script[Math.min(seen.length, script.length - 1)] as Scripted;
+    const check = CHECK_OF[url.split("/portal/rest/")[1] ?? ""] as Check;
+    const steps = script[check] ?? [{ status: 500, body: "no script" }];
+    const step = steps[Math.min(seen.filter((s) => CHECK_OF[s.url.split("/portal/rest/")[1] ?? ""] === check).length, steps.length - 1)] as Scripted;
     seen.push({ url, headers: init.headers, body: init.body });
+    if (step.delayMs !== undefined) await abortable(step.delayMs, init.signal);
     if (step.throws !== undefined) throw step.throws;
     return {
       status: step.status,
@@ -33,19 +55,19 @@ const scriptedFetch = (script: readonly Scripted[]) => {
   return { fetch, seen };
 };
 
-const make = (script: readonly Scripted[], extra: Partial<PortalOrchestratorOptions> = {}) => {
+const make = (script: Partial<Record<Check, readonly Scripted[]>>, extra: Partial<PortalOrchestratorOptions> = {}) => {
   const { fetch, seen } = scriptedFetch(script);
-  const sleeps: number[] = [];
   const events: PortalCallEvent[] = [];
   const orchestrator = createPortalOrchestrator({
     fetch,
     allowedHosts: undefined,
+    backoffBaseMs: 4,
     random: () => 0.5,
-    sleep: async (ms) => void sleeps.push(ms),
     onCall: (event) => void events.push(event),
     ...extra,
   });
-  return { orchestrator, seen, sleeps, events };
+  const methods = (check: Check) => seen.filter((s) => CHECK_OF[s.url.split("/portal/rest/")[1] ?? ""] === check);
+  return { orchestrator, seen, events, methods };
 };
 
 const expectNoKey = (value: unknown) => {
@@ -54,141 +76,266 @@ const expectNoKey = (value: unknown) => {
   expect(inspect(value, { depth: 10 })).not.toContain(SECRET);
 };
 
+const tagOf = (result: E.Either<{ _tag: string }, unknown>) => (E.isLeft(result) ? result.left._tag : "Right");
+
 const PROXY = { status: 200, body: '{"id":1001,"enterpriseProxyId":10,"name":"x","value":"y"}' };
+const ENTERPRISE = { status: 200, body: '{"id":77,"logicalId":"u"}' };
 const ERROR_400 = { status: 400, body: '{"error":{"code":-32603,"message":"privileges check failed"}}' };
+const TOKEN_ERROR = { status: 400, body: '{"error":{"code":-32000,"message":"tokenError [expired or invalid token]"}}' };
+const HTML = (status: number) => ({ status, body: "<html><body><h1>Bad Gateway</h1></body></html>", headers: { "content-type": "text/html" } });
+const RESET = { status: 0, throws: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) };
 
 describe("createPortalOrchestrator", () => {
   it("posts {} with Content-Type and Authorization: Token to the joined URL", async () => {
-    const { orchestrator, seen } = make([PROXY]);
+    const { orchestrator, seen } = make({ partner: [PROXY], customer: [TOKEN_ERROR] });
     const identity = await orchestrator.identify(target("https://vco.example.net/vco"))();
     expect(identity).toEqual(E.right({ kind: "partner", partnerId: 10 }));
-    expect(seen).toEqual([
-      {
-        url: "https://vco.example.net/vco/portal/rest/enterpriseProxy/getEnterpriseProxyProperty",
-        headers: { "content-type": "application/json", accept: "application/json", authorization: `Token ${SECRET}` },
-        body: "{}",
-      },
-    ]);
+    expect(seen[0]).toEqual({
+      url: "https://vco.example.net/vco/portal/rest/enterpriseProxy/getEnterpriseProxyProperty",
+      headers: { "content-type": "application/json", accept: "application/json", authorization: `Token ${SECRET}` },
+      body: "{}",
+    });
+    expect(seen.map((s) => s.url.split("/rest/")[1]).sort()).toEqual(["enterprise/getEnterprise", "enterpriseProxy/getEnterpriseProxyProperty"]);
   });
 
-  it("asks getEnterprise after a partner refusal body, and tells a customer by its id", async () => {
-    const { orchestrator, seen } = make([ERROR_400, { status: 200, body: '{"id":77,"logicalId":"u"}' }]);
+  it("asks both checks at once: a customer key costs one round trip, not two", async () => {
+    const { orchestrator } = make({ partner: [{ ...ERROR_400, delayMs: 100 }], customer: [{ ...ENTERPRISE, delayMs: 100 }] });
+    const started = performance.now();
     expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "customer", customerId: 77 }));
-    expect(seen.map((s) => s.url.split("/rest/")[1])).toEqual(["enterpriseProxy/getEnterpriseProxyProperty", "enterprise/getEnterprise"]);
+    expect(performance.now() - started).toBeLessThan(190);
   });
 
-  it("treats a 200 with an error member on the partner call as 'not a partner'", async () => {
-    const { orchestrator } = make([{ status: 200, body: '{"error":{"code":-32603,"message":"x"}}' }, ERROR_400]);
-    const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorRejected");
+  it("does not wait for the customer check once the partner check gave a proxy id", async () => {
+    const { orchestrator, events } = make({ partner: [PROXY], customer: [{ ...ENTERPRISE, delayMs: 5_000 }] });
+    const started = performance.now();
+    expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(events.find((e) => e.method === "enterprise/getEnterprise")?.outcome).toBe("cancelled");
   });
 
-  it.each([401, 403])("rejects on HTTP %s at once, never retrying nor asking further", async (status) => {
-    const { orchestrator, seen, events } = make([{ status, body: "" }]);
+  it("prefers the partner when both checks accept the key", async () => {
+    const { orchestrator } = make({ partner: [PROXY], customer: [ENTERPRISE] });
+    expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
+  });
+
+  // Every answer of the partner check that is not a proxy id only means "not a partner" (issue 9, SPEC §4).
+  it.each<[string, Scripted]>([
+    ["400 with an error body", ERROR_400],
+    ["500 with an error body", { status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }],
+    ["403 without a body", { status: 403 }],
+    ["403 with an error body", { status: 403, body: '{"error":{"code":-32000,"message":"Insufficient Permissions"}}' }],
+    ["401 without a body", { status: 401 }],
+    ["500 without a body", { status: 500 }],
+    ["200 with an error member", { status: 200, body: '{"error":{"code":-32603,"message":"x"}}' }],
+    ["200 without enterpriseProxyId", { status: 200, body: '{"id":1,"name":"x"}' }],
+    ["HTML", HTML(200)],
+    ["an HTML 502 from a proxy", HTML(502)],
+    ["a redirect to a login page", { status: 302, headers: { location: "/login.html" }, body: "<html>login</html>" }],
+    ["a 404", { status: 404, body: "not found" }],
+    ["not JSON", { status: 200, body: "{" }],
+    ["a 429 whose wait does not fit", { status: 429, headers: { "retry-after": "60" } }],
+    ["a dropped connection", RESET],
+  ])("partner check answering %s: a customer key is still a customer", async (_, answer) => {
+    const { orchestrator } = make({ partner: [answer], customer: [ENTERPRISE] });
     const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorRejected");
-    expect(seen).toHaveLength(1);
-    expect(events).toMatchObject([{ method: "enterpriseProxy/getEnterpriseProxyProperty", outcome: "refused", attempts: 1 }]);
+    expect(identity).toEqual(E.right({ kind: "customer", customerId: 77 }));
+  });
+
+  it("a key accepted as neither is rejected with both reasons, never echoing the orchestrator's message", async () => {
+    const { orchestrator } = make({
+      partner: [{ status: 400, body: JSON.stringify({ error: { code: -32603, message: `bad token ${SECRET}` } }) }],
+      customer: [{ status: 500, body: JSON.stringify({ error: { code: -32000, message: `token ${SECRET} expired` } }) }],
+    });
+    const identity = await orchestrator.identify(target())();
+    expect(E.isLeft(identity) && identity.left).toEqual({
+      _tag: "OrchestratorRejected",
+      reason:
+        "The orchestrator accepts the API key neither as a partner's (getEnterpriseProxyProperty: HTTP 400, error code -32603) " +
+        "nor as a customer's (getEnterprise: HTTP 500, error code -32000).",
+    });
     expectNoKey(identity);
   });
 
-  it("retries 5xx with growing jittered backoff, then reports the orchestrator unreachable", async () => {
-    const { orchestrator, seen, sleeps, events } = make([{ status: 502, body: "<html>bad gateway</html>" }], { retries: 2, backoffBaseMs: 100 });
+  it.each([401, 403])("rejects on HTTP %s from both checks, never retrying", async (status) => {
+    const { orchestrator, seen, events } = make({ partner: [{ status }], customer: [{ status }] });
+    const identity = await orchestrator.identify(target())();
+    expect(tagOf(identity)).toBe("OrchestratorRejected");
+    expect(seen).toHaveLength(2);
+    expect(events.map((e) => [e.outcome, e.attempts])).toEqual([
+      ["refused", 1],
+      ["refused", 1],
+    ]);
+    expectNoKey(identity);
+  });
+
+  it("is rejected, not unreachable, when only the partner check got the orchestrator's answer", async () => {
+    const { orchestrator } = make({ partner: [TOKEN_ERROR], customer: [HTML(502)] }, { retries: 0 });
+    const identity = await orchestrator.identify(target())();
+    expect(tagOf(identity)).toBe("OrchestratorRejected");
+    expect(E.isLeft(identity) && identity.left.reason).toContain("getEnterprise: The orchestrator failed to answer enterprise/getEnterprise (HTTP 502)");
+  });
+
+  it("calls a customer check that succeeds without an id garbage", async () => {
+    const { orchestrator } = make({ partner: [ERROR_400], customer: [{ status: 200, body: '{"name":"x"}' }] });
+    expect(tagOf(await orchestrator.identify(target())())).toBe("OrchestratorGarbage");
+  });
+
+  it("is unreachable only when neither check got an answer", async () => {
+    const { orchestrator } = make({ partner: [RESET], customer: [RESET] });
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toEqual({
       _tag: "OrchestratorUnreachable",
-      reason: "The orchestrator failed to answer enterpriseProxy/getEnterpriseProxyProperty (HTTP 502) after 3 attempts.",
+      reason: "The orchestrator could not be reached for enterprise/getEnterprise (ECONNRESET) after 3 attempts.",
     });
-    expect(seen).toHaveLength(3);
-    expect(sleeps).toEqual([75, 150]);
-    expect(events).toMatchObject([{ outcome: "OrchestratorUnreachable", attempts: 3 }]);
   });
 
-  it("succeeds when a retry does", async () => {
-    const { orchestrator, seen } = make([{ status: 503 }, { status: 429 }, PROXY]);
-    expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
-    expect(seen).toHaveLength(3);
+  it("retries 5xx without an error body with backoff, then reports the orchestrator unreachable", async () => {
+    const { orchestrator, events } = make({ partner: [HTML(502)], customer: [HTML(503)] }, { retries: 2 });
+    const identity = await orchestrator.identify(target())();
+    expect(E.isLeft(identity) && identity.left).toEqual({
+      _tag: "OrchestratorUnreachable",
+      reason: "The orchestrator failed to answer enterprise/getEnterprise (HTTP 503) after 3 attempts.",
+    });
+    expect(events.map((e) => e.attempts)).toEqual([3, 3]);
   });
 
-  it("honours Retry-After (seconds or date) when within the cap", async () => {
-    const { orchestrator, sleeps } = make([{ status: 429, headers: { "retry-after": "2" } }, PROXY], { timeoutMs: 10_000 });
+  it("does not retry a 5xx that carries the orchestrator's error body: that is its answer", async () => {
+    const { orchestrator, seen } = make({ partner: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }], customer: [ENTERPRISE] });
     expect(E.isRight(await orchestrator.identify(target())())).toBe(true);
-    expect(sleeps).toEqual([2000]);
-  });
-
-  it("does not wait for a Retry-After beyond the cap: rate limited at once, with retryAfterSeconds", async () => {
-    const { orchestrator, seen, sleeps } = make([{ status: 429, headers: { "retry-after": "120" } }], { timeoutMs: 10_000 });
-    const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 120 });
-    expect(seen).toHaveLength(1);
-    expect(sleeps).toEqual([]);
-  });
-
-  it("reports rate limiting after the retries run out", async () => {
-    const { orchestrator, seen } = make([{ status: 429, headers: { "retry-after": "1" } }], { retries: 1 });
-    const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 1 });
     expect(seen).toHaveLength(2);
   });
 
+  it("succeeds when a retry does", async () => {
+    const { orchestrator, methods } = make({ partner: [{ status: 503 }, { status: 429, headers: { "retry-after": "0" } }, PROXY], customer: [TOKEN_ERROR] });
+    expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
+    expect(methods("partner")).toHaveLength(3);
+  });
+
+  it("honours Retry-After when the wait fits the deadline", async () => {
+    const { orchestrator, methods } = make({ partner: [{ status: 429, headers: { "retry-after": "1" } }, PROXY], customer: [TOKEN_ERROR] }, { timeoutMs: 5_000 });
+    const started = performance.now();
+    expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
+    expect(methods("partner")).toHaveLength(2);
+  });
+
+  it("fails at once when a Retry-After does not fit the deadline, passing the wait on", async () => {
+    const { orchestrator, seen } = make({ partner: [{ status: 429, headers: { "retry-after": "120" } }], customer: [{ status: 429, headers: { "retry-after": "120" } }] });
+    const started = performance.now();
+    const identity = await orchestrator.identify(target())();
+    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 120 });
+    expect(seen).toHaveLength(2);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it("takes a 429 without Retry-After as the vendor's 5 s penalty", async () => {
+    const { orchestrator, seen } = make({ partner: [ERROR_400], customer: [{ status: 429 }] }, { timeoutMs: 3_000 });
+    const started = performance.now();
+    const identity = await orchestrator.identify(target())();
+    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 5 });
+    expect(seen).toHaveLength(2);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it("reports rate limiting after the retries run out", async () => {
+    const { orchestrator, methods } = make({ partner: [ERROR_400], customer: [{ status: 429, headers: { "retry-after": "0" } }] }, { retries: 1 });
+    const identity = await orchestrator.identify(target())();
+    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 0 });
+    expect(methods("customer")).toHaveLength(2);
+  });
+
+  it("bounds all the work of one identification by one deadline, retries and waits included", async () => {
+    // Each answer is a 503 after 300 ms: with a 1 s deadline, a third attempt would not fit.
+    const { orchestrator, methods } = make({ partner: [{ status: 503, delayMs: 300 }], customer: [{ status: 503, delayMs: 300 }] }, { timeoutMs: 1_000, retries: 5 });
+    const started = performance.now();
+    const identity = await orchestrator.identify(target())();
+    expect(tagOf(identity)).toBe("OrchestratorUnreachable");
+    expect(performance.now() - started).toBeLessThan(1_000 + 250); // the deadline, plus scheduling slack
+    expect(methods("customer").length).toBeLessThanOrEqual(3);
+  });
+
+  it("times out at the deadline when the orchestrator hangs", async () => {
+    const { orchestrator, seen } = make({ partner: [{ ...PROXY, delayMs: 10_000 }], customer: [{ ...ENTERPRISE, delayMs: 10_000 }] }, { timeoutMs: 300 });
+    const started = performance.now();
+    const identity = await orchestrator.identify(target())();
+    expect(E.isLeft(identity) && identity.left).toEqual({
+      _tag: "OrchestratorTimedOut",
+      reason: "The orchestrator did not answer enterprise/getEnterprise within the 300 ms deadline.",
+    });
+    expect(performance.now() - started).toBeLessThan(800);
+    expect(seen).toHaveLength(2);
+  });
+
+  it("shares a deadline between calls: a listing after a slow identification gets only what is left", async () => {
+    const { orchestrator } = make({ partner: [{ ...PROXY, delayMs: 200 }], customer: [TOKEN_ERROR], list: [{ status: 200, body: "[]", delayMs: 200 }] }, { timeoutMs: 300 });
+    const deadline = orchestrator.startDeadline();
+    expect(await orchestrator.identify(target(), deadline)()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
+    expect(tagOf(await orchestrator.listPartnerCustomers(target(), 10, deadline)())).toBe("OrchestratorTimedOut");
+    expect(E.isRight(await orchestrator.listPartnerCustomers(target(), 10)())).toBe(true);
+  });
+
   it("retries a dropped connection but not an unknown host", async () => {
-    const reset = make([{ status: 0, throws: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) }]);
-    const first = await reset.orchestrator.identify(target())();
-    expect(E.isLeft(first) && first.left._tag).toBe("OrchestratorUnreachable");
-    expect(reset.seen).toHaveLength(3);
-    const dns = make([{ status: 0, throws: Object.assign(new Error(`getaddrinfo ENOTFOUND ${SECRET}`), { code: "ENOTFOUND" }) }]);
+    const reset = make({ partner: [RESET], customer: [RESET] });
+    expect(tagOf(await reset.orchestrator.identify(target())())).toBe("OrchestratorUnreachable");
+    expect(reset.methods("customer")).toHaveLength(3);
+    const notFound = { status: 0, throws: Object.assign(new Error(`getaddrinfo ENOTFOUND ${SECRET}`), { code: "ENOTFOUND" }) };
+    const dns = make({ partner: [notFound], customer: [notFound] });
     const second = await dns.orchestrator.identify(target())();
     expect(E.isLeft(second) && second.left).toEqual({
       _tag: "OrchestratorUnreachable",
-      reason: "The orchestrator could not be reached for enterpriseProxy/getEnterpriseProxyProperty (ENOTFOUND).",
+      reason: "The orchestrator could not be reached for enterprise/getEnterprise (ENOTFOUND).",
     });
-    expect(dns.seen).toHaveLength(1);
+    expect(dns.seen).toHaveLength(2);
     expectNoKey(second);
   });
 
-  it.each([
+  it("names an untrusted TLS certificate and how to trust a private CA", async () => {
+    const untrusted = { status: 0, throws: Object.assign(new Error("self-signed certificate in certificate chain"), { code: "SELF_SIGNED_CERT_IN_CHAIN" }) };
+    const { orchestrator } = make({ partner: [untrusted], customer: [untrusted] });
+    const identity = await orchestrator.identify(target())();
+    expect(E.isLeft(identity) && identity.left).toEqual({
+      _tag: "OrchestratorUnreachable",
+      reason:
+        "The orchestrator's TLS certificate is not trusted (SELF_SIGNED_CERT_IN_CHAIN) for enterprise/getEnterprise; if a private CA issued it, add that CA (SDWAN_ORCHESTRATOR_CA_FILE).",
+    });
+  });
+
+  it("calls an answer over the size limit garbage", async () => {
+    const { orchestrator } = make({ list: [{ status: 0, throws: Object.assign(new Error("content size over limit"), { type: "max-size" }) }] });
+    const customers = await orchestrator.listPartnerCustomers(target(), 10)();
+    expect(tagOf(customers)).toBe("OrchestratorGarbage");
+  });
+
+  it("lists with the partner id, and calls a 200 with an error member garbage but an error body at 400 or 500 a refusal", async () => {
+    const ok = make({ list: [{ status: 200, body: '[{"id":1,"logicalId":"a"}]' }] });
+    const customers = await ok.orchestrator.listPartnerCustomers(target(), 10)();
+    expect(E.isRight(customers) && customers.right).toHaveLength(1);
+    expect(ok.seen[0]?.body).toBe('{"enterpriseProxyId":10}');
+    const contradictory = make({ list: [{ status: 200, body: '{"error":{"code":-32603,"message":"x"}}' }] });
+    expect(tagOf(await contradictory.orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorGarbage");
+    expect(tagOf(await make({ list: [ERROR_400] }).orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorRejected");
+    const refused500 = make({ list: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }] });
+    expect(tagOf(await refused500.orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorRejected");
+    expect(refused500.seen).toHaveLength(1);
+  });
+
+  it.each<[string, Scripted]>([
     ["not JSON", { status: 200, body: "<html>" }],
-    ["a proxy without enterpriseProxyId", { status: 200, body: '{"id":1}' }],
     ["a malformed error body", { status: 400, body: '{"error":"nope"}' }],
     ["a 400 without error body", { status: 400, body: "{}" }],
     ["a redirect", { status: 302, headers: { location: "https://elsewhere.example/" } }],
     ["a 404", { status: 404, body: '{"error":{"code":-32601,"message":"Method not found"}}' }],
-  ])("calls %s garbage", async (_, step) => {
-    const { orchestrator, seen } = make([step]);
-    const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorGarbage");
-    expect(seen).toHaveLength(1);
-    expectNoKey(identity);
-  });
-
-  it("calls an answer over the size limit garbage", async () => {
-    const { orchestrator } = make([{ status: 0, throws: Object.assign(new Error("content size over limit"), { type: "max-size" }) }]);
+  ])("calls a listing answered with %s garbage", async (_, step) => {
+    const { orchestrator, seen } = make({ list: [step] });
     const customers = await orchestrator.listPartnerCustomers(target(), 10)();
-    expect(E.isLeft(customers) && customers.left._tag).toBe("OrchestratorGarbage");
-  });
-
-  it("never echoes the orchestrator's error message (it could quote the key)", async () => {
-    const { orchestrator } = make([{ status: 400, body: JSON.stringify({ error: { code: 1, message: `bad token ${SECRET}` } }) }]);
-    const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorRejected");
-    expectNoKey(identity);
-  });
-
-  it("lists with the partner id, and calls a 200 with an error member garbage but a 400 error body a refusal", async () => {
-    const ok = make([{ status: 200, body: '[{"id":1,"logicalId":"a"}]' }]);
-    const customers = await ok.orchestrator.listPartnerCustomers(target(), 10)();
-    expect(E.isRight(customers) && customers.right).toHaveLength(1);
-    expect(ok.seen[0]?.body).toBe('{"enterpriseProxyId":10}');
-    const contradictory = make([{ status: 200, body: '{"error":{"code":-32603,"message":"x"}}' }]);
-    const garbage = await contradictory.orchestrator.listPartnerCustomers(target(), 10)();
-    expect(E.isLeft(garbage) && garbage.left._tag).toBe("OrchestratorGarbage");
-    const refused = await make([ERROR_400]).orchestrator.listPartnerCustomers(target(), 10)();
-    expect(E.isLeft(refused) && refused.left._tag).toBe("OrchestratorRejected");
+    expect(tagOf(customers)).toBe(step.status === 404 && step.body?.includes("error") ? "OrchestratorRejected" : "OrchestratorGarbage");
+    expect(seen).toHaveLength(1);
+    expectNoKey(customers);
   });
 
   describe("host and scheme rules", () => {
     it("refuses a host outside the allowlist without any network call", async () => {
-      const { orchestrator, seen } = make([PROXY], { allowedHosts: ["vco.example.net"] });
+      const { orchestrator, seen } = make({ partner: [PROXY], customer: [TOKEN_ERROR] }, { allowedHosts: ["vco.example.net"] });
       const refused = await orchestrator.identify(target("https://other.example.net/"))();
       expect(E.isLeft(refused) && refused.left).toEqual({
         _tag: "OrchestratorRejected",
@@ -201,7 +348,7 @@ describe("createPortalOrchestrator", () => {
     it("reads SDWAN_ORCHESTRATOR_ALLOWED_HOSTS when no allowlist is given", async () => {
       process.env["SDWAN_ORCHESTRATOR_ALLOWED_HOSTS"] = "vco.example.net";
       try {
-        const { fetch, seen } = scriptedFetch([PROXY]);
+        const { fetch, seen } = scriptedFetch({ partner: [PROXY] });
         const orchestrator = createPortalOrchestrator({ fetch });
         const refused = await orchestrator.identify(target("https://other.example.net/"))();
         expect(E.isLeft(refused) && refused.left._tag).toBe("OrchestratorRejected");
@@ -212,7 +359,7 @@ describe("createPortalOrchestrator", () => {
     });
 
     it("speaks only http and https", async () => {
-      const { orchestrator, seen } = make([PROXY]);
+      const { orchestrator, seen } = make({ partner: [PROXY] });
       const refused = await orchestrator.identify(target("ftp://vco.example.net/"))();
       expect(E.isLeft(refused) && refused.left._tag).toBe("OrchestratorRejected");
       expect(seen).toHaveLength(0);

@@ -4,12 +4,29 @@ import type { Customer } from "../domain/customer.js";
 import type { OrchestratorError } from "../domain/errors.js";
 
 /**
+ * When one request's orchestrator work must be over (SPEC §4): every call,
+ * attempt and wait of that request fits before `expiresAt` (ms since the
+ * epoch). The adapter makes it, since it knows the configured timeout.
+ */
+export interface Deadline {
+  readonly expiresAt: number;
+}
+
+/**
  * The remote SD-WAN orchestrator. Each call uses exactly the target's key and
  * sends it nowhere but that target. No error it returns contains the key.
+ *
+ * A call given no deadline starts its own; a use case that makes several
+ * calls for one request starts one deadline and passes it to each.
  */
 export interface Orchestrator {
-  /** Asks the orchestrator whose key this is; a refused key is `OrchestratorRejected`. */
-  identify(target: OrchestratorTarget): TaskEither<OrchestratorError, Identity>;
+  /** A deadline for one request's orchestrator work, starting now. */
+  startDeadline(): Deadline;
+  /**
+   * Asks the orchestrator whose key this is, as a partner's or else as a
+   * customer's; a key accepted as neither is `OrchestratorRejected`.
+   */
+  identify(target: OrchestratorTarget, deadline?: Deadline): TaskEither<OrchestratorError, Identity>;
   /** The customers (enterprises) of the partner `partnerId`, as `identify` found it. */
-  listPartnerCustomers(target: OrchestratorTarget, partnerId: number): TaskEither<OrchestratorError, readonly Customer[]>;
+  listPartnerCustomers(target: OrchestratorTarget, partnerId: number, deadline?: Deadline): TaskEither<OrchestratorError, readonly Customer[]>;
 }

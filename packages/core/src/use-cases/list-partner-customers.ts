@@ -11,7 +11,8 @@ import type { CustomersCache } from "../customers-cache.js";
 /**
  * The customers behind a partner connection, through the customers cache:
  * identify the key (it must be a partner's), then list that partner's
- * enterprises. A customer key is `NotAPartner`.
+ * enterprises, both within one orchestrator deadline. A customer key is
+ * `NotAPartner`.
  */
 export const listPartnerCustomers =
   (deps: {
@@ -24,17 +25,18 @@ export const listPartnerCustomers =
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap(deps.repository.get),
       TE.flatMap((connection) =>
-        deps.customersCache.get(
-          connection.alias,
-          pipe(
-            deps.orchestrator.identify(connection),
+        deps.customersCache.get(connection.alias, () => {
+          // Both calls share one deadline, started when the cache really asks the orchestrator.
+          const deadline = deps.orchestrator.startDeadline();
+          return pipe(
+            deps.orchestrator.identify(connection, deadline),
             TE.mapLeft((error): DomainError => error),
             TE.flatMap((identity) =>
               identity.kind === "partner"
-                ? deps.orchestrator.listPartnerCustomers(connection, identity.partnerId)
+                ? deps.orchestrator.listPartnerCustomers(connection, identity.partnerId, deadline)
                 : TE.left(notAPartner(connection.alias)),
             ),
-          ),
-        ),
+          )();
+        }),
       ),
     );

@@ -15,4 +15,4 @@ export const storageModuleFor = async (config: Config): Promise<ContainerModule>
 };
 
 /** The orchestrator-portal HTTP client (the only orchestrator adapter for now). */
-export const orchestratorModuleFor = async (config: Config): Promise<ContainerModule> => portalOrchestratorModule(config);
+export const orchestratorModuleFor = (config: Config): Promise<ContainerModule> => portalOrchestratorModule(config);
