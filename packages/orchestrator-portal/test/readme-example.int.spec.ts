@@ -12,7 +12,7 @@ it("runs the README wiring example; validation always asks, customer lists are c
   const metrics = { observe: (method: string, outcome: string, _durationMs: number) => void observed.push(`${method} ${outcome}`) };
 
   const orchestrator = createPortalOrchestrator({
-    timeoutMs: Number(process.env["SDWAN_ORCHESTRATOR_TIMEOUT_MS"] ?? 10_000),
+    timeoutMs: 10_000,
     onCall: ({ method, outcome, durationMs }) => metrics.observe(method, outcome, durationMs),
   });
   const service = createConnectionService({ repository: createInMemoryConnectionRepository(), orchestrator });
