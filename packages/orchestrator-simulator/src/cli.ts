@@ -5,10 +5,12 @@ export interface CliOptions {
   readonly prefix: string;
   readonly dataFile?: string;
   readonly generate?: { readonly partners: number; readonly enterprisesPerPartner: number };
+  /** PEM files: with both, the simulator serves HTTPS. */
+  readonly tls?: { readonly keyFile: string; readonly certFile: string };
 }
 
-export const USAGE = `Usage: sdwan-orchestrator-simulator [--host 127.0.0.1] [--port 8981] [--prefix /vco] [--data file.json] [--generate PARTNERS:ENTERPRISES]
-Environment: SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_PREFIX, SIMULATOR_DATA, SIMULATOR_GENERATE (same meanings).`;
+export const USAGE = `Usage: sdwan-orchestrator-simulator [--host 127.0.0.1] [--port 8981] [--prefix /vco] [--data file.json] [--generate PARTNERS:ENTERPRISES] [--tls-key key.pem --tls-cert cert.pem]
+Environment: SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_PREFIX, SIMULATOR_DATA, SIMULATOR_GENERATE, SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT (same meanings).`;
 
 const positiveInt = (name: string, value: string, min: number): number => {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 65535 * 1000) throw new Error(`${name}: expected an integer >= ${min}, got '${value}'`);
@@ -21,7 +23,7 @@ export const parseCliOptions = (argv: readonly string[], env: Readonly<Record<st
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (arg === "--") continue; // what `pnpm start -- --port 1` passes through
-    const match = /^--(host|port|prefix|data|generate)(?:=(.*))?$/.exec(arg);
+    const match = /^--(host|port|prefix|data|generate|tls-key|tls-cert)(?:=(.*))?$/.exec(arg);
     if (match === null) throw new Error(`unknown argument '${arg}'\n${USAGE}`);
     const value = match[2] ?? argv[++i];
     if (value === undefined) throw new Error(`--${match[1]} needs a value`);
@@ -32,6 +34,9 @@ export const parseCliOptions = (argv: readonly string[], env: Readonly<Record<st
   if (port > 65535) throw new Error(`--port / SIMULATOR_PORT: expected 0-65535, got ${port}`);
   const generate = get("generate", "SIMULATOR_GENERATE");
   const dataFile = get("data", "SIMULATOR_DATA");
+  const keyFile = get("tls-key", "SIMULATOR_TLS_KEY");
+  const certFile = get("tls-cert", "SIMULATOR_TLS_CERT");
+  if ((keyFile === undefined) !== (certFile === undefined)) throw new Error("--tls-key and --tls-cert (SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT) go together");
   let generated: CliOptions["generate"];
   if (generate !== undefined) {
     const [partners = "", enterprises = ""] = generate.split(":");
@@ -46,5 +51,6 @@ export const parseCliOptions = (argv: readonly string[], env: Readonly<Record<st
     prefix: get("prefix", "SIMULATOR_PREFIX") ?? "",
     ...(dataFile === undefined ? {} : { dataFile }),
     ...(generated === undefined ? {} : { generate: generated }),
+    ...(keyFile === undefined || certFile === undefined ? {} : { tls: { keyFile, certFile } }),
   };
 };

@@ -125,11 +125,17 @@ const uuid = (random: () => number): string => {
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
 };
 
+/** An RFC 3339 date-time, as the Swagger's `format: date-time` asks. */
 const isoDate = (random: () => number): string =>
-  new Date(Date.UTC(2019, 0, 1) + Math.floor(random() * 5 * 365 * 86_400_000)).toISOString().replace("T", " ").slice(0, 19);
+  new Date(Date.UTC(2019, 0, 1) + Math.floor(random() * 5 * 365 * 86_400_000 / 1000) * 1000).toISOString();
 
-/** Sometimes null, for the fields the orchestrator leaves empty in practice. */
-const sometimesNull = <A>(random: () => number, rate: number, value: A): A | null => (random() < rate ? null : value);
+/**
+ * Sometimes left out, for the fields the orchestrator leaves empty in
+ * practice (the Swagger marks no field nullable, so it never sends null).
+ * A complete record keeps every field.
+ */
+const sometimesMissing = <A>(random: () => number, rate: number, value: A, complete: boolean): A | undefined =>
+  random() < rate && !complete ? undefined : value;
 
 export interface GenerateOptions {
   readonly partners: number;
@@ -145,7 +151,8 @@ export interface GenerateOptions {
 /**
  * Generates partners with realistic enterprises: matching city, region,
  * postal code, country, IANA time zone and locale; coordinates with many
- * decimals; some nulls; every bastion state; tinyint 0/1 flags.
+ * decimals; some fields left out; every bastion state; tinyint 0/1 flags.
+ * Every answer it makes validates against the vendor Swagger.
  */
 export const generateDataset = (options: GenerateOptions): Dataset => {
   const random = seededRandom(options.seed ?? 1);
@@ -154,6 +161,7 @@ export const generateDataset = (options: GenerateOptions): Dataset => {
   const partners: PartnerRecord[] = [];
   const customerKeys: CustomerKeyRecord[] = [];
   let nextEnterpriseId = 1000;
+  const customerKeysPerPartner = options.customerKeysPerPartner ?? 2;
 
   for (let p = 0; p < options.partners; p += 1) {
     const size = typeof options.enterprisesPerPartner === "number" ? options.enterprisesPerPartner : (options.enterprisesPerPartner[p] ?? 0);
@@ -165,43 +173,43 @@ export const generateDataset = (options: GenerateOptions): Dataset => {
       const name = `${pick(random, NAME_PARTS.first)} ${pick(random, NAME_PARTS.second)} ${pick(random, NAME_PARTS.suffix)}`.trim();
       const domain = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "")}${id}`;
       const jitter = () => (random() - 0.5) * 0.2;
+      // getEnterprise answers every field (the Swagger requires them), so the enterprises behind customer keys are complete.
+      const complete = e < customerKeysPerPartner;
+      const maybe = <A>(rate: number, value: A) => sometimesMissing(random, rate, value, complete);
       const enterprise: Record<string, unknown> = {
         id,
         created: isoDate(random),
-        networkId: sometimesNull(random, 0.02, 1),
-        gatewayPoolId: sometimesNull(random, 0.03, 1 + Math.floor(random() * 4)),
-        alertsEnabled: sometimesNull(random, 0.03, random() < 0.8 ? 1 : 0),
-        operatorAlertsEnabled: sometimesNull(random, 0.03, random() < 0.6 ? 1 : 0),
+        networkId: maybe(0.02, 1),
+        gatewayPoolId: maybe(0.03, 1 + Math.floor(random() * 4)),
+        alertsEnabled: maybe(0.03, random() < 0.8 ? 1 : 0),
+        operatorAlertsEnabled: maybe(0.03, random() < 0.6 ? 1 : 0),
         endpointPkiMode: pick(random, ["CERTIFICATE_DISABLED", "CERTIFICATE_OPTIONAL", "CERTIFICATE_REQUIRED"]),
         name,
         domain,
-        prefix: null,
+        prefix: complete ? "" : undefined,
         logicalId: uuid(random),
-        accountNumber: sometimesNull(random, 0.15, `${place.country}-${digits(random, 6)}`),
-        description: random() < 0.4 ? null : random() < 0.3 ? "" : pick(random, DESCRIPTIONS),
-        contactName: sometimesNull(random, 0.3, "Network Operations"),
-        contactPhone: sometimesNull(random, 0.4, `+1 555 ${digits(random, 3)} ${digits(random, 4)}`),
-        contactMobile: null,
-        contactEmail: sometimesNull(random, 0.3, `noc@${domain}.example`),
-        streetAddress: sometimesNull(random, 0.05, `${1 + Math.floor(random() * 2500)} ${pick(random, place.streets)}`),
-        streetAddress2: sometimesNull(random, 0.8, `Suite ${100 + Math.floor(random() * 900)}`),
-        city: sometimesNull(random, 0.03, place.city),
-        state: sometimesNull(random, 0.05, place.state),
-        postalCode: sometimesNull(random, 0.05, place.zip()),
-        country: sometimesNull(random, 0.02, place.country),
+        accountNumber: maybe(0.15, `${place.country}-${digits(random, 6)}`),
+        description: random() < 0.4 ? (complete ? "" : undefined) : random() < 0.3 ? "" : pick(random, DESCRIPTIONS),
+        contactName: maybe(0.3, "Network Operations"),
+        contactPhone: maybe(0.4, `+1 555 ${digits(random, 3)} ${digits(random, 4)}`),
+        contactMobile: complete ? "" : undefined,
+        contactEmail: maybe(0.3, `noc@${domain}.example`),
+        streetAddress: maybe(0.05, `${1 + Math.floor(random() * 2500)} ${pick(random, place.streets)}`),
+        streetAddress2: maybe(0.8, `Suite ${100 + Math.floor(random() * 900)}`),
+        city: maybe(0.03, place.city),
+        state: maybe(0.05, place.state),
+        postalCode: maybe(0.05, place.zip()),
+        country: maybe(0.02, place.country),
         // Many decimals on purpose: the client must round to 6.
-        lat: sometimesNull(random, 0.05, place.lat + jitter()),
-        lon: sometimesNull(random, 0.05, place.lon + jitter()),
-        timezone: sometimesNull(random, 0.03, place.timezone),
-        locale: sometimesNull(random, 0.03, place.locale),
+        lat: maybe(0.05, place.lat + jitter()),
+        lon: maybe(0.05, place.lon + jitter()),
+        timezone: maybe(0.03, place.timezone),
+        locale: maybe(0.03, place.locale),
         modified: isoDate(random),
         // The first five of each partner cover every state; the rest are mostly configured.
         bastionState: e < BASTION_STATES.length ? BASTION_STATES[e] : random() < 0.7 ? "UNCONFIGURED" : pick(random, BASTION_STATES),
       };
-      // Some answers leave fields out altogether rather than sending null.
-      if (random() < 0.04) delete enterprise["accountNumber"];
-      if (random() < 0.03) delete enterprise["gatewayPoolId"];
-      if (random() < 0.03) delete enterprise["locale"];
+      for (const [field, value] of Object.entries(enterprise)) if (value === undefined) delete enterprise[field];
       enterprises.push({ ...enterprise, id });
     }
     partners.push({
@@ -210,7 +218,6 @@ export const generateDataset = (options: GenerateOptions): Dataset => {
       keys: [`${keyPrefix}-partner-key-${p + 1}`],
       enterprises,
     });
-    const customerKeysPerPartner = options.customerKeysPerPartner ?? 2;
     enterprises.slice(0, customerKeysPerPartner).forEach((enterprise, i) => {
       customerKeys.push({ key: `${keyPrefix}-customer-key-${p + 1}-${i + 1}`, enterpriseId: enterprise.id });
     });

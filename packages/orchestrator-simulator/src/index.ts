@@ -21,3 +21,4 @@ export {
   type SimulatorOptions,
 } from "./simulator.js";
 export { parseCliOptions, type CliOptions } from "./cli.js";
+export { createTestCertificates, type TestCertificates } from "./test-certificates.js";

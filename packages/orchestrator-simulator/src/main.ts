@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFile } from "node:fs/promises";
 import { parseCliOptions } from "./cli.js";
 import { loadDataset, startOrchestratorSimulator } from "./simulator.js";
 
@@ -14,6 +15,9 @@ const main = async (): Promise<void> => {
     record: false,
     ...(options.generate === undefined ? {} : { generate: options.generate }),
     ...(options.dataFile === undefined ? {} : { data: await loadDataset(options.dataFile) }),
+    ...(options.tls === undefined
+      ? {}
+      : { tls: { key: await readFile(options.tls.keyFile, "utf8"), cert: await readFile(options.tls.certFile, "utf8") } }),
   });
   const enterprises = simulator.data.partners.reduce((sum, partner) => sum + partner.enterprises.length, 0);
   print(`Orchestrator simulator listening on ${simulator.url}`);

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
@@ -21,8 +22,19 @@ export type Fault = (
   | { readonly kind: "delay"; readonly ms: number }
   | { readonly kind: "serverError"; readonly status?: number }
   | { readonly kind: "rateLimit"; readonly retryAfter?: string }
+  /** The vendor's documented penalty: 429 without Retry-After to every matching call for `penaltyMs` (5 s) from the first, then normal answers. */
+  | { readonly kind: "ratePenalty"; readonly penaltyMs?: number }
   | { readonly kind: "malformedJson" }
-  | { readonly kind: "errorBody" }
+  /** The `error` body at `status` (default 200). */
+  | { readonly kind: "errorBody"; readonly status?: number }
+  /** `status` with an empty body. */
+  | { readonly kind: "bareStatus"; readonly status: number }
+  /** 200 with the usual JSON, less the id the method is asked for. */
+  | { readonly kind: "missingId" }
+  /** An HTML page at `status` (default 200); 502 is what a proxy in front of a down orchestrator sends. */
+  | { readonly kind: "html"; readonly status?: number }
+  /** 302 to a login page, as a portal behind single sign-on sends. */
+  | { readonly kind: "redirectToLogin" }
   | { readonly kind: "reset" }
 ) & { readonly times?: number; readonly method?: PortalMethod };
 
@@ -55,6 +67,8 @@ export interface SimulatorOptions {
   readonly host?: string;
   /** Keep every request (headers and body) in `requests`; on by default, off for load tests. */
   readonly record?: boolean;
+  /** Serve HTTPS with this key and certificate (PEM), e.g. from `createTestCertificates()`. */
+  readonly tls?: { readonly key: string; readonly cert: string };
 }
 
 export interface OrchestratorSimulator {
@@ -111,6 +125,20 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 };
 
+const sendHtml = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void => {
+  res.writeHead(status, { "content-type": "text/html", "content-length": Buffer.byteLength(html), ...headers });
+  res.end(html);
+};
+
+const NGINX_502 = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+
+/** What each method answers under the `missingId` fault: its usual shape, less the id a client looks for. */
+const MISSING_ID_ANSWERS: Record<PortalMethod, unknown> = {
+  "enterpriseProxy/getEnterpriseProxyProperty": { id: 1001, created: "2021-03-04T10:11:12.000Z", name: "vco.enterpriseProxy.displayName", value: "x" },
+  "enterprise/getEnterprise": { logicalId: "00000000-0000-4000-8000-000000000000", name: "x" },
+  "enterpriseProxy/getEnterpriseProxyEnterprises": [{}],
+};
+
 const errorBody = (code: number, message: string) => ({ error: { code, message } });
 
 const readBody = (req: IncomingMessage, limit = 1_048_576): Promise<string> =>
@@ -135,19 +163,20 @@ const tokenOf = (header: string | undefined): string | undefined => {
 const proxyProperty = (partner: PartnerRecord) => ({
   id: partner.enterpriseProxyId * 100 + 1,
   enterpriseProxyId: partner.enterpriseProxyId,
-  created: "2021-03-04 10:11:12",
+  created: "2021-03-04T10:11:12.000Z",
   name: "vco.enterpriseProxy.displayName",
   value: partner.name,
   isPassword: false,
   dataType: "STRING",
   description: "Display name of the partner",
-  modified: "2024-01-02 03:04:05",
+  modified: "2024-01-02T03:04:05.000Z",
 });
 
 /**
  * Starts an HTTP server speaking the three portal methods. Behaviour, as a
  * real orchestrator would show it for each kind of token:
- * - no `Authorization: Token` header, or an unknown token: 401 with an `error` body;
+ * - no `Authorization: Token` header, or an unknown token: 400 with an `error`
+ *   body (code -32000, "tokenError"), as the Swagger documents only 200, 400 and 500;
  * - partner key: `getEnterpriseProxyProperty` answers the partner's property
  *   object; `getEnterpriseProxyEnterprises` its enterprises (an
  *   `enterpriseProxyId` other than its own is a 400 `error`; none means its
@@ -194,7 +223,7 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
     const partner = key === undefined ? undefined : partnerByKey.get(key);
     const enterprise = key === undefined ? undefined : enterpriseByKey.get(key);
     if (partner === undefined && enterprise === undefined) {
-      sendJson(res, 401, errorBody(TOKEN_ERROR, "tokenError [expired or invalid token]"));
+      sendJson(res, 400, errorBody(TOKEN_ERROR, "tokenError [expired or invalid token]"));
       return;
     }
     switch (method) {
@@ -225,6 +254,8 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
     }
   };
 
+  const penaltyEnds = new WeakMap<Fault, number>();
+
   const applyFault = async (res: ServerResponse, req: IncomingMessage, fault: Fault, method: PortalMethod): Promise<boolean> => {
     switch (fault.kind) {
       case "delay":
@@ -239,8 +270,29 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
       case "malformedJson":
         sendJson(res, 200, method === "enterpriseProxy/getEnterpriseProxyEnterprises" ? '[{"id": 1, "logicalId": "' : '{"id": 1, "enterpriseProxyId": ');
         return true;
+      case "ratePenalty": {
+        const now = Date.now();
+        const ends = penaltyEnds.get(fault) ?? now + (fault.penaltyMs ?? 5_000);
+        penaltyEnds.set(fault, ends);
+        if (now >= ends) return false; // the penalty is over
+        sendJson(res, 429, errorBody(SERVER_ERROR, "rate limit exceeded"));
+        return true;
+      }
       case "errorBody":
-        sendJson(res, 200, errorBody(SERVER_ERROR, "An error occurred while processing your request"));
+        sendJson(res, fault.status ?? 200, errorBody(SERVER_ERROR, "An error occurred while processing your request"));
+        return true;
+      case "bareStatus":
+        res.writeHead(fault.status, { "content-length": 0 });
+        res.end();
+        return true;
+      case "missingId":
+        sendJson(res, 200, MISSING_ID_ANSWERS[method]);
+        return true;
+      case "html":
+        sendHtml(res, fault.status ?? 200, fault.status === 502 ? NGINX_502 : "<html><body><h1>Orchestrator</h1></body></html>");
+        return true;
+      case "redirectToLogin":
+        sendHtml(res, 302, '<html><body><a href="login.html">Log in</a></body></html>', { location: `${prefix}/login.html` });
         return true;
       case "reset":
         req.socket.destroy();
@@ -287,12 +339,13 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
     if (res.statusCode === 200) calls.lastServeMs[method] = performance.now() - started;
   };
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch(() => {
       if (!res.headersSent) sendJson(res, 500, errorBody(SERVER_ERROR, "simulator failure"));
       else res.destroy();
     });
-  });
+  };
+  const server = options.tls === undefined ? createHttpServer(listener) : createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, listener);
   server.keepAliveTimeout = 5_000;
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
@@ -313,7 +366,7 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
   };
 
   return {
-    url: `http://${urlHost}:${port}${prefix}/`,
+    url: `${options.tls === undefined ? "http" : "https"}://${urlHost}:${port}${prefix}/`,
     data,
     calls,
     requests,

@@ -16,10 +16,11 @@ describe("the shipped sample", () => {
     expect(enterprises.length).toBeGreaterThanOrEqual(200);
   });
 
-  it("holds every bastion state, tinyint flags, nulls, missing fields and coordinates with more than 6 decimals", () => {
+  it("holds every bastion state, tinyint flags, missing fields (never null) and coordinates with more than 6 decimals", () => {
     expect(new Set(enterprises.map((e) => e["bastionState"]))).toEqual(new Set(BASTION_STATES));
-    expect(new Set(enterprises.map((e) => e["alertsEnabled"]))).toEqual(new Set([0, 1, null]));
-    expect(enterprises.some((e) => e["description"] === null)).toBe(true);
+    expect(new Set(enterprises.map((e) => e["alertsEnabled"]))).toEqual(new Set([0, 1, undefined]));
+    expect(enterprises.some((e) => !("description" in e))).toBe(true);
+    expect(enterprises.flatMap((e) => Object.values(e)).includes(null)).toBe(false);
     expect(enterprises.some((e) => !("accountNumber" in e))).toBe(true);
     expect(enterprises.some((e) => typeof e["lat"] === "number" && !Number.isInteger((e["lat"] as number) * 1e6))).toBe(true);
   });
@@ -54,6 +55,10 @@ describe("parseCliOptions", () => {
       dataFile: "d.json",
       generate: { partners: 2, enterprisesPerPartner: 10 },
     });
+  });
+  it("takes a TLS key and certificate together, from flags or environment", () => {
+    expect(parseCliOptions(["--tls-key", "k.pem"], { SIMULATOR_TLS_CERT: "c.pem" })).toMatchObject({ tls: { keyFile: "k.pem", certFile: "c.pem" } });
+    expect(() => parseCliOptions(["--tls-key", "k.pem"], {})).toThrow(/go together/);
   });
   it("refuses bad values with one clear line", () => {
     expect(() => parseCliOptions(["--port", "x"], {})).toThrow(/--port/);

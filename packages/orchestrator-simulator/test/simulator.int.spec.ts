@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startOrchestratorSimulator, type OrchestratorSimulator, type PortalMethod } from "../src/index.js";
+import { request as httpsRequest } from "node:https";
+import { createTestCertificates, startOrchestratorSimulator, type OrchestratorSimulator, type PortalMethod } from "../src/index.js";
 
 const PARTNER_KEY = "sample-partner-key-1";
 const CUSTOMER_KEY = "sample-customer-key-1-1";
@@ -29,8 +30,7 @@ describe("orchestrator simulator over HTTP", () => {
   afterAll(() => sim.stop());
   beforeEach(() => {
     sim.resetCalls();
-    sim.setFault("*", undefined);
-    sim.setFault(PARTNER_KEY, undefined);
+    for (const key of ["*", PARTNER_KEY, CUSTOMER_KEY]) sim.setFault(key, undefined);
   });
 
   it("listens on a free port of 127.0.0.1 and serves the shipped sample", () => {
@@ -70,10 +70,10 @@ describe("orchestrator simulator over HTTP", () => {
     expect(other.status).toBe(400);
   });
 
-  it("answers 401 with an error body to an unknown or missing token", async () => {
+  it("answers 400 with a tokenError body to an unknown or missing token (the Swagger documents no 401)", async () => {
     for (const key of ["nope", undefined]) {
       const answer = await call(sim, "enterpriseProxy/getEnterpriseProxyProperty", key);
-      expect(answer.status).toBe(401);
+      expect(answer.status).toBe(400);
       expect(answer.json).toMatchObject({ error: { code: -32000 } });
     }
   });
@@ -149,6 +149,56 @@ describe("orchestrator simulator over HTTP", () => {
       await expect(call(sim, "enterprise/getEnterprise", CUSTOMER_KEY)).rejects.toThrow();
     });
 
+    it.each([400, 403, 500])("answers an error body at %s", async (status) => {
+      sim.setFault("*", { kind: "errorBody", status });
+      const answer = await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY);
+      expect(answer.status).toBe(status);
+      expect(answer.json).toMatchObject({ error: { code: expect.any(Number) } });
+    });
+
+    it("answers a bare status with no body", async () => {
+      sim.setFault("*", { kind: "bareStatus", status: 403 });
+      const answer = await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY);
+      expect([answer.status, answer.text]).toEqual([403, ""]);
+    });
+
+    it("answers without the id each method is asked for", async () => {
+      sim.setFault("*", { kind: "missingId" });
+      const property = await call(sim, "enterpriseProxy/getEnterpriseProxyProperty", PARTNER_KEY);
+      expect(property.status).toBe(200);
+      expect(property.json).not.toHaveProperty("enterpriseProxyId");
+      expect((await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY)).json).not.toHaveProperty("id");
+      expect((await call(sim, "enterpriseProxy/getEnterpriseProxyEnterprises", PARTNER_KEY)).json).toEqual([{}]);
+    });
+
+    it("answers HTML, as a proxy's 502 page or at 200", async () => {
+      sim.setFault("*", { kind: "html", status: 502 });
+      const proxy = await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY);
+      expect([proxy.status, proxy.headers.get("content-type")]).toEqual([502, "text/html"]);
+      expect(proxy.text).toContain("502 Bad Gateway");
+      sim.setFault("*", { kind: "html" });
+      expect((await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY)).status).toBe(200);
+    });
+
+    it("redirects to a login page", async () => {
+      await using prefixed = await startOrchestratorSimulator({ prefix: "/vco" });
+      prefixed.setFault("*", { kind: "redirectToLogin" });
+      const answer = await fetch(`${prefixed.url}portal/rest/enterprise/getEnterprise`, { method: "POST", body: "{}", redirect: "manual" });
+      expect([answer.status, answer.headers.get("location")]).toEqual([302, "/vco/login.html"]);
+    });
+
+    it("keeps a rate-limit penalty without Retry-After for penaltyMs, then answers again", async () => {
+      sim.setFault(CUSTOMER_KEY, { kind: "ratePenalty", penaltyMs: 300 });
+      for (let i = 0; i < 3; i += 1) {
+        const answer = await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY);
+        expect([answer.status, answer.headers.get("retry-after")]).toEqual([429, null]);
+      }
+      expect((await call(sim, "enterprise/getEnterprise", "sample-customer-key-1-2")).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 320));
+      expect((await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY)).status).toBe(200);
+      sim.setFault(CUSTOMER_KEY, undefined);
+    });
+
     it("limits a fault to one key, one method and a number of calls", async () => {
       sim.setFault(PARTNER_KEY, { kind: "serverError", status: 503, times: 2, method: "enterpriseProxy/getEnterpriseProxyProperty" });
       expect((await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY)).status).toBe(200);
@@ -171,6 +221,24 @@ describe("orchestrator simulator options", () => {
       body: "{}",
     });
     expect(outside.status).toBe(404);
+  });
+
+  it("serves HTTPS with a certificate from a test CA, trusted only with that CA", async () => {
+    const certificates = createTestCertificates();
+    await using sim = await startOrchestratorSimulator({ tls: { key: certificates.key, cert: certificates.cert } });
+    expect(sim.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
+    const post = (ca: string | undefined) =>
+      new Promise<number | string>((resolve) => {
+        const request = httpsRequest(`${sim.url}portal/rest/enterprise/getEnterprise`, { method: "POST", ...(ca === undefined ? {} : { ca }), headers: { authorization: `Token ${CUSTOMER_KEY}` } }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+        request.end("{}");
+      });
+    expect(await post(certificates.caCert)).toBe(200);
+    expect(await post(undefined)).toBe("UNABLE_TO_VERIFY_LEAF_SIGNATURE");
+    expect(await post(createTestCertificates().caCert)).toBe("UNABLE_TO_VERIFY_LEAF_SIGNATURE");
   });
 
   it("generates N enterprises for load tests", async () => {
