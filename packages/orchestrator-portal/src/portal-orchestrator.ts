@@ -192,7 +192,12 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     const timedOut = orchestratorTimedOut(`The orchestrator did not answer ${method} within the ${timeoutMs} ms deadline.`);
     const remaining = deadline.expiresAt - started;
     if (remaining <= 0) return { done: E.left(timedOut) };
-    const signal = AbortSignal.any([AbortSignal.timeout(remaining), cancel]);
+    // One controller for both causes (AbortSignal.any with AbortSignal.timeout can be collected before it fires on Node 20).
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    const timer = setTimeout(abort, remaining);
+    cancel.addEventListener("abort", abort);
+    const { signal } = controller;
     const retryAfter = (waitMs: number | undefined, error: OrchestratorError): Attempt => ({
       retry: error,
       waitMs: waitMs ?? backoffDelay(retryIndex, backoffBaseMs, timeoutMs, random),
@@ -240,6 +245,9 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       const code = errorCode(error);
       const reason = orchestratorUnreachable(transportReason(method, code));
       return code !== undefined && RETRYABLE_NETWORK_CODES.has(code) ? retryAfter(undefined, reason) : { done: E.left(reason) };
+    } finally {
+      clearTimeout(timer);
+      cancel.removeEventListener("abort", abort);
     }
   };
 
