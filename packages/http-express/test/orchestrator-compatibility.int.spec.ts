@@ -1,0 +1,122 @@
+import { readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { performance } from "node:perf_hooks";
+import { startOrchestratorSimulator, type Fault, type PortalMethod } from "@sdwan-connections/orchestrator-simulator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inMemoryStorageModule } from "../src/di/modules/in-memory.js";
+import { startService, type RunningService } from "../src/service.js";
+import { ADMIN, BASE, captureLogs, client, makeDataDir, testConfig, type Reply } from "./harness.js";
+
+// docs/orchestrator-compatibility.md is the specification: every row of its table runs here.
+const DOC = readFileSync(new URL("../../../docs/orchestrator-compatibility.md", import.meta.url), "utf8");
+const DEADLINE_MS = 1_500;
+const KEYS = { partner: "sample-partner-key-1", customer: "sample-customer-key-1-1" } as const;
+const CALLS: Record<string, PortalMethod | undefined> = {
+  "partner check": "enterpriseProxy/getEnterpriseProxyProperty",
+  "customer check": "enterprise/getEnterprise",
+  listing: "enterpriseProxy/getEnterpriseProxyEnterprises",
+  "every call": undefined,
+};
+
+interface Row {
+  readonly call: string;
+  readonly answer: string;
+  readonly fault: Fault;
+  readonly key: keyof typeof KEYS;
+  readonly validate: string;
+  readonly add: string;
+  readonly update: string;
+  readonly customers: string;
+}
+
+const rows: Row[] = DOC.slice(DOC.indexOf("## Every answer form"))
+  .split("\n")
+  .filter((line) => line.startsWith("| ") && !line.startsWith("| Call"))
+  .map((line) => {
+    const [call, answer, fault, key, validate, add, update, customers] = line
+      .slice(2, -2)
+      .split(" | ")
+      .map((cell) => cell.trim());
+    const method = CALLS[call as string];
+    const parsed = JSON.parse((fault as string).replace(/^`|`$/g, "")) as Fault;
+    return {
+      call: call as string,
+      answer: answer as string,
+      fault: method === undefined ? parsed : { ...parsed, method },
+      key: key as keyof typeof KEYS,
+      validate: validate as string,
+      add: add as string,
+      update: update as string,
+      customers: customers as string,
+    };
+  });
+
+/** "422, Retry-After: 5" → status 422 and that header; "502 orchestrator-rejected" → status and problem type. */
+const expectAnswer = (reply: Reply, expected: string) => {
+  const [head = "", retryAfter] = expected.split(", Retry-After: ");
+  const [status, problemType] = head.split(" ");
+  expect(reply.status, reply.text).toBe(Number(status));
+  if (problemType !== undefined) expect(reply.json<{ type: string }>().type).toBe(`urn:sdwan-connections:problem:${problemType}`);
+  expect(reply.headers.get("retry-after")).toBe(retryAfter ?? null);
+};
+
+describe("every orchestrator answer form, over HTTP (docs/orchestrator-compatibility.md)", () => {
+  let service: RunningService;
+  let call: ReturnType<typeof client>;
+  let dir: string;
+  const logs = captureLogs();
+
+  beforeAll(async () => {
+    dir = await makeDataDir();
+    service = await startService(
+      testConfig({
+        SDWAN_DATA_DIR: dir,
+        SDWAN_ADMIN_USER: ADMIN.name,
+        SDWAN_ADMIN_PASSWORD: ADMIN.password,
+        SDWAN_ORCHESTRATOR_TIMEOUT_MS: String(DEADLINE_MS),
+        SDWAN_CUSTOMERS_CACHE_TTL_MS: "0",
+      }),
+      { storage: inMemoryStorageModule(), logDestination: logs.stream },
+    );
+    call = client(service.url);
+  });
+  afterAll(async () => {
+    await service.close();
+    await rm(dir, { recursive: true, force: true });
+    expect(logs.text()).not.toContain(KEYS.partner);
+    expect(logs.text()).not.toContain(KEYS.customer);
+  });
+
+  it("reads a table of at least 60 rows", () => {
+    expect(rows.length).toBeGreaterThanOrEqual(60);
+  });
+
+  it.each(rows.map((row) => [`${row.call}: ${row.answer}, ${row.key} key`, row] as const))("%s", async (_, row) => {
+    // A fresh simulator per row: no rate-limit penalty or fault outlives its row.
+    await using simulator = await startOrchestratorSimulator();
+    const apiKey = KEYS[row.key];
+    const orchestratorUrl = simulator.url;
+    expect((await call("POST", `${BASE}/connections?force=true`, { body: { alias: "row", orchestratorUrl, apiKey } })).status).toBe(200);
+    simulator.setFault(apiKey, row.fault);
+
+    const timed = async (request: Promise<Reply>): Promise<Reply> => {
+      const started = performance.now();
+      const reply = await request;
+      expect(performance.now() - started, "the deadline + 0.5 s").toBeLessThan(DEADLINE_MS + 500);
+      expect(reply.text).not.toContain(apiKey);
+      return reply;
+    };
+    try {
+      const validation = await timed(call("GET", `${BASE}/connections/row?verbose=true`));
+      expect(validation.status).toBe(200);
+      if (row.validate === "invalid") expect(validation.json()).toMatchObject({ valid: false, reason: expect.any(String) });
+      else expect(validation.json()).toMatchObject({ valid: true, type: row.validate.replace("valid, ", "") });
+
+      expectAnswer(await timed(call("POST", `${BASE}/connections`, { body: { alias: "row-added", orchestratorUrl, apiKey } })), row.add);
+      expectAnswer(await timed(call("PUT", `${BASE}/connections/row`, { body: { apiKey } })), row.update);
+      expectAnswer(await timed(call("GET", `${BASE}/partner/row/customers`)), row.customers);
+    } finally {
+      for (const alias of ["row", "row-added"]) await call("DELETE", `${BASE}/connections/${alias}`);
+    }
+  });
+});
