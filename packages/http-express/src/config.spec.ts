@@ -46,7 +46,7 @@ describe("loadConfig", () => {
       SDWAN_VIEWERS: "ann, bob,,",
       SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2500",
       SDWAN_CUSTOMERS_CACHE_TTL_MS: "0",
-      SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "VCO.example.net, 10.0.0.1",
+      SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: " VCO.example.net, ,[::1],10.0.0.1 ",
       SDWAN_LOG_LEVEL: "debug",
     });
     expect(config).toMatchObject(
@@ -59,7 +59,7 @@ describe("loadConfig", () => {
         viewers: ["ann", "bob"],
         orchestratorTimeoutMs: 2500,
         customersCacheTtlMs: 0,
-        orchestratorAllowedHosts: ["vco.example.net", "10.0.0.1"],
+        orchestratorAllowedHosts: ["vco.example.net", "::1", "10.0.0.1"],
         logLevel: "debug",
       }),
     );
@@ -82,6 +82,10 @@ describe("loadConfig", () => {
     [{ SDWAN_VIEWERS: "ann" }, "SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set"],
   ])("refuses %j with one line naming the variable", (env, line) => {
     expect(fails(env)).toBe(line);
+  });
+
+  it("reads a list of blanks as no allowlist (any host)", () => {
+    expect(loadConfig({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: " , " })).toMatchObject(E.right({ orchestratorAllowedHosts: undefined }));
   });
 
   it("never repeats a bad value, which may be a secret", () => {

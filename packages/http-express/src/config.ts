@@ -92,13 +92,15 @@ const databaseUrl = (raw: string) => {
   }
 };
 
-const hostList = (raw: string): E.Either<string, readonly string[]> => {
+/** Lower-cased, IPv6 without brackets; a list of blanks means no allowlist (any host). */
+const hostList = (raw: string): E.Either<string, readonly string[] | undefined> => {
   const hosts = raw
     .split(",")
-    .map((host) => host.trim().toLowerCase())
+    .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1"))
     .filter((host) => host !== "");
   const bad = hosts.find((host) => isIP(host) === 0 && !HOST_NAME.test(host));
-  return bad === undefined ? E.right(hosts) : E.left("must be a comma-separated list of host names or IP addresses");
+  if (bad !== undefined) return E.left("must be a comma-separated list of host names or IP addresses");
+  return E.right(hosts.length === 0 ? undefined : hosts);
 };
 
 /** The environment, one codec per variable, in the order of SPEC §6. */

@@ -10,5 +10,5 @@ export {
   type PortalOrchestratorOptions,
 } from "./portal-orchestrator.js";
 export { backoffDelay, parseRetryAfter } from "./retry.js";
-export { isHostAllowed, parseAllowedHosts, portalUrl, type PortalMethod } from "./url.js";
+export { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 export { decodeCustomers, Enterprise, round6, toCustomer } from "./wire.js";

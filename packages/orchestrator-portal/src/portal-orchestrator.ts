@@ -20,7 +20,7 @@ import {
   type OrchestratorTarget,
 } from "@sdwan-connections/core";
 import { backoffDelay, parseRetryAfter } from "./retry.js";
-import { isHostAllowed, parseAllowedHosts, portalUrl, type PortalMethod } from "./url.js";
+import { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 import { decodeCustomers, describeDecodeFailure, EnterpriseIdentity, ErrorBody, ProxyProperty } from "./wire.js";
 
 /** The part of a fetch response this client reads (node-fetch's and WHATWG's both fit). */
@@ -68,10 +68,7 @@ export interface PortalOrchestratorOptions {
   readonly retries?: number;
   /** First backoff step; default 150 ms, doubling, with jitter. */
   readonly backoffBaseMs?: number;
-  /**
-   * Orchestrator host names allowed (`SDWAN_ORCHESTRATOR_ALLOWED_HOSTS`);
-   * when omitted, read from that variable; `undefined` in it or here means any host.
-   */
+  /** Orchestrator host names allowed, lower-cased, IPv6 without brackets (`SDWAN_ORCHESTRATOR_ALLOWED_HOSTS`); omitted means any host. */
   readonly allowedHosts?: readonly string[] | undefined;
   /** Extra certificate authorities (PEM) trusted for https orchestrators, beside Node's own roots. */
   readonly ca?: readonly string[];
@@ -173,7 +170,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = options.retries ?? DEFAULT_RETRIES;
   const backoffBaseMs = options.backoffBaseMs ?? 150;
-  const allowedHosts = "allowedHosts" in options ? options.allowedHosts : parseAllowedHosts(process.env["SDWAN_ORCHESTRATOR_ALLOWED_HOSTS"]);
+  const { allowedHosts } = options;
   const fetch = options.fetch ?? defaultFetch;
   const random = options.random ?? Math.random;
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });

@@ -30,18 +30,6 @@ export const portalUrl = (orchestratorUrl: string, method: PortalMethod): E.Eith
 };
 
 /**
- * `SDWAN_ORCHESTRATOR_ALLOWED_HOSTS` as a list: comma-separated host names,
- * blanks ignored, lower-cased. An unset or blank value means "any host" (undefined).
- */
-export const parseAllowedHosts = (value: string | undefined): readonly string[] | undefined => {
-  const hosts = (value ?? "")
-    .split(",")
-    .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1"))
-    .filter((host) => host !== "");
-  return hosts.length === 0 ? undefined : hosts;
-};
-
-/**
  * Whether `url`'s host name is in the allowlist: exact host names compared
  * case-insensitively (no wildcards, no subdomains); the port does not matter.
  */

@@ -345,14 +345,13 @@ describe("createPortalOrchestrator", () => {
       expect(E.isRight(await orchestrator.identify(target("https://VCO.EXAMPLE.NET:8443/"))())).toBe(true);
     });
 
-    it("reads SDWAN_ORCHESTRATOR_ALLOWED_HOSTS when no allowlist is given", async () => {
+    it("reads no environment: without an allowlist in its options, any host is allowed", async () => {
       process.env["SDWAN_ORCHESTRATOR_ALLOWED_HOSTS"] = "vco.example.net";
       try {
-        const { fetch, seen } = scriptedFetch({ partner: [PROXY] });
+        const { fetch, seen } = scriptedFetch({ partner: [PROXY], customer: [TOKEN_ERROR] });
         const orchestrator = createPortalOrchestrator({ fetch });
-        const refused = await orchestrator.identify(target("https://other.example.net/"))();
-        expect(E.isLeft(refused) && refused.left._tag).toBe("OrchestratorRejected");
-        expect(seen).toHaveLength(0);
+        expect(E.isRight(await orchestrator.identify(target("https://other.example.net/"))())).toBe(true);
+        expect(seen).toHaveLength(2);
       } finally {
         delete process.env["SDWAN_ORCHESTRATOR_ALLOWED_HOSTS"];
       }
