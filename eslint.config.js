@@ -25,7 +25,8 @@ export default tseslint.config(
   {
     // The hexagon's inner rule: core's domain knows fp-ts, io-ts and node built-ins, nothing else.
     // Specs beside the code may also use the test tools; they are not shipped.
-    files: ["packages/core/src/**/*.ts"],
+    // core/testing (in-memory adapters, builders) is used outside tests too: no test runner either.
+    files: ["packages/core/src/**/*.ts", "packages/core/testing/**/*.ts"],
     ignores: ["**/*.spec.ts"],
     rules: {
       "no-restricted-imports": [
@@ -34,7 +35,7 @@ export default tseslint.config(
           patterns: [
             {
               regex: "^(?!(fp-ts|io-ts)(/|$)|node:|\\.{1,2}/)",
-              message: "core/src may import only fp-ts, io-ts, node: built-ins and its own modules.",
+              message: "core/src and core/testing may import only fp-ts, io-ts, node: built-ins and core's own modules.",
             },
           ],
         },

@@ -1,4 +1,4 @@
-import { describeOrchestratorContract } from "@sdwan-connections/core/testing";
+import { describeOrchestratorContract } from "@sdwan-connections/core/contract";
 import { startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { createPortalOrchestrator, type PortalOrchestrator } from "../src/index.js";
 import { expectedCustomer } from "./expected-customer.js";

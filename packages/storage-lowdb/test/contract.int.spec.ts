@@ -1,6 +1,6 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { describeConnectionRepositoryContract } from "@sdwan-connections/core/testing";
+import { describeConnectionRepositoryContract } from "@sdwan-connections/core/contract";
 import { createLowdbConnectionRepository, type ConnectionsFile } from "../src/index.js";
 import { openOrThrow, temporaryDirectory } from "./support.js";
 

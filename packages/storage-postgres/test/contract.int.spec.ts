@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import type pg from "pg";
-import { describeConnectionRepositoryContract } from "@sdwan-connections/core/testing";
+import { describeConnectionRepositoryContract } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
 import { createPostgresConnectionRepository, migrate } from "../src/index.js";
 import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";

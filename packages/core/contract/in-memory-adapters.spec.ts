@@ -1,8 +1,8 @@
 import { ApiKey, type OrchestratorUrl } from "../src/index.js";
-import { aCustomer } from "./builders.js";
+import { aCustomer } from "../testing/builders.js";
 import { describeConnectionRepositoryContract } from "./connection-repository-contract.js";
-import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "./in-memory-connection-repository.js";
-import { createInMemoryOrchestrator } from "./in-memory-orchestrator.js";
+import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "../testing/in-memory-connection-repository.js";
+import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
 
 let store = createInMemoryConnectionStore();

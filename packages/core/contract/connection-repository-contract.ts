@@ -1,8 +1,8 @@
 import * as E from "fp-ts/lib/Either.js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiKey, type Alias, type ConnectionRepository, type OrchestratorUrl } from "../src/index.js";
-import { aConnection } from "./builders.js";
-import { expectLeft as fail, expectRight as run } from "./run.js";
+import { aConnection } from "../testing/builders.js";
+import { expectLeft as fail, expectRight as run } from "../testing/run.js";
 
 export interface ConnectionRepositoryContractOptions {
   /**

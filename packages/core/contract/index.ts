@@ -1,0 +1,14 @@
+/**
+ * The contract suites (vitest): one per port, run by every adapter of that
+ * port from its own tests. Kept apart from `core/testing` so that the
+ * in-memory adapters and builders import no test runner.
+ */
+export {
+  describeConnectionRepositoryContract,
+  type ConnectionRepositoryContractOptions,
+} from "./connection-repository-contract.js";
+export {
+  describeOrchestratorContract,
+  type OrchestratorContractFixture,
+  type OrchestratorContractOptions,
+} from "./orchestrator-contract.js";
