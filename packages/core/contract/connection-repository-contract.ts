@@ -164,5 +164,13 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
     it("is ready when the store is", async () => {
       await run(repository.ping());
     });
+
+    it("re-seals no key already sealed with the current master key, counts every connection, and every key still opens", async () => {
+      await run(repository.insert(aConnection({ alias: "one", apiKey: SECRET })));
+      await run(repository.insert(aConnection({ alias: "two" })));
+      expect(await run(repository.resealKeys())).toEqual({ rotated: 0, total: 2 });
+      expect((await run(repository.get(alias("one")))).apiKey.reveal()).toBe(SECRET);
+      expect(await options.peek()).not.toContain(SECRET);
+    });
   });
 };

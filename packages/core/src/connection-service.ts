@@ -7,6 +7,7 @@ import { addConnection } from "./use-cases/add-connection.js";
 import { deleteConnection } from "./use-cases/delete-connection.js";
 import { listConnections } from "./use-cases/list-connections.js";
 import { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
+import { rotateMasterKey } from "./use-cases/rotate-master-key.js";
 import { updateConnection } from "./use-cases/update-connection.js";
 import { validateConnection } from "./use-cases/validate-connection.js";
 
@@ -46,6 +47,7 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     validateConnection: validateConnection({ repository, orchestrator }),
     deleteConnection: deleteConnection({ repository, changes }),
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, customersCache }),
+    rotateMasterKey: rotateMasterKey({ repository }),
     /** Stops listening for changes; the ports themselves belong to the caller. */
     dispose: unsubscribe,
   };

@@ -25,7 +25,7 @@ export { AddConnectionRequest, UpdateConnectionRequest } from "./domain/requests
 export type { Clock } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
 export { createInProcessConnectionChanges, type ConnectionChanges } from "./ports/connection-changes.js";
-export type { ConnectionRepository } from "./ports/connection-repository.js";
+export type { ConnectionRepository, KeyRotationReport } from "./ports/connection-repository.js";
 export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
 export { createCustomersCache, type CacheOutcome, type CustomersCache } from "./customers-cache.js";
 export {
@@ -38,5 +38,6 @@ export { addConnection, type AddConnectionOptions, type AddConnectionOutcome } f
 export { deleteConnection } from "./use-cases/delete-connection.js";
 export { listConnections } from "./use-cases/list-connections.js";
 export { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
+export { rotateMasterKey } from "./use-cases/rotate-master-key.js";
 export { updateConnection, type UpdateConnectionOptions } from "./use-cases/update-connection.js";
 export { validateConnection, type ValidationResult } from "./use-cases/validate-connection.js";

@@ -46,4 +46,6 @@ export const createInMemoryConnectionRepository = (
     }),
   delete: (alias) => lazily(() => (store.delete(aliasKey(alias)) ? E.right(undefined) : E.left(notFound(alias)))),
   ping: () => lazily(() => E.right(undefined)),
+  // Nothing is sealed in memory: nothing to re-seal.
+  resealKeys: () => lazily(() => E.right({ rotated: 0, total: store.size })),
 });

@@ -9,7 +9,7 @@ import { describeError, type ConnectionService, type DomainError } from "@sdwan-
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { loadConfig } from "./config.js";
 import { StartupError } from "./di/modules/startup-error.js";
-import { TOKENS, type Storage } from "./di/tokens.js";
+import { TOKENS } from "./di/tokens.js";
 import { composeCore } from "./service.js";
 
 const USAGE = `usage: sdwan-connections <command> [arguments]
@@ -88,7 +88,7 @@ type Outcome = TaskEither<DomainError, string>;
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /** Turns a command line into a use-case (or store) call whose success is the text to print. */
-const commandFor = async (service: ConnectionService, storage: Storage, [command, ...args]: readonly string[]): Promise<Outcome> => {
+const commandFor = async (service: ConnectionService, [command, ...args]: readonly string[]): Promise<Outcome> => {
   const map =
     <A>(task: TaskEither<DomainError, A>, text: (value: A) => string): Outcome =>
     async () => {
@@ -136,7 +136,7 @@ const commandFor = async (service: ConnectionService, storage: Storage, [command
     }
     case "rotate-master-key": {
       exactly(parse(args, []).positional, []);
-      return map(storage.rotateKeys(), ({ rotated, total }) => `Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`);
+      return map(service.rotateMasterKey(), ({ rotated, total }) => `Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`);
     }
     default:
       throw new UsageError(command === undefined ? "no command" : `unknown command ${command}`);
@@ -164,7 +164,7 @@ else {
     const service = container.get(TOKENS.ConnectionService);
     let code = 0;
     try {
-      const result = await (await commandFor(service, storage, args))();
+      const result = await (await commandFor(service, args))();
       if (result._tag === "Left") {
         process.stderr.write(`sdwan-connections: ${describeError(result.left)}\n`);
         code = exitCodeOf(result.left);

@@ -85,5 +85,5 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
 
   const ping: ConnectionRepository["ping"] = (): TaskEither<DomainError, void> => () => file.ping();
 
-  return { get, list, insert, update, delete: remove, ping };
+  return { get, list, insert, update, delete: remove, ping, resealKeys: file.rotate };
 };

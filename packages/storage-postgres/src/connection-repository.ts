@@ -6,6 +6,7 @@ import type { Pool } from "pg";
 import { aliasKey, alreadyExists, notFound, storageFailure, type ConnectionRepository, type DomainError } from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { UNIQUE_VIOLATION, databaseFailure, hasSqlState } from "./database-errors.js";
+import { rotateKeys } from "./rotate-keys.js";
 import { decodeConnection, decodeSummary } from "./rows.js";
 
 export interface PostgresConnectionRepositoryOptions {
@@ -108,5 +109,7 @@ export const createPostgresConnectionRepository = ({ pool, keyring }: PostgresCo
             : E.right(undefined),
         ),
       ),
+
+    resealKeys: () => rotateKeys(pool, keyring),
   };
 };

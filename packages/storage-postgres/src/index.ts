@@ -10,5 +10,5 @@ export {
 } from "./connection-changes.js";
 export { describeDatabaseError } from "./database-errors.js";
 export { migrate, MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, type Migration, type MigrationReport } from "./migrations.js";
-export { rotateKeys, verifyMasterKeys, type RotationReport } from "./rotate-keys.js";
+export { rotateKeys, verifyMasterKeys } from "./rotate-keys.js";
 export { openPostgresStorage, type OpenPostgresStorageOptions, type PostgresStorage } from "./open-postgres-storage.js";

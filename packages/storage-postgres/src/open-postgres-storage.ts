@@ -7,13 +7,11 @@ import type { Keyring } from "@sdwan-connections/secrets";
 import { createPostgresConnectionChanges, type PostgresConnectionChanges } from "./connection-changes.js";
 import { createPostgresConnectionRepository } from "./connection-repository.js";
 import { migrate } from "./migrations.js";
-import { rotateKeys, verifyMasterKeys, type RotationReport } from "./rotate-keys.js";
+import { verifyMasterKeys } from "./rotate-keys.js";
 
 export interface PostgresStorage {
   readonly repository: ConnectionRepository;
   readonly changes: PostgresConnectionChanges;
-  /** Re-seals every stored apiKey not sealed with the keyring's current key (see `rotateKeys`). */
-  rotateKeys(): TE.TaskEither<DomainError, RotationReport>;
   /** Stops listening, then ends the pool: call it after the HTTP server has drained. */
   close(): Promise<void>;
 }
@@ -49,7 +47,6 @@ export const openPostgresStorage =
     return E.right({
       repository: createPostgresConnectionRepository({ pool, keyring }),
       changes: changes.right,
-      rotateKeys: () => rotateKeys(pool, keyring),
       close: async () => {
         await changes.right.close();
         await pool.end();

@@ -2,16 +2,10 @@ import * as E from "fp-ts/lib/Either.js";
 import { identity, pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Pool } from "pg";
-import { aliasKey, storageFailure, type DomainError } from "@sdwan-connections/core";
+import { aliasKey, storageFailure, type DomainError, type KeyRotationReport } from "@sdwan-connections/core";
 import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
 import { databaseFailure } from "./database-errors.js";
 import { withDedicatedClient } from "./dedicated-client.js";
-
-/** Re-sealed connections, out of all stored (as lowdb's `rotate` answers). */
-export interface RotationReport {
-  readonly rotated: number;
-  readonly total: number;
-}
 
 /**
  * Re-seals every stored apiKey not sealed with the keyring's current key (run
@@ -20,11 +14,11 @@ export interface RotationReport {
  * (`for update`) so a concurrent update waits instead of being overwritten; a
  * key that does not open rolls everything back, naming its connection.
  */
-export const rotateKeys = (pool: Pool, keyring: Keyring): TE.TaskEither<DomainError, RotationReport> =>
+export const rotateKeys = (pool: Pool, keyring: Keyring): TE.TaskEither<DomainError, KeyRotationReport> =>
   pipe(
     TE.tryCatch(
       () =>
-        withDedicatedClient(pool, async (client): Promise<E.Either<DomainError, RotationReport>> => {
+        withDedicatedClient(pool, async (client): Promise<E.Either<DomainError, KeyRotationReport>> => {
           await client.query("begin");
           const { rows } = await client.query<{ alias_key: string; alias: string; api_key: string }>(
             "select alias_key, alias, api_key from connections order by alias_key for update",

@@ -3,6 +3,12 @@ import type { Alias } from "../domain/codecs.js";
 import type { Connection, ConnectionChange, ConnectionSummary } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
 
+/** What a key rotation did: re-sealed connections, out of all stored. */
+export interface KeyRotationReport {
+  readonly rotated: number;
+  readonly total: number;
+}
+
 /**
  * Where connections live. Aliases match case-insensitively everywhere, and
  * the alias is kept as first given. The repository receives apiKeys in the
@@ -26,4 +32,10 @@ export interface ConnectionRepository {
   delete(alias: Alias): TaskEither<DomainError, void>;
   /** Succeeds when the store can be read and written now (for readiness checks). */
   ping(): TaskEither<DomainError, void>;
+  /**
+   * Re-seals every stored apiKey that is not sealed with the store's current
+   * master key (after a master-key change). All or nothing: a key that does
+   * not open fails it, naming its connection, and changes nothing.
+   */
+  resealKeys(): TaskEither<DomainError, KeyRotationReport>;
 }

@@ -1,5 +1,4 @@
-import type { Clock, ConnectionChanges, ConnectionRepository, ConnectionService, DomainError, Orchestrator } from "@sdwan-connections/core";
-import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import type { Clock, ConnectionChanges, ConnectionRepository, ConnectionService, Orchestrator } from "@sdwan-connections/core";
 import type { Express } from "express";
 import type { ServiceIdentifier } from "inversify";
 import type { Authenticator } from "../auth/authenticator.js";
@@ -8,12 +7,10 @@ import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 
-/** What a storage adapter module provides: the repository, how changes travel, key rotation, and how to close it. */
+/** What a storage adapter module provides: the repository, how changes travel, and how to close it. */
 export interface Storage {
   readonly repository: ConnectionRepository;
   readonly changes: ConnectionChanges;
-  /** Re-seals every stored apiKey not sealed with the current master key (after a master-key change). */
-  rotateKeys(): TaskEither<DomainError, { readonly rotated: number; readonly total: number }>;
   close(): Promise<void>;
 }
 

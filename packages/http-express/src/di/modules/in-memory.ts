@@ -4,7 +4,6 @@ import {
   createInMemoryConnectionStore,
   type InMemoryConnectionStore,
 } from "@sdwan-connections/core/testing";
-import * as TE from "fp-ts/lib/TaskEither.js";
 import { ContainerModule } from "inversify";
 import { TOKENS } from "../tokens.js";
 
@@ -14,8 +13,6 @@ export const inMemoryStorageModule = (store: InMemoryConnectionStore = createInM
     bind(TOKENS.Storage).toConstantValue({
       repository: createInMemoryConnectionRepository(store),
       changes: createInProcessConnectionChanges(),
-      // Nothing is sealed in memory.
-      rotateKeys: () => TE.right({ rotated: 0, total: store.size }),
       close: async () => undefined,
     });
   });

@@ -22,7 +22,6 @@ export const lowdbStorageModule = (config: Config) =>
     bind(TOKENS.Storage).toConstantValue({
       repository: createLowdbConnectionRepository(file.right),
       changes: createInProcessConnectionChanges(),
-      rotateKeys: () => file.right.rotate(),
       close: () => file.right.close(),
     });
   });
