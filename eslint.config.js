@@ -1,6 +1,9 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+const PUBLIC_ENTRY_ONLY = { regex: "^@sdwan-connections/[^/]+/(src|dist)/", message: "Import a package's public entry point." };
+const ADAPTERS = ["secrets", "storage-lowdb", "storage-postgres", "orchestrator-portal", "orchestrator-simulator"];
+
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/.turbo/**", "**/coverage/**"] },
   js.configs.recommended,
@@ -13,13 +16,27 @@ export default tseslint.config(
     },
   },
   {
-    // Adapters use each other only through public entry points, never deep imports.
+    // Packages use each other only through public entry points, never deep imports.
     files: ["packages/*/src/**/*.ts", "packages/*/test/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [PUBLIC_ENTRY_ONLY] }] },
+  },
+  {
+    // The dependency rule, drivers → adapters → core: an adapter knows core (and the shared
+    // secrets package), never a driver or another adapter, and takes typed options instead of
+    // reading the environment (the simulator's own command line excepted).
+    files: ADAPTERS.map((adapter) => `packages/${adapter}/src/**/*.ts`),
+    ignores: ["**/*.spec.ts", "packages/orchestrator-simulator/src/main.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ regex: "^@sdwan-connections/[^/]+/(src|dist)/", message: "Import a package's public entry point." }] },
+        {
+          patterns: [
+            PUBLIC_ENTRY_ONLY,
+            { regex: "^@sdwan-connections/(?!(core|secrets)(/|$))", message: "An adapter imports only core and secrets, never a driver or another adapter." },
+          ],
+        },
       ],
+      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Adapters take typed options; only the driver's configuration reads the environment." }],
     },
   },
   {
