@@ -189,7 +189,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     const timedOut = orchestratorTimedOut(`The orchestrator did not answer ${method} within the ${timeoutMs} ms deadline.`);
     const remaining = deadline.expiresAt - started;
     if (remaining <= 0) return { done: E.left(timedOut) };
-    // One controller for both causes (AbortSignal.any with AbortSignal.timeout can be collected before it fires on Node 20).
+    // One controller for both causes: a composite of AbortSignal.any and AbortSignal.timeout was seen not to fire on Node 20.
     const controller = new AbortController();
     const abort = () => controller.abort();
     const timer = setTimeout(abort, remaining);
