@@ -95,9 +95,9 @@ ${TARGET}× the baseline median: **${verdicts.every(Boolean) ? "pass" : "FAIL"}*
 
 ${table}
 
-Before (commit e4caa28, same machine, same benchmark): from an earlier run of the old, sequential client (${BEFORE.date}), not this run:
-baseline ${BEFORE.baseline.toFixed(1)} ms, partner key ${BEFORE.partner.toFixed(1)} ms (${beforeRatio(BEFORE.partner)}), customer key
-${BEFORE.customer.toFixed(1)} ms (${beforeRatio(BEFORE.customer)}, two round trips, one after the other) (medians).
+**Before** (commit e4caa28, same machine, same benchmark; an earlier run of the old, sequential client on ${BEFORE.date}, not this run),
+medians: baseline ${BEFORE.baseline.toFixed(1)} ms, partner key ${BEFORE.partner.toFixed(1)} ms (${beforeRatio(BEFORE.partner)}),
+customer key ${BEFORE.customer.toFixed(1)} ms (${beforeRatio(BEFORE.customer)}: two round trips, one after the other).
 
 ${await machineLine()}.`;
 await writeBenchmarkSection("validate", section);
