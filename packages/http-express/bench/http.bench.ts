@@ -190,7 +190,7 @@ const main = async (): Promise<void> => {
       `${CONNECTIONS} connections, ${DURATION_S} s per run after a 1 s warm-up, rows interleaved over ${ROUNDS} rounds, medians shown.`,
       "CPU µs/req is this process's CPU time per request (servers and simulator): other load on the machine barely moves it.",
       "Validation asks the orchestrator simulator",
-      "(same process as the service, loopback) every time, as the SPEC requires.",
+      "(same process as the service, loopback) every time, as the interface requires.",
       "",
       markdownTable(
         ["Row", "req/s", "p50 ms", "p99 ms", "CPU µs/req", "Compared"],
@@ -221,7 +221,7 @@ const main = async (): Promise<void> => {
       "bcrypt runs once per credentials and 60 s, never per request. Fixes made after profiling: sorting and serialization",
       "happen once per change; the freshness check is a synchronous `stat` instead of a thread-pool round trip; a recently",
       "verified header is admitted without a promise turn; metric label children are resolved once; JSON is written",
-      "directly (no `res.json`). Left as they are, deliberately: the per-read `stat` (correctness) and the log line (SPEC §7).",
+      "directly (no `res.json`). Left as they are, deliberately: the per-read `stat` (correctness) and the log line (docs/interface.md §7).",
     ].join("\n");
     await writeBenchmarkSection("http", markdown);
     process.stdout.write(`\n${markdown}\n`);

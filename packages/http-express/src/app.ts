@@ -151,7 +151,7 @@ const methodNotAllowed =
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
 /**
- * The HTTP driving adapter: SPEC §1-§3 under `/rest/plugin/sdwan`, plus the
+ * The HTTP driving adapter: docs/interface.md §1-§3 under `/rest/plugin/sdwan`, plus the
  * operations endpoints of §7. Handlers decode the query, hand the untrusted
  * path and body to a use case (which decodes them with core's codecs) and
  * map its result; all the wiring happens in the composition root.

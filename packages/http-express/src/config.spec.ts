@@ -9,7 +9,7 @@ const fails = (env: Record<string, string>) => {
 };
 
 describe("loadConfig", () => {
-  it("applies the SPEC §6 defaults", () => {
+  it("applies docs/interface.md §6 defaults", () => {
     expect(loadConfig({})).toEqual(
       E.right({
         host: "127.0.0.1",

@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 
-/** Everything the service reads from its environment (SPEC §6), decoded and checked. */
+/** Everything the service reads from its environment (docs/interface.md §6), decoded and checked. */
 export interface Config {
   readonly host: string;
   readonly port: number;
@@ -103,7 +103,7 @@ const hostList = (raw: string): E.Either<string, readonly string[] | undefined> 
   return E.right(hosts.length === 0 ? undefined : hosts);
 };
 
-/** The environment, one codec per variable, in the order of SPEC §6. */
+/** The environment, one codec per variable, in the order of docs/interface.md §6. */
 export const EnvCodecs = {
   SDWAN_HOST: envValue("SDWAN_HOST", listenHost, withDefault("127.0.0.1")),
   SDWAN_PORT: envValue("SDWAN_PORT", integer(0, 65535), withDefault(8980)),

@@ -3,6 +3,7 @@ export { createAuthenticator, parseBasic, type AuthenticatedUser, type Authentic
 export { createLoginThrottle, type LoginThrottle } from "./auth/throttle.js";
 export { ensureAdmin, generatedAdminFile, loadUsers, parseHtpasswd, type Role, type Users } from "./auth/users.js";
 export { EnvCodecs, loadConfig, type Config } from "./config.js";
+export { StartupError } from "./di/modules/startup-error.js";
 export { TOKENS, type Storage } from "./di/tokens.js";
 export { domainErrorToProblem, type Problem, type ProblemBody } from "./errors.js";
 export { createLogger, REDACTED_PATHS } from "./logger.js";

@@ -24,7 +24,7 @@ import {
 
 const CONNECTIONS = `${BASE}/connections`;
 
-describe("authentication and roles (SPEC §5)", () => {
+describe("authentication and roles (docs/interface.md §5)", () => {
   it("htpasswd users ($2y$ and $2b$) sign in; SDWAN_VIEWERS are viewers, the others admins", async () => {
     await using h = await startHarness();
     expect((await h.call("POST", `${CONNECTIONS}?force=true`, { user: OPERATOR, body: anAddBody() })).status).toBe(200);
@@ -120,7 +120,7 @@ describe("authentication and roles (SPEC §5)", () => {
   });
 });
 
-describe("secrets never leave (SPEC §2, §3, §7)", () => {
+describe("secrets never leave (docs/interface.md §2, §3, §7)", () => {
   it("no response and no log line contains an apiKey or a password, whatever the request", async () => {
     await using h = await startHarness({ env: { SDWAN_LOG_LEVEL: "trace" } });
     const key = TEST_KEYS.partner;

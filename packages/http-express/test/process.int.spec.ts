@@ -107,30 +107,4 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
-
-  it("demo: simulator plus service with a partner and a customer connection, curl lines for every endpoint; Ctrl-C exits 0", async () => {
-    const dir = await makeDataDir();
-    const run = runMain({ SDWAN_DATA_DIR: dir }, "src/demo.ts");
-    try {
-      for (let i = 0; i < 300 && !run.out().includes("Ctrl-C"); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-      const api = /service: +(http:\S+)/.exec(run.out())?.[1] ?? "";
-      const [name, password] = (/credentials: +(\S+) \/ (\S+)/.exec(run.out()) ?? []).slice(1);
-      const user = { name: name ?? "", password: password ?? "" };
-      const call = client(api.replace(BASE, ""));
-      expect((await call("GET", `${BASE}/connections`, { user })).json()).toEqual([
-        expect.objectContaining({ alias: "demo-customer" }),
-        expect.objectContaining({ alias: "demo-partner" }),
-      ]);
-      expect((await call("GET", `${BASE}/connections/demo-partner?verbose=true`, { user })).json()).toMatchObject({ valid: true, type: "partner" });
-      expect((await call("GET", `${BASE}/partner/demo-partner/customers`, { user })).status).toBe(200);
-      for (const path of ["/connections", "/partner/demo-partner/customers", "/openapi.json", "?dryrun=true", "-X PUT", "-X DELETE"]) {
-        expect(run.out()).toContain(path);
-      }
-      run.child.kill("SIGINT");
-      expect(await run.exited).toBe(0);
-    } finally {
-      kill(run.child);
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
 });

@@ -23,7 +23,7 @@ const clear = async () => {
   for (const { alias } of list.json<{ alias: string }[]>()) await h.call("DELETE", `${CONNECTIONS}/${alias}`);
 };
 
-describe("SPEC §1: the wire contract", () => {
+describe("docs/interface.md §1: the wire contract", () => {
   beforeEach(clear);
 
   it("lists connections as {alias, orchestratorUrl}, sorted by alias ignoring case", async () => {
@@ -134,7 +134,7 @@ describe("SPEC §1: the wire contract", () => {
   });
 });
 
-describe("SPEC §2: fields and their rules", () => {
+describe("docs/interface.md §2: fields and their rules", () => {
   beforeEach(clear);
 
   const badAdds: [string, Record<string, unknown>, string][] = [
@@ -243,7 +243,7 @@ describe("SPEC §2: fields and their rules", () => {
   });
 });
 
-describe("SPEC §3: errors", () => {
+describe("docs/interface.md §3: errors", () => {
   beforeEach(clear);
 
   it("400 for malformed JSON, without quoting the body", async () => {
@@ -358,7 +358,7 @@ describe("SPEC §3: errors", () => {
   });
 });
 
-describe("operations (SPEC §7)", () => {
+describe("operations (docs/interface.md §7)", () => {
   it("healthz, readyz, metrics and the OpenAPI document need no credentials", async () => {
     for (const path of ["/healthz", "/readyz", "/metrics", `${BASE}/openapi.json`]) {
       expect((await h.call("GET", path, { user: null })).status, path).toBe(200);

@@ -9,10 +9,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
-import { BASE_PATH } from "./app.js";
-import { loadConfig, type Config } from "./config.js";
-import { StartupError } from "./di/modules/startup-error.js";
-import { startService } from "./service.js";
+import { BASE_PATH, loadConfig, startService, StartupError, type Config } from "@sdwan-connections/http-express";
 
 const out = (text: string): void => {
   process.stdout.write(`${text}\n`);
