@@ -59,7 +59,7 @@ export interface PortalCallEvent {
 
 export interface PortalOrchestratorOptions {
   /**
-   * The deadline of one request's orchestrator work (SPEC §6
+   * The deadline of one request's orchestrator work (docs/interface.md §6
    * `SDWAN_ORCHESTRATOR_TIMEOUT_MS`): both identification checks, every
    * attempt and every wait. Default 10 000.
    */
@@ -339,7 +339,7 @@ const describeCheck = (result: CallResult, expected: string): string => {
 
 /**
  * The identity that the two checks' results give, as the original plugin
- * decides it (SPEC §4; every case is in docs/orchestrator-compatibility.md):
+ * decides it (docs/interface.md §4; every case is in docs/orchestrator-compatibility.md):
  * - a partner, if the partner check gave a proxy id; any other answer of it
  *   only means "not a partner";
  * - else a customer, if the customer check gave an enterprise id;

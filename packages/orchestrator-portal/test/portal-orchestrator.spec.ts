@@ -118,7 +118,7 @@ describe("createPortalOrchestrator", () => {
     expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
   });
 
-  // Every answer of the partner check that is not a proxy id only means "not a partner" (issue 9, SPEC §4).
+  // Every answer of the partner check that is not a proxy id only means "not a partner" (issue 9, docs/interface.md §4).
   it.each<[string, Scripted]>([
     ["400 with an error body", ERROR_400],
     ["500 with an error body", { status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }],

@@ -20,7 +20,7 @@ it("runs the README wiring example; validation always asks, customer lists are c
   const customers = await service.listPartnerCustomers("lab")();
   expect(E.isRight(customers) && customers.right).toHaveLength(180);
 
-  // SPEC §4: a second listing comes from core's cache; each validation asks the orchestrator again.
+  // docs/interface.md §4: a second listing comes from core's cache; each validation asks the orchestrator again.
   simulator.resetCalls();
   await service.listPartnerCustomers("lab")();
   expect(simulator.calls.total).toBe(0);

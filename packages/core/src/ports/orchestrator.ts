@@ -4,7 +4,7 @@ import type { Customer } from "../domain/customer.js";
 import type { OrchestratorError } from "../domain/errors.js";
 
 /**
- * When one request's orchestrator work must be over (SPEC §4): every call,
+ * When one request's orchestrator work must be over (docs/interface.md §4): every call,
  * attempt and wait of that request fits before `expiresAt` (ms since the
  * epoch). The adapter makes it, since it knows the configured timeout.
  */

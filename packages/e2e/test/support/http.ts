@@ -1,4 +1,4 @@
-/** A small client for the service's REST interface (SPEC §1), with HTTP Basic credentials. */
+/** A small client for the service's REST interface (docs/interface.md §1), with HTTP Basic credentials. */
 export interface Reply {
   readonly status: number;
   readonly contentType: string;
