@@ -7,10 +7,10 @@ import type { LoginThrottle } from "./auth/throttle.js";
 import { domainErrorToProblem, invalidRequest, problem, type Problem } from "./errors.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
-import { openApiDocument } from "./openapi.js";
+import { BODY_LIMIT_BYTES, openApiDocument } from "./openapi.js";
 
 export const BASE_PATH = "/rest/plugin/sdwan";
-export const BODY_LIMIT_BYTES = 64 * 1024;
+export { BODY_LIMIT_BYTES };
 
 export interface AppOptions {
   readonly service: ConnectionService;

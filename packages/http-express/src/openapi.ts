@@ -1,8 +1,24 @@
+import {
+  ALIAS_MAX_LENGTH,
+  ALIAS_PATTERN,
+  API_KEY_MAX_LENGTH,
+  API_KEY_PATTERN,
+  CUSTOMER_FIELDS,
+  Customer,
+  ORCHESTRATOR_URL_MAX_LENGTH,
+  ORCHESTRATOR_URL_PATTERN,
+} from "@sdwan-connections/core";
+
 /**
- * The OpenAPI 3.1 document of the interface, written by hand once and served
- * at `/rest/plugin/sdwan/openapi.json`. The HTTP tests check every response
- * they get against it, so it cannot drift from what the service does.
+ * The OpenAPI 3.1 document of the interface, served at
+ * `/rest/plugin/sdwan/openapi.json`. Its limits, patterns and the Customer
+ * fields come from core's constants and codecs, never copied by hand; the
+ * HTTP tests check every response they get against it, and a property test
+ * checks that it and core's codecs accept the same request bodies.
  */
+
+/** The largest request body accepted (413 above it): part of the interface, so defined with its document. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
 const problem = (description: string) => ({
   description,
   content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
@@ -11,6 +27,17 @@ const text = (description: string, value: string) => ({
   description,
   content: { "text/plain": { schema: { type: "string", const: value } } },
 });
+
+/** Each Customer field's JSON Schema type, read off core's codec by what it accepts. */
+const customerProperties = Object.fromEntries(
+  Object.entries(Customer.type.props).map(([field, codec]) => {
+    const probes: readonly (readonly [string, unknown])[] = [["string", ""], ["integer", 1], ["number", 0.5], ["boolean", true], ["null", null]];
+    const types = probes.filter(([, value]) => codec.is(value)).map(([type]) => type);
+    // A codec that takes 0.5 takes every number: "integer" is then implied.
+    const schemaTypes = types.includes("number") ? types.filter((type) => type !== "integer") : types;
+    return [field, { type: schemaTypes.length === 1 ? schemaTypes[0] : schemaTypes }];
+  }),
+);
 
 const commonErrors = {
   "400": problem("Invalid input: malformed JSON, a missing, invalid or unknown field or query option, or a bad alias."),
@@ -26,7 +53,7 @@ const commonErrors = {
 };
 const writeErrors = {
   "403": problem("The user's role (viewer) may only read."),
-  "413": problem("The request body is larger than 64 KiB."),
+  "413": problem(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`),
   "415": problem("The request body is not JSON."),
   "422": problem("Validation failed: the orchestrator refused the key or could not be reached (use force=true to save anyway)."),
 };
@@ -158,21 +185,22 @@ export const openApiDocument = {
       Alias: {
         type: "string",
         minLength: 1,
-        maxLength: 64,
-        pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+        maxLength: ALIAS_MAX_LENGTH,
+        pattern: ALIAS_PATTERN.source,
         description: "Unique ignoring case; returned as first given.",
       },
       OrchestratorUrl: {
         type: "string",
         minLength: 1,
-        maxLength: 2048,
-        pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^#\\s]+$",
+        maxLength: ORCHESTRATOR_URL_MAX_LENGTH,
+        pattern: ORCHESTRATOR_URL_PATTERN.source,
         description: "Absolute http(s) URL without user-info or fragment, returned exactly as given.",
       },
       ApiKey: {
         type: "string",
         minLength: 1,
-        maxLength: 8192,
+        maxLength: API_KEY_MAX_LENGTH,
+        pattern: API_KEY_PATTERN.source,
         writeOnly: true,
         description: "The orchestrator credential: accepted on add and update, never returned. No control characters.",
       },
@@ -218,33 +246,8 @@ export const openApiDocument = {
       Customer: {
         type: "object",
         additionalProperties: false,
-        required: [
-          "enterpriseId", "id", "networkId", "gatewayPoolId", "bastionState", "alertsEnabled", "operatorAlertsEnabled",
-          "name", "domain", "accountNumber", "description", "address", "city", "state", "zip", "country",
-          "latitude", "longitude", "timezone", "locale",
-        ],
-        properties: {
-          enterpriseId: { type: "string", description: "UUID" },
-          id: { type: "integer" },
-          networkId: { type: ["integer", "null"] },
-          gatewayPoolId: { type: ["integer", "null"] },
-          bastionState: { type: "string", examples: ["UNCONFIGURED", "STAGE_REQUESTED", "UNSTAGE_REQUESTED", "STAGED", "UNSTAGED"] },
-          alertsEnabled: { type: ["boolean", "null"] },
-          operatorAlertsEnabled: { type: ["boolean", "null"] },
-          name: { type: "string" },
-          domain: { type: "string" },
-          accountNumber: { type: "string" },
-          description: { type: "string" },
-          address: { type: "string" },
-          city: { type: "string" },
-          state: { type: "string" },
-          zip: { type: "string" },
-          country: { type: "string" },
-          latitude: { type: ["number", "null"] },
-          longitude: { type: ["number", "null"] },
-          timezone: { type: "string" },
-          locale: { type: "string" },
-        },
+        required: [...CUSTOMER_FIELDS],
+        properties: customerProperties,
       },
       Problem: {
         type: "object",

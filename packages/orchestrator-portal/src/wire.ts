@@ -15,6 +15,7 @@ export const EnterpriseIdentity = t.type({ id: t.Int }, "EnterpriseIdentity");
 const optional = <C extends t.Mixed>(codec: C) => t.union([codec, t.null, t.undefined]);
 const text = optional(t.string);
 const num = optional(t.number);
+const int = optional(t.Int);
 // Swagger's `tinyint` is 0/1; a boolean is tolerated, anything else is garbage.
 const tinyint = optional(t.union([t.literal(0), t.literal(1), t.boolean]));
 
@@ -29,8 +30,8 @@ export const Enterprise = t.type(
     id: t.Int,
     logicalId: t.string,
     // A flat t.type (absent keys read as undefined) decodes faster than intersection + partial.
-    networkId: num,
-    gatewayPoolId: num,
+    networkId: int,
+    gatewayPoolId: int,
     bastionState: text,
     alertsEnabled: tinyint,
     operatorAlertsEnabled: tinyint,

@@ -66,6 +66,11 @@ describe("OrchestratorUrl", () => {
     [" https://vco.example.net", "must not contain spaces"],
     ["https://vco.example.net/\t", "must not contain spaces"],
     [`https://vco.example.net/${"a".repeat(2048)}`, "must be at most 2048 characters"],
+    // Forms WHATWG parsing quietly repairs: stored as given, they would break the interface's own pattern.
+    ["http:127.0.0.1:8080", "must be written as http(s)://host/"],
+    ["http:/host/", "must be written as http(s)://host/"],
+    ["http:\\\\host\\", "must be written as http(s)://host/"],
+    ["https://vco.example.net\\vco", "must be written as http(s)://host/"],
   ])("refuses %j: %s", (url, message) => {
     expect(problem(OrchestratorUrlCodec.decode(url))).toContain(message);
   });

@@ -43,9 +43,18 @@ export const ALIAS_MAX_LENGTH = 64;
 export const ORCHESTRATOR_URL_MAX_LENGTH = 2048;
 export const API_KEY_MAX_LENGTH = 8192;
 
-const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-// Control characters (C0, DEL, C1): none of them belong in a header value.
-const CONTROL_CHARACTER = /\p{Cc}/u;
+// The shapes below are also the OpenAPI document's patterns (http-express builds it from them),
+// so they use only syntax that JSON Schema validators share with JavaScript (with the u flag).
+export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u;
+/**
+ * An absolute http(s) URL as written: scheme, "//", a host without
+ * user-info, then path or query; no fragment, space, backslash or control
+ * character anywhere. WHATWG parsing would quietly repair other forms
+ * (`http:/host`, `http:\\host`), which must be refused, not stored.
+ */
+export const ORCHESTRATOR_URL_PATTERN = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#@\\\s\p{Cc}]+(?:[/?][^#\\\s\p{Cc}]*)?$/u;
+/** No control character (C0, DEL, C1): none of them belong in a header value. */
+export const API_KEY_PATTERN = /^\P{Cc}*$/u;
 const WHITESPACE = /\s/;
 
 export const aliasRule: StringRule = (value) => {
@@ -60,7 +69,7 @@ export const aliasRule: StringRule = (value) => {
 export const orchestratorUrlRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
   if (value.length > ORCHESTRATOR_URL_MAX_LENGTH) return `must be at most ${ORCHESTRATOR_URL_MAX_LENGTH} characters`;
-  if (WHITESPACE.test(value) || CONTROL_CHARACTER.test(value)) return "must not contain spaces or control characters";
+  if (WHITESPACE.test(value) || !API_KEY_PATTERN.test(value)) return "must not contain spaces or control characters";
   let url: URL;
   try {
     url = new URL(value);
@@ -71,13 +80,14 @@ export const orchestratorUrlRule: StringRule = (value) => {
   if (url.hostname === "") return "must name a host";
   if (url.username !== "" || url.password !== "") return "must not contain user information";
   if (value.includes("#")) return "must not contain a fragment";
+  if (!ORCHESTRATOR_URL_PATTERN.test(value)) return "must be written as http(s)://host/…, without a backslash";
   return undefined;
 };
 
 export const apiKeyRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
   if (value.length > API_KEY_MAX_LENGTH) return `must be at most ${API_KEY_MAX_LENGTH} characters`;
-  if (CONTROL_CHARACTER.test(value)) return "must not contain control characters";
+  if (!API_KEY_PATTERN.test(value)) return "must not contain control characters";
   return undefined;
 };
 

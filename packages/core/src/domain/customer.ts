@@ -9,6 +9,14 @@ export const BastionState = t.keyof({
   UNSTAGED: null,
 });
 
+/** An integer, typed as a plain number (io-ts's `t.Int` brands it, which every builder would then have to cast). */
+const integer = new t.Type<number, number, unknown>(
+  "integer",
+  (u): u is number => Number.isInteger(u),
+  (u, context) => (Number.isInteger(u) ? t.success(u as number) : t.failure(u, context)),
+  t.identity,
+);
+const nullableInteger = t.union([integer, t.null]);
 const nullableNumber = t.union([t.number, t.null]);
 const nullableBoolean = t.union([t.boolean, t.null]);
 
@@ -20,9 +28,9 @@ const nullableBoolean = t.union([t.boolean, t.null]);
 export const Customer = t.strict(
   {
     enterpriseId: t.string,
-    id: t.number,
-    networkId: nullableNumber,
-    gatewayPoolId: nullableNumber,
+    id: integer,
+    networkId: nullableInteger,
+    gatewayPoolId: nullableInteger,
     bastionState: t.string,
     alertsEnabled: nullableBoolean,
     operatorAlertsEnabled: nullableBoolean,
