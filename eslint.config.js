@@ -2,7 +2,11 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const PUBLIC_ENTRY_ONLY = { regex: "^@sdwan-connections/[^/]+/(src|dist)/", message: "Import a package's public entry point." };
-const ADAPTERS = ["secrets", "storage-lowdb", "storage-postgres", "orchestrator-portal", "orchestrator-simulator"];
+const PRODUCTION_ADAPTERS = ["secrets", "storage-lowdb", "storage-postgres", "orchestrator-portal"];
+const ADAPTERS = [...PRODUCTION_ADAPTERS, "orchestrator-simulator"];
+const DRIVERS = ["http-express", "cli"];
+/** An import pattern refusing every workspace package but `allowed` (and their sub-paths). */
+const only = (allowed, message) => ({ regex: `^@sdwan-connections/(?!(${allowed.join("|")})(/|$))`, message });
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/.turbo/**", "**/coverage/**"] },
@@ -21,22 +25,47 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [PUBLIC_ENTRY_ONLY] }] },
   },
   {
-    // The dependency rule, drivers → adapters → core: an adapter knows core (and the shared
-    // secrets package), never a driver or another adapter, and takes typed options instead of
-    // reading the environment (the simulator's own command line excepted).
+    // Only the composition's configuration reads the environment; everything else takes typed options.
+    // (The simulator's own command line and the demo launcher are not part of the service.)
+    files: ["packages/*/src/**/*.ts"],
+    ignores: ["**/*.spec.ts", "packages/composition/src/config.ts", "packages/orchestrator-simulator/src/main.ts", "packages/demo/src/**"],
+    rules: {
+      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Only the composition package's configuration reads the environment." }],
+    },
+  },
+  // The dependency rule: drivers → composition → adapters → core. Nothing imports a driver.
+  {
+    // An adapter knows core (and the shared secrets package), never a driver, the composition or another adapter.
     files: ADAPTERS.map((adapter) => `packages/${adapter}/src/**/*.ts`),
-    ignores: ["**/*.spec.ts", "packages/orchestrator-simulator/src/main.ts"],
+    ignores: ["**/*.spec.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [PUBLIC_ENTRY_ONLY, only(["core", "secrets"], "An adapter imports only core and secrets.")] }] },
+  },
+  {
+    // The composition wires the production adapters into core; the simulator is a test double, never wired.
+    files: ["packages/composition/src/**/*.ts"],
+    ignores: ["**/*.spec.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
-        {
-          patterns: [
-            PUBLIC_ENTRY_ONLY,
-            { regex: "^@sdwan-connections/(?!(core|secrets)(/|$))", message: "An adapter imports only core and secrets, never a driver or another adapter." },
-          ],
-        },
+        { patterns: [PUBLIC_ENTRY_ONLY, only(["core", ...PRODUCTION_ADAPTERS], "The composition imports core and the production adapters only.")] },
       ],
-      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Adapters take typed options; only the driver's configuration reads the environment." }],
+    },
+  },
+  {
+    // A driver uses the composition (and core's types); never an adapter directly, nor another driver.
+    files: DRIVERS.map((driver) => `packages/${driver}/src/**/*.ts`),
+    ignores: ["**/*.spec.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [PUBLIC_ENTRY_ONLY, only(["core", "composition"], "A driver imports only the composition and core.")] }] },
+  },
+  {
+    // Nothing imports a driver: not a package, not a test (the demo launcher, a showcase of the REST driver, excepted).
+    files: ["packages/*/src/**/*.ts", "packages/*/test/**/*.ts", "packages/*/testing/**/*.ts", "packages/*/bench/**/*.ts"],
+    ignores: ["packages/demo/**", ...DRIVERS.map((driver) => `packages/${driver}/**`)],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [PUBLIC_ENTRY_ONLY, { regex: `^@sdwan-connections/(${DRIVERS.join("|")})(/|$)`, message: "Nothing imports a driver." }] },
+      ],
     },
   },
   {

@@ -9,7 +9,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
-import { BASE_PATH, loadConfig, startService, StartupError, type Config } from "@sdwan-connections/http-express";
+import { loadConfig, type Config } from "@sdwan-connections/composition";
+import { BASE_PATH, startService } from "@sdwan-connections/http-express";
 
 const out = (text: string): void => {
   process.stdout.write(`${text}\n`);
@@ -35,14 +36,12 @@ const data = await loadSampleDataset();
 const simulatorPort = Number(env["SDWAN_DEMO_SIMULATOR_PORT"] ?? 0);
 const simulator = await startOrchestratorSimulator({ data, host: "127.0.0.1", port: simulatorPort });
 
-let service;
-try {
-  service = await startService(config);
-} catch (error) {
+const service = await startService(config)();
+if (service._tag === "Left") {
   await simulator.stop();
-  fail(error instanceof StartupError ? error.message : `could not start: ${(error as Error).message}`);
+  fail(service.left);
 }
-const running = service as NonNullable<typeof service>;
+const running = (service as Extract<typeof service, { _tag: "Right" }>).right;
 
 const user = config.admin?.user ?? "admin";
 const password = config.admin?.password ?? "<your admin password>";

@@ -14,12 +14,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { machineLine, markdownTable, median, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { loadConfig } from "@sdwan-connections/composition";
+import { inMemoryStorageModule } from "@sdwan-connections/composition/testing";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import express from "express";
 import * as E from "fp-ts/lib/Either.js";
 import { pino } from "pino";
-import { loadConfig } from "../src/config.js";
-import { inMemoryStorageModule } from "../src/di/modules/in-memory.js";
 import { startService, type RunningService } from "../src/service.js";
 
 const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 2);
@@ -120,11 +120,13 @@ const main = async (): Promise<void> => {
       SDWAN_ADMIN_PASSWORD: USER.password,
     });
     if (E.isLeft(config)) throw new Error(config.left);
-    const running = await startService(config.right, {
+    const started = await startService(config.right, {
       logDestination: pino.destination({ dest: "/dev/null", sync: false }),
       authenticate,
       ...(storage === "memory" ? { storage: inMemoryStorageModule() } : {}),
-    });
+    })();
+    if (E.isLeft(started)) throw new Error(started.left);
+    const running = started.right;
     services.push(running);
     for (let i = 0; i < STORED; i += 1) {
       const response = await fetch(`${running.url}${LIST_PATH}?force=true`, {

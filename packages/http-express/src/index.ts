@@ -1,12 +1,9 @@
-export { BASE_PATH, BODY_LIMIT_BYTES, createApp, decodeFlags, type AppOptions } from "./app.js";
+export { createApp, type AppOptions } from "./app.js";
 export { createAuthenticator, parseBasic, type AuthenticatedUser, type Authenticator } from "./auth/authenticator.js";
 export { createLoginThrottle, type LoginThrottle } from "./auth/throttle.js";
 export { ensureAdmin, generatedAdminFile, loadUsers, parseHtpasswd, type Role, type Users } from "./auth/users.js";
-export { EnvCodecs, loadConfig, type Config } from "./config.js";
-export { StartupError } from "./di/modules/startup-error.js";
-export { TOKENS, type Storage } from "./di/tokens.js";
 export { domainErrorToProblem, type Problem, type ProblemBody } from "./errors.js";
-export { createLogger, REDACTED_PATHS } from "./logger.js";
-export { createMetrics, type Metrics } from "./metrics.js";
-export { openApiDocument } from "./openapi.js";
+export { decodeFlags } from "./middleware/query-flags.js";
+export { BASE_PATH, BODY_LIMIT_BYTES, openApiDocument } from "./openapi.js";
 export { startService, type RunningService, type ServiceOptions } from "./service.js";
+export { HTTP_TOKENS } from "./tokens.js";

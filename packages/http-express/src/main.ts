@@ -1,9 +1,9 @@
 /**
- * The only composition root: reads the environment, starts the service,
- * and stops it cleanly on SIGTERM/SIGINT (drain, close the store, exit 0).
+ * The REST service's process: the configuration from the environment, the
+ * service, and a clean stop on SIGTERM/SIGINT (drain, close the store, exit 0).
  */
-import { loadConfig } from "./config.js";
-import { StartupError } from "./di/modules/startup-error.js";
+import { loadConfig } from "@sdwan-connections/composition";
+import * as E from "fp-ts/lib/Either.js";
 import { startService } from "./service.js";
 
 const fail = (line: string): never => {
@@ -11,21 +11,21 @@ const fail = (line: string): never => {
   process.exit(2);
 };
 
-const config = loadConfig(process.env);
-if (config._tag === "Left") fail(config.left);
+const config = loadConfig();
+if (E.isLeft(config)) fail(config.left);
 else {
-  try {
-    const service = await startService(config.right);
-    process.stdout.write(`sdwan-connections listening on ${service.url}/rest/plugin/sdwan (OpenAPI: ${service.url}/rest/plugin/sdwan/openapi.json)\n`);
+  const service = await startService(config.right)();
+  if (E.isLeft(service)) fail(service.left);
+  else {
+    const { url, close } = service.right;
+    process.stdout.write(`sdwan-connections listening on ${url}/rest/plugin/sdwan (OpenAPI: ${url}/rest/plugin/sdwan/openapi.json)\n`);
     const stop = (): void => {
-      void service.close().then(
+      void close().then(
         () => process.exit(0),
         () => process.exit(1),
       );
     };
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
-  } catch (error) {
-    fail(error instanceof StartupError ? error.message : `could not start: ${(error as Error).message}`);
   }
 }

@@ -17,6 +17,8 @@ import {
  * checks that it and core's codecs accept the same request bodies.
  */
 
+/** Where the API is served; the operations endpoints (/healthz, /readyz, /metrics) sit at the root. */
+export const BASE_PATH = "/rest/plugin/sdwan";
 /** The largest request body accepted (413 above it): part of the interface, so defined with its document. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const problem = (description: string) => ({
@@ -86,7 +88,7 @@ export const openApiDocument = {
       "Every operation needs HTTP Basic credentials; viewers may only use GET. apiKeys are accepted on add and update and never returned.",
     license: { name: "Apache-2.0", identifier: "Apache-2.0" },
   },
-  servers: [{ url: "/rest/plugin/sdwan" }],
+  servers: [{ url: BASE_PATH }],
   security: [{ basic: [] }],
   paths: {
     "/connections": {

@@ -1,12 +1,11 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import { createLogger, createMetrics } from "@sdwan-connections/composition";
 import { createConnectionService, type ConnectionRepository } from "@sdwan-connections/core";
 import { createInMemoryConnectionRepository, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
-import { createLogger } from "../src/logger.js";
-import { createMetrics } from "../src/metrics.js";
 import { captureLogs } from "./harness.js";
 
 describe("createApp without the container", () => {

@@ -3,8 +3,8 @@ import { createManualClock } from "@sdwan-connections/core/testing";
 import bcrypt from "bcryptjs";
 import { describe, expect, it } from "vitest";
 import { generatedAdminFile } from "../src/auth/users.js";
-import { inMemoryStorageModule, orchestratorModule } from "../src/di/modules/in-memory.js";
-import { startService } from "../src/service.js";
+import { TOKENS } from "@sdwan-connections/composition";
+import { inMemoryStorageModule, orchestratorModule } from "@sdwan-connections/composition/testing";
 import {
   ADMIN,
   anAddBody,
@@ -16,6 +16,7 @@ import {
   makeUsersDir,
   OPERATOR,
   startHarness,
+  startService,
   TEST_KEYS,
   testConfig,
   testOrchestrator,
@@ -150,7 +151,7 @@ describe("secrets never leave (docs/interface.md §2, §3, §7)", () => {
 
   it("the logger redacts apiKey and authorization even if a caller passes them", async () => {
     await using h = await startHarness();
-    const logger = h.service.container.get((await import("../src/di/tokens.js")).TOKENS.Logger);
+    const logger = h.service.composition.container.get(TOKENS.Logger);
     logger.info({ apiKey: "leak-1", headers: { authorization: "Basic leak-2" }, connection: { apiKey: "leak-3" } }, "x");
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(h.logs.text()).not.toMatch(/leak-[123]/);

@@ -7,9 +7,9 @@ import { aCustomer, createInMemoryOrchestrator, TEST_CUSTOMER_ID, TEST_KEYS, TES
 import bcrypt from "bcryptjs";
 import * as E from "fp-ts/lib/Either.js";
 import { expect } from "vitest";
-import { loadConfig, type Config } from "../src/config.js";
-import { inMemoryStorageModule, orchestratorModule } from "../src/di/modules/in-memory.js";
-import { startService, type RunningService, type ServiceOptions } from "../src/service.js";
+import { loadConfig, StartupError, type Config } from "@sdwan-connections/composition";
+import { inMemoryStorageModule, orchestratorModule } from "@sdwan-connections/composition/testing";
+import { startService as startServiceTask, type RunningService, type ServiceOptions } from "../src/service.js";
 import { openApiViolations } from "./openapi-validator.js";
 
 export const BASE = "/rest/plugin/sdwan";
@@ -60,6 +60,13 @@ export const makeUsersDir = async () => {
     ].join("\n"),
   );
   return { dir, htpasswd };
+};
+
+/** The service, started; its one-line failure becomes a rejected StartupError, as tests expect of a start. */
+export const startService = async (config: Config, options: ServiceOptions = {}): Promise<RunningService> => {
+  const started = await startServiceTask(config, options)();
+  if (E.isLeft(started)) throw new StartupError(started.left);
+  return started.right;
 };
 
 export const testConfig = (env: Record<string, string | undefined>): Config => {

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { CUSTOMER_FIELDS } from "@sdwan-connections/core";
 import { loadSampleDataset, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../src/service.js";
-import { ADMIN, BASE, captureLogs, client, makeDataDir, testConfig } from "./harness.js";
+import type { RunningService } from "../src/service.js";
+import { ADMIN, BASE, captureLogs, client, makeDataDir, startService, testConfig } from "./harness.js";
 
 const CONNECTIONS = `${BASE}/connections`;
 const PARTNER_KEY = "sample-partner-key-1";

@@ -3,9 +3,9 @@ import { rm } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { startOrchestratorSimulator, type Fault, type PortalMethod } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inMemoryStorageModule } from "../src/di/modules/in-memory.js";
-import { startService, type RunningService } from "../src/service.js";
-import { ADMIN, BASE, captureLogs, client, makeDataDir, testConfig, type Reply } from "./harness.js";
+import { inMemoryStorageModule } from "@sdwan-connections/composition/testing";
+import type { RunningService } from "../src/service.js";
+import { ADMIN, BASE, captureLogs, client, makeDataDir, startService, testConfig, type Reply } from "./harness.js";
 
 // docs/orchestrator-compatibility.md is the specification: every row of its table runs here.
 const DOC = readFileSync(new URL("../../../docs/orchestrator-compatibility.md", import.meta.url), "utf8");

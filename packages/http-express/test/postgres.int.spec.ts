@@ -3,9 +3,9 @@ import { rm } from "node:fs/promises";
 import pg from "pg";
 import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../src/service.js";
-import { ADMIN, anAddBody, BASE, captureLogs, client, makeDataDir, TEST_KEYS, testConfig, testOrchestrator } from "./harness.js";
-import { orchestratorModule } from "../src/di/modules/in-memory.js";
+import type { RunningService } from "../src/service.js";
+import { ADMIN, anAddBody, BASE, captureLogs, client, makeDataDir, startService, TEST_KEYS, testConfig, testOrchestrator } from "./harness.js";
+import { orchestratorModule } from "@sdwan-connections/composition/testing";
 
 let postgres: StartedPostgres;
 let databaseUrl: string;

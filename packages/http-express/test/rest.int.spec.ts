@@ -236,10 +236,17 @@ describe("docs/interface.md §2: fields and their rules", () => {
     for (const query of ["dryRun=true", "dryrun=yes", "dryrun=true&dryrun=false", "force=1", "verbose=true"]) {
       const reply = await h.call("POST", `${CONNECTIONS}?${query}`, { body: anAddBody() });
       expect(reply.status, query).toBe(400);
-      expect(problemOf(reply).errors?.[0]?.field).toMatch(/^query\./);
+      expect(problemOf(reply).errors?.[0]?.field).toMatch(/^query(\.|$)/);
     }
     expect((await h.call("GET", `${CONNECTIONS}?verbose=true`)).status).toBe(400);
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
+  });
+
+  it("names the known query options, never an unknown one (a secret pasted there does not come back)", async () => {
+    const reply = await h.call("POST", `${CONNECTIONS}?sk-live-0123456789=true&dryrun=true`, { body: anAddBody() });
+    expect(reply.status).toBe(400);
+    expect(reply.text).not.toContain("sk-live-0123456789");
+    expect(problemOf(reply).errors).toEqual([{ field: "query", message: "holds an option this endpoint does not know (known: dryrun, force)" }]);
   });
 });
 

@@ -2,10 +2,10 @@ import { writeFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createTestCertificates, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { describe, expect, it } from "vitest";
-import { loadCertificateAuthorities } from "../src/di/modules/portal.js";
-import { inMemoryStorageModule } from "../src/di/modules/in-memory.js";
-import { startService } from "../src/service.js";
-import { ADMIN, BASE, captureLogs, client, makeDataDir, testConfig } from "./harness.js";
+import { loadCertificateAuthorities } from "@sdwan-connections/composition";
+import * as E from "fp-ts/lib/Either.js";
+import { inMemoryStorageModule } from "@sdwan-connections/composition/testing";
+import { ADMIN, BASE, captureLogs, client, makeDataDir, startService, testConfig } from "./harness.js";
 
 const PARTNER_KEY = "sample-partner-key-1";
 
@@ -43,11 +43,11 @@ describe("SDWAN_ORCHESTRATOR_CA_FILE", () => {
   it("stops the start with one line for a file that is missing, empty of certificates or broken", async () => {
     const dir = await makeDataDir();
     try {
-      await expect(loadCertificateAuthorities(join(dir, "absent.pem"))).rejects.toThrow(/^SDWAN_ORCHESTRATOR_CA_FILE: cannot read .*absent\.pem \(ENOENT\)$/);
+      expect(await loadCertificateAuthorities(join(dir, "absent.pem"))).toEqual(E.left(expect.stringMatching(/^SDWAN_ORCHESTRATOR_CA_FILE: cannot read .*absent\.pem \(ENOENT\)$/)));
       await writeFile(join(dir, "empty.pem"), "no certificate here\n");
-      await expect(loadCertificateAuthorities(join(dir, "empty.pem"))).rejects.toThrow(/holds no PEM certificate$/);
+      expect(await loadCertificateAuthorities(join(dir, "empty.pem"))).toEqual(E.left(expect.stringMatching(/holds no PEM certificate$/)));
       await writeFile(join(dir, "broken.pem"), `${certificates.caCert}\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`);
-      await expect(loadCertificateAuthorities(join(dir, "broken.pem"))).rejects.toThrow(/certificate 2 in .* cannot be read$/);
+      expect(await loadCertificateAuthorities(join(dir, "broken.pem"))).toEqual(E.left(expect.stringMatching(/certificate 2 in .* cannot be read$/)));
       await expect(serviceWith(dir, { SDWAN_ORCHESTRATOR_CA_FILE: join(dir, "empty.pem") })).rejects.toThrow(/SDWAN_ORCHESTRATOR_CA_FILE/);
     } finally {
       await rm(dir, { recursive: true, force: true });

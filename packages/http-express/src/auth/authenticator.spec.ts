@@ -2,6 +2,7 @@ import { createManualClock } from "@sdwan-connections/core/testing";
 import bcrypt from "bcryptjs";
 import { describe, expect, it, vi } from "vitest";
 import { createAuthenticator, parseBasic } from "./authenticator.js";
+import * as E from "fp-ts/lib/Either.js";
 import { parseHtpasswd, sha256, type Users } from "./users.js";
 
 const header = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString("base64")}`;
@@ -19,9 +20,9 @@ describe("parseBasic", () => {
 describe("parseHtpasswd", () => {
   it("reads bcrypt lines, skips comments, and names the line of anything else without its content", () => {
     const hash = bcrypt.hashSync("pw", 4);
-    expect(parseHtpasswd(`# c\n\nann:${hash}\n`, "f")).toEqual(new Map([["ann", hash]]));
-    expect(parseHtpasswd(`ann:${hash}\nbob:{SHA}secrethash=\n`, "users")).toBe(
-      "users: line 2 is not 'user:bcrypt-hash' (create entries with 'htpasswd -B')",
+    expect(parseHtpasswd(`# c\n\nann:${hash}\n`, "f")).toEqual(E.right(new Map([["ann", hash]])));
+    expect(parseHtpasswd(`ann:${hash}\nbob:{SHA}secrethash=\n`, "users")).toEqual(
+      E.left("users: line 2 is not 'user:bcrypt-hash' (create entries with 'htpasswd -B')"),
     );
   });
 });

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
+import * as E from "fp-ts/lib/Either.js";
 
 export type Role = "admin" | "viewer";
 
@@ -23,7 +24,7 @@ const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
  * ignored. Only bcrypt hashes are accepted (`htpasswd -B`); any other line
  * fails with its line number (never its content: it holds a hash).
  */
-export const parseHtpasswd = (text: string, source: string): Map<string, string> | string => {
+export const parseHtpasswd = (text: string, source: string): E.Either<string, Map<string, string>> => {
   const users = new Map<string, string>();
   const lines = text.split(/\r?\n/);
   for (const [index, raw] of lines.entries()) {
@@ -33,11 +34,11 @@ export const parseHtpasswd = (text: string, source: string): Map<string, string>
     const name = line.slice(0, colon);
     const hash = line.slice(colon + 1);
     if (colon <= 0 || !BCRYPT_HASH.test(hash)) {
-      return `${source}: line ${index + 1} is not 'user:bcrypt-hash' (create entries with 'htpasswd -B')`;
+      return E.left(`${source}: line ${index + 1} is not 'user:bcrypt-hash' (create entries with 'htpasswd -B')`);
     }
     users.set(name, hash);
   }
-  return users;
+  return E.right(users);
 };
 
 export const sha256 = (text: string): Buffer => createHash("sha256").update(text).digest();
@@ -54,12 +55,13 @@ export interface UserSources {
   readonly dataDir: string;
 }
 
-const readIfPresent = async (path: string): Promise<string | undefined> => {
+/** The file's text, undefined when there is none, or why it cannot be read. */
+const readIfPresent = async (path: string): Promise<E.Either<string, string | undefined>> => {
   try {
-    return await readFile(path, "utf8");
+    return E.right(await readFile(path, "utf8"));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? E.right(undefined) : E.left(`cannot read ${path} (${code ?? "unknown error"})`);
   }
 };
 
@@ -68,28 +70,30 @@ const readIfPresent = async (path: string): Promise<string | undefined> => {
  * SDWAN_VIEWERS, everyone else admin), the environment's admin, and the
  * generated admin in the data directory. Fails with one line on a bad file.
  */
-export const loadUsers = async (sources: UserSources): Promise<Users | string> => {
+export const loadUsers = async (sources: UserSources): Promise<E.Either<string, Users>> => {
   const users = new Map<string, UserEntry>();
   const viewers = new Set(sources.viewers);
   const files: [string, string][] = [];
   if (sources.htpasswdFile !== undefined) {
     const text = await readIfPresent(sources.htpasswdFile);
-    if (text === undefined) return `SDWAN_HTPASSWD_FILE: no file at ${sources.htpasswdFile}`;
-    files.push([text, "SDWAN_HTPASSWD_FILE"]);
+    if (E.isLeft(text)) return E.left(`SDWAN_HTPASSWD_FILE: ${text.left}`);
+    if (text.right === undefined) return E.left(`SDWAN_HTPASSWD_FILE: no file at ${sources.htpasswdFile}`);
+    files.push([text.right, "SDWAN_HTPASSWD_FILE"]);
   }
   const generated = await readIfPresent(generatedAdminFile(sources.dataDir));
-  if (generated !== undefined) files.push([generated, generatedAdminFile(sources.dataDir)]);
+  if (E.isLeft(generated)) return generated;
+  if (generated.right !== undefined) files.push([generated.right, generatedAdminFile(sources.dataDir)]);
   for (const [text, source] of files) {
     const parsed = parseHtpasswd(text, source);
-    if (typeof parsed === "string") return parsed;
-    for (const [name, hash] of parsed) {
+    if (E.isLeft(parsed)) return parsed;
+    for (const [name, hash] of parsed.right) {
       users.set(name, { role: viewers.has(name) ? "viewer" : "admin", secret: { kind: "bcrypt", hash } });
     }
   }
   if (sources.admin !== undefined) {
     users.set(sources.admin.user, { role: "admin", secret: { kind: "sha256", digest: sha256(sources.admin.password) } });
   }
-  return users;
+  return E.right(users);
 };
 
 /**
@@ -97,19 +101,22 @@ export const loadUsers = async (sources: UserSources): Promise<Users | string> =
  * and stores only its bcrypt hash in the data directory. Returns the
  * password so the caller can print it once, or undefined when users exist.
  */
-export const ensureAdmin = async (sources: UserSources): Promise<{ user: string; password: string; file: string } | undefined> => {
+export const ensureAdmin = async (
+  sources: UserSources,
+): Promise<E.Either<string, { user: string; password: string; file: string } | undefined>> => {
   const file = generatedAdminFile(sources.dataDir);
-  if (sources.admin !== undefined || sources.htpasswdFile !== undefined) return undefined;
-  if ((await readIfPresent(file)) !== undefined) return undefined;
+  if (sources.admin !== undefined || sources.htpasswdFile !== undefined) return E.right(undefined);
+  const existing = await readIfPresent(file);
+  if (E.isLeft(existing) || existing.right !== undefined) return E.map(() => undefined)(existing);
   const password = randomBytes(18).toString("base64url");
   const hash = await bcrypt.hash(password, 12);
-  await mkdir(sources.dataDir, { recursive: true, mode: 0o700 });
   try {
+    await mkdir(sources.dataDir, { recursive: true, mode: 0o700 });
     await writeFile(file, `${GENERATED_ADMIN_USER}:${hash}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     // Another instance sharing the data directory created it first: its password was printed there.
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
-    throw error;
+    return code === "EEXIST" ? E.right(undefined) : E.left(`SDWAN_DATA_DIR: cannot create ${file} (${code ?? "unknown error"})`);
   }
-  return { user: GENERATED_ADMIN_USER, password, file };
+  return E.right({ user: GENERATED_ADMIN_USER, password, file });
 };

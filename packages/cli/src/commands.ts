@@ -1,0 +1,144 @@
+import { CUSTOMER_FIELDS, type ConnectionService, type ConnectionSummary, type Customer, type DomainError, type ValidationResult } from "@sdwan-connections/core";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { cell, json, table } from "./output.js";
+
+export interface OptionSpec {
+  readonly type: "boolean" | "string";
+  readonly description: string;
+  /** For string options: what the value is, in the usage line. */
+  readonly value?: string;
+}
+
+export interface CommandInput {
+  readonly service: ConnectionService;
+  /** The positional arguments, as many as the command names. */
+  readonly args: readonly string[];
+  readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  /** The apiKey, from standard input (never from the command line, where other users could read it). */
+  readonly readApiKey: () => Promise<string>;
+  /** JSON for scripts: with --json, or whenever standard output is not a terminal. */
+  readonly asJson: boolean;
+}
+
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  readonly args: readonly string[];
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** Shown while the orchestrator is asked (a progress indicator on a terminal); undefined when it is not. */
+  readonly progress?: string;
+  /** Notes below the usage in `--help`. */
+  readonly notes?: string;
+  run(input: CommandInput): TE.TaskEither<DomainError, string>;
+}
+
+const JSON_OPTION: Record<string, OptionSpec> = { json: { type: "boolean", description: "print JSON (the default when standard output is not a terminal)" } };
+const KEY_NOTE = "The apiKey is read from standard input (type it, then Enter and Ctrl-D; or pipe it in).";
+
+const CUSTOMER_COLUMNS: readonly (keyof Customer)[] = ["id", "name", "enterpriseId", "city", "country", "bastionState"];
+
+/** Every command, in the order `--help` lists them. Their names, arguments, options and exit codes are the CLI's interface. */
+export const COMMANDS: readonly Command[] = [
+  {
+    name: "list",
+    summary: "the connections (alias and orchestrator URL)",
+    args: [],
+    options: JSON_OPTION,
+    run: ({ service, asJson }) =>
+      TE.map((connections: readonly ConnectionSummary[]) =>
+        asJson
+          ? json(connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })))
+          : table(["ALIAS", "ORCHESTRATOR URL"], connections.map(({ alias, orchestratorUrl }) => [alias, orchestratorUrl])),
+      )(service.listConnections()),
+  },
+  {
+    name: "add",
+    summary: "add a connection, validated with its orchestrator first",
+    args: ["alias", "orchestratorUrl"],
+    options: {
+      "dry-run": { type: "boolean", description: "validate only; store nothing" },
+      force: { type: "boolean", description: "store without asking the orchestrator" },
+    },
+    progress: "asking the orchestrator",
+    notes: KEY_NOTE,
+    run: ({ service, args: [alias, orchestratorUrl], options, readApiKey }) =>
+      TE.map((outcome) => (outcome === "dry-run" ? "Dry run successful\n" : "Connection successfully added\n"))(
+        TE.chain((apiKey: string) => service.addConnection({ alias, orchestratorUrl, apiKey }, { dryRun: options["dry-run"] === true, force: options["force"] === true }))(
+          TE.fromTask(readApiKey),
+        ),
+      ),
+  },
+  {
+    name: "update",
+    summary: "change a connection's URL and/or apiKey, validated first",
+    args: ["alias"],
+    options: {
+      url: { type: "string", value: "orchestratorUrl", description: "the new orchestrator URL" },
+      key: { type: "boolean", description: "read a new apiKey from standard input" },
+      force: { type: "boolean", description: "store without asking the orchestrator" },
+    },
+    progress: "asking the orchestrator",
+    notes: KEY_NOTE,
+    run: ({ service, args: [alias], options, readApiKey }) =>
+      TE.map(() => "Connection successfully updated\n")(
+        TE.chain((apiKey: string | undefined) =>
+          service.updateConnection(
+            alias as string,
+            {
+              ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
+              ...(apiKey === undefined ? {} : { apiKey }),
+            },
+            { force: options["force"] === true },
+          ),
+        )(TE.fromTask(async () => (options["key"] === true ? readApiKey() : undefined))),
+      ),
+  },
+  {
+    name: "validate",
+    summary: "ask the orchestrator whether a connection's apiKey is accepted",
+    args: ["alias"],
+    options: { verbose: { type: "boolean", description: "add the key's type, or why it is not valid" }, ...JSON_OPTION },
+    progress: "asking the orchestrator",
+    run: ({ service, args: [alias], options, asJson }) =>
+      TE.map((result: ValidationResult) => {
+        const base = { alias: result.alias, orchestratorUrl: result.orchestratorUrl, valid: result.valid };
+        const shown = options["verbose"] !== true ? base : result.valid ? { ...base, type: result.type } : { ...base, reason: result.reason };
+        return asJson ? json(shown) : table(Object.keys(shown).map((key) => key.toUpperCase()), [Object.values(shown).map(String)]);
+      })(service.validateConnection(alias as string)),
+  },
+  {
+    name: "delete",
+    summary: "remove a connection",
+    args: ["alias"],
+    options: {},
+    run: ({ service, args: [alias] }) => TE.map(() => "Connection successfully deleted\n")(service.deleteConnection(alias as string)),
+  },
+  {
+    name: "customers",
+    summary: "a partner connection's customers",
+    args: ["alias"],
+    options: JSON_OPTION,
+    progress: "fetching the customers",
+    notes: `The table shows ${CUSTOMER_COLUMNS.join(", ")}; --json gives all ${CUSTOMER_FIELDS.length} fields.`,
+    run: ({ service, args: [alias], asJson }) =>
+      TE.map((customers: readonly Customer[]) =>
+        asJson
+          ? json(customers)
+          : table(
+              CUSTOMER_COLUMNS.map((column) => column.toUpperCase()),
+              customers.map((customer) => CUSTOMER_COLUMNS.map((column) => cell(customer[column]))),
+            ),
+      )(service.listPartnerCustomers(alias as string)),
+  },
+  {
+    name: "rotate-master-key",
+    summary: "re-seal every stored apiKey with SDWAN_MASTER_KEY",
+    args: [],
+    options: {},
+    notes: "Old keys are listed in SDWAN_MASTER_KEY_PREVIOUS; it can run while the service does.",
+    run: ({ service }) =>
+      TE.map(({ rotated, total }: { rotated: number; total: number }) => `Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`)(
+        service.rotateMasterKey(),
+      ),
+  },
+];

@@ -1,0 +1,130 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServiceProcess, type ServiceProcess } from "./service-process.js";
+
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+const PARTNER_KEY = "sample-partner-key-1";
+const BASE = "/rest/plugin/sdwan";
+const ADMIN = { name: "admin", password: "admin-password-1" };
+
+const makeDataDir = () => mkdtemp(join(tmpdir(), "sdwan-cli-"));
+
+/** `src/main.ts` in a child process (sources through tsx), `input` on its standard input. */
+const cli = async (dataDir: string, args: readonly string[], input = "", env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/main.ts", ...args], {
+    cwd: PACKAGE_DIR,
+    env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(input);
+  const [code] = await once(child, "exit");
+  return { code: code as number, stdout, stderr };
+};
+
+// The CLI and the service (another process) run at once on one data directory: each sees the other's writes.
+describe("the CLI beside the running service", { timeout: 120_000 }, () => {
+  let dataDir: string;
+  let service: ServiceProcess;
+  let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
+
+  beforeAll(async () => {
+    dataDir = await makeDataDir();
+    simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+    service = await startServiceProcess({ SDWAN_DATA_DIR: dataDir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password });
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await simulator?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("adds with the key on standard input; the service lists it at once", async () => {
+    const added = await cli(dataDir, ["add", "Lab", simulator.url], `${PARTNER_KEY}\n`);
+    expect(added).toMatchObject({ code: 0, stdout: "Connection successfully added\n" });
+    const listed = await service.call("GET", `${BASE}/connections`);
+    expect(listed.json()).toEqual([{ alias: "Lab", orchestratorUrl: simulator.url }]);
+  });
+
+  it("lists, validates and lists customers, as JSON", async () => {
+    await service.call("POST", `${BASE}/connections`, {
+      body: { alias: "from-http", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+    });
+    const list = await cli(dataDir, ["list"]);
+    expect(JSON.parse(list.stdout)).toEqual([
+      { alias: "from-http", orchestratorUrl: simulator.url },
+      { alias: "Lab", orchestratorUrl: simulator.url },
+    ]);
+    expect(JSON.parse((await cli(dataDir, ["validate", "lab", "--verbose"])).stdout)).toEqual({
+      alias: "Lab",
+      orchestratorUrl: simulator.url,
+      valid: true,
+      type: "partner",
+    });
+    const customers = JSON.parse((await cli(dataDir, ["customers", "lab"])).stdout) as unknown[];
+    expect(customers).toHaveLength(simulator.data.partners[0]?.enterprises.length ?? -1);
+  });
+
+  it("updates and deletes; the service follows", async () => {
+    expect((await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force"])).code).toBe(0);
+    expect((await service.call("GET", `${BASE}/connections`)).json()).toContainEqual({
+      alias: "Lab",
+      orchestratorUrl: `${simulator.url}moved/`,
+    });
+    expect(await cli(dataDir, ["delete", "LAB"])).toMatchObject({ code: 0, stdout: "Connection successfully deleted\n" });
+    expect((await service.call("GET", `${BASE}/connections/lab`)).status).toBe(404);
+  });
+
+  it("tells failures apart by exit code, one line on stderr", async () => {
+    expect(await cli(dataDir, ["delete", "ghost"])).toMatchObject({ code: 3, stderr: "sdwan-connections: No connection with alias 'ghost'.\n" });
+    expect((await cli(dataDir, ["add", "from-http", simulator.url], PARTNER_KEY)).code).toBe(4);
+    const refused = await cli(dataDir, ["add", "refused", simulator.url], "not-a-known-key");
+    expect(refused.code).toBe(5);
+    expect((await cli(dataDir, ["add", "bad alias", simulator.url], PARTNER_KEY)).code).toBe(2);
+    expect((await cli(dataDir, ["frobnicate"])).code).toBe(2);
+  });
+
+  it("never prints a key, neither its own nor a stored one", async () => {
+    const runs = [
+      await cli(dataDir, ["add", "secret-check", simulator.url], "sample-partner-key-2"),
+      await cli(dataDir, ["list"]),
+      await cli(dataDir, ["validate", "secret-check", "--verbose"]),
+      await cli(dataDir, ["add", "refused-2", simulator.url], "refused-secret-key-xyz"),
+    ];
+    for (const { stdout, stderr } of runs) {
+      for (const key of ["sample-partner-key-2", "refused-secret-key-xyz", PARTNER_KEY]) {
+        expect(stdout + stderr).not.toContain(key);
+      }
+    }
+  });
+});
+
+describe("rotate-master-key", { timeout: 120_000 }, () => {
+  it("re-seals every key with the new master key; the old one is then no longer needed", async () => {
+    const dataDir = await makeDataDir();
+    const [oldKey, newKey] = [Buffer.alloc(32, 1).toString("base64"), Buffer.alloc(32, 2).toString("base64")];
+    try {
+      expect((await cli(dataDir, ["add", "lab", "https://vco.example.net/", "--force"], "k-1", { SDWAN_MASTER_KEY: oldKey })).code).toBe(0);
+      const rotated = await cli(dataDir, ["rotate-master-key"], "", { SDWAN_MASTER_KEY: newKey, SDWAN_MASTER_KEY_PREVIOUS: oldKey });
+      expect(rotated).toMatchObject({ code: 0, stdout: "Re-sealed 1 of 1 apiKeys with the current master key\n" });
+      expect((await cli(dataDir, ["list"], "", { SDWAN_MASTER_KEY: newKey })).code).toBe(0);
+      // Without rotation the new key alone would not open the store; after it, the old key alone does not.
+      const withOldKey = await cli(dataDir, ["list"], "", { SDWAN_MASTER_KEY: oldKey });
+      expect(withOldKey.code).toBe(2);
+      expect(withOldKey.stderr).toContain("wrong master key");
+      expect(withOldKey.stderr).not.toContain(oldKey);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,51 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+// The REST service is another driver: the CLI never imports it, the test runs it as the process it is.
+const SERVICE_MAIN = fileURLToPath(new URL("../../http-express/src/main.ts", import.meta.url));
+
+export interface ServiceProcess {
+  readonly url: string;
+  /** Calls the API as the environment's admin. */
+  call(method: string, path: string, options?: { readonly body?: unknown }): Promise<{ status: number; json<T = unknown>(): T }>;
+  stop(): Promise<void>;
+}
+
+/** `pnpm start`'s service (sources through tsx) on 127.0.0.1, a free port, configured by `env`. */
+export const startServiceProcess = async (env: Record<string, string>): Promise<ServiceProcess> => {
+  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SERVICE_MAIN], {
+    env: { PATH: process.env["PATH"] ?? "", SDWAN_HOST: "127.0.0.1", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/[^/\s]+)/.exec(output);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`the service exited (${code}) before listening:\n${output}`)));
+  });
+  const authorization = `Basic ${Buffer.from(`${env["SDWAN_ADMIN_USER"]}:${env["SDWAN_ADMIN_PASSWORD"]}`).toString("base64")}`;
+  return {
+    url,
+    call: async (method, path, options = {}) => {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, json: <T>() => JSON.parse(text) as T };
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+};

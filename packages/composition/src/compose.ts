@@ -1,0 +1,66 @@
+import type { ConnectionService } from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import { Container, type ContainerModule } from "inversify";
+import type { Config } from "./config.js";
+import { coreModule } from "./modules/core.js";
+import { lowdbStorageModule } from "./modules/lowdb.js";
+import { observabilityModule, type ObservabilityOptions } from "./modules/observability.js";
+import { portalOrchestratorModule } from "./modules/portal.js";
+import { postgresStorageModule } from "./modules/postgres.js";
+import { StartupError } from "./startup-error.js";
+import { TOKENS, type Storage } from "./tokens.js";
+
+export interface ComposeOptions extends ObservabilityOptions {
+  /** Replaces the storage module SDWAN_STORAGE names (tests: `@sdwan-connections/composition/testing`). */
+  readonly storage?: ContainerModule;
+  /** Replaces the orchestrator-portal client module (tests: an in-memory orchestrator). */
+  readonly orchestrator?: ContainerModule;
+  /** A driver's own modules, loaded after the composition's (they may use its tokens). */
+  readonly modules?: readonly ContainerModule[];
+}
+
+/** A started composition: every module activated, the use cases ready. */
+export interface Composition {
+  readonly container: Container;
+  readonly config: Config;
+  readonly service: ConnectionService;
+  readonly storage: Storage;
+  /** Unbinds everything: each module's deactivation closes what it opened (the store and its lock, sockets, logs). */
+  close(): Promise<void>;
+}
+
+/** The storage module SDWAN_STORAGE names. */
+export const storageModuleFor = (config: Config): ContainerModule =>
+  config.storage === "postgres" && config.databaseUrl !== undefined
+    ? postgresStorageModule(config, config.databaseUrl)
+    : lowdbStorageModule(config);
+
+/**
+ * Builds the container from the configuration (one module per adapter) and
+ * activates it: the store is opened, the master key checked, the CA file
+ * read. A failure closes whatever was already opened and answers one line
+ * for the operator.
+ */
+export const compose =
+  (config: Config, options: ComposeOptions = {}): TaskEither<string, Composition> =>
+  async () => {
+    const container = new Container({ defaultScope: "Singleton" });
+    const close = () => container.unbindAllAsync();
+    // The I/O wrapper: activations fail by throwing, and only here is that caught.
+    try {
+      await container.loadAsync(
+        observabilityModule(config, options),
+        options.storage ?? storageModuleFor(config),
+        options.orchestrator ?? portalOrchestratorModule(config),
+        coreModule(),
+        ...(options.modules ?? []),
+      );
+      const storage = await container.getAsync(TOKENS.Storage);
+      const service = await container.getAsync(TOKENS.ConnectionService);
+      return E.right({ container, config, service, storage, close });
+    } catch (error) {
+      await close().catch(() => undefined);
+      return E.left(error instanceof StartupError ? error.message : `cannot start: ${(error as Error).message}`);
+    }
+  };

@@ -1,0 +1,95 @@
+import * as E from "fp-ts/lib/Either.js";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.js";
+
+const fails = (env: Record<string, string>) => {
+  const result = loadConfig(env);
+  if (E.isRight(result)) throw new Error("expected a failure");
+  return result.left;
+};
+
+describe("loadConfig", () => {
+  it("applies docs/interface.md §6 defaults", () => {
+    expect(loadConfig({})).toEqual(
+      E.right({
+        host: "127.0.0.1",
+        port: 8980,
+        dataDir: "./data",
+        storage: "lowdb",
+        databaseUrl: undefined,
+        masterKey: undefined,
+        previousMasterKeys: undefined,
+        admin: undefined,
+        htpasswdFile: undefined,
+        viewers: [],
+        orchestratorTimeoutMs: 10_000,
+        customersCacheTtlMs: 60_000,
+        orchestratorAllowedHosts: undefined,
+        logLevel: "info",
+        loginMaxFailures: 10,
+        loginWindowMs: 60_000,
+      }),
+    );
+  });
+
+  it("reads every variable", () => {
+    const key = Buffer.alloc(32, 7).toString("base64");
+    const config = loadConfig({
+      SDWAN_HOST: "0.0.0.0",
+      SDWAN_PORT: "9000",
+      SDWAN_STORAGE: "postgres",
+      SDWAN_DATABASE_URL: "postgres://u:p@db/sdwan",
+      SDWAN_MASTER_KEY: key,
+      SDWAN_ADMIN_USER: "root",
+      SDWAN_ADMIN_PASSWORD: "long-enough",
+      SDWAN_HTPASSWD_FILE: "/etc/sdwan/users",
+      SDWAN_VIEWERS: "ann, bob,,",
+      SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2500",
+      SDWAN_CUSTOMERS_CACHE_TTL_MS: "0",
+      SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: " VCO.example.net, ,[::1],10.0.0.1 ",
+      SDWAN_LOG_LEVEL: "debug",
+    });
+    expect(config).toMatchObject(
+      E.right({
+        host: "0.0.0.0",
+        port: 9000,
+        storage: "postgres",
+        masterKey: Buffer.alloc(32, 7),
+        admin: { user: "root", password: "long-enough" },
+        viewers: ["ann", "bob"],
+        orchestratorTimeoutMs: 2500,
+        customersCacheTtlMs: 0,
+        orchestratorAllowedHosts: ["vco.example.net", "::1", "10.0.0.1"],
+        logLevel: "debug",
+      }),
+    );
+  });
+
+  it.each([
+    [{ SDWAN_PORT: "80a" }, "SDWAN_PORT: must be an integer from 0 to 65535"],
+    [{ SDWAN_PORT: "70000" }, "SDWAN_PORT: must be an integer from 0 to 65535"],
+    [{ SDWAN_HOST: "not a host" }, "SDWAN_HOST: must be an IP address or a host name"],
+    [{ SDWAN_STORAGE: "mysql" }, "SDWAN_STORAGE: must be one of lowdb, postgres"],
+    [{ SDWAN_MASTER_KEY: "c2hvcnQ=" }, "SDWAN_MASTER_KEY: must be the base64 encoding of exactly 32 bytes (e.g. `openssl rand -base64 32`)"],
+    [{ SDWAN_LOG_LEVEL: "loud" }, "SDWAN_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent"],
+    [{ SDWAN_CUSTOMERS_CACHE_TTL_MS: "-1" }, "SDWAN_CUSTOMERS_CACHE_TTL_MS: must be an integer from 0 to 86400000"],
+    [{ SDWAN_ORCHESTRATOR_TIMEOUT_MS: "0" }, "SDWAN_ORCHESTRATOR_TIMEOUT_MS: must be an integer from 1 to 600000"],
+    [{ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "good.example, bad host" }, "SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: must be a comma-separated list of host names or IP addresses"],
+    [{ SDWAN_ADMIN_USER: "root" }, "SDWAN_ADMIN_PASSWORD: must be set when SDWAN_ADMIN_USER is"],
+    [{ SDWAN_ADMIN_USER: "root", SDWAN_ADMIN_PASSWORD: "short" }, "SDWAN_ADMIN_PASSWORD: must be 8 to 1024 characters"],
+    [{ SDWAN_STORAGE: "postgres" }, "SDWAN_DATABASE_URL: must be set when SDWAN_STORAGE=postgres"],
+    [{ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: "mysql://x" }, "SDWAN_DATABASE_URL: must be a postgres:// or postgresql:// URL"],
+    [{ SDWAN_VIEWERS: "ann" }, "SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set"],
+  ])("refuses %j with one line naming the variable", (env, line) => {
+    expect(fails(env)).toBe(line);
+  });
+
+  it("reads a list of blanks as no allowlist (any host)", () => {
+    expect(loadConfig({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: " , " })).toMatchObject(E.right({ orchestratorAllowedHosts: undefined }));
+  });
+
+  it("never repeats a bad value, which may be a secret", () => {
+    expect(fails({ SDWAN_MASTER_KEY: "super-secret-but-wrong" })).not.toContain("super-secret");
+    expect(fails({ SDWAN_ADMIN_USER: "root", SDWAN_ADMIN_PASSWORD: "pw" })).not.toContain("pw:");
+  });
+});

@@ -1,0 +1,184 @@
+import { isIP } from "node:net";
+import * as E from "fp-ts/lib/Either.js";
+import { MasterKeyCodec, type MasterKey } from "@sdwan-connections/secrets";
+import * as t from "io-ts";
+
+/** Everything the service reads from its environment (docs/interface.md §6), decoded and checked. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly storage: "lowdb" | "postgres";
+  readonly databaseUrl: string | undefined;
+  /** The 32-byte master key, or undefined to use (or generate) the one in the data directory. */
+  readonly masterKey: Buffer | undefined;
+  /** Older master keys (SDWAN_MASTER_KEY_PREVIOUS, comma-separated base64) that still open stored keys; checked by the secrets package. */
+  readonly previousMasterKeys: string | undefined;
+  readonly admin: { readonly user: string; readonly password: string } | undefined;
+  readonly htpasswdFile: string | undefined;
+  readonly viewers: readonly string[];
+  readonly orchestratorTimeoutMs: number;
+  readonly customersCacheTtlMs: number;
+  /** Lower-cased host names; undefined allows any host. */
+  readonly orchestratorAllowedHosts: readonly string[] | undefined;
+  /** A PEM file of extra CAs trusted for https orchestrators (read and checked at start). */
+  readonly orchestratorCaFile: string | undefined;
+  readonly logLevel: LogLevel;
+  readonly loginMaxFailures: number;
+  readonly loginWindowMs: number;
+}
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A codec from an environment string (or undefined) to a value; failures carry what is wrong. */
+type EnvCodec<A> = t.Type<A, unknown, unknown>;
+
+const envValue = <A>(name: string, parse: (raw: string) => E.Either<string, A>, fallback: () => E.Either<string, A>): EnvCodec<A> =>
+  new t.Type<A, unknown, unknown>(
+    name,
+    (_u): _u is A => true,
+    (input, context) => {
+      const result = input === undefined || input === "" ? fallback() : typeof input === "string" ? parse(input) : E.left("must be a string");
+      return E.isRight(result) ? t.success(result.right) : t.failure(input, context, result.left);
+    },
+    (a) => a,
+  );
+
+const withDefault =
+  <A>(value: A) =>
+  (): E.Either<string, A> =>
+    E.right(value);
+const optional = (): E.Either<string, undefined> => E.right(undefined);
+
+const integer = (min: number, max: number) => (raw: string) =>
+  /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max
+    ? E.right(Number(raw))
+    : E.left(`must be an integer from ${min} to ${max}`);
+
+const text = (raw: string): E.Either<string, string> => E.right(raw);
+
+const oneOf =
+  <V extends string>(values: readonly V[]) =>
+  (raw: string): E.Either<string, V> =>
+    (values as readonly string[]).includes(raw) ? E.right(raw as V) : E.left(`must be one of ${values.join(", ")}`);
+
+const list = (raw: string): E.Either<string, readonly string[]> =>
+  E.right(
+    raw
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== ""),
+  );
+
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const listenHost = (raw: string) =>
+  isIP(raw) !== 0 || HOST_NAME.test(raw) ? E.right(raw) : E.left("must be an IP address or a host name");
+
+/** secrets' own codec, so the start refuses exactly the keys the keyring would. */
+const masterKey = (raw: string): E.Either<string, Buffer> =>
+  E.bimap((errors: t.Errors) => errors[0]?.message ?? "is not a valid master key", (key: MasterKey) => key.key)(MasterKeyCodec.decode(raw));
+
+const databaseUrl = (raw: string) => {
+  try {
+    const url = new URL(raw);
+    return url.protocol === "postgres:" || url.protocol === "postgresql:"
+      ? E.right(raw)
+      : E.left("must be a postgres:// or postgresql:// URL");
+  } catch {
+    return E.left("must be a postgres:// or postgresql:// URL");
+  }
+};
+
+/** Lower-cased, IPv6 without brackets; a list of blanks means no allowlist (any host). */
+const hostList = (raw: string): E.Either<string, readonly string[] | undefined> => {
+  const hosts = raw
+    .split(",")
+    .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1"))
+    .filter((host) => host !== "");
+  const bad = hosts.find((host) => isIP(host) === 0 && !HOST_NAME.test(host));
+  if (bad !== undefined) return E.left("must be a comma-separated list of host names or IP addresses");
+  return E.right(hosts.length === 0 ? undefined : hosts);
+};
+
+/** The environment, one codec per variable, in the order of docs/interface.md §6. */
+export const EnvCodecs = {
+  SDWAN_HOST: envValue("SDWAN_HOST", listenHost, withDefault("127.0.0.1")),
+  SDWAN_PORT: envValue("SDWAN_PORT", integer(0, 65535), withDefault(8980)),
+  SDWAN_DATA_DIR: envValue("SDWAN_DATA_DIR", text, withDefault("./data")),
+  SDWAN_STORAGE: envValue("SDWAN_STORAGE", oneOf(["lowdb", "postgres"] as const), withDefault("lowdb" as const)),
+  SDWAN_DATABASE_URL: envValue<string | undefined>("SDWAN_DATABASE_URL", databaseUrl, optional),
+  SDWAN_MASTER_KEY: envValue<Buffer | undefined>("SDWAN_MASTER_KEY", masterKey, optional),
+  SDWAN_MASTER_KEY_PREVIOUS: envValue<string | undefined>("SDWAN_MASTER_KEY_PREVIOUS", text, optional),
+  SDWAN_ADMIN_USER: envValue<string | undefined>(
+    "SDWAN_ADMIN_USER",
+    (raw) => (/^[^:\s]{1,64}$/.test(raw) ? E.right(raw) : E.left("must be 1-64 characters without ':' or spaces")),
+    optional,
+  ),
+  SDWAN_ADMIN_PASSWORD: envValue<string | undefined>(
+    "SDWAN_ADMIN_PASSWORD",
+    (raw) => (raw.length >= 8 && raw.length <= 1024 ? E.right(raw) : E.left("must be 8 to 1024 characters")),
+    optional,
+  ),
+  SDWAN_HTPASSWD_FILE: envValue<string | undefined>("SDWAN_HTPASSWD_FILE", text, optional),
+  SDWAN_VIEWERS: envValue("SDWAN_VIEWERS", list, withDefault<readonly string[]>([])),
+  SDWAN_ORCHESTRATOR_TIMEOUT_MS: envValue("SDWAN_ORCHESTRATOR_TIMEOUT_MS", integer(1, 600_000), withDefault(10_000)),
+  SDWAN_CUSTOMERS_CACHE_TTL_MS: envValue("SDWAN_CUSTOMERS_CACHE_TTL_MS", integer(0, 86_400_000), withDefault(60_000)),
+  SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: envValue<readonly string[] | undefined>("SDWAN_ORCHESTRATOR_ALLOWED_HOSTS", hostList, optional),
+  SDWAN_ORCHESTRATOR_CA_FILE: envValue<string | undefined>("SDWAN_ORCHESTRATOR_CA_FILE", text, optional),
+  SDWAN_LOG_LEVEL: envValue("SDWAN_LOG_LEVEL", oneOf(LOG_LEVELS), withDefault<LogLevel>("info")),
+  SDWAN_LOGIN_MAX_FAILURES: envValue("SDWAN_LOGIN_MAX_FAILURES", integer(1, 1_000_000), withDefault(10)),
+  SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
+};
+
+const Env = t.type(EnvCodecs);
+
+/**
+ * Reads the configuration from `env` (the process's environment unless given:
+ * this is the only code that reads it). On failure, one line naming the first
+ * bad variable and what is wrong with it (never its value: it may be a secret).
+ */
+export const loadConfig = (env: Readonly<Record<string, string | undefined>> = process.env): E.Either<string, Config> => {
+  const decoded = Env.decode(env);
+  if (E.isLeft(decoded)) {
+    const first = decoded.left[0];
+    const name = first?.context[1]?.key ?? "environment";
+    return E.left(`${name}: ${first?.message ?? "is not valid"}`);
+  }
+  const v = decoded.right;
+  if ((v.SDWAN_ADMIN_USER === undefined) !== (v.SDWAN_ADMIN_PASSWORD === undefined)) {
+    return E.left(
+      v.SDWAN_ADMIN_USER === undefined
+        ? "SDWAN_ADMIN_USER: must be set when SDWAN_ADMIN_PASSWORD is"
+        : "SDWAN_ADMIN_PASSWORD: must be set when SDWAN_ADMIN_USER is",
+    );
+  }
+  if (v.SDWAN_STORAGE === "postgres" && v.SDWAN_DATABASE_URL === undefined) {
+    return E.left("SDWAN_DATABASE_URL: must be set when SDWAN_STORAGE=postgres");
+  }
+  if (v.SDWAN_VIEWERS.length > 0 && v.SDWAN_HTPASSWD_FILE === undefined) {
+    return E.left("SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set");
+  }
+  return E.right({
+    host: v.SDWAN_HOST,
+    port: v.SDWAN_PORT,
+    dataDir: v.SDWAN_DATA_DIR,
+    storage: v.SDWAN_STORAGE,
+    databaseUrl: v.SDWAN_DATABASE_URL,
+    masterKey: v.SDWAN_MASTER_KEY,
+    previousMasterKeys: v.SDWAN_MASTER_KEY_PREVIOUS,
+    admin:
+      v.SDWAN_ADMIN_USER === undefined || v.SDWAN_ADMIN_PASSWORD === undefined
+        ? undefined
+        : { user: v.SDWAN_ADMIN_USER, password: v.SDWAN_ADMIN_PASSWORD },
+    htpasswdFile: v.SDWAN_HTPASSWD_FILE,
+    viewers: v.SDWAN_VIEWERS,
+    orchestratorTimeoutMs: v.SDWAN_ORCHESTRATOR_TIMEOUT_MS,
+    customersCacheTtlMs: v.SDWAN_CUSTOMERS_CACHE_TTL_MS,
+    orchestratorAllowedHosts: v.SDWAN_ORCHESTRATOR_ALLOWED_HOSTS,
+    orchestratorCaFile: v.SDWAN_ORCHESTRATOR_CA_FILE,
+    logLevel: v.SDWAN_LOG_LEVEL,
+    loginMaxFailures: v.SDWAN_LOGIN_MAX_FAILURES,
+    loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,
+  });
+};

@@ -1,0 +1,55 @@
+import { X509Certificate } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { createPortalOrchestrator } from "@sdwan-connections/orchestrator-portal";
+import * as E from "fp-ts/lib/Either.js";
+import { ContainerModule } from "inversify";
+import type { Config } from "../config.js";
+import { orFail } from "../startup-error.js";
+import { TOKENS } from "../tokens.js";
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+const isReadableCertificate = (pem: string): boolean => {
+  try {
+    new X509Certificate(pem);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The certificates of `SDWAN_ORCHESTRATOR_CA_FILE` (PEM, one or more), each
+ * checked to be a readable X.509 certificate, so a bad file stops the start
+ * instead of failing every orchestrator call later.
+ */
+export const loadCertificateAuthorities = async (file: string): Promise<E.Either<string, readonly string[]>> => {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const certificates = text.match(PEM_CERTIFICATE) ?? [];
+  if (certificates.length === 0) return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${file} holds no PEM certificate`);
+  const unreadable = certificates.findIndex((pem) => !isReadableCertificate(pem));
+  return unreadable === -1 ? E.right(certificates) : E.left(`SDWAN_ORCHESTRATOR_CA_FILE: certificate ${unreadable + 1} in ${file} cannot be read`);
+};
+
+/** The orchestrator-portal HTTP client, with the configured deadline, host allowlist and CAs; its keep-alive sockets are freed when unbound. */
+export const portalOrchestratorModule = (config: Config) =>
+  new ContainerModule(({ bind }) => {
+    bind(TOKENS.Orchestrator)
+      .toDynamicValue(async () => {
+        const ca = config.orchestratorCaFile === undefined ? undefined : orFail(await loadCertificateAuthorities(config.orchestratorCaFile));
+        return createPortalOrchestrator({
+          timeoutMs: config.orchestratorTimeoutMs,
+          allowedHosts: config.orchestratorAllowedHosts,
+          ...(ca === undefined ? {} : { ca }),
+        });
+      })
+      .inSingletonScope()
+      .onDeactivation((orchestrator) => {
+        if ("close" in orchestrator && typeof orchestrator.close === "function") orchestrator.close();
+      });
+  });

@@ -1,0 +1,59 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import * as E from "fp-ts/lib/Either.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { compose, loadConfig, TOKENS, type Config } from "../src/index.js";
+import { listConnections } from "./wiring-example.js";
+
+const silent = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+
+describe("compose", () => {
+  let dataDir: string;
+  let config: Config;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "sdwan-compose-"));
+    config = E.getOrElseW((line: string) => {
+      throw new Error(line);
+    })(loadConfig({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" }));
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  it("activates every module, and unbinding closes them: the store's lock is released for the next start", async () => {
+    const first = await compose(config, { logDestination: silent })();
+    if (E.isLeft(first)) throw new Error(first.left);
+    expect(await first.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })()).toEqual(
+      E.right("added"),
+    );
+    expect(first.right.container.isBound(TOKENS.Orchestrator)).toBe(true);
+    await first.right.close();
+    expect(first.right.container.isBound(TOKENS.Storage)).toBe(false);
+    await expect(first.right.service.listConnections()()).resolves.toMatchObject(E.left({ _tag: "StorageFailure" }));
+
+    expect(await listConnections({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" })).toEqual(
+      E.right([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }]),
+    );
+  });
+
+  it("a failing module stops the start with one line, and what was already opened is closed", async () => {
+    await writeFile(join(dataDir, "ca.pem"), "no certificate here\n");
+    const failed = await compose({ ...config, orchestratorCaFile: join(dataDir, "ca.pem") }, { logDestination: silent })();
+    expect(failed).toEqual(E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${join(dataDir, "ca.pem")} holds no PEM certificate`));
+    // The store opened before the orchestrator module failed; its lock is free again.
+    expect(await listConnections({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" })).toEqual(E.right([]));
+  });
+
+  it("a wrong master key stops the start with one line that holds no key", async () => {
+    const key = (byte: number) => Buffer.alloc(32, byte).toString("base64");
+    const env = { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" };
+    const withKey = async (masterKey: string) => compose(E.getOrElseW(() => config)(loadConfig({ ...env, SDWAN_MASTER_KEY: masterKey })), { logDestination: silent })();
+    const first = await withKey(key(1));
+    if (E.isLeft(first)) throw new Error(first.left);
+    await first.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })();
+    await first.right.close();
+    const wrong = await withKey(key(2));
+    expect(wrong).toEqual(E.left(expect.stringContaining("wrong master key")));
+    expect(JSON.stringify(wrong)).not.toContain(key(2));
+  });
+});

@@ -1,0 +1,24 @@
+import { createInProcessConnectionChanges, type Orchestrator } from "@sdwan-connections/core";
+import {
+  createInMemoryConnectionRepository,
+  createInMemoryConnectionStore,
+  type InMemoryConnectionStore,
+} from "@sdwan-connections/core/testing";
+import { ContainerModule } from "inversify";
+import { TOKENS } from "../src/tokens.js";
+
+/** Connections in a Map (a shared `store` models a restart): for drivers' tests and benchmarks, never production wiring. */
+export const inMemoryStorageModule = (store: InMemoryConnectionStore = createInMemoryConnectionStore()) =>
+  new ContainerModule(({ bind }) => {
+    bind(TOKENS.Storage).toConstantValue({
+      repository: createInMemoryConnectionRepository(store),
+      changes: createInProcessConnectionChanges(),
+      close: async () => undefined,
+    });
+  });
+
+/** Any orchestrator port implementation, e.g. core's in-memory fake: for tests. */
+export const orchestratorModule = (orchestrator: Orchestrator) =>
+  new ContainerModule(({ bind }) => {
+    bind(TOKENS.Orchestrator).toConstantValue(orchestrator);
+  });

@@ -1,0 +1,24 @@
+import { TOKENS } from "@sdwan-connections/composition";
+import { ContainerModule } from "inversify";
+import { createApp } from "./app.js";
+import { HTTP_TOKENS } from "./tokens.js";
+
+/** The express app over the connection service. `authenticate: false` serves without credentials (benchmarks only). */
+export const httpModule = (options: { readonly authenticate?: boolean } = {}) =>
+  new ContainerModule(({ bind }) => {
+    bind(HTTP_TOKENS.Lifecycle).toConstantValue({ draining: false });
+    bind(HTTP_TOKENS.App)
+      .toDynamicValue(async (context) => {
+        const storage = await context.getAsync(TOKENS.Storage);
+        const lifecycle = context.get(HTTP_TOKENS.Lifecycle);
+        return createApp({
+          service: await context.getAsync(TOKENS.ConnectionService),
+          logger: context.get(TOKENS.Logger),
+          metrics: context.get(TOKENS.Metrics),
+          auth: options.authenticate === false ? undefined : context.get(HTTP_TOKENS.Auth),
+          ready: async () => (await storage.repository.ping()())._tag === "Right",
+          draining: () => lifecycle.draining,
+        });
+      })
+      .inSingletonScope();
+  });

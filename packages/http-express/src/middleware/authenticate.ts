@@ -1,0 +1,60 @@
+import type { Metrics } from "@sdwan-connections/composition";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { AuthenticatedUser, Authenticator } from "../auth/authenticator.js";
+import type { LoginThrottle } from "../auth/throttle.js";
+import { problem } from "../errors.js";
+import { sendProblem } from "../respond.js";
+
+const READ_METHODS = new Set(["GET", "HEAD"]);
+
+export interface AuthenticateOptions {
+  readonly authenticator: Authenticator;
+  readonly throttle: LoginThrottle;
+  readonly metrics: Metrics;
+}
+
+/**
+ * HTTP Basic credentials, the failed-login throttle, and roles: a viewer
+ * only reads. Synchronous on purpose: a recently verified header is admitted
+ * without a promise turn (the common case); only a new one waits for bcrypt.
+ */
+export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateOptions): RequestHandler => {
+  const admit = (req: Request, res: Response, next: NextFunction, header: string | undefined, user: AuthenticatedUser | undefined): void => {
+    if (user === undefined) {
+      // Only a wrong password counts as a failed login; a request without credentials is the usual first step.
+      if (header !== undefined) throttle.recordFailure(req.socket.remoteAddress ?? "unknown");
+      metrics.loginFailures.inc({ status: "401" });
+      sendProblem(
+        res,
+        problem(401, "unauthorized", "Unauthorized", "Valid HTTP Basic credentials are required.", {
+          headers: { "WWW-Authenticate": 'Basic realm="sdwan", charset="UTF-8"' },
+        }),
+      );
+      return;
+    }
+    res.locals["user"] = user;
+    if (user.role !== "admin" && !READ_METHODS.has(req.method)) {
+      sendProblem(res, problem(403, "forbidden", "Forbidden", "This user may only read (role viewer)."));
+      return;
+    }
+    next();
+  };
+
+  return (req, res, next) => {
+    const retryAfter = throttle.retryAfterSeconds(req.socket.remoteAddress ?? "unknown");
+    if (retryAfter !== undefined) {
+      metrics.loginFailures.inc({ status: "429" });
+      sendProblem(
+        res,
+        problem(429, "too-many-failed-logins", "Too many failed logins", "Too many failed logins from this client; try again later.", {
+          headers: { "Retry-After": String(retryAfter) },
+        }),
+      );
+      return;
+    }
+    const header = req.headers.authorization;
+    const user = authenticator.cached(header);
+    if (user !== undefined) admit(req, res, next, header, user);
+    else authenticator.authenticate(header).then((checked) => admit(req, res, next, header, checked), next);
+  };
+};

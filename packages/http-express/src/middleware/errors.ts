@@ -1,0 +1,55 @@
+import type { Logger } from "@sdwan-connections/composition";
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from "express";
+import { invalidRequest, problem, type Problem } from "../errors.js";
+import { BODY_LIMIT_BYTES } from "../openapi.js";
+import { sendProblem } from "../respond.js";
+
+export const methodNotAllowed =
+  (allow: string): RequestHandler =>
+  (req, res) => {
+    res.setHeader("Allow", allow);
+    sendProblem(res, problem(405, "method-not-allowed", "Method not allowed", `${req.method} is not allowed here; use ${allow}.`));
+  };
+
+export const noSuchEndpoint: RequestHandler = (req, res) => {
+  sendProblem(res, problem(404, "no-such-endpoint", "Not found", `There is no endpoint at ${req.method} ${req.path}.`));
+};
+
+// body-parser's messages can quote the body (and so an apiKey): answer with our own words only.
+const knownProblem = (type: unknown): Problem | undefined => {
+  switch (type) {
+    case "entity.too.large":
+      return problem(413, "body-too-large", "Request body too large", `The request body must be at most ${BODY_LIMIT_BYTES} bytes.`);
+    case "entity.parse.failed":
+      return invalidRequest([{ field: "body", message: "is not valid JSON" }]);
+    case "charset.unsupported":
+    case "encoding.unsupported":
+      return problem(415, "unsupported-media-type", "Unsupported media type", "The request body must be JSON in UTF-8.");
+    case "request.aborted":
+    case "request.size.invalid":
+      return invalidRequest([{ field: "body", message: "was not received completely" }]);
+    default:
+      return undefined;
+  }
+};
+
+/** The last handler: body errors in our own words, anything else a logged 500 that says nothing about the request. */
+export const errorHandler =
+  (logger: Logger): ErrorRequestHandler =>
+  (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    // The router decodes path parameters; a malformed percent-escape fails there. `alias` is the only one.
+    const known =
+      error instanceof URIError
+        ? invalidRequest([{ field: "alias", message: "is not valid percent-encoded UTF-8" }])
+        : knownProblem((error as { type?: unknown }).type);
+    if (known !== undefined) {
+      sendProblem(res, known);
+      return;
+    }
+    logger.error({ errorName: (error as Error | undefined)?.name ?? typeof error }, "unexpected error while answering a request");
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(res, problem(500, "internal-error", "Internal error", "The service failed to answer this request."));
+  };

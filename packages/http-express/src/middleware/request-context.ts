@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import type { Logger, Metrics } from "@sdwan-connections/composition";
+import type { RequestHandler } from "express";
+import type { AuthenticatedUser } from "../auth/authenticator.js";
+import { BASE_PATH } from "../openapi.js";
+
+// The documented routes, for metric labels and logs: a pattern, never the alias itself.
+const ROUTES: readonly [RegExp, string][] = [
+  [/^\/rest\/plugin\/sdwan\/connections\/?$/, `${BASE_PATH}/connections`],
+  [/^\/rest\/plugin\/sdwan\/connections\/[^/]+\/?$/, `${BASE_PATH}/connections/{alias}`],
+  [/^\/rest\/plugin\/sdwan\/partner\/[^/]+\/customers\/?$/, `${BASE_PATH}/partner/{alias}/customers`],
+  [/^\/rest\/plugin\/sdwan\/openapi\.json$/, `${BASE_PATH}/openapi.json`],
+  [/^\/healthz$/, "/healthz"],
+  [/^\/readyz$/, "/readyz"],
+  [/^\/metrics$/, "/metrics"],
+];
+const routePattern = (path: string): string => ROUTES.find(([pattern]) => pattern.test(path))?.[1] ?? "unmatched";
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const SECURITY_HEADERS = Object.entries({
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+  "Referrer-Policy": "no-referrer",
+  "Cross-Origin-Resource-Policy": "same-origin",
+  "Cache-Control": "no-store",
+});
+
+/** The user the authentication middleware admitted, for the request log. */
+export const userOf = (locals: Record<string, unknown>): AuthenticatedUser | undefined => locals["user"] as AuthenticatedUser | undefined;
+
+/** Request id, security headers, and one log line and one metric sample per answered request. */
+export const requestContext =
+  ({ logger, metrics }: { readonly logger: Logger; readonly metrics: Metrics }): RequestHandler =>
+  (req, res, next) => {
+    const started = process.hrtime.bigint();
+    const path = req.path; // before routers rewrite it
+    const incoming = req.headers["x-request-id"];
+    const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader("X-Request-Id", requestId);
+    for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+    res.on("finish", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routePattern(path);
+      metrics.recordRequest(req.method, route, res.statusCode, seconds);
+      // Never headers, query values or bodies: they may hold credentials or keys.
+      logger.info(
+        { requestId, method: req.method, route, status: res.statusCode, durationMs: Math.round(seconds * 1e6) / 1e3, user: userOf(res.locals)?.name },
+        "request",
+      );
+    });
+    next();
+  };

@@ -1,0 +1,23 @@
+import type { Express } from "express";
+import type { ServiceIdentifier } from "inversify";
+import type { Authenticator } from "./auth/authenticator.js";
+import type { LoginThrottle } from "./auth/throttle.js";
+
+/** Shared by the server (which sets it on shutdown) and the app (whose `/readyz` reports it). */
+export interface Lifecycle {
+  draining: boolean;
+}
+
+/** Users and their verified-credentials cache, with the watcher that reloads them. */
+export interface Auth {
+  readonly authenticator: Authenticator;
+  readonly throttle: LoginThrottle;
+  close(): void;
+}
+
+/** What the REST driver binds on top of the composition's tokens. */
+export const HTTP_TOKENS = {
+  Lifecycle: Symbol.for("sdwan.http.Lifecycle") as ServiceIdentifier<Lifecycle>,
+  Auth: Symbol.for("sdwan.http.Auth") as ServiceIdentifier<Auth>,
+  App: Symbol.for("sdwan.http.App") as ServiceIdentifier<Express>,
+} as const;
