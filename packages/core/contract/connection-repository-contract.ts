@@ -75,6 +75,30 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       ]);
     });
 
+    it("keeps the list cache rule: the same list only while nothing changed, and then frozen", async () => {
+      const lists = [await run(repository.list())];
+      const change = [
+        () => repository.insert(aConnection({ alias: alias("cache-a") })),
+        () => repository.update(alias("cache-a"), { orchestratorUrl: url("https://moved.example.net/") }),
+        () => repository.delete(alias("CACHE-A")),
+      ];
+      for (const step of change) {
+        const before = await run(repository.list());
+        const again = await run(repository.list());
+        if (again === before) expect(Object.isFrozen(before)).toBe(true);
+        await run(step());
+        const after = await run(repository.list());
+        expect(after).not.toBe(before);
+        lists.push(after);
+      }
+      expect(lists.map((list) => list.map(({ orchestratorUrl }) => orchestratorUrl))).toEqual([
+        [],
+        [expect.any(String)],
+        ["https://moved.example.net/"],
+        [],
+      ]);
+    });
+
     it("lists nothing when empty", async () => {
       expect(await run(repository.list())).toEqual([]);
     });

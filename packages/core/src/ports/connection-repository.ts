@@ -18,7 +18,16 @@ export interface KeyRotationReport {
 export interface ConnectionRepository {
   /** The connection with this alias (any case), or `NotFound`. */
   get(alias: Alias): TaskEither<DomainError, Connection>;
-  /** Every connection, without keys, in no particular order. */
+  /**
+   * Every connection, without keys, in no particular order.
+   *
+   * The list cache rule: while nothing changed, a store may answer the same
+   * array again, and then it must be frozen; after any change made through
+   * this repository it answers a new array. So whoever derives something
+   * from a list (core sorts it, the REST driver serializes it) may keep that
+   * in a WeakMap keyed by the array: it lives exactly as long as the list is
+   * current. A store that builds a new array on every call keeps the rule too.
+   */
   list(): TaskEither<DomainError, readonly ConnectionSummary[]>;
   /** Stores a new connection, or `AlreadyExists` when the alias (any case) is taken. */
   insert(connection: Connection): TaskEither<DomainError, void>;

@@ -4,7 +4,7 @@ import type { ConnectionSummary } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 
-// Stores that keep their list between changes return the same array each time; its sorted copy lives as long as it does.
+// The repository port's list cache rule: the same array only while nothing changed, so its sorted copy lives as long as it does.
 const sortedLists = new WeakMap<readonly ConnectionSummary[], readonly ConnectionSummary[]>();
 
 // Lower-cases each alias once, not once per comparison.
