@@ -1,6 +1,6 @@
 import { orchestratorGarbage, orchestratorRateLimited, orchestratorRejected, orchestratorTimedOut, orchestratorUnreachable, CUSTOMER_FIELDS } from "@sdwan-connections/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { anAddBody, BASE, partnerCustomers, startHarness, TEST_KEYS, testOrchestrator, VIEWER, type Harness } from "./harness.js";
+import { ADMIN, anAddBody, BASE, basic, partnerCustomers, startHarness, TEST_KEYS, testOrchestrator, VIEWER, type Harness } from "./harness.js";
 
 const CONNECTIONS = `${BASE}/connections`;
 const orchestrator = testOrchestrator();
@@ -326,6 +326,49 @@ describe("docs/interface.md §3: errors", () => {
     }
     const latin1 = await h.call("POST", CONNECTIONS, { rawBody: "{}", headers: { "content-type": "application/json; charset=iso-8859-1" } });
     expect(latin1.status).toBe(415);
+  });
+
+  it("415 for JSON declared in any charset but UTF-8 (UTF-16 included); nothing is stored", async () => {
+    const body = JSON.stringify(anAddBody({ alias: "utf16" }));
+    for (const charset of ["utf-16", "UTF-16LE", '"utf-16be"', "utf-32"]) {
+      const reply = await h.call("POST", CONNECTIONS, { rawBody: body, headers: { "content-type": `application/json; charset=${charset}` } });
+      expect(reply.status, charset).toBe(415);
+    }
+    for (const [index, charset] of ["utf-8", "UTF-8", '"utf-8"'].entries()) {
+      const reply = await h.call("POST", CONNECTIONS, { rawBody: JSON.stringify(anAddBody({ alias: `ok-${index}` })), headers: { "content-type": `application/json; charset=${charset}` } });
+      expect(reply.status, charset).toBe(200);
+    }
+    expect((await h.call("GET", CONNECTIONS)).json<{ alias: string }[]>().map(({ alias }) => alias)).not.toContain("utf16");
+  });
+
+  it("400 for an apiKey that would be stored altered or invisible: invalid UTF-8, lone surrogates, format characters, only whitespace", async () => {
+    const bodies = [
+      Buffer.concat([Buffer.from('{"alias":"bad","orchestratorUrl":"https://o.example.net/","apiKey":"key'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+      Buffer.from(JSON.stringify(anAddBody({ alias: "bad" })).replace(TEST_KEYS.partner, "key\\ud800")),
+      ...["key\u200bkey", "\u202ekey", "key\u2028", "   "].map((apiKey) => Buffer.from(JSON.stringify(anAddBody({ alias: "bad", apiKey })))),
+    ];
+    for (const body of bodies) {
+      const response = await fetch(`${h.service.url}${CONNECTIONS}`, {
+        method: "POST",
+        headers: { authorization: basic(ADMIN), "content-type": "application/json" },
+        body,
+      });
+      const problem = (await response.json()) as { errors?: { field: string }[] };
+      expect(response.status, body.toString("latin1")).toBe(400);
+      expect(problem.errors?.[0]?.field).toBe("apiKey");
+    }
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
+  });
+
+  it("400 naming the path parameter for a malformed percent-escape in an alias, for any role", async () => {
+    for (const path of [`${CONNECTIONS}/%zz`, `${CONNECTIONS}/lab%`, `${CONNECTIONS}/%C0%AF`, `${BASE}/partner/%E0%A4%A/customers`]) {
+      for (const user of [ADMIN, VIEWER]) {
+        const reply = await h.call("GET", path, { user });
+        expect(reply.status, path).toBe(400);
+        expect(problemOf(reply).errors).toEqual([{ field: "alias", message: "is not valid percent-encoded UTF-8" }]);
+      }
+    }
+    expect(h.logs.entries().filter((entry) => entry["level"] === "error")).toEqual([]);
   });
 
   it("413 for a body over 64 KiB; 64 KiB itself is read", async () => {

@@ -105,6 +105,8 @@ describe("ApiKey", () => {
       }),
     );
     expect(E.isRight(ApiKeyCodec.decode("k".repeat(8192)))).toBe(true);
+    // Any visible text, spaces inside and astral characters included, is kept as given.
+    for (const key of ["key with spaces", "ключ-🔑-鍵", " padded "]) expect(E.isRight(ApiKeyCodec.decode(key))).toBe(true);
   });
 
   it.each([
@@ -113,6 +115,15 @@ describe("ApiKey", () => {
     ["key\nwith-newline", "must not contain control characters"],
     ["key\u0000", "must not contain control characters"],
     ["key\u007f", "must not contain control characters"],
+    ["key\ud800", "must be valid UTF-8 text"],
+    ["\udfffkey", "must be valid UTF-8 text"],
+    ["key\ufffd", "must be valid UTF-8 text"],
+    ["key\u200b", "must not contain invisible format characters or line separators"],
+    ["\u202ekey", "must not contain invisible format characters or line separators"],
+    ["key\u2028", "must not contain invisible format characters or line separators"],
+    ["\ufeffkey", "must not contain invisible format characters or line separators"],
+    [" ", "must not be only whitespace"],
+    ["\u00a0\u3000 ", "must not be only whitespace"],
   ])("refuses %j: %s", (key, message) => {
     expect(problem(ApiKeyCodec.decode(key === "k × 8193" ? "k".repeat(8193) : key))).toContain(message);
   });

@@ -54,7 +54,16 @@ export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u;
  */
 export const ORCHESTRATOR_URL_PATTERN = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#@\\\s\p{Cc}]+(?:[/?][^#\\\s\p{Cc}]*)?$/u;
 /** No control character (C0, DEL, C1): none of them belong in a header value. */
-export const API_KEY_PATTERN = /^\P{Cc}*$/u;
+const NO_CONTROL_CHARACTER = /^\P{Cc}*$/u;
+/**
+ * An apiKey is kept exactly as given, so only text that survives the trip
+ * unchanged is accepted: not only whitespace, and no control character, no
+ * invisible format character (U+200B, U+202E, U+FEFF…), no line or paragraph
+ * separator, no lone surrogate, and no U+FFFD (what invalid UTF-8 in a body
+ * decodes to: the key would be stored altered).
+ */
+export const API_KEY_PATTERN = /^(?=[^]*\S)[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\uFFFD]*$/u;
+const KEY_UNSAFE = { altered: /[\p{Cs}\uFFFD]/u, invisible: /[\p{Cf}\p{Zl}\p{Zp}]/u, control: /\p{Cc}/u };
 const WHITESPACE = /\s/;
 
 export const aliasRule: StringRule = (value) => {
@@ -69,7 +78,7 @@ export const aliasRule: StringRule = (value) => {
 export const orchestratorUrlRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
   if (value.length > ORCHESTRATOR_URL_MAX_LENGTH) return `must be at most ${ORCHESTRATOR_URL_MAX_LENGTH} characters`;
-  if (WHITESPACE.test(value) || !API_KEY_PATTERN.test(value)) return "must not contain spaces or control characters";
+  if (WHITESPACE.test(value) || !NO_CONTROL_CHARACTER.test(value)) return "must not contain spaces or control characters";
   let url: URL;
   try {
     url = new URL(value);
@@ -87,7 +96,10 @@ export const orchestratorUrlRule: StringRule = (value) => {
 export const apiKeyRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
   if (value.length > API_KEY_MAX_LENGTH) return `must be at most ${API_KEY_MAX_LENGTH} characters`;
-  if (!API_KEY_PATTERN.test(value)) return "must not contain control characters";
+  if (KEY_UNSAFE.control.test(value)) return "must not contain control characters";
+  if (KEY_UNSAFE.altered.test(value)) return "must be valid UTF-8 text (it holds an invalid byte sequence or a lone surrogate)";
+  if (KEY_UNSAFE.invisible.test(value)) return "must not contain invisible format characters or line separators";
+  if (!API_KEY_PATTERN.test(value)) return "must not be only whitespace";
   return undefined;
 };
 

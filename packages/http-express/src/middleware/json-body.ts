@@ -5,11 +5,16 @@ import { sendProblem } from "../respond.js";
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 
-/** POST and PUT take JSON only: anything else is 415 before the body is read. */
+// A charset parameter, if given, must name UTF-8 (the only encoding of JSON, RFC 8259 §8.1).
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/** POST and PUT take JSON in UTF-8 only: anything else is 415 before the body is read. */
 const requireJson: RequestHandler = (req, res, next) => {
-  const mediaType = req.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase();
-  if (mediaType === undefined || !JSON_MEDIA_TYPE.test(mediaType)) {
-    sendProblem(res, problem(415, "unsupported-media-type", "Unsupported media type", "The request body must be JSON (Content-Type: application/json)."));
+  const contentType = req.headers["content-type"] ?? "";
+  const mediaType = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+  const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
+  if (!JSON_MEDIA_TYPE.test(mediaType) || (charset !== undefined && charset !== "utf-8" && charset !== "utf8")) {
+    sendProblem(res, problem(415, "unsupported-media-type", "Unsupported media type", "The request body must be JSON in UTF-8 (Content-Type: application/json)."));
     return;
   }
   next();
