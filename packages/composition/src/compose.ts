@@ -3,6 +3,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { Container, type ContainerModule } from "inversify";
 import type { Config } from "./config.js";
+import { checkDataDirectory } from "./data-dir.js";
 import { coreModule } from "./modules/core.js";
 import { lowdbStorageModule } from "./modules/lowdb.js";
 import { observabilityModule, type ObservabilityOptions } from "./modules/observability.js";
@@ -38,13 +39,15 @@ export const storageModuleFor = (config: Config): ContainerModule =>
 
 /**
  * Builds the container from the configuration (one module per adapter) and
- * activates it: the store is opened, the master key checked, the CA file
- * read. A failure closes whatever was already opened and answers one line
+ * activates it: the data directory's mode checked, the store opened, the
+ * master key checked, the CA file read. A failure closes whatever was already opened and answers one line
  * for the operator.
  */
 export const compose =
   (config: Config, options: ComposeOptions = {}): TaskEither<string, Composition> =>
   async () => {
+    const dataDir = await checkDataDirectory(config.dataDir);
+    if (E.isLeft(dataDir)) return dataDir;
     const container = new Container({ defaultScope: "Singleton" });
     const close = () => container.unbindAllAsync();
     // The I/O wrapper: activations fail by throwing, and only here is that caught.

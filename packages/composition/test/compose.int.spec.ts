@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -8,6 +8,13 @@ import { compose, loadConfig, TOKENS, type Config } from "../src/index.js";
 import { listConnections } from "./wiring-example.js";
 
 const silent = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+
+describe("the README", () => {
+  it("shows the wiring example exactly as tested here", async () => {
+    const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+    expect(readme).toContain((await readFile(new URL("./wiring-example.ts", import.meta.url), "utf8")).trim());
+  });
+});
 
 describe("compose", () => {
   let dataDir: string;
@@ -42,6 +49,20 @@ describe("compose", () => {
     expect(failed).toEqual(E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${join(dataDir, "ca.pem")} holds no PEM certificate`));
     // The store opened before the orchestrator module failed; its lock is free again.
     expect(await listConnections({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" })).toEqual(E.right([]));
+  });
+
+  it("a data directory its group or others may write stops the start with one line", async () => {
+    for (const mode of [0o770, 0o707, 0o777]) {
+      await chmod(dataDir, mode);
+      const refused = await compose(config, { logDestination: silent })();
+      expect(refused).toEqual(E.left(`SDWAN_DATA_DIR: ${dataDir} may be written by its group or others (mode 0${mode.toString(8)}); make it private: chmod 700 ${dataDir}`));
+    }
+    for (const mode of [0o700, 0o750, 0o755]) {
+      await chmod(dataDir, mode);
+      const started = await compose(config, { logDestination: silent })();
+      expect(E.isRight(started), mode.toString(8)).toBe(true);
+      if (E.isRight(started)) await started.right.close();
+    }
   });
 
   it("a wrong master key stops the start with one line that holds no key", async () => {

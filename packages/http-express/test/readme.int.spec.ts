@@ -1,10 +1,15 @@
-import { rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import { makeDataDir } from "./harness.js";
 import { serve } from "./wiring-example.js";
 
 describe("the README's wiring example", () => {
+  it("is shown exactly as tested here", async () => {
+    const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+    expect(readme).toContain((await readFile(new URL("./wiring-example.ts", import.meta.url), "utf8")).trim());
+  });
+
   it("starts the service, which answers, and stops it", async () => {
     const dir = await makeDataDir();
     try {
