@@ -41,6 +41,25 @@ const customerProperties = Object.fromEntries(
   }),
 );
 
+/** Lists are answered once per change: an ETag to revalidate with, and br or gzip when asked for (above 1 KiB). */
+const conditional = {
+  parameters: [
+    {
+      name: "If-None-Match",
+      in: "header",
+      required: false,
+      description: "An ETag of an earlier answer: 304 while the list is unchanged.",
+      schema: { type: "string" },
+    },
+  ],
+  headers: {
+    ETag: { schema: { type: "string" }, description: "A weak entity tag of this list; the same for every encoding." },
+    Vary: { schema: { type: "string", const: "Accept-Encoding" } },
+    "Content-Encoding": { schema: { type: "string", enum: ["br", "gzip"] }, description: "Negotiated from Accept-Encoding (q=0 honoured); absent for identity." },
+  },
+  notModified: { description: "Not modified: the client's copy (If-None-Match) is current. No body." },
+} as const;
+
 const commonErrors = {
   "400": problem("Invalid input: malformed JSON, a missing, invalid or unknown field or query option, or a bad alias."),
   "401": {
@@ -95,11 +114,14 @@ export const openApiDocument = {
       get: {
         operationId: "listConnections",
         summary: "List the connections, sorted by alias ignoring case.",
+        parameters: conditional.parameters,
         responses: {
           "200": {
             description: "Every connection's alias and orchestrator URL.",
+            headers: conditional.headers,
             content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/ConnectionSummary" } } } },
           },
+          "304": conditional.notModified,
           ...commonErrors,
         },
       },
@@ -167,11 +189,14 @@ export const openApiDocument = {
       get: {
         operationId: "listPartnerCustomers",
         summary: "List the customers behind a partner connection (cached per connection, 60 s by default).",
+        parameters: conditional.parameters,
         responses: {
           "200": {
             description: "One element per customer.",
+            headers: conditional.headers,
             content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Customer" } } } },
           },
+          "304": conditional.notModified,
           ...commonErrors,
           "404": problem("No connection with this alias."),
           "409": problem("The connection is not a partner connection."),

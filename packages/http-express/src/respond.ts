@@ -11,15 +11,13 @@ export const sendProblem = (res: Response, { status, body, headers }: Problem): 
 
 /**
  * JSON straight onto the socket: express's `res.json` adds content
- * negotiation and freshness checks these dynamic, uncacheable answers do not need.
+ * negotiation and freshness checks these small, dynamic answers do not need.
  */
-export const sendJsonText = (res: Response, status: number, json: string): void => {
+export const sendJson = (res: Response, status: number, body: unknown): void => {
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.end(json);
+  res.end(JSON.stringify(body));
 };
-
-export const sendJson = (res: Response, status: number, body: unknown): void => sendJsonText(res, status, JSON.stringify(body));
 
 export const sendText = (res: Response, text: string): void => {
   res.status(200).setHeader("Content-Type", "text/plain; charset=utf-8");

@@ -437,7 +437,9 @@ describe("operations (docs/interface.md §7)", () => {
     const fresh = await h.call("GET", CONNECTIONS, { headers: { "x-request-id": "bad id\twith spaces" } });
     expect(fresh.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(reply.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(reply.headers.get("cache-control")).toBe("no-store");
+    // Lists may be kept by the client and revalidated (ETag); every other answer is never stored.
+    expect(reply.headers.get("cache-control")).toBe("private, no-cache");
+    expect((await h.call("GET", `${CONNECTIONS}/ghost`)).headers.get("cache-control")).toBe("no-store");
     expect(reply.headers.get("x-powered-by")).toBeNull();
   });
 

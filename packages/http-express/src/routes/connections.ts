@@ -1,22 +1,13 @@
-import type { ConnectionService, ConnectionSummary } from "@sdwan-connections/core";
+import type { ConnectionService } from "@sdwan-connections/core";
 import { Router } from "express";
 import { jsonBody } from "../middleware/json-body.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
-import { respond, sendJson, sendJsonText, sendText } from "../respond.js";
+import { sendRepresentation } from "../representation.js";
+import { respond, sendJson, sendText } from "../respond.js";
 
+// Exactly the two summary fields, whatever a store returns.
 const SUMMARY_KEYS = ["alias", "orchestratorUrl"];
-// The store hands back the same list while nothing changed (its port says so), so each list is serialized once.
-const listBodies = new WeakMap<readonly ConnectionSummary[], string>();
-/** The list's JSON: exactly the two summary fields, whatever a store returns. */
-const listBody = (connections: readonly ConnectionSummary[]): string => {
-  let body = listBodies.get(connections);
-  if (body === undefined) {
-    body = JSON.stringify(connections, SUMMARY_KEYS);
-    listBodies.set(connections, body);
-  }
-  return body;
-};
 
 /** docs/interface.md §1-§2: list, add, validate, update and delete connections; each handler is one use case call. */
 export const connectionsRoutes = (service: ConnectionService): Router => {
@@ -24,7 +15,11 @@ export const connectionsRoutes = (service: ConnectionService): Router => {
 
   router
     .route("/connections")
-    .get(withFlags([], (_req, res) => respond(res, service.listConnections(), (connections) => sendJsonText(res, 200, listBody(connections)))))
+    .get(
+      withFlags([], (req, res) =>
+        respond(res, service.listConnections(), (connections) => sendRepresentation(req, res, connections, () => JSON.stringify(connections, SUMMARY_KEYS))),
+      ),
+    )
     .post(
       jsonBody,
       withFlags(["dryrun", "force"], (req, res, { dryrun, force }) =>

@@ -1,6 +1,7 @@
 import type { Metrics } from "@sdwan-connections/composition";
 import { Router } from "express";
 import { BASE_PATH, openApiDocument } from "../openapi.js";
+import { sendRepresentation } from "../representation.js";
 import { sendJson } from "../respond.js";
 
 export interface OperationsOptions {
@@ -23,11 +24,6 @@ export const operationsRoutes = ({ metrics, ready, draining }: OperationsOptions
     res.setHeader("Content-Type", metrics.registry.contentType);
     res.end(await metrics.registry.metrics());
   });
-  const openApiJson = JSON.stringify(openApiDocument);
-  router.get(`${BASE_PATH}/openapi.json`, (_req, res) => {
-    res.setHeader("Content-Type", "application/json; charset=utf-8");
-    res.setHeader("Cache-Control", "public, max-age=300");
-    res.end(openApiJson);
-  });
+  router.get(`${BASE_PATH}/openapi.json`, (req, res) => sendRepresentation(req, res, openApiDocument, () => JSON.stringify(openApiDocument), "public, max-age=300"));
   return router;
 };
