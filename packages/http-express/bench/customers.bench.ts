@@ -1,0 +1,307 @@
+/**
+ * Large partners: a partner with 10,000 customers, through the real service
+ * (lowdb store, orchestrator-portal client, Basic auth), against the
+ * orchestrator simulator in a child process; each figure beside its
+ * baseline from the same run. Then a partner with 50,000 enterprises: cold
+ * time, peak heap growth and RSS. Writes the "customers" section of
+ * docs/benchmarks.md.
+ *
+ *   pnpm --filter @sdwan-connections/http-express bench
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { machineLine, markdownTable, median, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { loadConfig } from "@sdwan-connections/composition";
+import * as E from "fp-ts/lib/Either.js";
+import { pino } from "pino";
+import { startService, type RunningService } from "../src/service.js";
+
+const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 3);
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
+const COLD_RUNS = 5;
+const CONNECTIONS = 10;
+const KEY = "generated-partner-key-1";
+const USER = { name: "bench", password: "bench-password-1" };
+const AUTHORIZATION = `Basic ${Buffer.from(`${USER.name}:${USER.password}`).toString("base64")}`;
+const AUTOCANNON = fileURLToPath(new URL("../node_modules/autocannon/autocannon.js", import.meta.url));
+const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/main.ts", import.meta.url));
+const CUSTOMERS_PATH = "/rest/plugin/sdwan/partner/big/customers";
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
+
+/** The simulator in a child process, so its memory is not this process's. */
+const startSimulator = async (enterprises: number): Promise<{ url: string; process: ChildProcess }> => {
+  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SIMULATOR_MAIN, "--port", "0", "--generate", `1:${enterprises}`], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    child.once("exit", () => reject(new Error(`simulator exited:\n${out}`)));
+  });
+  return { url, process: child };
+};
+
+const startBenchService = async (dir: string): Promise<RunningService> => {
+  const config = loadConfig({
+    SDWAN_PORT: "0",
+    SDWAN_DATA_DIR: dir,
+    SDWAN_ADMIN_USER: USER.name,
+    SDWAN_ADMIN_PASSWORD: USER.password,
+    SDWAN_CUSTOMERS_CACHE_TTL_MS: "3600000",
+    SDWAN_ORCHESTRATOR_TIMEOUT_MS: "60000",
+  });
+  if (E.isLeft(config)) throw new Error(config.left);
+  const started = await startService(config.right, { logDestination: pino.destination({ dest: "/dev/null", sync: false }) })();
+  if (E.isLeft(started)) throw new Error(started.left);
+  return started.right;
+};
+
+/** One raw GET: status, headers and the bytes as sent (not decoded). */
+const get = (url: string, headers: Record<string, string> = {}) =>
+  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+    const req = request(url, { headers: { authorization: AUTHORIZATION, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+
+const call = async (url: string, method: string, body: unknown): Promise<void> => {
+  const response = await fetch(url, { method, headers: { authorization: AUTHORIZATION, "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (response.status !== 200) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+};
+
+interface Load {
+  readonly rps: number;
+  readonly p99: number;
+  /** Bytes of body and headers received, per answer. */
+  readonly bytesPerAnswer: number;
+}
+
+/** One autocannon run in a child process; every answer must have `status`. */
+const load = async (url: string, headers: Record<string, string>, status: number, seconds = DURATION_S): Promise<Load> => {
+  const args = [AUTOCANNON, "-j", "-c", String(CONNECTIONS), "-d", String(seconds)];
+  for (const [name, value] of Object.entries(headers)) args.push("-H", `${name}=${value}`);
+  const child = spawn(process.execPath, [...args, url], { stdio: ["ignore", "pipe", "ignore"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  await once(child, "exit");
+  const summary = JSON.parse(out) as { requests: { average: number; total: number }; latency: { p99: number }; throughput: { total: number }; errors: number; non2xx: number; [code: string]: unknown };
+  const wrong = status === 200 ? summary.non2xx : summary.requests.total - summary.non2xx;
+  if (summary.errors > 0 || wrong > 0) throw new Error(`${url}: ${summary.errors} errors, ${wrong} answers other than ${status}`);
+  return { rps: summary.requests.average, p99: summary.latency.p99, bytesPerAnswer: summary.throughput.total / Math.max(1, summary.requests.total) };
+};
+
+interface Row {
+  readonly label: string;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly status: number;
+}
+
+/** A warm-up each, then interleaved rounds (alternating direction); medians. */
+const loadAll = async (rows: readonly Row[]): Promise<Load[]> => {
+  for (const row of rows) await load(row.url, row.headers, row.status, 1);
+  const runs = rows.map((): Load[] => []);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const order = [...rows.entries()];
+    if (round % 2 === 1) order.reverse();
+    for (const [i, row] of order) {
+      const result = await load(row.url, row.headers, row.status);
+      runs[i]?.push(result);
+      process.stdout.write(`round ${round + 1} ${row.label}: ${Math.round(result.rps)} req/s, p99 ${result.p99} ms\n`);
+    }
+  }
+  return runs.map((results) => ({
+    rps: median(results.map((r) => r.rps)),
+    p99: median(results.map((r) => r.p99)),
+    bytesPerAnswer: median(results.map((r) => r.bytesPerAnswer)),
+  }));
+};
+
+const listen = async (server: Server): Promise<string> => {
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+
+/** Runs `work` while sampling memory every 2 ms: its duration and the peaks above the starting point. */
+const measure = async <A>(work: () => Promise<A>) => {
+  gc?.();
+  const before = process.memoryUsage();
+  let peakHeap = before.heapUsed;
+  let peakRss = before.rss;
+  const sample = () => {
+    const now = process.memoryUsage();
+    peakHeap = Math.max(peakHeap, now.heapUsed);
+    peakRss = Math.max(peakRss, now.rss);
+  };
+  const sampler = setInterval(sample, 2);
+  const started = performance.now();
+  const result = await work();
+  const durationMs = performance.now() - started;
+  clearInterval(sampler);
+  sample();
+  return { result, durationMs, heapGrowth: peakHeap - before.heapUsed, peakRss };
+};
+
+/** The orchestrator's raw answer, fetched and parsed: the floor a cold request cannot go below. */
+const rawFetch = async (simulatorUrl: string): Promise<number> => {
+  const response = await fetch(`${simulatorUrl}portal/rest/enterpriseProxy/getEnterpriseProxyEnterprises`, {
+    method: "POST",
+    headers: { authorization: `Token ${KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ enterpriseProxyId: 10 }),
+  });
+  return (JSON.parse(await response.text()) as unknown[]).length;
+};
+
+/** A cold answer: the connection updated (its cached customers dropped everywhere), then one GET. */
+const coldRequest = async (service: RunningService, simulatorUrl: string): Promise<Buffer> => {
+  await call(`${service.url}/rest/plugin/sdwan/connections/big?force=true`, "PUT", { orchestratorUrl: simulatorUrl });
+  const reply = await get(`${service.url}${CUSTOMERS_PATH}`);
+  if (reply.status !== 200) throw new Error(`customers: ${reply.status}`);
+  return reply.body;
+};
+
+const largePartner = async (dir: string): Promise<string> => {
+  const simulator = await startSimulator(10_000);
+  const service = await startBenchService(dir);
+  try {
+    await call(`${service.url}/rest/plugin/sdwan/connections?force=true`, "POST", { alias: "big", orchestratorUrl: simulator.url, apiKey: KEY });
+    await rawFetch(simulator.url);
+
+    // Cold, interleaved with the raw fetch + JSON.parse of the same answer.
+    const cold: number[] = [];
+    const raw: number[] = [];
+    let bytes: Buffer = Buffer.alloc(0);
+    for (let i = 0; i < COLD_RUNS; i += 1) {
+      let started = performance.now();
+      await rawFetch(simulator.url);
+      raw.push(performance.now() - started);
+      started = performance.now();
+      bytes = await coldRequest(service, simulator.url);
+      cold.push(performance.now() - started);
+    }
+    const gzipReply = await get(`${service.url}${CUSTOMERS_PATH}`, { "accept-encoding": "gzip" });
+    const brReply = await get(`${service.url}${CUSTOMERS_PATH}`, { "accept-encoding": "br" });
+    const etag = gzipReply.headers["etag"] as string;
+
+    // The same bytes from bare node:http: the ceiling for a warm identity answer.
+    const bare = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": bytes.length });
+      res.end(bytes);
+    });
+    const bareUrl = await listen(bare);
+    const url = `${service.url}${CUSTOMERS_PATH}`;
+    const auth = { authorization: AUTHORIZATION };
+    const [bareLoad, identity, gzip, br, notModified] = await loadAll([
+      { label: "bare node:http, same bytes", url: bareUrl, headers: {}, status: 200 },
+      { label: "service, identity", url, headers: auth, status: 200 },
+      { label: "service, gzip", url, headers: { ...auth, "accept-encoding": "gzip" }, status: 200 },
+      { label: "service, br", url, headers: { ...auth, "accept-encoding": "br" }, status: 200 },
+      { label: "service, If-None-Match (304)", url, headers: { ...auth, "if-none-match": etag }, status: 304 },
+    ]);
+    bare.close();
+    const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`;
+    const coldMs = median(cold);
+    const rawMs = median(raw);
+    return [
+      `### A partner with 10,000 customers (${mib(bytes.length)} MiB of JSON)`,
+      "",
+      `Autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} interleaved rounds after a warm-up, medians.`,
+      "",
+      markdownTable(
+        ["Row", "req/s", "p99 ms", "bytes per answer", "Compared"],
+        [
+          ["bare node:http serving the same bytes", Math.round(bareLoad?.rps ?? 0), bareLoad?.p99 ?? 0, Math.round(bareLoad?.bytesPerAnswer ?? 0), "baseline"],
+          ["service, warm, identity", Math.round(identity?.rps ?? 0), identity?.p99 ?? 0, Math.round(identity?.bytesPerAnswer ?? 0), `**${ratio(identity?.rps ?? 0, bareLoad?.rps ?? 1)}** of bare (target ≥ 0.9×)`],
+          ["service, warm, gzip", Math.round(gzip?.rps ?? 0), gzip?.p99 ?? 0, Math.round(gzip?.bytesPerAnswer ?? 0), `${ratio(gzip?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; ${(bytes.length / gzipReply.body.length).toFixed(1)}× smaller`],
+          ["service, warm, br", Math.round(br?.rps ?? 0), br?.p99 ?? 0, Math.round(br?.bytesPerAnswer ?? 0), `${ratio(br?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; ${(bytes.length / brReply.body.length).toFixed(1)}× smaller`],
+          ["service, If-None-Match → 304", Math.round(notModified?.rps ?? 0), notModified?.p99 ?? 0, Math.round(notModified?.bytesPerAnswer ?? 0), "no body"],
+        ],
+      ),
+      "",
+      markdownTable(
+        ["Cold request (cache empty)", "median ms", "Compared"],
+        [
+          ["raw fetch + JSON.parse of the orchestrator's answer", rawMs.toFixed(0), "baseline"],
+          ["service: identify, fetch, decode, map, serialize, send", coldMs.toFixed(0), `**${ratio(coldMs, rawMs)}** (target ≤ 1.3×)`],
+        ],
+      ),
+    ].join("\n");
+  } finally {
+    await service.close();
+    simulator.process.kill();
+  }
+};
+
+const hugePartner = async (dir: string): Promise<string> => {
+  const simulator = await startSimulator(50_000);
+  const service = await startBenchService(dir);
+  try {
+    await call(`${service.url}/rest/plugin/sdwan/connections?force=true`, "POST", { alias: "big", orchestratorUrl: simulator.url, apiKey: KEY });
+    const raw = await measure(() => rawFetch(simulator.url));
+    const first = await measure(() => coldRequest(service, simulator.url));
+    const second = await measure(() => coldRequest(service, simulator.url));
+    const answer = first.result.length;
+    return [
+      `### A partner with 50,000 enterprises (${mib(answer)} MiB answer)`,
+      "",
+      "One cold request each, in this process (the simulator runs in another); heap growth is the peak of `heapUsed` above its value",
+      `before the request, sampled every 2 ms${gc === undefined ? " (run without --expose-gc: growth includes garbage not yet collected)" : ", after a forced GC"}.`,
+      "",
+      markdownTable(
+        ["", "ms", "peak heap growth", "÷ answer size", "peak RSS"],
+        [
+          ["raw fetch + JSON.parse", raw.durationMs.toFixed(0), `${mib(raw.heapGrowth)} MiB`, `${(raw.heapGrowth / answer).toFixed(2)}×`, `${mib(raw.peakRss)} MiB`],
+          ["service, first cold request", first.durationMs.toFixed(0), `${mib(first.heapGrowth)} MiB`, `${(first.heapGrowth / answer).toFixed(2)}×`, `${mib(first.peakRss)} MiB`],
+          ["service, another cold request", second.durationMs.toFixed(0), `${mib(second.heapGrowth)} MiB`, `${(second.heapGrowth / answer).toFixed(2)}×`, `${mib(second.peakRss)} MiB`],
+        ],
+      ),
+    ].join("\n");
+  } finally {
+    await service.close();
+    simulator.process.kill();
+  }
+};
+
+const main = async (): Promise<void> => {
+  const dirs = [await mkdtemp(join(tmpdir(), "sdwan-bench-customers-")), await mkdtemp(join(tmpdir(), "sdwan-bench-customers-"))];
+  try {
+    const large = await largePartner(dirs[0] as string);
+    const huge = await hugePartner(dirs[1] as string);
+    const markdown = [
+      "## http-express: large partners",
+      "",
+      `${await machineLine()} \`pnpm --filter @sdwan-connections/http-express bench\` (\`bench/customers.bench.ts\`).`,
+      "The real service (lowdb store, orchestrator-portal client, Basic auth, JSON logs to /dev/null, customers cache on) against",
+      "the orchestrator simulator in a child process.",
+      "",
+      large,
+      "",
+      huge,
+      "",
+    ].join("\n");
+    await writeBenchmarkSection("customers", markdown);
+    process.stdout.write(`${markdown}\n`);
+  } finally {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  }
+};
+
+await main();
