@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServiceProcess, type ServiceProcess } from "./service-process.js";
+import { startServiceProcess, type ServiceProcess } from "@sdwan-connections/bench-kit";
 
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 const PARTNER_KEY = "sample-partner-key-1";

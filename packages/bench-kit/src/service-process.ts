@@ -2,13 +2,18 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
-// The REST service is another driver: the CLI never imports it, the test runs it as the process it is.
+// The REST service is a driver: tests of other packages never import it, they run it as the process it is.
 const SERVICE_MAIN = fileURLToPath(new URL("../../http-express/src/main.ts", import.meta.url));
 
 export interface ServiceProcess {
   readonly url: string;
-  /** Calls the API as the environment's admin. */
-  call(method: string, path: string, options?: { readonly body?: unknown }): Promise<{ status: number; json<T = unknown>(): T }>;
+  /** Calls the API as the environment's admin (SDWAN_ADMIN_USER / _PASSWORD). */
+  call(method: string, path: string, options?: { readonly body?: unknown }): Promise<{ status: number; text: string; json<T = unknown>(): T }>;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
+  /** SIGKILL: no drain, no flush, as a crash. */
+  kill(): Promise<void>;
+  /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
 }
 
@@ -19,6 +24,7 @@ export const startServiceProcess = async (env: Record<string, string>): Promise<
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
+  const exited = once(child, "exit");
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -30,6 +36,10 @@ export const startServiceProcess = async (env: Record<string, string>): Promise<
     child.once("exit", (code) => reject(new Error(`the service exited (${code}) before listening:\n${output}`)));
   });
   const authorization = `Basic ${Buffer.from(`${env["SDWAN_ADMIN_USER"]}:${env["SDWAN_ADMIN_PASSWORD"]}`).toString("base64")}`;
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    await exited;
+  };
   return {
     url,
     call: async (method, path, options = {}) => {
@@ -39,13 +49,10 @@ export const startServiceProcess = async (env: Record<string, string>): Promise<
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
       });
       const text = await response.text();
-      return { status: response.status, json: <T>() => JSON.parse(text) as T };
+      return { status: response.status, text, json: <T>() => JSON.parse(text) as T };
     },
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = once(child, "exit");
-      child.kill("SIGTERM");
-      await exited;
-    },
+    output: () => output,
+    kill: () => signal("SIGKILL"),
+    stop: () => signal("SIGTERM"),
   };
 };
