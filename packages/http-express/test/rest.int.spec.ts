@@ -360,6 +360,15 @@ describe("docs/interface.md §3: errors", () => {
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
   });
 
+  it("400 for a body that does not match its Content-Encoding (found by the fuzz test)", async () => {
+    for (const encoding of ["gzip", "deflate", "br"]) {
+      const reply = await h.call("POST", CONNECTIONS, { rawBody: "{}", headers: { "content-type": "application/json", "content-encoding": encoding } });
+      expect(reply.status, encoding).toBe(400);
+      expect(problemOf(reply).errors).toEqual([{ field: "body", message: "cannot be read as sent (does it match its Content-Encoding?)" }]);
+    }
+    expect(h.logs.entries().filter((entry) => entry["level"] === "error")).toEqual([]);
+  });
+
   it("400 naming the path parameter for a malformed percent-escape in an alias, for any role", async () => {
     for (const path of [`${CONNECTIONS}/%zz`, `${CONNECTIONS}/lab%`, `${CONNECTIONS}/%C0%AF`, `${BASE}/partner/%E0%A4%A/customers`]) {
       for (const user of [ADMIN, VIEWER]) {

@@ -33,6 +33,14 @@ const knownProblem = (type: unknown): Problem | undefined => {
   }
 };
 
+/** Any other client error the body reader reports (a gzip body that does not inflate, for one). */
+const unreadableBody = (error: unknown): Problem | undefined => {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  return typeof status === "number" && status >= 400 && status < 500
+    ? invalidRequest([{ field: "body", message: "cannot be read as sent (does it match its Content-Encoding?)" }])
+    : undefined;
+};
+
 /** The last handler: body errors in our own words, anything else a logged 500 that says nothing about the request. */
 export const errorHandler =
   (logger: Logger): ErrorRequestHandler =>
@@ -41,7 +49,7 @@ export const errorHandler =
     const known =
       error instanceof URIError
         ? invalidRequest([{ field: "alias", message: "is not valid percent-encoded UTF-8" }])
-        : knownProblem((error as { type?: unknown }).type);
+        : (knownProblem((error as { type?: unknown }).type) ?? unreadableBody(error));
     if (known !== undefined) {
       sendProblem(res, known);
       return;
