@@ -1,6 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiKey, type Alias, type ConnectionRepository, type OrchestratorUrl } from "../src/index.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import { ApiKey, type Alias, type ConnectionRepository, type DomainError, type OrchestratorUrl } from "../src/index.js";
 import { aConnection } from "../testing/builders.js";
 import { expectLeft as fail, expectRight as run } from "../testing/run.js";
 
@@ -77,7 +78,7 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
 
     it("keeps the list cache rule: the same list only while nothing changed, and then frozen", async () => {
       const lists = [await run(repository.list())];
-      const change = [
+      const change: (() => TaskEither<DomainError, unknown>)[] = [
         () => repository.insert(aConnection({ alias: alias("cache-a") })),
         () => repository.update(alias("cache-a"), { orchestratorUrl: url("https://moved.example.net/") }),
         () => repository.delete(alias("CACHE-A")),
