@@ -90,6 +90,7 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
         };
       return {
         startDeadline: () => orchestrator.startDeadline(),
+        admits: (orchestratorUrl) => orchestrator.admits(orchestratorUrl),
         identify: (target, deadline) => timed("identify", orchestrator.identify(target, deadline)),
         listPartnerCustomers: (target, partnerId, deadline) =>
           timed("listPartnerCustomers", orchestrator.listPartnerCustomers(target, partnerId, deadline)),

@@ -48,6 +48,14 @@ export const describeOrchestratorContract = (name: string, options: Orchestrator
       expect(JSON.stringify(identity)).not.toContain(fixture.refused.apiKey.reveal());
     });
 
+    it("refuses link-local and cloud-metadata destinations, and admits others", () => {
+      const { orchestrator } = fixture;
+      for (const url of ["http://169.254.169.254/", "http://[fe80::1]:8080/", "http://[fd00:ec2::254]/", "http://metadata.google.internal/"]) {
+        expect(E.isLeft(orchestrator.admits(url)), url).toBe(true);
+      }
+      for (const url of ["https://vco.example.net/", "http://127.0.0.1:8080/", "http://10.1.2.3/vco/"]) expect(orchestrator.admits(url), url).toEqual(E.right(undefined));
+    });
+
     it("lists a partner's customers with exactly the interface's fields", async () => {
       const identity = await fixture.orchestrator.identify(fixture.partner)();
       if (!(E.isRight(identity) && identity.right.kind === "partner")) throw new Error("partner key not identified");

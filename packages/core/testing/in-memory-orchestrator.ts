@@ -1,6 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import {
+  fencedDestination,
   orchestratorRejected,
   type Customer,
   type Identity,
@@ -48,6 +49,11 @@ export const createInMemoryOrchestrator = (accounts: readonly InMemoryOrchestrat
   return {
     calls,
     startDeadline: () => ({ expiresAt: Number.POSITIVE_INFINITY }),
+    // The same fence as a real adapter with no host allowed explicitly.
+    admits: (orchestratorUrl) => {
+      const fenced = fencedDestination(URL.canParse(orchestratorUrl) ? new URL(orchestratorUrl).hostname : "");
+      return fenced === undefined ? E.right(undefined) : E.left(fenced);
+    },
     identify: (target) => () => {
       calls.identify += 1;
       return answer(target, (account) => account.identity)();

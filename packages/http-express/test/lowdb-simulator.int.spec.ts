@@ -117,3 +117,54 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
     }
   });
 });
+
+describe("destinations (the hostile review's findings)", () => {
+  it("refuses link-local and metadata destinations at add and update, forced or not, unless the allowlist names the host", async () => {
+    const service = await start({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "" });
+    const call = client(service.url);
+    try {
+      for (const orchestratorUrl of ["http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/", "http://[fd00:ec2::254]/", "http://metadata.google.internal/"]) {
+        const added = await call("POST", `${CONNECTIONS}?force=true`, { body: { alias: "meta", orchestratorUrl, apiKey: PARTNER_KEY } });
+        expect(added.status, orchestratorUrl).toBe(400);
+        expect(added.json<{ errors: { field: string }[] }>().errors[0]?.field).toBe("orchestratorUrl");
+      }
+      expect((await call("POST", `${CONNECTIONS}?force=true`, { body: { alias: "ok", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } })).status).toBe(200);
+      expect((await call("PUT", `${CONNECTIONS}/ok?force=true`, { body: { orchestratorUrl: "http://169.254.169.254/" } })).status).toBe(400);
+      expect((await call("GET", CONNECTIONS)).json()).toContainEqual({ alias: "ok", orchestratorUrl: simulator.url });
+      await call("DELETE", `${CONNECTIONS}/ok`);
+    } finally {
+      await service.close();
+    }
+    const allowing = await start({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "127.0.0.1,169.254.169.254" });
+    try {
+      const added = await client(allowing.url)("POST", `${CONNECTIONS}?force=true`, { body: { alias: "meta", orchestratorUrl: "http://169.254.169.254/", apiKey: PARTNER_KEY } });
+      expect(added.status).toBe(200);
+      await client(allowing.url)("DELETE", `${CONNECTIONS}/meta`);
+    } finally {
+      await allowing.close();
+    }
+  });
+
+  it("answers one reason, 'could not connect', for a closed port and for an answer that is not the orchestrator's; the detail is logged", async () => {
+    const service = await start({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "" });
+    const call = client(service.url);
+    try {
+      // Port 9 (discard) listens nowhere here.
+      const closedPort = "http://127.0.0.1:9/";
+      simulator.setFault(PARTNER_KEY, { kind: "redirectToLogin" });
+      const reasons: string[] = [];
+      for (const [alias, orchestratorUrl] of [["closed", closedPort], ["redirect", simulator.url]] as const) {
+        await call("POST", `${CONNECTIONS}?force=true`, { body: { alias, orchestratorUrl, apiKey: PARTNER_KEY } });
+        reasons.push((await call("GET", `${CONNECTIONS}/${alias}?verbose=true`)).json<{ reason: string }>().reason);
+      }
+      expect(new Set(reasons.map((reason) => reason.replace(/ after \d attempts/, "")))).toEqual(new Set(["Could not connect to the orchestrator for enterprise/getEnterprise."]));
+      const details = logs.entries().filter((entry) => entry["msg"] === "orchestrator call failed").map((entry) => entry["detail"]);
+      expect(details).toContain("ECONNREFUSED");
+      expect(details).toContain("HTTP 302 redirect, not followed");
+      for (const alias of ["closed", "redirect"]) await call("DELETE", `${CONNECTIONS}/${alias}`);
+    } finally {
+      simulator.setFault(PARTNER_KEY, undefined);
+      await service.close();
+    }
+  });
+});

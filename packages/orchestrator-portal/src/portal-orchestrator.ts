@@ -7,6 +7,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import nodeFetch from "node-fetch";
 import {
+  fencedDestination,
   orchestratorGarbage,
   orchestratorRateLimited,
   orchestratorRejected,
@@ -19,8 +20,9 @@ import {
   type OrchestratorError,
   type OrchestratorTarget,
 } from "@sdwan-connections/core";
+import { fencedLookup } from "./fence.js";
 import { backoffDelay, parseRetryAfter } from "./retry.js";
-import { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
+import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
 import { decodeCustomers, describeDecodeFailure, EnterpriseIdentity, ErrorBody, ProxyProperty } from "./wire.js";
 
 /** The part of a fetch response this client reads (node-fetch's and WHATWG's both fit). */
@@ -55,6 +57,12 @@ export interface PortalCallEvent {
   /** From the first attempt to the final answer, waits included. */
   readonly durationMs: number;
   readonly attempts: number;
+  /**
+   * What the last attempt met when it "could not connect" (a network error's
+   * code, or the kind of answer that is not the orchestrator's): for the log
+   * only, since answers tell these apart no more (they would map ports).
+   */
+  readonly detail?: string;
 }
 
 export interface PortalOrchestratorOptions {
@@ -103,10 +111,11 @@ type Answer =
  */
 type CallResult = E.Either<OrchestratorError, Answer>;
 
-type Attempt =
+type Attempt = (
   | { readonly done: CallResult }
   /** Worth another attempt after `waitMs`, if that fits the deadline; `tookMs` is what this attempt cost. */
-  | { readonly retry: OrchestratorError; readonly waitMs: number; readonly tookMs: number };
+  | { readonly retry: OrchestratorError; readonly waitMs: number; readonly tookMs: number }
+) & { readonly detail?: string };
 
 const RETRYABLE_NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ECONNABORTED", "EAI_AGAIN", "UND_ERR_SOCKET"]);
 const TLS_TRUST_CODES = new Set([
@@ -125,13 +134,21 @@ const errorCode = (error: unknown): string | undefined => {
   return cause === undefined ? undefined : errorCode(cause);
 };
 
+/**
+ * One reason for every way of not reaching the orchestrator's API (refused,
+ * reset, fenced, an answer that is not the orchestrator's): telling them
+ * apart would let an admin map ports behind this service. The detail goes
+ * to the log (`PortalCallEvent.detail`).
+ */
+const couldNotConnect = (method: PortalMethod) => orchestratorUnreachable(`Could not connect to the orchestrator for ${method}.`);
+
 /** Why a connection failed, in words an operator can act on; never a host, port or key. */
-const transportReason = (method: PortalMethod, code: string | undefined): string => {
+const transportReason = (method: PortalMethod, code: string | undefined): OrchestratorError => {
   if (code !== undefined && TLS_TRUST_CODES.has(code))
-    return `The orchestrator's TLS certificate is not trusted (${code}) for ${method}; if a private CA issued it, add that CA (SDWAN_ORCHESTRATOR_CA_FILE).`;
+    return orchestratorUnreachable(`The orchestrator's TLS certificate is not trusted (${code}) for ${method}; if a private CA issued it, add that CA (SDWAN_ORCHESTRATOR_CA_FILE).`);
   if (code !== undefined && (code.startsWith("CERT_") || code.startsWith("ERR_TLS_")))
-    return `The orchestrator's TLS certificate was refused (${code}) for ${method}.`;
-  return `The orchestrator could not be reached for ${method} (${code ?? "network error"}).`;
+    return orchestratorUnreachable(`The orchestrator's TLS certificate was refused (${code}) for ${method}.`);
+  return couldNotConnect(method);
 };
 
 const defaultFetch: FetchLike = (url, init) => nodeFetch(url, { ...init, size: RESPONSE_LIMIT_BYTES });
@@ -173,10 +190,19 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const { allowedHosts } = options;
   const fetch = options.fetch ?? defaultFetch;
   const random = options.random ?? Math.random;
-  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
+  /** Link-local and metadata destinations are refused, unless the allowlist names the host itself. */
+  const admitsHost = (hostname: string): E.Either<string, void> => {
+    const fenced = fencedDestination(hostname);
+    return fenced === undefined || isHostListed(hostname, allowedHosts)
+      ? E.right(undefined)
+      : E.left(`${fenced}: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it`);
+  };
+  const lookup = fencedLookup(allowedHosts);
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64, lookup });
   const httpsAgent = new HttpsAgent({
     keepAlive: true,
     maxSockets: 64,
+    lookup,
     ...(options.ca === undefined || options.ca.length === 0 ? {} : { ca: [...rootCertificates, ...options.ca] }),
   });
   const agent = (url: URL): HttpAgent => (url.protocol === "https:" ? httpsAgent : httpAgent);
@@ -220,16 +246,12 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
         const waitMs = parseRetryAfter(response.headers.get("retry-after"), Date.now()) ?? RATE_LIMIT_PENALTY_MS;
         return retryAfter(waitMs, orchestratorRateLimited(`The orchestrator is rate limiting calls to ${method} (HTTP 429).`, Math.ceil(waitMs / 1000)));
       }
-      if (status >= 500)
-        return retryAfter(
-          parseRetryAfter(response.headers.get("retry-after"), Date.now()),
-          orchestratorUnreachable(`The orchestrator failed to answer ${method} (HTTP ${status}).`),
-        );
+      if (status >= 500) return { ...retryAfter(parseRetryAfter(response.headers.get("retry-after"), Date.now()), couldNotConnect(method)), detail: `HTTP ${status} without the orchestrator's error body` };
       if (status === 401 || status === 403) return { done: E.right({ kind: "refused", status }) };
-      if (status === 404) return { done: E.left(orchestratorGarbage(`The orchestrator has no ${method} method (HTTP 404); check the orchestrator URL.`)) };
-      if (status >= 300 && status < 400)
-        return { done: E.left(orchestratorGarbage(`The orchestrator answered ${method} with a redirect (HTTP ${status}); redirects are not followed.`)) };
-      if (parsed === undefined) return { done: E.left(orchestratorGarbage(`The orchestrator's answer to ${method} is not JSON (HTTP ${status}).`)) };
+      // Not the portal API: a web server without it, a login redirect (never followed: it could carry the key elsewhere), a page.
+      if (status === 404) return { done: E.left(couldNotConnect(method)), detail: "HTTP 404: no such method; check the orchestrator URL" };
+      if (status >= 300 && status < 400) return { done: E.left(couldNotConnect(method)), detail: `HTTP ${status} redirect, not followed` };
+      if (parsed === undefined) return { done: E.left(couldNotConnect(method)), detail: `HTTP ${status}, not JSON` };
       if (errorBody !== undefined && E.isLeft(errorBody))
         return { done: E.left(orchestratorGarbage(`The orchestrator's error answer to ${method} is malformed (${describeDecodeFailure(errorBody.left)}).`)) };
       if (status < 200 || status >= 300) return { done: E.left(orchestratorGarbage(`The orchestrator answered ${method} with HTTP ${status} and no error body.`)) };
@@ -240,8 +262,9 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       if (typeof error === "object" && error !== null && (error as { type?: unknown }).type === "max-size")
         return { done: E.left(orchestratorGarbage(`The orchestrator's answer to ${method} is larger than ${RESPONSE_LIMIT_BYTES / 2 ** 20} MiB.`)) };
       const code = errorCode(error);
-      const reason = orchestratorUnreachable(transportReason(method, code));
-      return code !== undefined && RETRYABLE_NETWORK_CODES.has(code) ? retryAfter(undefined, reason) : { done: E.left(reason) };
+      const reason = transportReason(method, code);
+      const detail = code ?? "network error";
+      return code !== undefined && RETRYABLE_NETWORK_CODES.has(code) ? { ...retryAfter(undefined, reason), detail } : { done: E.left(reason), detail };
     } finally {
       clearTimeout(timer);
       cancel.removeEventListener("abort", abort);
@@ -252,15 +275,17 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown, deadline: Deadline, cancel: AbortSignal): Promise<CallResult> => {
     const started = performance.now();
     let attempts = 0;
-    const finish = (result: CallResult): CallResult => {
+    const finish = (result: CallResult, detail?: string): CallResult => {
       const outcome: CallOutcome = cancel.aborted ? "cancelled" : E.isLeft(result) ? result.left._tag : result.right.kind;
-      options.onCall?.({ method, outcome, durationMs: performance.now() - started, attempts });
+      options.onCall?.({ method, outcome, durationMs: performance.now() - started, attempts, ...(detail === undefined ? {} : { detail }) });
       return result;
     };
     const url = portalUrl(target.orchestratorUrl, method);
     if (E.isLeft(url)) return finish(url);
     if (!isHostAllowed(url.right, allowedHosts))
       return finish(E.left(orchestratorRejected("The orchestrator host is not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS.")));
+    // A fenced address written as such is never connected to (a name is checked once resolved: see `lookup`).
+    if (E.isLeft(admitsHost(url.right.hostname))) return finish(E.left(couldNotConnect(method)), "fenced destination (link-local or metadata)");
     const payload = JSON.stringify(body);
     // Retry only when the wait and one more attempt as long as the last can finish before the deadline.
     const policy = retry(
@@ -274,9 +299,9 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       attempts += 1;
       return attempt(url.right, method, target.apiKey.reveal(), payload, deadline, cancel, retryIndex);
     }, cancel);
-    if ("done" in last) return finish(last.done);
+    if ("done" in last) return finish(last.done, last.detail);
     const suffix = attempts > 1 ? ` after ${attempts} attempts` : "";
-    return finish(E.left({ ...last.retry, reason: `${last.retry.reason.replace(/\.$/, "")}${suffix}.` }));
+    return finish(E.left({ ...last.retry, reason: `${last.retry.reason.replace(/\.$/, "")}${suffix}.` }), last.detail);
   };
 
   const identify =
@@ -313,6 +338,10 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
 
   return {
     startDeadline,
+    admits: (orchestratorUrl) => {
+      const url = portalUrl(orchestratorUrl, "enterprise/getEnterprise");
+      return E.isLeft(url) ? E.left(url.left.reason) : admitsHost(url.right.hostname);
+    },
     identify,
     listPartnerCustomers,
     close: () => {

@@ -33,8 +33,11 @@ export const portalUrl = (orchestratorUrl: string, method: PortalMethod): E.Eith
  * Whether `url`'s host name is in the allowlist: exact host names compared
  * case-insensitively (no wildcards, no subdomains); the port does not matter.
  */
-export const isHostAllowed = (url: URL, allowedHosts: readonly string[] | undefined): boolean => {
-  if (allowedHosts === undefined) return true;
-  const hostname = url.hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
-  return allowedHosts.some((allowed) => allowed.replace(/\.$/, "") === hostname);
+export const isHostAllowed = (url: URL, allowedHosts: readonly string[] | undefined): boolean =>
+  allowedHosts === undefined || isHostListed(url.hostname, allowedHosts);
+
+/** Whether the allowlist names `hostname` itself (an explicit entry, as a fenced destination needs). */
+export const isHostListed = (hostname: string, allowedHosts: readonly string[] | undefined): boolean => {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  return allowedHosts !== undefined && allowedHosts.some((allowed) => allowed.replace(/\.$/, "") === host);
 };

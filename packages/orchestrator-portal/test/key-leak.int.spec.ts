@@ -33,6 +33,7 @@ describe("the key leaves only in the Authorization header of its own connection"
       { kind: "serverError" },
       { kind: "rateLimit", retryAfter: "0" },
       { kind: "malformedJson" },
+      { kind: "missingId" },
       { kind: "errorBody" },
       { kind: "reset" },
       { kind: "delay", ms: 1_200 },
@@ -68,9 +69,13 @@ describe("the key leaves only in the Authorization header of its own connection"
       }
       expect(JSON.stringify(events)).not.toContain(key);
     }
-    // Every outcome shows up; "cancelled" too when a partner's id arrived before the customer check's answer.
-    const expected = ["ok", "refused", "OrchestratorUnreachable", "OrchestratorRateLimited", "OrchestratorGarbage", "OrchestratorTimedOut"];
+    // Every call outcome shows up; "cancelled" too when a partner's id arrived before the customer check's answer.
+    // (An answer that is not the orchestrator's API now ends a call as unreachable: garbage is decided after the call,
+    // for a 2xx without the id, so it shows up among the results.)
+    const expected = ["ok", "refused", "OrchestratorUnreachable", "OrchestratorRateLimited", "OrchestratorTimedOut"];
     const outcomes = new Set(events.map((e) => e.outcome));
     expect([...outcomes].filter((outcome) => outcome !== "cancelled").sort()).toEqual(expected.sort());
+    const resultTags = new Set(results.flatMap((result) => (E.isLeft(result as E.Either<{ _tag: string }, unknown>) ? [(result as E.Left<{ _tag: string }>).left._tag] : [])));
+    expect([...resultTags].sort()).toEqual(["OrchestratorGarbage", "OrchestratorRateLimited", "OrchestratorRejected", "OrchestratorTimedOut", "OrchestratorUnreachable"]);
   });
 });

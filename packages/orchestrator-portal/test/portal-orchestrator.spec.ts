@@ -172,7 +172,7 @@ describe("createPortalOrchestrator", () => {
     const { orchestrator } = make({ partner: [TOKEN_ERROR], customer: [HTML(502)] }, { retries: 0 });
     const identity = await orchestrator.identify(target())();
     expect(tagOf(identity)).toBe("OrchestratorRejected");
-    expect(E.isLeft(identity) && identity.left.reason).toContain("getEnterprise: The orchestrator failed to answer enterprise/getEnterprise (HTTP 502)");
+    expect(E.isLeft(identity) && identity.left.reason).toContain("getEnterprise: Could not connect to the orchestrator for enterprise/getEnterprise");
   });
 
   it("calls a customer check that succeeds without an id garbage", async () => {
@@ -185,7 +185,7 @@ describe("createPortalOrchestrator", () => {
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toEqual({
       _tag: "OrchestratorUnreachable",
-      reason: "The orchestrator could not be reached for enterprise/getEnterprise (ECONNRESET) after 3 attempts.",
+      reason: "Could not connect to the orchestrator for enterprise/getEnterprise after 3 attempts.",
     });
   });
 
@@ -194,9 +194,11 @@ describe("createPortalOrchestrator", () => {
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toEqual({
       _tag: "OrchestratorUnreachable",
-      reason: "The orchestrator failed to answer enterprise/getEnterprise (HTTP 503) after 3 attempts.",
+      reason: "Could not connect to the orchestrator for enterprise/getEnterprise after 3 attempts.",
     });
     expect(events.map((e) => e.attempts)).toEqual([3, 3]);
+    // What was met goes to the log only.
+    expect(events.map((e) => e.detail)).toEqual(["HTTP 502 without the orchestrator's error body", "HTTP 503 without the orchestrator's error body"]);
   });
 
   it("does not retry a 5xx that carries the orchestrator's error body: that is its answer", async () => {
@@ -283,7 +285,7 @@ describe("createPortalOrchestrator", () => {
     const second = await dns.orchestrator.identify(target())();
     expect(E.isLeft(second) && second.left).toEqual({
       _tag: "OrchestratorUnreachable",
-      reason: "The orchestrator could not be reached for enterprise/getEnterprise (ENOTFOUND).",
+      reason: "Could not connect to the orchestrator for enterprise/getEnterprise.",
     });
     expect(dns.seen).toHaveLength(2);
     expectNoKey(second);
@@ -320,17 +322,44 @@ describe("createPortalOrchestrator", () => {
   });
 
   it.each<[string, Scripted]>([
-    ["not JSON", { status: 200, body: "<html>" }],
     ["a malformed error body", { status: 400, body: '{"error":"nope"}' }],
     ["a 400 without error body", { status: 400, body: "{}" }],
-    ["a redirect", { status: 302, headers: { location: "https://elsewhere.example/" } }],
-    ["a 404", { status: 404, body: '{"error":{"code":-32601,"message":"Method not found"}}' }],
-  ])("calls a listing answered with %s garbage", async (_, step) => {
+    ["a 404 with the orchestrator's error body", { status: 404, body: '{"error":{"code":-32601,"message":"Method not found"}}' }],
+  ])("calls a listing answered with %s garbage (or its refusal)", async (_, step) => {
     const { orchestrator, seen } = make({ list: [step] });
     const customers = await orchestrator.listPartnerCustomers(target(), 10)();
-    expect(tagOf(customers)).toBe(step.status === 404 && step.body?.includes("error") ? "OrchestratorRejected" : "OrchestratorGarbage");
+    expect(tagOf(customers)).toBe(step.status === 404 ? "OrchestratorRejected" : "OrchestratorGarbage");
     expect(seen).toHaveLength(1);
     expectNoKey(customers);
+  });
+
+  it.each<[string, Scripted, string]>([
+    ["not JSON", { status: 200, body: "<html>" }, "HTTP 200, not JSON"],
+    ["a redirect", { status: 302, headers: { location: "https://elsewhere.example/" } }, "HTTP 302 redirect, not followed"],
+    ["a 404 page", { status: 404, body: "not found" }, "HTTP 404: no such method; check the orchestrator URL"],
+  ])("answers a listing answered with %s (not the orchestrator's API) with the one reason 'could not connect'", async (_, step, detail) => {
+    const { orchestrator, seen, events } = make({ list: [step] });
+    const customers = await orchestrator.listPartnerCustomers(target(), 10)();
+    expect(E.isLeft(customers) && customers.left).toEqual({
+      _tag: "OrchestratorUnreachable",
+      reason: "Could not connect to the orchestrator for enterpriseProxy/getEnterpriseProxyEnterprises.",
+    });
+    expect(events.map((event) => event.detail)).toEqual([detail]);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("refuses link-local and metadata destinations, at admission and at connect time, unless the allowlist names them", async () => {
+    const fenced = createPortalOrchestrator({ allowedHosts: undefined });
+    expect(fenced.admits("http://169.254.169.254/latest/")).toEqual(E.left(expect.stringMatching(/^is a link-local address .*: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it$/)));
+    expect(fenced.admits("http://metadata.google.internal/")).toEqual(E.left(expect.stringContaining("cloud metadata")));
+    expect(fenced.admits("https://vco.example.net/")).toEqual(E.right(undefined));
+    const refused = await fenced.identify({ orchestratorUrl: "http://169.254.169.254/" as OrchestratorUrl, apiKey: ApiKey.unsafeFrom("k") })();
+    expect(E.isLeft(refused) && refused.left.reason).toBe("Could not connect to the orchestrator for enterprise/getEnterprise.");
+    // "localhost" resolves to loopback: admitted; a name resolving to a link-local address is refused after the lookup.
+    const allowed = createPortalOrchestrator({ allowedHosts: ["169.254.169.254"] });
+    expect(allowed.admits("http://169.254.169.254/")).toEqual(E.right(undefined));
+    fenced.close();
+    allowed.close();
   });
 
   describe("host and scheme rules", () => {

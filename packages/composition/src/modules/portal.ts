@@ -40,12 +40,17 @@ export const loadCertificateAuthorities = async (file: string): Promise<E.Either
 export const portalOrchestratorModule = (config: Config) =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.Orchestrator)
-      .toDynamicValue(async () => {
+      .toDynamicValue(async (context) => {
+        const logger = context.get(TOKENS.Logger);
         const ca = config.orchestratorCaFile === undefined ? undefined : orFail(await loadCertificateAuthorities(config.orchestratorCaFile));
         return createPortalOrchestrator({
           timeoutMs: config.orchestratorTimeoutMs,
           allowedHosts: config.orchestratorAllowedHosts,
           ...(ca === undefined ? {} : { ca }),
+          // Answers say only "could not connect"; what was met (a code, an answer that is not the API) is logged here.
+          onCall: ({ method, outcome, attempts, durationMs, detail }) => {
+            if (detail !== undefined) logger.warn({ method, outcome, attempts, durationMs: Math.round(durationMs), detail }, "orchestrator call failed");
+          },
         });
       })
       .inSingletonScope()

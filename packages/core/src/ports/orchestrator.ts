@@ -1,3 +1,4 @@
+import type { Either } from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { Identity, OrchestratorTarget } from "../domain/connection.js";
 import type { Customer } from "../domain/customer.js";
@@ -22,6 +23,14 @@ export interface Deadline {
 export interface Orchestrator {
   /** A deadline for one request's orchestrator work, starting now. */
   startDeadline(): Deadline;
+  /**
+   * Whether this service may ever connect to `orchestratorUrl`, or why not:
+   * link-local and cloud-metadata destinations are refused unless the
+   * adapter's configuration names that host explicitly. Checked when a
+   * connection is added or updated, forced or not; an adapter checks again
+   * when it connects (a name may resolve to such an address).
+   */
+  admits(orchestratorUrl: string): Either<string, void>;
   /**
    * Asks the orchestrator whose key this is, as a partner's or else as a
    * customer's; a key accepted as neither is `OrchestratorRejected`.

@@ -6,7 +6,7 @@ import { decodeInput } from "../domain/decode.js";
 import { AddConnectionRequest } from "../domain/requests.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
-import { requireAccepted } from "./identify-target.js";
+import { requireAccepted, requireAdmitted } from "./identify-target.js";
 
 const requireAliasFree = (repository: ConnectionRepository, alias: Alias): TE.TaskEither<DomainError, void> =>
   pipe(
@@ -27,14 +27,16 @@ export interface AddConnectionOptions {
 export type AddConnectionOutcome = "added" | "dry-run";
 
 /**
- * Adds a connection from an untrusted request body: decode, refuse a taken
- * alias, have the orchestrator accept the key (unless forced), then store.
+ * Adds a connection from an untrusted request body: decode, refuse a fenced
+ * destination and a taken alias, have the orchestrator accept the key
+ * (unless forced), then store.
  */
 export const addConnection =
   (deps: { readonly repository: ConnectionRepository; readonly orchestrator: Orchestrator }) =>
   (body: unknown, options: AddConnectionOptions = {}): TE.TaskEither<DomainError, AddConnectionOutcome> =>
     pipe(
       TE.fromEither(decodeInput(AddConnectionRequest, "body")(body)),
+      TE.tap((connection) => TE.fromEither(requireAdmitted(deps.orchestrator, connection.orchestratorUrl))),
       TE.tap((connection) => requireAliasFree(deps.repository, connection.alias)),
       TE.tap((connection) => requireAccepted(deps.orchestrator, connection.alias, options.force === true)(connection)),
       TE.flatMap((connection) =>

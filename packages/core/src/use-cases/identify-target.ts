@@ -1,7 +1,8 @@
+import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Identity, OrchestratorTarget } from "../domain/connection.js";
-import { validationRefused, type DomainError } from "../domain/errors.js";
+import { invalidInput, validationRefused, type DomainError } from "../domain/errors.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 
 /**
@@ -17,3 +18,14 @@ export const requireAccepted =
           orchestrator.identify(target),
           TE.mapLeft((cause) => validationRefused(alias, cause)),
         );
+
+/**
+ * The check that guards add and update even when forced: the orchestrator
+ * adapter must admit the URL as a destination (never link-local or a cloud
+ * metadata service, unless configured explicitly).
+ */
+export const requireAdmitted = (orchestrator: Orchestrator, orchestratorUrl: string): E.Either<DomainError, void> =>
+  pipe(
+    orchestrator.admits(orchestratorUrl),
+    E.mapLeft((reason) => invalidInput([{ field: "orchestratorUrl", message: reason }])),
+  );

@@ -9,7 +9,7 @@ import { UpdateConnectionRequest } from "../domain/requests.js";
 import type { ConnectionChanges } from "../ports/connection-changes.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
-import { requireAccepted } from "./identify-target.js";
+import { requireAccepted, requireAdmitted } from "./identify-target.js";
 
 export interface UpdateConnectionOptions {
   /** Store without asking the orchestrator. */
@@ -46,6 +46,7 @@ export const updateConnection =
       TE.flatMap((alias) =>
         pipe(
           TE.fromEither(decodeChange(alias, body)),
+          TE.tap((change) => TE.fromEither(change.orchestratorUrl === undefined ? E.right(undefined) : requireAdmitted(deps.orchestrator, change.orchestratorUrl))),
           TE.tap((change) =>
             pipe(
               deps.repository.get(alias),
