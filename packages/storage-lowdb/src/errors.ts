@@ -36,3 +36,6 @@ export class ConnectionsFileFailure extends Error {
     this.name = "ConnectionsFileFailure";
   }
 }
+
+/** The code of a Node.js system error (ENOENT, EACCES…), for messages that name no value. */
+export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown error";

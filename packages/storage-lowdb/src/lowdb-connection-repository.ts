@@ -38,7 +38,8 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     return stored === undefined ? E.left(notFound(alias)) : reveal(key, stored);
   };
 
-  // Listing is the most frequent request; its answer is rebuilt only when the file's state changed.
+  // Listing is the most frequent request; its answer is rebuilt only when the file's state changed, and frozen,
+  // as the port's list cache rule asks of a list handed out more than once.
   let listed: { readonly generation: number; readonly summaries: readonly ConnectionSummary[] } | undefined;
   const list: ConnectionRepository["list"] = () => async () => {
     const state = await file.read();
@@ -46,7 +47,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     if (listed?.generation !== file.generation) {
       // From db.data, not `state`: the two may differ if another reader re-read the file meanwhile, and
       // db.data changes together with the generation.
-      const summaries = [...file.db.data.connections.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }));
+      const summaries = Object.freeze([...file.db.data.connections.values()].map(({ alias, orchestratorUrl }) => Object.freeze({ alias, orchestratorUrl })));
       listed = { generation: file.generation, summaries };
     }
     return E.right(listed.summaries);
