@@ -1,7 +1,7 @@
-import { timingSafeEqual } from "node:crypto";
 import type { Clock } from "@sdwan-connections/core";
+import { parse } from "basic-auth";
 import bcrypt from "bcryptjs";
-import { sha256, type Role, type Users } from "./users.js";
+import { highestCost, sha256, type Role, type Users } from "./users.js";
 
 export interface AuthenticatedUser {
   readonly name: string;
@@ -24,16 +24,22 @@ export interface AuthenticatorOptions {
   readonly maxCacheEntries?: number;
 }
 
-// Compared against when the user does not exist, so that case costs a bcrypt check too.
-const DUMMY_HASH = bcrypt.hashSync("no such user", 10);
+// Compared against when the user does not exist, at the highest cost in use, so that case costs what a real check does.
+const dummyHashes = new Map<number, string>();
+const dummyHashFor = (users: Users): string => {
+  const cost = highestCost([...users.values()].map((user) => user.hash));
+  let hash = dummyHashes.get(cost);
+  if (hash === undefined) {
+    hash = bcrypt.hashSync("no such user", cost);
+    dummyHashes.set(cost, hash);
+  }
+  return hash;
+};
 
-/** The name and password of a `Basic` header, or undefined when it is not one. */
+/** The name and password of a `Basic` header (parsed by jshttp's basic-auth), or undefined when it is not one or names nobody. */
 export const parseBasic = (header: string | undefined): { name: string; password: string } | undefined => {
-  if (header === undefined || header.length < 7 || header.slice(0, 6).toLowerCase() !== "basic ") return undefined;
-  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon <= 0) return undefined;
-  return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  const credentials = header === undefined ? undefined : parse(header);
+  return credentials === undefined || credentials.name === "" ? undefined : { name: credentials.name, password: credentials.pass };
 };
 
 /**
@@ -45,19 +51,13 @@ export const createAuthenticator = (initial: Users, options: AuthenticatorOption
   const ttlMs = options.cacheTtlMs ?? 60_000;
   const maxEntries = options.maxCacheEntries ?? 10_000;
   let users = initial;
+  let dummyHash = dummyHashFor(initial);
   let verified = new Map<string, { readonly user: AuthenticatedUser; readonly expiresAt: number }>();
 
   const check = async (name: string, password: string): Promise<AuthenticatedUser | undefined> => {
     const entry = users.get(name);
-    if (entry === undefined) {
-      await bcrypt.compare(password, DUMMY_HASH);
-      return undefined;
-    }
-    const ok =
-      entry.secret.kind === "bcrypt"
-        ? await bcrypt.compare(password, entry.secret.hash)
-        : timingSafeEqual(sha256(password), entry.secret.digest);
-    return ok ? { name, role: entry.role } : undefined;
+    const ok = await bcrypt.compare(password, entry?.hash ?? dummyHash);
+    return ok && entry !== undefined ? { name, role: entry.role } : undefined;
   };
 
   const cacheKey = (header: string): string => sha256(header).toString("base64");
@@ -89,6 +89,7 @@ export const createAuthenticator = (initial: Users, options: AuthenticatorOption
     },
     replaceUsers: (next) => {
       users = next;
+      dummyHash = dummyHashFor(next);
       verified = new Map();
     },
   };

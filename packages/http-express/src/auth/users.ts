@@ -6,18 +6,29 @@ import * as E from "fp-ts/lib/Either.js";
 
 export type Role = "admin" | "viewer";
 
-/** How a user's password is checked: a bcrypt hash, or the SHA-256 of a password given in the environment. */
-export type Secret = { readonly kind: "bcrypt"; readonly hash: string } | { readonly kind: "sha256"; readonly digest: Buffer };
-
 export interface UserEntry {
   readonly role: Role;
-  readonly secret: Secret;
+  /** Every password is checked against a bcrypt hash, the environment admin's too (hashed at start). */
+  readonly hash: string;
 }
 
 /** Every user who may sign in, by name. */
 export type Users = ReadonlyMap<string, UserEntry>;
 
 const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
+
+/** The lowest bcrypt cost used for a password this service hashes itself (bcryptjs's default). */
+export const MIN_BCRYPT_COST = 10;
+
+/** The cost (log2 rounds) of a bcrypt hash. */
+export const bcryptCost = (hash: string): number => Number(hash.slice(4, 6));
+
+/**
+ * The highest cost among the users' hashes (at least MIN_BCRYPT_COST): every
+ * check costs about as long as the slowest user's, so the time of a failed
+ * login tells neither whether the user exists nor which kind of user it is.
+ */
+export const highestCost = (hashes: Iterable<string>): number => Math.max(MIN_BCRYPT_COST, ...[...hashes].map(bcryptCost));
 
 /**
  * Parses an htpasswd file: `name:hash` lines, `#` comments and blank lines
@@ -86,12 +97,12 @@ export const loadUsers = async (sources: UserSources): Promise<E.Either<string, 
   for (const [text, source] of files) {
     const parsed = parseHtpasswd(text, source);
     if (E.isLeft(parsed)) return parsed;
-    for (const [name, hash] of parsed.right) {
-      users.set(name, { role: viewers.has(name) ? "viewer" : "admin", secret: { kind: "bcrypt", hash } });
-    }
+    for (const [name, hash] of parsed.right) users.set(name, { role: viewers.has(name) ? "viewer" : "admin", hash });
   }
   if (sources.admin !== undefined) {
-    users.set(sources.admin.user, { role: "admin", secret: { kind: "sha256", digest: sha256(sources.admin.password) } });
+    // Hashed like the others, at the highest cost in use, so that its check takes as long as theirs.
+    const cost = highestCost([...users.values()].map((user) => user.hash));
+    users.set(sources.admin.user, { role: "admin", hash: await bcrypt.hash(sources.admin.password, cost) });
   }
   return E.right(users);
 };
