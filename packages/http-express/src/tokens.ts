@@ -12,7 +12,7 @@ export interface Lifecycle {
 export interface Auth {
   readonly authenticator: Authenticator;
   readonly throttle: LoginThrottle;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** What the REST driver binds on top of the composition's tokens. */

@@ -1,7 +1,7 @@
 import { readFile, rename, stat, writeFile } from "node:fs/promises";
 import { createManualClock } from "@sdwan-connections/core/testing";
 import bcrypt from "bcryptjs";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generatedAdminFile } from "../src/auth/users.js";
 import { TOKENS } from "@sdwan-connections/composition";
 import { inMemoryStorageModule, orchestratorModule } from "@sdwan-connections/composition/testing";
@@ -25,7 +25,21 @@ import {
 
 const CONNECTIONS = `${BASE}/connections`;
 
+/** The service's clock and Date (which the failed-login count, rate-limiter-flexible, reads), moved on together. */
+const advance = (clock: ReturnType<typeof createManualClock>, ms: number): void => {
+  clock.advance(ms);
+  vi.setSystemTime(Date.now() + ms);
+};
+
 describe("authentication and roles (docs/interface.md §5)", () => {
+  // Only Date is faked (for the failed-login count); sockets and timers run for real.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("htpasswd users ($2y$ and $2b$) sign in; SDWAN_VIEWERS are viewers, the others admins", async () => {
     await using h = await startHarness();
     expect((await h.call("POST", `${CONNECTIONS}?force=true`, { user: OPERATOR, body: anAddBody() })).status).toBe(200);
@@ -43,9 +57,9 @@ describe("authentication and roles (docs/interface.md §5)", () => {
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get("retry-after")).toBe("60");
     expect(blocked.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
-    clock.advance(45_000);
+    advance(clock, 45_000);
     expect((await h.call("GET", CONNECTIONS, { user: ADMIN })).headers.get("retry-after")).toBe("15");
-    clock.advance(15_000);
+    advance(clock, 15_000);
     expect((await h.call("GET", CONNECTIONS, { user: ADMIN })).status).toBe(200);
   });
 
@@ -54,7 +68,7 @@ describe("authentication and roles (docs/interface.md §5)", () => {
     await using h = await startHarness({ clock, env: { SDWAN_LOGIN_MAX_FAILURES: "3", SDWAN_LOGIN_WINDOW_MS: "10000" } });
     const wrong = { name: ADMIN.name, password: "nope-nope" };
     for (let i = 0; i < 2; i += 1) await h.call("GET", CONNECTIONS, { user: wrong });
-    clock.advance(10_000);
+    advance(clock, 10_000);
     for (let i = 0; i < 2; i += 1) await h.call("GET", CONNECTIONS, { user: wrong });
     expect((await h.call("GET", CONNECTIONS)).status).toBe(200);
     await h.call("GET", CONNECTIONS, { user: wrong });

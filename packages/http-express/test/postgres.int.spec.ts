@@ -40,6 +40,25 @@ const instance = async (env: Record<string, string> = {}): Promise<RunningServic
 };
 
 describe("SDWAN_STORAGE=postgres", () => {
+  it("instances share one count of failed logins (rate-limiter-flexible's PostgreSQL store)", async () => {
+    const env = { SDWAN_LOGIN_MAX_FAILURES: "4", SDWAN_LOGIN_WINDOW_MS: "60000" };
+    const a = await instance(env);
+    const b = await instance(env);
+    try {
+      const wrong = { name: ADMIN.name, password: "not-the-password" };
+      for (const call of [client(a.url), client(a.url), client(b.url), client(b.url)]) expect((await call("GET", `${BASE}/connections`, { user: wrong })).status).toBe(401);
+      // A saw two failures and B two: together, four. Both refuse the next attempt.
+      for (const url of [a.url, b.url]) {
+        const refused = await client(url)("GET", `${BASE}/connections`, { user: wrong });
+        expect(refused.status, url).toBe(429);
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(50);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("two instances share the connections; keys are sealed in the rows; customers caches follow the other's update", async () => {
     const a = await instance();
     const b = await instance();

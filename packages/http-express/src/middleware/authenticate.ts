@@ -16,7 +16,8 @@ export interface AuthenticateOptions {
 /**
  * HTTP Basic credentials, the failed-login throttle, and roles: a viewer
  * only reads. Synchronous on purpose: a recently verified header is admitted
- * without a promise turn (the common case); only a new one waits for bcrypt.
+ * without a promise turn (the common case); only a new one waits for the
+ * shared failure count and bcrypt.
  */
 export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateOptions): RequestHandler => {
   const admit = (req: Request, res: Response, next: NextFunction, header: string | undefined, user: AuthenticatedUser | undefined): void => {
@@ -40,21 +41,35 @@ export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateO
     next();
   };
 
+  const tooManyFailures = (res: Response, retryAfter: number): void => {
+    metrics.loginFailures.inc({ status: "429" });
+    sendProblem(
+      res,
+      problem(429, "too-many-failed-logins", "Too many failed logins", "Too many failed logins from this client; try again later.", {
+        headers: { "Retry-After": String(retryAfter) },
+      }),
+    );
+  };
+
   return (req, res, next) => {
-    const retryAfter = throttle.retryAfterSeconds(req.socket.remoteAddress ?? "unknown");
+    const client = req.socket.remoteAddress ?? "unknown";
+    const retryAfter = throttle.retryAfterSeconds(client);
     if (retryAfter !== undefined) {
-      metrics.loginFailures.inc({ status: "429" });
-      sendProblem(
-        res,
-        problem(429, "too-many-failed-logins", "Too many failed logins", "Too many failed logins from this client; try again later.", {
-          headers: { "Retry-After": String(retryAfter) },
-        }),
-      );
+      tooManyFailures(res, retryAfter);
       return;
     }
     const header = req.headers.authorization;
     const user = authenticator.cached(header);
-    if (user !== undefined) admit(req, res, next, header, user);
-    else authenticator.authenticate(header).then((checked) => admit(req, res, next, header, checked), next);
+    if (user !== undefined) {
+      admit(req, res, next, header, user);
+      return;
+    }
+    // A full check (bcrypt) is due anyway: ask the shared count too, which other instances' failures may have filled.
+    throttle
+      .blockedSeconds(client)
+      .then((blocked) =>
+        blocked !== undefined ? tooManyFailures(res, blocked) : authenticator.authenticate(header).then((checked) => admit(req, res, next, header, checked)),
+      )
+      .catch(next);
   };
 };
