@@ -1,3 +1,5 @@
+import * as E from "fp-ts/lib/Either.js";
+
 /** What `pnpm simulator` / `node dist/src/main.js` accept, from flags first, then environment. */
 export interface CliOptions {
   readonly host: string;
@@ -17,8 +19,15 @@ const positiveInt = (name: string, value: string, min: number): number => {
   return Number(value);
 };
 
-/** Parses argv (without node and script) and env; throws one clear line on a bad value. */
-export const parseCliOptions = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliOptions => {
+/** Parses argv (without node and script) and env; one clear line on a bad value. */
+export const parseCliOptions = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>): E.Either<string, CliOptions> =>
+  // The checks below throw their line; this is where it is caught.
+  E.tryCatch(
+    () => readOptions(argv, env),
+    (error) => (error as Error).message,
+  );
+
+const readOptions = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliOptions => {
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFile } from "node:fs/promises";
+import * as E from "fp-ts/lib/Either.js";
 import { parseCliOptions } from "./cli.js";
 import { loadDataset, startOrchestratorSimulator } from "./simulator.js";
 
@@ -7,7 +8,9 @@ import { loadDataset, startOrchestratorSimulator } from "./simulator.js";
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
 
 const main = async (): Promise<void> => {
-  const options = parseCliOptions(process.argv.slice(2), process.env);
+  const parsed = parseCliOptions(process.argv.slice(2), process.env);
+  if (E.isLeft(parsed)) throw new Error(parsed.left); // caught below: one line, exit 1
+  const options = parsed.right;
   const simulator = await startOrchestratorSimulator({
     host: options.host,
     port: options.port,

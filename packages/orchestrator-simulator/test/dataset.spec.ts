@@ -45,23 +45,25 @@ describe("decodeDataset", () => {
 
 describe("parseCliOptions", () => {
   it("defaults to 127.0.0.1:8981 without prefix", () => {
-    expect(parseCliOptions([], {})).toEqual({ host: "127.0.0.1", port: 8981, prefix: "" });
+    expect(parseCliOptions([], {})).toEqual(E.right({ host: "127.0.0.1", port: 8981, prefix: "" }));
   });
   it("takes flags over environment", () => {
-    expect(parseCliOptions(["--port", "9000", "--prefix=/vco", "--generate", "2:10"], { SIMULATOR_PORT: "1", SIMULATOR_DATA: "d.json" })).toEqual({
-      host: "127.0.0.1",
-      port: 9000,
-      prefix: "/vco",
-      dataFile: "d.json",
-      generate: { partners: 2, enterprisesPerPartner: 10 },
-    });
+    expect(parseCliOptions(["--port", "9000", "--prefix=/vco", "--generate", "2:10"], { SIMULATOR_PORT: "1", SIMULATOR_DATA: "d.json" })).toEqual(
+      E.right({
+        host: "127.0.0.1",
+        port: 9000,
+        prefix: "/vco",
+        dataFile: "d.json",
+        generate: { partners: 2, enterprisesPerPartner: 10 },
+      }),
+    );
   });
   it("takes a TLS key and certificate together, from flags or environment", () => {
-    expect(parseCliOptions(["--tls-key", "k.pem"], { SIMULATOR_TLS_CERT: "c.pem" })).toMatchObject({ tls: { keyFile: "k.pem", certFile: "c.pem" } });
-    expect(() => parseCliOptions(["--tls-key", "k.pem"], {})).toThrow(/go together/);
+    expect(parseCliOptions(["--tls-key", "k.pem"], { SIMULATOR_TLS_CERT: "c.pem" })).toMatchObject(E.right({ tls: { keyFile: "k.pem", certFile: "c.pem" } }));
+    expect(parseCliOptions(["--tls-key", "k.pem"], {})).toEqual(E.left(expect.stringMatching(/go together/)));
   });
   it("refuses bad values with one clear line", () => {
-    expect(() => parseCliOptions(["--port", "x"], {})).toThrow(/--port/);
-    expect(() => parseCliOptions(["--bogus"], {})).toThrow(/unknown argument/);
+    expect(parseCliOptions(["--port", "x"], {})).toEqual(E.left(expect.stringMatching(/--port/)));
+    expect(parseCliOptions(["--bogus"], {})).toEqual(E.left(expect.stringMatching(/unknown argument/)));
   });
 });
