@@ -1,3 +1,4 @@
+import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Pool, PoolClient } from "pg";
@@ -55,7 +56,8 @@ export interface MigrationReport {
   readonly version: number;
 }
 
-const run = async (client: PoolClient, migrations: readonly Migration[]): Promise<MigrationReport | string> => {
+/** Runs inside the I/O wrapper of `migrate` (a database error throws there); a schema newer than this release is a Left. */
+const run = async (client: PoolClient, migrations: readonly Migration[]): Promise<E.Either<string, MigrationReport>> => {
   await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
   try {
     await client.query(
@@ -70,7 +72,7 @@ const run = async (client: PoolClient, migrations: readonly Migration[]): Promis
     const newest = Math.max(0, ...done);
     const known = Math.max(0, ...migrations.map((migration) => migration.version));
     if (newest > known) {
-      return `the database schema is at version ${newest}, newer than this release knows (${known}): upgrade the service`;
+      return E.left(`the database schema is at version ${newest}, newer than this release knows (${known}): upgrade the service`);
     }
     const applied: number[] = [];
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
@@ -86,7 +88,7 @@ const run = async (client: PoolClient, migrations: readonly Migration[]): Promis
       }
       applied.push(migration.version);
     }
-    return { applied, version: Math.max(newest, ...applied) };
+    return E.right({ applied, version: Math.max(newest, ...applied) });
   } finally {
     await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => undefined);
   }
@@ -105,5 +107,5 @@ export const migrate = (pool: Pool, migrations: readonly Migration[] = MIGRATION
       () => withDedicatedClient(pool, (client) => run(client, migrations)),
       databaseFailure("migrating the schema"),
     ),
-    TE.chain((outcome) => (typeof outcome === "string" ? TE.left(storageFailure(`Storage failure while migrating the schema: ${outcome}.`)) : TE.right(outcome))),
+    TE.chainEitherK(E.mapLeft((reason: string): DomainError => storageFailure(`Storage failure while migrating the schema: ${reason}.`))),
   );
