@@ -1,14 +1,20 @@
 /**
  * A partner with 10,000 enterprises: cold listing (client → simulator,
- * decode and map) beside the simulator's own time to serve the raw answer,
- * then warm listing (core's customers cache), then 100 concurrent first
- * requests (must cause exactly one enterprises call). Writes the
+ * decode and map) beside the simulator's own time to serve the raw answer
+ * and a raw fetch + JSON.parse of it (the baseline: target ≤ 1.3×), then
+ * warm listing (core's customers cache), then 100 concurrent first requests
+ * (must cause exactly one enterprises call). Then a partner with 50,000
+ * enterprises, served by a simulator in a child process so that only this
+ * process's memory is measured: peak heap growth of a cold listing ÷ the
+ * answer's size (target ≤ 3×), beside the raw fetch + JSON.parse. Writes the
  * "orchestrator" section of docs/benchmarks.md.
  *
  *   pnpm --filter @sdwan-connections/orchestrator-portal bench
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import * as E from "fp-ts/lib/Either.js";
 import nodeFetch from "node-fetch";
 import { machineLine, markdownTable, median, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
@@ -18,11 +24,14 @@ import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simu
 import { createPortalOrchestrator } from "../src/index.js";
 
 const ENTERPRISES = 10_000;
+const HUGE_ENTERPRISES = 50_000;
 const COLD_RUNS = 7;
+const HUGE_RUNS = 3;
 const WARM_RUNS = 2_000;
 const CONCURRENT = 100;
 const KEY = "generated-partner-key-1";
 const ENTERPRISES_METHOD = "enterpriseProxy/getEnterpriseProxyEnterprises";
+const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/main.ts", import.meta.url));
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
@@ -34,19 +43,120 @@ const measure = async <A>(work: () => Promise<A>) => {
   const before = process.memoryUsage();
   let peakRss = before.rss;
   let peakHeap = before.heapUsed;
-  const sampler = setInterval(() => {
+  let peakBuffers = before.arrayBuffers;
+  const sample = () => {
     const now = process.memoryUsage();
     peakRss = Math.max(peakRss, now.rss);
     peakHeap = Math.max(peakHeap, now.heapUsed);
-  }, 2);
+    peakBuffers = Math.max(peakBuffers, now.arrayBuffers);
+  };
+  const sampler = setInterval(sample, 2);
   const started = performance.now();
   const result = await work();
   const durationMs = performance.now() - started;
   clearInterval(sampler);
-  const after = process.memoryUsage();
-  peakRss = Math.max(peakRss, after.rss);
-  peakHeap = Math.max(peakHeap, after.heapUsed);
-  return { result, durationMs, rssDelta: peakRss - before.rss, heapDelta: peakHeap - before.heapUsed, peakRss };
+  sample();
+  return {
+    result,
+    durationMs,
+    rssDelta: peakRss - before.rss,
+    heapDelta: peakHeap - before.heapUsed,
+    buffersDelta: peakBuffers - before.arrayBuffers,
+    peakRss,
+  };
+};
+
+type Measured<A> = Awaited<ReturnType<typeof measure<A>>>;
+
+/** The orchestrator's answer as any client would take it: fetched (node-fetch, keep-alive) and JSON.parse'd. Returns its size in bytes. */
+const rawFetchAndParse = async (simulatorUrl: string): Promise<number> => {
+  const response = await nodeFetch(`${simulatorUrl}portal/rest/${ENTERPRISES_METHOD}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json", authorization: `Token ${KEY}` },
+    body: '{"enterpriseProxyId":10}',
+  });
+  const text = await response.text();
+  const parsed = JSON.parse(text) as unknown[];
+  if (parsed.length === 0) throw new Error("empty answer");
+  return Buffer.byteLength(text);
+};
+
+/** The simulator in a child process (`--generate 1:<enterprises>`), so its memory is not this process's. */
+const startChildSimulator = async (enterprises: number): Promise<{ readonly url: string; readonly child: ChildProcess }> => {
+  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SIMULATOR_MAIN, "--port", "0", "--generate", `1:${enterprises}`], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    child.once("exit", () => reject(new Error(`simulator exited:\n${out}`)));
+  });
+  return { url, child };
+};
+
+const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`;
+const range = (values: readonly number[], format: (value: number) => string): string =>
+  `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
+
+/**
+ * 50,000 enterprises: cold listings through a fresh service each, interleaved
+ * with raw fetches + JSON.parse of the same answer; one of each first, unmeasured
+ * (the simulator serializes its answer on the first call).
+ */
+const hugePartner = async (): Promise<string> => {
+  const simulator = await startChildSimulator(HUGE_ENTERPRISES);
+  const client = createPortalOrchestrator({ allowedHosts: undefined, timeoutMs: 60_000 });
+  const store = createInMemoryConnectionRepository();
+  await store.insert(aConnection({ alias: "huge-partner", orchestratorUrl: simulator.url, apiKey: KEY }))();
+  const coldListing = async () => {
+    const service = createConnectionService({ repository: store, orchestrator: client, customersCacheTtlMs: 600_000 });
+    try {
+      const listed = await service.listPartnerCustomers("huge-partner")();
+      if (E.isLeft(listed) || listed.right.length !== HUGE_ENTERPRISES) throw new Error("50,000-enterprise cold listing failed");
+      return listed.right.length;
+    } finally {
+      service.dispose();
+    }
+  };
+  try {
+    const answerBytes = await rawFetchAndParse(simulator.url);
+    await coldListing();
+    const raw: Measured<number>[] = [];
+    const cold: Measured<number>[] = [];
+    for (let i = 0; i < HUGE_RUNS; i += 1) {
+      raw.push(await measure(() => rawFetchAndParse(simulator.url)));
+      cold.push(await measure(coldListing));
+    }
+    const row = (label: string, runs: readonly Measured<number>[]) => [
+      label,
+      range(runs.map((r) => r.durationMs), (v) => v.toFixed(0)),
+      range(runs.map((r) => r.heapDelta), mib),
+      range(runs.map((r) => r.heapDelta / answerBytes), (v) => `${v.toFixed(2)}×`),
+      range(runs.map((r) => r.buffersDelta), mib),
+      mib(Math.max(...runs.map((r) => r.peakRss))),
+    ];
+    const coldRatio = median(cold.map((r) => r.heapDelta)) / answerBytes;
+    return `### A partner with ${HUGE_ENTERPRISES.toLocaleString("en-US")} enterprises (${mib(answerBytes)} MiB answer)
+
+The simulator runs in a child process (\`--generate 1:${HUGE_ENTERPRISES}\`), so only this process's memory is counted. ${HUGE_RUNS} runs of each,
+interleaved, after one unmeasured run of each; median (min–max). Heap growth is the peak of \`heapUsed\` above its value before the run,
+sampled every 2 ms and at the end${gc === undefined ? " (run without --expose-gc: growth includes garbage not yet collected)" : ", after a forced GC"}; array buffers
+(the answer's bytes, outside the heap) likewise.
+
+${markdownTable(
+  ["", "ms", "peak heap growth (MiB)", "÷ answer size", "peak array-buffer growth (MiB)", "peak RSS (MiB)"],
+  [row("raw fetch + JSON.parse (baseline)", raw), row("**cold listing**: identify + list + decode + map", cold)],
+)}
+
+Cold listing's peak heap growth: **${coldRatio.toFixed(2)}× the answer's size** (target ≤ 3×; the baseline holds the text and its parse: ${(median(raw.map((r) => r.heapDelta)) / answerBytes).toFixed(2)}×).`;
+  } finally {
+    client.close();
+    simulator.child.kill();
+  }
 };
 
 const simulator = await startOrchestratorSimulator({
@@ -70,13 +180,16 @@ try {
       headers: { "content-type": "application/json", authorization: `Token ${KEY}` },
       body: '{"enterpriseProxyId":10}',
     });
-    rawBytes = (await response.text()).length;
+    rawBytes = Buffer.byteLength(await response.text());
     serveInside.push(simulator.calls.lastServeMs[ENTERPRISES_METHOD] ?? Number.NaN);
   });
 
-  // Cold: a fresh service (empty cache) each run: identify + list + decode + map.
+  // Cold: a fresh service (empty cache) each run: identify + list + decode + map, each after a raw fetch + JSON.parse of the same answer.
+  await rawFetchAndParse(simulator.url);
+  const rawParse = [];
   const cold = [];
   for (let i = 0; i < COLD_RUNS; i += 1) {
+    rawParse.push((await measure(() => rawFetchAndParse(simulator.url))).durationMs);
     const service = newService();
     const run = await measure(() => service.listPartnerCustomers("big-partner")());
     if (E.isLeft(run.result) || run.result.right.length !== ENTERPRISES) throw new Error("cold listing failed");
@@ -103,18 +216,21 @@ try {
   if (!allOk || enterprisesCalls !== 1) throw new Error(`single flight broken: ${enterprisesCalls} enterprises calls, all ok: ${allOk}`);
 
   const coldTimes = cold.map((run) => run.durationMs);
+  const huge = await hugePartner();
   const markdown = `## Orchestrator: listing a partner with ${ENTERPRISES.toLocaleString("en-US")} customers
 
 \`pnpm --filter @sdwan-connections/orchestrator-portal bench\` (\`packages/orchestrator-portal/bench/customers.bench.ts\`): core's
 \`createConnectionService\` with the in-memory repository and the orchestrator-portal client, talking over loopback HTTP to the
 orchestrator simulator generating one partner with ${ENTERPRISES.toLocaleString("en-US")} enterprises (answer: ${mib(rawBytes)} MiB of JSON).
-${await machineLine()}. 1-minute load average at the end: ${loadavg()[0]?.toFixed(1)} (the machine is shared; figures scale with it). Median of ${COLD_RUNS} cold runs${gc === undefined ? " (run without --expose-gc, so memory deltas include garbage not yet collected)" : ""}.
+${await machineLine()}. 1-minute load average at the end: ${loadavg()[0]?.toFixed(1)} (the machine is shared; figures scale with it). Median of ${COLD_RUNS} cold runs,
+each after a raw fetch + JSON.parse of the same answer${gc === undefined ? " (run without --expose-gc, so memory deltas include garbage not yet collected)" : ""}.
 
 ${markdownTable(
   ["Measure", "Median", "Min", "Max"],
   [
     ["Simulator serving the raw answer, inside the server (ms)", ms(median(serveInside)), ms(Math.min(...serveInside)), ms(Math.max(...serveInside))],
     ["Raw fetch of the same answer, no parsing or mapping (ms)", ms(median(raw)), ms(Math.min(...raw)), ms(Math.max(...raw))],
+    ["Raw fetch + JSON.parse of the same answer: the cold baseline (ms)", ms(median(rawParse)), ms(Math.min(...rawParse)), ms(Math.max(...rawParse))],
     ["**Cold** listing: identify + list + decode + map (ms)", ms(median(coldTimes)), ms(Math.min(...coldTimes)), ms(Math.max(...coldTimes))],
     ["Cold listing: peak RSS growth (MiB)", mib(median(cold.map((r) => r.rssDelta))), mib(Math.min(...cold.map((r) => r.rssDelta))), mib(Math.max(...cold.map((r) => r.rssDelta)))],
     ["Cold listing: peak heap growth (MiB)", mib(median(cold.map((r) => r.heapDelta))), mib(Math.min(...cold.map((r) => r.heapDelta))), mib(Math.max(...cold.map((r) => r.heapDelta)))],
@@ -124,11 +240,14 @@ ${markdownTable(
 
 The simulator serializes a partner's answer once and reuses the string, so its first serve (the max) includes \`JSON.stringify\`;
 the raw fetch is what any client pays for the bytes alone, the cold listing adds identification, \`JSON.parse\`, io-ts decoding and mapping.
+**Cold listing ÷ raw fetch + JSON.parse: ${ratio(median(coldTimes), median(rawParse))}** (medians; target ≤ 1.3×).
 Peak process RSS during the cold runs: ${mib(Math.max(...cold.map((r) => r.peakRss)))} MiB. Warm calls made ${warmCalls} orchestrator calls.
 
 **${CONCURRENT} concurrent first requests** for the partner (empty cache): ${enterprisesCalls} \`getEnterpriseProxyEnterprises\` call and
 ${identifyCalls} \`getEnterpriseProxyProperty\` call reached the simulator; all ${CONCURRENT} callers got the ${ENTERPRISES.toLocaleString("en-US")} customers
-in ${ms(flight.durationMs)} ms (peak heap growth ${mib(flight.heapDelta)} MiB: one answer, shared).`;
+in ${ms(flight.durationMs)} ms (peak heap growth ${mib(flight.heapDelta)} MiB: one answer, shared).
+
+${huge}`;
 
   await writeBenchmarkSection("orchestrator", markdown);
   process.stdout.write(`${markdown}\n`);
