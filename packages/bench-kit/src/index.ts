@@ -61,3 +61,4 @@ export const machineLine = async (): Promise<string> => {
 };
 
 export { startServiceProcess, type ServiceProcess } from "./service-process.js";
+export { measureMemory, runAutocannon, type AutocannonSummary } from "./load.js";

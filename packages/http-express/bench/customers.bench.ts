@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { machineLine, markdownTable, median, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { machineLine, markdownTable, measureMemory, median, runAutocannon, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { loadConfig } from "@sdwan-connections/composition";
 import * as E from "fp-ts/lib/Either.js";
 import { pino } from "pino";
@@ -30,7 +30,6 @@ const CONNECTIONS = 10;
 const KEY = "generated-partner-key-1";
 const USER = { name: "bench", password: "bench-password-1" };
 const AUTHORIZATION = `Basic ${Buffer.from(`${USER.name}:${USER.password}`).toString("base64")}`;
-const AUTOCANNON = fileURLToPath(new URL("../node_modules/autocannon/autocannon.js", import.meta.url));
 const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/main.ts", import.meta.url));
 const CUSTOMERS_PATH = "/rest/plugin/sdwan/partner/big/customers";
 
@@ -93,15 +92,9 @@ interface Load {
   readonly bytesPerAnswer: number;
 }
 
-/** One autocannon run in a child process; every answer must have `status`. */
+/** One autocannon run; every answer must have `status`. */
 const load = async (url: string, headers: Record<string, string>, status: number, seconds = DURATION_S): Promise<Load> => {
-  const args = [AUTOCANNON, "-j", "-c", String(CONNECTIONS), "-d", String(seconds)];
-  for (const [name, value] of Object.entries(headers)) args.push("-H", `${name}=${value}`);
-  const child = spawn(process.execPath, [...args, url], { stdio: ["ignore", "pipe", "ignore"] });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  await once(child, "exit");
-  const summary = JSON.parse(out) as { requests: { average: number; total: number }; latency: { p99: number }; throughput: { total: number }; errors: number; non2xx: number; [code: string]: unknown };
+  const summary = await runAutocannon(url, { headers, connections: CONNECTIONS, seconds });
   const wrong = status === 200 ? summary.non2xx : summary.requests.total - summary.non2xx;
   if (summary.errors > 0 || wrong > 0) throw new Error(`${url}: ${summary.errors} errors, ${wrong} answers other than ${status}`);
   return { rps: summary.requests.average, p99: summary.latency.p99, bytesPerAnswer: summary.throughput.total / Math.max(1, summary.requests.total) };
@@ -138,26 +131,6 @@ const listen = async (server: Server): Promise<string> => {
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-};
-
-/** Runs `work` while sampling memory every 2 ms: its duration and the peaks above the starting point. */
-const measure = async <A>(work: () => Promise<A>) => {
-  gc?.();
-  const before = process.memoryUsage();
-  let peakHeap = before.heapUsed;
-  let peakRss = before.rss;
-  const sample = () => {
-    const now = process.memoryUsage();
-    peakHeap = Math.max(peakHeap, now.heapUsed);
-    peakRss = Math.max(peakRss, now.rss);
-  };
-  const sampler = setInterval(sample, 2);
-  const started = performance.now();
-  const result = await work();
-  const durationMs = performance.now() - started;
-  clearInterval(sampler);
-  sample();
-  return { result, durationMs, heapGrowth: peakHeap - before.heapUsed, peakRss };
 };
 
 /** The orchestrator's raw answer, fetched and parsed: the floor a cold request cannot go below. */
@@ -255,9 +228,9 @@ const hugePartner = async (dir: string): Promise<string> => {
   const service = await startBenchService(dir);
   try {
     await call(`${service.url}/rest/plugin/sdwan/connections?force=true`, "POST", { alias: "big", orchestratorUrl: simulator.url, apiKey: KEY });
-    const raw = await measure(() => rawFetch(simulator.url));
-    const first = await measure(() => coldRequest(service, simulator.url));
-    const second = await measure(() => coldRequest(service, simulator.url));
+    const raw = await measureMemory(() => rawFetch(simulator.url));
+    const first = await measureMemory(() => coldRequest(service, simulator.url));
+    const second = await measureMemory(() => coldRequest(service, simulator.url));
     const answer = first.result.length;
     return [
       `### A partner with 50,000 enterprises (${mib(answer)} MiB answer)`,

@@ -5,15 +5,13 @@
  * Load comes from autocannon in a child process, so it does not share the
  * servers' event loop. Results go to docs/benchmarks.md (section "http").
  */
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { machineLine, markdownTable, median, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { machineLine, markdownTable, median, runAutocannon, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { loadConfig } from "@sdwan-connections/composition";
 import { inMemoryStorageModule } from "@sdwan-connections/composition/testing";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
@@ -30,7 +28,6 @@ const STORED = 100;
 const USER = { name: "bench", password: "bench-password-1" };
 const AUTHORIZATION = `Basic ${Buffer.from(`${USER.name}:${USER.password}`).toString("base64")}`;
 const LIST_PATH = "/rest/plugin/sdwan/connections";
-const AUTOCANNON = fileURLToPath(new URL("../node_modules/autocannon/autocannon.js", import.meta.url));
 
 interface Result {
   readonly label: string;
@@ -41,23 +38,11 @@ interface Result {
   readonly cpuUs: number;
 }
 
-/** One autocannon run against `url` in a child process; its JSON summary. */
+/** One autocannon run against `url`, with this process's CPU time per request beside it. */
 const load = async (label: string, url: string, headers: Record<string, string>, seconds = DURATION_S): Promise<Result> => {
-  const args = [AUTOCANNON, "-j", "-c", String(CONNECTIONS), "-d", String(seconds)];
-  for (const [name, value] of Object.entries(headers)) args.push("-H", `${name}=${value}`);
-  args.push(url);
   const cpu = process.cpuUsage();
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  await once(child, "exit");
+  const summary = await runAutocannon(url, { headers, connections: CONNECTIONS, seconds });
   const used = process.cpuUsage(cpu);
-  const summary = JSON.parse(out) as {
-    requests: { average: number; total: number };
-    latency: { p50: number; p99: number };
-    non2xx: number;
-    errors: number;
-  };
   if (summary.errors > 0 || summary.non2xx > 0) throw new Error(`${label}: ${summary.errors} errors, ${summary.non2xx} non-2xx answers`);
   const cpuUs = (used.user + used.system) / summary.requests.total;
   return { label, rps: summary.requests.average, p50: summary.latency.p50, p99: summary.latency.p99, cpuUs };

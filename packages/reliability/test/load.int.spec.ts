@@ -1,7 +1,6 @@
-import { startServiceProcess, type ServiceProcess } from "@sdwan-connections/bench-kit";
-import { loadSampleDataset, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import type { ServiceProcess } from "@sdwan-connections/bench-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, BASE, makeDataDir, removeDir, report } from "./support.js";
+import { BASE, report, startWorld, tally, type World } from "./support.js";
 
 const CLIENTS = 50;
 const REQUESTS_PER_CLIENT = 40;
@@ -14,7 +13,7 @@ type Model = Map<string, string>;
  * validations and customers on its own three aliases (so its part of the
  * final state is a model it can keep alone), all at once with the other clients'.
  */
-const runClient = async (service: ServiceProcess, simulatorUrl: string, client: number, statuses: Map<number, number>): Promise<Model> => {
+const runClient = async (service: ServiceProcess, simulatorUrl: string, client: number, statuses: ReturnType<typeof tally>): Promise<Model> => {
   const model: Model = new Map();
   let seed = client * 7919 + 1;
   const next = (n: number) => {
@@ -57,45 +56,35 @@ const runClient = async (service: ServiceProcess, simulatorUrl: string, client: 
         // A customer key is not a partner's: 409.
         expected = exists ? (reply.status === 409 ? 409 : 200) : 404;
     }
-    statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+    statuses.add(reply.status);
     expect(reply.status, `client ${client}, request ${i}`).toBe(expected);
   }
   return model;
 };
 
 describe("mixed load against the service process", { timeout: 300_000 }, () => {
-  let dir: string;
-  let simulator: OrchestratorSimulator;
-  let service: ServiceProcess;
-
+  let world: World;
   beforeAll(async () => {
-    dir = await makeDataDir();
-    simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
-    service = await startServiceProcess({ SDWAN_DATA_DIR: dir, ...ADMIN });
+    world = await startWorld();
   });
-  afterAll(async () => {
-    await service?.stop();
-    await simulator?.stop();
-    await removeDir(dir);
-  });
+  afterAll(() => world?.close());
 
   it(`${CLIENTS * REQUESTS_PER_CLIENT} mixed requests from ${CLIENTS} clients: no 5xx, and the final state equals the model's`, async () => {
-    const statuses = new Map<number, number>();
+    const statuses = tally();
+    const { service, simulator } = world;
     const started = performance.now();
     const models = await Promise.all(Array.from({ length: CLIENTS }, (_, client) => runClient(service, simulator.url, client, statuses)));
     const seconds = (performance.now() - started) / 1000;
-    expect([...statuses.keys()].filter((status) => status >= 500)).toEqual([]);
+    expect([...statuses.statuses.keys()].filter((status) => status >= 500)).toEqual([]);
     const expected = models.flatMap((model) => [...model]).map(([alias, orchestratorUrl]) => ({ alias, orchestratorUrl }));
     const listed = (await service.call("GET", `${BASE}/connections`)).json<{ alias: string; orchestratorUrl: string }[]>();
     expect(listed).toEqual(expected.sort((a, b) => (a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)));
     // And the same after a restart: every acknowledged write is on disk.
-    await service.stop();
-    service = await startServiceProcess({ SDWAN_DATA_DIR: dir, ...ADMIN });
-    expect((await service.call("GET", `${BASE}/connections`)).json()).toEqual(listed);
-    const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(", ");
+    const restarted = await world.restart();
+    expect((await restarted.call("GET", `${BASE}/connections`)).json()).toEqual(listed);
     await report(
       "load",
-      `Last run: ${CLIENTS * REQUESTS_PER_CLIENT} requests from ${CLIENTS} clients in ${seconds.toFixed(1)} s (${Math.round((CLIENTS * REQUESTS_PER_CLIENT) / seconds)} req/s), none 5xx; ${listed.length} connections at the end, equal to the model's, and again after a restart. By status: ${byStatus}.`,
+      `Last run: ${CLIENTS * REQUESTS_PER_CLIENT} requests from ${CLIENTS} clients in ${seconds.toFixed(1)} s (${Math.round((CLIENTS * REQUESTS_PER_CLIENT) / seconds)} req/s), none 5xx; ${listed.length} connections at the end, equal to the model's, and again after a restart. By status: ${statuses}.`,
     );
   });
 });

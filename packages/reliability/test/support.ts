@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { startServiceProcess, writeBenchmarkSection, type ServiceProcess } from "@sdwan-connections/bench-kit";
+import { loadSampleDataset, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 
 export const BASE = "/rest/plugin/sdwan";
 export const ADMIN = { SDWAN_ADMIN_USER: "admin", SDWAN_ADMIN_PASSWORD: "admin-password-1" };
@@ -14,3 +15,45 @@ const REPORT = new URL("../../../docs/reliability.md", import.meta.url).pathname
 
 /** Writes this test's figures into its section of docs/reliability.md ("the figures of the last run"). */
 export const report = (id: string, markdown: string) => writeBenchmarkSection(`reliability:${id}`, markdown, REPORT);
+
+/** The service process on a fresh data directory, and the orchestrator simulator with its sample data. */
+export interface World {
+  readonly simulator: OrchestratorSimulator;
+  readonly service: ServiceProcess;
+  /** Stops the service (SIGTERM) and starts another on the same data directory. */
+  restart(): Promise<ServiceProcess>;
+  close(): Promise<void>;
+}
+
+export const startWorld = async (env: Record<string, string> = {}): Promise<World> => {
+  const dir = await makeDataDir();
+  const simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+  const start = () => startServiceProcess({ SDWAN_DATA_DIR: dir, ...ADMIN, ...env });
+  let service = await start();
+  return {
+    simulator,
+    get service() {
+      return service;
+    },
+    restart: async () => {
+      await service.stop();
+      service = await start();
+      return service;
+    },
+    close: async () => {
+      await service.stop();
+      await simulator.stop();
+      await removeDir(dir);
+    },
+  };
+};
+
+/** Counts answers by status, for the report. */
+export const tally = () => {
+  const statuses = new Map<number, number>();
+  return {
+    statuses,
+    add: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
+    toString: () => [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(", "),
+  };
+};
