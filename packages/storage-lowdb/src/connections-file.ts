@@ -9,7 +9,7 @@ import { DurableFileAdapter } from "./durable-file-adapter.js";
 import { ConnectionsFileFailure, describeConnectionsFileError, errorCode, type ConnectionsFileError } from "./errors.js";
 import { emptyState, type ConnectionsState, type StoredConnection } from "./file-format.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
-import { createFileLock } from "./lock.js";
+import { createFileLock, type FileLock } from "./lock.js";
 import { resealKeys } from "./rotation.js";
 
 /** Name of the store's file inside the data directory. */
@@ -105,15 +105,16 @@ export const openConnectionsFile =
     const path = join(dataDir, CONNECTIONS_FILE);
     const adapter = new DurableFileAdapter(path, keyring);
     const db = new Low<ConnectionsState>(adapter, emptyState());
-    const lock = createFileLock(path, lockStaleMs);
+    let lock: FileLock | undefined;
     const withLock = async <A>(work: (compromised: () => boolean) => Promise<A>): Promise<A> => {
-      const result = await lock.run(work);
+      const result = await (lock as FileLock).run(work);
       if (E.isLeft(result)) throw lockFailure(path, result.left);
       return result.right;
     };
 
     try {
       await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      lock = createFileLock(path, lockStaleMs);
       await removeOrphanedTemporaries(path);
       await db.read();
       if (adapter.known === undefined) {
@@ -128,8 +129,10 @@ export const openConnectionsFile =
       }
     } catch (error) {
       await adapter.close();
+      await lock?.close();
       return E.left(failureOf(error) ?? { _tag: "FileUnreadable", path, reason: errorCode(error) });
     }
+    const fileLock = lock;
 
     const serially = createSerialQueue();
     let closed = false;
@@ -212,6 +215,7 @@ export const openConnectionsFile =
         closed = true;
         await groupCommit.drain();
         await serially(() => adapter.close());
+        await fileLock.close();
       },
     };
     return E.right(file);

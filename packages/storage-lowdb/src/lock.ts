@@ -1,18 +1,18 @@
-import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { mkdir, readFile, rm, rmdir, stat, unlink } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdir, readdir, readFile, rm, rmdir, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import lockfile from "proper-lockfile";
 import { errorCode } from "./errors.js";
 
-/** Who holds the lock: enough to tell, on this machine, that the holder is dead. */
-interface Owner {
+/** A process that uses the store: enough to tell, on this machine, that it is dead. */
+interface User {
   readonly host: string;
   readonly pid: number;
-  /** The process's start time (Linux: clock ticks since boot), so a reused pid is not mistaken for the holder. */
+  /** The process's start time (Linux: clock ticks since boot), so a reused pid is not mistaken for it. */
   readonly started: string | undefined;
-  /** The inode of the lock directory this owner made, so an owner file is never taken for a newer lock's. */
-  readonly lock: number;
 }
 
 /** A process's start time, from /proc where there is one. */
@@ -26,27 +26,30 @@ const startTimeOf = (pid: number | "self"): string | undefined => {
   }
 };
 
-const isAlive = (owner: Owner): boolean => {
+const isAlive = (user: User): boolean => {
   try {
-    process.kill(owner.pid, 0);
+    process.kill(user.pid, 0);
   } catch (error) {
     if (errorCode(error) !== "EPERM") return false;
   }
-  // Alive, unless the pid now belongs to another process than the one that took the lock.
-  return owner.started === undefined || startTimeOf(owner.pid) === undefined || startTimeOf(owner.pid) === owner.started;
+  // Alive, unless the pid now belongs to another process than the one that registered.
+  const started = startTimeOf(user.pid);
+  return user.started === undefined || started === undefined || started === user.started;
 };
 
-const readOwner = async (file: string): Promise<Owner | undefined> => {
+const readUser = async (file: string): Promise<User | undefined> => {
   try {
-    return JSON.parse(await readFile(file, "utf8")) as Owner;
+    return JSON.parse(await readFile(file, "utf8")) as User;
   } catch {
     return undefined;
   }
 };
 
-const inodeOf = async (path: string): Promise<number | undefined> => {
+/** Which lock directory this is (inode and birth time: inodes are reused). */
+const lockIdentity = async (path: string): Promise<string | undefined> => {
   try {
-    return (await stat(path)).ino;
+    const stats = await stat(path);
+    return `${stats.ino}:${stats.birthtimeMs}`;
   } catch {
     return undefined;
   }
@@ -61,27 +64,55 @@ export interface FileLock {
    * threshold), so a write in progress can refuse to finish.
    */
   run<A>(work: (compromised: () => boolean) => Promise<A>): Promise<E.Either<string, A>>;
+  /** Says this process no longer uses the store. */
+  close(): Promise<void>;
 }
 
 /**
  * The cross-process lock of `path`: proper-lockfile's lock directory
- * (`<path>.lock`), taken over after `staleMs` without an update, as before;
- * plus an owner file (`<path>.lock.owner`: host, pid, process start time) so
- * that a lock left by a process that died on this machine (SIGKILL) is
- * recognised at once instead of after `staleMs`. A live holder's lock is
- * never broken; the breaking itself is serialised by `<path>.lock.break`.
+ * (`<path>.lock`), taken over after `staleMs` without an update, as before.
+ * And, so that a lock left by a process that died (SIGKILL) is recognised
+ * at once: every user of the store registers in `<path>.lock.users` when it
+ * opens it (host, pid, process start time), long before it can hold the lock.
+ * A lock that this user waits for, while every other registered user is a
+ * dead process of this machine, can only be a dead one's: it is removed. A
+ * live user's lock is never broken; the breaking itself is serialised by
+ * `<path>.lock.break`.
  */
 export const createFileLock = (path: string, staleMs: number): FileLock => {
   const lockDir = `${path}.lock`;
-  const ownerFile = `${lockDir}.owner`;
+  const usersDir = `${lockDir}.users`;
   const breakDir = `${lockDir}.break`;
-  const self = { host: hostname(), pid: process.pid, started: startTimeOf("self") };
   const stale = Math.max(staleMs, 2000);
+  const self: User = { host: hostname(), pid: process.pid, started: startTimeOf("self") };
+  const registration = join(usersDir, `${process.pid}-${randomBytes(4).toString("hex")}.json`);
+  // Synchronous: the store is being opened, and this must be on disk before any lock is taken.
+  mkdirSync(usersDir, { recursive: true, mode: 0o700 });
+  writeFileSync(registration, JSON.stringify(self), { mode: 0o600 });
 
-  /** Removes the lock when its owner file names a dead process of this machine and still describes this lock directory. */
-  const breakIfOwnerDead = async (): Promise<void> => {
-    const owner = await readOwner(ownerFile);
-    if (owner === undefined || owner.host !== self.host || isAlive(owner)) return;
+  /** Whether every other registered user is a dead process of this machine (the dead ones' entries are removed). */
+  const othersAllDead = async (): Promise<boolean> => {
+    const names = await readdir(usersDir).catch(() => [] as string[]);
+    const dead: string[] = [];
+    for (const name of names) {
+      const file = join(usersDir, name);
+      if (file === registration) continue;
+      const user = await readUser(file);
+      // An entry being written, or another machine's user (a shared filesystem): it cannot be judged here.
+      if (user === undefined || user.host !== self.host || isAlive(user)) return false;
+      dead.push(file);
+    }
+    await Promise.all(dead.map((file) => unlink(file).catch(() => undefined)));
+    return true;
+  };
+
+  // This user's own callers in `run`: with more than one, the lock may be its own (taken or being taken), never to be broken.
+  let active = 0;
+
+  /** Removes the lock when nobody alive can hold it. */
+  const breakIfOrphaned = async (): Promise<void> => {
+    const identity = await lockIdentity(lockDir);
+    if (identity === undefined || active > 1 || !(await othersAllDead())) return;
     try {
       await mkdir(breakDir);
     } catch {
@@ -91,12 +122,8 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
       return;
     }
     try {
-      // Checked again under the break lock: the lock may have changed hands meanwhile.
-      const current = await readOwner(ownerFile);
-      if (current !== undefined && current.pid === owner.pid && current.lock === (await inodeOf(lockDir)) && !isAlive(current)) {
-        await unlink(ownerFile).catch(() => undefined);
-        await rm(lockDir, { recursive: true, force: true });
-      }
+      // Still the same lock directory: no other breaker or stale takeover replaced it meanwhile.
+      if ((await lockIdentity(lockDir)) === identity) await rm(lockDir, { recursive: true, force: true });
     } finally {
       await rmdir(breakDir).catch(() => undefined);
     }
@@ -107,40 +134,35 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
     for (let wait = 1; ; wait = Math.min(wait * 1.5, 25)) {
       try {
         const release = await lockfile.lock(path, { realpath: false, lockfilePath: lockDir, stale, retries: 0, onCompromised });
-        // Synchronous on purpose, as the reader's stat: a few local metadata operations per write cost less this way
-        // than trips through the thread pool. Written in place: a holder killed mid-write leaves an owner file that
-        // does not parse, which breaks nothing (the lock then goes stale after `staleMs`, as one without an owner does).
-        writeFileSync(ownerFile, JSON.stringify({ ...self, lock: statSync(lockDir).ino } satisfies Owner), { mode: 0o600 });
-        return E.right(async () => {
-          try {
-            unlinkSync(ownerFile);
-          } catch {
-            // Already gone: a breaker took a lock it believed dead, or the directory was removed.
-          }
-          await release().catch(() => undefined);
-        });
+        return E.right(() => release().catch(() => undefined));
       } catch (error) {
         if (errorCode(error) !== "ELOCKED") return E.left(`cannot take the lock ${lockDir} (${errorCode(error)})`);
         if (Date.now() > giveUpAt) return E.left(`cannot take the lock ${lockDir} (held for more than ${2 * stale} ms)`);
       }
-      await breakIfOwnerDead();
+      await breakIfOrphaned();
       await pause(wait * (0.5 + Math.random()));
     }
   };
 
   return {
     run: async (work) => {
+      active += 1;
       let compromised = false;
       const release = await acquire(() => {
         // Our critical sections last milliseconds; if the lock was taken from us anyway, the write in progress is refused.
         compromised = true;
       });
-      if (E.isLeft(release)) return release;
+      if (E.isLeft(release)) {
+        active -= 1;
+        return release;
+      }
       try {
         return E.right(await work(() => compromised));
       } finally {
         await release.right();
+        active -= 1;
       }
     },
+    close: () => unlink(registration).catch(() => undefined),
   };
 };

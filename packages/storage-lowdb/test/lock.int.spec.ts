@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -18,10 +18,11 @@ const startTime = (pid: number): string | undefined => {
   }
 };
 
-/** Leaves `<path>.lock` as a holder with this pid would: the lock directory and its owner file. */
+/** Leaves `<path>.lock` as a user of the store with this pid would: its registration and the lock directory. */
 const leaveLock = async (path: string, pid: number, started: string | undefined) => {
+  await mkdir(`${path}.lock.users`, { recursive: true });
+  await writeFile(`${path}.lock.users/${pid}-test.json`, JSON.stringify({ host: hostname(), pid, started }));
   await mkdir(`${path}.lock`);
-  await writeFile(`${path}.lock.owner`, JSON.stringify({ host: hostname(), pid, started, lock: statSync(`${path}.lock`).ino }));
 };
 
 const deadPid = async (): Promise<number> => {
@@ -61,6 +62,20 @@ describe("the file lock", () => {
     } finally {
       holder.kill("SIGKILL");
     }
+  });
+
+  it("never breaks a lock while another user of the store in this process is open (two handles on one file)", async () => {
+    await using directory = await temporaryDirectory();
+    const path = join(directory.path, "connections.json");
+    const [one, two] = [createFileLock(path, 10_000), createFileLock(path, 10_000)];
+    let release: () => void = () => undefined;
+    const held = one.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const outcome = await Promise.race([two.run(async () => "held"), new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_000))]);
+    expect(outcome).toBe("still waiting");
+    release();
+    await held;
+    await Promise.all([one.close(), two.close()]);
   });
 
   it("excludes concurrent holders in one process", async () => {

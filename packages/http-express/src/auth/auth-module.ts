@@ -1,4 +1,4 @@
-import { unwatchFile, watchFile } from "node:fs";
+import { unwatchFile, watchFile, type Stats } from "node:fs";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule } from "inversify";
 import { StartupError, TOKENS, type Config } from "@sdwan-connections/composition";
@@ -45,7 +45,9 @@ export const authModule = (config: Config, users: Users) =>
         const authenticator = createAuthenticator(users, { clock });
         const files = [config.htpasswdFile, generatedAdminFile(config.dataDir)].filter((file) => file !== undefined);
         let reloads = 0;
-        const reload = (): void => {
+        const reload = (current: Stats, previous: Stats): void => {
+          // watchFile also reports a file that is missing and stays missing: nothing to read again then.
+          if (current.mtimeMs === previous.mtimeMs && current.ino === previous.ino && current.size === previous.size) return;
           const reloading = ++reloads;
           void loadUsers(config).then((next) => {
             // A later change is being read already: this answer may be about a half-written file.

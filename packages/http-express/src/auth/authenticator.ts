@@ -68,25 +68,28 @@ export const createAuthenticator = (initial: Users, options: AuthenticatorOption
     return entry !== undefined && entry.expiresAt > options.clock.now() ? entry.user : undefined;
   };
 
+  const authenticate = async (header: string | undefined): Promise<AuthenticatedUser | undefined> => {
+    if (header === undefined) return undefined;
+    const hit = cached(header);
+    if (hit !== undefined) return hit;
+    const key = cacheKey(header);
+    const now = options.clock.now();
+    const credentials = parseBasic(header);
+    if (credentials === undefined) return undefined;
+    const generation = users;
+    const user = await check(credentials.name, credentials.password);
+    // Users replaced during the check: the answer may be about the old file, so check again against the new one.
+    if (generation !== users) return authenticate(header);
+    if (user !== undefined) {
+      if (verified.size >= maxEntries) verified = new Map();
+      verified.set(key, { user, expiresAt: now + ttlMs });
+    }
+    return user;
+  };
+
   return {
     cached,
-    authenticate: async (header) => {
-      if (header === undefined) return undefined;
-      const hit = cached(header);
-      if (hit !== undefined) return hit;
-      const key = cacheKey(header);
-      const now = options.clock.now();
-      const credentials = parseBasic(header);
-      if (credentials === undefined) return undefined;
-      const generation = users;
-      const user = await check(credentials.name, credentials.password);
-      // Users replaced during the check: the answer may be about the old file.
-      if (user !== undefined && generation === users) {
-        if (verified.size >= maxEntries) verified = new Map();
-        verified.set(key, { user, expiresAt: now + ttlMs });
-      }
-      return generation === users ? user : undefined;
-    },
+    authenticate,
     replaceUsers: (next) => {
       users = next;
       dummyHash = dummyHashFor(next);
