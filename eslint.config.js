@@ -26,9 +26,16 @@ export default tseslint.config(
   },
   {
     // Only the composition's configuration reads the environment; everything else takes typed options.
-    // (The simulator's own command line and the demo launcher are not part of the service.)
+    // (The simulator's own command line, the demo launcher and the bench kit, which starts the service as a
+    // child process with the caller's PATH, are not part of the service.)
     files: ["packages/*/src/**/*.ts"],
-    ignores: ["**/*.spec.ts", "packages/composition/src/config.ts", "packages/orchestrator-simulator/src/main.ts", "packages/demo/src/**"],
+    ignores: [
+      "**/*.spec.ts",
+      "packages/composition/src/config.ts",
+      "packages/orchestrator-simulator/src/main.ts",
+      "packages/demo/src/**",
+      "packages/bench-kit/src/**",
+    ],
     rules: {
       "no-restricted-properties": ["error", { object: "process", property: "env", message: "Only the composition package's configuration reads the environment." }],
     },

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chownSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,17 +18,22 @@ describe("a service container with the default lowdb store on a data directory",
   const running: StartedService[] = [];
   const admin = anAdmin();
   const replies: Reply[] = [];
+  const IMAGE_USER_ID = 1000;
+  let dataDirOwner: string | undefined;
   const env = { SDWAN_ADMIN_USER: admin.user, SDWAN_ADMIN_PASSWORD: admin.password };
   const start = async (): Promise<StartedService> => {
-    const service = await startService({ env, dataDir, name: "sdwan-e2e-lowdb" });
+    const service = await startService({ env, dataDir, name: "sdwan-e2e-lowdb", user: dataDirOwner });
     running.push(service);
     return service;
   };
 
   beforeAll(async () => {
     simulator = await startOrchestratorSimulator({ host: "127.0.0.1", port: 0 });
+    // mkdtemp makes it private (0700), as the service demands. Its owner runs the container: the image's
+    // user (uid 1000) when this test runs as root, which hands the directory over; else this test's user.
     dataDir = mkdtempSync(join(tmpdir(), "sdwan-e2e-data-"));
-    chmodSync(dataDir, 0o777); // the service runs as uid 1000, this test maybe as root
+    if (process.getuid?.() === 0) chownSync(dataDir, IMAGE_USER_ID, IMAGE_USER_ID);
+    else dataDirOwner = `${process.getuid?.()}:${process.getgid?.()}`;
   });
 
   afterAll(async () => {

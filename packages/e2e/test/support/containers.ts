@@ -103,6 +103,8 @@ export interface ServiceOptions {
   /** Host directory bind-mounted on /data. */
   readonly dataDir?: string;
   readonly name?: string;
+  /** `uid:gid` to run as instead of the image's user (uid 1000). */
+  readonly user?: string | undefined;
 }
 
 /** Starts the service image on a free port of the host network and waits until /readyz says 200. */
@@ -117,6 +119,7 @@ export const startService = async (options: ServiceOptions): Promise<StartedServ
     .withWaitStrategy(new ServiceReady(`${origin}/readyz`))
     .withStartupTimeout(60_000);
   if (options.dataDir !== undefined) builder = builder.withBindMounts([{ source: options.dataDir, target: "/data", mode: "rw" }]);
+  if (options.user !== undefined) builder = builder.withUser(options.user);
   if (options.name !== undefined) builder = builder.withName(`${options.name}-${randomBytes(4).toString("hex")}`);
   const container = await builder.start();
   const client = await getContainerRuntimeClient();
