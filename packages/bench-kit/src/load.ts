@@ -30,17 +30,20 @@ export const runAutocannon = async (
 
 /**
  * Runs `work` while sampling memory every 2 ms: its duration and the peaks
- * above the starting point (after a GC, when node runs with --expose-gc).
+ * (heap, array buffers, RSS) above the starting point (after a GC, when node
+ * runs with --expose-gc).
  */
 export const measureMemory = async <A>(work: () => Promise<A>) => {
   (globalThis as { gc?: () => void }).gc?.();
   const before = process.memoryUsage();
   let peakHeap = before.heapUsed;
   let peakRss = before.rss;
+  let peakBuffers = before.arrayBuffers;
   const sample = () => {
     const now = process.memoryUsage();
     peakHeap = Math.max(peakHeap, now.heapUsed);
     peakRss = Math.max(peakRss, now.rss);
+    peakBuffers = Math.max(peakBuffers, now.arrayBuffers);
   };
   const sampler = setInterval(sample, 2);
   const started = performance.now();
@@ -48,5 +51,12 @@ export const measureMemory = async <A>(work: () => Promise<A>) => {
   const durationMs = performance.now() - started;
   clearInterval(sampler);
   sample();
-  return { result, durationMs, heapGrowth: peakHeap - before.heapUsed, rssGrowth: peakRss - before.rss, peakRss };
+  return {
+    result,
+    durationMs,
+    heapGrowth: peakHeap - before.heapUsed,
+    buffersGrowth: peakBuffers - before.arrayBuffers,
+    rssGrowth: peakRss - before.rss,
+    peakRss,
+  };
 };

@@ -1,9 +1,10 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
 // The REST service is a driver: tests of other packages never import it, they run it as the process it is.
 const SERVICE_MAIN = fileURLToPath(new URL("../../http-express/src/main.ts", import.meta.url));
+const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/main.ts", import.meta.url));
 
 export interface ServiceProcess {
   readonly url: string;
@@ -55,4 +56,24 @@ export const startServiceProcess = async (env: Record<string, string>): Promise<
     kill: () => signal("SIGKILL"),
     stop: () => signal("SIGTERM"),
   };
+};
+
+/**
+ * The orchestrator simulator in a child process with one partner of `enterprises` generated customers
+ * (`--generate 1:<enterprises>`), so that its memory is not the benchmark's.
+ */
+export const startSimulatorProcess = async (enterprises: number): Promise<{ readonly url: string; readonly child: ChildProcess }> => {
+  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SIMULATOR_MAIN, "--port", "0", "--generate", `1:${enterprises}`], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    child.once("exit", () => reject(new Error(`simulator exited:\n${out}`)));
+  });
+  return { url, child };
 };

@@ -11,13 +11,19 @@
  *
  *   pnpm --filter @sdwan-connections/orchestrator-portal bench
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
-import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import * as E from "fp-ts/lib/Either.js";
 import nodeFetch from "node-fetch";
-import { machineLine, markdownTable, median, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  measureMemory,
+  median,
+  percentile,
+  startSimulatorProcess,
+  timeEach,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { createConnectionService } from "@sdwan-connections/core";
 import { aConnection, createInMemoryConnectionRepository } from "@sdwan-connections/core/testing";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
@@ -31,42 +37,12 @@ const WARM_RUNS = 2_000;
 const CONCURRENT = 100;
 const KEY = "generated-partner-key-1";
 const ENTERPRISES_METHOD = "enterpriseProxy/getEnterpriseProxyEnterprises";
-const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/main.ts", import.meta.url));
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
 const ms = (value: number): string => value.toFixed(value < 1 ? 3 : 1);
 
-/** Runs `work` while sampling memory every 2 ms; returns its duration and the peaks above the starting point. */
-const measure = async <A>(work: () => Promise<A>) => {
-  gc?.();
-  const before = process.memoryUsage();
-  let peakRss = before.rss;
-  let peakHeap = before.heapUsed;
-  let peakBuffers = before.arrayBuffers;
-  const sample = () => {
-    const now = process.memoryUsage();
-    peakRss = Math.max(peakRss, now.rss);
-    peakHeap = Math.max(peakHeap, now.heapUsed);
-    peakBuffers = Math.max(peakBuffers, now.arrayBuffers);
-  };
-  const sampler = setInterval(sample, 2);
-  const started = performance.now();
-  const result = await work();
-  const durationMs = performance.now() - started;
-  clearInterval(sampler);
-  sample();
-  return {
-    result,
-    durationMs,
-    rssDelta: peakRss - before.rss,
-    heapDelta: peakHeap - before.heapUsed,
-    buffersDelta: peakBuffers - before.arrayBuffers,
-    peakRss,
-  };
-};
-
-type Measured<A> = Awaited<ReturnType<typeof measure<A>>>;
+type Measured<A> = Awaited<ReturnType<typeof measureMemory<A>>>;
 
 /** The orchestrator's answer as any client would take it: fetched (node-fetch, keep-alive) and JSON.parse'd. Returns its size in bytes. */
 const rawFetchAndParse = async (simulatorUrl: string): Promise<number> => {
@@ -81,23 +57,6 @@ const rawFetchAndParse = async (simulatorUrl: string): Promise<number> => {
   return Buffer.byteLength(text);
 };
 
-/** The simulator in a child process (`--generate 1:<enterprises>`), so its memory is not this process's. */
-const startChildSimulator = async (enterprises: number): Promise<{ readonly url: string; readonly child: ChildProcess }> => {
-  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SIMULATOR_MAIN, "--port", "0", "--generate", `1:${enterprises}`], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (\S+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    child.once("exit", () => reject(new Error(`simulator exited:\n${out}`)));
-  });
-  return { url, child };
-};
-
 const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`;
 const range = (values: readonly number[], format: (value: number) => string): string =>
   `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
@@ -108,7 +67,7 @@ const range = (values: readonly number[], format: (value: number) => string): st
  * (the simulator serializes its answer on the first call).
  */
 const hugePartner = async (): Promise<string> => {
-  const simulator = await startChildSimulator(HUGE_ENTERPRISES);
+  const simulator = await startSimulatorProcess(HUGE_ENTERPRISES);
   const client = createPortalOrchestrator({ allowedHosts: undefined, timeoutMs: 60_000 });
   const store = createInMemoryConnectionRepository();
   await store.insert(aConnection({ alias: "huge-partner", orchestratorUrl: simulator.url, apiKey: KEY }))();
@@ -128,18 +87,18 @@ const hugePartner = async (): Promise<string> => {
     const raw: Measured<number>[] = [];
     const cold: Measured<number>[] = [];
     for (let i = 0; i < HUGE_RUNS; i += 1) {
-      raw.push(await measure(() => rawFetchAndParse(simulator.url)));
-      cold.push(await measure(coldListing));
+      raw.push(await measureMemory(() => rawFetchAndParse(simulator.url)));
+      cold.push(await measureMemory(coldListing));
     }
     const row = (label: string, runs: readonly Measured<number>[]) => [
       label,
       range(runs.map((r) => r.durationMs), (v) => v.toFixed(0)),
-      range(runs.map((r) => r.heapDelta), mib),
-      range(runs.map((r) => r.heapDelta / answerBytes), (v) => `${v.toFixed(2)}×`),
-      range(runs.map((r) => r.buffersDelta), mib),
+      range(runs.map((r) => r.heapGrowth), mib),
+      range(runs.map((r) => r.heapGrowth / answerBytes), (v) => `${v.toFixed(2)}×`),
+      range(runs.map((r) => r.buffersGrowth), mib),
       mib(Math.max(...runs.map((r) => r.peakRss))),
     ];
-    const coldRatio = median(cold.map((r) => r.heapDelta)) / answerBytes;
+    const coldRatio = median(cold.map((r) => r.heapGrowth)) / answerBytes;
     return `### A partner with ${HUGE_ENTERPRISES.toLocaleString("en-US")} enterprises (${mib(answerBytes)} MiB answer)
 
 The simulator runs in a child process (\`--generate 1:${HUGE_ENTERPRISES}\`), so only this process's memory is counted. ${HUGE_RUNS} runs of each,
@@ -152,7 +111,7 @@ ${markdownTable(
   [row("raw fetch + JSON.parse (baseline)", raw), row("**cold listing**: identify + list + decode + map", cold)],
 )}
 
-Cold listing's peak heap growth: **${coldRatio.toFixed(2)}× the answer's size** (target ≤ 3×; the baseline holds the text and its parse: ${(median(raw.map((r) => r.heapDelta)) / answerBytes).toFixed(2)}×).`;
+Cold listing's peak heap growth: **${coldRatio.toFixed(2)}× the answer's size** (target ≤ 3×; the baseline holds the text and its parse: ${(median(raw.map((r) => r.heapGrowth)) / answerBytes).toFixed(2)}×).`;
   } finally {
     client.close();
     simulator.child.kill();
@@ -189,9 +148,9 @@ try {
   const rawParse = [];
   const cold = [];
   for (let i = 0; i < COLD_RUNS; i += 1) {
-    rawParse.push((await measure(() => rawFetchAndParse(simulator.url))).durationMs);
+    rawParse.push((await measureMemory(() => rawFetchAndParse(simulator.url))).durationMs);
     const service = newService();
-    const run = await measure(() => service.listPartnerCustomers("big-partner")());
+    const run = await measureMemory(() => service.listPartnerCustomers("big-partner")());
     if (E.isLeft(run.result) || run.result.right.length !== ENTERPRISES) throw new Error("cold listing failed");
     cold.push(run);
     service.dispose();
@@ -208,7 +167,7 @@ try {
   // 100 concurrent first requests on an empty cache: one identify, one enterprises call.
   const flightService = newService();
   simulator.resetCalls();
-  const flight = await measure(() => Promise.all(Array.from({ length: CONCURRENT }, () => flightService.listPartnerCustomers("big-partner")())));
+  const flight = await measureMemory(() => Promise.all(Array.from({ length: CONCURRENT }, () => flightService.listPartnerCustomers("big-partner")())));
   const allOk = flight.result.every((answer) => E.isRight(answer) && answer.right.length === ENTERPRISES);
   const enterprisesCalls = simulator.calls.byMethod[ENTERPRISES_METHOD];
   const identifyCalls = simulator.calls.byMethod["enterpriseProxy/getEnterpriseProxyProperty"];
@@ -232,8 +191,8 @@ ${markdownTable(
     ["Raw fetch of the same answer, no parsing or mapping (ms)", ms(median(raw)), ms(Math.min(...raw)), ms(Math.max(...raw))],
     ["Raw fetch + JSON.parse of the same answer: the cold baseline (ms)", ms(median(rawParse)), ms(Math.min(...rawParse)), ms(Math.max(...rawParse))],
     ["**Cold** listing: identify + list + decode + map (ms)", ms(median(coldTimes)), ms(Math.min(...coldTimes)), ms(Math.max(...coldTimes))],
-    ["Cold listing: peak RSS growth (MiB)", mib(median(cold.map((r) => r.rssDelta))), mib(Math.min(...cold.map((r) => r.rssDelta))), mib(Math.max(...cold.map((r) => r.rssDelta)))],
-    ["Cold listing: peak heap growth (MiB)", mib(median(cold.map((r) => r.heapDelta))), mib(Math.min(...cold.map((r) => r.heapDelta))), mib(Math.max(...cold.map((r) => r.heapDelta)))],
+    ["Cold listing: peak RSS growth (MiB)", mib(median(cold.map((r) => r.rssGrowth))), mib(Math.min(...cold.map((r) => r.rssGrowth))), mib(Math.max(...cold.map((r) => r.rssGrowth)))],
+    ["Cold listing: peak heap growth (MiB)", mib(median(cold.map((r) => r.heapGrowth))), mib(Math.min(...cold.map((r) => r.heapGrowth))), mib(Math.max(...cold.map((r) => r.heapGrowth)))],
     [`**Warm** listing from core's cache, ${WARM_RUNS} calls (ms)`, ms(median(warm)), ms(Math.min(...warm)), `${ms(Math.max(...warm))} (p99 ${ms(percentile(warm, 0.99))})`],
   ],
 )}
@@ -245,7 +204,7 @@ Peak process RSS during the cold runs: ${mib(Math.max(...cold.map((r) => r.peakR
 
 **${CONCURRENT} concurrent first requests** for the partner (empty cache): ${enterprisesCalls} \`getEnterpriseProxyEnterprises\` call and
 ${identifyCalls} \`getEnterpriseProxyProperty\` call reached the simulator; all ${CONCURRENT} callers got the ${ENTERPRISES.toLocaleString("en-US")} customers
-in ${ms(flight.durationMs)} ms (peak heap growth ${mib(flight.heapDelta)} MiB: one answer, shared).
+in ${ms(flight.durationMs)} ms (peak heap growth ${mib(flight.heapGrowth)} MiB: one answer, shared).
 
 ${huge}`;
 
