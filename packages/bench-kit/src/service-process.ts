@@ -9,7 +9,7 @@ const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/m
 export interface ServiceProcess {
   readonly url: string;
   /** Calls the API as the environment's admin (SDWAN_ADMIN_USER / _PASSWORD). */
-  call(method: string, path: string, options?: { readonly body?: unknown }): Promise<{ status: number; text: string; json<T = unknown>(): T }>;
+  call(method: string, path: string, options?: { readonly body?: unknown }): Promise<{ status: number; headers: Headers; text: string; json<T = unknown>(): T }>;
   /** Everything the process wrote so far (stdout and stderr). */
   output(): string;
   /** SIGKILL: no drain, no flush, as a crash. */
@@ -50,7 +50,7 @@ export const startServiceProcess = async (env: Record<string, string>): Promise<
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
       });
       const text = await response.text();
-      return { status: response.status, text, json: <T>() => JSON.parse(text) as T };
+      return { status: response.status, headers: response.headers, text, json: <T>() => JSON.parse(text) as T };
     },
     output: () => output,
     kill: () => signal("SIGKILL"),

@@ -1,4 +1,15 @@
-import { CUSTOMER_FIELDS, type ConnectionService, type ConnectionSummary, type Customer, type DomainError, type ValidationResult } from "@sdwan-connections/core";
+import {
+  CUSTOMER_FIELDS,
+  invalidInput,
+  validationAnswer,
+  type ConnectionService,
+  type ConnectionSummary,
+  type Customer,
+  type DomainError,
+  type ExpectedVersions,
+  type ValidationResult,
+} from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { cell, json, table } from "./output.js";
 
@@ -34,6 +45,19 @@ export interface Command {
 
 const JSON_OPTION: Record<string, OptionSpec> = { json: { type: "boolean", description: "print JSON (the default when standard output is not a terminal)" } };
 const KEY_NOTE = "The apiKey is read from standard input (type it, then Enter and Ctrl-D; or pipe it in).";
+
+const IF_MATCH_OPTION: Record<string, OptionSpec> = {
+  "if-match": { type: "string", value: "version", description: "only if the connection is still at this version (validate --verbose shows it)" },
+};
+
+// --if-match as the use case's option; anything but a positive integer is a usage error.
+const expectedVersions = (options: CommandInput["options"]): E.Either<DomainError, { readonly expectedVersions?: ExpectedVersions }> => {
+  const value = options["if-match"];
+  if (value === undefined) return E.right({});
+  return typeof value === "string" && /^[1-9]\d{0,14}$/.test(value)
+    ? E.right({ expectedVersions: [Number(value)] })
+    : E.left(invalidInput([{ field: "--if-match", message: "must be a connection's version, a positive integer" }]));
+};
 
 const CUSTOMER_COLUMNS: readonly (keyof Customer)[] = ["id", "name", "enterpriseId", "city", "country", "bastionState"];
 
@@ -76,33 +100,35 @@ export const COMMANDS: readonly Command[] = [
       url: { type: "string", value: "orchestratorUrl", description: "the new orchestrator URL" },
       key: { type: "boolean", description: "read a new apiKey from standard input" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
+      ...IF_MATCH_OPTION,
     },
     progress: "asking the orchestrator",
     notes: KEY_NOTE,
     run: ({ service, args: [alias], options, readApiKey }) =>
       TE.map(() => "Connection successfully updated\n")(
-        TE.chain((apiKey: string | undefined) =>
-          service.updateConnection(
-            alias as string,
-            {
-              ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
-              ...(apiKey === undefined ? {} : { apiKey }),
-            },
-            { force: options["force"] === true },
-          ),
-        )(TE.fromTask(async () => (options["key"] === true ? readApiKey() : undefined))),
+        TE.chain((expected: { readonly expectedVersions?: ExpectedVersions }) =>
+          TE.chain((apiKey: string | undefined) =>
+            service.updateConnection(
+              alias as string,
+              {
+                ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
+                ...(apiKey === undefined ? {} : { apiKey }),
+              },
+              { force: options["force"] === true, ...expected },
+            ),
+          )(TE.fromTask(async () => (options["key"] === true ? readApiKey() : undefined))),
+        )(TE.fromEither(expectedVersions(options))),
       ),
   },
   {
     name: "validate",
     summary: "ask the orchestrator whether a connection's apiKey is accepted",
     args: ["alias"],
-    options: { verbose: { type: "boolean", description: "add the key's type, or why it is not valid" }, ...JSON_OPTION },
+    options: { verbose: { type: "boolean", description: "add the key's type or why it is not valid, the version and when the key was set" }, ...JSON_OPTION },
     progress: "asking the orchestrator",
     run: ({ service, args: [alias], options, asJson }) =>
       TE.map((result: ValidationResult) => {
-        const base = { alias: result.alias, orchestratorUrl: result.orchestratorUrl, valid: result.valid };
-        const shown = options["verbose"] !== true ? base : result.valid ? { ...base, type: result.type } : { ...base, reason: result.reason };
+        const shown = validationAnswer(result, options["verbose"] === true);
         return asJson ? json(shown) : table(Object.keys(shown).map((key) => key.toUpperCase()), [Object.values(shown).map(String)]);
       })(service.validateConnection(alias as string)),
   },
@@ -110,8 +136,13 @@ export const COMMANDS: readonly Command[] = [
     name: "delete",
     summary: "remove a connection",
     args: ["alias"],
-    options: {},
-    run: ({ service, args: [alias] }) => TE.map(() => "Connection successfully deleted\n")(service.deleteConnection(alias as string)),
+    options: IF_MATCH_OPTION,
+    run: ({ service, args: [alias], options }) =>
+      TE.map(() => "Connection successfully deleted\n")(
+        TE.chain((expected: { readonly expectedVersions?: ExpectedVersions }) => service.deleteConnection(alias as string, expected))(
+          TE.fromEither(expectedVersions(options)),
+        ),
+      ),
   },
   {
     name: "customers",

@@ -20,6 +20,7 @@ export const exitCodeOf = (error: DomainError): number => {
       return EXIT.notFound;
     case "AlreadyExists":
     case "NotAPartner":
+    case "VersionMismatch":
       return EXIT.conflict;
     case "ValidationRefused":
       return EXIT.validationRefused;

@@ -70,13 +70,22 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
       orchestratorUrl: simulator.url,
       valid: true,
       type: "partner",
+      version: 1,
+      apiKeySetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     const customers = JSON.parse((await cli(dataDir, ["customers", "lab"])).stdout) as unknown[];
     expect(customers).toHaveLength(simulator.data.partners[0]?.enterprises.length ?? -1);
   });
 
-  it("updates and deletes; the service follows", async () => {
-    expect((await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force"])).code).toBe(0);
+  it("updates and deletes; the service follows; --if-match writes only at that version", async () => {
+    expect(await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "2"])).toMatchObject({
+      code: 4,
+      stderr: expect.stringContaining("at version 1"),
+    });
+    expect((await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "one"])).code).toBe(2);
+    expect((await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "1"])).code).toBe(0);
+    expect((await service.call("GET", `${BASE}/connections/lab`)).headers.get("etag")).toBe('"2"');
+    expect((await cli(dataDir, ["delete", "lab", "--if-match", "1"])).code).toBe(4);
     expect((await service.call("GET", `${BASE}/connections`)).json()).toContainEqual({
       alias: "Lab",
       orchestratorUrl: `${simulator.url}moved/`,

@@ -186,6 +186,55 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       expect(stored.apiKey.reveal()).toBe("new-key");
     });
 
+    it("stores a new connection at version 1 with its key dated now, and adds one to the version with every change", async () => {
+      const before = Date.now();
+      await run(repository.insert(aConnection({ alias: "lab" })));
+      const added = await run(repository.get(alias("lab")));
+      expect(added.version).toBe(1);
+      // A database's clock may round differently from this process's: a second's slack.
+      expect(added.apiKeySetAt?.getTime()).toBeGreaterThanOrEqual(before - 1000);
+      expect(added.apiKeySetAt?.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
+      const moved = await run(repository.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
+      expect(moved.version).toBe(2);
+      expect(moved.apiKeySetAt).toEqual(added.apiKeySetAt);
+      await new Promise((done) => setTimeout(done, 5));
+      const rekeyed = await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("new-key") }));
+      expect(rekeyed.version).toBe(3);
+      expect(rekeyed.apiKeySetAt?.getTime()).toBeGreaterThan(added.apiKeySetAt?.getTime() ?? Infinity);
+      expect(await run(repository.get(alias("LAB")))).toMatchObject({ version: 3, apiKeySetAt: rekeyed.apiKeySetAt });
+    });
+
+    it("updates and deletes at an expected version only, and changes nothing at another", async () => {
+      await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net" })));
+      expect(await fail(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [2, 3]))).toEqual({
+        _tag: "VersionMismatch",
+        alias: "lab",
+        version: 1,
+      });
+      expect((await fail(repository.delete(alias("LAB"), [7])))._tag).toBe("VersionMismatch");
+      expect(await run(repository.get(alias("lab")))).toMatchObject({ orchestratorUrl: "https://old.example.net", version: 1 });
+      expect((await run(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [1]))).version).toBe(2);
+      await run(repository.delete(alias("lab"), [2]));
+      expect((await fail(repository.get(alias("lab"))))._tag).toBe("NotFound");
+      expect((await fail(repository.update(alias("lab"), {}, [2])))._tag).toBe("NotFound");
+      expect((await fail(repository.delete(alias("lab"), [2])))._tag).toBe("NotFound");
+    });
+
+    it("lets exactly one of many concurrent writers at the same expected version win", async () => {
+      await run(repository.insert(aConnection({ alias: "lab" })));
+      const others = await Promise.all(Array.from({ length: 3 }, () => options.make()));
+      const writers = [repository, ...others];
+      const results = await Promise.all(
+        writers.flatMap((writer, i) => [
+          writer.update(alias("lab"), { orchestratorUrl: url(`https://writer-${i}.example.net`) }, [1])(),
+          writer.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(`key-${i}`) }, [1])(),
+        ]),
+      );
+      expect(results.filter(E.isRight)).toHaveLength(1);
+      expect(results.filter(E.isLeft).map((result) => result.left._tag)).toEqual(Array(7).fill("VersionMismatch"));
+      expect((await run(repository.get(alias("lab")))).version).toBe(2);
+    });
+
     it("is ready when the store is", async () => {
       await run(repository.ping());
     });

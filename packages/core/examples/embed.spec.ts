@@ -6,7 +6,7 @@ describe("the README's embedding example", () => {
   it("runs as shown", async () => {
     expect(await embed()).toEqual([
       "added",
-      '{"alias":"lab","orchestratorUrl":"https://vco.example.net/","valid":true,"type":"partner"}',
+      '{"alias":"lab","valid":true,"type":"partner","version":1}',
       "alias: must start with a letter or digit and contain only letters, digits, '.', '_' and '-'; orchestratorUrl: is required; apiKey: is required",
     ]);
   });

@@ -18,7 +18,9 @@ export type {
   ConnectionChange,
   ConnectionKind,
   ConnectionSummary,
+  ExpectedVersions,
   Identity,
+  StoredConnection,
   OrchestratorTarget,
 } from "./domain/connection.js";
 export { BastionState, Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
@@ -39,9 +41,9 @@ export {
   type ConnectionServiceOptions,
 } from "./connection-service.js";
 export { addConnection, type AddConnectionOptions, type AddConnectionOutcome } from "./use-cases/add-connection.js";
-export { deleteConnection } from "./use-cases/delete-connection.js";
+export { deleteConnection, type DeleteConnectionOptions } from "./use-cases/delete-connection.js";
 export { listConnections } from "./use-cases/list-connections.js";
 export { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
 export { rotateMasterKey } from "./use-cases/rotate-master-key.js";
 export { updateConnection, type UpdateConnectionOptions } from "./use-cases/update-connection.js";
-export { validateConnection, type ValidationResult } from "./use-cases/validate-connection.js";
+export { validateConnection, validationAnswer, type ValidationResult } from "./use-cases/validate-connection.js";

@@ -4,13 +4,15 @@ import {
   aliasKey,
   alreadyExists,
   notFound,
-  type Connection,
+  versionMismatch,
   type ConnectionRepository,
   type DomainError,
+  type ExpectedVersions,
+  type StoredConnection,
 } from "../src/index.js";
 
 /** The stored state of an in-memory repository; share one between repositories to model reopening a store. */
-export type InMemoryConnectionStore = Map<string, Connection>;
+export type InMemoryConnectionStore = Map<string, StoredConnection>;
 
 export const createInMemoryConnectionStore = (): InMemoryConnectionStore => new Map();
 
@@ -26,26 +28,39 @@ const lazily =
  */
 export const createInMemoryConnectionRepository = (
   store: InMemoryConnectionStore = createInMemoryConnectionStore(),
-): ConnectionRepository => ({
-  get: (alias) => lazily(() => E.fromNullable(notFound(alias))(store.get(aliasKey(alias)))),
-  list: () => lazily(() => E.right([...store.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })))),
-  insert: (connection) =>
-    lazily(() => {
-      const existing = store.get(aliasKey(connection.alias));
-      if (existing !== undefined) return E.left(alreadyExists(existing.alias));
-      store.set(aliasKey(connection.alias), connection);
-      return E.right(undefined);
-    }),
-  update: (alias, change) =>
-    lazily(() => {
-      const existing = store.get(aliasKey(alias));
-      if (existing === undefined) return E.left(notFound(alias));
-      const updated = { ...existing, ...change };
-      store.set(aliasKey(alias), updated);
-      return E.right(updated);
-    }),
-  delete: (alias) => lazily(() => (store.delete(aliasKey(alias)) ? E.right(undefined) : E.left(notFound(alias)))),
-  ping: () => lazily(() => E.right(undefined)),
-  // Nothing is sealed in memory: nothing to re-seal.
-  resealKeys: () => lazily(() => E.right({ rotated: 0, total: store.size })),
-});
+): ConnectionRepository => {
+  // The stored connection, if it exists and is at an expected version.
+  const current = (alias: string, expected: ExpectedVersions | undefined): E.Either<DomainError, StoredConnection> => {
+    const existing = store.get(aliasKey(alias));
+    if (existing === undefined) return E.left(notFound(alias));
+    return expected === undefined || expected.includes(existing.version) ? E.right(existing) : E.left(versionMismatch(existing.alias, existing.version));
+  };
+  return {
+    get: (alias) => lazily(() => E.fromNullable(notFound(alias))(store.get(aliasKey(alias)))),
+    list: () => lazily(() => E.right([...store.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })))),
+    insert: (connection) =>
+      lazily(() => {
+        const existing = store.get(aliasKey(connection.alias));
+        if (existing !== undefined) return E.left(alreadyExists(existing.alias));
+        store.set(aliasKey(connection.alias), { ...connection, version: 1, apiKeySetAt: new Date() });
+        return E.right(undefined);
+      }),
+    update: (alias, change, expected) =>
+      lazily(() =>
+        E.map((existing: StoredConnection) => {
+          const updated = {
+            ...existing,
+            ...change,
+            version: existing.version + 1,
+            apiKeySetAt: change.apiKey === undefined ? existing.apiKeySetAt : new Date(),
+          };
+          store.set(aliasKey(alias), updated);
+          return updated;
+        })(current(alias, expected)),
+      ),
+    delete: (alias, expected) => lazily(() => E.map(() => void store.delete(aliasKey(alias)))(current(alias, expected))),
+    ping: () => lazily(() => E.right(undefined)),
+    // Nothing is sealed in memory: nothing to re-seal.
+    resealKeys: () => lazily(() => E.right({ rotated: 0, total: store.size })),
+  };
+};

@@ -55,6 +55,8 @@ export const domainErrorToProblem = (error: DomainError): Problem => {
       return problem(404, "not-found", "Connection not found", detail);
     case "AlreadyExists":
       return problem(409, "already-exists", "Connection already exists", detail);
+    case "VersionMismatch":
+      return problem(412, "version-mismatch", "The connection was changed meanwhile", `${detail} Read it again (its ETag) and retry.`);
     case "NotAPartner":
       return problem(409, "not-a-partner", "Not a partner connection", detail);
     case "ValidationRefused":

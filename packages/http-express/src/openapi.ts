@@ -41,6 +41,20 @@ const customerProperties = Object.fromEntries(
   }),
 );
 
+/** A connection's version: GET answers it as an ETag, PUT and DELETE may require it (RFC 9110 §13.1.1). */
+const versioned = {
+  ifMatch: {
+    name: "If-Match",
+    in: "header",
+    required: false,
+    description:
+      'Write only if the connection is still at a version named here: `"3"` (a strong ETag from GET), a list of them, or `*` (any). Without it, writes as the original interface does. A weak or unknown tag matches nothing.',
+    schema: { type: "string" },
+  },
+  etag: { ETag: { schema: { type: "string", pattern: '^"[1-9][0-9]*"$' }, description: "The connection's version, a strong entity tag: send it back in If-Match." } },
+  mismatch: problem("The connection is no longer at a version If-Match names (another writer changed it): nothing was changed; GET it again."),
+} as const;
+
 /** Lists are answered once per change: an ETag to revalidate with, and br or gzip when asked for (above 1 KiB). */
 const conditional = {
   parameters: [
@@ -151,10 +165,11 @@ export const openApiDocument = {
       get: {
         operationId: "validateConnection",
         summary: "Validate a connection: ask its orchestrator, now, whether the stored key is accepted.",
-        parameters: [flag("verbose", "Add `type` (when valid) or `reason` (when not).")],
+        parameters: [flag("verbose", "Add `type` (when valid) or `reason` (when not), the connection's `version` and `apiKeySetAt`.")],
         responses: {
           "200": {
             description: "The validation's result; an orchestrator that refuses or cannot be reached gives valid=false.",
+            headers: versioned.etag,
             content: { "application/json": { schema: { $ref: "#/components/schemas/Validation" } } },
           },
           ...commonErrors,
@@ -164,23 +179,26 @@ export const openApiDocument = {
       put: {
         operationId: "updateConnection",
         summary: "Change a connection's orchestrator URL and/or key; omitted fields keep their stored value.",
-        parameters: [flag("force", "Store without asking the orchestrator.")],
+        parameters: [flag("force", "Store without asking the orchestrator."), versioned.ifMatch],
         requestBody: jsonBody("#/components/schemas/UpdateConnection"),
         responses: {
           "200": text("Updated.", "Connection successfully updated"),
           ...commonErrors,
           ...writeErrors,
           "404": problem("No connection with this alias."),
+          "412": versioned.mismatch,
         },
       },
       delete: {
         operationId: "deleteConnection",
         summary: "Delete a connection.",
+        parameters: [versioned.ifMatch],
         responses: {
           "204": { description: "Deleted." },
           ...commonErrors,
           "403": writeErrors["403"],
           "404": problem("No connection with this alias."),
+          "412": versioned.mismatch,
         },
       },
     },
@@ -268,6 +286,12 @@ export const openApiDocument = {
           valid: { type: "boolean" },
           type: { type: "string", enum: ["partner", "customer"], description: "With verbose=true, when valid." },
           reason: { type: "string", description: "With verbose=true, when not valid." },
+          version: { type: "integer", minimum: 1, description: "With verbose=true: 1 when added, +1 with every change (the ETag's value)." },
+          apiKeySetAt: {
+            type: ["string", "null"],
+            format: "date-time",
+            description: "With verbose=true: when the stored key was set (UTC); null for a key stored before keys were dated.",
+          },
         },
       },
       Customer: {

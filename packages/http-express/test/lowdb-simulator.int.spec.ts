@@ -51,6 +51,8 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
         orchestratorUrl: simulator.url,
         valid: true,
         type: "partner",
+        version: 1,
+        apiKeySetAt: expect.any(String),
       });
       expect((await call("GET", `${CONNECTIONS}/granite?verbose=true`)).json()).toMatchObject({ valid: true, type: "customer" });
 

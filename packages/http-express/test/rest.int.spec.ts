@@ -83,7 +83,7 @@ describe("docs/interface.md §1: the wire contract", () => {
     expect((await h.call("PUT", `${CONNECTIONS}/lab?force=true`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(200);
   });
 
-  it("validates: exactly {alias, orchestratorUrl, valid}; verbose adds type or reason", async () => {
+  it("validates: exactly {alias, orchestratorUrl, valid}; verbose adds type or reason, the version and the key's date", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "revoked", apiKey: TEST_KEYS.refused }) });
     const plain = await h.call("GET", `${CONNECTIONS}/lab`);
@@ -94,6 +94,8 @@ describe("docs/interface.md §1: the wire contract", () => {
       orchestratorUrl: "https://orchestrator.example.net/",
       valid: true,
       type: "partner",
+      version: 1,
+      apiKeySetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     expect((await h.call("GET", `${CONNECTIONS}/revoked`)).json()).toStrictEqual({
       alias: "revoked",
@@ -101,7 +103,7 @@ describe("docs/interface.md §1: the wire contract", () => {
       valid: false,
     });
     const verbose = (await h.call("GET", `${CONNECTIONS}/revoked?verbose=TRUE`)).json<Record<string, unknown>>();
-    expect(Object.keys(verbose)).toEqual(["alias", "orchestratorUrl", "valid", "reason"]);
+    expect(Object.keys(verbose)).toEqual(["alias", "orchestratorUrl", "valid", "reason", "version", "apiKeySetAt"]);
     expect(verbose["valid"]).toBe(false);
   });
 
@@ -131,6 +133,51 @@ describe("docs/interface.md §1: the wire contract", () => {
     expect([reply.status, reply.text]).toEqual([204, ""]);
     expect((await h.call("DELETE", `${CONNECTIONS}/lab`)).status).toBe(404);
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
+  });
+});
+
+describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
+  beforeEach(clear);
+  const ifMatch = (tag: string) => ({ headers: { "if-match": tag } });
+
+  it("GET answers the version as a strong ETag; PUT and DELETE at another version are 412 and change nothing", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).toBe('"1"');
+    const stale = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://other.example.net" }, ...ifMatch('"2"') });
+    expect(stale.status).toBe(412);
+    expect(problemOf(stale)).toMatchObject({ type: "urn:sdwan-connections:problem:version-mismatch", status: 412 });
+    expect(problemOf(stale).detail).toContain("version 1");
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch('"7", W/"1"'))).status).toBe(412);
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({ orchestratorUrl: "https://orchestrator.example.net/" });
+
+    const updated = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://other.example.net" }, ...ifMatch('"9", "1"') });
+    expect([updated.status, updated.text]).toEqual([200, "Connection successfully updated"]);
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).toBe('"2"');
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch('"2"'))).status).toBe(204);
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch('"2"'))).status).toBe(404);
+  });
+
+  it("without If-Match, or with *, writes as before; a malformed If-Match is 400 and is not echoed", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://a.example.net" } })).status).toBe(200);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://b.example.net" }, ...ifMatch("*") })).status).toBe(200);
+    const malformed = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://c.example.net" }, ...ifMatch("secret-ish 3") });
+    expect(malformed.status).toBe(400);
+    expect(problemOf(malformed).errors).toEqual([{ field: "If-Match", message: expect.any(String) }]);
+    expect(malformed.text).not.toContain("secret-ish");
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).toBe('"3"');
+  });
+
+  it("of two writers racing at the same version, one wins and the other gets 412", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const tag = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
+    const replies = await Promise.all([
+      h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://first.example.net" }, ...ifMatch(tag) }),
+      h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: TEST_KEYS.customer }, ...ifMatch(tag) }),
+      h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(tag)),
+    ]);
+    expect(replies.filter((reply) => reply.status === 412)).toHaveLength(2);
+    expect(replies.filter((reply) => reply.status === 200 || reply.status === 204)).toHaveLength(1);
   });
 });
 

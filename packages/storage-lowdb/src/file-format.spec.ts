@@ -8,8 +8,19 @@ import { parseConnectionsFile, serializedLength, serializeInto, storedConnection
 const keyring = createKeyring({ current: masterKey(Buffer.alloc(32, 3)) });
 const serialize = (connections: ReadonlyMap<string, StoredConnection>, scratch = Buffer.alloc(serializedLength(connections))): string =>
   serializeInto(connections, scratch.subarray(0, serializedLength(connections))).toString("utf8");
-const mapOf = (records: { alias: string; url: string; key: string }[]) =>
-  new Map(records.map(({ alias, url, key }) => [alias.toLowerCase(), storedConnection(alias as Alias, url as OrchestratorUrl, keyring.seal(key, alias.toLowerCase()))]));
+const mapOf = (records: { alias: string; url: string; key: string; version?: number }[]) =>
+  new Map(
+    records.map(({ alias, url, key, version = 1 }) => [
+      alias.toLowerCase(),
+      storedConnection({
+        alias: alias as Alias,
+        orchestratorUrl: url as OrchestratorUrl,
+        sealedApiKey: keyring.seal(key, alias.toLowerCase()),
+        version,
+        apiKeySetAt: version % 2 === 0 ? null : "2026-11-22T10:00:00.123Z",
+      }),
+    ]),
+  );
 
 const aliasArbitrary = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,20}$/);
 const urlArbitrary = fc.constantFrom("https://vco.example.net/", "http://10.0.0.1:8080/api", "https://ünï.example.net/p?q=1");
@@ -17,12 +28,12 @@ const urlArbitrary = fc.constantFrom("https://vco.example.net/", "http://10.0.0.
 describe("the file format", () => {
   it("reads back exactly what it wrote, in order, for any connections", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.record({ alias: aliasArbitrary, url: urlArbitrary, key: fc.string({ minLength: 1 }) }), { selector: (r) => r.alias.toLowerCase(), maxLength: 20 }), (records) => {
+      fc.property(fc.uniqueArray(fc.record({ alias: aliasArbitrary, url: urlArbitrary, key: fc.string({ minLength: 1 }), version: fc.integer({ min: 1, max: 2 ** 40 }) }), { selector: (r) => r.alias.toLowerCase(), maxLength: 20 }), (records) => {
         const connections = mapOf(records);
         const parsed = parseConnectionsFile(serialize(connections), "connections.json");
         if (E.isLeft(parsed)) throw new Error(parsed.left._tag);
-        expect([...parsed.right.connections.entries()].map(([key, c]) => [key, c.alias, c.orchestratorUrl, c.sealedApiKey])).toEqual(
-          [...connections.entries()].map(([key, c]) => [key, c.alias, c.orchestratorUrl, c.sealedApiKey]),
+        expect([...parsed.right.connections.entries()].map(([key, c]) => [key, c.alias, c.orchestratorUrl, c.sealedApiKey, c.version, c.apiKeySetAt])).toEqual(
+          [...connections.entries()].map(([key, c]) => [key, c.alias, c.orchestratorUrl, c.sealedApiKey, c.version, c.apiKeySetAt]),
         );
       }),
       { numRuns: 50 },
@@ -30,7 +41,34 @@ describe("the file format", () => {
   });
 
   it("writes an empty store as an empty list", () => {
-    expect(JSON.parse(serialize(new Map()))).toEqual({ format: "sdwan-connections/connections", version: 1, connections: [] });
+    expect(JSON.parse(serialize(new Map()))).toEqual({ format: "sdwan-connections/connections", version: 2, connections: [] });
+  });
+
+  it("reads a version 1 file: each connection at version 1, its key date unknown", () => {
+    const sealedApiKey = keyring.seal("k", "lab");
+    const v1 = JSON.stringify({
+      format: "sdwan-connections/connections",
+      version: 1,
+      connections: [{ alias: "Lab", orchestratorUrl: "https://vco.example.net/", sealedApiKey }],
+    });
+    const parsed = parseConnectionsFile(v1, "connections.json");
+    if (E.isLeft(parsed)) throw new Error(parsed.left._tag);
+    expect(parsed.right.connections.get("lab")).toMatchObject({ alias: "Lab", sealedApiKey, version: 1, apiKeySetAt: null });
+  });
+
+  it("refuses a version that is not a positive integer and a key date that is not an ISO time, naming the field only", () => {
+    const sealedApiKey = keyring.seal("k", "lab");
+    const file = (record: object) =>
+      JSON.stringify({ format: "sdwan-connections/connections", version: 2, connections: [{ alias: "Lab", orchestratorUrl: "https://vco.example.net/", sealedApiKey, ...record }] });
+    for (const [record, field] of [
+      [{ version: 0, apiKeySetAt: null }, "connections.0.version"],
+      [{ version: 1.5, apiKeySetAt: null }, "connections.0.version"],
+      [{ version: 1, apiKeySetAt: "yesterday" }, "connections.0.apiKeySetAt"],
+      [{ version: 1 }, "connections.0.apiKeySetAt"],
+    ] as const) {
+      const parsed = parseConnectionsFile(file(record), "connections.json");
+      expect(E.isLeft(parsed) && parsed.left._tag === "FileCorrupt" && parsed.left.reason).toContain(field);
+    }
   });
 
   it("gives the same bytes into a reused, larger and dirty buffer", () => {

@@ -5,25 +5,35 @@ import * as t from "io-ts";
 import type { ConnectionsFileError } from "./errors.js";
 
 /**
- * The file format, version 1:
+ * The file format, version 2:
  *
  * ```json
- * {"format":"sdwan-connections/connections","version":1,"connections":[
- * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v1.1a2b3c4d.<iv>.<tag>.<ciphertext>"}
+ * {"format":"sdwan-connections/connections","version":2,"connections":[
+ * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v1.1a2b3c4d.<iv>.<tag>.<ciphertext>","version":3,"apiKeySetAt":"2026-11-22T10:00:00.000Z"}
  * ]}
  * ```
  *
- * One connection per line. A later version bumps `version` and adds a step to
- * `migrate` below; a file whose version is newer than this code is refused.
+ * One connection per line; `version` is the connection's (1 when added, +1
+ * per change), `apiKeySetAt` when its key was stored (null: unknown). Version
+ * 1 had neither; it is read as version 1 with an unknown key date. A later
+ * version bumps `version` and adds a step to `migrate` below; a file whose
+ * version is newer than this code is refused.
  */
 export const FILE_FORMAT = "sdwan-connections/connections";
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
-/** One stored connection, with its file line kept encoded so a write re-serializes nothing but what changed. */
-export interface StoredConnection {
+/** What the file keeps of one connection. */
+export interface ConnectionRecord {
   readonly alias: Alias;
   readonly orchestratorUrl: OrchestratorUrl;
   readonly sealedApiKey: SealedSecret;
+  readonly version: number;
+  /** ISO 8601, or null when unknown. */
+  readonly apiKeySetAt: string | null;
+}
+
+/** One stored connection, with its file line kept encoded so a write re-serializes nothing but what changed. */
+export interface StoredConnection extends ConnectionRecord {
   /** The connection's line of the file, UTF-8. */
   readonly line: Buffer;
 }
@@ -33,11 +43,13 @@ export interface ConnectionsState {
   readonly connections: ReadonlyMap<string, StoredConnection>;
 }
 
-export const storedConnection = (alias: Alias, orchestratorUrl: OrchestratorUrl, sealedApiKey: SealedSecret): StoredConnection => ({
+export const storedConnection = ({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt }: ConnectionRecord): StoredConnection => ({
   alias,
   orchestratorUrl,
   sealedApiKey,
-  line: Buffer.from(JSON.stringify({ alias, orchestratorUrl, sealedApiKey }), "utf8"),
+  version,
+  apiKeySetAt,
+  line: Buffer.from(JSON.stringify({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt }), "utf8"),
 });
 
 export const emptyState = (): ConnectionsState => ({ connections: new Map() });
@@ -88,11 +100,23 @@ const SealedSecretCodec = new t.Type<SealedSecret, string, unknown>(
   (value) => value,
 );
 
-const StoredConnectionProps = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, sealedApiKey: SealedSecretCodec };
-const StoredConnectionCodec = strictObject("StoredConnection", StoredConnectionProps, t.type(StoredConnectionProps));
+// A check as an io-ts codec whose failure message names the rule, never the value.
+const checked = <A>(name: string, is: (input: unknown) => input is A, message: string): t.Type<A, A, unknown> =>
+  new t.Type<A, A, unknown>(name, is, (input, context) => (is(input) ? t.success(input) : t.failure(input, context, message)), (value) => value);
 
-const FileV1Props = { format: t.literal(FILE_FORMAT), version: t.literal(1), connections: t.array(StoredConnectionCodec) };
+const ISO_UTC_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+const IsoTimeCodec = checked("IsoTime", (input): input is string => typeof input === "string" && ISO_UTC_TIME.test(input) && !Number.isNaN(Date.parse(input)), "must be an ISO 8601 UTC time");
+const VersionCodec = checked("Version", (input): input is number => Number.isSafeInteger(input) && (input as number) >= 1, "must be a positive integer");
+
+const RecordV1Props = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, sealedApiKey: SealedSecretCodec };
+const RecordV1Codec = strictObject("ConnectionV1", RecordV1Props, t.type(RecordV1Props));
+const RecordProps = { ...RecordV1Props, version: VersionCodec, apiKeySetAt: t.union([IsoTimeCodec, t.null]) };
+const RecordCodec = strictObject("Connection", RecordProps, t.type(RecordProps));
+
+const FileV1Props = { format: t.literal(FILE_FORMAT), version: t.literal(1), connections: t.array(RecordV1Codec) };
 const FileV1Codec = strictObject("ConnectionsFileV1", FileV1Props, t.type(FileV1Props));
+const FileProps = { format: t.literal(FILE_FORMAT), version: t.literal(SCHEMA_VERSION), connections: t.array(RecordCodec) };
+const FileCodec = strictObject("ConnectionsFile", FileProps, t.type(FileProps));
 
 // Names the path of each problem and the codec's own message, never the offending value.
 const describeDecodeErrors = (errors: t.Errors): string => {
@@ -113,8 +137,11 @@ const describeSyntaxError = (error: unknown): string => {
   return position === undefined ? "not valid JSON" : `not valid JSON near character ${position}`;
 };
 
-/** Upgrades an older document to the current version; version 1 is current, so there is nothing to do yet. */
-const migrate = (document: { readonly version: number }): unknown => document;
+/** The connections of a document at any known version: version 1's get version 1 and an unknown key date. */
+const decodeConnections = (document: { readonly version: number }): t.Validation<readonly ConnectionRecord[]> =>
+  document.version === 1
+    ? E.map((v1: t.TypeOf<typeof FileV1Codec>) => v1.connections.map((record) => ({ ...record, version: 1, apiKeySetAt: null })))(FileV1Codec.decode(document))
+    : E.map((current: t.TypeOf<typeof FileCodec>) => current.connections)(FileCodec.decode(document));
 
 /** Parses and checks the file's text. */
 export const parseConnectionsFile = (text: string, path: string): E.Either<ConnectionsFileError, ConnectionsState> => {
@@ -131,13 +158,13 @@ export const parseConnectionsFile = (text: string, path: string): E.Either<Conne
   if (format !== FILE_FORMAT) return corrupt(`not a connections file (format must be "${FILE_FORMAT}")`);
   if (typeof version !== "number" || !Number.isInteger(version) || version < 1) return corrupt("version must be a positive integer");
   if (version > SCHEMA_VERSION) return E.left({ _tag: "FutureVersion", path, version, supported: SCHEMA_VERSION });
-  const decoded = FileV1Codec.decode(migrate(document as { version: number }));
+  const decoded = decodeConnections(document as { version: number });
   if (E.isLeft(decoded)) return corrupt(describeDecodeErrors(decoded.left));
   const connections = new Map<string, StoredConnection>();
-  for (const [index, record] of decoded.right.connections.entries()) {
+  for (const [index, record] of decoded.right.entries()) {
     const key = aliasKey(record.alias);
     if (connections.has(key)) return corrupt(`connections.${index}.alias repeats an earlier alias`);
-    connections.set(key, storedConnection(record.alias, record.orchestratorUrl, record.sealedApiKey));
+    connections.set(key, storedConnection(record));
   }
   return E.right({ connections });
 };

@@ -4,10 +4,12 @@ import {
   ApiKey,
   notFound,
   storageFailure,
-  type Connection,
+  versionMismatch,
   type ConnectionRepository,
   type ConnectionSummary,
   type DomainError,
+  type ExpectedVersions,
+  type StoredConnection as Connection,
 } from "@sdwan-connections/core";
 import { describeSecretError } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
@@ -27,7 +29,20 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     const opened = keyring.open(stored.sealedApiKey, key);
     return E.isLeft(opened)
       ? E.left(storageFailure(`The stored apiKey of '${stored.alias}' cannot be decrypted: ${describeSecretError(opened.left)}.`))
-      : E.right({ alias: stored.alias, orchestratorUrl: stored.orchestratorUrl, apiKey: ApiKey.unsafeFrom(opened.right) });
+      : E.right({
+          alias: stored.alias,
+          orchestratorUrl: stored.orchestratorUrl,
+          apiKey: ApiKey.unsafeFrom(opened.right),
+          version: stored.version,
+          apiKeySetAt: stored.apiKeySetAt === null ? null : new Date(stored.apiKeySetAt),
+        });
+  };
+
+  // The stored connection, if it exists and is at an expected version; checked inside the mutation, so atomically.
+  const current = (connections: ReadonlyMap<string, StoredConnection>, alias: string, expected: ExpectedVersions | undefined) => {
+    const existing = connections.get(aliasKey(alias));
+    if (existing === undefined) return E.left(notFound(alias));
+    return expected === undefined || expected.includes(existing.version) ? E.right(existing) : E.left(versionMismatch(existing.alias, existing.version));
   };
 
   const get: ConnectionRepository["get"] = (alias) => async () => {
@@ -56,7 +71,13 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   const insert: ConnectionRepository["insert"] = (connection) => () => {
     const key = aliasKey(connection.alias);
     // Sealed before queueing: the lock is held only for the in-memory change and the write.
-    const added = storedConnection(connection.alias, connection.orchestratorUrl, keyring.seal(connection.apiKey.reveal(), key));
+    const added = storedConnection({
+      alias: connection.alias,
+      orchestratorUrl: connection.orchestratorUrl,
+      sealedApiKey: keyring.seal(connection.apiKey.reveal(), key),
+      version: 1,
+      apiKeySetAt: new Date().toISOString(),
+    });
     return file.mutate((connections) => {
       const existing = connections.get(key);
       if (existing !== undefined) return E.left(alreadyExists(existing.alias));
@@ -65,23 +86,29 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     });
   };
 
-  const update: ConnectionRepository["update"] = (alias, change) => () => {
+  const update: ConnectionRepository["update"] = (alias, change, expected) => () => {
     const key = aliasKey(alias);
     const sealed = change.apiKey === undefined ? undefined : keyring.seal(change.apiKey.reveal(), key);
     return file.mutate((connections): E.Either<DomainError, { value: Connection; changed: boolean }> => {
-      const existing = connections.get(key);
-      if (existing === undefined) return E.left(notFound(alias));
-      const orchestratorUrl = change.orchestratorUrl ?? existing.orchestratorUrl;
-      const apiKey = change.apiKey === undefined ? reveal(key, existing) : E.right({ apiKey: change.apiKey });
-      if (E.isLeft(apiKey)) return apiKey;
-      connections.set(key, storedConnection(existing.alias, orchestratorUrl, sealed ?? existing.sealedApiKey));
-      return E.right({ value: { alias: existing.alias, orchestratorUrl, apiKey: apiKey.right.apiKey }, changed: true });
+      const existing = current(connections, alias, expected);
+      if (E.isLeft(existing)) return existing;
+      const updated = storedConnection({
+        ...existing.right,
+        orchestratorUrl: change.orchestratorUrl ?? existing.right.orchestratorUrl,
+        sealedApiKey: sealed ?? existing.right.sealedApiKey,
+        version: existing.right.version + 1,
+        apiKeySetAt: sealed === undefined ? existing.right.apiKeySetAt : new Date().toISOString(),
+      });
+      const revealed = reveal(key, updated);
+      if (E.isLeft(revealed)) return revealed;
+      connections.set(key, updated);
+      return E.right({ value: revealed.right, changed: true });
     });
   };
 
-  const remove: ConnectionRepository["delete"] = (alias) => () =>
+  const remove: ConnectionRepository["delete"] = (alias, expected) => () =>
     file.mutate((connections) =>
-      connections.delete(aliasKey(alias)) ? E.right({ value: undefined, changed: true }) : E.left(notFound(alias)),
+      E.map(() => ({ value: void connections.delete(aliasKey(alias)), changed: true }))(current(connections, alias, expected)),
     );
 
   const ping: ConnectionRepository["ping"] = (): TaskEither<DomainError, void> => () => file.ping();

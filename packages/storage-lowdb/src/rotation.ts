@@ -17,7 +17,7 @@ export const resealKeys =
       if (!keyring.needsRotation(connection.sealedApiKey)) continue;
       const opened = keyring.open(connection.sealedApiKey, key);
       if (E.isLeft(opened)) return E.left(storageFailure(`Cannot rotate the apiKey of '${connection.alias}': ${opened.left._tag}; nothing was re-sealed.`));
-      resealed.push([key, storedConnection(connection.alias, connection.orchestratorUrl, keyring.seal(opened.right, key))]);
+      resealed.push([key, storedConnection({ ...connection, sealedApiKey: keyring.seal(opened.right, key) })]);
     }
     for (const [key, connection] of resealed) connections.set(key, connection);
     return E.right({ value: { rotated: resealed.length, total: connections.size }, changed: resealed.length > 0 });

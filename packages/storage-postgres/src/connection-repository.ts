@@ -3,7 +3,16 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as A from "fp-ts/lib/Array.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Pool } from "pg";
-import { aliasKey, alreadyExists, notFound, storageFailure, type ConnectionRepository, type DomainError } from "@sdwan-connections/core";
+import {
+  aliasKey,
+  alreadyExists,
+  notFound,
+  storageFailure,
+  versionMismatch,
+  type Alias,
+  type ConnectionRepository,
+  type DomainError,
+} from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { UNIQUE_VIOLATION, databaseFailure, hasSqlState } from "./database-errors.js";
 import { rotateKeys } from "./rotate-keys.js";
@@ -16,7 +25,7 @@ export interface PostgresConnectionRepositoryOptions {
   readonly keyring: Keyring;
 }
 
-const COLUMNS = "alias, orchestrator_url, api_key";
+const COLUMNS = "alias, orchestrator_url, api_key, version, api_key_set_at";
 
 /**
  * Core's ConnectionRepository on PostgreSQL. Every statement is
@@ -31,6 +40,13 @@ export const createPostgresConnectionRepository = ({ pool, keyring }: PostgresCo
 
   const query = <R>(what: string, text: string, values: readonly unknown[] = []) =>
     TE.tryCatch(async () => (await pool.query(text, values as unknown[])).rows as R[], databaseFailure(what));
+
+  // Why a conditional write touched no row: the connection is gone, or at another version.
+  const missedWrite = (alias: Alias) =>
+    pipe(
+      query<{ alias: string; version: number }>(`reading connection '${alias}'`, "select alias, version from connections where alias_key = $1", [aliasKey(alias)]),
+      TE.flatMap(([row]) => TE.left(row === undefined ? notFound(alias) : versionMismatch(row.alias, row.version))),
+    );
 
   return {
     get: (alias) =>
@@ -50,7 +66,7 @@ export const createPostgresConnectionRepository = ({ pool, keyring }: PostgresCo
         TE.tryCatch(
           async () => {
             const key = aliasKey(connection.alias);
-            await pool.query(`insert into connections (alias_key, ${COLUMNS}) values ($1, $2, $3, $4)`, [
+            await pool.query("insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at) values ($1, $2, $3, $4, now())", [
               key,
               connection.alias,
               connection.orchestratorUrl,
@@ -64,34 +80,43 @@ export const createPostgresConnectionRepository = ({ pool, keyring }: PostgresCo
         ),
       ),
 
-    update: (alias, change) => {
+    update: (alias, change, expected) => {
       const key = aliasKey(alias);
       return pipe(
         TE.fromIO(() => (change.apiKey === undefined ? null : keyring.seal(change.apiKey.reveal(), key))),
-        // One statement: the row lock makes concurrent updates queue, and each keeps the fields it was not given.
+        // One statement: the row lock makes concurrent updates queue, each keeps the fields it was not given, and
+        // a queued one re-checks the expected version against the row as the one before it left it.
         TE.chain((sealed) =>
           query<unknown>(
             `updating connection '${alias}'`,
             `update connections
                 set orchestrator_url = coalesce($2, orchestrator_url),
                     api_key = coalesce($3, api_key),
+                    api_key_set_at = case when $3::text is null then api_key_set_at else now() end,
+                    version = version + 1,
                     updated_at = now()
-              where alias_key = $1
+              where alias_key = $1 and ($4::integer[] is null or version = any($4::integer[]))
           returning ${COLUMNS}`,
-            [key, change.orchestratorUrl ?? null, sealed],
+            [key, change.orchestratorUrl ?? null, sealed, expected ?? null],
           ),
         ),
-        TE.chainEitherK((rows) => (rows[0] === undefined ? E.left(notFound(alias)) : decode(rows[0]))),
+        TE.flatMap((rows) => (rows[0] === undefined ? missedWrite(alias) : TE.fromEither(decode(rows[0])))),
       );
     },
 
-    delete: (alias) =>
+    delete: (alias, expected) =>
       pipe(
         TE.tryCatch(
-          async () => (await pool.query("delete from connections where alias_key = $1", [aliasKey(alias)])).rowCount ?? 0,
+          async () =>
+            (
+              await pool.query("delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[]))", [
+                aliasKey(alias),
+                expected ?? null,
+              ])
+            ).rowCount ?? 0,
           databaseFailure(`deleting connection '${alias}'`),
         ),
-        TE.chainEitherK((count) => (count === 0 ? E.left(notFound(alias)) : E.right(undefined))),
+        TE.flatMap((count) => (count === 0 ? missedWrite(alias) : TE.right(undefined))),
       ),
 
     // Reads the table (so a missing schema shows) and checks the server would accept a write.

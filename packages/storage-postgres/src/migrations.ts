@@ -37,6 +37,16 @@ export const MIGRATIONS: readonly Migration[] = [
         constraint connections_api_key_is_sealed check (api_key like 'v1.%')
       )`,
   },
+  {
+    // A connection's version (1 when added, +1 per change) for writes that expect one; when its key was
+    // stored (null: before this migration).
+    version: 2,
+    name: "connection versions and key dates",
+    sql: `
+      alter table connections
+        add column version integer not null default 1 constraint connections_version_is_positive check (version >= 1),
+        add column api_key_set_at timestamptz`,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -10,6 +10,8 @@ const row = (overrides: Record<string, unknown> = {}) => ({
   alias: "Lab",
   orchestrator_url: "https://vco.example.net/",
   api_key: keyring.seal(SECRET, "lab"),
+  version: 3,
+  api_key_set_at: new Date("2026-11-22T10:00:00Z"),
   ...overrides,
 });
 const reason = (result: E.Either<{ _tag: string }, unknown>) => {
@@ -21,7 +23,13 @@ describe("decodeConnection", () => {
   it("opens the sealed key with the lower-cased alias as associated data", () => {
     const decoded = decodeConnection(keyring)(row());
     if (E.isLeft(decoded)) throw new Error(JSON.stringify(decoded.left));
-    expect([decoded.right.alias, decoded.right.orchestratorUrl, decoded.right.apiKey.reveal()]).toEqual(["Lab", "https://vco.example.net/", SECRET]);
+    expect([decoded.right.alias, decoded.right.orchestratorUrl, decoded.right.apiKey.reveal(), decoded.right.version, decoded.right.apiKeySetAt]).toEqual([
+      "Lab",
+      "https://vco.example.net/",
+      SECRET,
+      3,
+      new Date("2026-11-22T10:00:00Z"),
+    ]);
   });
 
   it("refuses a key sealed for another alias", () => {
@@ -37,6 +45,8 @@ describe("decodeConnection", () => {
     ["a bad alias", { alias: "no spaces" }, "alias"],
     ["a bad URL", { orchestrator_url: "ftp://x" }, "orchestrator_url"],
     ["a non-text key", { api_key: 42 }, "api_key"],
+    ["a fractional version", { version: 1.5 }, "version"],
+    ["a key date that is not a time", { api_key_set_at: "yesterday" }, "api_key_set_at"],
   ])("names the column of %s, never its value", (_case, overrides, column) => {
     const text = reason(decodeConnection(keyring)(row(overrides)));
     expect(text).toContain(column);

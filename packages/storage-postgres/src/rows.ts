@@ -8,17 +8,27 @@ import {
   aliasKey,
   storageFailure,
   toFieldErrors,
-  type Connection,
+  type StoredConnection,
   type ConnectionSummary,
   type DomainError,
 } from "@sdwan-connections/core";
 import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
 
 /** A row of `connections` as selected by the repository; rows are outside input, so they are decoded. */
+const isDate = (input: unknown): input is Date => input instanceof Date && !Number.isNaN(input.getTime());
+const DateCodec = new t.Type<Date, Date, unknown>(
+  "Date",
+  isDate,
+  (input, context) => (isDate(input) ? t.success(input) : t.failure(input, context, "must be a time")),
+  (value) => value,
+);
+
 export const ConnectionRow = t.type({
   alias: AliasCodec,
   orchestrator_url: OrchestratorUrlCodec,
   api_key: t.string,
+  version: t.Int,
+  api_key_set_at: t.union([DateCodec, t.null]),
 });
 export type ConnectionRow = t.TypeOf<typeof ConnectionRow>;
 
@@ -45,11 +55,11 @@ export const decodeSummary = (row: unknown): E.Either<DomainError, ConnectionSum
  */
 export const decodeConnection =
   (keyring: Keyring) =>
-  (row: unknown): E.Either<DomainError, Connection> =>
+  (row: unknown): E.Either<DomainError, StoredConnection> =>
     pipe(
       ConnectionRow.decode(row),
       E.mapLeft(badRow),
-      E.chain(({ alias, orchestrator_url, api_key }) =>
+      E.chain(({ alias, orchestrator_url, api_key, version, api_key_set_at }) =>
         pipe(
           keyring.open(api_key, aliasKey(alias)),
           E.mapLeft((error) => storageFailure(`Storage failure: the apiKey of connection '${alias}' cannot be opened: ${describeSecretError(error)}.`)),
@@ -59,7 +69,7 @@ export const decodeConnection =
               E.mapLeft(() => storageFailure(`Storage failure: the apiKey of connection '${alias}' is not a valid apiKey.`)),
             ),
           ),
-          E.map((apiKey) => ({ alias, orchestratorUrl: orchestrator_url, apiKey })),
+          E.map((apiKey) => ({ alias, orchestratorUrl: orchestrator_url, apiKey, version, apiKeySetAt: api_key_set_at })),
         ),
       ),
     );

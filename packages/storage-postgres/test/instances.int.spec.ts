@@ -7,6 +7,7 @@ import {
   createPostgresConnectionChanges,
   createPostgresConnectionRepository,
   migrate,
+  MIGRATIONS,
   SCHEMA_VERSION,
   type PostgresConnectionChanges,
 } from "../src/index.js";
@@ -62,6 +63,20 @@ describe("migrate", () => {
 
   it("does nothing when run again", async () => {
     expect(await expectRight(migrate(pool()))).toEqual({ applied: [], version: SCHEMA_VERSION });
+  });
+
+  it("upgrades connections stored before versions: each at version 1, its key date unknown", async () => {
+    const older = pool(await postgres.database("older"));
+    await expectRight(migrate(older, MIGRATIONS.slice(0, 1)));
+    const before = createPostgresConnectionRepository({ pool: older, keyring });
+    await older.query("insert into connections (alias_key, alias, orchestrator_url, api_key) values ($1, $2, $3, $4)", [
+      "lab",
+      "Lab",
+      "https://vco.example.net/",
+      keyring.seal("old-key", "lab"),
+    ]);
+    expect(await expectRight(migrate(older))).toEqual({ applied: [2], version: SCHEMA_VERSION });
+    expect(await expectRight(before.get(alias("lab")))).toMatchObject({ alias: "Lab", version: 1, apiKeySetAt: null });
   });
 
   it("refuses a database whose schema is newer than this release", async () => {

@@ -8,6 +8,19 @@ export interface Connection {
   readonly apiKey: ApiKey;
 }
 
+/**
+ * A connection as a store keeps it. `version` is 1 when it is added and grows by one with every change, so a
+ * writer can ask that nobody changed it since it read it. `apiKeySetAt` is when its key was stored (null for a
+ * connection stored before keys were dated).
+ */
+export interface StoredConnection extends Connection {
+  readonly version: number;
+  readonly apiKeySetAt: Date | null;
+}
+
+/** A write's precondition: the stored connection's version must be one of these (or the write fails with `VersionMismatch`). */
+export type ExpectedVersions = readonly number[];
+
 /** What listing shows of a connection: never the key. */
 export interface ConnectionSummary {
   readonly alias: Alias;

@@ -20,6 +20,7 @@ export type OrchestratorError =
 export type DomainError =
   | { readonly _tag: "NotFound"; readonly alias: string }
   | { readonly _tag: "AlreadyExists"; readonly alias: string }
+  | { readonly _tag: "VersionMismatch"; readonly alias: string; readonly version: number }
   | { readonly _tag: "InvalidInput"; readonly errors: readonly FieldError[] }
   | { readonly _tag: "ValidationRefused"; readonly alias: string; readonly cause: OrchestratorError }
   | { readonly _tag: "NotAPartner"; readonly alias: string }
@@ -30,6 +31,7 @@ export type DomainErrorTag = DomainError["_tag"];
 
 export const notFound = (alias: string): DomainError => ({ _tag: "NotFound", alias });
 export const alreadyExists = (alias: string): DomainError => ({ _tag: "AlreadyExists", alias });
+export const versionMismatch = (alias: string, version: number): DomainError => ({ _tag: "VersionMismatch", alias, version });
 export const invalidInput = (errors: readonly FieldError[]): DomainError => ({ _tag: "InvalidInput", errors });
 export const validationRefused = (alias: string, cause: OrchestratorError): DomainError => ({
   _tag: "ValidationRefused",
@@ -65,6 +67,8 @@ export const describeError = (error: DomainError): string => {
       return `No connection with alias '${error.alias}'.`;
     case "AlreadyExists":
       return `A connection with alias '${error.alias}' already exists.`;
+    case "VersionMismatch":
+      return `Connection '${error.alias}' was changed meanwhile: it is at version ${error.version}, not the one expected.`;
     case "InvalidInput":
       return error.errors.map((e) => `${e.field}: ${e.message}`).join("; ");
     case "ValidationRefused":

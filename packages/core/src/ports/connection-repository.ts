@@ -1,6 +1,6 @@
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { Alias } from "../domain/codecs.js";
-import type { Connection, ConnectionChange, ConnectionSummary } from "../domain/connection.js";
+import type { Connection, ConnectionChange, ConnectionSummary, ExpectedVersions, StoredConnection } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
 
 /** What a key rotation did: re-sealed connections, out of all stored. */
@@ -16,8 +16,8 @@ export interface KeyRotationReport {
  * Failures of the store itself come back as `StorageFailure`.
  */
 export interface ConnectionRepository {
-  /** The connection with this alias (any case), or `NotFound`. */
-  get(alias: Alias): TaskEither<DomainError, Connection>;
+  /** The connection with this alias (any case), with its version and key date, or `NotFound`. */
+  get(alias: Alias): TaskEither<DomainError, StoredConnection>;
   /**
    * Every connection, without keys, in no particular order.
    *
@@ -29,16 +29,19 @@ export interface ConnectionRepository {
    * current. A store that builds a new array on every call keeps the rule too.
    */
   list(): TaskEither<DomainError, readonly ConnectionSummary[]>;
-  /** Stores a new connection, or `AlreadyExists` when the alias (any case) is taken. */
+  /** Stores a new connection at version 1, its key dated now, or `AlreadyExists` when the alias (any case) is taken. */
   insert(connection: Connection): TaskEither<DomainError, void>;
   /**
    * Applies a change atomically (fields not in it keep their stored value,
-   * even when another writer changed them meanwhile) and returns the result,
-   * or `NotFound`.
+   * even when another writer changed them meanwhile), adds one to the
+   * version, dates the key when the change has one, and returns the result;
+   * or `NotFound`. With `expected`, the check of the version and the change
+   * are one atomic step: a version not among them fails with
+   * `VersionMismatch` and changes nothing, whatever other writers do.
    */
-  update(alias: Alias, change: ConnectionChange): TaskEither<DomainError, Connection>;
-  /** Removes the connection, or `NotFound`. */
-  delete(alias: Alias): TaskEither<DomainError, void>;
+  update(alias: Alias, change: ConnectionChange, expected?: ExpectedVersions): TaskEither<DomainError, StoredConnection>;
+  /** Removes the connection, or `NotFound`; with `expected`, atomically only at one of those versions, else `VersionMismatch`. */
+  delete(alias: Alias, expected?: ExpectedVersions): TaskEither<DomainError, void>;
   /** Succeeds when the store can be read and written now (for readiness checks). */
   ping(): TaskEither<DomainError, void>;
   /**

@@ -9,6 +9,14 @@ describe("deleteConnection", () => {
     expect(await expectRight(service.listConnections())).toEqual([]);
   });
 
+  it("at an expected version only", async () => {
+    const { service } = createTestWorld();
+    await expectRight(service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }));
+    expect(await expectLeft(service.deleteConnection("lab", { expectedVersions: [2] }))).toEqual({ _tag: "VersionMismatch", alias: "Lab", version: 1 });
+    await expectRight(service.deleteConnection("lab", { expectedVersions: [1] }));
+    expect(await expectRight(service.listConnections())).toEqual([]);
+  });
+
   it("answers NotFound for an unknown alias and InvalidInput for a malformed one", async () => {
     const { service } = createTestWorld();
     expect(await expectLeft(service.deleteConnection("ghost"))).toEqual({ _tag: "NotFound", alias: "ghost" });

@@ -44,6 +44,16 @@ describe("updateConnection", () => {
     expect(world.orchestrator.calls.identify).toBe(0);
   });
 
+  it("at an expected version only: another fails before the orchestrator is asked, and changes nothing", async () => {
+    const world = await setup();
+    const error = await expectLeft(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [2] }));
+    expect(error).toEqual({ _tag: "VersionMismatch", alias: "Lab", version: 1 });
+    expect(world.orchestrator.calls.identify).toBe(0);
+    expect(await stored(world)).toMatchObject({ version: 1 });
+    await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [1] }));
+    expect(await stored(world)).toMatchObject({ version: 2 });
+  });
+
   it("answers NotFound for an unknown alias", async () => {
     const world = await setup();
     expect(await expectLeft(world.service.updateConnection("ghost", { apiKey: "k" }))).toEqual({ _tag: "NotFound", alias: "ghost" });

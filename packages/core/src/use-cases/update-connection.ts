@@ -2,9 +2,9 @@ import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec, aliasKey, type Alias } from "../domain/codecs.js";
-import type { ConnectionChange } from "../domain/connection.js";
+import type { ConnectionChange, ExpectedVersions } from "../domain/connection.js";
 import { decodeInput } from "../domain/decode.js";
-import { invalidInput, type DomainError } from "../domain/errors.js";
+import { invalidInput, versionMismatch, type DomainError } from "../domain/errors.js";
 import { UpdateConnectionRequest } from "../domain/requests.js";
 import type { ConnectionChanges } from "../ports/connection-changes.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -14,6 +14,8 @@ import { requireAccepted, requireAdmitted } from "./identify-target.js";
 export interface UpdateConnectionOptions {
   /** Store without asking the orchestrator. */
   readonly force?: boolean;
+  /** Change it only while its version is one of these (HTTP If-Match). */
+  readonly expectedVersions?: ExpectedVersions;
 }
 
 const decodeChange = (alias: Alias, body: unknown): E.Either<DomainError, ConnectionChange> =>
@@ -33,6 +35,8 @@ const decodeChange = (alias: Alias, body: unknown): E.Either<DomainError, Connec
  * Changes the URL and/or key of a connection. The connection as it would be
  * after the change must be accepted by the orchestrator (unless forced);
  * then the change is stored and announced, so customers caches drop it.
+ * With expected versions, it changes nothing unless the stored version is
+ * one of them, from the first read to the write.
  */
 export const updateConnection =
   (deps: {
@@ -50,11 +54,16 @@ export const updateConnection =
           TE.tap((change) =>
             pipe(
               deps.repository.get(alias),
+              // Fails before asking the orchestrator; the store checks again, atomically, when it writes.
+              TE.filterOrElse(
+                (current) => options.expectedVersions?.includes(current.version) ?? true,
+                (current) => versionMismatch(current.alias, current.version),
+              ),
               TE.map((current) => ({ ...current, ...change })),
               TE.flatMap(requireAccepted(deps.orchestrator, alias, options.force === true)),
             ),
           ),
-          TE.flatMap((change) => deps.repository.update(alias, change)),
+          TE.flatMap((change) => deps.repository.update(alias, change, options.expectedVersions)),
           TE.flatMap((updated) => TE.fromTask(() => deps.changes.publish(updated.alias))),
         ),
       ),

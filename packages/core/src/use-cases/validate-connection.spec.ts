@@ -16,6 +16,8 @@ describe("validateConnection", () => {
       orchestratorUrl: "https://vco.example.net/",
       valid: true,
       type: "partner",
+      version: 1,
+      apiKeySetAt: expect.any(Date),
     });
   });
 

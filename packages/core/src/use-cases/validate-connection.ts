@@ -2,15 +2,31 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as T from "fp-ts/lib/Task.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
-import type { ConnectionKind, ConnectionSummary } from "../domain/connection.js";
+import type { ConnectionKind, ConnectionSummary, StoredConnection } from "../domain/connection.js";
 import { decodeInput } from "../domain/decode.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 
-/** A validation's result: `type` when the key was accepted, `reason` when not. */
+/** A validation's result: `type` when the key was accepted, `reason` when not; the stored version and key date. */
 export type ValidationResult = ConnectionSummary &
+  Pick<StoredConnection, "version" | "apiKeySetAt"> &
   ({ readonly valid: true; readonly type: ConnectionKind } | { readonly valid: false; readonly reason: string });
+
+/**
+ * A validation as the interface answers it (docs/interface.md §2): alias, URL and `valid`; verbose adds the
+ * key's `type` or the `reason` it is not valid, the connection's `version` and when its key was set.
+ */
+export const validationAnswer = (result: ValidationResult, verbose: boolean) => {
+  const base = { alias: result.alias, orchestratorUrl: result.orchestratorUrl, valid: result.valid };
+  if (!verbose) return base;
+  return {
+    ...base,
+    ...(result.valid ? { type: result.type } : { reason: result.reason }),
+    version: result.version,
+    apiKeySetAt: result.apiKeySetAt?.toISOString() ?? null,
+  };
+};
 
 /**
  * Asks the orchestrator, now, whether the stored key is accepted. Never
@@ -25,7 +41,12 @@ export const validateConnection =
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap(deps.repository.get),
       TE.flatMap((connection) => {
-        const summary = { alias: connection.alias, orchestratorUrl: connection.orchestratorUrl };
+        const summary = {
+          alias: connection.alias,
+          orchestratorUrl: connection.orchestratorUrl,
+          version: connection.version,
+          apiKeySetAt: connection.apiKeySetAt,
+        };
         return pipe(
           deps.orchestrator.identify(connection),
           T.map(

@@ -1,13 +1,26 @@
-import type { ConnectionService } from "@sdwan-connections/core";
-import { Router } from "express";
+import { validationAnswer, type ConnectionService, type ExpectedVersions } from "@sdwan-connections/core";
+import { Router, type Request, type Response } from "express";
+import * as E from "fp-ts/lib/Either.js";
+import { connectionTag, expectedVersionsOf } from "../middleware/if-match.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { sendRepresentation } from "../representation.js";
-import { respond, sendJson, sendText } from "../respond.js";
+import { respond, sendJson, sendProblem, sendText } from "../respond.js";
 
 // Exactly the two summary fields, whatever a store returns.
 const SUMMARY_KEYS = ["alias", "orchestratorUrl"];
+
+// A write's If-Match, decoded: the use case's option, or a 400 before it runs.
+const withExpectedVersions = async (
+  req: Request,
+  res: Response,
+  handler: (options: { readonly expectedVersions?: ExpectedVersions }) => Promise<void>,
+): Promise<void> => {
+  const expected = expectedVersionsOf(req);
+  if (E.isLeft(expected)) sendProblem(res, expected.left);
+  else await handler(expected.right === undefined ? {} : { expectedVersions: expected.right });
+};
 
 /** docs/interface.md §1-§2: list, add, validate, update and delete connections; each handler is one use case call. */
 export const connectionsRoutes = (service: ConnectionService): Router => {
@@ -35,18 +48,28 @@ export const connectionsRoutes = (service: ConnectionService): Router => {
     .get(
       withFlags(["verbose"], (req, res, { verbose }) =>
         respond(res, service.validateConnection(req.params["alias"] as string), (result) => {
-          const base = { alias: result.alias, orchestratorUrl: result.orchestratorUrl, valid: result.valid };
-          sendJson(res, 200, !verbose ? base : result.valid ? { ...base, type: result.type } : { ...base, reason: result.reason });
+          res.setHeader("ETag", connectionTag(result.version));
+          sendJson(res, 200, validationAnswer(result, verbose));
         }),
       ),
     )
     .put(
       jsonBody,
       withFlags(["force"], (req, res, { force }) =>
-        respond(res, service.updateConnection(req.params["alias"] as string, req.body, { force }), () => sendText(res, "Connection successfully updated")),
+        withExpectedVersions(req, res, (expectedVersions) =>
+          respond(res, service.updateConnection(req.params["alias"] as string, req.body, { force, ...expectedVersions }), () =>
+            sendText(res, "Connection successfully updated"),
+          ),
+        ),
       ),
     )
-    .delete(withFlags([], (req, res) => respond(res, service.deleteConnection(req.params["alias"] as string), () => void res.status(204).end())))
+    .delete(
+      withFlags([], (req, res) =>
+        withExpectedVersions(req, res, (expectedVersions) =>
+          respond(res, service.deleteConnection(req.params["alias"] as string, expectedVersions), () => void res.status(204).end()),
+        ),
+      ),
+    )
     .all(methodNotAllowed("GET, HEAD, PUT, DELETE"));
 
   return router;
