@@ -133,6 +133,17 @@ export const COMMANDS: readonly Command[] = [
       })(service.validateConnection(alias as string)),
   },
   {
+    name: "key-check",
+    summary: "tell whether a connection's stored apiKey is the one given, without showing it",
+    args: ["alias"],
+    options: JSON_OPTION,
+    notes: `${KEY_NOTE} Compared in constant time; the orchestrator is not asked.`,
+    run: ({ service, args: [alias], readApiKey, asJson }) =>
+      TE.map(({ matches }: { readonly matches: boolean }) => (asJson ? json({ matches }) : table(["MATCHES"], [[String(matches)]])))(
+        TE.chain((apiKey: string) => service.checkApiKey(alias as string, { apiKey }))(TE.fromTask(readApiKey)),
+      ),
+  },
+  {
     name: "delete",
     summary: "remove a connection",
     args: ["alias"],

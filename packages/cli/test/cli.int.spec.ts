@@ -72,6 +72,7 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
       type: "partner",
       version: 1,
       apiKeySetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
     });
     const customers = JSON.parse((await cli(dataDir, ["customers", "lab"])).stdout) as unknown[];
     expect(customers).toHaveLength(simulator.data.partners[0]?.enterprises.length ?? -1);
@@ -92,6 +93,14 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
     });
     expect(await cli(dataDir, ["delete", "LAB"])).toMatchObject({ code: 0, stdout: "Connection successfully deleted\n" });
     expect((await service.call("GET", `${BASE}/connections/lab`)).status).toBe(404);
+  });
+
+  it("checks a stored key against the one on standard input, showing neither", async () => {
+    await service.call("POST", `${BASE}/connections`, { body: { alias: "checked", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } });
+    const matching = await cli(dataDir, ["key-check", "checked"], `${PARTNER_KEY}\n`);
+    expect(matching).toMatchObject({ code: 0, stdout: '{\n  "matches": true\n}\n' });
+    expect(JSON.parse((await cli(dataDir, ["key-check", "checked"], "another-key")).stdout)).toEqual({ matches: false });
+    expect((await cli(dataDir, ["key-check", "ghost"], PARTNER_KEY)).code).toBe(3);
   });
 
   it("tells failures apart by exit code, one line on stderr", async () => {

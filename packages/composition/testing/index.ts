@@ -1,4 +1,4 @@
-import { createInProcessConnectionChanges, type Orchestrator } from "@sdwan-connections/core";
+import { createInProcessConnectionChanges, createProcessKeyFingerprints, type Orchestrator } from "@sdwan-connections/core";
 import {
   createInMemoryConnectionRepository,
   createInMemoryConnectionStore,
@@ -13,6 +13,7 @@ export const inMemoryStorageModule = (store: InMemoryConnectionStore = createInM
     bind(TOKENS.Storage).toConstantValue({
       repository: createInMemoryConnectionRepository(store),
       changes: createInProcessConnectionChanges(),
+      fingerprints: createProcessKeyFingerprints(),
       close: async () => undefined,
     });
   });

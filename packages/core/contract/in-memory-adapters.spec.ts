@@ -1,8 +1,9 @@
-import { ApiKey, type OrchestratorUrl } from "../src/index.js";
+import { ApiKey, createProcessKeyFingerprints, hmacFingerprints, type OrchestratorUrl } from "../src/index.js";
 import { aCustomer } from "../testing/builders.js";
 import { describeConnectionRepositoryContract } from "./connection-repository-contract.js";
 import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "../testing/in-memory-connection-repository.js";
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
+import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
 
 let store = createInMemoryConnectionStore();
@@ -30,4 +31,10 @@ describeOrchestratorContract("InMemoryOrchestrator", {
     customer: target("customer-key"),
     refused: target("refused-key"),
   }),
+});
+
+// core's own fingerprints: HMAC under a fixed secret, as a deployment's; the process default is another deployment.
+describeKeyFingerprintsContract("hmacFingerprints", {
+  make: () => hmacFingerprints(Buffer.alloc(32, 7)),
+  makeElsewhere: createProcessKeyFingerprints,
 });

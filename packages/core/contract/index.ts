@@ -12,3 +12,4 @@ export {
   type OrchestratorContractFixture,
   type OrchestratorContractOptions,
 } from "./orchestrator-contract.js";
+export { describeKeyFingerprintsContract, type KeyFingerprintsContractOptions } from "./key-fingerprints-contract.js";

@@ -2,8 +2,10 @@ import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
 import { createInProcessConnectionChanges, type ConnectionChanges } from "./ports/connection-changes.js";
 import { systemClock, type Clock } from "./ports/clock.js";
 import type { ConnectionRepository } from "./ports/connection-repository.js";
+import { createProcessKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
 import type { Orchestrator } from "./ports/orchestrator.js";
 import { addConnection } from "./use-cases/add-connection.js";
+import { checkApiKey } from "./use-cases/check-api-key.js";
 import { deleteConnection } from "./use-cases/delete-connection.js";
 import { listConnections } from "./use-cases/list-connections.js";
 import { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
@@ -19,6 +21,8 @@ export interface ConnectionServiceOptions {
   /** Where updates and deletes are announced; defaults to this process only. */
   readonly changes?: ConnectionChanges;
   readonly clock?: Clock;
+  /** Keyed apiKey fingerprints; defaults to a secret of this process (a service wires the master key's, shared by its instances). */
+  readonly fingerprints?: KeyFingerprints;
   /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
   readonly customersCacheTtlMs?: number;
   /** Observes each customers cache lookup (for metrics). */
@@ -33,6 +37,7 @@ export interface ConnectionServiceOptions {
 export const createConnectionService = (options: ConnectionServiceOptions) => {
   const { repository, orchestrator } = options;
   const changes = options.changes ?? createInProcessConnectionChanges();
+  const fingerprints = options.fingerprints ?? createProcessKeyFingerprints();
   const customersCache = createCustomersCache({
     ttlMs: options.customersCacheTtlMs ?? DEFAULT_CUSTOMERS_CACHE_TTL_MS,
     clock: options.clock ?? systemClock,
@@ -44,7 +49,8 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     listConnections: listConnections({ repository }),
     addConnection: addConnection({ repository, orchestrator }),
     updateConnection: updateConnection({ repository, orchestrator, changes }),
-    validateConnection: validateConnection({ repository, orchestrator }),
+    validateConnection: validateConnection({ repository, orchestrator, fingerprints }),
+    checkApiKey: checkApiKey({ repository, fingerprints }),
     deleteConnection: deleteConnection({ repository, changes }),
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, customersCache }),
     rotateMasterKey: rotateMasterKey({ repository }),

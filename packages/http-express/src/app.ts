@@ -38,7 +38,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   app.use(operationsRoutes({ metrics, ready, draining }));
   const api = express.Router({ caseSensitive: true, strict: false });
   if (auth !== undefined) api.use(authenticate({ ...auth, metrics }));
-  api.use(connectionsRoutes(service), customersRoutes(service));
+  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service));
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);
   app.use(errorHandler(logger));

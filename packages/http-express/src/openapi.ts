@@ -202,6 +202,34 @@ export const openApiDocument = {
         },
       },
     },
+    "/connections/{alias}/key-check": {
+      parameters: [aliasParameter],
+      post: {
+        operationId: "checkApiKey",
+        summary:
+          "Tell whether the stored apiKey is the one given, without showing it (compared in constant time, the orchestrator not asked). Admins only; checks that do not match count against the client as failed logins do.",
+        requestBody: jsonBody("#/components/schemas/KeyCheck"),
+        responses: {
+          "200": {
+            description: "Whether the given key is the stored one.",
+            content: {
+              "application/json": {
+                schema: { type: "object", required: ["matches"], additionalProperties: false, properties: { matches: { type: "boolean" } } },
+              },
+            },
+          },
+          ...commonErrors,
+          "403": writeErrors["403"],
+          "404": problem("No connection with this alias."),
+          "413": writeErrors["413"],
+          "415": writeErrors["415"],
+          "429": {
+            ...problem("Too many failed logins, or too many key checks that did not match, from this client."),
+            headers: commonErrors["429"].headers,
+          },
+        },
+      },
+    },
     "/partner/{alias}/customers": {
       parameters: [aliasParameter],
       get: {
@@ -265,6 +293,12 @@ export const openApiDocument = {
           apiKey: { $ref: "#/components/schemas/ApiKey" },
         },
       },
+      KeyCheck: {
+        type: "object",
+        required: ["apiKey"],
+        additionalProperties: false,
+        properties: { apiKey: { $ref: "#/components/schemas/ApiKey" } },
+      },
       UpdateConnection: {
         type: "object",
         additionalProperties: false,
@@ -291,6 +325,12 @@ export const openApiDocument = {
             type: ["string", "null"],
             format: "date-time",
             description: "With verbose=true: when the stored key was set (UTC); null for a key stored before keys were dated.",
+          },
+          apiKeyFingerprint: {
+            type: "string",
+            pattern: "^[A-Za-z0-9_-]{43}$",
+            description:
+              "With verbose=true: HMAC-SHA-256 of the stored key under a key derived from the master key (base64url). The same key gives the same fingerprint in every instance of a deployment; it cannot be reversed or computed without the master key. It changes when the master key does.",
           },
         },
       },

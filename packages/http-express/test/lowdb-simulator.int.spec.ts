@@ -53,6 +53,7 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
         type: "partner",
         version: 1,
         apiKeySetAt: expect.any(String),
+        apiKeyFingerprint: expect.any(String),
       });
       expect((await call("GET", `${CONNECTIONS}/granite?verbose=true`)).json()).toMatchObject({ valid: true, type: "customer" });
 

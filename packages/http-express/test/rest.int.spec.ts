@@ -83,7 +83,7 @@ describe("docs/interface.md §1: the wire contract", () => {
     expect((await h.call("PUT", `${CONNECTIONS}/lab?force=true`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(200);
   });
 
-  it("validates: exactly {alias, orchestratorUrl, valid}; verbose adds type or reason, the version and the key's date", async () => {
+  it("validates: exactly {alias, orchestratorUrl, valid}; verbose adds type or reason, the version, the key's date and fingerprint", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "revoked", apiKey: TEST_KEYS.refused }) });
     const plain = await h.call("GET", `${CONNECTIONS}/lab`);
@@ -96,6 +96,7 @@ describe("docs/interface.md §1: the wire contract", () => {
       type: "partner",
       version: 1,
       apiKeySetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
     });
     expect((await h.call("GET", `${CONNECTIONS}/revoked`)).json()).toStrictEqual({
       alias: "revoked",
@@ -103,7 +104,7 @@ describe("docs/interface.md §1: the wire contract", () => {
       valid: false,
     });
     const verbose = (await h.call("GET", `${CONNECTIONS}/revoked?verbose=TRUE`)).json<Record<string, unknown>>();
-    expect(Object.keys(verbose)).toEqual(["alias", "orchestratorUrl", "valid", "reason", "version", "apiKeySetAt"]);
+    expect(Object.keys(verbose)).toEqual(["alias", "orchestratorUrl", "valid", "reason", "version", "apiKeySetAt", "apiKeyFingerprint"]);
     expect(verbose["valid"]).toBe(false);
   });
 

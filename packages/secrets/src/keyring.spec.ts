@@ -173,3 +173,14 @@ describe("random keys", () => {
     expect(opened(keyring.open(keyring.seal(SECRET, "x"), "x"))).toBe(SECRET);
   });
 });
+
+describe("derivedKey", () => {
+  it("is the same for one master key and purpose, different for another of either, and never the master key", () => {
+    const [one, again, other] = [createKeyring({ current: KEY_A }), createKeyring({ current: KEY_A, previous: [KEY_B] }), createKeyring({ current: KEY_B })];
+    expect(one.derivedKey("fingerprint")).toEqual(again.derivedKey("fingerprint"));
+    expect(one.derivedKey("fingerprint")).toHaveLength(32);
+    expect(one.derivedKey("fingerprint")).not.toEqual(one.derivedKey("something else"));
+    expect(one.derivedKey("fingerprint")).not.toEqual(other.derivedKey("fingerprint"));
+    expect(one.derivedKey("fingerprint")).not.toEqual(KEY_A.key);
+  });
+});

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 
 /** Length in bytes of an AES-256 key. */
@@ -71,6 +71,11 @@ export interface Keyring {
   open(sealed: string, associatedData: string): E.Either<SecretError, string>;
   /** True when `sealed` was not sealed with the current key (rotation should re-seal it). */
   needsRotation(sealed: string): boolean;
+  /**
+   * A 32-byte key for another use (`purpose` names it), derived from the current master key with
+   * HKDF-SHA-256: the same for every process with that master key, useless for opening secrets.
+   */
+  derivedKey(purpose: string): Buffer;
 }
 
 export interface KeyringOptions {
@@ -123,5 +128,6 @@ export const createKeyring = ({ current, previous = [] }: KeyringOptions): Keyri
       }
     },
     needsRotation: (sealed) => sealedKeyId(sealed) !== current.id,
+    derivedKey: (purpose) => Buffer.from(hkdfSync("sha256", currentKey, Buffer.alloc(0), `sdwan-connections/${purpose}`, MASTER_KEY_BYTES)),
   };
 };

@@ -13,6 +13,7 @@ export const coreModule = () =>
         return createConnectionService({
           repository: storage.repository,
           changes: storage.changes,
+          fingerprints: storage.fingerprints,
           orchestrator: metrics.instrumentOrchestrator(await context.getAsync(TOKENS.Orchestrator)),
           clock: context.get(TOKENS.Clock),
           customersCacheTtlMs: config.customersCacheTtlMs,

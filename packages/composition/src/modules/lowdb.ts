@@ -5,7 +5,7 @@ import { ContainerModule } from "inversify";
 import type { Config } from "../config.js";
 import { orFail } from "../startup-error.js";
 import { TOKENS } from "../tokens.js";
-import { loadKeyring } from "./master-key.js";
+import { loadKeyring, masterKeyFingerprints } from "./master-key.js";
 
 /**
  * The embedded store (SDWAN_STORAGE=lowdb): `connections.json` in the data
@@ -21,6 +21,7 @@ export const lowdbStorageModule = (config: Config) =>
         return {
           repository: createLowdbConnectionRepository(file),
           changes: createInProcessConnectionChanges(),
+          fingerprints: masterKeyFingerprints(keyring),
           close: () => file.close(),
         };
       })

@@ -1,3 +1,4 @@
+import { hmacFingerprints, type KeyFingerprints } from "@sdwan-connections/core";
 import { createKeyring, describeMasterKeyError, loadMasterKeys, type Keyring } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import type { Config } from "../config.js";
@@ -10,3 +11,6 @@ export const loadKeyring = async (config: Config): Promise<E.Either<string, Keyr
   });
   return E.isLeft(keys) ? E.left(describeMasterKeyError(keys.left)) : E.right(createKeyring(keys.right));
 };
+
+/** apiKey fingerprints keyed by the master key: every instance of a deployment computes the same, nobody without the key can. */
+export const masterKeyFingerprints = (keyring: Keyring): KeyFingerprints => hmacFingerprints(keyring.derivedKey("apiKey-fingerprint/v1"));

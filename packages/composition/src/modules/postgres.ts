@@ -5,7 +5,7 @@ import { ContainerModule } from "inversify";
 import type { Config } from "../config.js";
 import { orFail } from "../startup-error.js";
 import { TOKENS } from "../tokens.js";
-import { loadKeyring } from "./master-key.js";
+import { loadKeyring, masterKeyFingerprints } from "./master-key.js";
 
 /**
  * PostgreSQL (SDWAN_STORAGE=postgres): a pool on SDWAN_DATABASE_URL, the
@@ -26,7 +26,8 @@ export const postgresStorageModule = (config: Config, databaseUrl: string) =>
           onError: (line) => logger.warn({ problem: line }, "postgres"),
         })();
         // Never the URL itself in the message: it may hold a password.
-        return orFail(E.mapLeft((error: Parameters<typeof describeError>[0]) => `SDWAN_DATABASE_URL: ${describeError(error)}`)(opened));
+        const storage = orFail(E.mapLeft((error: Parameters<typeof describeError>[0]) => `SDWAN_DATABASE_URL: ${describeError(error)}`)(opened));
+        return { ...storage, fingerprints: masterKeyFingerprints(keyring) };
       })
       .inSingletonScope()
       .onDeactivation((storage) => storage.close());

@@ -8,6 +8,11 @@ const connectionProps = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCod
 export const AddConnectionRequest = strictObject("AddConnectionRequest", connectionProps, t.type(connectionProps));
 export type AddConnectionRequest = t.TypeOf<typeof AddConnectionRequest>;
 
+const keyCheckProps = { apiKey: ApiKeyCodec };
+
+/** Body of "check a connection's key": the apiKey to compare, nothing else. */
+export const KeyCheckRequest = strictObject("KeyCheckRequest", keyCheckProps, t.type(keyCheckProps));
+
 const updateFields = t.partial(connectionProps);
 type UpdateFields = t.TypeOf<typeof updateFields>;
 

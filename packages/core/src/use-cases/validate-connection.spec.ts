@@ -18,6 +18,7 @@ describe("validateConnection", () => {
       type: "partner",
       version: 1,
       apiKeySetAt: expect.any(Date),
+      apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
     });
   });
 

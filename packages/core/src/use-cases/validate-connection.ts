@@ -6,16 +6,17 @@ import type { ConnectionKind, ConnectionSummary, StoredConnection } from "../dom
 import { decodeInput } from "../domain/decode.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 
-/** A validation's result: `type` when the key was accepted, `reason` when not; the stored version and key date. */
+/** A validation's result: `type` when the key was accepted, `reason` when not; the stored version, key date and key fingerprint. */
 export type ValidationResult = ConnectionSummary &
-  Pick<StoredConnection, "version" | "apiKeySetAt"> &
+  Pick<StoredConnection, "version" | "apiKeySetAt"> & { readonly apiKeyFingerprint: string } &
   ({ readonly valid: true; readonly type: ConnectionKind } | { readonly valid: false; readonly reason: string });
 
 /**
  * A validation as the interface answers it (docs/interface.md §2): alias, URL and `valid`; verbose adds the
- * key's `type` or the `reason` it is not valid, the connection's `version` and when its key was set.
+ * key's `type` or the `reason` it is not valid, the connection's `version`, when its key was set and its fingerprint.
  */
 export const validationAnswer = (result: ValidationResult, verbose: boolean) => {
   const base = { alias: result.alias, orchestratorUrl: result.orchestratorUrl, valid: result.valid };
@@ -25,6 +26,7 @@ export const validationAnswer = (result: ValidationResult, verbose: boolean) => 
     ...(result.valid ? { type: result.type } : { reason: result.reason }),
     version: result.version,
     apiKeySetAt: result.apiKeySetAt?.toISOString() ?? null,
+    apiKeyFingerprint: result.apiKeyFingerprint,
   };
 };
 
@@ -35,7 +37,7 @@ export const validationAnswer = (result: ValidationResult, verbose: boolean) => 
  * is the result of validating, not a failure of the service.
  */
 export const validateConnection =
-  (deps: { readonly repository: ConnectionRepository; readonly orchestrator: Orchestrator }) =>
+  (deps: { readonly repository: ConnectionRepository; readonly orchestrator: Orchestrator; readonly fingerprints: KeyFingerprints }) =>
   (rawAlias: string): TE.TaskEither<DomainError, ValidationResult> =>
     pipe(
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
@@ -46,6 +48,7 @@ export const validateConnection =
           orchestratorUrl: connection.orchestratorUrl,
           version: connection.version,
           apiKeySetAt: connection.apiKeySetAt,
+          apiKeyFingerprint: deps.fingerprints.fingerprint(connection.apiKey),
         };
         return pipe(
           deps.orchestrator.identify(connection),

@@ -1,6 +1,8 @@
 import { validationAnswer, type ConnectionService, type ExpectedVersions } from "@sdwan-connections/core";
 import { Router, type Request, type Response } from "express";
 import * as E from "fp-ts/lib/Either.js";
+import type { LoginThrottle } from "../auth/throttle.js";
+import { problem } from "../errors.js";
 import { connectionTag, expectedVersionsOf } from "../middleware/if-match.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { methodNotAllowed } from "../middleware/errors.js";
@@ -22,8 +24,12 @@ const withExpectedVersions = async (
   else await handler(expected.right === undefined ? {} : { expectedVersions: expected.right });
 };
 
-/** docs/interface.md §1-§2: list, add, validate, update and delete connections; each handler is one use case call. */
-export const connectionsRoutes = (service: ConnectionService): Router => {
+/**
+ * docs/interface.md §1-§2: list, add, validate, update and delete connections, and check a key; each
+ * handler is one use case call. A key check that does not match counts against its client as a failed
+ * login does (`throttle`, shared with the logins' count), so keys cannot be guessed through it.
+ */
+export const connectionsRoutes = (service: ConnectionService, throttle?: LoginThrottle): Router => {
   const router = Router({ caseSensitive: true, strict: false });
 
   router
@@ -71,6 +77,30 @@ export const connectionsRoutes = (service: ConnectionService): Router => {
       ),
     )
     .all(methodNotAllowed("GET, HEAD, PUT, DELETE"));
+
+  router
+    .route("/connections/:alias/key-check")
+    .post(
+      jsonBody,
+      withFlags([], async (req, res) => {
+        const client = `key-check ${req.socket.remoteAddress ?? "unknown"}`;
+        const blocked = await throttle?.blockedSeconds(client);
+        if (blocked !== undefined) {
+          sendProblem(
+            res,
+            problem(429, "too-many-key-checks", "Too many key checks", "Too many key checks that did not match from this client; try again later.", {
+              headers: { "Retry-After": String(blocked) },
+            }),
+          );
+          return;
+        }
+        await respond(res, service.checkApiKey(req.params["alias"] as string, req.body), (result) => {
+          if (!result.matches) throttle?.recordFailure(client);
+          sendJson(res, 200, { matches: result.matches });
+        });
+      }),
+    )
+    .all(methodNotAllowed("POST"));
 
   return router;
 };
