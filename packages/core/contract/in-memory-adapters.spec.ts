@@ -3,6 +3,8 @@ import { aCustomer } from "../testing/builders.js";
 import { describeConnectionRepositoryContract } from "./connection-repository-contract.js";
 import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "../testing/in-memory-connection-repository.js";
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
+import { describeAuditLogContract } from "./audit-log-contract.js";
+import { createInMemoryAuditLog } from "../src/memory-audit-log.js";
 import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
 
@@ -37,4 +39,13 @@ describeOrchestratorContract("InMemoryOrchestrator", {
 describeKeyFingerprintsContract("hmacFingerprints", {
   make: () => hmacFingerprints(Buffer.alloc(32, 7)),
   makeElsewhere: createProcessKeyFingerprints,
+});
+
+// One array per store; `reset` starts a new one. (In memory, a second log is the same object: one process.)
+let auditLog: ReturnType<typeof createInMemoryAuditLog> | undefined;
+describeAuditLogContract("InMemoryAuditLog", {
+  make: async (retention) => (auditLog ??= createInMemoryAuditLog(retention)),
+  reset: async () => {
+    auditLog = undefined;
+  },
 });

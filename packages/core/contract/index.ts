@@ -13,3 +13,4 @@ export {
   type OrchestratorContractOptions,
 } from "./orchestrator-contract.js";
 export { describeKeyFingerprintsContract, type KeyFingerprintsContractOptions } from "./key-fingerprints-contract.js";
+export { describeAuditLogContract, type AuditLogContractOptions } from "./audit-log-contract.js";

@@ -1,16 +1,21 @@
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
+import { createAuditTrail } from "./audit-trail.js";
+import type { Actor } from "./domain/audit.js";
+import { createInMemoryAuditLog } from "./memory-audit-log.js";
+import type { AuditLog } from "./ports/audit-log.js";
 import { createInProcessConnectionChanges, type ConnectionChanges } from "./ports/connection-changes.js";
 import { systemClock, type Clock } from "./ports/clock.js";
+import type { DomainError } from "./domain/errors.js";
 import type { ConnectionRepository } from "./ports/connection-repository.js";
 import { createProcessKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
 import type { Orchestrator } from "./ports/orchestrator.js";
-import { addConnection } from "./use-cases/add-connection.js";
+import { addConnection, type AddConnectionOptions } from "./use-cases/add-connection.js";
 import { checkApiKey } from "./use-cases/check-api-key.js";
-import { deleteConnection } from "./use-cases/delete-connection.js";
+import { deleteConnection, type DeleteConnectionOptions } from "./use-cases/delete-connection.js";
 import { listConnections } from "./use-cases/list-connections.js";
 import { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
 import { rotateMasterKey } from "./use-cases/rotate-master-key.js";
-import { updateConnection } from "./use-cases/update-connection.js";
+import { updateConnection, type UpdateConnectionOptions } from "./use-cases/update-connection.js";
 import { validateConnection } from "./use-cases/validate-connection.js";
 
 export const DEFAULT_CUSTOMERS_CACHE_TTL_MS = 60_000;
@@ -23,6 +28,10 @@ export interface ConnectionServiceOptions {
   readonly clock?: Clock;
   /** Keyed apiKey fingerprints; defaults to a secret of this process (a service wires the master key's, shared by its instances). */
   readonly fingerprints?: KeyFingerprints;
+  /** Where every write is audited; defaults to this process's memory (a service wires its store's). */
+  readonly audit?: AuditLog;
+  /** Told when an audit entry could not be recorded (the write itself stands). */
+  readonly onAuditFailure?: (error: DomainError) => void;
   /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
   readonly customersCacheTtlMs?: number;
   /** Observes each customers cache lookup (for metrics). */
@@ -44,16 +53,28 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     ...(options.onCustomersCacheLookup === undefined ? {} : { onLookup: options.onCustomersCacheLookup }),
   });
   const unsubscribe = changes.subscribe(customersCache.drop);
+  const audit = options.audit ?? createInMemoryAuditLog();
+  const trail = createAuditTrail({ audit, ...(options.onAuditFailure === undefined ? {} : { onFailure: options.onAuditFailure }) });
+  const add = addConnection({ repository, orchestrator });
+  const update = updateConnection({ repository, orchestrator, changes });
+  const remove = deleteConnection({ repository, changes });
+  const rotate = rotateMasterKey({ repository });
 
   return {
     listConnections: listConnections({ repository }),
-    addConnection: addConnection({ repository, orchestrator }),
-    updateConnection: updateConnection({ repository, orchestrator, changes }),
+    /** Every write below is audited as done by `by` (anonymous when not given), failed ones included. */
+    addConnection: (body: unknown, options: AddConnectionOptions & { readonly by?: Actor } = {}) =>
+      trail.audited(options.by, trail.ofAdd(body, options), add(body, options)),
+    updateConnection: (rawAlias: string, body: unknown, options: UpdateConnectionOptions & { readonly by?: Actor } = {}) =>
+      trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), update(rawAlias, body, options)),
     validateConnection: validateConnection({ repository, orchestrator, fingerprints }),
     checkApiKey: checkApiKey({ repository, fingerprints }),
-    deleteConnection: deleteConnection({ repository, changes }),
+    deleteConnection: (rawAlias: string, options: DeleteConnectionOptions & { readonly by?: Actor } = {}) =>
+      trail.audited(options.by, trail.ofDelete(rawAlias), remove(rawAlias, options)),
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, customersCache }),
-    rotateMasterKey: rotateMasterKey({ repository }),
+    rotateMasterKey: (options: { readonly by?: Actor } = {}) => trail.audited(options.by, trail.ofRotation(), rotate()),
+    /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
+    listAudit: trail.list,
     /** Stops listening for changes; the ports themselves belong to the caller. */
     dispose: unsubscribe,
   };

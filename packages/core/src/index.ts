@@ -27,6 +27,21 @@ export { BastionState, Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { fencedDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
 export { decodeInput, strictObject, toFieldErrors } from "./domain/decode.js";
 export * from "./domain/errors.js";
+export {
+  auditEntryId,
+  AUDIT_PAGE_MAX,
+  decodeAuditQuery,
+  DEFAULT_AUDIT_RETENTION,
+  selectAuditPage,
+  type Actor,
+  type AuditAction,
+  type AuditEntry,
+  type AuditQuery,
+  type AuditRetention,
+  type ValidationOutcome,
+} from "./domain/audit.js";
+export type { AuditLog } from "./ports/audit-log.js";
+export { createInMemoryAuditLog } from "./memory-audit-log.js";
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
 export { createProcessKeyFingerprints, hmacFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
 export { checkApiKey } from "./use-cases/check-api-key.js";

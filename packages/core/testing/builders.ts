@@ -1,4 +1,4 @@
-import { ApiKey, type Alias, type Connection, type Customer, type OrchestratorUrl } from "../src/index.js";
+import { ApiKey, auditEntryId, type Alias, type AuditEntry, type Connection, type Customer, type OrchestratorUrl } from "../src/index.js";
 
 /** A connection for tests; every field can be overridden with plain strings. */
 export const aConnection = (
@@ -33,3 +33,22 @@ export const aCustomer = (overrides: Partial<Customer> = {}): Customer => ({
   locale: "en-US",
   ...overrides,
 });
+
+/** An audit entry for tests, at `at` (default now), with a fresh id. */
+export const anAuditEntry = (overrides: Partial<Omit<AuditEntry, "id">> & { readonly at?: Date } = {}): AuditEntry => {
+  const at = overrides.at ?? new Date();
+  return {
+    at,
+    actor: "admin",
+    requestId: "3f0c2a9e-5b7d-4c1a-9e8f-0a1b2c3d4e5f",
+    action: "update",
+    alias: "lab" as Alias,
+    fields: ["apiKey"],
+    forced: false,
+    validation: "valid",
+    outcome: "succeeded",
+    failure: null,
+    ...overrides,
+    id: auditEntryId(at),
+  };
+};

@@ -1,4 +1,4 @@
-export { aConnection, aCustomer } from "./builders.js";
+export { aConnection, anAuditEntry, aCustomer } from "./builders.js";
 export {
   createInMemoryConnectionRepository,
   createInMemoryConnectionStore,

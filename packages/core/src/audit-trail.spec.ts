@@ -1,0 +1,73 @@
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { describe, expect, it, vi } from "vitest";
+import { createConnectionService } from "./connection-service.js";
+import { storageFailure, type DomainError } from "./domain/errors.js";
+import { createInMemoryAuditLog } from "./memory-audit-log.js";
+import { createInMemoryConnectionRepository, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../testing/index.js";
+import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
+
+const ADMIN = { name: "admin", requestId: "req-1" };
+const body = (overrides: Record<string, unknown> = {}) => ({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner, ...overrides });
+
+describe("the audit trail", () => {
+  it("records each write with its actor, request, alias, the names of the fields given, validation and outcome; newest first", async () => {
+    const { service } = createTestWorld();
+    await expectRight(service.addConnection(body(), { by: ADMIN }));
+    await expectRight(service.addConnection(body({ alias: "dry" }), { dryRun: true, by: ADMIN }));
+    await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { force: true, by: { name: "ops" } }));
+    await expectRight(service.deleteConnection("LAB", { by: ADMIN }));
+    await expectRight(service.rotateMasterKey({ by: ADMIN }));
+    const entries = await expectRight(service.listAudit({}));
+    expect(entries.map(({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }) => ({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }))).toEqual([
+      { action: "rotate-master-key", actor: "admin", requestId: "req-1", alias: null, fields: [], forced: false, validation: "not-asked", outcome: "succeeded", failure: null },
+      { action: "delete", actor: "admin", requestId: "req-1", alias: "LAB", fields: [], forced: false, validation: "not-asked", outcome: "succeeded", failure: null },
+      { action: "update", actor: "ops", requestId: null, alias: "lab", fields: ["apiKey"], forced: true, validation: "not-asked", outcome: "succeeded", failure: null },
+      { action: "dry-run", actor: "admin", requestId: "req-1", alias: "dry", fields: ["alias", "orchestratorUrl", "apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },
+      { action: "add", actor: "admin", requestId: "req-1", alias: "Lab", fields: ["alias", "orchestratorUrl", "apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },
+    ]);
+  });
+
+  it("records failed writes too, with the error's tag and never a key or what stood in an alias's place", async () => {
+    const { service } = createTestWorld();
+    await expectLeft(service.addConnection(body({ apiKey: TEST_KEYS.refused }), { by: ADMIN }));
+    await expectLeft(service.updateConnection("secret-looking key!", { apiKey: "another-secret-key" }, { by: ADMIN }));
+    await expectLeft(service.deleteConnection("ghost"));
+    const entries = await expectRight(service.listAudit({}));
+    expect(entries.map(({ action, alias, validation, outcome, failure, actor }) => ({ action, alias, validation, outcome, failure, actor }))).toEqual([
+      { action: "delete", alias: "ghost", validation: "not-asked", outcome: "failed", failure: "NotFound", actor: "anonymous" },
+      { action: "update", alias: null, validation: "not-asked", outcome: "failed", failure: "InvalidInput", actor: "admin" },
+      { action: "add", alias: "Lab", validation: "invalid", outcome: "failed", failure: "ValidationRefused", actor: "admin" },
+    ]);
+    const text = JSON.stringify(entries);
+    for (const secret of [TEST_KEYS.refused, "another-secret-key", "secret-looking"]) expect(text).not.toContain(secret);
+  });
+
+  it("selects by alias, time and page; refuses an unknown option without echoing it and names a bad one", async () => {
+    const { service } = createTestWorld();
+    await expectRight(service.addConnection(body(), { by: ADMIN }));
+    await expectRight(service.addConnection(body({ alias: "other" }), { by: ADMIN }));
+    expect((await expectRight(service.listAudit({ alias: "LAB" }))).map((entry) => entry.alias)).toEqual(["Lab"]);
+    const [newest] = await expectRight(service.listAudit({ limit: "1" }));
+    expect(await expectRight(service.listAudit({ before: newest?.id }))).toHaveLength(1);
+    expect(await expectRight(service.listAudit({ since: "2999-01-01T00:00:00Z" }))).toEqual([]);
+    const unknown = await expectLeft(service.listAudit({ "pasted-secret": "x" }));
+    expect(JSON.stringify(unknown)).not.toContain("pasted-secret");
+    expect(await expectLeft(service.listAudit({ limit: "0", since: "yesterday" }))).toMatchObject({
+      _tag: "InvalidInput",
+      errors: [{ field: "query.since" }, { field: "query.limit" }],
+    });
+  });
+
+  it("never lets an audit failure change a write's result: it is reported instead", async () => {
+    const failures: DomainError[] = [];
+    const broken = { ...createInMemoryAuditLog(), record: () => TE.left(storageFailure("the audit store is down")) };
+    const service = createConnectionService({
+      repository: createInMemoryConnectionRepository(),
+      orchestrator: createInMemoryOrchestrator([]),
+      audit: broken,
+      onAuditFailure: vi.fn((error: DomainError) => void failures.push(error)),
+    });
+    expect(await expectRight(service.addConnection(body(), { force: true }))).toBe("added");
+    expect(failures).toEqual([storageFailure("the audit store is down")]);
+  });
+});

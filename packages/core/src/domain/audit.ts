@@ -1,0 +1,129 @@
+import { randomBytes } from "node:crypto";
+import * as t from "io-ts";
+import { AliasCodec, aliasKey, type Alias } from "./codecs.js";
+import * as E from "fp-ts/lib/Either.js";
+import { toFieldErrors } from "./decode.js";
+import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
+
+/** What an audit entry records: a write to the connections, or a master-key rotation. */
+export type AuditAction = "add" | "dry-run" | "update" | "delete" | "rotate-master-key";
+
+/** What the orchestrator said of the key: it accepted it, refused it, or was not asked (forced, a delete, a failure before). */
+export type ValidationOutcome = "valid" | "invalid" | "not-asked";
+
+/** Who asked, for the audit trail: the user (or `cli:<os user>`) and the request's id when there is one. */
+export interface Actor {
+  readonly name: string;
+  readonly requestId?: string;
+}
+
+/** One audited operation, whether it succeeded or not. Never a key's value: only the names of the fields given. */
+export interface AuditEntry {
+  /** Sortable and unique: the time, then hex (`2026-11-22T10:00:00.000Z-00002a1b2c`); the newest has the greatest. */
+  readonly id: string;
+  readonly at: Date;
+  readonly actor: string;
+  readonly requestId: string | null;
+  readonly action: AuditAction;
+  /** The connection's alias as given (when it was a valid alias), null for a rotation or an invalid alias. */
+  readonly alias: Alias | null;
+  /** Names of the fields the request set, e.g. `["apiKey"]`. */
+  readonly fields: readonly string[];
+  readonly forced: boolean;
+  readonly validation: ValidationOutcome;
+  readonly outcome: "succeeded" | "failed";
+  /** Why it failed: the error's tag (no text, so nothing the request held). */
+  readonly failure: DomainErrorTag | null;
+}
+
+// Entries of one process within one millisecond keep their order by this count; the random part keeps
+// processes apart.
+let sequence = 0;
+
+/** A new entry's id: its time, then a count of this process (6 hex) and random hex (4). */
+export const auditEntryId = (at: Date): string => {
+  sequence = (sequence + 1) % 0x1000000;
+  return `${at.toISOString()}-${sequence.toString(16).padStart(6, "0")}${randomBytes(2).toString("hex")}`;
+};
+
+/** How long audit entries are kept: the newest `maxEntries`, none older than `maxAgeMs`. */
+export interface AuditRetention {
+  readonly maxEntries: number;
+  readonly maxAgeMs: number;
+}
+
+export const DEFAULT_AUDIT_RETENTION: AuditRetention = { maxEntries: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 };
+
+/** A page of the trail, newest first: entries of `alias` (any case) at or after `since`, older than the entry `before`. */
+export interface AuditQuery {
+  readonly alias?: Alias;
+  readonly since?: Date;
+  readonly before?: string;
+  readonly limit: number;
+}
+
+export const AUDIT_PAGE_MAX = 1000;
+const AUDIT_PAGE_DEFAULT = 100;
+
+const AUDIT_ID = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z-[0-9a-f]{10}$/;
+// A value given as text, parsed; only ever decoded (its guard answers no).
+const text = <A>(name: string, message: string, parse: (input: string) => A | undefined) =>
+  new t.Type<A, string, unknown>(
+    name,
+    (_input): _input is A => false,
+    (input, context) => {
+      const parsed = typeof input === "string" ? parse(input) : undefined;
+      return parsed === undefined ? t.failure(input, context, message) : t.success(parsed);
+    },
+    String,
+  );
+const SinceCodec = text("Since", "must be an ISO 8601 time, e.g. 2026-11-22T10:00:00Z", (input) => {
+  const time = /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(input) ? new Date(input) : undefined;
+  return time === undefined || Number.isNaN(time.getTime()) ? undefined : time;
+});
+const LimitCodec = text("Limit", `must be a whole number from 1 to ${AUDIT_PAGE_MAX}`, (input) =>
+  /^\d{1,4}$/.test(input) && Number(input) >= 1 && Number(input) <= AUDIT_PAGE_MAX ? Number(input) : undefined,
+);
+const BeforeCodec = text("Before", "must be the `next` of an earlier page", (input) => (AUDIT_ID.test(input) ? input : undefined));
+
+const AuditQueryParts = t.partial({ alias: AliasCodec, since: SinceCodec, limit: LimitCodec, before: BeforeCodec });
+const AUDIT_QUERY_NAMES = ["alias", "since", "limit", "before"];
+
+/**
+ * The audit query from text (an HTTP query string, command-line options): every part optional. An unknown
+ * name is refused without being echoed (a secret pasted there must not come back); each bad part is named.
+ */
+export const decodeAuditQuery = (input: Readonly<Record<string, unknown>>): E.Either<DomainError, AuditQuery> => {
+  if (Object.keys(input).some((name) => !AUDIT_QUERY_NAMES.includes(name))) {
+    return E.left(invalidInput([{ field: "query", message: `holds an option the audit does not know (known: ${AUDIT_QUERY_NAMES.join(", ")})` }]));
+  }
+  return E.bimap(
+    (errors: t.Errors) => invalidInput(toFieldErrors(errors, "query").map((error) => ({ ...error, field: `query.${error.field}` }))),
+    (parts: t.TypeOf<typeof AuditQueryParts>): AuditQuery => ({ ...parts, limit: parts.limit ?? AUDIT_PAGE_DEFAULT }),
+  )(AuditQueryParts.decode(input));
+};
+
+/**
+ * The page `query` selects from `entries` (any order), newest first, leaving out what `retention` no
+ * longer keeps (too old, or beyond the newest `maxEntries`): for stores that hold the trail in memory.
+ */
+export const selectAuditPage = (
+  entries: readonly AuditEntry[],
+  query: AuditQuery,
+  retention: AuditRetention,
+  now = Date.now(),
+): readonly AuditEntry[] => {
+  const oldest = now - retention.maxAgeMs;
+  const alias = query.alias === undefined ? undefined : aliasKey(query.alias);
+  return [...entries]
+    .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .slice(0, retention.maxEntries)
+    .filter(
+      (entry) =>
+        entry.at.getTime() >= oldest &&
+        (alias === undefined || (entry.alias !== null && aliasKey(entry.alias) === alias)) &&
+        (query.since === undefined || entry.at.getTime() >= query.since.getTime()) &&
+        (query.before === undefined || entry.id < query.before),
+    )
+    .slice(0, query.limit);
+};
