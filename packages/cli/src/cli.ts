@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import { compose, loadConfig } from "@sdwan-connections/composition";
 import { describeError } from "@sdwan-connections/core";
@@ -140,7 +141,15 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   if (E.isLeft(composed)) return fail(EXIT.usage, composed.left);
   const { service, close } = composed.right;
   try {
-    const input = { service, args, options, readApiKey: readApiKey(io), asJson: options["json"] === true || io.stdout.isTTY !== true };
+    const input = {
+      service,
+      args,
+      options,
+      readApiKey: readApiKey(io),
+      asJson: options["json"] === true || io.stdout.isTTY !== true,
+      // The audit trail's actor: the operating-system user who ran the command.
+      by: { name: `cli:${userInfo().username}` },
+    };
     const run = () => command.run(input)();
     const result = command.progress === undefined ? await run() : await withProgress(io.stderr, command.progress, run);
     if (E.isLeft(result)) return fail(exitCodeOf(result.left), describeError(result.left));

@@ -8,6 +8,9 @@ import {
   type DomainError,
   type ExpectedVersions,
   type ValidationResult,
+  type Actor,
+  type AuditEntry,
+  type AuditPage,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
@@ -29,6 +32,8 @@ export interface CommandInput {
   readonly readApiKey: () => Promise<string>;
   /** JSON for scripts: with --json, or whenever standard output is not a terminal. */
   readonly asJson: boolean;
+  /** Who runs the command, for the audit trail. */
+  readonly by: Actor;
 }
 
 export interface Command {
@@ -59,6 +64,12 @@ const expectedVersions = (options: CommandInput["options"]): E.Either<DomainErro
     : E.left(invalidInput([{ field: "--if-match", message: "must be a connection's version, a positive integer" }]));
 };
 
+const AUDIT_COLUMNS = ["at", "actor", "action", "alias", "fields", "forced", "validation", "outcome", "failure"] as const;
+const auditCell = (entry: AuditEntry, column: (typeof AUDIT_COLUMNS)[number]): string => {
+  const value = entry[column];
+  return value instanceof Date ? value.toISOString() : Array.isArray(value) ? value.join(",") : cell(value as string | boolean | null);
+};
+
 const CUSTOMER_COLUMNS: readonly (keyof Customer)[] = ["id", "name", "enterpriseId", "city", "country", "bastionState"];
 
 /** Every command, in the order `--help` lists them. Their names, arguments, options and exit codes are the CLI's interface. */
@@ -85,9 +96,9 @@ export const COMMANDS: readonly Command[] = [
     },
     progress: "asking the orchestrator",
     notes: KEY_NOTE,
-    run: ({ service, args: [alias, orchestratorUrl], options, readApiKey }) =>
+    run: ({ service, args: [alias, orchestratorUrl], options, readApiKey, by }) =>
       TE.map((outcome) => (outcome === "dry-run" ? "Dry run successful\n" : "Connection successfully added\n"))(
-        TE.chain((apiKey: string) => service.addConnection({ alias, orchestratorUrl, apiKey }, { dryRun: options["dry-run"] === true, force: options["force"] === true }))(
+        TE.chain((apiKey: string) => service.addConnection({ alias, orchestratorUrl, apiKey }, { dryRun: options["dry-run"] === true, force: options["force"] === true, by }))(
           TE.fromTask(readApiKey),
         ),
       ),
@@ -104,7 +115,7 @@ export const COMMANDS: readonly Command[] = [
     },
     progress: "asking the orchestrator",
     notes: KEY_NOTE,
-    run: ({ service, args: [alias], options, readApiKey }) =>
+    run: ({ service, args: [alias], options, readApiKey, by }) =>
       TE.map(() => "Connection successfully updated\n")(
         TE.chain((expected: { readonly expectedVersions?: ExpectedVersions }) =>
           TE.chain((apiKey: string | undefined) =>
@@ -114,7 +125,7 @@ export const COMMANDS: readonly Command[] = [
                 ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
                 ...(apiKey === undefined ? {} : { apiKey }),
               },
-              { force: options["force"] === true, ...expected },
+              { force: options["force"] === true, ...expected, by },
             ),
           )(TE.fromTask(async () => (options["key"] === true ? readApiKey() : undefined))),
         )(TE.fromEither(expectedVersions(options))),
@@ -148,9 +159,9 @@ export const COMMANDS: readonly Command[] = [
     summary: "remove a connection",
     args: ["alias"],
     options: IF_MATCH_OPTION,
-    run: ({ service, args: [alias], options }) =>
+    run: ({ service, args: [alias], options, by }) =>
       TE.map(() => "Connection successfully deleted\n")(
-        TE.chain((expected: { readonly expectedVersions?: ExpectedVersions }) => service.deleteConnection(alias as string, expected))(
+        TE.chain((expected: { readonly expectedVersions?: ExpectedVersions }) => service.deleteConnection(alias as string, { ...expected, by }))(
           TE.fromEither(expectedVersions(options)),
         ),
       ),
@@ -178,9 +189,30 @@ export const COMMANDS: readonly Command[] = [
     args: [],
     options: {},
     notes: "Old keys are listed in SDWAN_MASTER_KEY_PREVIOUS; it can run while the service does.",
-    run: ({ service }) =>
+    run: ({ service, by }) =>
       TE.map(({ rotated, total }: { rotated: number; total: number }) => `Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`)(
-        service.rotateMasterKey(),
+        service.rotateMasterKey({ by }),
       ),
+  },
+  {
+    name: "audit",
+    summary: "the audit trail, newest first: who changed what, failed attempts included",
+    args: [],
+    options: {
+      alias: { type: "string", value: "alias", description: "only this connection's entries" },
+      since: { type: "string", value: "time", description: "only entries at or after this ISO 8601 time" },
+      limit: { type: "string", value: "count", description: "at most this many entries (default 100)" },
+      before: { type: "string", value: "id", description: "the page after the one whose `next` this is" },
+      ...JSON_OPTION,
+    },
+    run: ({ service, options, asJson }) =>
+      TE.map((page: AuditPage) =>
+        asJson
+          ? json(page)
+          : table(
+              AUDIT_COLUMNS.map((column) => column.toUpperCase()),
+              page.entries.map((entry) => AUDIT_COLUMNS.map((column) => auditCell(entry, column))),
+            ) + (page.next === null ? "" : `more: --before ${page.next}\n`),
+      )(service.listAudit(Object.fromEntries(["alias", "since", "limit", "before"].flatMap((name) => (options[name] === undefined ? [] : [[name, options[name]]]))))),
   },
 ];

@@ -112,6 +112,26 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
     expect((await cli(dataDir, ["frobnicate"])).code).toBe(2);
   });
 
+  // (A usage error, such as `--if-match one`, stops before the use case: it is not a write, so not audited.)
+  it("shows the audit trail, newest first, with the writes of the CLI and of the service, a page at a time", async () => {
+    const page = JSON.parse((await cli(dataDir, ["audit", "--alias", "LAB"])).stdout) as { entries: { action: string; actor: string }[]; next: string | null };
+    expect(page.entries.map(({ action, actor }) => [action, actor.startsWith("cli:") ? "cli" : actor])).toEqual([
+      ["delete", "cli"],
+      ["delete", "cli"],
+      ["update", "cli"],
+      ["update", "cli"],
+      ["add", "cli"],
+    ]);
+    const fromHttp = JSON.parse((await cli(dataDir, ["audit", "--alias", "from-http"])).stdout) as { entries: { action: string; actor: string; outcome: string }[] };
+    expect(fromHttp.entries.map(({ action, actor, outcome }) => [action, actor.startsWith("cli:") ? "cli" : actor, outcome])).toEqual([
+      ["add", "cli", "failed"],
+      ["add", ADMIN.name, "succeeded"],
+    ]);
+    const first = JSON.parse((await cli(dataDir, ["audit", "--limit", "1"])).stdout) as { next: string };
+    expect(JSON.parse((await cli(dataDir, ["audit", "--limit", "1", "--before", first.next])).stdout)).toMatchObject({ entries: [{}] });
+    expect((await cli(dataDir, ["audit", "--limit", "0"])).code).toBe(2);
+  });
+
   it("never prints a key, neither its own nor a stored one", async () => {
     const runs = [
       await cli(dataDir, ["add", "secret-check", simulator.url], "sample-partner-key-2"),

@@ -61,7 +61,8 @@ export const compose =
       );
       const storage = await container.getAsync(TOKENS.Storage);
       const service = await container.getAsync(TOKENS.ConnectionService);
-      return E.right({ container, config, service, storage, close });
+      // The service first: the audit entries it is still recording go to the store before the store closes.
+      return E.right({ container, config, service, storage, close: () => service.dispose().then(close) });
     } catch (error) {
       await close().catch(() => undefined);
       return E.left(error instanceof StartupError ? error.message : `cannot start: ${(error as Error).message}`);

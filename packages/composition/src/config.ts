@@ -2,6 +2,9 @@ import { isIP } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
 import { MasterKeyCodec, type MasterKey } from "@sdwan-connections/secrets";
 import * as t from "io-ts";
+import { DEFAULT_AUDIT_RETENTION, type AuditRetention } from "@sdwan-connections/core";
+
+const DAY_MS = 24 * 3600 * 1000;
 
 /** Everything the service reads from its environment (docs/interface.md §6), decoded and checked. */
 export interface Config {
@@ -19,6 +22,8 @@ export interface Config {
   readonly viewers: readonly string[];
   readonly orchestratorTimeoutMs: number;
   readonly customersCacheTtlMs: number;
+  /** How long audit entries are kept: the newest `maxEntries`, none older than `maxAgeMs`. */
+  readonly auditRetention: AuditRetention;
   /** Lower-cased host names; undefined allows any host. */
   readonly orchestratorAllowedHosts: readonly string[] | undefined;
   /** A PEM file of extra CAs trusted for https orchestrators (read and checked at start). */
@@ -129,6 +134,8 @@ export const EnvCodecs = {
   SDWAN_LOG_LEVEL: envValue("SDWAN_LOG_LEVEL", oneOf(LOG_LEVELS), withDefault<LogLevel>("info")),
   SDWAN_LOGIN_MAX_FAILURES: envValue("SDWAN_LOGIN_MAX_FAILURES", integer(1, 1_000_000), withDefault(10)),
   SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
+  SDWAN_AUDIT_MAX_ENTRIES: envValue("SDWAN_AUDIT_MAX_ENTRIES", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxEntries)),
+  SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
 };
 
 const Env = t.type(EnvCodecs);
@@ -180,5 +187,6 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     logLevel: v.SDWAN_LOG_LEVEL,
     loginMaxFailures: v.SDWAN_LOGIN_MAX_FAILURES,
     loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,
+    auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
   });
 };

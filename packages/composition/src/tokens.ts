@@ -1,14 +1,15 @@
-import type { Clock, ConnectionChanges, ConnectionRepository, ConnectionService, KeyFingerprints, Orchestrator } from "@sdwan-connections/core";
+import type { AuditLog, Clock, ConnectionChanges, ConnectionRepository, ConnectionService, KeyFingerprints, Orchestrator } from "@sdwan-connections/core";
 import type { ServiceIdentifier } from "inversify";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 
-/** What a storage module provides: the repository, how changes travel between instances, the fingerprints of its keys, and how to close it. */
+/** What a storage module provides: the repository, how changes travel between instances, the fingerprints of its keys, its audit log, and how to close it. */
 export interface Storage {
   readonly repository: ConnectionRepository;
   readonly changes: ConnectionChanges;
   readonly fingerprints: KeyFingerprints;
+  readonly audit: AuditLog;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { createInProcessConnectionChanges, createProcessKeyFingerprints, type Orchestrator } from "@sdwan-connections/core";
+import { createInMemoryAuditLog, createInProcessConnectionChanges, createProcessKeyFingerprints, type Orchestrator } from "@sdwan-connections/core";
 import {
   createInMemoryConnectionRepository,
   createInMemoryConnectionStore,
@@ -14,6 +14,7 @@ export const inMemoryStorageModule = (store: InMemoryConnectionStore = createInM
       repository: createInMemoryConnectionRepository(store),
       changes: createInProcessConnectionChanges(),
       fingerprints: createProcessKeyFingerprints(),
+      audit: createInMemoryAuditLog(),
       close: async () => undefined,
     });
   });

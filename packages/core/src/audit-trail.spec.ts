@@ -17,7 +17,7 @@ describe("the audit trail", () => {
     await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { force: true, by: { name: "ops" } }));
     await expectRight(service.deleteConnection("LAB", { by: ADMIN }));
     await expectRight(service.rotateMasterKey({ by: ADMIN }));
-    const entries = await expectRight(service.listAudit({}));
+    const { entries } = await expectRight(service.listAudit({}));
     expect(entries.map(({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }) => ({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }))).toEqual([
       { action: "rotate-master-key", actor: "admin", requestId: "req-1", alias: null, fields: [], forced: false, validation: "not-asked", outcome: "succeeded", failure: null },
       { action: "delete", actor: "admin", requestId: "req-1", alias: "LAB", fields: [], forced: false, validation: "not-asked", outcome: "succeeded", failure: null },
@@ -32,7 +32,7 @@ describe("the audit trail", () => {
     await expectLeft(service.addConnection(body({ apiKey: TEST_KEYS.refused }), { by: ADMIN }));
     await expectLeft(service.updateConnection("secret-looking key!", { apiKey: "another-secret-key" }, { by: ADMIN }));
     await expectLeft(service.deleteConnection("ghost"));
-    const entries = await expectRight(service.listAudit({}));
+    const { entries } = await expectRight(service.listAudit({}));
     expect(entries.map(({ action, alias, validation, outcome, failure, actor }) => ({ action, alias, validation, outcome, failure, actor }))).toEqual([
       { action: "delete", alias: "ghost", validation: "not-asked", outcome: "failed", failure: "NotFound", actor: "anonymous" },
       { action: "update", alias: null, validation: "not-asked", outcome: "failed", failure: "InvalidInput", actor: "admin" },
@@ -46,10 +46,13 @@ describe("the audit trail", () => {
     const { service } = createTestWorld();
     await expectRight(service.addConnection(body(), { by: ADMIN }));
     await expectRight(service.addConnection(body({ alias: "other" }), { by: ADMIN }));
-    expect((await expectRight(service.listAudit({ alias: "LAB" }))).map((entry) => entry.alias)).toEqual(["Lab"]);
-    const [newest] = await expectRight(service.listAudit({ limit: "1" }));
-    expect(await expectRight(service.listAudit({ before: newest?.id }))).toHaveLength(1);
-    expect(await expectRight(service.listAudit({ since: "2999-01-01T00:00:00Z" }))).toEqual([]);
+    expect((await expectRight(service.listAudit({ alias: "LAB" }))).entries.map((entry) => entry.alias)).toEqual(["Lab"]);
+    const first = await expectRight(service.listAudit({ limit: "1" }));
+    expect(first.next).toBe(first.entries[0]?.id);
+    const last = await expectRight(service.listAudit({ limit: "1", before: first.next }));
+    expect(last.entries.map((entry) => entry.alias)).toEqual(["Lab"]);
+    expect((await expectRight(service.listAudit({ before: last.next }))).next).toBeNull();
+    expect(await expectRight(service.listAudit({ since: "2999-01-01T00:00:00Z" }))).toEqual({ entries: [], next: null });
     const unknown = await expectLeft(service.listAudit({ "pasted-secret": "x" }));
     expect(JSON.stringify(unknown)).not.toContain("pasted-secret");
     expect(await expectLeft(service.listAudit({ limit: "0", since: "yesterday" }))).toMatchObject({

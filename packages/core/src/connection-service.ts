@@ -75,8 +75,11 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     rotateMasterKey: (options: { readonly by?: Actor } = {}) => trail.audited(options.by, trail.ofRotation(), rotate()),
     /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
     listAudit: trail.list,
-    /** Stops listening for changes; the ports themselves belong to the caller. */
-    dispose: unsubscribe,
+    /** Stops listening for changes and waits for the audit entries still being recorded; the ports themselves belong to the caller. */
+    dispose: async (): Promise<void> => {
+      unsubscribe();
+      await trail.settled();
+    },
   };
 };
 

@@ -42,6 +42,7 @@ export {
 } from "./domain/audit.js";
 export type { AuditLog } from "./ports/audit-log.js";
 export { createInMemoryAuditLog } from "./memory-audit-log.js";
+export type { AuditPage } from "./audit-trail.js";
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
 export { createProcessKeyFingerprints, hmacFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
 export { checkApiKey } from "./use-cases/check-api-key.js";

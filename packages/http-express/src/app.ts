@@ -8,6 +8,7 @@ import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
 import { requestContext } from "./middleware/request-context.js";
 import { BASE_PATH } from "./openapi.js";
 import { connectionsRoutes } from "./routes/connections.js";
+import { auditRoutes } from "./routes/audit.js";
 import { customersRoutes } from "./routes/customers.js";
 import { operationsRoutes } from "./routes/operations.js";
 
@@ -38,7 +39,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   app.use(operationsRoutes({ metrics, ready, draining }));
   const api = express.Router({ caseSensitive: true, strict: false });
   if (auth !== undefined) api.use(authenticate({ ...auth, metrics }));
-  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service));
+  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service));
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);
   app.use(errorHandler(logger));

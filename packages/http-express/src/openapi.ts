@@ -3,6 +3,7 @@ import {
   ALIAS_PATTERN,
   API_KEY_MAX_LENGTH,
   API_KEY_PATTERN,
+  AUDIT_PAGE_MAX,
   CUSTOMER_FIELDS,
   Customer,
   ORCHESTRATOR_URL_MAX_LENGTH,
@@ -230,6 +231,36 @@ export const openApiDocument = {
         },
       },
     },
+    "/audit": {
+      get: {
+        operationId: "listAudit",
+        summary:
+          "The audit trail, newest first: every add, dry run, update, delete and master-key rotation, failed ones included. Admins only. Kept per SDWAN_AUDIT_MAX_ENTRIES and SDWAN_AUDIT_MAX_AGE_DAYS.",
+        parameters: [
+          { name: "alias", in: "query", required: false, description: "Only this connection's entries (any case).", schema: { $ref: "#/components/schemas/Alias" } },
+          { name: "since", in: "query", required: false, description: "Only entries at or after this time (ISO 8601).", schema: { type: "string", format: "date-time" } },
+          { name: "limit", in: "query", required: false, description: "At most this many entries (default 100).", schema: { type: "integer", minimum: 1, maximum: AUDIT_PAGE_MAX } },
+          { name: "before", in: "query", required: false, description: "The `next` of the previous page.", schema: { type: "string" } },
+        ],
+        responses: {
+          "200": {
+            description: "A page of entries and the `before` of the next page (null on the last).",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["entries", "next"],
+                  additionalProperties: false,
+                  properties: { entries: { type: "array", items: { $ref: "#/components/schemas/AuditEntry" } }, next: { type: ["string", "null"] } },
+                },
+              },
+            },
+          },
+          ...commonErrors,
+          "403": problem("Only admins may read the audit trail."),
+        },
+      },
+    },
     "/partner/{alias}/customers": {
       parameters: [aliasParameter],
       get: {
@@ -291,6 +322,24 @@ export const openApiDocument = {
           alias: { $ref: "#/components/schemas/Alias" },
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           apiKey: { $ref: "#/components/schemas/ApiKey" },
+        },
+      },
+      AuditEntry: {
+        type: "object",
+        additionalProperties: false,
+        required: ["id", "at", "actor", "requestId", "action", "alias", "fields", "forced", "validation", "outcome", "failure"],
+        properties: {
+          id: { type: "string", description: "Unique; sorts by time." },
+          at: { type: "string", format: "date-time" },
+          actor: { type: "string", description: "The user (`cli:<os user>` from the CLI)." },
+          requestId: { type: ["string", "null"], description: "The request's X-Request-Id." },
+          action: { type: "string", enum: ["add", "dry-run", "update", "delete", "rotate-master-key"] },
+          alias: { oneOf: [{ $ref: "#/components/schemas/Alias" }, { type: "null" }], description: "null for a rotation, or when the alias given was not valid." },
+          fields: { type: "array", items: { type: "string", enum: ["alias", "orchestratorUrl", "apiKey"] }, description: "The names of the fields the request set; never a value." },
+          forced: { type: "boolean" },
+          validation: { type: "string", enum: ["valid", "invalid", "not-asked"], description: "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before." },
+          outcome: { type: "string", enum: ["succeeded", "failed"] },
+          failure: { type: ["string", "null"], description: "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch)." },
         },
       },
       KeyCheck: {

@@ -12,3 +12,4 @@ export { describeDatabaseError } from "./database-errors.js";
 export { migrate, MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, type Migration, type MigrationReport } from "./migrations.js";
 export { rotateKeys, verifyMasterKeys } from "./rotate-keys.js";
 export { openPostgresStorage, type OpenPostgresStorageOptions, type PostgresStorage } from "./open-postgres-storage.js";
+export { createPostgresAuditLog, type PostgresAuditLogOptions } from "./audit-log.js";

@@ -47,6 +47,28 @@ export const MIGRATIONS: readonly Migration[] = [
         add column version integer not null default 1 constraint connections_version_is_positive check (version >= 1),
         add column api_key_set_at timestamptz`,
   },
+  {
+    // The audit trail: ids sort by time (core's auditEntryId); alias_key lets a query match the alias in any case.
+    version: 3,
+    name: "audit entries",
+    sql: `
+      create table audit_entries (
+        id         text primary key,
+        at         timestamptz not null,
+        actor      text not null,
+        request_id text,
+        action     text not null,
+        alias      text,
+        alias_key  text generated always as (lower(alias)) stored,
+        fields     text[] not null,
+        forced     boolean not null,
+        validation text not null,
+        outcome    text not null,
+        failure    text
+      );
+      create index audit_entries_by_alias on audit_entries (alias_key, id);
+      create index audit_entries_by_time on audit_entries (at)`,
+  },
 ];
 
 /** The newest schema version this release knows. */

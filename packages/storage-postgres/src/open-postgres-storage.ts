@@ -2,7 +2,8 @@ import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import pg from "pg";
-import type { ConnectionRepository, DomainError } from "@sdwan-connections/core";
+import type { AuditLog, AuditRetention, ConnectionRepository, DomainError } from "@sdwan-connections/core";
+import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { createPostgresConnectionChanges, type PostgresConnectionChanges } from "./connection-changes.js";
 import { createPostgresConnectionRepository } from "./connection-repository.js";
@@ -12,6 +13,7 @@ import { verifyMasterKeys } from "./rotate-keys.js";
 export interface PostgresStorage {
   readonly repository: ConnectionRepository;
   readonly changes: PostgresConnectionChanges;
+  readonly audit: AuditLog;
   /** Stops listening, then ends the pool: call it after the HTTP server has drained. */
   close(): Promise<void>;
 }
@@ -19,6 +21,8 @@ export interface PostgresStorage {
 export interface OpenPostgresStorageOptions {
   readonly databaseUrl: string;
   readonly keyring: Keyring;
+  /** How long audit entries are kept (core's default when not given). */
+  readonly auditRetention?: AuditRetention;
   /** Hears about lost connections and failed notifications (never fatal); one line each, never the URL. */
   readonly onError?: (line: string) => void;
 }
@@ -30,7 +34,7 @@ export interface OpenPostgresStorageOptions {
  * closed again and the error never contains the URL or its password.
  */
 export const openPostgresStorage =
-  ({ databaseUrl, keyring, onError = () => undefined }: OpenPostgresStorageOptions): TE.TaskEither<DomainError, PostgresStorage> =>
+  ({ databaseUrl, keyring, auditRetention, onError = () => undefined }: OpenPostgresStorageOptions): TE.TaskEither<DomainError, PostgresStorage> =>
   async () => {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
     // An idle client dying (database restart) must not crash the process; the pool opens a new one.
@@ -47,6 +51,7 @@ export const openPostgresStorage =
     return E.right({
       repository: createPostgresConnectionRepository({ pool, keyring }),
       changes: changes.right,
+      audit: createPostgresAuditLog({ pool, ...(auditRetention === undefined ? {} : { retention: auditRetention }) }),
       close: async () => {
         await changes.right.close();
         await pool.end();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from "vitest";
 import type pg from "pg";
-import { describeConnectionRepositoryContract } from "@sdwan-connections/core/contract";
+import { describeAuditLogContract, describeConnectionRepositoryContract } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
-import { createPostgresConnectionRepository, migrate } from "../src/index.js";
+import { createPostgresAuditLog, createPostgresConnectionRepository, migrate } from "../src/index.js";
 import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
 
 let postgres: StartedPostgres;
@@ -35,4 +35,15 @@ describeConnectionRepositoryContract("PostgresConnectionRepository", {
     await admin.query("truncate connections");
   },
   peek: async () => JSON.stringify((await admin.query("select * from connections")).rows),
+});
+
+describeAuditLogContract("PostgresAuditLog", {
+  make: async (retention) => {
+    const pool = aPool(postgres.connectionString);
+    pools.push(pool);
+    return createPostgresAuditLog({ pool, retention });
+  },
+  reset: async () => {
+    await admin.query("truncate audit_entries");
+  },
 });

@@ -1,4 +1,4 @@
-import { createConnectionService } from "@sdwan-connections/core";
+import { createConnectionService, describeError } from "@sdwan-connections/core";
 import { ContainerModule } from "inversify";
 import { TOKENS } from "../tokens.js";
 
@@ -14,6 +14,8 @@ export const coreModule = () =>
           repository: storage.repository,
           changes: storage.changes,
           fingerprints: storage.fingerprints,
+          audit: storage.audit,
+          onAuditFailure: (error) => context.get(TOKENS.Logger).error({ problem: describeError(error) }, "audit entry not recorded"),
           orchestrator: metrics.instrumentOrchestrator(await context.getAsync(TOKENS.Orchestrator)),
           clock: context.get(TOKENS.Clock),
           customersCacheTtlMs: config.customersCacheTtlMs,
@@ -21,7 +23,5 @@ export const coreModule = () =>
         });
       })
       .inSingletonScope()
-      .onDeactivation((service) => {
-        service.dispose();
-      });
+      .onDeactivation((service) => service.dispose());
   });

@@ -1,5 +1,5 @@
 import { createInProcessConnectionChanges } from "@sdwan-connections/core";
-import { createLowdbConnectionRepository, describeConnectionsFileError, openConnectionsFile } from "@sdwan-connections/storage-lowdb";
+import { createLowdbAuditLog, createLowdbConnectionRepository, describeConnectionsFileError, openConnectionsFile } from "@sdwan-connections/storage-lowdb";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule } from "inversify";
 import type { Config } from "../config.js";
@@ -9,7 +9,7 @@ import { loadKeyring, masterKeyFingerprints } from "./master-key.js";
 
 /**
  * The embedded store (SDWAN_STORAGE=lowdb): `connections.json` in the data
- * directory, apiKeys sealed with the master key. Opened when first resolved,
+ * directory, apiKeys sealed with the master key, and the audit trail beside it. Opened when first resolved,
  * closed (pending writes flushed, lock released) when unbound.
  */
 export const lowdbStorageModule = (config: Config) =>
@@ -18,11 +18,16 @@ export const lowdbStorageModule = (config: Config) =>
       .toDynamicValue(async () => {
         const keyring = orFail(await loadKeyring(config));
         const file = orFail(E.mapLeft(describeConnectionsFileError)(await openConnectionsFile({ dataDir: config.dataDir, keyring })()));
+        const audit = createLowdbAuditLog({ dataDir: config.dataDir, retention: config.auditRetention });
         return {
           repository: createLowdbConnectionRepository(file),
           changes: createInProcessConnectionChanges(),
           fingerprints: masterKeyFingerprints(keyring),
-          close: () => file.close(),
+          audit,
+          close: async () => {
+            await file.close();
+            await audit.close();
+          },
         };
       })
       .inSingletonScope()

@@ -23,6 +23,7 @@ export const postgresStorageModule = (config: Config, databaseUrl: string) =>
         const opened = await openPostgresStorage({
           databaseUrl,
           keyring,
+          auditRetention: config.auditRetention,
           onError: (line) => logger.warn({ problem: line }, "postgres"),
         })();
         // Never the URL itself in the message: it may hold a password.

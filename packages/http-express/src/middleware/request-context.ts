@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger, Metrics } from "@sdwan-connections/composition";
+import type { Actor } from "@sdwan-connections/core";
 import type { RequestHandler } from "express";
 import type { AuthenticatedUser } from "../auth/authenticator.js";
 import { BASE_PATH } from "../openapi.js";
@@ -8,6 +9,8 @@ import { BASE_PATH } from "../openapi.js";
 const ROUTES: readonly [RegExp, string][] = [
   [/^\/rest\/plugin\/sdwan\/connections\/?$/, `${BASE_PATH}/connections`],
   [/^\/rest\/plugin\/sdwan\/connections\/[^/]+\/?$/, `${BASE_PATH}/connections/{alias}`],
+  [/^\/rest\/plugin\/sdwan\/connections\/[^/]+\/key-check\/?$/, `${BASE_PATH}/connections/{alias}/key-check`],
+  [/^\/rest\/plugin\/sdwan\/audit\/?$/, `${BASE_PATH}/audit`],
   [/^\/rest\/plugin\/sdwan\/partner\/[^/]+\/customers\/?$/, `${BASE_PATH}/partner/{alias}/customers`],
   [/^\/rest\/plugin\/sdwan\/openapi\.json$/, `${BASE_PATH}/openapi.json`],
   [/^\/healthz$/, "/healthz"],
@@ -30,6 +33,9 @@ const SECURITY_HEADERS = Object.entries({
 /** The user the authentication middleware admitted, for the request log. */
 export const userOf = (locals: Record<string, unknown>): AuthenticatedUser | undefined => locals["user"] as AuthenticatedUser | undefined;
 
+/** Who made the request, for the audit trail: the admitted user and the request's id. */
+export const actorOf = (locals: Record<string, unknown>): Actor => ({ name: userOf(locals)?.name ?? "anonymous", requestId: locals["requestId"] as string });
+
 /** Request id, security headers, and one log line and one metric sample per answered request. */
 export const requestContext =
   ({ logger, metrics }: { readonly logger: Logger; readonly metrics: Metrics }): RequestHandler =>
@@ -39,6 +45,7 @@ export const requestContext =
     const incoming = req.headers["x-request-id"];
     const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("X-Request-Id", requestId);
+    res.locals["requestId"] = requestId;
     for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

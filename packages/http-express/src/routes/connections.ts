@@ -5,6 +5,7 @@ import type { LoginThrottle } from "../auth/throttle.js";
 import { problem } from "../errors.js";
 import { connectionTag, expectedVersionsOf } from "../middleware/if-match.js";
 import { jsonBody } from "../middleware/json-body.js";
+import { actorOf } from "../middleware/request-context.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { sendRepresentation } from "../representation.js";
@@ -42,7 +43,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
     .post(
       jsonBody,
       withFlags(["dryrun", "force"], (req, res, { dryrun, force }) =>
-        respond(res, service.addConnection(req.body, { dryRun: dryrun, force }), (outcome) =>
+        respond(res, service.addConnection(req.body, { dryRun: dryrun, force, by: actorOf(res.locals) }), (outcome) =>
           sendText(res, outcome === "dry-run" ? "Dry run successful" : "Connection successfully added"),
         ),
       ),
@@ -63,7 +64,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
       jsonBody,
       withFlags(["force"], (req, res, { force }) =>
         withExpectedVersions(req, res, (expectedVersions) =>
-          respond(res, service.updateConnection(req.params["alias"] as string, req.body, { force, ...expectedVersions }), () =>
+          respond(res, service.updateConnection(req.params["alias"] as string, req.body, { force, ...expectedVersions, by: actorOf(res.locals) }), () =>
             sendText(res, "Connection successfully updated"),
           ),
         ),
@@ -72,7 +73,9 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
     .delete(
       withFlags([], (req, res) =>
         withExpectedVersions(req, res, (expectedVersions) =>
-          respond(res, service.deleteConnection(req.params["alias"] as string, expectedVersions), () => void res.status(204).end()),
+          respond(res, service.deleteConnection(req.params["alias"] as string, { ...expectedVersions, by: actorOf(res.locals) }), () =>
+            void res.status(204).end(),
+          ),
         ),
       ),
     )

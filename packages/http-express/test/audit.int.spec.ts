@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { anAddBody, BASE, startHarness, TEST_KEYS, VIEWER, type Harness } from "./harness.js";
+
+const CONNECTIONS = `${BASE}/connections`;
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h[Symbol.asyncDispose]();
+});
+
+interface Page {
+  entries: Record<string, unknown>[];
+  next: string | null;
+}
+
+describe("the audit trail over HTTP (docs/interface.md §1)", () => {
+  it("records every write with who and which request, failed ones included, and never a key; admins read it a page at a time", async () => {
+    const added = await h.call("POST", CONNECTIONS, { body: anAddBody(), headers: { "x-request-id": "req-add-1" } });
+    expect(added.status).toBe(200);
+    expect((await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "forced", apiKey: TEST_KEYS.refused }) })).status).toBe(200);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(422);
+    expect((await h.call("DELETE", `${CONNECTIONS}/forced`, { headers: { "if-match": '"9"' } })).status).toBe(412);
+    expect((await h.call("DELETE", `${CONNECTIONS}/forced`, { user: VIEWER })).status).toBe(403);
+
+    const page = await h.call("GET", `${BASE}/audit`);
+    expect(page.status).toBe(200);
+    const { entries, next } = page.json<Page>();
+    expect(next).toBeNull();
+    expect(entries.map(({ action, actor, alias, fields, forced, validation, outcome, failure }) => ({ action, actor, alias, fields, forced, validation, outcome, failure }))).toEqual([
+      { action: "delete", actor: "admin", alias: "forced", fields: [], forced: false, validation: "not-asked", outcome: "failed", failure: "VersionMismatch" },
+      { action: "update", actor: "admin", alias: "lab", fields: ["apiKey"], forced: false, validation: "invalid", outcome: "failed", failure: "ValidationRefused" },
+      { action: "add", actor: "admin", alias: "forced", fields: ["alias", "orchestratorUrl", "apiKey"], forced: true, validation: "not-asked", outcome: "succeeded", failure: null },
+      { action: "add", actor: "admin", alias: "Lab", fields: ["alias", "orchestratorUrl", "apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },
+    ]);
+    expect(entries.at(-1)?.["requestId"]).toBe("req-add-1");
+    expect(page.text).not.toContain(TEST_KEYS.partner);
+    expect(page.text).not.toContain(TEST_KEYS.refused);
+
+    const first = (await h.call("GET", `${BASE}/audit?limit=3&alias=FORCED`)).json<Page>();
+    expect(first.entries.map((entry) => entry["action"])).toEqual(["delete", "add"]);
+    const paged = (await h.call("GET", `${BASE}/audit?limit=3`)).json<Page>();
+    expect(paged.entries).toHaveLength(3);
+    const rest = (await h.call("GET", `${BASE}/audit?limit=3&before=${encodeURIComponent(paged.next ?? "")}`)).json<Page>();
+    expect([...paged.entries, ...rest.entries]).toEqual(entries);
+    expect(rest.next).toBeNull();
+  });
+
+  it("is for admins only; a bad query is 400 naming the option, an unknown one is not echoed", async () => {
+    expect((await h.call("GET", `${BASE}/audit`, { user: VIEWER })).status).toBe(403);
+    const bad = await h.call("GET", `${BASE}/audit?limit=5000`);
+    expect(bad.status).toBe(400);
+    expect(bad.json<{ errors: { field: string }[] }>().errors.map((error) => error.field)).toEqual(["query.limit"]);
+    const unknown = await h.call("GET", `${BASE}/audit?pasted-secret=1`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).not.toContain("pasted-secret");
+  });
+});
