@@ -29,6 +29,7 @@ export { decodeInput, strictObject, toFieldErrors } from "./domain/decode.js";
 export * from "./domain/errors.js";
 export {
   auditEntryId,
+  AuditEntryProps,
   AUDIT_PAGE_MAX,
   decodeAuditQuery,
   DEFAULT_AUDIT_RETENTION,

@@ -1,7 +1,7 @@
 import { appendFile, open, readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
 import {
-  AliasCodec,
+  AuditEntryProps,
   DEFAULT_AUDIT_RETENTION,
   selectAuditPage,
   storageFailure,
@@ -31,19 +31,7 @@ const TimeCodec = new t.Type<Date, string, unknown>(
   },
   (time) => time.toISOString(),
 );
-const AuditLine = t.type({
-  id: t.string,
-  at: TimeCodec,
-  actor: t.string,
-  requestId: t.union([t.string, t.null]),
-  action: t.keyof({ add: null, "dry-run": null, update: null, delete: null, "rotate-master-key": null }),
-  alias: t.union([AliasCodec, t.null]),
-  fields: t.array(t.string),
-  forced: t.boolean,
-  validation: t.keyof({ valid: null, invalid: null, "not-asked": null }),
-  outcome: t.keyof({ succeeded: null, failed: null }),
-  failure: t.union([t.string, t.null]),
-});
+const AuditLine = t.type({ ...AuditEntryProps, at: TimeCodec, requestId: t.union([t.string, t.null]) });
 
 const line = (entry: AuditEntry): string => `${JSON.stringify(AuditLine.encode(entry as t.TypeOf<typeof AuditLine>))}\n`;
 

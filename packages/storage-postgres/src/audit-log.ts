@@ -5,8 +5,8 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Pool } from "pg";
 import {
-  AliasCodec,
   aliasKey,
+  AuditEntryProps,
   DEFAULT_AUDIT_RETENTION,
   storageFailure,
   toFieldErrors,
@@ -27,19 +27,7 @@ const isDate = (input: unknown): input is Date => input instanceof Date && !Numb
 const DateCodec = new t.Type<Date, Date, unknown>("Date", isDate, (input, context) => (isDate(input) ? t.success(input) : t.failure(input, context, "must be a time")), (d) => d);
 
 /** A row of `audit_entries`; rows are outside input, so they are decoded. */
-const AuditRow = t.type({
-  id: t.string,
-  at: DateCodec,
-  actor: t.string,
-  request_id: t.union([t.string, t.null]),
-  action: t.keyof({ add: null, "dry-run": null, update: null, delete: null, "rotate-master-key": null }),
-  alias: t.union([AliasCodec, t.null]),
-  fields: t.array(t.string),
-  forced: t.boolean,
-  validation: t.keyof({ valid: null, invalid: null, "not-asked": null }),
-  outcome: t.keyof({ succeeded: null, failed: null }),
-  failure: t.union([t.string, t.null]),
-});
+const AuditRow = t.type({ ...AuditEntryProps, at: DateCodec, request_id: t.union([t.string, t.null]) });
 
 const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
   pipe(

@@ -41,6 +41,22 @@ export interface AuditEntry {
 let sequence = 0;
 
 /** A new entry's id: its time, then a count of this process (6 hex) and random hex (4). */
+/**
+ * The codecs of an entry's fields that every store keeps as they are, for the stores to decode what they
+ * read back (each adds `at` and `requestId` in its own form).
+ */
+export const AuditEntryProps = {
+  id: t.string,
+  actor: t.string,
+  action: t.keyof({ add: null, "dry-run": null, update: null, delete: null, "rotate-master-key": null }),
+  alias: t.union([AliasCodec, t.null]),
+  fields: t.array(t.string),
+  forced: t.boolean,
+  validation: t.keyof({ valid: null, invalid: null, "not-asked": null }),
+  outcome: t.keyof({ succeeded: null, failed: null }),
+  failure: t.union([t.string, t.null]),
+};
+
 export const auditEntryId = (at: Date): string => {
   sequence = (sequence + 1) % 0x1000000;
   return `${at.toISOString()}-${sequence.toString(16).padStart(6, "0")}${randomBytes(2).toString("hex")}`;
