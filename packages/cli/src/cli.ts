@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
-import { compose, loadConfig } from "@sdwan-connections/composition";
+import { compose, loadConfig, processEnvironment } from "@sdwan-connections/composition";
 import { describeError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import { pino } from "pino";
@@ -98,7 +98,7 @@ const parseCommandLine = (argv: readonly string[]): E.Either<string, Parsed> => 
     parsed = parseArgs({
       args: [...rest],
       options: {
-        ...Object.fromEntries(Object.entries(command.options).map(([option, spec]) => [option, { type: spec.type }])),
+        ...Object.fromEntries(Object.entries(command.options).map(([option, spec]) => [option, { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }) }])),
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -149,12 +149,17 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       asJson: options["json"] === true || io.stdout.isTTY !== true,
       // The audit trail's actor: the operating-system user who ran the command.
       by: { name: `cli:${userInfo().username}` },
+      env: io.env ?? processEnvironment(),
     };
     const run = () => command.run(input)();
     const result = command.progress === undefined ? await run() : await withProgress(io.stderr, command.progress, run);
     if (E.isLeft(result)) return fail(exitCodeOf(result.left), describeError(result.left));
-    io.stdout.write(result.right);
-    return EXIT.ok;
+    if (typeof result.right === "string") {
+      io.stdout.write(result.right);
+      return EXIT.ok;
+    }
+    io.stdout.write(result.right.output);
+    return result.right.exitCode;
   } finally {
     await close();
   }

@@ -8,11 +8,17 @@ import {
   type DomainError,
   type ExpectedVersions,
   type ValidationResult,
+  describeError,
   type Actor,
+  type PlanStep,
+  type StepResult,
   type AuditEntry,
   type AuditPage,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
+import { exportConfiguration, readConfiguration } from "./configuration-file.js";
+import { exitCodeOf } from "./exit-codes.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { cell, json, table } from "./output.js";
 
@@ -21,6 +27,8 @@ export interface OptionSpec {
   readonly description: string;
   /** For string options: what the value is, in the usage line. */
   readonly value?: string;
+  /** A one-letter alias, e.g. `f` for `-f`. */
+  readonly short?: string;
 }
 
 export interface CommandInput {
@@ -34,7 +42,12 @@ export interface CommandInput {
   readonly asJson: boolean;
   /** Who runs the command, for the audit trail. */
   readonly by: Actor;
+  /** The environment, for `env:NAME` key references. */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
+
+/** What a command printed, and the exit code when it is not 0 (some steps of `apply` failed). */
+export type CommandOutput = string | { readonly output: string; readonly exitCode: number };
 
 export interface Command {
   readonly name: string;
@@ -45,7 +58,7 @@ export interface Command {
   readonly progress?: string;
   /** Notes below the usage in `--help`. */
   readonly notes?: string;
-  run(input: CommandInput): TE.TaskEither<DomainError, string>;
+  run(input: CommandInput): TE.TaskEither<DomainError, CommandOutput>;
 }
 
 const JSON_OPTION: Record<string, OptionSpec> = { json: { type: "boolean", description: "print JSON (the default when standard output is not a terminal)" } };
@@ -68,6 +81,25 @@ const AUDIT_COLUMNS = ["at", "actor", "action", "alias", "fields", "forced", "va
 const auditCell = (entry: AuditEntry, column: (typeof AUDIT_COLUMNS)[number]): string => {
   const value = entry[column];
   return value instanceof Date ? value.toISOString() : Array.isArray(value) ? value.join(",") : cell(value as string | boolean | null);
+};
+
+const SYMBOLS: Record<PlanStep["action"], string> = { create: "+", update: "~", delete: "-", unchanged: "=" };
+const describePlan = (steps: readonly PlanStep[]): string => {
+  const count = (action: PlanStep["action"]) => steps.filter((step) => step.action === action).length;
+  return [
+    `Plan: ${count("create")} to create, ${count("update")} to update, ${count("delete")} to delete, ${count("unchanged")} unchanged`,
+    ...steps.map((step) => `  ${SYMBOLS[step.action]} ${step.action.padEnd(9)} ${step.alias}${step.action === "update" ? ` (${step.fields.join(", ")})` : ""}`),
+    "",
+  ].join("\n");
+};
+const resultView = (result: StepResult) =>
+  result.outcome === "failed" ? { outcome: result.outcome, reason: describeError(result.error) } : { outcome: result.outcome };
+const describeResults = (results: readonly StepResult[]): string => {
+  const lines = results
+    .filter((result) => result.outcome !== "unchanged")
+    .map((result) => (result.outcome === "failed" ? `  not applied: ${result.step.action} ${result.step.alias}: ${describeError(result.error)}` : `  applied: ${result.step.action} ${result.step.alias}`));
+  const failed = results.filter((result) => result.outcome === "failed").length;
+  return [`Result: ${results.filter((result) => result.outcome === "applied").length} applied, ${failed} not applied`, ...lines, ""].join("\n");
 };
 
 const CUSTOMER_COLUMNS: readonly (keyof Customer)[] = ["id", "name", "enterpriseId", "city", "country", "bastionState"];
@@ -193,6 +225,51 @@ export const COMMANDS: readonly Command[] = [
       TE.map(({ rotated, total }: { rotated: number; total: number }) => `Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`)(
         service.rotateMasterKey({ by }),
       ),
+  },
+  {
+    name: "export",
+    summary: "the connections as a configuration file for `apply`: keys as env: references, never their values",
+    args: [],
+    options: { format: { type: "string", value: "yaml|json", description: "the file's format (default yaml)" } },
+    notes: "Each key becomes env:SDWAN_APIKEY_<ALIAS>; change it to file:PATH to read the key from a file.",
+    run: ({ service, options }) =>
+      options["format"] !== undefined && options["format"] !== "yaml" && options["format"] !== "json"
+        ? TE.left(invalidInput([{ field: "--format", message: "must be yaml or json" }]))
+        : TE.map((connections: readonly ConnectionSummary[]) => exportConfiguration(connections, options["format"] === "json" ? "json" : "yaml"))(service.listConnections()),
+  },
+  {
+    name: "apply",
+    summary: "make the connections what a configuration file says: print the plan, then apply it",
+    args: [],
+    options: {
+      file: { type: "string", short: "f", value: "file", description: "the configuration file (YAML or JSON), as `export` writes it" },
+      "dry-run": { type: "boolean", description: "print the plan only" },
+      prune: { type: "boolean", description: "also delete the connections the file does not name" },
+      force: { type: "boolean", description: "store without asking the orchestrator" },
+      ...JSON_OPTION,
+    },
+    progress: "applying",
+    notes:
+      "Keys come from env:NAME or file:PATH references. Each entry is validated with its orchestrator unless --force. A step that fails does not stop the others; the output says which were applied and which were not, and the exit code is that of the first failure. Applying the same file again changes nothing.",
+    run: ({ service, options, env, asJson, by }) =>
+      typeof options["file"] !== "string"
+        ? TE.left(invalidInput([{ field: "--file", message: "is required: apply -f FILE" }]))
+        : pipe(
+            () => readConfiguration(options["file"] as string, env),
+            TE.flatMap((connections) => service.planConfiguration(connections, { prune: options["prune"] === true })),
+            TE.flatMap((plan) =>
+              options["dry-run"] === true
+                ? TE.right<DomainError, CommandOutput>(asJson ? json({ plan: plan.steps }) : describePlan(plan.steps))
+                : TE.fromTask(async (): Promise<CommandOutput> => {
+                    const results = await service.applyPlan(plan, { force: options["force"] === true, by });
+                    const failed = results.find((result) => result.outcome === "failed");
+                    const output = asJson
+                      ? json({ plan: plan.steps, results: results.map((result) => ({ action: result.step.action, alias: result.step.alias, ...resultView(result) })) })
+                      : `${describePlan(plan.steps)}\n${describeResults(results)}`;
+                    return failed?.outcome === "failed" ? { output, exitCode: exitCodeOf(failed.error) } : output;
+                  }),
+            ),
+          ),
   },
   {
     name: "audit",

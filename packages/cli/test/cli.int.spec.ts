@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -164,5 +164,90 @@ describe("rotate-master-key", { timeout: 120_000 }, () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+// Configuration as code, the CLI alone on its own data directory.
+describe("export and apply", { timeout: 120_000 }, () => {
+  let dataDir: string;
+  let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
+  const env = () => ({ SDWAN_APIKEY_LAB: PARTNER_KEY, SDWAN_APIKEY_EDGE: "sample-partner-key-2" });
+  const writeConfiguration = async (name: string, text: string) => {
+    const path = join(dataDir, name);
+    await writeFile(path, text);
+    return path;
+  };
+  type Outcome = { plan: { action: string; alias: string; fields: string[] }[]; results?: { action: string; alias: string; outcome: string; reason?: string }[] };
+
+  beforeAll(async () => {
+    dataDir = await makeDataDir();
+    simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+  });
+
+  afterAll(async () => {
+    await simulator?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("applies a file whose keys are env: and file: references; the same file again changes nothing", async () => {
+    await writeFile(join(dataDir, "edge.key"), "sample-partner-key-2\n");
+    const file = await writeConfiguration(
+      "sdwan.yaml",
+      `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:SDWAN_APIKEY_LAB\n  - alias: edge\n    orchestratorUrl: ${simulator.url}\n    apiKey: file:${join(dataDir, "edge.key")}\n`,
+    );
+    const dryRun = await cli(dataDir, ["apply", "-f", file, "--dry-run"], "", env());
+    expect(dryRun.code).toBe(0);
+    expect((JSON.parse(dryRun.stdout) as Outcome).plan.map((step) => `${step.action} ${step.alias}`)).toEqual(["create lab", "create edge"]);
+    expect(JSON.parse((await cli(dataDir, ["list"])).stdout)).toEqual([]);
+
+    const applied = await cli(dataDir, ["apply", "-f", file], "", env());
+    expect(applied.code).toBe(0);
+    expect((JSON.parse(applied.stdout) as Outcome).results?.map((result) => result.outcome)).toEqual(["applied", "applied"]);
+    const again = JSON.parse((await cli(dataDir, ["apply", "--file", file], "", env())).stdout) as Outcome;
+    expect(again.plan.map((step) => step.action)).toEqual(["unchanged", "unchanged"]);
+    expect(again.results?.map((result) => result.outcome)).toEqual(["unchanged", "unchanged"]);
+    for (const run of [dryRun, applied]) expect(run.stdout + run.stderr).not.toContain(PARTNER_KEY);
+  });
+
+  it("exports what apply reads back: keys as references, never their values", async () => {
+    const exported = await cli(dataDir, ["export"]);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain("apiKey: env:SDWAN_APIKEY_LAB");
+    expect(exported.stdout).not.toContain(PARTNER_KEY);
+    const asJson = JSON.parse((await cli(dataDir, ["export", "--format", "json"])).stdout) as { connections: unknown[] };
+    expect(asJson.connections).toEqual([
+      { alias: "edge", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_EDGE" },
+      { alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_LAB" },
+    ]);
+    const file = await writeConfiguration("exported.yaml", exported.stdout);
+    expect((JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome).plan.map((step) => step.action)).toEqual(["unchanged", "unchanged"]);
+  });
+
+  it("says exactly what was applied and what was not when a step fails; --prune deletes what the file omits", async () => {
+    const file = await writeConfiguration(
+      "partial.yaml",
+      `connections:\n  - alias: refused\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:BAD_KEY\n  - alias: lab\n    orchestratorUrl: ${simulator.url.replace(/\/$/, "")}\n    apiKey: env:SDWAN_APIKEY_LAB\n`,
+    );
+    const run = await cli(dataDir, ["apply", "-f", file, "--prune"], "", { ...env(), BAD_KEY: "not-a-known-key" });
+    expect(run.code).toBe(5);
+    const outcome = JSON.parse(run.stdout) as Outcome;
+    expect(outcome.results?.map((result) => `${result.action} ${result.alias}: ${result.outcome}`)).toEqual([
+      "create refused: failed",
+      "update lab: applied",
+      "delete edge: applied",
+    ]);
+    expect(outcome.results?.[0]?.reason).toContain("did not accept");
+    expect(run.stdout).not.toContain("not-a-known-key");
+  });
+
+  it("refuses a file holding a key itself, or naming an unset variable, naming the place and never the value", async () => {
+    const literal = await writeConfiguration("literal.yaml", `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: ${PARTNER_KEY}\n`);
+    const refused = await cli(dataDir, ["apply", "-f", literal], "", env());
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("connections.0.apiKey");
+    expect(refused.stderr).not.toContain(PARTNER_KEY);
+    const unset = await writeConfiguration("unset.json", JSON.stringify({ connections: [{ alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:NOT_SET_ANYWHERE" }] }));
+    expect(await cli(dataDir, ["apply", "-f", unset])).toMatchObject({ code: 2, stderr: expect.stringContaining("env:NOT_SET_ANYWHERE: the variable is not set") });
+    expect((await cli(dataDir, ["apply"])).code).toBe(2);
   });
 });

@@ -140,6 +140,9 @@ export const EnvCodecs = {
 
 const Env = t.type(EnvCodecs);
 
+/** The process's environment, for what else names a variable in it (the CLI's `env:NAME` key references). */
+export const processEnvironment = (): Readonly<Record<string, string | undefined>> => process.env;
+
 /**
  * Reads the configuration from `env` (the process's environment unless given:
  * this is the only code that reads it). On failure, one line naming the first

@@ -11,6 +11,7 @@ import { createProcessKeyFingerprints, type KeyFingerprints } from "./ports/key-
 import type { Orchestrator } from "./ports/orchestrator.js";
 import { addConnection, type AddConnectionOptions } from "./use-cases/add-connection.js";
 import { checkApiKey } from "./use-cases/check-api-key.js";
+import { applyPlan, planConfiguration, type Plan } from "./use-cases/configuration.js";
 import { deleteConnection, type DeleteConnectionOptions } from "./use-cases/delete-connection.js";
 import { listConnections } from "./use-cases/list-connections.js";
 import { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
@@ -59,20 +60,34 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
   const update = updateConnection({ repository, orchestrator, changes });
   const remove = deleteConnection({ repository, changes });
   const rotate = rotateMasterKey({ repository });
+  type By = { readonly by?: Actor };
+  const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) => trail.audited(options.by, trail.ofAdd(body, options), add(body, options));
+  const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
+    trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), update(rawAlias, body, options));
+  const deleteConnectionAudited = (rawAlias: string, options: DeleteConnectionOptions & By = {}) =>
+    trail.audited(options.by, trail.ofDelete(rawAlias), remove(rawAlias, options));
 
   return {
     listConnections: listConnections({ repository }),
     /** Every write below is audited as done by `by` (anonymous when not given), failed ones included. */
-    addConnection: (body: unknown, options: AddConnectionOptions & { readonly by?: Actor } = {}) =>
-      trail.audited(options.by, trail.ofAdd(body, options), add(body, options)),
-    updateConnection: (rawAlias: string, body: unknown, options: UpdateConnectionOptions & { readonly by?: Actor } = {}) =>
-      trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), update(rawAlias, body, options)),
+    addConnection: addConnectionAudited,
+    updateConnection: updateConnectionAudited,
     validateConnection: validateConnection({ repository, orchestrator, fingerprints }),
     checkApiKey: checkApiKey({ repository, fingerprints }),
-    deleteConnection: (rawAlias: string, options: DeleteConnectionOptions & { readonly by?: Actor } = {}) =>
-      trail.audited(options.by, trail.ofDelete(rawAlias), remove(rawAlias, options)),
+    deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, customersCache }),
-    rotateMasterKey: (options: { readonly by?: Actor } = {}) => trail.audited(options.by, trail.ofRotation(), rotate()),
+    rotateMasterKey: (options: By = {}) => trail.audited(options.by, trail.ofRotation(), rotate()),
+    /** What applying a configuration (connections with their keys) would change; see `planConfiguration`. */
+    planConfiguration: planConfiguration({ repository, fingerprints }),
+    /** Carries out a plan through the audited writes below, as `by`; a failed step does not stop the rest. */
+    applyPlan: (plan: Plan, options: { readonly force?: boolean } & By = {}) => {
+      const by = options.by === undefined ? {} : { by: options.by };
+      return applyPlan({
+        add: (body, force) => addConnectionAudited(body, { force, ...by }),
+        update: (alias, change, force) => updateConnectionAudited(alias, change, { force, ...by }),
+        remove: (alias) => deleteConnectionAudited(alias, by),
+      })(plan, options);
+    },
     /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
     listAudit: trail.list,
     /** Stops listening for changes and waits for the audit entries still being recorded; the ports themselves belong to the caller. */

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+
+const entry = (alias: string, apiKey: string = TEST_KEYS.partner, orchestratorUrl = "https://vco.example.net/") => ({ alias, orchestratorUrl, apiKey });
+const summary = (results: readonly { step: { action: string; alias: string }; outcome: string }[]) =>
+  results.map(({ step, outcome }) => `${step.action} ${step.alias}: ${outcome}`);
+
+describe("configuration as code", () => {
+  it("plans and applies creations; the same file a second time plans and changes nothing", async () => {
+    const { service } = createTestWorld();
+    const desired = [entry("Lab"), entry("edge", TEST_KEYS.customer)];
+    const plan = await expectRight(service.planConfiguration(desired));
+    expect(plan.steps).toEqual([
+      { action: "create", alias: "Lab", fields: ["orchestratorUrl", "apiKey"] },
+      { action: "create", alias: "edge", fields: ["orchestratorUrl", "apiKey"] },
+    ]);
+    expect(summary(await service.applyPlan(plan, { by: { name: "ops" } }))).toEqual(["create Lab: applied", "create edge: applied"]);
+    const again = await expectRight(service.planConfiguration(desired));
+    expect(again.steps.map((step) => step.action)).toEqual(["unchanged", "unchanged"]);
+    const audited = (await expectRight(service.listAudit({}))).entries.length;
+    expect(summary(await service.applyPlan(again))).toEqual(["unchanged Lab: unchanged", "unchanged edge: unchanged"]);
+    expect((await expectRight(service.listAudit({}))).entries).toHaveLength(audited);
+  });
+
+  it("updates only what differs (the key compared by fingerprint), and deletes what the file omits only with prune", async () => {
+    const { service } = createTestWorld();
+    await service.applyPlan(await expectRight(service.planConfiguration([entry("lab"), entry("old"), entry("edge", TEST_KEYS.customer)])));
+    const desired = [entry("LAB", TEST_KEYS.partner, "https://moved.example.net/"), entry("edge", TEST_KEYS.partner)];
+    expect((await expectRight(service.planConfiguration(desired))).steps).toEqual([
+      { action: "update", alias: "lab", fields: ["orchestratorUrl"] },
+      { action: "update", alias: "edge", fields: ["apiKey"] },
+    ]);
+    const pruning = await expectRight(service.planConfiguration(desired, { prune: true }));
+    expect(pruning.steps.at(-1)).toEqual({ action: "delete", alias: "old", fields: [] });
+    expect(summary(await service.applyPlan(pruning))).toEqual(["update lab: applied", "update edge: applied", "delete old: applied"]);
+    expect(await expectRight(service.listConnections())).toEqual([
+      { alias: "edge", orchestratorUrl: "https://vco.example.net/" },
+      { alias: "lab", orchestratorUrl: "https://moved.example.net/" },
+    ]);
+  });
+
+  it("validates each entry unless forced; a failed step does not stop the others, and says why", async () => {
+    const { service } = createTestWorld();
+    const plan = await expectRight(service.planConfiguration([entry("refused", TEST_KEYS.refused), entry("good")]));
+    const results = await service.applyPlan(plan);
+    expect(summary(results)).toEqual(["create refused: failed", "create good: applied"]);
+    expect(results[0]).toMatchObject({ error: { _tag: "ValidationRefused" } });
+    expect(summary(await service.applyPlan(await expectRight(service.planConfiguration([entry("refused", TEST_KEYS.refused)])), { force: true }))).toEqual([
+      "create refused: applied",
+    ]);
+  });
+
+  it("refuses a file with a repeated alias or a bad entry, naming the place and never a value", async () => {
+    const { service } = createTestWorld();
+    expect(await expectLeft(service.planConfiguration([entry("lab"), entry("LAB")]))).toEqual({
+      _tag: "InvalidInput",
+      errors: [{ field: "connections.1.alias", message: expect.stringContaining("repeats") }],
+    });
+    const bad = await expectLeft(service.planConfiguration([{ ...entry("lab", "a-secret-value"), orchestratorUrl: "ftp://x" }]));
+    expect(bad).toMatchObject({ _tag: "InvalidInput", errors: [{ field: "connections.0.orchestratorUrl" }] });
+    expect(JSON.stringify(bad)).not.toContain("a-secret-value");
+  });
+});

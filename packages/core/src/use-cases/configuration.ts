@@ -1,0 +1,139 @@
+import * as A from "fp-ts/lib/Array.js";
+import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type * as t from "io-ts";
+import { aliasKey, type Alias } from "../domain/codecs.js";
+import { decodeInput } from "../domain/decode.js";
+import { invalidInput, type DomainError, type FieldError } from "../domain/errors.js";
+import { AddConnectionRequest } from "../domain/requests.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { KeyFingerprints } from "../ports/key-fingerprints.js";
+
+/** A connection a configuration file wants, its key resolved: as an add's body. */
+export type DesiredConnection = t.TypeOf<typeof AddConnectionRequest>;
+
+// Each entry decoded on its own, so that an error names its place: `connections.2.apiKey`.
+const decodeDesired = (raw: unknown): E.Either<DomainError, readonly DesiredConnection[]> => {
+  if (!Array.isArray(raw)) return E.left(invalidInput([{ field: "connections", message: "must be a list" }]));
+  const errors: FieldError[] = [];
+  const desired: DesiredConnection[] = [];
+  for (const [index, entry] of raw.entries()) {
+    const decoded = decodeInput(AddConnectionRequest, "entry")(entry);
+    if (E.isRight(decoded)) desired.push(decoded.right);
+    else if (decoded.left._tag === "InvalidInput") errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
+  }
+  return errors.length === 0 ? E.right(desired) : E.left(invalidInput(errors));
+};
+
+/** One step of a plan; `fields` names what an update changes. */
+export type PlanStep =
+  | { readonly action: "create"; readonly alias: Alias; readonly fields: readonly ["orchestratorUrl", "apiKey"] }
+  | { readonly action: "update"; readonly alias: Alias; readonly fields: readonly ("orchestratorUrl" | "apiKey")[] }
+  | { readonly action: "delete"; readonly alias: Alias; readonly fields: readonly [] }
+  | { readonly action: "unchanged"; readonly alias: Alias; readonly fields: readonly [] };
+
+export interface Plan {
+  readonly steps: readonly PlanStep[];
+  /** The desired connections, decoded, by alias key: what create and update steps apply. */
+  readonly desired: ReadonlyMap<string, DesiredConnection>;
+}
+
+const refuseRepeats = (desired: readonly DesiredConnection[]): E.Either<DomainError, readonly DesiredConnection[]> => {
+  const seen = new Set<string>();
+  for (const [index, connection] of desired.entries()) {
+    const key = aliasKey(connection.alias);
+    if (seen.has(key)) return E.left(invalidInput([{ field: `connections.${index}.alias`, message: "repeats an earlier alias (aliases match in any case)" }]));
+    seen.add(key);
+  }
+  return E.right(desired);
+};
+
+/**
+ * What applying `rawDesired` would do to the store: create what is missing, update what differs (the URL
+ * compared as written, the key by its fingerprint, so no stored key is read out), and with `prune` delete
+ * what the file does not name; the rest is unchanged. Applying the same file twice plans nothing the second time.
+ */
+export const planConfiguration =
+  (deps: { readonly repository: ConnectionRepository; readonly fingerprints: KeyFingerprints }) =>
+  (rawDesired: unknown, options: { readonly prune?: boolean } = {}): TE.TaskEither<DomainError, Plan> =>
+    pipe(
+      TE.fromEither(pipe(decodeDesired(rawDesired), E.flatMap(refuseRepeats))),
+      TE.flatMap((desired) =>
+        pipe(
+          deps.repository.list(),
+          TE.flatMap((stored) =>
+            pipe(
+              desired as DesiredConnection[],
+              A.traverse(TE.ApplicativeSeq)((connection): TE.TaskEither<DomainError, PlanStep> =>
+                pipe(
+                  deps.repository.get(connection.alias),
+                  TE.map((current): PlanStep => {
+                    const fields = [
+                      ...(current.orchestratorUrl === connection.orchestratorUrl ? [] : (["orchestratorUrl"] as const)),
+                      ...(deps.fingerprints.fingerprint(current.apiKey) === deps.fingerprints.fingerprint(connection.apiKey) ? [] : (["apiKey"] as const)),
+                    ];
+                    return fields.length === 0 ? { action: "unchanged", alias: current.alias, fields: [] } : { action: "update", alias: current.alias, fields };
+                  }),
+                  TE.orElse((error) =>
+                    error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: ["orchestratorUrl", "apiKey"] }) : TE.left(error),
+                  ),
+                ),
+              ),
+              TE.map((steps) => {
+                const wanted = new Set(desired.map((connection) => aliasKey(connection.alias)));
+                const deletions: PlanStep[] =
+                  options.prune === true
+                    ? stored.filter((summary) => !wanted.has(aliasKey(summary.alias))).map((summary) => ({ action: "delete", alias: summary.alias, fields: [] }))
+                    : [];
+                return { steps: [...steps, ...deletions], desired: new Map(desired.map((connection) => [aliasKey(connection.alias), connection])) };
+              }),
+            ),
+          ),
+        ),
+      ),
+    );
+
+export type StepResult =
+  | { readonly step: PlanStep; readonly outcome: "applied" | "unchanged" }
+  | { readonly step: PlanStep; readonly outcome: "failed"; readonly error: DomainError };
+
+type Write = TE.TaskEither<DomainError, unknown>;
+
+// The request body the writes take (they decode it as any request's): the given fields, the key revealed for it.
+const bodyOf = (desired: DesiredConnection, fields: readonly ("orchestratorUrl" | "apiKey")[]): Record<string, string> =>
+  Object.fromEntries(fields.map((field) => [field, field === "apiKey" ? desired.apiKey.reveal() : desired.orchestratorUrl]));
+
+/**
+ * Carries out a plan, step by step, through the given writes (the service's audited add, update and
+ * delete: each validated with the orchestrator unless `force`). A step that fails does not stop the
+ * others: the results say exactly which were applied and which were not.
+ */
+export const applyPlan =
+  (writes: {
+    readonly add: (body: Record<string, string>, force: boolean) => Write;
+    readonly update: (alias: Alias, change: Record<string, string>, force: boolean) => Write;
+    readonly remove: (alias: Alias) => Write;
+  }) =>
+  async (plan: Plan, options: { readonly force?: boolean } = {}): Promise<readonly StepResult[]> => {
+    const force = options.force === true;
+    const results: StepResult[] = [];
+    for (const step of plan.steps) {
+      const desired = plan.desired.get(aliasKey(step.alias));
+      const write: Write | undefined =
+        step.action === "create" && desired !== undefined
+          ? writes.add({ alias: desired.alias, ...bodyOf(desired, step.fields) }, force)
+          : step.action === "update" && desired !== undefined
+            ? writes.update(step.alias, bodyOf(desired, step.fields), force)
+            : step.action === "delete"
+              ? writes.remove(step.alias)
+              : undefined;
+      if (write === undefined) {
+        results.push({ step, outcome: "unchanged" });
+        continue;
+      }
+      const done = await write();
+      results.push(E.isRight(done) ? { step, outcome: "applied" } : { step, outcome: "failed", error: done.left });
+    }
+    return results;
+  };
