@@ -5,6 +5,8 @@ import { createInMemoryConnectionRepository, createInMemoryConnectionStore } fro
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
 import { describeAuditLogContract } from "./audit-log-contract.js";
 import { createInMemoryAuditLog } from "../src/memory-audit-log.js";
+import { describeHealthLedgerContract } from "./health-ledger-contract.js";
+import { createInMemoryHealthLedger } from "../src/memory-health-ledger.js";
 import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
 
@@ -47,5 +49,13 @@ describeAuditLogContract("InMemoryAuditLog", {
   make: async (retention) => (auditLog ??= createInMemoryAuditLog(retention)),
   reset: async () => {
     auditLog = undefined;
+  },
+});
+
+let healthLedger: ReturnType<typeof createInMemoryHealthLedger> | undefined;
+describeHealthLedgerContract("InMemoryHealthLedger", {
+  make: async () => (healthLedger ??= createInMemoryHealthLedger()),
+  reset: async () => {
+    healthLedger = undefined;
   },
 });

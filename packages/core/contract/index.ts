@@ -14,3 +14,4 @@ export {
 } from "./orchestrator-contract.js";
 export { describeKeyFingerprintsContract, type KeyFingerprintsContractOptions } from "./key-fingerprints-contract.js";
 export { describeAuditLogContract, type AuditLogContractOptions } from "./audit-log-contract.js";
+export { describeHealthLedgerContract, type HealthLedgerContractOptions } from "./health-ledger-contract.js";

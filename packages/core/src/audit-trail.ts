@@ -4,6 +4,7 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import { auditEntryId, decodeAuditQuery, type Actor, type AuditAction, type AuditEntry, type ValidationOutcome } from "./domain/audit.js";
 import { AliasCodec, type Alias } from "./domain/codecs.js";
 import type { DomainError } from "./domain/errors.js";
+import type { HealthChange } from "./health-monitor.js";
 import type { AuditLog } from "./ports/audit-log.js";
 
 /** A page of the audit trail. */
@@ -86,10 +87,30 @@ export const createAuditTrail = ({ audit, onFailure }: { readonly audit: AuditLo
           validation: validationOf(subject, result),
           outcome: E.isRight(result) ? "succeeded" : "failed",
           failure: E.isLeft(result) ? result.left._tag : null,
+          detail: null,
         };
         record(entry);
         return result;
       },
+
+    /** A state change the background health checks found, as the health monitor's. */
+    healthChanged: (change: HealthChange): void => {
+      const at = change.check.at;
+      record({
+        id: auditEntryId(at),
+        at,
+        actor: "health-monitor",
+        requestId: null,
+        action: "health-change",
+        alias: aliasOrNull(change.alias),
+        fields: [],
+        forced: false,
+        validation: "not-asked",
+        outcome: "succeeded",
+        failure: null,
+        detail: `${change.from} → ${change.to}${change.check.reason === null ? "" : `: ${change.check.reason}`}`,
+      });
+    },
     settled,
 
     /** A page, newest first, and the `before` of the next page (null when this one is the last). */

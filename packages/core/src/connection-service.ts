@@ -1,5 +1,9 @@
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
 import { createAuditTrail } from "./audit-trail.js";
+import { createHealthMonitor, type HealthChange } from "./health-monitor.js";
+import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
+import type { HealthLedger } from "./ports/health-ledger.js";
+import { listConnectionsHealth } from "./use-cases/list-connections-health.js";
 import type { Actor } from "./domain/audit.js";
 import { createInMemoryAuditLog } from "./memory-audit-log.js";
 import type { AuditLog } from "./ports/audit-log.js";
@@ -33,6 +37,17 @@ export interface ConnectionServiceOptions {
   readonly audit?: AuditLog;
   /** Told when an audit entry could not be recorded (the write itself stands). */
   readonly onAuditFailure?: (error: DomainError) => void;
+  /**
+   * Background health: where the states live (this process's memory unless given) and, to check
+   * periodically, the interval; `onChange` hears each state change (audited as well).
+   */
+  readonly health?: {
+    readonly ledger?: HealthLedger;
+    readonly intervalMs?: number;
+    readonly onChange?: (change: HealthChange) => void;
+    readonly onRound?: () => void;
+    readonly onError?: (error: DomainError) => void;
+  };
   /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
   readonly customersCacheTtlMs?: number;
   /** Observes each customers cache lookup (for metrics). */
@@ -56,6 +71,23 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
   const unsubscribe = changes.subscribe(customersCache.drop);
   const audit = options.audit ?? createInMemoryAuditLog();
   const trail = createAuditTrail({ audit, ...(options.onAuditFailure === undefined ? {} : { onFailure: options.onAuditFailure }) });
+  const health = options.health ?? {};
+  const ledger = health.ledger ?? createInMemoryHealthLedger();
+  const monitor =
+    health.intervalMs === undefined
+      ? undefined
+      : createHealthMonitor({
+          repository,
+          orchestrator,
+          ledger,
+          intervalMs: health.intervalMs,
+          onChange: (change) => {
+            trail.healthChanged(change);
+            health.onChange?.(change);
+          },
+          ...(health.onRound === undefined ? {} : { onRound: health.onRound }),
+          ...(health.onError === undefined ? {} : { onError: health.onError }),
+        });
   const add = addConnection({ repository, orchestrator });
   const update = updateConnection({ repository, orchestrator, changes });
   const remove = deleteConnection({ repository, changes });
@@ -88,11 +120,16 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
         remove: (alias) => deleteConnectionAudited(alias, by),
       })(plan, options);
     },
+    /** Every connection's background health (`unknown` until checked). */
+    connectionsHealth: listConnectionsHealth({ repository, ledger }),
+    /** The periodic checks, when an interval was given: started by whoever runs the service. */
+    healthMonitor: monitor,
     /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
     listAudit: trail.list,
     /** Stops listening for changes and waits for the audit entries still being recorded; the ports themselves belong to the caller. */
     dispose: async (): Promise<void> => {
       unsubscribe();
+      await monitor?.stop();
       await trail.settled();
     },
   };

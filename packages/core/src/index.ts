@@ -44,6 +44,10 @@ export {
 export type { AuditLog } from "./ports/audit-log.js";
 export { createInMemoryAuditLog } from "./memory-audit-log.js";
 export type { AuditPage } from "./audit-trail.js";
+export { HEALTH_HISTORY, healthOutcomeOf, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
+export type { HealthLedger } from "./ports/health-ledger.js";
+export { createInMemoryHealthLedger } from "./memory-health-ledger.js";
+export { createHealthMonitor, type HealthChange, type HealthMonitor, type HealthMonitorOptions } from "./health-monitor.js";
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
 export { createProcessKeyFingerprints, hmacFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
 export { checkApiKey } from "./use-cases/check-api-key.js";

@@ -48,6 +48,7 @@ export const anAuditEntry = (overrides: Partial<Omit<AuditEntry, "id">> & { read
     validation: "valid",
     outcome: "succeeded",
     failure: null,
+    detail: null,
     ...overrides,
     id: auditEntryId(at),
   };

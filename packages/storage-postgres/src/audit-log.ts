@@ -38,7 +38,7 @@ const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
     ),
   );
 
-const COLUMNS = "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure";
+const COLUMNS = "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail";
 
 /**
  * Core's AuditLog in the `audit_entries` table, beside the connections. Each
@@ -53,7 +53,7 @@ export const createPostgresAuditLog = ({ pool, retention = DEFAULT_AUDIT_RETENTI
   return {
     record: (entry) =>
       pipe(
-        query("recording an audit entry", `insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [
+        query("recording an audit entry", `insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
           entry.id,
           entry.at,
           entry.actor,
@@ -65,6 +65,7 @@ export const createPostgresAuditLog = ({ pool, retention = DEFAULT_AUDIT_RETENTI
           entry.validation,
           entry.outcome,
           entry.failure,
+          entry.detail,
         ]),
         TE.flatMap(() =>
           query(

@@ -64,7 +64,8 @@ export const MIGRATIONS: readonly Migration[] = [
         forced     boolean not null,
         validation text not null,
         outcome    text not null,
-        failure    text
+        failure    text,
+        detail     text
       );
       create index audit_entries_by_alias on audit_entries (alias_key, id);
       create index audit_entries_by_time on audit_entries (at)`,

@@ -5,8 +5,8 @@ import * as E from "fp-ts/lib/Either.js";
 import { toFieldErrors } from "./decode.js";
 import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
 
-/** What an audit entry records: a write to the connections, or a master-key rotation. */
-export type AuditAction = "add" | "dry-run" | "update" | "delete" | "rotate-master-key";
+/** What an audit entry records: a write to the connections, a master-key rotation, or a health state change found by the background checks. */
+export type AuditAction = "add" | "dry-run" | "update" | "delete" | "rotate-master-key" | "health-change";
 
 /** What the orchestrator said of the key: it accepted it, refused it, or was not asked (forced, a delete, a failure before). */
 export type ValidationOutcome = "valid" | "invalid" | "not-asked";
@@ -34,6 +34,8 @@ export interface AuditEntry {
   readonly outcome: "succeeded" | "failed";
   /** Why it failed: the error's tag (no text, so nothing the request held). */
   readonly failure: DomainErrorTag | null;
+  /** What else there is to say: for a health change, `valid → unreachable` and the check's reason. */
+  readonly detail: string | null;
 }
 
 // Entries of one process within one millisecond keep their order by this count; the random part keeps
@@ -48,13 +50,14 @@ let sequence = 0;
 export const AuditEntryProps = {
   id: t.string,
   actor: t.string,
-  action: t.keyof({ add: null, "dry-run": null, update: null, delete: null, "rotate-master-key": null }),
+  action: t.keyof({ add: null, "dry-run": null, update: null, delete: null, "rotate-master-key": null, "health-change": null }),
   alias: t.union([AliasCodec, t.null]),
   fields: t.array(t.string),
   forced: t.boolean,
   validation: t.keyof({ valid: null, invalid: null, "not-asked": null }),
   outcome: t.keyof({ succeeded: null, failed: null }),
   failure: t.union([t.string, t.null]),
+  detail: t.union([t.string, t.null]),
 };
 
 export const auditEntryId = (at: Date): string => {

@@ -1,0 +1,58 @@
+import * as E from "fp-ts/lib/Either.js";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { HEALTH_HISTORY, type Alias, type HealthCheck, type HealthLedger } from "../src/index.js";
+import { expectRight as run } from "../testing/run.js";
+
+export interface HealthLedgerContractOptions {
+  /** A ledger over the store under test; every ledger it returns shares the same state (as other instances would). */
+  make(): Promise<HealthLedger>;
+  /** Empties the store before each test. */
+  reset(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+const alias = (value: string) => value as Alias;
+const aCheck = (outcome: HealthCheck["outcome"], secondsAgo = 0): HealthCheck => ({
+  at: new Date(Math.floor(Date.now() / 1000) * 1000 - secondsAgo * 1000),
+  outcome,
+  latencyMs: 12,
+  reason: outcome === "valid" ? null : `because ${outcome}`,
+});
+
+/** The behaviour every HealthLedger adapter must show; run it from the adapter's own tests. */
+export const describeHealthLedgerContract = (name: string, options: HealthLedgerContractOptions): void => {
+  describe(`${name} satisfies the HealthLedger contract`, () => {
+    beforeEach(async () => {
+      await options.reset();
+    });
+
+    afterAll(async () => {
+      await options.close?.();
+    });
+
+    it("lets exactly one of many concurrent claims of a connection's interval win, in any case of its alias", async () => {
+      const ledgers = await Promise.all(Array.from({ length: 3 }, () => options.make()));
+      const claims = await Promise.all(ledgers.flatMap((ledger) => [ledger.claim(alias("lab"), 100)(), ledger.claim(alias("LAB"), 100)()]));
+      expect(claims.filter((claim) => E.isRight(claim) && claim.right)).toHaveLength(1);
+      expect(await run((ledgers[0] as HealthLedger).claim(alias("lab"), 99))).toBe(false);
+      expect(await run((ledgers[1] as HealthLedger).claim(alias("lab"), 101))).toBe(true);
+      expect(await run((ledgers[2] as HealthLedger).claim(alias("other"), 100))).toBe(true);
+    });
+
+    it("records checks newest first, keeps the newest few, and tells the state before each", async () => {
+      const [one, two] = [await options.make(), await options.make()];
+      expect(await run(one.record(alias("Lab"), aCheck("valid", 30)))).toBe("unknown");
+      expect(await run(two.record(alias("lab"), aCheck("valid", 20)))).toBe("valid");
+      const broken = aCheck("unreachable", 10);
+      expect(await run(one.record(alias("LAB"), broken))).toBe("valid");
+      const [health] = await run(two.list());
+      expect(health).toMatchObject({ alias: "Lab", state: "unreachable", since: broken.at });
+      expect(health?.checks.map((check) => check.outcome)).toEqual(["unreachable", "valid", "valid"]);
+      expect(health?.checks[0]).toEqual(broken);
+      for (let i = 0; i < HEALTH_HISTORY + 3; i += 1) await run(one.record(alias("lab"), aCheck("unreachable", 9 - i / 100)));
+      const [kept] = await run(one.list());
+      expect(kept?.checks).toHaveLength(HEALTH_HISTORY);
+      expect(kept?.since).toEqual(broken.at);
+    });
+  });
+};

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { createConnectionService } from "./connection-service.js";
+import { orchestratorTimedOut } from "./domain/errors.js";
+import type { HealthChange } from "./health-monitor.js";
+import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
+import type { Orchestrator } from "./ports/orchestrator.js";
+import { createInMemoryConnectionRepository, expectRight, TEST_KEYS } from "../testing/index.js";
+import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
+
+const HOUR = 3_600_000;
+
+// Two "instances" over one repository and one ledger, as two service processes over PostgreSQL.
+const world = () => {
+  const repository = createInMemoryConnectionRepository();
+  const ledger = createInMemoryHealthLedger();
+  const orchestrator = createInMemoryOrchestrator([
+    { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] },
+    { apiKey: TEST_KEYS.customer, identity: { kind: "customer", customerId: 342 } },
+  ]);
+  let running = 0;
+  let mostAtOnce = 0;
+  // Slow, and counting how many checks run at once.
+  const slow: Orchestrator = {
+    ...orchestrator,
+    identify: (target, deadline) => async () => {
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await new Promise((done) => setTimeout(done, 5));
+      running -= 1;
+      return orchestrator.identify(target, deadline)();
+    },
+  };
+  const changes: HealthChange[] = [];
+  const instance = () =>
+    createConnectionService({ repository, orchestrator: slow, health: { ledger, intervalMs: HOUR, onChange: (change) => void changes.push(change) } });
+  return { orchestrator, instances: [instance(), instance()], changes, mostAtOnce: () => mostAtOnce };
+};
+
+describe("background health", () => {
+  it("checks every connection once per interval across instances, a few at a time, and tells each state", async () => {
+    const { orchestrator, instances, mostAtOnce } = world();
+    const [one, two] = instances as [ReturnType<typeof createConnectionService>, ReturnType<typeof createConnectionService>];
+    expect(await expectRight(one.connectionsHealth())).toEqual([]);
+    for (let i = 0; i < 10; i += 1) await expectRight(one.addConnection({ alias: `c${i}`, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    await expectRight(one.addConnection({ alias: "refused", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.refused }, { force: true }));
+    await expectRight(one.addConnection({ alias: "slow", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.customer }, { force: true }));
+    orchestrator.failWith(TEST_KEYS.customer, orchestratorTimedOut("no answer within 10000 ms"));
+    expect((await expectRight(two.connectionsHealth())).every((health) => health.state === "unknown")).toBe(true);
+
+    orchestrator.calls.identify = 0;
+    await Promise.all([one.healthMonitor?.round(), two.healthMonitor?.round(), one.healthMonitor?.round()]);
+    expect(orchestrator.calls.identify).toBe(12);
+    expect(mostAtOnce()).toBeLessThanOrEqual(4 * 2); // two instances, four each
+    const states = Object.fromEntries((await expectRight(two.connectionsHealth())).map((health) => [health.alias, health.state]));
+    expect(states).toMatchObject({ c0: "valid", c9: "valid", refused: "invalid", slow: "unreachable" });
+    const [slow] = (await expectRight(one.connectionsHealth())).filter((health) => health.alias === "slow");
+    expect(slow?.checks).toEqual([{ at: expect.any(Date), outcome: "unreachable", latencyMs: expect.any(Number), reason: "no answer within 10000 ms" }]);
+  });
+
+  it("hears, logs through onChange and audits each change of state, and only changes", async () => {
+    const { orchestrator, instances, changes } = world();
+    const [one] = instances as [ReturnType<typeof createConnectionService>];
+    await expectRight(one.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    const monitor = createConnectionService({
+      repository: createInMemoryConnectionRepository(),
+      orchestrator,
+    }).healthMonitor;
+    expect(monitor).toBeUndefined(); // no interval, no checks
+    await one.healthMonitor?.round();
+    expect(changes.map(({ alias, from, to }) => `${alias}: ${from} → ${to}`)).toEqual(["lab: unknown → valid"]);
+    const audited = (await expectRight(one.listAudit({ alias: "lab" }))).entries.filter((entry) => entry.action === "health-change");
+    expect(audited).toMatchObject([{ actor: "health-monitor", alias: "lab", detail: "unknown → valid" }]);
+  });
+});

@@ -1,0 +1,122 @@
+import { performance } from "node:perf_hooks";
+import * as E from "fp-ts/lib/Either.js";
+import { aliasKey } from "./domain/codecs.js";
+import type { ConnectionSummary } from "./domain/connection.js";
+import type { DomainError } from "./domain/errors.js";
+import { healthOutcomeOf, type HealthCheck, type HealthState } from "./domain/health.js";
+import type { ConnectionRepository } from "./ports/connection-repository.js";
+import type { HealthLedger } from "./ports/health-ledger.js";
+import type { Orchestrator } from "./ports/orchestrator.js";
+
+/** A connection whose state a check changed. */
+export interface HealthChange {
+  readonly alias: string;
+  readonly from: HealthState;
+  readonly to: HealthState;
+  readonly check: HealthCheck;
+}
+
+export interface HealthMonitorOptions {
+  readonly repository: ConnectionRepository;
+  readonly orchestrator: Orchestrator;
+  readonly ledger: HealthLedger;
+  readonly intervalMs: number;
+  /** Checks running at once, at most (default 4). */
+  readonly concurrency?: number;
+  readonly onChange?: (change: HealthChange) => void;
+  /** After each round (e.g. to refresh metrics). */
+  readonly onRound?: () => void;
+  /** A store that could not be read or written; the round goes on with the next connection. */
+  readonly onError?: (error: DomainError) => void;
+}
+
+/**
+ * Periodic revalidation of every connection. Time is cut into intervals;
+ * in each, every instance runs one round at a random moment (jitter), and a
+ * connection is checked by the one instance that claims it for that
+ * interval in the shared ledger. A round checks at most `concurrency`
+ * connections at once, and never one that is still being checked.
+ */
+export const createHealthMonitor = ({ repository, orchestrator, ledger, intervalMs, concurrency = 4, onChange, onRound, onError }: HealthMonitorOptions) => {
+  const checking = new Set<string>();
+  // At most `concurrency` checks at once in this instance, whatever rounds overlap.
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  const limited = async (work: () => Promise<void>): Promise<void> => {
+    while (active >= concurrency) await new Promise<void>((resume) => waiting.push(resume));
+    active += 1;
+    try {
+      await work();
+    } finally {
+      active -= 1;
+      waiting.shift()?.();
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> | undefined;
+  let stopped = true;
+
+  const check = async ({ alias }: ConnectionSummary, window: number): Promise<void> => {
+    const key = aliasKey(alias);
+    if (checking.has(key)) return;
+    checking.add(key);
+    try {
+      const claimed = await ledger.claim(alias, window)();
+      if (E.isLeft(claimed)) return onError?.(claimed.left);
+      if (!claimed.right) return;
+      const stored = await repository.get(alias)();
+      if (E.isLeft(stored)) return stored.left._tag === "NotFound" ? undefined : onError?.(stored.left);
+      const started = performance.now();
+      const identified = await orchestrator.identify(stored.right)();
+      const failure = E.isLeft(identified) ? identified.left : undefined;
+      const done: HealthCheck = {
+        at: new Date(),
+        outcome: healthOutcomeOf(failure),
+        latencyMs: Math.round(performance.now() - started),
+        reason: failure?.reason ?? null,
+      };
+      const previous = await ledger.record(stored.right.alias, done)();
+      if (E.isLeft(previous)) return onError?.(previous.left);
+      if (previous.right !== done.outcome) onChange?.({ alias: stored.right.alias, from: previous.right, to: done.outcome, check: done });
+    } finally {
+      checking.delete(key);
+    }
+  };
+
+  /** One round now: every connection, in the interval that contains this moment. */
+  const round = async (): Promise<void> => {
+    const window = Math.floor(Date.now() / intervalMs);
+    const listed = await repository.list()();
+    if (E.isLeft(listed)) return onError?.(listed.left);
+    await Promise.all(listed.right.map((connection) => limited(() => check(connection, window))));
+    onRound?.();
+  };
+
+  // The next round: at a random moment of the next interval (never the same moment on every instance).
+  const schedule = (): void => {
+    if (stopped) return;
+    const nextInterval = (Math.floor(Date.now() / intervalMs) + 1) * intervalMs;
+    timer = setTimeout(() => {
+      current = round().finally(schedule);
+    }, nextInterval - Date.now() + Math.random() * intervalMs * 0.5);
+    timer.unref();
+  };
+
+  return {
+    round,
+    /** Runs a first round at once, then one per interval. */
+    start: (): void => {
+      if (!stopped) return;
+      stopped = false;
+      current = round().finally(schedule);
+    },
+    /** No more rounds; waits for the one running. */
+    stop: async (): Promise<void> => {
+      stopped = true;
+      clearTimeout(timer);
+      await current;
+    },
+  };
+};
+
+export type HealthMonitor = ReturnType<typeof createHealthMonitor>;

@@ -1,0 +1,31 @@
+import * as E from "fp-ts/lib/Either.js";
+import { aliasKey } from "./domain/codecs.js";
+import { HEALTH_HISTORY, type ConnectionHealth } from "./domain/health.js";
+import type { HealthLedger } from "./ports/health-ledger.js";
+
+/** Background health in this process's memory: for the embedded store (one service process) and unit tests. */
+export const createInMemoryHealthLedger = (): HealthLedger => {
+  const health = new Map<string, ConnectionHealth>();
+  const claimedWindow = new Map<string, number>();
+  return {
+    claim: (alias, window) => async () => {
+      const key = aliasKey(alias);
+      if ((claimedWindow.get(key) ?? -1) >= window) return E.right(false);
+      claimedWindow.set(key, window);
+      return E.right(true);
+    },
+    record: (alias, check) => async () => {
+      const key = aliasKey(alias);
+      const before = health.get(key);
+      const previous = before?.state ?? "unknown";
+      health.set(key, {
+        alias: before?.alias ?? alias,
+        state: check.outcome,
+        since: previous === check.outcome ? (before?.since ?? check.at) : check.at,
+        checks: [check, ...(before?.checks ?? [])].slice(0, HEALTH_HISTORY),
+      });
+      return E.right(previous);
+    },
+    list: () => async () => E.right([...health.values()]),
+  };
+};

@@ -1,0 +1,22 @@
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import type { Alias } from "../domain/codecs.js";
+import type { DomainError } from "../domain/errors.js";
+import type { ConnectionHealth, HealthCheck, HealthState } from "../domain/health.js";
+
+/**
+ * Where background health lives, shared by every instance of the service
+ * over one store, so that a connection is checked by one instance per
+ * interval and every instance answers the same states.
+ */
+export interface HealthLedger {
+  /**
+   * Takes the check of `alias` in the interval numbered `window` (time ÷
+   * interval): true for exactly one caller among all instances, false for
+   * every other claim of that window or an earlier one.
+   */
+  claim(alias: Alias, window: number): TaskEither<DomainError, boolean>;
+  /** Adds a check (keeping the newest `HEALTH_HISTORY`); answers the state before it, so a change can be told. */
+  record(alias: Alias, check: HealthCheck): TaskEither<DomainError, HealthState>;
+  /** The health of every connection ever checked (any case of alias, as first recorded). */
+  list(): TaskEither<DomainError, readonly ConnectionHealth[]>;
+}
