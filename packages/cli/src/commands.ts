@@ -14,6 +14,7 @@ import {
   type StepResult,
   type AuditEntry,
   type AuditPage,
+  type ConnectionHealth,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
@@ -270,6 +271,30 @@ export const COMMANDS: readonly Command[] = [
                   }),
             ),
           ),
+  },
+  {
+    name: "health",
+    summary: "each connection's background health: state, since when, the last check",
+    args: [],
+    options: JSON_OPTION,
+    notes:
+      "The REST service checks when SDWAN_HEALTH_INTERVAL_S is set. With PostgreSQL every instance shares the states; the embedded store keeps them in the service's memory, so there ask GET /rest/plugin/sdwan/health/connections.",
+    run: ({ service, asJson }) =>
+      TE.map((connections: readonly ConnectionHealth[]) =>
+        asJson
+          ? json(connections)
+          : table(
+              ["ALIAS", "STATE", "SINCE", "LAST CHECK", "LATENCY MS", "REASON"],
+              connections.map(({ alias, state, since, checks: [last] }) => [
+                alias,
+                state,
+                cell(since?.toISOString() ?? null),
+                cell(last?.at.toISOString() ?? null),
+                cell(last?.latencyMs ?? null),
+                cell(last?.reason ?? null),
+              ]),
+            ),
+      )(service.connectionsHealth()),
   },
   {
     name: "audit",

@@ -112,6 +112,12 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
     expect((await cli(dataDir, ["frobnicate"])).code).toBe(2);
   });
 
+  it("lists each connection's health: unknown while nothing checks it", async () => {
+    const health = JSON.parse((await cli(dataDir, ["health"])).stdout) as { alias: string; state: string; checks: unknown[] }[];
+    expect(health.length).toBeGreaterThan(0);
+    expect(health.every(({ state, checks }) => state === "unknown" && checks.length === 0)).toBe(true);
+  });
+
   // (A usage error, such as `--if-match one`, stops before the use case: it is not a write, so not audited.)
   it("shows the audit trail, newest first, with the writes of the CLI and of the service, a page at a time", async () => {
     const page = JSON.parse((await cli(dataDir, ["audit", "--alias", "LAB"])).stdout) as { entries: { action: string; actor: string }[]; next: string | null };

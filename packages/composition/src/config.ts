@@ -22,6 +22,8 @@ export interface Config {
   readonly viewers: readonly string[];
   readonly orchestratorTimeoutMs: number;
   readonly customersCacheTtlMs: number;
+  /** The interval of background health checks (ms); undefined: off. */
+  readonly healthIntervalMs: number | undefined;
   /** How long audit entries are kept: the newest `maxEntries`, none older than `maxAgeMs`. */
   readonly auditRetention: AuditRetention;
   /** Lower-cased host names; undefined allows any host. */
@@ -134,6 +136,7 @@ export const EnvCodecs = {
   SDWAN_LOG_LEVEL: envValue("SDWAN_LOG_LEVEL", oneOf(LOG_LEVELS), withDefault<LogLevel>("info")),
   SDWAN_LOGIN_MAX_FAILURES: envValue("SDWAN_LOGIN_MAX_FAILURES", integer(1, 1_000_000), withDefault(10)),
   SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
+  SDWAN_HEALTH_INTERVAL_S: envValue<number | undefined>("SDWAN_HEALTH_INTERVAL_S", integer(5, 86_400), optional),
   SDWAN_AUDIT_MAX_ENTRIES: envValue("SDWAN_AUDIT_MAX_ENTRIES", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxEntries)),
   SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
 };
@@ -190,6 +193,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     logLevel: v.SDWAN_LOG_LEVEL,
     loginMaxFailures: v.SDWAN_LOGIN_MAX_FAILURES,
     loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,
+    healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === undefined ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
     auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
   });
 };

@@ -1,6 +1,6 @@
-import type { CacheOutcome, Orchestrator, OrchestratorError } from "@sdwan-connections/core";
+import type { CacheOutcome, HealthState, Orchestrator, OrchestratorError } from "@sdwan-connections/core";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 // Methods outside this set are counted as OTHER, so clients cannot grow the label space.
 const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]);
@@ -53,6 +53,14 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
   });
   for (const outcome of ["hit", "miss", "shared"] as const) customersCache.inc({ outcome }, 0);
 
+  // No alias label: /metrics needs no credentials, and aliases are the operators' business.
+  const connectionHealth = new Gauge({
+    name: "sdwan_connections_health",
+    help: "Connections per background health state (valid, invalid, unreachable, unknown)",
+    labelNames: ["state"],
+    registers: [registry],
+  });
+
   // Label children resolved once per combination: prom-client otherwise hashes the labels on every request.
   const requestSeries = new Map<string, { readonly count: () => void; readonly time: (seconds: number) => void }>();
   const recordRequest = (rawMethod: string, route: string, status: number, seconds: number): void => {
@@ -75,6 +83,10 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
     /** Counts and times one answered request; `route` is a pattern, never a concrete path. */
     recordRequest,
     loginFailures,
+    /** Sets the count of connections in each health state. */
+    setHealthCounts: (states: readonly HealthState[]): void => {
+      for (const state of ["valid", "invalid", "unreachable", "unknown"] as const) connectionHealth.set({ state }, states.filter((s) => s === state).length);
+    },
     /** For `createConnectionService({ onCustomersCacheLookup })`. */
     onCustomersCacheLookup: (outcome: CacheOutcome): void => customersCache.inc({ outcome }),
     /** The orchestrator port, counting and timing each call. */

@@ -1,4 +1,4 @@
-import type { AuditLog, Clock, ConnectionChanges, ConnectionRepository, ConnectionService, KeyFingerprints, Orchestrator } from "@sdwan-connections/core";
+import type { AuditLog, Clock, ConnectionChanges, ConnectionRepository, ConnectionService, HealthLedger, KeyFingerprints, Orchestrator } from "@sdwan-connections/core";
 import type { ServiceIdentifier } from "inversify";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
@@ -10,6 +10,8 @@ export interface Storage {
   readonly changes: ConnectionChanges;
   readonly fingerprints: KeyFingerprints;
   readonly audit: AuditLog;
+  /** Background health states, shared by the instances over this store. */
+  readonly health: HealthLedger;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,10 @@
-import { createInMemoryAuditLog, createInProcessConnectionChanges, createProcessKeyFingerprints, type Orchestrator } from "@sdwan-connections/core";
+import {
+  createInMemoryAuditLog,
+  createInMemoryHealthLedger,
+  createInProcessConnectionChanges,
+  createProcessKeyFingerprints,
+  type Orchestrator,
+} from "@sdwan-connections/core";
 import {
   createInMemoryConnectionRepository,
   createInMemoryConnectionStore,
@@ -15,6 +21,7 @@ export const inMemoryStorageModule = (store: InMemoryConnectionStore = createInM
       changes: createInProcessConnectionChanges(),
       fingerprints: createProcessKeyFingerprints(),
       audit: createInMemoryAuditLog(),
+      health: createInMemoryHealthLedger(),
       close: async () => undefined,
     });
   });

@@ -9,6 +9,7 @@ import { requestContext } from "./middleware/request-context.js";
 import { BASE_PATH } from "./openapi.js";
 import { connectionsRoutes } from "./routes/connections.js";
 import { auditRoutes } from "./routes/audit.js";
+import { healthRoutes } from "./routes/health.js";
 import { customersRoutes } from "./routes/customers.js";
 import { operationsRoutes } from "./routes/operations.js";
 
@@ -22,6 +23,8 @@ export interface AppOptions {
   readonly ready: () => Promise<boolean>;
   /** True once shutdown began: `/readyz` then answers 503 so load balancers stop sending. */
   readonly draining?: () => boolean;
+  /** The background health checks' interval, reported by GET /health/connections (undefined: off). */
+  readonly healthIntervalMs?: number | undefined;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface AppOptions {
  * (credentials, query options, the JSON body); each route hands the untrusted
  * path and body to one use case, which decodes them with core's codecs.
  */
-export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false }: AppOptions): express.Express => {
+export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs }: AppOptions): express.Express => {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -39,7 +42,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   app.use(operationsRoutes({ metrics, ready, draining }));
   const api = express.Router({ caseSensitive: true, strict: false });
   if (auth !== undefined) api.use(authenticate({ ...auth, metrics }));
-  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service));
+  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs));
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);
   app.use(errorHandler(logger));

@@ -18,6 +18,7 @@ export const httpModule = (options: { readonly authenticate?: boolean } = {}) =>
           auth: options.authenticate === false ? undefined : await context.getAsync(HTTP_TOKENS.Auth),
           ready: async () => (await storage.repository.ping()())._tag === "Right",
           draining: () => lifecycle.draining,
+          healthIntervalMs: context.get(TOKENS.Config).healthIntervalMs,
         });
       })
       .inSingletonScope();

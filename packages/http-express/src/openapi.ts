@@ -4,6 +4,7 @@ import {
   API_KEY_MAX_LENGTH,
   API_KEY_PATTERN,
   AUDIT_PAGE_MAX,
+  HEALTH_HISTORY,
   CUSTOMER_FIELDS,
   Customer,
   ORCHESTRATOR_URL_MAX_LENGTH,
@@ -261,6 +262,32 @@ export const openApiDocument = {
         },
       },
     },
+    "/health/connections": {
+      get: {
+        operationId: "listConnectionsHealth",
+        summary:
+          "Every connection's background health: its state (valid, invalid, unreachable, unknown until checked), since when, and its last checks, newest first. Checks run every SDWAN_HEALTH_INTERVAL_S seconds (off by default).",
+        responses: {
+          "200": {
+            description: "The interval (null when the checks are off) and one entry per connection, sorted by alias.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["intervalSeconds", "connections"],
+                  additionalProperties: false,
+                  properties: {
+                    intervalSeconds: { type: ["integer", "null"] },
+                    connections: { type: "array", items: { $ref: "#/components/schemas/ConnectionHealth" } },
+                  },
+                },
+              },
+            },
+          },
+          ...commonErrors,
+        },
+      },
+    },
     "/partner/{alias}/customers": {
       parameters: [aliasParameter],
       get: {
@@ -324,22 +351,48 @@ export const openApiDocument = {
           apiKey: { $ref: "#/components/schemas/ApiKey" },
         },
       },
+      ConnectionHealth: {
+        type: "object",
+        additionalProperties: false,
+        required: ["alias", "state", "since", "checks"],
+        properties: {
+          alias: { $ref: "#/components/schemas/Alias" },
+          state: { type: "string", enum: ["valid", "invalid", "unreachable", "unknown"] },
+          since: { type: ["string", "null"], format: "date-time", description: "When the state began (null: unknown)." },
+          checks: {
+            type: "array",
+            maxItems: HEALTH_HISTORY,
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["at", "outcome", "latencyMs", "reason"],
+              properties: {
+                at: { type: "string", format: "date-time" },
+                outcome: { type: "string", enum: ["valid", "invalid", "unreachable"] },
+                latencyMs: { type: "integer", minimum: 0 },
+                reason: { type: ["string", "null"] },
+              },
+            },
+          },
+        },
+      },
       AuditEntry: {
         type: "object",
         additionalProperties: false,
-        required: ["id", "at", "actor", "requestId", "action", "alias", "fields", "forced", "validation", "outcome", "failure"],
+        required: ["id", "at", "actor", "requestId", "action", "alias", "fields", "forced", "validation", "outcome", "failure", "detail"],
         properties: {
           id: { type: "string", description: "Unique; sorts by time." },
           at: { type: "string", format: "date-time" },
           actor: { type: "string", description: "The user (`cli:<os user>` from the CLI)." },
           requestId: { type: ["string", "null"], description: "The request's X-Request-Id." },
-          action: { type: "string", enum: ["add", "dry-run", "update", "delete", "rotate-master-key"] },
+          action: { type: "string", enum: ["add", "dry-run", "update", "delete", "rotate-master-key", "health-change"] },
           alias: { oneOf: [{ $ref: "#/components/schemas/Alias" }, { type: "null" }], description: "null for a rotation, or when the alias given was not valid." },
           fields: { type: "array", items: { type: "string", enum: ["alias", "orchestratorUrl", "apiKey"] }, description: "The names of the fields the request set; never a value." },
           forced: { type: "boolean" },
           validation: { type: "string", enum: ["valid", "invalid", "not-asked"], description: "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before." },
           outcome: { type: "string", enum: ["succeeded", "failed"] },
           failure: { type: ["string", "null"], description: "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch)." },
+          detail: { type: ["string", "null"], description: "For a health change: `valid → unreachable` and the check's reason." },
         },
       },
       KeyCheck: {

@@ -85,6 +85,8 @@ export const startService =
       return url;
     }
     logger.info({ url: url.right, storage: config.storage, dataDir: resolve(config.dataDir) }, "listening");
+    // Background health checks (SDWAN_HEALTH_INTERVAL_S): this service runs them; stopped when it closes.
+    composition.service.healthMonitor?.start();
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>

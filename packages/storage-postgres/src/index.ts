@@ -13,3 +13,4 @@ export { migrate, MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, type Migration
 export { rotateKeys, verifyMasterKeys } from "./rotate-keys.js";
 export { openPostgresStorage, type OpenPostgresStorageOptions, type PostgresStorage } from "./open-postgres-storage.js";
 export { createPostgresAuditLog, type PostgresAuditLogOptions } from "./audit-log.js";
+export { createPostgresHealthLedger } from "./health-ledger.js";

@@ -70,6 +70,21 @@ export const MIGRATIONS: readonly Migration[] = [
       create index audit_entries_by_alias on audit_entries (alias_key, id);
       create index audit_entries_by_time on audit_entries (at)`,
   },
+  {
+    // Background health, shared by instances: the newest interval a connection's check was claimed for
+    // (one instance wins each), its state, since when, and its last checks (JSON, newest first).
+    version: 4,
+    name: "connection health",
+    sql: `
+      create table connection_health (
+        alias_key      text primary key,
+        alias          text not null,
+        state          text not null,
+        since          timestamptz,
+        checks         jsonb not null default '[]',
+        claimed_window bigint not null default -1
+      )`,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -2,7 +2,8 @@ import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import pg from "pg";
-import type { AuditLog, AuditRetention, ConnectionRepository, DomainError } from "@sdwan-connections/core";
+import type { AuditLog, AuditRetention, ConnectionRepository, DomainError, HealthLedger } from "@sdwan-connections/core";
+import { createPostgresHealthLedger } from "./health-ledger.js";
 import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { createPostgresConnectionChanges, type PostgresConnectionChanges } from "./connection-changes.js";
@@ -14,6 +15,7 @@ export interface PostgresStorage {
   readonly repository: ConnectionRepository;
   readonly changes: PostgresConnectionChanges;
   readonly audit: AuditLog;
+  readonly health: HealthLedger;
   /** Stops listening, then ends the pool: call it after the HTTP server has drained. */
   close(): Promise<void>;
 }
@@ -52,6 +54,7 @@ export const openPostgresStorage =
       repository: createPostgresConnectionRepository({ pool, keyring }),
       changes: changes.right,
       audit: createPostgresAuditLog({ pool, ...(auditRetention === undefined ? {} : { retention: auditRetention }) }),
+      health: createPostgresHealthLedger({ pool }),
       close: async () => {
         await changes.right.close();
         await pool.end();

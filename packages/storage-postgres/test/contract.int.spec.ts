@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from "vitest";
 import type pg from "pg";
-import { describeAuditLogContract, describeConnectionRepositoryContract } from "@sdwan-connections/core/contract";
+import { describeAuditLogContract, describeConnectionRepositoryContract, describeHealthLedgerContract } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
-import { createPostgresAuditLog, createPostgresConnectionRepository, migrate } from "../src/index.js";
+import { createPostgresAuditLog, createPostgresConnectionRepository, createPostgresHealthLedger, migrate } from "../src/index.js";
 import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
 
 let postgres: StartedPostgres;
@@ -45,5 +45,16 @@ describeAuditLogContract("PostgresAuditLog", {
   },
   reset: async () => {
     await admin.query("truncate audit_entries");
+  },
+});
+
+describeHealthLedgerContract("PostgresHealthLedger", {
+  make: async () => {
+    const pool = aPool(postgres.connectionString);
+    pools.push(pool);
+    return createPostgresHealthLedger({ pool });
+  },
+  reset: async () => {
+    await admin.query("truncate connection_health");
   },
 });

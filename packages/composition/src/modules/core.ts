@@ -2,7 +2,12 @@ import { createConnectionService, describeError } from "@sdwan-connections/core"
 import { ContainerModule } from "inversify";
 import { TOKENS } from "../tokens.js";
 
-/** The use cases over whichever storage and orchestrator modules were loaded; orchestrator calls are measured. */
+/**
+ * The use cases over whichever storage and orchestrator modules were loaded; orchestrator calls are
+ * measured. Background health checks are configured here (SDWAN_HEALTH_INTERVAL_S) and started by the
+ * service that runs them (the REST service; never a CLI command): their changes are logged, their counts
+ * per state kept for /metrics.
+ */
 export const coreModule = () =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.ConnectionService)
@@ -10,17 +15,31 @@ export const coreModule = () =>
         const config = context.get(TOKENS.Config);
         const metrics = context.get(TOKENS.Metrics);
         const storage = await context.getAsync(TOKENS.Storage);
-        return createConnectionService({
+        const logger = context.get(TOKENS.Logger);
+        // After each round of checks: the counts per state for /metrics.
+        const refreshHealthCounts = async () => {
+          const health = await service.connectionsHealth()();
+          if (health._tag === "Right") metrics.setHealthCounts(health.right.map((entry) => entry.state));
+        };
+        const service = createConnectionService({
           repository: storage.repository,
           changes: storage.changes,
           fingerprints: storage.fingerprints,
           audit: storage.audit,
-          onAuditFailure: (error) => context.get(TOKENS.Logger).error({ problem: describeError(error) }, "audit entry not recorded"),
+          onAuditFailure: (error) => logger.error({ problem: describeError(error) }, "audit entry not recorded"),
+          health: {
+            ledger: storage.health,
+            ...(config.healthIntervalMs === undefined ? {} : { intervalMs: config.healthIntervalMs }),
+            onChange: ({ alias, from, to, check }) => logger.info({ alias, from, to, reason: check.reason }, "connection health changed"),
+            onRound: () => void refreshHealthCounts(),
+            onError: (error) => logger.warn({ problem: describeError(error) }, "health check not done"),
+          },
           orchestrator: metrics.instrumentOrchestrator(await context.getAsync(TOKENS.Orchestrator)),
           clock: context.get(TOKENS.Clock),
           customersCacheTtlMs: config.customersCacheTtlMs,
           onCustomersCacheLookup: metrics.onCustomersCacheLookup,
         });
+        return service;
       })
       .inSingletonScope()
       .onDeactivation((service) => service.dispose());

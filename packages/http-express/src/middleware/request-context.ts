@@ -11,6 +11,7 @@ const ROUTES: readonly [RegExp, string][] = [
   [/^\/rest\/plugin\/sdwan\/connections\/[^/]+\/?$/, `${BASE_PATH}/connections/{alias}`],
   [/^\/rest\/plugin\/sdwan\/connections\/[^/]+\/key-check\/?$/, `${BASE_PATH}/connections/{alias}/key-check`],
   [/^\/rest\/plugin\/sdwan\/audit\/?$/, `${BASE_PATH}/audit`],
+  [/^\/rest\/plugin\/sdwan\/health\/connections\/?$/, `${BASE_PATH}/health/connections`],
   [/^\/rest\/plugin\/sdwan\/partner\/[^/]+\/customers\/?$/, `${BASE_PATH}/partner/{alias}/customers`],
   [/^\/rest\/plugin\/sdwan\/openapi\.json$/, `${BASE_PATH}/openapi.json`],
   [/^\/healthz$/, "/healthz"],

@@ -1,0 +1,21 @@
+import type { ConnectionService } from "@sdwan-connections/core";
+import { Router } from "express";
+import { methodNotAllowed } from "../middleware/errors.js";
+import { withFlags } from "../middleware/query-flags.js";
+import { respond, sendJson } from "../respond.js";
+
+/** docs/interface.md §1: every connection's background health (any authenticated user; no key in it). */
+export const healthRoutes = (service: ConnectionService, intervalMs: number | undefined): Router => {
+  const router = Router({ caseSensitive: true, strict: false });
+  router
+    .route("/health/connections")
+    .get(
+      withFlags([], (_req, res) =>
+        respond(res, service.connectionsHealth(), (connections) =>
+          sendJson(res, 200, { intervalSeconds: intervalMs === undefined ? null : intervalMs / 1000, connections }),
+        ),
+      ),
+    )
+    .all(methodNotAllowed("GET, HEAD"));
+  return router;
+};

@@ -1,0 +1,91 @@
+import * as A from "fp-ts/lib/Array.js";
+import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import * as t from "io-ts";
+import type { Pool } from "pg";
+import { AliasCodec, aliasKey, HEALTH_HISTORY, storageFailure, toFieldErrors, type ConnectionHealth, type DomainError, type HealthLedger, type HealthState } from "@sdwan-connections/core";
+import { databaseFailure } from "./database-errors.js";
+import { withDedicatedClient } from "./dedicated-client.js";
+
+const isDate = (input: unknown): input is Date => input instanceof Date && !Number.isNaN(input.getTime());
+const DateCodec = new t.Type<Date, Date, unknown>("Date", isDate, (input, context) => (isDate(input) ? t.success(input) : t.failure(input, context, "must be a time")), (d) => d);
+const IsoTime = new t.Type<Date, string, unknown>(
+  "IsoTime",
+  isDate,
+  (input, context) => {
+    const time = typeof input === "string" ? new Date(input) : undefined;
+    return time !== undefined && isDate(time) ? t.success(time) : t.failure(input, context, "must be an ISO 8601 time");
+  },
+  (time) => time.toISOString(),
+);
+const Outcome = t.keyof({ valid: null, invalid: null, unreachable: null });
+const Check = t.type({ at: IsoTime, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) });
+/** A row of `connection_health`; rows are outside input, so they are decoded. */
+const HealthRow = t.type({
+  alias: AliasCodec,
+  state: t.keyof({ valid: null, invalid: null, unreachable: null, unknown: null }),
+  since: t.union([DateCodec, t.null]),
+  checks: t.array(Check),
+});
+
+const decodeRow = (row: unknown): E.Either<DomainError, ConnectionHealth> =>
+  E.mapLeft((errors: t.Errors) =>
+    storageFailure(`Storage failure: a connection's health is invalid (${toFieldErrors(errors, "row").map((error) => `${error.field} ${error.message}`).join("; ")}).`),
+  )(HealthRow.decode(row));
+
+/**
+ * Core's HealthLedger in `connection_health`, shared by every instance. A
+ * claim is one upsert that moves `claimed_window` forward only: of instances
+ * claiming the same interval, the database lets exactly one through. A
+ * record is one transaction: the row locked, the state before read, the check added.
+ */
+export const createPostgresHealthLedger = ({ pool }: { readonly pool: Pool }): HealthLedger => {
+  const query = (what: string, text: string, values: readonly unknown[] = []) =>
+    TE.tryCatch(async () => (await pool.query(text, values as unknown[])).rows as Record<string, unknown>[], databaseFailure(what));
+
+  return {
+    claim: (alias, window) =>
+      pipe(
+        query(
+          `claiming the health check of '${alias}'`,
+          `insert into connection_health (alias_key, alias, state, claimed_window) values ($1, $2, 'unknown', $3)
+           on conflict (alias_key) do update set claimed_window = excluded.claimed_window
+            where connection_health.claimed_window < excluded.claimed_window
+           returning alias_key`,
+          [aliasKey(alias), alias, window],
+        ),
+        TE.map((rows) => rows.length === 1),
+      ),
+
+    // In one transaction: the row locked, its state read, then the check added.
+    record: (alias, check) =>
+      TE.tryCatch(
+        () =>
+          withDedicatedClient(pool, async (client) => {
+            await client.query("begin");
+            await client.query("insert into connection_health (alias_key, alias, state) values ($1, $2, 'unknown') on conflict (alias_key) do nothing", [aliasKey(alias), alias]);
+            const before = await client.query<{ state: HealthState }>("select state from connection_health where alias_key = $1 for update", [aliasKey(alias)]);
+            await client.query(
+              `update connection_health set
+                 state = $2,
+                 since = case when state = $2 then coalesce(since, $3) else $3 end,
+                 checks = (select coalesce(jsonb_agg(item order by position), '[]'::jsonb)
+                             from jsonb_array_elements(jsonb_build_array($4::jsonb) || checks) with ordinality as elements(item, position)
+                            where position <= $5)
+               where alias_key = $1`,
+              [aliasKey(alias), check.outcome, check.at, JSON.stringify(Check.encode(check)), HEALTH_HISTORY],
+            );
+            await client.query("commit");
+            return before.rows[0]?.state ?? "unknown";
+          }),
+        databaseFailure(`recording the health of '${alias}'`),
+      ),
+
+    list: () =>
+      pipe(
+        query("reading the connections' health", "select alias, state, since, checks from connection_health where state <> 'unknown'"),
+        TE.chainEitherK((rows) => A.traverse(E.Applicative)(decodeRow)(rows)),
+      ),
+  };
+};
