@@ -16,6 +16,7 @@ import {
   type DomainError,
 } from "@sdwan-connections/core";
 import { databaseFailure } from "./database-errors.js";
+import { DateCodec } from "./rows.js";
 
 export interface PostgresAuditLogOptions {
   /** A migrated pool (`migrate(pool)`), as the repository's. */
@@ -23,8 +24,6 @@ export interface PostgresAuditLogOptions {
   readonly retention?: AuditRetention;
 }
 
-const isDate = (input: unknown): input is Date => input instanceof Date && !Number.isNaN(input.getTime());
-const DateCodec = new t.Type<Date, Date, unknown>("Date", isDate, (input, context) => (isDate(input) ? t.success(input) : t.failure(input, context, "must be a time")), (d) => d);
 
 /** A row of `audit_entries`; rows are outside input, so they are decoded. */
 const AuditRow = t.type({ ...AuditEntryProps, at: DateCodec, request_id: t.union([t.string, t.null]) });

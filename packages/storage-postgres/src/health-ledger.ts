@@ -6,10 +6,9 @@ import * as t from "io-ts";
 import type { Pool } from "pg";
 import { AliasCodec, aliasKey, HEALTH_HISTORY, storageFailure, toFieldErrors, type ConnectionHealth, type DomainError, type HealthLedger, type HealthState } from "@sdwan-connections/core";
 import { databaseFailure } from "./database-errors.js";
+import { DateCodec, isDate } from "./rows.js";
 import { withDedicatedClient } from "./dedicated-client.js";
 
-const isDate = (input: unknown): input is Date => input instanceof Date && !Number.isNaN(input.getTime());
-const DateCodec = new t.Type<Date, Date, unknown>("Date", isDate, (input, context) => (isDate(input) ? t.success(input) : t.failure(input, context, "must be a time")), (d) => d);
 const IsoTime = new t.Type<Date, string, unknown>(
   "IsoTime",
   isDate,

@@ -15,8 +15,9 @@ import {
 import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
 
 /** A row of `connections` as selected by the repository; rows are outside input, so they are decoded. */
-const isDate = (input: unknown): input is Date => input instanceof Date && !Number.isNaN(input.getTime());
-const DateCodec = new t.Type<Date, Date, unknown>(
+export const isDate = (input: unknown): input is Date => input instanceof Date && !Number.isNaN(input.getTime());
+/** A timestamptz column as the driver gives it: a valid Date. */
+export const DateCodec = new t.Type<Date, Date, unknown>(
   "Date",
   isDate,
   (input, context) => (isDate(input) ? t.success(input) : t.failure(input, context, "must be a time")),
