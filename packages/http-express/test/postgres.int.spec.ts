@@ -40,6 +40,58 @@ const instance = async (env: Record<string, string> = {}): Promise<RunningServic
 };
 
 describe("SDWAN_STORAGE=postgres", () => {
+  it("two instances: one of two writers racing with one If-Match wins; the key check, fingerprint, audit and health are shared", async () => {
+    const orchestrator = testOrchestrator();
+    const start = async () => {
+      const dir = await makeDataDir();
+      dirs.push(dir);
+      return startService(
+        testConfig({
+          SDWAN_DATA_DIR: dir,
+          SDWAN_STORAGE: "postgres",
+          SDWAN_DATABASE_URL: databaseUrl,
+          SDWAN_MASTER_KEY: masterKey,
+          SDWAN_ADMIN_USER: ADMIN.name,
+          SDWAN_ADMIN_PASSWORD: ADMIN.password,
+          SDWAN_HEALTH_INTERVAL_S: "3600",
+        }),
+        { orchestrator: orchestratorModule(orchestrator), logDestination: captureLogs().stream },
+      );
+    };
+    const a = await start();
+    const b = await start();
+    try {
+      const [callA, callB] = [client(a.url), client(b.url)];
+      expect((await callA("POST", `${BASE}/connections`, { body: anAddBody({ alias: "raced" }) })).status).toBe(200);
+      const tag = (await callB("GET", `${BASE}/connections/raced`)).headers.get("etag") ?? "";
+      const [first, second] = await Promise.all([
+        callA("PUT", `${BASE}/connections/raced`, { body: { orchestratorUrl: "https://a.example.net" }, headers: { "if-match": tag } }),
+        callB("PUT", `${BASE}/connections/raced`, { body: { orchestratorUrl: "https://b.example.net" }, headers: { "if-match": tag } }),
+      ]);
+      expect([first.status, second.status].sort()).toEqual([200, 412]);
+
+      const fingerprint = (call: typeof callA) => call("GET", `${BASE}/connections/raced?verbose=true`).then((reply) => reply.json<{ apiKeyFingerprint: string }>().apiKeyFingerprint);
+      expect(await fingerprint(callA)).toBe(await fingerprint(callB));
+      expect((await callB("POST", `${BASE}/connections/raced/key-check`, { body: { apiKey: TEST_KEYS.partner } })).json()).toEqual({ matches: true });
+
+      const audit = (await callB("GET", `${BASE}/audit?alias=raced`)).json<{ entries: { action: string; outcome: string }[] }>();
+      expect(audit.entries.map(({ action, outcome }) => `${action} ${outcome}`).sort()).toEqual(["add succeeded", "update failed", "update succeeded"]);
+
+      // Both instances run a round in the same interval: the connection is checked once, and both answer its state.
+      orchestrator.calls.identify = 0;
+      await Promise.all([a.composition.service.healthMonitor?.round(), b.composition.service.healthMonitor?.round()]);
+      expect(orchestrator.calls.identify).toBe(1);
+      for (const call of [callA, callB]) {
+        const health = (await call("GET", `${BASE}/health/connections`)).json<{ connections: { alias: string; state: string }[] }>();
+        expect(health.connections.filter((entry) => entry.alias === "raced")).toMatchObject([{ state: "valid" }]);
+      }
+    } finally {
+      await client(a.url)("DELETE", `${BASE}/connections/raced`); // the next tests start from an empty table
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("instances share one count of failed logins (rate-limiter-flexible's PostgreSQL store)", async () => {
     const env = { SDWAN_LOGIN_MAX_FAILURES: "4", SDWAN_LOGIN_WINDOW_MS: "60000" };
     const a = await instance(env);
