@@ -97,7 +97,11 @@ describe("OrchestratorUrl", () => {
 
 describe("ApiKey", () => {
   it("accepts any key without control characters up to 8192 characters", () => {
-    const printable = fc.string({ unit: "grapheme", minLength: 1, maxLength: 200 }).filter((s) => !/\p{Cc}/u.test(s));
+    // What the apiKey rule keeps out (docs/interface.md §2) is kept out of the generated keys too: control and
+    // format characters, lone surrogates, line/paragraph separators, U+FFFD, and keys of whitespace only.
+    const printable = fc
+      .string({ unit: "grapheme", minLength: 1, maxLength: 200 })
+      .filter((s) => !/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\uFFFD]/u.test(s) && /\S/.test(s));
     fc.assert(
       fc.property(printable, (key) => {
         const decoded = ApiKeyCodec.decode(key);
