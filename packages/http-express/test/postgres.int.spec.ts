@@ -21,8 +21,8 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-/** One instance of the service on PostgreSQL, as SDWAN_STORAGE=postgres wires it (orchestrator: core's fake). */
-const instance = async (env: Record<string, string> = {}): Promise<RunningService> => {
+/** One instance of the service on PostgreSQL, as SDWAN_STORAGE=postgres wires it (orchestrator: core's fake, or the one given). */
+const instance = async (env: Record<string, string> = {}, orchestrator = testOrchestrator()): Promise<RunningService> => {
   const dir = await makeDataDir();
   dirs.push(dir);
   return startService(
@@ -35,29 +35,14 @@ const instance = async (env: Record<string, string> = {}): Promise<RunningServic
       SDWAN_ADMIN_PASSWORD: ADMIN.password,
       ...env,
     }),
-    { orchestrator: orchestratorModule(testOrchestrator()), logDestination: captureLogs().stream },
+    { orchestrator: orchestratorModule(orchestrator), logDestination: captureLogs().stream },
   );
 };
 
 describe("SDWAN_STORAGE=postgres", () => {
   it("two instances: one of two writers racing with one If-Match wins; the key check, fingerprint, audit and health are shared", async () => {
     const orchestrator = testOrchestrator();
-    const start = async () => {
-      const dir = await makeDataDir();
-      dirs.push(dir);
-      return startService(
-        testConfig({
-          SDWAN_DATA_DIR: dir,
-          SDWAN_STORAGE: "postgres",
-          SDWAN_DATABASE_URL: databaseUrl,
-          SDWAN_MASTER_KEY: masterKey,
-          SDWAN_ADMIN_USER: ADMIN.name,
-          SDWAN_ADMIN_PASSWORD: ADMIN.password,
-          SDWAN_HEALTH_INTERVAL_S: "3600",
-        }),
-        { orchestrator: orchestratorModule(orchestrator), logDestination: captureLogs().stream },
-      );
-    };
+    const start = () => instance({ SDWAN_HEALTH_INTERVAL_S: "3600" }, orchestrator);
     const a = await start();
     const b = await start();
     try {
