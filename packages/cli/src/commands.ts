@@ -2,6 +2,7 @@ import {
   CUSTOMER_FIELDS,
   invalidInput,
   validationAnswer,
+  versionFromText,
   type ConnectionService,
   type ConnectionSummary,
   type Customer,
@@ -73,8 +74,9 @@ const IF_MATCH_OPTION: Record<string, OptionSpec> = {
 const expectedVersions = (options: CommandInput["options"]): E.Either<DomainError, { readonly expectedVersions?: ExpectedVersions }> => {
   const value = options["if-match"];
   if (value === undefined) return E.right({});
-  return typeof value === "string" && /^[1-9]\d{0,14}$/.test(value)
-    ? E.right({ expectedVersions: [Number(value)] })
+  const version = typeof value === "string" ? versionFromText(value) : undefined;
+  return version !== undefined
+    ? E.right({ expectedVersions: [version] })
     : E.left(invalidInput([{ field: "--if-match", message: "must be a connection's version, a positive integer" }]));
 };
 

@@ -8,6 +8,8 @@ export {
   ALIAS_PATTERN,
   API_KEY_PATTERN,
   ORCHESTRATOR_URL_PATTERN,
+  IsoTimeCodec,
+  versionFromText,
   API_KEY_MAX_LENGTH,
   ORCHESTRATOR_URL_MAX_LENGTH,
   type Alias,

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import {
   AuditEntryProps,
   DEFAULT_AUDIT_RETENTION,
+  IsoTimeCodec,
   selectAuditPage,
   storageFailure,
   toFieldErrors,
@@ -22,16 +23,7 @@ export const AUDIT_FILE = "audit.jsonl";
 // Appends between two rewrites that drop what the retention no longer keeps (lists leave it out before).
 const APPENDS_PER_PRUNE = 500;
 
-const TimeCodec = new t.Type<Date, string, unknown>(
-  "Time",
-  (input): input is Date => input instanceof Date,
-  (input, context) => {
-    const time = typeof input === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(input) ? new Date(input) : undefined;
-    return time !== undefined && !Number.isNaN(time.getTime()) ? t.success(time) : t.failure(input, context, "must be an ISO 8601 UTC time");
-  },
-  (time) => time.toISOString(),
-);
-const AuditLine = t.type({ ...AuditEntryProps, at: TimeCodec, requestId: t.union([t.string, t.null]) });
+const AuditLine = t.type({ ...AuditEntryProps, at: IsoTimeCodec, requestId: t.union([t.string, t.null]) });
 
 const line = (entry: AuditEntry): string => `${JSON.stringify(AuditLine.encode(entry as t.TypeOf<typeof AuditLine>))}\n`;
 

@@ -4,22 +4,14 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Pool } from "pg";
-import { AliasCodec, aliasKey, HEALTH_HISTORY, storageFailure, toFieldErrors, type ConnectionHealth, type DomainError, type HealthLedger, type HealthState } from "@sdwan-connections/core";
+import { AliasCodec, aliasKey, HEALTH_HISTORY, IsoTimeCodec, storageFailure, toFieldErrors, type ConnectionHealth, type DomainError, type HealthLedger, type HealthState } from "@sdwan-connections/core";
 import { databaseFailure } from "./database-errors.js";
-import { DateCodec, isDate } from "./rows.js";
+import { DateCodec } from "./rows.js";
 import { withDedicatedClient } from "./dedicated-client.js";
 
-const IsoTime = new t.Type<Date, string, unknown>(
-  "IsoTime",
-  isDate,
-  (input, context) => {
-    const time = typeof input === "string" ? new Date(input) : undefined;
-    return time !== undefined && isDate(time) ? t.success(time) : t.failure(input, context, "must be an ISO 8601 time");
-  },
-  (time) => time.toISOString(),
-);
 const Outcome = t.keyof({ valid: null, invalid: null, unreachable: null });
-const Check = t.type({ at: IsoTime, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) });
+// Written by this ledger with Check.encode, so `at` is what Date#toISOString gives.
+const Check = t.type({ at: IsoTimeCodec, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) });
 /** A row of `connection_health`; rows are outside input, so they are decoded. */
 const HealthRow = t.type({
   alias: AliasCodec,

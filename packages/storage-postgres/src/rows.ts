@@ -15,7 +15,7 @@ import {
 import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
 
 /** A row of `connections` as selected by the repository; rows are outside input, so they are decoded. */
-export const isDate = (input: unknown): input is Date => input instanceof Date && !Number.isNaN(input.getTime());
+const isDate = (input: unknown): input is Date => input instanceof Date && !Number.isNaN(input.getTime());
 /** A timestamptz column as the driver gives it: a valid Date. */
 export const DateCodec = new t.Type<Date, Date, unknown>(
   "Date",

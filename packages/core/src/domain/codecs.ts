@@ -116,3 +116,19 @@ export const ApiKeyCodec = ruledString<ApiKey>(
 
 /** Two aliases name the same connection when they are equal ignoring case. */
 export const aliasKey = (alias: string): string => alias.toLowerCase();
+
+const ISO_UTC_MILLISECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** A time as the stores write it (`Date#toISOString`: UTC, milliseconds), decoded to a Date. */
+export const IsoTimeCodec = new t.Type<Date, string, unknown>(
+  "IsoTime",
+  (input): input is Date => input instanceof Date && !Number.isNaN(input.getTime()),
+  (input, context) => {
+    const time = typeof input === "string" && ISO_UTC_MILLISECONDS.test(input) ? new Date(input) : undefined;
+    return time !== undefined && !Number.isNaN(time.getTime()) ? t.success(time) : t.failure(input, context, "must be an ISO 8601 UTC time");
+  },
+  (time) => time.toISOString(),
+);
+
+/** A connection's version written as text (an entity tag's, a command-line option's): a positive integer, else undefined. */
+export const versionFromText = (text: string): number | undefined => (/^[1-9]\d{0,14}$/.test(text) ? Number(text) : undefined);

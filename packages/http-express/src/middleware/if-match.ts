@@ -1,4 +1,4 @@
-import type { ExpectedVersions } from "@sdwan-connections/core";
+import { versionFromText, type ExpectedVersions } from "@sdwan-connections/core";
 import type { Request } from "express";
 import * as E from "fp-ts/lib/Either.js";
 import { invalidRequest, type Problem } from "../errors.js";
@@ -8,7 +8,6 @@ export const connectionTag = (version: number): string => `"${version}"`;
 
 // RFC 9110 §8.8.3: an entity tag, weak or strong. Ours are strong and hold a version.
 const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
-const VERSION = /^[1-9]\d{0,14}$/;
 
 /**
  * The versions a write expects, from its If-Match header (RFC 9110 §13.1.1): undefined without one or
@@ -23,5 +22,10 @@ export const expectedVersionsOf = (req: Request): E.Either<Problem, ExpectedVers
   if (tags.some((tag) => tag === null)) {
     return E.left(invalidRequest([{ field: "If-Match", message: 'must be * or entity tags such as "3", as the ETag of GET gave them' }]));
   }
-  return E.right(tags.flatMap((tag) => (tag?.[1] === undefined && VERSION.test(tag?.[2] ?? "") ? [Number(tag?.[2])] : [])));
+  return E.right(
+    tags.flatMap((tag) => {
+      const version = tag?.[1] === undefined ? versionFromText(tag?.[2] ?? "") : undefined;
+      return version === undefined ? [] : [version];
+    }),
+  );
 };
