@@ -51,6 +51,7 @@ describe("loadConfig", () => {
       SDWAN_LOG_LEVEL: "debug",
       SDWAN_AUDIT_MAX_ENTRIES: "500",
       SDWAN_AUDIT_MAX_AGE_DAYS: "7",
+      SDWAN_CONSOLE: "off",
     });
     expect(config).toMatchObject(
       E.right({
@@ -65,6 +66,7 @@ describe("loadConfig", () => {
         orchestratorAllowedHosts: ["vco.example.net", "::1", "10.0.0.1"],
         logLevel: "debug",
         auditRetention: { maxEntries: 500, maxAgeMs: 7 * 24 * 3600 * 1000 },
+        console: false,
       }),
     );
   });

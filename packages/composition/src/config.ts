@@ -33,6 +33,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly loginMaxFailures: number;
   readonly loginWindowMs: number;
+  /** Whether the REST service serves the operator console at /console/. */
+  readonly console: boolean;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -139,6 +141,7 @@ export const EnvCodecs = {
   SDWAN_HEALTH_INTERVAL_S: envValue<number | undefined>("SDWAN_HEALTH_INTERVAL_S", integer(5, 86_400), optional),
   SDWAN_AUDIT_MAX_ENTRIES: envValue("SDWAN_AUDIT_MAX_ENTRIES", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxEntries)),
   SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
+  SDWAN_CONSOLE: envValue("SDWAN_CONSOLE", oneOf(["on", "off"] as const), withDefault("on" as const)),
 };
 
 const Env = t.type(EnvCodecs);
@@ -195,5 +198,6 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,
     healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === undefined ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
     auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
+    console: v.SDWAN_CONSOLE === "on",
   });
 };

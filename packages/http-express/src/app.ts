@@ -11,6 +11,8 @@ import { connectionsRoutes } from "./routes/connections.js";
 import { auditRoutes } from "./routes/audit.js";
 import { healthRoutes } from "./routes/health.js";
 import { customersRoutes } from "./routes/customers.js";
+import { consoleRoutes } from "./routes/console.js";
+import { meRoutes } from "./routes/me.js";
 import { operationsRoutes } from "./routes/operations.js";
 
 export interface AppOptions {
@@ -25,24 +27,27 @@ export interface AppOptions {
   readonly draining?: () => boolean;
   /** The background health checks' interval, reported by GET /health/connections (undefined: off). */
   readonly healthIntervalMs?: number | undefined;
+  /** The operator console's built files, served at /console/ (undefined: no console). */
+  readonly consoleDirectory?: string | undefined;
 }
 
 /**
  * The REST driver: docs/interface.md §1-§3 under `/rest/plugin/sdwan`, plus
- * the operations endpoints of §7. Middleware decodes what HTTP adds
+ * the operations endpoints of §7, and the operator console at /console/. Middleware decodes what HTTP adds
  * (credentials, query options, the JSON body); each route hands the untrusted
  * path and body to one use case, which decodes them with core's codecs.
  */
-export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs }: AppOptions): express.Express => {
+export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs, consoleDirectory }: AppOptions): express.Express => {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
 
   app.use(requestContext({ logger, metrics }));
   app.use(operationsRoutes({ metrics, ready, draining }));
+  if (consoleDirectory !== undefined) app.use(consoleRoutes(consoleDirectory));
   const api = express.Router({ caseSensitive: true, strict: false });
   if (auth !== undefined) api.use(authenticate({ ...auth, metrics }));
-  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs));
+  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes());
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);
   app.use(errorHandler(logger));

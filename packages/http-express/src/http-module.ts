@@ -1,4 +1,5 @@
 import { TOKENS } from "@sdwan-connections/composition";
+import { CONSOLE_DIRECTORY } from "@sdwan-connections/console";
 import { ContainerModule } from "inversify";
 import { createApp } from "./app.js";
 import { HTTP_TOKENS } from "./tokens.js";
@@ -19,6 +20,7 @@ export const httpModule = (options: { readonly authenticate?: boolean } = {}) =>
           ready: async () => (await storage.repository.ping()())._tag === "Right",
           draining: () => lifecycle.draining,
           healthIntervalMs: context.get(TOKENS.Config).healthIntervalMs,
+          consoleDirectory: context.get(TOKENS.Config).console ? CONSOLE_DIRECTORY : undefined,
         });
       })
       .inSingletonScope();

@@ -80,7 +80,7 @@ const commonErrors = {
   "400": problem("Invalid input: malformed JSON, a missing, invalid or unknown field or query option, or a bad alias."),
   "401": {
     ...problem("No or wrong HTTP Basic credentials."),
-    headers: { "WWW-Authenticate": { schema: { type: "string" }, description: 'Basic realm="sdwan"' } },
+    headers: { "WWW-Authenticate": { schema: { type: "string" }, description: 'Basic realm="sdwan"; left out when the request carries X-Requested-With (a script such as the console asks, so the browser opens no dialog)' } },
   },
   "429": {
     ...problem("Too many failed logins from this client."),
@@ -280,6 +280,28 @@ export const openApiDocument = {
                     intervalSeconds: { type: ["integer", "null"] },
                     connections: { type: "array", items: { $ref: "#/components/schemas/ConnectionHealth" } },
                   },
+                },
+              },
+            },
+          },
+          ...commonErrors,
+        },
+      },
+    },
+    "/me": {
+      get: {
+        operationId: "whoAmI",
+        summary: "The user the credentials belong to and their role (admin or viewer): how a client checks a sign-in and learns what it may offer.",
+        responses: {
+          "200": {
+            description: "The signed-in user.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["user", "role"],
+                  additionalProperties: false,
+                  properties: { user: { type: "string" }, role: { type: "string", enum: ["admin", "viewer"] } },
                 },
               },
             },

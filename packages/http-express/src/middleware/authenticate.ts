@@ -25,12 +25,10 @@ export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateO
       // Only a wrong password counts as a failed login; a request without credentials is the usual first step.
       if (header !== undefined) throttle.recordFailure(req.socket.remoteAddress ?? "unknown");
       metrics.loginFailures.inc({ status: "401" });
-      sendProblem(
-        res,
-        problem(401, "unauthorized", "Unauthorized", "Valid HTTP Basic credentials are required.", {
-          headers: { "WWW-Authenticate": 'Basic realm="sdwan", charset="UTF-8"' },
-        }),
-      );
+      // A script that asks (X-Requested-With, as the console does) gets no challenge: the browser would
+      // otherwise open its own login dialog over the page's.
+      const challenge = req.headers["x-requested-with"] === undefined ? { headers: { "WWW-Authenticate": 'Basic realm="sdwan", charset="UTF-8"' } } : {};
+      sendProblem(res, problem(401, "unauthorized", "Unauthorized", "Valid HTTP Basic credentials are required.", challenge));
       return;
     }
     res.locals["user"] = user;

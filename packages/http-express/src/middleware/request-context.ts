@@ -14,6 +14,8 @@ const ROUTES: readonly [RegExp, string][] = [
   [/^\/rest\/plugin\/sdwan\/health\/connections\/?$/, `${BASE_PATH}/health/connections`],
   [/^\/rest\/plugin\/sdwan\/partner\/[^/]+\/customers\/?$/, `${BASE_PATH}/partner/{alias}/customers`],
   [/^\/rest\/plugin\/sdwan\/openapi\.json$/, `${BASE_PATH}/openapi.json`],
+  [/^\/rest\/plugin\/sdwan\/me\/?$/, `${BASE_PATH}/me`],
+  [/^\/console(\/|$)/, "/console"],
   [/^\/healthz$/, "/healthz"],
   [/^\/readyz$/, "/readyz"],
   [/^\/metrics$/, "/metrics"],

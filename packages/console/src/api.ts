@@ -1,0 +1,155 @@
+import { isLeft } from "fp-ts/lib/Either.js";
+import * as t from "io-ts";
+
+/** Where the REST API is served, on the console's own origin. */
+export const API = "/rest/plugin/sdwan";
+
+const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
+
+// Every answer is decoded before the page uses it: a service of another version shows as an error, never as a half-drawn page.
+export const Me = t.type({ user: t.string, role: t.keyof({ admin: null, viewer: null }) });
+export type Me = t.TypeOf<typeof Me>;
+
+export const ConnectionSummary = t.type({ alias: t.string, orchestratorUrl: t.string });
+export type ConnectionSummary = t.TypeOf<typeof ConnectionSummary>;
+
+export const ConnectionDetail = t.intersection([
+  t.type({ alias: t.string, orchestratorUrl: t.string, valid: t.boolean }),
+  t.partial({
+    type: t.keyof({ partner: null, customer: null }),
+    reason: t.string,
+    version: t.number,
+    apiKeySetAt: nullable(t.string),
+    apiKeyFingerprint: t.string,
+  }),
+]);
+export type ConnectionDetail = t.TypeOf<typeof ConnectionDetail>;
+
+const HealthState = t.keyof({ valid: null, invalid: null, unreachable: null, unknown: null });
+export type HealthState = t.TypeOf<typeof HealthState>;
+export const Health = t.type({
+  intervalSeconds: nullable(t.number),
+  connections: t.array(
+    t.type({
+      alias: t.string,
+      state: HealthState,
+      since: nullable(t.string),
+      checks: t.array(t.type({ at: t.string, outcome: t.string, latencyMs: t.number, reason: nullable(t.string) })),
+    }),
+  ),
+});
+export type Health = t.TypeOf<typeof Health>;
+
+export const AuditPage = t.type({
+  entries: t.array(
+    t.type({
+      id: t.string,
+      at: t.string,
+      actor: t.string,
+      action: t.string,
+      fields: t.array(t.string),
+      forced: t.boolean,
+      validation: t.string,
+      outcome: t.string,
+      failure: nullable(t.string),
+      detail: nullable(t.string),
+    }),
+  ),
+  next: nullable(t.string),
+});
+export type AuditEntry = t.TypeOf<typeof AuditPage>["entries"][number];
+
+export const Customer = t.type({
+  enterpriseId: t.string,
+  id: t.number,
+  networkId: nullable(t.number),
+  gatewayPoolId: nullable(t.number),
+  bastionState: t.string,
+  alertsEnabled: nullable(t.boolean),
+  operatorAlertsEnabled: nullable(t.boolean),
+  name: t.string,
+  domain: t.string,
+  accountNumber: t.string,
+  description: t.string,
+  address: t.string,
+  city: t.string,
+  state: t.string,
+  zip: t.string,
+  country: t.string,
+  latitude: nullable(t.number),
+  longitude: nullable(t.number),
+  timezone: t.string,
+  locale: t.string,
+});
+export type Customer = t.TypeOf<typeof Customer>;
+
+const FieldError = t.type({ field: t.string, message: t.string });
+export type FieldError = t.TypeOf<typeof FieldError>;
+const ProblemBody = t.intersection([t.type({ title: t.string, status: t.number, detail: t.string }), t.partial({ errors: t.array(FieldError) })]);
+export type Problem = t.TypeOf<typeof ProblemBody>;
+
+/** A failed call, as the service's problem+json body says it (or as close as its answer allows). */
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail);
+  }
+}
+
+const unexpected = (what: string): ApiError =>
+  new ApiError({ title: "Unexpected answer", status: 0, detail: `The service's answer to ${what} does not have the expected form.` });
+
+export const decode = <A>(codec: t.Decoder<unknown, A>, value: unknown, what: string): A => {
+  const decoded = codec.decode(value);
+  if (isLeft(decoded)) throw unexpected(what);
+  return decoded.right;
+};
+
+const problemOf = async (response: Response): Promise<Problem> => {
+  const text = await response.text();
+  if ((response.headers.get("content-type") ?? "").startsWith("application/problem+json")) {
+    const decoded = ProblemBody.decode(JSON.parse(text));
+    if (!isLeft(decoded)) return decoded.right;
+  }
+  return { title: response.statusText || "Request failed", status: response.status, detail: text || `The service answered ${response.status}.` };
+};
+
+/** `Basic` credentials, as the Authorization header carries them (UTF-8, then base64). */
+export const basicAuthorization = (user: string, password: string): string => {
+  const bytes = new TextEncoder().encode(`${user}:${password}`);
+  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+};
+
+export interface CallOptions {
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One call of the REST API with the session's credentials; a non-2xx answer
+ * rejects with its problem. `X-Requested-With` asks the service to leave out
+ * the `WWW-Authenticate` challenge on 401, so the browser never opens its
+ * own login dialog over the console's.
+ */
+export const call = async (authorization: string, method: string, path: string, options: CallOptions = {}): Promise<Response> => {
+  const response = await fetch(`${API}${path}`, {
+    method,
+    cache: "no-store",
+    headers: {
+      authorization,
+      "x-requested-with": "XMLHttpRequest",
+      ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+      ...options.headers,
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  if (!response.ok) throw new ApiError(await problemOf(response));
+  return response;
+};
+
+/** A call whose JSON answer is decoded with `codec`. */
+export const getJson = async <A>(authorization: string, path: string, codec: t.Decoder<unknown, A>): Promise<A> => {
+  const response = await call(authorization, "GET", path);
+  return decode(codec, await response.json(), `GET ${path}`);
+};
+
+export const aliasPath = (alias: string): string => `/connections/${encodeURIComponent(alias)}`;

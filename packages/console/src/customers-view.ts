@@ -1,0 +1,46 @@
+import type { Customer } from "./api.js";
+
+export type CustomerField = keyof Customer;
+
+export interface Sort {
+  readonly field: CustomerField;
+  readonly direction: "ascending" | "descending";
+}
+
+/** The fields the filter looks in. */
+const SEARCHED: readonly CustomerField[] = ["name", "enterpriseId", "id", "accountNumber", "domain", "city", "state", "country", "bastionState"];
+
+/** A customer with the lower-case text the filter searches, computed once per list rather than once per keystroke. */
+export interface IndexedCustomer {
+  readonly customer: Customer;
+  readonly searchText: string;
+}
+
+export const indexCustomers = (customers: readonly Customer[]): readonly IndexedCustomer[] =>
+  customers.map((customer) => ({ customer, searchText: SEARCHED.map((field) => String(customer[field] ?? "")).join("\u0000").toLowerCase() }));
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
+const isEmpty = (value: Customer[CustomerField]): boolean => value === null || value === "";
+
+/** Numbers by value, text in the reader's collation (digits as numbers). */
+const compareValues = (a: Customer[CustomerField], b: Customer[CustomerField]): number =>
+  typeof a === "number" && typeof b === "number" ? a - b : collator.compare(String(a), String(b));
+
+/** The customers that contain every word of `filter` (any field searched, any case), in `sort`'s order. */
+export const viewCustomers = (customers: readonly IndexedCustomer[], filter: string, sort: Sort | undefined): readonly Customer[] => {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const kept = words.length === 0 ? customers : customers.filter(({ searchText }) => words.every((word) => searchText.includes(word)));
+  const rows = kept.map(({ customer }) => customer);
+  if (sort === undefined) return rows;
+  const sign = sort.direction === "ascending" ? 1 : -1;
+  return rows.sort((a, b) => {
+    const [x, y] = [a[sort.field], b[sort.field]];
+    // Empty values (null, "") last, whichever the direction.
+    return isEmpty(x) || isEmpty(y) ? Number(isEmpty(x)) - Number(isEmpty(y)) : sign * compareValues(x, y);
+  });
+};
+
+/** The next sort after activating a column's header: ascending, then descending, then back to ascending. */
+export const nextSort = (current: Sort | undefined, field: CustomerField): Sort =>
+  current?.field === field && current.direction === "ascending" ? { field, direction: "descending" } : { field, direction: "ascending" };

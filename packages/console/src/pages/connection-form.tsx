@@ -1,0 +1,172 @@
+import { useRef, useState } from "preact/hooks";
+import { aliasPath, call, ConnectionDetail, getJson, type Problem } from "../api.js";
+import { ConfirmDialog } from "../components/confirm-dialog.js";
+import { fieldMessage, ProblemMessage } from "../components/problem.js";
+import { href, navigate } from "../router.js";
+import { useSession } from "../session.js";
+import { problemOf, useLoad } from "../use-load.js";
+
+const FIELDS = ["alias", "orchestratorUrl", "apiKey"];
+
+type Submission = "dry-run" | "save" | "force";
+
+const Field = ({
+  name,
+  label,
+  hint,
+  problem,
+  ...input
+}: {
+  readonly name: string;
+  readonly label: string;
+  readonly hint?: string;
+  readonly problem: Problem | undefined;
+} & Record<string, unknown>) => {
+  const message = fieldMessage(problem?.errors, name);
+  const described = [hint === undefined ? "" : `${name}-hint`, message === undefined ? "" : `${name}-error`].filter(Boolean).join(" ");
+  return (
+    <div class="field">
+      <label for={name}>{label}</label>
+      <input id={name} name={name} aria-invalid={message !== undefined} aria-describedby={described || undefined} {...input} />
+      {hint === undefined ? null : (
+        <p class="hint" id={`${name}-hint`}>
+          {hint}
+        </p>
+      )}
+      {message === undefined ? null : (
+        <p class="field-error" id={`${name}-error`}>
+          {message}
+        </p>
+      )}
+    </div>
+  );
+};
+
+/**
+ * Add (no `alias`) or edit a connection. The apiKey field is write-only: it
+ * is never filled in, its value is read from the form only when sent, and
+ * the form forgets it right after (a refusal asks for it again).
+ */
+export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
+  const session = useSession();
+  const editing = alias !== undefined;
+  const [current] = useLoad(
+    () => (alias === undefined ? Promise.resolve(undefined) : getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail)),
+    [alias, session],
+  );
+  const form = useRef<HTMLFormElement>(null);
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [confirmingForce, setConfirmingForce] = useState(false);
+
+  const send = (submission: Submission): void => {
+    const element = form.current;
+    if (element === null) return;
+    const data = new FormData(element);
+    const text = (name: string): string => String(data.get(name) ?? "");
+    element.querySelector<HTMLInputElement>("input[name=apiKey]")!.value = ""; // the key leaves the page's state here
+    const apiKey = text("apiKey");
+    const orchestratorUrl = text("orchestratorUrl");
+    const query = submission === "dry-run" ? "?dryrun=true" : submission === "force" ? "?force=true" : "";
+    const request =
+      alias === undefined
+        ? call(session.authorization, "POST", `/connections${query}`, { body: { alias: text("alias"), orchestratorUrl, apiKey } })
+        : call(session.authorization, "PUT", `${aliasPath(alias)}${query}`, {
+            // Only what changed: an empty key keeps the stored one.
+            body: {
+              ...(current.state === "ready" && current.value?.orchestratorUrl === orchestratorUrl ? {} : { orchestratorUrl }),
+              ...(apiKey === "" ? {} : { apiKey }),
+            },
+            headers: current.state === "ready" && current.value?.version !== undefined ? { "if-match": `"${current.value.version}"` } : {},
+          });
+    setBusy(true);
+    setNotice(undefined);
+    request.then(
+      () => {
+        setBusy(false);
+        setProblem(undefined);
+        if (submission === "dry-run") setNotice("Dry run successful: the orchestrator accepts this key. Nothing was saved; enter the key again to add it.");
+        else navigate({ page: "connection", alias: alias ?? text("alias") });
+      },
+      (error: unknown) => {
+        setBusy(false);
+        setProblem(problemOf(error));
+      },
+    );
+  };
+
+  const submit = (event: SubmitEvent): void => {
+    event.preventDefault();
+    const submitter = event.submitter as HTMLButtonElement | null;
+    const submission = (submitter?.value ?? "save") as Submission;
+    if (submission === "force") setConfirmingForce(true);
+    else send(submission);
+  };
+
+  if (current.state === "loading") return <p aria-live="polite">Loading…</p>;
+  if (current.state === "failed") return <ProblemMessage problem={current.problem} />;
+  const title = editing ? `Edit ${alias}` : "Add a connection";
+  return (
+    <>
+      <h1 tabIndex={-1}>{title}</h1>
+      <form ref={form} onSubmit={submit} aria-label={title} novalidate>
+        {editing ? null : <Field name="alias" label="Alias" hint="Letters, digits, '.', '_' and '-'; at most 64." problem={problem} required autocomplete="off" />}
+        <Field
+          name="orchestratorUrl"
+          label="Orchestrator URL"
+          hint="http(s)://host…"
+          problem={problem}
+          required={!editing}
+          defaultValue={current.value?.orchestratorUrl}
+          autocomplete="url"
+          inputMode="url"
+        />
+        <Field
+          name="apiKey"
+          label="API key"
+          hint={editing ? "Leave empty to keep the stored key. It is never shown." : "Write-only: it is never shown again."}
+          problem={problem}
+          type="password"
+          autocomplete="new-password"
+          required={!editing}
+        />
+        {problem === undefined ? null : <ProblemMessage problem={problem} shownBesideFields={FIELDS} />}
+        {problem?.status === 422 ? <p class="hint">To save it anyway, enter the key again and choose "Save without validation".</p> : null}
+        {notice === undefined ? null : (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        )}
+        <div class="actions">
+          <button type="submit" class="primary" name="submission" value="save" disabled={busy}>
+            {editing ? "Save" : "Add"}
+          </button>
+          {editing ? null : (
+            <button type="submit" name="submission" value="dry-run" disabled={busy}>
+              Dry run
+            </button>
+          )}
+          <button type="submit" name="submission" value="force" disabled={busy}>
+            Save without validation…
+          </button>
+          <a class="button" href={editing ? href({ page: "connection", alias }) : href({ page: "connections" })}>
+            Cancel
+          </a>
+        </div>
+      </form>
+      <ConfirmDialog
+        open={confirmingForce}
+        title="Save without validation?"
+        confirmLabel="Save without validation"
+        onCancel={() => setConfirmingForce(false)}
+        onConfirm={() => {
+          setConfirmingForce(false);
+          send("force");
+        }}
+      >
+        <p>The orchestrator is not asked: a wrong key or URL is saved as given, and shows as invalid later.</p>
+      </ConfirmDialog>
+    </>
+  );
+};

@@ -1,0 +1,110 @@
+import { useState } from "preact/hooks";
+import { aliasPath, call, ConnectionSummary, getJson, Health, type Problem } from "../api.js";
+import { ConfirmDialog } from "../components/confirm-dialog.js";
+import { HealthBadge } from "../components/health-badge.js";
+import { ProblemMessage } from "../components/problem.js";
+import { href } from "../router.js";
+import { isAdmin, useSession } from "../session.js";
+import { problemOf, useLoad } from "../use-load.js";
+import * as t from "io-ts";
+
+const Connections = t.array(ConnectionSummary);
+
+/** Every connection, with its background health state; adding, editing and deleting for admins. */
+export const ConnectionsPage = () => {
+  const session = useSession();
+  const [loaded, reload] = useLoad(
+    () => Promise.all([getJson(session.authorization, "/connections", Connections), getJson(session.authorization, "/health/connections", Health)]),
+    [session],
+  );
+  const [deleting, setDeleting] = useState<string | undefined>(undefined);
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+
+  const remove = (alias: string): void => {
+    setDeleting(undefined);
+    call(session.authorization, "DELETE", aliasPath(alias)).then(
+      () => {
+        setProblem(undefined);
+        reload();
+      },
+      (error: unknown) => setProblem(problemOf(error)),
+    );
+  };
+
+  return (
+    <>
+      <div class="toolbar">
+        <h1 tabIndex={-1}>Connections</h1>
+        <button type="button" onClick={reload}>
+          Refresh
+        </button>
+        {isAdmin(session) ? (
+          <a class="button primary" href={href({ page: "add" })}>
+            Add connection
+          </a>
+        ) : null}
+      </div>
+      {problem === undefined ? null : <ProblemMessage problem={problem} />}
+      {loaded.state === "loading" ? <p aria-live="polite">Loading…</p> : null}
+      {loaded.state === "failed" ? <ProblemMessage problem={loaded.problem} /> : null}
+      {loaded.state === "ready" ? (
+        <>
+          <p class="note">
+            {loaded.value[1].intervalSeconds === null
+              ? "Background health checks are off (SDWAN_HEALTH_INTERVAL_S); states stay unknown."
+              : `Health is checked every ${loaded.value[1].intervalSeconds} s.`}
+          </p>
+          {loaded.value[0].length === 0 ? (
+            <p>No connections yet.</p>
+          ) : (
+            <table class="connections">
+              <caption class="visually-hidden">Connections and their health</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Alias</th>
+                  <th scope="col">Orchestrator URL</th>
+                  <th scope="col">Health</th>
+                  {isAdmin(session) ? <th scope="col">Actions</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {loaded.value[0].map(({ alias, orchestratorUrl }) => (
+                  <tr key={alias}>
+                    <td>
+                      <a href={href({ page: "connection", alias })}>{alias}</a>
+                    </td>
+                    <td>{orchestratorUrl}</td>
+                    <td>
+                      <HealthBadge state={loaded.value[1].connections.find((health) => health.alias === alias)?.state} />
+                    </td>
+                    {isAdmin(session) ? (
+                      <td class="actions">
+                        <a class="button" href={href({ page: "edit", alias })} aria-label={`Edit ${alias}`}>
+                          Edit
+                        </a>
+                        <button type="button" class="danger" onClick={() => setDeleting(alias)} aria-label={`Delete ${alias}`}>
+                          Delete
+                        </button>
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      ) : null}
+      <ConfirmDialog
+        open={deleting !== undefined}
+        title="Delete the connection?"
+        confirmLabel="Delete"
+        onCancel={() => setDeleting(undefined)}
+        onConfirm={() => deleting !== undefined && remove(deleting)}
+      >
+        <p>
+          <strong>{deleting}</strong> and its stored key are deleted. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+};

@@ -1,0 +1,85 @@
+import * as t from "io-ts";
+import { useMemo, useState } from "preact/hooks";
+import { Customer, getJson } from "../api.js";
+import { CustomersTable } from "../components/customers-table.js";
+import { ProblemMessage } from "../components/problem.js";
+import { WorldMap, type Place } from "../components/world-map.js";
+import { indexCustomers, nextSort, viewCustomers, type Sort } from "../customers-view.js";
+import { href } from "../router.js";
+import { useSession } from "../session.js";
+import { useLoad } from "../use-load.js";
+
+const Customers = t.array(Customer);
+
+/** How many customers of one map point are listed to choose from. */
+const PLACE_LIST_LIMIT = 100;
+
+const CustomerFacts = ({ customer }: { readonly customer: Customer }) => (
+  <dl class="facts">
+    {Object.entries(customer).map(([field, value]) => [<dt key={`${field}-name`}>{field}</dt>, <dd key={`${field}-value`}>{value === null ? "—" : String(value)}</dd>])}
+  </dl>
+);
+
+/** A partner's customers: a filter, a sortable virtualised table, a world map, and the chosen customer. */
+export const CustomersPage = ({ alias }: { readonly alias: string }) => {
+  const session = useSession();
+  const [loaded, reload] = useLoad(() => getJson(session.authorization, `/partner/${encodeURIComponent(alias)}/customers`, Customers), [session, alias]);
+  const indexed = useMemo(() => (loaded.state === "ready" ? indexCustomers(loaded.value) : []), [loaded]);
+  const [filter, setFilter] = useState("");
+  const [sort, setSort] = useState<Sort | undefined>(undefined);
+  const rows = useMemo(() => viewCustomers(indexed, filter, sort), [indexed, filter, sort]);
+  const [selected, setSelected] = useState<Customer | undefined>(undefined);
+  const [place, setPlace] = useState<Place | undefined>(undefined);
+
+  const choosePlace = (chosen: Place): void => {
+    setPlace(chosen.customers.length > 1 ? chosen : undefined);
+    setSelected(chosen.customers.length === 1 ? chosen.customers[0] : undefined);
+  };
+
+  return (
+    <>
+      <div class="toolbar">
+        <h1 tabIndex={-1}>Customers of {alias}</h1>
+        <a class="button" href={href({ page: "connection", alias })}>
+          Back to {alias}
+        </a>
+        <button type="button" onClick={reload}>
+          Refresh
+        </button>
+      </div>
+      {loaded.state === "loading" ? <p aria-live="polite">Loading customers…</p> : null}
+      {loaded.state === "failed" ? <ProblemMessage problem={loaded.problem} /> : null}
+      {loaded.state === "ready" ? (
+        <div class="customers">
+          <WorldMap customers={rows} selected={selected} onPlace={choosePlace} />
+          <section class="chosen" aria-label="Chosen customer" aria-live="polite">
+            <h2>{selected?.name ?? (place === undefined ? "No customer chosen" : `${place.customers.length} customers here`)}</h2>
+            {selected !== undefined ? <CustomerFacts customer={selected} /> : null}
+            {selected === undefined && place !== undefined ? (
+              <ul class="place-list">
+                {place.customers.slice(0, PLACE_LIST_LIMIT).map((customer) => (
+                  <li key={customer.id}>
+                    <button type="button" class="link" onClick={() => setSelected(customer)}>
+                      {customer.name}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+            {selected === undefined && place === undefined ? <p>Click a point on the map, or a row of the table.</p> : null}
+          </section>
+          <div class="table-area">
+            <div class="toolbar">
+              <label for="customer-filter">Filter customers</label>
+              <input id="customer-filter" type="search" value={filter} onInput={(event) => setFilter(event.currentTarget.value)} placeholder="name, city, country…" />
+              <span role="status">
+                {rows.length === indexed.length ? `${indexed.length} customers` : `${rows.length} of ${indexed.length} customers`}
+              </span>
+            </div>
+            <CustomersTable rows={rows} sort={sort} onSort={(field) => setSort(nextSort(sort, field))} selected={selected} onSelect={setSelected} />
+          </div>
+        </div>
+      ) : null}
+    </>
+  );
+};

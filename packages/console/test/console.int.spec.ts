@@ -1,0 +1,219 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServiceProcess, type ServiceProcess } from "@sdwan-connections/bench-kit";
+import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import bcrypt from "bcryptjs";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, screenshot, signIn, unlabelledControls } from "./browser.js";
+
+const ADMIN = { user: "admin", password: "console-admin-password" };
+const VIEWER = { user: "viewer", password: "console-viewer-password" };
+const CUSTOMERS = 10_000;
+const PARTNER_KEY = "generated-partner-key-1";
+
+describe("the console in Debian's chromium, against the service and the orchestrator simulator", () => {
+  let dir: string;
+  let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
+  let service: ServiceProcess;
+  let browser: Browser;
+  let admin: Page;
+  /** Every URL a page asked for, and every error it logged (CSP violations included). */
+  const requested: string[] = [];
+  const pageErrors: string[] = [];
+
+  const newPage = async (): Promise<Page> => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    page.on("request", (request) => requested.push(request.url()));
+    page.on("console", (message) => message.type() === "error" && pageErrors.push(message.text()));
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    return page;
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "sdwan-console-"));
+    const htpasswd = join(dir, "users.htpasswd");
+    await writeFile(htpasswd, `${VIEWER.user}:${bcrypt.hashSync(VIEWER.password, 4)}\n`);
+    simulator = await startOrchestratorSimulator({ generate: { partners: 1, enterprisesPerPartner: CUSTOMERS }, host: "127.0.0.1" });
+    service = await startServiceProcess({
+      SDWAN_DATA_DIR: join(dir, "data"),
+      SDWAN_ADMIN_USER: ADMIN.user,
+      SDWAN_ADMIN_PASSWORD: ADMIN.password,
+      SDWAN_HTPASSWD_FILE: htpasswd,
+      SDWAN_VIEWERS: VIEWER.user,
+      SDWAN_HEALTH_INTERVAL_S: "5",
+    });
+    browser = await launchChromium();
+    admin = await newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await simulator?.stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("serves the console under a strict CSP, and an admin signs in with the keyboard", async () => {
+    const response = await fetch(`${service.url}/console/`);
+    expect(response.status).toBe(200);
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    expect(await response.text()).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+
+    await admin.goto(`${service.url}/console/`);
+    await screenshot(admin, "sign-in");
+    await signIn(admin, service.url, ADMIN.user, ADMIN.password);
+    expect(await admin.getByRole("banner").textContent()).toContain("admin (admin)");
+  });
+
+  it("refuses wrong credentials on the page, without the browser's own dialog", async () => {
+    const page = await newPage();
+    await page.goto(`${service.url}/console/`);
+    await page.getByLabel("User").fill(ADMIN.user);
+    await page.getByLabel("Password").fill("not-the-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").getByText("Unauthorized").waitFor();
+    expect(await page.getByLabel("Password").inputValue()).toBe("");
+    await page.context().close();
+  });
+
+  it("shows a problem+json error field by field", async () => {
+    await admin.getByRole("link", { name: "Add connection" }).click();
+    await admin.getByLabel("Alias").fill("not an alias!");
+    await admin.getByLabel("Orchestrator URL").fill("ftp://orchestrator.example");
+    await admin.getByRole("button", { name: "Add", exact: true }).click();
+    for (const field of ["alias", "orchestratorUrl", "apiKey"]) {
+      await admin.locator(`#${field}-error`).waitFor();
+      expect(await admin.locator(`#${field}`).getAttribute("aria-invalid")).toBe("true");
+      expect(await admin.locator(`#${field}`).getAttribute("aria-describedby")).toContain(`${field}-error`);
+    }
+    expect(await admin.locator("#alias-error").textContent()).not.toBe("");
+    expect(await unlabelledControls(admin)).toEqual([]);
+    await screenshot(admin, "add-errors");
+  });
+
+  it("adds a connection against the simulator (dry run first) and shows it valid; the key never stays in the page", async () => {
+    await admin.getByLabel("Alias").fill("partner-lab");
+    await admin.getByLabel("Orchestrator URL").fill(simulator.url);
+    await admin.getByLabel("API key").fill(PARTNER_KEY);
+    await admin.getByRole("button", { name: "Dry run" }).click();
+    await admin.getByRole("status").getByText("Dry run successful").waitFor();
+    expect(await admin.getByLabel("API key").inputValue()).toBe("");
+
+    await admin.getByLabel("API key").fill(PARTNER_KEY);
+    await admin.getByRole("button", { name: "Add", exact: true }).click();
+    await admin.getByRole("heading", { name: "partner-lab" }).waitFor();
+    await admin.getByTestId("valid").getByText("valid", { exact: true }).waitFor();
+    await admin.getByText("partner", { exact: true }).waitFor();
+    expect(await admin.content()).not.toContain(PARTNER_KEY);
+    const fingerprint = await admin.locator("dt:text('Key fingerprint') + dd").textContent();
+    expect(fingerprint).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await admin.getByRole("region", { name: "Audit trail" }).getByText("add", { exact: true }).waitFor();
+    expect(await unlabelledControls(admin)).toEqual([]);
+  });
+
+  it("lists the connection with its background health state", { timeout: 60_000 }, async () => {
+    await admin.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Connections" }).click();
+    // The health monitor checks each connection once per 5 s interval, at a random moment of it.
+    await expect
+      .poll(
+        async () => {
+          await admin.getByRole("button", { name: "Refresh" }).click();
+          return admin.getByRole("row", { name: /partner-lab/ }).getByText("valid", { exact: true }).count();
+        },
+        { timeout: 20_000, interval: 1_000 },
+      )
+      .toBe(1);
+    await screenshot(admin, "connections");
+    await admin.getByRole("link", { name: "partner-lab", exact: true }).click();
+    await admin.getByRole("region", { name: "Health" }).getByRole("cell", { name: "valid" }).first().waitFor();
+    await screenshot(admin, "connection");
+  });
+
+  it("shows the partner's 10,000 customers in a virtualised table and on the map; a click on a point shows its customer", { timeout: 60_000 }, async () => {
+    await admin.getByRole("link", { name: "Customers" }).click();
+    await admin.getByText(`${CUSTOMERS} customers`, { exact: true }).waitFor({ timeout: 20_000 });
+    const points = admin.locator("svg .places circle");
+    expect(await points.count()).toBeGreaterThan(5);
+    const grid = admin.getByRole("grid", { name: "Customers" });
+    expect(await grid.getAttribute("aria-rowcount")).toBe(String(CUSTOMERS + 1));
+    expect(await grid.locator(".grid-body [role=row]").count()).toBeLessThan(60); // only the rows in view are in the page
+
+    // The map's land is drawn from the console's own file: the page asked nothing of another origin.
+    await admin.locator("svg path.land").waitFor();
+    expect(requested.filter((url) => !url.startsWith(service.url))).toEqual([]);
+
+    await points.last().click(); // drawn last: on top of any point it overlaps
+    const chosen = admin.getByRole("region", { name: "Chosen customer" });
+    await expect.poll(() => chosen.locator("h2").textContent()).not.toBe("No customer chosen");
+    await screenshot(admin, "customers");
+
+    // Sort by name, descending: the header says so, and the first row is the last name.
+    const nameHeader = admin.getByRole("columnheader", { name: "Name" });
+    await nameHeader.getByRole("button").click();
+    await nameHeader.getByRole("button").click();
+    expect(await nameHeader.getAttribute("aria-sort")).toBe("descending");
+    const names = await admin.evaluate(() => [...document.querySelectorAll(".grid-body [role=row] [role=gridcell]:first-child")].map((cell) => cell.textContent ?? ""));
+    expect(names.slice(0, 5)).toEqual([...names.slice(0, 5)].sort((a, b) => b.localeCompare(a, undefined, { numeric: true, sensitivity: "base" })));
+
+    // The filter narrows table and map alike.
+    await admin.getByLabel("Filter customers").fill("Tokyo");
+    await admin.getByText(/^\d+ of 10000 customers$/).waitFor();
+    await expect.poll(() => points.count()).toBeLessThanOrEqual(2); // one city: its customers are within 0.2° of it
+
+    // The keyboard alone reaches the last row and shows it.
+    await grid.focus();
+    await admin.keyboard.press("End");
+    await admin.keyboard.press("Enter");
+    const lastRow = grid.locator(".grid-body [role=row]").last();
+    expect(await lastRow.getAttribute("aria-selected")).toBe("true");
+    expect(await chosen.locator("h2").textContent()).toBe(await lastRow.locator("[role=gridcell]").first().textContent());
+    expect(await unlabelledControls(admin)).toEqual([]);
+  });
+
+  it("asks before saving without validation, and before deleting", async () => {
+    await admin.evaluate(() => (location.hash = "#/add"));
+    await admin.getByLabel("Alias").fill("wrong-key");
+    await admin.getByLabel("Orchestrator URL").fill(simulator.url);
+    await admin.getByLabel("API key").fill("not-a-key-the-orchestrator-knows");
+    await admin.getByRole("button", { name: "Add", exact: true }).click();
+    await admin.getByRole("alert").getByText("(422)").waitFor();
+
+    await admin.getByLabel("API key").fill("not-a-key-the-orchestrator-knows");
+    await admin.getByRole("button", { name: "Save without validation…" }).click();
+    const dialog = admin.getByRole("dialog", { name: "Save without validation?" });
+    await dialog.getByRole("button", { name: "Save without validation" }).click();
+    await admin.getByRole("heading", { name: "wrong-key" }).waitFor();
+    await admin.getByTestId("valid").getByText("not valid").waitFor();
+
+    await admin.getByRole("button", { name: "Delete" }).click();
+    await admin.getByRole("dialog", { name: "Delete the connection?" }).getByRole("button", { name: "Cancel" }).click();
+    expect((await service.call("GET", "/rest/plugin/sdwan/connections/wrong-key")).status).toBe(200);
+    await admin.getByRole("button", { name: "Delete" }).click();
+    await admin.getByRole("dialog", { name: "Delete the connection?" }).getByRole("button", { name: "Delete" }).click();
+    await admin.getByRole("heading", { name: "Connections" }).waitFor();
+    expect((await service.call("GET", "/rest/plugin/sdwan/connections/wrong-key")).status).toBe(404);
+  });
+
+  it("shows a viewer no control that writes", async () => {
+    const viewer = await newPage();
+    await signIn(viewer, service.url, VIEWER.user, VIEWER.password);
+    await viewer.getByRole("link", { name: "partner-lab", exact: true }).waitFor();
+    const writeControls = viewer.getByRole("button", { name: /Delete|Save|Add/ }).or(viewer.getByRole("link", { name: /Edit|Add/ }));
+    expect(await writeControls.count()).toBe(0);
+    await viewer.getByRole("link", { name: "partner-lab", exact: true }).click();
+    await viewer.getByTestId("valid").getByText("valid", { exact: true }).waitFor();
+    expect(await writeControls.count()).toBe(0);
+    await viewer.getByText("Only admins read the audit trail.").waitFor();
+    await viewer.evaluate(() => (location.hash = "#/add"));
+    await viewer.getByRole("heading", { name: "Not allowed" }).waitFor();
+    await viewer.context().close();
+  });
+
+  it("logged no error and broke no policy on any page", () => {
+    expect(pageErrors.filter((text) => !/status of 4\d\d/.test(text))).toEqual([]);
+  });
+});
