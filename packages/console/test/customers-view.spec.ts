@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import type { Customer } from "../src/api.js";
+import { indexCustomers, nextSort, viewCustomers } from "../src/customers-view.js";
+
+const customer = (id: number, fields: Partial<Customer> = {}): Customer => ({
+  enterpriseId: `e${id}`,
+  id,
+  networkId: null,
+  gatewayPoolId: null,
+  bastionState: "UNCONFIGURED",
+  alertsEnabled: null,
+  operatorAlertsEnabled: null,
+  name: `Customer ${id}`,
+  domain: "",
+  accountNumber: "",
+  description: "",
+  address: "",
+  city: "",
+  state: "",
+  zip: "",
+  country: "",
+  latitude: null,
+  longitude: null,
+  timezone: "",
+  locale: "",
+  ...fields,
+});
+
+const ids = (rows: readonly Customer[]): number[] => rows.map((row) => row.id);
+
+describe("viewCustomers", () => {
+  const customers = indexCustomers([
+    customer(3, { name: "Édith Foods", city: "Paris", country: "FR" }),
+    customer(10, { name: "beacon labs", city: "Tokyo", country: "JP" }),
+    customer(2, { name: "Atlas Retail", city: "", country: "US" }),
+    customer(1, { name: "Customer 10", city: "Austin", country: "US" }),
+  ]);
+
+  it("keeps every customer in their order without a filter or sort", () => {
+    expect(ids(viewCustomers(customers, "  ", undefined))).toEqual([3, 10, 2, 1]);
+  });
+
+  it("keeps those containing every word of the filter, in any field searched and any case", () => {
+    expect(ids(viewCustomers(customers, "us", undefined))).toEqual([2, 1]);
+    expect(ids(viewCustomers(customers, "US austin", undefined))).toEqual([1]);
+    expect(ids(viewCustomers(customers, "TOKYO", undefined))).toEqual([10]);
+    expect(ids(viewCustomers(customers, "e3", undefined))).toEqual([3]);
+    expect(ids(viewCustomers(customers, "nowhere", undefined))).toEqual([]);
+  });
+
+  it("sorts text in the reader's collation (case and accents aside) and numbers by value", () => {
+    expect(ids(viewCustomers(customers, "", { field: "name", direction: "ascending" }))).toEqual([2, 10, 1, 3]);
+    expect(ids(viewCustomers(customers, "", { field: "id", direction: "descending" }))).toEqual([10, 3, 2, 1]);
+  });
+
+  it("puts empty values last in both directions", () => {
+    expect(ids(viewCustomers(customers, "", { field: "city", direction: "ascending" }))).toEqual([1, 3, 10, 2]);
+    expect(ids(viewCustomers(customers, "", { field: "city", direction: "descending" }))).toEqual([10, 3, 1, 2]);
+  });
+
+  it("does not reorder the list it was given", () => {
+    viewCustomers(customers, "", { field: "id", direction: "ascending" });
+    expect(customers.map(({ customer: { id } }) => id)).toEqual([3, 10, 2, 1]);
+  });
+});
+
+describe("nextSort", () => {
+  it("goes ascending, then descending, and starts ascending on another column", () => {
+    const first = nextSort(undefined, "name");
+    expect(first).toEqual({ field: "name", direction: "ascending" });
+    expect(nextSort(first, "name")).toEqual({ field: "name", direction: "descending" });
+    expect(nextSort(nextSort(first, "name"), "name")).toEqual({ field: "name", direction: "ascending" });
+    expect(nextSort(first, "city")).toEqual({ field: "city", direction: "ascending" });
+  });
+});

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { href, parseRoute, type Route } from "../src/router.js";
+
+describe("routes", () => {
+  const routes: readonly Route[] = [
+    { page: "connections" },
+    { page: "add" },
+    { page: "connection", alias: "Lab-1.a_b" },
+    { page: "edit", alias: "lab" },
+    { page: "customers", alias: "partner" },
+  ];
+
+  it("read back what they write", () => {
+    for (const route of routes) expect(parseRoute(href(route))).toEqual(route);
+  });
+
+  it("send anything else to the connections", () => {
+    for (const hash of ["", "#", "#/nowhere", "#/connections/", "#/connections/a/b/c"]) expect(parseRoute(hash)).toEqual({ page: "connections" });
+  });
+});
