@@ -29,6 +29,7 @@ describe("loadConfig", () => {
         loginMaxFailures: 10,
         loginWindowMs: 60_000,
         auditRetention: { maxEntries: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 },
+        console: true,
       }),
     );
   });
