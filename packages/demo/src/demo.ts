@@ -72,6 +72,7 @@ out(`sdwan-connections demo`);
 out(`  service:      ${api}   (data in ${config.dataDir})`);
 out(`  simulator:    ${simulator.url}   (orchestrator portal API v1, sample data)`);
 out(`  credentials:  ${user} / ${password}`);
+if (config.console) out(`  console:      ${running.url}/console/   (sign in with the credentials above)`);
 out(`  connections:  demo-partner (partner key), demo-customer (customer key)`);
 out("");
 out("Try:");

@@ -18,7 +18,8 @@ else {
   if (E.isLeft(service)) fail(service.left);
   else {
     const { url, close } = service.right;
-    process.stdout.write(`sdwan-connections listening on ${url}/rest/plugin/sdwan (OpenAPI: ${url}/rest/plugin/sdwan/openapi.json)\n`);
+    const consoleUrl = config.right.console ? `, console: ${url}/console/` : "";
+    process.stdout.write(`sdwan-connections listening on ${url}/rest/plugin/sdwan (OpenAPI: ${url}/rest/plugin/sdwan/openapi.json${consoleUrl})\n`);
     const stop = (): void => {
       void close().then(
         () => process.exit(0),
