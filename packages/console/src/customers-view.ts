@@ -27,14 +27,18 @@ const isEmpty = (value: Customer[CustomerField]): boolean => value === null || v
 const compareValues = (a: Customer[CustomerField], b: Customer[CustomerField]): number =>
   typeof a === "number" && typeof b === "number" ? a - b : collator.compare(String(a), String(b));
 
-/** The customers that contain every word of `filter` (any field searched, any case), in `sort`'s order. */
-export const viewCustomers = (customers: readonly IndexedCustomer[], filter: string, sort: Sort | undefined): readonly Customer[] => {
+/** The customers that contain every word of `filter` (any field searched, any case), in their order. */
+export const filterCustomers = (customers: readonly IndexedCustomer[], filter: string): readonly Customer[] => {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
   const kept = words.length === 0 ? customers : customers.filter(({ searchText }) => words.every((word) => searchText.includes(word)));
-  const rows = kept.map(({ customer }) => customer);
-  if (sort === undefined) return rows;
+  return kept.map(({ customer }) => customer);
+};
+
+/** A sorted copy of `customers` (the same list without a sort). */
+export const sortCustomers = (customers: readonly Customer[], sort: Sort | undefined): readonly Customer[] => {
+  if (sort === undefined) return customers;
   const sign = sort.direction === "ascending" ? 1 : -1;
-  return rows.sort((a, b) => {
+  return [...customers].sort((a, b) => {
     const [x, y] = [a[sort.field], b[sort.field]];
     // Empty values (null, "") last, whichever the direction.
     return isEmpty(x) || isEmpty(y) ? Number(isEmpty(x)) - Number(isEmpty(y)) : sign * compareValues(x, y);

@@ -4,7 +4,7 @@ import { Customer, getJson } from "../api.js";
 import { CustomersTable } from "../components/customers-table.js";
 import { ProblemMessage } from "../components/problem.js";
 import { WorldMap, type Place } from "../components/world-map.js";
-import { indexCustomers, nextSort, viewCustomers, type Sort } from "../customers-view.js";
+import { filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "../customers-view.js";
 import { href } from "../router.js";
 import { useSession } from "../session.js";
 import { useLoad } from "../use-load.js";
@@ -27,7 +27,9 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
   const indexed = useMemo(() => (loaded.state === "ready" ? indexCustomers(loaded.value) : []), [loaded]);
   const [filter, setFilter] = useState("");
   const [sort, setSort] = useState<Sort | undefined>(undefined);
-  const rows = useMemo(() => viewCustomers(indexed, filter, sort), [indexed, filter, sort]);
+  const filtered = useMemo(() => filterCustomers(indexed, filter), [indexed, filter]);
+  // The map gets the filtered list, not the sorted one: a new order moves no point, so it does not redraw.
+  const rows = useMemo(() => sortCustomers(filtered, sort), [filtered, sort]);
   const [selected, setSelected] = useState<Customer | undefined>(undefined);
   const [place, setPlace] = useState<Place | undefined>(undefined);
 
@@ -51,7 +53,7 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
       {loaded.state === "failed" ? <ProblemMessage problem={loaded.problem} /> : null}
       {loaded.state === "ready" ? (
         <div class="customers">
-          <WorldMap customers={rows} selected={selected} onPlace={choosePlace} />
+          <WorldMap customers={filtered} selected={selected} onPlace={choosePlace} />
           <section class="chosen" aria-label="Chosen customer" aria-live="polite">
             <h2>{selected?.name ?? (place === undefined ? "No customer chosen" : `${place.customers.length} customers here`)}</h2>
             {selected !== undefined ? <CustomerFacts customer={selected} /> : null}
