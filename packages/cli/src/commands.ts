@@ -145,13 +145,14 @@ export const COMMANDS: readonly Command[] = [
     options: {
       url: { type: "string", value: "orchestratorUrl", description: "the new orchestrator URL" },
       key: { type: "boolean", description: "read a new apiKey from standard input" },
+      "dry-run": { type: "boolean", description: "validate the changed connection only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...IF_MATCH_OPTION,
     },
     progress: "asking the orchestrator",
     notes: KEY_NOTE,
     run: ({ service, args: [alias], options, readApiKey, by }) =>
-      TE.map(() => "Connection successfully updated\n")(
+      TE.map((outcome) => (outcome === "dry-run" ? "Dry run successful\n" : "Connection successfully updated\n"))(
         TE.chain((expected: { readonly expectedVersions?: ExpectedVersions }) =>
           TE.chain((apiKey: string | undefined) =>
             service.updateConnection(
@@ -160,7 +161,7 @@ export const COMMANDS: readonly Command[] = [
                 ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
                 ...(apiKey === undefined ? {} : { apiKey }),
               },
-              { force: options["force"] === true, ...expected, by },
+              { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
             ),
           )(TE.fromTask(async () => (options["key"] === true ? readApiKey() : undefined))),
         )(TE.fromEither(expectedVersions(options))),

@@ -78,6 +78,11 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
     expect(customers).toHaveLength(simulator.data.partners[0]?.enterprises.length ?? -1);
   });
 
+  it("update --dry-run validates the changed connection and stores nothing", async () => {
+    expect(await cli(dataDir, ["update", "lab", "--url", simulator.url.replace(/\/$/, ""), "--dry-run"])).toMatchObject({ code: 0, stdout: "Dry run successful\n" });
+    expect((await service.call("GET", `${BASE}/connections/lab`)).headers.get("etag")).toBe('"1"');
+  });
+
   it("updates and deletes; the service follows; --if-match writes only at that version", async () => {
     expect(await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "2"])).toMatchObject({
       code: 4,
@@ -126,6 +131,7 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
       ["delete", "cli"],
       ["update", "cli"],
       ["update", "cli"],
+      ["dry-run", "cli"],
       ["add", "cli"],
     ]);
     const fromHttp = JSON.parse((await cli(dataDir, ["audit", "--alias", "from-http"])).stdout) as { entries: { action: string; actor: string; outcome: string }[] };

@@ -174,6 +174,21 @@ describe("the console in Debian's chromium, against the service and the orchestr
     expect(await unlabelledControls(admin)).toEqual([]);
   });
 
+  it("edits with a dry run first: the URL is filled in, the key never; saving sends If-Match", async () => {
+    await admin.evaluate(() => (location.hash = "#/connections/partner-lab/edit"));
+    const url = admin.getByLabel("Orchestrator URL");
+    await expect.poll(() => url.inputValue()).toBe(simulator.url);
+    expect(await admin.getByLabel("API key").inputValue()).toBe("");
+    await url.fill(simulator.url.replace(/\/$/, ""));
+    await admin.getByRole("button", { name: "Dry run" }).click();
+    await admin.getByRole("status").getByText("Dry run successful").waitFor();
+    expect((await service.call("GET", "/rest/plugin/sdwan/connections/partner-lab")).headers.get("etag")).toBe('"1"');
+    await admin.getByRole("button", { name: "Save", exact: true }).click();
+    await admin.getByRole("heading", { name: "partner-lab" }).waitFor();
+    await admin.locator("dt:text('Version') + dd").getByText("2").waitFor();
+    expect((await service.call("GET", "/rest/plugin/sdwan/connections")).json()).toContainEqual({ alias: "partner-lab", orchestratorUrl: simulator.url.replace(/\/$/, "") });
+  });
+
   it("asks before saving without validation, and before deleting", async () => {
     await admin.evaluate(() => (location.hash = "#/add"));
     await admin.getByLabel("Alias").fill("wrong-key");

@@ -15,12 +15,14 @@ describe("the audit trail", () => {
     await expectRight(service.addConnection(body(), { by: ADMIN }));
     await expectRight(service.addConnection(body({ alias: "dry" }), { dryRun: true, by: ADMIN }));
     await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { force: true, by: { name: "ops" } }));
+    await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { dryRun: true, by: { name: "ops" } }));
     await expectRight(service.deleteConnection("LAB", { by: ADMIN }));
     await expectRight(service.rotateMasterKey({ by: ADMIN }));
     const { entries } = await expectRight(service.listAudit({}));
     expect(entries.map(({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }) => ({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }))).toEqual([
       { action: "rotate-master-key", actor: "admin", requestId: "req-1", alias: null, fields: [], forced: false, validation: "not-asked", outcome: "succeeded", failure: null },
       { action: "delete", actor: "admin", requestId: "req-1", alias: "LAB", fields: [], forced: false, validation: "not-asked", outcome: "succeeded", failure: null },
+      { action: "dry-run", actor: "ops", requestId: null, alias: "lab", fields: ["apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },
       { action: "update", actor: "ops", requestId: null, alias: "lab", fields: ["apiKey"], forced: true, validation: "not-asked", outcome: "succeeded", failure: null },
       { action: "dry-run", actor: "admin", requestId: "req-1", alias: "dry", fields: ["alias", "orchestratorUrl", "apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },
       { action: "add", actor: "admin", requestId: "req-1", alias: "Lab", fields: ["alias", "orchestratorUrl", "apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },

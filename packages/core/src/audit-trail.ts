@@ -64,8 +64,8 @@ export const createAuditTrail = ({ audit, onFailure }: { readonly audit: AuditLo
       fields: fieldsGiven(body, ["alias", "orchestratorUrl", "apiKey"]),
       forced: options.force === true,
     }),
-    ofUpdate: (rawAlias: string, body: unknown, options: { readonly force?: boolean }): Subject => ({
-      action: "update",
+    ofUpdate: (rawAlias: string, body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean }): Subject => ({
+      action: options.dryRun === true ? "dry-run" : "update",
       alias: aliasOrNull(rawAlias),
       fields: fieldsGiven(body, ["orchestratorUrl", "apiKey"]),
       forced: options.force === true,

@@ -71,5 +71,5 @@ export { deleteConnection, type DeleteConnectionOptions } from "./use-cases/dele
 export { listConnections } from "./use-cases/list-connections.js";
 export { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
 export { rotateMasterKey } from "./use-cases/rotate-master-key.js";
-export { updateConnection, type UpdateConnectionOptions } from "./use-cases/update-connection.js";
+export { updateConnection, type UpdateConnectionOptions, type UpdateConnectionOutcome } from "./use-cases/update-connection.js";
 export { validateConnection, validationAnswer, type ValidationResult } from "./use-cases/validate-connection.js";

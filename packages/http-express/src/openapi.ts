@@ -181,10 +181,17 @@ export const openApiDocument = {
       put: {
         operationId: "updateConnection",
         summary: "Change a connection's orchestrator URL and/or key; omitted fields keep their stored value.",
-        parameters: [flag("force", "Store without asking the orchestrator."), versioned.ifMatch],
+        parameters: [
+          flag("dryrun", "Validate the connection as the change would make it against the orchestrator, but store nothing (an addition to the original)."),
+          flag("force", "Store without asking the orchestrator."),
+          versioned.ifMatch,
+        ],
         requestBody: jsonBody("#/components/schemas/UpdateConnection"),
         responses: {
-          "200": text("Updated.", "Connection successfully updated"),
+          "200": {
+            description: "Updated (or, with dryrun=true, would be updated).",
+            content: { "text/plain": { schema: { type: "string", enum: ["Connection successfully updated", "Dry run successful"] } } },
+          },
           ...commonErrors,
           ...writeErrors,
           "404": problem("No connection with this alias."),

@@ -83,6 +83,17 @@ describe("docs/interface.md §1: the wire contract", () => {
     expect((await h.call("PUT", `${CONNECTIONS}/lab?force=true`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(200);
   });
 
+  it("PUT dryrun=true validates the connection as the change would make it and changes nothing (an addition to the original)", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const dry = await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { orchestratorUrl: "https://other.example.net", apiKey: TEST_KEYS.customer } });
+    expect([dry.status, dry.text]).toEqual([200, "Dry run successful"]);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/" }]);
+    expect((await h.call("GET", `${CONNECTIONS}/lab?verbose=true`)).json()).toMatchObject({ version: 1, type: "partner" });
+    expect((await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(422);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { apiKey: TEST_KEYS.partner }, headers: { "if-match": '"7"' } })).status).toBe(412);
+    expect((await h.call("PUT", `${CONNECTIONS}/ghost?dryrun=true`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(404);
+  });
+
   it("validates: exactly {alias, orchestratorUrl, valid}; verbose adds type or reason, the version, the key's date and fingerprint", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "revoked", apiKey: TEST_KEYS.refused }) });

@@ -86,7 +86,10 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
       () => {
         setBusy(false);
         setProblem(undefined);
-        if (submission === "dry-run") setNotice("Dry run successful: the orchestrator accepts this key. Nothing was saved; enter the key again to add it.");
+        if (submission === "dry-run") {
+          const again = apiKey === "" ? "" : `; enter the key again to ${editing ? "save" : "add"} it`;
+          setNotice(`Dry run successful: the orchestrator accepts it. Nothing was saved${again}.`);
+        }
         else navigate({ page: "connection", alias: alias ?? text("alias") });
       },
       (error: unknown) => {
@@ -142,11 +145,9 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
           <button type="submit" class="primary" name="submission" value="save" disabled={busy}>
             {editing ? "Save" : "Add"}
           </button>
-          {editing ? null : (
-            <button type="submit" name="submission" value="dry-run" disabled={busy}>
-              Dry run
-            </button>
-          )}
+          <button type="submit" name="submission" value="dry-run" disabled={busy}>
+            Dry run
+          </button>
           <button type="submit" name="submission" value="force" disabled={busy}>
             Save without validation…
           </button>

@@ -44,6 +44,17 @@ describe("updateConnection", () => {
     expect(world.orchestrator.calls.identify).toBe(0);
   });
 
+  it("in a dry run, validates the connection as the change would make it, and stores nothing", async () => {
+    const world = await setup();
+    expect(await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { dryRun: true }))).toBe("dry-run");
+    expect(world.orchestrator.calls.identify).toBe(1);
+    expect(await stored(world)).toMatchObject({ version: 1 });
+    expect((await stored(world)).apiKey.reveal()).toBe(TEST_KEYS.partner);
+    const refused = await expectLeft(world.service.updateConnection("lab", { apiKey: TEST_KEYS.refused }, { dryRun: true }));
+    expect(refused).toMatchObject({ _tag: "ValidationRefused" });
+    expect(await expectRight(world.service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }))).toBe("updated");
+  });
+
   it("at an expected version only: another fails before the orchestrator is asked, and changes nothing", async () => {
     const world = await setup();
     const error = await expectLeft(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [2] }));

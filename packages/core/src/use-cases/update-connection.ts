@@ -12,6 +12,8 @@ import type { Orchestrator } from "../ports/orchestrator.js";
 import { requireAccepted, requireAdmitted } from "./identify-target.js";
 
 export interface UpdateConnectionOptions {
+  /** Validate the connection as it would be after the change, but store nothing. */
+  readonly dryRun?: boolean;
   /** Store without asking the orchestrator. */
   readonly force?: boolean;
   /** Change it only while its version is one of these (HTTP If-Match). */
@@ -31,12 +33,15 @@ const decodeChange = (alias: Alias, body: unknown): E.Either<DomainError, Connec
     ),
   );
 
+export type UpdateConnectionOutcome = "updated" | "dry-run";
+
 /**
  * Changes the URL and/or key of a connection. The connection as it would be
  * after the change must be accepted by the orchestrator (unless forced);
  * then the change is stored and announced, so customers caches drop it.
  * With expected versions, it changes nothing unless the stored version is
- * one of them, from the first read to the write.
+ * one of them, from the first read to the write. A dry run stops before
+ * the write.
  */
 export const updateConnection =
   (deps: {
@@ -44,7 +49,7 @@ export const updateConnection =
     readonly orchestrator: Orchestrator;
     readonly changes: ConnectionChanges;
   }) =>
-  (rawAlias: string, body: unknown, options: UpdateConnectionOptions = {}): TE.TaskEither<DomainError, void> =>
+  (rawAlias: string, body: unknown, options: UpdateConnectionOptions = {}): TE.TaskEither<DomainError, UpdateConnectionOutcome> =>
     pipe(
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap((alias) =>
@@ -63,8 +68,15 @@ export const updateConnection =
               TE.flatMap(requireAccepted(deps.orchestrator, alias, options.force === true)),
             ),
           ),
-          TE.flatMap((change) => deps.repository.update(alias, change, options.expectedVersions)),
-          TE.flatMap((updated) => TE.fromTask(() => deps.changes.publish(updated.alias))),
+          TE.flatMap((change) =>
+            options.dryRun === true
+              ? TE.right<DomainError, UpdateConnectionOutcome>("dry-run")
+              : pipe(
+                  deps.repository.update(alias, change, options.expectedVersions),
+                  TE.flatMap((updated) => TE.fromTask(() => deps.changes.publish(updated.alias))),
+                  TE.as<UpdateConnectionOutcome>("updated"),
+                ),
+          ),
         ),
       ),
     );

@@ -62,10 +62,12 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
     )
     .put(
       jsonBody,
-      withFlags(["force"], (req, res, { force }) =>
+      withFlags(["dryrun", "force"], (req, res, { dryrun, force }) =>
         withExpectedVersions(req, res, (expectedVersions) =>
-          respond(res, service.updateConnection(req.params["alias"] as string, req.body, { force, ...expectedVersions, by: actorOf(res.locals) }), () =>
-            sendText(res, "Connection successfully updated"),
+          respond(
+            res,
+            service.updateConnection(req.params["alias"] as string, req.body, { dryRun: dryrun, force, ...expectedVersions, by: actorOf(res.locals) }),
+            (outcome) => sendText(res, outcome === "dry-run" ? "Dry run successful" : "Connection successfully updated"),
           ),
         ),
       ),
