@@ -79,6 +79,16 @@ describe("a service container with the default lowdb store on a data directory",
     expect(one.json).toEqual({ alias: "lab", orchestratorUrl: simulator.url, valid: true });
   });
 
+  it("serves the operator console from the image, with its files", async () => {
+    const service = running.at(-1);
+    if (service === undefined) throw new Error("the first test started no container");
+    const page = await call(service.origin, "GET", "/console/");
+    expect(page.status).toBe(200);
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(page.text)?.[1];
+    expect(script).toBeDefined();
+    expect((await call(service.origin, "GET", script as string)).status).toBe(200);
+  });
+
   it("generated its master key into the data directory, readable by its owner only", () => {
     expect(readdirSync(dataDir)).toContain("master.key");
     expect(statSync(join(dataDir, "master.key")).mode & 0o077).toBe(0);
