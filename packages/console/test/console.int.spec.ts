@@ -128,6 +128,7 @@ describe("the console in Debian's chromium, against the service and the orchestr
       )
       .toBe(1);
     await screenshot(admin, "connections");
+    expect(await unlabelledControls(admin)).toEqual([]);
     await admin.getByRole("link", { name: "partner-lab", exact: true }).click();
     await admin.getByRole("region", { name: "Health" }).getByRole("cell", { name: "valid" }).first().waitFor();
     await screenshot(admin, "connection");
@@ -223,8 +224,12 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await viewer.getByTestId("valid").getByText("valid", { exact: true }).waitFor();
     expect(await writeControls.count()).toBe(0);
     await viewer.getByText("Only admins read the audit trail.").waitFor();
+    expect(await unlabelledControls(viewer)).toEqual([]);
     await viewer.evaluate(() => (location.hash = "#/add"));
     await viewer.getByRole("heading", { name: "Not allowed" }).waitFor();
+    // Signing out forgets the credentials: the sign-in form again.
+    await viewer.getByRole("button", { name: "Sign out" }).click();
+    await viewer.getByRole("form", { name: "Sign in" }).waitFor();
     await viewer.context().close();
   });
 
