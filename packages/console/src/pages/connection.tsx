@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { aliasPath, AuditPage, call, ConnectionDetail, getJson, Health, type Problem } from "../api.js";
-import { ConfirmDialog } from "../components/confirm-dialog.js";
+import { DeleteDialog } from "../components/delete-dialog.js";
 import { HealthBadge } from "../components/health-badge.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href, navigate } from "../router.js";
@@ -170,17 +170,7 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
                 </>
               ) : null}
             </div>
-            <ConfirmDialog
-              open={deleting}
-              title="Delete the connection?"
-              confirmLabel="Delete"
-              onCancel={() => setDeleting(false)}
-              onConfirm={() => remove(connection.version)}
-            >
-              <p>
-                <strong>{alias}</strong> and its stored key are deleted. This cannot be undone.
-              </p>
-            </ConfirmDialog>
+            <DeleteDialog alias={deleting ? alias : undefined} onCancel={() => setDeleting(false)} onConfirm={() => remove(connection.version)} />
           </>
         )}
       </Section>

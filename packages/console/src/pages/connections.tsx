@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { aliasPath, call, ConnectionSummary, getJson, Health, type Problem } from "../api.js";
-import { ConfirmDialog } from "../components/confirm-dialog.js";
+import { DeleteDialog } from "../components/delete-dialog.js";
 import { HealthBadge } from "../components/health-badge.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href } from "../router.js";
@@ -94,17 +94,7 @@ export const ConnectionsPage = () => {
           )}
         </>
       ) : null}
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title="Delete the connection?"
-        confirmLabel="Delete"
-        onCancel={() => setDeleting(undefined)}
-        onConfirm={() => deleting !== undefined && remove(deleting)}
-      >
-        <p>
-          <strong>{deleting}</strong> and its stored key are deleted. This cannot be undone.
-        </p>
-      </ConfirmDialog>
+      <DeleteDialog alias={deleting} onCancel={() => setDeleting(undefined)} onConfirm={() => deleting !== undefined && remove(deleting)} />
     </>
   );
 };
