@@ -83,7 +83,7 @@ export const decode = <A>(codec: t.Decoder<unknown, A>, value: unknown, what: st
   return decoded.right;
 };
 
-const problemOf = async (response: Response): Promise<Problem> => {
+const problemFromResponse = async (response: Response): Promise<Problem> => {
   const text = await response.text();
   if ((response.headers.get("content-type") ?? "").startsWith("application/problem+json")) {
     const decoded = ProblemBody.decode(JSON.parse(text));
@@ -121,7 +121,7 @@ export const call = async (authorization: string, method: string, path: string, 
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
-  if (!response.ok) throw new ApiError(await problemOf(response));
+  if (!response.ok) throw new ApiError(await problemFromResponse(response));
   return response;
 };
 

@@ -33,9 +33,10 @@ export interface AppOptions {
 
 /**
  * The REST driver: docs/interface.md §1-§3 under `/rest/plugin/sdwan`, plus
- * the operations endpoints of §7, and the operator console at /console/. Middleware decodes what HTTP adds
- * (credentials, query options, the JSON body); each route hands the untrusted
- * path and body to one use case, which decodes them with core's codecs.
+ * the operations endpoints of §7 and the operator console's files (§8).
+ * Middleware decodes what HTTP adds (credentials, query options, the JSON
+ * body); each route hands the untrusted path and body to one use case, which
+ * decodes them with core's codecs.
  */
 export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs, consoleDirectory }: AppOptions): express.Express => {
   const app = express();
