@@ -27,9 +27,10 @@ const problem = (description: string) => ({
   description,
   content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
 });
-const text = (description: string, value: string) => ({
+/** A text/plain answer that is one of `values`. */
+const text = (description: string, values: readonly string[]) => ({
   description,
-  content: { "text/plain": { schema: { type: "string", const: value } } },
+  content: { "text/plain": { schema: { type: "string", enum: values } } },
 });
 
 /** Each Customer field's JSON Schema type, read off core's codec by what it accepts. */
@@ -150,12 +151,7 @@ export const openApiDocument = {
         ],
         requestBody: jsonBody("#/components/schemas/AddConnection"),
         responses: {
-          "200": {
-            description: "Added (or, with dryrun=true, would be added).",
-            content: {
-              "text/plain": { schema: { type: "string", enum: ["Connection successfully added", "Dry run successful"] } },
-            },
-          },
+          "200": text("Added (or, with dryrun=true, would be added).", ["Connection successfully added", "Dry run successful"]),
           ...commonErrors,
           ...writeErrors,
           "409": problem("A connection with this alias (in any case) already exists."),
@@ -188,10 +184,7 @@ export const openApiDocument = {
         ],
         requestBody: jsonBody("#/components/schemas/UpdateConnection"),
         responses: {
-          "200": {
-            description: "Updated (or, with dryrun=true, would be updated).",
-            content: { "text/plain": { schema: { type: "string", enum: ["Connection successfully updated", "Dry run successful"] } } },
-          },
+          "200": text("Updated (or, with dryrun=true, would be updated).", ["Connection successfully updated", "Dry run successful"]),
           ...commonErrors,
           ...writeErrors,
           "404": problem("No connection with this alias."),

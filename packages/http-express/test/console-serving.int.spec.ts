@@ -1,5 +1,16 @@
+import { get, type IncomingHttpHeaders } from "node:http";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { BASE, startHarness, VIEWER } from "./harness.js";
+
+const rawGet = (url: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> =>
+  new Promise((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+    }).on("error", reject);
+  });
 
 describe("the operator console's files and what it asks of the API (docs/interface.md §5, §8)", () => {
   it("serves the console without credentials under its own strict policy", async () => {
@@ -21,6 +32,31 @@ describe("the operator console's files and what it asks of the API (docs/interfa
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     }
+  });
+
+  it("sends the compressed twin of a file to a client that accepts it, and the file itself to one that does not", async () => {
+    await using h = await startHarness();
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await (await fetch(`${h.service.url}/console/`)).text())?.[1];
+    expect(script).toBeDefined();
+    const plain = await fetch(`${h.service.url}${script}`, { headers: { "accept-encoding": "identity" } });
+    const identity = Buffer.from(await plain.arrayBuffer());
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(plain.headers.get("vary")).toBe("Accept-Encoding");
+    for (const [encoding, decode] of [
+      ["br", brotliDecompressSync],
+      ["gzip", gunzipSync],
+    ] as const) {
+      // Undici decodes what it receives; node:http shows the bytes as sent.
+      const response = await rawGet(`${h.service.url}${script}`, { "accept-encoding": `${encoding}, identity;q=0.5` });
+      expect(response.headers["content-encoding"], encoding).toBe(encoding);
+      expect(response.headers["content-type"]).toMatch(/^(text|application)\/javascript/);
+      expect(response.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+      expect(response.body.length).toBeLessThan(identity.length / 2);
+      expect(decode(response.body).equals(identity)).toBe(true);
+    }
+    // A small file has no twin: as it is, whatever the client accepts.
+    const page = await rawGet(`${h.service.url}/console/`, { "accept-encoding": "br" });
+    expect([page.status, page.headers["content-encoding"]]).toEqual([200, undefined]);
   });
 
   it("sends /console to /console/, and a file it does not have to the 404 problem", async () => {

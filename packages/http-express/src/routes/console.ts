@@ -1,4 +1,5 @@
-import express, { Router } from "express";
+import { extname } from "node:path";
+import express, { Router, type RequestHandler } from "express";
 
 /** Where the browser console is served. */
 export const CONSOLE_PATH = "/console";
@@ -19,6 +20,39 @@ const CONSOLE_CSP = [
 // Vite names the files under assets/ by their content: they never change, so browsers may keep them.
 const IMMUTABLE = /[/\\]assets[/\\]/;
 
+const cacheControlOf = (path: string): string => (IMMUTABLE.test(path) ? "public, max-age=31536000, immutable" : "no-cache");
+
+// The files the console's build writes `.br` and `.gz` twins of (when above 1 KiB).
+const COMPRESSIBLE = /\.(js|css|json|svg|html)$/;
+
+/**
+ * A file's `.br` or `.gz` twin to a client that accepts it; anything else, a
+ * missing twin included, goes on to the files as they are. `root` keeps the
+ * path inside the directory.
+ */
+const precompressed =
+  (directory: string): RequestHandler =>
+  (req, res, next) => {
+    if (!COMPRESSIBLE.test(req.path)) {
+      next();
+      return;
+    }
+    res.setHeader("Vary", "Accept-Encoding");
+    const accepted = req.acceptsEncodings("br", "gzip", "identity");
+    if (accepted !== "br" && accepted !== "gzip") {
+      next();
+      return;
+    }
+    res.type(extname(req.path));
+    res.setHeader("Content-Encoding", accepted);
+    res.setHeader("Cache-Control", cacheControlOf(req.path));
+    res.sendFile(`.${req.path}.${accepted === "br" ? "br" : "gz"}`, { root: directory, cacheControl: false, dotfiles: "deny" }, (error) => {
+      if (error === undefined || res.headersSent) return;
+      res.removeHeader("Content-Encoding"); // no twin: the file as it is
+      next();
+    });
+  };
+
 /**
  * The operator console's files (the console package's build), without
  * credentials: the page signs in against the API itself. `/console`
@@ -32,11 +66,8 @@ export const consoleRoutes = (directory: string): Router => {
       res.setHeader("Content-Security-Policy", CONSOLE_CSP);
       next();
     },
-    express.static(directory, {
-      cacheControl: false,
-      fallthrough: true,
-      setHeaders: (res, path) => res.setHeader("Cache-Control", IMMUTABLE.test(path) ? "public, max-age=31536000, immutable" : "no-cache"),
-    }),
+    precompressed(directory),
+    express.static(directory, { cacheControl: false, setHeaders: (res, path) => res.setHeader("Cache-Control", cacheControlOf(path)) }),
   );
   return router;
 };
