@@ -152,6 +152,15 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await expect.poll(() => chosen.locator("h2").textContent()).not.toBe("No customer chosen");
     await screenshot(admin, "customers");
 
+    // The map's points with the keyboard: one stop, arrows west to east, Enter shows the point's customers.
+    const places = admin.getByRole("listbox", { name: "Places on the map" });
+    await places.focus();
+    await admin.keyboard.press("Home");
+    const westmost = await admin.locator("svg .places circle.active").getAttribute("aria-label");
+    await admin.keyboard.press("Enter");
+    const many = /^(\d+) customers, /.exec(westmost ?? "");
+    await expect.poll(() => chosen.locator("h2").textContent()).toBe(many === null ? westmost : `${many[1]} customers here`);
+
     // Sort by name, descending: the header says so, and the first row is the last name.
     const nameHeader = admin.getByRole("columnheader", { name: "Name" });
     await nameHeader.getByRole("button").click();

@@ -55,53 +55,99 @@ const loadWorld = (): Promise<World> =>
 
 const radius = (count: number): number => Math.min(14, 3 + Math.sqrt(count));
 
+const placeLabel = (place: Place): string =>
+  place.customers.length === 1 ? (place.customers[0]?.name ?? "") : `${place.customers.length} customers, ${place.customers[0]?.city ?? ""}`;
+
 /**
  * Where the customers are. Clicking a point shows its customers (the page
- * decides how); the table is the keyboard's way to the same customers.
+ * decides how). With the keyboard the points are one stop: arrows move from
+ * west to east and back, Home and End jump, Enter or Space shows the point.
  */
-export const WorldMap = ({ customers, selected, onPlace }: { readonly customers: readonly Customer[]; readonly selected: Customer | undefined; readonly onPlace: (place: Place) => void }) => {
-    const [drawn, setDrawn] = useState<World | undefined>(undefined);
-    useEffect(() => {
-      let current = true;
-      loadWorld().then((loaded) => current && setDrawn(loaded), () => undefined);
-      return () => {
-        current = false;
-      };
-    }, []);
-    const places = useMemo(() => placesOf(customers), [customers]);
-    const located = places.reduce((sum, place) => sum + place.customers.length, 0);
-    const selectedPoint = selected?.latitude != null && selected.longitude != null ? projection([selected.longitude, selected.latitude]) : null;
-    return (
-      <figure class="map">
-        <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={`World map: ${located} customers at ${places.length} places`}>
-          <path class="sphere" d={path({ type: "Sphere" }) ?? ""} />
-          {drawn === undefined ? null : (
-            <>
-              <path class="land" d={drawn.land} />
-              <path class="borders" d={drawn.borders} />
-            </>
-          )}
-          <g
-            class="places"
-            onClick={(event) => {
-              const index = (event.target as Element).getAttribute("data-place");
-              const place = index === null ? undefined : places[Number(index)];
-              if (place !== undefined) onPlace(place);
-            }}
-          >
-            {places.map((place, index) => (
-              <circle key={`${place.x},${place.y}`} data-place={index} cx={place.x} cy={place.y} r={radius(place.customers.length)}>
-                <title>
-                  {place.customers.length === 1 ? place.customers[0]?.name : `${place.customers.length} customers, ${place.customers[0]?.city ?? ""}`}
-                </title>
-              </circle>
-            ))}
-          </g>
-          {selectedPoint === null ? null : <circle class="selected" cx={selectedPoint[0]} cy={selectedPoint[1]} r={8} />}
-        </svg>
-        <figcaption>
-          {located} of {customers.length} customers have a location. Click a point to see its customers; with the keyboard, choose them in the table.
-        </figcaption>
-      </figure>
-    );
+export const WorldMap = ({
+  customers,
+  selected,
+  onPlace,
+}: {
+  readonly customers: readonly Customer[];
+  readonly selected: Customer | undefined;
+  readonly onPlace: (place: Place) => void;
+}) => {
+  const [drawn, setDrawn] = useState<World | undefined>(undefined);
+  useEffect(() => {
+    let current = true;
+    loadWorld().then((loaded) => current && setDrawn(loaded), () => undefined);
+    return () => {
+      current = false;
+    };
+  }, []);
+  const places = useMemo(() => placesOf(customers), [customers]);
+  // The keyboard's order: west to east (the drawing order is largest first).
+  const westToEast = useMemo(() => places.map((_, index) => index).sort((a, b) => (places[a]?.x ?? 0) - (places[b]?.x ?? 0)), [places]);
+  const [active, setActive] = useState(0); // a position in westToEast
+  useEffect(() => setActive(0), [places]);
+  const activePlace = westToEast[active];
+  const located = places.reduce((sum, place) => sum + place.customers.length, 0);
+  const selectedPoint = selected?.latitude != null && selected.longitude != null ? projection([selected.longitude, selected.latitude]) : null;
+
+  const onKeyDown = (event: KeyboardEvent): void => {
+    const last = westToEast.length - 1;
+    const moves: Record<string, number> = { ArrowRight: active + 1, ArrowDown: active + 1, ArrowLeft: active - 1, ArrowUp: active - 1, Home: 0, End: last };
+    const next = moves[event.key];
+    if (next !== undefined) {
+      event.preventDefault();
+      setActive(Math.min(last, Math.max(0, next)));
+    } else if ((event.key === "Enter" || event.key === " ") && activePlace !== undefined && places[activePlace] !== undefined) {
+      event.preventDefault();
+      onPlace(places[activePlace]);
+    }
   };
+
+  return (
+    <figure class="map">
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="group" aria-label={`World map: ${located} customers at ${places.length} places`}>
+        <path class="sphere" d={path({ type: "Sphere" }) ?? ""} />
+        {drawn === undefined ? null : (
+          <>
+            <path class="land" d={drawn.land} />
+            <path class="borders" d={drawn.borders} />
+          </>
+        )}
+        {/* `tabindex` in lower case: Preact sets an SVG element's props as attributes, and SVG's are case-sensitive. */}
+        <g
+          class="places"
+          role="listbox"
+          aria-label="Places on the map"
+          tabindex={places.length === 0 ? -1 : 0}
+          aria-activedescendant={activePlace === undefined ? undefined : `place-${activePlace}`}
+          onKeyDown={onKeyDown}
+          onClick={(event) => {
+            const index = (event.target as Element).getAttribute("data-place");
+            const place = index === null ? undefined : places[Number(index)];
+            if (place !== undefined) onPlace(place);
+          }}
+        >
+          {places.map((place, index) => (
+            <circle
+              key={`${place.x},${place.y}`}
+              id={`place-${index}`}
+              role="option"
+              aria-label={placeLabel(place)}
+              aria-selected={index === activePlace}
+              class={index === activePlace ? "active" : undefined}
+              data-place={index}
+              cx={place.x}
+              cy={place.y}
+              r={radius(place.customers.length)}
+            >
+              <title>{placeLabel(place)}</title>
+            </circle>
+          ))}
+        </g>
+        {selectedPoint === null ? null : <circle class="selected" cx={selectedPoint[0]} cy={selectedPoint[1]} r={8} />}
+      </svg>
+      <figcaption>
+        {located} of {customers.length} customers have a location. Click a point, or focus the map and use the arrow keys and Enter, to see its customers.
+      </figcaption>
+    </figure>
+  );
+};
