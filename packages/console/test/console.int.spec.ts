@@ -150,6 +150,14 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await points.last().click(); // drawn last: on top of any point it overlaps
     const chosen = admin.getByRole("region", { name: "Chosen customer" });
     await expect.poll(() => chosen.locator("h2").textContent()).not.toBe("No customer chosen");
+    // A point of several customers lists them; choosing one shows it, with its fields.
+    const listed = chosen.getByRole("button");
+    if ((await listed.count()) > 0) {
+      const name = await listed.first().textContent();
+      await listed.first().click();
+      await expect.poll(() => chosen.locator("h2").textContent()).toBe(name);
+    }
+    await chosen.locator("dt", { hasText: "latitude" }).waitFor();
     await screenshot(admin, "customers");
 
     // The map's points with the keyboard: one stop, arrows west to east, Enter shows the point's customers.
