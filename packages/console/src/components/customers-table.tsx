@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Customer } from "../api.js";
 import type { CustomerField, Sort } from "../customers-view.js";
+import { keyTarget } from "../list-keys.js";
 import { scrollToShow, visibleRows } from "../virtual-window.js";
 
 export const ROW_HEIGHT = 32;
@@ -14,15 +15,6 @@ const COLUMNS: readonly { readonly field: CustomerField; readonly label: string 
   { field: "bastionState", label: "Bastion state" },
   { field: "accountNumber", label: "Account" },
 ];
-
-const KEY_STEPS: Readonly<Record<string, (active: number, page: number, count: number) => number>> = {
-  ArrowDown: (active) => active + 1,
-  ArrowUp: (active) => active - 1,
-  PageDown: (active, page) => active + page,
-  PageUp: (active, page) => active - page,
-  Home: () => 0,
-  End: (_active, _page, count) => count - 1,
-};
 
 /**
  * The customers as an ARIA grid that renders only the rows in view (and a
@@ -65,16 +57,15 @@ export const CustomersTable = ({
   const moveTo = (index: number): void => {
     const element = body.current;
     if (element === null || rows.length === 0) return;
-    const next = Math.min(rows.length - 1, Math.max(0, index));
-    setActive(next);
-    element.scrollTop = scrollToShow(next, element.scrollTop, element.clientHeight, ROW_HEIGHT);
+    setActive(index);
+    element.scrollTop = scrollToShow(index, element.scrollTop, element.clientHeight, ROW_HEIGHT);
   };
   const onKeyDown = (event: KeyboardEvent): void => {
     if (event.target !== event.currentTarget) return; // keys on the header buttons are theirs
-    const step = KEY_STEPS[event.key];
-    if (step !== undefined) {
+    const target = keyTarget(event.key, active, rows.length, Math.max(1, Math.floor(viewportHeight / ROW_HEIGHT) - 1));
+    if (target !== undefined) {
       event.preventDefault();
-      moveTo(step(active, Math.max(1, Math.floor(viewportHeight / ROW_HEIGHT) - 1), rows.length));
+      moveTo(target);
     } else if ((event.key === "Enter" || event.key === " ") && rows[active] !== undefined) {
       event.preventDefault();
       onSelect(rows[active]);

@@ -5,6 +5,7 @@ import type { GeometryCollection, Topology } from "topojson-specification";
 // The map is a file of the console (world-atlas's 1:110m countries), fetched from the service: no tile server, no CDN.
 import countriesUrl from "world-atlas/countries-110m.json?url";
 import type { Customer } from "../api.js";
+import { keyTarget } from "../list-keys.js";
 
 const WIDTH = 960;
 const HEIGHT = 500;
@@ -90,12 +91,10 @@ export const WorldMap = ({
   const selectedPoint = selected?.latitude != null && selected.longitude != null ? projection([selected.longitude, selected.latitude]) : null;
 
   const onKeyDown = (event: KeyboardEvent): void => {
-    const last = westToEast.length - 1;
-    const moves: Record<string, number> = { ArrowRight: active + 1, ArrowDown: active + 1, ArrowLeft: active - 1, ArrowUp: active - 1, Home: 0, End: last };
-    const next = moves[event.key];
-    if (next !== undefined) {
+    const target = keyTarget(event.key, active, westToEast.length);
+    if (target !== undefined) {
       event.preventDefault();
-      setActive(Math.min(last, Math.max(0, next)));
+      setActive(target);
     } else if ((event.key === "Enter" || event.key === " ") && activePlace !== undefined && places[activePlace] !== undefined) {
       event.preventDefault();
       onPlace(places[activePlace]);
