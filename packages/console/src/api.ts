@@ -77,7 +77,7 @@ export class ApiError extends Error {
 const unexpected = (what: string): ApiError =>
   new ApiError({ title: "Unexpected answer", status: 0, detail: `The service's answer to ${what} does not have the expected form.` });
 
-export const decode = <A>(codec: t.Decoder<unknown, A>, value: unknown, what: string): A => {
+const decode = <A>(codec: t.Decoder<unknown, A>, value: unknown, what: string): A => {
   const decoded = codec.decode(value);
   if (isLeft(decoded)) throw unexpected(what);
   return decoded.right;

@@ -4,7 +4,7 @@ import type { CustomerField, Sort } from "../customers-view.js";
 import { keyTarget } from "../list-keys.js";
 import { scrollToShow, visibleRows } from "../virtual-window.js";
 
-export const ROW_HEIGHT = 32;
+const ROW_HEIGHT = 32;
 
 const COLUMNS: readonly { readonly field: CustomerField; readonly label: string }[] = [
   { field: "name", label: "Name" },

@@ -25,7 +25,7 @@ export interface Place {
   readonly customers: readonly Customer[];
 }
 
-export const placesOf = (customers: readonly Customer[]): readonly Place[] => {
+const placesOf = (customers: readonly Customer[]): readonly Place[] => {
   const places = new Map<string, { x: number; y: number; customers: Customer[] }>();
   for (const customer of customers) {
     if (customer.latitude === null || customer.longitude === null) continue;
