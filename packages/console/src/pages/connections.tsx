@@ -73,8 +73,8 @@ export const ConnectionsPage = () => {
                     <td>
                       <a href={href({ page: "connection", alias })}>{alias}</a>
                     </td>
-                    <td>{orchestratorUrl}</td>
-                    <td>
+                    <td data-label="Orchestrator URL">{orchestratorUrl}</td>
+                    <td data-label="Health">
                       <LastKnownHealth health={healthOf(loaded.value[1], alias)} />
                     </td>
                     {isAdmin(session) ? (
