@@ -145,6 +145,8 @@ describe("the console in Debian's chromium, against the service and the orchestr
     expect(await unlabelledControls(admin)).toEqual([]);
     await admin.getByRole("link", { name: "partner-lab", exact: true }).click();
     await admin.getByRole("region", { name: "Health" }).getByRole("cell", { name: "valid" }).first().waitFor();
+    await admin.getByTestId("valid").getByText("valid", { exact: true }).waitFor();
+    await admin.getByRole("region", { name: "Audit trail" }).getByText("add", { exact: true }).waitFor();
     await screenshot(admin, "connection");
   });
 

@@ -44,8 +44,12 @@ const loadWorld = (): Promise<World> =>
       borders: path(mesh(topology, topology.objects.countries, (a, b) => a !== b)) ?? "",
     })));
 
-/** A mark's radius in screen pixels: 4 for one customer, growing with the logarithm of their number. */
-const radius = (count: number): number => Math.min(16, 4 + 2.2 * Math.log(count));
+/**
+ * A mark's radius in screen pixels: 4 for one customer, growing with the
+ * logarithm of their number, up to 14 (10 on a map narrower than 500 px, a
+ * phone's, where neighbouring cities are closer).
+ */
+const radius = (count: number, mapWidth: number): number => Math.min(mapWidth < 500 ? 10 : 14, 4 + 1.5 * Math.log(count));
 
 /** The names of a place's cities, the most frequent first. */
 const citiesOf = (customers: readonly Customer[]): string[] => {
@@ -142,7 +146,7 @@ export const WorldMap = ({
           }}
         >
           {places.map((place, index) => {
-            const [label, r] = [placeLabel(place), radius(place.items.length) / scale];
+            const [label, r] = [placeLabel(place), radius(place.items.length, WIDTH * scale) / scale];
             return (
               <g key={`${place.x},${place.y}`}>
                 <circle
@@ -159,7 +163,7 @@ export const WorldMap = ({
                   <title>{label}</title>
                 </circle>
                 {place.items.length === 1 ? null : (
-                  <text aria-hidden="true" x={place.x} y={place.y} font-size={10 / scale}>
+                  <text aria-hidden="true" x={place.x} y={place.y} font-size={9 / scale}>
                     {place.items.length}
                   </text>
                 )}
