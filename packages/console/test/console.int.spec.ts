@@ -245,6 +245,9 @@ describe("the console in Debian's chromium, against the service and the orchestr
 
   it("fits a phone (390 × 844): nothing scrolls sideways, every action is on the screen, the map takes the width", { timeout: 60_000 }, async () => {
     const phone = await newPage({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    await phone.goto(`${service.url}/console/`);
+    await phone.getByRole("form", { name: "Sign in" }).waitFor();
+    expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
     await signIn(phone, service.url, ADMIN.user, ADMIN.password);
     await phone.getByRole("link", { name: "partner-lab", exact: true }).waitFor();
     expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
@@ -256,6 +259,10 @@ describe("the console in Debian's chromium, against the service and the orchestr
     // The actions answer a tap: Delete asks first (cancelled here), Edit opens the form.
     await phone.getByRole("button", { name: "Delete partner-lab" }).click();
     await phone.getByRole("dialog", { name: "Delete the connection?" }).getByRole("button", { name: "Cancel" }).click();
+    await phone.getByRole("link", { name: "Add connection" }).click();
+    await phone.getByRole("heading", { name: "Add a connection" }).waitFor();
+    expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
+    await phone.getByRole("link", { name: "Cancel" }).click();
     await phone.getByRole("link", { name: "Edit partner-lab" }).click();
     await phone.getByRole("heading", { name: "Edit partner-lab" }).waitFor();
     expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
