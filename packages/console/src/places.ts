@@ -1,3 +1,5 @@
+import type { Customer } from "./api.js";
+
 /** A point of the map (in the map's units) and what stands there. */
 export interface Located<A> {
   readonly x: number;
@@ -54,4 +56,26 @@ export const groupPlaces = <A>(points: readonly Located<A>[], cell: number): rea
     places.push({ x: mean((point) => point.x), y: mean((point) => point.y), items: members.map((point) => point.item) });
   }
   return places.sort((a, b) => b.items.length - a.items.length);
+};
+
+/** The names of the customers' cities, the most frequent first. */
+const citiesOf = (customers: readonly Customer[]): string[] => {
+  const counts = new Map<string, number>();
+  for (const { city } of customers) if (city !== "") counts.set(city, (counts.get(city) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([city]) => city);
+};
+
+/** A mark's name: "Acme Corp" (one customer), "14 customers in Seattle", "40 customers in London, Paris and 2 other places". */
+export const placeLabel = ({ items }: Place<Customer>): string => {
+  if (items.length === 1) return items[0]?.name ?? "";
+  const [first, second, ...others] = citiesOf(items);
+  const where =
+    first === undefined
+      ? "here"
+      : second === undefined
+        ? `in ${first}`
+        : others.length === 0
+          ? `in ${first} and ${second}`
+          : `in ${first}, ${second} and ${others.length} other ${others.length === 1 ? "place" : "places"}`;
+  return `${items.length} customers ${where}`;
 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { groupPlaces, type Located } from "../src/places.js";
+import { groupPlaces, placeLabel, type Located } from "../src/places.js";
+import { customer } from "./customer.js";
 
 const CELL = 4;
 const at = (x: number, y: number, item: string): Located<string> => ({ x, y, item });
@@ -38,5 +39,20 @@ describe("groupPlaces", () => {
 
   it("has nothing to draw without points", () => {
     expect(groupPlaces([], CELL)).toEqual([]);
+  });
+});
+
+describe("placeLabel", () => {
+  const place = (cities: readonly string[]) => ({ x: 0, y: 0, items: cities.map((city, index) => customer(index, { city })) });
+
+  it("names one customer by its name", () => {
+    expect(placeLabel({ x: 0, y: 0, items: [customer(7, { name: "Acme Corp", city: "Seattle" })] })).toBe("Acme Corp");
+  });
+
+  it("counts several and names their cities, the most frequent first", () => {
+    expect(placeLabel(place(Array.from({ length: 14 }, () => "Seattle")))).toBe("14 customers in Seattle");
+    expect(placeLabel(place(["Vancouver", "Seattle", "Seattle"]))).toBe("3 customers in Seattle and Vancouver");
+    expect(placeLabel(place(["Paris", "London", "London", "Amsterdam", "Dublin"]))).toBe("5 customers in London, Paris and 2 other places");
+    expect(placeLabel(place(["", ""]))).toBe("2 customers here");
   });
 });

@@ -6,7 +6,7 @@ import type { GeometryCollection, Topology } from "topojson-specification";
 import countriesUrl from "world-atlas/countries-110m.json?url";
 import type { Customer } from "../api.js";
 import { keyTarget } from "../list-keys.js";
-import { groupPlaces, type Located, type Place } from "../places.js";
+import { groupPlaces, placeLabel, type Located, type Place } from "../places.js";
 
 const WIDTH = 960;
 const HEIGHT = 500;
@@ -50,22 +50,6 @@ const loadWorld = (): Promise<World> =>
  * phone's, where neighbouring cities are closer).
  */
 const radius = (count: number, mapWidth: number): number => Math.min(mapWidth < 500 ? 10 : 14, 4 + 1.5 * Math.log(count));
-
-/** The names of a place's cities, the most frequent first. */
-const citiesOf = (customers: readonly Customer[]): string[] => {
-  const counts = new Map<string, number>();
-  for (const { city } of customers) if (city !== "") counts.set(city, (counts.get(city) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([city]) => city);
-};
-
-/** "Acme Corp", "14 customers in Seattle", "40 customers in London, Paris and 2 other places". */
-export const placeLabel = ({ items }: CustomerPlace): string => {
-  if (items.length === 1) return items[0]?.name ?? "";
-  const [first, second, ...others] = citiesOf(items);
-  const where =
-    first === undefined ? "here" : second === undefined ? `in ${first}` : others.length === 0 ? `in ${first} and ${second}` : `in ${first}, ${second} and ${others.length} other ${others.length === 1 ? "place" : "places"}`;
-  return `${items.length} customers ${where}`;
-};
 
 /**
  * Where the customers are: one mark per place (customers within a few screen
