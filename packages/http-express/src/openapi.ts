@@ -513,3 +513,12 @@ export const openApiDocument = {
     },
   },
 } as const;
+
+const API_TEMPLATES = Object.keys(openApiDocument.paths).map((template) => ({
+  template,
+  // The router is not strict, so a trailing slash reaches the same route.
+  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
+}));
+
+/** The documented path template (`/connections/{alias}`) that a path below `BASE_PATH` is served by, if any. */
+export const apiTemplateOf = (apiPath: string): string | undefined => API_TEMPLATES.find(({ pattern }) => pattern.test(apiPath))?.template;

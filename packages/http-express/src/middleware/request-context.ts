@@ -3,24 +3,19 @@ import type { Logger, Metrics } from "@sdwan-connections/composition";
 import type { Actor } from "@sdwan-connections/core";
 import type { RequestHandler } from "express";
 import type { AuthenticatedUser } from "../auth/authenticator.js";
-import { BASE_PATH } from "../openapi.js";
+import { apiTemplateOf, BASE_PATH } from "../openapi.js";
+import { CONSOLE_PATH } from "../routes/console.js";
+import { OPERATION_PATHS } from "../routes/operations.js";
 
-// The documented routes, for metric labels and logs: a pattern, never the alias itself.
-const ROUTES: readonly [RegExp, string][] = [
-  [/^\/rest\/plugin\/sdwan\/connections\/?$/, `${BASE_PATH}/connections`],
-  [/^\/rest\/plugin\/sdwan\/connections\/[^/]+\/?$/, `${BASE_PATH}/connections/{alias}`],
-  [/^\/rest\/plugin\/sdwan\/connections\/[^/]+\/key-check\/?$/, `${BASE_PATH}/connections/{alias}/key-check`],
-  [/^\/rest\/plugin\/sdwan\/audit\/?$/, `${BASE_PATH}/audit`],
-  [/^\/rest\/plugin\/sdwan\/health\/connections\/?$/, `${BASE_PATH}/health/connections`],
-  [/^\/rest\/plugin\/sdwan\/partner\/[^/]+\/customers\/?$/, `${BASE_PATH}/partner/{alias}/customers`],
-  [/^\/rest\/plugin\/sdwan\/openapi\.json$/, `${BASE_PATH}/openapi.json`],
-  [/^\/rest\/plugin\/sdwan\/me\/?$/, `${BASE_PATH}/me`],
-  [/^\/console(\/|$)/, "/console"],
-  [/^\/healthz$/, "/healthz"],
-  [/^\/readyz$/, "/readyz"],
-  [/^\/metrics$/, "/metrics"],
-];
-const routePattern = (path: string): string => ROUTES.find(([pattern]) => pattern.test(path))?.[1] ?? "unmatched";
+const OPERATIONS: readonly string[] = Object.values(OPERATION_PATHS);
+
+/** A request's route for metric labels and logs: the documented pattern (one route table: the OpenAPI document), never the alias itself. */
+export const routeLabel = (path: string): string => {
+  const template = path.startsWith(`${BASE_PATH}/`) ? apiTemplateOf(path.slice(BASE_PATH.length)) : undefined;
+  if (template !== undefined) return `${BASE_PATH}${template}`;
+  if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return CONSOLE_PATH;
+  return OPERATIONS.includes(path) ? path : "unmatched";
+};
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -52,7 +47,7 @@ export const requestContext =
     for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = routePattern(path);
+      const route = routeLabel(path);
       metrics.recordRequest(req.method, route, res.statusCode, seconds);
       // Never headers, query values or bodies: they may hold credentials or keys.
       logger.info(

@@ -2,7 +2,7 @@ import { extname } from "node:path";
 import express, { Router, type RequestHandler } from "express";
 
 /** Where the browser console is served. */
-const CONSOLE_PATH = "/console";
+export const CONSOLE_PATH = "/console";
 
 // The console's own policy: every script, style and file from the service itself; no inline script or
 // style attribute, no other origin, no framing. (The API's answers keep the stricter `default-src 'none'`.)

@@ -4,6 +4,9 @@ import { BASE_PATH, openApiDocument } from "../openapi.js";
 import { sendRepresentation } from "../representation.js";
 import { sendJson } from "../respond.js";
 
+/** The operations endpoints, served at the root beside the API (§7). */
+export const OPERATION_PATHS = { health: "/healthz", ready: "/readyz", metrics: "/metrics", openApi: `${BASE_PATH}/openapi.json` } as const;
+
 export interface OperationsOptions {
   readonly metrics: Metrics;
   /** Whether the store answers now. */
@@ -15,15 +18,15 @@ export interface OperationsOptions {
 /** docs/interface.md §7: health, readiness, metrics and the OpenAPI document; no credentials, nothing about connections. */
 export const operationsRoutes = ({ metrics, ready, draining }: OperationsOptions): Router => {
   const router = Router();
-  router.get("/healthz", (_req, res) => sendJson(res, 200, { status: "ok" }));
-  router.get("/readyz", async (_req, res) => {
+  router.get(OPERATION_PATHS.health, (_req, res) => sendJson(res, 200, { status: "ok" }));
+  router.get(OPERATION_PATHS.ready, async (_req, res) => {
     const ok = !draining() && (await ready().catch(() => false));
     sendJson(res, ok ? 200 : 503, { status: ok ? "ready" : "not ready" });
   });
-  router.get("/metrics", async (_req, res) => {
+  router.get(OPERATION_PATHS.metrics, async (_req, res) => {
     res.setHeader("Content-Type", metrics.registry.contentType);
     res.end(await metrics.registry.metrics());
   });
-  router.get(`${BASE_PATH}/openapi.json`, (req, res) => sendRepresentation(req, res, openApiDocument, () => JSON.stringify(openApiDocument), "public, max-age=300"));
+  router.get(OPERATION_PATHS.openApi, (req, res) => sendRepresentation(req, res, openApiDocument, () => JSON.stringify(openApiDocument), "public, max-age=300"));
   return router;
 };
