@@ -41,7 +41,8 @@ export interface ConnectionServiceOptions {
   /**
    * Health: where the states live (this process's memory unless given; every validation records its
    * outcome there, every delete removes the connection's) and, to check periodically, the interval;
-   * `onChange` hears each state change (audited as well), `onError` a state not read or written.
+   * `onChange` hears each state change a background check finds (audited as well), `onError` a state
+   * not read or written.
    */
   readonly health?: {
     readonly ledger?: HealthLedger;
@@ -75,11 +76,8 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
   const trail = createAuditTrail({ audit, ...(options.onAuditFailure === undefined ? {} : { onFailure: options.onAuditFailure }) });
   const health = options.health ?? {};
   const ledger = health.ledger ?? createInMemoryHealthLedger();
-  const onHealthChange = (change: HealthChange) => {
-    trail.healthChanged(change);
-    health.onChange?.(change);
-  };
-  const healthStates = createHealthStates({ ledger, onChange: onHealthChange, onError: health.onError });
+  // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
+  const healthStates = createHealthStates({ ledger, onError: health.onError });
   const monitor =
     health.intervalMs === undefined
       ? undefined
@@ -88,7 +86,10 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
           orchestrator,
           ledger,
           intervalMs: health.intervalMs,
-          onChange: onHealthChange,
+          onChange: (change) => {
+            trail.healthChanged(change);
+            health.onChange?.(change);
+          },
           ...(health.onRound === undefined ? {} : { onRound: health.onRound }),
           ...(health.onError === undefined ? {} : { onError: health.onError }),
         });

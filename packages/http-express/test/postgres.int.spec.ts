@@ -77,6 +77,43 @@ describe("SDWAN_STORAGE=postgres", () => {
     }
   });
 
+  it("two instances, background checks off: a validation on one is the last known health on both; a delete removes its row, and the alias added again starts unknown", async () => {
+    const orchestrator = testOrchestrator();
+    const a = await instance({}, orchestrator);
+    const b = await instance({}, orchestrator);
+    const [callA, callB] = [client(a.url), client(b.url)];
+    type Health = { intervalSeconds: number | null; connections: { alias: string; state: string; since: string | null; checks: { at: string; outcome: string; reason: string | null }[] }[] };
+    const healthOf = async (call: typeof callA, alias: string) =>
+      (await call("GET", `${BASE}/health/connections`)).json<Health>().connections.find((entry) => entry.alias.toLowerCase() === alias);
+    const rows = async () => {
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        return (await db.query<{ alias: string }>("select alias from connection_health where alias_key = 'checked'")).rows;
+      } finally {
+        await db.end();
+      }
+    };
+    try {
+      expect((await callA("POST", `${BASE}/connections`, { body: anAddBody({ alias: "Checked" }) })).status).toBe(200);
+      expect(await healthOf(callB, "checked")).toEqual({ alias: "Checked", state: "unknown", since: null, checks: [] });
+      orchestrator.setAccount(TEST_KEYS.partner, undefined); // the key is revoked
+      expect((await callA("GET", `${BASE}/connections/checked`)).json()).toMatchObject({ valid: false });
+      const known = await healthOf(callB, "checked");
+      expect(known).toMatchObject({ state: "invalid", checks: [{ outcome: "invalid", reason: expect.any(String) }] });
+      expect(known?.since).toBe(known?.checks[0]?.at);
+
+      expect((await callB("DELETE", `${BASE}/connections/CHECKED`)).status).toBe(204);
+      expect(await rows()).toEqual([]);
+      expect((await callA("POST", `${BASE}/connections?force=true`, { body: anAddBody({ alias: "checked" }) })).status).toBe(200);
+      for (const call of [callA, callB]) expect(await healthOf(call, "checked")).toEqual({ alias: "checked", state: "unknown", since: null, checks: [] });
+    } finally {
+      await callA("DELETE", `${BASE}/connections/checked`); // the next tests start from an empty table
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("instances share one count of failed logins (rate-limiter-flexible's PostgreSQL store)", async () => {
     const env = { SDWAN_LOGIN_MAX_FAILURES: "4", SDWAN_LOGIN_WINDOW_MS: "60000" };
     const a = await instance(env);
