@@ -22,6 +22,6 @@ export interface HealthLedger {
   record(alias: Alias, check: HealthCheck): TaskEither<DomainError, HealthState>;
   /** Removes the health of `alias` (any case), claims included, when its connection is deleted: an alias added again starts `unknown`. */
   forget(alias: Alias): TaskEither<DomainError, void>;
-  /** The health of every connection ever checked (any case of alias, as first recorded). */
+  /** The health of every connection checked and not forgotten since (any case of alias, as first recorded). */
   list(): TaskEither<DomainError, readonly ConnectionHealth[]>;
 }
