@@ -23,7 +23,8 @@ const HealthHistory = ({ session, alias }: { readonly session: Session; readonly
     <Section title="Health" loaded={loaded}>
       {(health) => {
         const mine = health.connections.find((connection) => connection.alias.toLowerCase() === alias.toLowerCase());
-        if (mine === undefined || mine.checks.length === 0) return <p>Not checked yet.</p>;
+        if (health.intervalSeconds === null) return <p>Background health checks are off.</p>;
+        if (mine === undefined) return <p>Not checked yet.</p>;
         return (
           <>
             <p>
@@ -173,8 +174,7 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
           </>
         )}
       </Section>
-      {/* Read once the validation above is answered: it is the newest check. */}
-      {loaded.state === "loading" ? null : <HealthHistory session={session} alias={alias} />}
+      <HealthHistory session={session} alias={alias} />
       {isAdmin(session) ? (
         <AuditTrail session={session} alias={alias} />
       ) : (

@@ -10,7 +10,7 @@ import * as t from "io-ts";
 
 const Connections = t.array(ConnectionSummary);
 
-/** Every connection, with its last known health state; adding, editing and deleting for admins. */
+/** Every connection, with its background health state; adding, editing and deleting for admins. */
 export const ConnectionsPage = () => {
   const session = useSession();
   const [loaded, reload] = useLoad(
@@ -51,7 +51,7 @@ export const ConnectionsPage = () => {
         <>
           <p class="note">
             {loaded.value[1].intervalSeconds === null
-              ? "Background health checks are off (SDWAN_HEALTH_INTERVAL_S): a state is the last validation's."
+              ? "Background health checks are off (SDWAN_HEALTH_INTERVAL_S); states stay unknown."
               : `Health is checked every ${loaded.value[1].intervalSeconds} s.`}
           </p>
           {loaded.value[0].length === 0 ? (
