@@ -13,6 +13,17 @@ export type Me = t.TypeOf<typeof Me>;
 export const ConnectionSummary = t.type({ alias: t.string, orchestratorUrl: t.string });
 export type ConnectionSummary = t.TypeOf<typeof ConnectionSummary>;
 
+/** A connection as stored (`?stored=true`): what the edit page needs, without asking the orchestrator. */
+export const ConnectionStored = t.type({
+  alias: t.string,
+  orchestratorUrl: t.string,
+  version: t.number,
+  apiKeySetAt: nullable(t.string),
+  apiKeyFingerprint: t.string,
+});
+export type ConnectionStored = t.TypeOf<typeof ConnectionStored>;
+
+/** A connection's verbose validation: the orchestrator asked now. */
 export const ConnectionDetail = t.intersection([
   t.type({ alias: t.string, orchestratorUrl: t.string, valid: t.boolean }),
   t.partial({
@@ -27,18 +38,19 @@ export type ConnectionDetail = t.TypeOf<typeof ConnectionDetail>;
 
 const HealthState = t.keyof({ valid: null, invalid: null, unreachable: null, unknown: null });
 export type HealthState = t.TypeOf<typeof HealthState>;
-export const Health = t.type({
-  intervalSeconds: nullable(t.number),
-  connections: t.array(
-    t.type({
-      alias: t.string,
-      state: HealthState,
-      since: nullable(t.string),
-      checks: t.array(t.type({ at: t.string, outcome: t.string, latencyMs: t.number, reason: nullable(t.string) })),
-    }),
-  ),
+const ConnectionHealth = t.type({
+  alias: t.string,
+  state: HealthState,
+  since: nullable(t.string),
+  checks: t.array(t.type({ at: t.string, outcome: t.string, latencyMs: t.number, reason: nullable(t.string) })),
 });
+export type ConnectionHealth = t.TypeOf<typeof ConnectionHealth>;
+export const Health = t.type({ intervalSeconds: nullable(t.number), connections: t.array(ConnectionHealth) });
 export type Health = t.TypeOf<typeof Health>;
+
+/** The health of `alias` (aliases match whatever their case), if the service knows it. */
+export const healthOf = (health: Health, alias: string): ConnectionHealth | undefined =>
+  health.connections.find((connection) => connection.alias.toLowerCase() === alias.toLowerCase());
 
 export const AuditPage = t.type({
   entries: t.array(

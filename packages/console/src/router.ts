@@ -10,11 +10,21 @@ export type Route =
 
 const CONNECTION = /^#\/connections\/([^/]+)(?:\/(edit|customers))?$/;
 
+/** The percent-decoded text, or undefined for a malformed escape (`%E0%A4%A`), which decodeURIComponent throws on. */
+const decoded = (text: string): string | undefined => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The page a fragment names; anything else (an unknown path, a malformed escape) is the connections page. */
 export const parseRoute = (hash: string): Route => {
   if (hash === "#/add") return { page: "add" };
   const match = CONNECTION.exec(hash);
-  if (match?.[1] === undefined) return { page: "connections" };
-  const alias = decodeURIComponent(match[1]);
+  const alias = match?.[1] === undefined ? undefined : decoded(match[1]);
+  if (match === null || alias === undefined) return { page: "connections" };
   return match[2] === "edit" ? { page: "edit", alias } : match[2] === "customers" ? { page: "customers", alias } : { page: "connection", alias };
 };
 

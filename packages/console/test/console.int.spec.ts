@@ -6,12 +6,22 @@ import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simu
 import bcrypt from "bcryptjs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, screenshot, signIn, unlabelledControls } from "./browser.js";
+import { launchChromium, screenshots, signIn, unlabelledControls } from "./browser.js";
 
 const ADMIN = { user: "admin", password: "console-admin-password" };
 const VIEWER = { user: "viewer", password: "console-viewer-password" };
 const CUSTOMERS = 10_000;
 const PARTNER_KEY = "generated-partner-key-1";
+const PHONE = { width: 390, height: 844 };
+
+/** How far the page reaches past the window's right edge (0 when nothing scrolls sideways). */
+const sidewaysOverflow = (page: Page): Promise<number> => page.evaluate(() => document.scrollingElement!.scrollWidth - innerWidth);
+
+/** Whether the element is wholly inside the window's width. */
+const withinWidth = async (page: Page, selector: Parameters<Page["locator"]>[0]): Promise<boolean> => {
+  const box = await page.locator(selector).boundingBox();
+  return box !== null && box.x >= 0 && box.x + box.width <= (page.viewportSize()?.width ?? 0);
+};
 
 describe("the console in Debian's chromium, against the service and the orchestrator simulator", () => {
   let dir: string;
@@ -19,12 +29,13 @@ describe("the console in Debian's chromium, against the service and the orchestr
   let service: ServiceProcess;
   let browser: Browser;
   let admin: Page;
+  let screenshot: Awaited<ReturnType<typeof screenshots>>;
   /** Every URL a page asked for, and every error it logged (CSP violations included). */
   const requested: string[] = [];
   const pageErrors: string[] = [];
 
-  const newPage = async (): Promise<Page> => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  const newPage = async (options: Parameters<Browser["newContext"]>[0] = { viewport: { width: 1280, height: 900 } }): Promise<Page> => {
+    const page = await (await browser.newContext(options)).newPage();
     page.on("request", (request) => requested.push(request.url()));
     page.on("console", (message) => message.type() === "error" && pageErrors.push(message.text()));
     page.on("pageerror", (error) => pageErrors.push(error.message));
@@ -45,6 +56,7 @@ describe("the console in Debian's chromium, against the service and the orchestr
       SDWAN_HEALTH_INTERVAL_S: "5",
     });
     browser = await launchChromium();
+    screenshot = await screenshots(join(dir, "screenshots"));
     admin = await newPage();
   });
 
@@ -127,10 +139,14 @@ describe("the console in Debian's chromium, against the service and the orchestr
         { timeout: 20_000, interval: 1_000 },
       )
       .toBe(1);
+    // The last known state says when it was checked.
+    expect(await admin.getByRole("row", { name: /partner-lab/ }).locator("time").getAttribute("datetime")).toMatch(/^\d{4}-\d\d-\d\dT/);
     await screenshot(admin, "connections");
     expect(await unlabelledControls(admin)).toEqual([]);
     await admin.getByRole("link", { name: "partner-lab", exact: true }).click();
     await admin.getByRole("region", { name: "Health" }).getByRole("cell", { name: "valid" }).first().waitFor();
+    await admin.getByTestId("valid").getByText("valid", { exact: true }).waitFor();
+    await admin.getByRole("region", { name: "Audit trail" }).getByText("add", { exact: true }).waitFor();
     await screenshot(admin, "connection");
   });
 
@@ -165,9 +181,11 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await places.focus();
     await admin.keyboard.press("Home");
     const westmost = await admin.locator("svg .places circle.active").getAttribute("aria-label");
+    await admin.keyboard.press("ArrowRight");
+    await admin.keyboard.press("ArrowLeft");
+    expect(await admin.locator("svg .places circle.active").getAttribute("aria-label")).toBe(westmost);
     await admin.keyboard.press("Enter");
-    const many = /^(\d+) customers, /.exec(westmost ?? "");
-    await expect.poll(() => chosen.locator("h2").textContent()).toBe(many === null ? westmost : `${many[1]} customers here`);
+    await expect.poll(() => chosen.locator("h2").textContent()).toBe(westmost); // a customer's name, or "14 customers in Seattle"
 
     // Sort by name, descending: the header says so, and the first row is the last name.
     const nameHeader = admin.getByRole("columnheader", { name: "Name" });
@@ -190,6 +208,81 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await expect.poll(() => lastRow.getAttribute("aria-selected")).toBe("true"); // once the scroll has rendered it
     expect(await chosen.locator("h2").textContent()).toBe(await lastRow.locator("[role=gridcell]").first().textContent());
     expect(await unlabelledControls(admin)).toEqual([]);
+
+    // A filter that matches nothing says so, and forgets the chosen customer.
+    await admin.getByLabel("Filter customers").fill("no-such-customer");
+    await admin.getByRole("status").getByText(`No customer matches “no-such-customer” (of ${CUSTOMERS})`).waitFor();
+    await expect.poll(() => chosen.locator("h2").textContent()).toBe("No customer chosen");
+    expect(await chosen.locator("dl").count()).toBe(0);
+    expect(await points.count()).toBe(0);
+    await admin.getByLabel("Filter customers").fill("");
+  });
+
+  it("draws one mark per place: a click on a grouped mark lists every one of its customers", { timeout: 60_000 }, async () => {
+    await admin.getByText(`${CUSTOMERS} customers`, { exact: true }).waitFor();
+    const marks = await admin.evaluate(() =>
+      [...document.querySelectorAll<SVGCircleElement>("svg .places circle")].map((circle) => {
+        const box = circle.getBoundingClientRect();
+        const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+        return { id: circle.id, label: circle.getAttribute("aria-label") ?? "", x, y, onTop: document.elementFromPoint(x, y) === circle };
+      }),
+    );
+    const countOf = (label: string): number => Number(/^(\d+) customers /.exec(label)?.[1] ?? 1);
+    // Every located customer is in one mark, and no two marks are within 4 px of each other.
+    const located = /^World map: (\d+) customers at (\d+) places$/.exec((await admin.locator("figure.map svg").getAttribute("aria-label")) ?? "");
+    expect(Number(located?.[1])).toBeGreaterThan(CUSTOMERS / 2);
+    expect(Number(located?.[2])).toBe(marks.length);
+    expect(marks.reduce((sum, mark) => sum + countOf(mark.label), 0)).toBe(Number(located?.[1]));
+    for (const [index, a] of marks.entries()) for (const b of marks.slice(index + 1)) expect(Math.hypot(a.x - b.x, a.y - b.y)).toBeGreaterThan(4);
+
+    const largest = marks.filter((mark) => mark.onTop).sort((a, b) => countOf(b.label) - countOf(a.label))[0]!;
+    expect(largest.label).toMatch(/^\d+ customers in /);
+    await admin.locator(`#${largest.id}`).click();
+    const chosen = admin.getByRole("region", { name: "Chosen customer" });
+    await expect.poll(() => chosen.locator("h2").textContent()).toBe(largest.label);
+    expect(await chosen.getByRole("listitem").count()).toBe(countOf(largest.label));
+  });
+
+  it("fits a phone (390 × 844): nothing scrolls sideways, every action is on the screen, the map takes the width", { timeout: 60_000 }, async () => {
+    const phone = await newPage({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    await phone.goto(`${service.url}/console/`);
+    await phone.getByRole("form", { name: "Sign in" }).waitFor();
+    expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
+    await signIn(phone, service.url, ADMIN.user, ADMIN.password);
+    await phone.getByRole("link", { name: "partner-lab", exact: true }).waitFor();
+    expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
+    expect(await withinWidth(phone, "role=link[name='Edit partner-lab']")).toBe(true);
+    expect(await withinWidth(phone, "role=button[name='Delete partner-lab']")).toBe(true);
+    expect(await withinWidth(phone, "role=link[name='partner-lab']")).toBe(true);
+    expect(await unlabelledControls(phone)).toEqual([]);
+    await screenshot(phone, "phone-connections");
+    // The actions answer a tap: Delete asks first (cancelled here), Edit opens the form.
+    await phone.getByRole("button", { name: "Delete partner-lab" }).click();
+    await phone.getByRole("dialog", { name: "Delete the connection?" }).getByRole("button", { name: "Cancel" }).click();
+    await phone.getByRole("link", { name: "Add connection" }).click();
+    await phone.getByRole("heading", { name: "Add a connection" }).waitFor();
+    expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
+    await phone.getByRole("link", { name: "Cancel" }).click();
+    await phone.getByRole("link", { name: "Edit partner-lab" }).click();
+    await phone.getByRole("heading", { name: "Edit partner-lab" }).waitFor();
+    expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
+
+    await phone.getByRole("link", { name: "Cancel" }).click();
+    await phone.getByTestId("valid").getByText("valid", { exact: true }).waitFor();
+    await phone.getByRole("region", { name: "Audit trail" }).getByText("add", { exact: true }).waitFor();
+    expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
+
+    await phone.getByRole("link", { name: "Customers" }).click();
+    await phone.getByText(`${CUSTOMERS} customers`, { exact: true }).waitFor({ timeout: 20_000 });
+    await phone.locator("svg path.land").waitFor();
+    expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
+    // The map spans the screen but for the page's and the figure's padding (about 50 px).
+    const map = await phone.locator("figure.map svg").boundingBox();
+    expect(map!.width).toBeGreaterThan(PHONE.width - 60);
+    expect(map!.x + map!.width).toBeLessThanOrEqual(PHONE.width);
+    expect(await unlabelledControls(phone)).toEqual([]);
+    await screenshot(phone, "phone-customers");
+    await phone.context().close();
   });
 
   it("edits with a dry run first: the URL is filled in, the key never; saving sends If-Match", async () => {
@@ -229,6 +322,12 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await admin.getByRole("dialog", { name: "Delete the connection?" }).getByRole("button", { name: "Delete" }).click();
     await admin.getByRole("heading", { name: "Connections" }).waitFor();
     expect((await service.call("GET", "/rest/plugin/sdwan/connections/wrong-key")).status).toBe(404);
+  });
+
+  it("shows the connections page for a fragment it cannot read (a malformed %-escape)", async () => {
+    await admin.evaluate(() => (location.hash = "#/connections/%E0%A4%A/edit"));
+    await admin.getByRole("heading", { name: "Connections" }).waitFor();
+    await admin.getByRole("link", { name: "partner-lab", exact: true }).waitFor();
   });
 
   it("shows a viewer no control that writes", async () => {

@@ -1,32 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Customer } from "../src/api.js";
 import { filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "../src/customers-view.js";
+import { customer } from "./customer.js";
 
 const viewCustomers = (customers: Parameters<typeof filterCustomers>[0], filter: string, sort: Sort | undefined) => sortCustomers(filterCustomers(customers, filter), sort);
-
-const customer = (id: number, fields: Partial<Customer> = {}): Customer => ({
-  enterpriseId: `e${id}`,
-  id,
-  networkId: null,
-  gatewayPoolId: null,
-  bastionState: "UNCONFIGURED",
-  alertsEnabled: null,
-  operatorAlertsEnabled: null,
-  name: `Customer ${id}`,
-  domain: "",
-  accountNumber: "",
-  description: "",
-  address: "",
-  city: "",
-  state: "",
-  zip: "",
-  country: "",
-  latitude: null,
-  longitude: null,
-  timezone: "",
-  locale: "",
-  ...fields,
-});
 
 const ids = (rows: readonly Customer[]): number[] => rows.map((row) => row.id);
 

@@ -14,7 +14,11 @@ describe("routes", () => {
     for (const route of routes) expect(parseRoute(href(route))).toEqual(route);
   });
 
-  it("send anything else to the connections", () => {
-    for (const hash of ["", "#", "#/nowhere", "#/connections/", "#/connections/a/b/c"]) expect(parseRoute(hash)).toEqual({ page: "connections" });
+  it("read an escaped alias", () => {
+    expect(parseRoute("#/connections/caf%C3%A9/edit")).toEqual({ page: "edit", alias: "café" });
+  });
+
+  it("send anything else (malformed escapes included) to the connections", () => {
+    for (const hash of ["", "#", "#/nowhere", "#/connections/", "#/connections/a/b/c", "#/connections/%E0%A4%A", "#/connections/%/edit", "#/connections/50%25%zz/customers"]) expect(parseRoute(hash)).toEqual({ page: "connections" });
   });
 });

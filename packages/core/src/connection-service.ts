@@ -18,6 +18,7 @@ import { addConnection, type AddConnectionOptions } from "./use-cases/add-connec
 import { checkApiKey } from "./use-cases/check-api-key.js";
 import { applyPlan, planConfiguration, type Plan } from "./use-cases/configuration.js";
 import { deleteConnection, type DeleteConnectionOptions } from "./use-cases/delete-connection.js";
+import { describeConnection } from "./use-cases/describe-connection.js";
 import { listConnections } from "./use-cases/list-connections.js";
 import { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
 import { rotateMasterKey } from "./use-cases/rotate-master-key.js";
@@ -110,6 +111,8 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     addConnection: addConnectionAudited,
     updateConnection: updateConnectionAudited,
     validateConnection: validateConnection({ repository, orchestrator, fingerprints, recordHealth: healthStates.record }),
+    /** One connection as stored (version, key date, key fingerprint), without asking the orchestrator. */
+    describeConnection: describeConnection({ repository, fingerprints }),
     checkApiKey: checkApiKey({ repository, fingerprints }),
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, customersCache }),

@@ -73,3 +73,4 @@ export { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
 export { rotateMasterKey } from "./use-cases/rotate-master-key.js";
 export { updateConnection, type UpdateConnectionOptions, type UpdateConnectionOutcome } from "./use-cases/update-connection.js";
 export { validateConnection, validationAnswer, type ValidationResult } from "./use-cases/validate-connection.js";
+export { describeConnection, detailsAnswer, type ConnectionDetails } from "./use-cases/describe-connection.js";

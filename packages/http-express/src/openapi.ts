@@ -109,6 +109,21 @@ const flag = (name: string, description: string) => ({
   description: `${description} \`true\` or \`false\` (any case); any other value or an unknown option is 400.`,
   schema: { type: "string", enum: ["true", "false"], default: "false" },
 });
+/** What a store holds of a connection beside its alias and URL (never the key). */
+const storedProperties = {
+  version: { type: "integer", minimum: 1, description: "1 when added, +1 with every change (the ETag's value)." },
+  apiKeySetAt: {
+    type: ["string", "null"],
+    format: "date-time",
+    description: "When the stored key was set (UTC); null for a key stored before keys were dated.",
+  },
+  apiKeyFingerprint: {
+    type: "string",
+    pattern: "^[A-Za-z0-9_-]{43}$",
+    description:
+      "HMAC-SHA-256 of the stored key under a key derived from the master key (base64url). The same key gives the same fingerprint in every instance of a deployment; it cannot be reversed or computed without the master key. It changes when the master key does.",
+  },
+};
 const jsonBody = (ref: string) => ({
   required: true,
   content: { "application/json": { schema: { $ref: ref } } },
@@ -162,13 +177,21 @@ export const openApiDocument = {
       parameters: [aliasParameter],
       get: {
         operationId: "validateConnection",
-        summary: "Validate a connection: ask its orchestrator, now, whether the stored key is accepted.",
-        parameters: [flag("verbose", "Add `type` (when valid) or `reason` (when not), the connection's `version` and `apiKeySetAt`.")],
+        summary: "Validate a connection: ask its orchestrator, now, whether the stored key is accepted (or, with stored=true, show it as stored).",
+        parameters: [
+          flag("verbose", "Add `type` (when valid) or `reason` (when not), the connection's `version` and `apiKeySetAt`."),
+          flag(
+            "stored",
+            "Answer the connection as stored (`version`, `apiKeySetAt`, `apiKeyFingerprint`) without asking the orchestrator: no `valid`, no orchestrator call (an addition to the original).",
+          ),
+        ],
         responses: {
           "200": {
-            description: "The validation's result; an orchestrator that refuses or cannot be reached gives valid=false.",
+            description: "The validation's result; an orchestrator that refuses or cannot be reached gives valid=false. With stored=true, the stored connection.",
             headers: versioned.etag,
-            content: { "application/json": { schema: { $ref: "#/components/schemas/Validation" } } },
+            content: {
+              "application/json": { schema: { oneOf: [{ $ref: "#/components/schemas/Validation" }, { $ref: "#/components/schemas/StoredConnection" }] } },
+            },
           },
           ...commonErrors,
           "404": problem("No connection with this alias."),
@@ -436,26 +459,27 @@ export const openApiDocument = {
       },
       Validation: {
         type: "object",
+        description: "`type` or `reason`, `version`, `apiKeySetAt` and `apiKeyFingerprint` only with verbose=true.",
         required: ["alias", "orchestratorUrl", "valid"],
         additionalProperties: false,
         properties: {
           alias: { $ref: "#/components/schemas/Alias" },
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           valid: { type: "boolean" },
-          type: { type: "string", enum: ["partner", "customer"], description: "With verbose=true, when valid." },
-          reason: { type: "string", description: "With verbose=true, when not valid." },
-          version: { type: "integer", minimum: 1, description: "With verbose=true: 1 when added, +1 with every change (the ETag's value)." },
-          apiKeySetAt: {
-            type: ["string", "null"],
-            format: "date-time",
-            description: "With verbose=true: when the stored key was set (UTC); null for a key stored before keys were dated.",
-          },
-          apiKeyFingerprint: {
-            type: "string",
-            pattern: "^[A-Za-z0-9_-]{43}$",
-            description:
-              "With verbose=true: HMAC-SHA-256 of the stored key under a key derived from the master key (base64url). The same key gives the same fingerprint in every instance of a deployment; it cannot be reversed or computed without the master key. It changes when the master key does.",
-          },
+          type: { type: "string", enum: ["partner", "customer"], description: "When valid." },
+          reason: { type: "string", description: "When not valid." },
+          ...storedProperties,
+        },
+      },
+      StoredConnection: {
+        type: "object",
+        description: "A connection as stored (GET with stored=true): no verdict on its key.",
+        required: ["alias", "orchestratorUrl", "version", "apiKeySetAt", "apiKeyFingerprint"],
+        additionalProperties: false,
+        properties: {
+          alias: { $ref: "#/components/schemas/Alias" },
+          orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
+          ...storedProperties,
         },
       },
       Customer: {

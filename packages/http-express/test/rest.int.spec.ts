@@ -169,6 +169,25 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
     expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch('"2"'))).status).toBe(404);
   });
 
+  it("GET ?stored=true answers the connection as stored with its ETag, without asking the orchestrator", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const identifications = orchestrator.calls.identify;
+    const reply = await h.call("GET", `${CONNECTIONS}/LAB?stored=true`);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get("etag")).toBe('"1"');
+    expect(reply.json()).toEqual({
+      alias: "Lab",
+      orchestratorUrl: "https://orchestrator.example.net/",
+      version: 1,
+      apiKeySetAt: expect.stringMatching(/Z$/),
+      apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
+    });
+    expect(orchestrator.calls.identify).toBe(identifications);
+    expect(reply.text).not.toContain(TEST_KEYS.partner);
+    expect((await h.call("GET", `${CONNECTIONS}/ghost?stored=true`)).status).toBe(404);
+    expect((await h.call("GET", `${CONNECTIONS}/lab?stored=maybe`)).status).toBe(400);
+  });
+
   it("without If-Match, or with *, writes as before; a malformed If-Match is 400 and is not echoed", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://a.example.net" } })).status).toBe(200);

@@ -1,5 +1,5 @@
 import { useRef, useState } from "preact/hooks";
-import { aliasPath, call, ConnectionDetail, getJson, type Problem } from "../api.js";
+import { aliasPath, call, ConnectionStored, getJson, type Problem } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { fieldMessage, ProblemMessage } from "../components/problem.js";
 import { href, navigate } from "../router.js";
@@ -43,7 +43,9 @@ const Field = ({
 };
 
 /**
- * Add (no `alias`) or edit a connection. The apiKey field is write-only: it
+ * Add (no `alias`) or edit a connection. Editing reads the connection as
+ * stored (its URL, and its version for `If-Match`) without asking the
+ * orchestrator. The apiKey field is write-only: it
  * is never filled in, its value is read from the form only when sent, and
  * the form forgets it right after (a refusal asks for it again).
  */
@@ -51,7 +53,7 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
   const session = useSession();
   const editing = alias !== undefined;
   const [current] = useLoad(
-    () => (alias === undefined ? Promise.resolve(undefined) : getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail)),
+    () => (alias === undefined ? Promise.resolve(undefined) : getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored)),
     [alias, session],
   );
   const form = useRef<HTMLFormElement>(null);
@@ -78,7 +80,7 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
               ...(current.state === "ready" && current.value?.orchestratorUrl === orchestratorUrl ? {} : { orchestratorUrl }),
               ...(apiKey === "" ? {} : { apiKey }),
             },
-            headers: current.state === "ready" && current.value?.version !== undefined ? { "if-match": `"${current.value.version}"` } : {},
+            headers: current.state === "ready" && current.value !== undefined ? { "if-match": `"${current.value.version}"` } : {},
           });
     setBusy(true);
     setNotice(undefined);

@@ -1,8 +1,8 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { aliasPath, AuditPage, call, ConnectionDetail, getJson, Health, type Problem } from "../api.js";
+import { aliasPath, AuditPage, call, ConnectionDetail, ConnectionStored, getJson, Health, healthOf, type Problem } from "../api.js";
 import { DeleteDialog } from "../components/delete-dialog.js";
-import { HealthBadge } from "../components/health-badge.js";
+import { LastKnownHealth, Time } from "../components/health-badge.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href, navigate } from "../router.js";
 import { isAdmin, useSession, type Session } from "../session.js";
@@ -17,40 +17,53 @@ const Section = <A,>({ title, loaded, children }: { readonly title: string; read
   </section>
 );
 
-const HealthHistory = ({ session, alias }: { readonly session: Session; readonly alias: string }) => {
-  const [loaded] = useLoad(() => getJson(session.authorization, "/health/connections", Health), [session, alias]);
+/** The last known state and the last checks; read again once `validated` (the page's own validation, which records its outcome). */
+const HealthHistory = ({ session, alias, validated }: { readonly session: Session; readonly alias: string; readonly validated: boolean }) => {
+  const [loaded] = useLoad(() => getJson(session.authorization, "/health/connections", Health), [session, alias, validated]);
   return (
     <Section title="Health" loaded={loaded}>
       {(health) => {
-        const mine = health.connections.find((connection) => connection.alias.toLowerCase() === alias.toLowerCase());
-        if (health.intervalSeconds === null) return <p>Background health checks are off.</p>;
-        if (mine === undefined) return <p>Not checked yet.</p>;
+        const mine = healthOf(health, alias);
         return (
           <>
             <p>
-              <HealthBadge state={mine.state} /> {mine.since === null ? "" : `since ${mine.since}`}
+              <LastKnownHealth health={mine} />
+              {mine?.since == null ? null : (
+                <span class="when">
+                  , in this state since <Time at={mine.since} />
+                </span>
+              )}
             </p>
-            <table>
-              <caption class="visually-hidden">Last health checks, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">At</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Latency (ms)</th>
-                  <th scope="col">Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                {mine.checks.map((check) => (
-                  <tr key={check.at}>
-                    <td>{check.at}</td>
-                    <td>{check.outcome}</td>
-                    <td class="number">{check.latencyMs}</td>
-                    <td>{check.reason ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <p class="note">
+              {health.intervalSeconds === null
+                ? "Background health checks are off: the state is the outcome of the last validation."
+                : `Checked in the background every ${health.intervalSeconds} s, and by every validation.`}
+            </p>
+            {mine === undefined || mine.checks.length === 0 ? null : (
+              <div class="scrolls">
+                <table>
+                  <caption class="visually-hidden">Last health checks, newest first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">At</th>
+                      <th scope="col">Outcome</th>
+                      <th scope="col">Latency (ms)</th>
+                      <th scope="col">Reason</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {mine.checks.map((check) => (
+                      <tr key={check.at}>
+                        <td>{check.at}</td>
+                        <td>{check.outcome}</td>
+                        <td class="number">{check.latencyMs}</td>
+                        <td>{check.reason ?? ""}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
           </>
         );
       }}
@@ -69,50 +82,57 @@ const AuditTrail = ({ session, alias }: { readonly session: Session; readonly al
         entries.length === 0 ? (
           <p>No entries.</p>
         ) : (
-          <table>
-            <caption class="visually-hidden">The connection's last {AUDIT_ENTRIES} audit entries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">At</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Fields</th>
-                <th scope="col">Validation</th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td>{entry.at}</td>
-                  <td>{entry.actor}</td>
-                  <td>
-                    {entry.action}
-                    {entry.forced ? " (forced)" : ""}
-                  </td>
-                  <td>{entry.fields.join(", ")}</td>
-                  <td>{entry.validation}</td>
-                  <td>{entry.outcome === "failed" ? `failed: ${entry.failure ?? ""}` : (entry.detail ?? entry.outcome)}</td>
+          <div class="scrolls">
+            <table>
+              <caption class="visually-hidden">The connection's last {AUDIT_ENTRIES} audit entries, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">At</th>
+                  <th scope="col">Actor</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Fields</th>
+                  <th scope="col">Validation</th>
+                  <th scope="col">Outcome</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {entries.map((entry) => (
+                  <tr key={entry.id}>
+                    <td>{entry.at}</td>
+                    <td>{entry.actor}</td>
+                    <td>
+                      {entry.action}
+                      {entry.forced ? " (forced)" : ""}
+                    </td>
+                    <td>{entry.fields.join(", ")}</td>
+                    <td>{entry.validation}</td>
+                    <td>{entry.outcome === "failed" ? `failed: ${entry.failure ?? ""}` : (entry.detail ?? entry.outcome)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )
       }
     </Section>
   );
 };
 
-/** One connection: its validation now (verbose), its key's fingerprint and age, its health history and audit trail. */
+/**
+ * One connection: first as stored (URL, version, key date and fingerprint:
+ * no orchestrator call, so at once), then its validation now (verbose), its
+ * health and its audit trail.
+ */
 export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
   const session = useSession();
-  const [loaded] = useLoad(() => getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail), [session, alias]);
+  const [stored] = useLoad(() => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored), [session, alias]);
+  const [validation] = useLoad(() => getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail), [session, alias]);
   const [deleting, setDeleting] = useState(false);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
 
-  const remove = (version: number | undefined): void => {
+  const remove = (version: number): void => {
     setDeleting(false);
-    call(session.authorization, "DELETE", aliasPath(alias), { headers: version === undefined ? {} : { "if-match": `"${version}"` } }).then(
+    call(session.authorization, "DELETE", aliasPath(alias), { headers: { "if-match": `"${version}"` } }).then(
       () => navigate({ page: "connections" }),
       (error: unknown) => setProblem(problemOf(error)),
     );
@@ -122,12 +142,39 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
     <>
       <h1 tabIndex={-1}>{alias}</h1>
       {problem === undefined ? null : <ProblemMessage problem={problem} />}
-      <Section title="Validation" loaded={loaded}>
+      <Section title="Stored" loaded={stored}>
         {(connection) => (
           <>
             <dl class="facts">
               <dt>Orchestrator URL</dt>
               <dd>{connection.orchestratorUrl}</dd>
+              <dt>Version</dt>
+              <dd>{connection.version}</dd>
+              <dt>Key set at</dt>
+              <dd>{connection.apiKeySetAt ?? "before keys were dated"}</dd>
+              <dt>Key fingerprint</dt>
+              <dd>
+                <code>{connection.apiKeyFingerprint}</code>
+              </dd>
+            </dl>
+            {isAdmin(session) ? (
+              <div class="actions">
+                <a class="button" href={href({ page: "edit", alias })}>
+                  Edit
+                </a>
+                <button type="button" class="danger" onClick={() => setDeleting(true)}>
+                  Delete
+                </button>
+              </div>
+            ) : null}
+            <DeleteDialog alias={deleting ? alias : undefined} onCancel={() => setDeleting(false)} onConfirm={() => remove(connection.version)} />
+          </>
+        )}
+      </Section>
+      <Section title="Validation" loaded={validation}>
+        {(connection) => (
+          <>
+            <dl class="facts">
               <dt>Valid</dt>
               <dd data-testid="valid">
                 <span class={`badge ${connection.valid ? "valid" : "invalid"}`}>{connection.valid ? "valid" : "not valid"}</span>
@@ -144,37 +191,18 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
                   <dd>{connection.reason}</dd>
                 </>
               )}
-              <dt>Version</dt>
-              <dd>{connection.version ?? "—"}</dd>
-              <dt>Key set at</dt>
-              <dd>{connection.apiKeySetAt ?? "before keys were dated"}</dd>
-              <dt>Key fingerprint</dt>
-              <dd>
-                <code>{connection.apiKeyFingerprint ?? "—"}</code>
-              </dd>
             </dl>
-            <div class="actions">
-              {connection.type === "partner" ? (
+            {connection.type === "partner" ? (
+              <div class="actions">
                 <a class="button primary" href={href({ page: "customers", alias })}>
                   Customers
                 </a>
-              ) : null}
-              {isAdmin(session) ? (
-                <>
-                  <a class="button" href={href({ page: "edit", alias })}>
-                    Edit
-                  </a>
-                  <button type="button" class="danger" onClick={() => setDeleting(true)}>
-                    Delete
-                  </button>
-                </>
-              ) : null}
-            </div>
-            <DeleteDialog alias={deleting ? alias : undefined} onCancel={() => setDeleting(false)} onConfirm={() => remove(connection.version)} />
+              </div>
+            ) : null}
           </>
         )}
       </Section>
-      <HealthHistory session={session} alias={alias} />
+      <HealthHistory session={session} alias={alias} validated={validation.state !== "loading"} />
       {isAdmin(session) ? (
         <AuditTrail session={session} alias={alias} />
       ) : (

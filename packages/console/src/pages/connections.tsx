@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import { aliasPath, call, ConnectionSummary, getJson, Health, type Problem } from "../api.js";
+import { aliasPath, call, ConnectionSummary, getJson, Health, healthOf, type Problem } from "../api.js";
 import { DeleteDialog } from "../components/delete-dialog.js";
-import { HealthBadge } from "../components/health-badge.js";
+import { LastKnownHealth } from "../components/health-badge.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href } from "../router.js";
 import { isAdmin, useSession } from "../session.js";
@@ -10,7 +10,7 @@ import * as t from "io-ts";
 
 const Connections = t.array(ConnectionSummary);
 
-/** Every connection, with its background health state; adding, editing and deleting for admins. */
+/** Every connection, with its last known health state (and when it was checked); adding, editing and deleting for admins. */
 export const ConnectionsPage = () => {
   const session = useSession();
   const [loaded, reload] = useLoad(
@@ -51,7 +51,7 @@ export const ConnectionsPage = () => {
         <>
           <p class="note">
             {loaded.value[1].intervalSeconds === null
-              ? "Background health checks are off (SDWAN_HEALTH_INTERVAL_S); states stay unknown."
+              ? "Background health checks are off (SDWAN_HEALTH_INTERVAL_S): a state is the outcome of the connection's last validation, unknown until one."
               : `Health is checked every ${loaded.value[1].intervalSeconds} s.`}
           </p>
           {loaded.value[0].length === 0 ? (
@@ -73,9 +73,9 @@ export const ConnectionsPage = () => {
                     <td>
                       <a href={href({ page: "connection", alias })}>{alias}</a>
                     </td>
-                    <td>{orchestratorUrl}</td>
-                    <td>
-                      <HealthBadge state={loaded.value[1].connections.find((health) => health.alias === alias)?.state} />
+                    <td data-label="Orchestrator URL">{orchestratorUrl}</td>
+                    <td data-label="Health">
+                      <LastKnownHealth health={healthOf(loaded.value[1], alias)} />
                     </td>
                     {isAdmin(session) ? (
                       <td class="actions">

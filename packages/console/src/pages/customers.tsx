@@ -1,18 +1,16 @@
 import * as t from "io-ts";
-import { useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { Customer, getJson } from "../api.js";
 import { CustomersTable } from "../components/customers-table.js";
 import { ProblemMessage } from "../components/problem.js";
-import { WorldMap, type Place } from "../components/world-map.js";
+import { WorldMap, type CustomerPlace } from "../components/world-map.js";
 import { filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "../customers-view.js";
+import { placeLabel } from "../places.js";
 import { href } from "../router.js";
 import { useSession } from "../session.js";
 import { useLoad } from "../use-load.js";
 
 const Customers = t.array(Customer);
-
-/** How many customers of one map point are listed to choose from. */
-const PLACE_LIST_LIMIT = 100;
 
 const CustomerFacts = ({ customer }: { readonly customer: Customer }) => (
   <dl class="facts">
@@ -31,11 +29,16 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
   // The map gets the filtered list, not the sorted one: a new order moves no point, so it does not redraw.
   const rows = useMemo(() => sortCustomers(filtered, sort), [filtered, sort]);
   const [selected, setSelected] = useState<Customer | undefined>(undefined);
-  const [place, setPlace] = useState<Place | undefined>(undefined);
+  const [place, setPlace] = useState<CustomerPlace | undefined>(undefined);
+  // A new filter forgets a chosen place (its marks are drawn anew) and a chosen customer it hides: no stale panel.
+  useEffect(() => {
+    setPlace(undefined);
+    setSelected((current) => (current !== undefined && filtered.includes(current) ? current : undefined));
+  }, [filtered]);
 
-  const choosePlace = (chosen: Place): void => {
-    setPlace(chosen.customers.length > 1 ? chosen : undefined);
-    setSelected(chosen.customers.length === 1 ? chosen.customers[0] : undefined);
+  const choosePlace = (chosen: CustomerPlace): void => {
+    setPlace(chosen.items.length > 1 ? chosen : undefined);
+    setSelected(chosen.items.length === 1 ? chosen.items[0] : undefined);
   };
 
   return (
@@ -55,11 +58,11 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
         <div class="customers">
           <WorldMap customers={filtered} selected={selected} onPlace={choosePlace} />
           <section class="chosen" aria-label="Chosen customer" aria-live="polite">
-            <h2>{selected?.name ?? (place === undefined ? "No customer chosen" : `${place.customers.length} customers here`)}</h2>
+            <h2>{selected?.name ?? (place === undefined ? "No customer chosen" : placeLabel(place))}</h2>
             {selected !== undefined ? <CustomerFacts customer={selected} /> : null}
             {selected === undefined && place !== undefined ? (
               <ul class="place-list">
-                {place.customers.slice(0, PLACE_LIST_LIMIT).map((customer) => (
+                {place.items.map((customer) => (
                   <li key={customer.id}>
                     <button type="button" class="link" onClick={() => setSelected(customer)}>
                       {customer.name}
@@ -68,14 +71,18 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
                 ))}
               </ul>
             ) : null}
-            {selected === undefined && place === undefined ? <p>Click a point on the map, or a row of the table.</p> : null}
+            {selected === undefined && place === undefined ? <p>Click a mark on the map, or a row of the table.</p> : null}
           </section>
           <div class="table-area">
             <div class="toolbar">
               <label for="customer-filter">Filter customers</label>
               <input id="customer-filter" type="search" value={filter} onInput={(event) => setFilter(event.currentTarget.value)} placeholder="name, city, country…" />
               <span role="status">
-                {rows.length === indexed.length ? `${indexed.length} customers` : `${rows.length} of ${indexed.length} customers`}
+                {rows.length === indexed.length
+                  ? `${indexed.length} customers`
+                  : rows.length === 0
+                    ? `No customer matches “${filter.trim()}” (of ${indexed.length})`
+                    : `${rows.length} of ${indexed.length} customers`}
               </span>
             </div>
             <CustomersTable rows={rows} sort={sort} onSort={(field) => setSort(nextSort(sort, field))} selected={selected} onSelect={setSelected} />

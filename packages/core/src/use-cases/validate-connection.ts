@@ -2,7 +2,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as T from "fp-ts/lib/Task.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec, type Alias } from "../domain/codecs.js";
-import type { ConnectionKind, ConnectionSummary, StoredConnection } from "../domain/connection.js";
+import type { ConnectionKind } from "../domain/connection.js";
 import { decodeInput } from "../domain/decode.js";
 import type { DomainError } from "../domain/errors.js";
 import type { HealthCheck } from "../domain/health.js";
@@ -10,10 +10,10 @@ import { identifyAsCheck } from "../health-states.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
+import { detailsAnswer, detailsOf, type ConnectionDetails } from "./describe-connection.js";
 
 /** A validation's result: `type` when the key was accepted, `reason` when not; the stored version, key date and key fingerprint. */
-export type ValidationResult = ConnectionSummary &
-  Pick<StoredConnection, "version" | "apiKeySetAt"> & { readonly apiKeyFingerprint: string } &
+export type ValidationResult = ConnectionDetails &
   ({ readonly valid: true; readonly type: ConnectionKind } | { readonly valid: false; readonly reason: string });
 
 /**
@@ -23,13 +23,7 @@ export type ValidationResult = ConnectionSummary &
 export const validationAnswer = (result: ValidationResult, verbose: boolean) => {
   const base = { alias: result.alias, orchestratorUrl: result.orchestratorUrl, valid: result.valid };
   if (!verbose) return base;
-  return {
-    ...base,
-    ...(result.valid ? { type: result.type } : { reason: result.reason }),
-    version: result.version,
-    apiKeySetAt: result.apiKeySetAt?.toISOString() ?? null,
-    apiKeyFingerprint: result.apiKeyFingerprint,
-  };
+  return { ...base, ...(result.valid ? { type: result.type } : { reason: result.reason }), ...detailsAnswer(result) };
 };
 
 /**
@@ -52,13 +46,7 @@ export const validateConnection =
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap(deps.repository.get),
       TE.flatMap((connection) => {
-        const summary = {
-          alias: connection.alias,
-          orchestratorUrl: connection.orchestratorUrl,
-          version: connection.version,
-          apiKeySetAt: connection.apiKeySetAt,
-          apiKeyFingerprint: deps.fingerprints.fingerprint(connection.apiKey),
-        };
+        const summary = detailsOf(deps.fingerprints)(connection);
         return pipe(
           identifyAsCheck(deps.orchestrator, connection),
           T.tap(({ check }) => deps.recordHealth(connection.alias, check)),

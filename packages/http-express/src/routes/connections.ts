@@ -1,4 +1,4 @@
-import { validationAnswer, type ConnectionService, type ExpectedVersions } from "@sdwan-connections/core";
+import { detailsAnswer, validationAnswer, type ConnectionService, type ExpectedVersions } from "@sdwan-connections/core";
 import { Router, type Request, type Response } from "express";
 import * as E from "fp-ts/lib/Either.js";
 import type { LoginThrottle } from "../auth/throttle.js";
@@ -53,12 +53,19 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
   router
     .route("/connections/:alias")
     .get(
-      withFlags(["verbose"], (req, res, { verbose }) =>
-        respond(res, service.validateConnection(req.params["alias"] as string), (result) => {
-          res.setHeader("ETag", connectionTag(result.version));
-          sendJson(res, 200, validationAnswer(result, verbose));
-        }),
-      ),
+      // As the original, a validation; with the opt-in stored=true, what is stored, without asking the orchestrator.
+      withFlags(["stored", "verbose"], (req, res, { stored, verbose }) => {
+        const alias = req.params["alias"] as string;
+        return stored
+          ? respond(res, service.describeConnection(alias), (details) => {
+              res.setHeader("ETag", connectionTag(details.version));
+              sendJson(res, 200, detailsAnswer(details));
+            })
+          : respond(res, service.validateConnection(alias), (result) => {
+              res.setHeader("ETag", connectionTag(result.version));
+              sendJson(res, 200, validationAnswer(result, verbose));
+            });
+      }),
     )
     .put(
       jsonBody,

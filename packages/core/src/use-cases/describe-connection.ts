@@ -1,0 +1,39 @@
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { AliasCodec } from "../domain/codecs.js";
+import type { ConnectionSummary, StoredConnection } from "../domain/connection.js";
+import { decodeInput } from "../domain/decode.js";
+import type { DomainError } from "../domain/errors.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { KeyFingerprints } from "../ports/key-fingerprints.js";
+
+/** What a store holds of one connection, shown without the key: its version, when the key was set and the key's fingerprint. */
+export type ConnectionDetails = ConnectionSummary & Pick<StoredConnection, "version" | "apiKeySetAt"> & { readonly apiKeyFingerprint: string };
+
+export const detailsOf =
+  (fingerprints: KeyFingerprints) =>
+  (connection: StoredConnection): ConnectionDetails => ({
+    alias: connection.alias,
+    orchestratorUrl: connection.orchestratorUrl,
+    version: connection.version,
+    apiKeySetAt: connection.apiKeySetAt,
+    apiKeyFingerprint: fingerprints.fingerprint(connection.apiKey),
+  });
+
+/** The details as the interface answers them (docs/interface.md §2): the key's date in ISO 8601 UTC, or null. */
+export const detailsAnswer = (details: ConnectionDetails) => ({
+  alias: details.alias,
+  orchestratorUrl: details.orchestratorUrl,
+  version: details.version,
+  apiKeySetAt: details.apiKeySetAt?.toISOString() ?? null,
+  apiKeyFingerprint: details.apiKeyFingerprint,
+});
+
+/**
+ * One connection as stored, without asking the orchestrator: for a client that needs its version (an edit
+ * form, `If-Match`) or its key's fingerprint, not a verdict on the key.
+ */
+export const describeConnection =
+  (deps: { readonly repository: ConnectionRepository; readonly fingerprints: KeyFingerprints }) =>
+  (rawAlias: string): TE.TaskEither<DomainError, ConnectionDetails> =>
+    pipe(TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)), TE.flatMap(deps.repository.get), TE.map(detailsOf(deps.fingerprints)));
