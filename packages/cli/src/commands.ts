@@ -277,11 +277,11 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "health",
-    summary: "each connection's background health: state, since when, the last check",
+    summary: "each connection's last known health: state, since when, the last check",
     args: [],
     options: JSON_OPTION,
     notes:
-      "The REST service checks when SDWAN_HEALTH_INTERVAL_S is set. With PostgreSQL every instance shares the states; the embedded store keeps them in the service's memory, so there ask GET /rest/plugin/sdwan/health/connections.",
+      "Every validation records its outcome; the REST service also checks in the background when SDWAN_HEALTH_INTERVAL_S is set. With PostgreSQL every instance and the CLI share the states; the embedded store keeps them in the service's memory, so there ask GET /rest/plugin/sdwan/health/connections.",
     run: ({ service, asJson }) =>
       TE.map((connections: readonly ConnectionHealth[]) =>
         asJson

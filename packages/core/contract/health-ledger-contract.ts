@@ -54,5 +54,18 @@ export const describeHealthLedgerContract = (name: string, options: HealthLedger
       expect(kept?.checks).toHaveLength(HEALTH_HISTORY);
       expect(kept?.since).toEqual(broken.at);
     });
+  
+    it("forgets a connection's health and claims in any case of its alias, so the alias starts unknown again", async () => {
+      const [one, two] = [await options.make(), await options.make()];
+      await run(one.record(alias("Lab"), aCheck("invalid", 20)));
+      await run(one.record(alias("kept"), aCheck("valid", 20)));
+      expect(await run(one.claim(alias("lab"), 100))).toBe(true);
+      await run(two.forget(alias("LAB")));
+      expect((await run(one.list())).map((health) => health.alias)).toEqual(["kept"]);
+      expect(await run(one.claim(alias("lab"), 100))).toBe(true);
+      expect(await run(two.record(alias("lab"), aCheck("valid", 10)))).toBe("unknown");
+      expect(await run(one.list())).toContainEqual(expect.objectContaining({ alias: "lab", state: "valid", checks: [expect.objectContaining({ outcome: "valid" })] }));
+      await run(one.forget(alias("never-checked")));
+    });
   });
 };

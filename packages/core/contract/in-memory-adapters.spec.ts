@@ -1,4 +1,5 @@
-import { ApiKey, createProcessKeyFingerprints, hmacFingerprints, type OrchestratorUrl } from "../src/index.js";
+import { ApiKey, createInProcessConnectionChanges, createProcessKeyFingerprints, hmacFingerprints, type OrchestratorUrl } from "../src/index.js";
+import { describeConnectionChangesContract } from "./connection-changes-contract.js";
 import { aCustomer } from "../testing/builders.js";
 import { describeConnectionRepositoryContract } from "./connection-repository-contract.js";
 import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "../testing/in-memory-connection-repository.js";
@@ -59,3 +60,7 @@ describeHealthLedgerContract("InMemoryHealthLedger", {
     healthLedger = undefined;
   },
 });
+
+// One process: every "instance" is the same emitter.
+const processChanges = createInProcessConnectionChanges();
+describeConnectionChangesContract("InProcessConnectionChanges", { make: async () => processChanges });

@@ -1,13 +1,14 @@
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
 import { createAuditTrail } from "./audit-trail.js";
 import { createHealthMonitor, type HealthChange } from "./health-monitor.js";
+import { createHealthStates } from "./health-states.js";
 import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
 import type { HealthLedger } from "./ports/health-ledger.js";
 import { listConnectionsHealth } from "./use-cases/list-connections-health.js";
 import type { Actor } from "./domain/audit.js";
 import { createInMemoryAuditLog } from "./memory-audit-log.js";
 import type { AuditLog } from "./ports/audit-log.js";
-import { createInProcessConnectionChanges, type ConnectionChanges } from "./ports/connection-changes.js";
+import { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChanges } from "./ports/connection-changes.js";
 import { systemClock, type Clock } from "./ports/clock.js";
 import type { DomainError } from "./domain/errors.js";
 import type { ConnectionRepository } from "./ports/connection-repository.js";
@@ -39,8 +40,10 @@ export interface ConnectionServiceOptions {
   /** Told when an audit entry could not be recorded (the write itself stands). */
   readonly onAuditFailure?: (error: DomainError) => void;
   /**
-   * Background health: where the states live (this process's memory unless given) and, to check
-   * periodically, the interval; `onChange` hears each state change (audited as well).
+   * Health: where the states live (this process's memory unless given; every validation records its
+   * outcome there, every delete removes the connection's) and, to check periodically, the interval;
+   * `onChange` hears each state change a background check finds (audited as well), `onError` a state
+   * not read or written.
    */
   readonly health?: {
     readonly ledger?: HealthLedger;
@@ -69,11 +72,13 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     clock: options.clock ?? systemClock,
     ...(options.onCustomersCacheLookup === undefined ? {} : { onLookup: options.onCustomersCacheLookup }),
   });
-  const unsubscribe = changes.subscribe(customersCache.drop);
+  const unsubscribe = changes.subscribe((notice) => (notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice)));
   const audit = options.audit ?? createInMemoryAuditLog();
   const trail = createAuditTrail({ audit, ...(options.onAuditFailure === undefined ? {} : { onFailure: options.onAuditFailure }) });
   const health = options.health ?? {};
   const ledger = health.ledger ?? createInMemoryHealthLedger();
+  // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
+  const healthStates = createHealthStates({ ledger, onError: health.onError });
   const monitor =
     health.intervalMs === undefined
       ? undefined
@@ -91,7 +96,7 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
         });
   const add = addConnection({ repository, orchestrator });
   const update = updateConnection({ repository, orchestrator, changes });
-  const remove = deleteConnection({ repository, changes });
+  const remove = deleteConnection({ repository, changes, forgetHealth: healthStates.forget });
   const rotate = rotateMasterKey({ repository });
   type By = { readonly by?: Actor };
   const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) => trail.audited(options.by, trail.ofAdd(body, options), add(body, options));
@@ -105,7 +110,7 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     /** Every write below is audited as done by `by` (anonymous when not given), failed ones included. */
     addConnection: addConnectionAudited,
     updateConnection: updateConnectionAudited,
-    validateConnection: validateConnection({ repository, orchestrator, fingerprints }),
+    validateConnection: validateConnection({ repository, orchestrator, fingerprints, recordHealth: healthStates.record }),
     /** One connection as stored (version, key date, key fingerprint), without asking the orchestrator. */
     describeConnection: describeConnection({ repository, fingerprints }),
     checkApiKey: checkApiKey({ repository, fingerprints }),
@@ -123,7 +128,7 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
         remove: (alias) => deleteConnectionAudited(alias, by),
       })(plan, options);
     },
-    /** Every connection's background health (`unknown` until checked). */
+    /** Every connection's health: the last background check's or validation's outcome (`unknown` until one). */
     connectionsHealth: listConnectionsHealth({ repository, ledger }),
     /** The periodic checks, when an interval was given: started by whoever runs the service. */
     healthMonitor: monitor,

@@ -20,6 +20,8 @@ export interface CustomersCache {
   get(alias: string, load: TaskEither<DomainError, Customers>): TaskEither<DomainError, Customers>;
   /** Forgets `alias`, including a load in flight: its answer may be about the old key. */
   drop(alias: string): void;
+  /** Forgets every alias, loads in flight included (after changes may have been missed). */
+  clear(): void;
 }
 
 export interface CustomersCacheOptions {
@@ -66,6 +68,10 @@ export const createCustomersCache = ({ ttlMs, clock, onLookup }: CustomersCacheO
       const key = aliasKey(alias);
       fresh.delete(key);
       inFlight.delete(key);
+    },
+    clear: () => {
+      fresh.clear();
+      inFlight.clear();
     },
   };
 };

@@ -1,20 +1,13 @@
-import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
 import { aliasKey } from "./domain/codecs.js";
 import type { ConnectionSummary } from "./domain/connection.js";
 import type { DomainError } from "./domain/errors.js";
-import { healthOutcomeOf, type HealthCheck, type HealthState } from "./domain/health.js";
+import { createHealthStates, identifyAsCheck, type HealthChange } from "./health-states.js";
 import type { ConnectionRepository } from "./ports/connection-repository.js";
 import type { HealthLedger } from "./ports/health-ledger.js";
 import type { Orchestrator } from "./ports/orchestrator.js";
 
-/** A connection whose state a check changed. */
-export interface HealthChange {
-  readonly alias: string;
-  readonly from: HealthState;
-  readonly to: HealthState;
-  readonly check: HealthCheck;
-}
+export type { HealthChange } from "./health-states.js";
 
 export interface HealthMonitorOptions {
   readonly repository: ConnectionRepository;
@@ -38,6 +31,7 @@ export interface HealthMonitorOptions {
  * connections at once, and never one that is still being checked.
  */
 export const createHealthMonitor = ({ repository, orchestrator, ledger, intervalMs, concurrency = 4, onChange, onRound, onError }: HealthMonitorOptions) => {
+  const states = createHealthStates({ ledger, onChange, onError });
   const checking = new Set<string>();
   // At most `concurrency` checks at once in this instance, whatever rounds overlap.
   let active = 0;
@@ -66,18 +60,8 @@ export const createHealthMonitor = ({ repository, orchestrator, ledger, interval
       if (!claimed.right) return;
       const stored = await repository.get(alias)();
       if (E.isLeft(stored)) return stored.left._tag === "NotFound" ? undefined : onError?.(stored.left);
-      const started = performance.now();
-      const identified = await orchestrator.identify(stored.right)();
-      const failure = E.isLeft(identified) ? identified.left : undefined;
-      const done: HealthCheck = {
-        at: new Date(),
-        outcome: healthOutcomeOf(failure),
-        latencyMs: Math.round(performance.now() - started),
-        reason: failure?.reason ?? null,
-      };
-      const previous = await ledger.record(stored.right.alias, done)();
-      if (E.isLeft(previous)) return onError?.(previous.left);
-      if (previous.right !== done.outcome) onChange?.({ alias: stored.right.alias, from: previous.right, to: done.outcome, check: done });
+      const { check: done } = await identifyAsCheck(orchestrator, stored.right)();
+      await states.record(stored.right.alias, done)();
     } finally {
       checking.delete(key);
     }

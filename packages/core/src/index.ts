@@ -56,7 +56,7 @@ export { checkApiKey } from "./use-cases/check-api-key.js";
 export { applyPlan, planConfiguration, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
 export type { Clock } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
-export { createInProcessConnectionChanges, type ConnectionChanges } from "./ports/connection-changes.js";
+export { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";
 export type { ConnectionRepository, KeyRotationReport } from "./ports/connection-repository.js";
 export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
 export { createCustomersCache, type CacheOutcome, type CustomersCache } from "./customers-cache.js";

@@ -26,6 +26,11 @@ export const createInMemoryHealthLedger = (): HealthLedger => {
       });
       return E.right(previous);
     },
+    forget: (alias) => async () => {
+      health.delete(aliasKey(alias));
+      claimedWindow.delete(aliasKey(alias));
+      return E.right(undefined);
+    },
     list: () => async () => E.right([...health.values()]),
   };
 };

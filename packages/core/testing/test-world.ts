@@ -23,7 +23,7 @@ export const createManualClock = (start = 1_700_000_000_000): Clock & { advance(
  * A connection service over the in-memory adapters, with an orchestrator that
  * knows one partner key (with two customers) and one customer key.
  */
-export const createTestWorld = (options: Partial<Pick<ConnectionServiceOptions, "customersCacheTtlMs">> = {}) => {
+export const createTestWorld = (options: Partial<Pick<ConnectionServiceOptions, "customersCacheTtlMs" | "changes">> = {}) => {
   const partnerCustomers: readonly Customer[] = [
     aCustomer({ id: 1, name: "ACME_HQ", enterpriseId: "0b5f7a4e-1111-4c1e-9a57-0a1b2c3d4e5f" }),
     aCustomer({ id: 2, name: "ACME_BRANCH", enterpriseId: "0b5f7a4e-2222-4c1e-9a57-0a1b2c3d4e5f", latitude: null }),

@@ -289,7 +289,7 @@ export const openApiDocument = {
       get: {
         operationId: "listConnectionsHealth",
         summary:
-          "Every connection's background health: its state (valid, invalid, unreachable, unknown until checked), since when, and its last checks, newest first. Checks run every SDWAN_HEALTH_INTERVAL_S seconds (off by default).",
+          "Every connection's last known health: its state (valid, invalid, unreachable, unknown until checked), since when, and its last checks, newest first. Every validation (GET /connections/{alias}) is a check; background checks run every SDWAN_HEALTH_INTERVAL_S seconds (off by default). A deleted connection's health goes with it.",
         responses: {
           "200": {
             description: "The interval (null when the checks are off) and one entry per connection, sorted by alias.",

@@ -90,6 +90,39 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
     expect(logs.text()).not.toContain(CUSTOMER_KEY);
   });
 
+  it("with background checks off, keeps each validation as the connection's last known health; a delete removes it", async () => {
+    const service = await start();
+    const call = client(service.url);
+    type Health = { intervalSeconds: number | null; connections: { alias: string; state: string; since: string | null; checks: { at: string; outcome: string; reason: string | null }[] }[] };
+    const health = async () => (await call("GET", `${BASE}/health/connections`)).json<Health>();
+    try {
+      expect((await call("POST", CONNECTIONS, { body: { alias: "checked", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } })).status).toBe(200);
+      expect((await call("POST", `${CONNECTIONS}?force=true`, { body: { alias: "refused", orchestratorUrl: simulator.url, apiKey: "not-a-key-999" } })).status).toBe(200);
+      expect((await health()).connections.filter(({ alias }) => ["checked", "refused"].includes(alias))).toMatchObject([
+        { state: "unknown", since: null },
+        { state: "unknown", since: null },
+      ]);
+
+      const before = Date.now();
+      expect((await call("GET", `${CONNECTIONS}/checked`)).json()).toMatchObject({ valid: true });
+      expect((await call("GET", `${CONNECTIONS}/REFUSED`)).json()).toMatchObject({ valid: false });
+      const after = await health();
+      expect(after.intervalSeconds).toBeNull();
+      const [checked, refused] = ["checked", "refused"].map((name) => after.connections.find(({ alias }) => alias === name));
+      expect(checked).toMatchObject({ state: "valid", checks: [{ outcome: "valid", reason: null }] });
+      expect(Date.parse(checked?.since ?? "")).toBeGreaterThanOrEqual(before - 1);
+      expect(checked?.checks[0]?.at).toBe(checked?.since);
+      expect(refused).toMatchObject({ state: "invalid", checks: [{ outcome: "invalid", reason: expect.any(String) }] });
+
+      expect((await call("DELETE", `${CONNECTIONS}/refused`)).status).toBe(204);
+      expect((await call("POST", `${CONNECTIONS}?force=true`, { body: { alias: "Refused", orchestratorUrl: simulator.url, apiKey: "not-a-key-999" } })).status).toBe(200);
+      expect((await health()).connections.find(({ alias }) => alias === "Refused")).toEqual({ alias: "Refused", state: "unknown", since: null, checks: [] });
+    } finally {
+      for (const alias of ["checked", "refused"]) await call("DELETE", `${CONNECTIONS}/${alias}`);
+      await service.close();
+    }
+  });
+
   it("answers 502 when the orchestrator answers garbage and 504 when it is too slow, during customers", async () => {
     const service = await start({ SDWAN_ORCHESTRATOR_TIMEOUT_MS: "300", SDWAN_CUSTOMERS_CACHE_TTL_MS: "0" });
     const call = client(service.url);

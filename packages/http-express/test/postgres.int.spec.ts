@@ -1,8 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
+import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { median, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { aCustomer, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
+import { startOutageProxy, startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Orchestrator } from "@sdwan-connections/core";
 import type { RunningService } from "../src/service.js";
 import { ADMIN, anAddBody, BASE, captureLogs, client, makeDataDir, startService, TEST_KEYS, testConfig, testOrchestrator } from "./harness.js";
 import { orchestratorModule } from "@sdwan-connections/composition/testing";
@@ -22,7 +26,7 @@ afterAll(async () => {
 });
 
 /** One instance of the service on PostgreSQL, as SDWAN_STORAGE=postgres wires it (orchestrator: core's fake, or the one given). */
-const instance = async (env: Record<string, string> = {}, orchestrator = testOrchestrator()): Promise<RunningService> => {
+const instance = async (env: Record<string, string> = {}, orchestrator: Orchestrator = testOrchestrator()): Promise<RunningService> => {
   const dir = await makeDataDir();
   dirs.push(dir);
   return startService(
@@ -72,6 +76,43 @@ describe("SDWAN_STORAGE=postgres", () => {
       }
     } finally {
       await client(a.url)("DELETE", `${BASE}/connections/raced`); // the next tests start from an empty table
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("two instances, background checks off: a validation on one is the last known health on both; a delete removes its row, and the alias added again starts unknown", async () => {
+    const orchestrator = testOrchestrator();
+    const a = await instance({}, orchestrator);
+    const b = await instance({}, orchestrator);
+    const [callA, callB] = [client(a.url), client(b.url)];
+    type Health = { intervalSeconds: number | null; connections: { alias: string; state: string; since: string | null; checks: { at: string; outcome: string; reason: string | null }[] }[] };
+    const healthOf = async (call: typeof callA, alias: string) =>
+      (await call("GET", `${BASE}/health/connections`)).json<Health>().connections.find((entry) => entry.alias.toLowerCase() === alias);
+    const rows = async () => {
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        return (await db.query<{ alias: string }>("select alias from connection_health where alias_key = 'checked'")).rows;
+      } finally {
+        await db.end();
+      }
+    };
+    try {
+      expect((await callA("POST", `${BASE}/connections`, { body: anAddBody({ alias: "Checked" }) })).status).toBe(200);
+      expect(await healthOf(callB, "checked")).toEqual({ alias: "Checked", state: "unknown", since: null, checks: [] });
+      orchestrator.setAccount(TEST_KEYS.partner, undefined); // the key is revoked
+      expect((await callA("GET", `${BASE}/connections/checked`)).json()).toMatchObject({ valid: false });
+      const known = await healthOf(callB, "checked");
+      expect(known).toMatchObject({ state: "invalid", checks: [{ outcome: "invalid", reason: expect.any(String) }] });
+      expect(known?.since).toBe(known?.checks[0]?.at);
+
+      expect((await callB("DELETE", `${BASE}/connections/CHECKED`)).status).toBe(204);
+      expect(await rows()).toEqual([]);
+      expect((await callA("POST", `${BASE}/connections?force=true`, { body: anAddBody({ alias: "checked" }) })).status).toBe(200);
+      for (const call of [callA, callB]) expect(await healthOf(call, "checked")).toEqual({ alias: "checked", state: "unknown", since: null, checks: [] });
+    } finally {
+      await callA("DELETE", `${BASE}/connections/checked`); // the next tests start from an empty table
       await a.close();
       await b.close();
     }
@@ -137,4 +178,64 @@ describe("SDWAN_STORAGE=postgres", () => {
     expect(error?.message).toMatch(/^SDWAN_DATABASE_URL: /);
     expect(error?.message).not.toContain(postgres.password);
   });
+});
+
+describe("two instances on PostgreSQL, one losing the database for a while (docs/reliability.md: two-instance outage convergence)", () => {
+  const REPORT = new URL("../../../docs/reliability.md", import.meta.url).pathname;
+  const TRIALS = 5;
+  // One partner whose customers depend on its key: changing the key changes the list.
+  const KEYS = { before: "before-key-1a2b3c", after: "after-key-4d5e6f" } as const;
+  const orchestrator = createInMemoryOrchestrator([
+    { apiKey: KEYS.before, identity: { kind: "partner", partnerId: 7 }, customers: [aCustomer({ id: 1, name: "BEFORE" })] },
+    { apiKey: KEYS.after, identity: { kind: "partner", partnerId: 7 }, customers: [aCustomer({ id: 2, name: "AFTER" })] },
+  ]);
+
+  it("the other's change made during the outage reaches B's answers within 1 s of B listening again", async () => {
+    const proxy = await startOutageProxy(databaseUrl);
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    /** LISTEN connections open on the database right now (one per instance that listens). */
+    const listeners = async (): Promise<number> =>
+      Number((await admin.query<{ count: string }>("select count(*) from pg_stat_activity where query like 'listen %' and state = 'idle'")).rows[0]?.count);
+    // Customers cached for an hour: only a change notice or a reset refreshes them. B reaches the database only through the proxy.
+    const a = await instance({ SDWAN_CUSTOMERS_CACHE_TTL_MS: "3600000" }, orchestrator);
+    const b = await instance({ SDWAN_CUSTOMERS_CACHE_TTL_MS: "3600000", SDWAN_DATABASE_URL: proxy.connectionString }, orchestrator);
+    const [callA, callB] = [client(a.url), client(b.url)];
+    const names = async (alias: string) => (await callB("GET", `${BASE}/partner/${alias}/customers`)).json<{ name: string }[]>().map(({ name }) => name);
+    const outages: number[] = [];
+    const convergences: number[] = [];
+    try {
+      await vi.waitFor(async () => expect(await listeners()).toBe(2));
+      for (let trial = 1; trial <= TRIALS; trial += 1) {
+        const alias = `partner-${trial}`;
+        expect((await callA("POST", `${BASE}/connections`, { body: { alias, orchestratorUrl: "https://vco.example.net/", apiKey: KEYS.before } })).status).toBe(200);
+        expect(await names(alias)).toEqual(["BEFORE"]); // B's cache is warm
+        const cut = performance.now();
+        proxy.cut();
+        await vi.waitFor(async () => expect(await listeners()).toBe(1));
+        // During B's outage A changes the key: B's LISTEN connection is gone, so its notice is lost.
+        expect((await callA("PUT", `${BASE}/connections/${alias}`, { body: { apiKey: KEYS.after } })).status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, (trial - 1) * 500)); // outages of different lengths
+        proxy.restore();
+        await vi.waitFor(async () => expect(await listeners()).toBe(2), { timeout: 40_000, interval: 10 });
+        const back = performance.now();
+        await vi.waitFor(async () => expect(await names(alias)).toEqual(["AFTER"]), { timeout: 1_000, interval: 20 });
+        convergences.push(performance.now() - back);
+        outages.push(back - cut);
+      }
+    } finally {
+      for (let trial = 1; trial <= TRIALS; trial += 1) await callA("DELETE", `${BASE}/connections/partner-${trial}`);
+      await a.close();
+      await b.close();
+      await admin.end();
+      await proxy.close();
+    }
+    const ms = (values: readonly number[]) => values.map((value) => `${Math.round(value)} ms`).join(", ");
+    await writeBenchmarkSection(
+      "reliability:outage",
+      `Last run: ${TRIALS} trials, each an outage of B's database connections of ${ms(outages)} (until its LISTEN connection was back). ` +
+        `B answered A's change made during the outage ${ms(convergences)} after listening again (median ${Math.round(median(convergences))} ms, at most ${Math.round(Math.max(...convergences))} ms; bound: 1 s).`,
+      REPORT,
+    );
+  }, 120_000);
 });

@@ -3,7 +3,7 @@ import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import pg from "pg";
-import { AliasCodec, type ConnectionChanges, type DomainError } from "@sdwan-connections/core";
+import { AliasCodec, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges, type DomainError } from "@sdwan-connections/core";
 import { databaseFailure, describeDatabaseError } from "./database-errors.js";
 
 /** The NOTIFY channel used when none is given. */
@@ -48,8 +48,9 @@ type ListenClient = pg.Client | pg.PoolClient;
  * with this instance's id; the listener ignores its own echo, so a local
  * change is delivered exactly once here and once on every other instance.
  * A lost LISTEN connection is reopened with backoff; notifications sent while
- * it was down are lost, which leaves other instances' caches stale for at most
- * their TTL.
+ * it was down are lost, so once it listens again this instance's listeners
+ * hear `EVERY_CONNECTION` (drop everything cached), and no answer is older
+ * than the outage.
  *
  * Resolves once LISTEN is in place, so no change published afterwards is missed.
  */
@@ -58,7 +59,7 @@ export const createPostgresConnectionChanges = (options: PostgresConnectionChang
   if (!CHANNEL_PATTERN.test(channel)) throw new RangeError("channel must be a lower-case identifier of at most 63 characters");
   const { pool } = options;
   const origin = randomUUID();
-  const listeners = new Set<(alias: string) => void>();
+  const listeners = new Set<(notice: ConnectionChangeNotice) => void>();
   const report = (message: string) => options.onError?.(message);
   const firstDelay = options.reconnectDelayMs ?? 500;
   let client: ListenClient | undefined;
@@ -66,10 +67,10 @@ export const createPostgresConnectionChanges = (options: PostgresConnectionChang
   let retry: NodeJS.Timeout | undefined;
   let delay = firstDelay;
 
-  const deliver = (alias: string) => {
+  const deliver = (notice: ConnectionChangeNotice) => {
     for (const listener of listeners) {
       try {
-        listener(alias);
+        listener(notice);
       } catch {
         report("a connection-change listener threw; the others were still called");
       }
@@ -132,6 +133,8 @@ export const createPostgresConnectionChanges = (options: PostgresConnectionChang
           if (closed) return discard(next);
           client = next;
           delay = firstDelay;
+          // What was announced while we were not listening is lost: everything may have changed.
+          deliver(EVERY_CONNECTION);
         },
         (error: unknown) => {
           report(`cannot reopen the LISTEN connection (${describeDatabaseError(error)}); retrying`);
@@ -157,7 +160,7 @@ export const createPostgresConnectionChanges = (options: PostgresConnectionChang
         }
       },
       subscribe: (listener) => {
-        const wrapped = (alias: string) => listener(alias);
+        const wrapped = (notice: ConnectionChangeNotice) => listener(notice);
         listeners.add(wrapped);
         return () => {
           listeners.delete(wrapped);

@@ -73,6 +73,12 @@ export const createPostgresHealthLedger = ({ pool }: { readonly pool: Pool }): H
         databaseFailure(`recording the health of '${alias}'`),
       ),
 
+    forget: (alias) =>
+      pipe(
+        query(`forgetting the health of '${alias}'`, "delete from connection_health where alias_key = $1", [aliasKey(alias)]),
+        TE.map(() => undefined),
+      ),
+
     list: () =>
       pipe(
         query("reading the connections' health", "select alias, state, since, checks from connection_health where state <> 'unknown'"),

@@ -1,8 +1,22 @@
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect, vi } from "vitest";
 import type pg from "pg";
-import { describeAuditLogContract, describeConnectionRepositoryContract, describeHealthLedgerContract } from "@sdwan-connections/core/contract";
+import type { ConnectionChanges } from "@sdwan-connections/core";
+import {
+  describeAuditLogContract,
+  describeConnectionChangesContract,
+  describeConnectionRepositoryContract,
+  describeHealthLedgerContract,
+} from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
-import { createPostgresAuditLog, createPostgresConnectionRepository, createPostgresHealthLedger, migrate } from "../src/index.js";
+import {
+  createPostgresAuditLog,
+  createPostgresConnectionChanges,
+  createPostgresConnectionRepository,
+  createPostgresHealthLedger,
+  migrate,
+  type PostgresConnectionChanges,
+} from "../src/index.js";
+import { startOutageProxy, type OutageProxy } from "../testing/index.js";
 import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
 
 let postgres: StartedPostgres;
@@ -56,5 +70,33 @@ describeHealthLedgerContract("PostgresHealthLedger", {
   },
   reset: async () => {
     await admin.query("truncate connection_health");
+  },
+});
+
+// Each "instance" publishes through its own pool and listens through its own proxy, which `interrupt` cuts.
+const instances = new Map<ConnectionChanges, { readonly changes: PostgresConnectionChanges; readonly proxy: OutageProxy }>();
+describeConnectionChangesContract("PostgresConnectionChanges", {
+  make: async () => {
+    const pool = aPool(postgres.connectionString, 2);
+    pools.push(pool);
+    const proxy = await startOutageProxy(postgres.connectionString);
+    const changes = await expectRight(createPostgresConnectionChanges({ pool, listener: { connectionString: proxy.connectionString }, reconnectDelayMs: 50 }));
+    instances.set(changes, { changes, proxy });
+    return changes;
+  },
+  interrupt: async (of, meanwhile) => {
+    const instance = instances.get(of);
+    if (instance === undefined) throw new Error("not made by this suite");
+    instance.proxy.cut();
+    await vi.waitFor(() => expect(instance.changes.listening()).toBe(false));
+    await meanwhile();
+    instance.proxy.restore();
+    await vi.waitFor(() => expect(instance.changes.listening()).toBe(true), { timeout: 5_000 });
+  },
+  close: async () => {
+    for (const { changes, proxy } of instances.values()) {
+      await changes.close();
+      await proxy.close();
+    }
   },
 });

@@ -32,7 +32,7 @@ export const coreModule = () =>
             ...(config.healthIntervalMs === undefined ? {} : { intervalMs: config.healthIntervalMs }),
             onChange: ({ alias, from, to, check }) => logger.info({ alias, from, to, reason: check.reason }, "connection health changed"),
             onRound: () => void refreshHealthCounts(),
-            onError: (error) => logger.warn({ problem: describeError(error) }, "health check not done"),
+            onError: (error) => logger.warn({ problem: describeError(error) }, "connection health not read or written"),
           },
           orchestrator: metrics.instrumentOrchestrator(await context.getAsync(TOKENS.Orchestrator)),
           clock: context.get(TOKENS.Clock),

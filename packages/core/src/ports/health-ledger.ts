@@ -15,8 +15,13 @@ export interface HealthLedger {
    * every other claim of that window or an earlier one.
    */
   claim(alias: Alias, window: number): TaskEither<DomainError, boolean>;
-  /** Adds a check (keeping the newest `HEALTH_HISTORY`); answers the state before it, so a change can be told. */
+  /**
+   * Adds a check (keeping the newest `HEALTH_HISTORY`); answers the state before it, so a change can be
+   * told. Needs no claim: a background round records what it claimed, a validation what it found.
+   */
   record(alias: Alias, check: HealthCheck): TaskEither<DomainError, HealthState>;
-  /** The health of every connection ever checked (any case of alias, as first recorded). */
+  /** Removes the health of `alias` (any case), claims included, when its connection is deleted: an alias added again starts `unknown`. */
+  forget(alias: Alias): TaskEither<DomainError, void>;
+  /** The health of every connection checked and not forgotten since (any case of alias, as first recorded). */
   list(): TaskEither<DomainError, readonly ConnectionHealth[]>;
 }

@@ -22,4 +22,15 @@ describe("deleteConnection", () => {
     expect(await expectLeft(service.deleteConnection("ghost"))).toEqual({ _tag: "NotFound", alias: "ghost" });
     expect((await expectLeft(service.deleteConnection("../etc")))._tag).toBe("InvalidInput");
   });
+
+  it("removes the connection's health state: the alias added again starts unknown", async () => {
+    const { service, orchestrator } = createTestWorld();
+    await expectRight(service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }));
+    orchestrator.setAccount(TEST_KEYS.partner, undefined);
+    await expectRight(service.validateConnection("lab"));
+    expect((await expectRight(service.connectionsHealth()))[0]?.state).toBe("invalid");
+    await expectRight(service.deleteConnection("LAB"));
+    await expectRight(service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    expect(await expectRight(service.connectionsHealth())).toEqual([{ alias: "lab", state: "unknown", since: null, checks: [] }]);
+  });
 });

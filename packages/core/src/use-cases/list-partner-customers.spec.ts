@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { orchestratorGarbage } from "../domain/errors.js";
+import { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "../ports/connection-changes.js";
 import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
 
-const setup = async (apiKey: string = TEST_KEYS.partner, ttlMs = 60_000) => {
-  const world = createTestWorld({ customersCacheTtlMs: ttlMs });
+const setup = async (apiKey: string = TEST_KEYS.partner, ttlMs = 60_000, changes: ConnectionChanges = createInProcessConnectionChanges()) => {
+  const world = createTestWorld({ customersCacheTtlMs: ttlMs, changes });
   await expectRight(world.service.addConnection({ alias: "Partner", orchestratorUrl: "https://vco.example.net", apiKey }, { force: true }));
   return world;
 };
@@ -83,5 +84,31 @@ describe("listPartnerCustomers", () => {
     await inFlight;
     await expectRight(service.listPartnerCustomers("partner"));
     expect(orchestrator.calls.listPartnerCustomers).toBe(2);
+  });
+
+  it("drops every cached list, and every load in flight, when changes may have been missed", async () => {
+    // Changes as a store that can lose notifications delivers them: here, told by hand.
+    const listeners = new Set<(notice: ConnectionChangeNotice) => void>();
+    const lossy: ConnectionChanges = {
+      publish: async (alias) => listeners.forEach((listener) => listener(alias)),
+      subscribe: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    const { service, orchestrator } = await setup(TEST_KEYS.partner, 60_000, lossy);
+    await expectRight(service.addConnection({ alias: "Other", orchestratorUrl: "https://other.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    await expectRight(service.listPartnerCustomers("partner"));
+    await expectRight(service.listPartnerCustomers("other"));
+    const gate = orchestrator.pause();
+    await expectRight(service.addConnection({ alias: "Third", orchestratorUrl: "https://third.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    const inFlight = service.listPartnerCustomers("third")();
+    await new Promise((resolve) => setImmediate(resolve)); // its load has started
+    listeners.forEach((listener) => listener(EVERY_CONNECTION));
+    gate.release();
+    await inFlight;
+    expect(orchestrator.calls.listPartnerCustomers).toBe(3);
+    for (const alias of ["partner", "other", "third"]) await expectRight(service.listPartnerCustomers(alias));
+    expect(orchestrator.calls.listPartnerCustomers).toBe(6);
   });
 });

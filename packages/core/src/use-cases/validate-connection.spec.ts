@@ -50,4 +50,27 @@ describe("validateConnection", () => {
     const { service } = await setup(TEST_KEYS.partner);
     expect((await expectLeft(service.validateConnection("ghost")))._tag).toBe("NotFound");
   });
+
+  it("records each outcome, its time and its reason as the connection's last known health", async () => {
+    const { service, orchestrator } = await setup(TEST_KEYS.partner);
+    expect(await expectRight(service.connectionsHealth())).toEqual([{ alias: "Lab", state: "unknown", since: null, checks: [] }]);
+    const before = Date.now();
+    await expectRight(service.validateConnection("LAB"));
+    const [valid] = await expectRight(service.connectionsHealth());
+    expect(valid).toMatchObject({ alias: "Lab", state: "valid", checks: [{ outcome: "valid", reason: null, latencyMs: expect.any(Number) }] });
+    expect(valid?.since?.getTime()).toBeGreaterThanOrEqual(before);
+    expect(valid?.checks[0]?.at).toEqual(valid?.since);
+
+    orchestrator.setAccount(TEST_KEYS.partner, undefined);
+    await expectRight(service.validateConnection("lab"));
+    orchestrator.failWith(TEST_KEYS.partner, orchestratorTimedOut("no answer within 10000 ms"));
+    await expectRight(service.validateConnection("lab"));
+    const [unreachable] = await expectRight(service.connectionsHealth());
+    expect(unreachable?.state).toBe("unreachable");
+    expect(unreachable?.checks.map(({ outcome, reason }) => [outcome, reason])).toEqual([
+      ["unreachable", "no answer within 10000 ms"],
+      ["invalid", expect.any(String)],
+      ["valid", null],
+    ]);
+  });
 });

@@ -1,10 +1,12 @@
 import { pipe } from "fp-ts/lib/function.js";
 import * as T from "fp-ts/lib/Task.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { AliasCodec } from "../domain/codecs.js";
+import { AliasCodec, type Alias } from "../domain/codecs.js";
 import type { ConnectionKind } from "../domain/connection.js";
 import { decodeInput } from "../domain/decode.js";
 import type { DomainError } from "../domain/errors.js";
+import type { HealthCheck } from "../domain/health.js";
+import { identifyAsCheck } from "../health-states.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
@@ -28,10 +30,17 @@ export const validationAnswer = (result: ValidationResult, verbose: boolean) => 
  * Asks the orchestrator, now, whether the stored key is accepted. Never
  * answered from a cache, so a revoked key shows as invalid at once. An
  * orchestrator that refuses or cannot be reached makes `valid: false`: that
- * is the result of validating, not a failure of the service.
+ * is the result of validating, not a failure of the service. The outcome is
+ * recorded, before answering, as the connection's last known health.
  */
 export const validateConnection =
-  (deps: { readonly repository: ConnectionRepository; readonly orchestrator: Orchestrator; readonly fingerprints: KeyFingerprints }) =>
+  (deps: {
+    readonly repository: ConnectionRepository;
+    readonly orchestrator: Orchestrator;
+    readonly fingerprints: KeyFingerprints;
+    /** Records a check as the connection's health; never fails (see `createHealthStates`). */
+    readonly recordHealth: (alias: Alias, check: HealthCheck) => T.Task<void>;
+  }) =>
   (rawAlias: string): TE.TaskEither<DomainError, ValidationResult> =>
     pipe(
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
@@ -39,9 +48,10 @@ export const validateConnection =
       TE.flatMap((connection) => {
         const summary = detailsOf(deps.fingerprints)(connection);
         return pipe(
-          deps.orchestrator.identify(connection),
+          identifyAsCheck(deps.orchestrator, connection),
+          T.tap(({ check }) => deps.recordHealth(connection.alias, check)),
           T.map(
-            (identity): ValidationResult =>
+            ({ identity }): ValidationResult =>
               identity._tag === "Right"
                 ? { ...summary, valid: true, type: identity.right.kind }
                 : { ...summary, valid: false, reason: identity.left.reason },

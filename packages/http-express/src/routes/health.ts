@@ -4,7 +4,7 @@ import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { respond, sendJson } from "../respond.js";
 
-/** docs/interface.md §1: every connection's background health (any authenticated user; no key in it). */
+/** docs/interface.md §1: every connection's last known health, from validations and background checks (any authenticated user; no key in it). */
 export const healthRoutes = (service: ConnectionService, intervalMs: number | undefined): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
