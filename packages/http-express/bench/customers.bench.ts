@@ -12,7 +12,7 @@ import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { machineLine, markdownTable, measureMemory, median, runAutocannon, startSimulatorProcess, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
@@ -23,7 +23,7 @@ import { startService, type RunningService } from "../src/service.js";
 
 const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 3);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
-const COLD_RUNS = 5;
+const COLD_RUNS = 9;
 const CONNECTIONS = 10;
 const KEY = "generated-partner-key-1";
 const USER = { name: "bench", password: "bench-password-1" };
@@ -258,7 +258,8 @@ const main = async (): Promise<void> => {
     const markdown = [
       "## http-express: large partners",
       "",
-      `${await machineLine()} \`pnpm --filter @sdwan-connections/http-express bench\` (\`bench/customers.bench.ts\`).`,
+      `${await machineLine()} \`pnpm --filter @sdwan-connections/http-express bench\` (\`bench/customers.bench.ts\`);`,
+      `1-minute load average at the end: ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores (the machine is shared: ratios move with it).`,
       "The real service (lowdb store, orchestrator-portal client, Basic auth, JSON logs to /dev/null) against the orchestrator",
       "simulator in a child process: with the customers cache on for the warm rows, off for the cold ones (every request cold).",
       "",
