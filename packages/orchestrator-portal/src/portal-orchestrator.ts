@@ -60,8 +60,9 @@ export interface PortalCallEvent {
   readonly attempts: number;
   /**
    * What the last attempt met when it "could not connect" (a network error's
-   * code, or the kind of answer that is not the orchestrator's): for the log
-   * only, since answers tell these apart no more (they would map ports).
+   * code, or the kind of answer that is not the orchestrator's) or the
+   * orchestrator failed: for the log only, with `attempts`, since answers
+   * tell these apart no more and count no attempts (they would map ports).
    */
   readonly detail?: string;
 }
@@ -243,10 +244,13 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       const errorBody = parsed === undefined ? undefined : errorBodyOf(parsed.json);
       if (status >= 500 && errorBody !== undefined && E.isRight(errorBody))
         // The API answered that it failed ("Error parsing or processing request"): no verdict on the key, worth another try.
-        return retryAfter(
-          parseRetryAfter(response.headers.get("retry-after"), Date.now()),
-          orchestratorFailed(`The orchestrator failed to answer ${method} (${describeAnswer({ status, code: errorBody.right.error.code })}); it is the orchestrator's own error, not a refusal of the key.`),
-        );
+        return {
+          ...retryAfter(
+            parseRetryAfter(response.headers.get("retry-after"), Date.now()),
+            orchestratorFailed(`The orchestrator failed to answer ${method} (${describeAnswer({ status, code: errorBody.right.error.code })}); it is the orchestrator's own error, not a refusal of the key.`),
+          ),
+          detail: `HTTP ${status} with the orchestrator's error body`,
+        };
       if (errorBody !== undefined && E.isRight(errorBody) && status !== 429)
         return { done: E.right({ kind: "refused", status, code: errorBody.right.error.code }) };
       if (status === 429) {

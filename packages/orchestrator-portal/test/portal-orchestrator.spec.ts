@@ -235,7 +235,7 @@ describe("createPortalOrchestrator", () => {
       _tag: "OrchestratorFailed",
       reason: "The orchestrator failed to answer enterpriseProxy/getEnterpriseProxyEnterprises (HTTP 503, error code -32603); it is the orchestrator's own error, not a refusal of the key.",
     });
-    expect(events.map((e) => [e.outcome, e.attempts])).toEqual([["OrchestratorFailed", 3]]);
+    expect(events.map((e) => [e.outcome, e.attempts, e.detail])).toEqual([["OrchestratorFailed", 3, "HTTP 503 with the orchestrator's error body"]]);
   });
 
   it("retries a 5xx with the error body only while the wait and one more attempt fit the deadline", async () => {
