@@ -108,6 +108,12 @@ describe("every orchestrator answer form, over HTTP (docs/orchestrator-compatibi
     expect(rows.length).toBeGreaterThanOrEqual(60);
   });
 
+  it("runs against the simulator's sample, which sends nulls as real orchestrators do", async () => {
+    await using simulator = await startOrchestratorSimulator();
+    const enterprises = simulator.data.partners.flatMap((partner) => partner.enterprises);
+    expect(enterprises.some((enterprise) => Object.values(enterprise).includes(null))).toBe(true);
+  });
+
   it.each(rows.map((row) => [`${row.call}: ${row.answer}, ${row.key} key`, row] as const))("%s", async (_, row) => {
     // A fresh simulator per row: no rate-limit penalty or fault outlives its row.
     await using simulator = await startOrchestratorSimulator();
