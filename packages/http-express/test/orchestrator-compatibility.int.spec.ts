@@ -140,7 +140,9 @@ describe("every orchestrator answer form, over HTTP (docs/orchestrator-compatibi
       const added = await timed(call("POST", `${BASE}/connections`, { body: { alias: "row-added", orchestratorUrl, apiKey } }));
       expectAnswer(added, row.add);
       if (row.validate === "invalid") expectReason(added.json<{ detail: string }>().detail, row.customers);
-      expectAnswer(await timed(call("PUT", `${BASE}/connections/row`, { body: { apiKey } })), row.update);
+      const updated = await timed(call("PUT", `${BASE}/connections/row`, { body: { apiKey } }));
+      expectAnswer(updated, row.update);
+      if (row.validate === "invalid") expectReason(updated.json<{ detail: string }>().detail, row.customers);
       expectAnswer(await timed(call("GET", `${BASE}/partner/row/customers`)), row.customers);
     } finally {
       for (const alias of ["row", "row-added"]) await call("DELETE", `${BASE}/connections/${alias}`);
