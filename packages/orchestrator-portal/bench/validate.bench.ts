@@ -62,12 +62,19 @@ const validate = (alias: string, kind: "partner" | "customer") => async () => {
 };
 
 /** The customers of the partner connection through `through`; all of them must come back. */
-const customers = (through: () => typeof service) => async () => {
-  const result = await through().listPartnerCustomers("partner")();
+const customersThrough = async (through: typeof service) => {
+  const result = await through.listPartnerCustomers("partner")();
   if (result._tag === "Left" || result.right.length === 0) throw new Error(`no customers: ${JSON.stringify(result)}`);
 };
 // A new service each time knows no identity: the key is identified, then listed.
-const freshService = () => createConnectionService({ repository, orchestrator, customersCacheTtlMs: 0 });
+const customersOfAnUnknownKey = async () => {
+  const fresh = createConnectionService({ repository, orchestrator, customersCacheTtlMs: 0 });
+  try {
+    await customersThrough(fresh);
+  } finally {
+    await fresh.dispose();
+  }
+};
 
 const measure = async (operation: () => Promise<unknown>) => {
   await timeEach(WARMUP, operation);
@@ -81,8 +88,8 @@ const { raw, partner, customer, known, unknown } = await (async () => {
       partner: await measure(validate("partner", "partner")),
       customer: await measure(validate("customer", "customer")),
       // The validations above taught `service` the partner's identity.
-      known: await measure(customers(() => service)),
-      unknown: await measure(customers(freshService)),
+      known: await measure(() => customersThrough(service)),
+      unknown: await measure(customersOfAnUnknownKey),
     };
   } finally {
     orchestrator.close();
