@@ -25,6 +25,7 @@ export const exitCodeOf = (error: DomainError): number => {
     case "ValidationRefused":
       return EXIT.validationRefused;
     case "OrchestratorRejected":
+    case "OrchestratorFailed":
     case "OrchestratorUnreachable":
     case "OrchestratorTimedOut":
     case "OrchestratorRateLimited":

@@ -50,7 +50,8 @@ export const describeOrchestratorContract = (name: string, options: Orchestrator
 
     it("refuses link-local and cloud-metadata destinations, and admits others", () => {
       const { orchestrator } = fixture;
-      for (const url of ["http://169.254.169.254/", "http://[fe80::1]:8080/", "http://[fd00:ec2::254]/", "http://metadata.google.internal/"]) {
+      const otherSpellings = ["http://100.100.100.200/", "http://192.0.0.192/", "http://[64:ff9b::a9fe:a9fe]/", "http://[::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::]/"];
+      for (const url of ["http://169.254.169.254/", "http://[fe80::1]:8080/", "http://[fd00:ec2::254]/", "http://metadata.google.internal/", ...otherSpellings]) {
         expect(E.isLeft(orchestrator.admits(url)), url).toBe(true);
       }
       for (const url of ["https://vco.example.net/", "http://127.0.0.1:8080/", "http://10.1.2.3/vco/"]) expect(orchestrator.admits(url), url).toEqual(E.right(undefined));

@@ -1,4 +1,5 @@
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
+import { createIdentityMemory } from "./identity-memory.js";
 import { createAuditTrail } from "./audit-trail.js";
 import { createHealthMonitor, type HealthChange } from "./health-monitor.js";
 import { createHealthStates } from "./health-states.js";
@@ -64,9 +65,12 @@ export interface ConnectionServiceOptions {
  * customers cache included, as the REST service.
  */
 export const createConnectionService = (options: ConnectionServiceOptions) => {
-  const { repository, orchestrator } = options;
+  const { repository } = options;
   const changes = options.changes ?? createInProcessConnectionChanges();
   const fingerprints = options.fingerprints ?? createProcessKeyFingerprints();
+  // Every identification (add, update, validate, customers, health) is remembered, for the customers' single round trip.
+  const identities = createIdentityMemory(fingerprints);
+  const orchestrator = identities.remembering(options.orchestrator);
   const customersCache = createCustomersCache({
     ttlMs: options.customersCacheTtlMs ?? DEFAULT_CUSTOMERS_CACHE_TTL_MS,
     clock: options.clock ?? systemClock,
@@ -115,7 +119,7 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     describeConnection: describeConnection({ repository, fingerprints }),
     checkApiKey: checkApiKey({ repository, fingerprints }),
     deleteConnection: deleteConnectionAudited,
-    listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, customersCache }),
+    listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
     rotateMasterKey: (options: By = {}) => trail.audited(options.by, trail.ofRotation(), rotate()),
     /** What applying a configuration (connections with their keys) would change; see `planConfiguration`. */
     planConfiguration: planConfiguration({ repository, fingerprints }),

@@ -14,6 +14,7 @@ const cases: [DomainError, number][] = [
   [{ _tag: "OrchestratorGarbage", reason: "not JSON" }, 502],
   [{ _tag: "OrchestratorRateLimited", reason: "429", retryAfterSeconds: 3 }, 502],
   [{ _tag: "OrchestratorTimedOut", reason: "10 s" }, 504],
+  [{ _tag: "OrchestratorFailed", reason: "HTTP 500, error code -32603" }, 502],
 ];
 
 describe("domainErrorToProblem", () => {
@@ -30,6 +31,11 @@ describe("domainErrorToProblem", () => {
 
   it("does not tell clients storage internals", () => {
     expect(domainErrorToProblem(cases[5]![0]).body.detail).not.toContain("/var/lib");
+  });
+
+  it("tells a failing orchestrator (orchestrator-failed) from a refusal (orchestrator-rejected)", () => {
+    expect(domainErrorToProblem(cases[11]![0]).body.type).toBe("urn:sdwan-connections:problem:orchestrator-failed");
+    expect(domainErrorToProblem(cases[6]![0]).body.type).toBe("urn:sdwan-connections:problem:orchestrator-rejected");
   });
 
   it("passes Retry-After on when the orchestrator rate-limits", () => {

@@ -70,6 +70,9 @@ export const domainErrorToProblem = (error: DomainError): Problem => {
       return problem(502, "orchestrator-rate-limited", "The orchestrator is rate-limiting this service", detail, retryAfterHeader(error));
     case "OrchestratorRejected":
       return problem(502, "orchestrator-rejected", "The orchestrator refused the request", detail);
+    case "OrchestratorFailed":
+      // 502 as for every answer of the orchestrator this service cannot use: the upstream failed, not this service (500) and not the key (rejected).
+      return problem(502, "orchestrator-failed", "The orchestrator failed", detail);
     case "OrchestratorUnreachable":
       return problem(502, "orchestrator-unreachable", "The orchestrator cannot be reached", detail);
     case "OrchestratorGarbage":

@@ -93,7 +93,7 @@ const writeErrors = {
   "403": problem("The user's role (viewer) may only read."),
   "413": problem(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`),
   "415": problem("The request body is not JSON."),
-  "422": problem("Validation failed: the orchestrator refused the key or could not be reached (use force=true to save anyway)."),
+  "422": problem("Validation failed: the orchestrator refused the key, failed, did not answer in time or could not be reached; the detail says which (use force=true to save anyway)."),
 };
 const aliasParameter = {
   name: "alias",
@@ -349,7 +349,7 @@ export const openApiDocument = {
           ...commonErrors,
           "404": problem("No connection with this alias."),
           "409": problem("The connection is not a partner connection."),
-          "502": problem("The orchestrator refused the key, answered garbage, rate-limited us or cannot be reached."),
+          "502": problem("The orchestrator refused the key (orchestrator-rejected), failed (orchestrator-failed: a 5xx with its error body that persisted through the retries), answered garbage, rate-limited us or cannot be reached."),
           "504": problem("The orchestrator did not answer in time."),
         },
       },

@@ -159,13 +159,27 @@ describe("destinations (the hostile review's findings)", () => {
     const service = await start({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "" });
     const call = client(service.url);
     try {
-      for (const orchestratorUrl of ["http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/", "http://[fd00:ec2::254]/", "http://metadata.google.internal/"]) {
-        const added = await call("POST", `${CONNECTIONS}?force=true`, { body: { alias: "meta", orchestratorUrl, apiKey: PARTNER_KEY } });
-        expect(added.status, orchestratorUrl).toBe(400);
-        expect(added.json<{ errors: { field: string }[] }>().errors[0]?.field).toBe("orchestratorUrl");
-      }
       expect((await call("POST", `${CONNECTIONS}?force=true`, { body: { alias: "ok", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } })).status).toBe(200);
-      expect((await call("PUT", `${CONNECTIONS}/ok?force=true`, { body: { orchestratorUrl: "http://169.254.169.254/" } })).status).toBe(400);
+      const fenced = [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[fe80::1]/",
+        "http://[fd00:ec2::254]/",
+        "http://metadata.google.internal/",
+        // Issue 19, item 6: Alibaba's and Oracle's metadata services, NAT64 and IPv4-compatible spellings of 169.254.169.254, 6to4.
+        "http://100.100.100.200/latest/meta-data/",
+        "http://192.0.0.192/opc/v1/instance/",
+        "http://[64:ff9b::a9fe:a9fe]/",
+        "http://[::a9fe:a9fe]/",
+        "http://[64:ff9b:1::a9fe:a9fe]/",
+        "http://[2002:a9fe:a9fe::]/",
+      ];
+      for (const orchestratorUrl of fenced)
+        for (const force of ["?force=true", ""]) {
+          const added = await call("POST", `${CONNECTIONS}${force}`, { body: { alias: "meta", orchestratorUrl, apiKey: PARTNER_KEY } });
+          expect(added.status, orchestratorUrl).toBe(400);
+          expect(added.json<{ errors: { field: string }[] }>().errors[0]?.field).toBe("orchestratorUrl");
+          expect((await call("PUT", `${CONNECTIONS}/ok${force}`, { body: { orchestratorUrl } })).status, orchestratorUrl).toBe(400);
+        }
       expect((await call("GET", CONNECTIONS)).json()).toContainEqual({ alias: "ok", orchestratorUrl: simulator.url });
       await call("DELETE", `${CONNECTIONS}/ok`);
     } finally {
@@ -193,9 +207,12 @@ describe("destinations (the hostile review's findings)", () => {
         await call("POST", `${CONNECTIONS}?force=true`, { body: { alias, orchestratorUrl, apiKey: PARTNER_KEY } });
         reasons.push((await call("GET", `${CONNECTIONS}/${alias}?verbose=true`)).json<{ reason: string }>().reason);
       }
-      expect(new Set(reasons.map((reason) => reason.replace(/ after \d attempts/, "")))).toEqual(new Set(["Could not connect to the orchestrator for enterprise/getEnterprise."]));
-      const details = logs.entries().filter((entry) => entry["msg"] === "orchestrator call failed").map((entry) => entry["detail"]);
+      // Issue 19, item 7: the same sentence, with no attempt count, whatever was met; the attempts go to the log.
+      expect(new Set(reasons)).toEqual(new Set(["Could not connect to the orchestrator for enterprise/getEnterprise."]));
+      const failures = logs.entries().filter((entry) => entry["msg"] === "orchestrator call failed");
+      const details = failures.map((entry) => entry["detail"]);
       expect(details).toContain("ECONNREFUSED");
+      expect(failures.find((entry) => entry["detail"] === "ECONNREFUSED")?.["attempts"]).toBe(3);
       expect(details).toContain("HTTP 302 redirect, not followed");
       for (const alias of ["closed", "redirect"]) await call("DELETE", `${CONNECTIONS}/${alias}`);
     } finally {

@@ -8,6 +8,7 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import nodeFetch from "node-fetch";
 import {
   fencedDestination,
+  orchestratorFailed,
   orchestratorGarbage,
   orchestratorRateLimited,
   orchestratorRejected,
@@ -59,8 +60,9 @@ export interface PortalCallEvent {
   readonly attempts: number;
   /**
    * What the last attempt met when it "could not connect" (a network error's
-   * code, or the kind of answer that is not the orchestrator's): for the log
-   * only, since answers tell these apart no more (they would map ports).
+   * code, or the kind of answer that is not the orchestrator's) or the
+   * orchestrator failed: for the log only, with `attempts`, since answers
+   * tell these apart no more and count no attempts (they would map ports).
    */
   readonly detail?: string;
 }
@@ -72,7 +74,7 @@ export interface PortalOrchestratorOptions {
    * attempt and every wait. Default 10 000.
    */
   readonly timeoutMs?: number;
-  /** Retries after the first attempt, on 429, a 5xx that is not the orchestrator's answer, and a dropped connection; default 2. */
+  /** Retries after the first attempt, on 429, any 5xx (with or without the orchestrator's `error` body), and a dropped connection; default 2. */
   readonly retries?: number;
   /** First backoff step; default 150 ms, doubling, with jitter. */
   readonly backoffBaseMs?: number;
@@ -101,7 +103,7 @@ const RESPONSE_LIMIT_BYTES = 64 * 1024 * 1024;
 type Answer =
   /** A 2xx JSON body without an `error` member. */
   | { readonly kind: "ok"; readonly body: unknown }
-  /** Its `error` body at any status (code only: its message is not ours to repeat), or a bare 401/403. */
+  /** Its `error` body at any status below 500 but 429 (code only: its message is not ours to repeat), or a bare 401/403. */
   | { readonly kind: "refused"; readonly status: number; readonly code?: number };
 
 /**
@@ -172,8 +174,8 @@ const parseJson = (text: string): { readonly json: unknown } | undefined => {
  *   followed (they could carry the key elsewhere). TLS is always verified;
  *   `ca` adds private CAs to Node's roots.
  * - One deadline (`timeoutMs`) bounds all the work of one request: each
- *   attempt is aborted when it runs out, and a retry (429, a 5xx without the
- *   orchestrator's `error` body, a dropped connection; jittered exponential
+ *   attempt is aborted when it runs out, and a retry (429, any 5xx, a
+ *   dropped connection; jittered exponential
  *   backoff, `Retry-After` honoured, a bare 429 meaning the vendor's 5 s
  *   penalty) happens only when its wait and one more attempt as long as the
  *   last fit before it. A wait that does not fit fails at once, passing the
@@ -240,6 +242,15 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       const text = await response.text();
       const parsed = parseJson(text);
       const errorBody = parsed === undefined ? undefined : errorBodyOf(parsed.json);
+      if (status >= 500 && errorBody !== undefined && E.isRight(errorBody))
+        // The API answered that it failed ("Error parsing or processing request"): no verdict on the key, worth another try.
+        return {
+          ...retryAfter(
+            parseRetryAfter(response.headers.get("retry-after"), Date.now()),
+            orchestratorFailed(`The orchestrator failed to answer ${method} (${describeAnswer({ status, code: errorBody.right.error.code })}); it is the orchestrator's own error, not a refusal of the key.`),
+          ),
+          detail: `HTTP ${status} with the orchestrator's error body`,
+        };
       if (errorBody !== undefined && E.isRight(errorBody) && status !== 429)
         return { done: E.right({ kind: "refused", status, code: errorBody.right.error.code }) };
       if (status === 429) {
@@ -299,9 +310,8 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       attempts += 1;
       return attempt(url.right, method, target.apiKey.reveal(), payload, deadline, cancel, retryIndex);
     }, cancel);
-    if ("done" in last) return finish(last.done, last.detail);
-    const suffix = attempts > 1 ? ` after ${attempts} attempts` : "";
-    return finish(E.left({ ...last.retry, reason: `${last.retry.reason.replace(/\.$/, "")}${suffix}.` }), last.detail);
+    // The reason is the same however many attempts were made (the count would tell ports apart); `attempts` goes to onCall.
+    return "done" in last ? finish(last.done, last.detail) : finish(E.left(last.retry), last.detail);
   };
 
   const identify =
@@ -357,14 +367,18 @@ const partnerIdOf = (result: CallResult): number | undefined => {
   return E.isRight(decoded) ? decoded.right.enterpriseProxyId : undefined;
 };
 
-const describeAnswer = (answer: Extract<Answer, { kind: "refused" }>): string =>
+const describeAnswer = (answer: { readonly status: number; readonly code?: number | undefined }): string =>
   `HTTP ${answer.status}${answer.code === undefined ? "" : `, error code ${answer.code}`}`;
 
-/** One check's result in a few words, for the reason of a key accepted by neither. */
+/** One check's result in a few words, for a reason that names both checks. */
 const describeCheck = (result: CallResult, expected: string): string => {
   if (E.isLeft(result)) return result.left.reason.replace(/\.$/, "");
   return result.right.kind === "refused" ? describeAnswer(result.right) : `HTTP 200 without ${expected}`;
 };
+
+/** A check that got no answer from the orchestrator's API: it timed out, could not connect, or the orchestrator failed. */
+const gotNoAnswer = (result: CallResult): result is E.Left<OrchestratorError> =>
+  E.isLeft(result) && (result.left._tag === "OrchestratorTimedOut" || result.left._tag === "OrchestratorUnreachable" || result.left._tag === "OrchestratorFailed");
 
 /**
  * The identity that the two checks' results give, as the original plugin
@@ -373,11 +387,12 @@ const describeCheck = (result: CallResult, expected: string): string => {
  *   only means "not a partner";
  * - else a customer, if the customer check gave an enterprise id;
  * - else rate limited, if either check was (its wait did not fit);
- * - else rejected, with both reasons, if the customer check was refused, or
- *   if it got no answer but the orchestrator did answer the partner check;
+ * - if the customer check refused the key (as it refuses every partner key):
+ *   the partner check's outcome when it got no answer (timed out, could not
+ *   connect, the orchestrator failed), else rejected;
  * - else garbage, if the customer check succeeded without an id;
- * - else (neither check got the orchestrator's answer) the customer check's
- *   error: timed out, unreachable, or an answer that is not the orchestrator's.
+ * - else the customer check's error (timed out, could not connect, failed, garbage).
+ * Every reason but a lone one names both checks' outcomes.
  */
 export const identityOf = (partner: CallResult, customer: CallResult): E.Either<OrchestratorError, Identity> => {
   const partnerId = partnerIdOf(partner);
@@ -388,14 +403,23 @@ export const identityOf = (partner: CallResult, customer: CallResult): E.Either<
   }
   const rateLimited = [customer, partner].flatMap((result) => (E.isLeft(result) && result.left._tag === "OrchestratorRateLimited" ? [result.left] : []));
   if (rateLimited[0] !== undefined) return E.left(rateLimited[0]);
-  const refusedByCustomerCheck = E.isRight(customer) && customer.right.kind === "refused";
-  if (refusedByCustomerCheck || (E.isLeft(customer) && E.isRight(partner)))
-    return E.left(
-      orchestratorRejected(
-        `The orchestrator accepts the API key neither as a partner's (getEnterpriseProxyProperty: ${describeCheck(partner, "enterpriseProxyId")}) ` +
-          `nor as a customer's (getEnterprise: ${describeCheck(customer, "id")}).`,
-      ),
-    );
+  const partnerCheck = `getEnterpriseProxyProperty: ${describeCheck(partner, "enterpriseProxyId")}`;
+  const customerCheck = `getEnterprise: ${describeCheck(customer, "id")}`;
+  const withoutStop = (error: OrchestratorError) => error.reason.replace(/\.$/, "");
+  if (E.isRight(customer) && customer.right.kind === "refused") {
+    if (gotNoAnswer(partner))
+      return E.left({
+        ...partner.left,
+        reason: `${withoutStop(partner.left)}, so it is not known whether the API key is a partner's; the customer check (${customerCheck}) refused it, as it refuses every partner's key.`,
+      });
+    return E.left(orchestratorRejected(`The orchestrator accepts the API key neither as a partner's (${partnerCheck}) nor as a customer's (${customerCheck}).`));
+  }
   if (E.isRight(customer)) return E.left(orchestratorGarbage("The orchestrator's answer to getEnterprise lacks id."));
+  // The customer check decides once the partner check said "not a partner"; with neither answered, the reason is the same whatever was met.
+  if (E.isRight(partner))
+    return E.left({
+      ...customer.left,
+      reason: `${withoutStop(customer.left)}, so it is not known whether the API key is a customer's; the partner check (${partnerCheck}) did not accept it as a partner's.`,
+    });
   return customer;
 };

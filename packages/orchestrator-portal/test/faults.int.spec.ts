@@ -59,10 +59,16 @@ describe("every simulator fault, through the real client", () => {
     expect(identity).toEqual(E.right({ kind: "partner", partnerId: 10 }));
   });
 
-  it("500 with an error body on both checks: the orchestrator's refusal, not retried", async () => {
+  it("500 with an error body on both checks, persisting: the orchestrator failed (not a refusal), after the retries", async () => {
     const identity = await identifyWith({ kind: "serverError" });
-    expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorRejected");
-    expect(simulator.callsFor(SAMPLE_PARTNER_KEY)[PROPERTY]).toBe(1);
+    expect(E.isLeft(identity) && identity.left._tag).toBe("OrchestratorFailed");
+    expect(simulator.callsFor(SAMPLE_PARTNER_KEY)[PROPERTY]).toBe(3);
+  });
+
+  it("a passing 500 with an error body: the retry succeeds", async () => {
+    const identity = await identifyWith({ kind: "serverError", times: 1, method: PROPERTY });
+    expect(identity).toEqual(E.right({ kind: "partner", partnerId: 10 }));
+    expect(simulator.callsFor(SAMPLE_PARTNER_KEY)[PROPERTY]).toBe(2);
   });
 
   it("a passing 503 without the orchestrator's error body: the retry succeeds", async () => {

@@ -13,7 +13,8 @@ const lookUp = (lookup: LookupFunction, hostname: string) =>
 
 describe("fencedLookup", () => {
   it("fails a name that resolves to a link-local or metadata address with EFENCED", async () => {
-    for (const addresses of [["169.254.169.254"], ["10.0.0.1", "169.254.0.9"], ["fe80::1"], ["fd00:ec2::254"]]) {
+    const metadata = [["100.100.100.200"], ["192.0.0.192"], ["64:ff9b::a9fe:a9fe"], ["::a9fe:a9fe"], ["::ffff:169.254.169.254"], ["2002:a9fe:a9fe::1"], ["fd20:ce::254"]];
+    for (const addresses of [["169.254.169.254"], ["10.0.0.1", "169.254.0.9"], ["fe80::1"], ["fd00:ec2::254"], ...metadata]) {
       expect((await lookUp(fencedLookup(undefined, resolvingTo(...addresses)), "vco.example.net"))?.code, addresses.join()).toBe("EFENCED");
     }
   });

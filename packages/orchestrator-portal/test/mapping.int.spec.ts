@@ -1,6 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import { CUSTOMER_FIELDS, Customer } from "@sdwan-connections/core";
-import { startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import { NULLABLE_ENTERPRISE_FIELDS, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPortalOrchestrator, type PortalOrchestrator } from "../src/index.js";
 import { expectedCustomer } from "./expected-customer.js";
@@ -52,5 +52,12 @@ describe("mapping every field of every sample enterprise", () => {
       }
     }
     expect(all.some((c) => c.latitude === null)).toBe(true);
+  });
+
+  it("is given nulls as real orchestrators send them, in every field the simulator documents, and absent fields", () => {
+    const enterprises = simulator.data.partners.flatMap((partner) => partner.enterprises);
+    const nulled = new Set(enterprises.flatMap((e) => Object.keys(e).filter((field) => e[field] === null)));
+    expect(nulled).toEqual(new Set(NULLABLE_ENTERPRISE_FIELDS));
+    expect(enterprises.some((e) => !("gatewayPoolId" in e))).toBe(true);
   });
 });

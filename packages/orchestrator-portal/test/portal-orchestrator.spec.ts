@@ -144,14 +144,14 @@ describe("createPortalOrchestrator", () => {
   it("a key accepted as neither is rejected with both reasons, never echoing the orchestrator's message", async () => {
     const { orchestrator } = make({
       partner: [{ status: 400, body: JSON.stringify({ error: { code: -32603, message: `bad token ${SECRET}` } }) }],
-      customer: [{ status: 500, body: JSON.stringify({ error: { code: -32000, message: `token ${SECRET} expired` } }) }],
+      customer: [{ status: 403, body: JSON.stringify({ error: { code: -32000, message: `token ${SECRET} expired` } }) }],
     });
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toEqual({
       _tag: "OrchestratorRejected",
       reason:
         "The orchestrator accepts the API key neither as a partner's (getEnterpriseProxyProperty: HTTP 400, error code -32603) " +
-        "nor as a customer's (getEnterprise: HTTP 500, error code -32000).",
+        "nor as a customer's (getEnterprise: HTTP 403, error code -32000).",
     });
     expectNoKey(identity);
   });
@@ -168,11 +168,30 @@ describe("createPortalOrchestrator", () => {
     expectNoKey(identity);
   });
 
-  it("is rejected, not unreachable, when only the partner check got the orchestrator's answer", async () => {
+  it("is the customer check's outcome, naming both checks, when only the partner check got the orchestrator's answer", async () => {
     const { orchestrator } = make({ partner: [TOKEN_ERROR], customer: [HTML(502)] }, { retries: 0 });
     const identity = await orchestrator.identify(target())();
-    expect(tagOf(identity)).toBe("OrchestratorRejected");
-    expect(E.isLeft(identity) && identity.left.reason).toContain("getEnterprise: Could not connect to the orchestrator for enterprise/getEnterprise");
+    expect(E.isLeft(identity) && identity.left).toEqual({
+      _tag: "OrchestratorUnreachable",
+      reason:
+        "Could not connect to the orchestrator for enterprise/getEnterprise, so it is not known whether the API key is a customer's; " +
+        "the partner check (getEnterpriseProxyProperty: HTTP 400, error code -32000) did not accept it as a partner's.",
+    });
+  });
+
+  // A partner key is always refused by the customer check: when the partner check got no answer, that is the outcome (issue 21).
+  it.each<[string, Scripted, string, string]>([
+    ["timed out", { ...PROXY, delayMs: 10_000 }, "OrchestratorTimedOut", "The orchestrator did not answer enterpriseProxy/getEnterpriseProxyProperty within the 300 ms deadline"],
+    ["could not connect", RESET, "OrchestratorUnreachable", "Could not connect to the orchestrator for enterpriseProxy/getEnterpriseProxyProperty"],
+    ["failed", { status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }, "OrchestratorFailed", "The orchestrator failed to answer enterpriseProxy/getEnterpriseProxyProperty (HTTP 500, error code -32603)"],
+  ])("is the partner check's outcome when it %s and the customer check refused the key", async (_, partner, tag, words) => {
+    const { orchestrator } = make({ partner: [partner], customer: [TOKEN_ERROR] }, { timeoutMs: 300 });
+    const identity = await orchestrator.identify(target())();
+    expect(tagOf(identity)).toBe(tag);
+    expect(E.isLeft(identity) && identity.left.reason).toContain(words);
+    expect(E.isLeft(identity) && identity.left.reason).toContain(
+      "so it is not known whether the API key is a partner's; the customer check (getEnterprise: HTTP 400, error code -32000) refused it, as it refuses every partner's key.",
+    );
   });
 
   it("calls a customer check that succeeds without an id garbage", async () => {
@@ -180,13 +199,14 @@ describe("createPortalOrchestrator", () => {
     expect(tagOf(await orchestrator.identify(target())())).toBe("OrchestratorGarbage");
   });
 
-  it("is unreachable only when neither check got an answer", async () => {
-    const { orchestrator } = make({ partner: [RESET], customer: [RESET] });
+  it("is unreachable when neither check got an answer, in the same words however many attempts were made (the count is logged)", async () => {
+    const { orchestrator, events } = make({ partner: [RESET], customer: [RESET] });
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toEqual({
       _tag: "OrchestratorUnreachable",
-      reason: "Could not connect to the orchestrator for enterprise/getEnterprise after 3 attempts.",
+      reason: "Could not connect to the orchestrator for enterprise/getEnterprise.",
     });
+    expect(events.map((e) => e.attempts)).toEqual([3, 3]);
   });
 
   it("retries 5xx without an error body with backoff, then reports the orchestrator unreachable", async () => {
@@ -194,17 +214,34 @@ describe("createPortalOrchestrator", () => {
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toEqual({
       _tag: "OrchestratorUnreachable",
-      reason: "Could not connect to the orchestrator for enterprise/getEnterprise after 3 attempts.",
+      reason: "Could not connect to the orchestrator for enterprise/getEnterprise.",
     });
     expect(events.map((e) => e.attempts)).toEqual([3, 3]);
     // What was met goes to the log only.
     expect(events.map((e) => e.detail)).toEqual(["HTTP 502 without the orchestrator's error body", "HTTP 503 without the orchestrator's error body"]);
   });
 
-  it("does not retry a 5xx that carries the orchestrator's error body: that is its answer", async () => {
-    const { orchestrator, seen } = make({ partner: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }], customer: [ENTERPRISE] });
-    expect(E.isRight(await orchestrator.identify(target())())).toBe(true);
-    expect(seen).toHaveLength(2);
+  it("retries a 5xx that carries the orchestrator's error body: the orchestrator failed, it did not refuse the key", async () => {
+    const { orchestrator, methods } = make({ partner: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }, PROXY], customer: [TOKEN_ERROR] });
+    expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
+    expect(methods("partner")).toHaveLength(2);
+  });
+
+  it("reports a 5xx with the error body that persists as the orchestrator failing, never as a refusal", async () => {
+    const failing = { status: 503, body: '{"error":{"code":-32603,"message":"Error parsing or processing request"}}' };
+    const { orchestrator, events } = make({ list: [failing] });
+    const customers = await orchestrator.listPartnerCustomers(target(), 10)();
+    expect(E.isLeft(customers) && customers.left).toEqual({
+      _tag: "OrchestratorFailed",
+      reason: "The orchestrator failed to answer enterpriseProxy/getEnterpriseProxyEnterprises (HTTP 503, error code -32603); it is the orchestrator's own error, not a refusal of the key.",
+    });
+    expect(events.map((e) => [e.outcome, e.attempts, e.detail])).toEqual([["OrchestratorFailed", 3, "HTTP 503 with the orchestrator's error body"]]);
+  });
+
+  it("retries a 5xx with the error body only while the wait and one more attempt fit the deadline", async () => {
+    const { orchestrator, methods } = make({ list: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}', headers: { "retry-after": "1" } }] }, { timeoutMs: 500 });
+    expect(tagOf(await orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorFailed");
+    expect(methods("list")).toHaveLength(1);
   });
 
   it("succeeds when a retry does", async () => {
@@ -308,7 +345,7 @@ describe("createPortalOrchestrator", () => {
     expect(tagOf(customers)).toBe("OrchestratorGarbage");
   });
 
-  it("lists with the partner id, and calls a 200 with an error member garbage but an error body at 400 or 500 a refusal", async () => {
+  it("lists with the partner id, and calls a 200 with an error member garbage but an error body at 4xx a refusal", async () => {
     const ok = make({ list: [{ status: 200, body: '[{"id":1,"logicalId":"a"}]' }] });
     const customers = await ok.orchestrator.listPartnerCustomers(target(), 10)();
     expect(E.isRight(customers) && customers.right).toHaveLength(1);
@@ -316,9 +353,9 @@ describe("createPortalOrchestrator", () => {
     const contradictory = make({ list: [{ status: 200, body: '{"error":{"code":-32603,"message":"x"}}' }] });
     expect(tagOf(await contradictory.orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorGarbage");
     expect(tagOf(await make({ list: [ERROR_400] }).orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorRejected");
-    const refused500 = make({ list: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }] });
-    expect(tagOf(await refused500.orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorRejected");
-    expect(refused500.seen).toHaveLength(1);
+    const refused403 = make({ list: [{ status: 403, body: '{"error":{"code":-32000,"message":"Insufficient Permissions"}}' }] });
+    expect(tagOf(await refused403.orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorRejected");
+    expect(refused403.seen).toHaveLength(1);
   });
 
   it.each<[string, Scripted]>([

@@ -6,13 +6,13 @@ export interface CliOptions {
   readonly port: number;
   readonly prefix: string;
   readonly dataFile?: string;
-  readonly generate?: { readonly partners: number; readonly enterprisesPerPartner: number };
+  readonly generate?: { readonly partners: number; readonly enterprisesPerPartner: number; readonly nullShare?: number };
   /** PEM files: with both, the simulator serves HTTPS. */
   readonly tls?: { readonly keyFile: string; readonly certFile: string };
 }
 
-export const USAGE = `Usage: sdwan-orchestrator-simulator [--host 127.0.0.1] [--port 8981] [--prefix /vco] [--data file.json] [--generate PARTNERS:ENTERPRISES] [--tls-key key.pem --tls-cert cert.pem]
-Environment: SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_PREFIX, SIMULATOR_DATA, SIMULATOR_GENERATE, SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT (same meanings).`;
+export const USAGE = `Usage: sdwan-orchestrator-simulator [--host 127.0.0.1] [--port 8981] [--prefix /vco] [--data file.json] [--generate PARTNERS:ENTERPRISES [--null-share 0.25]] [--tls-key key.pem --tls-cert cert.pem]
+Environment: SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_PREFIX, SIMULATOR_DATA, SIMULATOR_GENERATE, SIMULATOR_NULL_SHARE, SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT (same meanings).`;
 
 const positiveInt = (name: string, value: string, min: number): number => {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 65535 * 1000) throw new Error(`${name}: expected an integer >= ${min}, got '${value}'`);
@@ -32,7 +32,7 @@ const readOptions = (argv: readonly string[], env: Readonly<Record<string, strin
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (arg === "--") continue; // what `pnpm start -- --port 1` passes through
-    const match = /^--(host|port|prefix|data|generate|tls-key|tls-cert)(?:=(.*))?$/.exec(arg);
+    const match = /^--(host|port|prefix|data|generate|null-share|tls-key|tls-cert)(?:=(.*))?$/.exec(arg);
     if (match === null) throw new Error(`unknown argument '${arg}'\n${USAGE}`);
     const value = match[2] ?? argv[++i];
     if (value === undefined) throw new Error(`--${match[1]} needs a value`);
@@ -42,6 +42,9 @@ const readOptions = (argv: readonly string[], env: Readonly<Record<string, strin
   const port = positiveInt("--port / SIMULATOR_PORT", get("port", "SIMULATOR_PORT") ?? "8981", 0);
   if (port > 65535) throw new Error(`--port / SIMULATOR_PORT: expected 0-65535, got ${port}`);
   const generate = get("generate", "SIMULATOR_GENERATE");
+  const nullShare = get("null-share", "SIMULATOR_NULL_SHARE");
+  if (nullShare !== undefined && (generate === undefined || !/^(0(\.\d+)?|1(\.0+)?)$/.test(nullShare)))
+    throw new Error(`--null-share / SIMULATOR_NULL_SHARE: expected a share from 0 to 1 with --generate, got '${nullShare}'`);
   const dataFile = get("data", "SIMULATOR_DATA");
   const keyFile = get("tls-key", "SIMULATOR_TLS_KEY");
   const certFile = get("tls-cert", "SIMULATOR_TLS_CERT");
@@ -52,6 +55,7 @@ const readOptions = (argv: readonly string[], env: Readonly<Record<string, strin
     generated = {
       partners: positiveInt("--generate / SIMULATOR_GENERATE partners", partners, 1),
       enterprisesPerPartner: positiveInt("--generate / SIMULATOR_GENERATE enterprises", enterprises, 0),
+      ...(nullShare === undefined ? {} : { nullShare: Number(nullShare) }),
     };
   }
   return {

@@ -131,11 +131,50 @@ const isoDate = (random: () => number): string =>
 
 /**
  * Sometimes left out, for the fields the orchestrator leaves empty in
- * practice (the Swagger marks no field nullable, so it never sends null).
- * A complete record keeps every field.
+ * practice. A complete record keeps every field.
  */
 const sometimesMissing = <A>(random: () => number, rate: number, value: A, complete: boolean): A | undefined =>
   random() < rate && !complete ? undefined : value;
+
+/**
+ * The fields a real orchestrator sends as `null` when they were never filled
+ * in (contact, address, location, description, account number, prefix),
+ * though the Swagger marks no field nullable. The simulator's Swagger check
+ * allows null in exactly these fields of an `enterprise`.
+ */
+export const NULLABLE_ENTERPRISE_FIELDS = [
+  "prefix",
+  "accountNumber",
+  "description",
+  "contactName",
+  "contactPhone",
+  "contactMobile",
+  "contactEmail",
+  "streetAddress",
+  "streetAddress2",
+  "city",
+  "state",
+  "postalCode",
+  "country",
+  "lat",
+  "lon",
+] as const;
+
+/** The share of generated enterprises sent as real orchestrators send them (`GenerateOptions.nullShare`). */
+export const DEFAULT_NULL_SHARE = 0.25;
+/** In such an enterprise, the chance that each nullable field it has is null all the same. */
+const NULLED_FIELD_RATE = 0.25;
+
+/**
+ * An enterprise as a real orchestrator sends it: each nullable field it left
+ * out is there as `null`, and each it has is null now and then (a record
+ * emptied later). Other fields stay absent when absent.
+ */
+const withNulls = (random: () => number, enterprise: Record<string, unknown>): Record<string, unknown> => {
+  const sent = { ...enterprise };
+  for (const field of NULLABLE_ENTERPRISE_FIELDS) if (!(field in sent) || random() < NULLED_FIELD_RATE) sent[field] = null;
+  return sent;
+};
 
 export interface GenerateOptions {
   readonly partners: number;
@@ -146,16 +185,25 @@ export interface GenerateOptions {
   readonly keyPrefix?: string;
   /** How many customer keys to create per partner (for its first enterprises); defaults to 2. */
   readonly customerKeysPerPartner?: number;
+  /**
+   * The share of enterprises (0 to 1) with nulls in `NULLABLE_ENTERPRISE_FIELDS`, as real orchestrators
+   * send them; defaults to `DEFAULT_NULL_SHARE`. 0 gives the old form: no null anywhere, the same data otherwise.
+   */
+  readonly nullShare?: number;
 }
 
 /**
  * Generates partners with realistic enterprises: matching city, region,
  * postal code, country, IANA time zone and locale; coordinates with many
- * decimals; some fields left out; every bastion state; tinyint 0/1 flags.
- * Every answer it makes validates against the vendor Swagger.
+ * decimals; some fields left out; every bastion state; tinyint 0/1 flags;
+ * in a share of the enterprises, nulls where real orchestrators send them.
+ * Every answer it makes validates against the vendor Swagger, but for those nulls.
  */
 export const generateDataset = (options: GenerateOptions): Dataset => {
   const random = seededRandom(options.seed ?? 1);
+  // A stream of its own, so that the share of nulls changes nothing else in the data.
+  const nullRandom = seededRandom((options.seed ?? 1) ^ 0x6e756c6c);
+  const nullShare = options.nullShare ?? DEFAULT_NULL_SHARE;
   const places = placesFor(random);
   const keyPrefix = options.keyPrefix ?? "generated";
   const partners: PartnerRecord[] = [];
@@ -210,7 +258,7 @@ export const generateDataset = (options: GenerateOptions): Dataset => {
         bastionState: e < BASTION_STATES.length ? BASTION_STATES[e] : random() < 0.7 ? "UNCONFIGURED" : pick(random, BASTION_STATES),
       };
       for (const [field, value] of Object.entries(enterprise)) if (value === undefined) delete enterprise[field];
-      enterprises.push({ ...enterprise, id });
+      enterprises.push({ ...(nullRandom() < nullShare ? withNulls(nullRandom, enterprise) : enterprise), id });
     }
     partners.push({
       enterpriseProxyId: enterpriseProxyId as t.Int,

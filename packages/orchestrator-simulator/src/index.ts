@@ -5,7 +5,9 @@ export {
   EnterpriseRecord,
   PartnerRecord,
   decodeDataset,
+  DEFAULT_NULL_SHARE,
   generateDataset,
+  NULLABLE_ENTERPRISE_FIELDS,
   type GenerateOptions,
 } from "./dataset.js";
 export {

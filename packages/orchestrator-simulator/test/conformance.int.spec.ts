@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PORTAL_METHODS, startOrchestratorSimulator, type Fault, type OrchestratorSimulator, type PortalMethod } from "../src/index.js";
+import { NULLABLE_ENTERPRISE_FIELDS, PORTAL_METHODS, startOrchestratorSimulator, type Fault, type OrchestratorSimulator, type PortalMethod } from "../src/index.js";
 
 // The vendor's Swagger 2.0 file (fixtures/vendor/README.md says where it comes from).
 const SWAGGER = JSON.parse(readFileSync(new URL("../fixtures/vendor/orchestrator-portal-api-v1.swagger.json", import.meta.url), "utf8")) as {
@@ -11,10 +11,28 @@ const SWAGGER = JSON.parse(readFileSync(new URL("../fixtures/vendor/orchestrator
   readonly responses: Record<string, { readonly schema?: unknown }>;
 };
 
+type Properties = Record<string, { type?: string }>;
+const enterpriseProperties = (definitions: Record<string, unknown>) => (definitions["enterprise"] as { properties: Properties }).properties;
+
+/**
+ * The Swagger's definitions, but for the nulls the simulator documents (README, "Deliberate deviations"):
+ * `null` is allowed in exactly NULLABLE_ENTERPRISE_FIELDS of an `enterprise`, and nowhere else.
+ */
+const DEFINITIONS = ((): Record<string, unknown> => {
+  const definitions = structuredClone(SWAGGER.definitions);
+  const properties = enterpriseProperties(definitions);
+  for (const field of NULLABLE_ENTERPRISE_FIELDS) {
+    const property = properties[field];
+    if (property?.type === undefined) throw new Error(`the Swagger's enterprise has no typed ${field}`);
+    property.type = [property.type, "null"] as unknown as string;
+  }
+  return definitions;
+})();
+
 // Swagger 2 schemas are JSON Schema draft 4 with extensions (x-*, format "double"): strict mode off.
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats.default(ajv);
-ajv.addSchema({ $id: "swagger.json", definitions: SWAGGER.definitions });
+ajv.addSchema({ $id: "swagger.json", definitions: DEFINITIONS });
 
 /** The documented answers of one method: status → validator of the body. */
 const documented = (method: PortalMethod): ReadonlyMap<number, ValidateFunction> => {
@@ -68,6 +86,23 @@ describe("the simulator's answers validate against the vendor Swagger", () => {
 
   it("documents 200, 400 and 500 for the three methods (what the checks below rely on)", () => {
     for (const method of PORTAL_METHODS) expect([...(DOCUMENTED.get(method)?.keys() ?? [])].sort()).toEqual([200, 400, 500]);
+  });
+
+  it("allows null in no field but the documented ones: each of them, and no other, is typed in the vendor's own Swagger", () => {
+    const vendor = enterpriseProperties(SWAGGER.definitions);
+    const allowed = Object.entries(enterpriseProperties(DEFINITIONS)).filter(([, property]) => Array.isArray(property.type)).map(([field]) => field);
+    expect(allowed.sort()).toEqual([...NULLABLE_ENTERPRISE_FIELDS].sort());
+    for (const field of NULLABLE_ENTERPRISE_FIELDS) expect(typeof vendor[field]?.type, field).toBe("string");
+  });
+
+  it("sends nulls in the sample's listings (as real orchestrators do), which the vendor's Swagger alone would refuse", async () => {
+    const strict = new Ajv({ strict: false });
+    addFormats.default(strict);
+    const enterprise = strict.compile({ ...(SWAGGER.definitions["enterprise"] as object), definitions: SWAGGER.definitions });
+    const listed = sim.data.partners.flatMap((partner) => partner.enterprises);
+    const withNull = listed.filter((e) => Object.values(e).includes(null));
+    expect(withNull.length).toBeGreaterThan(0);
+    expect(withNull.every((e) => !enterprise(e))).toBe(true);
   });
 
   it("for every key of the sample, every method", async () => {

@@ -7,6 +7,8 @@ export interface FieldError {
 /** Why an orchestrator call did not give a usable answer. */
 export type OrchestratorError =
   | { readonly _tag: "OrchestratorRejected"; readonly reason: string }
+  /** The orchestrator's API answered, but failed itself (a 5xx with its `error` body, still there after the retries): no verdict on the key. */
+  | { readonly _tag: "OrchestratorFailed"; readonly reason: string }
   | { readonly _tag: "OrchestratorUnreachable"; readonly reason: string }
   | { readonly _tag: "OrchestratorTimedOut"; readonly reason: string }
   | { readonly _tag: "OrchestratorRateLimited"; readonly reason: string; readonly retryAfterSeconds?: number }
@@ -42,6 +44,7 @@ export const notAPartner = (alias: string): DomainError => ({ _tag: "NotAPartner
 export const storageFailure = (reason: string): DomainError => ({ _tag: "StorageFailure", reason });
 
 export const orchestratorRejected = (reason: string): OrchestratorError => ({ _tag: "OrchestratorRejected", reason });
+export const orchestratorFailed = (reason: string): OrchestratorError => ({ _tag: "OrchestratorFailed", reason });
 export const orchestratorUnreachable = (reason: string): OrchestratorError => ({ _tag: "OrchestratorUnreachable", reason });
 export const orchestratorTimedOut = (reason: string): OrchestratorError => ({ _tag: "OrchestratorTimedOut", reason });
 export const orchestratorGarbage = (reason: string): OrchestratorError => ({ _tag: "OrchestratorGarbage", reason });
@@ -52,6 +55,7 @@ export const orchestratorRateLimited = (reason: string, retryAfterSeconds?: numb
 
 const ORCHESTRATOR_TAGS: ReadonlySet<DomainErrorTag> = new Set([
   "OrchestratorRejected",
+  "OrchestratorFailed",
   "OrchestratorUnreachable",
   "OrchestratorTimedOut",
   "OrchestratorRateLimited",
@@ -77,6 +81,7 @@ export const describeError = (error: DomainError): string => {
       return `Connection '${error.alias}' is not a partner connection.`;
     case "StorageFailure":
     case "OrchestratorRejected":
+    case "OrchestratorFailed":
     case "OrchestratorUnreachable":
     case "OrchestratorTimedOut":
     case "OrchestratorRateLimited":

@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { orchestratorGarbage } from "../domain/errors.js";
+import { orchestratorGarbage, orchestratorRejected, orchestratorTimedOut } from "../domain/errors.js";
 import { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "../ports/connection-changes.js";
+import { aCustomer } from "../../testing/builders.js";
 import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+
+const URL_OF_LAB = "https://vco.example.net";
+
+/** A world without a customers cache, with connection "lab" holding `apiKey`, identified by its add unless forced. */
+const identifiedWorld = async (apiKey: string = TEST_KEYS.partner, force = false) => {
+  const world = createTestWorld({ customersCacheTtlMs: 0 });
+  await expectRight(world.service.addConnection({ alias: "lab", orchestratorUrl: URL_OF_LAB, apiKey }, { force }));
+  return world;
+};
 
 const setup = async (apiKey: string = TEST_KEYS.partner, ttlMs = 60_000, changes: ConnectionChanges = createInProcessConnectionChanges()) => {
   const world = createTestWorld({ customersCacheTtlMs: ttlMs, changes });
@@ -110,5 +120,69 @@ describe("listPartnerCustomers", () => {
     expect(orchestrator.calls.listPartnerCustomers).toBe(3);
     for (const alias of ["partner", "other", "third"]) await expectRight(service.listPartnerCustomers(alias));
     expect(orchestrator.calls.listPartnerCustomers).toBe(6);
+  });
+
+  // Issue 21: one round trip for a partner whose identity is known.
+  describe("with the identity the last identification learned", () => {
+    it("lists a partner identified by its add at once: one call, no identification", async () => {
+      const { service, orchestrator, partnerCustomers } = await identifiedWorld();
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 0 });
+      expect(await expectRight(service.listPartnerCustomers("lab"))).toEqual(partnerCustomers);
+      expect(await expectRight(service.listPartnerCustomers("lab"))).toEqual(partnerCustomers);
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 2 });
+    });
+
+    it("remembers what a validation and a listing learned", async () => {
+      const { service, orchestrator } = await identifiedWorld(TEST_KEYS.partner, true);
+      await expectRight(service.validateConnection("lab"));
+      await expectRight(service.listPartnerCustomers("lab"));
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 1 });
+    });
+
+    it("identifies an unknown key first, then lists; the next listing costs one call", async () => {
+      const { service, orchestrator } = await identifiedWorld(TEST_KEYS.partner, true);
+      await expectRight(service.listPartnerCustomers("lab"));
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 1 });
+      await expectRight(service.listPartnerCustomers("lab"));
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 2 });
+    });
+
+    it("forgets an identity whose listing is refused, and identifies the key again within the same request", async () => {
+      const { service, orchestrator } = await identifiedWorld();
+      const moved = [aCustomer({ id: 9, name: "MOVED" })];
+      orchestrator.setAccount(TEST_KEYS.partner, { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 99 }, customers: moved });
+      expect(await expectRight(service.listPartnerCustomers("lab"))).toEqual(moved);
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 2 });
+      await expectRight(service.listPartnerCustomers("lab"));
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 3 });
+    });
+
+    it("forgets it when the key changes: a customer's key put in a partner's connection is identified, never listed", async () => {
+      const { service, orchestrator } = await identifiedWorld();
+      await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { force: true }));
+      expect(await expectLeft(service.listPartnerCustomers("lab"))).toEqual({ _tag: "NotAPartner", alias: "lab" });
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 0 });
+    });
+
+    it("is not carried to the same key at another orchestrator URL", async () => {
+      const { service, orchestrator } = await identifiedWorld();
+      await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://other.example.net" }, { force: true }));
+      await expectRight(service.listPartnerCustomers("lab"));
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 1 });
+    });
+
+    it("forgets it when an identification is refused, and keeps it when one got no answer", async () => {
+      const { service, orchestrator } = await identifiedWorld();
+      orchestrator.failWith(TEST_KEYS.partner, orchestratorTimedOut("no answer"));
+      await expectRight(service.validateConnection("lab"));
+      orchestrator.failWith(TEST_KEYS.partner, undefined);
+      await expectRight(service.listPartnerCustomers("lab"));
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 1 });
+      orchestrator.failWith(TEST_KEYS.partner, orchestratorRejected("revoked"));
+      await expectRight(service.validateConnection("lab"));
+      orchestrator.failWith(TEST_KEYS.partner, undefined);
+      await expectRight(service.listPartnerCustomers("lab"));
+      expect(orchestrator.calls).toEqual({ identify: 4, listPartnerCustomers: 2 });
+    });
   });
 });

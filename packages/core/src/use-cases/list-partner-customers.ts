@@ -1,42 +1,59 @@
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
+import type { StoredConnection } from "../domain/connection.js";
 import type { Customer } from "../domain/customer.js";
 import { decodeInput } from "../domain/decode.js";
 import { notAPartner, type DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
-import type { Orchestrator } from "../ports/orchestrator.js";
+import type { Deadline, Orchestrator } from "../ports/orchestrator.js";
 import type { CustomersCache } from "../customers-cache.js";
+import type { IdentityMemory } from "../identity-memory.js";
 
 /**
- * The customers behind a partner connection, through the customers cache:
- * identify the key (it must be a partner's), then list that partner's
- * enterprises, both within one orchestrator deadline. A customer key is
- * `NotAPartner`.
+ * The customers behind a partner connection, through the customers cache,
+ * within one orchestrator deadline. A key whose partner identity is
+ * remembered (`identities`) is listed at once: one round trip; if that
+ * listing is refused, the identity is forgotten and the key identified again.
+ * Any other key is identified first (it must be a partner's), then listed.
+ * A customer key is `NotAPartner`.
  */
 export const listPartnerCustomers =
   (deps: {
     readonly repository: ConnectionRepository;
+    /** Remembering its identifications in `identities` (`IdentityMemory.remembering`). */
     readonly orchestrator: Orchestrator;
+    readonly identities: IdentityMemory;
     readonly customersCache: CustomersCache;
   }) =>
-  (rawAlias: string): TE.TaskEither<DomainError, readonly Customer[]> =>
-    pipe(
+  (rawAlias: string): TE.TaskEither<DomainError, readonly Customer[]> => {
+    const identifyThenList = (connection: StoredConnection, deadline: Deadline): TE.TaskEither<DomainError, readonly Customer[]> =>
+      pipe(
+        deps.orchestrator.identify(connection, deadline),
+        TE.mapLeft((error): DomainError => error),
+        TE.flatMap((identity) =>
+          identity.kind === "partner"
+            ? deps.orchestrator.listPartnerCustomers(connection, identity.partnerId, deadline)
+            : TE.left(notAPartner(connection.alias)),
+        ),
+      );
+    const list = (connection: StoredConnection): TE.TaskEither<DomainError, readonly Customer[]> => {
+      // One deadline for all the calls, started when the cache really asks the orchestrator.
+      const deadline = deps.orchestrator.startDeadline();
+      const known = deps.identities.recall(connection);
+      if (known?.kind !== "partner") return identifyThenList(connection, deadline);
+      return pipe(
+        deps.orchestrator.listPartnerCustomers(connection, known.partnerId, deadline),
+        TE.orElse((error): TE.TaskEither<DomainError, readonly Customer[]> => {
+          if (error._tag !== "OrchestratorRejected") return TE.left(error);
+          deps.identities.forget(connection);
+          return identifyThenList(connection, deadline);
+        }),
+      );
+    };
+    return pipe(
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap(deps.repository.get),
-      TE.flatMap((connection) =>
-        deps.customersCache.get(connection.alias, () => {
-          // Both calls share one deadline, started when the cache really asks the orchestrator.
-          const deadline = deps.orchestrator.startDeadline();
-          return pipe(
-            deps.orchestrator.identify(connection, deadline),
-            TE.mapLeft((error): DomainError => error),
-            TE.flatMap((identity) =>
-              identity.kind === "partner"
-                ? deps.orchestrator.listPartnerCustomers(connection, identity.partnerId, deadline)
-                : TE.left(notAPartner(connection.alias)),
-            ),
-          )();
-        }),
-      ),
+      TE.flatMap((connection) => deps.customersCache.get(connection.alias, list(connection))),
     );
+  };

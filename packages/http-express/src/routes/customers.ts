@@ -2,7 +2,7 @@ import type { ConnectionService } from "@sdwan-connections/core";
 import { Router } from "express";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
-import { sendRepresentation } from "../representation.js";
+import { jsonArrayBytes, sendRepresentation } from "../representation.js";
 import { respond } from "../respond.js";
 
 /** docs/interface.md §2: a partner connection's customers. */
@@ -13,7 +13,7 @@ export const customersRoutes = (service: ConnectionService): Router => {
     .get(
       withFlags([], (req, res) =>
         // The customers cache hands back the same array until it refills: one serialization, and one compression per encoding, per fill.
-        respond(res, service.listPartnerCustomers(req.params["alias"] as string), (customers) => sendRepresentation(req, res, customers, () => JSON.stringify(customers))),
+        respond(res, service.listPartnerCustomers(req.params["alias"] as string), (customers) => sendRepresentation(req, res, customers, () => jsonArrayBytes(customers))),
       ),
     )
     .all(methodNotAllowed("GET, HEAD"));

@@ -1,0 +1,56 @@
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type { Identity, OrchestratorTarget } from "./domain/connection.js";
+import type { KeyFingerprints } from "./ports/key-fingerprints.js";
+import type { Orchestrator } from "./ports/orchestrator.js";
+
+/**
+ * What the last identification of each key learned, so that the customers
+ * of a partner whose identity is known cost one round trip (the listing), not
+ * two. Keyed by the orchestrator URL and the key's keyed fingerprint, never by
+ * the key itself: another key, or the same key at another URL, finds nothing
+ * and is identified first, so an operator's key is never taken for a
+ * partner's. Never used to answer a validation (that always asks).
+ */
+export interface IdentityMemory {
+  recall(target: OrchestratorTarget): Identity | undefined;
+  forget(target: OrchestratorTarget): void;
+  /**
+   * `orchestrator`, whose identifications are remembered: an identity when
+   * one is learned, nothing when the key is refused; a timeout or an
+   * unreachable orchestrator learns nothing and changes nothing.
+   */
+  remembering(orchestrator: Orchestrator): Orchestrator;
+}
+
+/** Enough for every connection of a large deployment; past it, the oldest entries go first. */
+const MAX_ENTRIES = 10_000;
+
+export const createIdentityMemory = (fingerprints: KeyFingerprints): IdentityMemory => {
+  const identities = new Map<string, Identity>();
+  const keyOf = (target: OrchestratorTarget) => `${fingerprints.fingerprint(target.apiKey)} ${target.orchestratorUrl}`;
+  const remember = (target: OrchestratorTarget, identity: Identity) => {
+    const key = keyOf(target);
+    identities.delete(key);
+    identities.set(key, identity);
+    if (identities.size > MAX_ENTRIES) identities.delete(identities.keys().next().value as string);
+  };
+  const forget = (target: OrchestratorTarget) => void identities.delete(keyOf(target));
+  return {
+    recall: (target) => identities.get(keyOf(target)),
+    forget,
+    remembering: (orchestrator) => ({
+      startDeadline: () => orchestrator.startDeadline(),
+      admits: (orchestratorUrl) => orchestrator.admits(orchestratorUrl),
+      listPartnerCustomers: (target, partnerId, deadline) => orchestrator.listPartnerCustomers(target, partnerId, deadline),
+      identify: (target, deadline) =>
+        pipe(
+          orchestrator.identify(target, deadline),
+          TE.tapIO((identity) => () => remember(target, identity)),
+          TE.orElseFirstIOK((error) => () => {
+            if (error._tag === "OrchestratorRejected") forget(target);
+          }),
+        ),
+    }),
+  };
+};
