@@ -7,6 +7,8 @@ import { describeAuditLogContract } from "./audit-log-contract.js";
 import { createInMemoryAuditLog } from "../src/memory-audit-log.js";
 import { describeHealthLedgerContract } from "./health-ledger-contract.js";
 import { createInMemoryHealthLedger } from "../src/memory-health-ledger.js";
+import { describeFailureCounterContract } from "./failure-counter-contract.js";
+import { createInMemoryFailureCounter } from "../src/memory-failure-counter.js";
 import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
 
@@ -57,5 +59,18 @@ describeHealthLedgerContract("InMemoryHealthLedger", {
   make: async () => (healthLedger ??= createInMemoryHealthLedger()),
   reset: async () => {
     healthLedger = undefined;
+  },
+});
+
+// One map per store: counters made between two resets share it, as the instances of one process would.
+let failureWindows: Map<number, ReturnType<typeof createInMemoryFailureCounter>> = new Map();
+describeFailureCounterContract("InMemoryFailureCounter", {
+  make: async (windowMs) => {
+    const counter = failureWindows.get(windowMs) ?? createInMemoryFailureCounter({ windowMs });
+    failureWindows.set(windowMs, counter);
+    return counter;
+  },
+  reset: async () => {
+    failureWindows = new Map();
   },
 });

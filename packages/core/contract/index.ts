@@ -15,3 +15,4 @@ export {
 export { describeKeyFingerprintsContract, type KeyFingerprintsContractOptions } from "./key-fingerprints-contract.js";
 export { describeAuditLogContract, type AuditLogContractOptions } from "./audit-log-contract.js";
 export { describeHealthLedgerContract, type HealthLedgerContractOptions } from "./health-ledger-contract.js";
+export { describeFailureCounterContract, type FailureCounterContractOptions } from "./failure-counter-contract.js";

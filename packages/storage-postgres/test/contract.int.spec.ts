@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from "vitest";
 import type pg from "pg";
-import { describeAuditLogContract, describeConnectionRepositoryContract, describeHealthLedgerContract } from "@sdwan-connections/core/contract";
+import { describeAuditLogContract, describeConnectionRepositoryContract, describeFailureCounterContract, describeHealthLedgerContract } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
-import { createPostgresAuditLog, createPostgresConnectionRepository, createPostgresHealthLedger, migrate } from "../src/index.js";
+import { createPostgresAuditLog, createPostgresConnectionRepository, createPostgresFailureCounter, createPostgresHealthLedger, FAILURES_TABLE, migrate } from "../src/index.js";
 import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
 
 let postgres: StartedPostgres;
@@ -56,5 +56,16 @@ describeHealthLedgerContract("PostgresHealthLedger", {
   },
   reset: async () => {
     await admin.query("truncate connection_health");
+  },
+});
+
+describeFailureCounterContract("PostgresFailureCounter", {
+  make: async (windowMs) => {
+    const pool = aPool(postgres.connectionString);
+    pools.push(pool);
+    return createPostgresFailureCounter({ pool, windowMs });
+  },
+  reset: async () => {
+    await admin.query(`truncate ${FAILURES_TABLE}`);
   },
 });
