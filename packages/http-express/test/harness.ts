@@ -75,6 +75,22 @@ export const testConfig = (env: Record<string, string | undefined>): Config => {
   return config.right;
 };
 
+/** The service on the embedded store as `pnpm start` wires it (lowdb on a temporary data directory), with core's fake orchestrator. */
+export const startLowdbService = async (env: Record<string, string> = {}): Promise<RunningService & AsyncDisposable & { readonly dir: string }> => {
+  const dir = await makeDataDir();
+  const service = await startService(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }), {
+    orchestrator: orchestratorModule(testOrchestrator()),
+    logDestination: captureLogs().stream,
+  });
+  return Object.assign(service, {
+    dir,
+    [Symbol.asyncDispose]: async () => {
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  });
+};
+
 export interface Harness extends AsyncDisposable {
   readonly service: RunningService;
   readonly logs: ReturnType<typeof captureLogs>;

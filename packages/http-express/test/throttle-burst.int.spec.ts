@@ -1,10 +1,7 @@
-import { rm } from "node:fs/promises";
 import { writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeBurst, keyCheckBurst, loginBurst } from "./bursts.js";
-import { anAddBody, BASE, captureLogs, client, makeDataDir, startHarness, startService, testConfig, testOrchestrator, ADMIN, type Harness } from "./harness.js";
-import { orchestratorModule } from "@sdwan-connections/composition/testing";
-import type { RunningService } from "../src/service.js";
+import { anAddBody, BASE, client, startHarness, startLowdbService, type Harness } from "./harness.js";
 
 const RELIABILITY = new URL("../../../docs/reliability.md", import.meta.url).pathname;
 const MAX_FAILURES = 5;
@@ -12,24 +9,9 @@ const BURST = 200;
 const env = { SDWAN_LOGIN_MAX_FAILURES: String(MAX_FAILURES), SDWAN_LOGIN_WINDOW_MS: "600000" };
 const lines: string[] = [];
 
-/** The embedded store as `pnpm start` wires it (lowdb on a temporary data directory). */
-const lowdbService = async (): Promise<RunningService & AsyncDisposable> => {
-  const dir = await makeDataDir();
-  const service = await startService(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }), {
-    orchestrator: orchestratorModule(testOrchestrator()),
-    logDestination: captureLogs().stream,
-  });
-  return Object.assign(service, {
-    [Symbol.asyncDispose]: async () => {
-      await service.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  });
-};
-
 const stores: readonly [string, () => Promise<{ readonly url: string } & AsyncDisposable>][] = [
   ["in memory", async () => startHarness({ env }).then((harness: Harness) => Object.assign(harness, { url: harness.service.url }))],
-  ["lowdb", lowdbService],
+  ["lowdb", () => startLowdbService(env)],
 ];
 
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ApiKey, type Alias, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
 import { aConnection } from "@sdwan-connections/core/testing";
@@ -10,6 +10,7 @@ import {
   FILE_FORMAT,
   openConnectionsFile,
   SCHEMA_VERSION,
+  WRITE_PROBE_FILE,
   type ConnectionsFileError,
 } from "../src/index.js";
 import { keyringOf, MASTER_KEY, openOrThrow, OTHER_MASTER_KEY, run, temporaryDirectory } from "./support.js";
@@ -203,6 +204,18 @@ describe("while running", () => {
     expect(await readFile(fileIn(directory.path), "utf8")).toBe(`not json ${SECRET}`);
     expect((await failureOf(repository.ping()))._tag).toBe("StorageFailure");
     await file.close();
+  });
+
+  it("is not ready while no file can be written in the data directory (as on a full disk), and ready again after", async () => {
+    await using directory = await temporaryDirectory();
+    const repository = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path }));
+    // A directory where the probe writes its file: the write fails even for root, as it would on a full disk.
+    await mkdir(join(directory.path, WRITE_PROBE_FILE));
+    expect(await failureOf(repository.ping())).toEqual({ _tag: "StorageFailure", reason: `The data directory ${directory.path} cannot be written: EISDIR.` });
+    await rmdir(join(directory.path, WRITE_PROBE_FILE));
+    // The answer is reused for a second, so readiness polled often stays cheap.
+    await expect.poll(async () => E.isRight(await repository.ping()()), { timeout: 5_000 }).toBe(true);
+    expect(await readdir(directory.path)).not.toContain(WRITE_PROBE_FILE);
   });
 
   it("detects an apiKey moved to another record (it was sealed for its own alias)", async () => {
