@@ -88,7 +88,7 @@ describe("the connections file", () => {
     await seeded(directory.path);
     const lines = (await readFile(fileIn(directory.path), "utf8")).trimEnd().split("\n");
     expect(lines).toHaveLength(4);
-    expect(lines[1]).toMatch(/^\{"alias":"Lab","orchestratorUrl":"[^"]+","sealedApiKey":"v1\.[0-9a-f]{8}\./);
+    expect(lines[1]).toMatch(/^\{"alias":"Lab","orchestratorUrl":"[^"]+","sealedApiKey":"v2\.[0-9a-f]{8}\./);
   });
 });
 
@@ -248,7 +248,7 @@ describe("master key rotation", () => {
 
     const newKeyId = keyringOf(OTHER_MASTER_KEY).currentKeyId;
     const document = JSON.parse(await readFile(fileIn(directory.path), "utf8")) as { connections: { sealedApiKey: string }[] };
-    expect(document.connections.every((c) => c.sealedApiKey.startsWith(`v1.${newKeyId}.`))).toBe(true);
+    expect(document.connections.every((c) => c.sealedApiKey.startsWith(`v2.${newKeyId}.`))).toBe(true);
 
     const after = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path, keyring: keyringOf(OTHER_MASTER_KEY) }));
     expect((await run(after.get(alias("LAB")))).apiKey.reveal()).toBe(SECRET);
