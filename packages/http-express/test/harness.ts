@@ -75,20 +75,29 @@ export const testConfig = (env: Record<string, string | undefined>): Config => {
   return config.right;
 };
 
-/** The service on the embedded store as `pnpm start` wires it (lowdb on a temporary data directory), with core's fake orchestrator. */
-export const startLowdbService = async (env: Record<string, string> = {}): Promise<RunningService & AsyncDisposable & { readonly dir: string }> => {
+/**
+ * The service as `pnpm start` wires it from `env` (the embedded store unless it names another), on a temporary
+ * data directory removed when it closes, with the environment's admin and core's fake orchestrator (or `orchestrator`).
+ */
+export const startWiredService = async (
+  env: Record<string, string> = {},
+  orchestrator: Orchestrator = testOrchestrator(),
+): Promise<RunningService & AsyncDisposable & { readonly dir: string }> => {
   const dir = await makeDataDir();
-  const service = await startService(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }), {
-    orchestrator: orchestratorModule(testOrchestrator()),
+  const started = await startServiceTask(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }), {
+    orchestrator: orchestratorModule(orchestrator),
     logDestination: captureLogs().stream,
-  });
-  return Object.assign(service, {
-    dir,
-    [Symbol.asyncDispose]: async () => {
-      await service.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  });
+  })();
+  const removeDir = () => rm(dir, { recursive: true, force: true });
+  if (E.isLeft(started)) {
+    await removeDir();
+    throw new StartupError(started.left);
+  }
+  const close = async () => {
+    await started.right.close();
+    await removeDir();
+  };
+  return { ...started.right, dir, close, [Symbol.asyncDispose]: close };
 };
 
 export interface Harness extends AsyncDisposable {

@@ -1,12 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { writeBenchmarkSection } from "@sdwan-connections/bench-kit";
-import { orchestratorModule } from "@sdwan-connections/composition/testing";
 import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningService } from "../src/service.js";
 import { describeBurst, keyCheckBurst, loginBurst } from "./bursts.js";
-import { ADMIN, anAddBody, BASE, captureLogs, client, makeDataDir, startService, testConfig, testOrchestrator } from "./harness.js";
+import { ADMIN, anAddBody, BASE, client, makeDataDir, startWiredService } from "./harness.js";
 import { runMain } from "./main-process.js";
 
 const RELIABILITY = new URL("../../../docs/reliability.md", import.meta.url).pathname;
@@ -34,22 +32,8 @@ afterAll(async () => {
 });
 
 /** One instance of the service on the database `databaseUrl`, as SDWAN_STORAGE=postgres wires it. */
-const instance = async (databaseUrl: string, env: Record<string, string> = {}): Promise<RunningService> => {
-  const dir = await makeDataDir();
-  dirs.push(dir);
-  return startService(
-    testConfig({
-      SDWAN_DATA_DIR: dir,
-      SDWAN_STORAGE: "postgres",
-      SDWAN_DATABASE_URL: databaseUrl,
-      SDWAN_MASTER_KEY: masterKey,
-      SDWAN_ADMIN_USER: ADMIN.name,
-      SDWAN_ADMIN_PASSWORD: ADMIN.password,
-      ...env,
-    }),
-    { orchestrator: orchestratorModule(testOrchestrator()), logDestination: captureLogs().stream },
-  );
-};
+const instance = (databaseUrl: string, env: Record<string, string> = {}) =>
+  startWiredService({ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: databaseUrl, SDWAN_MASTER_KEY: masterKey, ...env });
 
 describe("two instances on one PostgreSQL database, a burst from one client", () => {
   const env = { SDWAN_LOGIN_MAX_FAILURES: String(MAX_FAILURES), SDWAN_LOGIN_WINDOW_MS: "600000" };

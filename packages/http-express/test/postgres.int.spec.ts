@@ -1,14 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
 import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/service.js";
-import { ADMIN, anAddBody, BASE, captureLogs, client, makeDataDir, startService, TEST_KEYS, testConfig, testOrchestrator } from "./harness.js";
-import { orchestratorModule } from "@sdwan-connections/composition/testing";
+import { ADMIN, anAddBody, BASE, client, startWiredService, TEST_KEYS, testOrchestrator } from "./harness.js";
 
 let postgres: StartedPostgres;
 let databaseUrl: string;
-const dirs: string[] = [];
 const masterKey = randomBytes(32).toString("base64");
 
 beforeAll(async () => {
@@ -17,26 +14,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await postgres?.stop();
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
 /** One instance of the service on PostgreSQL, as SDWAN_STORAGE=postgres wires it (orchestrator: core's fake, or the one given). */
-const instance = async (env: Record<string, string> = {}, orchestrator = testOrchestrator()): Promise<RunningService> => {
-  const dir = await makeDataDir();
-  dirs.push(dir);
-  return startService(
-    testConfig({
-      SDWAN_DATA_DIR: dir,
-      SDWAN_STORAGE: "postgres",
-      SDWAN_DATABASE_URL: databaseUrl,
-      SDWAN_MASTER_KEY: masterKey,
-      SDWAN_ADMIN_USER: ADMIN.name,
-      SDWAN_ADMIN_PASSWORD: ADMIN.password,
-      ...env,
-    }),
-    { orchestrator: orchestratorModule(orchestrator), logDestination: captureLogs().stream },
-  );
-};
+const instance = (env: Record<string, string> = {}, orchestrator = testOrchestrator()): Promise<RunningService> =>
+  startWiredService({ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: databaseUrl, SDWAN_MASTER_KEY: masterKey, ...env }, orchestrator);
 
 describe("SDWAN_STORAGE=postgres", () => {
   it("two instances: one of two writers racing with one If-Match wins; the key check, fingerprint, audit and health are shared", async () => {

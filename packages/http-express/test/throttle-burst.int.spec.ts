@@ -1,7 +1,7 @@
 import { writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeBurst, keyCheckBurst, loginBurst } from "./bursts.js";
-import { anAddBody, BASE, client, startHarness, startLowdbService, type Harness } from "./harness.js";
+import { anAddBody, BASE, client, startHarness, startWiredService, type Harness } from "./harness.js";
 
 const RELIABILITY = new URL("../../../docs/reliability.md", import.meta.url).pathname;
 const MAX_FAILURES = 5;
@@ -11,7 +11,7 @@ const lines: string[] = [];
 
 const stores: readonly [string, () => Promise<{ readonly url: string } & AsyncDisposable>][] = [
   ["in memory", async () => startHarness({ env }).then((harness: Harness) => Object.assign(harness, { url: harness.service.url }))],
-  ["lowdb", () => startLowdbService(env)],
+  ["lowdb", () => startWiredService(env)],
 ];
 
 afterAll(async () => {
