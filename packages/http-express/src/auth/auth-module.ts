@@ -13,7 +13,8 @@ const WATCH_INTERVAL_MS = 1_000;
  * Users from the htpasswd file, the environment's admin and the generated
  * admin. The files are watched: when one changes, the users are read again
  * and every cached verification is forgotten. Failed logins are counted by
- * the store (TOKENS.Storage), so instances sharing one count them together.
+ * the store (TOKENS.Storage): in memory for the embedded one, shared by the
+ * instances on PostgreSQL.
  */
 export const authModule = (config: Config, users: Users) =>
   new ContainerModule(({ bind }) => {
@@ -40,7 +41,6 @@ export const authModule = (config: Config, users: Users) =>
             }
           });
         };
-        // Failed logins are counted by the store: in memory with the embedded one, shared by the instances on PostgreSQL.
         const { failures } = await context.getAsync(TOKENS.Storage);
         for (const file of files) watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, reload);
         return {
