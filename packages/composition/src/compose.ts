@@ -9,7 +9,7 @@ import { lowdbStorageModule } from "./modules/lowdb.js";
 import { observabilityModule, type ObservabilityOptions } from "./modules/observability.js";
 import { portalOrchestratorModule } from "./modules/portal.js";
 import { postgresStorageModule } from "./modules/postgres.js";
-import { StartupError } from "./startup-error.js";
+import { startupFailure } from "./startup-error.js";
 import { TOKENS, type Storage } from "./tokens.js";
 
 export interface ComposeOptions extends ObservabilityOptions {
@@ -65,6 +65,6 @@ export const compose =
       return E.right({ container, config, service, storage, close: () => service.dispose().then(close) });
     } catch (error) {
       await close().catch(() => undefined);
-      return E.left(error instanceof StartupError ? error.message : `cannot start: ${(error as Error).message}`);
+      return E.left(startupFailure(error));
     }
   };

@@ -7,5 +7,5 @@ export { lowdbStorageModule } from "./modules/lowdb.js";
 export { observabilityModule, type ObservabilityOptions } from "./modules/observability.js";
 export { loadCertificateAuthorities, portalOrchestratorModule } from "./modules/portal.js";
 export { postgresStorageModule } from "./modules/postgres.js";
-export { orFail, StartupError } from "./startup-error.js";
+export { orFail, StartupError, startupFailure } from "./startup-error.js";
 export { TOKENS, type Storage } from "./tokens.js";

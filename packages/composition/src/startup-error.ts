@@ -8,3 +8,7 @@ export const orFail = <A>(result: { readonly _tag: "Left"; readonly left: string
   if (result._tag === "Left") throw new StartupError(result.left);
   return result.right;
 };
+
+/** The one line a failed start step gives the operator: a StartupError's own message, anything else named as an unexpected cause. */
+export const startupFailure = (error: unknown): string =>
+  error instanceof StartupError ? error.message : `cannot start: ${error instanceof Error ? error.message : String(error)}`;

@@ -1,10 +1,10 @@
-import type { AuditLog, Clock, ConnectionChanges, ConnectionRepository, ConnectionService, HealthLedger, KeyFingerprints, Orchestrator } from "@sdwan-connections/core";
+import type { AuditLog, Clock, ConnectionChanges, ConnectionRepository, ConnectionService, FailureCounter, HealthLedger, KeyFingerprints, Orchestrator } from "@sdwan-connections/core";
 import type { ServiceIdentifier } from "inversify";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
 
-/** What a storage module provides: the repository, how changes travel between instances, the fingerprints of its keys, its audit log, and how to close it. */
+/** What a storage module provides: the repository, how changes travel between instances, the fingerprints of its keys, its audit log, health states, failure counts, and how to close it. */
 export interface Storage {
   readonly repository: ConnectionRepository;
   readonly changes: ConnectionChanges;
@@ -12,6 +12,8 @@ export interface Storage {
   readonly audit: AuditLog;
   /** Background health states, shared by the instances over this store. */
   readonly health: HealthLedger;
+  /** Failed logins and key checks per client (SDWAN_LOGIN_WINDOW_MS), shared by the instances over this store. */
+  readonly failures: FailureCounter;
   close(): Promise<void>;
 }
 

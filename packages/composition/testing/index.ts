@@ -1,5 +1,6 @@
 import {
   createInMemoryAuditLog,
+  createInMemoryFailureCounter,
   createInMemoryHealthLedger,
   createInProcessConnectionChanges,
   createProcessKeyFingerprints,
@@ -16,14 +17,17 @@ import { TOKENS } from "../src/tokens.js";
 /** Connections in a Map (a shared `store` models a restart): for drivers' tests and benchmarks, never production wiring. */
 export const inMemoryStorageModule = (store: InMemoryConnectionStore = createInMemoryConnectionStore()) =>
   new ContainerModule(({ bind }) => {
-    bind(TOKENS.Storage).toConstantValue({
-      repository: createInMemoryConnectionRepository(store),
-      changes: createInProcessConnectionChanges(),
-      fingerprints: createProcessKeyFingerprints(),
-      audit: createInMemoryAuditLog(),
-      health: createInMemoryHealthLedger(),
-      close: async () => undefined,
-    });
+    bind(TOKENS.Storage)
+      .toDynamicValue((context) => ({
+        repository: createInMemoryConnectionRepository(store),
+        changes: createInProcessConnectionChanges(),
+        fingerprints: createProcessKeyFingerprints(),
+        audit: createInMemoryAuditLog(),
+        health: createInMemoryHealthLedger(),
+        failures: createInMemoryFailureCounter({ windowMs: context.get(TOKENS.Config).loginWindowMs }),
+        close: async () => undefined,
+      }))
+      .inSingletonScope();
   });
 
 /** Any orchestrator port implementation, e.g. core's in-memory fake: for tests. */

@@ -8,6 +8,8 @@ import { describeAuditLogContract } from "./audit-log-contract.js";
 import { createInMemoryAuditLog } from "../src/memory-audit-log.js";
 import { describeHealthLedgerContract } from "./health-ledger-contract.js";
 import { createInMemoryHealthLedger } from "../src/memory-health-ledger.js";
+import { describeFailureCounterContract } from "./failure-counter-contract.js";
+import { createInMemoryFailureCounter } from "../src/memory-failure-counter.js";
 import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
 
@@ -64,3 +66,15 @@ describeHealthLedgerContract("InMemoryHealthLedger", {
 // One process: every "instance" is the same emitter.
 const processChanges = createInProcessConnectionChanges();
 describeConnectionChangesContract("InProcessConnectionChanges", { make: async () => processChanges });
+// One map per store: counters made between two resets share it, as the instances of one process would.
+let failureWindows: Map<number, ReturnType<typeof createInMemoryFailureCounter>> = new Map();
+describeFailureCounterContract("InMemoryFailureCounter", {
+  make: async (windowMs) => {
+    const counter = failureWindows.get(windowMs) ?? createInMemoryFailureCounter({ windowMs });
+    failureWindows.set(windowMs, counter);
+    return counter;
+  },
+  reset: async () => {
+    failureWindows = new Map();
+  },
+});

@@ -16,3 +16,4 @@ export { describeKeyFingerprintsContract, type KeyFingerprintsContractOptions } 
 export { describeAuditLogContract, type AuditLogContractOptions } from "./audit-log-contract.js";
 export { describeHealthLedgerContract, type HealthLedgerContractOptions } from "./health-ledger-contract.js";
 export { describeConnectionChangesContract, type ConnectionChangesContractOptions } from "./connection-changes-contract.js";
+export { describeFailureCounterContract, type FailureCounterContractOptions } from "./failure-counter-contract.js";

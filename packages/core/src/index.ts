@@ -49,6 +49,8 @@ export type { AuditPage } from "./audit-trail.js";
 export { HEALTH_HISTORY, healthOutcomeOf, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
 export type { HealthLedger } from "./ports/health-ledger.js";
 export { createInMemoryHealthLedger } from "./memory-health-ledger.js";
+export type { FailureCount, FailureCounter } from "./ports/failure-counter.js";
+export { createInMemoryFailureCounter } from "./memory-failure-counter.js";
 export { createHealthMonitor, type HealthChange, type HealthMonitor, type HealthMonitorOptions } from "./health-monitor.js";
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
 export { createProcessKeyFingerprints, hmacFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { compose, TOKENS, type ComposeOptions, type Composition, type Config } from "@sdwan-connections/composition";
+import { compose, startupFailure, TOKENS, type ComposeOptions, type Composition, type Config } from "@sdwan-connections/composition";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { authModule } from "./auth/auth-module.js";
@@ -72,9 +72,14 @@ export const startService =
     const { container } = composition;
     const logger = container.get(TOKENS.Logger);
     const lifecycle = container.get(HTTP_TOKENS.Lifecycle);
-    const app = await container.getAsync(HTTP_TOKENS.App);
+    // The driver's own modules activate here, after the composition's: a failure is one line too, after the store is released.
+    const app = await container.getAsync(HTTP_TOKENS.App).then(E.right, (error: unknown) => E.left(startupFailure(error)));
+    if (E.isLeft(app)) {
+      await composition.close();
+      return app;
+    }
 
-    const server: Server = app.listen(config.port, config.host);
+    const server: Server = app.right.listen(config.port, config.host);
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 60_000;

@@ -75,6 +75,31 @@ export const testConfig = (env: Record<string, string | undefined>): Config => {
   return config.right;
 };
 
+/**
+ * The service as `pnpm start` wires it from `env` (the embedded store unless it names another), on a temporary
+ * data directory removed when it closes, with the environment's admin and core's fake orchestrator (or `orchestrator`).
+ */
+export const startWiredService = async (
+  env: Record<string, string> = {},
+  orchestrator: Orchestrator = testOrchestrator(),
+): Promise<RunningService & AsyncDisposable & { readonly dir: string }> => {
+  const dir = await makeDataDir();
+  const started = await startServiceTask(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }), {
+    orchestrator: orchestratorModule(orchestrator),
+    logDestination: captureLogs().stream,
+  })();
+  const removeDir = () => rm(dir, { recursive: true, force: true });
+  if (E.isLeft(started)) {
+    await removeDir();
+    throw new StartupError(started.left);
+  }
+  const close = async () => {
+    await started.right.close();
+    await removeDir();
+  };
+  return { ...started.right, dir, close, [Symbol.asyncDispose]: close };
+};
+
 export interface Harness extends AsyncDisposable {
   readonly service: RunningService;
   readonly logs: ReturnType<typeof captureLogs>;

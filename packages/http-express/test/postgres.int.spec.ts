@@ -1,19 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
-import pg from "pg";
 import { median, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { aCustomer, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 import { startOutageProxy, startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Orchestrator } from "@sdwan-connections/core";
 import type { RunningService } from "../src/service.js";
-import { ADMIN, anAddBody, BASE, captureLogs, client, makeDataDir, startService, TEST_KEYS, testConfig, testOrchestrator } from "./harness.js";
-import { orchestratorModule } from "@sdwan-connections/composition/testing";
+import { ADMIN, anAddBody, BASE, client, startWiredService, TEST_KEYS, testOrchestrator } from "./harness.js";
 
 let postgres: StartedPostgres;
 let databaseUrl: string;
-const dirs: string[] = [];
 const masterKey = randomBytes(32).toString("base64");
 
 beforeAll(async () => {
@@ -22,26 +17,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await postgres?.stop();
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
 /** One instance of the service on PostgreSQL, as SDWAN_STORAGE=postgres wires it (orchestrator: core's fake, or the one given). */
-const instance = async (env: Record<string, string> = {}, orchestrator: Orchestrator = testOrchestrator()): Promise<RunningService> => {
-  const dir = await makeDataDir();
-  dirs.push(dir);
-  return startService(
-    testConfig({
-      SDWAN_DATA_DIR: dir,
-      SDWAN_STORAGE: "postgres",
-      SDWAN_DATABASE_URL: databaseUrl,
-      SDWAN_MASTER_KEY: masterKey,
-      SDWAN_ADMIN_USER: ADMIN.name,
-      SDWAN_ADMIN_PASSWORD: ADMIN.password,
-      ...env,
-    }),
-    { orchestrator: orchestratorModule(orchestrator), logDestination: captureLogs().stream },
-  );
-};
+const instance = (env: Record<string, string> = {}, orchestrator = testOrchestrator()): Promise<RunningService> =>
+  startWiredService({ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: databaseUrl, SDWAN_MASTER_KEY: masterKey, ...env }, orchestrator);
 
 describe("SDWAN_STORAGE=postgres", () => {
   it("two instances: one of two writers racing with one If-Match wins; the key check, fingerprint, audit and health are shared", async () => {
@@ -89,15 +69,7 @@ describe("SDWAN_STORAGE=postgres", () => {
     type Health = { intervalSeconds: number | null; connections: { alias: string; state: string; since: string | null; checks: { at: string; outcome: string; reason: string | null }[] }[] };
     const healthOf = async (call: typeof callA, alias: string) =>
       (await call("GET", `${BASE}/health/connections`)).json<Health>().connections.find((entry) => entry.alias.toLowerCase() === alias);
-    const rows = async () => {
-      const db = new pg.Client({ connectionString: databaseUrl });
-      await db.connect();
-      try {
-        return (await db.query<{ alias: string }>("select alias from connection_health where alias_key = 'checked'")).rows;
-      } finally {
-        await db.end();
-      }
-    };
+    const rows = () => postgres.rows("select alias from connection_health where alias_key = 'checked'");
     try {
       expect((await callA("POST", `${BASE}/connections`, { body: anAddBody({ alias: "Checked" }) })).status).toBe(200);
       expect(await healthOf(callB, "checked")).toEqual({ alias: "Checked", state: "unknown", since: null, checks: [] });
@@ -118,7 +90,7 @@ describe("SDWAN_STORAGE=postgres", () => {
     }
   });
 
-  it("instances share one count of failed logins (rate-limiter-flexible's PostgreSQL store)", async () => {
+  it("instances share one count of failed logins (the store's failure counter)", async () => {
     const env = { SDWAN_LOGIN_MAX_FAILURES: "4", SDWAN_LOGIN_WINDOW_MS: "60000" };
     const a = await instance(env);
     const b = await instance(env);
@@ -152,16 +124,10 @@ describe("SDWAN_STORAGE=postgres", () => {
       expect((await callA("PUT", `${BASE}/connections/shared`, { body: { apiKey: TEST_KEYS.customer } })).status).toBe(200);
       await expect.poll(async () => (await callB("GET", `${BASE}/partner/shared/customers`)).status, { timeout: 5_000 }).toBe(409);
 
-      const db = new pg.Client({ connectionString: databaseUrl });
-      await db.connect();
-      try {
-        const rows = JSON.stringify((await db.query("select * from connections")).rows);
-        expect(rows).toContain("Shared");
-        expect(rows).not.toContain(TEST_KEYS.customer);
-        expect(rows).not.toContain(TEST_KEYS.partner);
-      } finally {
-        await db.end();
-      }
+      const rows = JSON.stringify(await postgres.rows("select * from connections"));
+      expect(rows).toContain("Shared");
+      expect(rows).not.toContain(TEST_KEYS.customer);
+      expect(rows).not.toContain(TEST_KEYS.partner);
       expect((await callA("GET", "/readyz", { user: null })).status).toBe(200);
     } finally {
       await a.close();
@@ -192,11 +158,9 @@ describe("two instances on PostgreSQL, one losing the database for a while (docs
 
   it("the other's change made during the outage reaches B's answers within 1 s of B listening again", async () => {
     const proxy = await startOutageProxy(databaseUrl);
-    const admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
     /** LISTEN connections open on the database right now (one per instance that listens). */
     const listeners = async (): Promise<number> =>
-      Number((await admin.query<{ count: string }>("select count(*) from pg_stat_activity where query like 'listen %' and state = 'idle'")).rows[0]?.count);
+      Number((await postgres.rows("select count(*) from pg_stat_activity where query like 'listen %' and state = 'idle'"))[0]?.["count"]);
     // Customers cached for an hour: only a change notice or a reset refreshes them. B reaches the database only through the proxy.
     const a = await instance({ SDWAN_CUSTOMERS_CACHE_TTL_MS: "3600000" }, orchestrator);
     const b = await instance({ SDWAN_CUSTOMERS_CACHE_TTL_MS: "3600000", SDWAN_DATABASE_URL: proxy.connectionString }, orchestrator);
@@ -227,7 +191,6 @@ describe("two instances on PostgreSQL, one losing the database for a while (docs
       for (let trial = 1; trial <= TRIALS; trial += 1) await callA("DELETE", `${BASE}/connections/partner-${trial}`);
       await a.close();
       await b.close();
-      await admin.end();
       await proxy.close();
     }
     const ms = (values: readonly number[]) => values.map((value) => `${Math.round(value)} ms`).join(", ");

@@ -1,37 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { describe, expect, it } from "vitest";
 import { BASE, client, makeDataDir } from "./harness.js";
-
-const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
-
-/** `src/main.ts` in a child process, exactly as `pnpm start` runs it (sources through tsx instead of dist). */
-const runMain = (env: Record<string, string>, entry = "src/main.ts") => {
-  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", entry], {
-    cwd: PACKAGE_DIR,
-    env: { PATH: process.env["PATH"] ?? "", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = once(child, "exit").then(([code]) => code as number | null);
-  const listening = async (): Promise<string> => {
-    for (let i = 0; i < 200 && !/listening on (http:\/\/\S+?)\/rest/.test(stdout); i += 1) {
-      if (child.exitCode !== null) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const url = /listening on (http:\/\/\S+?)\/rest/.exec(stdout)?.[1];
-    if (url === undefined) throw new Error(`did not start:\n${stdout}\n${stderr}`);
-    return url;
-  };
-  return { child, exited, listening, out: () => stdout, err: () => stderr };
-};
+import { runMain } from "./main-process.js";
 
 const kill = (child: ChildProcess) => {
   if (child.exitCode === null) child.kill("SIGKILL");

@@ -438,6 +438,24 @@ describe("docs/interface.md §3: errors", () => {
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
   });
 
+  it("400 for an orchestratorUrl with an invisible format character (a right-to-left override shows it reversed), at add and update; nothing stored", async () => {
+    const urls = ["https://o.example.net/\u202Eten.elpmaxe", "https://o\u202E.example.net/", "https://o.example.net/a\u200Bb"];
+    for (const orchestratorUrl of urls) {
+      const added = await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "bad", orchestratorUrl }) });
+      expect(added.status, orchestratorUrl).toBe(400);
+      expect(problemOf(added).errors?.[0]?.field).toBe("orchestratorUrl");
+    }
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
+    expect((await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "kept" }) })).status).toBe(200);
+    for (const orchestratorUrl of urls) {
+      const updated = await h.call("PUT", `${CONNECTIONS}/kept`, { body: { orchestratorUrl } });
+      expect(updated.status, orchestratorUrl).toBe(400);
+      expect(problemOf(updated).errors?.[0]?.field).toBe("orchestratorUrl");
+    }
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "kept", orchestratorUrl: anAddBody().orchestratorUrl }]);
+    expect((await h.call("DELETE", `${CONNECTIONS}/kept`)).status).toBe(204);
+  });
+
   it("400 for a body that does not match its Content-Encoding (found by the fuzz test)", async () => {
     for (const encoding of ["gzip", "deflate", "br"]) {
       const reply = await h.call("POST", CONNECTIONS, { rawBody: "{}", headers: { "content-type": "application/json", "content-encoding": encoding } });

@@ -5,6 +5,7 @@ export {
   masterKey,
   masterKeyId,
   sealedKeyId,
+  SEAL_PADDING_BYTES,
   MASTER_KEY_BYTES,
   type Keyring,
   type KeyringOptions,

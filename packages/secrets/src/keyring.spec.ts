@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createKeyring, describeSecretError, isSealedSecret, masterKey, masterKeyId, sealedKeyId, type SecretError } from "./keyring.js";
+import { createKeyring, describeSecretError, isSealedSecret, masterKey, masterKeyId, SEAL_PADDING_BYTES, sealedKeyId, type SecretError } from "./keyring.js";
 
 const KEY_A = masterKey(Buffer.alloc(32, 1));
 const KEY_B = masterKey(Buffer.alloc(32, 2));
@@ -32,7 +32,7 @@ describe("createKeyring", () => {
   it("opens what it sealed, with the same associated data", () => {
     const sealed = keyring.seal(SECRET, "lab");
     expect(isSealedSecret(sealed)).toBe(true);
-    expect(sealed.startsWith(`v1.${KEY_A.id}.`)).toBe(true);
+    expect(sealed.startsWith(`v2.${KEY_A.id}.`)).toBe(true);
     expect(opened(keyring.open(sealed, "lab"))).toBe(SECRET);
   });
 
@@ -74,7 +74,7 @@ describe("createKeyring", () => {
     expect(failure(withB.open(forged, "lab"))).toEqual({ _tag: "AuthenticationFailed", keyId: KEY_B.id });
   });
 
-  it.each(["", "v1", "v2.00000000.aaaaaaaaaaaaaaaa.aaaaaaaaaaaaaaaaaaaaaa.aa", `v1.${KEY_A.id}.short.tag.ct`, "plain text"])(
+  it.each(["", "v1", "v3.00000000.aaaaaaaaaaaaaaaa.aaaaaaaaaaaaaaaaaaaaaa.aa", `v1.${KEY_A.id}.short.tag.ct`, "plain text"])(
     "refuses a malformed secret %j",
     (value) => {
       expect(failure(keyring.open(value, "lab"))).toEqual({ _tag: "MalformedSecret" });
@@ -98,6 +98,33 @@ describe("createKeyring", () => {
   it("refuses keys of the wrong size or with a wrong id", () => {
     expect(() => masterKey(Buffer.alloc(16))).toThrow(RangeError);
     expect(() => createKeyring({ current: { id: KEY_B.id, key: KEY_A.key } })).toThrow(RangeError);
+  });
+});
+
+describe("sealed length", () => {
+  const keyring = createKeyring({ current: KEY_A });
+  // Sealed by the v1 format's own code (before padding) under KEY_A for "lab": stores hold values like it.
+  const SEALED_V1 = "v1.72cd6e84.I524D3rRxKeWIHV9.DfVSOtHjTY8iJRdZ7NKGHw.d7XzKLffy8rBqAuvyXo8DmarjaO5zRmNXd9zdeb21mjirfW8XoTGXcjFCAg";
+
+  it("tells nothing about the key's length below one bucket: keys of 1 and 255 bytes seal to the same length", () => {
+    const lengths = new Set(["k", "k".repeat(100), SECRET, "k".repeat(SEAL_PADDING_BYTES - 1)].map((key) => keyring.seal(key, "lab").length));
+    expect(lengths.size).toBe(1);
+    expect(keyring.seal("k".repeat(SEAL_PADDING_BYTES), "lab").length).toBeGreaterThan([...lengths][0] as number);
+    expect(keyring.seal(SECRET, "lab")).toMatch(/^v2\./);
+  });
+
+  it("still opens a v1 value, which rotation re-seals into the padded format", () => {
+    expect(isSealedSecret(SEALED_V1)).toBe(true);
+    expect(sealedKeyId(SEALED_V1)).toBe(KEY_A.id);
+    expect(opened(keyring.open(SEALED_V1, "lab"))).toBe(SECRET);
+    expect(keyring.needsRotation(SEALED_V1)).toBe(true);
+    expect(keyring.needsRotation(keyring.seal(SECRET, "lab"))).toBe(false);
+  });
+
+  it("never opens a v2 value relabelled v1, nor the reverse (each format has its own associated data)", () => {
+    const sealed = keyring.seal(SECRET, "lab");
+    expect(failure(keyring.open(sealed.replace(/^v2/, "v1"), "lab"))._tag).toBe("AuthenticationFailed");
+    expect(failure(keyring.open(SEALED_V1.replace(/^v1/, "v2"), "lab"))._tag).toBe("AuthenticationFailed");
   });
 });
 

@@ -5,9 +5,14 @@ import * as E from "fp-ts/lib/Either.js";
 export const MASTER_KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const FORMAT = "v1";
+/** The format new seals use; `v1` (unpadded) values still open. */
+const FORMAT = "v2";
+type Format = "v1" | "v2";
 // Domain separation: a ciphertext made for another purpose or format cannot pass for a sealed apiKey.
-const AAD_PREFIX = "sdwan-connections/sealed-secret/v1\u0000";
+const aadPrefix = (format: Format) => `sdwan-connections/sealed-secret/${format}\u0000`;
+/** v2 pads the plaintext to a multiple of this many bytes, so a sealed key's length tells only its bucket (every key below 256 bytes seals alike). */
+export const SEAL_PADDING_BYTES = 256;
+const PAD_MARK = 0x80;
 
 /** A master key and its public id (first 8 hex characters of the key's SHA-256). */
 export interface MasterKey {
@@ -26,18 +31,34 @@ export const masterKey = (key: Buffer): MasterKey => {
 
 /**
  * A sealed secret, one compact printable string:
- * `v1.<keyId>.<iv>.<tag>.<ciphertext>` with iv, tag and ciphertext in
- * base64url. AES-256-GCM, 12-byte random IV per seal, 16-byte tag.
+ * `v2.<keyId>.<iv>.<tag>.<ciphertext>` with iv, tag and ciphertext in
+ * base64url. AES-256-GCM, 12-byte random IV per seal, 16-byte tag. In v2 the
+ * plaintext is padded first (a 0x80 byte, then zeros, to a multiple of
+ * SEAL_PADDING_BYTES); v1, its unpadded predecessor, still opens.
  */
 export type SealedSecret = string & { readonly __brand: "SealedSecret" };
 
-const SEALED_PATTERN = /^v1\.([0-9a-f]{8})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]*)$/;
+const SEALED_PATTERN = /^(v[12])\.([0-9a-f]{8})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]*)$/;
 
 /** True when `value` has the shape of a sealed secret (says nothing about whether it opens). */
 export const isSealedSecret = (value: unknown): value is SealedSecret => typeof value === "string" && SEALED_PATTERN.test(value);
 
 /** The id of the key that sealed `sealed`, or undefined when it is malformed. */
-export const sealedKeyId = (sealed: string): string | undefined => SEALED_PATTERN.exec(sealed)?.[1];
+export const sealedKeyId = (sealed: string): string | undefined => SEALED_PATTERN.exec(sealed)?.[2];
+
+// ISO/IEC 7816-4 padding: the mark, then zeros up to the next multiple (at least the mark is added).
+const pad = (plaintext: Buffer): Buffer => {
+  const padded = Buffer.alloc((Math.floor(plaintext.length / SEAL_PADDING_BYTES) + 1) * SEAL_PADDING_BYTES);
+  plaintext.copy(padded);
+  padded[plaintext.length] = PAD_MARK;
+  return padded;
+};
+
+const unpad = (padded: Buffer): Buffer | undefined => {
+  let end = padded.length - 1;
+  while (end >= 0 && padded[end] === 0) end -= 1;
+  return end >= 0 && padded[end] === PAD_MARK ? padded.subarray(0, end) : undefined;
+};
 
 /**
  * Why a sealed secret did not open. None of them carries the plaintext or a
@@ -69,7 +90,7 @@ export interface Keyring {
   seal(plaintext: string, associatedData: string): SealedSecret;
   /** Decrypts, failing when the key is unknown, the data was altered or `associatedData` differs. */
   open(sealed: string, associatedData: string): E.Either<SecretError, string>;
-  /** True when `sealed` was not sealed with the current key (rotation should re-seal it). */
+  /** True when `sealed` was not sealed with the current key, or in an older format (rotation should re-seal it). */
   needsRotation(sealed: string): boolean;
   /**
    * A 32-byte key for another use (`purpose` names it), derived from the current master key with
@@ -84,7 +105,7 @@ export interface KeyringOptions {
   readonly previous?: readonly MasterKey[];
 }
 
-const aad = (associatedData: string): Buffer => Buffer.from(AAD_PREFIX + associatedData, "utf8");
+const aad = (format: Format, associatedData: string): Buffer => Buffer.from(aadPrefix(format) + associatedData, "utf8");
 
 /**
  * A keyring over master keys. Throws RangeError when a key is not 32 bytes or
@@ -105,29 +126,31 @@ export const createKeyring = ({ current, previous = [] }: KeyringOptions): Keyri
     seal: (plaintext, associatedData) => {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv("aes-256-gcm", currentKey, iv, { authTagLength: TAG_BYTES });
-      cipher.setAAD(aad(associatedData));
-      const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+      cipher.setAAD(aad(FORMAT, associatedData));
+      const ciphertext = Buffer.concat([cipher.update(pad(Buffer.from(plaintext, "utf8"))), cipher.final()]);
       const tag = cipher.getAuthTag();
       return `${FORMAT}.${current.id}.${iv.toString("base64url")}.${tag.toString("base64url")}.${ciphertext.toString("base64url")}` as SealedSecret;
     },
     open: (sealed, associatedData) => {
       const parts = SEALED_PATTERN.exec(sealed);
       if (parts === null) return E.left({ _tag: "MalformedSecret" });
-      const [, keyId, iv, tag, ciphertext] = parts as unknown as [string, string, string, string, string];
+      const [, format, keyId, iv, tag, ciphertext] = parts as unknown as [string, Format, string, string, string, string];
       const key = keys.get(keyId);
       if (key === undefined) return E.left({ _tag: "UnknownKeyId", keyId });
       try {
         const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), { authTagLength: TAG_BYTES });
-        decipher.setAAD(aad(associatedData));
+        decipher.setAAD(aad(format, associatedData));
         decipher.setAuthTag(Buffer.from(tag, "base64url"));
-        const plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]);
-        return E.right(plaintext.toString("utf8"));
+        const opened = Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]);
+        const plaintext = format === "v1" ? opened : unpad(opened);
+        // Authenticated, so only a sealer that is not this one could have padded it wrongly.
+        return plaintext === undefined ? E.left({ _tag: "MalformedSecret" }) : E.right(plaintext.toString("utf8"));
       } catch {
         // node:crypto says only "Unsupported state or unable to authenticate data"; nothing secret either way.
         return E.left({ _tag: "AuthenticationFailed", keyId });
       }
     },
-    needsRotation: (sealed) => sealedKeyId(sealed) !== current.id,
+    needsRotation: (sealed) => !sealed.startsWith(`${FORMAT}.`) || sealedKeyId(sealed) !== current.id,
     derivedKey: (purpose) => Buffer.from(hkdfSync("sha256", currentKey, Buffer.alloc(0), `sdwan-connections/${purpose}`, MASTER_KEY_BYTES)),
   };
 };

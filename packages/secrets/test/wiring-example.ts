@@ -6,7 +6,7 @@ export const sealAndOpen = async (env: Readonly<Record<string, string | undefine
   const keys = await loadMasterKeys({ env, dataDir }); // SDWAN_MASTER_KEY, or dataDir/master.key (generated 0600)
   if (E.isLeft(keys)) throw new Error(describeMasterKeyError(keys.left)); // names the variable or file, never the key
   const keyring = createKeyring(keys.right);
-  const sealed = keyring.seal("the-api-key", "lab"); // "v1.<keyId>.<iv>.<tag>.<ciphertext>"
+  const sealed = keyring.seal("the-api-key", "lab"); // "v2.<keyId>.<iv>.<tag>.<ciphertext>"
   const opened = keyring.open(sealed, "lab");
   if (E.isLeft(opened)) throw new Error(describeSecretError(opened.left));
   return { sealed, opened: opened.right, needsRotation: keyring.needsRotation(sealed) };

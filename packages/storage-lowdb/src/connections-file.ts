@@ -1,4 +1,4 @@
-import { access, constants, mkdir, readdir, unlink } from "node:fs/promises";
+import { mkdir, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { storageFailure, type DomainError, type KeyRotationReport } from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
@@ -11,6 +11,7 @@ import { emptyState, type ConnectionsState, type StoredConnection } from "./file
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 import { resealKeys } from "./rotation.js";
+import { createWriteProbe } from "./write-probe.js";
 
 /** Name of the store's file inside the data directory. */
 export const CONNECTIONS_FILE = "connections.json";
@@ -49,7 +50,7 @@ export interface ConnectionsFile {
   mutate<A>(mutation: Mutation<A>): Promise<E.Either<DomainError, A>>;
   /** Re-seals every apiKey not sealed with the keyring's current key; answers how many were. */
   rotate(): TaskEither<DomainError, KeyRotationReport>;
-  /** Succeeds when the file can be read and its directory written. */
+  /** Succeeds when the file can be read and a file written and synced in its directory (a full disk fails it); answers are reused for a second. */
   ping(): Promise<E.Either<DomainError, void>>;
   /** Waits for pending writes, then releases the file. Later calls fail with StorageFailure. */
   close(): Promise<void>;
@@ -135,6 +136,7 @@ export const openConnectionsFile =
     const fileLock = lock;
 
     const serially = createSerialQueue();
+    const canWrite = createWriteProbe(dataDir);
     let closed = false;
     let generation = 0;
 
@@ -204,12 +206,8 @@ export const openConnectionsFile =
       ping: async () => {
         const state = await file.read();
         if (E.isLeft(state)) return state;
-        try {
-          await access(dataDir, constants.W_OK);
-          return E.right(undefined);
-        } catch (error) {
-          return E.left(storageFailure(`The data directory ${dataDir} is not writable: ${errorCode(error)}.`));
-        }
+        const written = await canWrite();
+        return E.mapLeft((code: string) => storageFailure(`The data directory ${dataDir} cannot be written: ${code}.`))(written);
       },
       close: async () => {
         closed = true;

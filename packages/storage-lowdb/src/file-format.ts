@@ -9,7 +9,7 @@ import type { ConnectionsFileError } from "./errors.js";
  *
  * ```json
  * {"format":"sdwan-connections/connections","version":2,"connections":[
- * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v1.1a2b3c4d.<iv>.<tag>.<ciphertext>","version":3,"apiKeySetAt":"2026-11-22T10:00:00.000Z"}
+ * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v2.1a2b3c4d.<iv>.<tag>.<ciphertext>","version":3,"apiKeySetAt":"2026-11-22T10:00:00.000Z"}
  * ]}
  * ```
  *
@@ -96,7 +96,7 @@ export const serializeInto = (connections: ReadonlyMap<string, StoredConnection>
 const SealedSecretCodec = new t.Type<SealedSecret, string, unknown>(
   "SealedSecret",
   isSealedSecret,
-  (input, context) => (isSealedSecret(input) ? t.success(input) : t.failure(input, context, "must be a sealed secret (v1.<keyId>.<iv>.<tag>.<ciphertext>)")),
+  (input, context) => (isSealedSecret(input) ? t.success(input) : t.failure(input, context, "must be a sealed secret (v2.<keyId>.<iv>.<tag>.<ciphertext>, or v1)")),
   (value) => value,
 );
 

@@ -9,3 +9,4 @@ export { ConnectionsFileFailure, describeConnectionsFileError, type ConnectionsF
 export { FILE_FORMAT, SCHEMA_VERSION, type ConnectionsState, type StoredConnection } from "./file-format.js";
 export { createLowdbConnectionRepository } from "./lowdb-connection-repository.js";
 export { AUDIT_FILE, createLowdbAuditLog, type LowdbAuditLogOptions } from "./audit-file.js";
+export { WRITE_PROBE_FILE } from "./write-probe.js";

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ApiKey, type Alias, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
 import { aConnection } from "@sdwan-connections/core/testing";
@@ -10,6 +10,7 @@ import {
   FILE_FORMAT,
   openConnectionsFile,
   SCHEMA_VERSION,
+  WRITE_PROBE_FILE,
   type ConnectionsFileError,
 } from "../src/index.js";
 import { keyringOf, MASTER_KEY, openOrThrow, OTHER_MASTER_KEY, run, temporaryDirectory } from "./support.js";
@@ -87,7 +88,7 @@ describe("the connections file", () => {
     await seeded(directory.path);
     const lines = (await readFile(fileIn(directory.path), "utf8")).trimEnd().split("\n");
     expect(lines).toHaveLength(4);
-    expect(lines[1]).toMatch(/^\{"alias":"Lab","orchestratorUrl":"[^"]+","sealedApiKey":"v1\.[0-9a-f]{8}\./);
+    expect(lines[1]).toMatch(/^\{"alias":"Lab","orchestratorUrl":"[^"]+","sealedApiKey":"v2\.[0-9a-f]{8}\./);
   });
 });
 
@@ -205,6 +206,18 @@ describe("while running", () => {
     await file.close();
   });
 
+  it("is not ready while no file can be written in the data directory (as on a full disk), and ready again after", async () => {
+    await using directory = await temporaryDirectory();
+    const repository = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path }));
+    // A directory where the probe writes its file: the write fails even for root, as it would on a full disk.
+    await mkdir(join(directory.path, WRITE_PROBE_FILE));
+    expect(await failureOf(repository.ping())).toEqual({ _tag: "StorageFailure", reason: `The data directory ${directory.path} cannot be written: EISDIR.` });
+    await rmdir(join(directory.path, WRITE_PROBE_FILE));
+    // The answer is reused for a second, so readiness polled often stays cheap.
+    await expect.poll(async () => E.isRight(await repository.ping()()), { timeout: 5_000 }).toBe(true);
+    expect(await readdir(directory.path)).not.toContain(WRITE_PROBE_FILE);
+  });
+
   it("detects an apiKey moved to another record (it was sealed for its own alias)", async () => {
     await using directory = await temporaryDirectory();
     await seeded(directory.path);
@@ -235,7 +248,7 @@ describe("master key rotation", () => {
 
     const newKeyId = keyringOf(OTHER_MASTER_KEY).currentKeyId;
     const document = JSON.parse(await readFile(fileIn(directory.path), "utf8")) as { connections: { sealedApiKey: string }[] };
-    expect(document.connections.every((c) => c.sealedApiKey.startsWith(`v1.${newKeyId}.`))).toBe(true);
+    expect(document.connections.every((c) => c.sealedApiKey.startsWith(`v2.${newKeyId}.`))).toBe(true);
 
     const after = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path, keyring: keyringOf(OTHER_MASTER_KEY) }));
     expect((await run(after.get(alias("LAB")))).apiKey.reveal()).toBe(SECRET);

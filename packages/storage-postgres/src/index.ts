@@ -14,3 +14,4 @@ export { rotateKeys, verifyMasterKeys } from "./rotate-keys.js";
 export { openPostgresStorage, type OpenPostgresStorageOptions, type PostgresStorage } from "./open-postgres-storage.js";
 export { createPostgresAuditLog, type PostgresAuditLogOptions } from "./audit-log.js";
 export { createPostgresHealthLedger } from "./health-ledger.js";
+export { createPostgresFailureCounter, FAILURES_TABLE, type PostgresFailureCounterOptions } from "./failure-counter.js";

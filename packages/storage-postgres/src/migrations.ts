@@ -85,6 +85,21 @@ export const MIGRATIONS: readonly Migration[] = [
         claimed_window bigint not null default -1
       )`,
   },
+  {
+    // Failed logins and key checks per client, shared by instances (rate-limiter-flexible's layout: key, points,
+    // expire in epoch ms). Releases before this one let the library create the table outside the migration lock,
+    // hence "if not exists". Sealed keys may also be of format v2 (padded, @sdwan-connections/secrets).
+    version: 5,
+    name: "failed logins; sealed key format v2",
+    sql: `
+      create table if not exists sdwan_login_failures (
+        key    varchar(255) primary key,
+        points integer not null default 0,
+        expire bigint
+      );
+      alter table connections drop constraint connections_api_key_is_sealed;
+      alter table connections add constraint connections_api_key_is_sealed check (api_key like 'v1.%' or api_key like 'v2.%')`,
+  },
 ];
 
 /** The newest schema version this release knows. */

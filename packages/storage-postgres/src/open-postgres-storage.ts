@@ -2,7 +2,8 @@ import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import pg from "pg";
-import type { AuditLog, AuditRetention, ConnectionRepository, DomainError, HealthLedger } from "@sdwan-connections/core";
+import type { AuditLog, AuditRetention, ConnectionRepository, DomainError, FailureCounter, HealthLedger } from "@sdwan-connections/core";
+import { createPostgresFailureCounter } from "./failure-counter.js";
 import { createPostgresHealthLedger } from "./health-ledger.js";
 import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
@@ -16,6 +17,8 @@ export interface PostgresStorage {
   readonly changes: PostgresConnectionChanges;
   readonly audit: AuditLog;
   readonly health: HealthLedger;
+  /** Failed logins and key checks per client, counted for every instance. */
+  readonly failures: FailureCounter;
   /** Stops listening, then ends the pool: call it after the HTTP server has drained. */
   close(): Promise<void>;
 }
@@ -25,6 +28,8 @@ export interface OpenPostgresStorageOptions {
   readonly keyring: Keyring;
   /** How long audit entries are kept (core's default when not given). */
   readonly auditRetention?: AuditRetention;
+  /** The failed-login window (SDWAN_LOGIN_WINDOW_MS); a minute when not given. */
+  readonly failureWindowMs?: number;
   /** Hears about lost connections and failed notifications (never fatal); one line each, never the URL. */
   readonly onError?: (line: string) => void;
 }
@@ -36,7 +41,7 @@ export interface OpenPostgresStorageOptions {
  * closed again and the error never contains the URL or its password.
  */
 export const openPostgresStorage =
-  ({ databaseUrl, keyring, auditRetention, onError = () => undefined }: OpenPostgresStorageOptions): TE.TaskEither<DomainError, PostgresStorage> =>
+  ({ databaseUrl, keyring, auditRetention, failureWindowMs = 60_000, onError = () => undefined }: OpenPostgresStorageOptions): TE.TaskEither<DomainError, PostgresStorage> =>
   async () => {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
     // An idle client dying (database restart) must not crash the process; the pool opens a new one.
@@ -55,6 +60,7 @@ export const openPostgresStorage =
       changes: changes.right,
       audit: createPostgresAuditLog({ pool, ...(auditRetention === undefined ? {} : { retention: auditRetention }) }),
       health: createPostgresHealthLedger({ pool }),
+      failures: createPostgresFailureCounter({ pool, windowMs: failureWindowMs }),
       close: async () => {
         await changes.right.close();
         await pool.end();

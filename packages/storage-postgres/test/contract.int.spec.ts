@@ -5,6 +5,7 @@ import {
   describeAuditLogContract,
   describeConnectionChangesContract,
   describeConnectionRepositoryContract,
+  describeFailureCounterContract,
   describeHealthLedgerContract,
 } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
@@ -12,7 +13,9 @@ import {
   createPostgresAuditLog,
   createPostgresConnectionChanges,
   createPostgresConnectionRepository,
+  createPostgresFailureCounter,
   createPostgresHealthLedger,
+  FAILURES_TABLE,
   migrate,
   type PostgresConnectionChanges,
 } from "../src/index.js";
@@ -98,5 +101,16 @@ describeConnectionChangesContract("PostgresConnectionChanges", {
       await changes.close();
       await proxy.close();
     }
+  },
+});
+
+describeFailureCounterContract("PostgresFailureCounter", {
+  make: async (windowMs) => {
+    const pool = aPool(postgres.connectionString);
+    pools.push(pool);
+    return createPostgresFailureCounter({ pool, windowMs });
+  },
+  reset: async () => {
+    await admin.query(`truncate ${FAILURES_TABLE}`);
   },
 });

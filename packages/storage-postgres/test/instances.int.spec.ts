@@ -11,6 +11,7 @@ import {
   SCHEMA_VERSION,
   type PostgresConnectionChanges,
 } from "../src/index.js";
+import { createKeyring, masterKey } from "@sdwan-connections/secrets";
 import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
 
 // "Instances" here are what two processes of the service would have: their own pools
@@ -68,15 +69,32 @@ describe("migrate", () => {
   it("upgrades connections stored before versions: each at version 1, its key date unknown", async () => {
     const older = pool(await postgres.database("older"));
     await expectRight(migrate(older, MIGRATIONS.slice(0, 1)));
-    const before = createPostgresConnectionRepository({ pool: older, keyring });
+    // What that release stored: a key sealed in format v1 (unpadded), here under the master key of 32 bytes of 1.
+    const oldKeyring = createKeyring({ current: masterKey(Buffer.alloc(32, 1)) });
+    const before = createPostgresConnectionRepository({ pool: older, keyring: oldKeyring });
     await older.query("insert into connections (alias_key, alias, orchestrator_url, api_key) values ($1, $2, $3, $4)", [
       "lab",
       "Lab",
       "https://vco.example.net/",
-      keyring.seal("old-key", "lab"),
+      "v1.72cd6e84.I524D3rRxKeWIHV9.DfVSOtHjTY8iJRdZ7NKGHw.d7XzKLffy8rBqAuvyXo8DmarjaO5zRmNXd9zdeb21mjirfW8XoTGXcjFCAg",
     ]);
-    expect((await expectRight(migrate(older))).applied).toContain(2);
-    expect(await expectRight(before.get(alias("lab")))).toMatchObject({ alias: "Lab", version: 1, apiKeySetAt: null });
+    expect((await expectRight(migrate(older))).applied).toEqual(expect.arrayContaining([2, 5]));
+    const upgraded = await expectRight(before.get(alias("lab")));
+    expect(upgraded).toMatchObject({ alias: "Lab", version: 1, apiKeySetAt: null });
+    expect(upgraded.apiKey.reveal()).toBe("sEcReT-kEy/with+base64=chars-ünïcødé-✓");
+  });
+
+  it("takes over the failed-login table an earlier release let rate-limiter-flexible create; the key column holds v1 and v2 only", async () => {
+    const earlier = pool(await postgres.database("earlier_failures"));
+    await expectRight(migrate(earlier, MIGRATIONS.filter((migration) => migration.version < 5)));
+    await earlier.query("create table sdwan_login_failures (key varchar(255) primary key, points integer not null default 0, expire bigint)");
+    await earlier.query("insert into sdwan_login_failures values ('rlflx:client', 3, $1)", [Date.now() + 60_000]);
+    expect((await expectRight(migrate(earlier))).applied).toContain(5);
+    expect((await earlier.query("select points from sdwan_login_failures")).rows).toEqual([{ points: 3 }]);
+    const insert = (apiKey: string) =>
+      earlier.query("insert into connections (alias_key, alias, orchestrator_url, api_key) values ($1, $1, 'https://vco.example.net/', $2)", [apiKey.slice(0, 2), apiKey]);
+    await insert("v2.sealed");
+    await expect(insert("v3.sealed")).rejects.toMatchObject({ code: "23514" });
   });
 
   it("refuses a database whose schema is newer than this release", async () => {

@@ -109,7 +109,7 @@ describe("master keys", () => {
     expect(await expectRight(rotateKeys(raw, rotating))).toEqual({ rotated: 0, total: 3 });
     await expectRight(verifyMasterKeys(raw, createKeyring({ current: newKey })));
     const { rows } = await raw.query<{ api_key: string }>("select api_key from connections");
-    expect(rows.every((row) => row.api_key.startsWith(`v1.${newKey.id}.`))).toBe(true);
+    expect(rows.every((row) => row.api_key.startsWith(`v2.${newKey.id}.`))).toBe(true);
     const after = createPostgresConnectionRepository({ pool: raw, keyring: createKeyring({ current: newKey }) });
     expect((await expectRight(after.get(alias("B")))).apiKey.reveal()).toBe(`${SECRET}-b`);
   });
@@ -124,7 +124,7 @@ describe("master keys", () => {
     const error = await expectLeft(rotateKeys(raw, rotating));
     expect(error).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(/connection 'z-stray' cannot be opened.*wrong or missing master key.*nothing was re-sealed/) });
     const { rows } = await raw.query<{ api_key: string }>("select api_key from connections where alias_key = 'a-fine'");
-    expect(rows[0]?.api_key.startsWith(`v1.${old.currentKeyId}.`)).toBe(true);
+    expect(rows[0]?.api_key.startsWith(`v2.${old.currentKeyId}.`)).toBe(true);
   });
 });
 

@@ -20,6 +20,8 @@ export interface StartedPostgres {
   readonly password: string;
   /** URL of another database on the same server, created empty on first use. */
   database(name: string): Promise<string>;
+  /** Runs one statement on the `sdwan` database with a client of its own and answers its rows (so a driver's tests need no `pg`). */
+  rows(sql: string): Promise<readonly Record<string, unknown>[]>;
   stop(): Promise<void>;
 }
 
@@ -63,23 +65,27 @@ export const startPostgres = async ({ label }: { readonly label: string }): Prom
   }
   const url = (database: string) => `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   const created = new Set<string>();
+  const rows = async (sql: string) => {
+    const admin = new pg.Client({ connectionString: url(USER) });
+    await admin.connect();
+    try {
+      return (await admin.query<Record<string, unknown>>(sql)).rows;
+    } finally {
+      await admin.end();
+    }
+  };
   return {
     connectionString: url(USER),
     password,
     database: async (name) => {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new RangeError("test database names are plain identifiers");
       if (!created.has(name)) {
-        const admin = new pg.Client({ connectionString: url(USER) });
-        await admin.connect();
-        try {
-          await admin.query(`create database "${name}"`);
-        } finally {
-          await admin.end();
-        }
+        await rows(`create database "${name}"`);
         created.add(name);
       }
       return url(name);
     },
+    rows,
     stop: async () => {
       await container.stop({ timeout: 2_000 });
     },

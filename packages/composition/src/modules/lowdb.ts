@@ -1,4 +1,4 @@
-import { createInMemoryHealthLedger, createInProcessConnectionChanges } from "@sdwan-connections/core";
+import { createInMemoryFailureCounter, createInMemoryHealthLedger, createInProcessConnectionChanges } from "@sdwan-connections/core";
 import { createLowdbAuditLog, createLowdbConnectionRepository, describeConnectionsFileError, openConnectionsFile } from "@sdwan-connections/storage-lowdb";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule } from "inversify";
@@ -24,8 +24,9 @@ export const lowdbStorageModule = (config: Config) =>
           changes: createInProcessConnectionChanges(),
           fingerprints: masterKeyFingerprints(keyring),
           audit,
-          // One service process per data directory: its health states live in its memory (unknown again after a restart).
+          // One service process per data directory: its health states and failure counts live in its memory (forgotten at a restart).
           health: createInMemoryHealthLedger(),
+          failures: createInMemoryFailureCounter({ windowMs: config.loginWindowMs }),
           close: async () => {
             await file.close();
             await audit.close();

@@ -24,6 +24,7 @@ export const postgresStorageModule = (config: Config, databaseUrl: string) =>
           databaseUrl,
           keyring,
           auditRetention: config.auditRetention,
+          failureWindowMs: config.loginWindowMs,
           onError: (line) => logger.warn({ problem: line }, "postgres"),
         })();
         // Never the URL itself in the message: it may hold a password.

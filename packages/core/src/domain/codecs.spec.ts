@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ApiKey } from "./api-key.js";
-import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec } from "./codecs.js";
+import { AliasCodec, ApiKeyCodec, ORCHESTRATOR_URL_PATTERN, OrchestratorUrlCodec } from "./codecs.js";
 import { decodeInput } from "./decode.js";
 
 const problem = (result: E.Either<unknown, unknown>) => (E.isLeft(result) ? JSON.stringify(result.left) : "accepted");
@@ -71,6 +71,13 @@ describe("OrchestratorUrl", () => {
     ["http:/host/", "must be written as http(s)://host/"],
     ["http:\\\\host\\", "must be written as http(s)://host/"],
     ["https://vco.example.net\\vco", "must be written as http(s)://host/"],
+    // Invisible format characters: U+202E would show the URL reversed wherever it is displayed.
+    ["https://vco.example.net/\u202Eten.elpmaxe", "must not contain invisible format characters"],
+    ["https://vco\u202E.example.net/", "must not contain invisible format characters"],
+    ["https://vco.example.net/a\u200Bb", "must not contain invisible format characters"],
+    ["https://vco.example.net/?q=\u2066x\u2069", "must not contain invisible format characters"],
+    ["\u2060https://vco.example.net/", "must not contain invisible format characters"],
+    ["https://vco.example.net/\u0085", "must not contain spaces or control characters"],
   ])("refuses %j: %s", (url, message) => {
     expect(problem(OrchestratorUrlCodec.decode(url))).toContain(message);
   });
@@ -92,6 +99,17 @@ describe("OrchestratorUrl", () => {
         `${scheme}://${host.join(".")}${port === undefined ? "" : `:${port}`}/${path.join("/")}${query === undefined ? "" : `?q=${query}`}`,
       );
     fc.assert(fc.property(url, (u) => E.isRight(OrchestratorUrlCodec.decode(u))));
+  });
+
+  it("refuses every format character (category Cf) anywhere, as the interface's pattern does", () => {
+    const format = fc.integer({ min: 0, max: 0x10ffff }).map((code) => String.fromCodePoint(code)).filter((c) => /\p{Cf}/u.test(c));
+    const base = "https://vco.example.net/path";
+    fc.assert(
+      fc.property(format, fc.nat(base.length), (c, at) => {
+        const url = base.slice(0, at) + c + base.slice(at);
+        return E.isLeft(OrchestratorUrlCodec.decode(url)) && !ORCHESTRATOR_URL_PATTERN.test(url);
+      }),
+    );
   });
 });
 

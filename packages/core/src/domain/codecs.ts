@@ -48,11 +48,12 @@ export const API_KEY_MAX_LENGTH = 8192;
 export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u;
 /**
  * An absolute http(s) URL as written: scheme, "//", a host without
- * user-info, then path or query; no fragment, space, backslash or control
- * character anywhere. WHATWG parsing would quietly repair other forms
+ * user-info, then path or query; no fragment, space, backslash, control
+ * character or invisible format character (U+202E would show the URL
+ * reversed in the console, the CLI and exports) anywhere. WHATWG parsing would quietly repair other forms
  * (`http:/host`, `http:\\host`), which must be refused, not stored.
  */
-export const ORCHESTRATOR_URL_PATTERN = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#@\\\s\p{Cc}]+(?:[/?][^#\\\s\p{Cc}]*)?$/u;
+export const ORCHESTRATOR_URL_PATTERN = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#@\\\s\p{Cc}\p{Cf}]+(?:[/?][^#\\\s\p{Cc}\p{Cf}]*)?$/u;
 /** No control character (C0, DEL, C1): none of them belong in a header value. */
 const NO_CONTROL_CHARACTER = /^\P{Cc}*$/u;
 /**
@@ -65,6 +66,7 @@ const NO_CONTROL_CHARACTER = /^\P{Cc}*$/u;
 export const API_KEY_PATTERN = /^(?=[^]*\S)[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\uFFFD]*$/u;
 const KEY_UNSAFE = { altered: /[\p{Cs}\uFFFD]/u, invisible: /[\p{Cf}\p{Zl}\p{Zp}]/u, control: /\p{Cc}/u };
 const WHITESPACE = /\s/;
+const FORMAT_CHARACTER = /\p{Cf}/u;
 
 export const aliasRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
@@ -79,6 +81,7 @@ export const orchestratorUrlRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
   if (value.length > ORCHESTRATOR_URL_MAX_LENGTH) return `must be at most ${ORCHESTRATOR_URL_MAX_LENGTH} characters`;
   if (WHITESPACE.test(value) || !NO_CONTROL_CHARACTER.test(value)) return "must not contain spaces or control characters";
+  if (FORMAT_CHARACTER.test(value)) return "must not contain invisible format characters (such as U+202E or U+200B)";
   let url: URL;
   try {
     url = new URL(value);

@@ -1,40 +1,20 @@
 import { unwatchFile, watchFile, type Stats } from "node:fs";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule } from "inversify";
-import { StartupError, TOKENS, type Config } from "@sdwan-connections/composition";
-import pg from "pg";
-import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { TOKENS, type Config } from "@sdwan-connections/composition";
 import { HTTP_TOKENS } from "../tokens.js";
 import { createAuthenticator } from "./authenticator.js";
-import { createLoginThrottle, memoryLimiter } from "./throttle.js";
+import { createLoginThrottle } from "./throttle.js";
 import { generatedAdminFile, loadUsers, type Users } from "./users.js";
 
 const WATCH_INTERVAL_MS = 1_000;
 
 /**
- * Where failed logins are counted: this process's memory, or with
- * SDWAN_STORAGE=postgres a table of the same database (rate-limiter-flexible's
- * PostgreSQL store, on a small pool of its own), so that several instances
- * share one count. Should the database not answer, memory stands in.
- */
-const failureCount = async (config: Config): Promise<{ readonly limiter: RateLimiterAbstract; close(): Promise<void> }> => {
-  const options = { points: config.loginMaxFailures, duration: Math.ceil(config.loginWindowMs / 1000) };
-  if (config.storage !== "postgres" || config.databaseUrl === undefined) return { limiter: memoryLimiter({ maxFailures: config.loginMaxFailures, windowMs: config.loginWindowMs }), close: async () => undefined };
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 2 });
-  pool.on("error", () => undefined); // a lost idle connection; the next query opens another
-  const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
-    const created: RateLimiterPostgres = new RateLimiterPostgres(
-      { ...options, storeClient: pool, storeType: "pool", tableName: "sdwan_login_failures", insuranceLimiter: new RateLimiterMemory(options) },
-      (error?: Error) => (error === undefined || error === null ? resolve(created) : reject(new StartupError(`SDWAN_DATABASE_URL: cannot create the failed-login table (${(error as { code?: string }).code ?? error.message})`))),
-    );
-  });
-  return { limiter, close: () => pool.end() };
-};
-
-/**
  * Users from the htpasswd file, the environment's admin and the generated
  * admin. The files are watched: when one changes, the users are read again
- * and every cached verification is forgotten.
+ * and every cached verification is forgotten. Failed logins are counted by
+ * the store (TOKENS.Storage): in memory for the embedded one, shared by the
+ * instances on PostgreSQL.
  */
 export const authModule = (config: Config, users: Users) =>
   new ContainerModule(({ bind }) => {
@@ -61,14 +41,13 @@ export const authModule = (config: Config, users: Users) =>
             }
           });
         };
-        const failures = await failureCount(config);
+        const { failures } = await context.getAsync(TOKENS.Storage);
         for (const file of files) watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, reload);
         return {
           authenticator,
-          throttle: createLoginThrottle({ maxFailures: config.loginMaxFailures, windowMs: config.loginWindowMs, limiter: failures.limiter }),
+          throttle: createLoginThrottle({ maxFailures: config.loginMaxFailures, counter: failures }),
           close: async () => {
             for (const file of files) unwatchFile(file, reload);
-            await failures.close();
           },
         };
       })

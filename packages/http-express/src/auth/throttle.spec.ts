@@ -1,7 +1,8 @@
+import { createInMemoryFailureCounter } from "@sdwan-connections/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createLoginThrottle } from "./throttle.js";
+import { createLoginThrottle, type Reservation } from "./throttle.js";
 
-// rate-limiter-flexible reads Date.now(): the clock is faked, timers are not.
+// The counter and the throttle read Date.now(): the clock is faked, timers are not.
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ["Date"] });
 });
@@ -9,35 +10,52 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+const failed = (reservation: Reservation): void => {
+  if (reservation._tag === "Granted") reservation.failed();
+};
 
 describe("createLoginThrottle", () => {
   it("blocks a client from its Nth failure until the window opened by its first failure ends", async () => {
-    const throttle = createLoginThrottle({ maxFailures: 3, windowMs: 60_000 });
+    const throttle = createLoginThrottle({ maxFailures: 3, counter: createInMemoryFailureCounter({ windowMs: 60_000 }) });
     for (let i = 0; i < 3; i += 1) {
       expect(throttle.retryAfterSeconds("a")).toBeUndefined();
-      throttle.recordFailure("a");
-      await settle();
+      const reservation = await throttle.reserve("a");
+      expect(reservation._tag).toBe("Granted");
+      failed(reservation);
       vi.setSystemTime(Date.now() + 1_000);
     }
     expect(throttle.retryAfterSeconds("a")).toBe(57);
-    expect(await throttle.blockedSeconds("a")).toBe(57);
+    expect(await throttle.reserve("a")).toEqual({ _tag: "Refused", retryAfterSeconds: 57 });
     expect(throttle.retryAfterSeconds("b")).toBeUndefined();
-    expect(await throttle.blockedSeconds("b")).toBeUndefined();
+    expect((await throttle.reserve("b"))._tag).toBe("Granted");
     vi.setSystemTime(Date.now() + 57_000);
     expect(throttle.retryAfterSeconds("a")).toBeUndefined();
-    expect(await throttle.blockedSeconds("a")).toBeUndefined();
+    expect((await throttle.reserve("a"))._tag).toBe("Granted");
   });
 
-  it("learns a block from the shared count (another instance's failures) when asked", async () => {
-    const { memoryLimiter } = await import("./throttle.js");
-    const shared = memoryLimiter({ maxFailures: 2, windowMs: 60_000 });
-    const [here, there] = [createLoginThrottle({ maxFailures: 2, windowMs: 60_000, limiter: shared }), createLoginThrottle({ maxFailures: 2, windowMs: 60_000, limiter: shared })];
-    here.recordFailure("a");
-    there.recordFailure("a");
-    await settle();
-    expect(here.retryAfterSeconds("a")).toBeUndefined(); // its own count saw one failure
-    expect(await here.blockedSeconds("a")).toBe(60);
+  it("grants exactly maxFailures of a burst of concurrent reservations, however many arrive at once", async () => {
+    const throttle = createLoginThrottle({ maxFailures: 5, counter: createInMemoryFailureCounter({ windowMs: 60_000 }) });
+    const reservations = await Promise.all(Array.from({ length: 200 }, () => throttle.reserve("a")));
+    expect(reservations.filter((reservation) => reservation._tag === "Granted")).toHaveLength(5);
+  });
+
+  it("takes a successful check's failure back, so it never counts", async () => {
+    const throttle = createLoginThrottle({ maxFailures: 1, counter: createInMemoryFailureCounter({ windowMs: 60_000 }) });
+    for (let i = 0; i < 3; i += 1) {
+      const reservation = await throttle.reserve("a");
+      if (reservation._tag !== "Granted") throw new Error("refused");
+      reservation.giveBack();
+    }
+    expect((await throttle.reserve("a"))._tag).toBe("Granted");
+  });
+
+  it("learns a block from the shared count (another instance's failures)", async () => {
+    const shared = createInMemoryFailureCounter({ windowMs: 60_000 });
+    const [here, there] = [createLoginThrottle({ maxFailures: 2, counter: shared }), createLoginThrottle({ maxFailures: 2, counter: shared })];
+    failed(await here.reserve("a"));
+    failed(await there.reserve("a"));
+    expect(here.retryAfterSeconds("a")).toBeUndefined(); // its own check was not the last one allowed
+    expect(await here.reserve("a")).toEqual({ _tag: "Refused", retryAfterSeconds: 60 });
     expect(here.retryAfterSeconds("a")).toBe(60); // remembered
   });
 });

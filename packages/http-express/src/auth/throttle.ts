@@ -1,41 +1,48 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { FailureCounter } from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
+
+/** What `reserve` answers: wait, or check once and say how it went. */
+export type Reservation =
+  | { readonly _tag: "Refused"; readonly retryAfterSeconds: number }
+  | {
+      readonly _tag: "Granted";
+      /** The check failed: its failure stays counted (and blocks the client when it was the last one allowed). */
+      readonly failed: () => void;
+      /** The check succeeded, or was not made: its failure is taken back. */
+      readonly giveBack: () => void;
+    };
 
 export interface LoginThrottle {
   /** Seconds the client must wait before trying again, as this instance last learnt it; undefined when it may try now. Synchronous: it runs on every request. */
   retryAfterSeconds(client: string): number | undefined;
-  /** The same, asked of the shared count (several instances on PostgreSQL); for requests that need a full credentials check anyway. */
-  blockedSeconds(client: string): Promise<number | undefined>;
-  /** Counts one failed login of `client`. */
-  recordFailure(client: string): void;
+  /**
+   * Counts one failure of `client` before an expensive check (bcrypt, a key comparison), atomically in the
+   * shared count, so that however many requests arrive at once, at most `maxFailures` checks run per window.
+   */
+  reserve(client: string): Promise<Reservation>;
 }
 
 export interface LoginThrottleOptions {
   readonly maxFailures: number;
-  readonly windowMs: number;
-  /** Where failures are counted; defaults to this process's memory. A PostgreSQL store lets instances share one count. */
-  readonly limiter?: RateLimiterAbstract;
+  /** Where failures are counted, in a window opened by a client's first failure: the store's, shared by its instances. */
+  readonly counter: FailureCounter;
 }
-
-/** The count of failures: a fixed window per client, opened by its first failure (rate-limiter-flexible). */
-export const memoryLimiter = ({ maxFailures, windowMs }: Pick<LoginThrottleOptions, "maxFailures" | "windowMs">): RateLimiterMemory =>
-  new RateLimiterMemory({ points: maxFailures, duration: Math.ceil(windowMs / 1000) });
 
 const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
 /**
- * Once `maxFailures` failures of one client fall inside a window of
- * `windowMs` opened by its first failure, the client is refused until the
- * window ends. The counting is rate-limiter-flexible's; what it answers is
+ * Once `maxFailures` failures of one client fall inside its window, the
+ * client is refused until the window ends. Each check reserves its failure
+ * first and gives it back when it succeeds; a block learnt from the count is
  * remembered here, so the check on every request stays a map lookup.
  */
-export const createLoginThrottle = ({ maxFailures, windowMs, limiter = memoryLimiter({ maxFailures, windowMs }) }: LoginThrottleOptions): LoginThrottle => {
+export const createLoginThrottle = ({ maxFailures, counter }: LoginThrottleOptions): LoginThrottle => {
   const blockedUntil = new Map<string, number>();
 
-  const remember = (client: string, answer: unknown): void => {
-    if (!(answer instanceof RateLimiterRes) || answer.consumedPoints < maxFailures) return;
+  const remember = (client: string, msLeft: number): void => {
     const now = Date.now();
     for (const [known, until] of blockedUntil) if (until <= now) blockedUntil.delete(known);
-    blockedUntil.set(client, now + answer.msBeforeNext);
+    blockedUntil.set(client, now + msLeft);
   };
 
   return {
@@ -48,18 +55,22 @@ export const createLoginThrottle = ({ maxFailures, windowMs, limiter = memoryLim
       blockedUntil.delete(client);
       return undefined;
     },
-    blockedSeconds: async (client) => {
-      const answer = await limiter.get(client).catch(() => null);
-      if (answer === null || answer.consumedPoints < maxFailures || answer.msBeforeNext <= 0) return undefined;
-      remember(client, answer);
-      return seconds(answer.msBeforeNext);
-    },
-    recordFailure: (client) => {
-      // Refused once the points are spent: either way the answer says how long the window still runs.
-      limiter.consume(client).then(
-        (answer) => remember(client, answer),
-        (answer: unknown) => remember(client, answer),
-      );
+    reserve: async (client) => {
+      const counted = await counter.add(client)();
+      // The count could not be taken (a store adapter whose fallback failed too): the check runs, as without a throttle.
+      if (E.isLeft(counted)) return { _tag: "Granted", failed: () => undefined, giveBack: () => undefined };
+      const { count, msLeft } = counted.right;
+      if (count > maxFailures) {
+        remember(client, msLeft);
+        return { _tag: "Refused", retryAfterSeconds: seconds(msLeft) };
+      }
+      return {
+        _tag: "Granted",
+        failed: () => {
+          if (count === maxFailures) remember(client, msLeft);
+        },
+        giveBack: () => void counter.remove(client)(),
+      };
     },
   };
 };

@@ -7,6 +7,9 @@ import { sendProblem } from "../respond.js";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
+/** What checking new credentials ends in: the user they prove (or none), or a refusal before any check. */
+type Verdict = { readonly user: AuthenticatedUser | undefined } | { readonly retryAfterSeconds: number };
+
 export interface AuthenticateOptions {
   readonly authenticator: Authenticator;
   readonly throttle: LoginThrottle;
@@ -20,10 +23,8 @@ export interface AuthenticateOptions {
  * shared failure count and bcrypt.
  */
 export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateOptions): RequestHandler => {
-  const admit = (req: Request, res: Response, next: NextFunction, header: string | undefined, user: AuthenticatedUser | undefined): void => {
+  const admit = (req: Request, res: Response, next: NextFunction, user: AuthenticatedUser | undefined): void => {
     if (user === undefined) {
-      // Only a wrong password counts as a failed login; a request without credentials is the usual first step.
-      if (header !== undefined) throttle.recordFailure(req.socket.remoteAddress ?? "unknown");
       metrics.loginFailures.inc({ status: "401" });
       // A script that asks (X-Requested-With, as the console does) gets no challenge: the browser would
       // otherwise open its own login dialog over the page's.
@@ -37,6 +38,27 @@ export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateO
       return;
     }
     next();
+  };
+
+  // Checks under way, by client and header: the same credentials sent many times at once are checked once (and count once).
+  const checks = new Map<string, Promise<Verdict>>();
+  // A full check (bcrypt) is due: its failure is counted first, in the count every instance shares, so a burst cannot outrun it.
+  const verify = (client: string, header: string): Promise<Verdict> => {
+    const key = `${client} ${header}`;
+    const underWay = checks.get(key);
+    if (underWay !== undefined) return underWay;
+    const verdict = throttle
+      .reserve(client)
+      .then(async (reservation): Promise<Verdict> => {
+        if (reservation._tag === "Refused") return { retryAfterSeconds: reservation.retryAfterSeconds };
+        const user = await authenticator.authenticate(header);
+        if (user === undefined) reservation.failed();
+        else reservation.giveBack();
+        return { user };
+      })
+      .finally(() => checks.delete(key));
+    checks.set(key, verdict);
+    return verdict;
   };
 
   const tooManyFailures = (res: Response, retryAfter: number): void => {
@@ -58,16 +80,13 @@ export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateO
     }
     const header = req.headers.authorization;
     const user = authenticator.cached(header);
-    if (user !== undefined) {
-      admit(req, res, next, header, user);
+    // Admitted from the cache, or refused without a check: a request without credentials is the usual first step, no failed login.
+    if (user !== undefined || header === undefined) {
+      admit(req, res, next, user);
       return;
     }
-    // A full check (bcrypt) is due anyway: ask the shared count too, which other instances' failures may have filled.
-    throttle
-      .blockedSeconds(client)
-      .then((blocked) =>
-        blocked !== undefined ? tooManyFailures(res, blocked) : authenticator.authenticate(header).then((checked) => admit(req, res, next, header, checked)),
-      )
+    verify(client, header)
+      .then((verdict) => ("retryAfterSeconds" in verdict ? tooManyFailures(res, verdict.retryAfterSeconds) : admit(req, res, next, verdict.user)))
       .catch(next);
   };
 };

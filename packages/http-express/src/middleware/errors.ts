@@ -15,11 +15,14 @@ export const noSuchEndpoint: RequestHandler = (req, res) => {
   sendProblem(res, problem(404, "no-such-endpoint", "Not found", `There is no endpoint at ${req.method} ${req.path}.`));
 };
 
+export const bodyTooLarge = (): Problem =>
+  problem(413, "body-too-large", "Request body too large", `The request body must be at most ${BODY_LIMIT_BYTES} bytes.`);
+
 // body-parser's messages can quote the body (and so an apiKey): answer with our own words only.
 const knownProblem = (type: unknown): Problem | undefined => {
   switch (type) {
     case "entity.too.large":
-      return problem(413, "body-too-large", "Request body too large", `The request body must be at most ${BODY_LIMIT_BYTES} bytes.`);
+      return bodyTooLarge();
     case "entity.parse.failed":
       return invalidRequest([{ field: "body", message: "is not valid JSON" }]);
     case "charset.unsupported":

@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from "express";
 import { problem } from "../errors.js";
+import { bodyTooLarge } from "./errors.js";
 import { BODY_LIMIT_BYTES } from "../openapi.js";
 import { sendProblem } from "../respond.js";
 
@@ -8,13 +9,19 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 // A charset parameter, if given, must name UTF-8 (the only encoding of JSON, RFC 8259 §8.1).
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
-/** POST and PUT take JSON in UTF-8 only: anything else is 415 before the body is read. */
+/** POST and PUT take JSON in UTF-8 only: anything else is 415 before the body is read, and a declared length above the limit 413. */
 const requireJson: RequestHandler = (req, res, next) => {
   const contentType = req.headers["content-type"] ?? "";
   const mediaType = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
   const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
   if (!JSON_MEDIA_TYPE.test(mediaType) || (charset !== undefined && charset !== "utf-8" && charset !== "utf8")) {
     sendProblem(res, problem(415, "unsupported-media-type", "Unsupported media type", "The request body must be JSON in UTF-8 (Content-Type: application/json)."));
+    return;
+  }
+  // Declared too large (and not compressed): refused before reading, where body-parser would first wait for the whole body.
+  const encoding = req.headers["content-encoding"] ?? "identity";
+  if (encoding === "identity" && Number(req.headers["content-length"] ?? 0) > BODY_LIMIT_BYTES) {
+    sendProblem(res, bodyTooLarge());
     return;
   }
   next();

@@ -1,6 +1,7 @@
 import { detailsAnswer, validationAnswer, type ConnectionService, type ExpectedVersions } from "@sdwan-connections/core";
 import { Router, type Request, type Response } from "express";
 import * as E from "fp-ts/lib/Either.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
 import type { LoginThrottle } from "../auth/throttle.js";
 import { problem } from "../errors.js";
 import { connectionTag, expectedVersionsOf } from "../middleware/if-match.js";
@@ -95,21 +96,21 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
     .post(
       jsonBody,
       withFlags([], async (req, res) => {
-        const client = `key-check ${req.socket.remoteAddress ?? "unknown"}`;
-        const blocked = await throttle?.blockedSeconds(client);
-        if (blocked !== undefined) {
+        // Reserved before the comparison, so concurrent guesses cannot all pass one count; given back unless it was a mismatch.
+        const reservation = await throttle?.reserve(`key-check ${req.socket.remoteAddress ?? "unknown"}`);
+        if (reservation?._tag === "Refused") {
           sendProblem(
             res,
             problem(429, "too-many-key-checks", "Too many key checks", "Too many key checks that did not match from this client; try again later.", {
-              headers: { "Retry-After": String(blocked) },
+              headers: { "Retry-After": String(reservation.retryAfterSeconds) },
             }),
           );
           return;
         }
-        await respond(res, service.checkApiKey(req.params["alias"] as string, req.body), (result) => {
-          if (!result.matches) throttle?.recordFailure(client);
-          sendJson(res, 200, { matches: result.matches });
-        });
+        const checked = await service.checkApiKey(req.params["alias"] as string, req.body)();
+        if (E.isRight(checked) && !checked.right.matches) reservation?.failed();
+        else reservation?.giveBack();
+        await respond(res, TE.fromEither(checked), (result) => sendJson(res, 200, { matches: result.matches }));
       }),
     )
     .all(methodNotAllowed("POST"));

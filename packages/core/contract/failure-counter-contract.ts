@@ -1,0 +1,61 @@
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import type { FailureCounter } from "../src/index.js";
+import { expectRight as run } from "../testing/run.js";
+
+export interface FailureCounterContractOptions {
+  /** A counter over the store under test, with a window of `windowMs`; every counter it returns shares the same counts (as other instances would). */
+  make(windowMs: number): Promise<FailureCounter>;
+  /** Empties the store before each test. */
+  reset(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+const WINDOW_MS = 60_000;
+
+/** The behaviour every FailureCounter adapter must show; run it from the adapter's own tests. */
+export const describeFailureCounterContract = (name: string, options: FailureCounterContractOptions): void => {
+  describe(`${name} satisfies the FailureCounter contract`, () => {
+    beforeEach(async () => {
+      await options.reset();
+    });
+
+    afterAll(async () => {
+      await options.close?.();
+    });
+
+    it("counts each client's failures apart, in a window opened by the first", async () => {
+      const counter = await options.make(WINDOW_MS);
+      expect(await run(counter.peek("a"))).toEqual({ count: 0, msLeft: 0 });
+      const first = await run(counter.add("a"));
+      expect(first.count).toBe(1);
+      expect(first.msLeft).toBeGreaterThan(WINDOW_MS - 5_000);
+      expect(first.msLeft).toBeLessThanOrEqual(WINDOW_MS);
+      expect((await run(counter.add("a"))).count).toBe(2);
+      expect((await run(counter.peek("a"))).count).toBe(2);
+      expect((await run(counter.peek("b"))).count).toBe(0);
+    });
+
+    it("gives every one of many concurrent adds, from several instances, its own count", async () => {
+      const counters = await Promise.all([options.make(WINDOW_MS), options.make(WINDOW_MS)]);
+      const counts = await Promise.all(Array.from({ length: 200 }, (_, i) => run((counters[i % 2] as FailureCounter).add("burst"))));
+      expect(counts.map((answer) => answer.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    });
+
+    it("takes back one failure with remove", async () => {
+      const [one, two] = [await options.make(WINDOW_MS), await options.make(WINDOW_MS)];
+      await run(one.add("a"));
+      await run(one.add("a"));
+      await run(two.remove("a"));
+      expect((await run(one.peek("a"))).count).toBe(1);
+    });
+
+    it("starts a new window once the old one ended", async () => {
+      const counter = await options.make(1_000);
+      await run(counter.add("a"));
+      await run(counter.add("a"));
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await run(counter.peek("a"))).count).toBe(0);
+      expect((await run(counter.add("a"))).count).toBe(1);
+    });
+  });
+};
