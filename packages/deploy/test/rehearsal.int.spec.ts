@@ -35,6 +35,8 @@ const addConnection = (origin: string, alias: string): Promise<Response> =>
   });
 
 const STARTUP_MS = 90_000;
+/** docs/deploy.md's restore of the embedded store: unpacked beside it, then renamed over it (atomic; the service re-reads a replaced file). */
+const RESTORE = "cd $DATA_DIR && mkdir restore && tar -xf - -C restore && mv restore/connections.json restore/audit.jsonl . && rmdir restore";
 const started: PodContainer[] = [];
 const startPod = async (pod: ContainerRun, label: string): Promise<PodContainer> => {
   const container = await startPodContainer(SERVICE_IMAGE, pod, label);
@@ -134,7 +136,7 @@ describe("the postgres overlay, rehearsed: two replicas on one PostgreSQL behind
       const peaks = await Promise.all(replicas.slice(2).map((replica) => replica.memoryPeak()));
       process.stderr.write(
         `deploy: ${answered} requests answered, ${failures.length} failed; served per pod ${JSON.stringify(balancer.served())}; ` +
-          `peak memory of the new pods ${peaks.map(mib).join(", ")} (limit ${mib(pod.memoryLimitBytes)})\n`,
+          `cgroup memory peak of the new pods ${peaks.map(mib).join(", ")} (limit ${mib(pod.memoryLimitBytes)})\n`,
       );
       expect(failures).toEqual([]);
       expect(exitCodes).toEqual([0, 0]);
@@ -149,15 +151,22 @@ describe("the embedded overlay, rehearsed: one pod on its volume", () => {
   const objects = renderOverlay("embedded");
   const container = serviceContainer(objects);
 
-  it("starts on the volume (its data directory created inside it), keeps a write there, and stops cleanly on SIGTERM", { timeout: 180_000 }, async () => {
+  it("starts on the volume (its data directory created inside it), is backed up and restored with the documented commands, and stops cleanly on SIGTERM", { timeout: 180_000 }, async () => {
     const pod = containerRun(objects, secretsFor());
     expect(pod.writablePaths).toHaveLength(1);
     const instance = await startPod(pod, "deploy-embedded");
     await waitUntilAnswers(instance, container.readinessProbe?.httpGet?.path ?? "", STARTUP_MS);
+    const aliases = async () =>
+      ((await (await fetch(`${instance.origin}${CONNECTIONS}`, { headers: { authorization: AUTHORIZATION } })).json()) as { alias: string }[]).map((c) => c.alias);
     expect((await addConnection(instance.origin, "branch-1")).status).toBe(200);
-    const list = await fetch(`${instance.origin}${CONNECTIONS}`, { headers: { authorization: AUTHORIZATION } });
-    expect(await list.json()).toEqual([{ alias: "branch-1", orchestratorUrl: "https://orchestrator.example.com" }]);
+    expect(await aliases()).toEqual(["branch-1"]);
+    // docs/deploy.md's backup and restore, `kubectl exec` played by `docker exec`.
+    const dataDir = pod.environment["SDWAN_DATA_DIR"] ?? "";
+    const backup = await instance.exec(["tar", "-C", dataDir, "-cf", "-", "connections.json", "audit.jsonl"]);
+    expect((await addConnection(instance.origin, "branch-2")).status).toBe(200);
+    await instance.exec(["sh", "-c", RESTORE.replaceAll("$DATA_DIR", dataDir)], backup);
+    expect(await aliases()).toEqual(["branch-1"]);
     expect(await instance.terminate()).toBe(0);
-    expect(await instance.logs()).toContain(`"dataDir":"${pod.environment["SDWAN_DATA_DIR"]}"`);
+    expect(await instance.logs()).toContain(`"dataDir":"${dataDir}"`);
   });
 });

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import { freePort } from "@sdwan-connections/e2e/support/containers";
@@ -20,10 +20,24 @@ export interface PodContainer {
   /** What the kubelet does to a deleted pod: the preStop pause, SIGTERM, and SIGKILL after the grace period. Resolves to the exit code. */
   terminate(): Promise<number>;
   logs(): Promise<string>;
+  /** `kubectl exec -i`: runs `command` in the container with `input` on its standard input; resolves to its standard output. */
+  exec(command: readonly string[], input?: Buffer): Promise<Buffer>;
   /** The container's peak memory use so far, in bytes, as its cgroup (v2 or v1) counts it against the limit. */
   memoryPeak(): Promise<number>;
   remove(): Promise<void>;
 }
+
+const execIn = (name: string, command: readonly string[], input?: Buffer): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const child = spawn("docker", ["exec", "--interactive", name, ...command], { stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
+    child.once("error", reject);
+    child.once("close", (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${command.join(" ")} exited ${code}: ${err.trim()}`))));
+    child.stdin.end(input);
+  });
 
 const FS_GROUP_VOLUME = "mode=2775,uid=0,gid=";
 
@@ -74,8 +88,9 @@ export const startPodContainer = async (image: string, pod: ContainerRun, label:
       const { stdout, stderr } = await run("docker", ["logs", name], { maxBuffer: 64 * 1024 * 1024 });
       return stdout + stderr;
     },
+    exec: (command, input) => execIn(name, command, input),
     memoryPeak: async () =>
-      Number(await docker("exec", name, "sh", "-c", "cat /sys/fs/cgroup/memory.peak 2>/dev/null || cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes")),
+      Number(await execIn(name, ["sh", "-c", "cat /sys/fs/cgroup/memory.peak 2>/dev/null || cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes"])),
     remove: async () => {
       await docker("rm", "--force", name).catch(() => undefined);
     },
