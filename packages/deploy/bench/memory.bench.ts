@@ -78,7 +78,8 @@ const measure = async (overlay: Overlay, simulatorUrl: string, databaseUrl: stri
     await send(instance.origin, "GET", "/partner/big/customers");
     await settle();
     const withCustomers = await residentMemory(instance);
-    return { overlay, idle, withConnections, withCustomers, addSeconds, limit: pod.memoryLimitBytes };
+    const node = (await instance.exec(["node", "--version"])).toString("utf8").trim();
+    return { overlay, idle, withConnections, withCustomers, addSeconds, limit: pod.memoryLimitBytes, node };
   } finally {
     await instance.remove();
   }
@@ -108,7 +109,7 @@ try {
     [
       "## deploy: memory of one pod, for sizing",
       "",
-      `${await machineLine()} \`pnpm --filter @sdwan-connections/deploy bench\` (\`packages/deploy/bench/memory.bench.ts\`).`,
+      `${await machineLine()} \`pnpm --filter @sdwan-connections/deploy bench\` (\`packages/deploy/bench/memory.bench.ts\`); the service runs Node ${rows[0]?.node} in the image.`,
       "The service image started from each overlay of `packages/deploy` as the rehearsal starts it (the overlay's environment,",
       "user, read-only root, memory limit). Resident memory (VmRSS) of the service, 3 s after each step: idle after one",
       `request (the baseline), after ${CONNECTIONS.toLocaleString("en")} connections added (forced, apiKeys of ~190 characters, ${WRITERS} writers: ` +
