@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor";
 import { Deployment, type IDeployment } from "kubernetes-models/apps/v1";
@@ -48,9 +49,7 @@ const labelsMatch = (selector: Readonly<Record<string, string>> | undefined, lab
   selector !== undefined && Object.keys(selector).length > 0 && Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 
 describe("the test renderer", () => {
-  it("refuses kustomization fields it does not implement, so the manifests stay within what is tested", async () => {
-    const { mkdtempSync, writeFileSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
+  it("refuses kustomization fields it does not implement, so the manifests stay within what is tested", () => {
     const directory = mkdtempSync(join(tmpdir(), "kustomize-"));
     writeFileSync(join(directory, "kustomization.yaml"), "resources: []\nnamePrefix: x-\n");
     expect(() => render(directory)).toThrow(/namePrefix not supported/);
@@ -132,6 +131,7 @@ describe.each(OVERLAYS)("overlay %s, as `kubectl apply -k` renders it", (overlay
     expect(context?.capabilities).toEqual({ drop: ["ALL"] });
     expect(context?.seccompProfile?.type).toBe("RuntimeDefault");
     expect((container.ports ?? []).filter((p) => p.hostPort !== undefined)).toEqual([]);
+    expect([spec.securityContext?.sysctls, context?.procMount, context?.capabilities?.add].filter((value) => value !== undefined)).toEqual([]);
     for (const volume of spec.volumes ?? []) {
       expect(Object.keys(volume).filter((key) => key !== "name" && !RESTRICTED_VOLUMES.includes(key)), volume.name).toEqual([]);
     }
