@@ -81,6 +81,7 @@ describe("the postgres overlay, rehearsed: two replicas on one PostgreSQL behind
     const client = new pg.Client({ connectionString: postgres.connectionString });
     await client.connect();
     try {
+      // Both started (a migration racing another would fail its pod's start), and each migration was recorded once.
       const { rows } = await client.query<{ version: number }>("select version from schema_migrations order by version");
       expect(rows.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version).sort((a, b) => a - b));
     } finally {
