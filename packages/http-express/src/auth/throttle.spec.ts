@@ -10,8 +10,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const failed = (reservation: Reservation): void => {
-  if (reservation._tag === "Granted") reservation.failed();
+const failed = async (reservation: Reservation): Promise<void> => {
+  if (reservation._tag === "Granted") await reservation.failed();
 };
 
 describe("createLoginThrottle", () => {
@@ -21,7 +21,7 @@ describe("createLoginThrottle", () => {
       expect(throttle.retryAfterSeconds("a")).toBeUndefined();
       const reservation = await throttle.reserve("a");
       expect(reservation._tag).toBe("Granted");
-      failed(reservation);
+      await failed(reservation);
       vi.setSystemTime(Date.now() + 1_000);
     }
     expect(throttle.retryAfterSeconds("a")).toBe(57);
@@ -52,10 +52,26 @@ describe("createLoginThrottle", () => {
   it("learns a block from the shared count (another instance's failures)", async () => {
     const shared = createInMemoryFailureCounter({ windowMs: 60_000 });
     const [here, there] = [createLoginThrottle({ maxFailures: 2, counter: shared }), createLoginThrottle({ maxFailures: 2, counter: shared })];
-    failed(await here.reserve("a"));
-    failed(await there.reserve("a"));
-    expect(here.retryAfterSeconds("a")).toBeUndefined(); // its own check was not the last one allowed
+    await failed(await here.reserve("a"));
+    await failed(await there.reserve("a"));
+    expect(here.retryAfterSeconds("a")).toBeUndefined(); // it learns the other's failure only when it asks
     expect(await here.reserve("a")).toEqual({ _tag: "Refused", retryAfterSeconds: 60 });
     expect(here.retryAfterSeconds("a")).toBe(60); // remembered
+  });
+
+  it("never blocks a client for a burst of checks that succeed: a refused request gives its point back", async () => {
+    const throttle = createLoginThrottle({ maxFailures: 5, counter: createInMemoryFailureCounter({ windowMs: 60_000 }) });
+    const reservations = await Promise.all(Array.from({ length: 50 }, () => throttle.reserve("a")));
+    expect(reservations.filter((reservation) => reservation._tag === "Refused")).toHaveLength(45);
+    expect(throttle.retryAfterSeconds("a")).toBeUndefined(); // the five under way may succeed
+    for (const reservation of reservations) if (reservation._tag === "Granted") reservation.giveBack();
+    expect((await throttle.reserve("a"))._tag).toBe("Granted");
+  });
+
+  it("blocks for the window once the failures alone reach the limit, whichever check failed last", async () => {
+    const throttle = createLoginThrottle({ maxFailures: 3, counter: createInMemoryFailureCounter({ windowMs: 60_000 }) });
+    const reservations = await Promise.all(Array.from({ length: 3 }, () => throttle.reserve("a")));
+    for (const reservation of reservations.reverse()) await failed(reservation);
+    expect(throttle.retryAfterSeconds("a")).toBe(60);
   });
 });

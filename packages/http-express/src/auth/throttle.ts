@@ -6,8 +6,8 @@ export type Reservation =
   | { readonly _tag: "Refused"; readonly retryAfterSeconds: number }
   | {
       readonly _tag: "Granted";
-      /** The check failed: its failure stays counted (and blocks the client when it was the last one allowed). */
-      readonly failed: () => void;
+      /** The check failed: its failure stays counted (and the client is blocked here once the shared count, less this instance's checks under way, is at the limit). */
+      readonly failed: () => Promise<void>;
       /** The check succeeded, or was not made: its failure is taken back. */
       readonly giveBack: () => void;
     };
@@ -33,16 +33,33 @@ const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 /**
  * Once `maxFailures` failures of one client fall inside its window, the
  * client is refused until the window ends. Each check reserves its failure
- * first and gives it back when it succeeds; a block learnt from the count is
- * remembered here, so the check on every request stays a map lookup.
+ * first and gives it back when it succeeds; a refused request gives its
+ * point back too, so the shared count is always the failures plus the checks
+ * under way. A block is remembered here (so the check on every request stays
+ * a map lookup) only once the count is at the limit without this instance's
+ * own checks still under way, which may yet succeed: a burst of good
+ * credentials never locks their client out.
  */
 export const createLoginThrottle = ({ maxFailures, counter }: LoginThrottleOptions): LoginThrottle => {
   const blockedUntil = new Map<string, number>();
+  // This instance's reservations not settled yet, by client: checks under way, and refusals giving their point back.
+  const pending = new Map<string, number>();
+  const enter = (client: string): void => void pending.set(client, (pending.get(client) ?? 0) + 1);
+  const leave = (client: string): void => {
+    const left = (pending.get(client) ?? 1) - 1;
+    if (left === 0) pending.delete(client);
+    else pending.set(client, left);
+  };
 
   const remember = (client: string, msLeft: number): void => {
     const now = Date.now();
     for (const [known, until] of blockedUntil) if (until <= now) blockedUntil.delete(known);
     blockedUntil.set(client, now + msLeft);
+  };
+  // Blocked for the rest of the window when the shared count, less what this instance has under way, is at the limit.
+  const learn = async (client: string): Promise<void> => {
+    const now = await counter.peek(client)();
+    if (E.isRight(now) && now.right.count - (pending.get(client) ?? 0) >= maxFailures) remember(client, now.right.msLeft);
   };
 
   return {
@@ -56,20 +73,29 @@ export const createLoginThrottle = ({ maxFailures, counter }: LoginThrottleOptio
       return undefined;
     },
     reserve: async (client) => {
+      enter(client);
       const counted = await counter.add(client)();
       // The count could not be taken (a store adapter whose fallback failed too): the check runs, as without a throttle.
-      if (E.isLeft(counted)) return { _tag: "Granted", failed: () => undefined, giveBack: () => undefined };
-      const { count, msLeft } = counted.right;
-      if (count > maxFailures) {
-        remember(client, msLeft);
-        return { _tag: "Refused", retryAfterSeconds: seconds(msLeft) };
+      if (E.isLeft(counted)) {
+        leave(client);
+        return { _tag: "Granted", failed: () => Promise.resolve(), giveBack: () => undefined };
+      }
+      if (counted.right.count > maxFailures) {
+        await counter.remove(client)();
+        leave(client);
+        await learn(client);
+        return { _tag: "Refused", retryAfterSeconds: seconds(counted.right.msLeft) };
       }
       return {
         _tag: "Granted",
-        failed: () => {
-          if (count === maxFailures) remember(client, msLeft);
+        failed: async () => {
+          leave(client);
+          await learn(client);
         },
-        giveBack: () => void counter.remove(client)(),
+        giveBack: () => {
+          leave(client);
+          void counter.remove(client)();
+        },
       };
     },
   };

@@ -52,7 +52,7 @@ export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateO
       .then(async (reservation): Promise<Verdict> => {
         if (reservation._tag === "Refused") return { retryAfterSeconds: reservation.retryAfterSeconds };
         const user = await authenticator.authenticate(header);
-        if (user === undefined) reservation.failed();
+        if (user === undefined) await reservation.failed();
         else reservation.giveBack();
         return { user };
       })

@@ -108,7 +108,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
           return;
         }
         const checked = await service.checkApiKey(req.params["alias"] as string, req.body)();
-        if (E.isRight(checked) && !checked.right.matches) reservation?.failed();
+        if (E.isRight(checked) && !checked.right.matches) await reservation?.failed();
         else reservation?.giveBack();
         await respond(res, TE.fromEither(checked), (result) => sendJson(res, 200, { matches: result.matches }));
       }),
