@@ -1,5 +1,4 @@
 import {
-  createInMemoryAuditLog,
   createInMemoryHealthLedger,
   createInProcessConnectionChanges,
   createProcessKeyFingerprints,
@@ -20,7 +19,7 @@ export const inMemoryStorageModule = (store: InMemoryConnectionStore = createInM
       repository: createInMemoryConnectionRepository(store),
       changes: createInProcessConnectionChanges(),
       fingerprints: createProcessKeyFingerprints(),
-      audit: createInMemoryAuditLog(),
+      audit: store.audit,
       health: createInMemoryHealthLedger(),
       close: async () => undefined,
     });

@@ -111,9 +111,9 @@ export class DurableFileAdapter implements Adapter<ConnectionsState> {
   }
 
   async write(state: ConnectionsState): Promise<void> {
-    const length = serializedLength(state.connections);
+    const length = serializedLength(state);
     if (this.#scratch.length < length) this.#scratch = Buffer.allocUnsafe(Math.ceil(length * 1.25));
-    const bytes = serializeInto(state.connections, this.#scratch.subarray(0, length));
+    const bytes = serializeInto(state, this.#scratch.subarray(0, length));
     this.#sequence += 1;
     const temporary = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${this.#sequence}.${randomBytes(3).toString("hex")}.tmp`);
     const handle = await open(temporary, "wx", 0o600);

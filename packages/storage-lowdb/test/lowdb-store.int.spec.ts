@@ -55,7 +55,7 @@ describe("the connections file", () => {
     const file = await openOrThrow({ dataDir });
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
     expect((await stat(fileIn(dataDir))).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(fileIn(dataDir), "utf8"))).toEqual({ format: FILE_FORMAT, version: SCHEMA_VERSION, connections: [] });
+    expect(JSON.parse(await readFile(fileIn(dataDir), "utf8"))).toEqual({ format: FILE_FORMAT, version: SCHEMA_VERSION, lastVersion: 0, connections: [] });
     await run(createLowdbConnectionRepository(file).insert(aConnection({ alias: "lab" })));
     // Every write replaces the file: the replacement must be 0600 too.
     expect((await stat(fileIn(dataDir))).mode & 0o777).toBe(0o600);

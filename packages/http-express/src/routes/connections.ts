@@ -99,7 +99,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
           );
           return;
         }
-        await respond(res, service.checkApiKey(req.params["alias"] as string, req.body), (result) => {
+        await respond(res, service.checkApiKey(req.params["alias"] as string, req.body, { by: actorOf(res.locals) }), (result) => {
           if (!result.matches) throttle?.recordFailure(client);
           sendJson(res, 200, { matches: result.matches });
         });
