@@ -50,7 +50,7 @@ const write =
       }
       return E.right(apply(checked.right));
     };
-    const done = (writesOf.get(store) ?? Promise.resolve()).then(run);
+    const done = (writesOf.get(store) ?? Promise.resolve()).then(run, run);
     writesOf.set(store, done);
     return done;
   };

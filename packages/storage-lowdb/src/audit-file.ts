@@ -121,14 +121,16 @@ export const createLowdbAuditLog = ({
     });
     return E.isLeft(done) ? failure("writing")(done.left) : E.right(undefined);
   };
-  const groupCommit = createGroupCommit<AuditEntry>(createSerialQueue(), async (batch) => {
+  // Appends of this process, its own and the connections file's, run one at a time (never contending for the lock).
+  const serially = createSerialQueue();
+  const groupCommit = createGroupCommit<AuditEntry>(serially, async (batch) => {
     const result = await append(batch).catch(failure("writing"));
     return batch.map(() => result);
   });
 
   return {
     record: (entry) => () => groupCommit.submit<void>(entry),
-    journal: { append: (entries) => append(entries).catch(failure("writing")) },
+    journal: { append: (entries) => serially(() => append(entries)).catch(failure("writing")) },
     list: (query) => () =>
       read().then(
         (entries) => E.map((all: AuditEntry[]) => selectAuditPage(all, query, retention))(entries),
