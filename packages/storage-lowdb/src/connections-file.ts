@@ -173,6 +173,7 @@ export const openConnectionsFile =
     const commit = async (batch: readonly Submitted[]): Promise<readonly E.Either<DomainError, unknown>[]> => {
       let durable: Promise<void> | undefined;
       let unaudited: DomainError | undefined;
+      let appended: Promise<void> | undefined;
       try {
         const results = await withLock(async (compromised) => {
           await refresh();
@@ -192,20 +193,25 @@ export const openConnectionsFile =
             return E.right(outcome.right.value);
           });
           if (compromised()) throw new Error("the lock was taken over by another process");
-          // Write-ahead: the entries are durable before the change they record is.
-          if (entries.length > 0) {
-            const appended = await (audit as AuditJournal).append(entries);
-            if (E.isLeft(appended)) {
-              unaudited = appended.left;
-              throw new Error("the audit trail cannot be written");
-            }
-          }
+          // Write-ahead: the entries are durable before the change they record is. Their append (and its
+          // fdatasync) runs beside the writing of the new file; the rename that makes the change waits for it.
+          appended =
+            entries.length === 0
+              ? undefined
+              : (audit as AuditJournal).append(entries).then((result) => {
+                  if (E.isRight(result)) return;
+                  unaudited = result.left;
+                  throw new Error("the audit trail cannot be written");
+                });
+          appended?.catch(() => undefined); // awaited below or by the rename
           if (changed) {
             generation += 1;
+            if (appended !== undefined) adapter.renameAfter(appended);
             await db.write();
             durable = adapter.syncDirectory();
             durable.catch(() => undefined); // awaited below, once the lock is released
           }
+          await appended;
           return outcomes;
         });
         // Acknowledged only once durable.
@@ -214,6 +220,7 @@ export const openConnectionsFile =
       } catch (error) {
         // Forgetting the version in memory makes the next read or write re-read the file: memory follows what is on disk.
         adapter.forget();
+        await appended?.catch(() => undefined); // settled, so the failure names the audit trail when it was the cause
         return batch.map(() => E.left(unaudited ?? toStorageFailure(path, error)));
       }
     };
