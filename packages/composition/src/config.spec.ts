@@ -28,7 +28,7 @@ describe("loadConfig", () => {
         logLevel: "info",
         loginMaxFailures: 10,
         loginWindowMs: 60_000,
-        auditRetention: { maxEntries: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 },
+        auditRetention: { maxEntries: 10_000, maxAttempts: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 },
         console: true,
       }),
     );
@@ -51,6 +51,7 @@ describe("loadConfig", () => {
       SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: " VCO.example.net, ,[::1],10.0.0.1 ",
       SDWAN_LOG_LEVEL: "debug",
       SDWAN_AUDIT_MAX_ENTRIES: "500",
+      SDWAN_AUDIT_MAX_ATTEMPTS: "2000",
       SDWAN_AUDIT_MAX_AGE_DAYS: "7",
       SDWAN_CONSOLE: "off",
     });
@@ -66,7 +67,7 @@ describe("loadConfig", () => {
         customersCacheTtlMs: 0,
         orchestratorAllowedHosts: ["vco.example.net", "::1", "10.0.0.1"],
         logLevel: "debug",
-        auditRetention: { maxEntries: 500, maxAgeMs: 7 * 24 * 3600 * 1000 },
+        auditRetention: { maxEntries: 500, maxAttempts: 2_000, maxAgeMs: 7 * 24 * 3600 * 1000 },
         console: false,
       }),
     );
@@ -75,6 +76,7 @@ describe("loadConfig", () => {
   it.each([
     [{ SDWAN_PORT: "80a" }, "SDWAN_PORT: must be an integer from 0 to 65535"],
     [{ SDWAN_AUDIT_MAX_ENTRIES: "0" }, "SDWAN_AUDIT_MAX_ENTRIES: must be an integer from 1 to 10000000"],
+    [{ SDWAN_AUDIT_MAX_ATTEMPTS: "many" }, "SDWAN_AUDIT_MAX_ATTEMPTS: must be an integer from 1 to 10000000"],
     [{ SDWAN_PORT: "70000" }, "SDWAN_PORT: must be an integer from 0 to 65535"],
     [{ SDWAN_HOST: "not a host" }, "SDWAN_HOST: must be an IP address or a host name"],
     [{ SDWAN_STORAGE: "mysql" }, "SDWAN_STORAGE: must be one of lowdb, postgres"],

@@ -24,7 +24,7 @@ export interface Config {
   readonly customersCacheTtlMs: number;
   /** The interval of background health checks (ms); undefined: off. */
   readonly healthIntervalMs: number | undefined;
-  /** How long audit entries are kept: the newest `maxEntries`, none older than `maxAgeMs`. */
+  /** How long audit entries are kept: the newest `maxEntries` changes and, apart, `maxAttempts` other entries; none older than `maxAgeMs`. */
   readonly auditRetention: AuditRetention;
   /** Lower-cased host names; undefined allows any host. */
   readonly orchestratorAllowedHosts: readonly string[] | undefined;
@@ -140,6 +140,7 @@ export const EnvCodecs = {
   SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
   SDWAN_HEALTH_INTERVAL_S: envValue<number | undefined>("SDWAN_HEALTH_INTERVAL_S", integer(5, 86_400), optional),
   SDWAN_AUDIT_MAX_ENTRIES: envValue("SDWAN_AUDIT_MAX_ENTRIES", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxEntries)),
+  SDWAN_AUDIT_MAX_ATTEMPTS: envValue("SDWAN_AUDIT_MAX_ATTEMPTS", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxAttempts)),
   SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
   SDWAN_CONSOLE: envValue("SDWAN_CONSOLE", oneOf(["on", "off"] as const), withDefault("on" as const)),
 };
@@ -197,7 +198,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     loginMaxFailures: v.SDWAN_LOGIN_MAX_FAILURES,
     loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,
     healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === undefined ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
-    auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
+    auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
     console: v.SDWAN_CONSOLE === "on",
   });
 };

@@ -1,5 +1,4 @@
 import {
-  createInMemoryAuditLog,
   createInMemoryFailureCounter,
   createInMemoryHealthLedger,
   createInProcessConnectionChanges,
@@ -22,7 +21,7 @@ export const inMemoryStorageModule = (store: InMemoryConnectionStore = createInM
         repository: createInMemoryConnectionRepository(store),
         changes: createInProcessConnectionChanges(),
         fingerprints: createProcessKeyFingerprints(),
-        audit: createInMemoryAuditLog(),
+        audit: store.audit,
         health: createInMemoryHealthLedger(),
         failures: createInMemoryFailureCounter({ windowMs: context.get(TOKENS.Config).loginWindowMs }),
         close: async () => undefined,

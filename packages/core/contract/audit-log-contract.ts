@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import type { Alias, AuditLog, AuditRetention } from "../src/index.js";
+import { isAuditedChange, type Alias, type AuditLog, type AuditRetention } from "../src/index.js";
 import { anAuditEntry } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
 
@@ -12,7 +12,7 @@ export interface AuditLogContractOptions {
   close?(): Promise<void>;
 }
 
-const KEEP_ALL: AuditRetention = { maxEntries: 1000, maxAgeMs: 365 * 24 * 3600 * 1000 };
+const KEEP_ALL: AuditRetention = { maxEntries: 1000, maxAttempts: 1000, maxAgeMs: 365 * 24 * 3600 * 1000 };
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
 /** The behaviour every AuditLog adapter must show; run it from the adapter's own tests. */
@@ -63,12 +63,43 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
     });
 
     it("keeps only the newest `maxEntries`, and nothing older than `maxAgeMs`", async () => {
-      const log = await options.make({ maxEntries: 3, maxAgeMs: 60 * 60_000 });
+      const log = await options.make({ maxEntries: 3, maxAttempts: 3, maxAgeMs: 60 * 60_000 });
       const tooOld = anAuditEntry({ at: minutesAgo(61) });
       await run(log.record(tooOld));
       const recent = Array.from({ length: 4 }, (_, i) => anAuditEntry({ at: minutesAgo(5 - i) }));
       for (const entry of recent) await run(log.record(entry));
       expect((await run(log.list({ limit: 100 }))).map((entry) => entry.id)).toEqual(recent.slice(1).map((entry) => entry.id).reverse());
+    });
+
+    it("keeps changes and attempts apart: no flood of refused or failed attempts and health changes pushes a change out", async () => {
+      const retention = { maxEntries: 20, maxAttempts: 50, maxAgeMs: 60 * 60_000 };
+      const logs = [await options.make(retention), await options.make(retention)];
+      const changes = [
+        ...Array.from({ length: 25 }, (_, i) => anAuditEntry({ at: minutesAgo(30 - i), action: i % 3 === 0 ? "add" : i % 3 === 1 ? "update" : "delete" })),
+        anAuditEntry({ at: minutesAgo(4), action: "rotate-master-key", alias: null }),
+      ];
+      for (const entry of changes) await run((logs[0] as AuditLog).record(entry));
+      // 1,010 attempts of every kind, from two logs at once, all newer than every change.
+      const kinds = [
+        { action: "add", outcome: "failed", failure: "ValidationRefused" },
+        { action: "update", outcome: "failed", failure: "NotFound" },
+        { action: "dry-run", outcome: "succeeded", failure: null },
+        { action: "health-change", outcome: "succeeded", failure: null, detail: "valid → unreachable" },
+        { action: "key-check", outcome: "failed", failure: "KeyMismatch" },
+        { action: "forbidden", outcome: "failed", failure: "Forbidden", detail: "DELETE" },
+      ] as const;
+      const attempts = Array.from({ length: 1010 }, (_, i) => anAuditEntry({ at: minutesAgo(3 - i / 1000), ...kinds[i % kinds.length] }));
+      await Promise.all(attempts.map((entry, i) => run((logs[i % 2] as AuditLog).record(entry))));
+      const kept = await run((logs[1] as AuditLog).list({ limit: 1000 }));
+      const keptIds = new Set(kept.map((entry) => entry.id));
+      // The newest 20 changes all stay (the 6 oldest went, pushed out by newer changes only), and the newest 50 attempts.
+      const newestChanges = [...changes].sort((a, b) => (a.id < b.id ? 1 : -1)).slice(0, 20);
+      expect(newestChanges.filter((entry) => !keptIds.has(entry.id))).toEqual([]);
+      expect(kept.filter((entry) => isAuditedChange(entry))).toHaveLength(20);
+      expect(kept.filter((entry) => !isAuditedChange(entry))).toHaveLength(50);
+      expect(kept.filter((entry) => !isAuditedChange(entry)).map((entry) => entry.id)).toEqual(
+        [...attempts].sort((a, b) => (a.id < b.id ? 1 : -1)).slice(0, 50).map((entry) => entry.id),
+      );
     });
 
     it("loses no entry when several logs over the store record at once", async () => {

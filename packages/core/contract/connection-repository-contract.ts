@@ -1,8 +1,8 @@
 import * as E from "fp-ts/lib/Either.js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { ApiKey, type Alias, type ConnectionRepository, type DomainError, type OrchestratorUrl } from "../src/index.js";
-import { aConnection } from "../testing/builders.js";
+import { ApiKey, type Alias, type AuditEntry, type AuditLog, type ConnectionRepository, type DomainError, type OrchestratorUrl } from "../src/index.js";
+import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectLeft as fail, expectRight as run } from "../testing/run.js";
 
 export interface ConnectionRepositoryContractOptions {
@@ -19,6 +19,8 @@ export interface ConnectionRepositoryContractOptions {
    * (file bytes, rows fetched with plain SQL), to check what really landed.
    */
   peek(): Promise<string>;
+  /** The audit log of the store under test, in which the repository's writes record the entries they are given. */
+  audit(): Promise<AuditLog>;
   /** Releases what `make` opened, after the suite. */
   close?(): Promise<void>;
 }
@@ -186,53 +188,145 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       expect(stored.apiKey.reveal()).toBe("new-key");
     });
 
-    it("stores a new connection at version 1 with its key dated now, and adds one to the version with every change", async () => {
+    it("dates a new connection's key now, and gives it a greater version with every change", async () => {
       const before = Date.now();
       await run(repository.insert(aConnection({ alias: "lab" })));
       const added = await run(repository.get(alias("lab")));
-      expect(added.version).toBe(1);
+      expect(added.version).toBeGreaterThanOrEqual(1);
       // A database's clock may round differently from this process's: a second's slack.
       expect(added.apiKeySetAt?.getTime()).toBeGreaterThanOrEqual(before - 1000);
       expect(added.apiKeySetAt?.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
       const moved = await run(repository.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
-      expect(moved.version).toBe(2);
+      expect(moved.version).toBeGreaterThan(added.version);
       expect(moved.apiKeySetAt).toEqual(added.apiKeySetAt);
       await new Promise((done) => setTimeout(done, 5));
       const rekeyed = await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("new-key") }));
-      expect(rekeyed.version).toBe(3);
+      expect(rekeyed.version).toBeGreaterThan(moved.version);
       expect(rekeyed.apiKeySetAt?.getTime()).toBeGreaterThan(added.apiKeySetAt?.getTime() ?? Infinity);
-      expect(await run(repository.get(alias("LAB")))).toMatchObject({ version: 3, apiKeySetAt: rekeyed.apiKeySetAt });
+      expect(await run(repository.get(alias("LAB")))).toMatchObject({ version: rekeyed.version, apiKeySetAt: rekeyed.apiKeySetAt });
+    });
+
+    it("never gives an alias added again a version of its earlier life, so an expected version from then matches nothing", async () => {
+      const seen: number[] = [];
+      for (let life = 0; life < 3; life += 1) {
+        await run(repository.insert(aConnection({ alias: life % 2 === 0 ? "lab" : "LAB", orchestratorUrl: "https://vco.example.net" })));
+        seen.push((await run(repository.get(alias("lab")))).version);
+        seen.push((await run(repository.update(alias("lab"), { orchestratorUrl: url(`https://life-${life}.example.net`) }))).version);
+        await run(repository.delete(alias("lab")));
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+      expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+      await run(repository.insert(aConnection({ alias: "lab" })));
+      const reborn = await run(repository.get(alias("lab")));
+      expect(reborn.version).toBeGreaterThan(Math.max(...seen));
+      expect((await fail(repository.update(alias("lab"), { orchestratorUrl: url("https://stale.example.net") }, seen)))._tag).toBe("VersionMismatch");
+      expect((await fail(repository.delete(alias("lab"), seen)))._tag).toBe("VersionMismatch");
+      const other = await options.make();
+      await run(other.delete(alias("lab")));
+      await run(other.insert(aConnection({ alias: "lab" })));
+      expect((await run(repository.get(alias("lab")))).version).toBeGreaterThan(reborn.version);
+    });
+
+    it("keeps the version, the key's date and the list of an update that changes nothing", async () => {
+      await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: SECRET })));
+      const stored = await run(repository.get(alias("lab")));
+      const listed = await run(repository.list());
+      await new Promise((done) => setTimeout(done, 5));
+      const same = await run(
+        repository.update(alias("LAB"), { orchestratorUrl: url("https://vco.example.net/"), apiKey: ApiKey.unsafeFrom(SECRET) }, [stored.version]),
+      );
+      expect(same).toMatchObject({ version: stored.version, apiKeySetAt: stored.apiKeySetAt, orchestratorUrl: "https://vco.example.net/" });
+      expect(same.apiKey.reveal()).toBe(SECRET);
+      expect((await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(SECRET) }))).version).toBe(stored.version);
+      expect(await run(repository.get(alias("lab")))).toMatchObject({ version: stored.version, apiKeySetAt: stored.apiKeySetAt });
+      const again = await run(repository.list());
+      if (again === listed) expect(Object.isFrozen(listed)).toBe(true);
+      expect(again).toEqual(listed);
+      const changed = await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("another-key"), orchestratorUrl: url("https://vco.example.net/") }));
+      expect(changed.version).toBeGreaterThan(stored.version);
     });
 
     it("updates and deletes at an expected version only, and changes nothing at another", async () => {
       await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net" })));
-      expect(await fail(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [2, 3]))).toEqual({
+      const added = (await run(repository.get(alias("lab")))).version;
+      expect(await fail(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [added + 1, added + 2]))).toEqual({
         _tag: "VersionMismatch",
         alias: "lab",
-        version: 1,
+        version: added,
       });
-      expect((await fail(repository.delete(alias("LAB"), [7])))._tag).toBe("VersionMismatch");
-      expect(await run(repository.get(alias("lab")))).toMatchObject({ orchestratorUrl: "https://old.example.net", version: 1 });
-      expect((await run(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [1]))).version).toBe(2);
-      await run(repository.delete(alias("lab"), [2]));
+      expect((await fail(repository.delete(alias("LAB"), [added + 7])))._tag).toBe("VersionMismatch");
+      expect(await run(repository.get(alias("lab")))).toMatchObject({ orchestratorUrl: "https://old.example.net", version: added });
+      const moved = (await run(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [added]))).version;
+      await run(repository.delete(alias("lab"), [moved]));
       expect((await fail(repository.get(alias("lab"))))._tag).toBe("NotFound");
-      expect((await fail(repository.update(alias("lab"), {}, [2])))._tag).toBe("NotFound");
-      expect((await fail(repository.delete(alias("lab"), [2])))._tag).toBe("NotFound");
+      expect((await fail(repository.update(alias("lab"), {}, [moved])))._tag).toBe("NotFound");
+      expect((await fail(repository.delete(alias("lab"), [moved])))._tag).toBe("NotFound");
     });
 
     it("lets exactly one of many concurrent writers at the same expected version win", async () => {
       await run(repository.insert(aConnection({ alias: "lab" })));
+      const added = (await run(repository.get(alias("lab")))).version;
       const others = await Promise.all(Array.from({ length: 3 }, () => options.make()));
       const writers = [repository, ...others];
       const results = await Promise.all(
         writers.flatMap((writer, i) => [
-          writer.update(alias("lab"), { orchestratorUrl: url(`https://writer-${i}.example.net`) }, [1])(),
-          writer.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(`key-${i}`) }, [1])(),
+          writer.update(alias("lab"), { orchestratorUrl: url(`https://writer-${i}.example.net`) }, [added])(),
+          writer.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(`key-${i}`) }, [added])(),
         ]),
       );
       expect(results.filter(E.isRight)).toHaveLength(1);
       expect(results.filter(E.isLeft).map((result) => result.left._tag)).toEqual(Array(7).fill("VersionMismatch"));
-      expect((await run(repository.get(alias("lab")))).version).toBe(2);
+      expect((await run(repository.get(alias("lab")))).version).toBeGreaterThan(added);
+    });
+
+    it("records the entry a write is given with its change, visible through the store's audit log and from every repository", async () => {
+      const other = await options.make();
+      const entries: AuditEntry[] = [];
+      const entry = (overrides: Partial<AuditEntry>) => {
+        const made = anAuditEntry({ alias: alias("lab"), ...overrides });
+        entries.push(made);
+        return made;
+      };
+      await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET }), entry({ action: "add", fields: ["alias", "orchestratorUrl", "apiKey"] })));
+      const added = await run(other.get(alias("lab")));
+      await run(other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }, [added.version], entry({ action: "update", fields: ["orchestratorUrl"] })));
+      // An update that changes nothing still answers a request that succeeded: its entry is recorded too.
+      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(SECRET) }, undefined, entry({ action: "update", fields: ["apiKey"] })));
+      await run(repository.resealKeys(entry({ action: "rotate-master-key", alias: null, fields: [], validation: "not-asked" })));
+      await run(other.delete(alias("LAB"), undefined, entry({ action: "delete", fields: [], validation: "not-asked" })));
+      const audit = await options.audit();
+      expect(await run(audit.list({ limit: 100 }))).toEqual([...entries].reverse());
+      expect(JSON.stringify(await run(audit.list({ limit: 100 })))).not.toContain(SECRET);
+    });
+
+    it("records no entry of a write that fails", async () => {
+      await run(repository.insert(aConnection({ alias: "lab" })));
+      const version = (await run(repository.get(alias("lab")))).version;
+      const failing: (() => TaskEither<DomainError, unknown>)[] = [
+        () => repository.insert(aConnection({ alias: "LAB" }), anAuditEntry({ action: "add" })),
+        () => repository.update(alias("ghost"), { orchestratorUrl: url("https://x.example.net") }, undefined, anAuditEntry({ alias: alias("ghost") })),
+        () => repository.update(alias("lab"), { orchestratorUrl: url("https://x.example.net") }, [version + 1], anAuditEntry()),
+        () => repository.delete(alias("lab"), [version + 1], anAuditEntry({ action: "delete" })),
+        () => repository.delete(alias("ghost"), undefined, anAuditEntry({ action: "delete", alias: alias("ghost") })),
+      ];
+      for (const write of failing) await fail(write());
+      expect(await run((await options.audit()).list({ limit: 100 }))).toEqual([]);
+    });
+
+    it("misses no entry of many concurrent writes through several repositories, each visible as soon as its write answers", async () => {
+      const writers = [repository, await options.make()];
+      const audit = await options.audit();
+      const missing: string[] = [];
+      await Promise.all(
+        Array.from({ length: 60 }, async (_, i) => {
+          const entry = anAuditEntry({ action: "add", alias: alias(`conn-${i}`) });
+          await run((writers[i % 2] as ConnectionRepository).insert(aConnection({ alias: `conn-${i}` }), entry));
+          const found = await run(audit.list({ limit: 10, alias: alias(`conn-${i}`) }));
+          if (!found.some((listed) => listed.id === entry.id)) missing.push(entry.id);
+        }),
+      );
+      expect(missing).toEqual([]);
+      expect(await run(audit.list({ limit: 1000 }))).toHaveLength(60);
     });
 
     it("is ready when the store is", async () => {

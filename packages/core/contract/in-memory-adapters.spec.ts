@@ -21,7 +21,8 @@ describeConnectionRepositoryContract("InMemoryConnectionRepository", {
     store = createInMemoryConnectionStore();
   },
   // What the Map holds, serialised: ApiKey objects serialise as "[redacted]".
-  peek: async () => JSON.stringify([...store.values()]),
+  peek: async () => JSON.stringify([...store.connections.values()]),
+  audit: async () => store.audit,
 });
 
 const target = (apiKey: string) => ({ orchestratorUrl: "http://127.0.0.1:1/" as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(apiKey) });

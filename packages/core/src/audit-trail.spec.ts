@@ -3,7 +3,8 @@ import { describe, expect, it, vi } from "vitest";
 import { createConnectionService } from "./connection-service.js";
 import { storageFailure, type DomainError } from "./domain/errors.js";
 import { createInMemoryAuditLog } from "./memory-audit-log.js";
-import { createInMemoryConnectionRepository, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../testing/index.js";
+import { createInMemoryConnectionRepository, createInMemoryConnectionStore, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../testing/index.js";
+import type { Alias } from "./domain/codecs.js";
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
 
 const ADMIN = { name: "admin", requestId: "req-1" };
@@ -63,16 +64,55 @@ describe("the audit trail", () => {
     });
   });
 
-  it("never lets an audit failure change a write's result: it is reported instead", async () => {
+  it("makes no change it cannot audit; an attempt whose entry cannot be recorded keeps its answer, and is reported", async () => {
     const failures: DomainError[] = [];
     const broken = { ...createInMemoryAuditLog(), record: () => TE.left(storageFailure("the audit store is down")) };
+    const repository = createInMemoryConnectionRepository(createInMemoryConnectionStore(broken));
     const service = createConnectionService({
-      repository: createInMemoryConnectionRepository(),
+      repository,
       orchestrator: createInMemoryOrchestrator([]),
       audit: broken,
       onAuditFailure: vi.fn((error: DomainError) => void failures.push(error)),
     });
-    expect(await expectRight(service.addConnection(body(), { force: true }))).toBe("added");
-    expect(failures).toEqual([storageFailure("the audit store is down")]);
+    // The change's entry could not be recorded: the change is refused and not made; its failure is an attempt.
+    expect(await expectLeft(service.addConnection(body(), { force: true }))).toEqual(storageFailure("the audit store is down"));
+    expect((await expectLeft(repository.get("lab" as Alias)))._tag).toBe("NotFound");
+    expect(await expectLeft(service.deleteConnection("ghost"))).toMatchObject({ _tag: "NotFound" });
+    expect(failures).toEqual([storageFailure("the audit store is down"), storageFailure("the audit store is down")]);
+  });
+
+  it("has every entry of a write in the store's log when the write answers, without waiting for anything else", async () => {
+    const store = createInMemoryConnectionStore();
+    const service = createConnectionService({ repository: createInMemoryConnectionRepository(store), orchestrator: createInMemoryOrchestrator([]), audit: store.audit });
+    const answered = [
+      await service.addConnection(body(), { force: true, by: ADMIN })(),
+      await service.addConnection(body(), { force: true, by: ADMIN })(),
+      await service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }, { force: true, by: ADMIN })(),
+      await service.deleteConnection("lab", { by: ADMIN })(),
+    ];
+    expect(answered.map((result) => result._tag)).toEqual(["Right", "Left", "Right", "Right"]);
+    const entries = await expectRight(store.audit.list({ limit: 10 }));
+    expect(entries.map(({ action, outcome, failure }) => [action, outcome, failure])).toEqual([
+      ["delete", "succeeded", null],
+      ["update", "succeeded", null],
+      ["add", "failed", "AlreadyExists"],
+      ["add", "succeeded", null],
+    ]);
+  });
+
+  it("records a key check that did not match and a write refused to a viewer as refused attempts, with the actor and request", async () => {
+    const { service } = createTestWorld();
+    await expectRight(service.addConnection(body(), { by: ADMIN }));
+    expect(await expectRight(service.checkApiKey("lab", { apiKey: "a-guess" }, { by: { name: "mallory", requestId: "req-9" } }))).toEqual({ matches: false });
+    expect(await expectRight(service.checkApiKey("lab", { apiKey: TEST_KEYS.partner }, { by: ADMIN }))).toEqual({ matches: true });
+    await service.recordForbiddenWrite({ name: "viewer", requestId: "req-10" }, { method: "DELETE", alias: "lab" });
+    await service.recordForbiddenWrite({ name: "viewer", requestId: "req-11" }, { method: "POST", alias: "not an alias!" });
+    const { entries } = await expectRight(service.listAudit({ limit: "3" }));
+    expect(entries.map(({ action, actor, requestId, alias, fields, outcome, failure, detail }) => ({ action, actor, requestId, alias, fields, outcome, failure, detail }))).toEqual([
+      { action: "forbidden", actor: "viewer", requestId: "req-11", alias: null, fields: [], outcome: "failed", failure: "Forbidden", detail: "POST" },
+      { action: "forbidden", actor: "viewer", requestId: "req-10", alias: "lab", fields: [], outcome: "failed", failure: "Forbidden", detail: "DELETE" },
+      { action: "key-check", actor: "mallory", requestId: "req-9", alias: "lab", fields: ["apiKey"], outcome: "failed", failure: "KeyMismatch", detail: null },
+    ]);
+    expect(JSON.stringify(entries)).not.toContain("a-guess");
   });
 });

@@ -1,3 +1,5 @@
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
 import { createIdentityMemory } from "./identity-memory.js";
 import { createAuditTrail } from "./audit-trail.js";
@@ -36,9 +38,13 @@ export interface ConnectionServiceOptions {
   readonly clock?: Clock;
   /** Keyed apiKey fingerprints; defaults to a secret of this process (a service wires the master key's, shared by its instances). */
   readonly fingerprints?: KeyFingerprints;
-  /** Where every write is audited; defaults to this process's memory (a service wires its store's). */
+  /**
+   * The audit trail of the repository's store, which records each change's entry with the change (the `entry`
+   * of the repository's writes); this log lists them and records the other entries. Without it, every entry is
+   * kept in this process's memory.
+   */
   readonly audit?: AuditLog;
-  /** Told when an audit entry could not be recorded (the write itself stands). */
+  /** Told when an attempt's entry could not be recorded (the attempt's answer stands; a change is not made without its entry). */
   readonly onAuditFailure?: (error: DomainError) => void;
   /**
    * Health: where the states live (this process's memory unless given; every validation records its
@@ -78,7 +84,12 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
   });
   const unsubscribe = changes.subscribe((notice) => (notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice)));
   const audit = options.audit ?? createInMemoryAuditLog();
-  const trail = createAuditTrail({ audit, ...(options.onAuditFailure === undefined ? {} : { onFailure: options.onAuditFailure }) });
+  const trail = createAuditTrail({
+    audit,
+    repository,
+    storeRecords: options.audit !== undefined,
+    ...(options.onAuditFailure === undefined ? {} : { onFailure: options.onAuditFailure }),
+  });
   const health = options.health ?? {};
   const ledger = health.ledger ?? createInMemoryHealthLedger();
   // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
@@ -98,16 +109,19 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
           ...(health.onRound === undefined ? {} : { onRound: health.onRound }),
           ...(health.onError === undefined ? {} : { onError: health.onError }),
         });
-  const add = addConnection({ repository, orchestrator });
-  const update = updateConnection({ repository, orchestrator, changes });
-  const remove = deleteConnection({ repository, changes, forgetHealth: healthStates.forget });
-  const rotate = rotateMasterKey({ repository });
+  // Each audited write's use case writes through the repository the trail gives it (one that carries the entry).
+  const add = (through: ConnectionRepository) => addConnection({ repository: through, orchestrator });
+  const update = (through: ConnectionRepository) => updateConnection({ repository: through, orchestrator, changes });
+  const remove = (through: ConnectionRepository) => deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget });
+  const rotate = (through: ConnectionRepository) => rotateMasterKey({ repository: through });
   type By = { readonly by?: Actor };
-  const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) => trail.audited(options.by, trail.ofAdd(body, options), add(body, options));
+  const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
+    trail.audited(options.by, trail.ofAdd(body, options), (through) => add(through)(body, options));
   const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
-    trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), update(rawAlias, body, options));
+    trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) => update(through)(rawAlias, body, options));
   const deleteConnectionAudited = (rawAlias: string, options: DeleteConnectionOptions & By = {}) =>
-    trail.audited(options.by, trail.ofDelete(rawAlias), remove(rawAlias, options));
+    trail.audited(options.by, trail.ofDelete(rawAlias), (through) => remove(through)(rawAlias, options));
+  const checkKey = checkApiKey({ repository, fingerprints });
 
   return {
     listConnections: listConnections({ repository }),
@@ -117,10 +131,17 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     validateConnection: validateConnection({ repository, orchestrator, fingerprints, recordHealth: healthStates.record }),
     /** One connection as stored (version, key date, key fingerprint), without asking the orchestrator. */
     describeConnection: describeConnection({ repository, fingerprints }),
-    checkApiKey: checkApiKey({ repository, fingerprints }),
+    /** A key that does not match is audited as a refused attempt by `by` (a guess at the key), before the answer. */
+    checkApiKey: (rawAlias: string, body: unknown, options: By = {}) =>
+      pipe(
+        checkKey(rawAlias, body),
+        TE.tap((result) => (result.matches ? TE.right(undefined) : TE.fromTask(() => trail.keyMismatch(options.by, rawAlias)))),
+      ),
+    /** Audits a write refused to `by`, a user who may only read (the driver refuses it; `method` is the request's). */
+    recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> => trail.forbidden(by, write),
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
-    rotateMasterKey: (options: By = {}) => trail.audited(options.by, trail.ofRotation(), rotate()),
+    rotateMasterKey: (options: By = {}) => trail.audited(options.by, trail.ofRotation(), (through) => rotate(through)()),
     /** What applying a configuration (connections with their keys) would change; see `planConfiguration`. */
     planConfiguration: planConfiguration({ repository, fingerprints }),
     /** Carries out a plan through the audited writes below, as `by`; a failed step does not stop the rest. */
@@ -138,7 +159,7 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     healthMonitor: monitor,
     /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
     listAudit: trail.list,
-    /** Stops listening for changes and waits for the audit entries still being recorded; the ports themselves belong to the caller. */
+    /** Stops listening for changes and waits for the health changes' entries still being recorded; the ports themselves belong to the caller. */
     dispose: async (): Promise<void> => {
       unsubscribe();
       await monitor?.stop();

@@ -1,5 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
-import { DEFAULT_AUDIT_RETENTION, selectAuditPage, type AuditEntry, type AuditRetention } from "./domain/audit.js";
+import { DEFAULT_AUDIT_RETENTION, retainedAuditEntries, selectAuditPage, type AuditEntry, type AuditRetention } from "./domain/audit.js";
 import type { AuditLog } from "./ports/audit-log.js";
 
 /**
@@ -10,7 +10,7 @@ export const createInMemoryAuditLog = (retention: AuditRetention = DEFAULT_AUDIT
   let entries: readonly AuditEntry[] = [];
   return {
     record: (entry) => async () => {
-      entries = selectAuditPage([...entries, entry], { limit: retention.maxEntries }, retention);
+      entries = retainedAuditEntries([...entries, entry], retention);
       return E.right(undefined);
     },
     list: (query) => async () => E.right(selectAuditPage(entries, query, retention)),

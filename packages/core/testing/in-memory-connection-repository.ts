@@ -3,8 +3,11 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import {
   aliasKey,
   alreadyExists,
+  createInMemoryAuditLog,
   notFound,
   versionMismatch,
+  type AuditEntry,
+  type AuditLog,
   type ConnectionRepository,
   type DomainError,
   type ExpectedVersions,
@@ -12,11 +15,46 @@ import {
 } from "../src/index.js";
 
 /** The stored state of an in-memory repository; share one between repositories to model reopening a store. */
-export type InMemoryConnectionStore = Map<string, StoredConnection>;
+export interface InMemoryConnectionStore {
+  readonly connections: Map<string, StoredConnection>;
+  /** The last version given to a write: versions grow across the store, so a re-added alias never repeats one. */
+  lastVersion: number;
+  /** The store's audit trail, where writes record the entries they are given. */
+  readonly audit: AuditLog;
+}
 
-export const createInMemoryConnectionStore = (): InMemoryConnectionStore => new Map();
+export const createInMemoryConnectionStore = (audit: AuditLog = createInMemoryAuditLog()): InMemoryConnectionStore => ({
+  connections: new Map(),
+  lastVersion: 0,
+  audit,
+});
 
-// Work happens when the task runs, not when it is built, as with a real store.
+// Each store's writes run one at a time (a write waits for its entry to be recorded between its check and its change).
+const writesOf = new WeakMap<InMemoryConnectionStore, Promise<unknown>>();
+
+/**
+ * A write, run when the task runs (not when it is built, as with a real store), after the store's earlier
+ * writes: `check` finds what to change or fails, the entry is recorded, then `apply` changes the Map. Nothing
+ * can fail after the entry is recorded, so the two are one step; an entry that cannot be recorded fails the
+ * write before any change.
+ */
+const write =
+  <S, A>(store: InMemoryConnectionStore, entry: AuditEntry | undefined, check: () => E.Either<DomainError, S>, apply: (checked: S) => A): TaskEither<DomainError, A> =>
+  () => {
+    const run = async (): Promise<E.Either<DomainError, A>> => {
+      const checked = check();
+      if (E.isLeft(checked)) return checked;
+      if (entry !== undefined) {
+        const recorded = await store.audit.record(entry)();
+        if (E.isLeft(recorded)) return recorded;
+      }
+      return E.right(apply(checked.right));
+    };
+    const done = (writesOf.get(store) ?? Promise.resolve()).then(run, run);
+    writesOf.set(store, done);
+    return done;
+  };
+
 const lazily =
   <A>(work: () => E.Either<DomainError, A>): TaskEither<DomainError, A> =>
   () =>
@@ -26,41 +64,51 @@ const lazily =
  * A connection repository over a Map, for unit tests and for embedding core
  * without persistence. It passes the same contract suite as the real stores.
  */
-export const createInMemoryConnectionRepository = (
-  store: InMemoryConnectionStore = createInMemoryConnectionStore(),
-): ConnectionRepository => {
+export const createInMemoryConnectionRepository = (store: InMemoryConnectionStore = createInMemoryConnectionStore()): ConnectionRepository => {
+  const { connections } = store;
   // The stored connection, if it exists and is at an expected version.
   const current = (alias: string, expected: ExpectedVersions | undefined): E.Either<DomainError, StoredConnection> => {
-    const existing = store.get(aliasKey(alias));
+    const existing = connections.get(aliasKey(alias));
     if (existing === undefined) return E.left(notFound(alias));
     return expected === undefined || expected.includes(existing.version) ? E.right(existing) : E.left(versionMismatch(existing.alias, existing.version));
   };
+  const nextVersion = () => (store.lastVersion += 1);
   return {
-    get: (alias) => lazily(() => E.fromNullable(notFound(alias))(store.get(aliasKey(alias)))),
-    list: () => lazily(() => E.right([...store.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })))),
-    insert: (connection) =>
-      lazily(() => {
-        const existing = store.get(aliasKey(connection.alias));
-        if (existing !== undefined) return E.left(alreadyExists(existing.alias));
-        store.set(aliasKey(connection.alias), { ...connection, version: 1, apiKeySetAt: new Date() });
-        return E.right(undefined);
-      }),
-    update: (alias, change, expected) =>
-      lazily(() =>
-        E.map((existing: StoredConnection) => {
-          const updated = {
-            ...existing,
-            ...change,
-            version: existing.version + 1,
-            apiKeySetAt: change.apiKey === undefined ? existing.apiKeySetAt : new Date(),
-          };
-          store.set(aliasKey(alias), updated);
-          return updated;
-        })(current(alias, expected)),
+    get: (alias) => lazily(() => E.fromNullable(notFound(alias))(connections.get(aliasKey(alias)))),
+    list: () => lazily(() => E.right([...connections.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })))),
+    insert: (connection, entry) =>
+      write(
+        store,
+        entry,
+        () => {
+          const existing = connections.get(aliasKey(connection.alias));
+          return existing === undefined ? E.right(undefined) : E.left(alreadyExists(existing.alias));
+        },
+        () => void connections.set(aliasKey(connection.alias), { ...connection, version: nextVersion(), apiKeySetAt: new Date() }),
       ),
-    delete: (alias, expected) => lazily(() => E.map(() => void store.delete(aliasKey(alias)))(current(alias, expected))),
+    update: (alias, change, expected, entry) =>
+      write(
+        store,
+        entry,
+        () => current(alias, expected),
+        (existing) => {
+          const sameUrl = change.orchestratorUrl === undefined || change.orchestratorUrl === existing.orchestratorUrl;
+          const sameKey = change.apiKey === undefined || change.apiKey.reveal() === existing.apiKey.reveal();
+          if (sameUrl && sameKey) return existing;
+          const updated = { ...existing, ...change, version: nextVersion(), apiKeySetAt: sameKey ? existing.apiKeySetAt : new Date() };
+          connections.set(aliasKey(alias), updated);
+          return updated;
+        },
+      ),
+    delete: (alias, expected, entry) =>
+      write(
+        store,
+        entry,
+        () => current(alias, expected),
+        () => void connections.delete(aliasKey(alias)),
+      ),
     ping: () => lazily(() => E.right(undefined)),
     // Nothing is sealed in memory: nothing to re-seal.
-    resealKeys: () => lazily(() => E.right({ rotated: 0, total: store.size })),
+    resealKeys: (entry) => write(store, entry, () => E.right(undefined), () => ({ rotated: 0, total: connections.size })),
   };
 };

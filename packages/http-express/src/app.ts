@@ -5,6 +5,7 @@ import type { Authenticator } from "./auth/authenticator.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
+import { auditForbidden } from "./middleware/audit-forbidden.js";
 import { requestContext } from "./middleware/request-context.js";
 import { BASE_PATH } from "./openapi.js";
 import { connectionsRoutes } from "./routes/connections.js";
@@ -47,7 +48,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   app.use(operationsRoutes({ metrics, ready, draining }));
   if (consoleDirectory !== undefined) app.use(consoleRoutes(consoleDirectory));
   const api = express.Router({ caseSensitive: true, strict: false });
-  if (auth !== undefined) api.use(authenticate({ ...auth, metrics }));
+  if (auth !== undefined) api.use(authenticate({ ...auth, metrics, onForbidden: auditForbidden(service) }));
   api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes());
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);

@@ -54,7 +54,7 @@ const versioned = {
       'Write only if the connection is still at a version named here: `"3"` (a strong ETag from GET), a list of them, or `*` (any). Without it, writes as the original interface does. A weak or unknown tag matches nothing.',
     schema: { type: "string" },
   },
-  etag: { ETag: { schema: { type: "string", pattern: '^"[1-9][0-9]*"$' }, description: "The connection's version, a strong entity tag: send it back in If-Match." } },
+  etag: { ETag: { schema: { type: "string", pattern: '^"[1-9][0-9]*"$' }, description: "The connection's version, a strong entity tag naming one state of one connection's life (never one of a connection deleted before): send it back in If-Match." } },
   mismatch: problem("The connection is no longer at a version If-Match names (another writer changed it): nothing was changed; GET it again."),
 } as const;
 
@@ -111,7 +111,12 @@ const flag = (name: string, description: string) => ({
 });
 /** What a store holds of a connection beside its alias and URL (never the key). */
 const storedProperties = {
-  version: { type: "integer", minimum: 1, description: "1 when added, +1 with every change (the ETag's value)." },
+  version: {
+    type: "integer",
+    minimum: 1,
+    description:
+      "The ETag's value. Every change (adding included) gives a new version, greater than any the store gave before, so a version of a deleted connection never matches the alias added again; an update that changes nothing keeps it.",
+  },
   apiKeySetAt: {
     type: ["string", "null"],
     format: "date-time",
@@ -430,13 +435,17 @@ export const openApiDocument = {
           at: { type: "string", format: "date-time" },
           actor: { type: "string", description: "The user (`cli:<os user>` from the CLI)." },
           requestId: { type: ["string", "null"], description: "The request's X-Request-Id." },
-          action: { type: "string", enum: ["add", "dry-run", "update", "delete", "rotate-master-key", "health-change"] },
+          action: {
+            type: "string",
+            enum: ["add", "dry-run", "update", "delete", "rotate-master-key", "health-change", "key-check", "forbidden"],
+            description: "key-check: a key check that did not match; forbidden: a write refused to a viewer (its method in detail).",
+          },
           alias: { oneOf: [{ $ref: "#/components/schemas/Alias" }, { type: "null" }], description: "null for a rotation, or when the alias given was not valid." },
           fields: { type: "array", items: { type: "string", enum: ["alias", "orchestratorUrl", "apiKey"] }, description: "The names of the fields the request set; never a value." },
           forced: { type: "boolean" },
           validation: { type: "string", enum: ["valid", "invalid", "not-asked"], description: "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before." },
           outcome: { type: "string", enum: ["succeeded", "failed"] },
-          failure: { type: ["string", "null"], description: "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch)." },
+          failure: { type: ["string", "null"], description: "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch; KeyMismatch, Forbidden)." },
           detail: { type: ["string", "null"], description: "For a health change: `valid → unreachable` and the check's reason." },
         },
       },

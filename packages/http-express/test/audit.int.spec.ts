@@ -23,29 +23,45 @@ describe("the audit trail over HTTP (docs/interface.md §1)", () => {
     expect((await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "forced", apiKey: TEST_KEYS.refused }) })).status).toBe(200);
     expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(422);
     expect((await h.call("DELETE", `${CONNECTIONS}/forced`, { headers: { "if-match": '"9"' } })).status).toBe(412);
-    expect((await h.call("DELETE", `${CONNECTIONS}/forced`, { user: VIEWER })).status).toBe(403);
+    expect((await h.call("DELETE", `${CONNECTIONS}/forced`, { user: VIEWER, headers: { "x-request-id": "req-viewer-1" } })).status).toBe(403);
 
     const page = await h.call("GET", `${BASE}/audit`);
     expect(page.status).toBe(200);
     const { entries, next } = page.json<Page>();
     expect(next).toBeNull();
     expect(entries.map(({ action, actor, alias, fields, forced, validation, outcome, failure }) => ({ action, actor, alias, fields, forced, validation, outcome, failure }))).toEqual([
+      { action: "forbidden", actor: VIEWER.name, alias: "forced", fields: [], forced: false, validation: "not-asked", outcome: "failed", failure: "Forbidden" },
       { action: "delete", actor: "admin", alias: "forced", fields: [], forced: false, validation: "not-asked", outcome: "failed", failure: "VersionMismatch" },
       { action: "update", actor: "admin", alias: "lab", fields: ["apiKey"], forced: false, validation: "invalid", outcome: "failed", failure: "ValidationRefused" },
       { action: "add", actor: "admin", alias: "forced", fields: ["alias", "orchestratorUrl", "apiKey"], forced: true, validation: "not-asked", outcome: "succeeded", failure: null },
       { action: "add", actor: "admin", alias: "Lab", fields: ["alias", "orchestratorUrl", "apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },
     ]);
     expect(entries.at(-1)?.["requestId"]).toBe("req-add-1");
+    expect(entries[0]).toMatchObject({ requestId: "req-viewer-1", detail: "DELETE" });
     expect(page.text).not.toContain(TEST_KEYS.partner);
     expect(page.text).not.toContain(TEST_KEYS.refused);
 
     const first = (await h.call("GET", `${BASE}/audit?limit=3&alias=FORCED`)).json<Page>();
-    expect(first.entries.map((entry) => entry["action"])).toEqual(["delete", "add"]);
+    expect(first.entries.map((entry) => entry["action"])).toEqual(["forbidden", "delete", "add"]);
     const paged = (await h.call("GET", `${BASE}/audit?limit=3`)).json<Page>();
     expect(paged.entries).toHaveLength(3);
     const rest = (await h.call("GET", `${BASE}/audit?limit=3&before=${encodeURIComponent(paged.next ?? "")}`)).json<Page>();
     expect([...paged.entries, ...rest.entries]).toEqual(entries);
     expect(rest.next).toBeNull();
+  });
+
+  it("records a key check that did not match as a refused attempt, with who and which request, never the key tried", async () => {
+    expect((await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "checked" }) })).status).toBe(200);
+    const guess = "a-guessed-key-0000";
+    const mismatch = await h.call("POST", `${CONNECTIONS}/checked/key-check`, { body: { apiKey: guess }, headers: { "x-request-id": "req-guess-1" } });
+    expect(mismatch.json()).toEqual({ matches: false });
+    expect((await h.call("POST", `${CONNECTIONS}/checked/key-check`, { body: { apiKey: TEST_KEYS.partner } })).json()).toEqual({ matches: true });
+    const page = await h.call("GET", `${BASE}/audit?alias=checked`);
+    expect(page.json<Page>().entries.map(({ action, actor, requestId, fields, outcome, failure }) => ({ action, actor, requestId, fields, outcome, failure }))).toEqual([
+      { action: "key-check", actor: "admin", requestId: "req-guess-1", fields: ["apiKey"], outcome: "failed", failure: "KeyMismatch" },
+      { action: "add", actor: "admin", requestId: expect.any(String), fields: ["alias", "orchestratorUrl", "apiKey"], outcome: "succeeded", failure: null },
+    ]);
+    expect(page.text).not.toContain(guess);
   });
 
   it("is for admins only; a bad query is 400 naming the option, an unknown one is not echoed", async () => {

@@ -85,12 +85,13 @@ describe("docs/interface.md §1: the wire contract", () => {
 
   it("PUT dryrun=true validates the connection as the change would make it and changes nothing (an addition to the original)", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const { version } = (await h.call("GET", `${CONNECTIONS}/lab?verbose=true`)).json<{ version: number }>();
     const dry = await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { orchestratorUrl: "https://other.example.net", apiKey: TEST_KEYS.customer } });
     expect([dry.status, dry.text]).toEqual([200, "Dry run successful"]);
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/" }]);
-    expect((await h.call("GET", `${CONNECTIONS}/lab?verbose=true`)).json()).toMatchObject({ version: 1, type: "partner" });
+    expect((await h.call("GET", `${CONNECTIONS}/lab?verbose=true`)).json()).toMatchObject({ version, type: "partner" });
     expect((await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(422);
-    expect((await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { apiKey: TEST_KEYS.partner }, headers: { "if-match": '"7"' } })).status).toBe(412);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { apiKey: TEST_KEYS.partner }, headers: { "if-match": `"${version + 1}"` } })).status).toBe(412);
     expect((await h.call("PUT", `${CONNECTIONS}/ghost?dryrun=true`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(404);
   });
 
@@ -105,7 +106,7 @@ describe("docs/interface.md §1: the wire contract", () => {
       orchestratorUrl: "https://orchestrator.example.net/",
       valid: true,
       type: "partner",
-      version: 1,
+      version: expect.any(Number),
       apiKeySetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
     });
@@ -154,19 +155,22 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
 
   it("GET answers the version as a strong ETag; PUT and DELETE at another version are 412 and change nothing", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
-    expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).toBe('"1"');
-    const stale = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://other.example.net" }, ...ifMatch('"2"') });
+    const tag = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
+    expect(tag).toMatch(/^"[1-9]\d*"$/);
+    const version = Number(tag.slice(1, -1));
+    const stale = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://other.example.net" }, ...ifMatch(`"${version + 1}"`) });
     expect(stale.status).toBe(412);
     expect(problemOf(stale)).toMatchObject({ type: "urn:sdwan-connections:problem:version-mismatch", status: 412 });
-    expect(problemOf(stale).detail).toContain("version 1");
-    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch('"7", W/"1"'))).status).toBe(412);
+    expect(problemOf(stale).detail).toContain(`version ${version}`);
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(`"${version + 7}", W/${tag}`))).status).toBe(412);
     expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({ orchestratorUrl: "https://orchestrator.example.net/" });
 
-    const updated = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://other.example.net" }, ...ifMatch('"9", "1"') });
+    const updated = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://other.example.net" }, ...ifMatch(`"${version + 9}", ${tag}`) });
     expect([updated.status, updated.text]).toEqual([200, "Connection successfully updated"]);
-    expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).toBe('"2"');
-    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch('"2"'))).status).toBe(204);
-    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch('"2"'))).status).toBe(404);
+    const next = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
+    expect(Number(next.slice(1, -1))).toBeGreaterThan(version);
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(next))).status).toBe(204);
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(next))).status).toBe(404);
   });
 
   it("GET ?stored=true answers the connection as stored with its ETag, without asking the orchestrator", async () => {
@@ -196,7 +200,36 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
     expect(malformed.status).toBe(400);
     expect(problemOf(malformed).errors).toEqual([{ field: "If-Match", message: expect.any(String) }]);
     expect(malformed.text).not.toContain("secret-ish");
-    expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).toBe('"3"');
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({ orchestratorUrl: "https://b.example.net" });
+  });
+
+  it("never lets a tag of a deleted connection match the alias added again: the old ETag gets 412", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const old = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`)).status).toBe(204);
+    expect((await h.call("POST", CONNECTIONS, { body: anAddBody() })).status).toBe(200);
+    const reborn = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
+    expect(reborn).not.toBe(old);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://lost-update.example.net" }, ...ifMatch(old) })).status).toBe(412);
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(old))).status).toBe(412);
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({ orchestratorUrl: "https://orchestrator.example.net/" });
+    expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(reborn))).status).toBe(204);
+  });
+
+  it("keeps the ETag of an update that changes nothing (the same URL, the same key), and announces no change", async () => {
+    await h.call("POST", CONNECTIONS, { body: anAddBody() });
+    const tag = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
+    const same = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: anAddBody().orchestratorUrl, apiKey: anAddBody().apiKey }, ...ifMatch(tag) });
+    expect([same.status, same.text]).toEqual([200, "Connection successfully updated"]);
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).toBe(tag);
+    // Nor announces a change: the partner's customers stay cached.
+    expect((await h.call("GET", `${BASE}/partner/lab/customers`)).status).toBe(200);
+    const listed = orchestrator.calls.listPartnerCustomers;
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: anAddBody().apiKey } })).status).toBe(200);
+    expect((await h.call("GET", `${BASE}/partner/lab/customers`)).status).toBe(200);
+    expect(orchestrator.calls.listPartnerCustomers).toBe(listed);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://moved.example.net" }, ...ifMatch(tag) })).status).toBe(200);
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).not.toBe(tag);
   });
 
   it("of two writers racing at the same version, one wins and the other gets 412", async () => {

@@ -4,6 +4,7 @@ import {
   AuditEntryProps,
   DEFAULT_AUDIT_RETENTION,
   IsoTimeCodec,
+  retainedAuditEntries,
   selectAuditPage,
   storageFailure,
   toFieldErrors,
@@ -48,6 +49,14 @@ const parse = (text: string, path: string): E.Either<DomainError, AuditEntry[]> 
   return E.right(entries);
 };
 
+/**
+ * Appends entries to the audit trail, durably (fdatasync), before answering: what the connections file's
+ * group commit calls to record its changes' entries with them.
+ */
+export interface AuditJournal {
+  append(entries: readonly AuditEntry[]): Promise<E.Either<DomainError, void>>;
+}
+
 export interface LowdbAuditLogOptions {
   /** The data directory, as for `openConnectionsFile`. */
   readonly dataDir: string;
@@ -62,8 +71,14 @@ export interface LowdbAuditLogOptions {
  * with every process using the data directory (so the occasional rewrite
  * that prunes old entries loses none appended meanwhile). Entries recorded
  * while an append runs go together in the next one. Lists read the file.
+ * `journal` is for the connections file (`openConnectionsFile`'s `audit`):
+ * its group commit appends its changes' entries through it.
  */
-export const createLowdbAuditLog = ({ dataDir, retention = DEFAULT_AUDIT_RETENTION, lockStaleMs = 10_000 }: LowdbAuditLogOptions): AuditLog & { close(): Promise<void> } => {
+export const createLowdbAuditLog = ({
+  dataDir,
+  retention = DEFAULT_AUDIT_RETENTION,
+  lockStaleMs = 10_000,
+}: LowdbAuditLogOptions): AuditLog & { readonly journal: AuditJournal; close(): Promise<void> } => {
   const path = join(dataDir, AUDIT_FILE);
   const lock = createFileLock(path, lockStaleMs);
   let appends = 0;
@@ -76,7 +91,7 @@ export const createLowdbAuditLog = ({ dataDir, retention = DEFAULT_AUDIT_RETENTI
   const prune = async (): Promise<void> => {
     const entries = await read();
     if (E.isLeft(entries)) return; // a damaged file is reported by lists, never rewritten
-    const kept = selectAuditPage(entries.right, { limit: retention.maxEntries }, retention);
+    const kept = retainedAuditEntries(entries.right, retention);
     if (kept.length === entries.right.length) return;
     const temporary = `${path}.${process.pid}.tmp`;
     const handle = await open(temporary, "w", 0o600);
@@ -106,13 +121,16 @@ export const createLowdbAuditLog = ({ dataDir, retention = DEFAULT_AUDIT_RETENTI
     });
     return E.isLeft(done) ? failure("writing")(done.left) : E.right(undefined);
   };
-  const groupCommit = createGroupCommit<AuditEntry>(createSerialQueue(), async (batch) => {
+  // Appends of this process, its own and the connections file's, run one at a time (never contending for the lock).
+  const serially = createSerialQueue();
+  const groupCommit = createGroupCommit<AuditEntry>(serially, async (batch) => {
     const result = await append(batch).catch(failure("writing"));
     return batch.map(() => result);
   });
 
   return {
     record: (entry) => () => groupCommit.submit<void>(entry),
+    journal: { append: (entries) => serially(() => append(entries)).catch(failure("writing")) },
     list: (query) => () =>
       read().then(
         (entries) => E.map((all: AuditEntry[]) => selectAuditPage(all, query, retention))(entries),

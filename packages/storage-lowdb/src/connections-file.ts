@@ -1,6 +1,6 @@
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { storageFailure, type DomainError, type KeyRotationReport } from "@sdwan-connections/core";
+import { storageFailure, type AuditEntry, type DomainError, type KeyRotationReport } from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
@@ -9,6 +9,7 @@ import { DurableFileAdapter } from "./durable-file-adapter.js";
 import { ConnectionsFileFailure, describeConnectionsFileError, errorCode, type ConnectionsFileError } from "./errors.js";
 import { emptyState, type ConnectionsState, type StoredConnection } from "./file-format.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
+import type { AuditJournal } from "./audit-file.js";
 import { createFileLock, type FileLock } from "./lock.js";
 import { resealKeys } from "./rotation.js";
 import { createWriteProbe } from "./write-probe.js";
@@ -26,10 +27,28 @@ export interface OpenConnectionsFileOptions {
    * 2000; default 10000). Waiting for a lock gives up after twice as long.
    */
   readonly lockStaleMs?: number;
+  /**
+   * The audit trail beside the file (`createLowdbAuditLog(...).journal`): the entries given with writes are
+   * appended to it, durably, in the write's group commit, before the file is replaced. Without it, a write
+   * given an entry fails and changes nothing.
+   */
+  readonly audit?: AuditJournal;
 }
 
-/** A change applied to the whole store under the lock; it returns its result, and whether it changed anything. */
-export type Mutation<A> = (connections: Map<string, StoredConnection>) => E.Either<DomainError, { readonly value: A; readonly changed: boolean }>;
+/**
+ * A change applied to the whole store under the lock; it returns its result, and whether it changed anything.
+ * `nextVersion` gives the version for a connection it changes: the store's next, never given before.
+ */
+export type Mutation<A> = (
+  connections: Map<string, StoredConnection>,
+  nextVersion: () => number,
+) => E.Either<DomainError, { readonly value: A; readonly changed: boolean }>;
+
+/** A mutation waiting for the group commit, with the audit entry of its success. */
+interface Submitted {
+  readonly mutation: Mutation<unknown>;
+  readonly entry: AuditEntry | undefined;
+}
 
 /**
  * The opened connections file: the lowdb client the repository is built on.
@@ -46,10 +65,15 @@ export interface ConnectionsFile {
   read(): Promise<E.Either<DomainError, ConnectionsState>>;
   /** Grows whenever the state in memory changes (a write, or a re-read): lets readers cache what they derive from it. */
   readonly generation: number;
-  /** Applies `mutation` under the lock to the freshest state and persists it before answering. */
-  mutate<A>(mutation: Mutation<A>): Promise<E.Either<DomainError, A>>;
+  /**
+   * Applies `mutation` under the lock to the freshest state and persists it before answering; with `entry`,
+   * the audit entry of its success, appended durably to the audit trail in the same group commit, before the
+   * file is replaced (an entry never misses an answered change; should the replacement then fail, the entry
+   * of a change that did not land stays, and the write's failure is audited after it).
+   */
+  mutate<A>(mutation: Mutation<A>, entry?: AuditEntry): Promise<E.Either<DomainError, A>>;
   /** Re-seals every apiKey not sealed with the keyring's current key; answers how many were. */
-  rotate(): TaskEither<DomainError, KeyRotationReport>;
+  rotate(entry?: AuditEntry): TaskEither<DomainError, KeyRotationReport>;
   /** Succeeds when the file can be read and a file written and synced in its directory (a full disk fails it); answers are reused for a second. */
   ping(): Promise<E.Either<DomainError, void>>;
   /** Waits for pending writes, then releases the file. Later calls fail with StorageFailure. */
@@ -101,7 +125,7 @@ const lockFailure = (path: string, reason: string) => new ConnectionsFileFailure
  * and key rotation (`rotation.ts`).
  */
 export const openConnectionsFile =
-  ({ dataDir, keyring, lockStaleMs = 10_000 }: OpenConnectionsFileOptions): TaskEither<ConnectionsFileError, ConnectionsFile> =>
+  ({ dataDir, keyring, lockStaleMs = 10_000, audit }: OpenConnectionsFileOptions): TaskEither<ConnectionsFileError, ConnectionsFile> =>
   async () => {
     const path = join(dataDir, CONNECTIONS_FILE);
     const adapter = new DurableFileAdapter(path, keyring);
@@ -148,28 +172,48 @@ export const openConnectionsFile =
     };
 
     // One locked write for every mutation queued meanwhile.
-    const commit = async (batch: readonly Mutation<unknown>[]): Promise<readonly E.Either<DomainError, unknown>[]> => {
+    const commit = async (batch: readonly Submitted[]): Promise<readonly E.Either<DomainError, unknown>[]> => {
       let durable: Promise<void> | undefined;
+      let unaudited: DomainError | undefined;
+      let appended: Promise<void> | undefined;
       try {
         const results = await withLock(async (compromised) => {
           await refresh();
           // Mutations change the live map (copying 10,000 entries per write would cost more than the write's
           // bookkeeping); should the write fail, the file is re-read below, which undoes them.
-          const connections = db.data.connections as Map<string, StoredConnection>;
+          const state = db.data;
+          const connections = state.connections as Map<string, StoredConnection>;
+          const nextVersion = () => (state.lastVersion += 1);
           let changed = false;
-          const outcomes = batch.map((mutation) => {
-            const outcome = mutation(connections);
+          const entries: AuditEntry[] = [];
+          const outcomes = batch.map(({ mutation, entry }) => {
+            if (entry !== undefined && audit === undefined) return E.left(storageFailure(`The connections file ${path} was opened without its audit trail.`));
+            const outcome = mutation(connections, nextVersion);
             if (E.isLeft(outcome)) return outcome;
             changed ||= outcome.right.changed;
+            if (entry !== undefined) entries.push(entry);
             return E.right(outcome.right.value);
           });
+          if (compromised()) throw new Error("the lock was taken over by another process");
+          // Write-ahead: the entries are durable before the change they record is. Their append (and its
+          // fdatasync) runs beside the writing of the new file; the rename that makes the change waits for it.
+          appended =
+            entries.length === 0
+              ? undefined
+              : (audit as AuditJournal).append(entries).then((result) => {
+                  if (E.isRight(result)) return;
+                  unaudited = result.left;
+                  throw new Error("the audit trail cannot be written");
+                });
+          appended?.catch(() => undefined); // awaited below or by the rename
           if (changed) {
             generation += 1;
-            if (compromised()) throw new Error("the lock was taken over by another process");
+            if (appended !== undefined) adapter.renameAfter(appended);
             await db.write();
             durable = adapter.syncDirectory();
             durable.catch(() => undefined); // awaited below, once the lock is released
           }
+          await appended;
           return outcomes;
         });
         // Acknowledged only once durable.
@@ -178,7 +222,8 @@ export const openConnectionsFile =
       } catch (error) {
         // Forgetting the version in memory makes the next read or write re-read the file: memory follows what is on disk.
         adapter.forget();
-        return batch.map(() => E.left(toStorageFailure(path, error)));
+        await appended?.catch(() => undefined); // settled, so the failure names the audit trail when it was the cause
+        return batch.map(() => E.left(unaudited ?? toStorageFailure(path, error)));
       }
     };
     const groupCommit = createGroupCommit(serially, commit);
@@ -201,8 +246,9 @@ export const openConnectionsFile =
           return E.left(toStorageFailure(path, error));
         }
       },
-      mutate: <A>(mutation: Mutation<A>) => (closed ? Promise.resolve(closedFailure) : groupCommit.submit<A>(mutation)),
-      rotate: () => () => file.mutate(resealKeys(keyring)),
+      mutate: <A>(mutation: Mutation<A>, entry?: AuditEntry) =>
+        closed ? Promise.resolve(closedFailure) : groupCommit.submit<A>({ mutation: mutation as Mutation<unknown>, entry }),
+      rotate: (entry) => () => file.mutate(resealKeys(keyring), entry),
       ping: async () => {
         const state = await file.read();
         if (E.isLeft(state)) return state;

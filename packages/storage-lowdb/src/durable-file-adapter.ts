@@ -110,10 +110,19 @@ export class DurableFileAdapter implements Adapter<ConnectionsState> {
     }
   }
 
+  #renameAfter: Promise<void> | undefined;
+
+  /** The next write renames its file over the store only once `ready` settles, and not at all if it fails. */
+  renameAfter(ready: Promise<void>): void {
+    this.#renameAfter = ready;
+  }
+
   async write(state: ConnectionsState): Promise<void> {
-    const length = serializedLength(state.connections);
+    const ready = this.#renameAfter;
+    this.#renameAfter = undefined;
+    const length = serializedLength(state);
     if (this.#scratch.length < length) this.#scratch = Buffer.allocUnsafe(Math.ceil(length * 1.25));
-    const bytes = serializeInto(state.connections, this.#scratch.subarray(0, length));
+    const bytes = serializeInto(state, this.#scratch.subarray(0, length));
     this.#sequence += 1;
     const temporary = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${this.#sequence}.${randomBytes(3).toString("hex")}.tmp`);
     const handle = await open(temporary, "wx", 0o600);
@@ -127,6 +136,7 @@ export class DurableFileAdapter implements Adapter<ConnectionsState> {
       }
       await handle.datasync(); // data and the size needed to read it back: all a new file needs before its rename
       stats = await handle.stat();
+      await ready;
       await rename(temporary, this.path);
     } catch (error) {
       await handle.close();

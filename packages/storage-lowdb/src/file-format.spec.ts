@@ -6,8 +6,10 @@ import { describe, expect, it } from "vitest";
 import { parseConnectionsFile, serializedLength, serializeInto, storedConnection, type StoredConnection } from "./file-format.js";
 
 const keyring = createKeyring({ current: masterKey(Buffer.alloc(32, 3)) });
-const serialize = (connections: ReadonlyMap<string, StoredConnection>, scratch = Buffer.alloc(serializedLength(connections))): string =>
-  serializeInto(connections, scratch.subarray(0, serializedLength(connections))).toString("utf8");
+const serialize = (connections: ReadonlyMap<string, StoredConnection>, scratch?: Buffer, lastVersion = Math.max(0, ...[...connections.values()].map((c) => c.version))): string => {
+  const state = { connections, lastVersion };
+  return serializeInto(state, (scratch ?? Buffer.alloc(serializedLength(state))).subarray(0, serializedLength(state))).toString("utf8");
+};
 const mapOf = (records: { alias: string; url: string; key: string; version?: number }[]) =>
   new Map(
     records.map(({ alias, url, key, version = 1 }) => [
@@ -41,7 +43,25 @@ describe("the file format", () => {
   });
 
   it("writes an empty store as an empty list", () => {
-    expect(JSON.parse(serialize(new Map()))).toEqual({ format: "sdwan-connections/connections", version: 2, connections: [] });
+    expect(JSON.parse(serialize(new Map()))).toEqual({ format: "sdwan-connections/connections", version: 3, lastVersion: 0, connections: [] });
+  });
+
+  it("keeps the last version given, and never reads it below a stored connection's version", () => {
+    const connections = mapOf([{ alias: "Lab", url: "https://vco.example.net/", key: "k", version: 4 }]);
+    const parsed = parseConnectionsFile(serialize(connections, undefined, 41), "connections.json");
+    expect(E.isRight(parsed) && parsed.right.lastVersion).toBe(41);
+    const low = parseConnectionsFile(serialize(connections, undefined, 2), "connections.json");
+    expect(E.isRight(low) && low.right.lastVersion).toBe(4);
+  });
+
+  it("reads a version 2 file, its last version the greatest stored", () => {
+    const sealedApiKey = keyring.seal("k", "lab");
+    const record = { orchestratorUrl: "https://vco.example.net/", sealedApiKey, apiKeySetAt: null };
+    const v2 = JSON.stringify({ format: "sdwan-connections/connections", version: 2, connections: [{ alias: "Lab", version: 7, ...record }, { alias: "b", version: 3, ...record, sealedApiKey: keyring.seal("k", "b") }] });
+    const parsed = parseConnectionsFile(v2, "connections.json");
+    if (E.isLeft(parsed)) throw new Error(parsed.left._tag);
+    expect(parsed.right.lastVersion).toBe(7);
+    expect(parsed.right.connections.get("lab")).toMatchObject({ version: 7 });
   });
 
   it("reads a version 1 file: each connection at version 1, its key date unknown", () => {
@@ -59,7 +79,7 @@ describe("the file format", () => {
   it("refuses a version that is not a positive integer and a key date that is not an ISO time, naming the field only", () => {
     const sealedApiKey = keyring.seal("k", "lab");
     const file = (record: object) =>
-      JSON.stringify({ format: "sdwan-connections/connections", version: 2, connections: [{ alias: "Lab", orchestratorUrl: "https://vco.example.net/", sealedApiKey, ...record }] });
+      JSON.stringify({ format: "sdwan-connections/connections", version: 3, lastVersion: 9, connections: [{ alias: "Lab", orchestratorUrl: "https://vco.example.net/", sealedApiKey, ...record }] });
     for (const [record, field] of [
       [{ version: 0, apiKeySetAt: null }, "connections.0.version"],
       [{ version: 1.5, apiKeySetAt: null }, "connections.0.version"],
@@ -73,7 +93,7 @@ describe("the file format", () => {
 
   it("gives the same bytes into a reused, larger and dirty buffer", () => {
     const connections = mapOf([{ alias: "Lab", url: "https://vco.example.net/", key: "k" }]);
-    const dirty = Buffer.alloc(serializedLength(connections) + 100, 0x7b);
+    const dirty = Buffer.alloc(serializedLength({ connections, lastVersion: 1 }) + 100, 0x7b);
     expect(serialize(connections, dirty)).toBe(serialize(connections));
   });
 });

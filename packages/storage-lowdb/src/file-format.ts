@@ -5,22 +5,26 @@ import * as t from "io-ts";
 import type { ConnectionsFileError } from "./errors.js";
 
 /**
- * The file format, version 2:
+ * The file format, version 3:
  *
  * ```json
- * {"format":"sdwan-connections/connections","version":2,"connections":[
+ * {"format":"sdwan-connections/connections","version":3,"lastVersion":17,"connections":[
  * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v2.1a2b3c4d.<iv>.<tag>.<ciphertext>","version":3,"apiKeySetAt":"2026-11-22T10:00:00.000Z"}
  * ]}
  * ```
  *
- * One connection per line; `version` is the connection's (1 when added, +1
- * per change), `apiKeySetAt` when its key was stored (null: unknown). Version
- * 1 had neither; it is read as version 1 with an unknown key date. A later
- * version bumps `version` and adds a step to `migrate` below; a file whose
- * version is newer than this code is refused.
+ * One connection per line; `version` is the connection's, `apiKeySetAt` when
+ * its key was stored (null: unknown). `lastVersion` is the last version the
+ * store gave (deleted connections' included): each write that changes a
+ * connection gives it the next, so a re-added alias never repeats a version.
+ * Version 2 had no `lastVersion`: it is read as the greatest version in the
+ * file (a version of a connection deleted before the upgrade is not known).
+ * Version 1 had no versions and no key dates; it is read as version 1 with an
+ * unknown key date. A later version bumps `version` and adds a step to
+ * `decodeState` below; a file whose version is newer than this code is refused.
  */
 export const FILE_FORMAT = "sdwan-connections/connections";
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** What the file keeps of one connection. */
 export interface ConnectionRecord {
@@ -38,9 +42,11 @@ export interface StoredConnection extends ConnectionRecord {
   readonly line: Buffer;
 }
 
-/** The whole store: connections by alias key (lowercase alias), in file order. */
+/** The whole store: connections by alias key (lowercase alias), in file order, and the last version given. */
 export interface ConnectionsState {
   readonly connections: ReadonlyMap<string, StoredConnection>;
+  /** Never below a stored connection's version; grows with each write that changes a connection. */
+  lastVersion: number;
 }
 
 export const storedConnection = ({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt }: ConnectionRecord): StoredConnection => ({
@@ -52,18 +58,20 @@ export const storedConnection = ({ alias, orchestratorUrl, sealedApiKey, version
   line: Buffer.from(JSON.stringify({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt }), "utf8"),
 });
 
-export const emptyState = (): ConnectionsState => ({ connections: new Map() });
+export const emptyState = (): ConnectionsState => ({ connections: new Map(), lastVersion: 0 });
 
-const HEADER = Buffer.from(`{"format":${JSON.stringify(FILE_FORMAT)},"version":${SCHEMA_VERSION},"connections":[`);
+const header = (lastVersion: number) =>
+  Buffer.from(`{"format":${JSON.stringify(FILE_FORMAT)},"version":${SCHEMA_VERSION},"lastVersion":${lastVersion},"connections":[`);
 const EMPTY_FOOTER = Buffer.from("]}\n");
 const FIRST = Buffer.from("\n");
 const SEPARATOR = Buffer.from(",\n");
 const FOOTER = Buffer.from("\n]}\n");
 
-/** How many bytes `serializeInto` writes for these connections. */
-export const serializedLength = (connections: ReadonlyMap<string, StoredConnection>): number => {
-  if (connections.size === 0) return HEADER.length + EMPTY_FOOTER.length;
-  let length = HEADER.length + FIRST.length + FOOTER.length + SEPARATOR.length * (connections.size - 1);
+/** How many bytes `serializeInto` writes for this state. */
+export const serializedLength = ({ connections, lastVersion }: ConnectionsState): number => {
+  const headerLength = header(lastVersion).length;
+  if (connections.size === 0) return headerLength + EMPTY_FOOTER.length;
+  let length = headerLength + FIRST.length + FOOTER.length + SEPARATOR.length * (connections.size - 1);
   for (const connection of connections.values()) length += connection.line.length;
   return length;
 };
@@ -74,9 +82,10 @@ export const serializedLength = (connections: ReadonlyMap<string, StoredConnecti
  * matters: copying into fresh memory costs ~3 ms at 10,000 connections in
  * page faults, into warm memory ~0.4 ms.
  */
-export const serializeInto = (connections: ReadonlyMap<string, StoredConnection>, target: Buffer): Buffer => {
-  target.set(HEADER, 0);
-  let offset = HEADER.length;
+export const serializeInto = ({ connections, lastVersion }: ConnectionsState, target: Buffer): Buffer => {
+  const start = header(lastVersion);
+  target.set(start, 0);
+  let offset = start.length;
   if (connections.size === 0) {
     target.set(EMPTY_FOOTER, offset);
     return target;
@@ -107,6 +116,7 @@ const checked = <A>(name: string, is: (input: unknown) => input is A, message: s
 const ISO_UTC_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const IsoTimeCodec = checked("IsoTime", (input): input is string => typeof input === "string" && ISO_UTC_TIME.test(input) && !Number.isNaN(Date.parse(input)), "must be an ISO 8601 UTC time");
 const VersionCodec = checked("Version", (input): input is number => Number.isSafeInteger(input) && (input as number) >= 1, "must be a positive integer");
+const LastVersionCodec = checked("LastVersion", (input): input is number => Number.isSafeInteger(input) && (input as number) >= 0, "must be a whole number");
 
 const RecordV1Props = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, sealedApiKey: SealedSecretCodec };
 const RecordV1Codec = strictObject("ConnectionV1", RecordV1Props, t.type(RecordV1Props));
@@ -115,7 +125,9 @@ const RecordCodec = strictObject("Connection", RecordProps, t.type(RecordProps))
 
 const FileV1Props = { format: t.literal(FILE_FORMAT), version: t.literal(1), connections: t.array(RecordV1Codec) };
 const FileV1Codec = strictObject("ConnectionsFileV1", FileV1Props, t.type(FileV1Props));
-const FileProps = { format: t.literal(FILE_FORMAT), version: t.literal(SCHEMA_VERSION), connections: t.array(RecordCodec) };
+const FileV2Props = { format: t.literal(FILE_FORMAT), version: t.literal(2), connections: t.array(RecordCodec) };
+const FileV2Codec = strictObject("ConnectionsFileV2", FileV2Props, t.type(FileV2Props));
+const FileProps = { format: t.literal(FILE_FORMAT), version: t.literal(SCHEMA_VERSION), lastVersion: LastVersionCodec, connections: t.array(RecordCodec) };
 const FileCodec = strictObject("ConnectionsFile", FileProps, t.type(FileProps));
 
 // Names the path of each problem and the codec's own message, never the offending value.
@@ -137,11 +149,18 @@ const describeSyntaxError = (error: unknown): string => {
   return position === undefined ? "not valid JSON" : `not valid JSON near character ${position}`;
 };
 
-/** The connections of a document at any known version: version 1's get version 1 and an unknown key date. */
-const decodeConnections = (document: { readonly version: number }): t.Validation<readonly ConnectionRecord[]> =>
-  document.version === 1
-    ? E.map((v1: t.TypeOf<typeof FileV1Codec>) => v1.connections.map((record) => ({ ...record, version: 1, apiKeySetAt: null })))(FileV1Codec.decode(document))
-    : E.map((current: t.TypeOf<typeof FileCodec>) => current.connections)(FileCodec.decode(document));
+interface DecodedFile {
+  readonly connections: readonly ConnectionRecord[];
+  /** Absent before version 3. */
+  readonly lastVersion?: number;
+}
+
+/** The connections (and last version) of a document at any known version: version 1's get version 1 and an unknown key date. */
+const decodeFile = (document: { readonly version: number }): t.Validation<DecodedFile> => {
+  if (document.version === 1)
+    return E.map((v1: t.TypeOf<typeof FileV1Codec>) => ({ connections: v1.connections.map((record) => ({ ...record, version: 1, apiKeySetAt: null })) }))(FileV1Codec.decode(document));
+  return document.version === 2 ? FileV2Codec.decode(document) : FileCodec.decode(document);
+};
 
 /** Parses and checks the file's text. */
 export const parseConnectionsFile = (text: string, path: string): E.Either<ConnectionsFileError, ConnectionsState> => {
@@ -158,13 +177,16 @@ export const parseConnectionsFile = (text: string, path: string): E.Either<Conne
   if (format !== FILE_FORMAT) return corrupt(`not a connections file (format must be "${FILE_FORMAT}")`);
   if (typeof version !== "number" || !Number.isInteger(version) || version < 1) return corrupt("version must be a positive integer");
   if (version > SCHEMA_VERSION) return E.left({ _tag: "FutureVersion", path, version, supported: SCHEMA_VERSION });
-  const decoded = decodeConnections(document as { version: number });
+  const decoded = decodeFile(document as { version: number });
   if (E.isLeft(decoded)) return corrupt(describeDecodeErrors(decoded.left));
   const connections = new Map<string, StoredConnection>();
-  for (const [index, record] of decoded.right.entries()) {
+  let lastVersion = decoded.right.lastVersion ?? 0;
+  for (const [index, record] of decoded.right.connections.entries()) {
     const key = aliasKey(record.alias);
     if (connections.has(key)) return corrupt(`connections.${index}.alias repeats an earlier alias`);
     connections.set(key, storedConnection(record));
+    // Never below a stored version, whatever the file says: the next version given must be new.
+    lastVersion = Math.max(lastVersion, record.version);
   }
-  return E.right({ connections });
+  return E.right({ connections, lastVersion });
 };

@@ -20,7 +20,9 @@ import { storedConnection, type StoredConnection } from "./file-format.js";
 /**
  * The ConnectionRepository port over an opened connections file. apiKeys are
  * sealed with the file's keyring, the lowercase alias bound in as associated
- * data, before they reach the file; they are opened only by `get` and `update`.
+ * data, before they reach the file; they are opened only by `get` and `update`
+ * (which compares the stored key with the one given, so a change to the same
+ * key and URL writes nothing and keeps the version).
  */
 export const createLowdbConnectionRepository = (file: ConnectionsFile): ConnectionRepository => {
   const { keyring } = file;
@@ -68,48 +70,46 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     return E.right(listed.summaries);
   };
 
-  const insert: ConnectionRepository["insert"] = (connection) => () => {
+  const insert: ConnectionRepository["insert"] = (connection, entry) => () => {
     const key = aliasKey(connection.alias);
     // Sealed before queueing: the lock is held only for the in-memory change and the write.
-    const added = storedConnection({
-      alias: connection.alias,
-      orchestratorUrl: connection.orchestratorUrl,
-      sealedApiKey: keyring.seal(connection.apiKey.reveal(), key),
-      version: 1,
-      apiKeySetAt: new Date().toISOString(),
-    });
-    return file.mutate((connections) => {
+    const sealedApiKey = keyring.seal(connection.apiKey.reveal(), key);
+    const apiKeySetAt = new Date().toISOString();
+    return file.mutate((connections, nextVersion) => {
       const existing = connections.get(key);
       if (existing !== undefined) return E.left(alreadyExists(existing.alias));
-      connections.set(key, added);
+      connections.set(key, storedConnection({ alias: connection.alias, orchestratorUrl: connection.orchestratorUrl, sealedApiKey, version: nextVersion(), apiKeySetAt }));
       return E.right({ value: undefined, changed: true });
-    });
+    }, entry);
   };
 
-  const update: ConnectionRepository["update"] = (alias, change, expected) => () => {
+  const update: ConnectionRepository["update"] = (alias, change, expected, entry) => () => {
     const key = aliasKey(alias);
     const sealed = change.apiKey === undefined ? undefined : keyring.seal(change.apiKey.reveal(), key);
-    return file.mutate((connections): E.Either<DomainError, { value: Connection; changed: boolean }> => {
+    return file.mutate((connections, nextVersion): E.Either<DomainError, { value: Connection; changed: boolean }> => {
       const existing = current(connections, alias, expected);
       if (E.isLeft(existing)) return existing;
+      const stored = reveal(key, existing.right);
+      if (E.isLeft(stored)) return stored;
+      // The key is compared opened, in memory: sealed twice, the same key never gives the same bytes.
+      const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== stored.right.apiKey.reveal();
+      const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
+      if (!newKey && !newUrl) return E.right({ value: stored.right, changed: false });
       const updated = storedConnection({
         ...existing.right,
         orchestratorUrl: change.orchestratorUrl ?? existing.right.orchestratorUrl,
-        sealedApiKey: sealed ?? existing.right.sealedApiKey,
-        version: existing.right.version + 1,
-        apiKeySetAt: sealed === undefined ? existing.right.apiKeySetAt : new Date().toISOString(),
+        sealedApiKey: newKey && sealed !== undefined ? sealed : existing.right.sealedApiKey,
+        version: nextVersion(),
+        apiKeySetAt: newKey ? new Date().toISOString() : existing.right.apiKeySetAt,
       });
-      const revealed = reveal(key, updated);
-      if (E.isLeft(revealed)) return revealed;
       connections.set(key, updated);
-      return E.right({ value: revealed.right, changed: true });
-    });
+      const apiKeySetAt = updated.apiKeySetAt === null ? null : new Date(updated.apiKeySetAt);
+      return E.right({ value: { ...stored.right, orchestratorUrl: updated.orchestratorUrl, apiKey: change.apiKey ?? stored.right.apiKey, version: updated.version, apiKeySetAt }, changed: true });
+    }, entry);
   };
 
-  const remove: ConnectionRepository["delete"] = (alias, expected) => () =>
-    file.mutate((connections) =>
-      E.map(() => ({ value: void connections.delete(aliasKey(alias)), changed: true }))(current(connections, alias, expected)),
-    );
+  const remove: ConnectionRepository["delete"] = (alias, expected, entry) => () =>
+    file.mutate((connections) => E.map(() => ({ value: void connections.delete(aliasKey(alias)), changed: true }))(current(connections, alias, expected)), entry);
 
   const ping: ConnectionRepository["ping"] = (): TaskEither<DomainError, void> => () => file.ping();
 

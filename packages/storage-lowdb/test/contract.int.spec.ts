@@ -1,21 +1,27 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describeConnectionRepositoryContract } from "@sdwan-connections/core/contract";
-import { createLowdbConnectionRepository, type ConnectionsFile } from "../src/index.js";
+import { createLowdbAuditLog, createLowdbConnectionRepository, type ConnectionsFile } from "../src/index.js";
 import { openOrThrow, temporaryDirectory } from "./support.js";
 
 const directory = await temporaryDirectory();
 let dataDir = directory.path;
 let generation = 0;
-const opened: ConnectionsFile[] = [];
+const opened: { close(): Promise<void> }[] = [];
+const auditLog = () => {
+  const log = createLowdbAuditLog({ dataDir, lockStaleMs: 2000 });
+  opened.push(log);
+  return log;
+};
 
 describeConnectionRepositoryContract("LowdbConnectionRepository", {
-  // Each call opens the file anew, as a second process would: the suite checks they see each other's writes.
+  // Each call opens the file and its audit trail anew, as a second process would: the suite checks they see each other's writes.
   make: async () => {
-    const file = await openOrThrow({ dataDir });
+    const file: ConnectionsFile = await openOrThrow({ dataDir, audit: auditLog().journal });
     opened.push(file);
     return createLowdbConnectionRepository(file);
   },
+  audit: async () => auditLog(),
   reset: async () => {
     generation += 1;
     dataDir = join(directory.path, `store-${generation}`);

@@ -1,10 +1,11 @@
 import { mkdir, readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ApiKey, type Alias, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
-import { aConnection } from "@sdwan-connections/core/testing";
+import { aConnection, anAuditEntry } from "@sdwan-connections/core/testing";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import {
+  createLowdbAuditLog,
   createLowdbConnectionRepository,
   describeConnectionsFileError,
   FILE_FORMAT,
@@ -50,13 +51,41 @@ const seeded = async (dataDir: string): Promise<void> => {
 };
 
 describe("the connections file", () => {
+  it("makes no change whose audit entry cannot be written, and refuses an entry when opened without its audit trail", async () => {
+    await using directory = await temporaryDirectory();
+    await seeded(directory.path);
+    // The audit trail's file cannot be appended to (a directory in its place).
+    await mkdir(join(directory.path, "audit.jsonl"));
+    const audit = createLowdbAuditLog({ dataDir: directory.path, lockStaleMs: 2000 });
+    const file = await openOrThrow({ dataDir: directory.path, audit: audit.journal });
+    const repository = createLowdbConnectionRepository(file);
+    const before = await readFile(fileIn(directory.path), "utf8");
+    expect((await failureOf(repository.insert(aConnection({ alias: "new" }), anAuditEntry({ action: "add" }))))._tag).toBe("StorageFailure");
+    expect((await failureOf(repository.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }, undefined, anAuditEntry())))._tag).toBe("StorageFailure");
+    expect((await failureOf(repository.delete(alias("prod"), undefined, anAuditEntry({ action: "delete" }))))._tag).toBe("StorageFailure");
+    expect(await readFile(fileIn(directory.path), "utf8")).toBe(before);
+    expect((await failureOf(repository.get(alias("new"))))._tag).toBe("NotFound");
+    expect((await run(repository.get(alias("lab")))).orchestratorUrl).not.toBe("https://moved.example.net");
+    // Without an entry the same file still writes.
+    await run(repository.insert(aConnection({ alias: "unaudited" })));
+    await file.close();
+    await audit.close();
+
+    const bare = await openOrThrow({ dataDir: directory.path });
+    expect((await failureOf(createLowdbConnectionRepository(bare).insert(aConnection({ alias: "other" }), anAuditEntry({ action: "add" }))))).toMatchObject({
+      _tag: "StorageFailure",
+      reason: expect.stringContaining("without its audit trail"),
+    });
+    await bare.close();
+  });
+
   it("is created on first start with mode 0600 in a 0700 directory, with format and schema version", async () => {
     await using directory = await temporaryDirectory();
     const dataDir = join(directory.path, "nested", "data");
     const file = await openOrThrow({ dataDir });
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
     expect((await stat(fileIn(dataDir))).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(fileIn(dataDir), "utf8"))).toEqual({ format: FILE_FORMAT, version: SCHEMA_VERSION, connections: [] });
+    expect(JSON.parse(await readFile(fileIn(dataDir), "utf8"))).toEqual({ format: FILE_FORMAT, version: SCHEMA_VERSION, lastVersion: 0, connections: [] });
     await run(createLowdbConnectionRepository(file).insert(aConnection({ alias: "lab" })));
     // Every write replaces the file: the replacement must be 0600 too.
     expect((await stat(fileIn(dataDir))).mode & 0o777).toBe(0o600);

@@ -1,20 +1,26 @@
 import * as E from "fp-ts/lib/Either.js";
-import { pipe } from "fp-ts/lib/function.js";
+import { identity, pipe } from "fp-ts/lib/function.js";
 import * as A from "fp-ts/lib/Array.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
 import {
   aliasKey,
   alreadyExists,
+  DEFAULT_AUDIT_RETENTION,
   notFound,
   storageFailure,
   versionMismatch,
   type Alias,
+  type AuditEntry,
+  type AuditRetention,
   type ConnectionRepository,
   type DomainError,
+  type ExpectedVersions,
 } from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
+import { insertAuditEntry, pruneAuditTrail } from "./audit-log.js";
 import { UNIQUE_VIOLATION, databaseFailure, hasSqlState } from "./database-errors.js";
+import { withDedicatedClient } from "./dedicated-client.js";
 import { rotateKeys } from "./rotate-keys.js";
 import { decodeConnection, decodeSummary } from "./rows.js";
 
@@ -23,30 +29,79 @@ export interface PostgresConnectionRepositoryOptions {
   readonly pool: Pool;
   /** Seals apiKeys before they are stored and opens them when read. */
   readonly keyring: Keyring;
+  /** The audit trail's retention (as its AuditLog's), applied after a write records an entry. */
+  readonly auditRetention?: AuditRetention;
 }
 
 const COLUMNS = "alias, orchestrator_url, api_key, version, api_key_set_at";
 
 /**
+ * Runs `work` in a transaction on a client of its own: committed when it answers a success, rolled back
+ * when it answers a failure (a failure thrown is the database's: `what` names it).
+ */
+const inTransaction =
+  <A>(pool: Pool, what: string, work: (client: PoolClient) => Promise<E.Either<DomainError, A>>): TE.TaskEither<DomainError, A> =>
+    pipe(
+      TE.tryCatch(
+        () =>
+          withDedicatedClient(pool, async (client) => {
+            await client.query("begin");
+            const result = await work(client);
+            await client.query(E.isRight(result) ? "commit" : "rollback");
+            return result;
+          }),
+        databaseFailure(what),
+      ),
+      TE.chainEitherK(identity),
+    );
+
+/**
  * Core's ConnectionRepository on PostgreSQL. Every statement is
  * parameterised; apiKeys are sealed (AES-256-GCM via @sdwan-connections/secrets,
  * associated data = alias key) before they leave the process. The database
- * enforces case-insensitive uniqueness (primary key on the lower-cased alias),
- * and an update is one UPDATE statement, so concurrent writers on any number
- * of instances never lose each other's fields.
+ * enforces case-insensitive uniqueness (primary key on the lower-cased alias).
+ * Each write is one transaction, with the audit entry it is given: the entry
+ * commits with the change or not at all. An update locks its row, so
+ * concurrent writers on any number of instances queue and never lose each
+ * other's fields; versions come from one sequence (migration 6).
  */
-export const createPostgresConnectionRepository = ({ pool, keyring }: PostgresConnectionRepositoryOptions): ConnectionRepository => {
+export const createPostgresConnectionRepository = ({ pool, keyring, auditRetention = DEFAULT_AUDIT_RETENTION }: PostgresConnectionRepositoryOptions): ConnectionRepository => {
   const decode = decodeConnection(keyring);
 
   const query = <R>(what: string, text: string, values: readonly unknown[] = []) =>
     TE.tryCatch(async () => (await pool.query(text, values as unknown[])).rows as R[], databaseFailure(what));
 
   // Why a conditional write touched no row: the connection is gone, or at another version.
-  const missedWrite = (alias: Alias) =>
+  const missedWrite = async (client: PoolClient, alias: Alias): Promise<E.Either<DomainError, never>> => {
+    const { rows } = await client.query<{ alias: string; version: number }>("select alias, version from connections where alias_key = $1", [aliasKey(alias)]);
+    const row = rows[0];
+    return E.left(row === undefined ? notFound(alias) : versionMismatch(row.alias, row.version));
+  };
+
+  /** A write in a transaction that also records `entry` when it succeeds; then the retention is applied (outside it). */
+  const write = <A>(what: string, entry: AuditEntry | undefined, work: (client: PoolClient) => Promise<E.Either<DomainError, A>>): TE.TaskEither<DomainError, A> =>
     pipe(
-      query<{ alias: string; version: number }>(`reading connection '${alias}'`, "select alias, version from connections where alias_key = $1", [aliasKey(alias)]),
-      TE.flatMap(([row]) => TE.left(row === undefined ? notFound(alias) : versionMismatch(row.alias, row.version))),
+      inTransaction(pool, what, async (client) => {
+        const result = await work(client);
+        if (E.isRight(result) && entry !== undefined) await insertAuditEntry(client, entry);
+        return result;
+      }),
+      // The entry is committed: a retention that could not be applied now is applied by the next one.
+      TE.tap(() => (entry === undefined ? TE.right(undefined) : TE.fromTask(() => pruneAuditTrail(pool, auditRetention).catch(() => undefined)))),
     );
+
+  const locked = async (client: PoolClient, alias: Alias, expected: ExpectedVersions | undefined) => {
+    const { rows } = await client.query(`select ${COLUMNS} from connections where alias_key = $1 for update`, [aliasKey(alias)]);
+    const row: unknown = rows[0];
+    if (row === undefined) return E.left(notFound(alias));
+    return pipe(
+      decode(row),
+      E.filterOrElse(
+        (current) => expected === undefined || expected.includes(current.version),
+        (current) => versionMismatch(current.alias, current.version),
+      ),
+    );
+  };
 
   return {
     get: (alias) =>
@@ -61,63 +116,56 @@ export const createPostgresConnectionRepository = ({ pool, keyring }: PostgresCo
         TE.chainEitherK((rows) => A.traverse(E.Applicative)(decodeSummary)(rows)),
       ),
 
-    insert: (connection) =>
-      pipe(
-        TE.tryCatch(
-          async () => {
-            const key = aliasKey(connection.alias);
-            await pool.query("insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at) values ($1, $2, $3, $4, now())", [
-              key,
-              connection.alias,
-              connection.orchestratorUrl,
-              keyring.seal(connection.apiKey.reveal(), key),
-            ]);
-          },
-          (error): DomainError =>
-            hasSqlState(error, UNIQUE_VIOLATION)
-              ? alreadyExists(connection.alias)
-              : databaseFailure(`adding connection '${connection.alias}'`)(error),
-        ),
-      ),
-
-    update: (alias, change, expected) => {
-      const key = aliasKey(alias);
-      return pipe(
-        TE.fromIO(() => (change.apiKey === undefined ? null : keyring.seal(change.apiKey.reveal(), key))),
-        // One statement: the row lock makes concurrent updates queue, each keeps the fields it was not given, and
-        // a queued one re-checks the expected version against the row as the one before it left it.
-        TE.chain((sealed) =>
-          query<unknown>(
-            `updating connection '${alias}'`,
-            `update connections
-                set orchestrator_url = coalesce($2, orchestrator_url),
-                    api_key = coalesce($3, api_key),
-                    api_key_set_at = case when $3::text is null then api_key_set_at else now() end,
-                    version = version + 1,
-                    updated_at = now()
-              where alias_key = $1 and ($4::integer[] is null or version = any($4::integer[]))
-          returning ${COLUMNS}`,
-            [key, change.orchestratorUrl ?? null, sealed, expected ?? null],
-          ),
-        ),
-        TE.flatMap((rows) => (rows[0] === undefined ? missedWrite(alias) : TE.fromEither(decode(rows[0])))),
-      );
+    insert: (connection, entry) => {
+      const key = aliasKey(connection.alias);
+      const sealed = keyring.seal(connection.apiKey.reveal(), key);
+      return write(`adding connection '${connection.alias}'`, entry, async (client) => {
+        try {
+          await client.query("insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at) values ($1, $2, $3, $4, now())", [
+            key,
+            connection.alias,
+            connection.orchestratorUrl,
+            sealed,
+          ]);
+          return E.right(undefined);
+        } catch (error) {
+          if (!hasSqlState(error, UNIQUE_VIOLATION)) throw error;
+          return E.left(alreadyExists(connection.alias)); // rolled back
+        }
+      });
     },
 
-    delete: (alias, expected) =>
-      pipe(
-        TE.tryCatch(
-          async () =>
-            (
-              await pool.query("delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[]))", [
-                aliasKey(alias),
-                expected ?? null,
-              ])
-            ).rowCount ?? 0,
-          databaseFailure(`deleting connection '${alias}'`),
-        ),
-        TE.flatMap((count) => (count === 0 ? missedWrite(alias) : TE.right(undefined))),
-      ),
+    // The row is locked, then compared with the change opened, in memory: the same URL and the same key (sealed
+    // twice, one key never gives the same bytes) write nothing and keep the version.
+    update: (alias, change, expected, entry) =>
+      write(`updating connection '${alias}'`, entry, async (client) => {
+        const current = await locked(client, alias, expected);
+        if (E.isLeft(current)) return current;
+        const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== current.right.apiKey.reveal();
+        const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
+        if (!newKey && !newUrl) return current;
+        const { rows } = await client.query(
+          `update connections
+              set orchestrator_url = coalesce($2, orchestrator_url),
+                  api_key = coalesce($3, api_key),
+                  api_key_set_at = case when $3::text is null then api_key_set_at else now() end,
+                  version = nextval('connection_versions'),
+                  updated_at = now()
+            where alias_key = $1
+        returning ${COLUMNS}`,
+          [aliasKey(alias), newUrl ? change.orchestratorUrl : null, newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null],
+        );
+        return decode(rows[0]);
+      }),
+
+    delete: (alias, expected, entry) =>
+      write(`deleting connection '${alias}'`, entry, async (client) => {
+        const { rowCount } = await client.query("delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[]))", [
+          aliasKey(alias),
+          expected ?? null,
+        ]);
+        return (rowCount ?? 0) === 0 ? missedWrite(client, alias) : E.right(undefined);
+      }),
 
     // Reads the table (so a missing schema shows) and checks the server would accept a write.
     ping: () =>
@@ -135,6 +183,6 @@ export const createPostgresConnectionRepository = ({ pool, keyring }: PostgresCo
         ),
       ),
 
-    resealKeys: () => rotateKeys(pool, keyring),
+    resealKeys: (entry) => rotateKeys(pool, keyring, entry === undefined ? undefined : (client) => insertAuditEntry(client, entry)),
   };
 };

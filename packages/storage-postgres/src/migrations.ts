@@ -100,6 +100,29 @@ export const MIGRATIONS: readonly Migration[] = [
       alter table connections drop constraint connections_api_key_is_sealed;
       alter table connections add constraint connections_api_key_is_sealed check (api_key like 'v1.%' or api_key like 'v2.%')`,
   },
+  {
+    // Versions from one sequence for the whole table: every write that changes a connection (an insert by the
+    // column's default, an update by the repository) takes the next, so a version names one state of one
+    // connection's life and an alias added again never repeats one. Starts above every version stored.
+    version: 6,
+    name: "connection versions from one sequence",
+    sql: `
+      create sequence connection_versions as integer owned by connections.version;
+      select setval('connection_versions', coalesce((select max(version) from connections), 0) + 1, false);
+      alter table connections alter column version set default nextval('connection_versions')`,
+  },
+  {
+    // The audit trail's two retentions: changes that happened (core's isAuditedChange: a successful add,
+    // update, delete or rotation) and the other entries (attempts) are counted apart, so that no number of
+    // attempts pushes a change out.
+    version: 7,
+    name: "audit entry kinds",
+    sql: `
+      alter table audit_entries add column kind text generated always as (
+        case when outcome = 'succeeded' and action in ('add', 'update', 'delete', 'rotate-master-key') then 'change' else 'attempt' end
+      ) stored;
+      create index audit_entries_by_kind on audit_entries (kind, id)`,
+  },
 ];
 
 /** The newest schema version this release knows. */

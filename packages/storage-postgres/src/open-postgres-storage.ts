@@ -56,7 +56,7 @@ export const openPostgresStorage =
       return changes;
     }
     return E.right({
-      repository: createPostgresConnectionRepository({ pool, keyring }),
+      repository: createPostgresConnectionRepository({ pool, keyring, ...(auditRetention === undefined ? {} : { auditRetention }) }),
       changes: changes.right,
       audit: createPostgresAuditLog({ pool, ...(auditRetention === undefined ? {} : { retention: auditRetention }) }),
       health: createPostgresHealthLedger({ pool }),

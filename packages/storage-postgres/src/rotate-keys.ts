@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { identity, pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
 import { aliasKey, storageFailure, type DomainError, type KeyRotationReport } from "@sdwan-connections/core";
 import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
 import { databaseFailure } from "./database-errors.js";
@@ -13,8 +13,10 @@ import { withDedicatedClient } from "./dedicated-client.js";
  * SDWAN_MASTER_KEY_PREVIOUS). All or nothing: one transaction, rows locked
  * (`for update`) so a concurrent update waits instead of being overwritten; a
  * key that does not open rolls everything back, naming its connection.
+ * `alongside` runs in the same transaction before it commits (the rotation's
+ * audit entry).
  */
-export const rotateKeys = (pool: Pool, keyring: Keyring): TE.TaskEither<DomainError, KeyRotationReport> =>
+export const rotateKeys = (pool: Pool, keyring: Keyring, alongside?: (client: PoolClient) => Promise<void>): TE.TaskEither<DomainError, KeyRotationReport> =>
   pipe(
     TE.tryCatch(
       () =>
@@ -41,6 +43,7 @@ export const rotateKeys = (pool: Pool, keyring: Keyring): TE.TaskEither<DomainEr
             ]);
             rotated += 1;
           }
+          await alongside?.(client);
           await client.query("commit");
           return E.right({ rotated, total: rows.length });
         }),

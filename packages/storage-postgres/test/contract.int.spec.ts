@@ -42,16 +42,17 @@ afterAll(async () => {
 });
 
 describeConnectionRepositoryContract("PostgresConnectionRepository", {
-  // Each repository gets its own pool, as a separate instance of the service would.
+  // Each repository gets its own pool, as a separate instance of the service would (a small one: the suite makes many).
   make: async () => {
-    const pool = aPool(postgres.connectionString);
+    const pool = aPool(postgres.connectionString, 3);
     pools.push(pool);
     return createPostgresConnectionRepository({ pool, keyring });
   },
   reset: async () => {
-    await admin.query("truncate connections");
+    await admin.query("truncate connections, audit_entries");
   },
   peek: async () => JSON.stringify((await admin.query("select * from connections")).rows),
+  audit: async () => createPostgresAuditLog({ pool: admin }),
 });
 
 describeAuditLogContract("PostgresAuditLog", {

@@ -17,8 +17,11 @@ export const lowdbStorageModule = (config: Config) =>
     bind(TOKENS.Storage)
       .toDynamicValue(async () => {
         const keyring = orFail(await loadKeyring(config));
-        const file = orFail(E.mapLeft(describeConnectionsFileError)(await openConnectionsFile({ dataDir: config.dataDir, keyring })()));
         const audit = createLowdbAuditLog({ dataDir: config.dataDir, retention: config.auditRetention });
+        // The file appends its changes' audit entries through the trail's journal, in each write's group commit.
+        const opened = await openConnectionsFile({ dataDir: config.dataDir, keyring, audit: audit.journal })();
+        if (E.isLeft(opened)) await audit.close();
+        const file = orFail(E.mapLeft(describeConnectionsFileError)(opened));
         return {
           repository: createLowdbConnectionRepository(file),
           changes: createInProcessConnectionChanges(),

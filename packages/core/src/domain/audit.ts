@@ -5,8 +5,14 @@ import * as E from "fp-ts/lib/Either.js";
 import { toFieldErrors } from "./decode.js";
 import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
 
-/** What an audit entry records: a write to the connections, a master-key rotation, or a health state change found by the background checks. */
-export type AuditAction = "add" | "dry-run" | "update" | "delete" | "rotate-master-key" | "health-change";
+/**
+ * What an audit entry records: a write to the connections, a master-key rotation, a health state change found
+ * by the background checks, a key check that did not match, or a write refused to a user who may only read.
+ */
+export type AuditAction = "add" | "dry-run" | "update" | "delete" | "rotate-master-key" | "health-change" | "key-check" | "forbidden";
+
+/** Why an attempt failed: a use case's error, a key that did not match (key check), or a role that may not write. */
+export type AuditFailure = DomainErrorTag | "KeyMismatch" | "Forbidden";
 
 /** What the orchestrator said of the key: it accepted it, refused it, or was not asked (forced, a delete, a failure before). */
 export type ValidationOutcome = "valid" | "invalid" | "not-asked";
@@ -33,16 +39,24 @@ export interface AuditEntry {
   readonly validation: ValidationOutcome;
   readonly outcome: "succeeded" | "failed";
   /** Why it failed: the error's tag (no text, so nothing the request held). */
-  readonly failure: DomainErrorTag | null;
-  /** What else there is to say: for a health change, `valid → unreachable` and the check's reason. */
+  readonly failure: AuditFailure | null;
+  /** What else there is to say: for a health change, `valid → unreachable` and the check's reason; for a forbidden write, its method. */
   readonly detail: string | null;
 }
+
+const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set(["add", "update", "delete", "rotate-master-key"]);
+
+/**
+ * Whether an entry records a change that happened (an add, update, delete or rotation that succeeded), which
+ * the trail keeps by its own retention; everything else is an attempt (refused, failed, a dry run, a key check,
+ * a health change), kept apart so that no number of attempts can push a change out.
+ */
+export const isAuditedChange = (entry: Pick<AuditEntry, "action" | "outcome">): boolean => entry.outcome === "succeeded" && CHANGE_ACTIONS.has(entry.action);
 
 // Entries of one process within one millisecond keep their order by this count; the random part keeps
 // processes apart.
 let sequence = 0;
 
-/** A new entry's id: its time, then a count of this process (6 hex) and random hex (4). */
 /**
  * The codecs of an entry's fields that every store keeps as they are, for the stores to decode what they
  * read back (each adds `at` and `requestId` in its own form).
@@ -50,7 +64,7 @@ let sequence = 0;
 export const AuditEntryProps = {
   id: t.string,
   actor: t.string,
-  action: t.keyof({ add: null, "dry-run": null, update: null, delete: null, "rotate-master-key": null, "health-change": null }),
+  action: t.keyof({ add: null, "dry-run": null, update: null, delete: null, "rotate-master-key": null, "health-change": null, "key-check": null, forbidden: null }),
   alias: t.union([AliasCodec, t.null]),
   fields: t.array(t.string),
   forced: t.boolean,
@@ -60,18 +74,23 @@ export const AuditEntryProps = {
   detail: t.union([t.string, t.null]),
 };
 
+/** A new entry's id: its time, then a count of this process (6 hex) and random hex (4). */
 export const auditEntryId = (at: Date): string => {
   sequence = (sequence + 1) % 0x1000000;
   return `${at.toISOString()}-${sequence.toString(16).padStart(6, "0")}${randomBytes(2).toString("hex")}`;
 };
 
-/** How long audit entries are kept: the newest `maxEntries`, none older than `maxAgeMs`. */
+/**
+ * How long audit entries are kept: of the changes (`isAuditedChange`) the newest `maxEntries`, of the other
+ * entries (attempts) the newest `maxAttempts`, each counted apart; none older than `maxAgeMs`.
+ */
 export interface AuditRetention {
   readonly maxEntries: number;
+  readonly maxAttempts: number;
   readonly maxAgeMs: number;
 }
 
-export const DEFAULT_AUDIT_RETENTION: AuditRetention = { maxEntries: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 };
+export const DEFAULT_AUDIT_RETENTION: AuditRetention = { maxEntries: 10_000, maxAttempts: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 };
 
 /** A page of the trail, newest first: entries of `alias` (any case) at or after `since`, older than the entry `before`. */
 export interface AuditQuery {
@@ -124,7 +143,8 @@ export const decodeAuditQuery = (input: Readonly<Record<string, unknown>>): E.Ei
 
 /**
  * The page `query` selects from `entries` (any order), newest first, leaving out what `retention` no
- * longer keeps (too old, or beyond the newest `maxEntries`): for stores that hold the trail in memory.
+ * longer keeps (too old, or beyond the newest `maxEntries` changes or `maxAttempts` attempts): for stores
+ * that hold the trail in memory.
  */
 export const selectAuditPage = (
   entries: readonly AuditEntry[],
@@ -134,9 +154,11 @@ export const selectAuditPage = (
 ): readonly AuditEntry[] => {
   const oldest = now - retention.maxAgeMs;
   const alias = query.alias === undefined ? undefined : aliasKey(query.alias);
+  let changes = 0;
+  let attempts = 0;
   return [...entries]
     .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .slice(0, retention.maxEntries)
+    .filter((entry) => (isAuditedChange(entry) ? (changes += 1) <= retention.maxEntries : (attempts += 1) <= retention.maxAttempts))
     .filter(
       (entry) =>
         entry.at.getTime() >= oldest &&
@@ -146,3 +168,7 @@ export const selectAuditPage = (
     )
     .slice(0, query.limit);
 };
+
+/** Every entry `retention` still keeps, newest first: what a store that rewrites its trail keeps of it. */
+export const retainedAuditEntries = (entries: readonly AuditEntry[], retention: AuditRetention, now = Date.now()): readonly AuditEntry[] =>
+  selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention, now);

@@ -9,9 +9,11 @@ export interface Connection {
 }
 
 /**
- * A connection as a store keeps it. `version` is 1 when it is added and grows by one with every change, so a
- * writer can ask that nobody changed it since it read it. `apiKeySetAt` is when its key was stored (null for a
- * connection stored before keys were dated).
+ * A connection as a store keeps it. `version` names one state of one connection's life: every write that
+ * changes a connection (adding it included) gives it a new version, greater than any the store gave before,
+ * so a writer can ask that nobody changed it since it read it, and a version read before a delete never
+ * matches the alias added again. An update that changes nothing keeps the version. `apiKeySetAt` is when its
+ * key was stored (null for a connection stored before keys were dated).
  */
 export interface StoredConnection extends Connection {
   readonly version: number;

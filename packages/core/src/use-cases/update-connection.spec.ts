@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+import { createInMemoryConnectionRepository, createInMemoryOrchestrator, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+import { createConnectionService } from "../connection-service.js";
 import type { Alias } from "../domain/codecs.js";
+import { createInProcessConnectionChanges } from "../ports/connection-changes.js";
 
 const setup = async () => {
   const world = createTestWorld();
@@ -63,6 +65,24 @@ describe("updateConnection", () => {
     expect(await stored(world)).toMatchObject({ version: 1 });
     await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [1] }));
     expect(await stored(world)).toMatchObject({ version: 2 });
+  });
+
+  it("keeps the version of a change that changes nothing (the same URL, the same key) and announces nothing", async () => {
+    const changes = createInProcessConnectionChanges();
+    const published: string[] = [];
+    changes.subscribe((alias) => void published.push(alias));
+    const repository = createInMemoryConnectionRepository();
+    const orchestrator = createInMemoryOrchestrator([{ apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] }]);
+    const service = createConnectionService({ repository, orchestrator, changes });
+    await expectRight(service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }));
+    const added = await expectRight(repository.get("lab" as Alias));
+    expect(await expectRight(service.updateConnection("LAB", { orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }))).toBe("updated");
+    await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { expectedVersions: [added.version] }));
+    expect(await expectRight(repository.get("lab" as Alias))).toMatchObject({ version: added.version, apiKeySetAt: added.apiKeySetAt });
+    expect(published).toEqual([]);
+    await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }));
+    expect(published).toEqual(["lab"]);
+    expect((await expectRight(repository.get("lab" as Alias))).version).toBeGreaterThan(added.version);
   });
 
   it("answers NotFound for an unknown alias", async () => {

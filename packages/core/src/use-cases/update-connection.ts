@@ -38,7 +38,8 @@ export type UpdateConnectionOutcome = "updated" | "dry-run";
 /**
  * Changes the URL and/or key of a connection. The connection as it would be
  * after the change must be accepted by the orchestrator (unless forced);
- * then the change is stored and announced, so customers caches drop it.
+ * then the change is stored and announced, so customers caches drop it
+ * (a change that changes nothing keeps the version and is not announced).
  * With expected versions, it changes nothing unless the stored version is
  * one of them, from the first read to the write. A dry run stops before
  * the write.
@@ -56,7 +57,7 @@ export const updateConnection =
         pipe(
           TE.fromEither(decodeChange(alias, body)),
           TE.tap((change) => TE.fromEither(change.orchestratorUrl === undefined ? E.right(undefined) : requireAdmitted(deps.orchestrator, change.orchestratorUrl))),
-          TE.tap((change) =>
+          TE.flatMap((change) =>
             pipe(
               deps.repository.get(alias),
               // Fails before asking the orchestrator; the store checks again, atomically, when it writes.
@@ -64,16 +65,17 @@ export const updateConnection =
                 (current) => options.expectedVersions?.includes(current.version) ?? true,
                 (current) => versionMismatch(current.alias, current.version),
               ),
-              TE.map((current) => ({ ...current, ...change })),
-              TE.flatMap(requireAccepted(deps.orchestrator, alias, options.force === true)),
+              TE.tap((current) => requireAccepted(deps.orchestrator, alias, options.force === true)({ ...current, ...change })),
+              TE.map((current) => ({ change, readVersion: current.version })),
             ),
           ),
-          TE.flatMap((change) =>
+          TE.flatMap(({ change, readVersion }) =>
             options.dryRun === true
               ? TE.right<DomainError, UpdateConnectionOutcome>("dry-run")
               : pipe(
                   deps.repository.update(alias, change, options.expectedVersions),
-                  TE.flatMap((updated) => TE.fromTask(() => deps.changes.publish(updated.alias))),
+                  // The version read is still the stored one: the change changed nothing, so there is nothing to announce.
+                  TE.flatMap((updated) => (updated.version === readVersion ? TE.right(undefined) : TE.fromTask(() => deps.changes.publish(updated.alias)))),
                   TE.as<UpdateConnectionOutcome>("updated"),
                 ),
           ),

@@ -14,6 +14,8 @@ export interface AuthenticateOptions {
   readonly authenticator: Authenticator;
   readonly throttle: LoginThrottle;
   readonly metrics: Metrics;
+  /** Audits a write refused to a user who may only read; the 403 is sent once it settles. */
+  readonly onForbidden?: (req: Request, res: Response) => Promise<void>;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface AuthenticateOptions {
  * without a promise turn (the common case); only a new one waits for the
  * shared failure count and bcrypt.
  */
-export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateOptions): RequestHandler => {
+export const authenticate = ({ authenticator, throttle, metrics, onForbidden }: AuthenticateOptions): RequestHandler => {
   const admit = (req: Request, res: Response, next: NextFunction, user: AuthenticatedUser | undefined): void => {
     if (user === undefined) {
       metrics.loginFailures.inc({ status: "401" });
@@ -34,7 +36,9 @@ export const authenticate = ({ authenticator, throttle, metrics }: AuthenticateO
     }
     res.locals["user"] = user;
     if (user.role !== "admin" && !READ_METHODS.has(req.method)) {
-      sendProblem(res, problem(403, "forbidden", "Forbidden", "This user may only read (role viewer)."));
+      const refuse = () => sendProblem(res, problem(403, "forbidden", "Forbidden", "This user may only read (role viewer)."));
+      if (onForbidden === undefined) refuse();
+      else void onForbidden(req, res).finally(refuse);
       return;
     }
     next();

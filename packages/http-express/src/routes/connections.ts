@@ -107,7 +107,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
           );
           return;
         }
-        const checked = await service.checkApiKey(req.params["alias"] as string, req.body)();
+        const checked = await service.checkApiKey(req.params["alias"] as string, req.body, { by: actorOf(res.locals) })();
         if (E.isRight(checked) && !checked.right.matches) await reservation?.failed();
         else reservation?.giveBack();
         await respond(res, TE.fromEither(checked), (result) => sendJson(res, 200, { matches: result.matches }));
