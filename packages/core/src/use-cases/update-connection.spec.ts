@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createInMemoryConnectionRepository, createInMemoryOrchestrator, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
 import { createConnectionService } from "../connection-service.js";
 import type { Alias } from "../domain/codecs.js";
-import { createInProcessConnectionChanges } from "../ports/connection-changes.js";
+import { createInProcessConnectionChanges, type ConnectionChangeNotice } from "../ports/connection-changes.js";
 
 const setup = async () => {
   const world = createTestWorld();
@@ -69,8 +69,8 @@ describe("updateConnection", () => {
 
   it("keeps the version of a change that changes nothing (the same URL, the same key) and announces nothing", async () => {
     const changes = createInProcessConnectionChanges();
-    const published: string[] = [];
-    changes.subscribe((alias) => void published.push(alias));
+    const published: ConnectionChangeNotice[] = [];
+    changes.subscribe((notice) => void published.push(notice));
     const repository = createInMemoryConnectionRepository();
     const orchestrator = createInMemoryOrchestrator([{ apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] }]);
     const service = createConnectionService({ repository, orchestrator, changes });
