@@ -10,6 +10,12 @@ export const EXIT = {
   validationRefused: 5,
   orchestrator: 6,
   storage: 7,
+  /** A command that reads found no store where it looked (it never creates one). */
+  noStore: 8,
+  /** key-check: the key given is not the stored one. */
+  keyMismatch: 9,
+  /** Stopped by a signal before it finished (128 + SIGINT's number; SIGTERM gives 143). */
+  interrupted: 130,
 } as const;
 
 export const exitCodeOf = (error: DomainError): number => {

@@ -1,5 +1,6 @@
 export { compose, storageModuleFor, type Composition, type ComposeOptions } from "./compose.js";
 export { EnvCodecs, LOG_LEVELS, loadConfig, processEnvironment, type Config, type LogLevel } from "./config.js";
+export { describeMissingStore, locateStore, type StoreLocation } from "./data-dir.js";
 export { createLogger, REDACTED_PATHS, type Logger } from "./logger.js";
 export { createMetrics, type Metrics } from "./metrics.js";
 export { coreModule } from "./modules/core.js";
