@@ -250,7 +250,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   }
   const run = command as Command;
 
-  const { compose, loadConfig, locateStore, describeMissingStore, processEnvironment } = await composition();
+  const { compose, loadConfig, locateStore, describeMissingStore, offlineOrchestratorModule, processEnvironment } = await composition();
   const config = loadConfig(io.env);
   if (E.isLeft(config)) return fail(EXIT.usage, config.left);
   const store = await locateStore(config.right);
@@ -267,7 +267,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
 
   const { default: pino } = await import("pino");
   // Logs go to standard error: standard output carries the answer.
-  const composed = await compose(config.right, { logDestination: pino.destination(2) })();
+  const composed = await compose(config.right, {
+    logDestination: pino.destination(2),
+    ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestratorModule() }),
+  })();
   if (E.isLeft(composed)) return fail(EXIT.usage, composed.left);
   const { service, close } = composed.right;
   const stop = new AbortController();

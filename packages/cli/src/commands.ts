@@ -77,6 +77,8 @@ export interface Command extends CommandSpec {
   readonly progress?: string;
   /** Whether, with these options, the command reads an apiKey from standard input. */
   readonly readsKey?: (options: CommandInput["options"]) => boolean;
+  /** Whether it may call an orchestrator (validations, customers); the others run with the composition's offline one. */
+  readonly asksOrchestrator?: boolean;
   /** Whether it creates the store when there is none yet (the writes that add); the others refuse a missing store. */
   readonly createsStore?: boolean;
   run(input: CommandInput): TE.TaskEither<DomainError, CommandOutput>;
@@ -220,6 +222,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "add",
     summary: "add a connection, validated with its orchestrator first",
+    asksOrchestrator: true,
     args: ["alias", "orchestratorUrl"],
     options: {
       "dry-run": { type: "boolean", description: "validate only; store nothing" },
@@ -237,6 +240,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "update",
     summary: "change a connection's URL and/or apiKey, validated first",
+    asksOrchestrator: true,
     args: ["alias"],
     options: {
       url: { type: "string", value: "orchestratorUrl", description: "the new orchestrator URL" },
@@ -264,6 +268,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "validate",
     summary: "ask the orchestrator whether a connection's apiKey is accepted",
+    asksOrchestrator: true,
     args: ["alias"],
     options: { verbose: { type: "boolean", description: "add the key's type or why it is not valid, the version and when the key was set" }, ...OUTPUT_OPTIONS },
     progress: "asking the orchestrator",
@@ -306,6 +311,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "customers",
     summary: "a partner connection's customers",
+    asksOrchestrator: true,
     args: ["alias"],
     options: OUTPUT_OPTIONS,
     progress: "fetching the customers",
@@ -344,11 +350,16 @@ export const COMMANDS: readonly Command[] = [
     run: ({ service, options }) =>
       options["format"] !== undefined && options["format"] !== "yaml" && options["format"] !== "json"
         ? TE.left(invalidInput([{ field: "--format", message: "must be yaml or json" }]))
-        : TE.map((connections: readonly ConnectionSummary[]) => message(exportConfiguration(connections, options["format"] === "json" ? "json" : "yaml")))(service.listConnections()),
+        : pipe(
+            service.listConnections(),
+            TE.flatMap((connections) => TE.fromTask(() => exportConfiguration(connections, options["format"] === "json" ? "json" : "yaml"))),
+            TE.map(message),
+          ),
   },
   {
     name: "apply",
     summary: "make the connections what a configuration file says: print the plan, then apply it",
+    asksOrchestrator: true,
     args: [],
     options: {
       file: { type: "string", short: "f", value: "file", description: "the configuration file (YAML or JSON, at most 16 MiB), as `export` writes it" },

@@ -4,7 +4,9 @@ import { resolve as resolvePath, sep } from "node:path";
 import { invalidInput, strictObject, toFieldErrors, type ConnectionSummary, type DomainError, type FieldError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
-import YAML from "yaml";
+
+// YAML is loaded when a file is read or written: the other commands start without it.
+const loadYaml = async () => (await import("yaml")).default;
 
 /**
  * Configuration as code: a file of connections whose keys are references, `env:SDWAN_APIKEY_…` (a variable
@@ -53,9 +55,9 @@ export const keyVariable = (alias: string): string =>
   `${KEY_VARIABLE_PREFIX}${alias.toUpperCase().replace(/[^A-Z0-9]/g, (character) => `_${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`)}`;
 
 /** The connections as a configuration file (YAML, or JSON), each key a reference to `keyVariable(alias)`. */
-export const exportConfiguration = (connections: readonly ConnectionSummary[], format: "yaml" | "json"): string => {
+export const exportConfiguration = async (connections: readonly ConnectionSummary[], format: "yaml" | "json"): Promise<string> => {
   const document = { connections: connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl, apiKey: `env:${keyVariable(alias)}` })) };
-  return format === "json" ? `${JSON.stringify(document, null, 2)}\n` : YAML.stringify(document);
+  return format === "json" ? `${JSON.stringify(document, null, 2)}\n` : (await loadYaml()).stringify(document);
 };
 
 const fieldErrors = (errors: t.Errors, prefix: string): FieldError[] =>
@@ -112,7 +114,7 @@ const resolveReference = async (reference: string, env: Readonly<Record<string, 
 };
 
 /** Parses a configuration file's text: JSON quickly when it is JSON, YAML otherwise (JSON is YAML too). */
-const parseDocument = (text: string): E.Either<string, unknown> => {
+const parseDocument = async (text: string): Promise<E.Either<string, unknown>> => {
   if (/^\s*[[{]/.test(text)) {
     try {
       return E.right(JSON.parse(text) as unknown);
@@ -120,6 +122,7 @@ const parseDocument = (text: string): E.Either<string, unknown> => {
       // Not JSON after all (a YAML flow mapping): YAML says where.
     }
   }
+  const YAML = await loadYaml();
   try {
     return E.right(YAML.parse(text) as unknown);
   } catch (error) {
@@ -139,7 +142,7 @@ export const readConfiguration = async (
   dataDir: string,
 ): Promise<E.Either<DomainError, readonly Record<string, string>[]>> => {
   const text = await readRegularFile(path, CONFIGURATION_FILE_MAX_BYTES);
-  const document = E.flatMap(parseDocument)(text);
+  const document = E.isLeft(text) ? text : await parseDocument(text.right);
   if (E.isLeft(document)) return E.left(invalidInput([{ field: "--file", message: document.left }]));
   const file = ConfigurationFile.decode(document.right);
   if (E.isLeft(file)) return E.left(invalidInput(fieldErrors(file.left, "")));

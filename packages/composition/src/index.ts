@@ -6,7 +6,7 @@ export { createMetrics, type Metrics } from "./metrics.js";
 export { coreModule } from "./modules/core.js";
 export { lowdbStorageModule } from "./modules/lowdb.js";
 export { observabilityModule, type ObservabilityOptions } from "./modules/observability.js";
-export { loadCertificateAuthorities, portalOrchestratorModule } from "./modules/portal.js";
+export { loadCertificateAuthorities, offlineOrchestratorModule, portalOrchestratorModule } from "./modules/portal.js";
 export { postgresStorageModule } from "./modules/postgres.js";
 export { orFail, StartupError } from "./startup-error.js";
 export { TOKENS, type Storage } from "./tokens.js";
