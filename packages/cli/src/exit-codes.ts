@@ -29,7 +29,8 @@ export const exitCodeOf = (error: DomainError): number => {
     case "VersionMismatch":
       return EXIT.conflict;
     case "ValidationRefused":
-      return EXIT.validationRefused;
+      // Refused by the orchestrator (5), or the orchestrator could not be asked (6), as `validate` tells them.
+      return error.cause._tag === "OrchestratorRejected" ? EXIT.validationRefused : EXIT.orchestrator;
     case "OrchestratorRejected":
     case "OrchestratorUnreachable":
     case "OrchestratorTimedOut":
