@@ -10,14 +10,17 @@ import { readSecret } from "./secret-input.js";
 process.stdout.on("error", (error: NodeJS.ErrnoException) => process.exit(error.code === "EPIPE" ? 0 : 1));
 
 // Ctrl-C and SIGTERM end the process at once, as by default, unless the command stops cleanly (apply):
-// then it is told, and has a second to say what it did.
+// then it is told, and has a second to say what it did; a second signal ends it at once. (Kept registered,
+// not `once`: a dependency's signal-exit handler re-raises the signal when it finds itself alone.)
 let stopCleanly: ((exitCode: number) => void) | undefined;
+let stopping = false;
 for (const [signal, exitCode] of [
   ["SIGINT", 130],
   ["SIGTERM", 143],
 ] as const) {
-  process.once(signal, () => {
-    if (stopCleanly === undefined) process.exit(exitCode);
+  process.on(signal, () => {
+    if (stopCleanly === undefined || stopping) process.exit(exitCode);
+    stopping = true;
     stopCleanly(exitCode);
     setTimeout(() => process.exit(exitCode), 1000).unref();
   });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer, type Socket } from "node:net";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -264,6 +265,45 @@ describe("export and apply", { timeout: 120_000 }, () => {
     ]);
     expect(outcome.results?.[0]?.reason).toContain("did not accept");
     expect(run.stdout).not.toContain("not-a-known-key");
+  });
+
+  it("stops on SIGTERM within a second, saying what was applied, what was under way and what was not started", async () => {
+    // An orchestrator that accepts connections and never answers: validations against it hang.
+    const held: Socket[] = [];
+    const silent = createServer((connection) => held.push(connection));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const address = silent.address();
+    const silentUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/`;
+    try {
+      const entries = Array.from({ length: 20 }, (_, i) => ({ alias: `stop-${i}`, url: i < 4 ? simulator.url : silentUrl }));
+      const file = await writeConfiguration(
+        "stopped.yaml",
+        `connections:\n${entries.map(({ alias, url }, i) => `  - alias: ${alias}\n    orchestratorUrl: ${url}\n    apiKey: env:SDWAN_APIKEY_S${i}\n`).join("")}`,
+      );
+      const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/main.ts", "apply", "-f", file], {
+        cwd: PACKAGE_DIR,
+        env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...Object.fromEntries(entries.map((_, i) => [`SDWAN_APIKEY_S${i}`, PARTNER_KEY])) },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      const exited = once(child, "exit");
+      // Until the four quick steps are applied (their audit entries) and the others hang on the silent orchestrator.
+      for (let i = 0; i < 300 && held.length < 8; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const signalled = Date.now();
+      child.kill("SIGTERM");
+      const [code] = await exited;
+      expect(Date.now() - signalled).toBeLessThan(1_000);
+      expect(code).toBe(143);
+      const outcome = JSON.parse(stdout) as Outcome;
+      const count = (wanted: string) => outcome.results?.filter(({ outcome: got }) => got === wanted).length;
+      expect([count("applied"), count("interrupted"), count("skipped")]).toEqual([4, 8, 8]);
+      expect(outcome.results?.slice(0, 4).map(({ alias, outcome: got }) => `${alias} ${got}`)).toEqual(["stop-0 applied", "stop-1 applied", "stop-2 applied", "stop-3 applied"]);
+    } finally {
+      for (const connection of held) connection.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it("refuses a file holding a key itself, or naming an unset variable, naming the place and never the value", async () => {
