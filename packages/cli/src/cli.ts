@@ -46,7 +46,7 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
     summary: "the effective settings: where the store is, the timeouts, the limits (never a secret)",
     args: [],
     options: OUTPUT_OPTIONS,
-    notes: "From the same SDWAN_* variables as the service (docs/interface.md §6); each row says whether it was set or is the default. Keys and passwords are never shown: only whether they are set.",
+    notes: "From the same SDWAN_* variables as the service (docs/interface.md §6); the data directory is shown resolved, saying whether it is the default (./data in the current directory). Keys and passwords are never shown: only whether they are set.",
     print: async (_args, env) => {
       const { loadConfig, locateStore } = await composition();
       const config = loadConfig(env);

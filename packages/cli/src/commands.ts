@@ -187,7 +187,7 @@ const applyExitCode = (results: readonly StepResult[], stopCode: number | undefi
 
 // How many steps of an apply run at once: forced steps are only writes, which the embedded store commits
 // together; validated ones each ask their orchestrator, kept to a few at a time.
-const APPLY_CONCURRENCY = { forced: 8192, validated: 8 };
+const APPLY_CONCURRENCY = { forced: 32_768, validated: 8 };
 
 /** The signal's exit code (128 + its number) once the apply was stopped by one. */
 export const stopExitCode = (signal: AbortSignal): number | undefined => (signal.aborted ? (typeof signal.reason === "number" ? signal.reason : EXIT.interrupted) : undefined);
