@@ -39,8 +39,9 @@ try {
     median(durations).toFixed(0),
     percentile(durations, 0.9).toFixed(0),
     `${(median(durations) / baseline).toFixed(2)}×`,
+    name.startsWith("node") ? "" : median(durations) / baseline <= 3 ? "yes" : "no",
   ]);
-  const table = markdownTable(["command", "median ms", "p90 ms", "× bare node (median)"], rows);
+  const table = markdownTable(["command", "median ms", "p90 ms", "× bare node (median)", "within 3×"], rows);
   process.stdout.write(`${table}\n`);
   await writeBenchmarkSection(
     "cli-start",
