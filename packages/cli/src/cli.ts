@@ -1,34 +1,85 @@
 import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
-import { compose, loadConfig, processEnvironment } from "@sdwan-connections/composition";
-import { describeError } from "@sdwan-connections/core";
+import { describeError, type DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
-import { pino } from "pino";
-import { COMMANDS, type Command } from "./commands.js";
+import packageJson from "../package.json" with { type: "json" };
+import { COMMANDS, OUTPUT_OPTIONS, stopExitCode, type Command, type CommandOutput, type CommandSpec } from "./commands.js";
 import { bashCompletion, zshCompletion } from "./completion.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
-import { table } from "./output.js";
+import { DEFAULT_WIDTH, json, table } from "./output.js";
 import { withProgress, type ProgressStream } from "./progress.js";
+import { describeSettings } from "./settings.js";
 
 const PROGRAM = "sdwan-connections";
+export const VERSION = packageJson.version;
 
-export interface CliIo {
-  readonly stdout: ProgressStream;
-  readonly stderr: ProgressStream;
-  /** Standard input as text, read once (the apiKey). */
-  readonly readStdin: () => Promise<string>;
-  /** The environment to configure from; the composition reads the process's own when undefined. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+export interface OutputStream extends ProgressStream {
+  /** The terminal's width, when it is one. */
+  readonly columns?: number;
 }
 
-const usageOf = (command: Command): string =>
+export interface CliIo {
+  readonly stdout: OutputStream;
+  readonly stderr: ProgressStream;
+  /**
+   * The apiKey from standard input: on a terminal after `prompt`, typed with echo off and ended by Enter;
+   * otherwise all of it, without a prompt. Undefined when the person cancelled (Ctrl-C).
+   */
+  readonly readSecret: (prompt: string) => Promise<string | undefined>;
+  /** The environment to configure from; the composition reads the process's own when undefined. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Registers what to do on SIGINT or SIGTERM while a command that can stop cleanly (apply) runs; given the
+   * signal's exit code. Without it (or for other commands) the process ends at once, as it would anyway.
+   */
+  readonly onStop?: (stop: (exitCode: number) => void) => void;
+}
+
+/** Commands that need neither the store nor the service; `config` loads the configuration (and the composition) when called. */
+interface LocalCommand extends CommandSpec {
+  print(args: readonly string[], env: Readonly<Record<string, string | undefined>> | undefined): Promise<E.Either<string, CommandOutput>>;
+}
+
+const LOCAL_COMMANDS: readonly LocalCommand[] = [
+  {
+    name: "config",
+    summary: "the effective settings: where the store is, the timeouts, the limits (never a secret)",
+    args: [],
+    options: OUTPUT_OPTIONS,
+    notes: "From the same SDWAN_* variables as the service (docs/interface.md §6); the data directory is shown resolved, saying whether it is the default (./data in the current directory). Keys and passwords are never shown: only whether they are set.",
+    print: async (_args, env) => {
+      const { loadConfig, locateStore } = await composition();
+      const config = loadConfig(env);
+      return E.isLeft(config) ? config : E.right(describeSettings(config.right, await locateStore(config.right)));
+    },
+  },
+  {
+    name: "completion",
+    summary: "print a shell completion script (aliases completed from the local store)",
+    args: ["bash|zsh"],
+    options: {},
+    notes: `bash: ${PROGRAM} completion bash > /etc/bash_completion.d/${PROGRAM}; zsh: source <(${PROGRAM} completion zsh)`,
+    print: async ([shell]) =>
+      shell === "bash" || shell === "zsh"
+        ? E.right({ message: (shell === "bash" ? bashCompletion : zshCompletion)(ALL_COMMANDS) })
+        : E.left(`completion: the shell must be bash or zsh, not '${shell}'`),
+  },
+];
+
+// The composition is loaded when a command needs it: --help, --version and completion start without it.
+const composition = () => import("@sdwan-connections/composition");
+
+const ALL_COMMANDS: readonly CommandSpec[] = [...COMMANDS, ...LOCAL_COMMANDS];
+const findCommand = (name: string | undefined): CommandSpec | undefined => ALL_COMMANDS.find((candidate) => candidate.name === name);
+
+const usageOf = (command: CommandSpec): string =>
   [
     `${PROGRAM} ${command.name}`,
     ...command.args.map((arg) => `<${arg}>`),
     ...Object.entries(command.options).map(([name, spec]) => (spec.type === "string" ? `[--${name} <${spec.value ?? "value"}>]` : `[--${name}]`)),
   ].join(" ");
 
-const commandHelp = (command: Command): string =>
+const commandHelp = (command: CommandSpec): string =>
   [
     `usage: ${usageOf(command)}`,
     "",
@@ -37,7 +88,10 @@ const commandHelp = (command: Command): string =>
     "Options:",
     table(
       ["", ""],
-      [...Object.entries(command.options), ["help", { description: "show this help" }] as const].map(([name, spec]) => [`  --${name}`, spec.description]),
+      [...Object.entries(command.options), ["help", { description: "show this help" }] as const].map(([name, spec]) => [
+        `  ${"short" in spec && spec.short !== undefined ? `-${spec.short}, ` : ""}--${name}`,
+        spec.description,
+      ]),
     )
       .split("\n")
       .slice(1)
@@ -53,8 +107,10 @@ Commands:
 ${table(
   ["", ""],
   [
-    ...COMMANDS.map((command) => [`  ${[command.name, ...command.args.map((arg) => `<${arg}>`)].join(" ")}`, command.summary]),
-    ["  completion <bash|zsh>", "print a shell completion script"],
+    ...ALL_COMMANDS.filter((command) => command.hidden !== true).map((command) => [
+      `  ${[command.name, ...command.args.map((arg) => `<${arg}>`)].join(" ")}`,
+      command.summary,
+    ]),
     ["  help [command]", "this help, or a command's"],
   ],
 )
@@ -63,110 +119,185 @@ ${table(
   .join("\n")
   .trimEnd()}
 
-\`${PROGRAM} <command> --help\` shows a command's options. Tables are for people; --json
-(the default when standard output is not a terminal) is for scripts. Configuration comes
-from the same SDWAN_* environment variables as the service (docs/interface.md §6); the
-CLI can run while the service uses the same store.
+\`${PROGRAM} <command> --help\` shows a command's options; \`${PROGRAM} --version\` its version.
+Tables are for people; -o json or yaml (json is the default when standard output is
+not a terminal) is for scripts. Configuration comes from the same SDWAN_* variables
+as the service (\`${PROGRAM} config\` shows them). The embedded store is in
+SDWAN_DATA_DIR, by default ./data in the current directory; commands that read
+never create one.
 
-Exit codes: 0 done; 2 usage, invalid input or configuration; 3 not found; 4 conflict
-(alias taken, not a partner); 5 the orchestrator refused the key; 6 the orchestrator
-failed (unreachable, timed out, rate-limited, garbage); 7 storage failure.
+Exit codes: 0 done; 2 usage, invalid input or configuration; 3 not found; 4 conflict;
+5 the orchestrator refused the key; 6 the orchestrator failed (unreachable, timed out,
+rate-limited, garbage); 7 storage failure; 8 no store where it looked; 9 key-check:
+the key differs; 130/143 stopped by Ctrl-C/SIGTERM.
 `;
 
-/** What the command line asks for, or a usage error. */
+type Options = Record<string, string | boolean | undefined>;
+
+/** What the command line asks for, or a usage error (its message, and the command whose help helps). */
 type Parsed =
   | { readonly kind: "text"; readonly text: string }
-  | { readonly kind: "run"; readonly command: Command; readonly args: readonly string[]; readonly options: Record<string, string | boolean | undefined> };
+  | { readonly kind: "run"; readonly command: CommandSpec; readonly args: readonly string[]; readonly options: Options };
+interface UsageError {
+  readonly message: string;
+  readonly command?: CommandSpec;
+}
 
-const parseCommandLine = (argv: readonly string[]): E.Either<string, Parsed> => {
+// The options of a command as parseArgs takes them, with --help.
+const parserOptions = (command: CommandSpec) => ({
+  ...Object.fromEntries(Object.entries(command.options).map(([option, spec]) => [option, { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }) }])),
+  help: { type: "boolean" as const, short: "h" },
+});
+
+const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed> => {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h") return E.right({ kind: "text", text: HELP });
+  if (name === "--version" || name === "-V") return E.right({ kind: "text", text: `${PROGRAM} ${VERSION}\n` });
   if (name === "help") {
-    const command = COMMANDS.find((candidate) => candidate.name === rest[0]);
     if (rest.length === 0) return E.right({ kind: "text", text: HELP });
-    return command === undefined ? E.left(`unknown command ${rest[0]}`) : E.right({ kind: "text", text: commandHelp(command) });
+    const command = findCommand(rest[0]);
+    return command === undefined ? E.left({ message: `unknown command '${rest[0]}'` }) : E.right({ kind: "text", text: commandHelp(command) });
   }
-  if (name === "completion") {
-    if (rest[0] === "bash" && rest.length === 1) return E.right({ kind: "text", text: bashCompletion() });
-    if (rest[0] === "zsh" && rest.length === 1) return E.right({ kind: "text", text: zshCompletion() });
-    return E.left("usage: completion <bash|zsh>");
+  const command = findCommand(name);
+  if (command === undefined) return E.left({ message: name.startsWith("-") ? `unknown option ${name}` : `unknown command '${name}'` });
+  // Not strict: every option token is checked here, so that errors are in this CLI's words, not Node's.
+  const specs = parserOptions(command);
+  const { values, positionals, tokens } = parseArgs({ args: [...rest], options: specs, allowPositionals: true, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    const spec = (specs as Record<string, { type: "string" | "boolean" } | undefined>)[token.name];
+    if (spec === undefined) return E.left({ message: `unknown option ${token.rawName}`, command });
+    if (spec.type === "string" && (token.value === undefined || (token.inlineValue !== true && token.value.startsWith("-")))) {
+      return E.left({ message: `${token.rawName} needs a value`, command });
+    }
+    if (spec.type === "boolean" && token.value !== undefined) return E.left({ message: `${token.rawName} takes no value`, command });
   }
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (command === undefined) return E.left(`unknown command ${name}`);
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...rest],
-      options: {
-        ...Object.fromEntries(Object.entries(command.options).map(([option, spec]) => [option, { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }) }])),
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-      strict: true,
+  if (values["help"] === true) return E.right({ kind: "text", text: commandHelp(command) });
+  if (positionals.length !== command.args.length) {
+    return E.left({
+      message: command.args.length === 0 ? `takes no arguments` : `expects ${command.args.map((arg) => `<${arg}>`).join(" ")}`,
+      command,
     });
-  } catch (error) {
-    // util.parseArgs throws on an unknown option or a missing value; its message names the option only.
-    return E.left((error as Error).message.split("\n")[0] ?? "bad options");
   }
-  if (parsed.values["help"] === true) return E.right({ kind: "text", text: commandHelp(command) });
-  if (parsed.positionals.length !== command.args.length) {
-    return E.left(`${command.name} expects ${command.args.map((arg) => `<${arg}>`).join(" ") || "no arguments"}; see \`${PROGRAM} ${command.name} --help\``);
-  }
-  return E.right({ kind: "run", command, args: parsed.positionals, options: parsed.values as Record<string, string | boolean | undefined> });
+  return E.right({ kind: "run", command, args: positionals, options: values as Options });
 };
+
+const OUTPUT_FORMATS = ["table", "json", "yaml"] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+// -o, or --json, or the default: a table on a terminal, JSON for scripts.
+const outputFormat = (options: Options, stdout: OutputStream): E.Either<string, OutputFormat> => {
+  const chosen = options["output"];
+  if (typeof chosen === "string") return (OUTPUT_FORMATS as readonly string[]).includes(chosen) ? E.right(chosen as OutputFormat) : E.left(`-o must be table, json or yaml, not '${chosen}'`);
+  return E.right(options["json"] === true || stdout.isTTY !== true ? "json" : "table");
+};
+
+const render = async (output: CommandOutput, format: OutputFormat, stdout: OutputStream): Promise<string> => {
+  if ("message" in output) return output.message;
+  if (format === "json") return json(output.data);
+  if (format === "yaml") return (await import("yaml")).default.stringify(output.data);
+  return output.forPeople(stdout.columns || DEFAULT_WIDTH);
+};
+
+// A use case's error in this CLI's words: its arguments and options, not the REST API's request fields.
+const CLI_FIELDS: Record<string, string> = { apiKey: "the apiKey (standard input)", orchestratorUrl: "<orchestratorUrl>", alias: "<alias>", body: "input", query: "options" };
+const inCliWords = (error: DomainError, command: CommandSpec): string => {
+  if (error._tag !== "InvalidInput") return describeError(error);
+  return error.errors
+    .map(({ field, message }) => {
+      const name = field.replace(/^(body|query|entry)\./, "");
+      const shown =
+        field.startsWith("query.") && name in command.options
+          ? `--${name}`
+          : name === "orchestratorUrl" && command.name === "update"
+            ? "--url"
+            : (CLI_FIELDS[name] ?? name);
+      return `${shown}: ${message}`;
+    })
+    .join("; ");
+};
+
+const hintFor = (command: CommandSpec | undefined): string => `see '${PROGRAM}${command === undefined ? "" : ` ${command.name}`} --help'`;
 
 /**
  * Runs one command line and answers the exit code. Standard output carries
- * the answer only; messages, the progress indicator and warnings go to
- * standard error.
+ * the answer only; messages, prompts, the progress indicator and warnings go
+ * to standard error, each error in one line with a hint where one helps.
  */
 export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const fail = (code: number, line: string): number => {
-    io.stderr.write(`${PROGRAM}: ${line}\n`);
+  const fail = (code: number, line: string, hint?: string): number => {
+    io.stderr.write(`${PROGRAM}: ${line}${hint === undefined ? "" : `; ${hint}`}\n`);
     return code;
   };
   // pnpm passes a "--" through
   const parsed = parseCommandLine(argv.filter((arg) => arg !== "--"));
-  if (E.isLeft(parsed)) return fail(EXIT.usage, `${parsed.left}\n\n${HELP}`);
+  if (E.isLeft(parsed)) {
+    const { command, message } = parsed.left;
+    return fail(EXIT.usage, command === undefined ? message : `${command.name}: ${message}`, hintFor(command));
+  }
   if (parsed.right.kind === "text") {
     io.stdout.write(parsed.right.text);
     return EXIT.ok;
   }
   const { command, args, options } = parsed.right;
+  const format = outputFormat(options, io.stdout);
+  if (E.isLeft(format)) return fail(EXIT.usage, `${command.name}: ${format.left}`, hintFor(command));
+  if (!COMMANDS.includes(command as Command)) {
+    const printed = await (command as LocalCommand).print(args, io.env);
+    if (E.isLeft(printed)) return fail(EXIT.usage, printed.left, hintFor(command));
+    io.stdout.write(await render(printed.right, format.right, io.stdout));
+    return EXIT.ok;
+  }
+  const run = command as Command;
 
+  const { compose, loadConfig, locateStore, describeMissingStore, offlineOrchestratorModule, processEnvironment } = await composition();
   const config = loadConfig(io.env);
   if (E.isLeft(config)) return fail(EXIT.usage, config.left);
+  const store = await locateStore(config.right);
+  if (store.kind === "lowdb" && !store.exists) {
+    // The completion script asks quietly: no store, no aliases.
+    if (run.hidden === true) return EXIT.ok;
+    if (run.createsStore !== true) return fail(EXIT.noStore, describeMissingStore(store));
+    io.stderr.write(`${PROGRAM}: creating a new store in ${store.dataDir}${store.fromDefault ? " (SDWAN_DATA_DIR is not set: ./data in the current directory)" : ""}\n`);
+  }
+
+  // The key first, before anything can draw on the terminal: the progress indicator starts after it.
+  const apiKey = run.readsKey?.(options) === true ? await io.readSecret("apiKey (typing is not shown; Enter ends it): ") : undefined;
+  if (run.readsKey?.(options) === true && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
+
+  const { default: pino } = await import("pino");
   // Logs go to standard error: standard output carries the answer.
-  const composed = await compose(config.right, { logDestination: pino.destination(2) })();
+  const composed = await compose(config.right, {
+    logDestination: pino.destination(2),
+    defaultMetrics: false,
+    ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestratorModule() }),
+  })();
   if (E.isLeft(composed)) return fail(EXIT.usage, composed.left);
   const { service, close } = composed.right;
+  const stop = new AbortController();
+  if (run.name === "apply") io.onStop?.((exitCode) => stop.abort(exitCode));
   try {
     const input = {
       service,
       args,
       options,
-      readApiKey: readApiKey(io),
-      asJson: options["json"] === true || io.stdout.isTTY !== true,
+      apiKey,
       // The audit trail's actor: the operating-system user who ran the command.
       by: { name: `cli:${userInfo().username}` },
       env: io.env ?? processEnvironment(),
+      dataDir: store.kind === "lowdb" ? store.dataDir : config.right.dataDir,
+      signal: stop.signal,
     };
-    const run = () => command.run(input)();
-    const result = command.progress === undefined ? await run() : await withProgress(io.stderr, command.progress, run);
-    if (E.isLeft(result)) return fail(exitCodeOf(result.left), describeError(result.left));
-    if (typeof result.right === "string") {
-      io.stdout.write(result.right);
-      return EXIT.ok;
+    const work = () => run.run(input)();
+    const result = run.progress === undefined ? await work() : await withProgress(io.stderr, run.progress, work);
+    if (E.isLeft(result)) {
+      const code = exitCodeOf(result.left);
+      return fail(code, inCliWords(result.left, run), code === EXIT.usage ? hintFor(run) : undefined);
     }
-    io.stdout.write(result.right.output);
-    return result.right.exitCode;
+    io.stdout.write(await render(result.right, format.right, io.stdout));
+    return result.right.exitCode ?? EXIT.ok;
   } finally {
-    await close();
+    // Once stopped, what is still under way is not waited for (a slow orchestrator): the store's writes are atomic.
+    await (stopExitCode(stop.signal) === undefined ? close() : Promise.race([close(), new Promise((resolve) => setTimeout(resolve, 200))]));
   }
-};
-
-const readApiKey = (io: CliIo) => async (): Promise<string> => {
-  if (io.stderr.isTTY === true) io.stderr.write("apiKey (then Enter, Ctrl-D): ");
-  // One trailing line break is the shell's, not the key's.
-  return (await io.readStdin()).replace(/\r?\n$/, "");
 };

@@ -1,5 +1,6 @@
 import {
   CUSTOMER_FIELDS,
+  detailsAnswer,
   invalidInput,
   validationAnswer,
   versionFromText,
@@ -16,13 +17,14 @@ import {
   type AuditEntry,
   type AuditPage,
   type ConnectionHealth,
+  type ConnectionDetails,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
-import { exportConfiguration, readConfiguration } from "./configuration-file.js";
-import { exitCodeOf } from "./exit-codes.js";
+import { exportConfiguration, KEY_VARIABLE_PREFIX, readConfiguration } from "./configuration-file.js";
+import { EXIT, exitCodeOf } from "./exit-codes.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { cell, json, table } from "./output.js";
+import { cell, record, table } from "./output.js";
 
 export interface OptionSpec {
   readonly type: "boolean" | "string";
@@ -33,41 +35,65 @@ export interface OptionSpec {
   readonly short?: string;
 }
 
+/** What `--help`, completion and the parser know of a command. */
+export interface CommandSpec {
+  readonly name: string;
+  readonly summary: string;
+  readonly args: readonly string[];
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  /** Notes below the usage in `--help`. */
+  readonly notes?: string;
+  /** Left out of the help and of completion (what the completion script itself calls). */
+  readonly hidden?: boolean;
+}
+
 export interface CommandInput {
   readonly service: ConnectionService;
   /** The positional arguments, as many as the command names. */
   readonly args: readonly string[];
   readonly options: Readonly<Record<string, string | boolean | undefined>>;
-  /** The apiKey, from standard input (never from the command line, where other users could read it). */
-  readonly readApiKey: () => Promise<string>;
-  /** JSON for scripts: with --json, or whenever standard output is not a terminal. */
-  readonly asJson: boolean;
+  /** The apiKey read before the command ran, when `readsKey` said it needs one (never from the command line, where other users could read it). */
+  readonly apiKey: string | undefined;
   /** Who runs the command, for the audit trail. */
   readonly by: Actor;
-  /** The environment, for `env:NAME` key references. */
+  /** The environment, for `env:SDWAN_APIKEY_…` key references. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The data directory, which key references may not reach. */
+  readonly dataDir: string;
+  /** Aborted by SIGINT or SIGTERM (apply stops at once, saying what it applied). */
+  readonly signal: AbortSignal;
 }
 
-/** What a command printed, and the exit code when it is not 0 (some steps of `apply` failed). */
-export type CommandOutput = string | { readonly output: string; readonly exitCode: number };
+/**
+ * What a command answers: a message, or data that scripts get as JSON or YAML and people as text drawn for
+ * the terminal's width; `exitCode` when it is not 0 although the command ran (a refused key, a mismatch).
+ */
+export type CommandOutput =
+  | { readonly message: string; readonly exitCode?: number }
+  | { readonly data: unknown; readonly forPeople: (width: number) => string; readonly exitCode?: number };
 
-export interface Command {
-  readonly name: string;
-  readonly summary: string;
-  readonly args: readonly string[];
-  readonly options: Readonly<Record<string, OptionSpec>>;
-  /** Shown while the orchestrator is asked (a progress indicator on a terminal); undefined when it is not. */
+export interface Command extends CommandSpec {
+  /** Shown while the orchestrator is asked (a progress indicator on a terminal, started once the key was read); undefined when it is not. */
   readonly progress?: string;
-  /** Notes below the usage in `--help`. */
-  readonly notes?: string;
+  /** Whether, with these options, the command reads an apiKey from standard input. */
+  readonly readsKey?: (options: CommandInput["options"]) => boolean;
+  /** Whether it may call an orchestrator (validations, customers); the others run with the composition's offline one. */
+  readonly asksOrchestrator?: boolean;
+  /** Whether it creates the store when there is none yet (the writes that add); the others refuse a missing store. */
+  readonly createsStore?: boolean;
   run(input: CommandInput): TE.TaskEither<DomainError, CommandOutput>;
 }
 
-const JSON_OPTION: Record<string, OptionSpec> = { json: { type: "boolean", description: "print JSON (the default when standard output is not a terminal)" } };
-const KEY_NOTE = "The apiKey is read from standard input (type it, then Enter and Ctrl-D; or pipe it in).";
+const message = (text: string): CommandOutput => ({ message: text });
+
+export const OUTPUT_OPTIONS: Record<string, OptionSpec> = {
+  output: { type: "string", short: "o", value: "table|json|yaml", description: "the answer's format (default: table on a terminal, json otherwise)" },
+  json: { type: "boolean", description: "the same as -o json" },
+};
+const KEY_NOTE = "The apiKey is read from standard input: typed at a prompt, not shown, ended by Enter; or piped in.";
 
 const IF_MATCH_OPTION: Record<string, OptionSpec> = {
-  "if-match": { type: "string", value: "version", description: "only if the connection is still at this version (validate --verbose shows it)" },
+  "if-match": { type: "string", value: "version", description: "only if the connection is still at this version (get shows it)" },
 };
 
 // --if-match as the use case's option; anything but a positive integer is a usage error.
@@ -79,6 +105,40 @@ const expectedVersions = (options: CommandInput["options"]): E.Either<DomainErro
     ? E.right({ expectedVersions: [version] })
     : E.left(invalidInput([{ field: "--if-match", message: "must be a connection's version, a positive integer" }]));
 };
+
+/** Headers and labels in words, for the fields of every answer. */
+const LABELS: Record<string, string> = {
+  alias: "Alias",
+  orchestratorUrl: "Orchestrator URL",
+  valid: "Valid",
+  type: "Type",
+  reason: "Reason",
+  version: "Version",
+  apiKeySetAt: "Key set at",
+  apiKeyFingerprint: "Key fingerprint",
+  at: "At",
+  actor: "Actor",
+  action: "Action",
+  fields: "Fields",
+  forced: "Forced",
+  validation: "Validation",
+  outcome: "Outcome",
+  failure: "Failure",
+  id: "ID",
+  name: "Name",
+  enterpriseId: "Enterprise ID",
+  city: "City",
+  country: "Country",
+  bastionState: "Bastion state",
+};
+const label = (field: string): string => LABELS[field] ?? field;
+
+// A record of one answer's fields (booleans as yes/no, missing values as -), labelled in words.
+const fieldsOf = (answer: Record<string, unknown>): (readonly [string, string])[] =>
+  Object.entries(answer).map(([field, value]) => [label(field), cell(value as string | number | boolean | null)]);
+
+/** A table, or what to say when it has no rows. */
+const tableOrNone = (none: string, headers: readonly string[], rows: readonly (readonly string[])[], width: number): string => (rows.length === 0 ? `${none}\n` : table(headers, rows, width));
 
 const AUDIT_COLUMNS = ["at", "actor", "action", "alias", "fields", "forced", "validation", "outcome", "failure"] as const;
 const auditCell = (entry: AuditEntry, column: (typeof AUDIT_COLUMNS)[number]): string => {
@@ -97,15 +157,47 @@ const describePlan = (steps: readonly PlanStep[]): string => {
 };
 const resultView = (result: StepResult) =>
   result.outcome === "failed" ? { outcome: result.outcome, reason: describeError(result.error) } : { outcome: result.outcome };
+const NOT_APPLIED: Partial<Record<StepResult["outcome"], string>> = {
+  failed: "not applied",
+  interrupted: "interrupted (under way when stopped: it may or may not have been applied)",
+  skipped: "not applied (stopped)",
+};
 const describeResults = (results: readonly StepResult[]): string => {
   const lines = results
     .filter((result) => result.outcome !== "unchanged")
-    .map((result) => (result.outcome === "failed" ? `  not applied: ${result.step.action} ${result.step.alias}: ${describeError(result.error)}` : `  applied: ${result.step.action} ${result.step.alias}`));
-  const failed = results.filter((result) => result.outcome === "failed").length;
-  return [`Result: ${results.filter((result) => result.outcome === "applied").length} applied, ${failed} not applied`, ...lines, ""].join("\n");
+    .map((result) =>
+      result.outcome === "failed"
+        ? `  not applied: ${result.step.action} ${result.step.alias}: ${describeError(result.error)}`
+        : `  ${NOT_APPLIED[result.outcome] ?? result.outcome}: ${result.step.action} ${result.step.alias}`,
+    );
+  const count = (outcome: StepResult["outcome"]) => results.filter((result) => result.outcome === outcome).length;
+  const stopped = count("interrupted") + count("skipped");
+  return [
+    `Result: ${count("applied")} applied, ${count("failed")} not applied${stopped === 0 ? "" : `, ${stopped} not applied because the apply was stopped (${count("interrupted")} of them under way)`}`,
+    ...lines,
+    "",
+  ].join("\n");
 };
 
+/** The exit code of an apply: stopped, else the first failure's, else 0. */
+const applyExitCode = (results: readonly StepResult[], stopCode: number | undefined): number => {
+  const failed = results.find((result) => result.outcome === "failed");
+  return stopCode ?? (failed?.outcome === "failed" ? exitCodeOf(failed.error) : EXIT.ok);
+};
+
+// How many steps of an apply run at once: forced steps are only writes, which the embedded store commits
+// together; validated ones each ask their orchestrator, kept to a few at a time.
+const APPLY_CONCURRENCY = { forced: 32_768, validated: 8 };
+
+/** The signal's exit code (128 + its number) once the apply was stopped by one. */
+export const stopExitCode = (signal: AbortSignal): number | undefined => (signal.aborted ? (typeof signal.reason === "number" ? signal.reason : EXIT.interrupted) : undefined);
+
 const CUSTOMER_COLUMNS: readonly (keyof Customer)[] = ["id", "name", "enterpriseId", "city", "country", "bastionState"];
+
+const detailsOutput = (details: ConnectionDetails): CommandOutput => {
+  const data = detailsAnswer(details);
+  return { data, forPeople: (width) => record(fieldsOf(data), width) };
+};
 
 /** Every command, in the order `--help` lists them. Their names, arguments, options and exit codes are the CLI's interface. */
 export const COMMANDS: readonly Command[] = [
@@ -113,34 +205,42 @@ export const COMMANDS: readonly Command[] = [
     name: "list",
     summary: "the connections (alias and orchestrator URL)",
     args: [],
-    options: JSON_OPTION,
-    run: ({ service, asJson }) =>
-      TE.map((connections: readonly ConnectionSummary[]) =>
-        asJson
-          ? json(connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })))
-          : table(["ALIAS", "ORCHESTRATOR URL"], connections.map(({ alias, orchestratorUrl }) => [alias, orchestratorUrl])),
-      )(service.listConnections()),
+    options: OUTPUT_OPTIONS,
+    run: ({ service }) =>
+      TE.map((connections: readonly ConnectionSummary[]): CommandOutput => {
+        const data = connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }));
+        return { data, forPeople: (width) => tableOrNone("No connections.", [label("alias"), label("orchestratorUrl")], data.map(({ alias, orchestratorUrl }) => [alias, orchestratorUrl]), width) };
+      })(service.listConnections()),
+  },
+  {
+    name: "get",
+    summary: "one connection as stored: URL, version, when its key was set, the key's fingerprint (the orchestrator is not asked)",
+    args: ["alias"],
+    options: OUTPUT_OPTIONS,
+    run: ({ service, args: [alias] }) => TE.map(detailsOutput)(service.describeConnection(alias as string)),
   },
   {
     name: "add",
     summary: "add a connection, validated with its orchestrator first",
+    asksOrchestrator: true,
     args: ["alias", "orchestratorUrl"],
     options: {
       "dry-run": { type: "boolean", description: "validate only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
     },
     progress: "asking the orchestrator",
+    readsKey: () => true,
+    createsStore: true,
     notes: KEY_NOTE,
-    run: ({ service, args: [alias, orchestratorUrl], options, readApiKey, by }) =>
-      TE.map((outcome) => (outcome === "dry-run" ? "Dry run successful\n" : "Connection successfully added\n"))(
-        TE.chain((apiKey: string) => service.addConnection({ alias, orchestratorUrl, apiKey }, { dryRun: options["dry-run"] === true, force: options["force"] === true, by }))(
-          TE.fromTask(readApiKey),
-        ),
+    run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
+      TE.map((outcome) => message(outcome === "dry-run" ? "Dry run successful\n" : "Connection successfully added\n"))(
+        service.addConnection({ alias, orchestratorUrl, apiKey }, { dryRun: options["dry-run"] === true, force: options["force"] === true, by }),
       ),
   },
   {
     name: "update",
     summary: "change a connection's URL and/or apiKey, validated first",
+    asksOrchestrator: true,
     args: ["alias"],
     options: {
       url: { type: "string", value: "orchestratorUrl", description: "the new orchestrator URL" },
@@ -150,45 +250,51 @@ export const COMMANDS: readonly Command[] = [
       ...IF_MATCH_OPTION,
     },
     progress: "asking the orchestrator",
+    readsKey: (options) => options["key"] === true,
     notes: KEY_NOTE,
-    run: ({ service, args: [alias], options, readApiKey, by }) =>
-      TE.map((outcome) => (outcome === "dry-run" ? "Dry run successful\n" : "Connection successfully updated\n"))(
-        TE.chain((expected: { readonly expectedVersions?: ExpectedVersions }) =>
-          TE.chain((apiKey: string | undefined) =>
-            service.updateConnection(
-              alias as string,
-              {
-                ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
-                ...(apiKey === undefined ? {} : { apiKey }),
-              },
-              { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
-            ),
-          )(TE.fromTask(async () => (options["key"] === true ? readApiKey() : undefined))),
-        )(TE.fromEither(expectedVersions(options))),
+    run: ({ service, args: [alias], options, apiKey, by }) =>
+      pipe(
+        TE.fromEither(expectedVersions(options)),
+        TE.flatMap((expected) =>
+          service.updateConnection(
+            alias as string,
+            { ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}), ...(apiKey === undefined ? {} : { apiKey }) },
+            { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
+          ),
+        ),
+        TE.map((outcome) => message(outcome === "dry-run" ? "Dry run successful\n" : "Connection successfully updated\n")),
       ),
   },
   {
     name: "validate",
     summary: "ask the orchestrator whether a connection's apiKey is accepted",
+    asksOrchestrator: true,
     args: ["alias"],
-    options: { verbose: { type: "boolean", description: "add the key's type or why it is not valid, the version and when the key was set" }, ...JSON_OPTION },
+    options: { verbose: { type: "boolean", description: "add the key's type or why it is not valid, the version and when the key was set" }, ...OUTPUT_OPTIONS },
     progress: "asking the orchestrator",
-    run: ({ service, args: [alias], options, asJson }) =>
-      TE.map((result: ValidationResult) => {
-        const shown = validationAnswer(result, options["verbose"] === true);
-        return asJson ? json(shown) : table(Object.keys(shown).map((key) => key.toUpperCase()), [Object.values(shown).map(String)]);
+    notes: "Exits 0 when the key is valid, 5 when the orchestrator refused it, 6 when the orchestrator could not be asked (unreachable, timed out, rate-limited, garbage).",
+    run: ({ service, args: [alias], options }) =>
+      TE.map((result: ValidationResult): CommandOutput => {
+        const data = validationAnswer(result, options["verbose"] === true);
+        const exitCode = result.valid ? EXIT.ok : result.failure === "OrchestratorRejected" ? EXIT.validationRefused : EXIT.orchestrator;
+        return { data, forPeople: (width) => record(fieldsOf(data), width), exitCode };
       })(service.validateConnection(alias as string)),
   },
   {
     name: "key-check",
     summary: "tell whether a connection's stored apiKey is the one given, without showing it",
     args: ["alias"],
-    options: JSON_OPTION,
-    notes: `${KEY_NOTE} Compared in constant time; the orchestrator is not asked.`,
-    run: ({ service, args: [alias], readApiKey, asJson }) =>
-      TE.map(({ matches }: { readonly matches: boolean }) => (asJson ? json({ matches }) : table(["MATCHES"], [[String(matches)]])))(
-        TE.chain((apiKey: string) => service.checkApiKey(alias as string, { apiKey }))(TE.fromTask(readApiKey)),
-      ),
+    options: OUTPUT_OPTIONS,
+    readsKey: () => true,
+    notes: `${KEY_NOTE} Compared in constant time; the orchestrator is not asked. Exits 0 when they match, 9 when they differ.`,
+    run: ({ service, args: [alias], apiKey }) =>
+      TE.map(
+        ({ matches }: { readonly matches: boolean }): CommandOutput => ({
+          data: { matches },
+          forPeople: () => (matches ? "The key matches the stored one.\n" : "The key differs from the stored one.\n"),
+          exitCode: matches ? EXIT.ok : EXIT.keyMismatch,
+        }),
+      )(service.checkApiKey(alias as string, { apiKey })),
   },
   {
     name: "delete",
@@ -196,27 +302,32 @@ export const COMMANDS: readonly Command[] = [
     args: ["alias"],
     options: IF_MATCH_OPTION,
     run: ({ service, args: [alias], options, by }) =>
-      TE.map(() => "Connection successfully deleted\n")(
-        TE.chain((expected: { readonly expectedVersions?: ExpectedVersions }) => service.deleteConnection(alias as string, { ...expected, by }))(
-          TE.fromEither(expectedVersions(options)),
-        ),
+      pipe(
+        TE.fromEither(expectedVersions(options)),
+        TE.flatMap((expected) => service.deleteConnection(alias as string, { ...expected, by })),
+        TE.map(() => message("Connection successfully deleted\n")),
       ),
   },
   {
     name: "customers",
     summary: "a partner connection's customers",
+    asksOrchestrator: true,
     args: ["alias"],
-    options: JSON_OPTION,
+    options: OUTPUT_OPTIONS,
     progress: "fetching the customers",
-    notes: `The table shows ${CUSTOMER_COLUMNS.join(", ")}; --json gives all ${CUSTOMER_FIELDS.length} fields.`,
-    run: ({ service, args: [alias], asJson }) =>
-      TE.map((customers: readonly Customer[]) =>
-        asJson
-          ? json(customers)
-          : table(
-              CUSTOMER_COLUMNS.map((column) => column.toUpperCase()),
+    notes: `The table shows ${CUSTOMER_COLUMNS.join(", ")}; -o json or yaml gives all ${CUSTOMER_FIELDS.length} fields.`,
+    run: ({ service, args: [alias] }) =>
+      TE.map(
+        (customers: readonly Customer[]): CommandOutput => ({
+          data: customers,
+          forPeople: (width) =>
+            tableOrNone(
+              "No customers.",
+              CUSTOMER_COLUMNS.map(label),
               customers.map((customer) => CUSTOMER_COLUMNS.map((column) => cell(customer[column]))),
+              width,
             ),
+        }),
       )(service.listPartnerCustomers(alias as string)),
   },
   {
@@ -226,7 +337,7 @@ export const COMMANDS: readonly Command[] = [
     options: {},
     notes: "Old keys are listed in SDWAN_MASTER_KEY_PREVIOUS; it can run while the service does.",
     run: ({ service, by }) =>
-      TE.map(({ rotated, total }: { rotated: number; total: number }) => `Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`)(
+      TE.map(({ rotated, total }: { rotated: number; total: number }) => message(`Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`))(
         service.rotateMasterKey({ by }),
       ),
   },
@@ -235,42 +346,52 @@ export const COMMANDS: readonly Command[] = [
     summary: "the connections as a configuration file for `apply`: keys as env: references, never their values",
     args: [],
     options: { format: { type: "string", value: "yaml|json", description: "the file's format (default yaml)" } },
-    notes: "Each key becomes env:SDWAN_APIKEY_<ALIAS>; change it to file:PATH to read the key from a file.",
+    notes: `Each key becomes env:${KEY_VARIABLE_PREFIX}<ALIAS> (the alias in upper case, every character other than a letter or digit as _ and its hex code: a.b gives ${KEY_VARIABLE_PREFIX}A_2EB); change it to file:PATH to read the key from a file.`,
     run: ({ service, options }) =>
       options["format"] !== undefined && options["format"] !== "yaml" && options["format"] !== "json"
         ? TE.left(invalidInput([{ field: "--format", message: "must be yaml or json" }]))
-        : TE.map((connections: readonly ConnectionSummary[]) => exportConfiguration(connections, options["format"] === "json" ? "json" : "yaml"))(service.listConnections()),
+        : pipe(
+            service.listConnections(),
+            TE.flatMap((connections) => TE.fromTask(() => exportConfiguration(connections, options["format"] === "json" ? "json" : "yaml"))),
+            TE.map(message),
+          ),
   },
   {
     name: "apply",
     summary: "make the connections what a configuration file says: print the plan, then apply it",
+    asksOrchestrator: true,
     args: [],
     options: {
-      file: { type: "string", short: "f", value: "file", description: "the configuration file (YAML or JSON), as `export` writes it" },
+      file: { type: "string", short: "f", value: "file", description: "the configuration file (YAML or JSON, at most 16 MiB), as `export` writes it" },
       "dry-run": { type: "boolean", description: "print the plan only" },
       prune: { type: "boolean", description: "also delete the connections the file does not name" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
-      ...JSON_OPTION,
+      ...OUTPUT_OPTIONS,
     },
     progress: "applying",
-    notes:
-      "Keys come from env:NAME or file:PATH references. Each entry is validated with its orchestrator unless --force. A step that fails does not stop the others; the output says which were applied and which were not, and the exit code is that of the first failure. Applying the same file again changes nothing.",
-    run: ({ service, options, env, asJson, by }) =>
+    createsStore: true,
+    notes: [
+      `Keys come from references: env:${KEY_VARIABLE_PREFIX}NAME (only variables with that prefix) or file:PATH (a regular file of at most 16 KiB, outside the data directory); two connections may not share one.`,
+      "Each entry is validated with its orchestrator unless --force. A step that fails does not stop the others; the output says which were applied and which were not, and the exit code is that of the first failure.",
+      "Applying the same file again changes nothing. Ctrl-C or SIGTERM stops it at once, saying what was applied.",
+    ].join(" "),
+    run: ({ service, options, env, dataDir, by, signal }) =>
       typeof options["file"] !== "string"
         ? TE.left(invalidInput([{ field: "--file", message: "is required: apply -f FILE" }]))
         : pipe(
-            () => readConfiguration(options["file"] as string, env),
+            () => readConfiguration(options["file"] as string, env, dataDir),
             TE.flatMap((connections) => service.planConfiguration(connections, { prune: options["prune"] === true })),
             TE.flatMap((plan) =>
               options["dry-run"] === true
-                ? TE.right<DomainError, CommandOutput>(asJson ? json({ plan: plan.steps }) : describePlan(plan.steps))
+                ? TE.right<DomainError, CommandOutput>({ data: { plan: plan.steps }, forPeople: () => describePlan(plan.steps) })
                 : TE.fromTask(async (): Promise<CommandOutput> => {
-                    const results = await service.applyPlan(plan, { force: options["force"] === true, by });
-                    const failed = results.find((result) => result.outcome === "failed");
-                    const output = asJson
-                      ? json({ plan: plan.steps, results: results.map((result) => ({ action: result.step.action, alias: result.step.alias, ...resultView(result) })) })
-                      : `${describePlan(plan.steps)}\n${describeResults(results)}`;
-                    return failed?.outcome === "failed" ? { output, exitCode: exitCodeOf(failed.error) } : output;
+                    const force = options["force"] === true;
+                    const results = await service.applyPlan(plan, { force, by, signal, concurrency: force ? APPLY_CONCURRENCY.forced : APPLY_CONCURRENCY.validated });
+                    return {
+                      data: { plan: plan.steps, results: results.map((result) => ({ action: result.step.action, alias: result.step.alias, ...resultView(result) })) },
+                      forPeople: () => `${describePlan(plan.steps)}\n${describeResults(results)}`,
+                      exitCode: applyExitCode(results, stopExitCode(signal)),
+                    };
                   }),
             ),
           ),
@@ -279,15 +400,17 @@ export const COMMANDS: readonly Command[] = [
     name: "health",
     summary: "each connection's last known health: state, since when, the last check",
     args: [],
-    options: JSON_OPTION,
+    options: OUTPUT_OPTIONS,
     notes:
       "Every validation records its outcome; the REST service also checks in the background when SDWAN_HEALTH_INTERVAL_S is set. With PostgreSQL every instance and the CLI share the states; the embedded store keeps them in the service's memory, so there ask GET /rest/plugin/sdwan/health/connections.",
-    run: ({ service, asJson }) =>
-      TE.map((connections: readonly ConnectionHealth[]) =>
-        asJson
-          ? json(connections)
-          : table(
-              ["ALIAS", "STATE", "SINCE", "LAST CHECK", "LATENCY MS", "REASON"],
+    run: ({ service }) =>
+      TE.map(
+        (connections: readonly ConnectionHealth[]): CommandOutput => ({
+          data: connections,
+          forPeople: (width) =>
+            tableOrNone(
+              "No connections.",
+              ["Alias", "State", "Since", "Last check", "Latency (ms)", "Reason"],
               connections.map(({ alias, state, since, checks: [last] }) => [
                 alias,
                 state,
@@ -296,7 +419,9 @@ export const COMMANDS: readonly Command[] = [
                 cell(last?.latencyMs ?? null),
                 cell(last?.reason ?? null),
               ]),
+              width,
             ),
+        }),
       )(service.connectionsHealth()),
   },
   {
@@ -308,16 +433,31 @@ export const COMMANDS: readonly Command[] = [
       since: { type: "string", value: "time", description: "only entries at or after this ISO 8601 time" },
       limit: { type: "string", value: "count", description: "at most this many entries (default 100)" },
       before: { type: "string", value: "id", description: "the page after the one whose `next` this is" },
-      ...JSON_OPTION,
+      ...OUTPUT_OPTIONS,
     },
-    run: ({ service, options, asJson }) =>
-      TE.map((page: AuditPage) =>
-        asJson
-          ? json(page)
-          : table(
-              AUDIT_COLUMNS.map((column) => column.toUpperCase()),
+    run: ({ service, options }) =>
+      TE.map(
+        (page: AuditPage): CommandOutput => ({
+          data: page,
+          forPeople: (width) =>
+            tableOrNone(
+              "No audit entries.",
+              AUDIT_COLUMNS.map(label),
               page.entries.map((entry) => AUDIT_COLUMNS.map((column) => auditCell(entry, column))),
+              width,
             ) + (page.next === null ? "" : `more: --before ${page.next}\n`),
+        }),
       )(service.listAudit(Object.fromEntries(["alias", "since", "limit", "before"].flatMap((name) => (options[name] === undefined ? [] : [[name, options[name]]]))))),
+  },
+  {
+    name: "__complete",
+    summary: "the words the completion script offers: `aliases`, the stored connections' aliases, one a line",
+    args: ["what"],
+    options: {},
+    hidden: true,
+    run: ({ service, args: [what] }) =>
+      what === "aliases"
+        ? TE.map((connections: readonly ConnectionSummary[]) => message(connections.map(({ alias }) => `${alias}\n`).join("")))(service.listConnections())
+        : TE.left(invalidInput([{ field: "<what>", message: "must be aliases" }])),
   },
 ];

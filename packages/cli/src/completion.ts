@@ -1,26 +1,35 @@
-import { COMMANDS } from "./commands.js";
+import type { CommandSpec } from "./commands.js";
 
 const PROGRAM = "sdwan-connections";
 
-const wordsOf = (name: string): string => {
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  return command === undefined ? "" : [...Object.keys(command.options).map((option) => `--${option}`), "--help"].join(" ");
-};
+const optionWords = (command: CommandSpec): string => [...Object.keys(command.options).map((option) => `--${option}`), "--help"].join(" ");
 
-/** A bash completion script (also read by zsh through bashcompinit): commands, then each command's options. */
-export const bashCompletion = (): string => {
-  const cases = COMMANDS.map((command) => `    ${command.name}) words="${wordsOf(command.name)}" ;;`).join("\n");
+/**
+ * A bash completion script (also read by zsh through bashcompinit): commands, each command's options, and
+ * for a command's <alias> the stored aliases, which the script asks of the CLI itself
+ * (`sdwan-connections __complete aliases`: the local store only, no orchestrator is asked).
+ */
+export const bashCompletion = (commands: readonly CommandSpec[]): string => {
+  const shown = commands.filter((command) => command.hidden !== true);
+  const cases = shown
+    .map((command) =>
+      command.args[0]?.includes("|") === true
+        ? `    ${command.name}) words="${command.args[0].split("|").join(" ")} ${optionWords(command)}" ;;`
+        : command.args[0] === "alias"
+        ? `    ${command.name}) if [ "$COMP_CWORD" -eq 2 ]; then words="$(${PROGRAM} __complete aliases 2>/dev/null)"; else words="${optionWords(command)}"; fi ;;`
+        : `    ${command.name}) words="${optionWords(command)}" ;;`,
+    )
+    .join("\n");
   return `# ${PROGRAM} completion for bash. Install: ${PROGRAM} completion bash > /etc/bash_completion.d/${PROGRAM}
 # (zsh: autoload -U +X bashcompinit && bashcompinit, then source this file)
 _${PROGRAM.replace(/-/g, "_")}() {
   local current="\${COMP_WORDS[COMP_CWORD]}" words
   if [ "$COMP_CWORD" -eq 1 ]; then
-    words="${[...COMMANDS.map((command) => command.name), "completion", "help", "--help"].join(" ")}"
+    words="${[...shown.map((command) => command.name), "help", "--help", "--version"].join(" ")}"
   else
     case "\${COMP_WORDS[1]}" in
 ${cases}
-    completion) words="bash zsh" ;;
-    help) words="${COMMANDS.map((command) => command.name).join(" ")}" ;;
+    help) words="${shown.map((command) => command.name).join(" ")}" ;;
     *) words="" ;;
     esac
   fi
@@ -31,4 +40,4 @@ complete -F _${PROGRAM.replace(/-/g, "_")} ${PROGRAM}
 };
 
 /** The same script, prefixed with what zsh needs to read a bash completion. */
-export const zshCompletion = (): string => `autoload -U +X bashcompinit && bashcompinit\n${bashCompletion()}`;
+export const zshCompletion = (commands: readonly CommandSpec[]): string => `autoload -U +X bashcompinit && bashcompinit\n${bashCompletion(commands)}`;

@@ -10,6 +10,12 @@ export const EXIT = {
   validationRefused: 5,
   orchestrator: 6,
   storage: 7,
+  /** A command that reads found no store where it looked (it never creates one). */
+  noStore: 8,
+  /** key-check: the key given is not the stored one. */
+  keyMismatch: 9,
+  /** Stopped by a signal before it finished (128 + SIGINT's number; SIGTERM gives 143). */
+  interrupted: 130,
 } as const;
 
 export const exitCodeOf = (error: DomainError): number => {
@@ -23,7 +29,8 @@ export const exitCodeOf = (error: DomainError): number => {
     case "VersionMismatch":
       return EXIT.conflict;
     case "ValidationRefused":
-      return EXIT.validationRefused;
+      // Refused by the orchestrator (5), or the orchestrator could not be asked (6), as `validate` tells them.
+      return error.cause._tag === "OrchestratorRejected" ? EXIT.validationRefused : EXIT.orchestrator;
     case "OrchestratorRejected":
     case "OrchestratorFailed":
     case "OrchestratorUnreachable":

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer, type Socket } from "node:net";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -105,7 +106,8 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
     await service.call("POST", `${BASE}/connections`, { body: { alias: "checked", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } });
     const matching = await cli(dataDir, ["key-check", "checked"], `${PARTNER_KEY}\n`);
     expect(matching).toMatchObject({ code: 0, stdout: '{\n  "matches": true\n}\n' });
-    expect(JSON.parse((await cli(dataDir, ["key-check", "checked"], "another-key")).stdout)).toEqual({ matches: false });
+    const differing = await cli(dataDir, ["key-check", "checked"], "another-key");
+    expect(differing).toMatchObject({ code: 9, stdout: '{\n  "matches": false\n}\n' });
     expect((await cli(dataDir, ["key-check", "ghost"], PARTNER_KEY)).code).toBe(3);
   });
 
@@ -116,6 +118,15 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
     expect(refused.code).toBe(5);
     expect((await cli(dataDir, ["add", "bad alias", simulator.url], PARTNER_KEY)).code).toBe(2);
     expect((await cli(dataDir, ["frobnicate"])).code).toBe(2);
+  });
+
+  it("validate exits 0 for a valid key, 5 for a refused one, 6 when the orchestrator cannot be asked", async () => {
+    expect((await cli(dataDir, ["add", "stale-key", simulator.url, "--force"], "not-a-known-key")).code).toBe(0);
+    expect((await cli(dataDir, ["add", "nobody-home", "http://127.0.0.1:9/", "--force"], PARTNER_KEY)).code).toBe(0);
+    expect((await cli(dataDir, ["validate", "from-http"])).code).toBe(0);
+    expect(await cli(dataDir, ["validate", "stale-key"])).toMatchObject({ code: 5, stdout: expect.stringContaining('"valid": false') });
+    expect((await cli(dataDir, ["validate", "nobody-home"], "", { SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000" })).code).toBe(6);
+    for (const alias of ["stale-key", "nobody-home"]) expect((await cli(dataDir, ["delete", alias])).code).toBe(0);
   });
 
   it("lists each connection's health: unknown while nothing checks it", async () => {
@@ -184,9 +195,11 @@ describe("rotate-master-key", { timeout: 120_000 }, () => {
 describe("export and apply", { timeout: 120_000 }, () => {
   let dataDir: string;
   let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
+  let filesDir: string;
   const env = () => ({ SDWAN_APIKEY_LAB: PARTNER_KEY, SDWAN_APIKEY_EDGE: "sample-partner-key-2" });
+  // Beside the data directory, not in it: key references may not reach the data directory.
   const writeConfiguration = async (name: string, text: string) => {
-    const path = join(dataDir, name);
+    const path = join(filesDir, name);
     await writeFile(path, text);
     return path;
   };
@@ -194,19 +207,21 @@ describe("export and apply", { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     dataDir = await makeDataDir();
+    filesDir = await makeDataDir();
     simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
   });
 
   afterAll(async () => {
     await simulator?.stop();
     await rm(dataDir, { recursive: true, force: true });
+    await rm(filesDir, { recursive: true, force: true });
   });
 
   it("applies a file whose keys are env: and file: references; the same file again changes nothing", async () => {
-    await writeFile(join(dataDir, "edge.key"), "sample-partner-key-2\n");
+    await writeFile(join(filesDir, "edge.key"), "sample-partner-key-2\n");
     const file = await writeConfiguration(
       "sdwan.yaml",
-      `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:SDWAN_APIKEY_LAB\n  - alias: edge\n    orchestratorUrl: ${simulator.url}\n    apiKey: file:${join(dataDir, "edge.key")}\n`,
+      `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:SDWAN_APIKEY_LAB\n  - alias: edge\n    orchestratorUrl: ${simulator.url}\n    apiKey: file:${join(filesDir, "edge.key")}\n`,
     );
     const dryRun = await cli(dataDir, ["apply", "-f", file, "--dry-run"], "", env());
     expect(dryRun.code).toBe(0);
@@ -239,9 +254,9 @@ describe("export and apply", { timeout: 120_000 }, () => {
   it("says exactly what was applied and what was not when a step fails; --prune deletes what the file omits", async () => {
     const file = await writeConfiguration(
       "partial.yaml",
-      `connections:\n  - alias: refused\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:BAD_KEY\n  - alias: lab\n    orchestratorUrl: ${simulator.url.replace(/\/$/, "")}\n    apiKey: env:SDWAN_APIKEY_LAB\n`,
+      `connections:\n  - alias: refused\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:SDWAN_APIKEY_BAD\n  - alias: lab\n    orchestratorUrl: ${simulator.url.replace(/\/$/, "")}\n    apiKey: env:SDWAN_APIKEY_LAB\n`,
     );
-    const run = await cli(dataDir, ["apply", "-f", file, "--prune"], "", { ...env(), BAD_KEY: "not-a-known-key" });
+    const run = await cli(dataDir, ["apply", "-f", file, "--prune"], "", { ...env(), SDWAN_APIKEY_BAD: "not-a-known-key" });
     expect(run.code).toBe(5);
     const outcome = JSON.parse(run.stdout) as Outcome;
     expect(outcome.results?.map((result) => `${result.action} ${result.alias}: ${result.outcome}`)).toEqual([
@@ -253,14 +268,53 @@ describe("export and apply", { timeout: 120_000 }, () => {
     expect(run.stdout).not.toContain("not-a-known-key");
   });
 
+  it("stops on SIGTERM within a second, saying what was applied, what was under way and what was not started", async () => {
+    // An orchestrator that accepts connections and never answers: validations against it hang.
+    const held: Socket[] = [];
+    const silent = createServer((connection) => held.push(connection));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const address = silent.address();
+    const silentUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/`;
+    try {
+      const entries = Array.from({ length: 20 }, (_, i) => ({ alias: `stop-${i}`, url: i < 4 ? simulator.url : silentUrl }));
+      const file = await writeConfiguration(
+        "stopped.yaml",
+        `connections:\n${entries.map(({ alias, url }, i) => `  - alias: ${alias}\n    orchestratorUrl: ${url}\n    apiKey: env:SDWAN_APIKEY_S${i}\n`).join("")}`,
+      );
+      const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/main.ts", "apply", "-f", file], {
+        cwd: PACKAGE_DIR,
+        env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...Object.fromEntries(entries.map((_, i) => [`SDWAN_APIKEY_S${i}`, PARTNER_KEY])) },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      const exited = once(child, "exit");
+      // Until the four quick steps are applied (their audit entries) and the others hang on the silent orchestrator.
+      for (let i = 0; i < 300 && held.length < 8; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const signalled = Date.now();
+      child.kill("SIGTERM");
+      const [code] = await exited;
+      expect(Date.now() - signalled).toBeLessThan(1_000);
+      expect(code).toBe(143);
+      const outcome = JSON.parse(stdout) as Outcome;
+      const count = (wanted: string) => outcome.results?.filter(({ outcome: got }) => got === wanted).length;
+      expect([count("applied"), count("interrupted"), count("skipped")]).toEqual([4, 8, 8]);
+      expect(outcome.results?.slice(0, 4).map(({ alias, outcome: got }) => `${alias} ${got}`)).toEqual(["stop-0 applied", "stop-1 applied", "stop-2 applied", "stop-3 applied"]);
+    } finally {
+      for (const connection of held) connection.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it("refuses a file holding a key itself, or naming an unset variable, naming the place and never the value", async () => {
     const literal = await writeConfiguration("literal.yaml", `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: ${PARTNER_KEY}\n`);
     const refused = await cli(dataDir, ["apply", "-f", literal], "", env());
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("connections.0.apiKey");
     expect(refused.stderr).not.toContain(PARTNER_KEY);
-    const unset = await writeConfiguration("unset.json", JSON.stringify({ connections: [{ alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:NOT_SET_ANYWHERE" }] }));
-    expect(await cli(dataDir, ["apply", "-f", unset])).toMatchObject({ code: 2, stderr: expect.stringContaining("env:NOT_SET_ANYWHERE: the variable is not set") });
+    const unset = await writeConfiguration("unset.json", JSON.stringify({ connections: [{ alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_NOT_SET" }] }));
+    expect(await cli(dataDir, ["apply", "-f", unset])).toMatchObject({ code: 2, stderr: expect.stringContaining("env:SDWAN_APIKEY_NOT_SET: the variable is not set") });
     expect((await cli(dataDir, ["apply"])).code).toBe(2);
   });
 });

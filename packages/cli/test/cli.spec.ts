@@ -1,31 +1,47 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import packageJson from "../package.json" with { type: "json" };
 import { HELP, runCli } from "../src/cli.js";
 import { COMMANDS } from "../src/commands.js";
 
+interface RunOptions {
+  readonly tty?: boolean;
+  readonly columns?: number;
+  readonly stdin?: string;
+  readonly dataDir?: string;
+  readonly env?: Record<string, string>;
+}
+
 /** runCli in this process, with standard output as a terminal or not, on a fresh data directory. */
-const run = async (argv: readonly string[], options: { readonly tty?: boolean; readonly stdin?: string; readonly dataDir?: string } = {}) => {
+const run = async (argv: readonly string[], options: RunOptions = {}) => {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const code = await runCli(argv, {
-    stdout: { isTTY: options.tty ?? false, write: (text: string) => stdout.push(text) },
+    stdout: { isTTY: options.tty ?? false, columns: options.columns ?? 100, write: (text: string) => stdout.push(text) },
     stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
-    readStdin: async () => options.stdin ?? "",
-    env: { SDWAN_DATA_DIR: options.dataDir ?? "/nonexistent", SDWAN_LOG_LEVEL: "warn" },
+    readSecret: async () => (options.stdin ?? "").replace(/\r?\n$/, ""),
+    env: { SDWAN_DATA_DIR: options.dataDir ?? "/nonexistent", SDWAN_LOG_LEVEL: "warn", ...options.env },
   });
   return { code, stdout: stdout.join(""), stderr: stderr.join("") };
 };
 
+const SHOWN_COMMANDS = COMMANDS.filter((command) => command.hidden !== true);
+
 describe("help, usage and completion (no store needed)", () => {
   it("prints the overview for no command, --help and help", async () => {
     for (const argv of [[], ["--help"], ["help"]]) expect(await run(argv)).toEqual({ code: 0, stdout: HELP, stderr: "" });
-    for (const command of COMMANDS) expect(HELP).toContain(command.name);
+    for (const command of [...SHOWN_COMMANDS.map(({ name }) => name), "config", "completion"]) expect(HELP).toContain(`  ${command}`);
+    expect(HELP).not.toContain("__complete");
   });
 
-  it("has --help for every command, naming its arguments and options", async () => {
-    for (const command of COMMANDS) {
+  it("prints the package's version", async () => {
+    expect(await run(["--version"])).toEqual({ code: 0, stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
+  });
+
+  it("has --help for every command, naming its arguments and options, exiting 0", async () => {
+    for (const command of SHOWN_COMMANDS) {
       const help = await run([command.name, "--help"]);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^usage: sdwan-connections ${command.name}`));
@@ -33,30 +49,90 @@ describe("help, usage and completion (no store needed)", () => {
       for (const option of Object.keys(command.options)) expect(help.stdout).toContain(`--${option}`);
       expect((await run(["help", command.name])).stdout).toBe(help.stdout);
     }
+    for (const local of ["completion", "config"]) expect(await run([local, "--help"])).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^usage: sdwan-connections ${local}`)) });
   });
 
-  it("refuses unknown commands, unknown options and wrong arguments with exit code 2", async () => {
-    for (const argv of [["frobnicate"], ["list", "--bogus"], ["delete"], ["delete", "a", "b"], ["update", "a", "--url"], ["completion", "fish"]]) {
-      const result = await run(argv);
-      expect(result.code, argv.join(" ")).toBe(2);
-      expect(result.stdout).toBe("");
-      expect(result.stderr).toMatch(/^sdwan-connections: /);
-    }
+  it("refuses usage errors with exit code 2, in one line of its own words and a hint", async () => {
+    const cases: [string[], string][] = [
+      [["frobnicate"], "unknown command 'frobnicate'; see 'sdwan-connections --help'"],
+      [["--bogus"], "unknown option --bogus; see 'sdwan-connections --help'"],
+      [["list", "--bogus"], "list: unknown option --bogus; see 'sdwan-connections list --help'"],
+      [["list", "-x"], "list: unknown option -x; see 'sdwan-connections list --help'"],
+      [["list", "--json=yes"], "list: --json takes no value; see 'sdwan-connections list --help'"],
+      [["list", "-o", "xml"], "list: -o must be table, json or yaml, not 'xml'; see 'sdwan-connections list --help'"],
+      [["delete"], "delete: expects <alias>; see 'sdwan-connections delete --help'"],
+      [["delete", "a", "b"], "delete: expects <alias>; see 'sdwan-connections delete --help'"],
+      [["list", "extra"], "list: takes no arguments; see 'sdwan-connections list --help'"],
+      [["update", "a", "--url"], "update: --url needs a value; see 'sdwan-connections update --help'"],
+      [["update", "a", "--url", "--force"], "update: --url needs a value; see 'sdwan-connections update --help'"],
+      [["completion", "fish"], "completion: the shell must be bash or zsh, not 'fish'; see 'sdwan-connections completion --help'"],
+    ];
+    for (const [argv, line] of cases) expect(await run(argv), argv.join(" ")).toEqual({ code: 2, stdout: "", stderr: `sdwan-connections: ${line}\n` });
   });
 
-  it("prints bash and zsh completion scripts that know every command and option", async () => {
+  it("prints bash and zsh completion scripts that know every command and option, and complete aliases offline", async () => {
     const bash = await run(["completion", "bash"]);
     expect(bash.code).toBe(0);
     expect(bash.stdout).toContain("complete -F _sdwan_connections sdwan-connections");
-    for (const command of COMMANDS) {
+    for (const command of SHOWN_COMMANDS) {
       expect(bash.stdout).toContain(command.name);
       for (const option of Object.keys(command.options)) expect(bash.stdout).toContain(`--${option}`);
     }
+    expect(bash.stdout).toContain(`validate) if [ "$COMP_CWORD" -eq 2 ]; then words="$(sdwan-connections __complete aliases 2>/dev/null)"`);
+    expect(bash.stdout).toContain('completion) words="bash zsh --help" ;;');
     expect((await run(["completion", "zsh"])).stdout).toMatch(/^autoload -U \+X bashcompinit && bashcompinit\n/);
   });
 });
 
-describe("tables for people, JSON for scripts", () => {
+describe("the store: one rule, read commands never create one", () => {
+  let parent: string;
+  beforeEach(async () => {
+    parent = await mkdtemp(join(tmpdir(), "sdwan-cli-store-"));
+  });
+  afterEach(() => rm(parent, { recursive: true, force: true }));
+
+  it("a read on a missing store says where it looked and how to point elsewhere, exit 8, and creates nothing", async () => {
+    const dataDir = join(parent, "data");
+    for (const argv of [["list"], ["get", "lab"], ["validate", "lab"], ["customers", "lab"], ["health"], ["export"], ["audit"], ["delete", "lab"]]) {
+      const result = await run(argv, { dataDir });
+      expect(result, argv.join(" ")).toEqual({ code: 8, stdout: "", stderr: `sdwan-connections: no store in ${dataDir} (SDWAN_DATA_DIR); set SDWAN_DATA_DIR to the service's data directory (pnpm demo prints the line to export)\n` });
+    }
+    expect(await readdir(parent)).toEqual([]);
+    // The completion script asks quietly.
+    expect(await run(["__complete", "aliases"], { dataDir })).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("an add creates the store, saying where", async () => {
+    const dataDir = join(parent, "data");
+    const added = await run(["add", "lab", "https://vco.example.net/", "--force"], { stdin: "a-key\n", dataDir });
+    expect(added).toEqual({ code: 0, stdout: "Connection successfully added\n", stderr: `sdwan-connections: creating a new store in ${dataDir}\n` });
+    expect(await run(["__complete", "aliases"], { dataDir })).toEqual({ code: 0, stdout: "lab\n", stderr: "" });
+  });
+
+  it("config shows the effective settings, never a secret", async () => {
+    const secrets = { masterKey: Buffer.alloc(32, 9).toString("base64"), password: "admin-secret-pw", dbPassword: "db-secret-pw" };
+    const env = {
+      SDWAN_MASTER_KEY: secrets.masterKey,
+      SDWAN_ADMIN_USER: "ops",
+      SDWAN_ADMIN_PASSWORD: secrets.password,
+      SDWAN_STORAGE: "postgres",
+      SDWAN_DATABASE_URL: `postgres://sdwan:${secrets.dbPassword}@db.example.net:5432/sdwan?password=${secrets.dbPassword}`,
+    };
+    const table = await run(["config"], { tty: true, env, dataDir: join(parent, "data") });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^Storage +PostgreSQL$/m);
+    expect(table.stdout).toMatch(/^Database +postgres:\/\/sdwan@db\.example\.net:5432\/sdwan$/m);
+    expect(table.stdout).toMatch(/^Master key +SDWAN_MASTER_KEY \(set\)$/m);
+    const asJson = await run(["config"], { env });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ storage: "postgres", adminUser: "ops", orchestratorTimeoutMs: 10_000 });
+    for (const secret of Object.values(secrets)) expect(table.stdout + asJson.stdout).not.toContain(secret);
+
+    const byDefault = await run(["config", "-o", "json"], { env: { SDWAN_DATA_DIR: "" } });
+    expect(JSON.parse(byDefault.stdout)).toMatchObject({ storage: "lowdb", dataDir: join(process.cwd(), "data"), dataDirSource: "default: ./data in the current directory" });
+  });
+});
+
+describe("tables for people, JSON and YAML for scripts", () => {
   let dataDir: string;
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "sdwan-cli-unit-"));
@@ -69,19 +145,63 @@ describe("tables for people, JSON for scripts", () => {
   });
   afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
-  it("lists as an aligned table on a terminal", async () => {
+  it("lists as an aligned table on a terminal, headers in words; an empty list says so", async () => {
     expect((await run(["list"], { tty: true, dataDir })).stdout).toBe(
-      ["ALIAS            ORCHESTRATOR URL", "lab              https://vco.example.net/", "production-east  https://vco2.example.net/", ""].join("\n"),
+      ["Alias            Orchestrator URL", "lab              https://vco.example.net/", "production-east  https://vco2.example.net/", ""].join("\n"),
     );
+    for (const alias of ["lab", "production-east"]) expect((await run(["delete", alias], { dataDir })).code).toBe(0);
+    expect(await run(["list"], { tty: true, dataDir })).toEqual({ code: 0, stdout: "No connections.\n", stderr: "" });
   });
 
-  it("lists as JSON with --json, and whenever standard output is not a terminal", async () => {
+  it("lists as JSON with --json or -o json, and whenever standard output is not a terminal; as YAML with -o yaml", async () => {
     const expected = [
       { alias: "lab", orchestratorUrl: "https://vco.example.net/" },
       { alias: "production-east", orchestratorUrl: "https://vco2.example.net/" },
     ];
     expect(JSON.parse((await run(["list", "--json"], { tty: true, dataDir })).stdout)).toEqual(expected);
+    expect(JSON.parse((await run(["list", "-o", "json"], { tty: true, dataDir })).stdout)).toEqual(expected);
     expect(JSON.parse((await run(["list"], { tty: false, dataDir })).stdout)).toEqual(expected);
+    expect((await run(["list", "-o", "yaml"], { dataDir })).stdout).toBe(
+      "- alias: lab\n  orchestratorUrl: https://vco.example.net/\n- alias: production-east\n  orchestratorUrl: https://vco2.example.net/\n",
+    );
+    expect((await run(["list", "--output", "table"], { dataDir })).stdout).toMatch(/^Alias/);
+  });
+
+  it("gets one connection as stored, without asking any orchestrator", async () => {
+    const shown = await run(["get", "LAB"], { tty: true, dataDir });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\n$/);
+    expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toEqual({
+      alias: "lab",
+      orchestratorUrl: "https://vco.example.net/",
+      version: 1,
+      apiKeySetAt: expect.stringMatching(/^\d{4}-/),
+      apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
+    });
+    expect((await run(["get", "ghost"], { dataDir })).code).toBe(3);
+  });
+
+  it("validate: a long reason wraps inside its column; an orchestrator that cannot be asked exits 6", async () => {
+    expect((await run(["add", "closed", "http://127.0.0.1:9/", "--force"], { stdin: "k", dataDir })).code).toBe(0);
+    const result = await run(["validate", "closed", "--verbose"], { tty: true, columns: 60, dataDir, env: { SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000" } });
+    expect(result.code).toBe(6);
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(lines.every((line) => line.length <= 60)).toBe(true);
+    expect(lines[2]).toMatch(/^Valid +no$/);
+    expect(lines[3]).toMatch(/^Reason {12}\S/);
+    expect(lines[4]).toMatch(/^ {18}\S/);
+  });
+
+  it("key-check exits 9 when the key differs, 0 when it matches", async () => {
+    expect(await run(["key-check", "lab"], { stdin: "a-key\n", dataDir, tty: true })).toEqual({ code: 0, stdout: "The key matches the stored one.\n", stderr: "" });
+    expect(await run(["key-check", "lab"], { stdin: "another-key", dataDir })).toEqual({ code: 9, stdout: '{\n  "matches": false\n}\n', stderr: "" });
+  });
+
+  it("speaks of arguments and options, not of the REST API's fields", async () => {
+    expect(await run(["audit", "--limit", "0"], { dataDir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sdwan-connections: --limit: .*; see 'sdwan-connections audit --help'\n$/) });
+    expect(await run(["add", "bad alias", "https://vco.example.net/", "--force"], { stdin: "k", dataDir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sdwan-connections: <alias>: /) });
+    expect(await run(["update", "lab", "--url", "ftp://x", "--force"], { dataDir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sdwan-connections: --url: /) });
+    for (const argv of [["audit", "--limit", "0"], ["add", "bad alias", "x", "--force"]]) expect((await run(argv, { stdin: "k", dataDir })).stderr).not.toMatch(/query|body/);
   });
 
   it("keeps exit codes: 3 for a missing connection, 4 for a taken alias", async () => {

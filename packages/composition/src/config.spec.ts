@@ -15,6 +15,7 @@ describe("loadConfig", () => {
         host: "127.0.0.1",
         port: 8980,
         dataDir: "./data",
+        dataDirFromDefault: true,
         storage: "lowdb",
         databaseUrl: undefined,
         masterKey: undefined,

@@ -10,7 +10,10 @@ const DAY_MS = 24 * 3600 * 1000;
 export interface Config {
   readonly host: string;
   readonly port: number;
+  /** SDWAN_DATA_DIR, or `./data` (relative to the working directory) when it is not set. */
   readonly dataDir: string;
+  /** Whether dataDir is the default (SDWAN_DATA_DIR not set): messages then say it depends on the working directory. */
+  readonly dataDirFromDefault: boolean;
   readonly storage: "lowdb" | "postgres";
   readonly databaseUrl: string | undefined;
   /** The 32-byte master key, or undefined to use (or generate) the one in the data directory. */
@@ -180,6 +183,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     host: v.SDWAN_HOST,
     port: v.SDWAN_PORT,
     dataDir: v.SDWAN_DATA_DIR,
+    dataDirFromDefault: (env["SDWAN_DATA_DIR"] ?? "") === "",
     storage: v.SDWAN_STORAGE,
     databaseUrl: v.SDWAN_DATABASE_URL,
     masterKey: v.SDWAN_MASTER_KEY,

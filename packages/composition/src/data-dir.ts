@@ -1,5 +1,8 @@
-import { stat } from "node:fs/promises";
+import { access, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { CONNECTIONS_FILE } from "@sdwan-connections/storage-lowdb";
 import * as E from "fp-ts/lib/Either.js";
+import type { Config } from "./config.js";
 
 const GROUP_OR_OTHERS_WRITE = 0o022;
 
@@ -19,3 +22,28 @@ export const checkDataDirectory = async (dataDir: string): Promise<E.Either<stri
     return code === "ENOENT" ? E.right(undefined) : E.left(`SDWAN_DATA_DIR: cannot read ${dataDir} (${code ?? "unknown error"})`);
   }
 };
+
+/**
+ * Where the store is, by one rule for the service and the CLI: PostgreSQL at SDWAN_DATABASE_URL, or the
+ * embedded store in SDWAN_DATA_DIR, which unless set is `./data` in the working directory (so it depends on
+ * where you stand: say so whenever it matters). `dataDir` is absolute; `exists` tells whether the embedded
+ * store is there yet (the service's first start, or a CLI write, creates it; reads never do).
+ */
+export type StoreLocation =
+  | { readonly kind: "postgres" }
+  | { readonly kind: "lowdb"; readonly dataDir: string; readonly fromDefault: boolean; readonly exists: boolean };
+
+export const locateStore = async (config: Config): Promise<StoreLocation> => {
+  if (config.storage === "postgres") return { kind: "postgres" };
+  const dataDir = resolve(config.dataDir);
+  const exists = await access(join(dataDir, CONNECTIONS_FILE)).then(
+    () => true,
+    () => false,
+  );
+  return { kind: "lowdb", dataDir, fromDefault: config.dataDirFromDefault, exists };
+};
+
+/** Where the embedded store was looked for, and how to point elsewhere: for a command that found none. */
+export const describeMissingStore = (location: Extract<StoreLocation, { kind: "lowdb" }>): string =>
+  `no store in ${location.dataDir} (${location.fromDefault ? "SDWAN_DATA_DIR is not set: ./data in the current directory" : "SDWAN_DATA_DIR"}); ` +
+  "set SDWAN_DATA_DIR to the service's data directory (pnpm demo prints the line to export)";

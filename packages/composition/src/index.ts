@@ -1,11 +1,12 @@
 export { compose, storageModuleFor, type Composition, type ComposeOptions } from "./compose.js";
 export { EnvCodecs, LOG_LEVELS, loadConfig, processEnvironment, type Config, type LogLevel } from "./config.js";
+export { describeMissingStore, locateStore, type StoreLocation } from "./data-dir.js";
 export { createLogger, REDACTED_PATHS, type Logger } from "./logger.js";
 export { createMetrics, type Metrics } from "./metrics.js";
 export { coreModule } from "./modules/core.js";
 export { lowdbStorageModule } from "./modules/lowdb.js";
 export { observabilityModule, type ObservabilityOptions } from "./modules/observability.js";
-export { loadCertificateAuthorities, portalOrchestratorModule } from "./modules/portal.js";
+export { loadCertificateAuthorities, offlineOrchestratorModule, portalOrchestratorModule } from "./modules/portal.js";
 export { postgresStorageModule } from "./modules/postgres.js";
 export { orFail, StartupError, startupFailure } from "./startup-error.js";
 export { TOKENS, type Storage } from "./tokens.js";

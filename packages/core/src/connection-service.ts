@@ -19,7 +19,7 @@ import { createProcessKeyFingerprints, type KeyFingerprints } from "./ports/key-
 import type { Orchestrator } from "./ports/orchestrator.js";
 import { addConnection, type AddConnectionOptions } from "./use-cases/add-connection.js";
 import { checkApiKey } from "./use-cases/check-api-key.js";
-import { applyPlan, planConfiguration, type Plan } from "./use-cases/configuration.js";
+import { applyPlan, planConfiguration, type ApplyOptions, type Plan } from "./use-cases/configuration.js";
 import { deleteConnection, type DeleteConnectionOptions } from "./use-cases/delete-connection.js";
 import { describeConnection } from "./use-cases/describe-connection.js";
 import { listConnections } from "./use-cases/list-connections.js";
@@ -145,7 +145,7 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     /** What applying a configuration (connections with their keys) would change; see `planConfiguration`. */
     planConfiguration: planConfiguration({ repository, fingerprints }),
     /** Carries out a plan through the audited writes below, as `by`; a failed step does not stop the rest. */
-    applyPlan: (plan: Plan, options: { readonly force?: boolean } & By = {}) => {
+    applyPlan: (plan: Plan, options: ApplyOptions & By = {}) => {
       const by = options.by === undefined ? {} : { by: options.by };
       return applyPlan({
         add: (body, force) => addConnectionAudited(body, { force, ...by }),

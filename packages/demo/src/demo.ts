@@ -2,12 +2,15 @@
  * `pnpm demo`: the orchestrator simulator with its sample data, plus the
  * service (on a fresh data directory unless SDWAN_DATA_DIR is set) with one
  * partner and one customer connection already added; prints a curl line
- * for every endpoint and runs until Ctrl-C.
+ * for every endpoint and how to point the CLI at its store, and runs until
+ * Ctrl-C. A data directory it made is removed however it ends (a normal end,
+ * Ctrl-C, SIGTERM, a port already taken): it holds a master key.
  */
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { loadConfig, type Config } from "@sdwan-connections/composition";
 import { BASE_PATH, startService } from "@sdwan-connections/http-express";
@@ -22,7 +25,21 @@ const fail = (line: string): never => {
 };
 
 const env = { ...process.env };
-env["SDWAN_DATA_DIR"] ??= await mkdtemp(join(tmpdir(), "sdwan-demo-"));
+if (env["SDWAN_DATA_DIR"] === undefined || env["SDWAN_DATA_DIR"] === "") {
+  const made = await mkdtemp(join(tmpdir(), "sdwan-demo-"));
+  env["SDWAN_DATA_DIR"] = made;
+  // Every way out passes here (process.exit included); only SIGKILL does not.
+  process.on("exit", () => rmSync(made, { recursive: true, force: true }));
+}
+// Signals end the process (so the data directory goes too); once the service is up, `stop` below closes it first.
+// (Kept registered, not `once`: the store's lock library re-raises a signal when its handler is alone.)
+let onSignal = (code: number): void => process.exit(code);
+process.on("SIGINT", () => onSignal(130));
+process.on("SIGTERM", () => onSignal(143));
+
+/** A port taken by another process, said with the variable that moves it. */
+const portTaken = (what: string, variable: string, port: number | string) =>
+  `the ${what}'s port ${port} is taken (another service, \`pnpm start\` or a second demo?): choose another with ${variable}, e.g. ${variable}=0 pnpm demo for any free port`;
 const demoPassword = randomBytes(12).toString("base64url");
 if (env["SDWAN_ADMIN_USER"] === undefined && env["SDWAN_HTPASSWD_FILE"] === undefined) {
   env["SDWAN_ADMIN_USER"] = "demo";
@@ -34,12 +51,14 @@ const config: Config = decoded._tag === "Right" ? decoded.right : fail(decoded.l
 
 const data = await loadSampleDataset();
 const simulatorPort = Number(env["SDWAN_DEMO_SIMULATOR_PORT"] ?? 0);
-const simulator = await startOrchestratorSimulator({ data, host: "127.0.0.1", port: simulatorPort });
+const simulator = await startOrchestratorSimulator({ data, host: "127.0.0.1", port: simulatorPort }).catch((error: NodeJS.ErrnoException) =>
+  fail(error.code === "EADDRINUSE" ? portTaken("simulator", "SDWAN_DEMO_SIMULATOR_PORT", simulatorPort) : `the simulator cannot start: ${error.message}`),
+);
 
 const service = await startService(config)();
 if (service._tag === "Left") {
   await simulator.stop();
-  fail(service.left);
+  fail(service.left.includes("EADDRINUSE") ? portTaken("service", "SDWAN_PORT", config.port) : service.left);
 }
 const running = (service as Extract<typeof service, { _tag: "Right" }>).right;
 
@@ -89,6 +108,12 @@ out(`  curl -si ${api}/connections   # 401 without credentials`);
 out(`  curl -s ${running.url}/healthz; curl -s ${running.url}/readyz; curl -s ${running.url}/metrics | head`);
 out(`  curl -s ${api}/openapi.json`);
 out("");
+out("The CLI on the demo's store (from the repository root, in another shell):");
+out(`  export SDWAN_DATA_DIR=${resolve(config.dataDir)}`);
+out("  pnpm -s cli list");
+out("  pnpm -s cli get demo-partner");
+out("  pnpm -s cli customers demo-partner -o table");
+out("");
 out("Ctrl-C stops the service and the simulator.");
 
 const stop = (): void => {
@@ -100,5 +125,4 @@ const stop = (): void => {
       () => process.exit(1),
     );
 };
-process.once("SIGINT", stop);
-process.once("SIGTERM", stop);
+onSignal = stop;

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm } from "node:fs/promises";
+import { access, mkdtemp, readdir, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,11 +41,73 @@ describe("pnpm demo", { timeout: 90_000 }, () => {
       expect((await get("/connections/demo-partner?verbose=true")).json).toMatchObject({ valid: true, type: "partner" });
       expect((await get("/partner/demo-partner/customers")).status).toBe(200);
       for (const path of ["/connections", "/partner/demo-partner/customers", "/openapi.json", "?dryrun=true", "-X PUT", "-X DELETE"]) expect(out).toContain(path);
+      // How to point the CLI at its store.
+      expect(out).toContain(`  export SDWAN_DATA_DIR=${dir}\n  pnpm -s cli list\n`);
       child.kill("SIGINT");
       expect(await exited).toBe(0);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  // (tsx keeps its cache under TMPDIR too.)
+  const demoDirectories = async (tmp: string) => (await readdir(tmp)).filter((name) => name.startsWith("sdwan-demo-"));
+  // The demo's own data directory (SDWAN_DATA_DIR unset) is made under TMPDIR: a fresh one per test shows what is left.
+  const startOwn = async (env: Record<string, string> = {}) => {
+    const tmp = await mkdtemp(join(tmpdir(), "sdwan-demo-tmp-"));
+    const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/demo.ts"], {
+      cwd: PACKAGE_DIR,
+      env: { PATH: process.env["PATH"] ?? "", TMPDIR: tmp, SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const exited = once(child, "exit").then(([code]) => code as number | null);
+    const ready = async () => {
+      for (let i = 0; i < 600 && !out.includes("Ctrl-C") && child.exitCode === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      return out;
+    };
+    return { tmp, child, exited, ready, output: () => out };
+  };
+
+  for (const [signal, code] of [
+    ["SIGINT", 0],
+    ["SIGTERM", 0],
+  ] as const) {
+    it(`removes the data directory it made when stopped by ${signal}`, async () => {
+      const demo = await startOwn();
+      try {
+        const out = await demo.ready();
+        const dataDir = /export SDWAN_DATA_DIR=(\S+)/.exec(out)?.[1] ?? "";
+        expect(dataDir.startsWith(demo.tmp), out).toBe(true);
+        await access(join(dataDir, "connections.json"));
+        demo.child.kill(signal);
+        expect(await demo.exited).toBe(code);
+        expect(await demoDirectories(demo.tmp)).toEqual([]);
+      } finally {
+        if (demo.child.exitCode === null) demo.child.kill("SIGKILL");
+        await rm(demo.tmp, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it("says which variable to change when its port is taken, and leaves no data directory", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const address = taken.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    const demo = await startOwn({ SDWAN_PORT: String(port) });
+    try {
+      expect(await demo.exited).toBe(2);
+      expect(demo.output()).toContain(`sdwan-connections demo: the service's port ${port} is taken`);
+      expect(demo.output()).toContain("SDWAN_PORT=0 pnpm demo");
+      expect(await demoDirectories(demo.tmp)).toEqual([]);
+    } finally {
+      if (demo.child.exitCode === null) demo.child.kill("SIGKILL");
+      await new Promise((resolve) => taken.close(resolve));
+      await rm(demo.tmp, { recursive: true, force: true });
     }
   });
 });

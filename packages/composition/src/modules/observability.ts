@@ -10,6 +10,8 @@ export interface ObservabilityOptions {
   /** Where the JSON logs go (default stdout). */
   readonly logDestination?: DestinationStream;
   readonly clock?: Clock;
+  /** The process's own metrics (heap, GC, event loop; default on): a command-line run that nobody scrapes skips them. */
+  readonly defaultMetrics?: boolean;
 }
 
 /** Configuration, logger, metrics and clock. Unbinding flushes the logs a process.exit would otherwise lose. */
@@ -19,6 +21,6 @@ export const observabilityModule = (config: Config, options: ObservabilityOption
     bind(TOKENS.Logger)
       .toConstantValue(createLogger(config.logLevel, options.logDestination))
       .onDeactivation((logger) => new Promise<void>((resolve) => logger.flush(() => resolve())));
-    bind(TOKENS.Metrics).toConstantValue(createMetrics());
+    bind(TOKENS.Metrics).toConstantValue(createMetrics({ defaultMetrics: options.defaultMetrics !== false }));
     bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
   });

@@ -1,5 +1,4 @@
 import { describeError } from "@sdwan-connections/core";
-import { openPostgresStorage } from "@sdwan-connections/storage-postgres";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule } from "inversify";
 import type { Config } from "../config.js";
@@ -20,6 +19,8 @@ export const postgresStorageModule = (config: Config, databaseUrl: string) =>
       .toDynamicValue(async (context) => {
         const logger = context.get(TOKENS.Logger);
         const keyring = orFail(await loadKeyring(config));
+        // Loaded only when PostgreSQL is the store: the CLI on the embedded store starts without pg.
+        const { openPostgresStorage } = await import("@sdwan-connections/storage-postgres");
         const opened = await openPostgresStorage({
           databaseUrl,
           keyring,

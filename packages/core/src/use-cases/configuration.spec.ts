@@ -6,6 +6,23 @@ const summary = (results: readonly { step: { action: string; alias: string }; ou
   results.map(({ step, outcome }) => `${step.action} ${step.alias}: ${outcome}`);
 
 describe("configuration as code", () => {
+  it("applies several steps at once, answering in the plan's order", async () => {
+    const { service } = createTestWorld();
+    const desired = Array.from({ length: 50 }, (_, index) => entry(`c${index}`));
+    const plan = await expectRight(service.planConfiguration(desired));
+    expect(summary(await service.applyPlan(plan, { force: true, concurrency: 16 }))).toEqual(desired.map(({ alias }) => `create ${alias}: applied`));
+    expect(await expectRight(service.listConnections())).toHaveLength(50);
+  });
+
+  it("stops when its signal is aborted: the steps under way are interrupted, the rest skipped", async () => {
+    const { service } = createTestWorld();
+    const plan = await expectRight(service.planConfiguration([entry("a"), entry("b"), entry("c")]));
+    const stop = new AbortController();
+    stop.abort();
+    expect(summary(await service.applyPlan(plan, { signal: stop.signal }))).toEqual(["create a: skipped", "create b: skipped", "create c: skipped"]);
+    expect(await expectRight(service.listConnections())).toEqual([]);
+  });
+
   it("plans and applies creations; the same file a second time plans and changes nothing", async () => {
     const { service } = createTestWorld();
     const desired = [entry("Lab"), entry("edge", TEST_KEYS.customer)];

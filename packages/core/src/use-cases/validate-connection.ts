@@ -4,7 +4,7 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec, type Alias } from "../domain/codecs.js";
 import type { ConnectionKind } from "../domain/connection.js";
 import { decodeInput } from "../domain/decode.js";
-import type { DomainError } from "../domain/errors.js";
+import type { DomainError, OrchestratorError } from "../domain/errors.js";
 import type { HealthCheck } from "../domain/health.js";
 import { identifyAsCheck } from "../health-states.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -12,9 +12,13 @@ import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 import { detailsAnswer, detailsOf, type ConnectionDetails } from "./describe-connection.js";
 
-/** A validation's result: `type` when the key was accepted, `reason` when not; the stored version, key date and key fingerprint. */
+/**
+ * A validation's result: `type` when the key was accepted, `reason` when not, with `failure`, the kind of
+ * orchestrator error (the key refused, or the orchestrator not reached), for callers that tell them apart
+ * (the CLI's exit code); the stored version, key date and key fingerprint.
+ */
 export type ValidationResult = ConnectionDetails &
-  ({ readonly valid: true; readonly type: ConnectionKind } | { readonly valid: false; readonly reason: string });
+  ({ readonly valid: true; readonly type: ConnectionKind } | { readonly valid: false; readonly reason: string; readonly failure: OrchestratorError["_tag"] });
 
 /**
  * A validation as the interface answers it (docs/interface.md §2): alias, URL and `valid`; verbose adds the
@@ -54,7 +58,7 @@ export const validateConnection =
             ({ identity }): ValidationResult =>
               identity._tag === "Right"
                 ? { ...summary, valid: true, type: identity.right.kind }
-                : { ...summary, valid: false, reason: identity.left.reason },
+                : { ...summary, valid: false, reason: identity.left.reason, failure: identity.left._tag },
           ),
           TE.fromTask,
         );

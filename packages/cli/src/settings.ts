@@ -1,0 +1,65 @@
+import type { Config, StoreLocation } from "@sdwan-connections/composition";
+import type { CommandOutput } from "./commands.js";
+import { record } from "./output.js";
+
+// A database URL without what may be secret: no password, no query (it may carry one too).
+const withoutSecrets = (databaseUrl: string): string => {
+  const url = new URL(databaseUrl);
+  url.password = "";
+  url.search = "";
+  return url.toString();
+};
+
+/**
+ * The effective settings, as `config` shows them: what the service and the CLI would use here and now.
+ * Never a secret: the master key, the admin password and the database password are shown as set or not.
+ */
+export const describeSettings = (config: Config, store: StoreLocation): CommandOutput => {
+  const data = {
+    storage: config.storage,
+    dataDir: store.kind === "lowdb" ? store.dataDir : config.dataDir,
+    dataDirSource: config.dataDirFromDefault ? "default: ./data in the current directory" : "SDWAN_DATA_DIR",
+    storeExists: store.kind === "lowdb" ? store.exists : null,
+    database: config.databaseUrl === undefined ? null : withoutSecrets(config.databaseUrl),
+    masterKey: config.masterKey === undefined ? "master.key in the data directory" : "SDWAN_MASTER_KEY (set)",
+    previousMasterKeys: config.previousMasterKeys === undefined ? 0 : config.previousMasterKeys.split(",").filter((key) => key.trim() !== "").length,
+    listen: `${config.host}:${config.port}`,
+    adminUser: config.admin?.user ?? null,
+    htpasswdFile: config.htpasswdFile ?? null,
+    viewers: config.viewers,
+    orchestratorTimeoutMs: config.orchestratorTimeoutMs,
+    orchestratorAllowedHosts: config.orchestratorAllowedHosts ?? null,
+    orchestratorCaFile: config.orchestratorCaFile ?? null,
+    customersCacheTtlMs: config.customersCacheTtlMs,
+    healthIntervalMs: config.healthIntervalMs ?? null,
+    auditRetention: config.auditRetention,
+    loginMaxFailures: config.loginMaxFailures,
+    loginWindowMs: config.loginWindowMs,
+    logLevel: config.logLevel,
+    console: config.console,
+  };
+  const shown = (value: unknown): string =>
+    value === null ? "-" : Array.isArray(value) ? value.join(", ") || "-" : typeof value === "object" ? JSON.stringify(value) : typeof value === "boolean" ? (value ? "yes" : "no") : String(value);
+  const rows: [string, unknown][] = [
+    ["Storage", data.storage === "lowdb" ? "embedded (lowdb)" : "PostgreSQL"],
+    ["Data directory", `${data.dataDir} (${data.dataDirSource})`],
+    ["Store there", data.storeExists],
+    ["Database", data.database],
+    ["Master key", data.masterKey],
+    ["Previous master keys", data.previousMasterKeys],
+    ["Listens on", data.listen],
+    ["Admin user", data.adminUser],
+    ["htpasswd file", data.htpasswdFile],
+    ["Viewers", data.viewers],
+    ["Orchestrator timeout (ms)", data.orchestratorTimeoutMs],
+    ["Orchestrator hosts allowed", data.orchestratorAllowedHosts ?? "any"],
+    ["Orchestrator CA file", data.orchestratorCaFile],
+    ["Customers cache TTL (ms)", data.customersCacheTtlMs],
+    ["Health checks every (ms)", data.healthIntervalMs ?? "off"],
+    ["Audit retention", `${data.auditRetention.maxEntries} entries, ${data.auditRetention.maxAgeMs / 86_400_000} days`],
+    ["Login failures allowed", `${data.loginMaxFailures} per ${data.loginWindowMs} ms`],
+    ["Log level", data.logLevel],
+    ["Console", data.console],
+  ];
+  return { data, forPeople: (width) => record(rows.map(([label, value]) => [label, shown(value)] as const), width) };
+};

@@ -1,0 +1,60 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import packageJson from "../package.json" with { type: "json" };
+
+const run = promisify(execFile);
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+
+// The installed command: the bundle packed by npm, installed from the tarball alone (offline, no
+// registry, no pnpm, no workspace), then run from its bin.
+describe("sdwan-connections installed with npm install -g <tarball>", { timeout: 180_000 }, () => {
+  let root: string;
+  let bin: string;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), "sdwan-cli-install-"));
+    await run(process.execPath, ["--import", "tsx", "scripts/bundle.ts"], { cwd: PACKAGE_DIR });
+    await run("npm", ["pack", "./dist/pack", "--pack-destination", root], { cwd: PACKAGE_DIR });
+    const [tarball] = (await readdir(root)).filter((name) => name.endsWith(".tgz"));
+    expect(tarball).toBe(`sdwan-connections-${packageJson.version}.tgz`);
+    const prefix = join(root, "prefix");
+    // An empty cache and --offline: nothing may come from a registry.
+    await run("npm", ["install", "-g", "--offline", "--no-audit", "--no-fund", "--prefix", prefix, "--cache", join(root, "npm-cache"), join(root, tarball as string)], { cwd: root });
+    bin = join(prefix, "bin", "sdwan-connections");
+  });
+
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  const cli = (args: readonly string[], env: Record<string, string> = {}, input?: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(bin, [...args], { cwd: root, env: { PATH: process.env["PATH"] ?? "", SDWAN_LOG_LEVEL: "warn", ...env } }, (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
+      );
+      child.stdin?.end(input);
+    });
+
+  it("is an executable command that prints its version", async () => {
+    expect((await stat(bin)).mode & 0o111).not.toBe(0);
+    expect(await cli(["--version"])).toEqual({ code: 0, stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
+  });
+
+  it("adds and lists on the embedded store, and says where a missing store was looked for", async () => {
+    const env = { SDWAN_DATA_DIR: join(root, "store") };
+    expect((await cli(["list"], env)).code).toBe(8);
+    expect((await cli(["add", "lab", "https://vco.example.net/", "--force"], env, "a-key\n")).code).toBe(0);
+    expect(await cli(["list"], env)).toEqual({ code: 0, stdout: `${JSON.stringify([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }], null, 2)}\n`, stderr: "" });
+    expect(await cli(["list"])).toMatchObject({ code: 8, stderr: expect.stringContaining(`no store in ${join(root, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory)`) });
+  });
+
+  it("loads PostgreSQL's driver only when asked: a bad database URL is a configuration error, not a missing module", async () => {
+    const result = await cli(["list"], { SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: "postgres://nobody@127.0.0.1:9/none", SDWAN_MASTER_KEY: Buffer.alloc(32, 1).toString("base64") });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^sdwan-connections: SDWAN_DATABASE_URL: /);
+    expect(result.stderr).not.toMatch(/Cannot find (module|package)|ERR_MODULE_NOT_FOUND/);
+  });
+});
