@@ -269,7 +269,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   // Logs go to standard error: standard output carries the answer.
   const composed = await compose(config.right, {
     logDestination: pino.destination(2),
-    defaultMetrics: false,
+    metrics: false,
     ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestratorModule() }),
   })();
   if (E.isLeft(composed)) return fail(EXIT.usage, composed.left);

@@ -2,7 +2,8 @@ export { compose, storageModuleFor, type Composition, type ComposeOptions } from
 export { EnvCodecs, LOG_LEVELS, loadConfig, processEnvironment, type Config, type LogLevel } from "./config.js";
 export { describeMissingStore, locateStore, type StoreLocation } from "./data-dir.js";
 export { createLogger, REDACTED_PATHS, type Logger } from "./logger.js";
-export { createMetrics, type Metrics } from "./metrics.js";
+// createMetrics is imported from "@sdwan-connections/composition/metrics": prom-client loads only where metrics are made.
+export type { Metrics } from "./metrics.js";
 export { coreModule } from "./modules/core.js";
 export { lowdbStorageModule } from "./modules/lowdb.js";
 export { observabilityModule, type ObservabilityOptions } from "./modules/observability.js";

@@ -15,7 +15,7 @@ export const httpModule = (options: { readonly authenticate?: boolean } = {}) =>
         return createApp({
           service: await context.getAsync(TOKENS.ConnectionService),
           logger: context.get(TOKENS.Logger),
-          metrics: context.get(TOKENS.Metrics),
+          metrics: await context.getAsync(TOKENS.Metrics),
           auth: options.authenticate === false ? undefined : await context.getAsync(HTTP_TOKENS.Auth),
           ready: async () => (await storage.repository.ping()())._tag === "Right",
           draining: () => lifecycle.draining,

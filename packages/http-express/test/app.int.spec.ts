@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { createLogger, createMetrics } from "@sdwan-connections/composition";
+import { createLogger } from "@sdwan-connections/composition";
+import { createMetrics } from "@sdwan-connections/composition/metrics";
 import { createConnectionService, type ConnectionRepository } from "@sdwan-connections/core";
 import { createInMemoryConnectionRepository, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 import * as TE from "fp-ts/lib/TaskEither.js";

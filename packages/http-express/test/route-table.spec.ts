@@ -1,4 +1,5 @@
-import { createLogger, createMetrics } from "@sdwan-connections/composition";
+import { createLogger } from "@sdwan-connections/composition";
+import { createMetrics } from "@sdwan-connections/composition/metrics";
 import type { ConnectionService } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
