@@ -402,7 +402,7 @@ export const COMMANDS: readonly Command[] = [
     args: [],
     options: OUTPUT_OPTIONS,
     notes:
-      "Every validation records its outcome; the REST service also checks in the background when SDWAN_HEALTH_INTERVAL_S is set. With PostgreSQL every instance and the CLI share the states; the embedded store keeps them in the service's memory, so there ask GET /rest/plugin/sdwan/health/connections.",
+      "Every validation records its outcome; the REST service also checks in the background when SDWAN_HEALTH_INTERVAL_S is set. The service, its instances and the CLI share the states, and they survive restarts (PostgreSQL: the database; the embedded store: health.json in the data directory).",
     run: ({ service }) =>
       TE.map(
         (connections: readonly ConnectionHealth[]): CommandOutput => ({

@@ -129,10 +129,16 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
     for (const alias of ["stale-key", "nobody-home"]) expect((await cli(dataDir, ["delete", alias])).code).toBe(0);
   });
 
-  it("lists each connection's health: unknown while nothing checks it", async () => {
-    const health = JSON.parse((await cli(dataDir, ["health"])).stdout) as { alias: string; state: string; checks: unknown[] }[];
-    expect(health.length).toBeGreaterThan(0);
-    expect(health.every(({ state, checks }) => state === "unknown" && checks.length === 0)).toBe(true);
+  it("lists each connection's health: a CLI validation's outcome, seen by the next process and by the service; unknown if never validated", async () => {
+    expect((await cli(dataDir, ["add", "unchecked", simulator.url, "--force"], PARTNER_KEY)).code).toBe(0);
+    expect((await cli(dataDir, ["validate", "from-http"])).code).toBe(0);
+    type Health = { alias: string; state: string; checks: { outcome: string }[] };
+    const byAlias = (health: Health[]) => Object.fromEntries(health.map(({ alias, state, checks }) => [alias, { state, last: checks[0]?.outcome }]));
+    const fromCli = byAlias(JSON.parse((await cli(dataDir, ["health"])).stdout) as Health[]);
+    expect(fromCli).toMatchObject({ "from-http": { state: "valid", last: "valid" }, unchecked: { state: "unknown", last: undefined } });
+    const fromService = await service.call("GET", `${BASE}/health/connections`);
+    expect(byAlias((fromService.json() as { connections: Health[] }).connections)).toMatchObject({ "from-http": { state: "valid" }, unchecked: { state: "unknown" } });
+    expect((await cli(dataDir, ["delete", "unchecked"])).code).toBe(0);
   });
 
   // (A usage error, such as `--if-match one`, stops before the use case: it is not a write, so not audited.)

@@ -49,7 +49,7 @@ export {
 export type { AuditLog } from "./ports/audit-log.js";
 export { createInMemoryAuditLog } from "./memory-audit-log.js";
 export type { AuditPage } from "./audit-trail.js";
-export { HEALTH_HISTORY, healthOutcomeOf, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
+export { HEALTH_HISTORY, healthOutcomeOf, withCheck, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
 export type { HealthLedger } from "./ports/health-ledger.js";
 export { createInMemoryHealthLedger } from "./memory-health-ledger.js";
 export type { FailureCount, FailureCounter } from "./ports/failure-counter.js";

@@ -1,6 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import { aliasKey } from "./domain/codecs.js";
-import { HEALTH_HISTORY, type ConnectionHealth } from "./domain/health.js";
+import { withCheck, type ConnectionHealth } from "./domain/health.js";
 import type { HealthLedger } from "./ports/health-ledger.js";
 
 /** Background health in this process's memory: for the embedded store (one service process) and unit tests. */
@@ -17,14 +17,8 @@ export const createInMemoryHealthLedger = (): HealthLedger => {
     record: (alias, check) => async () => {
       const key = aliasKey(alias);
       const before = health.get(key);
-      const previous = before?.state ?? "unknown";
-      health.set(key, {
-        alias: before?.alias ?? alias,
-        state: check.outcome,
-        since: previous === check.outcome ? (before?.since ?? check.at) : check.at,
-        checks: [check, ...(before?.checks ?? [])].slice(0, HEALTH_HISTORY),
-      });
-      return E.right(previous);
+      health.set(key, withCheck(before, alias, check));
+      return E.right(before?.state ?? "unknown");
     },
     forget: (alias) => async () => {
       health.delete(aliasKey(alias));

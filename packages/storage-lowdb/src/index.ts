@@ -10,3 +10,4 @@ export { FILE_FORMAT, SCHEMA_VERSION, type ConnectionsState, type StoredConnecti
 export { createLowdbConnectionRepository } from "./lowdb-connection-repository.js";
 export { AUDIT_FILE, createLowdbAuditLog, type AuditJournal, type LowdbAuditLogOptions } from "./audit-file.js";
 export { WRITE_PROBE_FILE } from "./write-probe.js";
+export { createLowdbHealthLedger, HEALTH_FILE, type LowdbHealthLedgerOptions } from "./health-file.js";

@@ -1,7 +1,7 @@
-import { readFile, rm } from "node:fs/promises";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { describeConnectionRepositoryContract } from "@sdwan-connections/core/contract";
-import { createLowdbAuditLog, createLowdbConnectionRepository, type ConnectionsFile } from "../src/index.js";
+import { describeConnectionRepositoryContract, describeHealthLedgerContract } from "@sdwan-connections/core/contract";
+import { createLowdbAuditLog, createLowdbConnectionRepository, createLowdbHealthLedger, type ConnectionsFile } from "../src/index.js";
 import { openOrThrow, temporaryDirectory } from "./support.js";
 
 const directory = await temporaryDirectory();
@@ -30,5 +30,27 @@ describeConnectionRepositoryContract("LowdbConnectionRepository", {
   close: async () => {
     await Promise.all(opened.map((file) => file.close()));
     await rm(directory.path, { recursive: true, force: true });
+  },
+});
+
+const healthDirectory = await temporaryDirectory();
+let healthDir = healthDirectory.path;
+const ledgers: { close(): Promise<void> }[] = [];
+
+describeHealthLedgerContract("LowdbHealthLedger", {
+  // Each ledger over the same health.json, as another process's would be.
+  make: async () => {
+    const ledger = createLowdbHealthLedger({ dataDir: healthDir, lockStaleMs: 2000 });
+    ledgers.push(ledger);
+    return ledger;
+  },
+  reset: async () => {
+    generation += 1;
+    healthDir = join(healthDirectory.path, `store-${generation}`);
+    await mkdir(healthDir);
+  },
+  close: async () => {
+    await Promise.all(ledgers.map((ledger) => ledger.close()));
+    await rm(healthDirectory.path, { recursive: true, force: true });
   },
 });

@@ -1,5 +1,5 @@
-import { createInMemoryFailureCounter, createInMemoryHealthLedger, createInProcessConnectionChanges } from "@sdwan-connections/core";
-import { createLowdbAuditLog, createLowdbConnectionRepository, describeConnectionsFileError, openConnectionsFile } from "@sdwan-connections/storage-lowdb";
+import { createInMemoryFailureCounter, createInProcessConnectionChanges } from "@sdwan-connections/core";
+import { createLowdbAuditLog, createLowdbConnectionRepository, createLowdbHealthLedger, describeConnectionsFileError, openConnectionsFile } from "@sdwan-connections/storage-lowdb";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule } from "inversify";
 import type { Config } from "../config.js";
@@ -9,7 +9,8 @@ import { loadKeyring, masterKeyFingerprints } from "./master-key.js";
 
 /**
  * The embedded store (SDWAN_STORAGE=lowdb): `connections.json` in the data
- * directory, apiKeys sealed with the master key, and the audit trail beside it. Opened when first resolved,
+ * directory, apiKeys sealed with the master key, the audit trail and the health states (`health.json`, shared
+ * with every process over the directory, a CLI `validate` included) beside it. Opened when first resolved,
  * closed (pending writes flushed, lock released) when unbound.
  */
 export const lowdbStorageModule = (config: Config) =>
@@ -18,21 +19,23 @@ export const lowdbStorageModule = (config: Config) =>
       .toDynamicValue(async () => {
         const keyring = orFail(await loadKeyring(config));
         const audit = createLowdbAuditLog({ dataDir: config.dataDir, retention: config.auditRetention });
+        const health = createLowdbHealthLedger({ dataDir: config.dataDir });
         // The file appends its changes' audit entries through the trail's journal, in each write's group commit.
         const opened = await openConnectionsFile({ dataDir: config.dataDir, keyring, audit: audit.journal })();
-        if (E.isLeft(opened)) await audit.close();
+        if (E.isLeft(opened)) await Promise.all([audit.close(), health.close()]);
         const file = orFail(E.mapLeft(describeConnectionsFileError)(opened));
         return {
           repository: createLowdbConnectionRepository(file),
           changes: createInProcessConnectionChanges(),
           fingerprints: masterKeyFingerprints(keyring),
           audit,
-          // One service process per data directory: its health states and failure counts live in its memory (forgotten at a restart).
-          health: createInMemoryHealthLedger(),
+          health,
+          // One service process per data directory: its failure counts live in its memory (forgotten at a restart).
           failures: createInMemoryFailureCounter({ windowMs: config.loginWindowMs }),
           close: async () => {
             await file.close();
             await audit.close();
+            await health.close();
           },
         };
       })

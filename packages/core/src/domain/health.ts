@@ -27,3 +27,11 @@ export const healthOutcomeOf = (error: OrchestratorError | undefined): HealthChe
 
 /** How many checks each connection keeps. */
 export const HEALTH_HISTORY = 10;
+
+/** A connection's health after `check` (`before`: its health so far, if any): what every ledger stores. */
+export const withCheck = (before: ConnectionHealth | undefined, alias: Alias, check: HealthCheck): ConnectionHealth => ({
+  alias: before?.alias ?? alias,
+  state: check.outcome,
+  since: before?.state === check.outcome ? (before.since ?? check.at) : check.at,
+  checks: [check, ...(before?.checks ?? [])].slice(0, HEALTH_HISTORY),
+});

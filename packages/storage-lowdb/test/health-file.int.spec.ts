@@ -1,0 +1,42 @@
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Alias, HealthCheck } from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
+import { describe, expect, it } from "vitest";
+import { createLowdbHealthLedger, HEALTH_FILE } from "../src/index.js";
+import { run, temporaryDirectory } from "./support.js";
+
+const lab = "lab" as Alias;
+const check: HealthCheck = { at: new Date("2026-11-24T01:00:00.000Z"), outcome: "invalid", latencyMs: 7, reason: "The orchestrator refused the apiKey." };
+
+describe("the embedded store's health states (health.json)", () => {
+  it("survive the process that recorded them: a ledger opened later reads them", async () => {
+    await using directory = await temporaryDirectory();
+    const before = createLowdbHealthLedger({ dataDir: directory.path });
+    await run(before.record(lab, check));
+    await before.close();
+    const after = createLowdbHealthLedger({ dataDir: directory.path });
+    expect(await run(after.list())).toEqual([{ alias: "lab", state: "invalid", since: check.at, checks: [check] }]);
+    await after.close();
+  });
+
+  it("leaves the directory untouched while only read: no file, no lock registration", async () => {
+    await using directory = await temporaryDirectory();
+    const ledger = createLowdbHealthLedger({ dataDir: directory.path });
+    expect(await run(ledger.list())).toEqual([]);
+    expect(await readdir(directory.path)).toEqual([]);
+    await ledger.close();
+  });
+
+  it("refuses a file that is not a health file, naming it and never rewriting it", async () => {
+    await using directory = await temporaryDirectory();
+    const path = join(directory.path, HEALTH_FILE);
+    await writeFile(path, JSON.stringify({ connections: { lab: { alias: "lab", state: "great" } }, claims: {} }));
+    const ledger = createLowdbHealthLedger({ dataDir: directory.path });
+    const listed = await ledger.list()();
+    expect(listed).toEqual(E.left(expect.objectContaining({ _tag: "StorageFailure", reason: expect.stringContaining("health.json is not a health file") })));
+    expect(E.isLeft(await ledger.record(lab, check)())).toBe(true);
+    expect(JSON.parse(await readFile(path, "utf8"))).toMatchObject({ connections: { lab: { state: "great" } } });
+    await ledger.close();
+  });
+});
