@@ -5,6 +5,7 @@ import { AliasCodec, aliasKey, IsoTimeCodec, storageFailure, toFieldErrors, with
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { errorCode } from "./errors.js";
+import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 
 /** Name of the health states' file inside the data directory. */
@@ -32,6 +33,9 @@ const without = <A>(record: Readonly<Record<string, A>>, key: string): Record<st
 
 const EMPTY: HealthFile = { connections: {}, claims: {} };
 
+/** One change of the file: the file after it (none: unchanged) and what the caller is answered. */
+type Change = (file: HealthFile) => { readonly next?: HealthFile; readonly answer: unknown };
+
 export interface LowdbHealthLedgerOptions {
   /** The data directory, as for `openConnectionsFile`. */
   readonly dataDir: string;
@@ -43,7 +47,8 @@ export interface LowdbHealthLedgerOptions {
  * Health states in `health.json` beside `connections.json`, so that every process over the data
  * directory (the service, a CLI `validate`) records and reads the same states, and they survive a
  * restart. Each change rewrites the small file atomically (temporary file, fdatasync, rename) under a
- * cross-process lock of its own; reads take no lock and decode the file again only when it changed. The
+ * cross-process lock of its own, changes that arrive meanwhile together in the next write; reads take no
+ * lock and decode the file again only when it changed. The
  * lock registers this process only at its first write, so a command that only reads writes nothing.
  */
 export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: LowdbHealthLedgerOptions): HealthLedger & { close(): Promise<void> } => {
@@ -91,17 +96,25 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
     await rename(temporary, path);
   };
 
-  /** Reads, changes and (when `change` gives a new file) writes the file under the lock; answers what `change` answers. */
-  const update = <A>(change: (file: HealthFile) => { readonly next?: HealthFile; readonly answer: A }): Promise<E.Either<DomainError, A>> =>
-    (lock ??= createFileLock(path, lockStaleMs))
-      .run(async () => {
-        const current = await read();
-        if (E.isLeft(current)) return current;
-        const { next, answer } = change(current.right);
-        if (next !== undefined) await write(next);
-        return E.right(answer);
-      })
-      .then((done) => (E.isLeft(done) ? failure("writing")(done.left) : done.right), failure("writing"));
+  // Changes that arrive while a write runs (a background round checks several connections at once) go
+  // together in the next one: one read and at most one write, under the lock, for the whole batch.
+  const apply = async (batch: readonly Change[]): Promise<readonly E.Either<DomainError, unknown>[]> => {
+    const current = await read();
+    if (E.isLeft(current)) return batch.map(() => current);
+    let file = current.right;
+    const answers = batch.map((change) => {
+      const { next, answer } = change(file);
+      file = next ?? file;
+      return E.right(answer);
+    });
+    if (file !== current.right) await write(file);
+    return answers;
+  };
+  const groupCommit = createGroupCommit<Change>(createSerialQueue(), async (batch) => {
+    const done = await (lock ??= createFileLock(path, lockStaleMs)).run(() => apply(batch)).catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
+    return E.isLeft(done) ? batch.map(() => failure("writing")(done.left)) : done.right;
+  });
+  const update = <A>(change: (file: HealthFile) => { readonly next?: HealthFile; readonly answer: A }) => groupCommit.submit<A>(change);
 
   return {
     claim: (alias, window) => () =>
@@ -124,6 +137,7 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
       }),
     list: () => () => read().then((file) => E.map((read: HealthFile): readonly ConnectionHealth[] => Object.values(read.connections))(file), failure("reading")),
     close: async () => {
+      await groupCommit.drain();
       await lock?.close();
     },
   };

@@ -20,6 +20,18 @@ describe("the embedded store's health states (health.json)", () => {
     await after.close();
   });
 
+  it("keeps every one of many concurrent checks, each answered the state before it (batched into few writes)", async () => {
+    await using directory = await temporaryDirectory();
+    const ledger = createLowdbHealthLedger({ dataDir: directory.path });
+    const aliases = Array.from({ length: 40 }, (_, i) => `conn-${i % 20}` as Alias);
+    const before = await Promise.all(aliases.map((alias, i) => run(ledger.record(alias, { ...check, outcome: i < 20 ? "invalid" : "valid" }))));
+    expect(before).toEqual([...Array<string>(20).fill("unknown"), ...Array<string>(20).fill("invalid")]);
+    const listed = await run(ledger.list());
+    expect(listed).toHaveLength(20);
+    expect(listed.every((health) => health.state === "valid" && health.checks.length === 2)).toBe(true);
+    await ledger.close();
+  });
+
   it("leaves the directory untouched while only read: no file, no lock registration", async () => {
     await using directory = await temporaryDirectory();
     const ledger = createLowdbHealthLedger({ dataDir: directory.path });
