@@ -4,7 +4,6 @@ import { mkdir, readdir, readFile, rm, rmdir, stat, unlink } from "node:fs/promi
 import { hostname } from "node:os";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
-import lockfile from "proper-lockfile";
 import { errorCode } from "./errors.js";
 
 /** A process that uses the store: enough to tell, on this machine, that it is dead. */
@@ -130,6 +129,9 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
   };
 
   const acquire = async (onCompromised: () => void): Promise<E.Either<string, () => Promise<void>>> => {
+    // Imported at the first lock: proper-lockfile (and graceful-fs, which patches fs when loaded) weighs on the
+    // start of every CLI command, and one that only reads never locks.
+    const { default: lockfile } = await import("proper-lockfile");
     const giveUpAt = Date.now() + 2 * stale;
     for (let wait = 1; ; wait = Math.min(wait * 1.5, 25)) {
       try {
