@@ -52,9 +52,9 @@ try {
 \`node -e ''\` in the same run; the target is at most 3× bare node for \`--help\` and \`list\`. \`--help\`
 loads only the CLI's own chunk and core; \`list\` also the composition (inversify), pino and the embedded
 store, and opens the store (PostgreSQL's driver and YAML are loaded only when used; metrics, prom-client
-and @opentelemetry/api never: the CLI binds none). Most of what remains is V8 compiling those chunks
-(about 280 KB minified for \`list\`; Node 20 has no compile cache) and opening the store, so \`list\` is not
-yet within 3×. ${await machineLine()}.
+and @opentelemetry/api never: the CLI binds none; proper-lockfile only at a first write). Most of what
+remains is V8 compiling those chunks (about 260 KB minified for \`list\`; Node 20 has no compile cache),
+inversify's and pino's set-up, and reading the store. ${await machineLine()}.
 
 ${table}
 `,
