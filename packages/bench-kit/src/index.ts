@@ -25,6 +25,19 @@ export const writeBenchmarkSection = async (id: string, markdown: string, file =
   await writeFile(file, next);
 };
 
+/** docs/reliability.md at the repository root. */
+export const RELIABILITY_FILE = fileURLToPath(new URL("../../../docs/reliability.md", import.meta.url));
+
+/**
+ * A test's figures: written into their section of docs/reliability.md only when asked (SDWAN_FIGURES=1, as
+ * `pnpm figures` runs the tests), so that an ordinary test run leaves the working tree as it was; printed
+ * to the test's log either way.
+ */
+export const reportFigures = async (id: string, markdown: string): Promise<void> => {
+  process.stdout.write(`figures ${id}:\n${markdown.trim()}\n`);
+  if (process.env["SDWAN_FIGURES"] === "1") await writeBenchmarkSection(id, markdown, RELIABILITY_FILE);
+};
+
 /** The value at quantile `q` (0..1) of `samples`, nearest-rank. */
 export const percentile = (samples: readonly number[], q: number): number => {
   if (samples.length === 0) return Number.NaN;

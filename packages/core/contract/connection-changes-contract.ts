@@ -1,6 +1,9 @@
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { EVERY_CONNECTION, type Alias, type ConnectionChangeNotice, type ConnectionChanges } from "../src/index.js";
 
+// Another instance hears a change when the store delivers it: waited for, never timed (a loaded machine can be slow).
+const DELIVERY = { timeout: 5_000 };
+
 export interface ConnectionChangesContractOptions {
   /** Changes over the store under test; all it returns share one channel, as the instances of the service over one store do (in one process the same object will do). */
   make(): Promise<ConnectionChanges>;
@@ -41,7 +44,7 @@ export const describeConnectionChangesContract = (name: string, options: Connect
       expect(heard).toEqual(["Lab.One"]);
       // A marker from the other instance arrives after any echo of ours would have: there must be none.
       await b.publish(alias("marker"));
-      await vi.waitFor(() => expect(heard).toContain("marker"));
+      await vi.waitFor(() => expect(heard).toContain("marker"), DELIVERY);
       expect(heard).toEqual(["Lab.One", "marker"]);
     });
 
@@ -50,8 +53,8 @@ export const describeConnectionChangesContract = (name: string, options: Connect
       const [first, second] = [heardBy(b), heardBy(b)];
       await a.publish(alias("Mixed-Case_Lab"));
       await a.publish(alias("lab"));
-      await vi.waitFor(() => expect(first).toEqual(["Mixed-Case_Lab", "lab"]));
-      await vi.waitFor(() => expect(second).toEqual(["Mixed-Case_Lab", "lab"]));
+      await vi.waitFor(() => expect(first).toEqual(["Mixed-Case_Lab", "lab"]), DELIVERY);
+      await vi.waitFor(() => expect(second).toEqual(["Mixed-Case_Lab", "lab"]), DELIVERY);
     });
 
     it("stops delivering to a listener once unsubscribed, and goes on delivering to the others", async () => {
@@ -60,13 +63,13 @@ export const describeConnectionChangesContract = (name: string, options: Connect
       const stopped: ConnectionChangeNotice[] = [];
       const unsubscribe = b.subscribe((notice) => stopped.push(notice));
       await a.publish(alias("before"));
-      await vi.waitFor(() => expect(stopped).toEqual(["before"]));
+      await vi.waitFor(() => expect(stopped).toEqual(["before"]), DELIVERY);
       unsubscribe();
       unsubscribe(); // twice is harmless
       await a.publish(alias("after"));
       await b.publish(alias("after-local"));
       // (No order is promised between two instances' changes.)
-      await vi.waitFor(() => expect(kept.map(String).sort()).toEqual(["after", "after-local", "before"]));
+      await vi.waitFor(() => expect(kept.map(String).sort()).toEqual(["after", "after-local", "before"]), DELIVERY);
       expect(stopped).toEqual(["before"]);
     });
 
@@ -78,7 +81,7 @@ export const describeConnectionChangesContract = (name: string, options: Connect
         await interrupt(b, () => a.publish(alias("missed")));
         expect(heard).toContain(EVERY_CONNECTION);
         await a.publish(alias("after"));
-        await vi.waitFor(() => expect(heard).toContain("after"));
+        await vi.waitFor(() => expect(heard).toContain("after"), DELIVERY);
         expect(heard.indexOf(EVERY_CONNECTION)).toBeLessThan(heard.indexOf("after"));
       });
     }

@@ -93,7 +93,7 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
   const health = options.health ?? {};
   const ledger = health.ledger ?? createInMemoryHealthLedger();
   // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
-  const healthStates = createHealthStates({ ledger, onError: health.onError });
+  const healthStates = createHealthStates({ ledger, repository, onError: health.onError });
   const monitor =
     health.intervalMs === undefined
       ? undefined

@@ -31,7 +31,7 @@ export interface HealthMonitorOptions {
  * connections at once, and never one that is still being checked.
  */
 export const createHealthMonitor = ({ repository, orchestrator, ledger, intervalMs, concurrency = 4, onChange, onRound, onError }: HealthMonitorOptions) => {
-  const states = createHealthStates({ ledger, onChange, onError });
+  const states = createHealthStates({ ledger, repository, onChange, onError });
   const checking = new Set<string>();
   // At most `concurrency` checks at once in this instance, whatever rounds overlap.
   let active = 0;
@@ -61,7 +61,7 @@ export const createHealthMonitor = ({ repository, orchestrator, ledger, interval
       const stored = await repository.get(alias)();
       if (E.isLeft(stored)) return stored.left._tag === "NotFound" ? undefined : onError?.(stored.left);
       const { check: done } = await identifyAsCheck(orchestrator, stored.right)();
-      await states.record(stored.right.alias, done)();
+      await states.record(stored.right, done)();
     } finally {
       checking.delete(key);
     }

@@ -5,6 +5,7 @@ import type { Alias } from "./domain/codecs.js";
 import type { Identity, StoredConnection } from "./domain/connection.js";
 import type { DomainError, OrchestratorError } from "./domain/errors.js";
 import { healthOutcomeOf, type HealthCheck, type HealthState } from "./domain/health.js";
+import type { ConnectionRepository } from "./ports/connection-repository.js";
 import type { HealthLedger } from "./ports/health-ledger.js";
 import type { Orchestrator } from "./ports/orchestrator.js";
 
@@ -31,6 +32,8 @@ export const identifyAsCheck =
 
 export interface HealthStatesOptions {
   readonly ledger: HealthLedger;
+  /** Where the checked connection is read again, so a check never outlives the connection it checked. */
+  readonly repository: ConnectionRepository;
   /** Hears each state change. */
   readonly onChange?: ((change: HealthChange) => void) | undefined;
   /** A ledger that could not be written; the caller goes on. */
@@ -42,20 +45,36 @@ export interface HealthStatesOptions {
  * validation or a delete: never failing the caller (a ledger error is
  * reported), and every state change told.
  */
-export const createHealthStates = ({ ledger, onChange, onError }: HealthStatesOptions) => ({
-  record:
-    (alias: Alias, check: HealthCheck): T.Task<void> =>
-    async () => {
-      const previous = await ledger.record(alias, check)();
-      if (E.isLeft(previous)) return onError?.(previous.left);
-      if (previous.right !== check.outcome) onChange?.({ alias, from: previous.right, to: check.outcome, check });
-    },
-  forget:
+export const createHealthStates = ({ ledger, repository, onChange, onError }: HealthStatesOptions) => {
+  const forget =
     (alias: Alias): T.Task<void> =>
     async () => {
       const forgotten = await ledger.forget(alias)();
       if (E.isLeft(forgotten)) onError?.(forgotten.left);
-    },
-});
+    };
+  // Whether the connection is still the one checked: versions never repeat in a store, so a changed,
+  // deleted or re-added connection reads as another.
+  const stillStored = async (checked: StoredConnection): Promise<boolean> => {
+    const now = await repository.get(checked.alias)();
+    return E.isRight(now) && now.right.version === checked.version;
+  };
+  return {
+    /**
+     * Records the check of `checked` as its connection's health, unless the connection changed or went
+     * while it was being checked (its state would belong to another key, or outlive a delete).
+     */
+    record:
+      (checked: StoredConnection, check: HealthCheck): T.Task<void> =>
+      async () => {
+        if (!(await stillStored(checked))) return;
+        const previous = await ledger.record(checked.alias, check)();
+        if (E.isLeft(previous)) return onError?.(previous.left);
+        // A delete that forgot the state between the read and the write: forget what was written.
+        if (E.isLeft(await repository.get(checked.alias)())) return forget(checked.alias)();
+        if (previous.right !== check.outcome) onChange?.({ alias: checked.alias, from: previous.right, to: check.outcome, check });
+      },
+    forget,
+  };
+};
 
 export type HealthStates = ReturnType<typeof createHealthStates>;

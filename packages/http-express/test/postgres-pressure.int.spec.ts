@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
-import { writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { reportFigures } from "@sdwan-connections/bench-kit";
 import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeBurst, keyCheckBurst, loginBurst } from "./bursts.js";
 import { ADMIN, anAddBody, BASE, client, makeDataDir, startWiredService } from "./harness.js";
 import { runMain } from "./main-process.js";
 
-const RELIABILITY = new URL("../../../docs/reliability.md", import.meta.url).pathname;
 const MAX_FAILURES = 5;
 const BURST = 300;
 const TRIALS = 12;
@@ -24,11 +23,9 @@ beforeAll(async () => {
 afterAll(async () => {
   // Only a full run's figures are written: a filtered run would leave the section short.
   if (burstLines.length === 2) {
-    await writeBenchmarkSection(
+    await reportFigures(
       "reliability:throttle-burst-postgres",
-      `Last run, two instances on one PostgreSQL database, SDWAN_LOGIN_MAX_FAILURES=${MAX_FAILURES}:\n\n${burstLines.map((line) => `- ${line}`).join("\n")}`,
-      RELIABILITY,
-    );
+      `Last run, two instances on one PostgreSQL database, SDWAN_LOGIN_MAX_FAILURES=${MAX_FAILURES}:\n\n${burstLines.map((line) => `- ${line}`).join("\n")}`);
   }
   await postgres?.stop();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
@@ -80,11 +77,9 @@ describe("instances started together on a fresh database", { timeout: 180_000 },
       for (const outcome of started) if (outcome.status === "rejected") failures.push(String(outcome.reason));
       await Promise.all(started.map((outcome) => (outcome.status === "fulfilled" ? outcome.value.close() : undefined)));
     }
-    await writeBenchmarkSection(
+    await reportFigures(
       "reliability:simultaneous-starts",
-      `Last run: ${TRIALS} trials of ${AT_ONCE} instances started at once, each trial on a fresh database: ${TRIALS * AT_ONCE - failures.length} of ${TRIALS * AT_ONCE} started, ${failures.length} failed.`,
-      RELIABILITY,
-    );
+      `Last run: ${TRIALS} trials of ${AT_ONCE} instances started at once, each trial on a fresh database: ${TRIALS * AT_ONCE - failures.length} of ${TRIALS * AT_ONCE} started, ${failures.length} failed.`);
     expect(failures).toEqual([]);
   });
 

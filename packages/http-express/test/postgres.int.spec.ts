@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { median, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { median, reportFigures } from "@sdwan-connections/bench-kit";
 import { aCustomer, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 import { startOutageProxy, startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -147,7 +147,6 @@ describe("SDWAN_STORAGE=postgres", () => {
 });
 
 describe("two instances on PostgreSQL, one losing the database for a while (docs/reliability.md: two-instance outage convergence)", () => {
-  const REPORT = new URL("../../../docs/reliability.md", import.meta.url).pathname;
   const TRIALS = 5;
   // One partner whose customers depend on its key: changing the key changes the list.
   const KEYS = { before: "before-key-1a2b3c", after: "after-key-4d5e6f" } as const;
@@ -194,11 +193,10 @@ describe("two instances on PostgreSQL, one losing the database for a while (docs
       await proxy.close();
     }
     const ms = (values: readonly number[]) => values.map((value) => `${Math.round(value)} ms`).join(", ");
-    await writeBenchmarkSection(
+    await reportFigures(
       "reliability:outage",
       `Last run: ${TRIALS} trials, each an outage of B's database connections of ${ms(outages)} (until its LISTEN connection was back). ` +
         `B answered A's change made during the outage ${ms(convergences)} after listening again (median ${Math.round(median(convergences))} ms, at most ${Math.round(Math.max(...convergences))} ms; bound: 1 s).`,
-      REPORT,
     );
   }, 120_000);
 });

@@ -1,9 +1,8 @@
-import { writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { reportFigures } from "@sdwan-connections/bench-kit";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeBurst, keyCheckBurst, loginBurst } from "./bursts.js";
 import { anAddBody, BASE, client, startHarness, startWiredService, type Harness } from "./harness.js";
 
-const RELIABILITY = new URL("../../../docs/reliability.md", import.meta.url).pathname;
 const MAX_FAILURES = 5;
 const BURST = 200;
 const env = { SDWAN_LOGIN_MAX_FAILURES: String(MAX_FAILURES), SDWAN_LOGIN_WINDOW_MS: "600000" };
@@ -17,11 +16,9 @@ const stores: readonly [string, () => Promise<{ readonly url: string } & AsyncDi
 afterAll(async () => {
   // Only a full run's figures are written: a filtered run would leave the section short.
   if (lines.length < stores.length * 2) return;
-  await writeBenchmarkSection(
+  await reportFigures(
     "reliability:throttle-burst",
-    `Last run, one instance, SDWAN_LOGIN_MAX_FAILURES=${MAX_FAILURES}:\n\n${lines.map((line) => `- ${line}`).join("\n")}`,
-    RELIABILITY,
-  );
+    `Last run, one instance, SDWAN_LOGIN_MAX_FAILURES=${MAX_FAILURES}:\n\n${lines.map((line) => `- ${line}`).join("\n")}`);
 });
 
 describe.each(stores)("a burst from one client, one instance (%s)", (store, start) => {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServiceProcess, writeBenchmarkSection, type ServiceProcess } from "@sdwan-connections/bench-kit";
+import { reportFigures, startServiceProcess, type ServiceProcess } from "@sdwan-connections/bench-kit";
 import { loadSampleDataset, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 
 export const BASE = "/rest/plugin/sdwan";
@@ -11,10 +11,8 @@ export const AUTHORIZATION = `Basic ${Buffer.from("admin:admin-password-1").toSt
 export const makeDataDir = () => mkdtemp(join(tmpdir(), "sdwan-reliability-"));
 export const removeDir = (dir: string) => rm(dir, { recursive: true, force: true });
 
-const REPORT = new URL("../../../docs/reliability.md", import.meta.url).pathname;
-
-/** Writes this test's figures into its section of docs/reliability.md ("the figures of the last run"). */
-export const report = (id: string, markdown: string) => writeBenchmarkSection(`reliability:${id}`, markdown, REPORT);
+/** This test's figures, for its section of docs/reliability.md ("the figures of the last run"; see `reportFigures`). */
+export const report = (id: string, markdown: string) => reportFigures(`reliability:${id}`, markdown);
 
 /** The service process on a fresh data directory, and the orchestrator simulator with its sample data. */
 export interface World {

@@ -54,14 +54,20 @@ describe("the file lock", () => {
     await using directory = await temporaryDirectory();
     const path = join(directory.path, "connections.json");
     const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    const lock = createFileLock(path, 10_000);
+    let attempt: Promise<unknown> = Promise.resolve();
     try {
       await leaveLock(path, holder.pid as number, startTime(holder.pid as number));
-      const attempt = createFileLock(path, 10_000).run(async () => "held");
+      attempt = lock.run(async () => "held");
       const outcome = await Promise.race([attempt, new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_500))]);
       expect(outcome).toBe("still waiting");
     } finally {
       holder.kill("SIGKILL");
+      await once(holder, "exit");
     }
+    // Its holder dead, the waiting attempt takes the lock; it must end before the directory is removed.
+    expect(await attempt).toEqual(E.right("held"));
+    await lock.close();
   });
 
   it("never breaks a lock while another user of the store in this process is open (two handles on one file)", async () => {

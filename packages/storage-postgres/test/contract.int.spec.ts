@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, vi } from "vitest";
 import type pg from "pg";
 import type { ConnectionChanges } from "@sdwan-connections/core";
 import {
@@ -25,7 +25,14 @@ import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres
 let postgres: StartedPostgres;
 let admin: pg.Pool;
 const pools: pg.Pool[] = [];
+// A pool made for one test is ended after it: the suites make hundreds, which would otherwise hold more
+// connections than the server takes (the failure counter's insurance then answers from memory, and listeners fail).
+const testPools: pg.Pool[] = [];
 const keyring = aKeyring();
+
+afterEach(async () => {
+  await Promise.allSettled(testPools.splice(0).map((pool) => pool.end()));
+});
 
 beforeAll(async () => {
   postgres = await startPostgres({ label: "storage-postgres" });
@@ -45,7 +52,7 @@ describeConnectionRepositoryContract("PostgresConnectionRepository", {
   // Each repository gets its own pool, as a separate instance of the service would (a small one: the suite makes many).
   make: async () => {
     const pool = aPool(postgres.connectionString, 3);
-    pools.push(pool);
+    testPools.push(pool);
     return createPostgresConnectionRepository({ pool, keyring });
   },
   reset: async () => {
@@ -58,7 +65,7 @@ describeConnectionRepositoryContract("PostgresConnectionRepository", {
 describeAuditLogContract("PostgresAuditLog", {
   make: async (retention) => {
     const pool = aPool(postgres.connectionString);
-    pools.push(pool);
+    testPools.push(pool);
     return createPostgresAuditLog({ pool, retention });
   },
   reset: async () => {
@@ -69,7 +76,7 @@ describeAuditLogContract("PostgresAuditLog", {
 describeHealthLedgerContract("PostgresHealthLedger", {
   make: async () => {
     const pool = aPool(postgres.connectionString);
-    pools.push(pool);
+    testPools.push(pool);
     return createPostgresHealthLedger({ pool });
   },
   reset: async () => {
@@ -108,7 +115,7 @@ describeConnectionChangesContract("PostgresConnectionChanges", {
 describeFailureCounterContract("PostgresFailureCounter", {
   make: async (windowMs) => {
     const pool = aPool(postgres.connectionString);
-    pools.push(pool);
+    testPools.push(pool);
     return createPostgresFailureCounter({ pool, windowMs });
   },
   reset: async () => {

@@ -73,4 +73,16 @@ describe("validateConnection", () => {
       ["valid", null],
     ]);
   });
+
+  it("records nothing for a connection deleted (and added again) while it was being checked", async () => {
+    const { service, orchestrator } = await setup(TEST_KEYS.partner);
+    const gate = orchestrator.pause();
+    const validating = service.validateConnection("lab")();
+    await new Promise((resolve) => setImmediate(resolve)); // the orchestrator is being asked
+    await expectRight(service.deleteConnection("lab"));
+    await expectRight(service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.refused }, { force: true }));
+    gate.release();
+    await validating;
+    expect(await expectRight(service.connectionsHealth())).toEqual([{ alias: "Lab", state: "unknown", since: null, checks: [] }]);
+  });
 });

@@ -1,8 +1,8 @@
 import { pipe } from "fp-ts/lib/function.js";
 import * as T from "fp-ts/lib/Task.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { AliasCodec, type Alias } from "../domain/codecs.js";
-import type { ConnectionKind } from "../domain/connection.js";
+import { AliasCodec } from "../domain/codecs.js";
+import type { ConnectionKind, StoredConnection } from "../domain/connection.js";
 import { decodeInput } from "../domain/decode.js";
 import type { DomainError, OrchestratorError } from "../domain/errors.js";
 import type { HealthCheck } from "../domain/health.js";
@@ -43,7 +43,7 @@ export const validateConnection =
     readonly orchestrator: Orchestrator;
     readonly fingerprints: KeyFingerprints;
     /** Records a check as the connection's health; never fails (see `createHealthStates`). */
-    readonly recordHealth: (alias: Alias, check: HealthCheck) => T.Task<void>;
+    readonly recordHealth: (checked: StoredConnection, check: HealthCheck) => T.Task<void>;
   }) =>
   (rawAlias: string): TE.TaskEither<DomainError, ValidationResult> =>
     pipe(
@@ -53,7 +53,7 @@ export const validateConnection =
         const summary = detailsOf(deps.fingerprints)(connection);
         return pipe(
           identifyAsCheck(deps.orchestrator, connection),
-          T.tap(({ check }) => deps.recordHealth(connection.alias, check)),
+          T.tap(({ check }) => deps.recordHealth(connection, check)),
           T.map(
             ({ identity }): ValidationResult =>
               identity._tag === "Right"
