@@ -5,12 +5,10 @@
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { machineLine, markdownTable, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { machineLine, markdownTable, RELIABILITY_FILE, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { runCli } from "../src/cli.js";
 
-const RELIABILITY = fileURLToPath(new URL("../../../docs/reliability.md", import.meta.url));
 const SIZES = [1_000, 10_000, 100_000] as const;
 const discard = { isTTY: false, write: () => true };
 
@@ -46,4 +44,4 @@ for (const size of SIZES) {
 const table = markdownTable(["connections", "file", "apply s", "entries/s", "again (unchanged) s", "entries/s"], rows);
 process.stdout.write(`${table}\n`);
 // Issue 19 wants these figures with the other pressure results; the section's text is in docs/reliability.md.
-await writeBenchmarkSection("reliability:apply-size", `Last run, ${await machineLine()}:\n\n${table}\n`, RELIABILITY);
+await writeBenchmarkSection("reliability:apply-size", `Last run, ${await machineLine()}:\n\n${table}\n`, RELIABILITY_FILE);
