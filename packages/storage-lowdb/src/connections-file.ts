@@ -11,6 +11,7 @@ import { emptyState, type ConnectionsState, type StoredConnection } from "./file
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import type { AuditJournal } from "./audit-file.js";
 import { createFileLock, type FileLock } from "./lock.js";
+import type { Mutation } from "./mutation.js";
 import { resealKeys } from "./rotation.js";
 import { createWriteProbe } from "./write-probe.js";
 
@@ -34,15 +35,6 @@ export interface OpenConnectionsFileOptions {
    */
   readonly audit?: AuditJournal;
 }
-
-/**
- * A change applied to the whole store under the lock; it returns its result, and whether it changed anything.
- * `nextVersion` gives the version for a connection it changes: the store's next, never given before.
- */
-export type Mutation<A> = (
-  connections: Map<string, StoredConnection>,
-  nextVersion: () => number,
-) => E.Either<DomainError, { readonly value: A; readonly changed: boolean }>;
 
 /** A mutation waiting for the group commit, with the audit entry of its success. */
 interface Submitted {

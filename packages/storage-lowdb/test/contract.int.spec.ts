@@ -1,7 +1,9 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describeConnectionRepositoryContract } from "@sdwan-connections/core/contract";
-import { createLowdbAuditLog, createLowdbConnectionRepository, type ConnectionsFile } from "../src/index.js";
+import { createLowdbAuditLog } from "../src/audit-file.js";
+import type { ConnectionsFile } from "../src/connections-file.js";
+import { createLowdbConnectionRepository } from "../src/lowdb-connection-repository.js";
 import { openOrThrow, temporaryDirectory } from "./support.js";
 
 const directory = await temporaryDirectory();

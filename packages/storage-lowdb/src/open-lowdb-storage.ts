@@ -1,0 +1,65 @@
+import {
+  createInMemoryFailureCounter,
+  createInMemoryHealthLedger,
+  createInProcessConnectionChanges,
+  masterKeyFingerprints,
+  storageFailure,
+  type AuditRetention,
+  type DomainError,
+  type Storage,
+} from "@sdwan-connections/core";
+import type { Keyring } from "@sdwan-connections/secrets";
+import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import { createLowdbAuditLog } from "./audit-file.js";
+import { openConnectionsFile } from "./connections-file.js";
+import { describeConnectionsFileError } from "./errors.js";
+import { createLowdbConnectionRepository } from "./lowdb-connection-repository.js";
+
+export interface OpenLowdbStorageOptions {
+  /** The data directory (SDWAN_DATA_DIR); created with mode 0700 when missing. */
+  readonly dataDir: string;
+  /** Seals and opens apiKeys; see `@sdwan-connections/secrets`. */
+  readonly keyring: Keyring;
+  /** How long audit entries are kept (core's default when not given). */
+  readonly auditRetention?: AuditRetention;
+  /** The failed-login window (SDWAN_LOGIN_WINDOW_MS); a minute when not given. */
+  readonly failureWindowMs?: number;
+  /**
+   * After how long a lock left by a dead process is taken over (ms, at least 2000; default 10000). Waiting for
+   * a lock gives up after twice as long.
+   */
+  readonly lockStaleMs?: number;
+}
+
+/**
+ * Core's Storage port in the data directory (`SDWAN_STORAGE=lowdb`): `connections.json` with its apiKeys sealed
+ * by the keyring, and the audit trail beside it (`audit.jsonl`), whose entries the file appends with its
+ * changes. Fails, touching nothing, when the file is unreadable, corrupt, of a newer schema or sealed with
+ * another master key. `close` flushes pending writes and releases the locks.
+ */
+export const openLowdbStorage =
+  ({ dataDir, keyring, auditRetention, failureWindowMs = 60_000, lockStaleMs }: OpenLowdbStorageOptions): TaskEither<DomainError, Storage> =>
+  async () => {
+    const locking = lockStaleMs === undefined ? {} : { lockStaleMs };
+    const audit = createLowdbAuditLog({ dataDir, ...locking, ...(auditRetention === undefined ? {} : { retention: auditRetention }) });
+    // The file appends its changes' audit entries through the trail's journal, in each write's group commit.
+    const file = await openConnectionsFile({ dataDir, keyring, audit: audit.journal, ...locking })();
+    if (E.isLeft(file)) {
+      await audit.close();
+      return E.left(storageFailure(describeConnectionsFileError(file.left)));
+    }
+    return E.right({
+      repository: createLowdbConnectionRepository(file.right),
+      changes: createInProcessConnectionChanges(),
+      fingerprints: masterKeyFingerprints(keyring),
+      audit,
+      // One service process per data directory: its health states and failure counts live in its memory (forgotten at a restart).
+      health: createInMemoryHealthLedger(),
+      failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),
+      close: async () => {
+        await file.right.close();
+        await audit.close();
+      },
+    });
+  };
