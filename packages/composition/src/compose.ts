@@ -46,7 +46,7 @@ export const storageModuleFor = (config: Config): ContainerModule =>
 export const compose =
   (config: Config, options: ComposeOptions = {}): TaskEither<string, Composition> =>
   async () => {
-    const dataDir = await checkDataDirectory(config.dataDir);
+    const dataDir = await checkDataDirectory(config.dataDir)();
     if (E.isLeft(dataDir)) return dataDir;
     const container = new Container({ defaultScope: "Singleton" });
     const close = () => container.unbindAllAsync();

@@ -26,7 +26,7 @@ export type {
   OrchestratorTarget,
 } from "./domain/connection.js";
 export { BastionState, Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
-export { fencedDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
+export { admitsDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
 export { decodeInput, strictObject, toFieldErrors } from "./domain/decode.js";
 export * from "./domain/errors.js";
 export {
