@@ -1,10 +1,12 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { describeConnectionRepositoryContract } from "@sdwan-connections/core/contract";
+import { describeConnectionRepositoryContract, describeStorageContract } from "@sdwan-connections/core/contract";
+import { expectRight } from "@sdwan-connections/core/testing";
 import { createLowdbAuditLog } from "../src/audit-file.js";
 import type { ConnectionsFile } from "../src/connections-file.js";
 import { createLowdbConnectionRepository } from "../src/lowdb-connection-repository.js";
-import { openOrThrow, temporaryDirectory } from "./support.js";
+import { openLowdbStorage } from "../src/open-lowdb-storage.js";
+import { keyringOf, openOrThrow, temporaryDirectory } from "./support.js";
 
 const directory = await temporaryDirectory();
 let dataDir = directory.path;
@@ -33,4 +35,16 @@ describeConnectionRepositoryContract("LowdbConnectionRepository", {
     await Promise.all(opened.map((file) => file.close()));
     await rm(directory.path, { recursive: true, force: true });
   },
+});
+
+const storageDirectory = await temporaryDirectory();
+let storageDataDir = storageDirectory.path;
+let storages = 0;
+describeStorageContract("openLowdbStorage", {
+  open: async () => expectRight(openLowdbStorage({ dataDir: storageDataDir, keyring: keyringOf(), lockStaleMs: 2000 })),
+  reset: async () => {
+    storages += 1;
+    storageDataDir = join(storageDirectory.path, `store-${storages}`);
+  },
+  close: () => rm(storageDirectory.path, { recursive: true, force: true }),
 });
