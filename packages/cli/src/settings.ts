@@ -22,7 +22,7 @@ export const describeSettings = (config: Config, store: StoreLocation): CommandO
     storeExists: store.kind === "lowdb" ? store.exists : null,
     database: config.databaseUrl === undefined ? null : withoutSecrets(config.databaseUrl),
     masterKey: config.masterKey === undefined ? "master.key in the data directory" : "SDWAN_MASTER_KEY (set)",
-    previousMasterKeys: config.previousMasterKeys === undefined ? 0 : config.previousMasterKeys.split(",").filter((key) => key.trim() !== "").length,
+    previousMasterKeys: config.previousMasterKeys.length,
     listen: `${config.host}:${config.port}`,
     adminUser: config.admin?.user ?? null,
     htpasswdFile: config.htpasswdFile ?? null,

@@ -1,4 +1,4 @@
-import type { ConnectionService } from "@sdwan-connections/core";
+import type { ConnectionService, Storage } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { Container, type ContainerModule } from "inversify";
@@ -10,7 +10,7 @@ import { observabilityModule, type ObservabilityOptions } from "./modules/observ
 import { portalOrchestratorModule } from "./modules/portal.js";
 import { postgresStorageModule } from "./modules/postgres.js";
 import { startupFailure } from "./startup-error.js";
-import { TOKENS, type Storage } from "./tokens.js";
+import { TOKENS } from "./tokens.js";
 
 export interface ComposeOptions extends ObservabilityOptions {
   /** Replaces the storage module SDWAN_STORAGE names (tests: `@sdwan-connections/composition/testing`). */
@@ -46,7 +46,7 @@ export const storageModuleFor = (config: Config): ContainerModule =>
 export const compose =
   (config: Config, options: ComposeOptions = {}): TaskEither<string, Composition> =>
   async () => {
-    const dataDir = await checkDataDirectory(config.dataDir);
+    const dataDir = await checkDataDirectory(config.dataDir)();
     if (E.isLeft(dataDir)) return dataDir;
     const container = new Container({ defaultScope: "Singleton" });
     const close = () => container.unbindAllAsync();

@@ -1,4 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
+import { masterKey } from "@sdwan-connections/secrets";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 
@@ -19,7 +20,7 @@ describe("loadConfig", () => {
         storage: "lowdb",
         databaseUrl: undefined,
         masterKey: undefined,
-        previousMasterKeys: undefined,
+        previousMasterKeys: [],
         admin: undefined,
         htpasswdFile: undefined,
         viewers: [],
@@ -43,6 +44,7 @@ describe("loadConfig", () => {
       SDWAN_STORAGE: "postgres",
       SDWAN_DATABASE_URL: "postgres://u:p@db/sdwan",
       SDWAN_MASTER_KEY: key,
+      SDWAN_MASTER_KEY_PREVIOUS: ` ${Buffer.alloc(32, 9).toString("base64")}, ,${Buffer.alloc(32, 8).toString("base64")},`,
       SDWAN_ADMIN_USER: "root",
       SDWAN_ADMIN_PASSWORD: "long-enough",
       SDWAN_HTPASSWD_FILE: "/etc/sdwan/users",
@@ -61,7 +63,8 @@ describe("loadConfig", () => {
         host: "0.0.0.0",
         port: 9000,
         storage: "postgres",
-        masterKey: Buffer.alloc(32, 7),
+        masterKey: masterKey(Buffer.alloc(32, 7)),
+        previousMasterKeys: [masterKey(Buffer.alloc(32, 9)), masterKey(Buffer.alloc(32, 8))],
         admin: { user: "root", password: "long-enough" },
         viewers: ["ann", "bob"],
         orchestratorTimeoutMs: 2500,
@@ -82,6 +85,10 @@ describe("loadConfig", () => {
     [{ SDWAN_HOST: "not a host" }, "SDWAN_HOST: must be an IP address or a host name"],
     [{ SDWAN_STORAGE: "mysql" }, "SDWAN_STORAGE: must be one of lowdb, postgres"],
     [{ SDWAN_MASTER_KEY: "c2hvcnQ=" }, "SDWAN_MASTER_KEY: must be the base64 encoding of exactly 32 bytes (e.g. `openssl rand -base64 32`)"],
+    [
+      { SDWAN_MASTER_KEY_PREVIOUS: `${Buffer.alloc(32, 9).toString("base64")},c2hvcnQ=` },
+      "SDWAN_MASTER_KEY_PREVIOUS: entry 2 must be the base64 encoding of exactly 32 bytes (e.g. `openssl rand -base64 32`)",
+    ],
     [{ SDWAN_LOG_LEVEL: "loud" }, "SDWAN_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent"],
     [{ SDWAN_CUSTOMERS_CACHE_TTL_MS: "-1" }, "SDWAN_CUSTOMERS_CACHE_TTL_MS: must be an integer from 0 to 86400000"],
     [{ SDWAN_ORCHESTRATOR_TIMEOUT_MS: "0" }, "SDWAN_ORCHESTRATOR_TIMEOUT_MS: must be an integer from 1 to 600000"],
@@ -101,6 +108,7 @@ describe("loadConfig", () => {
 
   it("never repeats a bad value, which may be a secret", () => {
     expect(fails({ SDWAN_MASTER_KEY: "super-secret-but-wrong" })).not.toContain("super-secret");
+    expect(fails({ SDWAN_MASTER_KEY_PREVIOUS: "super-secret-but-wrong" })).not.toContain("super-secret");
     expect(fails({ SDWAN_ADMIN_USER: "root", SDWAN_ADMIN_PASSWORD: "pw" })).not.toContain("pw:");
   });
 });

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
-import { MasterKeyCodec, type MasterKey } from "@sdwan-connections/secrets";
+import { MasterKeyCodec, PreviousMasterKeysCodec, type MasterKey } from "@sdwan-connections/secrets";
 import * as t from "io-ts";
 import { DEFAULT_AUDIT_RETENTION, type AuditRetention } from "@sdwan-connections/core";
 
@@ -16,10 +16,10 @@ export interface Config {
   readonly dataDirFromDefault: boolean;
   readonly storage: "lowdb" | "postgres";
   readonly databaseUrl: string | undefined;
-  /** The 32-byte master key, or undefined to use (or generate) the one in the data directory. */
-  readonly masterKey: Buffer | undefined;
-  /** Older master keys (SDWAN_MASTER_KEY_PREVIOUS, comma-separated base64) that still open stored keys; checked by the secrets package. */
-  readonly previousMasterKeys: string | undefined;
+  /** The master key, or undefined to use (or generate) the one in the data directory. */
+  readonly masterKey: MasterKey | undefined;
+  /** Older master keys (SDWAN_MASTER_KEY_PREVIOUS, comma-separated base64) that still open stored keys. */
+  readonly previousMasterKeys: readonly MasterKey[];
   readonly admin: { readonly user: string; readonly password: string } | undefined;
   readonly htpasswdFile: string | undefined;
   readonly viewers: readonly string[];
@@ -87,9 +87,11 @@ const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[
 const listenHost = (raw: string) =>
   isIP(raw) !== 0 || HOST_NAME.test(raw) ? E.right(raw) : E.left("must be an IP address or a host name");
 
-/** secrets' own codec, so the start refuses exactly the keys the keyring would. */
-const masterKey = (raw: string): E.Either<string, Buffer> =>
-  E.bimap((errors: t.Errors) => errors[0]?.message ?? "is not a valid master key", (key: MasterKey) => key.key)(MasterKeyCodec.decode(raw));
+/** Decoded once, here, with secrets' own codecs, so the start refuses exactly the keys the keyring would. */
+const secretsCodec =
+  <A>(codec: t.Decoder<unknown, A>) =>
+  (raw: string): E.Either<string, A> =>
+    E.mapLeft((errors: t.Errors) => errors[0]?.message ?? "is not a valid master key")(codec.decode(raw));
 
 const databaseUrl = (raw: string) => {
   try {
@@ -120,8 +122,8 @@ export const EnvCodecs = {
   SDWAN_DATA_DIR: envValue("SDWAN_DATA_DIR", text, withDefault("./data")),
   SDWAN_STORAGE: envValue("SDWAN_STORAGE", oneOf(["lowdb", "postgres"] as const), withDefault("lowdb" as const)),
   SDWAN_DATABASE_URL: envValue<string | undefined>("SDWAN_DATABASE_URL", databaseUrl, optional),
-  SDWAN_MASTER_KEY: envValue<Buffer | undefined>("SDWAN_MASTER_KEY", masterKey, optional),
-  SDWAN_MASTER_KEY_PREVIOUS: envValue<string | undefined>("SDWAN_MASTER_KEY_PREVIOUS", text, optional),
+  SDWAN_MASTER_KEY: envValue<MasterKey | undefined>("SDWAN_MASTER_KEY", secretsCodec(MasterKeyCodec), optional),
+  SDWAN_MASTER_KEY_PREVIOUS: envValue<readonly MasterKey[]>("SDWAN_MASTER_KEY_PREVIOUS", secretsCodec(PreviousMasterKeysCodec), withDefault([])),
   SDWAN_ADMIN_USER: envValue<string | undefined>(
     "SDWAN_ADMIN_USER",
     (raw) => (/^[^:\s]{1,64}$/.test(raw) ? E.right(raw) : E.left("must be 1-64 characters without ':' or spaces")),

@@ -2,6 +2,7 @@ import { access, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { CONNECTIONS_FILE } from "@sdwan-connections/storage-lowdb";
 import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { Config } from "./config.js";
 
 const GROUP_OR_OTHERS_WRITE = 0o022;
@@ -11,17 +12,19 @@ const GROUP_OR_OTHERS_WRITE = 0o022;
  * admin: one that its group or others may write is refused, as a readable
  * `master.key` is. A missing directory is fine: it is created 0700.
  */
-export const checkDataDirectory = async (dataDir: string): Promise<E.Either<string, void>> => {
-  try {
-    const { mode } = await stat(dataDir);
-    if ((mode & GROUP_OR_OTHERS_WRITE) === 0) return E.right(undefined);
-    const octal = (mode & 0o777).toString(8).padStart(4, "0");
-    return E.left(`SDWAN_DATA_DIR: ${dataDir} may be written by its group or others (mode ${octal}); make it private: chmod 700 ${dataDir}`);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? E.right(undefined) : E.left(`SDWAN_DATA_DIR: cannot read ${dataDir} (${code ?? "unknown error"})`);
-  }
-};
+export const checkDataDirectory =
+  (dataDir: string): TaskEither<string, void> =>
+  async () => {
+    try {
+      const { mode } = await stat(dataDir);
+      if ((mode & GROUP_OR_OTHERS_WRITE) === 0) return E.right(undefined);
+      const octal = (mode & 0o777).toString(8).padStart(4, "0");
+      return E.left(`SDWAN_DATA_DIR: ${dataDir} may be written by its group or others (mode ${octal}); make it private: chmod 700 ${dataDir}`);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return code === "ENOENT" ? E.right(undefined) : E.left(`SDWAN_DATA_DIR: cannot read ${dataDir} (${code ?? "unknown error"})`);
+    }
+  };
 
 /**
  * Where the store is, by one rule for the service and the CLI: PostgreSQL at SDWAN_DATABASE_URL, or the

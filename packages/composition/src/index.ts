@@ -10,4 +10,4 @@ export { observabilityModule, type ObservabilityOptions } from "./modules/observ
 export { loadCertificateAuthorities, offlineOrchestratorModule, portalOrchestratorModule } from "./modules/portal.js";
 export { postgresStorageModule } from "./modules/postgres.js";
 export { orFail, StartupError, startupFailure } from "./startup-error.js";
-export { TOKENS, type Storage } from "./tokens.js";
+export { TOKENS } from "./tokens.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describeKeyFingerprintsContract } from "@sdwan-connections/core/contract";
 import { createKeyring, masterKey } from "@sdwan-connections/secrets";
-import { masterKeyFingerprints } from "../src/modules/master-key.js";
+import { masterKeyFingerprints } from "@sdwan-connections/core";
 
 const deploymentKey = masterKey(randomBytes(32));
 

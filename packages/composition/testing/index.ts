@@ -1,15 +1,5 @@
-import {
-  createInMemoryFailureCounter,
-  createInMemoryHealthLedger,
-  createInProcessConnectionChanges,
-  createProcessKeyFingerprints,
-  type Orchestrator,
-} from "@sdwan-connections/core";
-import {
-  createInMemoryConnectionRepository,
-  createInMemoryConnectionStore,
-  type InMemoryConnectionStore,
-} from "@sdwan-connections/core/testing";
+import type { Orchestrator } from "@sdwan-connections/core";
+import { createInMemoryConnectionStore, createInMemoryStorage, type InMemoryConnectionStore } from "@sdwan-connections/core/testing";
 import { ContainerModule } from "inversify";
 import { TOKENS } from "../src/tokens.js";
 
@@ -17,15 +7,7 @@ import { TOKENS } from "../src/tokens.js";
 export const inMemoryStorageModule = (store: InMemoryConnectionStore = createInMemoryConnectionStore()) =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.Storage)
-      .toDynamicValue((context) => ({
-        repository: createInMemoryConnectionRepository(store),
-        changes: createInProcessConnectionChanges(),
-        fingerprints: createProcessKeyFingerprints(),
-        audit: store.audit,
-        health: createInMemoryHealthLedger(),
-        failures: createInMemoryFailureCounter({ windowMs: context.get(TOKENS.Config).loginWindowMs }),
-        close: async () => undefined,
-      }))
+      .toDynamicValue((context) => createInMemoryStorage({ store, failureWindowMs: context.get(TOKENS.Config).loginWindowMs }))
       .inSingletonScope();
   });
 

@@ -12,6 +12,8 @@ import { describeFailureCounterContract } from "./failure-counter-contract.js";
 import { createInMemoryFailureCounter } from "../src/memory-failure-counter.js";
 import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
+import { describeStorageContract } from "./storage-contract.js";
+import { createInMemoryStorage } from "../testing/in-memory-storage.js";
 
 let store = createInMemoryConnectionStore();
 
@@ -77,5 +79,14 @@ describeFailureCounterContract("InMemoryFailureCounter", {
   },
   reset: async () => {
     failureWindows = new Map();
+  },
+});
+
+// Reopening in memory is a new storage over the same store.
+let storageStore = createInMemoryConnectionStore();
+describeStorageContract("InMemoryStorage", {
+  open: async () => createInMemoryStorage({ store: storageStore }),
+  reset: async () => {
+    storageStore = createInMemoryConnectionStore();
   },
 });

@@ -17,3 +17,4 @@ export { describeAuditLogContract, type AuditLogContractOptions } from "./audit-
 export { describeHealthLedgerContract, type HealthLedgerContractOptions } from "./health-ledger-contract.js";
 export { describeConnectionChangesContract, type ConnectionChangesContractOptions } from "./connection-changes-contract.js";
 export { describeFailureCounterContract, type FailureCounterContractOptions } from "./failure-counter-contract.js";
+export { describeStorageContract, type StorageContractOptions } from "./storage-contract.js";

@@ -6,6 +6,7 @@ import type { DomainError } from "./domain/errors.js";
 import type { Clock } from "./ports/clock.js";
 
 type Customers = readonly Customer[];
+// The running load of a connection's customers, which later callers join (a promise: it is shared, and runs once).
 type Flight = Promise<E.Either<DomainError, Customers>>;
 
 /** How a lookup was answered: from the cache, by a new upstream call, or by joining one in flight. */

@@ -26,7 +26,7 @@ export type {
   OrchestratorTarget,
 } from "./domain/connection.js";
 export { BastionState, Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
-export { fencedDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
+export { admitsDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
 export { decodeInput, strictObject, toFieldErrors } from "./domain/decode.js";
 export * from "./domain/errors.js";
 export {
@@ -56,7 +56,7 @@ export type { FailureCount, FailureCounter } from "./ports/failure-counter.js";
 export { createInMemoryFailureCounter } from "./memory-failure-counter.js";
 export { createHealthMonitor, type HealthChange, type HealthMonitor, type HealthMonitorOptions } from "./health-monitor.js";
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
-export { createProcessKeyFingerprints, hmacFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
+export { createProcessKeyFingerprints, hmacFingerprints, masterKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
 export { checkApiKey } from "./use-cases/check-api-key.js";
 export { applyPlan, planConfiguration, type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
 export type { Clock } from "./ports/clock.js";
@@ -64,6 +64,7 @@ export { systemClock } from "./ports/clock.js";
 export { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";
 export type { ConnectionRepository, KeyRotationReport } from "./ports/connection-repository.js";
 export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
+export type { Storage } from "./ports/storage.js";
 export { createCustomersCache, type CacheOutcome, type CustomersCache } from "./customers-cache.js";
 export {
   createConnectionService,

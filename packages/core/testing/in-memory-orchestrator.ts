@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import {
-  fencedDestination,
+  admitsDestination,
   orchestratorRejected,
   type Customer,
   type Identity,
@@ -50,10 +50,7 @@ export const createInMemoryOrchestrator = (accounts: readonly InMemoryOrchestrat
     calls,
     startDeadline: () => ({ expiresAt: Number.POSITIVE_INFINITY }),
     // The same fence as a real adapter with no host allowed explicitly.
-    admits: (orchestratorUrl) => {
-      const fenced = fencedDestination(URL.canParse(orchestratorUrl) ? new URL(orchestratorUrl).hostname : "");
-      return fenced === undefined ? E.right(undefined) : E.left(fenced);
-    },
+    admits: (orchestratorUrl) => admitsDestination(URL.canParse(orchestratorUrl) ? new URL(orchestratorUrl).hostname : ""),
     identify: (target) => () => {
       calls.identify += 1;
       return answer(target, (account) => account.identity)();

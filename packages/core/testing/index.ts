@@ -4,6 +4,7 @@ export {
   createInMemoryConnectionStore,
   type InMemoryConnectionStore,
 } from "./in-memory-connection-repository.js";
+export { createInMemoryStorage, type InMemoryStorageOptions } from "./in-memory-storage.js";
 export {
   createInMemoryOrchestrator,
   type InMemoryOrchestrator,

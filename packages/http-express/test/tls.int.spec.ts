@@ -43,11 +43,11 @@ describe("SDWAN_ORCHESTRATOR_CA_FILE", () => {
   it("stops the start with one line for a file that is missing, empty of certificates or broken", async () => {
     const dir = await makeDataDir();
     try {
-      expect(await loadCertificateAuthorities(join(dir, "absent.pem"))).toEqual(E.left(expect.stringMatching(/^SDWAN_ORCHESTRATOR_CA_FILE: cannot read .*absent\.pem \(ENOENT\)$/)));
+      expect(await loadCertificateAuthorities(join(dir, "absent.pem"))()).toEqual(E.left(expect.stringMatching(/^SDWAN_ORCHESTRATOR_CA_FILE: cannot read .*absent\.pem \(ENOENT\)$/)));
       await writeFile(join(dir, "empty.pem"), "no certificate here\n");
-      expect(await loadCertificateAuthorities(join(dir, "empty.pem"))).toEqual(E.left(expect.stringMatching(/holds no PEM certificate$/)));
+      expect(await loadCertificateAuthorities(join(dir, "empty.pem"))()).toEqual(E.left(expect.stringMatching(/holds no PEM certificate$/)));
       await writeFile(join(dir, "broken.pem"), `${certificates.caCert}\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`);
-      expect(await loadCertificateAuthorities(join(dir, "broken.pem"))).toEqual(E.left(expect.stringMatching(/certificate 2 in .* cannot be read$/)));
+      expect(await loadCertificateAuthorities(join(dir, "broken.pem"))()).toEqual(E.left(expect.stringMatching(/certificate 2 in .* cannot be read$/)));
       await expect(serviceWith(dir, { SDWAN_ORCHESTRATOR_CA_FILE: join(dir, "empty.pem") })).rejects.toThrow(/SDWAN_ORCHESTRATOR_CA_FILE/);
     } finally {
       await rm(dir, { recursive: true, force: true });

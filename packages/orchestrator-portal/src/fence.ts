@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { fencedDestination } from "@sdwan-connections/core";
+import { admitsDestination } from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
 import { isHostListed } from "./url.js";
 
 /**
@@ -14,7 +15,7 @@ export const fencedLookup =
   (hostname, options, callback) =>
     resolve(hostname, options, (error, address, family) => {
       const addresses = typeof address === "string" ? [address] : (address ?? []).map((entry) => entry.address);
-      if (error === null && !isHostListed(hostname, allowedHosts) && addresses.some((one) => fencedDestination(one) !== undefined)) {
+      if (error === null && !isHostListed(hostname, allowedHosts) && addresses.some((one) => E.isLeft(admitsDestination(one)))) {
         callback(Object.assign(new Error("fenced destination"), { code: "EFENCED" }), address, family);
         return;
       }

@@ -7,7 +7,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import nodeFetch from "node-fetch";
 import {
-  fencedDestination,
+  admitsDestination,
   orchestratorFailed,
   orchestratorGarbage,
   orchestratorRateLimited,
@@ -194,10 +194,10 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const random = options.random ?? Math.random;
   /** Link-local and metadata destinations are refused, unless the allowlist names the host itself. */
   const admitsHost = (hostname: string): E.Either<string, void> => {
-    const fenced = fencedDestination(hostname);
-    return fenced === undefined || isHostListed(hostname, allowedHosts)
+    const admitted = admitsDestination(hostname);
+    return E.isRight(admitted) || isHostListed(hostname, allowedHosts)
       ? E.right(undefined)
-      : E.left(`${fenced}: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it`);
+      : E.left(`${admitted.left}: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it`);
   };
   const lookup = fencedLookup(allowedHosts);
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64, lookup });

@@ -14,9 +14,11 @@ export {
   type SecretError,
 } from "./keyring.js";
 export {
+  decodeMasterKeyVariables,
   describeMasterKeyError,
   loadMasterKeys,
   MasterKeyCodec,
+  PreviousMasterKeysCodec,
   MASTER_KEY_FILE,
   MASTER_KEY_VARIABLE,
   PREVIOUS_MASTER_KEYS_VARIABLE,

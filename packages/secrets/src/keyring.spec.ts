@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createKeyring, describeSecretError, isSealedSecret, masterKey, masterKeyId, SEAL_PADDING_BYTES, sealedKeyId, type SecretError } from "./keyring.js";
+import { createKeyring, describeSecretError, isSealedSecret, masterKey, masterKeyId, SEAL_PADDING_BYTES, sealedKeyId, type SealedSecret, type SecretError } from "./keyring.js";
 
 const KEY_A = masterKey(Buffer.alloc(32, 1));
 const KEY_B = masterKey(Buffer.alloc(32, 2));
@@ -104,7 +104,7 @@ describe("createKeyring", () => {
 describe("sealed length", () => {
   const keyring = createKeyring({ current: KEY_A });
   // Sealed by the v1 format's own code (before padding) under KEY_A for "lab": stores hold values like it.
-  const SEALED_V1 = "v1.72cd6e84.I524D3rRxKeWIHV9.DfVSOtHjTY8iJRdZ7NKGHw.d7XzKLffy8rBqAuvyXo8DmarjaO5zRmNXd9zdeb21mjirfW8XoTGXcjFCAg";
+  const SEALED_V1 = "v1.72cd6e84.I524D3rRxKeWIHV9.DfVSOtHjTY8iJRdZ7NKGHw.d7XzKLffy8rBqAuvyXo8DmarjaO5zRmNXd9zdeb21mjirfW8XoTGXcjFCAg" as SealedSecret;
 
   it("tells nothing about the key's length below one bucket: keys of 1 and 255 bytes seal to the same length", () => {
     const lengths = new Set(["k", "k".repeat(100), SECRET, "k".repeat(SEAL_PADDING_BYTES - 1)].map((key) => keyring.seal(key, "lab").length));

@@ -43,8 +43,8 @@ const SEALED_PATTERN = /^(v[12])\.([0-9a-f]{8})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-
 /** True when `value` has the shape of a sealed secret (says nothing about whether it opens). */
 export const isSealedSecret = (value: unknown): value is SealedSecret => typeof value === "string" && SEALED_PATTERN.test(value);
 
-/** The id of the key that sealed `sealed`, or undefined when it is malformed. */
-export const sealedKeyId = (sealed: string): string | undefined => SEALED_PATTERN.exec(sealed)?.[2];
+/** The id of the key that sealed `sealed` (its shape was checked when it became a SealedSecret, e.g. by `isSealedSecret`). */
+export const sealedKeyId = (sealed: SealedSecret): string => (SEALED_PATTERN.exec(sealed) as RegExpExecArray)[2] as string;
 
 // ISO/IEC 7816-4 padding: the mark, then zeros up to the next multiple (at least the mark is added).
 const pad = (plaintext: Buffer): Buffer => {
@@ -150,7 +150,7 @@ export const createKeyring = ({ current, previous = [] }: KeyringOptions): Keyri
         return E.left({ _tag: "AuthenticationFailed", keyId });
       }
     },
-    needsRotation: (sealed) => !sealed.startsWith(`${FORMAT}.`) || sealedKeyId(sealed) !== current.id,
+    needsRotation: (sealed) => !sealed.startsWith(`${FORMAT}.`) || !isSealedSecret(sealed) || sealedKeyId(sealed) !== current.id,
     derivedKey: (purpose) => Buffer.from(hkdfSync("sha256", currentKey, Buffer.alloc(0), `sdwan-connections/${purpose}`, MASTER_KEY_BYTES)),
   };
 };

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { masterKey } from "./keyring.js";
-import { describeMasterKeyError, loadMasterKeys, type MasterKeyError, type MasterKeys } from "./master-keys.js";
+import { decodeMasterKeyVariables, describeMasterKeyError, loadMasterKeys as loadKeys, type MasterKeyError, type MasterKeys } from "./master-keys.js";
 
 const KEY = Buffer.alloc(32, 7).toString("base64");
 const OLD = Buffer.alloc(32, 9).toString("base64");
@@ -26,6 +26,12 @@ const loaded = (result: E.Either<MasterKeyError, MasterKeys>): MasterKeys => {
 const refused = (result: E.Either<MasterKeyError, MasterKeys>): string => {
   if (E.isRight(result)) throw new Error("expected a failure");
   return describeMasterKeyError(result.left);
+};
+
+// The variables decoded as an embedder without a configuration does, then the keys loaded.
+const loadMasterKeys = async ({ env, dataDir }: { env: Readonly<Record<string, string | undefined>>; dataDir: string }) => {
+  const keys = decodeMasterKeyVariables(env);
+  return E.isLeft(keys) ? keys : loadKeys({ ...keys.right, dataDir })();
 };
 
 describe("loadMasterKeys", () => {

@@ -2,6 +2,7 @@ import { link, mkdir, open, readFile, stat, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
+import type * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { MASTER_KEY_BYTES, masterKey, type MasterKey } from "./keyring.js";
 
@@ -58,31 +59,47 @@ export interface MasterKeys {
 }
 
 export interface LoadMasterKeysOptions {
-  /** Environment variables (`process.env` or a record a test builds). */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The data directory (SDWAN_DATA_DIR), where `master.key` lives when the key is not in the environment. */
+  /** The current key, e.g. SDWAN_MASTER_KEY decoded with `MasterKeyCodec`; when not given, the data directory's key file. */
+  readonly current?: MasterKey | undefined;
+  /** Older keys that still open stored apiKeys, e.g. SDWAN_MASTER_KEY_PREVIOUS decoded with `PreviousMasterKeysCodec`. */
+  readonly previous?: readonly MasterKey[];
+  /** The data directory (SDWAN_DATA_DIR), where `master.key` lives when no current key is given. */
   readonly dataDir: string;
 }
 
 const reasonOf = (errors: t.Errors): string => errors[0]?.message ?? "is not a valid master key";
 
-const decodeVariable = (variable: string, value: string): E.Either<MasterKeyError, MasterKey> => {
-  const decoded = MasterKeyCodec.decode(value);
-  return E.isRight(decoded) ? decoded : E.left({ _tag: "InvalidMasterKeyVariable", variable, reason: reasonOf(decoded.left) });
-};
-
-const decodePrevious = (value: string | undefined): E.Either<MasterKeyError, readonly MasterKey[]> => {
-  const items = (value ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
-  const keys: MasterKey[] = [];
-  for (const [index, item] of items.entries()) {
-    const decoded = MasterKeyCodec.decode(item);
-    if (E.isLeft(decoded)) {
-      const reason = `entry ${index + 1} ${reasonOf(decoded.left)}`;
-      return E.left({ _tag: "InvalidMasterKeyVariable", variable: PREVIOUS_MASTER_KEYS_VARIABLE, reason });
+/** Older master keys as text: comma-separated `MasterKeyCodec` keys, blanks ignored. A failure names the entry, never its value. */
+export const PreviousMasterKeysCodec = new t.Type<readonly MasterKey[], string, unknown>(
+  "PreviousMasterKeys",
+  (u): u is readonly MasterKey[] => Array.isArray(u) && u.every((key) => MasterKeyCodec.is(key)),
+  (input, context) => {
+    if (typeof input !== "string") return t.failure(input, context, "must be a string");
+    const items = input.split(",").map((item) => item.trim()).filter((item) => item !== "");
+    const keys: MasterKey[] = [];
+    for (const [index, item] of items.entries()) {
+      const decoded = MasterKeyCodec.decode(item);
+      if (E.isLeft(decoded)) return t.failure(undefined, context, `entry ${index + 1} ${reasonOf(decoded.left)}`);
+      keys.push(decoded.right);
     }
-    keys.push(decoded.right);
-  }
-  return E.right(keys);
+    return t.success(keys);
+  },
+  (keys) => keys.map((key) => MasterKeyCodec.encode(key)).join(","),
+);
+
+/**
+ * The master keys in the environment, decoded once: `SDWAN_MASTER_KEY` (unset or blank: none) and
+ * `SDWAN_MASTER_KEY_PREVIOUS`, ready for `loadMasterKeys`. For embedders without a configuration of their own.
+ */
+export const decodeMasterKeyVariables = (
+  env: Readonly<Record<string, string | undefined>>,
+): E.Either<MasterKeyError, { readonly current: MasterKey | undefined; readonly previous: readonly MasterKey[] }> => {
+  const invalid = (variable: string) => (errors: t.Errors): MasterKeyError => ({ _tag: "InvalidMasterKeyVariable", variable, reason: reasonOf(errors) });
+  const previous = E.mapLeft(invalid(PREVIOUS_MASTER_KEYS_VARIABLE))(PreviousMasterKeysCodec.decode(env[PREVIOUS_MASTER_KEYS_VARIABLE] ?? ""));
+  if (E.isLeft(previous)) return previous;
+  const current = env[MASTER_KEY_VARIABLE];
+  if (current === undefined || current.trim() === "") return E.right({ current: undefined, previous: previous.right });
+  return E.bimap(invalid(MASTER_KEY_VARIABLE), (key: MasterKey) => ({ current: key, previous: previous.right }))(MasterKeyCodec.decode(current));
 };
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown error";
@@ -144,21 +161,14 @@ const generateKeyFileIfMissing = async (path: string): Promise<boolean> => {
 };
 
 /**
- * The master keys, from `SDWAN_MASTER_KEY` (base64 of 32 bytes) or else from
- * `<dataDir>/master.key`, generated (mode 0600, directory 0700) on first
- * start. `SDWAN_MASTER_KEY_PREVIOUS` (comma-separated base64 keys) adds keys
- * that still decrypt until a rotation re-seals everything with the current one.
+ * The master keys: the `current` one given, or else `<dataDir>/master.key`, generated (mode 0600, directory
+ * 0700) on first start; the `previous` ones still decrypt until a rotation re-seals everything with the current one.
  */
-export const loadMasterKeys = async ({ env, dataDir }: LoadMasterKeysOptions): Promise<E.Either<MasterKeyError, MasterKeys>> => {
-  const previous = decodePrevious(env[PREVIOUS_MASTER_KEYS_VARIABLE]);
-  if (E.isLeft(previous)) return previous;
-  const fromEnv = env[MASTER_KEY_VARIABLE];
-  if (fromEnv !== undefined && fromEnv.trim() !== "") {
-    const current = decodeVariable(MASTER_KEY_VARIABLE, fromEnv);
-    if (E.isLeft(current)) return current;
-    return E.right({ current: current.right, previous: previous.right, source: "env", generated: false });
-  }
-  const fromFile = await loadKeyFile(dataDir);
-  if (E.isLeft(fromFile)) return fromFile;
-  return E.right({ current: fromFile.right.key, previous: previous.right, source: "file", generated: fromFile.right.generated });
-};
+export const loadMasterKeys =
+  ({ current, previous = [], dataDir }: LoadMasterKeysOptions): TE.TaskEither<MasterKeyError, MasterKeys> =>
+  async () => {
+    if (current !== undefined) return E.right({ current, previous, source: "env", generated: false });
+    const fromFile = await loadKeyFile(dataDir);
+    if (E.isLeft(fromFile)) return fromFile;
+    return E.right({ current: fromFile.right.key, previous, source: "file", generated: fromFile.right.generated });
+  };

@@ -14,6 +14,7 @@ import {
   type DomainError,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock } from "./lock.js";
@@ -54,7 +55,7 @@ const parse = (text: string, path: string): E.Either<DomainError, AuditEntry[]> 
  * group commit calls to record its changes' entries with them.
  */
 export interface AuditJournal {
-  append(entries: readonly AuditEntry[]): Promise<E.Either<DomainError, void>>;
+  append(entries: readonly AuditEntry[]): TaskEither<DomainError, void>;
 }
 
 export interface LowdbAuditLogOptions {
@@ -130,7 +131,7 @@ export const createLowdbAuditLog = ({
 
   return {
     record: (entry) => () => groupCommit.submit<void>(entry),
-    journal: { append: (entries) => serially(() => append(entries)).catch(failure("writing")) },
+    journal: { append: (entries) => () => serially(() => append(entries)).catch(failure("writing")) },
     list: (query) => () =>
       read().then(
         (entries) => E.map((all: AuditEntry[]) => selectAuditPage(all, query, retention))(entries),

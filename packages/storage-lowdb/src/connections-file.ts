@@ -11,6 +11,7 @@ import { emptyState, type ConnectionsState, type StoredConnection } from "./file
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import type { AuditJournal } from "./audit-file.js";
 import { createFileLock, type FileLock } from "./lock.js";
+import type { Mutation } from "./mutation.js";
 import { resealKeys } from "./rotation.js";
 import { createWriteProbe } from "./write-probe.js";
 
@@ -35,15 +36,6 @@ export interface OpenConnectionsFileOptions {
   readonly audit?: AuditJournal;
 }
 
-/**
- * A change applied to the whole store under the lock; it returns its result, and whether it changed anything.
- * `nextVersion` gives the version for a connection it changes: the store's next, never given before.
- */
-export type Mutation<A> = (
-  connections: Map<string, StoredConnection>,
-  nextVersion: () => number,
-) => E.Either<DomainError, { readonly value: A; readonly changed: boolean }>;
-
 /** A mutation waiting for the group commit, with the audit entry of its success. */
 interface Submitted {
   readonly mutation: Mutation<unknown>;
@@ -62,7 +54,7 @@ export interface ConnectionsFile {
   /** The lowdb instance; `db.data` is the last state read or written. */
   readonly db: Low<ConnectionsState>;
   /** The current state, re-read first when another process changed the file. */
-  read(): Promise<E.Either<DomainError, ConnectionsState>>;
+  read(): TaskEither<DomainError, ConnectionsState>;
   /** Grows whenever the state in memory changes (a write, or a re-read): lets readers cache what they derive from it. */
   readonly generation: number;
   /**
@@ -71,11 +63,11 @@ export interface ConnectionsFile {
    * file is replaced (an entry never misses an answered change; should the replacement then fail, the entry
    * of a change that did not land stays, and the write's failure is audited after it).
    */
-  mutate<A>(mutation: Mutation<A>, entry?: AuditEntry): Promise<E.Either<DomainError, A>>;
+  mutate<A>(mutation: Mutation<A>, entry?: AuditEntry): TaskEither<DomainError, A>;
   /** Re-seals every apiKey not sealed with the keyring's current key; answers how many were. */
   rotate(entry?: AuditEntry): TaskEither<DomainError, KeyRotationReport>;
   /** Succeeds when the file can be read and a file written and synced in its directory (a full disk fails it); answers are reused for a second. */
-  ping(): Promise<E.Either<DomainError, void>>;
+  ping(): TaskEither<DomainError, void>;
   /** Waits for pending writes, then releases the file. Later calls fail with StorageFailure. */
   close(): Promise<void>;
 }
@@ -200,7 +192,7 @@ export const openConnectionsFile =
           appended =
             entries.length === 0
               ? undefined
-              : (audit as AuditJournal).append(entries).then((result) => {
+              : (audit as AuditJournal).append(entries)().then((result) => {
                   if (E.isRight(result)) return;
                   unaudited = result.left;
                   throw new Error("the audit trail cannot be written");
@@ -237,7 +229,7 @@ export const openConnectionsFile =
       path,
       keyring,
       db,
-      read: async () => {
+      read: () => async () => {
         if (closed) return closedFailure;
         try {
           if (!(await adapter.isCurrent())) await serially(refresh);
@@ -246,11 +238,13 @@ export const openConnectionsFile =
           return E.left(toStorageFailure(path, error));
         }
       },
-      mutate: <A>(mutation: Mutation<A>, entry?: AuditEntry) =>
-        closed ? Promise.resolve(closedFailure) : groupCommit.submit<A>({ mutation: mutation as Mutation<unknown>, entry }),
-      rotate: (entry) => () => file.mutate(resealKeys(keyring), entry),
-      ping: async () => {
-        const state = await file.read();
+      mutate:
+        <A>(mutation: Mutation<A>, entry?: AuditEntry) =>
+        () =>
+          closed ? Promise.resolve(closedFailure) : groupCommit.submit<A>({ mutation: mutation as Mutation<unknown>, entry }),
+      rotate: (entry) => file.mutate(resealKeys(keyring), entry),
+      ping: () => async () => {
+        const state = await file.read()();
         if (E.isLeft(state)) return state;
         const written = await canWrite();
         return E.mapLeft((code: string) => storageFailure(`The data directory ${dataDir} cannot be written: ${code}.`))(written);

@@ -33,7 +33,7 @@ const checkKeyIds = (path: string, state: ConnectionsState, keyring: Keyring): C
   const known = new Set(keyring.keyIds);
   const unknown = new Set<string>();
   for (const connection of state.connections.values()) {
-    const keyId = sealedKeyId(connection.sealedApiKey) as string;
+    const keyId = sealedKeyId(connection.sealedApiKey);
     if (!known.has(keyId)) unknown.add(keyId);
   }
   return unknown.size === 0 ? undefined : { _tag: "WrongMasterKey", path, unknownKeyIds: [...unknown].sort(), knownKeyIds: keyring.keyIds };

@@ -13,7 +13,6 @@ import {
 } from "@sdwan-connections/core";
 import { describeSecretError } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
-import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { ConnectionsFile } from "./connections-file.js";
 import { storedConnection, type StoredConnection } from "./file-format.js";
 
@@ -48,7 +47,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   };
 
   const get: ConnectionRepository["get"] = (alias) => async () => {
-    const state = await file.read();
+    const state = await file.read()();
     if (E.isLeft(state)) return state;
     const key = aliasKey(alias);
     const stored = state.right.connections.get(key);
@@ -59,7 +58,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   // as the port's list cache rule asks of a list handed out more than once.
   let listed: { readonly generation: number; readonly summaries: readonly ConnectionSummary[] } | undefined;
   const list: ConnectionRepository["list"] = () => async () => {
-    const state = await file.read();
+    const state = await file.read()();
     if (E.isLeft(state)) return state;
     if (listed?.generation !== file.generation) {
       // From db.data, not `state`: the two may differ if another reader re-read the file meanwhile, and
@@ -80,7 +79,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       if (existing !== undefined) return E.left(alreadyExists(existing.alias));
       connections.set(key, storedConnection({ alias: connection.alias, orchestratorUrl: connection.orchestratorUrl, sealedApiKey, version: nextVersion(), apiKeySetAt }));
       return E.right({ value: undefined, changed: true });
-    }, entry);
+    }, entry)();
   };
 
   const update: ConnectionRepository["update"] = (alias, change, expected, entry) => () => {
@@ -105,13 +104,11 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       connections.set(key, updated);
       const apiKeySetAt = updated.apiKeySetAt === null ? null : new Date(updated.apiKeySetAt);
       return E.right({ value: { ...stored.right, orchestratorUrl: updated.orchestratorUrl, apiKey: change.apiKey ?? stored.right.apiKey, version: updated.version, apiKeySetAt }, changed: true });
-    }, entry);
+    }, entry)();
   };
 
-  const remove: ConnectionRepository["delete"] = (alias, expected, entry) => () =>
+  const remove: ConnectionRepository["delete"] = (alias, expected, entry) =>
     file.mutate((connections) => E.map(() => ({ value: void connections.delete(aliasKey(alias)), changed: true }))(current(connections, alias, expected)), entry);
 
-  const ping: ConnectionRepository["ping"] = (): TaskEither<DomainError, void> => () => file.ping();
-
-  return { get, list, insert, update, delete: remove, ping, resealKeys: file.rotate };
+  return { get, list, insert, update, delete: remove, ping: file.ping, resealKeys: file.rotate };
 };

@@ -2,7 +2,7 @@ import { storageFailure, type KeyRotationReport } from "@sdwan-connections/core"
 import type { Keyring } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import { storedConnection, type StoredConnection } from "./file-format.js";
-import type { Mutation } from "./connections-file.js";
+import type { Mutation } from "./mutation.js";
 
 /**
  * Re-seals, with the keyring's current master key, every apiKey sealed with

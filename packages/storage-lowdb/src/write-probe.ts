@@ -1,6 +1,7 @@
 import { open, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { errorCode } from "./errors.js";
 
 /** The file the readiness check writes, syncs and removes in the data directory. */
@@ -15,7 +16,7 @@ const PROBE_BYTES = 4096;
  * so that a readiness endpoint polled often stays cheap; the error is an
  * errno code.
  */
-export const createWriteProbe = (dir: string, ttlMs = 1_000): (() => Promise<E.Either<string, void>>) => {
+export const createWriteProbe = (dir: string, ttlMs = 1_000): TaskEither<string, void> => {
   const path = join(dir, WRITE_PROBE_FILE);
   let last: { readonly at: number; readonly answer: Promise<E.Either<string, void>> } | undefined;
   const probe = async (): Promise<E.Either<string, void>> => {

@@ -5,7 +5,7 @@ import { DEFAULT_AUDIT_RETENTION } from "@sdwan-connections/core";
 import { describeAuditLogContract } from "@sdwan-connections/core/contract";
 import { anAuditEntry, expectLeft, expectRight } from "@sdwan-connections/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { AUDIT_FILE, createLowdbAuditLog } from "../src/index.js";
+import { AUDIT_FILE, createLowdbAuditLog } from "../src/audit-file.js";
 
 let dataDir = "";
 const opened: { close(): Promise<void> }[] = [];

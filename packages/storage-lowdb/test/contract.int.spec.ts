@@ -1,8 +1,13 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { describeConnectionRepositoryContract, describeHealthLedgerContract } from "@sdwan-connections/core/contract";
-import { createLowdbAuditLog, createLowdbConnectionRepository, createLowdbHealthLedger, type ConnectionsFile } from "../src/index.js";
-import { openOrThrow, temporaryDirectory } from "./support.js";
+import { describeConnectionRepositoryContract, describeHealthLedgerContract, describeStorageContract } from "@sdwan-connections/core/contract";
+import { expectRight } from "@sdwan-connections/core/testing";
+import { createLowdbAuditLog } from "../src/audit-file.js";
+import type { ConnectionsFile } from "../src/connections-file.js";
+import { createLowdbHealthLedger } from "../src/health-file.js";
+import { createLowdbConnectionRepository } from "../src/lowdb-connection-repository.js";
+import { openLowdbStorage } from "../src/open-lowdb-storage.js";
+import { keyringOf, openOrThrow, temporaryDirectory } from "./support.js";
 
 const directory = await temporaryDirectory();
 let dataDir = directory.path;
@@ -53,4 +58,17 @@ describeHealthLedgerContract("LowdbHealthLedger", {
     await Promise.all(ledgers.map((ledger) => ledger.close()));
     await rm(healthDirectory.path, { recursive: true, force: true });
   },
+  },
+});
+
+const storageDirectory = await temporaryDirectory();
+let storageDataDir = storageDirectory.path;
+let storages = 0;
+describeStorageContract("openLowdbStorage", {
+  open: async () => expectRight(openLowdbStorage({ dataDir: storageDataDir, keyring: keyringOf(), lockStaleMs: 2000 })),
+  reset: async () => {
+    storages += 1;
+    storageDataDir = join(storageDirectory.path, `store-${storages}`);
+  },
+  close: () => rm(storageDirectory.path, { recursive: true, force: true }),
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Alias, HealthCheck } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import { createLowdbHealthLedger, HEALTH_FILE } from "../src/index.js";
+import { createLowdbHealthLedger, HEALTH_FILE } from "../src/health-file.js";
 import { run, temporaryDirectory } from "./support.js";
 
 const lab = "lab" as Alias;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Alias } from "@sdwan-connections/core";
 import { aConnection } from "@sdwan-connections/core/testing";
 import { describe, expect, it } from "vitest";
-import { createLowdbConnectionRepository } from "../src/index.js";
+import { createLowdbConnectionRepository } from "../src/lowdb-connection-repository.js";
 import { startAddingProcess } from "./processes.js";
 import { MASTER_KEY, keyringOf, openOrThrow, run, temporaryDirectory } from "./support.js";
 

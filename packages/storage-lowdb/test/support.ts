@@ -5,7 +5,8 @@ import type { DomainError } from "@sdwan-connections/core";
 import { createKeyring, masterKey, type Keyring } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { describeConnectionsFileError, openConnectionsFile, type ConnectionsFile, type OpenConnectionsFileOptions } from "../src/index.js";
+import { openConnectionsFile, type ConnectionsFile, type OpenConnectionsFileOptions } from "../src/connections-file.js";
+import { describeConnectionsFileError } from "../src/errors.js";
 
 export const MASTER_KEY = Buffer.alloc(32, 0x5a);
 export const OTHER_MASTER_KEY = Buffer.alloc(32, 0xa5);

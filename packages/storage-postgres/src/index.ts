@@ -11,7 +11,7 @@ export {
 export { describeDatabaseError } from "./database-errors.js";
 export { migrate, MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, type Migration, type MigrationReport } from "./migrations.js";
 export { rotateKeys, verifyMasterKeys } from "./rotate-keys.js";
-export { openPostgresStorage, type OpenPostgresStorageOptions, type PostgresStorage } from "./open-postgres-storage.js";
+export { openPostgresStorage, type OpenPostgresStorageOptions } from "./open-postgres-storage.js";
 export { createPostgresAuditLog, type PostgresAuditLogOptions } from "./audit-log.js";
 export { createPostgresHealthLedger } from "./health-ledger.js";
 export { createPostgresFailureCounter, FAILURES_TABLE, type PostgresFailureCounterOptions } from "./failure-counter.js";

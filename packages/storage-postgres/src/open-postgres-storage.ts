@@ -2,26 +2,15 @@ import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import pg from "pg";
-import type { AuditLog, AuditRetention, ConnectionRepository, DomainError, FailureCounter, HealthLedger } from "@sdwan-connections/core";
+import { masterKeyFingerprints, type AuditRetention, type DomainError, type Storage } from "@sdwan-connections/core";
 import { createPostgresFailureCounter } from "./failure-counter.js";
 import { createPostgresHealthLedger } from "./health-ledger.js";
 import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
-import { createPostgresConnectionChanges, type PostgresConnectionChanges } from "./connection-changes.js";
+import { createPostgresConnectionChanges } from "./connection-changes.js";
 import { createPostgresConnectionRepository } from "./connection-repository.js";
 import { migrate } from "./migrations.js";
 import { verifyMasterKeys } from "./rotate-keys.js";
-
-export interface PostgresStorage {
-  readonly repository: ConnectionRepository;
-  readonly changes: PostgresConnectionChanges;
-  readonly audit: AuditLog;
-  readonly health: HealthLedger;
-  /** Failed logins and key checks per client, counted for every instance. */
-  readonly failures: FailureCounter;
-  /** Stops listening, then ends the pool: call it after the HTTP server has drained. */
-  close(): Promise<void>;
-}
 
 export interface OpenPostgresStorageOptions {
   readonly databaseUrl: string;
@@ -35,13 +24,14 @@ export interface OpenPostgresStorageOptions {
 }
 
 /**
- * Everything `SDWAN_STORAGE=postgres` needs, ready to use: a pool, the schema
- * migrated, the master key checked against the stored rows, the repository
- * and the change notifications between instances. On failure the pool is
- * closed again and the error never contains the URL or its password.
+ * Core's Storage port on PostgreSQL, everything `SDWAN_STORAGE=postgres` needs, ready to use: a pool, the schema
+ * migrated, the master key checked against the stored rows, the repository, the change notifications, health
+ * states and failure counts shared by the instances, the audit log. On failure the pool is closed again and the
+ * error never contains the URL or its password. `close` stops listening, then ends the pool: call it after the
+ * HTTP server has drained.
  */
 export const openPostgresStorage =
-  ({ databaseUrl, keyring, auditRetention, failureWindowMs = 60_000, onError = () => undefined }: OpenPostgresStorageOptions): TE.TaskEither<DomainError, PostgresStorage> =>
+  ({ databaseUrl, keyring, auditRetention, failureWindowMs = 60_000, onError = () => undefined }: OpenPostgresStorageOptions): TE.TaskEither<DomainError, Storage> =>
   async () => {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
     // An idle client dying (database restart) must not crash the process; the pool opens a new one.
@@ -58,6 +48,7 @@ export const openPostgresStorage =
     return E.right({
       repository: createPostgresConnectionRepository({ pool, keyring, ...(auditRetention === undefined ? {} : { auditRetention }) }),
       changes: changes.right,
+      fingerprints: masterKeyFingerprints(keyring),
       audit: createPostgresAuditLog({ pool, ...(auditRetention === undefined ? {} : { retention: auditRetention }) }),
       health: createPostgresHealthLedger({ pool }),
       failures: createPostgresFailureCounter({ pool, windowMs: failureWindowMs }),

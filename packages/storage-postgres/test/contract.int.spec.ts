@@ -7,6 +7,7 @@ import {
   describeConnectionRepositoryContract,
   describeFailureCounterContract,
   describeHealthLedgerContract,
+  describeStorageContract,
 } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
 import {
@@ -17,6 +18,7 @@ import {
   createPostgresHealthLedger,
   FAILURES_TABLE,
   migrate,
+  openPostgresStorage,
   type PostgresConnectionChanges,
 } from "../src/index.js";
 import { startOutageProxy, type OutageProxy } from "../testing/index.js";
@@ -120,5 +122,13 @@ describeFailureCounterContract("PostgresFailureCounter", {
   },
   reset: async () => {
     await admin.query(`truncate ${FAILURES_TABLE}`);
+  },
+});
+
+describeStorageContract("openPostgresStorage", {
+  // Each opening is a new pool and listener on the same database, as a restarted instance's; the contract closes it.
+  open: () => expectRight(openPostgresStorage({ databaseUrl: postgres.connectionString, keyring })),
+  reset: async () => {
+    await admin.query(`truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}`);
   },
 });

@@ -24,18 +24,20 @@ const isReadableCertificate = (pem: string): boolean => {
  * checked to be a readable X.509 certificate, so a bad file stops the start
  * instead of failing every orchestrator call later.
  */
-export const loadCertificateAuthorities = async (file: string): Promise<E.Either<string, readonly string[]>> => {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  const certificates = text.match(PEM_CERTIFICATE) ?? [];
-  if (certificates.length === 0) return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${file} holds no PEM certificate`);
-  const unreadable = certificates.findIndex((pem) => !isReadableCertificate(pem));
-  return unreadable === -1 ? E.right(certificates) : E.left(`SDWAN_ORCHESTRATOR_CA_FILE: certificate ${unreadable + 1} in ${file} cannot be read`);
-};
+export const loadCertificateAuthorities =
+  (file: string): TE.TaskEither<string, readonly string[]> =>
+  async () => {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    const certificates = text.match(PEM_CERTIFICATE) ?? [];
+    if (certificates.length === 0) return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${file} holds no PEM certificate`);
+    const unreadable = certificates.findIndex((pem) => !isReadableCertificate(pem));
+    return unreadable === -1 ? E.right(certificates) : E.left(`SDWAN_ORCHESTRATOR_CA_FILE: certificate ${unreadable + 1} in ${file} cannot be read`);
+  };
 
 /** The orchestrator-portal HTTP client, with the configured deadline, host allowlist and CAs; its keep-alive sockets are freed when unbound. */
 export const portalOrchestratorModule = (config: Config) =>
@@ -45,7 +47,7 @@ export const portalOrchestratorModule = (config: Config) =>
         const logger = context.get(TOKENS.Logger);
         // Loaded when bound, not with the composition: a CLI command given the offline module below never loads it.
         const { createPortalOrchestrator } = await import("@sdwan-connections/orchestrator-portal");
-        const ca = config.orchestratorCaFile === undefined ? undefined : orFail(await loadCertificateAuthorities(config.orchestratorCaFile));
+        const ca = config.orchestratorCaFile === undefined ? undefined : orFail(await loadCertificateAuthorities(config.orchestratorCaFile)());
         return createPortalOrchestrator({
           timeoutMs: config.orchestratorTimeoutMs,
           allowedHosts: config.orchestratorAllowedHosts,

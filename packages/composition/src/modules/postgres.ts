@@ -4,7 +4,7 @@ import { ContainerModule } from "inversify";
 import type { Config } from "../config.js";
 import { orFail } from "../startup-error.js";
 import { TOKENS } from "../tokens.js";
-import { loadKeyring, masterKeyFingerprints } from "./master-key.js";
+import { loadKeyring } from "./master-key.js";
 
 /**
  * PostgreSQL (SDWAN_STORAGE=postgres): a pool on SDWAN_DATABASE_URL, the
@@ -18,7 +18,7 @@ export const postgresStorageModule = (config: Config, databaseUrl: string) =>
     bind(TOKENS.Storage)
       .toDynamicValue(async (context) => {
         const logger = context.get(TOKENS.Logger);
-        const keyring = orFail(await loadKeyring(config));
+        const keyring = orFail(await loadKeyring(config)());
         // Loaded only when PostgreSQL is the store: the CLI on the embedded store starts without pg.
         const { openPostgresStorage } = await import("@sdwan-connections/storage-postgres");
         const opened = await openPostgresStorage({
@@ -29,8 +29,7 @@ export const postgresStorageModule = (config: Config, databaseUrl: string) =>
           onError: (line) => logger.warn({ problem: line }, "postgres"),
         })();
         // Never the URL itself in the message: it may hold a password.
-        const storage = orFail(E.mapLeft((error: Parameters<typeof describeError>[0]) => `SDWAN_DATABASE_URL: ${describeError(error)}`)(opened));
-        return { ...storage, fingerprints: masterKeyFingerprints(keyring) };
+        return orFail(E.mapLeft((error: Parameters<typeof describeError>[0]) => `SDWAN_DATABASE_URL: ${describeError(error)}`)(opened));
       })
       .inSingletonScope()
       .onDeactivation((storage) => storage.close());

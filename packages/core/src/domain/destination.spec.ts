@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { fencedDestination } from "./destination.js";
+import * as E from "fp-ts/lib/Either.js";
+import { admitsDestination } from "./destination.js";
 
-describe("fencedDestination", () => {
+describe("admitsDestination", () => {
   it.each([
     "169.254.169.254",
     "169.254.0.1",
@@ -39,12 +40,12 @@ describe("fencedDestination", () => {
     "metadata",
     "instance-data.ec2.internal",
   ])("refuses %s", (host) => {
-    expect(fencedDestination(host)).toBeDefined();
+    expect(E.isLeft(admitsDestination(host))).toBe(true);
   });
 
   it("names the IPv4 address an IPv6 form embeds, and how", () => {
-    expect(fencedDestination("[64:ff9b::a9fe:a9fe]")).toBe("embeds 169.254.169.254 (NAT64), which is a link-local address (where cloud metadata services answer)");
-    expect(fencedDestination("[::ffff:100.100.100.200]")).toBe("embeds 100.100.100.200 (IPv4-mapped), which is a cloud metadata service");
+    expect(admitsDestination("[64:ff9b::a9fe:a9fe]")).toEqual(E.left("embeds 169.254.169.254 (NAT64), which is a link-local address (where cloud metadata services answer)"));
+    expect(admitsDestination("[::ffff:100.100.100.200]")).toEqual(E.left("embeds 100.100.100.200 (IPv4-mapped), which is a cloud metadata service"));
   });
 
   it.each([
@@ -68,7 +69,7 @@ describe("fencedDestination", () => {
   ])(
     "allows %s",
     (host) => {
-      expect(fencedDestination(host)).toBeUndefined();
+      expect(admitsDestination(host)).toEqual(E.right(undefined));
     },
   );
 });

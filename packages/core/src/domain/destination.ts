@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import * as E from "fp-ts/lib/Either.js";
 
 /** Cloud instance-metadata services' host names: no orchestrator lives there. */
 export const METADATA_HOST_NAMES: readonly string[] = [
@@ -83,27 +84,32 @@ const embeddedIpv4 = (bytes: readonly number[]): { readonly form: string; readon
   return [];
 };
 
+const ADMITTED: E.Either<string, void> = E.right(undefined);
+
 /**
- * Why this service must not connect to `host` (a host name or an IP address,
- * IPv6 with or without brackets), or undefined when it may: link-local
+ * Whether this service may connect to `host` (a host name or an IP address,
+ * IPv6 with or without brackets); refused, with the reason, are link-local
  * addresses (169.254.0.0/16, fe80::/10), where cloud metadata services answer,
  * those services' own names and addresses (Alibaba's 100.100.100.200,
  * Oracle's 192.0.0.192, AWS's fd00:ec2::254, …), and every IPv6 address that
  * carries such an IPv4 address (judged by the address it carries). An
  * operator may still allow one explicitly (SDWAN_ORCHESTRATOR_ALLOWED_HOSTS).
  */
-export const fencedDestination = (host: string): string | undefined => {
+export const admitsDestination = (host: string): E.Either<string, void> => {
   const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
-  if (METADATA_HOST_NAMES.includes(name)) return METADATA;
-  if (isIP(name) === 4) return fencedIpv4(name.split(".").map(Number));
+  if (METADATA_HOST_NAMES.includes(name)) return E.left(METADATA);
+  if (isIP(name) === 4) {
+    const reason = fencedIpv4(name.split(".").map(Number));
+    return reason === undefined ? ADMITTED : E.left(reason);
+  }
   const v6 = canonicalIpv6(name);
-  if (v6 === undefined) return undefined;
-  if (METADATA_IPV6.has(v6)) return METADATA;
+  if (v6 === undefined) return ADMITTED;
+  if (METADATA_IPV6.has(v6)) return E.left(METADATA);
   const bytes = ipv6Bytes(v6);
-  if (bytes[0] === 0xfe && ((bytes[1] ?? 0) & 0xc0) === 0x80) return LINK_LOCAL;
+  if (bytes[0] === 0xfe && ((bytes[1] ?? 0) & 0xc0) === 0x80) return E.left(LINK_LOCAL);
   for (const { form, octets } of embeddedIpv4(bytes)) {
     const reason = fencedIpv4(octets);
-    if (reason !== undefined) return `embeds ${octets.join(".")} (${form}), which ${reason}`;
+    if (reason !== undefined) return E.left(`embeds ${octets.join(".")} (${form}), which ${reason}`);
   }
-  return undefined;
+  return ADMITTED;
 };

@@ -17,5 +17,8 @@ export const hmacFingerprints = (secret: Buffer): KeyFingerprints => ({
   fingerprint: (apiKey) => createHmac("sha256", secret).update(apiKey.reveal(), "utf8").digest("base64url"),
 });
 
+/** The stores' fingerprints: under a key derived from the master key (a keyring's `derivedKey`), the same for every instance of a deployment. */
+export const masterKeyFingerprints = (keyring: { derivedKey(purpose: string): Buffer }): KeyFingerprints => hmacFingerprints(keyring.derivedKey("apiKey-fingerprint/v1"));
+
 /** Fingerprints under a random secret of this process: for embedding core alone; they change at every start. */
 export const createProcessKeyFingerprints = (): KeyFingerprints => hmacFingerprints(randomBytes(32));

@@ -79,7 +79,7 @@ export const planConfiguration =
       TE.flatMap((desired) =>
         pipe(
           deps.repository.list(),
-          TE.flatMap((stored) => async (): Promise<E.Either<DomainError, Plan>> => {
+          TE.flatMap((stored): TE.TaskEither<DomainError, Plan> => async () => {
             const steps: PlanStep[] = [];
             for (const connection of desired) {
               const step = await stepFor(deps)(connection)();

@@ -1,0 +1,63 @@
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { type Alias, type ConnectionChangeNotice, type Storage } from "../src/index.js";
+import { aConnection, anAuditEntry } from "../testing/builders.js";
+import { expectRight as run } from "../testing/run.js";
+
+export interface StorageContractOptions {
+  /** Opens the store under test (as `open…Storage` does); every opening is over the same data, as after a restart. */
+  open(): Promise<Storage>;
+  /** Empties the store before each test. */
+  reset(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+const lab = "lab" as Alias;
+
+/**
+ * The behaviour of a store's whole face, beyond each part's own contract: its parts are one store (a write's
+ * audit entry is in its audit log), what it keeps outlives a close, and every part answers once opened.
+ */
+export const describeStorageContract = (name: string, options: StorageContractOptions): void => {
+  describe(`${name} satisfies the Storage contract`, () => {
+    beforeEach(async () => {
+      await options.reset();
+    });
+
+    afterAll(async () => {
+      await options.close?.();
+    });
+
+    it("keeps a write and its audit entry, both in the store, across a close and a reopen", async () => {
+      const entry = anAuditEntry({ action: "add", alias: lab, fields: ["orchestratorUrl", "apiKey"] });
+      const first = await options.open();
+      await run(first.repository.insert(aConnection({ alias: "lab", apiKey: "the-key" }), entry));
+      await first.close();
+      const second = await options.open();
+      try {
+        expect((await run(second.repository.get(lab))).apiKey.reveal()).toBe("the-key");
+        expect((await run(second.audit.list({ alias: lab, limit: 10 }))).map((one) => one.action)).toEqual(["add"]);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it("answers from every part once opened: ping, changes, fingerprints, health, failures", async () => {
+      const storage = await options.open();
+      try {
+        await run(storage.repository.ping());
+        const heard: ConnectionChangeNotice[] = [];
+        const unsubscribe = storage.changes.subscribe((notice) => heard.push(notice));
+        await storage.changes.publish(lab);
+        unsubscribe();
+        expect(heard).toEqual([lab]);
+        const key = aConnection({ apiKey: "the-key" }).apiKey;
+        expect(storage.fingerprints.fingerprint(key)).toBe(storage.fingerprints.fingerprint(key));
+        expect(storage.fingerprints.fingerprint(key)).not.toContain("the-key");
+        expect(await run(storage.health.list())).toEqual([]);
+        expect((await run(storage.failures.add("203.0.113.9"))).count).toBe(1);
+      } finally {
+        await storage.close();
+      }
+    });
+  });
+};

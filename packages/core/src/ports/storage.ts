@@ -1,0 +1,26 @@
+import type { AuditLog } from "./audit-log.js";
+import type { ConnectionChanges } from "./connection-changes.js";
+import type { ConnectionRepository } from "./connection-repository.js";
+import type { FailureCounter } from "./failure-counter.js";
+import type { HealthLedger } from "./health-ledger.js";
+import type { KeyFingerprints } from "./key-fingerprints.js";
+
+/**
+ * A store's whole face, as one `open…Storage(options)` of each store package answers it (and core/testing's
+ * `createInMemoryStorage`): everything the service keeps, shared by the instances over that store. A new store
+ * capability is a port, its contract suite, one implementation per store and one field here.
+ */
+export interface Storage {
+  readonly repository: ConnectionRepository;
+  /** How changes travel between the instances over this store. */
+  readonly changes: ConnectionChanges;
+  /** apiKey fingerprints keyed by the store's master key. */
+  readonly fingerprints: KeyFingerprints;
+  readonly audit: AuditLog;
+  /** Background health states. */
+  readonly health: HealthLedger;
+  /** Failed logins and key checks per client (SDWAN_LOGIN_WINDOW_MS). */
+  readonly failures: FailureCounter;
+  /** Waits for pending writes, then releases the store (call it after the drivers have drained). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,26 @@
+import {
+  createInMemoryFailureCounter,
+  createInMemoryHealthLedger,
+  createInProcessConnectionChanges,
+  createProcessKeyFingerprints,
+  type Storage,
+} from "../src/index.js";
+import { createInMemoryConnectionRepository, createInMemoryConnectionStore, type InMemoryConnectionStore } from "./in-memory-connection-repository.js";
+
+export interface InMemoryStorageOptions {
+  /** The connections and audit trail; share one between storages to model a restart. */
+  readonly store?: InMemoryConnectionStore;
+  /** The failed-login window (SDWAN_LOGIN_WINDOW_MS); a minute when not given. */
+  readonly failureWindowMs?: number;
+}
+
+/** The Storage port in this process's memory: for tests, benchmarks and embedders' experiments, never production. */
+export const createInMemoryStorage = ({ store = createInMemoryConnectionStore(), failureWindowMs = 60_000 }: InMemoryStorageOptions = {}): Storage => ({
+  repository: createInMemoryConnectionRepository(store),
+  changes: createInProcessConnectionChanges(),
+  fingerprints: createProcessKeyFingerprints(),
+  audit: store.audit,
+  health: createInMemoryHealthLedger(),
+  failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),
+  close: async () => undefined,
+});

@@ -1,0 +1,68 @@
+import {
+  createInMemoryFailureCounter,
+  createInProcessConnectionChanges,
+  masterKeyFingerprints,
+  storageFailure,
+  type AuditRetention,
+  type DomainError,
+  type Storage,
+} from "@sdwan-connections/core";
+import type { Keyring } from "@sdwan-connections/secrets";
+import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import { createLowdbAuditLog } from "./audit-file.js";
+import { openConnectionsFile } from "./connections-file.js";
+import { describeConnectionsFileError } from "./errors.js";
+import { createLowdbHealthLedger } from "./health-file.js";
+import { createLowdbConnectionRepository } from "./lowdb-connection-repository.js";
+
+export interface OpenLowdbStorageOptions {
+  /** The data directory (SDWAN_DATA_DIR); created with mode 0700 when missing. */
+  readonly dataDir: string;
+  /** Seals and opens apiKeys; see `@sdwan-connections/secrets`. */
+  readonly keyring: Keyring;
+  /** How long audit entries are kept (core's default when not given). */
+  readonly auditRetention?: AuditRetention;
+  /** The failed-login window (SDWAN_LOGIN_WINDOW_MS); a minute when not given. */
+  readonly failureWindowMs?: number;
+  /**
+   * After how long a lock left by a dead process is taken over (ms, at least 2000; default 10000). Waiting for
+   * a lock gives up after twice as long.
+   */
+  readonly lockStaleMs?: number;
+}
+
+/**
+ * Core's Storage port in the data directory (`SDWAN_STORAGE=lowdb`): `connections.json` with its apiKeys sealed
+ * by the keyring, the audit trail beside it (`audit.jsonl`), whose entries the file appends with its
+ * changes, and the health states (`health.json`). Fails, touching nothing, when the file is unreadable, corrupt, of a newer schema or sealed with
+ * another master key. `close` flushes pending writes and releases the locks.
+ */
+export const openLowdbStorage =
+  ({ dataDir, keyring, auditRetention, failureWindowMs = 60_000, lockStaleMs }: OpenLowdbStorageOptions): TaskEither<DomainError, Storage> =>
+  async () => {
+    const locking = lockStaleMs === undefined ? {} : { lockStaleMs };
+    const audit = createLowdbAuditLog({ dataDir, ...locking, ...(auditRetention === undefined ? {} : { retention: auditRetention }) });
+    const health = createLowdbHealthLedger({ dataDir, ...locking });
+    // The file appends its changes' audit entries through the trail's journal, in each write's group commit.
+    const file = await openConnectionsFile({ dataDir, keyring, audit: audit.journal, ...locking })();
+    if (E.isLeft(file)) {
+      await Promise.all([audit.close(), health.close()]);
+      return E.left(storageFailure(describeConnectionsFileError(file.left)));
+    }
+    return E.right({
+      repository: createLowdbConnectionRepository(file.right),
+      changes: createInProcessConnectionChanges(),
+      fingerprints: masterKeyFingerprints(keyring),
+      audit,
+      // Shared by every process over the directory (a CLI `validate` included) and kept across restarts.
+      health,
+      // One service process per data directory: its failure counts live in its memory (forgotten at a restart).
+      failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),
+      close: async () => {
+        await file.right.close();
+        await audit.close();
+        await health.close();
+      },
+    });
+  };
