@@ -58,7 +58,6 @@ describeHealthLedgerContract("LowdbHealthLedger", {
     await Promise.all(ledgers.map((ledger) => ledger.close()));
     await rm(healthDirectory.path, { recursive: true, force: true });
   },
-  },
 });
 
 const storageDirectory = await temporaryDirectory();
