@@ -18,14 +18,21 @@ import {
   ORCHESTRATOR_URL_MAX_LENGTH,
   ORCHESTRATOR_URL_PATTERN,
 } from "@sdwan-connections/core";
+import { PROBLEMS, problemType, type ProblemSlug } from "./errors.js";
 
 /**
  * The OpenAPI 3.1 document of the interface, served at
- * `/rest/plugin/sdwan/openapi.json`. Its limits, patterns and the Customer
- * fields come from core's constants and codecs, never copied by hand; the
+ * `/rest/plugin/sdwan/openapi.json`. Its limits, patterns, enums, answer texts
+ * and the Customer fields come from core's constants and codecs, its problem
+ * types, titles and statuses from errors.ts's table, never copied by hand; the
  * HTTP tests check every response they get against it, and a property test
  * checks that it and core's codecs accept the same request bodies.
  */
+
+const PROBLEM_SLUGS = Object.keys(PROBLEMS) as ProblemSlug[];
+const PROBLEM_TYPES = PROBLEM_SLUGS.map(problemType);
+const PROBLEM_TITLES = [...new Set(Object.values(PROBLEMS).map(({ title }) => title))];
+const PROBLEM_STATUSES = [...new Set(Object.values(PROBLEMS).map(({ status }) => status))];
 
 /** Where the API is served; the operations endpoints (/healthz, /readyz, /metrics) sit at the root. */
 export const BASE_PATH = "/rest/plugin/sdwan";
@@ -511,9 +518,9 @@ export const openApiDocument = {
         required: ["type", "title", "status", "detail"],
         additionalProperties: false,
         properties: {
-          type: { type: "string" },
-          title: { type: "string" },
-          status: { type: "integer", minimum: 400, maximum: 599 },
+          type: { type: "string", enum: PROBLEM_TYPES },
+          title: { type: "string", enum: PROBLEM_TITLES },
+          status: { type: "integer", enum: PROBLEM_STATUSES },
           detail: { type: "string" },
           errors: {
             type: "array",

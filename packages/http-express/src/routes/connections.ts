@@ -101,7 +101,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
         if (reservation?._tag === "Refused") {
           sendProblem(
             res,
-            problem(429, "too-many-key-checks", "Too many key checks", "Too many key checks that did not match from this client; try again later.", {
+            problem("too-many-key-checks", "Too many key checks that did not match from this client; try again later.", {
               headers: { "Retry-After": String(reservation.retryAfterSeconds) },
             }),
           );
