@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServiceProcess, type ServiceProcess } from "@sdwan-connections/bench-kit";
+import { runCli } from "../src/cli.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 const PARTNER_KEY = "sample-partner-key-1";
@@ -16,8 +17,11 @@ const ADMIN = { name: "admin", password: "admin-password-1" };
 
 const makeDataDir = () => mkdtemp(join(tmpdir(), "sdwan-cli-"));
 
-/** `src/main.ts` in a child process (sources through tsx), `input` on its standard input. */
-const cli = async (dataDir: string, args: readonly string[], input = "", env: Record<string, string> = {}) => {
+/**
+ * `src/main.ts` in a child process (sources through tsx), `input` on its standard input. Only where the
+ * process itself is under test: what the real binary prints (its logs included) and exits with, signals.
+ */
+const binary = async (dataDir: string, args: readonly string[], input = "", env: Record<string, string> = {}) => {
   const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/main.ts", ...args], {
     cwd: PACKAGE_DIR,
     env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
@@ -30,6 +34,23 @@ const cli = async (dataDir: string, args: readonly string[], input = "", env: Re
   child.stdin.end(input);
   const [code] = await once(child, "exit");
   return { code: code as number, stdout, stderr };
+};
+
+/**
+ * The same command run in this process through the CliIo seam main.ts fills in: standard input is
+ * not a terminal, so the key is all of `input` without its last line break, as the binary reads it.
+ * Starting a process per command (a second each) would add nothing the binary's own tests don't cover.
+ */
+const cli = async (dataDir: string, args: readonly string[], input = "", env: Record<string, string> = {}) => {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCli(args, {
+    stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
+    stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
+    readSecret: async () => input.replace(/\r?\n$/, ""),
+    env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
+  });
+  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
 };
 
 // The CLI and the service (another process) run at once on one data directory: each sees the other's writes.
@@ -112,7 +133,8 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
   });
 
   it("tells failures apart by exit code, one line on stderr", async () => {
-    expect(await cli(dataDir, ["delete", "ghost"])).toMatchObject({ code: 3, stderr: "sdwan-connections: No connection with alias 'ghost'.\n" });
+    // The real binary's exit code and its one line, flushed before it exits.
+    expect(await binary(dataDir, ["delete", "ghost"])).toMatchObject({ code: 3, stderr: "sdwan-connections: No connection with alias 'ghost'.\n" });
     expect((await cli(dataDir, ["add", "from-http", simulator.url], PARTNER_KEY)).code).toBe(4);
     const refused = await cli(dataDir, ["add", "refused", simulator.url], "not-a-known-key");
     expect(refused.code).toBe(5);
@@ -162,12 +184,13 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
     expect((await cli(dataDir, ["audit", "--limit", "0"])).code).toBe(2);
   });
 
+  // Real processes: everything the binary writes counts, its log lines on stderr included.
   it("never prints a key, neither its own nor a stored one", async () => {
     const runs = [
-      await cli(dataDir, ["add", "secret-check", simulator.url], "sample-partner-key-2"),
-      await cli(dataDir, ["list"]),
-      await cli(dataDir, ["validate", "secret-check", "--verbose"]),
-      await cli(dataDir, ["add", "refused-2", simulator.url], "refused-secret-key-xyz"),
+      await binary(dataDir, ["add", "secret-check", simulator.url], "sample-partner-key-2"),
+      await binary(dataDir, ["list"]),
+      await binary(dataDir, ["validate", "secret-check", "--verbose"]),
+      await binary(dataDir, ["add", "refused-2", simulator.url], "refused-secret-key-xyz"),
     ];
     for (const { stdout, stderr } of runs) {
       for (const key of ["sample-partner-key-2", "refused-secret-key-xyz", PARTNER_KEY]) {

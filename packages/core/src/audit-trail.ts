@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { auditEntryId, decodeAuditQuery, type Actor, type AuditAction, type AuditEntry, type AuditFailure, type ValidationOutcome } from "./domain/audit.js";
+import { AUDITED_FIELDS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type ValidationOutcome } from "./domain/audit.js";
 import { AliasCodec, type Alias } from "./domain/codecs.js";
 import type { DomainError } from "./domain/errors.js";
 import type { HealthChange } from "./health-monitor.js";
@@ -27,7 +27,7 @@ interface Subject {
 const aliasOrNull = (raw: unknown): Alias | null => E.getOrElseW(() => null)(AliasCodec.decode(raw));
 
 // The names of the known fields a body sets; never their values.
-const fieldsGiven = (body: unknown, known: readonly string[]): readonly string[] =>
+const fieldsGiven = (body: unknown, known: readonly AuditedField[]): readonly AuditedField[] =>
   typeof body === "object" && body !== null && !Array.isArray(body) ? known.filter((field) => Object.hasOwn(body, field)) : [];
 
 const validationOf = (subject: Subject, result: E.Either<DomainError, unknown>): ValidationOutcome => {
@@ -122,7 +122,7 @@ export const createAuditTrail = ({ audit, repository, storeRecords, onFailure }:
     ofAdd: (body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean }): Subject => ({
       action: options.dryRun === true ? "dry-run" : "add",
       alias: aliasOrNull(typeof body === "object" && body !== null ? (body as Record<string, unknown>)["alias"] : undefined),
-      fields: fieldsGiven(body, ["alias", "orchestratorUrl", "apiKey"]),
+      fields: fieldsGiven(body, AUDITED_FIELDS),
       forced: options.force === true,
     }),
     ofUpdate: (rawAlias: string, body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean }): Subject => ({

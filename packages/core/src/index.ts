@@ -25,6 +25,8 @@ export type {
   StoredConnection,
   OrchestratorTarget,
 } from "./domain/connection.js";
+export { CONNECTION_KINDS } from "./domain/connection.js";
+export { ANSWER_TEXT } from "./domain/answers.js";
 export { BastionState, Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { admitsDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
 export { decodeInput, strictObject, toFieldErrors } from "./domain/decode.js";
@@ -33,6 +35,9 @@ export {
   auditEntryId,
   AuditEntryProps,
   AUDIT_PAGE_MAX,
+  AUDIT_ACTIONS,
+  AUDIT_OUTCOMES,
+  AUDITED_FIELDS,
   decodeAuditQuery,
   DEFAULT_AUDIT_RETENTION,
   isAuditedChange,
@@ -44,12 +49,14 @@ export {
   type AuditFailure,
   type AuditQuery,
   type AuditRetention,
+  type AuditedField,
   type ValidationOutcome,
+  VALIDATION_OUTCOMES,
 } from "./domain/audit.js";
 export type { AuditLog } from "./ports/audit-log.js";
 export { createInMemoryAuditLog } from "./memory-audit-log.js";
 export type { AuditPage } from "./audit-trail.js";
-export { HEALTH_HISTORY, healthOutcomeOf, withCheck, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
+export { HEALTH_CHECK_OUTCOMES, HEALTH_HISTORY, HEALTH_STATES, healthOutcomeOf, withCheck, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
 export type { HealthLedger } from "./ports/health-ledger.js";
 export { createInMemoryHealthLedger } from "./memory-health-ledger.js";
 export type { FailureCount, FailureCounter } from "./ports/failure-counter.js";

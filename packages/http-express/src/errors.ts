@@ -15,29 +15,61 @@ export interface ProblemBody {
   readonly errors?: readonly FieldError[];
 }
 
+/**
+ * Every problem this service answers, by its type's slug: the status and the title. One table for the
+ * answers and the OpenAPI document, which lists these types and titles.
+ */
+export const PROBLEMS = {
+  "invalid-input": { status: 400, title: "Invalid input" },
+  unauthorized: { status: 401, title: "Unauthorized" },
+  forbidden: { status: 403, title: "Forbidden" },
+  "not-found": { status: 404, title: "Connection not found" },
+  "no-such-endpoint": { status: 404, title: "Not found" },
+  "method-not-allowed": { status: 405, title: "Method not allowed" },
+  "already-exists": { status: 409, title: "Connection already exists" },
+  "not-a-partner": { status: 409, title: "Not a partner connection" },
+  "version-mismatch": { status: 412, title: "The connection was changed meanwhile" },
+  "body-too-large": { status: 413, title: "Request body too large" },
+  "unsupported-media-type": { status: 415, title: "Unsupported media type" },
+  "validation-refused": { status: 422, title: "The orchestrator did not accept the connection" },
+  "too-many-failed-logins": { status: 429, title: "Too many failed logins" },
+  "too-many-key-checks": { status: 429, title: "Too many key checks" },
+  "internal-error": { status: 500, title: "Internal error" },
+  "orchestrator-rate-limited": { status: 502, title: "The orchestrator is rate-limiting this service" },
+  "orchestrator-rejected": { status: 502, title: "The orchestrator refused the request" },
+  "orchestrator-failed": { status: 502, title: "The orchestrator failed" },
+  "orchestrator-unreachable": { status: 502, title: "The orchestrator cannot be reached" },
+  "orchestrator-garbage": { status: 502, title: "The orchestrator gave an answer that cannot be used" },
+  "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  "orchestrator-timeout": { status: 504, title: "The orchestrator did not answer in time" },
+} as const satisfies Record<string, { readonly status: number; readonly title: string }>;
+
+export type ProblemSlug = keyof typeof PROBLEMS;
+
 /** Problem types are URNs: stable identifiers that need no web page to resolve. */
-const problemType = (slug: string): string => `urn:sdwan-connections:problem:${slug}`;
+export const problemType = (slug: ProblemSlug): string => `urn:sdwan-connections:problem:${slug}`;
 
 export const problem = (
-  status: number,
-  slug: string,
-  title: string,
+  slug: ProblemSlug,
   detail: string,
   extra: { readonly errors?: readonly FieldError[]; readonly headers?: Readonly<Record<string, string>> } = {},
-): Problem => ({
-  status,
-  body: {
-    type: problemType(slug),
-    title,
+): Problem => {
+  const { status, title } = PROBLEMS[slug];
+  return {
     status,
-    detail,
-    ...(extra.errors === undefined ? {} : { errors: extra.errors }),
-  },
-  ...(extra.headers === undefined ? {} : { headers: extra.headers }),
-});
+    body: {
+      type: problemType(slug),
+      title,
+      status,
+      detail,
+      ...(extra.errors === undefined ? {} : { errors: extra.errors }),
+    },
+    ...(extra.headers === undefined ? {} : { headers: extra.headers }),
+  };
+};
 
 export const invalidRequest = (errors: readonly FieldError[]): Problem =>
-  problem(400, "invalid-input", "Invalid input", errors.map((e) => `${e.field}: ${e.message}`).join("; "), { errors });
+  problem("invalid-input", errors.map((e) => `${e.field}: ${e.message}`).join("; "), { errors });
 
 const retryAfterHeader = (error: OrchestratorError): { readonly headers?: Readonly<Record<string, string>> } =>
   error._tag === "OrchestratorRateLimited" && error.retryAfterSeconds !== undefined ? { headers: { "Retry-After": String(error.retryAfterSeconds) } } : {};
@@ -52,30 +84,30 @@ export const domainErrorToProblem = (error: DomainError): Problem => {
     case "InvalidInput":
       return invalidRequest(error.errors);
     case "NotFound":
-      return problem(404, "not-found", "Connection not found", detail);
+      return problem("not-found", detail);
     case "AlreadyExists":
-      return problem(409, "already-exists", "Connection already exists", detail);
+      return problem("already-exists", detail);
     case "VersionMismatch":
-      return problem(412, "version-mismatch", "The connection was changed meanwhile", `${detail} Read it again (its ETag) and retry.`);
+      return problem("version-mismatch", `${detail} Read it again (its ETag) and retry.`);
     case "NotAPartner":
-      return problem(409, "not-a-partner", "Not a partner connection", detail);
+      return problem("not-a-partner", detail);
     case "ValidationRefused":
       // A rate limit whose wait did not fit the deadline: the client learns when to try again.
-      return problem(422, "validation-refused", "The orchestrator did not accept the connection", detail, retryAfterHeader(error.cause));
+      return problem("validation-refused", detail, retryAfterHeader(error.cause));
     case "StorageFailure":
-      return problem(503, "storage-unavailable", "Storage unavailable", "The connection store cannot be used right now.");
+      return problem("storage-unavailable", "The connection store cannot be used right now.");
     case "OrchestratorTimedOut":
-      return problem(504, "orchestrator-timeout", "The orchestrator did not answer in time", detail);
+      return problem("orchestrator-timeout", detail);
     case "OrchestratorRateLimited":
-      return problem(502, "orchestrator-rate-limited", "The orchestrator is rate-limiting this service", detail, retryAfterHeader(error));
+      return problem("orchestrator-rate-limited", detail, retryAfterHeader(error));
     case "OrchestratorRejected":
-      return problem(502, "orchestrator-rejected", "The orchestrator refused the request", detail);
+      return problem("orchestrator-rejected", detail);
     case "OrchestratorFailed":
       // 502 as for every answer of the orchestrator this service cannot use: the upstream failed, not this service (500) and not the key (rejected).
-      return problem(502, "orchestrator-failed", "The orchestrator failed", detail);
+      return problem("orchestrator-failed", detail);
     case "OrchestratorUnreachable":
-      return problem(502, "orchestrator-unreachable", "The orchestrator cannot be reached", detail);
+      return problem("orchestrator-unreachable", detail);
     case "OrchestratorGarbage":
-      return problem(502, "orchestrator-garbage", "The orchestrator gave an answer that cannot be used", detail);
+      return problem("orchestrator-garbage", detail);
   }
 };

@@ -1,27 +1,46 @@
-import { TOKENS } from "@sdwan-connections/composition";
+import { TOKENS, type Config, type Logger, type Metrics, type Storage } from "@sdwan-connections/composition";
 import { CONSOLE_DIRECTORY } from "@sdwan-connections/console";
-import { ContainerModule } from "inversify";
+import type { ConnectionService } from "@sdwan-connections/core";
+import type { Express } from "express";
+import { ContainerModule, inject, injectable, optional } from "inversify";
 import { createApp } from "./app.js";
-import { HTTP_TOKENS } from "./tokens.js";
+import { HTTP_TOKENS, type Auth, type Lifecycle } from "./tokens.js";
 
-/** The express app over the connection service. `authenticate: false` serves without credentials (benchmarks only). */
-export const httpModule = (options: { readonly authenticate?: boolean } = {}) =>
+/**
+ * The express app over the connection service, built by the container from
+ * its constructor's dependencies. Each parameter names its token: vitest's
+ * esbuild emits no decorator metadata, so tests and the tsc build resolve the
+ * same way. Without HTTP_TOKENS.Auth bound it serves without credentials
+ * (benchmarks only).
+ */
+@injectable()
+export class RestApp {
+  readonly express: Express;
+
+  constructor(
+    @inject(TOKENS.ConnectionService) service: ConnectionService,
+    @inject(TOKENS.Logger) logger: Logger,
+    @inject(TOKENS.Metrics) metrics: Metrics,
+    @inject(TOKENS.Config) config: Config,
+    @inject(TOKENS.Storage) storage: Storage,
+    @inject(HTTP_TOKENS.Lifecycle) lifecycle: Lifecycle,
+    @inject(HTTP_TOKENS.Auth) @optional() auth: Auth | undefined,
+  ) {
+    this.express = createApp({
+      service,
+      logger,
+      metrics,
+      auth,
+      ready: async () => (await storage.repository.ping()())._tag === "Right",
+      draining: () => lifecycle.draining,
+      healthIntervalMs: config.healthIntervalMs,
+      consoleDirectory: config.console ? CONSOLE_DIRECTORY : undefined,
+    });
+  }
+}
+
+export const httpModule = () =>
   new ContainerModule(({ bind }) => {
     bind(HTTP_TOKENS.Lifecycle).toConstantValue({ draining: false });
-    bind(HTTP_TOKENS.App)
-      .toDynamicValue(async (context) => {
-        const storage = await context.getAsync(TOKENS.Storage);
-        const lifecycle = context.get(HTTP_TOKENS.Lifecycle);
-        return createApp({
-          service: await context.getAsync(TOKENS.ConnectionService),
-          logger: context.get(TOKENS.Logger),
-          metrics: await context.getAsync(TOKENS.Metrics),
-          auth: options.authenticate === false ? undefined : await context.getAsync(HTTP_TOKENS.Auth),
-          ready: async () => (await storage.repository.ping()())._tag === "Right",
-          draining: () => lifecycle.draining,
-          healthIntervalMs: context.get(TOKENS.Config).healthIntervalMs,
-          consoleDirectory: context.get(TOKENS.Config).console ? CONSOLE_DIRECTORY : undefined,
-        });
-      })
-      .inSingletonScope();
+    bind(HTTP_TOKENS.App).to(RestApp).inSingletonScope();
   });

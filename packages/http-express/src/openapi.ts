@@ -1,5 +1,13 @@
 import {
   ALIAS_MAX_LENGTH,
+  ANSWER_TEXT,
+  AUDIT_ACTIONS,
+  AUDIT_OUTCOMES,
+  AUDITED_FIELDS,
+  CONNECTION_KINDS,
+  HEALTH_CHECK_OUTCOMES,
+  HEALTH_STATES,
+  VALIDATION_OUTCOMES,
   ALIAS_PATTERN,
   API_KEY_MAX_LENGTH,
   API_KEY_PATTERN,
@@ -10,14 +18,21 @@ import {
   ORCHESTRATOR_URL_MAX_LENGTH,
   ORCHESTRATOR_URL_PATTERN,
 } from "@sdwan-connections/core";
+import { PROBLEMS, problemType, type ProblemSlug } from "./errors.js";
 
 /**
  * The OpenAPI 3.1 document of the interface, served at
- * `/rest/plugin/sdwan/openapi.json`. Its limits, patterns and the Customer
- * fields come from core's constants and codecs, never copied by hand; the
+ * `/rest/plugin/sdwan/openapi.json`. Its limits, patterns, enums, answer texts
+ * and the Customer fields come from core's constants and codecs, its problem
+ * types, titles and statuses from errors.ts's table, never copied by hand; the
  * HTTP tests check every response they get against it, and a property test
  * checks that it and core's codecs accept the same request bodies.
  */
+
+const PROBLEM_SLUGS = Object.keys(PROBLEMS) as ProblemSlug[];
+const PROBLEM_TYPES = PROBLEM_SLUGS.map(problemType);
+const PROBLEM_TITLES = [...new Set(Object.values(PROBLEMS).map(({ title }) => title))];
+const PROBLEM_STATUSES = [...new Set(Object.values(PROBLEMS).map(({ status }) => status))];
 
 /** Where the API is served; the operations endpoints (/healthz, /readyz, /metrics) sit at the root. */
 export const BASE_PATH = "/rest/plugin/sdwan";
@@ -171,7 +186,7 @@ export const openApiDocument = {
         ],
         requestBody: jsonBody("#/components/schemas/AddConnection"),
         responses: {
-          "200": text("Added (or, with dryrun=true, would be added).", ["Connection successfully added", "Dry run successful"]),
+          "200": text("Added (or, with dryrun=true, would be added).", [ANSWER_TEXT.added, ANSWER_TEXT["dry-run"]]),
           ...commonErrors,
           ...writeErrors,
           "409": problem("A connection with this alias (in any case) already exists."),
@@ -212,7 +227,7 @@ export const openApiDocument = {
         ],
         requestBody: jsonBody("#/components/schemas/UpdateConnection"),
         responses: {
-          "200": text("Updated (or, with dryrun=true, would be updated).", ["Connection successfully updated", "Dry run successful"]),
+          "200": text("Updated (or, with dryrun=true, would be updated).", [ANSWER_TEXT.updated, ANSWER_TEXT["dry-run"]]),
           ...commonErrors,
           ...writeErrors,
           "404": problem("No connection with this alias."),
@@ -407,7 +422,7 @@ export const openApiDocument = {
         required: ["alias", "state", "since", "checks"],
         properties: {
           alias: { $ref: "#/components/schemas/Alias" },
-          state: { type: "string", enum: ["valid", "invalid", "unreachable", "unknown"] },
+          state: { type: "string", enum: HEALTH_STATES },
           since: { type: ["string", "null"], format: "date-time", description: "When the state began (null: unknown)." },
           checks: {
             type: "array",
@@ -418,7 +433,7 @@ export const openApiDocument = {
               required: ["at", "outcome", "latencyMs", "reason"],
               properties: {
                 at: { type: "string", format: "date-time" },
-                outcome: { type: "string", enum: ["valid", "invalid", "unreachable"] },
+                outcome: { type: "string", enum: HEALTH_CHECK_OUTCOMES },
                 latencyMs: { type: "integer", minimum: 0 },
                 reason: { type: ["string", "null"] },
               },
@@ -437,14 +452,14 @@ export const openApiDocument = {
           requestId: { type: ["string", "null"], description: "The request's X-Request-Id." },
           action: {
             type: "string",
-            enum: ["add", "dry-run", "update", "delete", "rotate-master-key", "health-change", "key-check", "forbidden"],
+            enum: AUDIT_ACTIONS,
             description: "key-check: a key check that did not match; forbidden: a write refused to a viewer (its method in detail).",
           },
           alias: { oneOf: [{ $ref: "#/components/schemas/Alias" }, { type: "null" }], description: "null for a rotation, or when the alias given was not valid." },
-          fields: { type: "array", items: { type: "string", enum: ["alias", "orchestratorUrl", "apiKey"] }, description: "The names of the fields the request set; never a value." },
+          fields: { type: "array", items: { type: "string", enum: AUDITED_FIELDS }, description: "The names of the fields the request set; never a value." },
           forced: { type: "boolean" },
-          validation: { type: "string", enum: ["valid", "invalid", "not-asked"], description: "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before." },
-          outcome: { type: "string", enum: ["succeeded", "failed"] },
+          validation: { type: "string", enum: VALIDATION_OUTCOMES, description: "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before." },
+          outcome: { type: "string", enum: AUDIT_OUTCOMES },
           failure: { type: ["string", "null"], description: "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch; KeyMismatch, Forbidden)." },
           detail: { type: ["string", "null"], description: "For a health change: `valid → unreachable` and the check's reason." },
         },
@@ -475,7 +490,7 @@ export const openApiDocument = {
           alias: { $ref: "#/components/schemas/Alias" },
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           valid: { type: "boolean" },
-          type: { type: "string", enum: ["partner", "customer"], description: "When valid." },
+          type: { type: "string", enum: CONNECTION_KINDS, description: "When valid." },
           reason: { type: "string", description: "When not valid." },
           ...storedProperties,
         },
@@ -503,9 +518,9 @@ export const openApiDocument = {
         required: ["type", "title", "status", "detail"],
         additionalProperties: false,
         properties: {
-          type: { type: "string" },
-          title: { type: "string" },
-          status: { type: "integer", minimum: 400, maximum: 599 },
+          type: { type: "string", enum: PROBLEM_TYPES },
+          title: { type: "string", enum: PROBLEM_TITLES },
+          status: { type: "integer", enum: PROBLEM_STATUSES },
           detail: { type: "string" },
           errors: {
             type: "array",

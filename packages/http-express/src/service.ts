@@ -1,3 +1,5 @@
+// inversify reads the constructor metadata the decorated classes (RestApp, WatchedUsersAuth) emit: loaded once, here.
+import "reflect-metadata";
 import { once } from "node:events";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -65,7 +67,8 @@ export const startService =
 
     const composed = await compose(config, {
       ...options,
-      modules: [authModule(config, users.right), httpModule(options.authenticate === false ? { authenticate: false } : {})],
+      // Without the authentication bound, the app serves without credentials.
+      modules: [...(options.authenticate === false ? [] : [authModule(users.right)]), httpModule()],
     })();
     if (E.isLeft(composed)) return composed;
     const composition = composed.right;
@@ -79,7 +82,7 @@ export const startService =
       return app;
     }
 
-    const server: Server = app.right.listen(config.port, config.host);
+    const server: Server = app.right.express.listen(config.port, config.host);
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 60_000;

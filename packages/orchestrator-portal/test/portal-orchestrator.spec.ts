@@ -1,89 +1,8 @@
-import { performance } from "node:perf_hooks";
-import { inspect } from "node:util";
 import * as E from "fp-ts/lib/Either.js";
-import { ApiKey, type OrchestratorTarget, type OrchestratorUrl } from "@sdwan-connections/core";
+import { ApiKey, type OrchestratorUrl } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
-import { createPortalOrchestrator, type FetchLike, type PortalCallEvent, type PortalOrchestratorOptions } from "../src/index.js";
-
-const SECRET = "unit-secret-key-7f3a9c";
-const target = (orchestratorUrl = "https://vco.example.net/"): OrchestratorTarget => ({
-  orchestratorUrl: orchestratorUrl as OrchestratorUrl,
-  apiKey: ApiKey.unsafeFrom(SECRET),
-});
-
-interface Scripted {
-  readonly status: number;
-  readonly body?: string;
-  readonly headers?: Record<string, string>;
-  readonly throws?: unknown;
-  /** Answers after this long, unless the call is aborted first. */
-  readonly delayMs?: number;
-}
-
-type Check = "partner" | "customer" | "list";
-const CHECK_OF: Record<string, Check> = {
-  "enterpriseProxy/getEnterpriseProxyProperty": "partner",
-  "enterprise/getEnterprise": "customer",
-  "enterpriseProxy/getEnterpriseProxyEnterprises": "list",
-};
-
-const abortable = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(Object.assign(new Error("aborted"), { name: "AbortError" }));
-    });
-  });
-
-/** A fetch answering each portal method from its own script (the last step repeats), recording what it was asked. */
-const scriptedFetch = (script: Partial<Record<Check, readonly Scripted[]>>) => {
-  const seen: { url: string; headers: Record<string, string>; body: string }[] = [];
-  const fetch: FetchLike = async (url, init) => {
-    const check = CHECK_OF[url.split("/portal/rest/")[1] ?? ""] as Check;
-    const steps = script[check] ?? [{ status: 500, body: "no script" }];
-    const step = steps[Math.min(seen.filter((s) => CHECK_OF[s.url.split("/portal/rest/")[1] ?? ""] === check).length, steps.length - 1)] as Scripted;
-    seen.push({ url, headers: init.headers, body: init.body });
-    if (step.delayMs !== undefined) await abortable(step.delayMs, init.signal);
-    if (step.throws !== undefined) throw step.throws;
-    return {
-      status: step.status,
-      headers: { get: (name: string) => step.headers?.[name.toLowerCase()] ?? null },
-      text: async () => step.body ?? "",
-    };
-  };
-  return { fetch, seen };
-};
-
-const make = (script: Partial<Record<Check, readonly Scripted[]>>, extra: Partial<PortalOrchestratorOptions> = {}) => {
-  const { fetch, seen } = scriptedFetch(script);
-  const events: PortalCallEvent[] = [];
-  const orchestrator = createPortalOrchestrator({
-    fetch,
-    allowedHosts: undefined,
-    backoffBaseMs: 4,
-    random: () => 0.5,
-    onCall: (event) => void events.push(event),
-    ...extra,
-  });
-  const methods = (check: Check) => seen.filter((s) => CHECK_OF[s.url.split("/portal/rest/")[1] ?? ""] === check);
-  return { orchestrator, seen, events, methods };
-};
-
-const expectNoKey = (value: unknown) => {
-  expect(JSON.stringify(value)).not.toContain(SECRET);
-  expect(String(E.isLeft(value as E.Either<unknown, unknown>) ? (value as E.Left<{ reason: string }>).left.reason : "")).not.toContain(SECRET);
-  expect(inspect(value, { depth: 10 })).not.toContain(SECRET);
-};
-
-const tagOf = (result: E.Either<{ _tag: string }, unknown>) => (E.isLeft(result) ? result.left._tag : "Right");
-
-const PROXY = { status: 200, body: '{"id":1001,"enterpriseProxyId":10,"name":"x","value":"y"}' };
-const ENTERPRISE = { status: 200, body: '{"id":77,"logicalId":"u"}' };
-const ERROR_400 = { status: 400, body: '{"error":{"code":-32603,"message":"privileges check failed"}}' };
-const TOKEN_ERROR = { status: 400, body: '{"error":{"code":-32000,"message":"tokenError [expired or invalid token]"}}' };
-const HTML = (status: number) => ({ status, body: "<html><body><h1>Bad Gateway</h1></body></html>", headers: { "content-type": "text/html" } });
-const RESET = { status: 0, throws: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) };
+import { createPortalOrchestrator } from "../src/index.js";
+import { ENTERPRISE, ERROR_400, expectNoKey, HTML, make, PROXY, RESET, SECRET, scriptedFetch, type Scripted, tagOf, target, TOKEN_ERROR } from "./scripted-portal.js";
 
 describe("createPortalOrchestrator", () => {
   it("posts {} with Content-Type and Authorization: Token to the joined URL", async () => {
@@ -96,21 +15,6 @@ describe("createPortalOrchestrator", () => {
       body: "{}",
     });
     expect(seen.map((s) => s.url.split("/rest/")[1]).sort()).toEqual(["enterprise/getEnterprise", "enterpriseProxy/getEnterpriseProxyProperty"]);
-  });
-
-  it("asks both checks at once: a customer key costs one round trip, not two", async () => {
-    const { orchestrator } = make({ partner: [{ ...ERROR_400, delayMs: 100 }], customer: [{ ...ENTERPRISE, delayMs: 100 }] });
-    const started = performance.now();
-    expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "customer", customerId: 77 }));
-    expect(performance.now() - started).toBeLessThan(190);
-  });
-
-  it("does not wait for the customer check once the partner check gave a proxy id", async () => {
-    const { orchestrator, events } = make({ partner: [PROXY], customer: [{ ...ENTERPRISE, delayMs: 5_000 }] });
-    const started = performance.now();
-    expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect(events.find((e) => e.method === "enterprise/getEnterprise")?.outcome).toBe("cancelled");
   });
 
   it("prefers the partner when both checks accept the key", async () => {
@@ -250,59 +154,11 @@ describe("createPortalOrchestrator", () => {
     expect(methods("partner")).toHaveLength(3);
   });
 
-  it("honours Retry-After when the wait fits the deadline", async () => {
-    const { orchestrator, methods } = make({ partner: [{ status: 429, headers: { "retry-after": "1" } }, PROXY], customer: [TOKEN_ERROR] }, { timeoutMs: 5_000 });
-    const started = performance.now();
-    expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
-    expect(methods("partner")).toHaveLength(2);
-  });
-
-  it("fails at once when a Retry-After does not fit the deadline, passing the wait on", async () => {
-    const { orchestrator, seen } = make({ partner: [{ status: 429, headers: { "retry-after": "120" } }], customer: [{ status: 429, headers: { "retry-after": "120" } }] });
-    const started = performance.now();
-    const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 120 });
-    expect(seen).toHaveLength(2);
-    expect(performance.now() - started).toBeLessThan(500);
-  });
-
-  it("takes a 429 without Retry-After as the vendor's 5 s penalty", async () => {
-    const { orchestrator, seen } = make({ partner: [ERROR_400], customer: [{ status: 429 }] }, { timeoutMs: 3_000 });
-    const started = performance.now();
-    const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 5 });
-    expect(seen).toHaveLength(2);
-    expect(performance.now() - started).toBeLessThan(500);
-  });
-
   it("reports rate limiting after the retries run out", async () => {
     const { orchestrator, methods } = make({ partner: [ERROR_400], customer: [{ status: 429, headers: { "retry-after": "0" } }] }, { retries: 1 });
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 0 });
     expect(methods("customer")).toHaveLength(2);
-  });
-
-  it("bounds all the work of one identification by one deadline, retries and waits included", async () => {
-    // Each answer is a 503 after 300 ms: with a 1 s deadline, a third attempt would not fit.
-    const { orchestrator, methods } = make({ partner: [{ status: 503, delayMs: 300 }], customer: [{ status: 503, delayMs: 300 }] }, { timeoutMs: 1_000, retries: 5 });
-    const started = performance.now();
-    const identity = await orchestrator.identify(target())();
-    expect(tagOf(identity)).toBe("OrchestratorUnreachable");
-    expect(performance.now() - started).toBeLessThan(1_000 + 250); // the deadline, plus scheduling slack
-    expect(methods("customer").length).toBeLessThanOrEqual(3);
-  });
-
-  it("times out at the deadline when the orchestrator hangs", async () => {
-    const { orchestrator, seen } = make({ partner: [{ ...PROXY, delayMs: 10_000 }], customer: [{ ...ENTERPRISE, delayMs: 10_000 }] }, { timeoutMs: 300 });
-    const started = performance.now();
-    const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left).toEqual({
-      _tag: "OrchestratorTimedOut",
-      reason: "The orchestrator did not answer enterprise/getEnterprise within the 300 ms deadline.",
-    });
-    expect(performance.now() - started).toBeLessThan(800);
-    expect(seen).toHaveLength(2);
   });
 
   it("shares a deadline between calls: a listing after a slow identification gets only what is left", async () => {

@@ -9,13 +9,22 @@ import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js
  * What an audit entry records: a write to the connections, a master-key rotation, a health state change found
  * by the background checks, a key check that did not match, or a write refused to a user who may only read.
  */
-export type AuditAction = "add" | "dry-run" | "update" | "delete" | "rotate-master-key" | "health-change" | "key-check" | "forbidden";
+export const AUDIT_ACTIONS = ["add", "dry-run", "update", "delete", "rotate-master-key", "health-change", "key-check", "forbidden"] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Why an attempt failed: a use case's error, a key that did not match (key check), or a role that may not write. */
 export type AuditFailure = DomainErrorTag | "KeyMismatch" | "Forbidden";
 
 /** What the orchestrator said of the key: it accepted it, refused it, or was not asked (forced, a delete, a failure before). */
-export type ValidationOutcome = "valid" | "invalid" | "not-asked";
+export const VALIDATION_OUTCOMES = ["valid", "invalid", "not-asked"] as const;
+export type ValidationOutcome = (typeof VALIDATION_OUTCOMES)[number];
+
+/** Whether the audited operation did what was asked. */
+export const AUDIT_OUTCOMES = ["succeeded", "failed"] as const;
+
+/** The fields of a request body an entry may name (never their values). */
+export const AUDITED_FIELDS = ["alias", "orchestratorUrl", "apiKey"] as const;
+export type AuditedField = (typeof AUDITED_FIELDS)[number];
 
 /** Who asked, for the audit trail: the user (or `cli:<os user>`) and the request's id when there is one. */
 export interface Actor {
@@ -37,7 +46,7 @@ export interface AuditEntry {
   readonly fields: readonly string[];
   readonly forced: boolean;
   readonly validation: ValidationOutcome;
-  readonly outcome: "succeeded" | "failed";
+  readonly outcome: (typeof AUDIT_OUTCOMES)[number];
   /** Why it failed: the error's tag (no text, so nothing the request held). */
   readonly failure: AuditFailure | null;
   /** What else there is to say: for a health change, `valid → unreachable` and the check's reason; for a forbidden write, its method. */
@@ -57,6 +66,9 @@ export const isAuditedChange = (entry: Pick<AuditEntry, "action" | "outcome">): 
 // processes apart.
 let sequence = 0;
 
+/** A codec accepting exactly the strings of `values`. */
+const oneOf = <K extends string>(values: readonly K[]) => t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
+
 /**
  * The codecs of an entry's fields that every store keeps as they are, for the stores to decode what they
  * read back (each adds `at` and `requestId` in its own form).
@@ -64,12 +76,12 @@ let sequence = 0;
 export const AuditEntryProps = {
   id: t.string,
   actor: t.string,
-  action: t.keyof({ add: null, "dry-run": null, update: null, delete: null, "rotate-master-key": null, "health-change": null, "key-check": null, forbidden: null }),
+  action: oneOf(AUDIT_ACTIONS),
   alias: t.union([AliasCodec, t.null]),
   fields: t.array(t.string),
   forced: t.boolean,
-  validation: t.keyof({ valid: null, invalid: null, "not-asked": null }),
-  outcome: t.keyof({ succeeded: null, failed: null }),
+  validation: oneOf(VALIDATION_OUTCOMES),
+  outcome: oneOf(AUDIT_OUTCOMES),
   failure: t.union([t.string, t.null]),
   detail: t.union([t.string, t.null]),
 };

@@ -39,7 +39,8 @@ export interface ConnectionChange {
 export type OrchestratorTarget = Pick<Connection, "orchestratorUrl" | "apiKey">;
 
 /** Whose key it is: a partner's (who has customers) or a single customer's. */
-export type ConnectionKind = "partner" | "customer";
+export const CONNECTION_KINDS = ["partner", "customer"] as const;
+export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
 
 /** How the orchestrator identified a key it accepted. */
 export type Identity =

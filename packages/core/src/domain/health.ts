@@ -2,7 +2,11 @@ import type { Alias } from "./codecs.js";
 import type { OrchestratorError } from "./errors.js";
 
 /** What the last background check found: the key accepted, refused, the orchestrator not answering usefully; or never checked. */
-export type HealthState = "valid" | "invalid" | "unreachable" | "unknown";
+export const HEALTH_STATES = ["valid", "invalid", "unreachable", "unknown"] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
+
+/** What one check can find: every state but `unknown`. */
+export const HEALTH_CHECK_OUTCOMES = HEALTH_STATES.filter((state): state is Exclude<HealthState, "unknown"> => state !== "unknown");
 
 /** One background check of a connection. */
 export interface HealthCheck {

@@ -31,12 +31,12 @@ export const authenticate = ({ authenticator, throttle, metrics, onForbidden }: 
       // A script that asks (X-Requested-With, as the console does) gets no challenge: the browser would
       // otherwise open its own login dialog over the page's.
       const challenge = req.headers["x-requested-with"] === undefined ? { headers: { "WWW-Authenticate": 'Basic realm="sdwan", charset="UTF-8"' } } : {};
-      sendProblem(res, problem(401, "unauthorized", "Unauthorized", "Valid HTTP Basic credentials are required.", challenge));
+      sendProblem(res, problem("unauthorized", "Valid HTTP Basic credentials are required.", challenge));
       return;
     }
     res.locals["user"] = user;
     if (user.role !== "admin" && !READ_METHODS.has(req.method)) {
-      const refuse = () => sendProblem(res, problem(403, "forbidden", "Forbidden", "This user may only read (role viewer)."));
+      const refuse = () => sendProblem(res, problem("forbidden", "This user may only read (role viewer)."));
       if (onForbidden === undefined) refuse();
       else void onForbidden(req, res).finally(refuse);
       return;
@@ -69,7 +69,7 @@ export const authenticate = ({ authenticator, throttle, metrics, onForbidden }: 
     metrics.loginFailures.inc({ status: "429" });
     sendProblem(
       res,
-      problem(429, "too-many-failed-logins", "Too many failed logins", "Too many failed logins from this client; try again later.", {
+      problem("too-many-failed-logins", "Too many failed logins from this client; try again later.", {
         headers: { "Retry-After": String(retryAfter) },
       }),
     );

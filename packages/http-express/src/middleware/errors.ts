@@ -8,15 +8,15 @@ export const methodNotAllowed =
   (allow: string): RequestHandler =>
   (req, res) => {
     res.setHeader("Allow", allow);
-    sendProblem(res, problem(405, "method-not-allowed", "Method not allowed", `${req.method} is not allowed here; use ${allow}.`));
+    sendProblem(res, problem("method-not-allowed", `${req.method} is not allowed here; use ${allow}.`));
   };
 
 export const noSuchEndpoint: RequestHandler = (req, res) => {
-  sendProblem(res, problem(404, "no-such-endpoint", "Not found", `There is no endpoint at ${req.method} ${req.path}.`));
+  sendProblem(res, problem("no-such-endpoint", `There is no endpoint at ${req.method} ${req.path}.`));
 };
 
 export const bodyTooLarge = (): Problem =>
-  problem(413, "body-too-large", "Request body too large", `The request body must be at most ${BODY_LIMIT_BYTES} bytes.`);
+  problem("body-too-large", `The request body must be at most ${BODY_LIMIT_BYTES} bytes.`);
 
 // body-parser's messages can quote the body (and so an apiKey): answer with our own words only.
 const knownProblem = (type: unknown): Problem | undefined => {
@@ -27,7 +27,7 @@ const knownProblem = (type: unknown): Problem | undefined => {
       return invalidRequest([{ field: "body", message: "is not valid JSON" }]);
     case "charset.unsupported":
     case "encoding.unsupported":
-      return problem(415, "unsupported-media-type", "Unsupported media type", "The request body must be JSON in UTF-8.");
+      return problem("unsupported-media-type", "The request body must be JSON in UTF-8.");
     case "request.aborted":
     case "request.size.invalid":
       return invalidRequest([{ field: "body", message: "was not received completely" }]);
@@ -62,5 +62,5 @@ export const errorHandler =
       res.destroy();
       return;
     }
-    sendProblem(res, problem(500, "internal-error", "Internal error", "The service failed to answer this request."));
+    sendProblem(res, problem("internal-error", "The service failed to answer this request."));
   };

@@ -15,7 +15,7 @@ const requireJson: RequestHandler = (req, res, next) => {
   const mediaType = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
   const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
   if (!JSON_MEDIA_TYPE.test(mediaType) || (charset !== undefined && charset !== "utf-8" && charset !== "utf8")) {
-    sendProblem(res, problem(415, "unsupported-media-type", "Unsupported media type", "The request body must be JSON in UTF-8 (Content-Type: application/json)."));
+    sendProblem(res, problem("unsupported-media-type", "The request body must be JSON in UTF-8 (Content-Type: application/json)."));
     return;
   }
   // Declared too large (and not compressed): refused before reading, where body-parser would first wait for the whole body.

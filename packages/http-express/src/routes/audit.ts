@@ -12,7 +12,7 @@ export const auditRoutes = (service: ConnectionService): Router => {
     .route("/audit")
     .get(async (req, res) => {
       if (userOf(res.locals)?.role === "viewer") {
-        sendProblem(res, problem(403, "forbidden", "Forbidden", "The audit trail is for admins only."));
+        sendProblem(res, problem("forbidden", "The audit trail is for admins only."));
         return;
       }
       await respond(res, service.listAudit(req.query), (page) => sendJson(res, 200, page));

@@ -1,4 +1,4 @@
-import { detailsAnswer, validationAnswer, type ConnectionService, type ExpectedVersions } from "@sdwan-connections/core";
+import { ANSWER_TEXT, detailsAnswer, validationAnswer, type ConnectionService, type ExpectedVersions } from "@sdwan-connections/core";
 import { Router, type Request, type Response } from "express";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
@@ -45,7 +45,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
       jsonBody,
       withFlags(["dryrun", "force"], (req, res, { dryrun, force }) =>
         respond(res, service.addConnection(req.body, { dryRun: dryrun, force, by: actorOf(res.locals) }), (outcome) =>
-          sendText(res, outcome === "dry-run" ? "Dry run successful" : "Connection successfully added"),
+          sendText(res, ANSWER_TEXT[outcome]),
         ),
       ),
     )
@@ -75,7 +75,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
           respond(
             res,
             service.updateConnection(req.params["alias"] as string, req.body, { dryRun: dryrun, force, ...expectedVersions, by: actorOf(res.locals) }),
-            (outcome) => sendText(res, outcome === "dry-run" ? "Dry run successful" : "Connection successfully updated"),
+            (outcome) => sendText(res, ANSWER_TEXT[outcome]),
           ),
         ),
       ),
@@ -101,7 +101,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
         if (reservation?._tag === "Refused") {
           sendProblem(
             res,
-            problem(429, "too-many-key-checks", "Too many key checks", "Too many key checks that did not match from this client; try again later.", {
+            problem("too-many-key-checks", "Too many key checks that did not match from this client; try again later.", {
               headers: { "Retry-After": String(reservation.retryAfterSeconds) },
             }),
           );
