@@ -1,6 +1,6 @@
-import { TOKENS, type Config, type Logger, type Metrics, type Storage } from "@sdwan-connections/composition";
+import { TOKENS, type Config, type Logger, type Metrics } from "@sdwan-connections/composition";
 import { CONSOLE_DIRECTORY } from "@sdwan-connections/console";
-import type { ConnectionService } from "@sdwan-connections/core";
+import type { ConnectionService, Storage } from "@sdwan-connections/core";
 import type { Express } from "express";
 import { ContainerModule, inject, injectable, optional } from "inversify";
 import { createApp } from "./app.js";

@@ -1,7 +1,8 @@
 import { unwatchFile, watchFile, type Stats } from "node:fs";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule, inject, injectable, preDestroy } from "inversify";
-import { TOKENS, type Config, type Logger, type Storage } from "@sdwan-connections/composition";
+import { TOKENS, type Config, type Logger } from "@sdwan-connections/composition";
+import type { Storage } from "@sdwan-connections/core";
 import type { Clock } from "@sdwan-connections/core";
 import { HTTP_TOKENS, type Auth } from "../tokens.js";
 import { createAuthenticator, type Authenticator } from "./authenticator.js";
