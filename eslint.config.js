@@ -40,6 +40,13 @@ export default tseslint.config(
       "no-restricted-properties": ["error", { object: "process", property: "env", message: "Only the composition package's configuration reads the environment." }],
     },
   },
+  {
+    // inversify's decorated classes are the REST driver's own style; core, the adapters and the other packages
+    // stay plain factories (docs/architecture.md, "Decorators live in the REST driver only").
+    files: ["packages/*/src/**/*.{ts,tsx}", "packages/*/testing/**/*.ts", "packages/*/contract/**/*.ts"],
+    ignores: ["packages/http-express/src/**"],
+    rules: { "no-restricted-syntax": ["error", { selector: "Decorator", message: "Decorators live in the REST driver (http-express) only." }] },
+  },
   // The dependency rule: drivers → composition → adapters → core. Nothing imports a driver.
   {
     // An adapter knows core (and the shared secrets package), never a driver, the composition or another adapter.

@@ -4,6 +4,12 @@ import { fileURLToPath } from "node:url";
 
 // The REST service is a driver: tests of other packages never import it, they run it as the process it is.
 const SERVICE_MAIN = fileURLToPath(new URL("../../http-express/src/main.ts", import.meta.url));
+
+/**
+ * What a process running the REST service's sources through tsx needs in its environment: tsx applies a
+ * tsconfig only to the files it includes, and http-express's (whose classes use decorators) includes its own.
+ */
+export const SERVICE_SOURCES_ENV = { TSX_TSCONFIG_PATH: fileURLToPath(new URL("../../http-express/tsconfig.json", import.meta.url)) };
 const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/main.ts", import.meta.url));
 
 export interface ServiceProcess {
@@ -21,7 +27,7 @@ export interface ServiceProcess {
 /** `pnpm start`'s service (sources through tsx) on 127.0.0.1, a free port, configured by `env`. */
 export const startServiceProcess = async (env: Record<string, string>): Promise<ServiceProcess> => {
   const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SERVICE_MAIN], {
-    env: { PATH: process.env["PATH"] ?? "", SDWAN_HOST: "127.0.0.1", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
+    env: { PATH: process.env["PATH"] ?? "", ...SERVICE_SOURCES_ENV, SDWAN_HOST: "127.0.0.1", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { SERVICE_SOURCES_ENV } from "@sdwan-connections/bench-kit";
 
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 const BASE = "/rest/plugin/sdwan";
@@ -17,7 +18,7 @@ describe("pnpm demo", { timeout: 90_000 }, () => {
     // The sources through tsx, as `pnpm demo` runs the built files.
     const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/demo.ts"], {
       cwd: PACKAGE_DIR,
-      env: { PATH: process.env["PATH"] ?? "", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", SDWAN_DATA_DIR: dir },
+      env: { PATH: process.env["PATH"] ?? "", ...SERVICE_SOURCES_ENV, SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", SDWAN_DATA_DIR: dir },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -58,7 +59,7 @@ describe("pnpm demo", { timeout: 90_000 }, () => {
     const tmp = await mkdtemp(join(tmpdir(), "sdwan-demo-tmp-"));
     const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/demo.ts"], {
       cwd: PACKAGE_DIR,
-      env: { PATH: process.env["PATH"] ?? "", TMPDIR: tmp, SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
+      env: { PATH: process.env["PATH"] ?? "", ...SERVICE_SOURCES_ENV, TMPDIR: tmp, SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
