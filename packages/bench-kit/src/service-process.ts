@@ -4,6 +4,8 @@ import { fileURLToPath } from "node:url";
 
 // The REST service is a driver: tests of other packages never import it, they run it as the process it is.
 const SERVICE_MAIN = fileURLToPath(new URL("../../http-express/src/main.ts", import.meta.url));
+// tsx reads the tsconfig of the directory it runs in: the service's own enables the decorators it uses.
+const SERVICE_TSCONFIG = fileURLToPath(new URL("../../http-express/tsconfig.json", import.meta.url));
 const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/main.ts", import.meta.url));
 
 export interface ServiceProcess {
@@ -21,7 +23,7 @@ export interface ServiceProcess {
 /** `pnpm start`'s service (sources through tsx) on 127.0.0.1, a free port, configured by `env`. */
 export const startServiceProcess = async (env: Record<string, string>): Promise<ServiceProcess> => {
   const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SERVICE_MAIN], {
-    env: { PATH: process.env["PATH"] ?? "", SDWAN_HOST: "127.0.0.1", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
+    env: { PATH: process.env["PATH"] ?? "", TSX_TSCONFIG_PATH: SERVICE_TSCONFIG, SDWAN_HOST: "127.0.0.1", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
