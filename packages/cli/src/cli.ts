@@ -266,10 +266,9 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const apiKey = run.readsKey?.(options) === true ? await io.readSecret("apiKey (typing is not shown; Enter ends it): ") : undefined;
   if (run.readsKey?.(options) === true && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
 
-  const { default: pino } = await import("pino");
   // Logs go to standard error: standard output carries the answer.
   const composed = await composeDirect(config.right, {
-    logDestination: pino.destination(2),
+    logDestination: process.stderr,
     ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestrator }),
   })();
   if (E.isLeft(composed)) return fail(EXIT.usage, composed.left);

@@ -9,7 +9,7 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.js";
 import { checkDataDirectory } from "./data-dir.js";
-import { createLogger } from "./logger.js";
+import { lazyLogSink } from "./log-sink.js";
 import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
 import { serviceFor } from "./parts/service.js";
 import { openStorageFor } from "./parts/storage.js";
@@ -20,7 +20,7 @@ export { describeMissingStore, locateStore, type StoreLocation } from "./data-di
 export { offlineOrchestrator } from "./parts/orchestrator.js";
 
 export interface DirectOptions {
-  /** Where the JSON logs go (default stdout). */
+  /** Where the JSON logs go (default stdout); pino is loaded at the first line logged. */
   readonly logDestination?: DestinationStream;
   readonly clock?: Clock;
   /** Replaces the orchestrator-portal client, e.g. `offlineOrchestrator` for a command that never asks one. */
@@ -46,9 +46,9 @@ export const composeDirect =
   async () => {
     const dataDir = await checkDataDirectory(config.dataDir)();
     if (E.isLeft(dataDir)) return dataDir;
-    const logger = createLogger(config.logLevel, options.logDestination);
+    const logger = lazyLogSink(config.logLevel, options.logDestination);
     // What was opened, closed in the reverse order.
-    const opened: (() => Promise<void> | void)[] = [() => new Promise<void>((resolve) => logger.flush(() => resolve()))];
+    const opened: (() => Promise<void> | void)[] = [logger.flush];
     const close = async () => {
       for (const closeOne of [...opened].reverse()) await closeOne();
     };

@@ -4,7 +4,7 @@ import { orchestratorUnreachable, type Orchestrator } from "@sdwan-connections/c
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Config } from "../config.js";
-import type { Logger } from "../logger.js";
+import type { LogSink } from "../log-sink.js";
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -39,7 +39,7 @@ export const loadCertificateAuthorities =
 
 /** The orchestrator-portal HTTP client, with the configured deadline, host allowlist and CAs. */
 export const openPortalOrchestrator =
-  (config: Config, logger: Logger): TE.TaskEither<string, Orchestrator> =>
+  (config: Config, logger: LogSink): TE.TaskEither<string, Orchestrator> =>
   async () => {
     // Loaded when asked for, not with the composition: a CLI command given the offline orchestrator never loads it.
     const { createPortalOrchestrator } = await import("@sdwan-connections/orchestrator-portal");

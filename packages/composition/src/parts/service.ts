@@ -1,13 +1,13 @@
 import { createConnectionService, describeError, type Clock, type ConnectionService, type Orchestrator, type Storage } from "@sdwan-connections/core";
 import type { Config } from "../config.js";
-import type { Logger } from "../logger.js";
+import type { LogSink } from "../log-sink.js";
 import type { Metrics } from "../metrics.js";
 
 export interface ServiceParts {
   readonly config: Config;
   readonly storage: Storage;
   readonly orchestrator: Orchestrator;
-  readonly logger: Logger;
+  readonly logger: LogSink;
   /** When bound: orchestrator calls measured, health counts and customers cache lookups counted. */
   readonly metrics?: Metrics | undefined;
   readonly clock: Clock;

@@ -3,7 +3,7 @@ import { openLowdbStorage } from "@sdwan-connections/storage-lowdb";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type { Config } from "../config.js";
-import type { Logger } from "../logger.js";
+import type { LogSink } from "../log-sink.js";
 import { loadKeyring } from "../modules/master-key.js";
 
 /**
@@ -26,7 +26,7 @@ export const openLowdbStorageFor = (config: Config): TE.TaskEither<string, Stora
  * checked against the stored rows, and changes carried between instances with LISTEN/NOTIFY (so every
  * instance's customers cache drops an updated or deleted connection).
  */
-export const openPostgresStorageFor = (config: Config, databaseUrl: string, logger: Logger): TE.TaskEither<string, Storage> =>
+export const openPostgresStorageFor = (config: Config, databaseUrl: string, logger: LogSink): TE.TaskEither<string, Storage> =>
   pipe(
     loadKeyring(config),
     TE.flatMap((keyring) => async () => {
@@ -48,7 +48,7 @@ export const openPostgresStorageFor = (config: Config, databaseUrl: string, logg
 export const postgresUrlOf = (config: Config): string | undefined => (config.storage === "postgres" ? config.databaseUrl : undefined);
 
 /** The store SDWAN_STORAGE names, opened. */
-export const openStorageFor = (config: Config, logger: Logger): TE.TaskEither<string, Storage> => {
+export const openStorageFor = (config: Config, logger: LogSink): TE.TaskEither<string, Storage> => {
   const databaseUrl = postgresUrlOf(config);
   return databaseUrl === undefined ? openLowdbStorageFor(config) : openPostgresStorageFor(config, databaseUrl, logger);
 };
