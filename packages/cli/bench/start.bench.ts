@@ -50,11 +50,13 @@ try {
 \`pnpm --filter @sdwan-connections/cli bench\` (packages/cli/bench/start.bench.ts): the bundle that
 \`npm install -g\` installs (dist/pack), started ${ROUNDS} times per command, interleaved with a bare
 \`node -e ''\` in the same run; the target is at most 3× bare node for \`--help\` and \`list\`. \`--help\`
-loads only the CLI's own chunk and core; \`list\` also the composition (inversify), pino and the embedded
-store, and opens the store (PostgreSQL's driver and YAML are loaded only when used; metrics, prom-client
+loads only the CLI's own chunk and core; \`list\` also the composition's container-free entry
+(\`composeDirect\`: no inversify) and the embedded store, and opens the store (pino only at a first log
+line; PostgreSQL's driver, YAML and the orchestrator's HTTP client only when used; metrics, prom-client
 and @opentelemetry/api never: the CLI binds none; proper-lockfile only at a first write). Most of what
-remains is V8 compiling those chunks (about 260 KB minified for \`list\`; Node 20 has no compile cache),
-inversify's and pino's set-up, and reading the store. ${await machineLine()}.
+remains is V8 compiling those chunks (about 110 KB minified in five files for \`list\`, 260 KB before it
+composed without inversify and pino; 77 KB for \`--help\`; Node 20 has no compile cache) and reading the
+store. ${await machineLine()}.
 
 ${table}
 `,

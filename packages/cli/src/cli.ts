@@ -67,7 +67,8 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
 ];
 
 // The composition is loaded when a command needs it: --help, --version and completion start without it.
-const composition = () => import("@sdwan-connections/composition");
+// Its container-free entry: a command's start does not load inversify.
+const composition = () => import("@sdwan-connections/composition/direct");
 
 const ALL_COMMANDS: readonly CommandSpec[] = [...COMMANDS, ...LOCAL_COMMANDS];
 const findCommand = (name: string | undefined): CommandSpec | undefined => ALL_COMMANDS.find((candidate) => candidate.name === name);
@@ -250,7 +251,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   }
   const run = command as Command;
 
-  const { compose, loadConfig, locateStore, describeMissingStore, offlineOrchestratorModule, processEnvironment } = await composition();
+  const { composeDirect, loadConfig, locateStore, describeMissingStore, offlineOrchestrator, processEnvironment } = await composition();
   const config = loadConfig(io.env);
   if (E.isLeft(config)) return fail(EXIT.usage, config.left);
   const store = await locateStore(config.right);
@@ -265,12 +266,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const apiKey = run.readsKey?.(options) === true ? await io.readSecret("apiKey (typing is not shown; Enter ends it): ") : undefined;
   if (run.readsKey?.(options) === true && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
 
-  const { default: pino } = await import("pino");
   // Logs go to standard error: standard output carries the answer.
-  const composed = await compose(config.right, {
-    logDestination: pino.destination(2),
-    metrics: false,
-    ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestratorModule() }),
+  const composed = await composeDirect(config.right, {
+    logDestination: process.stderr,
+    ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestrator }),
   })();
   if (E.isLeft(composed)) return fail(EXIT.usage, composed.left);
   const { service, close } = composed.right;

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,6 +49,12 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
     expect((await cli(["add", "lab", "https://vco.example.net/", "--force"], env, "a-key\n")).code).toBe(0);
     expect(await cli(["list"], env)).toEqual({ code: 0, stdout: `${JSON.stringify([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }], null, 2)}\n`, stderr: "" });
     expect(await cli(["list"])).toMatchObject({ code: 8, stderr: expect.stringContaining(`no store in ${join(root, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory)`) });
+  });
+
+  it("holds no dependency-injection container: the CLI composes without inversify (it weighs on every start)", async () => {
+    const files = (await readdir(join(PACKAGE_DIR, "dist/pack/lib"), { recursive: true })).filter((name) => name.endsWith(".js"));
+    const texts = await Promise.all(files.map((name) => readFile(join(PACKAGE_DIR, "dist/pack/lib", name), "utf8")));
+    expect(texts.filter((text) => /inversify/i.test(text))).toEqual([]);
   });
 
   it("loads PostgreSQL's driver only when asked: a bad database URL is a configuration error, not a missing module", async () => {

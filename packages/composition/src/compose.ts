@@ -9,6 +9,7 @@ import { lowdbStorageModule } from "./modules/lowdb.js";
 import { observabilityModule, type ObservabilityOptions } from "./modules/observability.js";
 import { portalOrchestratorModule } from "./modules/portal.js";
 import { postgresStorageModule } from "./modules/postgres.js";
+import { postgresUrlOf } from "./parts/storage.js";
 import { startupFailure } from "./startup-error.js";
 import { TOKENS } from "./tokens.js";
 
@@ -32,10 +33,10 @@ export interface Composition {
 }
 
 /** The storage module SDWAN_STORAGE names. */
-export const storageModuleFor = (config: Config): ContainerModule =>
-  config.storage === "postgres" && config.databaseUrl !== undefined
-    ? postgresStorageModule(config, config.databaseUrl)
-    : lowdbStorageModule(config);
+export const storageModuleFor = (config: Config): ContainerModule => {
+  const databaseUrl = postgresUrlOf(config);
+  return databaseUrl === undefined ? lowdbStorageModule(config) : postgresStorageModule(config, databaseUrl);
+};
 
 /**
  * Builds the container from the configuration (one module per adapter) and

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import * as E from "fp-ts/lib/Either.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { composeDirect, offlineOrchestrator } from "../src/direct.js";
 import { compose, loadConfig, TOKENS, type Config } from "../src/index.js";
 import { listConnections } from "./wiring-example.js";
 
@@ -16,7 +17,13 @@ describe("the README", () => {
   });
 });
 
-describe("compose", () => {
+// The container's composition (the REST service) and the container-free one (the CLI) start and stop alike.
+const compositions = [
+  { name: "compose", start: (config: Config) => compose(config, { logDestination: silent }) },
+  { name: "composeDirect", start: (config: Config) => composeDirect(config, { logDestination: silent }) },
+];
+
+describe("the composition over a fresh data directory", () => {
   let dataDir: string;
   let config: Config;
   beforeEach(async () => {
@@ -27,54 +34,74 @@ describe("compose", () => {
   });
   afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
-  it("activates every module, and unbinding closes them: the store's lock is released for the next start", async () => {
-    const first = await compose(config, { logDestination: silent })();
-    if (E.isLeft(first)) throw new Error(first.left);
-    expect(await first.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })()).toEqual(
-      E.right("added"),
-    );
-    expect(first.right.container.isBound(TOKENS.Orchestrator)).toBe(true);
-    await first.right.close();
-    expect(first.right.container.isBound(TOKENS.Storage)).toBe(false);
-    await expect(first.right.service.listConnections()()).resolves.toMatchObject(E.left({ _tag: "StorageFailure" }));
+  describe.each(compositions)("$name", ({ start }) => {
+    it("opens the store and the use cases, and closing closes them: the store's lock is released for the next start", async () => {
+      const first = await start(config)();
+      if (E.isLeft(first)) throw new Error(first.left);
+      expect(await first.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })()).toEqual(
+        E.right("added"),
+      );
+      await first.right.close();
+      await expect(first.right.service.listConnections()()).resolves.toMatchObject(E.left({ _tag: "StorageFailure" }));
 
-    expect(await listConnections({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" })).toEqual(
-      E.right([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }]),
-    );
+      expect(await listConnections({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" })).toEqual(
+        E.right([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }]),
+      );
+    });
+
+    it("a failing part stops the start with one line, and what was already opened is closed", async () => {
+      await writeFile(join(dataDir, "ca.pem"), "no certificate here\n");
+      const failed = await start({ ...config, orchestratorCaFile: join(dataDir, "ca.pem") })();
+      expect(failed).toEqual(E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${join(dataDir, "ca.pem")} holds no PEM certificate`));
+      // The store opened before the orchestrator failed; its lock is free again.
+      expect(await listConnections({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" })).toEqual(E.right([]));
+    });
+
+    it("a data directory its group or others may write stops the start with one line", async () => {
+      for (const mode of [0o770, 0o707, 0o777]) {
+        await chmod(dataDir, mode);
+        const refused = await start(config)();
+        expect(refused).toEqual(E.left(`SDWAN_DATA_DIR: ${dataDir} may be written by its group or others (mode 0${mode.toString(8)}); make it private: chmod 700 ${dataDir}`));
+      }
+      for (const mode of [0o700, 0o750, 0o755]) {
+        await chmod(dataDir, mode);
+        const started = await start(config)();
+        expect(E.isRight(started), mode.toString(8)).toBe(true);
+        if (E.isRight(started)) await started.right.close();
+      }
+    });
+
+    it("a wrong master key stops the start with one line that holds no key", async () => {
+      const key = (byte: number) => Buffer.alloc(32, byte).toString("base64");
+      const env = { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" };
+      const withKey = async (masterKey: string) => start(E.getOrElseW(() => config)(loadConfig({ ...env, SDWAN_MASTER_KEY: masterKey })))();
+      const first = await withKey(key(1));
+      if (E.isLeft(first)) throw new Error(first.left);
+      await first.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })();
+      await first.right.close();
+      const wrong = await withKey(key(2));
+      expect(wrong).toEqual(E.left(expect.stringContaining("wrong master key")));
+      expect(JSON.stringify(wrong)).not.toContain(key(2));
+    });
   });
 
-  it("a failing module stops the start with one line, and what was already opened is closed", async () => {
-    await writeFile(join(dataDir, "ca.pem"), "no certificate here\n");
-    const failed = await compose({ ...config, orchestratorCaFile: join(dataDir, "ca.pem") }, { logDestination: silent })();
-    expect(failed).toEqual(E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${join(dataDir, "ca.pem")} holds no PEM certificate`));
-    // The store opened before the orchestrator module failed; its lock is free again.
-    expect(await listConnections({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" })).toEqual(E.right([]));
-  });
+  describe("compose's container and composeDirect's orchestrator", () => {
+    it("compose binds every module, and closing unbinds them", async () => {
+      const composed = await compose(config, { logDestination: silent })();
+      if (E.isLeft(composed)) throw new Error(composed.left);
+      expect(composed.right.container.isBound(TOKENS.Orchestrator)).toBe(true);
+      await composed.right.close();
+      expect(composed.right.container.isBound(TOKENS.Storage)).toBe(false);
+    });
 
-  it("a data directory its group or others may write stops the start with one line", async () => {
-    for (const mode of [0o770, 0o707, 0o777]) {
-      await chmod(dataDir, mode);
-      const refused = await compose(config, { logDestination: silent })();
-      expect(refused).toEqual(E.left(`SDWAN_DATA_DIR: ${dataDir} may be written by its group or others (mode 0${mode.toString(8)}); make it private: chmod 700 ${dataDir}`));
-    }
-    for (const mode of [0o700, 0o750, 0o755]) {
-      await chmod(dataDir, mode);
-      const started = await compose(config, { logDestination: silent })();
-      expect(E.isRight(started), mode.toString(8)).toBe(true);
-      if (E.isRight(started)) await started.right.close();
-    }
-  });
-
-  it("a wrong master key stops the start with one line that holds no key", async () => {
-    const key = (byte: number) => Buffer.alloc(32, byte).toString("base64");
-    const env = { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" };
-    const withKey = async (masterKey: string) => compose(E.getOrElseW(() => config)(loadConfig({ ...env, SDWAN_MASTER_KEY: masterKey })), { logDestination: silent })();
-    const first = await withKey(key(1));
-    if (E.isLeft(first)) throw new Error(first.left);
-    await first.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })();
-    await first.right.close();
-    const wrong = await withKey(key(2));
-    expect(wrong).toEqual(E.left(expect.stringContaining("wrong master key")));
-    expect(JSON.stringify(wrong)).not.toContain(key(2));
+    it("composeDirect given the offline orchestrator never opens the portal client (its CA file is not even read) and admits no orchestrator", async () => {
+      const composed = await composeDirect({ ...config, orchestratorCaFile: join(dataDir, "absent.pem") }, { logDestination: silent, orchestrator: offlineOrchestrator })();
+      if (E.isLeft(composed)) throw new Error(composed.left);
+      expect(await composed.right.service.listConnections()()).toEqual(E.right([]));
+      expect(await composed.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })()).toEqual(
+        E.left({ _tag: "InvalidInput", errors: [{ field: "orchestratorUrl", message: "this command does not ask an orchestrator" }] }),
+      );
+      await composed.right.close();
+    });
   });
 });

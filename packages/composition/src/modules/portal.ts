@@ -1,82 +1,20 @@
-import { X509Certificate } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { orchestratorUnreachable, type Orchestrator } from "@sdwan-connections/core";
-import * as E from "fp-ts/lib/Either.js";
-import * as TE from "fp-ts/lib/TaskEither.js";
 import { ContainerModule } from "inversify";
 import type { Config } from "../config.js";
+import { closeOrchestrator, offlineOrchestrator, openPortalOrchestrator } from "../parts/orchestrator.js";
 import { orFail } from "../startup-error.js";
 import { TOKENS } from "../tokens.js";
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-const isReadableCertificate = (pem: string): boolean => {
-  try {
-    new X509Certificate(pem);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/**
- * The certificates of `SDWAN_ORCHESTRATOR_CA_FILE` (PEM, one or more), each
- * checked to be a readable X.509 certificate, so a bad file stops the start
- * instead of failing every orchestrator call later.
- */
-export const loadCertificateAuthorities =
-  (file: string): TE.TaskEither<string, readonly string[]> =>
-  async () => {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (error) {
-      return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
-    const certificates = text.match(PEM_CERTIFICATE) ?? [];
-    if (certificates.length === 0) return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${file} holds no PEM certificate`);
-    const unreadable = certificates.findIndex((pem) => !isReadableCertificate(pem));
-    return unreadable === -1 ? E.right(certificates) : E.left(`SDWAN_ORCHESTRATOR_CA_FILE: certificate ${unreadable + 1} in ${file} cannot be read`);
-  };
-
-/** The orchestrator-portal HTTP client, with the configured deadline, host allowlist and CAs; its keep-alive sockets are freed when unbound. */
+/** The orchestrator-portal HTTP client (see `openPortalOrchestrator`); its keep-alive sockets are freed when unbound. */
 export const portalOrchestratorModule = (config: Config) =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.Orchestrator)
-      .toDynamicValue(async (context) => {
-        const logger = context.get(TOKENS.Logger);
-        // Loaded when bound, not with the composition: a CLI command given the offline module below never loads it.
-        const { createPortalOrchestrator } = await import("@sdwan-connections/orchestrator-portal");
-        const ca = config.orchestratorCaFile === undefined ? undefined : orFail(await loadCertificateAuthorities(config.orchestratorCaFile)());
-        return createPortalOrchestrator({
-          timeoutMs: config.orchestratorTimeoutMs,
-          allowedHosts: config.orchestratorAllowedHosts,
-          ...(ca === undefined ? {} : { ca }),
-          // Answers say only "could not connect"; what was met (a code, an answer that is not the API) is logged here.
-          onCall: ({ method, outcome, attempts, durationMs, detail }) => {
-            if (detail !== undefined) logger.warn({ method, outcome, attempts, durationMs: Math.round(durationMs), detail }, "orchestrator call failed");
-          },
-        });
-      })
+      .toDynamicValue(async (context) => orFail(await openPortalOrchestrator(config, context.get(TOKENS.Logger))()))
       .inSingletonScope()
-      .onDeactivation((orchestrator) => {
-        if ("close" in orchestrator && typeof orchestrator.close === "function") orchestrator.close();
-      });
+      .onDeactivation(closeOrchestrator);
   });
 
-const NOT_ASKED = "this command does not ask an orchestrator";
-
-/**
- * For a driver's work that never asks an orchestrator (the CLI's list, get, audit, export...): an
- * Orchestrator that admits nothing and answers every call unreachable, so that the HTTP client is not
- * even loaded (the CLI's start is quicker by the size of node-fetch and its retries).
- */
+/** The `offlineOrchestrator`, for a driver's work that never asks an orchestrator. */
 export const offlineOrchestratorModule = () =>
   new ContainerModule(({ bind }) => {
-    bind(TOKENS.Orchestrator).toConstantValue({
-      startDeadline: () => ({ expiresAt: Date.now() }),
-      admits: () => E.left(NOT_ASKED),
-      identify: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
-      listPartnerCustomers: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
-    } satisfies Orchestrator);
+    bind(TOKENS.Orchestrator).toConstantValue(offlineOrchestrator);
   });

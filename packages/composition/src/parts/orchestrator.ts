@@ -1,0 +1,77 @@
+import { X509Certificate } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { orchestratorUnreachable, type Orchestrator } from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type { Config } from "../config.js";
+import type { LogSink } from "../log-sink.js";
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+const isReadableCertificate = (pem: string): boolean => {
+  try {
+    new X509Certificate(pem);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The certificates of `SDWAN_ORCHESTRATOR_CA_FILE` (PEM, one or more), each
+ * checked to be a readable X.509 certificate, so a bad file stops the start
+ * instead of failing every orchestrator call later.
+ */
+export const loadCertificateAuthorities =
+  (file: string): TE.TaskEither<string, readonly string[]> =>
+  async () => {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    const certificates = text.match(PEM_CERTIFICATE) ?? [];
+    if (certificates.length === 0) return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${file} holds no PEM certificate`);
+    const unreadable = certificates.findIndex((pem) => !isReadableCertificate(pem));
+    return unreadable === -1 ? E.right(certificates) : E.left(`SDWAN_ORCHESTRATOR_CA_FILE: certificate ${unreadable + 1} in ${file} cannot be read`);
+  };
+
+/** The orchestrator-portal HTTP client, with the configured deadline, host allowlist and CAs. */
+export const openPortalOrchestrator =
+  (config: Config, logger: LogSink): TE.TaskEither<string, Orchestrator> =>
+  async () => {
+    // Loaded when asked for, not with the composition: a CLI command given the offline orchestrator never loads it.
+    const { createPortalOrchestrator } = await import("@sdwan-connections/orchestrator-portal");
+    const ca = config.orchestratorCaFile === undefined ? E.right(undefined) : await loadCertificateAuthorities(config.orchestratorCaFile)();
+    return E.map((ca: readonly string[] | undefined) =>
+      createPortalOrchestrator({
+        timeoutMs: config.orchestratorTimeoutMs,
+        allowedHosts: config.orchestratorAllowedHosts,
+        ...(ca === undefined ? {} : { ca }),
+        // Answers say only "could not connect"; what was met (a code, an answer that is not the API) is logged here.
+        onCall: ({ method, outcome, attempts, durationMs, detail }) => {
+          if (detail !== undefined) logger.warn({ method, outcome, attempts, durationMs: Math.round(durationMs), detail }, "orchestrator call failed");
+        },
+      }),
+    )(ca);
+  };
+
+/** Frees an orchestrator's keep-alive sockets, when it holds any (the portal client does). */
+export const closeOrchestrator = (orchestrator: Orchestrator): void => {
+  if ("close" in orchestrator && typeof orchestrator.close === "function") orchestrator.close();
+};
+
+const NOT_ASKED = "this command does not ask an orchestrator";
+
+/**
+ * For a driver's work that never asks an orchestrator (the CLI's list, get, audit, export...): an
+ * Orchestrator that admits nothing and answers every call unreachable, so that the HTTP client is not
+ * even loaded (the CLI's start is quicker by the size of node-fetch and its retries).
+ */
+export const offlineOrchestrator: Orchestrator = {
+  startDeadline: () => ({ expiresAt: Date.now() }),
+  admits: () => E.left(NOT_ASKED),
+  identify: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
+  listPartnerCustomers: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
+};
