@@ -1,10 +1,16 @@
 import { describeError, type Storage } from "@sdwan-connections/core";
+import { createKeyring, describeMasterKeyError, loadMasterKeys, type Keyring } from "@sdwan-connections/secrets";
 import { openLowdbStorage } from "@sdwan-connections/storage-lowdb";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type { Config } from "../config.js";
 import type { LogSink } from "../log-sink.js";
-import { loadKeyring } from "../modules/master-key.js";
+
+/** The keyring sealing apiKeys: SDWAN_MASTER_KEY (+ _PREVIOUS), decoded by the configuration, or the key generated into the data directory. */
+const loadKeyring = (config: Config): TE.TaskEither<string, Keyring> =>
+  TE.bimap(describeMasterKeyError, createKeyring)(
+    loadMasterKeys({ current: config.masterKey, previous: config.previousMasterKeys, dataDir: config.dataDir }),
+  );
 
 /**
  * The embedded store (SDWAN_STORAGE=lowdb): `connections.json` in the data directory, apiKeys sealed with
