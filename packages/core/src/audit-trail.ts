@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { AUDITED_FIELDS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type ValidationOutcome } from "./domain/audit.js";
+import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type ValidationOutcome } from "./domain/audit.js";
 import { AliasCodec, type Alias } from "./domain/codecs.js";
 import type { DomainError } from "./domain/errors.js";
 import type { HealthChange } from "./health-monitor.js";
@@ -35,8 +35,6 @@ const validationOf = (subject: Subject, result: E.Either<DomainError, unknown>):
   if (E.isRight(result)) return "valid";
   return result.left._tag === "ValidationRefused" ? "invalid" : "not-asked";
 };
-
-const CHANGE_SUBJECTS: ReadonlySet<AuditAction> = new Set(["add", "update", "delete", "rotate-master-key"]);
 
 /**
  * A view of `repository` whose writes carry `entry()`, the audit entry of their success, so the store records
@@ -141,7 +139,7 @@ export const createAuditTrail = ({ audit, repository, storeRecords, onFailure }:
     audited:
       <A>(by: Actor | undefined, subject: Subject, write: (through: ConnectionRepository) => TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
       async () => {
-        const carried = storeRecords && CHANGE_SUBJECTS.has(subject.action) ? carryingEntry(repository, () => entryOf(by, subject, E.right(undefined))) : undefined;
+        const carried = storeRecords && CHANGE_ACTIONS.has(subject.action) ? carryingEntry(repository, () => entryOf(by, subject, E.right(undefined))) : undefined;
         const result = await write(carried?.view ?? repository)();
         if (carried?.recorded() !== true) await recordNow(entryOf(by, subject, result));
         return result;

@@ -53,7 +53,8 @@ export interface AuditEntry {
   readonly detail: string | null;
 }
 
-const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set(["add", "update", "delete", "rotate-master-key"]);
+/** The actions that change the store: their entry is written with the change, and kept as a change when it succeeded. */
+export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set(["add", "update", "delete", "rotate-master-key"]);
 
 /**
  * Whether an entry records a change that happened (an add, update, delete or rotation that succeeded), which
