@@ -1,4 +1,5 @@
 import {
+  ANSWER_TEXT,
   CUSTOMER_FIELDS,
   detailsAnswer,
   invalidInput,
@@ -233,7 +234,7 @@ export const COMMANDS: readonly Command[] = [
     createsStore: true,
     notes: KEY_NOTE,
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
-      TE.map((outcome) => message(outcome === "dry-run" ? "Dry run successful\n" : "Connection successfully added\n"))(
+      TE.map((outcome: keyof typeof ANSWER_TEXT) => message(`${ANSWER_TEXT[outcome]}\n`))(
         service.addConnection({ alias, orchestratorUrl, apiKey }, { dryRun: options["dry-run"] === true, force: options["force"] === true, by }),
       ),
   },
@@ -262,7 +263,7 @@ export const COMMANDS: readonly Command[] = [
             { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
           ),
         ),
-        TE.map((outcome) => message(outcome === "dry-run" ? "Dry run successful\n" : "Connection successfully updated\n")),
+        TE.map((outcome: keyof typeof ANSWER_TEXT) => message(`${ANSWER_TEXT[outcome]}\n`)),
       ),
   },
   {
