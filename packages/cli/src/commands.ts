@@ -21,6 +21,7 @@ import {
   type ConnectionDetails,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import { exportConfiguration, KEY_VARIABLE_PREFIX, readConfiguration } from "./configuration-file.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
@@ -101,10 +102,11 @@ const IF_MATCH_OPTION: Record<string, OptionSpec> = {
 const expectedVersions = (options: CommandInput["options"]): E.Either<DomainError, { readonly expectedVersions?: ExpectedVersions }> => {
   const value = options["if-match"];
   if (value === undefined) return E.right({});
-  const version = typeof value === "string" ? versionFromText(value) : undefined;
-  return version !== undefined
-    ? E.right({ expectedVersions: [version] })
-    : E.left(invalidInput([{ field: "--if-match", message: "must be a connection's version, a positive integer" }]));
+  return pipe(
+    typeof value === "string" ? versionFromText(value) : O.none,
+    E.fromOption(() => invalidInput([{ field: "--if-match", message: "must be a connection's version, a positive integer" }])),
+    E.map((version) => ({ expectedVersions: [version] })),
+  );
 };
 
 /** Headers and labels in words, for the fields of every answer. */

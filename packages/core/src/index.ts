@@ -55,7 +55,7 @@ export {
 } from "./domain/audit.js";
 export type { AuditLog } from "./ports/audit-log.js";
 export { createInMemoryAuditLog } from "./memory-audit-log.js";
-export type { AuditPage } from "./audit-trail.js";
+export type { AuditPage } from "./connection-service.js";
 export { HEALTH_CHECK_OUTCOMES, HEALTH_HISTORY, HEALTH_STATES, healthOutcomeOf, withCheck, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
 export type { HealthLedger } from "./ports/health-ledger.js";
 export { createInMemoryHealthLedger } from "./memory-health-ledger.js";

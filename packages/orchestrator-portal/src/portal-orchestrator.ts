@@ -4,6 +4,7 @@ import { performance } from "node:perf_hooks";
 import { rootCertificates } from "node:tls";
 import { DelegateBackoff, handleWhenResult, retry } from "cockatiel";
 import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import nodeFetch from "node-fetch";
 import {
@@ -155,16 +156,11 @@ const transportReason = (method: PortalMethod, code: string | undefined): Orches
 
 const defaultFetch: FetchLike = (url, init) => nodeFetch(url, { ...init, size: RESPONSE_LIMIT_BYTES });
 
+// The orchestrator's error body, decoded, when the answer has one (an object with `error`).
 const errorBodyOf = (parsed: unknown) =>
-  typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed ? ErrorBody.decode(parsed) : undefined;
+  typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed ? O.some(ErrorBody.decode(parsed)) : O.none;
 
-const parseJson = (text: string): { readonly json: unknown } | undefined => {
-  try {
-    return { json: JSON.parse(text) };
-  } catch {
-    return undefined;
-  }
-};
+const parseJson = (text: string): O.Option<unknown> => O.tryCatch(() => JSON.parse(text) as unknown);
 
 /**
  * core's Orchestrator over the portal REST API v1.
@@ -223,9 +219,9 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     const timer = setTimeout(abort, remaining);
     cancel.addEventListener("abort", abort);
     const { signal } = controller;
-    const retryAfter = (waitMs: number | undefined, error: OrchestratorError): Attempt => ({
+    const retryAfter = (waitMs: O.Option<number>, error: OrchestratorError): Attempt => ({
       retry: error,
-      waitMs: waitMs ?? backoffDelay(retryIndex, backoffBaseMs, timeoutMs, random),
+      waitMs: O.getOrElse(() => backoffDelay(retryIndex, backoffBaseMs, timeoutMs, random))(waitMs),
       tookMs: Date.now() - started,
     });
     try {
@@ -241,32 +237,32 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       // Read whole, even when unused, so the socket can be reused.
       const text = await response.text();
       const parsed = parseJson(text);
-      const errorBody = parsed === undefined ? undefined : errorBodyOf(parsed.json);
-      if (status >= 500 && errorBody !== undefined && E.isRight(errorBody))
+      const errorBody = O.flatMap(errorBodyOf)(parsed);
+      if (status >= 500 && O.isSome(errorBody) && E.isRight(errorBody.value))
         // The API answered that it failed ("Error parsing or processing request"): no verdict on the key, worth another try.
         return {
           ...retryAfter(
             parseRetryAfter(response.headers.get("retry-after"), Date.now()),
-            orchestratorFailed(`The orchestrator failed to answer ${method} (${describeAnswer({ status, code: errorBody.right.error.code })}); it is the orchestrator's own error, not a refusal of the key.`),
+            orchestratorFailed(`The orchestrator failed to answer ${method} (${describeAnswer({ status, code: errorBody.value.right.error.code })}); it is the orchestrator's own error, not a refusal of the key.`),
           ),
           detail: `HTTP ${status} with the orchestrator's error body`,
         };
-      if (errorBody !== undefined && E.isRight(errorBody) && status !== 429)
-        return { done: E.right({ kind: "refused", status, code: errorBody.right.error.code }) };
+      if (O.isSome(errorBody) && E.isRight(errorBody.value) && status !== 429)
+        return { done: E.right({ kind: "refused", status, code: errorBody.value.right.error.code }) };
       if (status === 429) {
-        const waitMs = parseRetryAfter(response.headers.get("retry-after"), Date.now()) ?? RATE_LIMIT_PENALTY_MS;
-        return retryAfter(waitMs, orchestratorRateLimited(`The orchestrator is rate limiting calls to ${method} (HTTP 429).`, Math.ceil(waitMs / 1000)));
+        const waitMs = O.getOrElse(() => RATE_LIMIT_PENALTY_MS)(parseRetryAfter(response.headers.get("retry-after"), Date.now()));
+        return retryAfter(O.some(waitMs), orchestratorRateLimited(`The orchestrator is rate limiting calls to ${method} (HTTP 429).`, Math.ceil(waitMs / 1000)));
       }
       if (status >= 500) return { ...retryAfter(parseRetryAfter(response.headers.get("retry-after"), Date.now()), couldNotConnect(method)), detail: `HTTP ${status} without the orchestrator's error body` };
       if (status === 401 || status === 403) return { done: E.right({ kind: "refused", status }) };
       // Not the portal API: a web server without it, a login redirect (never followed: it could carry the key elsewhere), a page.
       if (status === 404) return { done: E.left(couldNotConnect(method)), detail: "HTTP 404: no such method; check the orchestrator URL" };
       if (status >= 300 && status < 400) return { done: E.left(couldNotConnect(method)), detail: `HTTP ${status} redirect, not followed` };
-      if (parsed === undefined) return { done: E.left(couldNotConnect(method)), detail: `HTTP ${status}, not JSON` };
-      if (errorBody !== undefined && E.isLeft(errorBody))
-        return { done: E.left(orchestratorGarbage(`The orchestrator's error answer to ${method} is malformed (${describeDecodeFailure(errorBody.left)}).`)) };
+      if (O.isNone(parsed)) return { done: E.left(couldNotConnect(method)), detail: `HTTP ${status}, not JSON` };
+      if (O.isSome(errorBody) && E.isLeft(errorBody.value))
+        return { done: E.left(orchestratorGarbage(`The orchestrator's error answer to ${method} is malformed (${describeDecodeFailure(errorBody.value.left)}).`)) };
       if (status < 200 || status >= 300) return { done: E.left(orchestratorGarbage(`The orchestrator answered ${method} with HTTP ${status} and no error body.`)) };
-      return { done: E.right({ kind: "ok", body: parsed.json }) };
+      return { done: E.right({ kind: "ok", body: parsed.value }) };
     } catch (error) {
       if (cancel.aborted) return { done: E.left(orchestratorUnreachable(`The call to ${method} was cancelled: its answer was no longer needed.`)) };
       if (signal.aborted) return { done: E.left(timedOut) };
@@ -275,7 +271,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       const code = errorCode(error);
       const reason = transportReason(method, code);
       const detail = code ?? "network error";
-      return code !== undefined && RETRYABLE_NETWORK_CODES.has(code) ? { ...retryAfter(undefined, reason), detail } : { done: E.left(reason), detail };
+      return code !== undefined && RETRYABLE_NETWORK_CODES.has(code) ? { ...retryAfter(O.none, reason), detail } : { done: E.left(reason), detail };
     } finally {
       clearTimeout(timer);
       cancel.removeEventListener("abort", abort);

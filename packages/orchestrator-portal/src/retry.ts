@@ -1,13 +1,15 @@
+import * as O from "fp-ts/lib/Option.js";
+
 /**
  * How long `Retry-After` asks to wait, in ms: delta-seconds or an HTTP-date
- * (RFC 9110 §10.2.3). Undefined when absent or unreadable; never negative.
+ * (RFC 9110 §10.2.3). None when absent or unreadable; never negative.
  */
-export const parseRetryAfter = (header: string | null | undefined, now: number): number | undefined => {
+export const parseRetryAfter = (header: string | null | undefined, now: number): O.Option<number> => {
   const value = header?.trim();
-  if (value === undefined || value === "") return undefined;
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  if (value === undefined || value === "") return O.none;
+  if (/^\d+$/.test(value)) return O.some(Number(value) * 1000);
   const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Number.isNaN(date) ? O.none : O.some(Math.max(0, date - now));
 };
 
 /**

@@ -1,4 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
 import { CUSTOMER_FIELDS, Customer } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
 import { backoffDelay, decodeCustomers, Enterprise, parseRetryAfter, round6, toCustomer } from "../src/index.js";
@@ -143,11 +144,11 @@ describe("round6", () => {
 describe("parseRetryAfter", () => {
   const now = Date.UTC(2025, 0, 1, 12, 0, 0);
   it("reads seconds and HTTP dates, and ignores junk", () => {
-    expect(parseRetryAfter("3", now)).toBe(3000);
-    expect(parseRetryAfter("Wed, 01 Jan 2025 12:00:05 GMT", now)).toBe(5000);
-    expect(parseRetryAfter("Wed, 01 Jan 2025 11:00:00 GMT", now)).toBe(0);
-    expect(parseRetryAfter("soon", now)).toBeUndefined();
-    expect(parseRetryAfter(null, now)).toBeUndefined();
+    expect(parseRetryAfter("3", now)).toEqual(O.some(3000));
+    expect(parseRetryAfter("Wed, 01 Jan 2025 12:00:05 GMT", now)).toEqual(O.some(5000));
+    expect(parseRetryAfter("Wed, 01 Jan 2025 11:00:00 GMT", now)).toEqual(O.some(0));
+    expect(parseRetryAfter("soon", now)).toEqual(O.none);
+    expect(parseRetryAfter(null, now)).toEqual(O.none);
   });
 });
 

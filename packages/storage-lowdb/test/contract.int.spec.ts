@@ -5,9 +5,9 @@ import { expectRight } from "@sdwan-connections/core/testing";
 import { createLowdbAuditLog } from "../src/audit-file.js";
 import type { ConnectionsFile } from "../src/connections-file.js";
 import { createLowdbHealthLedger } from "../src/health-file.js";
-import { createLowdbConnectionRepository } from "../src/lowdb-connection-repository.js";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 import { keyringOf, openOrThrow, temporaryDirectory } from "./support.js";
+import { createLowdbConnectionRepository } from "../src/connections-file.js";
 
 const directory = await temporaryDirectory();
 let dataDir = directory.path;

@@ -5,10 +5,9 @@ import { aConnection, anAuditEntry } from "@sdwan-connections/core/testing";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import { createLowdbAuditLog } from "../src/audit-file.js";
-import { openConnectionsFile } from "../src/connections-file.js";
+import { openConnectionsFile, createLowdbConnectionRepository } from "../src/connections-file.js";
 import { describeConnectionsFileError, type ConnectionsFileError } from "../src/errors.js";
 import { FILE_FORMAT, SCHEMA_VERSION } from "../src/file-format.js";
-import { createLowdbConnectionRepository } from "../src/lowdb-connection-repository.js";
 import { WRITE_PROBE_FILE } from "../src/write-probe.js";
 import { keyringOf, MASTER_KEY, openOrThrow, OTHER_MASTER_KEY, run, temporaryDirectory } from "./support.js";
 

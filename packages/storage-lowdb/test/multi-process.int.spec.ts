@@ -3,9 +3,9 @@ import { join } from "node:path";
 import type { Alias } from "@sdwan-connections/core";
 import { aConnection } from "@sdwan-connections/core/testing";
 import { describe, expect, it } from "vitest";
-import { createLowdbConnectionRepository } from "../src/lowdb-connection-repository.js";
 import { startAddingProcess } from "./processes.js";
 import { MASTER_KEY, keyringOf, openOrThrow, run, temporaryDirectory } from "./support.js";
+import { createLowdbConnectionRepository } from "../src/connections-file.js";
 
 const env = { SDWAN_MASTER_KEY: MASTER_KEY.toString("base64") };
 const storedAliases = async (dataDir: string): Promise<string[]> =>

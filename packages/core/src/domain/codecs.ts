@@ -1,3 +1,4 @@
+import * as O from "fp-ts/lib/Option.js";
 import * as t from "io-ts";
 import { ApiKey } from "./api-key.js";
 
@@ -133,5 +134,5 @@ export const IsoTimeCodec = new t.Type<Date, string, unknown>(
   (time) => time.toISOString(),
 );
 
-/** A connection's version written as text (an entity tag's, a command-line option's): a positive integer, else undefined. */
-export const versionFromText = (text: string): number | undefined => (/^[1-9]\d{0,14}$/.test(text) ? Number(text) : undefined);
+/** A connection's version written as text (an entity tag's, a command-line option's): a positive integer, else none. */
+export const versionFromText = (text: string): O.Option<number> => (/^[1-9]\d{0,14}$/.test(text) ? O.some(Number(text)) : O.none);
