@@ -1,6 +1,7 @@
 import { createManualClock } from "@sdwan-connections/core/testing";
 import bcrypt from "bcryptjs";
 import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
 import { describe, expect, it, vi } from "vitest";
 import { createAuthenticator, parseBasic } from "./authenticator.js";
 import { parseHtpasswd, type Users } from "./users.js";
@@ -9,12 +10,12 @@ const header = (name: string, password: string) => `Basic ${Buffer.from(`${name}
 
 describe("parseBasic", () => {
   it("splits at the first colon and refuses other schemes", () => {
-    expect(parseBasic(header("ann", "a:b"))).toEqual({ name: "ann", password: "a:b" });
-    expect(parseBasic("basic " + Buffer.from("ann:x").toString("base64"))).toEqual({ name: "ann", password: "x" });
-    expect(parseBasic("Bearer abc")).toBeUndefined();
-    expect(parseBasic(`Basic ${Buffer.from("no-colon").toString("base64")}`)).toBeUndefined();
-    expect(parseBasic(undefined)).toBeUndefined();
-    expect(parseBasic(`Basic ${Buffer.from(":no-name").toString("base64")}`)).toBeUndefined();
+    expect(parseBasic(header("ann", "a:b"))).toEqual(O.some({ name: "ann", password: "a:b" }));
+    expect(parseBasic("basic " + Buffer.from("ann:x").toString("base64"))).toEqual(O.some({ name: "ann", password: "x" }));
+    expect(parseBasic("Bearer abc")).toEqual(O.none);
+    expect(parseBasic(`Basic ${Buffer.from("no-colon").toString("base64")}`)).toEqual(O.none);
+    expect(parseBasic(undefined)).toEqual(O.none);
+    expect(parseBasic(`Basic ${Buffer.from(":no-name").toString("base64")}`)).toEqual(O.none);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Clock } from "@sdwan-connections/core";
 import { parse } from "basic-auth";
+import * as O from "fp-ts/lib/Option.js";
 import bcrypt from "bcryptjs";
 import { highestCost, sha256, type Role, type Users } from "./users.js";
 
@@ -36,10 +37,10 @@ const dummyHashFor = (users: Users): string => {
   return hash;
 };
 
-/** The name and password of a `Basic` header (parsed by jshttp's basic-auth), or undefined when it is not one or names nobody. */
-export const parseBasic = (header: string | undefined): { name: string; password: string } | undefined => {
+/** The name and password of a `Basic` header (parsed by jshttp's basic-auth); none when it is not one or names nobody. */
+export const parseBasic = (header: string | undefined): O.Option<{ name: string; password: string }> => {
   const credentials = header === undefined ? undefined : parse(header);
-  return credentials === undefined || credentials.name === "" ? undefined : { name: credentials.name, password: credentials.pass };
+  return credentials === undefined || credentials.name === "" ? O.none : O.some({ name: credentials.name, password: credentials.pass });
 };
 
 /**
@@ -74,8 +75,9 @@ export const createAuthenticator = (initial: Users, options: AuthenticatorOption
     if (hit !== undefined) return hit;
     const key = cacheKey(header);
     const now = options.clock.now();
-    const credentials = parseBasic(header);
-    if (credentials === undefined) return undefined;
+    const parsed = parseBasic(header);
+    if (O.isNone(parsed)) return undefined;
+    const credentials = parsed.value;
     const generation = users;
     const user = await check(credentials.name, credentials.password);
     // Users replaced during the check: the answer may be about the old file, so check again against the new one.
