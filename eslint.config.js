@@ -8,6 +8,25 @@ const DRIVERS = ["http-express", "cli"];
 /** An import pattern refusing every workspace package but `allowed` (and their sub-paths). */
 const only = (allowed, message) => ({ regex: `^@sdwan-connections/(?!(${allowed.join("|")})(/|$))`, message });
 
+// no-restricted-syntax entries. ESLint keeps one option list per rule and file: a later config's list replaces an
+// earlier one's (it does not add to it), so each config below names every entry its files are held to.
+const NO_DECORATORS = { selector: "Decorator", message: "Decorators live in the REST driver (http-express) only." };
+/**
+ * Failures are values (docs/architecture.md): what a function, a method or a function type answers is a
+ * TaskEither, never a Promise<Either>. Only the answer's type is refused: a promise kept as a value (a load in
+ * flight that later callers join) is a TaskEither already running, not a boundary.
+ */
+const NO_PROMISE_OF_EITHER = {
+  selector: [
+    ":matches(:function, TSDeclareFunction, TSEmptyBodyFunctionExpression, TSFunctionType, TSConstructorType, TSMethodSignature, TSCallSignatureDeclaration)",
+    "TSTypeAnnotation",
+    "TSTypeReference[typeName.name='Promise']",
+    "TSTypeParameterInstantiation",
+    "TSTypeReference:matches([typeName.name='Either'], [typeName.right.name='Either'])",
+  ].join(" > "),
+  message: "Failures are values: answer a TaskEither (TE.TaskEither<E, A>, a `() => Promise<Either>` the caller runs), not a Promise<Either>.",
+};
+
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/.turbo/**", "**/coverage/**"] },
   js.configs.recommended,
@@ -41,11 +60,21 @@ export default tseslint.config(
     },
   },
   {
+    // One failure style at module boundaries: no Promise<Either> in any package's sources, the REST driver's included.
+    files: ["packages/*/src/**/*.{ts,tsx}"],
+    rules: { "no-restricted-syntax": ["error", NO_PROMISE_OF_EITHER] },
+  },
+  {
     // inversify's decorated classes are the REST driver's own style; core, the adapters and the other packages
     // stay plain factories (docs/architecture.md, "Decorators live in the REST driver only").
-    files: ["packages/*/src/**/*.{ts,tsx}", "packages/*/testing/**/*.ts", "packages/*/contract/**/*.ts"],
+    // (Their sources keep the rule above: this list replaces its list for them.)
+    files: ["packages/*/src/**/*.{ts,tsx}"],
     ignores: ["packages/http-express/src/**"],
-    rules: { "no-restricted-syntax": ["error", { selector: "Decorator", message: "Decorators live in the REST driver (http-express) only." }] },
+    rules: { "no-restricted-syntax": ["error", NO_DECORATORS, NO_PROMISE_OF_EITHER] },
+  },
+  {
+    files: ["packages/*/testing/**/*.ts", "packages/*/contract/**/*.ts"],
+    rules: { "no-restricted-syntax": ["error", NO_DECORATORS] },
   },
   // The dependency rule: drivers → composition → adapters → core. Nothing imports a driver.
   {

@@ -2,6 +2,7 @@ import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import { describeError, type DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import packageJson from "../package.json" with { type: "json" };
 import { COMMANDS, OUTPUT_OPTIONS, stopExitCode, type Command, type CommandOutput, type CommandSpec } from "./commands.js";
 import { bashCompletion, zshCompletion } from "./completion.js";
@@ -37,7 +38,7 @@ export interface CliIo {
 
 /** Commands that need neither the store nor the service; `config` loads the configuration (and the composition) when called. */
 interface LocalCommand extends CommandSpec {
-  print(args: readonly string[], env: Readonly<Record<string, string | undefined>> | undefined): Promise<E.Either<string, CommandOutput>>;
+  print(args: readonly string[], env: Readonly<Record<string, string | undefined>> | undefined): TaskEither<string, CommandOutput>;
 }
 
 const LOCAL_COMMANDS: readonly LocalCommand[] = [
@@ -47,7 +48,7 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
     args: [],
     options: OUTPUT_OPTIONS,
     notes: "From the same SDWAN_* variables as the service (docs/interface.md §6); the data directory is shown resolved, saying whether it is the default (./data in the current directory). Keys and passwords are never shown: only whether they are set.",
-    print: async (_args, env) => {
+    print: (_args, env) => async () => {
       const { loadConfig, locateStore } = await composition();
       const config = loadConfig(env);
       return E.isLeft(config) ? config : E.right(describeSettings(config.right, await locateStore(config.right)));
@@ -59,7 +60,7 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
     args: ["bash|zsh"],
     options: {},
     notes: `bash: ${PROGRAM} completion bash > /etc/bash_completion.d/${PROGRAM}; zsh: source <(${PROGRAM} completion zsh)`,
-    print: async ([shell]) =>
+    print: ([shell]) => async () =>
       shell === "bash" || shell === "zsh"
         ? E.right({ message: (shell === "bash" ? bashCompletion : zshCompletion)(ALL_COMMANDS) })
         : E.left(`completion: the shell must be bash or zsh, not '${shell}'`),
@@ -244,7 +245,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const format = outputFormat(options, io.stdout);
   if (E.isLeft(format)) return fail(EXIT.usage, `${command.name}: ${format.left}`, hintFor(command));
   if (!COMMANDS.includes(command as Command)) {
-    const printed = await (command as LocalCommand).print(args, io.env);
+    const printed = await (command as LocalCommand).print(args, io.env)();
     if (E.isLeft(printed)) return fail(EXIT.usage, printed.left, hintFor(command));
     io.stdout.write(await render(printed.right, format.right, io.stdout));
     return EXIT.ok;

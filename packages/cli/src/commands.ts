@@ -382,7 +382,7 @@ export const COMMANDS: readonly Command[] = [
       typeof options["file"] !== "string"
         ? TE.left(invalidInput([{ field: "--file", message: "is required: apply -f FILE" }]))
         : pipe(
-            () => readConfiguration(options["file"] as string, env, dataDir),
+            readConfiguration(options["file"] as string, env, dataDir),
             TE.flatMap((connections) => service.planConfiguration(connections, { prune: options["prune"] === true })),
             TE.flatMap((plan) =>
               options["dry-run"] === true

@@ -41,15 +41,17 @@ const announceGeneratedAdmin = (admin: { user: string; password: string; file: s
   ].join("\n");
 
 /** Listens, or answers why not (the port taken, the address not available). */
-const listen = async (server: Server, config: Config): Promise<E.Either<string, string>> => {
-  try {
-    await Promise.race([once(server, "listening"), once(server, "error").then(([error]) => Promise.reject(error as Error))]);
-  } catch (error) {
-    return E.left(`SDWAN_HOST/SDWAN_PORT: cannot listen on ${config.host}:${config.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  const { address, port } = server.address() as AddressInfo;
-  return E.right(`http://${address.includes(":") ? `[${address}]` : address}:${port}`);
-};
+const listen =
+  (server: Server, config: Config): TaskEither<string, string> =>
+  async () => {
+    try {
+      await Promise.race([once(server, "listening"), once(server, "error").then(([error]) => Promise.reject(error as Error))]);
+    } catch (error) {
+      return E.left(`SDWAN_HOST/SDWAN_PORT: cannot listen on ${config.host}:${config.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    const { address, port } = server.address() as AddressInfo;
+    return E.right(`http://${address.includes(":") ? `[${address}]` : address}:${port}`);
+  };
 
 /**
  * The REST service: creates the generated admin if no user exists, composes
@@ -59,10 +61,10 @@ const listen = async (server: Server, config: Config): Promise<E.Either<string, 
 export const startService =
   (config: Config, options: ServiceOptions = {}): TaskEither<string, RunningService> =>
   async () => {
-    const generated = await ensureAdmin(config);
+    const generated = await ensureAdmin(config)();
     if (E.isLeft(generated)) return generated;
     if (generated.right !== undefined) (options.announce ?? ((text) => process.stdout.write(text)))(announceGeneratedAdmin(generated.right));
-    const users = await loadUsers(config);
+    const users = await loadUsers(config)();
     if (E.isLeft(users)) return users;
 
     const composed = await compose(config, {
@@ -86,7 +88,7 @@ export const startService =
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 60_000;
-    const url = await listen(server, config);
+    const url = await listen(server, config)();
     if (E.isLeft(url)) {
       // Release the store (and its lock) before giving up.
       await composition.close();

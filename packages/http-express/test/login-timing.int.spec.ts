@@ -34,7 +34,7 @@ describe("login time tells no user apart", () => {
     try {
       const file = join(dir, "users.htpasswd");
       await writeFile(file, `ann:${bcrypt.hashSync("ann-pw", 11)}\n`);
-      const users = await loadUsers({ admin: { user: "env", password: "env-password-1" }, htpasswdFile: file, viewers: [], dataDir: dir });
+      const users = await loadUsers({ admin: { user: "env", password: "env-password-1" }, htpasswdFile: file, viewers: [], dataDir: dir })();
       if (E.isLeft(users)) throw new Error(users.left);
       expect(users.right.get("env")?.hash).toMatch(/^\$2[aby]\$11\$/);
       // Failures are never cached, so every call is a full check.

@@ -126,29 +126,31 @@ const generateKeyFile = async (path: string): Promise<boolean> => {
   }
 };
 
-const loadKeyFile = async (dataDir: string): Promise<E.Either<MasterKeyError, { key: MasterKey; generated: boolean }>> => {
-  const path = join(dataDir, MASTER_KEY_FILE);
-  let generated = false;
-  try {
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    generated = await generateKeyFileIfMissing(path);
-    const mode = (await stat(path)).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      return E.left({
-        _tag: "MasterKeyFileInvalid",
-        path,
-        reason: `is readable or writable by other users (mode 0${mode.toString(8)}); run \`chmod 600 ${path}\``,
-      });
+const loadKeyFile =
+  (dataDir: string): TE.TaskEither<MasterKeyError, { key: MasterKey; generated: boolean }> =>
+  async () => {
+    const path = join(dataDir, MASTER_KEY_FILE);
+    let generated = false;
+    try {
+      await mkdir(dataDir, { recursive: true, mode: 0o700 });
+      generated = await generateKeyFileIfMissing(path);
+      const mode = (await stat(path)).mode & 0o777;
+      if ((mode & 0o077) !== 0) {
+        return E.left({
+          _tag: "MasterKeyFileInvalid",
+          path,
+          reason: `is readable or writable by other users (mode 0${mode.toString(8)}); run \`chmod 600 ${path}\``,
+        });
+      }
+      const decoded = MasterKeyCodec.decode(await readFile(path, "utf8"));
+      if (E.isLeft(decoded)) {
+        return E.left({ _tag: "MasterKeyFileInvalid", path, reason: reasonOf(decoded.left) });
+      }
+      return E.right({ key: decoded.right, generated });
+    } catch (error) {
+      return E.left({ _tag: "MasterKeyFileUnavailable", path, reason: errorCode(error) });
     }
-    const decoded = MasterKeyCodec.decode(await readFile(path, "utf8"));
-    if (E.isLeft(decoded)) {
-      return E.left({ _tag: "MasterKeyFileInvalid", path, reason: reasonOf(decoded.left) });
-    }
-    return E.right({ key: decoded.right, generated });
-  } catch (error) {
-    return E.left({ _tag: "MasterKeyFileUnavailable", path, reason: errorCode(error) });
-  }
-};
+  };
 
 const generateKeyFileIfMissing = async (path: string): Promise<boolean> => {
   try {
@@ -168,7 +170,7 @@ export const loadMasterKeys =
   ({ current, previous = [], dataDir }: LoadMasterKeysOptions): TE.TaskEither<MasterKeyError, MasterKeys> =>
   async () => {
     if (current !== undefined) return E.right({ current, previous, source: "env", generated: false });
-    const fromFile = await loadKeyFile(dataDir);
+    const fromFile = await loadKeyFile(dataDir)();
     if (E.isLeft(fromFile)) return fromFile;
     return E.right({ current: fromFile.right.key, previous, source: "file", generated: fromFile.right.generated });
   };

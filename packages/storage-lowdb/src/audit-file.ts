@@ -84,7 +84,7 @@ export const createLowdbAuditLog = ({
   const lock = createFileLock(path, lockStaleMs);
   let appends = 0;
 
-  const read = async (): Promise<E.Either<DomainError, AuditEntry[]>> => {
+  const read: TaskEither<DomainError, AuditEntry[]> = async () => {
     const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? "" : Promise.reject(error)));
     return parse(text, AUDIT_FILE);
   };
@@ -107,31 +107,33 @@ export const createLowdbAuditLog = ({
 
   const failure = (what: string) => (error: unknown) => E.left(storageFailure(`Storage failure while ${what} the audit trail: ${error instanceof Error ? error.message : String(error)}.`));
 
-  const append = async (batch: readonly AuditEntry[]): Promise<E.Either<DomainError, void>> => {
-    const done = await lock.run(async () => {
-      const handle = await open(path, "a", 0o600);
-      try {
-        await appendFile(handle, batch.map(line).join(""));
-        await handle.datasync();
-      } finally {
-        await handle.close();
-      }
-      // At the first append, then once per APPENDS_PER_PRUNE entries.
-      if (appends === 0 || Math.floor((appends + batch.length) / APPENDS_PER_PRUNE) > Math.floor(appends / APPENDS_PER_PRUNE)) await prune();
-      appends += batch.length;
-    });
-    return E.isLeft(done) ? failure("writing")(done.left) : E.right(undefined);
-  };
+  const append =
+    (batch: readonly AuditEntry[]): TaskEither<DomainError, void> =>
+    async () => {
+      const done = await lock.run(async () => {
+        const handle = await open(path, "a", 0o600);
+        try {
+          await appendFile(handle, batch.map(line).join(""));
+          await handle.datasync();
+        } finally {
+          await handle.close();
+        }
+        // At the first append, then once per APPENDS_PER_PRUNE entries.
+        if (appends === 0 || Math.floor((appends + batch.length) / APPENDS_PER_PRUNE) > Math.floor(appends / APPENDS_PER_PRUNE)) await prune();
+        appends += batch.length;
+      })();
+      return E.isLeft(done) ? failure("writing")(done.left) : E.right(undefined);
+    };
   // Appends of this process, its own and the connections file's, run one at a time (never contending for the lock).
   const serially = createSerialQueue();
   const groupCommit = createGroupCommit<AuditEntry>(serially, async (batch) => {
-    const result = await append(batch).catch(failure("writing"));
+    const result = await append(batch)().catch(failure("writing"));
     return batch.map(() => result);
   });
 
   return {
-    record: (entry) => () => groupCommit.submit<void>(entry),
-    journal: { append: (entries) => () => serially(() => append(entries)).catch(failure("writing")) },
+    record: (entry) => groupCommit.submit<void>(entry),
+    journal: { append: (entries) => () => serially(append(entries)).catch(failure("writing")) },
     list: (query) => () =>
       read().then(
         (entries) => E.map((all: AuditEntry[]) => selectAuditPage(all, query, retention))(entries),

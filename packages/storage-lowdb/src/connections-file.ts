@@ -138,7 +138,7 @@ export const openConnectionsFile =
     const db = new Low<ConnectionsState>(adapter, emptyState());
     let lock: FileLock | undefined;
     const withLock = async <A>(work: (compromised: () => boolean) => Promise<A>): Promise<A> => {
-      const result = await (lock as FileLock).run(work);
+      const result = await (lock as FileLock).run(work)();
       if (E.isLeft(result)) throw lockFailure(path, result.left);
       return result.right;
     };
@@ -255,7 +255,7 @@ export const openConnectionsFile =
       mutate:
         <A>(mutation: Mutation<A>, entry?: AuditEntry) =>
         () =>
-          closed ? Promise.resolve(closedFailure) : groupCommit.submit<A>({ mutation: mutation as Mutation<unknown>, entry }),
+          closed ? Promise.resolve(closedFailure) : groupCommit.submit<A>({ mutation: mutation as Mutation<unknown>, entry })(),
       rotate: (entry) => file.mutate(resealKeys(keyring), entry),
       ping: () => async () => {
         const state = await file.read()();

@@ -1,5 +1,6 @@
 import type { DomainError } from "@sdwan-connections/core";
 import type * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 
 /** Runs tasks one at a time, in order (reloads and commits of one process never interleave). */
 export const createSerialQueue = () => {
@@ -41,11 +42,14 @@ export const createGroupCommit = <Change>(
     })());
 
   return {
-    submit: <A>(change: Change): Promise<E.Either<DomainError, A>> =>
-      new Promise((resolve) => {
-        pending.push({ change, resolve: resolve as (result: E.Either<DomainError, unknown>) => void });
-        void drain();
-      }),
+    /** Run, the task submits `change` and answers its result once a commit has taken it. */
+    submit:
+      <A>(change: Change): TaskEither<DomainError, A> =>
+      () =>
+        new Promise((resolve) => {
+          pending.push({ change, resolve: resolve as (result: E.Either<DomainError, unknown>) => void });
+          void drain();
+        }),
     drain,
   };
 };

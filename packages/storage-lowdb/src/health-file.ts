@@ -3,6 +3,7 @@ import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { AliasCodec, aliasKey, IsoTimeCodec, storageFailure, toFieldErrors, withCheck, type ConnectionHealth, type DomainError, type HealthLedger } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { errorCode } from "./errors.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
@@ -59,7 +60,7 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
   const failure = (what: string) => (error: unknown) =>
     E.left(storageFailure(`Storage failure while ${what} ${HEALTH_FILE}: ${error instanceof Error ? error.message : String(error)}.`));
 
-  const read = async (): Promise<E.Either<DomainError, HealthFile>> => {
+  const read: TaskEither<DomainError, HealthFile> = async () => {
     const stats = await stat(path).catch((error: unknown) => (errorCode(error) === "ENOENT" ? undefined : Promise.reject(error)));
     if (stats === undefined) return E.right(EMPTY);
     const version = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
@@ -111,25 +112,25 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
     return answers;
   };
   const groupCommit = createGroupCommit<Change>(createSerialQueue(), async (batch) => {
-    const done = await (lock ??= createFileLock(path, lockStaleMs)).run(() => apply(batch)).catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
+    const done = await (lock ??= createFileLock(path, lockStaleMs)).run(() => apply(batch))().catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
     return E.isLeft(done) ? batch.map(() => failure("writing")(done.left)) : done.right;
   });
   const update = <A>(change: (file: HealthFile) => { readonly next?: HealthFile; readonly answer: A }) => groupCommit.submit<A>(change);
 
   return {
-    claim: (alias, window) => () =>
+    claim: (alias, window) =>
       update((file) => {
         const key = aliasKey(alias);
         if ((file.claims[key] ?? -1) >= window) return { answer: false };
         return { next: { ...file, claims: { ...file.claims, [key]: window } }, answer: true };
       }),
-    record: (alias, check) => () =>
+    record: (alias, check) =>
       update((file) => {
         const key = aliasKey(alias);
         const before = file.connections[key];
         return { next: { ...file, connections: { ...file.connections, [key]: withCheck(before, alias, check) } }, answer: before?.state ?? "unknown" };
       }),
-    forget: (alias) => () =>
+    forget: (alias) =>
       update((file) => {
         const key = aliasKey(alias);
         if (file.connections[key] === undefined && file.claims[key] === undefined) return { answer: undefined };

@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, rm, rmdir, stat, unlink } from "node:fs/promi
 import { hostname } from "node:os";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { errorCode } from "./errors.js";
 
 /** A process that uses the store: enough to tell, on this machine, that it is dead. */
@@ -60,9 +61,11 @@ export interface FileLock {
   /**
    * Runs `work` holding the lock, across processes. `compromised()` turns
    * true if the lock was taken over meanwhile (work that outlived the stale
-   * threshold), so a write in progress can refuse to finish.
+   * threshold), so a write in progress can refuse to finish. A lock that
+   * cannot be taken is a Left; `work` throwing rejects the task (the lock
+   * released first), for the caller's I/O wrapper to catch.
    */
-  run<A>(work: (compromised: () => boolean) => Promise<A>): Promise<E.Either<string, A>>;
+  run<A>(work: (compromised: () => boolean) => Promise<A>): TaskEither<string, A>;
   /** Says this process no longer uses the store. */
   close(): Promise<void>;
 }
@@ -128,32 +131,34 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
     }
   };
 
-  const acquire = async (onCompromised: () => void): Promise<E.Either<string, () => Promise<void>>> => {
-    // Imported at the first lock: proper-lockfile (and graceful-fs, which patches fs when loaded) weighs on the
-    // start of every CLI command, and one that only reads never locks.
-    const { default: lockfile } = await import("proper-lockfile");
-    const giveUpAt = Date.now() + 2 * stale;
-    for (let wait = 1; ; wait = Math.min(wait * 1.5, 25)) {
-      try {
-        const release = await lockfile.lock(path, { realpath: false, lockfilePath: lockDir, stale, retries: 0, onCompromised });
-        return E.right(() => release().catch(() => undefined));
-      } catch (error) {
-        if (errorCode(error) !== "ELOCKED") return E.left(`cannot take the lock ${lockDir} (${errorCode(error)})`);
-        if (Date.now() > giveUpAt) return E.left(`cannot take the lock ${lockDir} (held for more than ${2 * stale} ms)`);
+  const acquire =
+    (onCompromised: () => void): TaskEither<string, () => Promise<void>> =>
+    async () => {
+      // Imported at the first lock: proper-lockfile (and graceful-fs, which patches fs when loaded) weighs on the
+      // start of every CLI command, and one that only reads never locks.
+      const { default: lockfile } = await import("proper-lockfile");
+      const giveUpAt = Date.now() + 2 * stale;
+      for (let wait = 1; ; wait = Math.min(wait * 1.5, 25)) {
+        try {
+          const release = await lockfile.lock(path, { realpath: false, lockfilePath: lockDir, stale, retries: 0, onCompromised });
+          return E.right(() => release().catch(() => undefined));
+        } catch (error) {
+          if (errorCode(error) !== "ELOCKED") return E.left(`cannot take the lock ${lockDir} (${errorCode(error)})`);
+          if (Date.now() > giveUpAt) return E.left(`cannot take the lock ${lockDir} (held for more than ${2 * stale} ms)`);
+        }
+        await breakIfOrphaned();
+        await pause(wait * (0.5 + Math.random()));
       }
-      await breakIfOrphaned();
-      await pause(wait * (0.5 + Math.random()));
-    }
-  };
+    };
 
   return {
-    run: async (work) => {
+    run: (work) => async () => {
       active += 1;
       let compromised = false;
       const release = await acquire(() => {
         // Our critical sections last milliseconds; if the lock was taken from us anyway, the write in progress is refused.
         compromised = true;
-      });
+      })();
       if (E.isLeft(release)) {
         active -= 1;
         return release;

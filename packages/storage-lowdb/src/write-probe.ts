@@ -18,8 +18,7 @@ const PROBE_BYTES = 4096;
  */
 export const createWriteProbe = (dir: string, ttlMs = 1_000): TaskEither<string, void> => {
   const path = join(dir, WRITE_PROBE_FILE);
-  let last: { readonly at: number; readonly answer: Promise<E.Either<string, void>> } | undefined;
-  const probe = async (): Promise<E.Either<string, void>> => {
+  const probe: TaskEither<string, void> = async () => {
     let handle: FileHandle | undefined;
     try {
       handle = await open(path, "w", 0o600);
@@ -33,6 +32,8 @@ export const createWriteProbe = (dir: string, ttlMs = 1_000): TaskEither<string,
       await unlink(path).catch(() => undefined);
     }
   };
+  // The last probe's answer, under way or settled: the callers of the next ttlMs share it.
+  let last: { readonly at: number; readonly answer: ReturnType<typeof probe> } | undefined;
   return () => {
     const now = Date.now();
     if (last === undefined || now - last.at >= ttlMs) last = { at: now, answer: probe() };

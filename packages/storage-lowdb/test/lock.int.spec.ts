@@ -37,7 +37,7 @@ describe("the file lock", () => {
     const path = join(directory.path, "connections.json");
     await leaveLock(path, await deadPid(), undefined);
     const started = performance.now();
-    expect(await createFileLock(path, 10_000).run(async () => "held")).toEqual(E.right("held"));
+    expect(await createFileLock(path, 10_000).run(async () => "held")()).toEqual(E.right("held"));
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
@@ -46,7 +46,7 @@ describe("the file lock", () => {
     const path = join(directory.path, "connections.json");
     await leaveLock(path, process.pid, "1");
     const started = performance.now();
-    expect(await createFileLock(path, 10_000).run(async () => "held")).toEqual(E.right("held"));
+    expect(await createFileLock(path, 10_000).run(async () => "held")()).toEqual(E.right("held"));
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
@@ -58,7 +58,7 @@ describe("the file lock", () => {
     let attempt: Promise<unknown> = Promise.resolve();
     try {
       await leaveLock(path, holder.pid as number, startTime(holder.pid as number));
-      attempt = lock.run(async () => "held");
+      attempt = lock.run(async () => "held")();
       const outcome = await Promise.race([attempt, new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_500))]);
       expect(outcome).toBe("still waiting");
     } finally {
@@ -75,9 +75,9 @@ describe("the file lock", () => {
     const path = join(directory.path, "connections.json");
     const [one, two] = [createFileLock(path, 10_000), createFileLock(path, 10_000)];
     let release: () => void = () => undefined;
-    const held = one.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const held = one.run(() => new Promise<void>((resolve) => (release = resolve)))();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const outcome = await Promise.race([two.run(async () => "held"), new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_000))]);
+    const outcome = await Promise.race([two.run(async () => "held")(), new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_000))]);
     expect(outcome).toBe("still waiting");
     release();
     await held;
@@ -97,7 +97,7 @@ describe("the file lock", () => {
           most = Math.max(most, inside);
           await new Promise((resolve) => setTimeout(resolve, 2));
           inside -= 1;
-        }),
+        })(),
       ),
     );
     expect(most).toBe(1);

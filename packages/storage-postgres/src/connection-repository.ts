@@ -16,6 +16,7 @@ import {
   type ConnectionRepository,
   type DomainError,
   type ExpectedVersions,
+  type StoredConnection,
 } from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { insertAuditEntry, pruneAuditTrail } from "./audit-log.js";
@@ -36,17 +37,17 @@ export interface PostgresConnectionRepositoryOptions {
 const COLUMNS = "alias, orchestrator_url, api_key, version, api_key_set_at";
 
 /**
- * Runs `work` in a transaction on a client of its own: committed when it answers a success, rolled back
- * when it answers a failure (a failure thrown is the database's: `what` names it).
+ * Runs `work`'s task in a transaction on a client of its own: committed when it answers a success, rolled
+ * back when it answers a failure (a failure thrown, which rejects the task, is the database's: `what` names it).
  */
 const inTransaction =
-  <A>(pool: Pool, what: string, work: (client: PoolClient) => Promise<E.Either<DomainError, A>>): TE.TaskEither<DomainError, A> =>
+  <A>(pool: Pool, what: string, work: (client: PoolClient) => TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
     pipe(
       TE.tryCatch(
         () =>
           withDedicatedClient(pool, async (client) => {
             await client.query("begin");
-            const result = await work(client);
+            const result = await work(client)();
             await client.query(E.isRight(result) ? "commit" : "rollback");
             return result;
           }),
@@ -72,17 +73,19 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
     TE.tryCatch(async () => (await pool.query(text, values as unknown[])).rows as R[], databaseFailure(what));
 
   // Why a conditional write touched no row: the connection is gone, or at another version.
-  const missedWrite = async (client: PoolClient, alias: Alias): Promise<E.Either<DomainError, never>> => {
-    const { rows } = await client.query<{ alias: string; version: number }>("select alias, version from connections where alias_key = $1", [aliasKey(alias)]);
-    const row = rows[0];
-    return E.left(row === undefined ? notFound(alias) : versionMismatch(row.alias, row.version));
-  };
+  const missedWrite =
+    (client: PoolClient, alias: Alias): TE.TaskEither<DomainError, never> =>
+    async () => {
+      const { rows } = await client.query<{ alias: string; version: number }>("select alias, version from connections where alias_key = $1", [aliasKey(alias)]);
+      const row = rows[0];
+      return E.left(row === undefined ? notFound(alias) : versionMismatch(row.alias, row.version));
+    };
 
   /** A write in a transaction that also records `entry` when it succeeds; then the retention is applied (outside it). */
-  const write = <A>(what: string, entry: AuditEntry | undefined, work: (client: PoolClient) => Promise<E.Either<DomainError, A>>): TE.TaskEither<DomainError, A> =>
+  const write = <A>(what: string, entry: AuditEntry | undefined, work: (client: PoolClient) => TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
     pipe(
-      inTransaction(pool, what, async (client) => {
-        const result = await work(client);
+      inTransaction(pool, what, (client) => async () => {
+        const result = await work(client)();
         if (E.isRight(result) && entry !== undefined) await insertAuditEntry(client, entry);
         return result;
       }),
@@ -90,18 +93,20 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
       TE.tap(() => (entry === undefined ? TE.right(undefined) : TE.fromTask(() => pruneAuditTrail(pool, auditRetention).catch(() => undefined)))),
     );
 
-  const locked = async (client: PoolClient, alias: Alias, expected: ExpectedVersions | undefined) => {
-    const { rows } = await client.query(`select ${COLUMNS} from connections where alias_key = $1 for update`, [aliasKey(alias)]);
-    const row: unknown = rows[0];
-    if (row === undefined) return E.left(notFound(alias));
-    return pipe(
-      decode(row),
-      E.filterOrElse(
-        (current) => expected === undefined || expected.includes(current.version),
-        (current) => versionMismatch(current.alias, current.version),
-      ),
-    );
-  };
+  const locked =
+    (client: PoolClient, alias: Alias, expected: ExpectedVersions | undefined): TE.TaskEither<DomainError, StoredConnection> =>
+    async () => {
+      const { rows } = await client.query(`select ${COLUMNS} from connections where alias_key = $1 for update`, [aliasKey(alias)]);
+      const row: unknown = rows[0];
+      if (row === undefined) return E.left(notFound(alias));
+      return pipe(
+        decode(row),
+        E.filterOrElse(
+          (current) => expected === undefined || expected.includes(current.version),
+          (current) => versionMismatch(current.alias, current.version),
+        ),
+      );
+    };
 
   return {
     get: (alias) =>
@@ -119,7 +124,7 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
     insert: (connection, entry) => {
       const key = aliasKey(connection.alias);
       const sealed = keyring.seal(connection.apiKey.reveal(), key);
-      return write(`adding connection '${connection.alias}'`, entry, async (client) => {
+      return write(`adding connection '${connection.alias}'`, entry, (client) => async () => {
         try {
           await client.query("insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at) values ($1, $2, $3, $4, now())", [
             key,
@@ -138,8 +143,8 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
     // The row is locked, then compared with the change opened, in memory: the same URL and the same key (sealed
     // twice, one key never gives the same bytes) write nothing and keep the version.
     update: (alias, change, expected, entry) =>
-      write(`updating connection '${alias}'`, entry, async (client) => {
-        const current = await locked(client, alias, expected);
+      write(`updating connection '${alias}'`, entry, (client) => async () => {
+        const current = await locked(client, alias, expected)();
         if (E.isLeft(current)) return current;
         const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== current.right.apiKey.reveal();
         const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
@@ -159,12 +164,12 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
       }),
 
     delete: (alias, expected, entry) =>
-      write(`deleting connection '${alias}'`, entry, async (client) => {
+      write(`deleting connection '${alias}'`, entry, (client) => async () => {
         const { rowCount } = await client.query("delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[]))", [
           aliasKey(alias),
           expected ?? null,
         ]);
-        return (rowCount ?? 0) === 0 ? missedWrite(client, alias) : E.right(undefined);
+        return (rowCount ?? 0) === 0 ? missedWrite(client, alias)() : E.right(undefined);
       }),
 
     // Reads the table (so a missing schema shows) and checks the server would accept a write.

@@ -142,43 +142,45 @@ export interface MigrationReport {
   readonly version: number;
 }
 
-/** Runs inside the I/O wrapper of `migrate` (a database error throws there); a schema newer than this release is a Left. */
-const run = async (client: PoolClient, migrations: readonly Migration[]): Promise<E.Either<string, MigrationReport>> => {
-  await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
-  try {
-    await client.query(
-      `create table if not exists schema_migrations (
-         version    integer primary key,
-         name       text not null,
-         applied_at timestamptz not null default now()
-       )`,
-    );
-    const { rows } = await client.query<{ version: number }>("select version from schema_migrations order by version");
-    const done = new Set(rows.map((row) => row.version));
-    const newest = Math.max(0, ...done);
-    const known = Math.max(0, ...migrations.map((migration) => migration.version));
-    if (newest > known) {
-      return E.left(`the database schema is at version ${newest}, newer than this release knows (${known}): upgrade the service`);
-    }
-    const applied: number[] = [];
-    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (done.has(migration.version)) continue;
-      await client.query("begin");
-      try {
-        await client.query(migration.sql);
-        await client.query("insert into schema_migrations (version, name) values ($1, $2)", [migration.version, migration.name]);
-        await client.query("commit");
-      } catch (error) {
-        await client.query("rollback").catch(() => undefined);
-        throw error;
+/** Its task runs inside the I/O wrapper of `migrate` (a database error rejects it there); a schema newer than this release is a Left. */
+const run =
+  (client: PoolClient, migrations: readonly Migration[]): TE.TaskEither<string, MigrationReport> =>
+  async () => {
+    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    try {
+      await client.query(
+        `create table if not exists schema_migrations (
+           version    integer primary key,
+           name       text not null,
+           applied_at timestamptz not null default now()
+         )`,
+      );
+      const { rows } = await client.query<{ version: number }>("select version from schema_migrations order by version");
+      const done = new Set(rows.map((row) => row.version));
+      const newest = Math.max(0, ...done);
+      const known = Math.max(0, ...migrations.map((migration) => migration.version));
+      if (newest > known) {
+        return E.left(`the database schema is at version ${newest}, newer than this release knows (${known}): upgrade the service`);
       }
-      applied.push(migration.version);
+      const applied: number[] = [];
+      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (done.has(migration.version)) continue;
+        await client.query("begin");
+        try {
+          await client.query(migration.sql);
+          await client.query("insert into schema_migrations (version, name) values ($1, $2)", [migration.version, migration.name]);
+          await client.query("commit");
+        } catch (error) {
+          await client.query("rollback").catch(() => undefined);
+          throw error;
+        }
+        applied.push(migration.version);
+      }
+      return E.right({ applied, version: Math.max(newest, ...applied) });
+    } finally {
+      await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
-    return E.right({ applied, version: Math.max(newest, ...applied) });
-  } finally {
-    await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => undefined);
-  }
-};
+  };
 
 /**
  * Brings the schema up to date: creates `schema_migrations` and applies every
@@ -190,7 +192,7 @@ const run = async (client: PoolClient, migrations: readonly Migration[]): Promis
 export const migrate = (pool: Pool, migrations: readonly Migration[] = MIGRATIONS): TE.TaskEither<DomainError, MigrationReport> =>
   pipe(
     TE.tryCatch(
-      () => withDedicatedClient(pool, (client) => run(client, migrations)),
+      () => withDedicatedClient(pool, (client) => run(client, migrations)()),
       databaseFailure("migrating the schema"),
     ),
     TE.chainEitherK(E.mapLeft((reason: string): DomainError => storageFailure(`Storage failure while migrating the schema: ${reason}.`))),

@@ -16,41 +16,42 @@ import { withDedicatedClient } from "./dedicated-client.js";
  * `alongside` runs in the same transaction before it commits (the rotation's
  * audit entry).
  */
-export const rotateKeys = (pool: Pool, keyring: Keyring, alongside?: (client: PoolClient) => Promise<void>): TE.TaskEither<DomainError, KeyRotationReport> =>
-  pipe(
-    TE.tryCatch(
-      () =>
-        withDedicatedClient(pool, async (client): Promise<E.Either<DomainError, KeyRotationReport>> => {
-          await client.query("begin");
-          const { rows } = await client.query<{ alias_key: string; alias: string; api_key: string }>(
-            "select alias_key, alias, api_key from connections order by alias_key for update",
+export const rotateKeys = (pool: Pool, keyring: Keyring, alongside?: (client: PoolClient) => Promise<void>): TE.TaskEither<DomainError, KeyRotationReport> => {
+  // On the client of its own; a database error rejects the task, and the wrapper below names it.
+  const reseal =
+    (client: PoolClient): TE.TaskEither<DomainError, KeyRotationReport> =>
+    async () => {
+      await client.query("begin");
+      const { rows } = await client.query<{ alias_key: string; alias: string; api_key: string }>(
+        "select alias_key, alias, api_key from connections order by alias_key for update",
+      );
+      let rotated = 0;
+      for (const row of rows) {
+        if (!keyring.needsRotation(row.api_key)) continue;
+        const opened = keyring.open(row.api_key, aliasKey(row.alias));
+        if (E.isLeft(opened)) {
+          await client.query("rollback");
+          return E.left(
+            storageFailure(
+              `Storage failure while rotating keys: the apiKey of connection '${row.alias}' cannot be opened: ${describeSecretError(opened.left)}; nothing was re-sealed.`,
+            ),
           );
-          let rotated = 0;
-          for (const row of rows) {
-            if (!keyring.needsRotation(row.api_key)) continue;
-            const opened = keyring.open(row.api_key, aliasKey(row.alias));
-            if (E.isLeft(opened)) {
-              await client.query("rollback");
-              return E.left(
-                storageFailure(
-                  `Storage failure while rotating keys: the apiKey of connection '${row.alias}' cannot be opened: ${describeSecretError(opened.left)}; nothing was re-sealed.`,
-                ),
-              );
-            }
-            await client.query("update connections set api_key = $2, updated_at = now() where alias_key = $1", [
-              row.alias_key,
-              keyring.seal(opened.right, aliasKey(row.alias)),
-            ]);
-            rotated += 1;
-          }
-          await alongside?.(client);
-          await client.query("commit");
-          return E.right({ rotated, total: rows.length });
-        }),
-      databaseFailure("rotating keys"),
-    ),
+        }
+        await client.query("update connections set api_key = $2, updated_at = now() where alias_key = $1", [
+          row.alias_key,
+          keyring.seal(opened.right, aliasKey(row.alias)),
+        ]);
+        rotated += 1;
+      }
+      await alongside?.(client);
+      await client.query("commit");
+      return E.right({ rotated, total: rows.length });
+    };
+  return pipe(
+    TE.tryCatch(() => withDedicatedClient(pool, (client) => reseal(client)()), databaseFailure("rotating keys")),
     TE.chainEitherK(identity),
   );
+};
 
 /**
  * Checks at start that every stored apiKey was sealed with a key the keyring

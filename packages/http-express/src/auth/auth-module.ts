@@ -43,7 +43,7 @@ export class WatchedUsersAuth implements Auth {
     // watchFile also reports a file that is missing and stays missing: nothing to read again then.
     if (current.mtimeMs === previous.mtimeMs && current.ino === previous.ino && current.size === previous.size) return;
     const reloading = ++this.reloads;
-    void loadUsers(this.config).then((next) => {
+    void loadUsers(this.config)().then((next) => {
       // A later change is being read already: this answer may be about a half-written file.
       if (reloading !== this.reloads) return;
       if (E.isLeft(next)) {

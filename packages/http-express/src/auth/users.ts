@@ -3,6 +3,7 @@ import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
 import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 
 export type Role = "admin" | "viewer";
 
@@ -67,67 +68,71 @@ export interface UserSources {
 }
 
 /** The file's text, undefined when there is none, or why it cannot be read. */
-const readIfPresent = async (path: string): Promise<E.Either<string, string | undefined>> => {
-  try {
-    return E.right(await readFile(path, "utf8"));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? E.right(undefined) : E.left(`cannot read ${path} (${code ?? "unknown error"})`);
-  }
-};
+const readIfPresent =
+  (path: string): TaskEither<string, string | undefined> =>
+  async () => {
+    try {
+      return E.right(await readFile(path, "utf8"));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return code === "ENOENT" ? E.right(undefined) : E.left(`cannot read ${path} (${code ?? "unknown error"})`);
+    }
+  };
 
 /**
  * Reads every configured user: the htpasswd file (viewers named in
  * SDWAN_VIEWERS, everyone else admin), the environment's admin, and the
  * generated admin in the data directory. Fails with one line on a bad file.
  */
-export const loadUsers = async (sources: UserSources): Promise<E.Either<string, Users>> => {
-  const users = new Map<string, UserEntry>();
-  const viewers = new Set(sources.viewers);
-  const files: [string, string][] = [];
-  if (sources.htpasswdFile !== undefined) {
-    const text = await readIfPresent(sources.htpasswdFile);
-    if (E.isLeft(text)) return E.left(`SDWAN_HTPASSWD_FILE: ${text.left}`);
-    if (text.right === undefined) return E.left(`SDWAN_HTPASSWD_FILE: no file at ${sources.htpasswdFile}`);
-    files.push([text.right, "SDWAN_HTPASSWD_FILE"]);
-  }
-  const generated = await readIfPresent(generatedAdminFile(sources.dataDir));
-  if (E.isLeft(generated)) return generated;
-  if (generated.right !== undefined) files.push([generated.right, generatedAdminFile(sources.dataDir)]);
-  for (const [text, source] of files) {
-    const parsed = parseHtpasswd(text, source);
-    if (E.isLeft(parsed)) return parsed;
-    for (const [name, hash] of parsed.right) users.set(name, { role: viewers.has(name) ? "viewer" : "admin", hash });
-  }
-  if (sources.admin !== undefined) {
-    // Hashed like the others, at the highest cost in use, so that its check takes as long as theirs.
-    const cost = highestCost([...users.values()].map((user) => user.hash));
-    users.set(sources.admin.user, { role: "admin", hash: await bcrypt.hash(sources.admin.password, cost) });
-  }
-  return E.right(users);
-};
+export const loadUsers =
+  (sources: UserSources): TaskEither<string, Users> =>
+  async () => {
+    const users = new Map<string, UserEntry>();
+    const viewers = new Set(sources.viewers);
+    const files: [string, string][] = [];
+    if (sources.htpasswdFile !== undefined) {
+      const text = await readIfPresent(sources.htpasswdFile)();
+      if (E.isLeft(text)) return E.left(`SDWAN_HTPASSWD_FILE: ${text.left}`);
+      if (text.right === undefined) return E.left(`SDWAN_HTPASSWD_FILE: no file at ${sources.htpasswdFile}`);
+      files.push([text.right, "SDWAN_HTPASSWD_FILE"]);
+    }
+    const generated = await readIfPresent(generatedAdminFile(sources.dataDir))();
+    if (E.isLeft(generated)) return generated;
+    if (generated.right !== undefined) files.push([generated.right, generatedAdminFile(sources.dataDir)]);
+    for (const [text, source] of files) {
+      const parsed = parseHtpasswd(text, source);
+      if (E.isLeft(parsed)) return parsed;
+      for (const [name, hash] of parsed.right) users.set(name, { role: viewers.has(name) ? "viewer" : "admin", hash });
+    }
+    if (sources.admin !== undefined) {
+      // Hashed like the others, at the highest cost in use, so that its check takes as long as theirs.
+      const cost = highestCost([...users.values()].map((user) => user.hash));
+      users.set(sources.admin.user, { role: "admin", hash: await bcrypt.hash(sources.admin.password, cost) });
+    }
+    return E.right(users);
+  };
 
 /**
  * With no user configured anywhere, creates an admin with a random password
  * and stores only its bcrypt hash in the data directory. Returns the
  * password so the caller can print it once, or undefined when users exist.
  */
-export const ensureAdmin = async (
-  sources: UserSources,
-): Promise<E.Either<string, { user: string; password: string; file: string } | undefined>> => {
-  const file = generatedAdminFile(sources.dataDir);
-  if (sources.admin !== undefined || sources.htpasswdFile !== undefined) return E.right(undefined);
-  const existing = await readIfPresent(file);
-  if (E.isLeft(existing) || existing.right !== undefined) return E.map(() => undefined)(existing);
-  const password = randomBytes(18).toString("base64url");
-  const hash = await bcrypt.hash(password, 12);
-  try {
-    await mkdir(sources.dataDir, { recursive: true, mode: 0o700 });
-    await writeFile(file, `${GENERATED_ADMIN_USER}:${hash}\n`, { mode: 0o600, flag: "wx" });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // Another instance sharing the data directory created it first: its password was printed there.
-    return code === "EEXIST" ? E.right(undefined) : E.left(`SDWAN_DATA_DIR: cannot create ${file} (${code ?? "unknown error"})`);
-  }
-  return E.right({ user: GENERATED_ADMIN_USER, password, file });
-};
+export const ensureAdmin =
+  (sources: UserSources): TaskEither<string, { user: string; password: string; file: string } | undefined> =>
+  async () => {
+    const file = generatedAdminFile(sources.dataDir);
+    if (sources.admin !== undefined || sources.htpasswdFile !== undefined) return E.right(undefined);
+    const existing = await readIfPresent(file)();
+    if (E.isLeft(existing) || existing.right !== undefined) return E.map(() => undefined)(existing);
+    const password = randomBytes(18).toString("base64url");
+    const hash = await bcrypt.hash(password, 12);
+    try {
+      await mkdir(sources.dataDir, { recursive: true, mode: 0o700 });
+      await writeFile(file, `${GENERATED_ADMIN_USER}:${hash}\n`, { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Another instance sharing the data directory created it first: its password was printed there.
+      return code === "EEXIST" ? E.right(undefined) : E.left(`SDWAN_DATA_DIR: cannot create ${file} (${code ?? "unknown error"})`);
+    }
+    return E.right({ user: GENERATED_ADMIN_USER, password, file });
+  };
