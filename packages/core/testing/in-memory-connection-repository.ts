@@ -41,7 +41,7 @@ const writesOf = new WeakMap<InMemoryConnectionStore, Promise<unknown>>();
 const write =
   <S, A>(store: InMemoryConnectionStore, entry: AuditEntry | undefined, check: () => E.Either<DomainError, S>, apply: (checked: S) => A): TaskEither<DomainError, A> =>
   () => {
-    const run = async (): Promise<E.Either<DomainError, A>> => {
+    const run: TaskEither<DomainError, A> = async () => {
       const checked = check();
       if (E.isLeft(checked)) return checked;
       if (entry !== undefined) {
