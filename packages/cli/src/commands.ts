@@ -8,6 +8,7 @@ import {
   type ConnectionService,
   type ConnectionSummary,
   type Customer,
+  type CustomerList,
   type DomainError,
   type ExpectedVersions,
   type ValidationResult,
@@ -321,7 +322,7 @@ export const COMMANDS: readonly Command[] = [
     notes: `The table shows ${CUSTOMER_COLUMNS.join(", ")}; -o json or yaml gives all ${CUSTOMER_FIELDS.length} fields.`,
     run: ({ service, args: [alias] }) =>
       TE.map(
-        (customers: readonly Customer[]): CommandOutput => ({
+        ({ items: customers }: CustomerList): CommandOutput => ({
           data: customers,
           forPeople: (width) =>
             tableOrNone(

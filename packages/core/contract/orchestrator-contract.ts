@@ -62,8 +62,12 @@ export const describeOrchestratorContract = (name: string, options: Orchestrator
       if (!(E.isRight(identity) && identity.right.kind === "partner")) throw new Error("partner key not identified");
       const customers = await fixture.orchestrator.listPartnerCustomers(fixture.partner, identity.right.partnerId)();
       if (E.isLeft(customers)) throw new Error(`listing failed: ${JSON.stringify(customers.left)}`);
-      expect(customers.right).toEqual(fixture.partnerCustomers);
-      for (const customer of customers.right) {
+      const list = customers.right;
+      expect(list.items).toEqual(fixture.partnerCustomers);
+      expect(list.count).toBe(fixture.partnerCustomers.length);
+      // Its JSON is exactly its values', byte for byte, whichever form the adapter made first.
+      expect(Buffer.from(list.json).equals(Buffer.from(JSON.stringify(list.items)))).toBe(true);
+      for (const customer of list.items) {
         expect(Object.keys(customer).sort()).toEqual([...CUSTOMER_FIELDS].sort());
         expect(Customer.is(customer)).toBe(true);
       }

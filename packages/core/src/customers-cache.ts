@@ -1,11 +1,11 @@
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { aliasKey } from "./domain/codecs.js";
-import type { Customer } from "./domain/customer.js";
+import type { CustomerList } from "./domain/customer-list.js";
 import type { DomainError } from "./domain/errors.js";
 import type { Clock } from "./ports/clock.js";
 
-type Customers = readonly Customer[];
+type Customers = CustomerList;
 // The running load of a connection's customers, which later callers join (a promise: it is shared, and runs once).
 type Flight = Promise<E.Either<DomainError, Customers>>;
 

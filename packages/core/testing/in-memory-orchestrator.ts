@@ -2,6 +2,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import {
   admitsDestination,
+  customerListOf,
   orchestratorRejected,
   type Customer,
   type Identity,
@@ -61,7 +62,7 @@ export const createInMemoryOrchestrator = (accounts: readonly InMemoryOrchestrat
       if (E.isLeft(result)) return result;
       const { identity, customers = [] } = result.right;
       return identity.kind === "partner" && identity.partnerId === partnerId
-        ? E.right(customers)
+        ? E.right(customerListOf(customers))
         : E.left(orchestratorRejected("The key is not allowed to list this partner's customers."));
     },
     failWith: (apiKey, error) => {

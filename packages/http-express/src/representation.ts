@@ -28,29 +28,12 @@ const encoders: Record<Encoding, (bytes: Buffer) => Promise<Buffer>> = {
 // Keyed by the value the answer is made of: a list lives as long as its store or cache keeps it (the port's list cache rule).
 const representations = new WeakMap<object, Representation>();
 
-/** Items per slice in `jsonArrayBytes`: each slice's text is small enough to die young. */
-const SLICE_ITEMS = 256;
-
-/**
- * The bytes of `JSON.stringify(items)` (UTF-8), made slice by slice: a large
- * list (50,000 customers: 22 MiB of JSON) never exists as one string on the
- * heap beside the list it is made of.
- */
-export const jsonArrayBytes = (items: readonly unknown[]): Buffer => {
-  const parts: Buffer[] = [];
-  for (let start = 0; start < items.length; start += SLICE_ITEMS) {
-    const text = JSON.stringify(items.slice(start, start + SLICE_ITEMS));
-    // Each slice without its brackets; "[", the commas between slices and "]" added around them.
-    parts.push(Buffer.from(start === 0 ? "[" : ","), Buffer.from(text.slice(1, -1)));
-  }
-  return parts.length === 0 ? Buffer.from("[]") : Buffer.concat([...parts, Buffer.from("]")]);
-};
-
-const representationOf = (value: object, serialize: () => string | Buffer): Representation => {
+const representationOf = (value: object, serialize: () => string | Uint8Array): Representation => {
   let representation = representations.get(value);
   if (representation === undefined) {
     const serialized = serialize();
-    const identity = typeof serialized === "string" ? Buffer.from(serialized) : serialized;
+    // A view of the bytes, not a copy.
+    const identity = typeof serialized === "string" ? Buffer.from(serialized) : Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength);
     const etag = `W/"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`;
     representation = { identity, etag, encoded: new Map() };
     representations.set(value, representation);
@@ -75,7 +58,7 @@ export const sendRepresentation = async (
   req: Request,
   res: Response,
   value: object,
-  serialize: () => string | Buffer,
+  serialize: () => string | Uint8Array,
   // Clients may keep it, but must revalidate; shared caches may not keep an authenticated answer.
   cacheControl = "private, no-cache",
 ): Promise<void> => {

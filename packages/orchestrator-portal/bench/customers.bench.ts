@@ -75,8 +75,8 @@ const hugePartner = async (): Promise<string> => {
     const service = createConnectionService({ repository: store, orchestrator: client, customersCacheTtlMs: 600_000 });
     try {
       const listed = await service.listPartnerCustomers("huge-partner")();
-      if (E.isLeft(listed) || listed.right.length !== HUGE_ENTERPRISES) throw new Error("50,000-enterprise cold listing failed");
-      return listed.right.length;
+      if (E.isLeft(listed) || listed.right.count !== HUGE_ENTERPRISES) throw new Error("50,000-enterprise cold listing failed");
+      return listed.right.count;
     } finally {
       service.dispose();
     }
@@ -151,7 +151,7 @@ try {
     rawParse.push((await measureMemory(() => rawFetchAndParse(simulator.url))).durationMs);
     const service = newService();
     const run = await measureMemory(() => service.listPartnerCustomers("big-partner")());
-    if (E.isLeft(run.result) || run.result.right.length !== ENTERPRISES) throw new Error("cold listing failed");
+    if (E.isLeft(run.result) || run.result.right.count !== ENTERPRISES) throw new Error("cold listing failed");
     cold.push(run);
     service.dispose();
   }
@@ -168,7 +168,7 @@ try {
   const flightService = newService();
   simulator.resetCalls();
   const flight = await measureMemory(() => Promise.all(Array.from({ length: CONCURRENT }, () => flightService.listPartnerCustomers("big-partner")())));
-  const allOk = flight.result.every((answer) => E.isRight(answer) && answer.right.length === ENTERPRISES);
+  const allOk = flight.result.every((answer) => E.isRight(answer) && answer.right.count === ENTERPRISES);
   const enterprisesCalls = simulator.calls.byMethod[ENTERPRISES_METHOD];
   const identifyCalls = simulator.calls.byMethod["enterpriseProxy/getEnterpriseProxyProperty"];
   flightService.dispose();

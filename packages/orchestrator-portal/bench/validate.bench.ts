@@ -64,7 +64,7 @@ const validate = (alias: string, kind: "partner" | "customer") => async () => {
 /** The customers of the partner connection through `through`; all of them must come back. */
 const customersThrough = async (through: typeof service) => {
   const result = await through.listPartnerCustomers("partner")();
-  if (result._tag === "Left" || result.right.length === 0) throw new Error(`no customers: ${JSON.stringify(result)}`);
+  if (result._tag === "Left" || result.right.count === 0) throw new Error(`no customers: ${JSON.stringify(result)}`);
 };
 // A new service each time knows no identity: the key is identified, then listed.
 const customersOfAnUnknownKey = async () => {

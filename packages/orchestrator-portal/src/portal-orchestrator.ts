@@ -9,13 +9,14 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import nodeFetch from "node-fetch";
 import {
   admitsDestination,
+  customerListOf,
   orchestratorFailed,
   orchestratorGarbage,
   orchestratorRateLimited,
   orchestratorRejected,
   orchestratorTimedOut,
   orchestratorUnreachable,
-  type Customer,
+  type CustomerList,
   type Deadline,
   type Identity,
   type Orchestrator,
@@ -25,13 +26,15 @@ import {
 import { fencedLookup } from "./fence.js";
 import { backoffDelay, parseRetryAfter } from "./retry.js";
 import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
+import { readCustomersJson } from "./customers-json.js";
 import { decodeCustomers, describeDecodeFailure, EnterpriseIdentity, ErrorBody, ProxyProperty } from "./wire.js";
 
 /** The part of a fetch response this client reads (node-fetch's and WHATWG's both fit). */
 export interface FetchResponse {
   readonly status: number;
   readonly headers: { get(name: string): string | null };
-  text(): Promise<string>;
+  /** The body's bytes (node-fetch's, bounded by the response limit). */
+  arrayBuffer(): Promise<ArrayBuffer>;
 }
 
 /** The fetch this client needs; defaults to node-fetch. `agent` is node-fetch's option (ignored by others). */
@@ -104,6 +107,8 @@ const RESPONSE_LIMIT_BYTES = 64 * 1024 * 1024;
 type Answer =
   /** A 2xx JSON body without an `error` member. */
   | { readonly kind: "ok"; readonly body: unknown }
+  /** A listing's 2xx body, read straight into the customers (`readCustomersJson`). */
+  | { readonly kind: "customers"; readonly customers: CustomerList }
   /** Its `error` body at any status below 500 but 429 (code only: its message is not ours to repeat), or a bare 401/403. */
   | { readonly kind: "refused"; readonly status: number; readonly code?: number };
 
@@ -162,6 +167,12 @@ const errorBodyOf = (parsed: unknown) =>
 
 const parseJson = (text: string): O.Option<unknown> => O.tryCatch(() => JSON.parse(text) as unknown);
 
+// The body as text, as node-fetch's `text()` decodes it.
+const utf8 = new TextDecoder();
+
+/** A 2xx body's fast reading, tried before the general one (text, JSON.parse); none hands it to the general one. */
+type FastRead = (bytes: Uint8Array) => O.Option<CustomerList>;
+
 /**
  * core's Orchestrator over the portal REST API v1.
  *
@@ -208,7 +219,16 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const startDeadline = (): Deadline => ({ expiresAt: Date.now() + timeoutMs });
 
   /** One HTTP exchange, bounded by the deadline and by `cancel`. */
-  const attempt = async (url: URL, method: PortalMethod, apiKey: string, body: string, deadline: Deadline, cancel: AbortSignal, retryIndex: number): Promise<Attempt> => {
+  const attempt = async (
+    url: URL,
+    method: PortalMethod,
+    apiKey: string,
+    body: string,
+    deadline: Deadline,
+    cancel: AbortSignal,
+    retryIndex: number,
+    fastRead: FastRead | undefined,
+  ): Promise<Attempt> => {
     const started = Date.now();
     const timedOut = orchestratorTimedOut(`The orchestrator did not answer ${method} within the ${timeoutMs} ms deadline.`);
     const remaining = deadline.expiresAt - started;
@@ -235,7 +255,12 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       });
       const { status } = response;
       // Read whole, even when unused, so the socket can be reused.
-      const text = await response.text();
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      if (fastRead !== undefined && status >= 200 && status < 300) {
+        const read = fastRead(bytes);
+        if (O.isSome(read)) return { done: E.right({ kind: "customers", customers: read.value }) };
+      }
+      const text = utf8.decode(bytes);
       const parsed = parseJson(text);
       const errorBody = O.flatMap(errorBodyOf)(parsed);
       if (status >= 500 && O.isSome(errorBody) && E.isRight(errorBody.value))
@@ -279,11 +304,11 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   };
 
   /** One portal call: attempts and retries, all inside `deadline`. */
-  const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown, deadline: Deadline, cancel: AbortSignal): Promise<CallResult> => {
+  const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown, deadline: Deadline, cancel: AbortSignal, fastRead?: FastRead): Promise<CallResult> => {
     const started = performance.now();
     let attempts = 0;
     const finish = (result: CallResult, detail?: string): CallResult => {
-      const outcome: CallOutcome = cancel.aborted ? "cancelled" : E.isLeft(result) ? result.left._tag : result.right.kind;
+      const outcome: CallOutcome = cancel.aborted ? "cancelled" : E.isLeft(result) ? result.left._tag : result.right.kind === "refused" ? "refused" : "ok";
       options.onCall?.({ method, outcome, durationMs: performance.now() - started, attempts, ...(detail === undefined ? {} : { detail }) });
       return result;
     };
@@ -304,7 +329,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     );
     const last = await policy.execute(({ attempt: retryIndex }) => {
       attempts += 1;
-      return attempt(url.right, method, target.apiKey.reveal(), payload, deadline, cancel, retryIndex);
+      return attempt(url.right, method, target.apiKey.reveal(), payload, deadline, cancel, retryIndex, fastRead);
     }, cancel);
     // The reason is the same however many attempts were made (the count would tell ports apart); `attempts` goes to onCall.
     return "done" in last ? finish(last.done, last.detail) : finish(E.left(last.retry), last.detail);
@@ -326,9 +351,9 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     };
 
   const listPartnerCustomers =
-    (target: OrchestratorTarget, partnerId: number, deadline: Deadline = startDeadline()): TaskEither<OrchestratorError, readonly Customer[]> =>
+    (target: OrchestratorTarget, partnerId: number, deadline: Deadline = startDeadline()): TaskEither<OrchestratorError, CustomerList> =>
     async () => {
-      const answer = await call(target, "enterpriseProxy/getEnterpriseProxyEnterprises", { enterpriseProxyId: partnerId }, deadline, new AbortController().signal);
+      const answer = await call(target, "enterpriseProxy/getEnterpriseProxyEnterprises", { enterpriseProxyId: partnerId }, deadline, new AbortController().signal, readCustomersJson);
       if (E.isLeft(answer)) return answer;
       const { right } = answer;
       if (right.kind === "refused")
@@ -336,9 +361,10 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
         return right.status < 300
           ? E.left(orchestratorGarbage(`The orchestrator answered getEnterpriseProxyEnterprises with HTTP ${right.status} and an error member (code ${right.code}).`))
           : E.left(orchestratorRejected(`The orchestrator refused to list partner ${partnerId}'s customers (${describeAnswer(right)}).`));
+      if (right.kind === "customers") return E.right(right.customers);
       const customers = decodeCustomers(right.body);
       return E.isRight(customers)
-        ? customers
+        ? E.right(customerListOf(customers.right))
         : E.left(orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${customers.left}.`));
     };
 

@@ -64,29 +64,55 @@ export const round6 = (value: number | null | undefined): number | null => {
   return rounded === 0 ? 0 : rounded;
 };
 
-/** ORCHESTRATOR.md's mapping, producing exactly Customer's 20 keys in its order. */
-export const toCustomer = (e: Enterprise): Customer => ({
-  enterpriseId: e.logicalId,
-  id: e.id,
-  networkId: numOrNull(e.networkId),
-  gatewayPoolId: numOrNull(e.gatewayPoolId),
-  bastionState: str(e.bastionState),
-  alertsEnabled: flag(e.alertsEnabled),
-  operatorAlertsEnabled: flag(e.operatorAlertsEnabled),
-  name: str(e.name),
-  domain: str(e.domain),
-  accountNumber: str(e.accountNumber),
-  description: str(e.description),
-  address: str(e.streetAddress),
-  city: str(e.city),
-  state: str(e.state),
-  zip: str(e.postalCode),
-  country: str(e.country),
-  latitude: round6(e.lat),
-  longitude: round6(e.lon),
-  timezone: str(e.timezone),
-  locale: str(e.locale),
-});
+/**
+ * How a Customer field is made of its enterprise field: a required one as it is; a missing text as "", a
+ * missing integer as null; a tinyint flag as a boolean (null when missing); a coordinate rounded to 6 decimals.
+ */
+export type Conversion = "required-text" | "required-integer" | "text" | "integer" | "flag" | "coordinate";
+
+/**
+ * ORCHESTRATOR.md's mapping: every Customer field, in Customer's order, with the enterprise field it comes
+ * from and its conversion. `toCustomer` applies it to values; the customers JSON writer
+ * (customers-json.ts) to the answer's bytes.
+ */
+export const CUSTOMER_MAPPING: readonly (readonly [keyof Customer, keyof Enterprise, Conversion])[] = [
+  ["enterpriseId", "logicalId", "required-text"],
+  ["id", "id", "required-integer"],
+  ["networkId", "networkId", "integer"],
+  ["gatewayPoolId", "gatewayPoolId", "integer"],
+  ["bastionState", "bastionState", "text"],
+  ["alertsEnabled", "alertsEnabled", "flag"],
+  ["operatorAlertsEnabled", "operatorAlertsEnabled", "flag"],
+  ["name", "name", "text"],
+  ["domain", "domain", "text"],
+  ["accountNumber", "accountNumber", "text"],
+  ["description", "description", "text"],
+  ["address", "streetAddress", "text"],
+  ["city", "city", "text"],
+  ["state", "state", "text"],
+  ["zip", "postalCode", "text"],
+  ["country", "country", "text"],
+  ["latitude", "lat", "coordinate"],
+  ["longitude", "lon", "coordinate"],
+  ["timezone", "timezone", "text"],
+  ["locale", "locale", "text"],
+];
+
+const CONVERT: Readonly<Record<Conversion, (value: never) => unknown>> = {
+  "required-text": (value: string) => value,
+  "required-integer": (value: number) => value,
+  text: str,
+  integer: numOrNull,
+  flag,
+  coordinate: round6,
+};
+
+/** ORCHESTRATOR.md's mapping (`CUSTOMER_MAPPING`), producing exactly Customer's 20 keys in its order. */
+export const toCustomer = (e: Enterprise): Customer => {
+  const customer: Record<string, unknown> = {};
+  for (const [field, from, conversion] of CUSTOMER_MAPPING) customer[field] = CONVERT[conversion](e[from] as never);
+  return customer as Customer;
+};
 
 const FIELD_NAMES: ReadonlySet<string> = new Set([
   ...Object.keys(Enterprise.props),

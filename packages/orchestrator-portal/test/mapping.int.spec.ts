@@ -24,8 +24,8 @@ describe("mapping every field of every sample enterprise", () => {
       const target = targetFor(simulator.url, partner.keys[0] as string);
       const customers = await orchestrator.listPartnerCustomers(target, partner.enterpriseProxyId)();
       if (E.isLeft(customers)) throw new Error(customers.left.reason);
-      expect(customers.right).toHaveLength(partner.enterprises.length);
-      customers.right.forEach((customer, i) => {
+      expect(customers.right.items).toHaveLength(partner.enterprises.length);
+      customers.right.items.forEach((customer, i) => {
         const raw = partner.enterprises[i] as Record<string, unknown>;
         expect(Object.keys(customer)).toEqual(CUSTOMER_FIELDS);
         expect(Customer.is(customer)).toBe(true);
@@ -38,7 +38,7 @@ describe("mapping every field of every sample enterprise", () => {
     const all = [];
     for (const partner of simulator.data.partners) {
       const customers = await orchestrator.listPartnerCustomers(targetFor(simulator.url, partner.keys[0] as string), partner.enterpriseProxyId)();
-      if (E.isRight(customers)) all.push(...customers.right);
+      if (E.isRight(customers)) all.push(...customers.right.items);
     }
     expect(all.some((c) => c.description === "")).toBe(true);
     expect(all.some((c) => c.accountNumber === "")).toBe(true);

@@ -204,7 +204,7 @@ describe("createPortalOrchestrator", () => {
   it("lists with the partner id, and calls a 200 with an error member garbage but an error body at 4xx a refusal", async () => {
     const ok = make({ list: [{ status: 200, body: '[{"id":1,"logicalId":"a"}]' }] });
     const customers = await ok.orchestrator.listPartnerCustomers(target(), 10)();
-    expect(E.isRight(customers) && customers.right).toHaveLength(1);
+    expect(E.isRight(customers) && customers.right.items).toHaveLength(1);
     expect(ok.seen[0]?.body).toBe('{"enterpriseProxyId":10}');
     const contradictory = make({ list: [{ status: 200, body: '{"error":{"code":-32603,"message":"x"}}' }] });
     expect(tagOf(await contradictory.orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorGarbage");

@@ -49,8 +49,8 @@ describe("the client against a Prism mock of the vendor's Swagger", () => {
 
     const customers = await orchestrator.listPartnerCustomers(target(), 0)();
     if (E.isLeft(customers)) throw new Error(customers.left.reason);
-    expect(customers.right.length).toBeGreaterThan(0);
-    for (const customer of customers.right) {
+    expect(customers.right.items.length).toBeGreaterThan(0);
+    for (const customer of customers.right.items) {
       expect(Object.keys(customer)).toEqual(CUSTOMER_FIELDS);
       expect(Customer.is(customer)).toBe(true);
     }
@@ -65,8 +65,8 @@ describe("the client against a Prism mock of the vendor's Swagger", () => {
       const decodable = Array.isArray(items) && items.every((item) => E.isRight(Enterprise.decode(item)));
       if (decodable) {
         if (E.isLeft(customers)) throw new Error(customers.left.reason);
-        expect(customers.right).toHaveLength(items.length);
-        for (const customer of customers.right) expect(Customer.is(customer) && Object.keys(customer)).toEqual(CUSTOMER_FIELDS);
+        expect(customers.right.items).toHaveLength(items.length);
+        for (const customer of customers.right.items) expect(Customer.is(customer) && Object.keys(customer)).toEqual(CUSTOMER_FIELDS);
         tally.mapped += 1;
       } else {
         expect(E.isLeft(customers) && customers.left._tag).toBe("OrchestratorGarbage");

@@ -18,7 +18,7 @@ it("runs the README wiring example; validation always asks, customer lists are c
   const service = createConnectionService({ repository: createInMemoryConnectionRepository(), orchestrator });
   await service.addConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: "sample-partner-key-1" })();
   const customers = await service.listPartnerCustomers("lab")();
-  expect(E.isRight(customers) && customers.right).toHaveLength(180);
+  expect(E.isRight(customers) && customers.right.items).toHaveLength(180);
 
   // docs/interface.md §4: a second listing comes from core's cache; each validation asks the orchestrator again.
   simulator.resetCalls();

@@ -49,7 +49,7 @@ export const scriptedFetch = (script: Partial<Record<Check, readonly Scripted[]>
     return {
       status: step.status,
       headers: { get: (name: string) => step.headers?.[name.toLowerCase()] ?? null },
-      text: async () => step.body ?? "",
+      arrayBuffer: async () => new TextEncoder().encode(step.body ?? "").buffer,
     };
   };
   return { fetch, seen };

@@ -245,7 +245,7 @@ describe("customers caches of two service instances", () => {
   };
 
   const customerNames = async (service: Awaited<ReturnType<typeof anInstance>>["service"], name: string) =>
-    (await expectRight(service.listPartnerCustomers(name))).map((customer) => customer.name);
+    (await expectRight(service.listPartnerCustomers(name))).items.map((customer) => customer.name);
 
   it("drops B's cache when A updates or deletes the connection", async () => {
     const [a, b] = [await anInstance(), await anInstance()];

@@ -1,7 +1,7 @@
 import type { Either } from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { Identity, OrchestratorTarget } from "../domain/connection.js";
-import type { Customer } from "../domain/customer.js";
+import type { CustomerList } from "../domain/customer-list.js";
 import type { OrchestratorError } from "../domain/errors.js";
 
 /**
@@ -37,5 +37,5 @@ export interface Orchestrator {
    */
   identify(target: OrchestratorTarget, deadline?: Deadline): TaskEither<OrchestratorError, Identity>;
   /** The customers (enterprises) of the partner `partnerId`, as `identify` found it. */
-  listPartnerCustomers(target: OrchestratorTarget, partnerId: number, deadline?: Deadline): TaskEither<OrchestratorError, readonly Customer[]>;
+  listPartnerCustomers(target: OrchestratorTarget, partnerId: number, deadline?: Deadline): TaskEither<OrchestratorError, CustomerList>;
 }

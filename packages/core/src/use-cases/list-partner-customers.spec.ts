@@ -22,7 +22,7 @@ const setup = async (apiKey: string = TEST_KEYS.partner, ttlMs = 60_000, changes
 describe("listPartnerCustomers", () => {
   it("lists the customers of a partner connection", async () => {
     const { service, partnerCustomers } = await setup();
-    expect(await expectRight(service.listPartnerCustomers("partner"))).toEqual(partnerCustomers);
+    expect((await expectRight(service.listPartnerCustomers("partner"))).items).toEqual(partnerCustomers);
   });
 
   it("refuses a customer connection as NotAPartner", async () => {
@@ -127,8 +127,8 @@ describe("listPartnerCustomers", () => {
     it("lists a partner identified by its add at once: one call, no identification", async () => {
       const { service, orchestrator, partnerCustomers } = await identifiedWorld();
       expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 0 });
-      expect(await expectRight(service.listPartnerCustomers("lab"))).toEqual(partnerCustomers);
-      expect(await expectRight(service.listPartnerCustomers("lab"))).toEqual(partnerCustomers);
+      expect((await expectRight(service.listPartnerCustomers("lab"))).items).toEqual(partnerCustomers);
+      expect((await expectRight(service.listPartnerCustomers("lab"))).items).toEqual(partnerCustomers);
       expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 2 });
     });
 
@@ -151,7 +151,7 @@ describe("listPartnerCustomers", () => {
       const { service, orchestrator } = await identifiedWorld();
       const moved = [aCustomer({ id: 9, name: "MOVED" })];
       orchestrator.setAccount(TEST_KEYS.partner, { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 99 }, customers: moved });
-      expect(await expectRight(service.listPartnerCustomers("lab"))).toEqual(moved);
+      expect((await expectRight(service.listPartnerCustomers("lab"))).items).toEqual(moved);
       expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 2 });
       await expectRight(service.listPartnerCustomers("lab"));
       expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 3 });

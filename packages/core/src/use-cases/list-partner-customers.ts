@@ -2,7 +2,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
 import type { StoredConnection } from "../domain/connection.js";
-import type { Customer } from "../domain/customer.js";
+import type { CustomerList } from "../domain/customer-list.js";
 import { decodeInput } from "../domain/decode.js";
 import { notAPartner, type DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -26,8 +26,8 @@ export const listPartnerCustomers =
     readonly identities: IdentityMemory;
     readonly customersCache: CustomersCache;
   }) =>
-  (rawAlias: string): TE.TaskEither<DomainError, readonly Customer[]> => {
-    const identifyThenList = (connection: StoredConnection, deadline: Deadline): TE.TaskEither<DomainError, readonly Customer[]> =>
+  (rawAlias: string): TE.TaskEither<DomainError, CustomerList> => {
+    const identifyThenList = (connection: StoredConnection, deadline: Deadline): TE.TaskEither<DomainError, CustomerList> =>
       pipe(
         deps.orchestrator.identify(connection, deadline),
         TE.mapLeft((error): DomainError => error),
@@ -37,14 +37,14 @@ export const listPartnerCustomers =
             : TE.left(notAPartner(connection.alias)),
         ),
       );
-    const list = (connection: StoredConnection): TE.TaskEither<DomainError, readonly Customer[]> => {
+    const list = (connection: StoredConnection): TE.TaskEither<DomainError, CustomerList> => {
       // One deadline for all the calls, started when the cache really asks the orchestrator.
       const deadline = deps.orchestrator.startDeadline();
       const known = deps.identities.recall(connection);
       if (known?.kind !== "partner") return identifyThenList(connection, deadline);
       return pipe(
         deps.orchestrator.listPartnerCustomers(connection, known.partnerId, deadline),
-        TE.orElse((error): TE.TaskEither<DomainError, readonly Customer[]> => {
+        TE.orElse((error): TE.TaskEither<DomainError, CustomerList> => {
           if (error._tag !== "OrchestratorRejected") return TE.left(error);
           deps.identities.forget(connection);
           return identifyThenList(connection, deadline);

@@ -2,7 +2,7 @@ import type { ConnectionService } from "@sdwan-connections/core";
 import { Router } from "express";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
-import { jsonArrayBytes, sendRepresentation } from "../representation.js";
+import { sendRepresentation } from "../representation.js";
 import { respond } from "../respond.js";
 
 /** docs/interface.md §2: a partner connection's customers. */
@@ -12,8 +12,8 @@ export const customersRoutes = (service: ConnectionService): Router => {
     .route("/partner/:alias/customers")
     .get(
       withFlags([], (req, res) =>
-        // The customers cache hands back the same array until it refills: one serialization, and one compression per encoding, per fill.
-        respond(res, service.listPartnerCustomers(req.params["alias"] as string), (customers) => sendRepresentation(req, res, customers, () => jsonArrayBytes(customers))),
+        // The customers cache hands back the same list until it refills: its JSON made once, and one compression per encoding, per fill.
+        respond(res, service.listPartnerCustomers(req.params["alias"] as string), (customers) => sendRepresentation(req, res, customers, () => customers.json)),
       ),
     )
     .all(methodNotAllowed("GET, HEAD"));

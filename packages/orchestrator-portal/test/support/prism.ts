@@ -84,9 +84,9 @@ export const preferringFetch = () => {
     const method = url.split("/portal/rest/")[1] ?? "";
     const header = prefer.get(method);
     const response = await nodeFetch(url, { ...init, headers: { ...init.headers, ...(header === undefined ? {} : { prefer: header }) } });
-    const body = await response.text();
-    answers.push({ method, status: response.status, body });
-    return { status: response.status, headers: response.headers, text: async () => body };
+    const bytes = await response.arrayBuffer();
+    answers.push({ method, status: response.status, body: new TextDecoder().decode(bytes) });
+    return { status: response.status, headers: response.headers, arrayBuffer: async () => bytes };
   };
   return { fetch, prefer, answers };
 };

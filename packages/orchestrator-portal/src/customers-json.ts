@@ -1,0 +1,404 @@
+import { isUtf8 } from "node:buffer";
+import { customerListOfJson, type CustomerList } from "@sdwan-connections/core";
+import * as O from "fp-ts/lib/Option.js";
+import { CUSTOMER_MAPPING, round6, type Conversion } from "./wire.js";
+
+/**
+ * The cold path of a getEnterpriseProxyEnterprises answer: from the orchestrator's bytes straight to the
+ * customers' JSON, in one pass, with no text of the whole answer, no `JSON.parse` tree and no values for
+ * fields the mapping does not read. A plain string is copied as it is (its bytes are already the JSON
+ * `JSON.stringify` would write for it); a string with escapes or bytes that are not UTF-8 is decoded and
+ * written again as the general path would.
+ *
+ * It takes the usual form only: strictly valid JSON, an array of objects whose keys have no escapes and
+ * whose mapped fields have their documented types (wire.ts's `Enterprise`). Anything else answers none, and
+ * the caller takes the general path (text, `JSON.parse`, io-ts), which decides and explains. So this path
+ * never accepts what that one would refuse, and writes exactly the bytes `JSON.stringify` writes for that
+ * path's customers (customers-json.spec.ts checks both, on generated and on broken answers).
+ */
+export const readCustomersJson = (bytes: Uint8Array): O.Option<CustomerList> => {
+  try {
+    const { json, count } = transform(bytes);
+    return O.some(customerListOfJson(json, count));
+  } catch (error) {
+    if (error === NOT_USUAL) return O.none;
+    throw error;
+  }
+};
+
+/** One mapped enterprise field, by the Customer field it becomes. */
+interface Mapped {
+  /** The field's slot among those read from each enterprise. */
+  readonly slot: number;
+  readonly conversion: Conversion;
+  /** `{"name":` or `,"name":`, as the output writes it before the value. */
+  readonly prefix: Uint8Array;
+}
+
+interface Known {
+  readonly slot: number;
+  readonly conversion: Conversion;
+  readonly name: Uint8Array;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+const KNOWN: readonly Known[] = CUSTOMER_MAPPING.map(([, from, conversion], slot) => ({ slot, conversion, name: encoder.encode(from) }));
+const MAPPED: readonly Mapped[] = CUSTOMER_MAPPING.map(([field, , conversion], slot) => ({
+  slot,
+  conversion,
+  prefix: encoder.encode(`${slot === 0 ? "{" : ","}"${field}":`),
+}));
+
+const REQUIRED: readonly number[] = KNOWN.filter(({ conversion }) => conversion === "required-text" || conversion === "required-integer").map(({ slot }) => slot);
+
+// The known fields by the shape of their key (length and first byte): a key is compared with a couple of names at most.
+const MAX_KEY = 64;
+// Dense (every slot filled), so a lookup is a plain indexed load.
+const BY_SHAPE: (Known[] | undefined)[] = Array.from({ length: MAX_KEY * 256 }, () => undefined);
+for (const known of KNOWN) {
+  const shape = known.name.length * 256 + (known.name[0] as number);
+  BY_SHAPE[shape] = [...(BY_SHAPE[shape] ?? []), known];
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const MAX_DEPTH = 64;
+/** What a string held (`passString`'s answer). */
+const ESCAPED = 1;
+const NON_ASCII = 2;
+/** What a slot holds for the enterprise being read. */
+const ABSENT = 0;
+const STRING = 1;
+const NUMBER = 2;
+const NULL = 3;
+const TRUE = 4;
+const FALSE = 5;
+
+/** Bytes that need no attention inside a string: printable ASCII but the quote and the backslash. */
+const PLAIN = 1;
+const STRING_BYTE = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH ? PLAIN : 0));
+
+/** Thrown to leave the fast path; `readCustomersJson` answers none. */
+const NOT_USUAL = new Error("not the usual form");
+
+const isDigit = (byte: number | undefined): boolean => byte !== undefined && byte >= ZERO && byte <= NINE;
+const isHex = (byte: number | undefined): boolean =>
+  byte !== undefined && ((byte >= ZERO && byte <= NINE) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66));
+
+const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly count: number } => {
+  const end = bytes.length;
+  let at = 0;
+
+  // Per slot, for the enterprise being read: what its last value was (ABSENT… FALSE), where it lies, its number.
+  const kinds = new Uint8Array(KNOWN.length);
+  const starts = new Int32Array(KNOWN.length);
+  const ends = new Int32Array(KNOWN.length);
+  const flags = new Uint8Array(KNOWN.length);
+  const numbers = new Float64Array(KNOWN.length);
+
+  let out = new Uint8Array(Math.max(1024, end));
+  let written = 0;
+  const reserve = (more: number): void => {
+    if (written + more <= out.length) return;
+    const grown = new Uint8Array(Math.max(out.length * 2, written + more));
+    grown.set(out.subarray(0, written));
+    out = grown;
+  };
+
+  const fail = (): never => {
+    throw NOT_USUAL;
+  };
+
+  const skipSpace = (): void => {
+    let i = at;
+    let byte = bytes[i];
+    while (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) byte = bytes[++i];
+    at = i;
+  };
+
+  const expect = (byte: number): void => {
+    if (bytes[at] !== byte) fail();
+    at += 1;
+  };
+
+  /** Past a string (`at` just after its opening quote): 0 for plain ASCII, else ESCAPED and NON_ASCII as it has them. */
+  const passString = (): number => {
+    let i = at;
+    let found = 0;
+    for (;;) {
+      // Plain bytes in one load and one test each; the rest below.
+      while (STRING_BYTE[bytes[i] as number] === PLAIN) i += 1;
+      const byte = bytes[i++];
+      if (byte === QUOTE) break;
+      if (byte === undefined || byte < 0x20) fail();
+      else if (byte >= 0x80) found |= NON_ASCII;
+      else if (byte === BACKSLASH) {
+        found |= ESCAPED;
+        const escape = bytes[i++];
+        if (escape === 0x75) {
+          if (!(isHex(bytes[i]) && isHex(bytes[i + 1]) && isHex(bytes[i + 2]) && isHex(bytes[i + 3]))) fail();
+          i += 4;
+        } else if (escape !== QUOTE && escape !== BACKSLASH && escape !== 0x2f && escape !== 0x62 && escape !== 0x66 && escape !== 0x6e && escape !== 0x72 && escape !== 0x74) fail();
+      }
+    }
+    at = i;
+    return found;
+  };
+
+  // Set by `readNumber`: whether the number was written as JSON.stringify writes it (a short integer, no "-0").
+  let canonical = false;
+  /** A number (`at` on its first byte), checked against JSON's grammar, as JSON.parse reads it. */
+  const readNumber = (): number => {
+    const start = at;
+    let i = at;
+    if (bytes[i] === MINUS) i += 1;
+    let integer = 0;
+    let byte = bytes[i];
+    if (byte === ZERO) byte = bytes[++i];
+    else if (byte !== undefined && byte > ZERO && byte <= NINE)
+      do {
+        integer = integer * 10 + (byte - ZERO);
+        byte = bytes[++i];
+      } while (byte !== undefined && byte >= ZERO && byte <= NINE);
+    else fail();
+    if (byte !== DOT && byte !== 0x65 && byte !== 0x45 && i - start <= 15) {
+      // At most 15 digits: the value is exact, and JSON.stringify writes these digits back.
+      at = i;
+      const negative = bytes[start] === MINUS;
+      canonical = !(negative && integer === 0);
+      return negative ? -integer : integer;
+    }
+    if (bytes[i] === DOT) {
+      i += 1;
+      if (!isDigit(bytes[i])) fail();
+      while (isDigit(bytes[i])) i += 1;
+    }
+    if (bytes[i] === 0x65 || bytes[i] === 0x45) {
+      i += 1;
+      if (bytes[i] === PLUS || bytes[i] === MINUS) i += 1;
+      if (!isDigit(bytes[i])) fail();
+      while (isDigit(bytes[i])) i += 1;
+    }
+    at = i;
+    canonical = false;
+    let text = "";
+    for (let c = start; c < i; c += 1) text += String.fromCharCode(bytes[c] as number);
+    return Number(text);
+  };
+
+  /** `true`, `false` or `null` (`at` on its first byte); anything else is not JSON. */
+  const readLiteral = (): number => {
+    const i = at;
+    if (bytes[i] === 0x6e && bytes[i + 1] === 0x75 && bytes[i + 2] === 0x6c && bytes[i + 3] === 0x6c) {
+      at = i + 4;
+      return NULL;
+    }
+    if (bytes[i] === 0x74 && bytes[i + 1] === 0x72 && bytes[i + 2] === 0x75 && bytes[i + 3] === 0x65) {
+      at = i + 4;
+      return TRUE;
+    }
+    if (bytes[i] === 0x66 && bytes[i + 1] === 0x61 && bytes[i + 2] === 0x6c && bytes[i + 3] === 0x73 && bytes[i + 4] === 0x65) {
+      at = i + 5;
+      return FALSE;
+    }
+    return fail();
+  };
+
+  /** Any JSON value, only checked and passed (`at` on its first byte). */
+  const skipValue = (depth: number): void => {
+    const byte = bytes[at];
+    if (byte === QUOTE) {
+      at += 1;
+      passString();
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (depth >= MAX_DEPTH) fail();
+      const close = byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+      at += 1;
+      skipSpace();
+      if (bytes[at] === close) {
+        at += 1;
+        return;
+      }
+      for (;;) {
+        if (close === CLOSE_BRACE) {
+          expect(QUOTE);
+          passString();
+          skipSpace();
+          expect(COLON);
+          skipSpace();
+        }
+        skipValue(depth + 1);
+        skipSpace();
+        if (bytes[at] !== COMMA) break;
+        at += 1;
+        skipSpace();
+      }
+      expect(close);
+    } else if (byte === MINUS || isDigit(byte)) readNumber();
+    else readLiteral();
+  };
+
+  /** The known field a key names (`at` on its opening quote), or undefined for a field the mapping does not read. */
+  const readKey = (): Known | undefined => {
+    const start = at + 1;
+    at = start;
+    // An escaped key may spell a known name: the general path reads it.
+    if ((passString() & ESCAPED) !== 0) fail();
+    const length = at - 1 - start;
+    const candidates = length < MAX_KEY ? BY_SHAPE[length * 256 + (bytes[start] as number)] : undefined;
+    if (candidates !== undefined)
+      for (const known of candidates) {
+        let i = 1;
+        while (i < length && known.name[i] === bytes[start + i]) i += 1;
+        if (i === length) return known;
+      }
+    return undefined;
+  };
+
+  /** A known field's value (`at` on its first byte), if its type is the one its conversion takes. */
+  const readField = ({ slot, conversion }: Known): void => {
+    const byte = bytes[at];
+    starts[slot] = at;
+    if (byte === QUOTE) {
+      if (conversion !== "text" && conversion !== "required-text") fail();
+      at += 1;
+      kinds[slot] = STRING;
+      flags[slot] = passString();
+    } else if (byte === MINUS || isDigit(byte)) {
+      const value = readNumber();
+      const integral = conversion === "integer" || conversion === "required-integer";
+      // An integer written otherwise than JSON.stringify writes it ("1.0", "-0", 1e3) is rare: the general path writes it.
+      if ((integral && !(canonical && Number.isInteger(value))) || (conversion === "flag" && value !== 0 && value !== 1)) fail();
+      if (!integral && conversion !== "flag" && conversion !== "coordinate") fail();
+      kinds[slot] = NUMBER;
+      numbers[slot] = value;
+    } else {
+      const kind = readLiteral();
+      if (kind === NULL ? conversion === "required-text" || conversion === "required-integer" : conversion !== "flag") fail();
+      kinds[slot] = kind;
+    }
+    ends[slot] = at;
+  };
+
+  /** A string that JSON.stringify would write otherwise than it is: decoded (bad bytes become U+FFFD), parsed and written again, as the general path does. */
+  const rewritten = (slot: number): Uint8Array =>
+    encoder.encode(JSON.stringify(JSON.parse(decoder.decode(bytes.subarray(starts[slot] as number, ends[slot] as number))) as string));
+
+  /** The customer of the enterprise just read, in CUSTOMER_MAPPING's order, as toCustomer + JSON.stringify write it. */
+  const writeCustomer = (afterAnother: boolean): void => {
+    // Room for a comma, the keys, the longest constants, and every value's bytes (a rewritten string reserves its own).
+    let room = 1024;
+    for (let slot = 0; slot < KNOWN.length; slot += 1) room += (ends[slot] as number) - (starts[slot] as number);
+    reserve(room);
+    // The output and its length in locals while writing (the hot loop): stored back at the end.
+    let o = out;
+    let w = written;
+    if (afterAnother) o[w++] = COMMA;
+    for (const { slot, conversion, prefix } of MAPPED) {
+      for (let i = 0; i < prefix.length; i += 1) o[w++] = prefix[i] as number;
+      const kind = kinds[slot];
+      // What to copy from the answer, or the text to write instead.
+      let start = 0;
+      let stop = 0;
+      let text = "";
+      switch (conversion) {
+        case "required-text":
+        case "text": {
+          if (kind !== STRING) text = '""';
+          else if (flags[slot] === 0 || (flags[slot] === NON_ASCII && isUtf8(bytes.subarray(starts[slot] as number, ends[slot] as number)))) {
+            // Already what JSON.stringify writes for it.
+            start = starts[slot] as number;
+            stop = ends[slot] as number;
+          } else {
+            const again = rewritten(slot);
+            written = w;
+            // It may be longer than its bytes were (each bad byte becomes three): room for it and, again, for the rest.
+            reserve(again.length + room);
+            o = out;
+            o.set(again, w);
+            w += again.length;
+          }
+          break;
+        }
+        case "required-integer":
+        case "integer":
+          if (kind === NUMBER) {
+            start = starts[slot] as number;
+            stop = ends[slot] as number;
+          } else text = "null";
+          break;
+        case "flag":
+          text = kind === TRUE || (kind === NUMBER && numbers[slot] === 1) ? "true" : kind === FALSE || kind === NUMBER ? "false" : "null";
+          break;
+        case "coordinate":
+          text = kind === NUMBER ? JSON.stringify(round6(numbers[slot])) : "null";
+          break;
+      }
+      for (let i = start; i < stop; i += 1) o[w++] = bytes[i] as number;
+      for (let i = 0; i < text.length; i += 1) o[w++] = text.charCodeAt(i);
+    }
+    o[w++] = CLOSE_BRACE;
+    written = w;
+  };
+
+  /** One enterprise (`at` on its opening brace): its known fields read and typed, the others passed. */
+  const readEnterprise = (): void => {
+    expect(OPEN_BRACE);
+    kinds.fill(ABSENT);
+    starts.fill(0);
+    ends.fill(0);
+    skipSpace();
+    for (;;) {
+      if (bytes[at] !== QUOTE) fail();
+      const known = readKey();
+      skipSpace();
+      expect(COLON);
+      skipSpace();
+      // A repeated key: the last one counts, as in JSON.parse.
+      if (known === undefined) skipValue(0);
+      else readField(known);
+      skipSpace();
+      if (bytes[at] !== COMMA) break;
+      at += 1;
+      skipSpace();
+    }
+    expect(CLOSE_BRACE);
+    for (const slot of REQUIRED) if (kinds[slot] === ABSENT) fail();
+  };
+
+  let count = 0;
+  skipSpace();
+  expect(OPEN_BRACKET);
+  out[written++] = OPEN_BRACKET;
+  skipSpace();
+  if (bytes[at] !== CLOSE_BRACKET)
+    for (;;) {
+      readEnterprise();
+      writeCustomer(count > 0);
+      count += 1;
+      skipSpace();
+      if (bytes[at] !== COMMA) break;
+      at += 1;
+      skipSpace();
+    }
+  expect(CLOSE_BRACKET);
+  skipSpace();
+  if (at !== end) fail();
+  reserve(1);
+  out[written++] = CLOSE_BRACKET;
+  // A copy of the exact size: the customers cache keeps it, and the room reserved is up to a third more.
+  return { json: out.slice(0, written), count };
+};

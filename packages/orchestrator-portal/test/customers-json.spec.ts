@@ -1,0 +1,152 @@
+import { generateDataset } from "@sdwan-connections/orchestrator-simulator";
+import fc from "fast-check";
+import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
+import { describe, expect, it } from "vitest";
+import { readCustomersJson } from "../src/customers-json.js";
+import { decodeCustomers } from "../src/wire.js";
+
+const encoder = new TextEncoder();
+
+/** The general path on the same bytes, as the client took it before the fast one: text, JSON.parse, io-ts, toCustomer, JSON. */
+const generalPath = (bytes: Uint8Array): E.Either<string, Uint8Array> => {
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return E.left("not JSON");
+  }
+  return E.map((customers: unknown) => encoder.encode(JSON.stringify(customers)))(decodeCustomers(body));
+};
+
+/** The fast path's promise: when it answers, the general path accepts the same bytes and writes the same JSON. */
+const expectAgreement = (bytes: Uint8Array): boolean => {
+  const fast = readCustomersJson(bytes);
+  if (O.isNone(fast)) return false;
+  const general = generalPath(bytes);
+  expect(E.isRight(general), new TextDecoder().decode(bytes).slice(0, 300)).toBe(true);
+  if (E.isRight(general)) expect(Buffer.from(fast.value.json).equals(Buffer.from(general.right))).toBe(true);
+  expect(fast.value.items).toEqual(JSON.parse(new TextDecoder().decode(fast.value.json)));
+  return true;
+};
+
+const enterprisesOf = (seed: number, nullShare: number): unknown[] =>
+  generateDataset({ partners: 1, enterprisesPerPartner: 300, seed, nullShare }).partners[0]?.enterprises ?? [];
+
+describe("the customers JSON written from the answer's bytes", () => {
+  it.each([
+    [1, 0],
+    [2, 0.25],
+    [3, 1],
+  ])("takes the simulator's answers (seed %i, null share %f) and writes what the general path writes", (seed, nullShare) => {
+    const enterprises = enterprisesOf(seed, nullShare);
+    expect(expectAgreement(encoder.encode(JSON.stringify(enterprises)))).toBe(true);
+    // Pretty-printed, as some servers send it.
+    expect(expectAgreement(encoder.encode(JSON.stringify(enterprises, null, 2)))).toBe(true);
+  });
+
+  it("reads an empty list, and counts what it wrote", () => {
+    expect(expectAgreement(encoder.encode(" [ ] "))).toBe(true);
+    const list = readCustomersJson(encoder.encode(JSON.stringify(enterprisesOf(4, 0.25))));
+    expect(O.isSome(list) && list.value.count).toBe(300);
+  });
+
+  it("writes escaped strings, non-ASCII text and bytes that are not UTF-8 as the general path does", () => {
+    const base = { id: 7, logicalId: "c0ffee" };
+    const answers = [
+      `[{"id":7,"logicalId":"c0ffee","name":"Caf\\u00e9 \\"Z\\" \\/ \\\\ \\n \\ud83d\\ude00 \\ud800","city":"Zürich","state":"東京都"}]`,
+      JSON.stringify([{ ...base, description: "\u2028 line separator, tab\t" }]),
+    ].map((text) => encoder.encode(text));
+    // A lone continuation byte, a cut-short sequence, an overlong slash, an encoded surrogate: each becomes U+FFFD as in text().
+    for (const bad of [[0x80], [0xe6, 0x9d], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+      answers.push(Uint8Array.from([...encoder.encode('[{"id":1,"logicalId":"x","name":"a'), ...bad, ...encoder.encode('b"}]')]));
+    }
+    for (const answer of answers) expect(expectAgreement(answer)).toBe(true);
+  });
+
+  it("numbers: as JSON.parse reads them, and integers only when written as JSON.stringify writes them", () => {
+    const agree = (lat: string, id = "1", flag = "1") =>
+      expectAgreement(encoder.encode(`[{"id":${id},"logicalId":"x","lat":${lat},"lon":${lat.startsWith("-") ? lat.slice(1) : `-${lat}`},"alertsEnabled":${flag},"networkId":${id}}]`));
+    for (const lat of ["0", "-0", "45.4642", "1e-7", "0.0000005", "-0.0000005", "123.4567891", "1E3", "1e400", "12345678901234567890"]) expect(agree(lat), lat).toBe(true);
+    for (const flag of ["0", "1", "true", "false", "null", "1.0", "-0"]) expect(agree("1", "1", flag), flag).toBe(true);
+    // Integers written otherwise are left to the general path (which takes them).
+    for (const id of ["1.0", "-0", "1e2", "1234567890123456"]) expect(agree("1", id), id).toBe(false);
+  });
+
+  it("leaves every answer that is not the usual form to the general path", () => {
+    const usual = JSON.stringify(enterprisesOf(5, 0.25).slice(0, 3));
+    const unusual = [
+      "",
+      "{}",
+      '{"error":{"code":1,"message":"no"}}',
+      "[1]",
+      "[null]",
+      "[{}]",
+      "\uFEFF" + usual,
+      usual + " x",
+      usual.slice(0, -1),
+      usual.replace("[", "[,"),
+      usual.replace(/}]$/, "},]"),
+      '[{"id":1,"logicalId":"x","name":1}]',
+      '[{"id":1.5,"logicalId":"x"}]',
+      '[{"id":1,"logicalId":null}]',
+      '[{"id":1,"logicalId":"x","alertsEnabled":2}]',
+      '[{"id":1,"logicalId":"x","lat":"45"}]',
+      '[{"id":1,"logic\\u0061lId":"x"}]',
+      '[{"id":1,"logicalId":"x","name":"a\nb"}]',
+      '[{"id":1,"logicalId":"x","extra":[' + "[".repeat(100) + "]".repeat(100) + "]}]",
+      '[{"id":01,"logicalId":"x"}]',
+      '[{"id":1,"logicalId":"x","extra":tru}]',
+      '[{"id":1,"logicalId":"x","extra":"\\x"}]',
+    ];
+    for (const text of unusual) expect(O.isNone(readCustomersJson(encoder.encode(text))), text.slice(0, 80)).toBe(true);
+  });
+
+  it("never disagrees with the general path on any cut or changed byte of an answer", () => {
+    const answer = encoder.encode(JSON.stringify(enterprisesOf(6, 0.5).slice(0, 2)));
+    for (let cut = 0; cut < answer.length; cut += 1) expectAgreement(answer.subarray(0, cut));
+    fc.assert(
+      fc.property(fc.nat(answer.length - 1), fc.integer({ min: 0, max: 255 }), (at, byte) => {
+        const changed = Uint8Array.from(answer);
+        changed[at] = byte;
+        expectAgreement(changed);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("never disagrees with the general path on generated enterprises, fields of every type included", () => {
+    const anyValue = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom(0, 1, -0), fc.jsonValue());
+    const enterprise = fc.record(
+      {
+        id: fc.oneof(fc.integer(), fc.maxSafeInteger(), anyValue),
+        logicalId: fc.oneof(fc.string({ unit: "grapheme" }), anyValue),
+        name: fc.oneof(fc.string({ unit: "grapheme" }), fc.constant(null), anyValue),
+        alertsEnabled: fc.oneof(fc.constantFrom(0, 1, true, false, null), anyValue),
+        lat: fc.oneof(fc.double({ noNaN: true }), fc.constant(null), anyValue),
+        networkId: fc.oneof(fc.integer(), fc.constant(null), anyValue),
+        extra: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    );
+    let fast = 0;
+    fc.assert(
+      fc.property(fc.array(enterprise, { maxLength: 4 }), fc.constantFrom(undefined, 1, "\t"), (enterprises, indent) => {
+        if (expectAgreement(encoder.encode(JSON.stringify(enterprises, null, indent)))) fast += 1;
+      }),
+      { numRuns: 3000 },
+    );
+    // Both kinds of cases were met: answers the fast path took, and answers it left.
+    expect(fast).toBeGreaterThan(50);
+  });
+});
+
+describe("the customers JSON of long rewritten strings", () => {
+  it("has room for strings that grow when written again (each byte that is not UTF-8 becomes three)", () => {
+    const bad = Array.from({ length: 5000 }, () => 0xff);
+    const field = (name: string) => [...encoder.encode(`"${name}":"`), ...bad, ...encoder.encode('"')];
+    const enterprise = [...encoder.encode('{"id":1,"logicalId":"x",'), ...field("name"), 0x2c, ...field("city"), 0x2c, ...field("description"), ...encoder.encode("}")];
+    const answer = Uint8Array.from([0x5b, ...enterprise, 0x2c, ...enterprise, 0x5d]);
+    expect(expectAgreement(answer)).toBe(true);
+  });
+});
