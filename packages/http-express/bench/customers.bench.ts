@@ -219,7 +219,7 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
         [
           ["raw fetch + JSON.parse of the orchestrator's answer", rawMs.toFixed(0), "baseline", median(rawCpu).toFixed(0), "baseline"],
           [
-            "service, identity known: fetch, decode, map, serialize, send; its client reads the reply",
+            "service, identity known: fetch, the customers' JSON written from the answer, send; its client reads the reply",
             coldMs.toFixed(0),
             `**${ratio(coldMs, rawMs)}** (target ≤ 1.3×)`,
             median(coldCpu).toFixed(0),
@@ -250,7 +250,7 @@ const hugePartner = async (dir: string): Promise<string> => {
       "One cold request each, in this process (the simulator runs in another); heap growth is the peak of `heapUsed` above its value",
       `before the request, sampled every 2 ms${gc === undefined ? " (run without --expose-gc: growth includes garbage not yet collected)" : ", after a forced GC"}.`,
       "The service rows hold more than the cold path: the service's serialized reply and this benchmark's client reading it share the",
-      "process. The cold path alone (fetch, decode, map) is measured in the orchestrator section above.",
+      "process. The cold path alone (fetch, the customers' JSON) is measured in the orchestrator section above.",
       "",
       markdownTable(
         ["", "ms", "peak heap growth", "÷ orchestrator answer", "peak RSS"],
