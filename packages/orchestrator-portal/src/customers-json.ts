@@ -26,40 +26,36 @@ export const readCustomersJson = (bytes: Uint8Array): O.Option<CustomerList> => 
   }
 };
 
-/** One mapped enterprise field, by the Customer field it becomes. */
-interface Mapped {
-  /** The field's slot among those read from each enterprise. */
+/** One row of CUSTOMER_MAPPING, as the transform reads and writes it. */
+interface Field {
+  /** The row's place: where each enterprise's value of it is noted while reading. */
   readonly slot: number;
   readonly conversion: Conversion;
-  /** `{"name":` or `,"name":`, as the output writes it before the value. */
-  readonly prefix: Uint8Array;
-}
-
-interface Known {
-  readonly slot: number;
-  readonly conversion: Conversion;
+  /** The enterprise field's name, as its key is written in the answer. */
   readonly name: Uint8Array;
+  /** The Customer field's `{"name":` or `,"name":`, as the output writes it before the value. */
+  readonly prefix: Uint8Array;
 }
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
-const KNOWN: readonly Known[] = CUSTOMER_MAPPING.map(([, from, conversion], slot) => ({ slot, conversion, name: encoder.encode(from) }));
-const MAPPED: readonly Mapped[] = CUSTOMER_MAPPING.map(([field, , conversion], slot) => ({
+const FIELDS: readonly Field[] = CUSTOMER_MAPPING.map(([field, from, conversion], slot) => ({
   slot,
   conversion,
+  name: encoder.encode(from),
   prefix: encoder.encode(`${slot === 0 ? "{" : ","}"${field}":`),
 }));
 
-const REQUIRED: readonly number[] = KNOWN.filter(({ conversion }) => conversion === "required-text" || conversion === "required-integer").map(({ slot }) => slot);
+const REQUIRED: readonly number[] = FIELDS.filter(({ conversion }) => conversion === "required-text" || conversion === "required-integer").map(({ slot }) => slot);
 
 // The known fields by the shape of their key (length and first byte): a key is compared with a couple of names at most.
 const MAX_KEY = 64;
 // Dense (every slot filled), so a lookup is a plain indexed load.
-const BY_SHAPE: (Known[] | undefined)[] = Array.from({ length: MAX_KEY * 256 }, () => undefined);
-for (const known of KNOWN) {
-  const shape = known.name.length * 256 + (known.name[0] as number);
-  BY_SHAPE[shape] = [...(BY_SHAPE[shape] ?? []), known];
+const BY_SHAPE: (Field[] | undefined)[] = Array.from({ length: MAX_KEY * 256 }, () => undefined);
+for (const field of FIELDS) {
+  const shape = field.name.length * 256 + (field.name[0] as number);
+  BY_SHAPE[shape] = [...(BY_SHAPE[shape] ?? []), field];
 }
 
 const QUOTE = 0x22;
@@ -103,11 +99,11 @@ const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly cou
   let at = 0;
 
   // Per slot, for the enterprise being read: what its last value was (ABSENT… FALSE), where it lies, its number.
-  const kinds = new Uint8Array(KNOWN.length);
-  const starts = new Int32Array(KNOWN.length);
-  const ends = new Int32Array(KNOWN.length);
-  const flags = new Uint8Array(KNOWN.length);
-  const numbers = new Float64Array(KNOWN.length);
+  const kinds = new Uint8Array(FIELDS.length);
+  const starts = new Int32Array(FIELDS.length);
+  const ends = new Int32Array(FIELDS.length);
+  const flags = new Uint8Array(FIELDS.length);
+  const numbers = new Float64Array(FIELDS.length);
 
   let out = new Uint8Array(Math.max(1024, end));
   let written = 0;
@@ -252,7 +248,7 @@ const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly cou
   };
 
   /** The known field a key names (`at` on its opening quote), or undefined for a field the mapping does not read. */
-  const readKey = (): Known | undefined => {
+  const readKey = (): Field | undefined => {
     const start = at + 1;
     at = start;
     // An escaped key may spell a known name: the general path reads it.
@@ -269,7 +265,7 @@ const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly cou
   };
 
   /** A known field's value (`at` on its first byte), if its type is the one its conversion takes. */
-  const readField = ({ slot, conversion }: Known): void => {
+  const readField = ({ slot, conversion }: Field): void => {
     const byte = bytes[at];
     starts[slot] = at;
     if (byte === QUOTE) {
@@ -301,13 +297,13 @@ const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly cou
   const writeCustomer = (afterAnother: boolean): void => {
     // Room for a comma, the keys, the longest constants, and every value's bytes (a rewritten string reserves its own).
     let room = 1024;
-    for (let slot = 0; slot < KNOWN.length; slot += 1) room += (ends[slot] as number) - (starts[slot] as number);
+    for (let slot = 0; slot < FIELDS.length; slot += 1) room += (ends[slot] as number) - (starts[slot] as number);
     reserve(room);
     // The output and its length in locals while writing (the hot loop): stored back at the end.
     let o = out;
     let w = written;
     if (afterAnother) o[w++] = COMMA;
-    for (const { slot, conversion, prefix } of MAPPED) {
+    for (const { slot, conversion, prefix } of FIELDS) {
       for (let i = 0; i < prefix.length; i += 1) o[w++] = prefix[i] as number;
       const kind = kinds[slot];
       // What to copy from the answer, or the text to write instead.
