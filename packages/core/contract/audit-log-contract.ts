@@ -1,15 +1,12 @@
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isAuditedChange, type Alias, type AuditLog, type AuditRetention } from "../src/index.js";
 import { anAuditEntry } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
+import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
 
-export interface AuditLogContractOptions {
+export interface AuditLogContractOptions extends StoreUnderTest {
   /** A log over the store under test, keeping what `retention` allows. Every log it returns sees the same entries. */
   make(retention: AuditRetention): Promise<AuditLog>;
-  /** Empties the store before each test. */
-  reset(): Promise<void>;
-  /** Releases what `make` opened, after the suite. */
-  close?(): Promise<void>;
 }
 
 const KEEP_ALL: AuditRetention = { maxEntries: 1000, maxAttempts: 1000, maxAgeMs: 365 * 24 * 3600 * 1000 };
@@ -18,13 +15,7 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 /** The behaviour every AuditLog adapter must show; run it from the adapter's own tests. */
 export const describeAuditLogContract = (name: string, options: AuditLogContractOptions): void => {
   describe(`${name} satisfies the AuditLog contract`, () => {
-    beforeEach(async () => {
-      await options.reset();
-    });
-
-    afterAll(async () => {
-      await options.close?.();
-    });
+    useStoreUnderTest(options);
 
     it("keeps every field of an entry and lists newest first", async () => {
       const log = await options.make(KEEP_ALL);

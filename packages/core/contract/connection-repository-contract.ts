@@ -1,19 +1,18 @@
 import * as E from "fp-ts/lib/Either.js";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { ApiKey, type Alias, type AuditEntry, type AuditLog, type ConnectionRepository, type DomainError, type OrchestratorUrl } from "../src/index.js";
 import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectLeft as fail, expectRight as run } from "../testing/run.js";
+import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
 
-export interface ConnectionRepositoryContractOptions {
+export interface ConnectionRepositoryContractOptions extends StoreUnderTest {
   /**
    * A repository over the store under test. Called more than once: every
    * repository it returns must see the same stored data (as a second process
    * or instance would).
    */
   make(): Promise<ConnectionRepository>;
-  /** Empties the store before each test. */
-  reset(): Promise<void>;
   /**
    * Everything the store has persisted, as raw text read around the adapter
    * (file bytes, rows fetched with plain SQL), to check what really landed.
@@ -21,8 +20,6 @@ export interface ConnectionRepositoryContractOptions {
   peek(): Promise<string>;
   /** The audit log of the store under test, in which the repository's writes record the entries they are given. */
   audit(): Promise<AuditLog>;
-  /** Releases what `make` opened, after the suite. */
-  close?(): Promise<void>;
 }
 
 const alias = (value: string) => value as Alias;
@@ -34,13 +31,9 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
   describe(`${name} satisfies the ConnectionRepository contract`, () => {
     let repository: ConnectionRepository;
 
+    useStoreUnderTest(options);
     beforeEach(async () => {
-      await options.reset();
       repository = await options.make();
-    });
-
-    afterAll(async () => {
-      await options.close?.();
     });
 
     it("returns what was inserted, apiKey included", async () => {

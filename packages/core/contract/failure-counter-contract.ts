@@ -1,13 +1,11 @@
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FailureCounter } from "../src/index.js";
 import { expectRight as run } from "../testing/run.js";
+import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
 
-export interface FailureCounterContractOptions {
+export interface FailureCounterContractOptions extends StoreUnderTest {
   /** A counter over the store under test, with a window of `windowMs`; every counter it returns shares the same counts (as other instances would). */
   make(windowMs: number): Promise<FailureCounter>;
-  /** Empties the store before each test. */
-  reset(): Promise<void>;
-  close?(): Promise<void>;
 }
 
 const WINDOW_MS = 60_000;
@@ -15,13 +13,7 @@ const WINDOW_MS = 60_000;
 /** The behaviour every FailureCounter adapter must show; run it from the adapter's own tests. */
 export const describeFailureCounterContract = (name: string, options: FailureCounterContractOptions): void => {
   describe(`${name} satisfies the FailureCounter contract`, () => {
-    beforeEach(async () => {
-      await options.reset();
-    });
-
-    afterAll(async () => {
-      await options.close?.();
-    });
+    useStoreUnderTest(options);
 
     it("counts each client's failures apart, in a window opened by the first", async () => {
       const counter = await options.make(WINDOW_MS);

@@ -1,14 +1,12 @@
 import * as E from "fp-ts/lib/Either.js";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HEALTH_HISTORY, type Alias, type HealthCheck, type HealthLedger } from "../src/index.js";
 import { expectRight as run } from "../testing/run.js";
+import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
 
-export interface HealthLedgerContractOptions {
+export interface HealthLedgerContractOptions extends StoreUnderTest {
   /** A ledger over the store under test; every ledger it returns shares the same state (as other instances would). */
   make(): Promise<HealthLedger>;
-  /** Empties the store before each test. */
-  reset(): Promise<void>;
-  close?(): Promise<void>;
 }
 
 const alias = (value: string) => value as Alias;
@@ -22,13 +20,7 @@ const aCheck = (outcome: HealthCheck["outcome"], secondsAgo = 0): HealthCheck =>
 /** The behaviour every HealthLedger adapter must show; run it from the adapter's own tests. */
 export const describeHealthLedgerContract = (name: string, options: HealthLedgerContractOptions): void => {
   describe(`${name} satisfies the HealthLedger contract`, () => {
-    beforeEach(async () => {
-      await options.reset();
-    });
-
-    afterAll(async () => {
-      await options.close?.();
-    });
+    useStoreUnderTest(options);
 
     it("lets exactly one of many concurrent claims of a connection's interval win, in any case of its alias", async () => {
       const ledgers = await Promise.all(Array.from({ length: 3 }, () => options.make()));

@@ -1,14 +1,12 @@
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Alias, type ConnectionChangeNotice, type Storage } from "../src/index.js";
 import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
+import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
 
-export interface StorageContractOptions {
+export interface StorageContractOptions extends StoreUnderTest {
   /** Opens the store under test (as `open…Storage` does); every opening is over the same data, as after a restart. */
   open(): Promise<Storage>;
-  /** Empties the store before each test. */
-  reset(): Promise<void>;
-  close?(): Promise<void>;
 }
 
 const lab = "lab" as Alias;
@@ -19,13 +17,7 @@ const lab = "lab" as Alias;
  */
 export const describeStorageContract = (name: string, options: StorageContractOptions): void => {
   describe(`${name} satisfies the Storage contract`, () => {
-    beforeEach(async () => {
-      await options.reset();
-    });
-
-    afterAll(async () => {
-      await options.close?.();
-    });
+    useStoreUnderTest(options);
 
     it("keeps a write and its audit entry, both in the store, across a close and a reopen", async () => {
       const entry = anAuditEntry({ action: "add", alias: lab, fields: ["orchestratorUrl", "apiKey"] });
