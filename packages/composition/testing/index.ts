@@ -1,5 +1,5 @@
-import type { Orchestrator } from "@sdwan-connections/core";
-import { createInMemoryConnectionStore, createInMemoryStorage, type InMemoryConnectionStore } from "@sdwan-connections/core/testing";
+import { createInMemoryStorage, type InMemoryConnectionStore, type Orchestrator } from "@sdwan-connections/core";
+import { createInMemoryConnectionStore } from "@sdwan-connections/core/testing";
 import { ContainerModule } from "inversify";
 import { TOKENS } from "../src/tokens.js";
 

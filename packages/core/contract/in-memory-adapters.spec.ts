@@ -2,7 +2,7 @@ import { ApiKey, createInProcessConnectionChanges, createProcessKeyFingerprints,
 import { describeConnectionChangesContract } from "./connection-changes-contract.js";
 import { aCustomer } from "../testing/builders.js";
 import { describeConnectionRepositoryContract } from "./connection-repository-contract.js";
-import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "../testing/in-memory-connection-repository.js";
+import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "../src/memory-connection-repository.js";
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
 import { describeAuditLogContract } from "./audit-log-contract.js";
 import { createInMemoryAuditLog } from "../src/memory-audit-log.js";
@@ -13,7 +13,7 @@ import { createInMemoryFailureCounter } from "../src/memory-failure-counter.js";
 import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
 import { describeStorageContract } from "./storage-contract.js";
-import { createInMemoryStorage } from "../testing/in-memory-storage.js";
+import { createInMemoryStorage } from "../src/memory-storage.js";
 
 let store = createInMemoryConnectionStore();
 

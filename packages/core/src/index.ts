@@ -73,6 +73,8 @@ export { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChan
 export type { ConnectionRepository, KeyRotationReport } from "./ports/connection-repository.js";
 export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
 export type { Storage } from "./ports/storage.js";
+export { createInMemoryStorage, type InMemoryStorageOptions } from "./memory-storage.js";
+export type { InMemoryConnectionStore } from "./memory-connection-repository.js";
 export { createCustomersCache, type CacheOutcome, type CustomersCache } from "./customers-cache.js";
 export {
   createConnectionService,

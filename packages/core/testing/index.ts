@@ -3,8 +3,7 @@ export {
   createInMemoryConnectionRepository,
   createInMemoryConnectionStore,
   type InMemoryConnectionStore,
-} from "./in-memory-connection-repository.js";
-export { createInMemoryStorage, type InMemoryStorageOptions } from "./in-memory-storage.js";
+} from "../src/memory-connection-repository.js";
 export {
   createInMemoryOrchestrator,
   type InMemoryOrchestrator,

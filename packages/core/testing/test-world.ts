@@ -1,6 +1,6 @@
 import { createConnectionService, type Clock, type ConnectionServiceOptions, type Customer } from "../src/index.js";
 import { aCustomer } from "./builders.js";
-import { createInMemoryConnectionRepository } from "./in-memory-connection-repository.js";
+import { createInMemoryConnectionRepository } from "../src/memory-connection-repository.js";
 import { createInMemoryOrchestrator } from "./in-memory-orchestrator.js";
 
 /** Keys the test world's orchestrator knows. */

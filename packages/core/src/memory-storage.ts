@@ -1,11 +1,9 @@
-import {
-  createInMemoryFailureCounter,
-  createInMemoryHealthLedger,
-  createInProcessConnectionChanges,
-  createProcessKeyFingerprints,
-  type Storage,
-} from "../src/index.js";
-import { createInMemoryConnectionRepository, createInMemoryConnectionStore, type InMemoryConnectionStore } from "./in-memory-connection-repository.js";
+import { createInMemoryFailureCounter } from "./memory-failure-counter.js";
+import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
+import { createInMemoryConnectionRepository, createInMemoryConnectionStore, type InMemoryConnectionStore } from "./memory-connection-repository.js";
+import { createInProcessConnectionChanges } from "./ports/connection-changes.js";
+import { createProcessKeyFingerprints } from "./ports/key-fingerprints.js";
+import type { Storage } from "./ports/storage.js";
 
 export interface InMemoryStorageOptions {
   /** The connections and audit trail; share one between storages to model a restart. */
