@@ -76,5 +76,3 @@ export const createHealthStates = ({ ledger, repository, onChange, onError }: He
     forget,
   };
 };
-
-export type HealthStates = ReturnType<typeof createHealthStates>;

@@ -53,17 +53,6 @@ export const orchestratorRateLimited = (reason: string, retryAfterSeconds?: numb
     ? { _tag: "OrchestratorRateLimited", reason }
     : { _tag: "OrchestratorRateLimited", reason, retryAfterSeconds };
 
-const ORCHESTRATOR_TAGS: ReadonlySet<DomainErrorTag> = new Set([
-  "OrchestratorRejected",
-  "OrchestratorFailed",
-  "OrchestratorUnreachable",
-  "OrchestratorTimedOut",
-  "OrchestratorRateLimited",
-  "OrchestratorGarbage",
-]);
-
-export const isOrchestratorError = (error: DomainError): error is OrchestratorError => ORCHESTRATOR_TAGS.has(error._tag);
-
 /** A one-line human description of any domain error, safe to show and log. */
 export const describeError = (error: DomainError): string => {
   switch (error._tag) {
