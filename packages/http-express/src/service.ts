@@ -1,4 +1,4 @@
-// inversify reads the constructor metadata the decorated classes (RestApp, WatchedUsersAuth) emit: loaded once, here.
+// inversify reads the constructor metadata the decorated class (WatchedUsersAuth) emits: loaded once, here.
 import "reflect-metadata";
 import { once } from "node:events";
 import type { Server } from "node:http";
@@ -84,7 +84,7 @@ export const startService =
       return app;
     }
 
-    const server: Server = app.right.express.listen(config.port, config.host);
+    const server: Server = app.right.listen(config.port, config.host);
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 60_000;

@@ -1,8 +1,8 @@
+import type { Express } from "express";
 import type { ServiceIdentifier } from "inversify";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import type { Users } from "./auth/users.js";
-import type { RestApp } from "./http-module.js";
 
 /** Shared by the server (which sets it on shutdown) and the app (whose `/readyz` reports it). */
 export interface Lifecycle {
@@ -22,5 +22,5 @@ export const HTTP_TOKENS = {
   /** The users read at start; the authentication reloads them when their files change. */
   Users: Symbol.for("sdwan.http.Users") as ServiceIdentifier<Users>,
   Auth: Symbol.for("sdwan.http.Auth") as ServiceIdentifier<Auth>,
-  App: Symbol.for("sdwan.http.App") as ServiceIdentifier<RestApp>,
+  App: Symbol.for("sdwan.http.App") as ServiceIdentifier<Express>,
 } as const;

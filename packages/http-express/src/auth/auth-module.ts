@@ -16,8 +16,9 @@ const WATCH_INTERVAL_MS = 1_000;
  * admin. The files are watched: when one changes, the users are read again
  * and every cached verification is forgotten. Failed logins are counted by
  * the store (TOKENS.Storage): in memory for the embedded one, shared by the
- * instances on PostgreSQL. Each constructor parameter names its token (see
- * RestApp for why).
+ * instances on PostgreSQL. Each constructor parameter names its token:
+ * vitest's esbuild emits no decorator metadata, so tests and the tsc build
+ * resolve the same way.
  */
 @injectable()
 export class WatchedUsersAuth implements Auth {
