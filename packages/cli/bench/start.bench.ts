@@ -51,7 +51,7 @@ try {
 \`npm install -g\` installs (dist/pack), started ${ROUNDS} times per command, interleaved with a bare
 \`node -e ''\` in the same run; the target is at most 3× bare node for \`--help\` and \`list\`. \`--help\`
 loads only the CLI's own chunk and core; \`list\` also the composition's container-free entry
-(\`composeDirect\`: no inversify) and the embedded store, and opens the store (pino only at a first log
+(\`openService\`: no inversify) and the embedded store, and opens the store (pino only at a first log
 line; PostgreSQL's driver, YAML and the orchestrator's HTTP client only when used; metrics, prom-client
 and @opentelemetry/api never: the CLI binds none; proper-lockfile only at a first write). Most of what
 remains is V8 compiling those chunks (about 110 KB minified in five files for \`list\`, 260 KB before it

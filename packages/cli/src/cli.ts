@@ -69,7 +69,7 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
 
 // The composition is loaded when a command needs it: --help, --version and completion start without it.
 // Its container-free entry: a command's start does not load inversify.
-const composition = () => import("@sdwan-connections/composition/direct");
+const composition = () => import("@sdwan-connections/composition/open-service");
 
 const ALL_COMMANDS: readonly CommandSpec[] = [...COMMANDS, ...LOCAL_COMMANDS];
 const findCommand = (name: string | undefined): CommandSpec | undefined => ALL_COMMANDS.find((candidate) => candidate.name === name);
@@ -252,7 +252,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   }
   const run = command as Command;
 
-  const { composeDirect, loadConfig, locateStore, describeMissingStore, offlineOrchestrator, processEnvironment } = await composition();
+  const { openService, loadConfig, locateStore, describeMissingStore, offlineOrchestrator, processEnvironment } = await composition();
   const config = loadConfig(io.env);
   if (E.isLeft(config)) return fail(EXIT.usage, config.left);
   const store = await locateStore(config.right);
@@ -268,7 +268,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   if (run.readsKey?.(options) === true && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
 
   // Logs go to standard error: standard output carries the answer.
-  const composed = await composeDirect(config.right, {
+  const composed = await openService(config.right, {
     logDestination: process.stderr,
     ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestrator }),
   })();

@@ -41,7 +41,7 @@ export const describeSettings = (config: Config, store: StoreLocation): CommandO
   const shown = (value: unknown): string =>
     value === null ? "-" : Array.isArray(value) ? value.join(", ") || "-" : typeof value === "object" ? JSON.stringify(value) : typeof value === "boolean" ? (value ? "yes" : "no") : String(value);
   const rows: [string, unknown][] = [
-    ["Storage", data.storage === "lowdb" ? "embedded (lowdb)" : "PostgreSQL"],
+    ["Storage", store.title],
     ["Data directory", `${data.dataDir} (${data.dataDirSource})`],
     ["Store there", data.storeExists],
     ["Database", data.database],

@@ -1,9 +1,7 @@
-import { access, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { CONNECTIONS_FILE } from "@sdwan-connections/storage-lowdb";
+import { stat } from "node:fs/promises";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import type { Config } from "./config.js";
+import type { StoreLocation } from "./stores.js";
 
 const GROUP_OR_OTHERS_WRITE = 0o022;
 
@@ -25,26 +23,6 @@ export const checkDataDirectory =
       return code === "ENOENT" ? E.right(undefined) : E.left(`SDWAN_DATA_DIR: cannot read ${dataDir} (${code ?? "unknown error"})`);
     }
   };
-
-/**
- * Where the store is, by one rule for the service and the CLI: PostgreSQL at SDWAN_DATABASE_URL, or the
- * embedded store in SDWAN_DATA_DIR, which unless set is `./data` in the working directory (so it depends on
- * where you stand: say so whenever it matters). `dataDir` is absolute; `exists` tells whether the embedded
- * store is there yet (the service's first start, or a CLI write, creates it; reads never do).
- */
-export type StoreLocation =
-  | { readonly kind: "postgres" }
-  | { readonly kind: "lowdb"; readonly dataDir: string; readonly fromDefault: boolean; readonly exists: boolean };
-
-export const locateStore = async (config: Config): Promise<StoreLocation> => {
-  if (config.storage === "postgres") return { kind: "postgres" };
-  const dataDir = resolve(config.dataDir);
-  const exists = await access(join(dataDir, CONNECTIONS_FILE)).then(
-    () => true,
-    () => false,
-  );
-  return { kind: "lowdb", dataDir, fromDefault: config.dataDirFromDefault, exists };
-};
 
 /** Where the embedded store was looked for, and how to point elsewhere: for a command that found none. */
 export const describeMissingStore = (location: Extract<StoreLocation, { kind: "lowdb" }>): string =>

@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import * as E from "fp-ts/lib/Either.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { composeDirect, offlineOrchestrator } from "../src/direct.js";
-import { compose, loadConfig, TOKENS, type Config } from "../src/index.js";
+import { compose, loadConfig, offlineOrchestrator, openService, TOKENS, type Config } from "../src/index.js";
 import { listConnections } from "./wiring-example.js";
 
 const silent = new Writable({ write: (_chunk, _encoding, callback) => callback() });
@@ -17,10 +16,10 @@ describe("the README", () => {
   });
 });
 
-// The container's composition (the REST service) and the container-free one (the CLI) start and stop alike.
+// The container's composition (the REST service) and the container-free one (the CLI, embedders) start and stop alike.
 const compositions = [
   { name: "compose", start: (config: Config) => compose(config, { logDestination: silent }) },
-  { name: "composeDirect", start: (config: Config) => composeDirect(config, { logDestination: silent }) },
+  { name: "openService", start: (config: Config) => openService(config, { logDestination: silent }) },
 ];
 
 describe("the composition over a fresh data directory", () => {
@@ -85,7 +84,7 @@ describe("the composition over a fresh data directory", () => {
     });
   });
 
-  describe("compose's container and composeDirect's orchestrator", () => {
+  describe("compose's container and openService's orchestrator", () => {
     it("compose binds every module, and closing unbinds them", async () => {
       const composed = await compose(config, { logDestination: silent })();
       if (E.isLeft(composed)) throw new Error(composed.left);
@@ -94,8 +93,8 @@ describe("the composition over a fresh data directory", () => {
       expect(composed.right.container.isBound(TOKENS.Storage)).toBe(false);
     });
 
-    it("composeDirect given the offline orchestrator never opens the portal client (its CA file is not even read) and admits no orchestrator", async () => {
-      const composed = await composeDirect({ ...config, orchestratorCaFile: join(dataDir, "absent.pem") }, { logDestination: silent, orchestrator: offlineOrchestrator })();
+    it("openService given the offline orchestrator never opens the portal client (its CA file is not even read) and admits no orchestrator", async () => {
+      const composed = await openService({ ...config, orchestratorCaFile: join(dataDir, "absent.pem") }, { logDestination: silent, orchestrator: offlineOrchestrator })();
       if (E.isLeft(composed)) throw new Error(composed.left);
       expect(await composed.right.service.listConnections()()).toEqual(E.right([]));
       expect(await composed.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })()).toEqual(

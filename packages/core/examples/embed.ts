@@ -1,10 +1,10 @@
 import * as E from "fp-ts/lib/Either.js";
-import { createConnectionService, describeError } from "@sdwan-connections/core";
-import { createInMemoryConnectionRepository, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
+import { createConnectionService, createInMemoryStorage, describeError } from "@sdwan-connections/core";
+import { createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 
 export async function embed(): Promise<string[]> {
   const service = createConnectionService({
-    repository: createInMemoryConnectionRepository(),
+    storage: createInMemoryStorage(), // everything in this process: gone when it exits
     orchestrator: createInMemoryOrchestrator([
       { apiKey: "partner-secret", identity: { kind: "partner", partnerId: 7 }, customers: [] },
     ]),

@@ -3,7 +3,8 @@ import { describe, expect, it, vi } from "vitest";
 import { createConnectionService } from "./connection-service.js";
 import { storageFailure, type DomainError } from "./domain/errors.js";
 import { createInMemoryAuditLog } from "./memory-audit-log.js";
-import { createInMemoryConnectionRepository, createInMemoryConnectionStore, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../testing/index.js";
+import { createInMemoryStorage } from "./memory-storage.js";
+import { createInMemoryConnectionStore, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../testing/index.js";
 import type { Alias } from "./domain/codecs.js";
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
 
@@ -67,11 +68,11 @@ describe("the audit trail", () => {
   it("makes no change it cannot audit; an attempt whose entry cannot be recorded keeps its answer, and is reported", async () => {
     const failures: DomainError[] = [];
     const broken = { ...createInMemoryAuditLog(), record: () => TE.left(storageFailure("the audit store is down")) };
-    const repository = createInMemoryConnectionRepository(createInMemoryConnectionStore(broken));
+    const storage = createInMemoryStorage({ store: createInMemoryConnectionStore(broken) });
+    const { repository } = storage;
     const service = createConnectionService({
-      repository,
+      storage,
       orchestrator: createInMemoryOrchestrator([]),
-      audit: broken,
       onAuditFailure: vi.fn((error: DomainError) => void failures.push(error)),
     });
     // The change's entry could not be recorded: the change is refused and not made; its failure is an attempt.
@@ -83,7 +84,7 @@ describe("the audit trail", () => {
 
   it("has every entry of a write in the store's log when the write answers, without waiting for anything else", async () => {
     const store = createInMemoryConnectionStore();
-    const service = createConnectionService({ repository: createInMemoryConnectionRepository(store), orchestrator: createInMemoryOrchestrator([]), audit: store.audit });
+    const service = createConnectionService({ storage: createInMemoryStorage({ store }), orchestrator: createInMemoryOrchestrator([]) });
     const answered = [
       await service.addConnection(body(), { force: true, by: ADMIN })(),
       await service.addConnection(body(), { force: true, by: ADMIN })(),

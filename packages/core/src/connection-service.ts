@@ -3,31 +3,31 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type ValidationOutcome } from "./domain/audit.js";
 import { AliasCodec, type Alias } from "./domain/codecs.js";
+import type { ConnectionSummary } from "./domain/connection.js";
+import type { CustomerList } from "./domain/customer-list.js";
 import type { DomainError } from "./domain/errors.js";
+import type { ConnectionHealth } from "./domain/health.js";
 import type { AuditLog } from "./ports/audit-log.js";
-import type { ConnectionRepository } from "./ports/connection-repository.js";
+import type { ConnectionRepository, KeyRotationReport } from "./ports/connection-repository.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
-import { createHealthMonitor, type HealthChange } from "./health-monitor.js";
+import { createHealthMonitor, type HealthChange, type HealthMonitor } from "./health-monitor.js";
 import { createIdentityMemory } from "./identity-memory.js";
 import { createHealthStates } from "./health-states.js";
-import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
-import type { HealthLedger } from "./ports/health-ledger.js";
 import { listConnectionsHealth } from "./use-cases/list-connections-health.js";
-import { createInMemoryAuditLog } from "./memory-audit-log.js";
-import { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChanges } from "./ports/connection-changes.js";
+import { EVERY_CONNECTION } from "./ports/connection-changes.js";
 import { systemClock, type Clock } from "./ports/clock.js";
-import { createProcessKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
 import type { Orchestrator } from "./ports/orchestrator.js";
-import { addConnection, type AddConnectionOptions } from "./use-cases/add-connection.js";
+import type { Storage } from "./ports/storage.js";
+import { addConnection, type AddConnectionOptions, type AddConnectionOutcome } from "./use-cases/add-connection.js";
 import { checkApiKey } from "./use-cases/check-api-key.js";
-import { applyPlan, planConfiguration, type ApplyOptions, type Plan } from "./use-cases/configuration.js";
+import { applyPlan, planConfiguration, type ApplyOptions, type Plan, type StepResult } from "./use-cases/configuration.js";
 import { deleteConnection, type DeleteConnectionOptions } from "./use-cases/delete-connection.js";
-import { describeConnection } from "./use-cases/describe-connection.js";
+import { describeConnection, type ConnectionDetails } from "./use-cases/describe-connection.js";
 import { listConnections } from "./use-cases/list-connections.js";
 import { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
 import { rotateMasterKey } from "./use-cases/rotate-master-key.js";
-import { updateConnection, type UpdateConnectionOptions } from "./use-cases/update-connection.js";
-import { validateConnection } from "./use-cases/validate-connection.js";
+import { updateConnection, type UpdateConnectionOptions, type UpdateConnectionOutcome } from "./use-cases/update-connection.js";
+import { validateConnection, type ValidationResult } from "./use-cases/validate-connection.js";
 
 /** A page of the audit trail. */
 export interface AuditPage {
@@ -84,13 +84,8 @@ const carryingEntry = (repository: ConnectionRepository, entry: () => AuditEntry
 interface AuditTrailOptions {
   /** Where entries are listed, and where the trail records what the store does not. */
   readonly audit: AuditLog;
-  /** What the audited writes write through. */
+  /** What the audited writes write through: its store keeps `audit` and records a change's entry with the change (the `entry` of its writes). */
   readonly repository: ConnectionRepository;
-  /**
-   * True when the repository's store keeps `audit` and records a change's entry with the change (the
-   * `entry` of its writes); else the trail records changes in `audit` too, before the write answers.
-   */
-  readonly storeRecords: boolean;
   /** Told when an attempt's entry could not be recorded (the attempt's answer stands). */
   readonly onFailure?: (error: DomainError) => void;
 }
@@ -103,7 +98,7 @@ interface AuditTrailOptions {
  * recorded is reported to `onFailure`, and the attempt's answer stands. Health changes, which answer nobody,
  * are recorded in the background; lists and `settled` wait for them.
  */
-const createAuditTrail = ({ audit, repository, storeRecords, onFailure }: AuditTrailOptions) => {
+const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOptions) => {
   const recording = new Set<Promise<void>>();
   const recordNow = (entry: AuditEntry): Promise<void> =>
     audit
@@ -160,7 +155,7 @@ const createAuditTrail = ({ audit, repository, storeRecords, onFailure }: AuditT
     audited:
       <A>(by: Actor | undefined, subject: Subject, write: (through: ConnectionRepository) => TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
       async () => {
-        const carried = storeRecords && CHANGE_ACTIONS.has(subject.action) ? carryingEntry(repository, () => entryOf(by, subject, E.right(undefined))) : undefined;
+        const carried = CHANGE_ACTIONS.has(subject.action) ? carryingEntry(repository, () => entryOf(by, subject, E.right(undefined))) : undefined;
         const result = await write(carried?.view ?? repository)();
         if (carried?.recorded() !== true) await recordNow(entryOf(by, subject, result));
         return result;
@@ -209,29 +204,22 @@ const createAuditTrail = ({ audit, repository, storeRecords, onFailure }: AuditT
 export const DEFAULT_CUSTOMERS_CACHE_TTL_MS = 60_000;
 
 export interface ConnectionServiceOptions {
-  readonly repository: ConnectionRepository;
-  readonly orchestrator: Orchestrator;
-  /** Where updates and deletes are announced; defaults to this process only. */
-  readonly changes?: ConnectionChanges;
-  readonly clock?: Clock;
-  /** Keyed apiKey fingerprints; defaults to a secret of this process (a service wires the master key's, shared by its instances). */
-  readonly fingerprints?: KeyFingerprints;
   /**
-   * The audit trail of the repository's store, which records each change's entry with the change (the `entry`
-   * of the repository's writes); this log lists them and records the other entries. Without it, every entry is
-   * kept in this process's memory.
+   * The store's whole face: the connections, the audit trail (the store records each change's entry with the
+   * change), the change notices shared by the instances over it, the apiKey fingerprints and the health states.
+   * `createInMemoryStorage()` keeps them all in this process. The caller closes it, after `dispose`.
    */
-  readonly audit?: AuditLog;
+  readonly storage: Storage;
+  readonly orchestrator: Orchestrator;
+  readonly clock?: Clock;
   /** Told when an attempt's entry could not be recorded (the attempt's answer stands; a change is not made without its entry). */
   readonly onAuditFailure?: (error: DomainError) => void;
   /**
-   * Health: where the states live (this process's memory unless given; every validation records its
-   * outcome there, every delete removes the connection's) and, to check periodically, the interval;
-   * `onChange` hears each state change a background check finds (audited as well), `onError` a state
-   * not read or written.
+   * Background health checks every `intervalMs` (none unless given; every validation records its outcome and
+   * every delete removes the connection's state either way); `onChange` hears each state change a background
+   * check finds (audited as well), `onError` a state not read or written.
    */
   readonly health?: {
-    readonly ledger?: HealthLedger;
     readonly intervalMs?: number;
     readonly onChange?: (change: HealthChange) => void;
     readonly onRound?: () => void;
@@ -243,15 +231,43 @@ export interface ConnectionServiceOptions {
   readonly onCustomersCacheLookup?: (outcome: CacheOutcome) => void;
 }
 
+type By = { readonly by?: Actor };
+
+/** Every use case over one store and one orchestrator. Every write is audited as done by `by` (anonymous when not given), failed ones included. */
+export interface ConnectionService {
+  listConnections(): TE.TaskEither<DomainError, readonly ConnectionSummary[]>;
+  addConnection(body: unknown, options?: AddConnectionOptions & By): TE.TaskEither<DomainError, AddConnectionOutcome>;
+  updateConnection(rawAlias: string, body: unknown, options?: UpdateConnectionOptions & By): TE.TaskEither<DomainError, UpdateConnectionOutcome>;
+  validateConnection(rawAlias: string): TE.TaskEither<DomainError, ValidationResult>;
+  /** One connection as stored (version, key date, key fingerprint), without asking the orchestrator. */
+  describeConnection(rawAlias: string): TE.TaskEither<DomainError, ConnectionDetails>;
+  /** A key that does not match is audited as a refused attempt by `by` (a guess at the key), before the answer. */
+  checkApiKey(rawAlias: string, body: unknown, options?: By): TE.TaskEither<DomainError, { readonly matches: boolean }>;
+  /** Audits a write refused to `by`, a user who may only read (the driver refuses it; `method` is the request's). */
+  recordForbiddenWrite(by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void>;
+  deleteConnection(rawAlias: string, options?: DeleteConnectionOptions & By): TE.TaskEither<DomainError, void>;
+  listPartnerCustomers(rawAlias: string): TE.TaskEither<DomainError, CustomerList>;
+  rotateMasterKey(options?: By): TE.TaskEither<DomainError, KeyRotationReport>;
+  /** What applying a configuration (connections with their keys) would change; see `planConfiguration`. */
+  planConfiguration(rawDesired: unknown, options?: { readonly prune?: boolean }): TE.TaskEither<DomainError, Plan>;
+  /** Carries out a plan through the audited writes, as `by`; a failed step does not stop the rest. */
+  applyPlan(plan: Plan, options?: ApplyOptions & By): Promise<readonly StepResult[]>;
+  /** Every connection's health: the last background check's or validation's outcome (`unknown` until one). */
+  connectionsHealth(): TE.TaskEither<DomainError, readonly ConnectionHealth[]>;
+  /** The periodic checks, when an interval was given: started by whoever runs the service. */
+  readonly healthMonitor: HealthMonitor | undefined;
+  /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
+  listAudit(query: Readonly<Record<string, unknown>>): TE.TaskEither<DomainError, AuditPage>;
+  /** Stops listening for changes and waits for the health changes' entries still being recorded; the store belongs to the caller. */
+  dispose(): Promise<void>;
+}
+
 /**
- * Every use case wired to one set of ports, for drivers that need no DI
- * container: an embedding service calls this and gets the same behaviour,
- * customers cache included, as the REST service.
+ * Every use case wired to one store and one orchestrator: an embedding service calls this and gets the same
+ * behaviour, audit trail and customers cache included, as the REST service and the CLI.
  */
-export const createConnectionService = (options: ConnectionServiceOptions) => {
-  const { repository } = options;
-  const changes = options.changes ?? createInProcessConnectionChanges();
-  const fingerprints = options.fingerprints ?? createProcessKeyFingerprints();
+export const createConnectionService = (options: ConnectionServiceOptions): ConnectionService => {
+  const { repository, changes, fingerprints, audit, health: ledger } = options.storage;
   // Every identification (add, update, validate, customers, health) is remembered, for the customers' single round trip.
   const identities = createIdentityMemory(fingerprints);
   const orchestrator = identities.remembering(options.orchestrator);
@@ -261,15 +277,12 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     ...(options.onCustomersCacheLookup === undefined ? {} : { onLookup: options.onCustomersCacheLookup }),
   });
   const unsubscribe = changes.subscribe((notice) => (notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice)));
-  const audit = options.audit ?? createInMemoryAuditLog();
   const trail = createAuditTrail({
     audit,
     repository,
-    storeRecords: options.audit !== undefined,
     ...(options.onAuditFailure === undefined ? {} : { onFailure: options.onAuditFailure }),
   });
   const health = options.health ?? {};
-  const ledger = health.ledger ?? createInMemoryHealthLedger();
   // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
   const healthStates = createHealthStates({ ledger, repository, onError: health.onError });
   const monitor =
@@ -292,7 +305,6 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
   const update = (through: ConnectionRepository) => updateConnection({ repository: through, orchestrator, changes });
   const remove = (through: ConnectionRepository) => deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget });
   const rotate = (through: ConnectionRepository) => rotateMasterKey({ repository: through });
-  type By = { readonly by?: Actor };
   const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
     trail.audited(options.by, trail.ofAdd(body, options), (through) => add(through)(body, options));
   const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
@@ -303,26 +315,20 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
 
   return {
     listConnections: listConnections({ repository }),
-    /** Every write below is audited as done by `by` (anonymous when not given), failed ones included. */
     addConnection: addConnectionAudited,
     updateConnection: updateConnectionAudited,
     validateConnection: validateConnection({ repository, orchestrator, fingerprints, recordHealth: healthStates.record }),
-    /** One connection as stored (version, key date, key fingerprint), without asking the orchestrator. */
     describeConnection: describeConnection({ repository, fingerprints }),
-    /** A key that does not match is audited as a refused attempt by `by` (a guess at the key), before the answer. */
     checkApiKey: (rawAlias: string, body: unknown, options: By = {}) =>
       pipe(
         checkKey(rawAlias, body),
         TE.tap((result) => (result.matches ? TE.right(undefined) : TE.fromTask(() => trail.keyMismatch(options.by, rawAlias)))),
       ),
-    /** Audits a write refused to `by`, a user who may only read (the driver refuses it; `method` is the request's). */
     recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> => trail.forbidden(by, write),
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
     rotateMasterKey: (options: By = {}) => trail.audited(options.by, trail.ofRotation(), (through) => rotate(through)()),
-    /** What applying a configuration (connections with their keys) would change; see `planConfiguration`. */
     planConfiguration: planConfiguration({ repository, fingerprints }),
-    /** Carries out a plan through the audited writes below, as `by`; a failed step does not stop the rest. */
     applyPlan: (plan: Plan, options: ApplyOptions & By = {}) => {
       const by = options.by === undefined ? {} : { by: options.by };
       return applyPlan({
@@ -331,13 +337,9 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
         remove: (alias) => deleteConnectionAudited(alias, by),
       })(plan, options);
     },
-    /** Every connection's health: the last background check's or validation's outcome (`unknown` until one). */
     connectionsHealth: listConnectionsHealth({ repository, ledger }),
-    /** The periodic checks, when an interval was given: started by whoever runs the service. */
     healthMonitor: monitor,
-    /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
     listAudit: trail.list,
-    /** Stops listening for changes and waits for the health changes' entries still being recorded; the ports themselves belong to the caller. */
     dispose: async (): Promise<void> => {
       unsubscribe();
       await monitor?.stop();
@@ -345,5 +347,3 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
     },
   };
 };
-
-export type ConnectionService = ReturnType<typeof createConnectionService>;

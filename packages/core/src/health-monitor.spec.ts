@@ -2,17 +2,16 @@ import { describe, expect, it } from "vitest";
 import { createConnectionService } from "./connection-service.js";
 import { orchestratorTimedOut } from "./domain/errors.js";
 import type { HealthChange } from "./health-monitor.js";
-import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
+import { createInMemoryStorage } from "./memory-storage.js";
 import type { Orchestrator } from "./ports/orchestrator.js";
-import { createInMemoryConnectionRepository, expectRight, TEST_KEYS } from "../testing/index.js";
+import { expectRight, TEST_KEYS } from "../testing/index.js";
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
 
 const HOUR = 3_600_000;
 
-// Two "instances" over one repository and one ledger, as two service processes over PostgreSQL.
+// Two "instances" over one store (one repository, one ledger), as two service processes over PostgreSQL.
 const world = () => {
-  const repository = createInMemoryConnectionRepository();
-  const ledger = createInMemoryHealthLedger();
+  const storage = createInMemoryStorage();
   const orchestrator = createInMemoryOrchestrator([
     { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] },
     { apiKey: TEST_KEYS.customer, identity: { kind: "customer", customerId: 342 } },
@@ -32,7 +31,7 @@ const world = () => {
   };
   const changes: HealthChange[] = [];
   const instance = () =>
-    createConnectionService({ repository, orchestrator: slow, health: { ledger, intervalMs: HOUR, onChange: (change) => void changes.push(change) } });
+    createConnectionService({ storage, orchestrator: slow, health: { intervalMs: HOUR, onChange: (change) => void changes.push(change) } });
   return { orchestrator, instances: [instance(), instance()], changes, mostAtOnce: () => mostAtOnce };
 };
 
@@ -62,7 +61,7 @@ describe("background health", () => {
     const [one] = instances as [ReturnType<typeof createConnectionService>];
     await expectRight(one.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
     const monitor = createConnectionService({
-      repository: createInMemoryConnectionRepository(),
+      storage: createInMemoryStorage(),
       orchestrator,
     }).healthMonitor;
     expect(monitor).toBeUndefined(); // no interval, no checks

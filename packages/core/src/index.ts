@@ -62,11 +62,10 @@ export type { HealthLedger } from "./ports/health-ledger.js";
 export { createInMemoryHealthLedger } from "./memory-health-ledger.js";
 export type { FailureCount, FailureCounter } from "./ports/failure-counter.js";
 export { createInMemoryFailureCounter } from "./memory-failure-counter.js";
-export { createHealthMonitor, type HealthChange, type HealthMonitor, type HealthMonitorOptions } from "./health-monitor.js";
+export type { HealthChange, HealthMonitor, HealthMonitorOptions } from "./health-monitor.js";
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
 export { createProcessKeyFingerprints, hmacFingerprints, masterKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
-export { checkApiKey } from "./use-cases/check-api-key.js";
-export { applyPlan, planConfiguration, type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
+export { type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
 export type { Clock } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
 export { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";
@@ -75,18 +74,16 @@ export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
 export type { Storage } from "./ports/storage.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./memory-storage.js";
 export type { InMemoryConnectionStore } from "./memory-connection-repository.js";
-export { createCustomersCache, type CacheOutcome, type CustomersCache } from "./customers-cache.js";
+export type { CacheOutcome, CustomersCache } from "./customers-cache.js";
 export {
   createConnectionService,
   DEFAULT_CUSTOMERS_CACHE_TTL_MS,
   type ConnectionService,
   type ConnectionServiceOptions,
 } from "./connection-service.js";
-export { addConnection, type AddConnectionOptions, type AddConnectionOutcome } from "./use-cases/add-connection.js";
-export { deleteConnection, type DeleteConnectionOptions } from "./use-cases/delete-connection.js";
-export { listConnections } from "./use-cases/list-connections.js";
-export { listPartnerCustomers } from "./use-cases/list-partner-customers.js";
-export { rotateMasterKey } from "./use-cases/rotate-master-key.js";
-export { updateConnection, type UpdateConnectionOptions, type UpdateConnectionOutcome } from "./use-cases/update-connection.js";
-export { validateConnection, validationAnswer, type ValidationResult } from "./use-cases/validate-connection.js";
-export { describeConnection, detailsAnswer, type ConnectionDetails } from "./use-cases/describe-connection.js";
+// The use cases are reached through the service, which audits every write: none is exported on its own.
+export type { AddConnectionOptions, AddConnectionOutcome } from "./use-cases/add-connection.js";
+export type { DeleteConnectionOptions } from "./use-cases/delete-connection.js";
+export type { UpdateConnectionOptions, UpdateConnectionOutcome } from "./use-cases/update-connection.js";
+export { validationAnswer, type ValidationResult } from "./use-cases/validate-connection.js";
+export { detailsAnswer, type ConnectionDetails } from "./use-cases/describe-connection.js";

@@ -1,6 +1,5 @@
-import { createConnectionService, type Clock, type ConnectionServiceOptions, type Customer } from "../src/index.js";
+import { createConnectionService, createInMemoryStorage, type Clock, type ConnectionServiceOptions, type Customer, type Storage } from "../src/index.js";
 import { aCustomer } from "./builders.js";
-import { createInMemoryConnectionRepository } from "../src/memory-connection-repository.js";
 import { createInMemoryOrchestrator } from "./in-memory-orchestrator.js";
 
 /** Keys the test world's orchestrator knows. */
@@ -23,17 +22,18 @@ export const createManualClock = (start = 1_700_000_000_000): Clock & { advance(
  * A connection service over the in-memory adapters, with an orchestrator that
  * knows one partner key (with two customers) and one customer key.
  */
-export const createTestWorld = (options: Partial<Pick<ConnectionServiceOptions, "customersCacheTtlMs" | "changes">> = {}) => {
+export const createTestWorld = ({ changes, ...options }: Partial<Pick<ConnectionServiceOptions, "customersCacheTtlMs"> & Pick<Storage, "changes">> = {}) => {
   const partnerCustomers: readonly Customer[] = [
     aCustomer({ id: 1, name: "ACME_HQ", enterpriseId: "0b5f7a4e-1111-4c1e-9a57-0a1b2c3d4e5f" }),
     aCustomer({ id: 2, name: "ACME_BRANCH", enterpriseId: "0b5f7a4e-2222-4c1e-9a57-0a1b2c3d4e5f", latitude: null }),
   ];
-  const repository = createInMemoryConnectionRepository();
+  const storage = createInMemoryStorage();
+  const { repository } = storage;
   const orchestrator = createInMemoryOrchestrator([
     { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: TEST_PARTNER_ID }, customers: partnerCustomers },
     { apiKey: TEST_KEYS.customer, identity: { kind: "customer", customerId: TEST_CUSTOMER_ID } },
   ]);
   const clock = createManualClock();
-  const service = createConnectionService({ repository, orchestrator, clock, ...options });
+  const service = createConnectionService({ storage: { ...storage, changes: changes ?? storage.changes }, orchestrator, clock, ...options });
   return { repository, orchestrator, clock, service, partnerCustomers };
 };

@@ -13,12 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { machineLine, markdownTable, median, runAutocannon, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { loadConfig } from "@sdwan-connections/composition";
-import { inMemoryStorageModule } from "@sdwan-connections/composition/testing";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import express from "express";
 import * as E from "fp-ts/lib/Either.js";
 import { pino } from "pino";
 import { startService, type RunningService } from "../src/service.js";
+import { createInMemoryStorage } from "@sdwan-connections/core";
 
 const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 2);
 /** Rows are measured in interleaved rounds and the median kept: the machine may be shared and noisy. */
@@ -108,7 +108,7 @@ const main = async (): Promise<void> => {
     const started = await startService(config.right, {
       logDestination: pino.destination({ dest: "/dev/null", sync: false }),
       authenticate,
-      ...(storage === "memory" ? { storage: inMemoryStorageModule() } : {}),
+      ...(storage === "memory" ? { storage: createInMemoryStorage() } : {}),
     })();
     if (E.isLeft(started)) throw new Error(started.left);
     const running = started.right;

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { createLogger } from "@sdwan-connections/composition";
 import { createMetrics } from "@sdwan-connections/composition/metrics";
-import { createConnectionService, type ConnectionRepository } from "@sdwan-connections/core";
+import { createConnectionService, createInMemoryStorage, type ConnectionRepository } from "@sdwan-connections/core";
 import { createInMemoryConnectionRepository, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ describe("createApp without the container", () => {
       list: () => TE.right([{ alias: "x", orchestratorUrl: "https://o.example.net", sealedApiKey: "v1.sealed" } as never]),
     };
     const app = createApp({
-      service: createConnectionService({ repository: leaky, orchestrator: createInMemoryOrchestrator() }),
+      service: createConnectionService({ storage: { ...createInMemoryStorage(), repository: leaky }, orchestrator: createInMemoryOrchestrator() }),
       logger: createLogger("info", captureLogs().stream),
       metrics: createMetrics({ defaultMetrics: false }),
       auth: undefined,
@@ -35,7 +35,7 @@ describe("createApp without the container", () => {
 
   it("/readyz answers 503 while the store cannot be used", async () => {
     const app = createApp({
-      service: createConnectionService({ repository: createInMemoryConnectionRepository(), orchestrator: createInMemoryOrchestrator() }),
+      service: createConnectionService({ storage: createInMemoryStorage(), orchestrator: createInMemoryOrchestrator() }),
       logger: createLogger("info", captureLogs().stream),
       metrics: createMetrics({ defaultMetrics: false }),
       auth: undefined,

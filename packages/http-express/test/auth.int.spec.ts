@@ -4,7 +4,7 @@ import bcrypt from "bcryptjs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generatedAdminFile } from "../src/auth/users.js";
 import { TOKENS } from "@sdwan-connections/composition";
-import { inMemoryStorageModule, orchestratorModule } from "@sdwan-connections/composition/testing";
+import { createInMemoryStorage } from "@sdwan-connections/core";
 import {
   ADMIN,
   anAddBody,
@@ -85,8 +85,8 @@ describe("authentication and roles (docs/interface.md §5)", () => {
     const { dir, htpasswd } = await makeUsersDir();
     const config = testConfig({ SDWAN_DATA_DIR: dir, SDWAN_HTPASSWD_FILE: htpasswd, SDWAN_VIEWERS: VIEWER.name });
     const service = await startService(config, {
-      storage: inMemoryStorageModule(),
-      orchestrator: orchestratorModule(testOrchestrator()),
+      storage: createInMemoryStorage(),
+      orchestrator: testOrchestrator(),
       logDestination: captureLogs().stream,
     });
     try {
@@ -108,8 +108,8 @@ describe("authentication and roles (docs/interface.md §5)", () => {
     const printed: string[] = [];
     const start = () =>
       startService(testConfig({ SDWAN_DATA_DIR: dir }), {
-        storage: inMemoryStorageModule(),
-        orchestrator: orchestratorModule(testOrchestrator()),
+        storage: createInMemoryStorage(),
+        orchestrator: testOrchestrator(),
         logDestination: captureLogs().stream,
         announce: (text) => printed.push(text),
       });

@@ -2,13 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import type { Clock, Orchestrator } from "@sdwan-connections/core";
+import { createInMemoryStorage, type Clock, type Orchestrator } from "@sdwan-connections/core";
 import { aCustomer, createInMemoryOrchestrator, TEST_CUSTOMER_ID, TEST_KEYS, TEST_PARTNER_ID } from "@sdwan-connections/core/testing";
 import bcrypt from "bcryptjs";
 import * as E from "fp-ts/lib/Either.js";
 import { expect } from "vitest";
 import { loadConfig, StartupError, type Config } from "@sdwan-connections/composition";
-import { inMemoryStorageModule, orchestratorModule } from "@sdwan-connections/composition/testing";
 import { startService as startServiceTask, type RunningService, type ServiceOptions } from "../src/service.js";
 import { openApiViolations } from "./openapi-validator.js";
 
@@ -85,7 +84,7 @@ export const startWiredService = async (
 ): Promise<RunningService & AsyncDisposable & { readonly dir: string }> => {
   const dir = await makeDataDir();
   const started = await startServiceTask(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }), {
-    orchestrator: orchestratorModule(orchestrator),
+    orchestrator,
     logDestination: captureLogs().stream,
   })();
   const removeDir = () => rm(dir, { recursive: true, force: true });
@@ -127,8 +126,8 @@ export const startHarness = async (
     ...options.env,
   });
   const service = await startService(config, {
-    storage: inMemoryStorageModule(),
-    orchestrator: orchestratorModule(options.orchestrator ?? testOrchestrator()),
+    storage: createInMemoryStorage({ failureWindowMs: config.loginWindowMs }),
+    orchestrator: options.orchestrator ?? testOrchestrator(),
     logDestination: logs.stream,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...options.service,

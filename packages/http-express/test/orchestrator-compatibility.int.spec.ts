@@ -3,9 +3,9 @@ import { rm } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { startOrchestratorSimulator, type Fault, type PortalMethod } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inMemoryStorageModule } from "@sdwan-connections/composition/testing";
 import type { RunningService } from "../src/service.js";
 import { ADMIN, BASE, captureLogs, client, makeDataDir, startService, testConfig, type Reply } from "./harness.js";
+import { createInMemoryStorage } from "@sdwan-connections/core";
 
 // docs/orchestrator-compatibility.md is the specification: every row of its table runs here.
 const DOC = readFileSync(new URL("../../../docs/orchestrator-compatibility.md", import.meta.url), "utf8");
@@ -93,7 +93,7 @@ describe("every orchestrator answer form, over HTTP (docs/orchestrator-compatibi
         SDWAN_ORCHESTRATOR_TIMEOUT_MS: String(DEADLINE_MS),
         SDWAN_CUSTOMERS_CACHE_TTL_MS: "0",
       }),
-      { storage: inMemoryStorageModule(), logDestination: logs.stream },
+      { storage: createInMemoryStorage(), logDestination: logs.stream },
     );
     call = client(service.url);
   });

@@ -4,8 +4,8 @@ import { createTestCertificates, startOrchestratorSimulator } from "@sdwan-conne
 import { describe, expect, it } from "vitest";
 import { loadCertificateAuthorities } from "@sdwan-connections/composition";
 import * as E from "fp-ts/lib/Either.js";
-import { inMemoryStorageModule } from "@sdwan-connections/composition/testing";
 import { ADMIN, BASE, captureLogs, client, makeDataDir, startService, testConfig } from "./harness.js";
+import { createInMemoryStorage } from "@sdwan-connections/core";
 
 const PARTNER_KEY = "sample-partner-key-1";
 
@@ -14,7 +14,7 @@ describe("SDWAN_ORCHESTRATOR_CA_FILE", () => {
 
   const serviceWith = async (dir: string, env: Record<string, string>) =>
     startService(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }), {
-      storage: inMemoryStorageModule(),
+      storage: createInMemoryStorage(),
       logDestination: captureLogs().stream,
     });
 

@@ -24,7 +24,7 @@ import {
   timeEach,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
-import { createConnectionService } from "@sdwan-connections/core";
+import { createConnectionService, createInMemoryStorage } from "@sdwan-connections/core";
 import { aConnection, createInMemoryConnectionRepository } from "@sdwan-connections/core/testing";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { createPortalOrchestrator } from "../src/index.js";
@@ -72,7 +72,7 @@ const hugePartner = async (): Promise<string> => {
   const store = createInMemoryConnectionRepository();
   await store.insert(aConnection({ alias: "huge-partner", orchestratorUrl: simulator.url, apiKey: KEY }))();
   const coldListing = async () => {
-    const service = createConnectionService({ repository: store, orchestrator: client, customersCacheTtlMs: 600_000 });
+    const service = createConnectionService({ storage: { ...createInMemoryStorage(), repository: store }, orchestrator: client, customersCacheTtlMs: 600_000 });
     try {
       const listed = await service.listPartnerCustomers("huge-partner")();
       if (E.isLeft(listed) || listed.right.count !== HUGE_ENTERPRISES) throw new Error("50,000-enterprise cold listing failed");
@@ -126,7 +126,7 @@ const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
 const repository = createInMemoryConnectionRepository();
 const connection = aConnection({ alias: "big-partner", orchestratorUrl: simulator.url, apiKey: KEY });
 await repository.insert(connection)();
-const newService = () => createConnectionService({ repository, orchestrator, customersCacheTtlMs: 600_000 });
+const newService = () => createConnectionService({ storage: { ...createInMemoryStorage(), repository }, orchestrator, customersCacheTtlMs: 600_000 });
 
 try {
   // The simulator's raw answer, fetched over the same kind of keep-alive connection, neither parsed nor mapped.

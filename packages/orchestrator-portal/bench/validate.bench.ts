@@ -13,8 +13,7 @@
 import { Agent } from "node:http";
 import nodeFetch from "node-fetch";
 import { machineLine, markdownTable, median, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
-import { createConnectionService } from "@sdwan-connections/core";
-import { createInMemoryConnectionRepository } from "@sdwan-connections/core/testing";
+import { createConnectionService, createInMemoryStorage } from "@sdwan-connections/core";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { createPortalOrchestrator } from "../src/index.js";
 
@@ -35,9 +34,9 @@ const BEFORE = { date: "2026-11-22", baseline: 102.9, partner: 103.1, customer: 
 const simulator = await startOrchestratorSimulator({ host: "127.0.0.1", record: false });
 simulator.setFault("*", { kind: "delay", ms: CALL_MS });
 const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
-const repository = createInMemoryConnectionRepository();
+const storage = createInMemoryStorage();
 // The customers cache off, so that every listing asks the orchestrator.
-const service = createConnectionService({ repository, orchestrator, customersCacheTtlMs: 0 });
+const service = createConnectionService({ storage, orchestrator, customersCacheTtlMs: 0 });
 // Added with force (stored without asking the orchestrator), as `?force` does.
 for (const [alias, apiKey] of [["partner", PARTNER_KEY], ["customer", CUSTOMER_KEY]] as const) {
   const added = await service.addConnection({ alias, orchestratorUrl: simulator.url, apiKey }, { force: true })();
@@ -68,7 +67,7 @@ const customersThrough = async (through: typeof service) => {
 };
 // A new service each time knows no identity: the key is identified, then listed.
 const customersOfAnUnknownKey = async () => {
-  const fresh = createConnectionService({ repository, orchestrator, customersCacheTtlMs: 0 });
+  const fresh = createConnectionService({ storage, orchestrator, customersCacheTtlMs: 0 });
   try {
     await customersThrough(fresh);
   } finally {

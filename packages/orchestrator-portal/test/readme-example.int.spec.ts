@@ -1,6 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
-import { createConnectionService } from "@sdwan-connections/core";
-import { createInMemoryConnectionRepository } from "@sdwan-connections/core/testing";
+import { createConnectionService, createInMemoryStorage } from "@sdwan-connections/core";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { expect, it } from "vitest";
 import { createPortalOrchestrator } from "../src/index.js";
@@ -15,7 +14,7 @@ it("runs the README wiring example; validation always asks, customer lists are c
     timeoutMs: 10_000,
     onCall: ({ method, outcome, durationMs }) => metrics.observe(method, outcome, durationMs),
   });
-  const service = createConnectionService({ repository: createInMemoryConnectionRepository(), orchestrator });
+  const service = createConnectionService({ storage: createInMemoryStorage(), orchestrator });
   await service.addConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: "sample-partner-key-1" })();
   const customers = await service.listPartnerCustomers("lab")();
   expect(E.isRight(customers) && customers.right.items).toHaveLength(180);

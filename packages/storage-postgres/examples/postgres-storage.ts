@@ -8,14 +8,13 @@ export async function startOnPostgres(databaseUrl: string, keyring: Keyring, orc
   const storage = await openPostgresStorage({ databaseUrl, keyring, onError: (line) => process.stderr.write(`${line}\n`) })();
   if (E.isLeft(storage)) throw new Error(describeError(storage.left)); // never contains the URL or its password
 
-  const { repository, changes, close } = storage.right;
-  // `changes` makes every instance drop its customers cache for a connection another instance updated or deleted.
-  const service = createConnectionService({ repository, changes, orchestrator });
+  // The store's `changes` make every instance drop its customers cache for a connection another instance updated or deleted.
+  const service = createConnectionService({ storage: storage.right, orchestrator });
   return {
     service,
     stop: async () => {
-      service.dispose();
-      await close();
+      await service.dispose();
+      await storage.right.close();
     },
   };
 }

@@ -2,7 +2,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type * as TE from "fp-ts/lib/TaskEither.js";
-import { ApiKey, createConnectionService, EVERY_CONNECTION, type Alias, type ConnectionChangeNotice, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
+import { ApiKey, createConnectionService, createInMemoryStorage, EVERY_CONNECTION, type Alias, type ConnectionChangeNotice, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
 import { aConnection, aCustomer, createInMemoryOrchestrator, expectLeft, expectRight } from "@sdwan-connections/core/testing";
 import {
   createPostgresAuditLog,
@@ -196,7 +196,7 @@ describe("the audit trail of two service instances", () => {
   it("has every acknowledged write's entry visible from the other instance as soon as the write answers: many writes, 0 missing", async () => {
     const anInstance = () => {
       const over = pool();
-      return { service: createConnectionService({ repository: createPostgresConnectionRepository({ pool: over, keyring }), orchestrator: createInMemoryOrchestrator([]), audit: createPostgresAuditLog({ pool: over }) }), audit: createPostgresAuditLog({ pool: over }) };
+      return { service: createConnectionService({ storage: { ...createInMemoryStorage(), repository: createPostgresConnectionRepository({ pool: over, keyring }), audit: createPostgresAuditLog({ pool: over }) }, orchestrator: createInMemoryOrchestrator([]) }), audit: createPostgresAuditLog({ pool: over }) };
     };
     const [a, b] = [anInstance(), anInstance()];
     const missing: string[] = [];
@@ -239,7 +239,7 @@ describe("customers caches of two service instances", () => {
       { apiKey: "old-partner-key", identity: { kind: "partner", partnerId: PARTNER }, customers: before },
       { apiKey: "new-partner-key", identity: { kind: "partner", partnerId: PARTNER }, customers: after },
     ]);
-    const service = createConnectionService({ repository: createPostgresConnectionRepository({ pool: over, keyring }), orchestrator, changes });
+    const service = createConnectionService({ storage: { ...createInMemoryStorage(), repository: createPostgresConnectionRepository({ pool: over, keyring }), changes }, orchestrator });
     closers.push(async () => service.dispose());
     return { service, orchestrator, changes };
   };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createInMemoryConnectionRepository, createInMemoryOrchestrator, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+import { createInMemoryOrchestrator, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
 import { createConnectionService } from "../connection-service.js";
 import type { Alias } from "../domain/codecs.js";
+import { createInMemoryStorage } from "../memory-storage.js";
 import { createInProcessConnectionChanges, type ConnectionChangeNotice } from "../ports/connection-changes.js";
 
 const setup = async () => {
@@ -71,9 +72,10 @@ describe("updateConnection", () => {
     const changes = createInProcessConnectionChanges();
     const published: ConnectionChangeNotice[] = [];
     changes.subscribe((notice) => void published.push(notice));
-    const repository = createInMemoryConnectionRepository();
+    const storage = { ...createInMemoryStorage(), changes };
+    const { repository } = storage;
     const orchestrator = createInMemoryOrchestrator([{ apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] }]);
-    const service = createConnectionService({ repository, orchestrator, changes });
+    const service = createConnectionService({ storage, orchestrator });
     await expectRight(service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }));
     const added = await expectRight(repository.get("lab" as Alias));
     expect(await expectRight(service.updateConnection("LAB", { orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }))).toBe("updated");

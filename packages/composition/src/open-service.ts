@@ -1,0 +1,99 @@
+/**
+ * The one assembly of the service: store, orchestrator and use cases, opened from the configuration and closed
+ * by one `close`. The CLI and embedders use it as it is; the REST service's `compose` binds what it opened into
+ * its container. This entry loads no inversify: a command's start does not compile it.
+ */
+import { createConnectionService, describeError, systemClock, type Clock, type ConnectionService, type Orchestrator, type Storage } from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import type { DestinationStream } from "pino";
+import type { Config } from "./config.js";
+import { checkDataDirectory } from "./data-dir.js";
+import { lazyLogSink, type LogSink } from "./log-sink.js";
+import type { Metrics } from "./metrics.js";
+import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
+import { startupFailure } from "./startup-error.js";
+import { openStore } from "./stores.js";
+
+export { loadConfig, processEnvironment, type Config } from "./config.js";
+export { describeMissingStore } from "./data-dir.js";
+export { offlineOrchestrator } from "./parts/orchestrator.js";
+export { locateStore, type StoreLocation } from "./stores.js";
+
+/** Values that replace what the configuration would open; what is given here is the caller's to close. */
+export interface ServiceOverrides {
+  /** Where the JSON logs go (default stdout); pino is loaded at the first line logged. */
+  readonly logDestination?: DestinationStream;
+  /** The log lines' sink, instead of one made for `logDestination` (the REST service's pino logger). */
+  readonly logger?: LogSink;
+  readonly clock?: Clock;
+  /** Instead of the store SDWAN_STORAGE names (tests: core's `createInMemoryStorage`). */
+  readonly storage?: Storage;
+  /** Instead of the orchestrator-portal client: core's in-memory fake, or `offlineOrchestrator` for a command that never asks one. */
+  readonly orchestrator?: Orchestrator;
+  /** Orchestrator calls measured, health counts and customers cache lookups counted (none unless given: nobody scrapes a command). */
+  readonly metrics?: Metrics;
+}
+
+/** An opened service: the store opened, the use cases ready. */
+export interface OpenedService {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly orchestrator: Orchestrator;
+  readonly service: ConnectionService;
+  /** The service first (the audit entries it is still recording reach the store), then the orchestrator's sockets, the store, the logs. */
+  close(): Promise<void>;
+}
+
+/**
+ * Checks the data directory's mode, opens the store (the master key checked), the orchestrator client (the CA
+ * file read) and the use cases. Background health checks are configured (SDWAN_HEALTH_INTERVAL_S) but started by
+ * the service that runs them, never a CLI command. A failure closes whatever was already opened and answers
+ * one line for the operator.
+ */
+export const openService =
+  (config: Config, overrides: ServiceOverrides = {}): TaskEither<string, OpenedService> =>
+  async () => {
+    const dataDir = await checkDataDirectory(config.dataDir)();
+    if (E.isLeft(dataDir)) return dataDir;
+    const sink = lazyLogSink(config.logLevel, overrides.logDestination);
+    const logger = overrides.logger ?? sink;
+    // What was opened here, closed in the reverse order.
+    const opened: (() => Promise<void> | void)[] = [sink.flush];
+    const close = async () => {
+      for (const closeOne of [...opened].reverse()) await closeOne();
+    };
+    try {
+      const storage = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
+      if (E.isLeft(storage)) return await close().then(() => storage);
+      if (overrides.storage === undefined) opened.push(() => storage.right.close());
+      const orchestrator = overrides.orchestrator === undefined ? await openPortalOrchestrator(config, logger)() : E.right(overrides.orchestrator);
+      if (E.isLeft(orchestrator)) return await close().then(() => orchestrator);
+      if (overrides.orchestrator === undefined) opened.push(() => closeOrchestrator(orchestrator.right));
+      const { metrics } = overrides;
+      // After each round of checks: the counts per state for /metrics.
+      const refreshHealthCounts = async () => {
+        const health = await service.connectionsHealth()();
+        if (E.isRight(health)) metrics?.setHealthCounts(health.right.map((entry) => entry.state));
+      };
+      const service = createConnectionService({
+        storage: storage.right,
+        orchestrator: metrics?.instrumentOrchestrator(orchestrator.right) ?? orchestrator.right,
+        clock: overrides.clock ?? systemClock,
+        onAuditFailure: (error) => logger.error({ problem: describeError(error) }, "audit entry not recorded"),
+        health: {
+          ...(config.healthIntervalMs === undefined ? {} : { intervalMs: config.healthIntervalMs }),
+          onChange: ({ alias, from, to, check }) => logger.info({ alias, from, to, reason: check.reason }, "connection health changed"),
+          onRound: () => void refreshHealthCounts(),
+          onError: (error) => logger.warn({ problem: describeError(error) }, "connection health not read or written"),
+        },
+        customersCacheTtlMs: config.customersCacheTtlMs,
+        ...(metrics === undefined ? {} : { onCustomersCacheLookup: metrics.onCustomersCacheLookup }),
+      });
+      opened.push(() => service.dispose());
+      return E.right({ config, storage: storage.right, orchestrator: orchestrator.right, service, close });
+    } catch (error) {
+      await close().catch(() => undefined);
+      return E.left(startupFailure(error));
+    }
+  };
