@@ -56,3 +56,52 @@ export const startAddingProcess = (
     acknowledgedAtLeast: (n) => new Promise<void>((resolve) => (acknowledged.length >= n ? resolve() : waiters.push({ n, resolve }))),
   };
 };
+
+const AUDIT_TRAIL = fileURLToPath(new URL("./fixtures/audit-trail.ts", import.meta.url));
+
+export interface FixtureProcess {
+  readonly child: ChildProcess;
+  /** Every line printed so far. */
+  readonly lines: string[];
+  /** Resolves with the first line printed that starts with `prefix`. */
+  line(prefix: string): Promise<string>;
+  /** Resolves with the exit code or signal, and what was printed to stderr. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+/**
+ * Runs test/fixtures/audit-trail.ts in a new node process; with `fileSizeLimit` (bytes, a multiple of 1024),
+ * under `ulimit -f`: a write past it fails after writing what fits, as on a full disk.
+ */
+export const startFixture = (args: readonly string[], fileSizeLimit?: number): FixtureProcess => {
+  const node = [process.execPath, "--conditions=sdwan-source", "--import", "tsx", AUDIT_TRAIL, ...args];
+  const child =
+    fileSizeLimit === undefined
+      ? spawn(node[0] as string, node.slice(1), { cwd: PACKAGE_DIR, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn("bash", ["-c", `ulimit -f ${fileSizeLimit / 1024} && exec "$@"`, "bash", ...node], { cwd: PACKAGE_DIR, stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  const waiters: { prefix: string; resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (printed) => {
+    lines.push(printed);
+    for (const waiter of waiters.filter((w) => printed.startsWith(w.prefix))) waiter.resolve(printed);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on("exit", (code, signal) => {
+      for (const waiter of waiters) waiter.reject(new Error(`the fixture exited (${code ?? signal}) before printing '${waiter.prefix}': ${stderr}`));
+      resolve({ code, signal, stderr });
+    }),
+  );
+  return {
+    child,
+    lines,
+    exited,
+    line: (prefix) =>
+      new Promise((resolve, reject) => {
+        const printed = lines.find((l) => l.startsWith(prefix));
+        if (printed !== undefined) resolve(printed);
+        else waiters.push({ prefix, resolve, reject });
+      }),
+  };
+};

@@ -8,7 +8,7 @@ import { TOKENS } from "../tokens.js";
 export const lowdbStorageModule = (config: Config) =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.Storage)
-      .toDynamicValue(async () => orFail(await openLowdbStorageFor(config)()))
+      .toDynamicValue(async (context) => orFail(await openLowdbStorageFor(config, context.get(TOKENS.Logger))()))
       .inSingletonScope()
       .onDeactivation((storage) => storage.close());
   });

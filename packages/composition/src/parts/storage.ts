@@ -17,12 +17,18 @@ const loadKeyring = (config: Config): TE.TaskEither<string, Keyring> =>
  * the master key, the audit trail and the health states (`health.json`, shared with every process over the
  * directory, a CLI `validate` included) beside it.
  */
-export const openLowdbStorageFor = (config: Config): TE.TaskEither<string, Storage> =>
+export const openLowdbStorageFor = (config: Config, logger?: LogSink): TE.TaskEither<string, Storage> =>
   pipe(
     loadKeyring(config),
     TE.flatMap((keyring) =>
       TE.mapLeft(describeError)(
-        openLowdbStorage({ dataDir: config.dataDir, keyring, auditRetention: config.auditRetention, failureWindowMs: config.loginWindowMs }),
+        openLowdbStorage({
+          dataDir: config.dataDir,
+          keyring,
+          auditRetention: config.auditRetention,
+          failureWindowMs: config.loginWindowMs,
+          onWarning: (line) => logger?.warn({ problem: line }, "lowdb"),
+        }),
       ),
     ),
   );
@@ -56,5 +62,5 @@ export const postgresUrlOf = (config: Config): string | undefined => (config.sto
 /** The store SDWAN_STORAGE names, opened. */
 export const openStorageFor = (config: Config, logger: LogSink): TE.TaskEither<string, Storage> => {
   const databaseUrl = postgresUrlOf(config);
-  return databaseUrl === undefined ? openLowdbStorageFor(config) : openPostgresStorageFor(config, databaseUrl, logger);
+  return databaseUrl === undefined ? openLowdbStorageFor(config, logger) : openPostgresStorageFor(config, databaseUrl, logger);
 };
