@@ -1,6 +1,7 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { rootCertificates } from "node:tls";
 import { DelegateBackoff, handleWhenResult, retry } from "cockatiel";
 import * as E from "fp-ts/lib/Either.js";
@@ -236,6 +237,18 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
 
   const startDeadline = (): Deadline => ({ expiresAt: Date.now() + timeoutMs });
 
+  /**
+   * The least time a call that does not reach the orchestrator's API takes: the longest its retries' waits can
+   * be. A closed port is retried, a server that does not speak HTTP or answers 404 is not; answered no sooner
+   * than this (within the deadline), they take the same time, and no port can be told apart by it (issue 27).
+   */
+  const unreachableFloorMs = Array.from({ length: retries }, (_, retry) => Math.min(timeoutMs, backoffBaseMs * 2 ** retry)).reduce((sum, wait) => sum + wait, 0);
+  const padUnreachable = async (result: CallResult, startedAt: number, deadline: Deadline, cancel: AbortSignal): Promise<void> => {
+    if (E.isRight(result) || result.left._tag !== "OrchestratorUnreachable" || cancel.aborted) return;
+    const waitMs = Math.min(startedAt + unreachableFloorMs, deadline.expiresAt) - Date.now();
+    if (waitMs > 0) await sleep(waitMs, undefined, { signal: cancel }).catch(() => undefined);
+  };
+
   /** One HTTP exchange, bounded by the deadline and by `cancel`. */
   const attempt = async (
     url: URL,
@@ -325,8 +338,10 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   /** One portal call: attempts and retries, all inside `deadline`. */
   const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown, deadline: Deadline, cancel: AbortSignal, fastRead?: FastRead): Promise<CallResult> => {
     const started = performance.now();
+    const startedAt = Date.now();
     let attempts = 0;
-    const finish = (result: CallResult, detail?: string): CallResult => {
+    const finish = async (result: CallResult, detail?: string): Promise<CallResult> => {
+      await padUnreachable(result, startedAt, deadline, cancel);
       const outcome: CallOutcome = cancel.aborted ? "cancelled" : E.isLeft(result) ? result.left._tag : result.right.kind === "refused" ? "refused" : "ok";
       options.onCall?.({ method, outcome, durationMs: performance.now() - started, attempts, ...(detail === undefined ? {} : { detail }) });
       return result;
