@@ -25,6 +25,8 @@ export interface Config {
   readonly viewers: readonly string[];
   readonly orchestratorTimeoutMs: number;
   readonly customersCacheTtlMs: number;
+  /** The bound on one partner's customers (`SDWAN_CUSTOMERS_MAX_ENTERPRISES`, `SDWAN_CUSTOMERS_MAX_REPLY_BYTES`): beyond it the orchestrator answered garbage. */
+  readonly customersBound: { readonly enterprises: number; readonly replyBytes: number };
   /** The interval of background health checks (ms); undefined: off. */
   readonly healthIntervalMs: number | undefined;
   /** How long audit entries are kept: the newest `maxEntries` changes and, apart, `maxAttempts` other entries; none older than `maxAgeMs`. */
@@ -138,6 +140,8 @@ export const EnvCodecs = {
   SDWAN_VIEWERS: envValue("SDWAN_VIEWERS", list, withDefault<readonly string[]>([])),
   SDWAN_ORCHESTRATOR_TIMEOUT_MS: envValue("SDWAN_ORCHESTRATOR_TIMEOUT_MS", integer(1, 600_000), withDefault(10_000)),
   SDWAN_CUSTOMERS_CACHE_TTL_MS: envValue("SDWAN_CUSTOMERS_CACHE_TTL_MS", integer(0, 86_400_000), withDefault(60_000)),
+  SDWAN_CUSTOMERS_MAX_ENTERPRISES: envValue("SDWAN_CUSTOMERS_MAX_ENTERPRISES", integer(1, 10_000_000), withDefault(100_000)),
+  SDWAN_CUSTOMERS_MAX_REPLY_BYTES: envValue("SDWAN_CUSTOMERS_MAX_REPLY_BYTES", integer(1_024, 1_073_741_824), withDefault(33_554_432)),
   SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: envValue<readonly string[] | undefined>("SDWAN_ORCHESTRATOR_ALLOWED_HOSTS", hostList, optional),
   SDWAN_ORCHESTRATOR_CA_FILE: envValue<string | undefined>("SDWAN_ORCHESTRATOR_CA_FILE", text, optional),
   SDWAN_LOG_LEVEL: envValue("SDWAN_LOG_LEVEL", oneOf(LOG_LEVELS), withDefault<LogLevel>("info")),
@@ -198,6 +202,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     viewers: v.SDWAN_VIEWERS,
     orchestratorTimeoutMs: v.SDWAN_ORCHESTRATOR_TIMEOUT_MS,
     customersCacheTtlMs: v.SDWAN_CUSTOMERS_CACHE_TTL_MS,
+    customersBound: { enterprises: v.SDWAN_CUSTOMERS_MAX_ENTERPRISES, replyBytes: v.SDWAN_CUSTOMERS_MAX_REPLY_BYTES },
     orchestratorAllowedHosts: v.SDWAN_ORCHESTRATOR_ALLOWED_HOSTS,
     orchestratorCaFile: v.SDWAN_ORCHESTRATOR_CA_FILE,
     logLevel: v.SDWAN_LOG_LEVEL,

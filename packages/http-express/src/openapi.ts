@@ -369,7 +369,7 @@ export const openApiDocument = {
           ...commonErrors,
           "404": problem("No connection with this alias."),
           "409": problem("The connection is not a partner connection."),
-          "502": problem("The orchestrator refused the key (orchestrator-rejected), failed (orchestrator-failed: a 5xx with its error body that persisted through the retries), answered garbage, rate-limited us or cannot be reached."),
+          "502": problem("The orchestrator refused the key (orchestrator-rejected), failed (orchestrator-failed: a 5xx with its error body that persisted through the retries), answered garbage (a list over SDWAN_CUSTOMERS_MAX_ENTERPRISES or SDWAN_CUSTOMERS_MAX_REPLY_BYTES included), rate-limited us or cannot be reached."),
           "504": problem("The orchestrator did not answer in time."),
         },
       },
