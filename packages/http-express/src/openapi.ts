@@ -459,7 +459,7 @@ export const openApiDocument = {
           fields: { type: "array", items: { type: "string", enum: AUDITED_FIELDS }, description: "The names of the fields the request set; never a value." },
           forced: { type: "boolean" },
           validation: { type: "string", enum: VALIDATION_OUTCOMES, description: "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before." },
-          outcome: { type: "string", enum: AUDIT_OUTCOMES },
+          outcome: { type: "string", enum: AUDIT_OUTCOMES, description: "unchanged: an update to the URL and key already stored (kept with the attempts, not the changes)." },
           failure: { type: ["string", "null"], description: "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch; KeyMismatch, Forbidden)." },
           detail: { type: ["string", "null"], description: "For a health change: `valid → unreachable` and the check's reason." },
         },
