@@ -257,7 +257,7 @@ export const createConnectionService = (options: ConnectionServiceOptions) => {
   const changes = options.changes ?? createInProcessConnectionChanges();
   const fingerprints = options.fingerprints ?? createProcessKeyFingerprints();
   // Every identification (add, update, validate, customers, health) is remembered, for the customers' single round trip.
-  const identities = createIdentityMemory(fingerprints);
+  const identities = createIdentityMemory();
   const orchestrator = identities.remembering(options.orchestrator);
   const customersCache = createCustomersCache({
     ttlMs: options.customersCacheTtlMs ?? DEFAULT_CUSTOMERS_CACHE_TTL_MS,

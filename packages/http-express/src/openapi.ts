@@ -141,7 +141,7 @@ const storedProperties = {
     type: "string",
     pattern: "^[A-Za-z0-9_-]{43}$",
     description:
-      "HMAC-SHA-256 of the stored key under a key derived from the master key (base64url). The same key gives the same fingerprint in every instance of a deployment; it cannot be reversed or computed without the master key. It changes when the master key does.",
+      "HMAC-SHA-256 of the stored key under a key of the connection (derived from its lower-cased alias and the master key), base64url. The connection's key gives the same fingerprint in every instance of a deployment; the same key on another connection gives another; it cannot be reversed or computed without the master key. It changes when the master key does.",
   },
 };
 const jsonBody = (ref: string) => ({
