@@ -84,7 +84,7 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
 
   // Regression: the handler was registered with process.once, so during the drain proper-lockfile's signal-exit (loaded
   // at the first lock, after the handler on a restart) was the last SIGTERM listener and re-raised the signal: exit 143.
-  it("restarted over its data directory, a SIGTERM twice during the drain still answers the in-flight request, then exits 0", async () => {
+  it("restarted over its data directory, a SIGTERM twice during the drain still answers the in-flight request, then exits 0", { timeout: 180_000 }, async () => {
     const dir = await makeDataDir();
     const admin = { name: "admin", password: "admin-password-1" };
     const env = { SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: admin.name, SDWAN_ADMIN_PASSWORD: admin.password };
@@ -95,9 +95,11 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
     const drainAfterAWrite = async (run: ReturnType<typeof runMain>, signals: number) => {
       const call = client(await run.listening());
       expect((await call("GET", `${BASE}/connections/fast`, { user: admin })).json()).toMatchObject({ valid: true });
+      const asked = simulator.calls.total;
       const inFlight = call("GET", `${BASE}/connections/slow`, { user: admin });
       inFlight.catch(() => undefined); // awaited below, after the signals
-      await pause(200);
+      // In flight once the service has asked the (slow) orchestrator.
+      for (let i = 0; i < 200 && simulator.calls.total === asked; i += 1) await pause(50);
       for (let i = 0; i < signals; i += 1) {
         run.child.kill("SIGTERM");
         await pause(100); // apart, or the kernel delivers the two as one
