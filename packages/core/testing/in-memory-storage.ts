@@ -3,6 +3,7 @@ import {
   createInMemoryHealthLedger,
   createInProcessConnectionChanges,
   createProcessKeyFingerprints,
+  type KeyFingerprints,
   type Storage,
 } from "../src/index.js";
 import { createInMemoryConnectionRepository, createInMemoryConnectionStore, type InMemoryConnectionStore } from "./in-memory-connection-repository.js";
@@ -14,11 +15,19 @@ export interface InMemoryStorageOptions {
   readonly failureWindowMs?: number;
 }
 
+// One store, one deployment: every storage over a store fingerprints as the first did.
+const fingerprintsOf = new WeakMap<InMemoryConnectionStore, KeyFingerprints>();
+const fingerprintsFor = (store: InMemoryConnectionStore): KeyFingerprints => {
+  const fingerprints = fingerprintsOf.get(store) ?? createProcessKeyFingerprints();
+  fingerprintsOf.set(store, fingerprints);
+  return fingerprints;
+};
+
 /** The Storage port in this process's memory: for tests, benchmarks and embedders' experiments, never production. */
 export const createInMemoryStorage = ({ store = createInMemoryConnectionStore(), failureWindowMs = 60_000 }: InMemoryStorageOptions = {}): Storage => ({
   repository: createInMemoryConnectionRepository(store),
   changes: createInProcessConnectionChanges(),
-  fingerprints: createProcessKeyFingerprints(),
+  fingerprints: fingerprintsFor(store),
   audit: store.audit,
   health: createInMemoryHealthLedger(),
   failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),

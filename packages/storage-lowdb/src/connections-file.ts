@@ -4,6 +4,7 @@ import {
   aliasKey,
   alreadyExists,
   ApiKey,
+  entryAsWritten,
   notFound,
   storageFailure,
   versionMismatch,
@@ -204,7 +205,7 @@ export const openConnectionsFile =
             const outcome = mutation(connections, nextVersion);
             if (E.isLeft(outcome)) return outcome;
             changed ||= outcome.right.changed;
-            if (entry !== undefined) entries.push(entry);
+            if (entry !== undefined) entries.push(entryAsWritten(entry, outcome.right.changed));
             return E.right(outcome.right.value);
           });
           // Every change raises the store's version (a delete or a rotation gives none otherwise): the audit

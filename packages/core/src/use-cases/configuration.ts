@@ -57,7 +57,7 @@ const stepFor =
       TE.map((current): PlanStep => {
         const fields = [
           ...(current.orchestratorUrl === connection.orchestratorUrl ? [] : (["orchestratorUrl"] as const)),
-          ...(deps.fingerprints.fingerprint(current.apiKey) === deps.fingerprints.fingerprint(connection.apiKey) ? [] : (["apiKey"] as const)),
+          ...(deps.fingerprints.fingerprint(current.alias, current.apiKey) === deps.fingerprints.fingerprint(current.alias, connection.apiKey) ? [] : (["apiKey"] as const)),
         ];
         return fields.length === 0 ? { action: "unchanged", alias: current.alias, fields: [] } : { action: "update", alias: current.alias, fields };
       }),
