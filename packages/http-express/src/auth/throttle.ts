@@ -41,8 +41,8 @@ export interface LoginThrottleOptions {
 
 /**
  * An address may fail this many times `maxFailures` over all the user names it tries: one guesser hammering one
- * name (stopped at `maxFailures` by its own key) never blocks the address, a spray over names is stopped at this,
- * and this many users behind one address may sign in at once (their checks under way are counted until they succeed).
+ * name (stopped at `maxFailures` by its own key) never blocks the address, a spray over names is stopped there, and
+ * up to that many users behind one address may sign in at once (their checks under way count until they succeed).
  */
 export const ADDRESS_LIMIT_FACTOR = 10;
 
