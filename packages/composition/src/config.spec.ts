@@ -31,6 +31,7 @@ describe("loadConfig", () => {
         logLevel: "info",
         loginMaxFailures: 10,
         loginWindowMs: 60_000,
+        trustedProxies: [],
         auditRetention: { maxEntries: 10_000, maxAttempts: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 },
         console: true,
       }),
@@ -60,6 +61,7 @@ describe("loadConfig", () => {
       SDWAN_AUDIT_MAX_ATTEMPTS: "2000",
       SDWAN_AUDIT_MAX_AGE_DAYS: "7",
       SDWAN_CONSOLE: "off",
+      SDWAN_TRUSTED_PROXIES: " 10.42.0.0/16, ,fd00:10:244::/56,192.0.2.7 ",
     });
     expect(config).toMatchObject(
       E.right({
@@ -77,6 +79,11 @@ describe("loadConfig", () => {
         logLevel: "debug",
         auditRetention: { maxEntries: 500, maxAttempts: 2_000, maxAgeMs: 7 * 24 * 3600 * 1000 },
         console: false,
+        trustedProxies: [
+          { address: "10.42.0.0", prefix: 16, family: "ipv4" },
+          { address: "fd00:10:244::", prefix: 56, family: "ipv6" },
+          { address: "192.0.2.7", prefix: 32, family: "ipv4" },
+        ],
       }),
     );
   });
@@ -103,6 +110,10 @@ describe("loadConfig", () => {
     [{ SDWAN_ADMIN_USER: "root", SDWAN_ADMIN_PASSWORD: "short" }, "SDWAN_ADMIN_PASSWORD: must be 8 to 1024 characters"],
     [{ SDWAN_STORAGE: "postgres" }, "SDWAN_DATABASE_URL: must be set when SDWAN_STORAGE=postgres"],
     [{ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: "mysql://x" }, "SDWAN_DATABASE_URL: must be a postgres:// or postgresql:// URL"],
+    [{ SDWAN_TRUSTED_PROXIES: "10.0.0.0/8, ingress.local" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
+    [{ SDWAN_TRUSTED_PROXIES: "10.0.0.0/33" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
+    [{ SDWAN_TRUSTED_PROXIES: "fd00::/129" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
+    [{ SDWAN_TRUSTED_PROXIES: "10.0.0.0/8/8" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
     [{ SDWAN_VIEWERS: "ann" }, "SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set"],
   ])("refuses %j with one line naming the variable", (env, line) => {
     expect(fails(env)).toBe(line);

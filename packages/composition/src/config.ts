@@ -38,8 +38,17 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly loginMaxFailures: number;
   readonly loginWindowMs: number;
+  /** SDWAN_TRUSTED_PROXIES: the networks whose X-Forwarded-For names the client (none: the peer is the client). */
+  readonly trustedProxies: readonly Network[];
   /** Whether the REST service serves the operator console at /console/. */
   readonly console: boolean;
+}
+
+/** An IPv4 or IPv6 network: `address/prefix` (a bare address is one host). */
+export interface Network {
+  readonly address: string;
+  readonly prefix: number;
+  readonly family: "ipv4" | "ipv6";
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -117,6 +126,19 @@ const hostList = (raw: string): E.Either<string, readonly string[] | undefined> 
   return E.right(hosts.length === 0 ? undefined : hosts);
 };
 
+const network = (raw: string): E.Either<string, Network> => {
+  const [address = "", prefix, ...rest] = raw.split("/");
+  const version = isIP(address);
+  const bits = version === 4 ? 32 : 128;
+  if (version === 0 || rest.length > 0 || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
+    return E.left("must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)");
+  }
+  return E.right({ address, prefix: prefix === undefined ? bits : Number(prefix), family: version === 4 ? "ipv4" : "ipv6" });
+};
+
+const networkList = (raw: string): E.Either<string, readonly Network[]> =>
+  E.traverseArray(network)(raw.split(",").map((item) => item.trim()).filter((item) => item !== ""));
+
 /** The environment, one codec per variable, in the order of docs/interface.md §6. */
 export const EnvCodecs = {
   SDWAN_HOST: envValue("SDWAN_HOST", listenHost, withDefault("127.0.0.1")),
@@ -147,6 +169,7 @@ export const EnvCodecs = {
   SDWAN_LOG_LEVEL: envValue("SDWAN_LOG_LEVEL", oneOf(LOG_LEVELS), withDefault<LogLevel>("info")),
   SDWAN_LOGIN_MAX_FAILURES: envValue("SDWAN_LOGIN_MAX_FAILURES", integer(1, 1_000_000), withDefault(10)),
   SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
+  SDWAN_TRUSTED_PROXIES: envValue("SDWAN_TRUSTED_PROXIES", networkList, withDefault<readonly Network[]>([])),
   SDWAN_HEALTH_INTERVAL_S: envValue<number | undefined>("SDWAN_HEALTH_INTERVAL_S", integer(5, 86_400), optional),
   SDWAN_AUDIT_MAX_ENTRIES: envValue("SDWAN_AUDIT_MAX_ENTRIES", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxEntries)),
   SDWAN_AUDIT_MAX_ATTEMPTS: envValue("SDWAN_AUDIT_MAX_ATTEMPTS", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxAttempts)),
@@ -208,6 +231,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     logLevel: v.SDWAN_LOG_LEVEL,
     loginMaxFailures: v.SDWAN_LOGIN_MAX_FAILURES,
     loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,
+    trustedProxies: v.SDWAN_TRUSTED_PROXIES,
     healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === undefined ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
     auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
     console: v.SDWAN_CONSOLE === "on",

@@ -35,6 +35,7 @@ export class RestApp {
       draining: () => lifecycle.draining,
       healthIntervalMs: config.healthIntervalMs,
       consoleDirectory: config.console ? CONSOLE_DIRECTORY : undefined,
+      trustedProxies: config.trustedProxies,
     });
   }
 }
