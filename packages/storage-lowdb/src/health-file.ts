@@ -4,6 +4,7 @@ import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { AliasCodec, aliasKey, IsoTimeCodec, storageFailure, toFieldErrors, withCheck, type ConnectionHealth, type DomainError, type HealthLedger } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { errorCode } from "./errors.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
@@ -88,7 +89,7 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
   };
 
   /** Reads the file again (the states and the version from one handle, so they match). */
-  const load = async (): Promise<E.Either<DomainError, Ledger>> => {
+  const load: TaskEither<DomainError, Ledger> = async () => {
     let handle: FileHandle;
     try {
       handle = await open(path, "r");
@@ -123,7 +124,7 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
   };
 
   /** The states, read again first when the file is not the version in memory. */
-  const refresh = async (): Promise<E.Either<DomainError, Ledger>> => (isCurrent() ? E.right(ledger) : load());
+  const refresh: TaskEither<DomainError, Ledger> = async () => (isCurrent() ? E.right(ledger) : load());
 
   const write = async (): Promise<void> => {
     const connections = [...ledger.connections].map(([key, entry]) => `${JSON.stringify(key)}:${(entry.json ??= JSON.stringify(HealthCodec.encode(entry.health)))}`);

@@ -1,3 +1,4 @@
+import type * as FsPromises from "node:fs/promises";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Alias, HealthCheck } from "@sdwan-connections/core";
@@ -9,7 +10,7 @@ import { run, temporaryDirectory } from "./support.js";
 // Counts the reads of health.json (every other call passes through to the real file system).
 const healthReads = vi.hoisted(() => ({ count: 0 }));
 vi.mock("node:fs/promises", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("node:fs/promises")>();
+  const actual = await importOriginal<typeof FsPromises>();
   const count = (path: unknown) => void (String(path).endsWith("/health.json") && (healthReads.count += 1));
   const open: typeof actual.open = (path, flags, mode) => {
     if (flags === undefined || flags === "r") count(path);
