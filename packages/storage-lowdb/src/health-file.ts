@@ -27,11 +27,26 @@ const HealthFileCodec = t.type({
   claims: t.record(t.string, t.number),
 });
 
-/** The file in memory: per alias key, its health (with its JSON once encoded, so a write encodes only what changed) and its claim. */
+/** The file in memory: per alias key, its health and its claim, each with its bytes in the file once encoded (a write encodes only what changed). */
 interface Ledger {
-  readonly connections: Map<string, { readonly health: ConnectionHealth; json?: string }>;
-  readonly claims: Map<string, number>;
+  readonly connections: Map<string, { readonly health: ConnectionHealth; bytes?: Buffer }>;
+  readonly claims: Map<string, { readonly window: number; bytes?: Buffer }>;
 }
+
+/** One member of a JSON object, comma first: `,"key":value`. */
+const member = (key: string, value: unknown): Buffer => Buffer.from(`,${JSON.stringify(key)}:${JSON.stringify(value)}`);
+/** The members, as the inside of a JSON object (the first without its comma). */
+const members = (encoded: readonly Buffer[]): readonly Buffer[] => encoded.map((bytes, index) => (index === 0 ? bytes.subarray(1) : bytes));
+
+/** The file's bytes, copied once from each connection's and claim's own. */
+const encode = (ledger: Ledger): Buffer =>
+  Buffer.concat([
+    Buffer.from('{"connections":{'),
+    ...members([...ledger.connections].map(([key, entry]) => (entry.bytes ??= member(key, HealthCodec.encode(entry.health))))),
+    Buffer.from('},"claims":{'),
+    ...members([...ledger.claims].map(([key, claim]) => (claim.bytes ??= member(key, claim.window)))),
+    Buffer.from("}}"),
+  ]);
 
 /** Which file the ledger in memory is: the handle it was read or written through (so its inode is not reused meanwhile), or none on disk. */
 type KnownVersion = { readonly handle: FileHandle; readonly stats: Stats } | "absent";
@@ -117,7 +132,7 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
     }
     ledger = {
       connections: new Map(Object.entries(decoded.right.connections).map(([key, health]) => [key, { health }])),
-      claims: new Map(Object.entries(decoded.right.claims)),
+      claims: new Map(Object.entries(decoded.right.claims).map(([key, window]) => [key, { window }])),
     };
     remember({ handle, stats });
     return E.right(ledger);
@@ -127,12 +142,11 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
   const refresh: TaskEither<DomainError, Ledger> = async () => (isCurrent() ? E.right(ledger) : load());
 
   const write = async (): Promise<void> => {
-    const connections = [...ledger.connections].map(([key, entry]) => `${JSON.stringify(key)}:${(entry.json ??= JSON.stringify(HealthCodec.encode(entry.health)))}`);
-    const text = `{"connections":{${connections.join(",")}},"claims":${JSON.stringify(Object.fromEntries(ledger.claims))}}`;
+    const bytes = encode(ledger);
     const temporary = `${path}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`;
     const handle = await open(temporary, "wx", 0o600);
     try {
-      await handle.writeFile(text);
+      await handle.writeFile(bytes);
       await handle.datasync();
       const stats = await handle.stat();
       await rename(temporary, path);
@@ -174,8 +188,8 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
     claim: (alias, window) =>
       update(({ claims }) => {
         const key = aliasKey(alias);
-        if ((claims.get(key) ?? -1) >= window) return { changed: false, answer: false };
-        claims.set(key, window);
+        if ((claims.get(key)?.window ?? -1) >= window) return { changed: false, answer: false };
+        claims.set(key, { window });
         return { changed: true, answer: true };
       }),
     record: (alias, check) =>
