@@ -137,12 +137,15 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       expect(stored.orchestratorUrl).toBe(longUrl);
     });
 
-    it("keeps data for every repository over the same store", async () => {
+    it("keeps data for every repository over the same store, and shows each its changes at once, with their versions", async () => {
       await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET })));
+      const before = (await run(repository.get(alias("lab")))).version;
       const other = await options.make();
       expect((await run(other.get(alias("lab")))).apiKey.reveal()).toBe(SECRET);
-      await run(other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
-      expect((await run(repository.get(alias("lab")))).orchestratorUrl).toBe("https://moved.example.net");
+      // The customers cache relies on it: a list is cached for one version, read from the repository before each request.
+      const moved = await run(other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
+      expect(moved.version).toBeGreaterThan(before);
+      expect(await run(repository.get(alias("lab")))).toMatchObject({ orchestratorUrl: "https://moved.example.net", version: moved.version });
     });
 
     it("never persists an apiKey in plain text, base64 or hex", async () => {

@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 const ADD_CONNECTIONS = fileURLToPath(new URL("./fixtures/add-connections.ts", import.meta.url));
+const UPDATE_CONNECTION = fileURLToPath(new URL("./fixtures/update-connection.ts", import.meta.url));
 
 export interface AddingProcess {
   readonly child: ChildProcess;
@@ -104,4 +105,16 @@ export const startFixture = (args: readonly string[], fileSizeLimit?: number): F
         else waiters.push({ prefix, resolve, reject });
       }),
   };
+};
+
+/** Runs test/fixtures/update-connection.ts in a new node process: sets the apiKey of `alias`; resolves with its exit code and stderr. */
+export const runUpdatingProcess = (dataDir: string, alias: string, apiKey: string, env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> => {
+  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", UPDATE_CONNECTION, dataDir, alias, apiKey], {
+    cwd: PACKAGE_DIR,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
 };
