@@ -4,7 +4,7 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import type * as t from "io-ts";
 import { aliasKey, type Alias } from "../domain/codecs.js";
 import { decodeInput } from "../domain/decode.js";
-import { invalidInput, type DomainError, type FieldError } from "../domain/errors.js";
+import { invalidInput, notFound, type DomainError, type FieldError } from "../domain/errors.js";
 import { AddConnectionRequest } from "../domain/requests.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
@@ -12,25 +12,40 @@ import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 /** A connection a configuration file wants, its key resolved: as an add's body. */
 export type DesiredConnection = t.TypeOf<typeof AddConnectionRequest>;
 
-// Each entry decoded on its own, so that an error names its place: `connections.2.apiKey`.
-const decodeDesired = (raw: unknown): E.Either<DomainError, readonly DesiredConnection[]> => {
+/** A connection a configuration file wants, decoded, and where its key came from when the file said (never the key). */
+interface Wanted {
+  readonly connection: DesiredConnection;
+  readonly keySource: string | undefined;
+}
+
+// Each entry decoded on its own, so that an error names its place: `connections.2.apiKey`. Its `keySource`
+// (e.g. `env:SDWAN_APIKEY_LAB`, `file:lab.key`) is not the request's: the steps name it.
+const decodeDesired = (raw: unknown): E.Either<DomainError, readonly Wanted[]> => {
   if (!Array.isArray(raw)) return E.left(invalidInput([{ field: "connections", message: "must be a list" }]));
   const errors: FieldError[] = [];
-  const desired: DesiredConnection[] = [];
+  const desired: Wanted[] = [];
   for (const [index, entry] of raw.entries()) {
-    const decoded = decodeInput(AddConnectionRequest, "entry")(entry);
-    if (E.isRight(decoded)) desired.push(decoded.right);
-    else if (decoded.left._tag === "InvalidInput") errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
+    const record = typeof entry === "object" && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : undefined;
+    const { keySource, ...request } = record ?? {};
+    const decoded = decodeInput(AddConnectionRequest, "entry")(record === undefined ? entry : request);
+    if (keySource !== undefined && typeof keySource !== "string") errors.push({ field: `connections.${index}.keySource`, message: "must be a string" });
+    else if (E.isRight(decoded)) desired.push({ connection: decoded.right, keySource });
+    if (E.isLeft(decoded) && decoded.left._tag === "InvalidInput") errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
   }
   return errors.length === 0 ? E.right(desired) : E.left(invalidInput(errors));
 };
 
-/** One step of a plan; `fields` names what an update changes. */
+/** Where a step's key comes from, as the file said (`env:NAME`, `file:NAME`): never the key. */
+interface FromSource {
+  readonly keySource?: string;
+}
+
+/** One step of a plan; `fields` names what an update changes; `keySource`, where the file's key comes from. */
 export type PlanStep =
-  | { readonly action: "create"; readonly alias: Alias; readonly fields: readonly ["orchestratorUrl", "apiKey"] }
-  | { readonly action: "update"; readonly alias: Alias; readonly fields: readonly ("orchestratorUrl" | "apiKey")[] }
+  | ({ readonly action: "create"; readonly alias: Alias; readonly fields: readonly ["orchestratorUrl", "apiKey"] } & FromSource)
+  | ({ readonly action: "update"; readonly alias: Alias; readonly fields: readonly ("orchestratorUrl" | "apiKey")[] } & FromSource)
   | { readonly action: "delete"; readonly alias: Alias; readonly fields: readonly [] }
-  | { readonly action: "unchanged"; readonly alias: Alias; readonly fields: readonly [] };
+  | ({ readonly action: "unchanged"; readonly alias: Alias; readonly fields: readonly [] } & FromSource);
 
 export interface Plan {
   readonly steps: readonly PlanStep[];
@@ -38,9 +53,9 @@ export interface Plan {
   readonly desired: ReadonlyMap<string, DesiredConnection>;
 }
 
-const refuseRepeats = (desired: readonly DesiredConnection[]): E.Either<DomainError, readonly DesiredConnection[]> => {
+const refuseRepeats = (desired: readonly Wanted[]): E.Either<DomainError, readonly Wanted[]> => {
   const seen = new Set<string>();
-  for (const [index, connection] of desired.entries()) {
+  for (const [index, { connection }] of desired.entries()) {
     const key = aliasKey(connection.alias);
     if (seen.has(key)) return E.left(invalidInput([{ field: `connections.${index}.alias`, message: "repeats an earlier alias (aliases match in any case)" }]));
     seen.add(key);
@@ -48,21 +63,31 @@ const refuseRepeats = (desired: readonly DesiredConnection[]): E.Either<DomainEr
   return E.right(desired);
 };
 
+/** What planning reads of the store. */
+interface PlanDeps {
+  readonly repository: Pick<ConnectionRepository, "get" | "list">;
+  readonly fingerprints: KeyFingerprints;
+}
+
 // What one desired connection asks of the store: create it, update the fields that differ, or nothing.
 const stepFor =
-  (deps: { readonly repository: ConnectionRepository; readonly fingerprints: KeyFingerprints }) =>
-  (connection: DesiredConnection): TE.TaskEither<DomainError, PlanStep> =>
-    pipe(
+  (deps: PlanDeps) =>
+  ({ connection, keySource }: Wanted): TE.TaskEither<DomainError, PlanStep> => {
+    const source = keySource === undefined ? {} : { keySource };
+    return pipe(
       deps.repository.get(connection.alias),
       TE.map((current): PlanStep => {
         const fields = [
           ...(current.orchestratorUrl === connection.orchestratorUrl ? [] : (["orchestratorUrl"] as const)),
           ...(deps.fingerprints.fingerprint(current.apiKey) === deps.fingerprints.fingerprint(connection.apiKey) ? [] : (["apiKey"] as const)),
         ];
-        return fields.length === 0 ? { action: "unchanged", alias: current.alias, fields: [] } : { action: "update", alias: current.alias, fields };
+        return fields.length === 0 ? { action: "unchanged", alias: current.alias, fields: [], ...source } : { action: "update", alias: current.alias, fields, ...source };
       }),
-      TE.orElse((error) => (error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: ["orchestratorUrl", "apiKey"] }) : TE.left(error))),
+      TE.orElse((error) =>
+        error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: ["orchestratorUrl", "apiKey"], ...source }) : TE.left(error),
+      ),
     );
+  };
 
 /**
  * What applying `rawDesired` would do to the store: create what is missing, update what differs (the URL
@@ -72,7 +97,7 @@ const stepFor =
  * copies the array at every element, quadratic for a file of 100,000 entries).
  */
 export const planConfiguration =
-  (deps: { readonly repository: ConnectionRepository; readonly fingerprints: KeyFingerprints }) =>
+  (deps: PlanDeps) =>
   (rawDesired: unknown, options: { readonly prune?: boolean } = {}): TE.TaskEither<DomainError, Plan> =>
     pipe(
       TE.fromEither(pipe(decodeDesired(rawDesired), E.flatMap(refuseRepeats))),
@@ -86,15 +111,25 @@ export const planConfiguration =
               if (E.isLeft(step)) return step;
               steps.push(step.right);
             }
-            const wanted = new Set(desired.map((connection) => aliasKey(connection.alias)));
+            const wanted = new Set(desired.map(({ connection }) => aliasKey(connection.alias)));
             if (options.prune === true) {
               for (const summary of stored) if (!wanted.has(aliasKey(summary.alias))) steps.push({ action: "delete", alias: summary.alias, fields: [] });
             }
-            return E.right({ steps, desired: new Map(desired.map((connection) => [aliasKey(connection.alias), connection])) });
+            return E.right({ steps, desired: new Map(desired.map(({ connection }) => [aliasKey(connection.alias), connection])) });
           }),
         ),
       ),
     );
+
+/**
+ * The plan against a store that does not exist yet (a dry run creates none): every entry created, the same
+ * checks of the file as `planConfiguration`'s.
+ */
+export const planForNoStore = planConfiguration({
+  repository: { get: (alias) => TE.left(notFound(alias)), list: () => TE.right([]) },
+  // Never asked: nothing is stored to compare a key with.
+  fingerprints: { fingerprint: () => "" },
+});
 
 /**
  * A step's outcome. `interrupted`: under way when the apply was stopped (it may or may not have taken
