@@ -336,6 +336,19 @@ describe("export and apply", { timeout: 120_000 }, () => {
     }
   });
 
+  // Issue 27: yaml's warning about an unknown tag quoted the line around it, key included, on standard error.
+  it("never prints a key written inline behind a YAML tag, whatever the library would warn (the process's whole output)", async () => {
+    const inlineKey = "sk-live-4f9a8b7c6d5e-inline";
+    const tagged = await writeConfiguration("tagged.yaml", `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: !secret ${inlineKey}\n`);
+    for (const args of [["apply", "-f", tagged, "--dry-run"], ["apply", "-f", tagged]]) {
+      const run = await binary(dataDir, args, "", { ...env(), SDWAN_LOG_LEVEL: "debug" });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toContain("connections.0.apiKey");
+      expect(run.stdout + run.stderr).not.toContain(inlineKey);
+      expect(run.stdout + run.stderr).not.toContain("sk-live");
+    }
+  });
+
   it("refuses a file holding a key itself, or naming an unset variable, naming the place and never the value", async () => {
     const literal = await writeConfiguration("literal.yaml", `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: ${PARTNER_KEY}\n`);
     const refused = await cli(dataDir, ["apply", "-f", literal], "", env());
