@@ -108,4 +108,24 @@ describe("configuration as code", () => {
     ]);
     expect(await expectLeft(planForNoStore([entry("lab"), entry("LAB")]))).toMatchObject({ _tag: "InvalidInput" });
   });
+
+  // Issue 30: `export | apply --dry-run` failed until every key variable was set.
+  it("plans an entry without a key unchanged when stored at the same URL, its key not checked; otherwise says a key is needed", async () => {
+    const { service } = createTestWorld();
+    await service.applyPlan(await expectRight(service.planConfiguration([entry("lab"), entry("edge")])));
+    const keyless = (alias: string, orchestratorUrl = "https://vco.example.net/") => ({ alias, orchestratorUrl, keySource: `env:SDWAN_APIKEY_${alias.toUpperCase()}` });
+    const plan = await expectRight(service.planConfiguration([keyless("LAB"), entry("edge", TEST_KEYS.customer)]));
+    expect(plan.steps).toEqual([
+      { action: "unchanged", alias: "lab", fields: [], keySource: "env:SDWAN_APIKEY_LAB", keyChecked: false },
+      { action: "update", alias: "edge", fields: ["apiKey"] },
+    ]);
+    expect(summary(await service.applyPlan(plan))).toEqual(["unchanged lab: unchanged", "update edge: applied"]);
+    expect(await expectLeft(service.planConfiguration([keyless("lab", "https://moved.example.net/"), keyless("new")]))).toEqual({
+      _tag: "InvalidInput",
+      errors: [
+        { field: "connections.0.apiKey", message: "env:SDWAN_APIKEY_LAB gives no key, and one is needed to create this connection or change its URL" },
+        { field: "connections.1.apiKey", message: "env:SDWAN_APIKEY_NEW gives no key, and one is needed to create this connection or change its URL" },
+      ],
+    });
+  });
 });

@@ -1,9 +1,9 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import type * as t from "io-ts";
-import { aliasKey, type Alias } from "../domain/codecs.js";
-import { decodeInput } from "../domain/decode.js";
+import * as t from "io-ts";
+import { AliasCodec, aliasKey, OrchestratorUrlCodec, type Alias } from "../domain/codecs.js";
+import { decodeInput, strictObject } from "../domain/decode.js";
 import { invalidInput, notFound, type DomainError, type FieldError } from "../domain/errors.js";
 import { AddConnectionRequest } from "../domain/requests.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -12,11 +12,19 @@ import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 /** A connection a configuration file wants, its key resolved: as an add's body. */
 export type DesiredConnection = t.TypeOf<typeof AddConnectionRequest>;
 
-/** A connection a configuration file wants, decoded, and where its key came from when the file said (never the key). */
+// An entry without `apiKey`: its reference gave no key (an unset variable). It can only be found unchanged, its key not checked.
+const keylessProps = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec };
+const KeylessEntry = strictObject("KeylessEntry", keylessProps, t.type(keylessProps));
+type Keyless = t.TypeOf<typeof KeylessEntry>;
+
+/** A connection a configuration file wants, decoded, where its key came from when the file said (never the key), and its place. */
 interface Wanted {
-  readonly connection: DesiredConnection;
+  readonly connection: DesiredConnection | Keyless;
   readonly keySource: string | undefined;
+  readonly index: number;
 }
+
+const hasKey = (connection: DesiredConnection | Keyless): connection is DesiredConnection => "apiKey" in connection;
 
 // Each entry decoded on its own, so that an error names its place: `connections.2.apiKey`. Its `keySource`
 // (e.g. `env:SDWAN_APIKEY_LAB`, `file:lab.key`) is not the request's: the steps name it.
@@ -27,9 +35,9 @@ const decodeDesired = (raw: unknown): E.Either<DomainError, readonly Wanted[]> =
   for (const [index, entry] of raw.entries()) {
     const record = typeof entry === "object" && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : undefined;
     const { keySource, ...request } = record ?? {};
-    const decoded = decodeInput(AddConnectionRequest, "entry")(record === undefined ? entry : request);
+    const decoded = record === undefined || "apiKey" in request ? decodeInput(AddConnectionRequest, "entry")(record === undefined ? entry : request) : decodeInput(KeylessEntry, "entry")(request);
     if (keySource !== undefined && typeof keySource !== "string") errors.push({ field: `connections.${index}.keySource`, message: "must be a string" });
-    else if (E.isRight(decoded)) desired.push({ connection: decoded.right, keySource });
+    else if (E.isRight(decoded)) desired.push({ connection: decoded.right, keySource, index });
     if (E.isLeft(decoded) && decoded.left._tag === "InvalidInput") errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
   }
   return errors.length === 0 ? E.right(desired) : E.left(invalidInput(errors));
@@ -40,12 +48,15 @@ interface FromSource {
   readonly keySource?: string;
 }
 
-/** One step of a plan; `fields` names what an update changes; `keySource`, where the file's key comes from. */
+/**
+ * One step of a plan; `fields` names what an update changes; `keySource`, where the file's key comes from;
+ * `keyChecked: false`, an unchanged step whose entry gave no key (its URL is the stored one).
+ */
 export type PlanStep =
   | ({ readonly action: "create"; readonly alias: Alias; readonly fields: readonly ["orchestratorUrl", "apiKey"] } & FromSource)
   | ({ readonly action: "update"; readonly alias: Alias; readonly fields: readonly ("orchestratorUrl" | "apiKey")[] } & FromSource)
   | { readonly action: "delete"; readonly alias: Alias; readonly fields: readonly [] }
-  | ({ readonly action: "unchanged"; readonly alias: Alias; readonly fields: readonly [] } & FromSource);
+  | ({ readonly action: "unchanged"; readonly alias: Alias; readonly fields: readonly []; readonly keyChecked?: false } & FromSource);
 
 export interface Plan {
   readonly steps: readonly PlanStep[];
@@ -72,8 +83,20 @@ interface PlanDeps {
 // What one desired connection asks of the store: create it, update the fields that differ, or nothing.
 const stepFor =
   (deps: PlanDeps) =>
-  ({ connection, keySource }: Wanted): TE.TaskEither<DomainError, PlanStep> => {
+  ({ connection, keySource, index }: Wanted): TE.TaskEither<DomainError, PlanStep> => {
     const source = keySource === undefined ? {} : { keySource };
+    if (!hasKey(connection)) {
+      const needsKey = invalidInput([
+        { field: `connections.${index}.apiKey`, message: `${keySource ?? "its reference"} gives no key, and one is needed to create this connection or change its URL` },
+      ]);
+      return pipe(
+        deps.repository.get(connection.alias),
+        TE.orElse((error) => TE.left(error._tag === "NotFound" ? needsKey : error)),
+        TE.flatMap((current) =>
+          current.orchestratorUrl === connection.orchestratorUrl ? TE.right<DomainError, PlanStep>({ action: "unchanged", alias: current.alias, fields: [], ...source, keyChecked: false }) : TE.left(needsKey),
+        ),
+      );
+    }
     return pipe(
       deps.repository.get(connection.alias),
       TE.map((current): PlanStep => {
@@ -93,6 +116,8 @@ const stepFor =
  * What applying `rawDesired` would do to the store: create what is missing, update what differs (the URL
  * compared as written, the key by its fingerprint, so no stored key is read out), and with `prune` delete
  * what the file does not name; the rest is unchanged. Applying the same file twice plans nothing the second time.
+ * An entry without `apiKey` (its reference gave none) is unchanged when stored at the same URL, its key not
+ * checked; otherwise an error at its place, as every such entry's.
  * Linear in the file's size: one lookup per entry, the steps gathered in one array (fp-ts's array traverse
  * copies the array at every element, quadratic for a file of 100,000 entries).
  */
@@ -106,16 +131,19 @@ export const planConfiguration =
           deps.repository.list(),
           TE.flatMap((stored): TE.TaskEither<DomainError, Plan> => async () => {
             const steps: PlanStep[] = [];
-            for (const connection of desired) {
-              const step = await stepFor(deps)(connection)();
-              if (E.isLeft(step)) return step;
-              steps.push(step.right);
+            const errors: FieldError[] = [];
+            for (const wanted of desired) {
+              const step = await stepFor(deps)(wanted)();
+              if (E.isRight(step)) steps.push(step.right);
+              else if (step.left._tag === "InvalidInput") errors.push(...step.left.errors);
+              else return step;
             }
+            if (errors.length > 0) return E.left(invalidInput(errors));
             const wanted = new Set(desired.map(({ connection }) => aliasKey(connection.alias)));
             if (options.prune === true) {
               for (const summary of stored) if (!wanted.has(aliasKey(summary.alias))) steps.push({ action: "delete", alias: summary.alias, fields: [] });
             }
-            return E.right({ steps, desired: new Map(desired.map(({ connection }) => [aliasKey(connection.alias), connection])) });
+            return E.right({ steps, desired: new Map(desired.flatMap(({ connection }) => (hasKey(connection) ? [[aliasKey(connection.alias), connection] as const] : []))) });
           }),
         ),
       ),
