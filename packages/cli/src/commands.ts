@@ -158,7 +158,7 @@ const describePlan = (steps: readonly PlanStep[]): string => {
     `Plan: ${count("create")} to create, ${count("update")} to update, ${count("delete")} to delete, ${count("unchanged")} unchanged`,
     ...steps.map(
       (step) =>
-        `  ${SYMBOLS[step.action]} ${step.action.padEnd(9)} ${step.alias}${step.action === "update" ? ` (${step.fields.join(", ")})` : ""}${"keySource" in step && step.keySource !== undefined ? `, key from ${step.keySource}` : ""}`,
+        `  ${SYMBOLS[step.action]} ${step.action.padEnd(9)} ${step.alias}${step.action === "update" ? ` (${step.fields.join(", ")})` : ""}${"keySource" in step && step.keySource !== undefined ? `, key from ${step.keySource}` : ""}${"keyChecked" in step ? " (not set: key not checked)" : ""}`,
     ),
     "",
   ].join("\n");
@@ -219,7 +219,7 @@ const applyConfiguration = (
   typeof options["file"] !== "string"
     ? TE.left(invalidInput([{ field: "--file", message: "is required: apply -f FILE" }]))
     : pipe(
-        readConfiguration(options["file"], keySources),
+        readConfiguration(options["file"], keySources, { requireKeys: options["require-keys"] === true }),
         TE.flatMap((connections) => plan(connections, { prune: options["prune"] === true })),
         TE.flatMap((planned) =>
           options["dry-run"] === true || service === undefined
@@ -402,13 +402,14 @@ export const COMMANDS: readonly Command[] = [
       file: { type: "string", short: "f", value: "file", description: "the configuration file (YAML or JSON, at most 16 MiB), as `export` writes it" },
       "dry-run": { type: "boolean", description: "print the plan only" },
       prune: { type: "boolean", description: "also delete the connections the file does not name" },
+      "require-keys": { type: "boolean", description: "refuse an entry whose key variable is not set (by default it is unchanged if its URL is, its key not checked)" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...OUTPUT_OPTIONS,
     },
     progress: "applying",
     createsStore: (options) => options["dry-run"] !== true,
     notes: [
-      `Keys come from references: env:${KEY_VARIABLE_PREFIX}NAME (only variables with that prefix) or file:NAME (a regular file of at most 16 KiB in the directory SDWAN_APIKEY_DIR names, which file: references need); two connections may not share one, and none may be a master key. The plan says where each key comes from.`,
+      `Keys come from references: env:${KEY_VARIABLE_PREFIX}NAME (only variables with that prefix) or file:NAME (a regular file of at most 16 KiB in the directory SDWAN_APIKEY_DIR names, which file: references need); two connections may not share one, and none may be a master key. The plan says where each key comes from. An entry whose variable is not set is unchanged if its connection is stored at that URL (key not checked), else refused; --require-keys refuses it anyway.`,
       "Each entry is validated with its orchestrator unless --force. A step that fails does not stop the others; the output says which were applied and which were not, and the exit code is that of the first failure.",
       "Applying the same file again changes nothing. Ctrl-C or SIGTERM stops it at once, saying what was applied. A dry run creates nothing: where no store is yet, its plan creates every entry.",
     ].join(" "),

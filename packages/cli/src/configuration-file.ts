@@ -156,6 +156,9 @@ const placeOfKeyFile =
     return undefined;
   };
 
+// Whether a reference names a key variable that is not set.
+const isUnsetKeyVariable = (reference: string, env: KeySources["env"]): boolean => reference.startsWith(`env:${KEY_VARIABLE_PREFIX}`) && (env[reference.slice(4)] ?? "") === "";
+
 // A key reference's value: a key variable that is set, or a key file; a line break ending the file is not the key's.
 const referencedKey =
   (reference: string, env: KeySources["env"], guard: Guard): TaskEither<string, string> =>
@@ -163,8 +166,7 @@ const referencedKey =
     if (reference.startsWith("env:")) {
       const name = reference.slice(4);
       if (!name.startsWith(KEY_VARIABLE_PREFIX)) return E.left(`${reference}: only variables named ${KEY_VARIABLE_PREFIX}… hold keys (never a setting of the service)`);
-      const value = env[name];
-      return value === undefined || value === "" ? E.left(`${reference}: the variable is not set`) : E.right(value);
+      return isUnsetKeyVariable(reference, env) ? E.left(`${reference}: the variable is not set`) : E.right(env[name] as string);
     }
     if (E.isLeft(guard.keyDir)) return E.left(`${reference}: ${guard.keyDir.left}`);
     const path = resolvePath(guard.keyDir.right, reference.slice(5));
@@ -209,10 +211,11 @@ const parseDocument =
  * Reads a configuration file (YAML or JSON, a regular file of at most 16 MiB), decodes it and resolves every
  * key reference: the connections as core's `planConfiguration` takes them (each with its `keySource`, the
  * reference), or InvalidInput naming each bad place (never a value). Two connections may not share a
- * reference: each has its own key.
+ * reference: each has its own key. An unset key variable leaves its entry without `apiKey` (the plan then
+ * finds it unchanged, its key not checked, or says a key is needed), unless `requireKeys`.
  */
 export const readConfiguration =
-  (path: string, sources: KeySources): TaskEither<DomainError, readonly Record<string, string>[]> =>
+  (path: string, sources: KeySources, options: { readonly requireKeys?: boolean } = {}): TaskEither<DomainError, readonly Record<string, string>[]> =>
   async () => {
     const text = await readRegularFile(path, CONFIGURATION_FILE_MAX_BYTES)();
     const document = E.isLeft(text) ? text : await parseDocument(text.right)();
@@ -235,6 +238,10 @@ export const readConfiguration =
         continue;
       }
       firstUse.set(entry.right.apiKey, index);
+      if (options.requireKeys !== true && isUnsetKeyVariable(entry.right.apiKey, sources.env)) {
+        connections.push({ alias: entry.right.alias, orchestratorUrl: entry.right.orchestratorUrl, keySource: entry.right.apiKey });
+        continue;
+      }
       const apiKey = await resolveReference(entry.right.apiKey, sources.env, guard)();
       if (E.isLeft(apiKey)) errors.push({ field: `connections.${index}.apiKey`, message: apiKey.left });
       else connections.push({ ...entry.right, apiKey: apiKey.right, keySource: entry.right.apiKey });

@@ -356,7 +356,7 @@ describe("export and apply", { timeout: 120_000 }, () => {
     expect(refused.stderr).toContain("connections.0.apiKey");
     expect(refused.stderr).not.toContain(PARTNER_KEY);
     const unset = await writeConfiguration("unset.json", JSON.stringify({ connections: [{ alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_NOT_SET" }] }));
-    expect(await cli(dataDir, ["apply", "-f", unset])).toMatchObject({ code: 2, stderr: expect.stringContaining("env:SDWAN_APIKEY_NOT_SET: the variable is not set") });
+    expect(await cli(dataDir, ["apply", "-f", unset, "--require-keys"])).toMatchObject({ code: 2, stderr: expect.stringContaining("env:SDWAN_APIKEY_NOT_SET: the variable is not set") });
     expect((await cli(dataDir, ["apply"])).code).toBe(2);
   });
 });

@@ -107,6 +107,49 @@ describe("configuration files cannot reach the service's own secrets", { timeout
 
 // Issue 27, item 3: a file: reference reached any readable file (a copy or hard link of the master key,
 // another data directory's master key, ~/.git-credentials), and sent it to the orchestrator as the key.
+// Issue 30: `export`, then `apply --dry-run`, failed until every SDWAN_APIKEY_… variable was set.
+describe("an export planned back without its key variables", { timeout: 30_000 }, () => {
+  let dataDir: string;
+  const run = async (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await runCli(argv, {
+      stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
+      stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
+      readSecret: async () => stdin,
+      env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
+    });
+    return { code, stdout: stdout.join(""), stderr: stderr.join("") };
+  };
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "sdwan-cli-roundtrip-"));
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  it("is unchanged, its keys not checked; a changed URL or a new entry still needs its key; --require-keys needs every key", async () => {
+    for (const alias of ["lab", "edge"]) expect((await run(["add", alias, "https://vco.example.net/", "--force"], {}, `key-of-${alias}`)).code).toBe(0);
+    // The configuration file itself may be anywhere (only key references are fenced).
+    const path = join(dataDir, "sdwan.yaml");
+    await writeFile(path, (await run(["export"])).stdout);
+    const planned = await run(["apply", "-f", path, "--dry-run", "-o", "table"]);
+    expect(planned).toEqual({
+      code: 0,
+      stdout: "Plan: 0 to create, 0 to update, 0 to delete, 2 unchanged\n  = unchanged edge, key from env:SDWAN_APIKEY_EDGE (not set: key not checked)\n  = unchanged lab, key from env:SDWAN_APIKEY_LAB (not set: key not checked)\n",
+      stderr: "",
+    });
+    expect(JSON.parse((await run(["apply", "-f", path])).stdout)).toMatchObject({ results: [{ outcome: "unchanged" }, { outcome: "unchanged" }] });
+    const strict = await run(["apply", "-f", path, "--dry-run", "--require-keys"]);
+    expect(strict).toMatchObject({ code: 2, stdout: "" });
+    expect(strict.stderr).toContain("connections.0.apiKey: env:SDWAN_APIKEY_EDGE: the variable is not set; connections.1.apiKey: env:SDWAN_APIKEY_LAB: the variable is not set");
+    await writeFile(path, (await readFile(path, "utf8")).replace("https://vco.example.net/", "https://moved.example.net/") + "  - alias: new\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_NEW\n");
+    const needed = await run(["apply", "-f", path, "--dry-run"]);
+    expect(needed).toMatchObject({ code: 2, stdout: "" });
+    expect(needed.stderr).toContain("connections.0.apiKey: env:SDWAN_APIKEY_EDGE gives no key, and one is needed to create this connection or change its URL");
+    expect(needed.stderr).toContain("connections.2.apiKey: env:SDWAN_APIKEY_NEW gives no key");
+    expect(await run(["key-check", "lab"], {}, "key-of-lab")).toMatchObject({ code: 0 });
+  });
+});
+
 describe("file: references read only SDWAN_APIKEY_DIR, and no key is a master key", { timeout: 60_000 }, () => {
   let root: string;
   let dataDir: string;
