@@ -225,8 +225,8 @@ describe("export and apply", { timeout: 120_000 }, () => {
   let dataDir: string;
   let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
   let filesDir: string;
-  const env = () => ({ SDWAN_APIKEY_LAB: PARTNER_KEY, SDWAN_APIKEY_EDGE: "sample-partner-key-2" });
-  // Beside the data directory, not in it: key references may not reach the data directory.
+  const env = () => ({ SDWAN_APIKEY_LAB: PARTNER_KEY, SDWAN_APIKEY_EDGE: "sample-partner-key-2", SDWAN_APIKEY_DIR: filesDir });
+  // Beside the data directory, not in it: key references may not reach the data directory; key files are in SDWAN_APIKEY_DIR.
   const writeConfiguration = async (name: string, text: string) => {
     const path = join(filesDir, name);
     await writeFile(path, text);
@@ -255,7 +255,8 @@ describe("export and apply", { timeout: 120_000 }, () => {
     const dryRun = await cli(dataDir, ["apply", "-f", file, "--dry-run"], "", env());
     expect(dryRun.code).toBe(0);
     expect((JSON.parse(dryRun.stdout) as Outcome).plan.map((step) => `${step.action} ${step.alias}`)).toEqual(["create lab", "create edge"]);
-    expect(JSON.parse((await cli(dataDir, ["list"])).stdout)).toEqual([]);
+    // The dry run created nothing, not even the store.
+    expect(await cli(dataDir, ["list"])).toMatchObject({ code: 8, stdout: "" });
 
     const applied = await cli(dataDir, ["apply", "-f", file], "", env());
     expect(applied.code).toBe(0);

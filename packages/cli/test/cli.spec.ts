@@ -110,7 +110,7 @@ describe("the store: one rule, read commands never create one", () => {
     const dataDir = join(parent, "data");
     const planned = await run(["apply", "-f", file, "--dry-run", "-o", "table"], { dataDir, env: { SDWAN_APIKEY_LAB: "a-key" } });
     expect(planned).toEqual({ code: 0, stdout: "Plan: 1 to create, 0 to update, 0 to delete, 0 unchanged\n  + create    lab, key from env:SDWAN_APIKEY_LAB\n", stderr: "" });
-    expect((await run(["apply", "-f", file, "--dry-run"], { dataDir })).stderr).toContain("env:SDWAN_APIKEY_LAB: the variable is not set");
+    expect((await run(["apply", "-f", file, "--dry-run"], { dataDir })).stderr).toContain("env:SDWAN_APIKEY_LAB gives no key, and one is needed to create this connection");
     expect((await run(["add", "lab", "https://vco.example.net/", "--dry-run"], { dataDir, stdin: "a-key\n" })).code).toBe(8);
     expect(await readdir(parent)).toEqual([]);
     await rm(filesDir, { recursive: true, force: true });
