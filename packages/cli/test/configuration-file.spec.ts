@@ -7,23 +7,26 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
 import { keyVariable, readConfiguration } from "../src/configuration-file.js";
 
+/** runCli in this process on `dataDir`, `stdin` as the key when one is read. */
+const runOn = async (dataDir: string, argv: readonly string[], env: Record<string, string>, stdin: string) => {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCli(argv, {
+    stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
+    stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
+    readSecret: async () => stdin,
+    env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
+  });
+  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
+};
+
 // Issue 19, item 8: a configuration file comes from anyone, and its references must reach keys only.
 describe("configuration files cannot reach the service's own secrets", { timeout: 30_000 }, () => {
   let root: string;
   let dataDir: string;
   const masterKey = Buffer.alloc(32, 5).toString("base64");
 
-  const run = async (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => {
-    const stdout: string[] = [];
-    const stderr: string[] = [];
-    const code = await runCli(argv, {
-      stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
-      stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
-      readSecret: async () => stdin,
-      env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
-    });
-    return { code, stdout: stdout.join(""), stderr: stderr.join("") };
-  };
+  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => runOn(dataDir, argv, env, stdin);
   const configuration = async (apiKeys: readonly string[]) => {
     const path = join(root, `sdwan-${Math.random().toString(36).slice(2)}.yaml`);
     await writeFile(path, `connections:\n${apiKeys.map((apiKey, index) => `  - alias: c${index}\n    orchestratorUrl: https://vco.example.net/\n    apiKey: ${apiKey}\n`).join("")}`);
@@ -110,17 +113,7 @@ describe("configuration files cannot reach the service's own secrets", { timeout
 // Issue 30: `export`, then `apply --dry-run`, failed until every SDWAN_APIKEY_… variable was set.
 describe("an export planned back without its key variables", { timeout: 30_000 }, () => {
   let dataDir: string;
-  const run = async (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => {
-    const stdout: string[] = [];
-    const stderr: string[] = [];
-    const code = await runCli(argv, {
-      stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
-      stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
-      readSecret: async () => stdin,
-      env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
-    });
-    return { code, stdout: stdout.join(""), stderr: stderr.join("") };
-  };
+  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => runOn(dataDir, argv, env, stdin);
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "sdwan-cli-roundtrip-"));
   });
@@ -164,17 +157,8 @@ describe("file: references read only SDWAN_APIKEY_DIR, and no key is a master ke
   });
   let orchestratorUrl: string;
 
-  const run = async (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => {
-    const stdout: string[] = [];
-    const stderr: string[] = [];
-    const code = await runCli(argv, {
-      stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
-      stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
-      readSecret: async () => stdin,
-      env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", SDWAN_APIKEY_DIR: keyDir, SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000", ...env },
-    });
-    return { code, stdout: stdout.join(""), stderr: stderr.join("") };
-  };
+  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") =>
+    runOn(dataDir, argv, { SDWAN_APIKEY_DIR: keyDir, SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000", ...env }, stdin);
   const apply = async (apiKey: string, env: Record<string, string> = {}, extra: readonly string[] = []) => {
     const path = join(root, `sdwan-${Math.random().toString(36).slice(2)}.yaml`);
     await writeFile(path, `connections:\n  - alias: lab\n    orchestratorUrl: ${orchestratorUrl}\n    apiKey: ${apiKey}\n`);
