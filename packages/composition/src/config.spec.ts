@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { masterKey } from "@sdwan-connections/secrets";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "./config.js";
+import { loadConfig, processEnvironment } from "./config.js";
 
 const fails = (env: Record<string, string>) => {
   const result = loadConfig(env);
@@ -62,6 +62,7 @@ describe("loadConfig", () => {
       SDWAN_AUDIT_MAX_AGE_DAYS: "7",
       SDWAN_CONSOLE: "off",
       SDWAN_TRUSTED_PROXIES: " 10.42.0.0/16, ,fd00:10:244::/56,192.0.2.7 ",
+      SDWAN_APIKEY_DIR: "/etc/sdwan/keys",
     });
     expect(config).toMatchObject(
       E.right({
@@ -84,6 +85,7 @@ describe("loadConfig", () => {
           { address: "fd00:10:244::", prefix: 56, family: "ipv6" },
           { address: "192.0.2.7", prefix: 32, family: "ipv4" },
         ],
+        apiKeyDir: "/etc/sdwan/keys",
       }),
     );
   });
@@ -127,5 +129,14 @@ describe("loadConfig", () => {
     expect(fails({ SDWAN_MASTER_KEY: "super-secret-but-wrong" })).not.toContain("super-secret");
     expect(fails({ SDWAN_MASTER_KEY_PREVIOUS: "super-secret-but-wrong" })).not.toContain("super-secret");
     expect(fails({ SDWAN_ADMIN_USER: "root", SDWAN_ADMIN_PASSWORD: "pw" })).not.toContain("pw:");
+  });
+});
+
+describe("processEnvironment", () => {
+  // process.env scans the whole C environment at each read: with 100,000 variables, apply's lookups took minutes.
+  it("is a copy read once, not the live environment", () => {
+    const env = processEnvironment();
+    expect(env).not.toBe(process.env);
+    expect(env).toEqual({ ...process.env });
   });
 });

@@ -42,6 +42,8 @@ export interface Config {
   readonly trustedProxies: readonly Network[];
   /** Whether the REST service serves the operator console at /console/. */
   readonly console: boolean;
+  /** SDWAN_APIKEY_DIR: the one directory the CLI's `file:` key references read; undefined: they are refused. */
+  readonly apiKeyDir: string | undefined;
 }
 
 /** An IPv4 or IPv6 network: `address/prefix` (a bare address is one host). */
@@ -175,12 +177,17 @@ export const EnvCodecs = {
   SDWAN_AUDIT_MAX_ATTEMPTS: envValue("SDWAN_AUDIT_MAX_ATTEMPTS", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxAttempts)),
   SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
   SDWAN_CONSOLE: envValue("SDWAN_CONSOLE", oneOf(["on", "off"] as const), withDefault("on" as const)),
+  SDWAN_APIKEY_DIR: envValue<string | undefined>("SDWAN_APIKEY_DIR", text, optional),
 };
 
 const Env = t.type(EnvCodecs);
 
-/** The process's environment, for what else names a variable in it (the CLI's `env:NAME` key references). */
-export const processEnvironment = (): Readonly<Record<string, string | undefined>> => process.env;
+/**
+ * A copy of the process's environment, for what else names a variable in it (the CLI's `env:NAME` key
+ * references): read once. Each read of process.env itself scans the whole C environment, so with 100,000
+ * variables 100,000 lookups took minutes.
+ */
+export const processEnvironment = (): Readonly<Record<string, string | undefined>> => ({ ...process.env });
 
 /**
  * Reads the configuration from `env` (the process's environment unless given:
@@ -235,5 +242,6 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === undefined ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
     auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
     console: v.SDWAN_CONSOLE === "on",
+    apiKeyDir: v.SDWAN_APIKEY_DIR,
   });
 };

@@ -18,6 +18,7 @@ import { startupFailure } from "./startup-error.js";
 export { loadConfig, processEnvironment, type Config } from "./config.js";
 export { describeMissingStore, locateStore, type StoreLocation } from "./data-dir.js";
 export { offlineOrchestrator } from "./parts/orchestrator.js";
+export { MASTER_KEY_FILE } from "@sdwan-connections/secrets";
 
 export interface DirectOptions {
   /** Where the JSON logs go (default stdout); pino is loaded at the first line logged. */

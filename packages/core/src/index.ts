@@ -68,7 +68,7 @@ export { createHealthMonitor, type HealthChange, type HealthMonitor, type Health
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
 export { createProcessKeyFingerprints, hmacFingerprints, masterKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
 export { checkApiKey } from "./use-cases/check-api-key.js";
-export { applyPlan, planConfiguration, type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
+export { applyPlan, planConfiguration, planForNoStore, type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
 export type { Clock } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
 export { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";
