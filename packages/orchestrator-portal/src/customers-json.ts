@@ -277,7 +277,10 @@ const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: U
     let depth = 0;
     for (;;) {
       const byte = bytes[at];
-      if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (byte === QUOTE) {
+        at += 1;
+        passString();
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
         const close = byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
         at += 1;
         skipSpace();
@@ -293,9 +296,6 @@ const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: U
           continue;
         }
         at += 1;
-      } else if (byte === QUOTE) {
-        at += 1;
-        passString();
       } else if (byte === MINUS || isDigit(byte)) readNumber();
       else readLiteral();
       // A value passed: close the containers it ends, up to the next one's comma.
