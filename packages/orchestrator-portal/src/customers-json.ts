@@ -51,7 +51,8 @@ export const customersJsonOver = (customers: readonly Customer[], maxBytes: numb
  * It holds to `bound` as it goes: the answer is over it (left) as soon as its enterprise one past the bound
  * begins or the JSON written passes the bytes bound, and nothing more is read or written. An enterprise that
  * is not of the usual form stops the writing but not the counting (each further one is only passed, as
- * JSON), so an answer over the enterprises bound is refused before the general path parses it.
+ * JSON, however deeply it nests), so every answer over the enterprises bound is refused before the general
+ * path parses it.
  */
 export const readCustomersJson = (bytes: Uint8Array, bound: CustomersBound): E.Either<OverBound, O.Option<CustomerList>> => {
   try {
@@ -110,7 +111,6 @@ const PLUS = 0x2b;
 const DOT = 0x2e;
 const ZERO = 0x30;
 const NINE = 0x39;
-const MAX_DEPTH = 64;
 /** What a string held (`passString`'s answer). */
 const ESCAPED = 1;
 const NON_ASCII = 2;
@@ -257,38 +257,62 @@ const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: U
     return fail();
   };
 
-  /** Any JSON value, only checked and passed (`at` on its first byte). */
-  const skipValue = (depth: number): void => {
-    const byte = bytes[at];
-    if (byte === QUOTE) {
-      at += 1;
-      passString();
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (depth >= MAX_DEPTH) fail();
-      const close = byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
-      at += 1;
-      skipSpace();
-      if (bytes[at] === close) {
+  /** A member's key and colon, only checked and passed (`at` on its opening quote). */
+  const passKey = (): void => {
+    expect(QUOTE);
+    passString();
+    skipSpace();
+    expect(COLON);
+    skipSpace();
+  };
+
+  // The closing bytes of the containers `skipValue` is in, innermost last: a byte a level, grown as needed.
+  let closers = new Uint8Array(64);
+
+  /**
+   * Any JSON value, only checked and passed (`at` on its first byte). Without recursion, so a value nested at any
+   * depth is passed (and the enterprises after it counted) rather than overflowing the stack.
+   */
+  const skipValue = (): void => {
+    let depth = 0;
+    for (;;) {
+      const byte = bytes[at];
+      if (byte === QUOTE) {
         at += 1;
-        return;
-      }
-      for (;;) {
-        if (close === CLOSE_BRACE) {
-          expect(QUOTE);
-          passString();
-          skipSpace();
-          expect(COLON);
-          skipSpace();
+        passString();
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+        const close = byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+        at += 1;
+        skipSpace();
+        if (bytes[at] !== close) {
+          if (depth === closers.length) {
+            const grown = new Uint8Array(depth * 2);
+            grown.set(closers);
+            closers = grown;
+          }
+          closers[depth++] = close;
+          if (close === CLOSE_BRACE) passKey();
+          // On to the container's first value.
+          continue;
         }
-        skipValue(depth + 1);
-        skipSpace();
-        if (bytes[at] !== COMMA) break;
         at += 1;
+      } else if (byte === MINUS || isDigit(byte)) readNumber();
+      else readLiteral();
+      // A value passed: close the containers it ends, up to the next one's comma.
+      for (;;) {
+        if (depth === 0) return;
         skipSpace();
+        const close = closers[depth - 1] as number;
+        if (bytes[at] === COMMA) {
+          at += 1;
+          skipSpace();
+          if (close === CLOSE_BRACE) passKey();
+          break;
+        }
+        expect(close);
+        depth -= 1;
       }
-      expect(close);
-    } else if (byte === MINUS || isDigit(byte)) readNumber();
-    else readLiteral();
+    }
   };
 
   /** The known field a key names (`at` on its opening quote), or undefined for a field the mapping does not read. */
@@ -408,7 +432,7 @@ const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: U
       expect(COLON);
       skipSpace();
       // A repeated key: the last one counts, as in JSON.parse.
-      if (known === undefined) skipValue(0);
+      if (known === undefined) skipValue();
       else readField(known);
       skipSpace();
       if (bytes[at] !== COMMA) break;
@@ -445,7 +469,7 @@ const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: U
     for (;;) {
       if (count === bound.enterprises) throw OVER_ENTERPRISES;
       usual &&= readUsual(count > 0);
-      if (!usual) skipValue(0);
+      if (!usual) skipValue();
       count += 1;
       skipSpace();
       if (bytes[at] !== COMMA) break;

@@ -4,17 +4,18 @@
  * HTTP from the simulator, on the fast path and on the general one alike.
  */
 import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
 import type { CustomerList, OrchestratorError } from "@sdwan-connections/core";
 import { decodeDataset, startOrchestratorSimulator, type OrchestratorSimulator, type PartnerRecord } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readCustomersJson } from "../src/customers-json.js";
 import { createPortalOrchestrator, DEFAULT_CUSTOMERS_BOUND, type CustomersBound } from "../src/index.js";
 import { targetFor } from "./helpers.js";
 
 /** The smallest enterprise the API may send: about 24 bytes, each a customer of about 305. */
 const minimal = (count: number): object[] => Array.from({ length: count }, (_, i) => ({ id: i + 1, logicalId: `e${i + 1}` }));
-// An unmapped field nested deeper than the fast path reads: the answer goes to the general path (JSON.parse, io-ts).
-const deep = JSON.parse(`${"[".repeat(100)}${"]".repeat(100)}`) as unknown;
-const unusual = (count: number): object[] => [{ id: 0, logicalId: "e0", extra: deep }, ...minimal(count - 1)];
+// A key JSON.stringify escapes ("a\nb") is not the fast path's usual form: the answer goes to the general path (JSON.parse, io-ts).
+const unusual = (count: number): object[] => [{ id: 0, logicalId: "e0", "a\nb": 1 }, ...minimal(count - 1)];
 
 const partner = (enterpriseProxyId: number, enterprises: object[]) => ({ enterpriseProxyId, name: `partner ${enterpriseProxyId}`, keys: [`partner-key-${enterpriseProxyId}`], enterprises });
 const data = decodeDataset({
@@ -67,6 +68,9 @@ describe("the customers bound, over real HTTP", () => {
     ["an unusual form (general path)", SMALL_UNUSUAL],
   ])("%s: takes exactly the bound's enterprises and bytes, and refuses one more of either", async (_, of) => {
     const count = of.enterprises.length;
+    // Each case takes the path its name says.
+    const fast = readCustomersJson(new TextEncoder().encode(JSON.stringify(of.enterprises)), unbounded);
+    expect(E.isRight(fast) && O.isSome(fast.right)).toBe(of === SMALL);
     const bytes = bytesOf(await list(of, unbounded));
     expect(bytes).toBeGreaterThan(count * 290);
     expect(countOf(await list(of, { enterprises: count, replyBytes: bytes }))).toBe(count);
