@@ -14,6 +14,8 @@ const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/m
 
 export interface ServiceProcess {
   readonly url: string;
+  /** The process's id, to read its memory (`/proc/<pid>/status`). */
+  readonly pid: number;
   /** Calls the API as the environment's admin (SDWAN_ADMIN_USER / _PASSWORD). */
   call(method: string, path: string, options?: { readonly body?: unknown }): Promise<{ status: number; headers: Headers; text: string; json<T = unknown>(): T }>;
   /** Everything the process wrote so far (stdout and stderr). */
@@ -49,6 +51,7 @@ export const startServiceProcess = async (env: Record<string, string>): Promise<
   };
   return {
     url,
+    pid: child.pid as number,
     call: async (method, path, options = {}) => {
       const response = await fetch(`${url}${path}`, {
         method,

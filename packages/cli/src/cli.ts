@@ -1,4 +1,5 @@
 import { userInfo } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { describeError, type DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
@@ -10,6 +11,7 @@ import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { DEFAULT_WIDTH, json, table } from "./output.js";
 import { withProgress, type ProgressStream } from "./progress.js";
 import { describeSettings } from "./settings.js";
+import { loadYaml } from "./yaml.js";
 
 const PROGRAM = "sdwan-connections";
 export const VERSION = packageJson.version;
@@ -197,7 +199,7 @@ const outputFormat = (options: Options, stdout: OutputStream): E.Either<string, 
 const render = async (output: CommandOutput, format: OutputFormat, stdout: OutputStream): Promise<string> => {
   if ("message" in output) return output.message;
   if (format === "json") return json(output.data);
-  if (format === "yaml") return (await import("yaml")).default.stringify(output.data);
+  if (format === "yaml") return (await loadYaml()).stringify(output.data);
   return output.forPeople(stdout.columns || DEFAULT_WIDTH);
 };
 
@@ -252,14 +254,45 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   }
   const run = command as Command;
 
-  const { openService, loadConfig, locateStore, describeMissingStore, offlineOrchestrator, processEnvironment } = await composition();
-  const config = loadConfig(io.env);
+  const { openService, loadConfig, locateStore, describeMissingStore, offlineOrchestrator, processEnvironment, MASTER_KEY_FILE } = await composition();
+  // The environment read once: each read of process.env itself scans all of it.
+  const env = io.env ?? processEnvironment();
+  const config = loadConfig(env);
   if (E.isLeft(config)) return fail(EXIT.usage, config.left);
   const store = await locateStore(config.right);
+  const dataDir = store.kind === "lowdb" ? store.dataDir : config.right.dataDir;
+  const stop = new AbortController();
+  if (run.name === "apply") io.onStop?.((exitCode) => stop.abort(exitCode));
+  const context = {
+    args,
+    options,
+    // The audit trail's actor: the operating-system user who ran the command.
+    by: { name: `cli:${userInfo().username}` },
+    keySources: {
+      env,
+      keyDir: config.right.apiKeyDir,
+      dataDir,
+      masterKeyFile: join(dataDir, MASTER_KEY_FILE),
+      masterKeys: [...(config.right.masterKey === undefined ? [] : [config.right.masterKey]), ...config.right.previousMasterKeys].map(({ key }) => key),
+    },
+    signal: stop.signal,
+  };
+  // The command's work, with the progress indicator: its answer on standard output, or its error; the exit code.
+  const answer = async (work: TaskEither<DomainError, CommandOutput>): Promise<number> => {
+    const result = run.progress === undefined ? await work() : await withProgress(io.stderr, run.progress, work);
+    if (E.isLeft(result)) {
+      const code = exitCodeOf(result.left);
+      return fail(code, inCliWords(result.left, run), code === EXIT.usage ? hintFor(run) : undefined);
+    }
+    io.stdout.write(await render(result.right, format.right, io.stdout));
+    return result.right.exitCode ?? EXIT.ok;
+  };
   if (store.kind === "lowdb" && !store.exists) {
     // The completion script asks quietly: no store, no aliases.
     if (run.hidden === true) return EXIT.ok;
-    if (run.createsStore !== true) return fail(EXIT.noStore, describeMissingStore(store));
+    const withoutStore = run.withoutStore?.(options);
+    if (withoutStore !== undefined) return answer(withoutStore(context));
+    if (run.createsStore?.(options) !== true) return fail(EXIT.noStore, describeMissingStore(store));
     io.stderr.write(`${PROGRAM}: creating a new store in ${store.dataDir}${store.fromDefault ? " (SDWAN_DATA_DIR is not set: ./data in the current directory)" : ""}\n`);
   }
 
@@ -274,28 +307,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   })();
   if (E.isLeft(composed)) return fail(EXIT.usage, composed.left);
   const { service, close } = composed.right;
-  const stop = new AbortController();
-  if (run.name === "apply") io.onStop?.((exitCode) => stop.abort(exitCode));
   try {
-    const input = {
-      service,
-      args,
-      options,
-      apiKey,
-      // The audit trail's actor: the operating-system user who ran the command.
-      by: { name: `cli:${userInfo().username}` },
-      env: io.env ?? processEnvironment(),
-      dataDir: store.kind === "lowdb" ? store.dataDir : config.right.dataDir,
-      signal: stop.signal,
-    };
-    const work = () => run.run(input)();
-    const result = run.progress === undefined ? await work() : await withProgress(io.stderr, run.progress, work);
-    if (E.isLeft(result)) {
-      const code = exitCodeOf(result.left);
-      return fail(code, inCliWords(result.left, run), code === EXIT.usage ? hintFor(run) : undefined);
-    }
-    io.stdout.write(await render(result.right, format.right, io.stdout));
-    return result.right.exitCode ?? EXIT.ok;
+    return await answer(run.run({ ...context, service, apiKey }));
   } finally {
     // Once stopped, what is still under way is not waited for (a slow orchestrator): the store's writes are atomic.
     await (stopExitCode(stop.signal) === undefined ? close() : Promise.race([close(), new Promise((resolve) => setTimeout(resolve, 200))]));

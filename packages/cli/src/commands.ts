@@ -13,6 +13,7 @@ import {
   type ExpectedVersions,
   type ValidationResult,
   describeError,
+  planForNoStore,
   type Actor,
   type PlanStep,
   type StepResult,
@@ -24,7 +25,7 @@ import {
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
-import { exportConfiguration, KEY_VARIABLE_PREFIX, readConfiguration } from "./configuration-file.js";
+import { exportConfiguration, KEY_VARIABLE_PREFIX, readConfiguration, type KeySources } from "./configuration-file.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { cell, record, table } from "./output.js";
@@ -59,10 +60,8 @@ export interface CommandInput {
   readonly apiKey: string | undefined;
   /** Who runs the command, for the audit trail. */
   readonly by: Actor;
-  /** The environment, for `env:SDWAN_APIKEY_…` key references. */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The data directory, which key references may not reach. */
-  readonly dataDir: string;
+  /** Where `env:` and `file:` key references may read, and what no key may be. */
+  readonly keySources: KeySources;
   /** Aborted by SIGINT or SIGTERM (apply stops at once, saying what it applied). */
   readonly signal: AbortSignal;
 }
@@ -82,9 +81,11 @@ export interface Command extends CommandSpec {
   readonly readsKey?: (options: CommandInput["options"]) => boolean;
   /** Whether it may call an orchestrator (validations, customers); the others run with the composition's offline one. */
   readonly asksOrchestrator?: boolean;
-  /** Whether it creates the store when there is none yet (the writes that add); the others refuse a missing store. */
-  readonly createsStore?: boolean;
+  /** Whether, with these options, it creates the store when there is none yet (the writes that add, never a dry run); the others refuse a missing store. */
+  readonly createsStore?: (options: CommandInput["options"]) => boolean;
   run(input: CommandInput): TE.TaskEither<DomainError, CommandOutput>;
+  /** What it does, with these options, where no store is yet, without creating one (a dry run's plan); undefined: see `createsStore`. */
+  readonly withoutStore?: (options: CommandInput["options"]) => ((input: Omit<CommandInput, "service" | "apiKey">) => TE.TaskEither<DomainError, CommandOutput>) | undefined;
 }
 
 const message = (text: string): CommandOutput => ({ message: text });
@@ -155,7 +156,10 @@ const describePlan = (steps: readonly PlanStep[]): string => {
   const count = (action: PlanStep["action"]) => steps.filter((step) => step.action === action).length;
   return [
     `Plan: ${count("create")} to create, ${count("update")} to update, ${count("delete")} to delete, ${count("unchanged")} unchanged`,
-    ...steps.map((step) => `  ${SYMBOLS[step.action]} ${step.action.padEnd(9)} ${step.alias}${step.action === "update" ? ` (${step.fields.join(", ")})` : ""}`),
+    ...steps.map(
+      (step) =>
+        `  ${SYMBOLS[step.action]} ${step.action.padEnd(9)} ${step.alias}${step.action === "update" ? ` (${step.fields.join(", ")})` : ""}${"keySource" in step && step.keySource !== undefined ? `, key from ${step.keySource}` : ""}${"keyChecked" in step ? " (not set: key not checked)" : ""}`,
+    ),
     "",
   ].join("\n");
 };
@@ -203,6 +207,35 @@ const detailsOutput = (details: ConnectionDetails): CommandOutput => {
   return { data, forPeople: (width) => record(fieldsOf(data), width) };
 };
 
+/**
+ * apply: the file read, planned by `plan`, then printed (a dry run) or carried out through `service`; a dry
+ * run needs no service (where no store is yet, it has none).
+ */
+const applyConfiguration = (
+  { options, keySources, by, signal }: Omit<CommandInput, "service" | "apiKey">,
+  plan: ConnectionService["planConfiguration"],
+  service?: ConnectionService,
+): TE.TaskEither<DomainError, CommandOutput> =>
+  typeof options["file"] !== "string"
+    ? TE.left(invalidInput([{ field: "--file", message: "is required: apply -f FILE" }]))
+    : pipe(
+        readConfiguration(options["file"], keySources, { requireKeys: options["require-keys"] === true }),
+        TE.flatMap((connections) => plan(connections, { prune: options["prune"] === true })),
+        TE.flatMap((planned) =>
+          options["dry-run"] === true || service === undefined
+            ? TE.right<DomainError, CommandOutput>({ data: { plan: planned.steps }, forPeople: () => describePlan(planned.steps) })
+            : TE.fromTask(async (): Promise<CommandOutput> => {
+                const force = options["force"] === true;
+                const results = await service.applyPlan(planned, { force, by, signal, concurrency: force ? APPLY_CONCURRENCY.forced : APPLY_CONCURRENCY.validated });
+                return {
+                  data: { plan: planned.steps, results: results.map((result) => ({ action: result.step.action, alias: result.step.alias, ...resultView(result) })) },
+                  forPeople: () => `${describePlan(planned.steps)}\n${describeResults(results)}`,
+                  exitCode: applyExitCode(results, stopExitCode(signal)),
+                };
+              }),
+        ),
+      );
+
 /** Every command, in the order `--help` lists them. Their names, arguments, options and exit codes are the CLI's interface. */
 export const COMMANDS: readonly Command[] = [
   {
@@ -234,7 +267,7 @@ export const COMMANDS: readonly Command[] = [
     },
     progress: "asking the orchestrator",
     readsKey: () => true,
-    createsStore: true,
+    createsStore: (options) => options["dry-run"] !== true,
     notes: KEY_NOTE,
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
       TE.map((outcome: keyof typeof ANSWER_TEXT) => message(`${ANSWER_TEXT[outcome]}\n`))(
@@ -369,36 +402,19 @@ export const COMMANDS: readonly Command[] = [
       file: { type: "string", short: "f", value: "file", description: "the configuration file (YAML or JSON, at most 16 MiB), as `export` writes it" },
       "dry-run": { type: "boolean", description: "print the plan only" },
       prune: { type: "boolean", description: "also delete the connections the file does not name" },
+      "require-keys": { type: "boolean", description: "refuse an entry whose key variable is not set (by default it is unchanged if its URL is, its key not checked)" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...OUTPUT_OPTIONS,
     },
     progress: "applying",
-    createsStore: true,
+    createsStore: (options) => options["dry-run"] !== true,
     notes: [
-      `Keys come from references: env:${KEY_VARIABLE_PREFIX}NAME (only variables with that prefix) or file:PATH (a regular file of at most 16 KiB, outside the data directory); two connections may not share one.`,
+      `Keys come from references: env:${KEY_VARIABLE_PREFIX}NAME (only variables with that prefix) or file:NAME (a regular file of at most 16 KiB in the directory SDWAN_APIKEY_DIR names, which file: references need); two connections may not share one, and none may be a master key. The plan says where each key comes from. An entry whose variable is not set is unchanged if its connection is stored at that URL (key not checked), else refused; --require-keys refuses it anyway.`,
       "Each entry is validated with its orchestrator unless --force. A step that fails does not stop the others; the output says which were applied and which were not, and the exit code is that of the first failure.",
-      "Applying the same file again changes nothing. Ctrl-C or SIGTERM stops it at once, saying what was applied.",
+      "Applying the same file again changes nothing. Ctrl-C or SIGTERM stops it at once, saying what was applied. A dry run creates nothing: where no store is yet, its plan creates every entry.",
     ].join(" "),
-    run: ({ service, options, env, dataDir, by, signal }) =>
-      typeof options["file"] !== "string"
-        ? TE.left(invalidInput([{ field: "--file", message: "is required: apply -f FILE" }]))
-        : pipe(
-            readConfiguration(options["file"] as string, env, dataDir),
-            TE.flatMap((connections) => service.planConfiguration(connections, { prune: options["prune"] === true })),
-            TE.flatMap((plan) =>
-              options["dry-run"] === true
-                ? TE.right<DomainError, CommandOutput>({ data: { plan: plan.steps }, forPeople: () => describePlan(plan.steps) })
-                : TE.fromTask(async (): Promise<CommandOutput> => {
-                    const force = options["force"] === true;
-                    const results = await service.applyPlan(plan, { force, by, signal, concurrency: force ? APPLY_CONCURRENCY.forced : APPLY_CONCURRENCY.validated });
-                    return {
-                      data: { plan: plan.steps, results: results.map((result) => ({ action: result.step.action, alias: result.step.alias, ...resultView(result) })) },
-                      forPeople: () => `${describePlan(plan.steps)}\n${describeResults(results)}`,
-                      exitCode: applyExitCode(results, stopExitCode(signal)),
-                    };
-                  }),
-            ),
-          ),
+    run: (input) => applyConfiguration(input, input.service.planConfiguration, input.service),
+    withoutStore: (options) => (options["dry-run"] === true ? (input) => applyConfiguration(input, planForNoStore) : undefined),
   },
   {
     name: "health",

@@ -225,8 +225,8 @@ describe("export and apply", { timeout: 120_000 }, () => {
   let dataDir: string;
   let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
   let filesDir: string;
-  const env = () => ({ SDWAN_APIKEY_LAB: PARTNER_KEY, SDWAN_APIKEY_EDGE: "sample-partner-key-2" });
-  // Beside the data directory, not in it: key references may not reach the data directory.
+  const env = () => ({ SDWAN_APIKEY_LAB: PARTNER_KEY, SDWAN_APIKEY_EDGE: "sample-partner-key-2", SDWAN_APIKEY_DIR: filesDir });
+  // Beside the data directory, not in it: key references may not reach the data directory; key files are in SDWAN_APIKEY_DIR.
   const writeConfiguration = async (name: string, text: string) => {
     const path = join(filesDir, name);
     await writeFile(path, text);
@@ -255,7 +255,8 @@ describe("export and apply", { timeout: 120_000 }, () => {
     const dryRun = await cli(dataDir, ["apply", "-f", file, "--dry-run"], "", env());
     expect(dryRun.code).toBe(0);
     expect((JSON.parse(dryRun.stdout) as Outcome).plan.map((step) => `${step.action} ${step.alias}`)).toEqual(["create lab", "create edge"]);
-    expect(JSON.parse((await cli(dataDir, ["list"])).stdout)).toEqual([]);
+    // The dry run created nothing, not even the store.
+    expect(await cli(dataDir, ["list"])).toMatchObject({ code: 8, stdout: "" });
 
     const applied = await cli(dataDir, ["apply", "-f", file], "", env());
     expect(applied.code).toBe(0);
@@ -336,6 +337,19 @@ describe("export and apply", { timeout: 120_000 }, () => {
     }
   });
 
+  // Issue 27: yaml's warning about an unknown tag quoted the line around it, key included, on standard error.
+  it("never prints a key written inline behind a YAML tag, whatever the library would warn (the process's whole output)", async () => {
+    const inlineKey = "sk-live-4f9a8b7c6d5e-inline";
+    const tagged = await writeConfiguration("tagged.yaml", `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: !secret ${inlineKey}\n`);
+    for (const args of [["apply", "-f", tagged, "--dry-run"], ["apply", "-f", tagged]]) {
+      const run = await binary(dataDir, args, "", { ...env(), SDWAN_LOG_LEVEL: "debug" });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toContain("connections.0.apiKey");
+      expect(run.stdout + run.stderr).not.toContain(inlineKey);
+      expect(run.stdout + run.stderr).not.toContain("sk-live");
+    }
+  });
+
   it("refuses a file holding a key itself, or naming an unset variable, naming the place and never the value", async () => {
     const literal = await writeConfiguration("literal.yaml", `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: ${PARTNER_KEY}\n`);
     const refused = await cli(dataDir, ["apply", "-f", literal], "", env());
@@ -343,7 +357,7 @@ describe("export and apply", { timeout: 120_000 }, () => {
     expect(refused.stderr).toContain("connections.0.apiKey");
     expect(refused.stderr).not.toContain(PARTNER_KEY);
     const unset = await writeConfiguration("unset.json", JSON.stringify({ connections: [{ alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_NOT_SET" }] }));
-    expect(await cli(dataDir, ["apply", "-f", unset])).toMatchObject({ code: 2, stderr: expect.stringContaining("env:SDWAN_APIKEY_NOT_SET: the variable is not set") });
+    expect(await cli(dataDir, ["apply", "-f", unset, "--require-keys"])).toMatchObject({ code: 2, stderr: expect.stringContaining("env:SDWAN_APIKEY_NOT_SET: the variable is not set") });
     expect((await cli(dataDir, ["apply"])).code).toBe(2);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -100,6 +100,20 @@ describe("the store: one rule, read commands never create one", () => {
     expect(await readdir(parent)).toEqual([]);
     // The completion script asks quietly.
     expect(await run(["__complete", "aliases"], { dataDir })).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  // Issue 27: a dry run created the data directory, its master key and the store.
+  it("a dry run creates nothing: apply plans every entry created, add --dry-run finds no store", async () => {
+    const filesDir = await mkdtemp(join(tmpdir(), "sdwan-cli-file-"));
+    const file = join(filesDir, "sdwan.yaml");
+    await writeFile(file, "connections:\n  - alias: lab\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_LAB\n");
+    const dataDir = join(parent, "data");
+    const planned = await run(["apply", "-f", file, "--dry-run", "-o", "table"], { dataDir, env: { SDWAN_APIKEY_LAB: "a-key" } });
+    expect(planned).toEqual({ code: 0, stdout: "Plan: 1 to create, 0 to update, 0 to delete, 0 unchanged\n  + create    lab, key from env:SDWAN_APIKEY_LAB\n", stderr: "" });
+    expect((await run(["apply", "-f", file, "--dry-run"], { dataDir })).stderr).toContain("env:SDWAN_APIKEY_LAB gives no key, and one is needed to create this connection");
+    expect((await run(["add", "lab", "https://vco.example.net/", "--dry-run"], { dataDir, stdin: "a-key\n" })).code).toBe(8);
+    expect(await readdir(parent)).toEqual([]);
+    await rm(filesDir, { recursive: true, force: true });
   });
 
   it("an add creates the store, saying where", async () => {

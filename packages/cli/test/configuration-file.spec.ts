@@ -1,10 +1,24 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { copyFile, link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
-import { keyVariable } from "../src/configuration-file.js";
+import { keyVariable, readConfiguration } from "../src/configuration-file.js";
+
+/** runCli in this process on `dataDir`, `stdin` as the key when one is read. */
+const runOn = async (dataDir: string, argv: readonly string[], env: Record<string, string>, stdin: string) => {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCli(argv, {
+    stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
+    stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
+    readSecret: async () => stdin,
+    env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
+  });
+  return { code, stdout: stdout.join(""), stderr: stderr.join("") };
+};
 
 // Issue 19, item 8: a configuration file comes from anyone, and its references must reach keys only.
 describe("configuration files cannot reach the service's own secrets", { timeout: 30_000 }, () => {
@@ -12,24 +26,14 @@ describe("configuration files cannot reach the service's own secrets", { timeout
   let dataDir: string;
   const masterKey = Buffer.alloc(32, 5).toString("base64");
 
-  const run = async (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => {
-    const stdout: string[] = [];
-    const stderr: string[] = [];
-    const code = await runCli(argv, {
-      stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
-      stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
-      readSecret: async () => stdin,
-      env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
-    });
-    return { code, stdout: stdout.join(""), stderr: stderr.join("") };
-  };
+  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => runOn(dataDir, argv, env, stdin);
   const configuration = async (apiKeys: readonly string[]) => {
     const path = join(root, `sdwan-${Math.random().toString(36).slice(2)}.yaml`);
     await writeFile(path, `connections:\n${apiKeys.map((apiKey, index) => `  - alias: c${index}\n    orchestratorUrl: https://vco.example.net/\n    apiKey: ${apiKey}\n`).join("")}`);
     return path;
   };
   const refusal = async (apiKey: string, env: Record<string, string> = {}) => {
-    const result = await run(["apply", "-f", await configuration([apiKey]), "--force"], { SDWAN_APIKEY_C0: "a-key", ...env });
+    const result = await run(["apply", "-f", await configuration([apiKey]), "--force"], { SDWAN_APIKEY_C0: "a-key", SDWAN_APIKEY_DIR: root, ...env });
     expect(result.code, apiKey).toBe(2);
     expect(result.stdout).toBe("");
     return result.stderr;
@@ -101,5 +105,182 @@ describe("configuration files cannot reach the service's own secrets", { timeout
     expect(applied.results.map(({ outcome }) => outcome)).toEqual(aliases.map(() => "applied"));
     // Each connection got its own key, not another's.
     for (const alias of aliases) expect(await run(["key-check", alias], {}, `key-of-${alias}`), alias).toMatchObject({ code: 0 });
+  });
+});
+
+// Issue 27, item 3: a file: reference reached any readable file (a copy or hard link of the master key,
+// another data directory's master key, ~/.git-credentials), and sent it to the orchestrator as the key.
+// Issue 30: `export`, then `apply --dry-run`, failed until every SDWAN_APIKEY_… variable was set.
+describe("an export planned back without its key variables", { timeout: 30_000 }, () => {
+  let dataDir: string;
+  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => runOn(dataDir, argv, env, stdin);
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "sdwan-cli-roundtrip-"));
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  it("is unchanged, its keys not checked; a changed URL or a new entry still needs its key; --require-keys needs every key", async () => {
+    for (const alias of ["lab", "edge"]) expect((await run(["add", alias, "https://vco.example.net/", "--force"], {}, `key-of-${alias}`)).code).toBe(0);
+    // The configuration file itself may be anywhere (only key references are fenced).
+    const path = join(dataDir, "sdwan.yaml");
+    await writeFile(path, (await run(["export"])).stdout);
+    const planned = await run(["apply", "-f", path, "--dry-run", "-o", "table"]);
+    expect(planned).toEqual({
+      code: 0,
+      stdout: "Plan: 0 to create, 0 to update, 0 to delete, 2 unchanged\n  = unchanged edge, key from env:SDWAN_APIKEY_EDGE (not set: key not checked)\n  = unchanged lab, key from env:SDWAN_APIKEY_LAB (not set: key not checked)\n",
+      stderr: "",
+    });
+    expect(JSON.parse((await run(["apply", "-f", path])).stdout)).toMatchObject({ results: [{ outcome: "unchanged" }, { outcome: "unchanged" }] });
+    const strict = await run(["apply", "-f", path, "--dry-run", "--require-keys"]);
+    expect(strict).toMatchObject({ code: 2, stdout: "" });
+    expect(strict.stderr).toContain("connections.0.apiKey: env:SDWAN_APIKEY_EDGE: the variable is not set; connections.1.apiKey: env:SDWAN_APIKEY_LAB: the variable is not set");
+    await writeFile(path, (await readFile(path, "utf8")).replace("https://vco.example.net/", "https://moved.example.net/") + "  - alias: new\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_NEW\n");
+    const needed = await run(["apply", "-f", path, "--dry-run"]);
+    expect(needed).toMatchObject({ code: 2, stdout: "" });
+    expect(needed.stderr).toContain("connections.0.apiKey: env:SDWAN_APIKEY_EDGE gives no key, and one is needed to create this connection or change its URL");
+    expect(needed.stderr).toContain("connections.2.apiKey: env:SDWAN_APIKEY_NEW gives no key");
+    expect(await run(["key-check", "lab"], {}, "key-of-lab")).toMatchObject({ code: 0 });
+  });
+});
+
+describe("file: references read only SDWAN_APIKEY_DIR, and no key is a master key", { timeout: 60_000 }, () => {
+  let root: string;
+  let dataDir: string;
+  let keyDir: string;
+  const currentKey = Buffer.alloc(32, 5).toString("base64");
+  const previousKey = Buffer.alloc(32, 6).toString("base64");
+  // A fake orchestrator: every token it is sent.
+  const tokens: string[] = [];
+  const orchestrator = createServer((request, response) => {
+    tokens.push(`${request.headers.authorization ?? ""}${request.headers["x-api-key"] ?? ""}${request.url ?? ""}`);
+    response.writeHead(401).end();
+  });
+  let orchestratorUrl: string;
+
+  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") =>
+    runOn(dataDir, argv, { SDWAN_APIKEY_DIR: keyDir, SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000", ...env }, stdin);
+  const apply = async (apiKey: string, env: Record<string, string> = {}, extra: readonly string[] = []) => {
+    const path = join(root, `sdwan-${Math.random().toString(36).slice(2)}.yaml`);
+    await writeFile(path, `connections:\n  - alias: lab\n    orchestratorUrl: ${orchestratorUrl}\n    apiKey: ${apiKey}\n`);
+    return run(["apply", "-f", path, ...extra], env);
+  };
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "sdwan-cli-keydir-"));
+    dataDir = join(root, "data");
+    keyDir = join(root, "keys");
+    await mkdir(keyDir);
+    await new Promise<void>((resolve) => orchestrator.listen(0, "127.0.0.1", resolve));
+    const address = orchestrator.address();
+    orchestratorUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/`;
+    tokens.length = 0;
+  });
+  afterEach(async () => {
+    await new Promise((resolve) => orchestrator.close(resolve));
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("refuses file: references until SDWAN_APIKEY_DIR is set, saying to set it", async () => {
+    await writeFile(join(keyDir, "lab.key"), "a-key\n");
+    const refused = await apply(`file:${join(keyDir, "lab.key")}`, { SDWAN_APIKEY_DIR: "" });
+    expect(refused).toMatchObject({ code: 2, stdout: "" });
+    expect(refused.stderr).toContain("file: references are refused until SDWAN_APIKEY_DIR names the one directory key files are read from");
+    expect(tokens).toEqual([]);
+  });
+
+  it("refuses what is outside the directory, its links resolved, and every copy or link of a master key; nothing is sent", async () => {
+    // The store and its generated master key, made by a first apply.
+    await writeFile(join(keyDir, "first.key"), "first-key\n");
+    expect((await apply("file:first.key", {}, ["--force"])).code).toBe(0);
+    const masterKey = await readFile(join(dataDir, "master.key"), "utf8");
+    await link(join(dataDir, "master.key"), join(keyDir, "linked.key"));
+    await copyFile(join(dataDir, "master.key"), join(keyDir, "copied.key"));
+    await writeFile(join(keyDir, "hex.key"), Buffer.from(masterKey.trim(), "base64").toString("hex"));
+    // Another data directory's (the running service's) master key, and a user's credentials.
+    await mkdir(join(root, "service-data"));
+    await writeFile(join(root, "service-data", "master.key"), `${currentKey}\n`);
+    await mkdir(join(root, "home"));
+    await writeFile(join(root, "home", ".git-credentials"), "https://user:token@git.example.net\n");
+    await writeFile(join(root, "home", ".pgpass"), "db:5432:*:user:password\n");
+    await symlink(join(root, "home", ".git-credentials"), join(keyDir, "innocent.key"));
+    const cases: [string, string][] = [
+      ["file:linked.key", "is the data directory's master key (a hard link to it)"],
+      ["file:copied.key", "is a master key of this deployment, never an apiKey"],
+      ["file:hex.key", "is a master key of this deployment, never an apiKey"],
+      ["file:innocent.key", `is outside SDWAN_APIKEY_DIR (${keyDir})`],
+      ["file:../home/.pgpass", `is outside SDWAN_APIKEY_DIR (${keyDir})`],
+      [`file:${join(root, "home", ".git-credentials")}`, `is outside SDWAN_APIKEY_DIR (${keyDir})`],
+      [`file:${join(root, "service-data", "master.key")}`, `is outside SDWAN_APIKEY_DIR (${keyDir})`],
+      [`file:${join(dataDir, "master.key")}`, "is in the data directory (SDWAN_DATA_DIR)"],
+    ];
+    for (const [reference, problem] of cases) {
+      const refused = await apply(reference);
+      expect(refused.code, reference).toBe(2);
+      expect(refused.stderr).toContain(`connections.0.apiKey: ${reference}: ${problem}`);
+      expect(refused.stderr + refused.stdout).not.toContain(masterKey.trim());
+    }
+    expect(tokens).toEqual([]);
+  });
+
+  it("refuses a key that is SDWAN_MASTER_KEY or one of SDWAN_MASTER_KEY_PREVIOUS, from a file or a variable", async () => {
+    const env = { SDWAN_MASTER_KEY: currentKey, SDWAN_MASTER_KEY_PREVIOUS: previousKey };
+    await writeFile(join(keyDir, "current.key"), `${currentKey}\n`);
+    await writeFile(join(keyDir, "previous.key"), previousKey);
+    for (const [reference, extra] of [
+      ["file:current.key", {}],
+      ["file:previous.key", {}],
+      ["env:SDWAN_APIKEY_LAB", { SDWAN_APIKEY_LAB: previousKey }],
+    ] as const) {
+      const refused = await apply(reference, { ...env, ...extra });
+      expect(refused.code, reference).toBe(2);
+      expect(refused.stderr).toContain(`connections.0.apiKey: ${reference}: is a master key of this deployment, never an apiKey`);
+    }
+    expect(tokens).toEqual([]);
+  });
+
+  it("reads a key file named in the directory (links inside it too); the plan says where each key comes from, never the key", async () => {
+    await writeFile(join(keyDir, "lab.key"), "the-lab-key\n");
+    await mkdir(join(keyDir, "team"));
+    await symlink(join(keyDir, "lab.key"), join(keyDir, "team", "lab.key"));
+    const path = join(root, "two.yaml");
+    await writeFile(
+      path,
+      `connections:\n  - alias: lab\n    orchestratorUrl: ${orchestratorUrl}\n    apiKey: file:team/lab.key\n  - alias: edge\n    orchestratorUrl: ${orchestratorUrl}\n    apiKey: env:SDWAN_APIKEY_EDGE\n`,
+    );
+    const env = { SDWAN_APIKEY_EDGE: "the-edge-key" };
+    const dryRun = await run(["apply", "-f", path, "--dry-run", "-o", "table"], env);
+    expect(dryRun).toMatchObject({ code: 0, stdout: expect.stringContaining("+ create    lab, key from file:team/lab.key\n") });
+    expect(dryRun.stdout).toContain("+ create    edge, key from env:SDWAN_APIKEY_EDGE\n");
+    const applied = await run(["apply", "-f", path, "--force"], env);
+    expect(applied.code).toBe(0);
+    expect((JSON.parse(applied.stdout) as { plan: unknown[] }).plan).toEqual([
+      { action: "create", alias: "lab", fields: ["orchestratorUrl", "apiKey"], keySource: "file:team/lab.key" },
+      { action: "create", alias: "edge", fields: ["orchestratorUrl", "apiKey"], keySource: "env:SDWAN_APIKEY_EDGE" },
+    ]);
+    for (const output of [dryRun, applied]) expect(output.stdout + output.stderr).not.toMatch(/the-(lab|edge)-key/);
+    expect(await run(["key-check", "lab"], {}, "the-lab-key")).toMatchObject({ code: 0 });
+  });
+});
+
+// Issue 27: yaml's Node build read process.env twice a token, and each read scans the whole environment:
+// with 100,000 SDWAN_APIKEY_… variables, applying 100,000 connections took minutes.
+describe("reading a configuration file", () => {
+  it("reads the environment it is given, never process.env, whatever the file's size", async () => {
+    const root = await mkdtemp(join(tmpdir(), "sdwan-cli-env-"));
+    const live = process.env;
+    const read: (string | symbol)[] = [];
+    try {
+      const path = join(root, "many.yaml");
+      await writeFile(path, `connections:\n${Array.from({ length: 1_000 }, (_, i) => `  - alias: c${i}\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_C${i}\n`).join("")}`);
+      const env = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`SDWAN_APIKEY_C${i}`, `key-${i}`]));
+      process.env = new Proxy(live, { get: (target, name) => (read.push(name), Reflect.get(target, name)) });
+      const connections = await readConfiguration(path, { env, keyDir: undefined, dataDir: join(root, "data"), masterKeyFile: join(root, "data", "master.key"), masterKeys: [] })();
+      process.env = live;
+      expect(connections).toMatchObject({ right: { length: 1_000 } });
+      expect(read).toEqual([]);
+    } finally {
+      process.env = live;
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { masterKey } from "@sdwan-connections/secrets";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "./config.js";
+import { loadConfig, processEnvironment } from "./config.js";
 
 const fails = (env: Record<string, string>) => {
   const result = loadConfig(env);
@@ -26,10 +26,12 @@ describe("loadConfig", () => {
         viewers: [],
         orchestratorTimeoutMs: 10_000,
         customersCacheTtlMs: 60_000,
+        customersBound: { enterprises: 100_000, replyBytes: 32 * 1024 * 1024 },
         orchestratorAllowedHosts: undefined,
         logLevel: "info",
         loginMaxFailures: 10,
         loginWindowMs: 60_000,
+        trustedProxies: [],
         auditRetention: { maxEntries: 10_000, maxAttempts: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 },
         console: true,
       }),
@@ -51,12 +53,16 @@ describe("loadConfig", () => {
       SDWAN_VIEWERS: "ann, bob,,",
       SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2500",
       SDWAN_CUSTOMERS_CACHE_TTL_MS: "0",
+      SDWAN_CUSTOMERS_MAX_ENTERPRISES: "5000",
+      SDWAN_CUSTOMERS_MAX_REPLY_BYTES: "2097152",
       SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: " VCO.example.net, ,[::1],10.0.0.1 ",
       SDWAN_LOG_LEVEL: "debug",
       SDWAN_AUDIT_MAX_ENTRIES: "500",
       SDWAN_AUDIT_MAX_ATTEMPTS: "2000",
       SDWAN_AUDIT_MAX_AGE_DAYS: "7",
       SDWAN_CONSOLE: "off",
+      SDWAN_TRUSTED_PROXIES: " 10.42.0.0/16, ,fd00:10:244::/56,192.0.2.7 ",
+      SDWAN_APIKEY_DIR: "/etc/sdwan/keys",
     });
     expect(config).toMatchObject(
       E.right({
@@ -69,10 +75,17 @@ describe("loadConfig", () => {
         viewers: ["ann", "bob"],
         orchestratorTimeoutMs: 2500,
         customersCacheTtlMs: 0,
+        customersBound: { enterprises: 5_000, replyBytes: 2_097_152 },
         orchestratorAllowedHosts: ["vco.example.net", "::1", "10.0.0.1"],
         logLevel: "debug",
         auditRetention: { maxEntries: 500, maxAttempts: 2_000, maxAgeMs: 7 * 24 * 3600 * 1000 },
         console: false,
+        trustedProxies: [
+          { address: "10.42.0.0", prefix: 16, family: "ipv4" },
+          { address: "fd00:10:244::", prefix: 56, family: "ipv6" },
+          { address: "192.0.2.7", prefix: 32, family: "ipv4" },
+        ],
+        apiKeyDir: "/etc/sdwan/keys",
       }),
     );
   });
@@ -91,12 +104,18 @@ describe("loadConfig", () => {
     ],
     [{ SDWAN_LOG_LEVEL: "loud" }, "SDWAN_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent"],
     [{ SDWAN_CUSTOMERS_CACHE_TTL_MS: "-1" }, "SDWAN_CUSTOMERS_CACHE_TTL_MS: must be an integer from 0 to 86400000"],
+    [{ SDWAN_CUSTOMERS_MAX_ENTERPRISES: "0" }, "SDWAN_CUSTOMERS_MAX_ENTERPRISES: must be an integer from 1 to 10000000"],
+    [{ SDWAN_CUSTOMERS_MAX_REPLY_BYTES: "1023" }, "SDWAN_CUSTOMERS_MAX_REPLY_BYTES: must be an integer from 1024 to 1073741824"],
     [{ SDWAN_ORCHESTRATOR_TIMEOUT_MS: "0" }, "SDWAN_ORCHESTRATOR_TIMEOUT_MS: must be an integer from 1 to 600000"],
     [{ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "good.example, bad host" }, "SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: must be a comma-separated list of host names or IP addresses"],
     [{ SDWAN_ADMIN_USER: "root" }, "SDWAN_ADMIN_PASSWORD: must be set when SDWAN_ADMIN_USER is"],
     [{ SDWAN_ADMIN_USER: "root", SDWAN_ADMIN_PASSWORD: "short" }, "SDWAN_ADMIN_PASSWORD: must be 8 to 1024 characters"],
     [{ SDWAN_STORAGE: "postgres" }, "SDWAN_DATABASE_URL: must be set when SDWAN_STORAGE=postgres"],
     [{ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: "mysql://x" }, "SDWAN_DATABASE_URL: must be a postgres:// or postgresql:// URL"],
+    [{ SDWAN_TRUSTED_PROXIES: "10.0.0.0/8, ingress.local" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
+    [{ SDWAN_TRUSTED_PROXIES: "10.0.0.0/33" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
+    [{ SDWAN_TRUSTED_PROXIES: "fd00::/129" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
+    [{ SDWAN_TRUSTED_PROXIES: "10.0.0.0/8/8" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
     [{ SDWAN_VIEWERS: "ann" }, "SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set"],
   ])("refuses %j with one line naming the variable", (env, line) => {
     expect(fails(env)).toBe(line);
@@ -110,5 +129,14 @@ describe("loadConfig", () => {
     expect(fails({ SDWAN_MASTER_KEY: "super-secret-but-wrong" })).not.toContain("super-secret");
     expect(fails({ SDWAN_MASTER_KEY_PREVIOUS: "super-secret-but-wrong" })).not.toContain("super-secret");
     expect(fails({ SDWAN_ADMIN_USER: "root", SDWAN_ADMIN_PASSWORD: "pw" })).not.toContain("pw:");
+  });
+});
+
+describe("processEnvironment", () => {
+  // process.env scans the whole C environment at each read: with 100,000 variables, apply's lookups took minutes.
+  it("is a copy read once, not the live environment", () => {
+    const env = processEnvironment();
+    expect(env).not.toBe(process.env);
+    expect(env).toEqual({ ...process.env });
   });
 });

@@ -25,6 +25,8 @@ export interface Config {
   readonly viewers: readonly string[];
   readonly orchestratorTimeoutMs: number;
   readonly customersCacheTtlMs: number;
+  /** The bound on one partner's customers (`SDWAN_CUSTOMERS_MAX_ENTERPRISES`, `SDWAN_CUSTOMERS_MAX_REPLY_BYTES`): beyond it the orchestrator answered garbage. */
+  readonly customersBound: { readonly enterprises: number; readonly replyBytes: number };
   /** The interval of background health checks (ms); undefined: off. */
   readonly healthIntervalMs: number | undefined;
   /** How long audit entries are kept: the newest `maxEntries` changes and, apart, `maxAttempts` other entries; none older than `maxAgeMs`. */
@@ -36,8 +38,19 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly loginMaxFailures: number;
   readonly loginWindowMs: number;
+  /** SDWAN_TRUSTED_PROXIES: the networks whose X-Forwarded-For names the client (none: the peer is the client). */
+  readonly trustedProxies: readonly Network[];
   /** Whether the REST service serves the operator console at /console/. */
   readonly console: boolean;
+  /** SDWAN_APIKEY_DIR: the one directory the CLI's `file:` key references read; undefined: they are refused. */
+  readonly apiKeyDir: string | undefined;
+}
+
+/** An IPv4 or IPv6 network: `address/prefix` (a bare address is one host). */
+export interface Network {
+  readonly address: string;
+  readonly prefix: number;
+  readonly family: "ipv4" | "ipv6";
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -115,6 +128,19 @@ const hostList = (raw: string): E.Either<string, readonly string[] | undefined> 
   return E.right(hosts.length === 0 ? undefined : hosts);
 };
 
+const network = (raw: string): E.Either<string, Network> => {
+  const [address = "", prefix, ...rest] = raw.split("/");
+  const version = isIP(address);
+  const bits = version === 4 ? 32 : 128;
+  if (version === 0 || rest.length > 0 || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
+    return E.left("must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)");
+  }
+  return E.right({ address, prefix: prefix === undefined ? bits : Number(prefix), family: version === 4 ? "ipv4" : "ipv6" });
+};
+
+const networkList = (raw: string): E.Either<string, readonly Network[]> =>
+  E.traverseArray(network)(raw.split(",").map((item) => item.trim()).filter((item) => item !== ""));
+
 /** The environment, one codec per variable, in the order of docs/interface.md §6. */
 export const EnvCodecs = {
   SDWAN_HOST: envValue("SDWAN_HOST", listenHost, withDefault("127.0.0.1")),
@@ -138,22 +164,30 @@ export const EnvCodecs = {
   SDWAN_VIEWERS: envValue("SDWAN_VIEWERS", list, withDefault<readonly string[]>([])),
   SDWAN_ORCHESTRATOR_TIMEOUT_MS: envValue("SDWAN_ORCHESTRATOR_TIMEOUT_MS", integer(1, 600_000), withDefault(10_000)),
   SDWAN_CUSTOMERS_CACHE_TTL_MS: envValue("SDWAN_CUSTOMERS_CACHE_TTL_MS", integer(0, 86_400_000), withDefault(60_000)),
+  SDWAN_CUSTOMERS_MAX_ENTERPRISES: envValue("SDWAN_CUSTOMERS_MAX_ENTERPRISES", integer(1, 10_000_000), withDefault(100_000)),
+  SDWAN_CUSTOMERS_MAX_REPLY_BYTES: envValue("SDWAN_CUSTOMERS_MAX_REPLY_BYTES", integer(1_024, 1_073_741_824), withDefault(33_554_432)),
   SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: envValue<readonly string[] | undefined>("SDWAN_ORCHESTRATOR_ALLOWED_HOSTS", hostList, optional),
   SDWAN_ORCHESTRATOR_CA_FILE: envValue<string | undefined>("SDWAN_ORCHESTRATOR_CA_FILE", text, optional),
   SDWAN_LOG_LEVEL: envValue("SDWAN_LOG_LEVEL", oneOf(LOG_LEVELS), withDefault<LogLevel>("info")),
   SDWAN_LOGIN_MAX_FAILURES: envValue("SDWAN_LOGIN_MAX_FAILURES", integer(1, 1_000_000), withDefault(10)),
   SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
+  SDWAN_TRUSTED_PROXIES: envValue("SDWAN_TRUSTED_PROXIES", networkList, withDefault<readonly Network[]>([])),
   SDWAN_HEALTH_INTERVAL_S: envValue<number | undefined>("SDWAN_HEALTH_INTERVAL_S", integer(5, 86_400), optional),
   SDWAN_AUDIT_MAX_ENTRIES: envValue("SDWAN_AUDIT_MAX_ENTRIES", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxEntries)),
   SDWAN_AUDIT_MAX_ATTEMPTS: envValue("SDWAN_AUDIT_MAX_ATTEMPTS", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxAttempts)),
   SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
   SDWAN_CONSOLE: envValue("SDWAN_CONSOLE", oneOf(["on", "off"] as const), withDefault("on" as const)),
+  SDWAN_APIKEY_DIR: envValue<string | undefined>("SDWAN_APIKEY_DIR", text, optional),
 };
 
 const Env = t.type(EnvCodecs);
 
-/** The process's environment, for what else names a variable in it (the CLI's `env:NAME` key references). */
-export const processEnvironment = (): Readonly<Record<string, string | undefined>> => process.env;
+/**
+ * A copy of the process's environment, for what else names a variable in it (the CLI's `env:NAME` key
+ * references): read once. Each read of process.env itself scans the whole C environment, so with 100,000
+ * variables 100,000 lookups took minutes.
+ */
+export const processEnvironment = (): Readonly<Record<string, string | undefined>> => ({ ...process.env });
 
 /**
  * Reads the configuration from `env` (the process's environment unless given:
@@ -198,13 +232,16 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     viewers: v.SDWAN_VIEWERS,
     orchestratorTimeoutMs: v.SDWAN_ORCHESTRATOR_TIMEOUT_MS,
     customersCacheTtlMs: v.SDWAN_CUSTOMERS_CACHE_TTL_MS,
+    customersBound: { enterprises: v.SDWAN_CUSTOMERS_MAX_ENTERPRISES, replyBytes: v.SDWAN_CUSTOMERS_MAX_REPLY_BYTES },
     orchestratorAllowedHosts: v.SDWAN_ORCHESTRATOR_ALLOWED_HOSTS,
     orchestratorCaFile: v.SDWAN_ORCHESTRATOR_CA_FILE,
     logLevel: v.SDWAN_LOG_LEVEL,
     loginMaxFailures: v.SDWAN_LOGIN_MAX_FAILURES,
     loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,
+    trustedProxies: v.SDWAN_TRUSTED_PROXIES,
     healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === undefined ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
     auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
     console: v.SDWAN_CONSOLE === "on",
+    apiKeyDir: v.SDWAN_APIKEY_DIR,
   });
 };

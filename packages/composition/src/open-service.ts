@@ -19,6 +19,7 @@ export { loadConfig, processEnvironment, type Config } from "./config.js";
 export { describeMissingStore } from "./data-dir.js";
 export { offlineOrchestrator } from "./parts/orchestrator.js";
 export { locateStore, type StoreLocation } from "./stores.js";
+export { MASTER_KEY_FILE } from "@sdwan-connections/secrets";
 
 /** Values that replace what the configuration would open; what is given here is the caller's to close. */
 export interface ServiceOverrides {

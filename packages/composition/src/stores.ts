@@ -44,8 +44,16 @@ const STORES: Record<Config["storage"], Store> = {
       );
       return { title: "embedded (lowdb)", kind: "lowdb", dataDir, fromDefault: config.dataDirFromDefault, exists };
     },
-    open: (config, keyring) =>
-      TE.mapLeft(describeError)(openLowdbStorage({ dataDir: config.dataDir, keyring, auditRetention: config.auditRetention, failureWindowMs: config.loginWindowMs })),
+    open: (config, keyring, logger) =>
+      TE.mapLeft(describeError)(
+        openLowdbStorage({
+          dataDir: config.dataDir,
+          keyring,
+          auditRetention: config.auditRetention,
+          failureWindowMs: config.loginWindowMs,
+          onWarning: (line) => logger.warn({ problem: line }, "lowdb"),
+        }),
+      ),
   },
   /**
    * A pool on SDWAN_DATABASE_URL, the schema migrated, the master key checked against the stored rows, and

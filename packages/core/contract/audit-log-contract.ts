@@ -62,7 +62,7 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
       expect((await run(log.list({ limit: 100 }))).map((entry) => entry.id)).toEqual(recent.slice(1).map((entry) => entry.id).reverse());
     });
 
-    it("keeps changes and attempts apart: no flood of refused or failed attempts and health changes pushes a change out", async () => {
+    it("keeps changes and attempts apart: no flood of refused, failed or unchanging attempts and health changes pushes a change out", async () => {
       const retention = { maxEntries: 20, maxAttempts: 50, maxAgeMs: 60 * 60_000 };
       const logs = [await options.make(retention), await options.make(retention)];
       const changes = [
@@ -74,6 +74,7 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
       const kinds = [
         { action: "add", outcome: "failed", failure: "ValidationRefused" },
         { action: "update", outcome: "failed", failure: "NotFound" },
+        { action: "update", outcome: "unchanged", failure: null },
         { action: "dry-run", outcome: "succeeded", failure: null },
         { action: "health-change", outcome: "succeeded", failure: null, detail: "valid → unreachable" },
         { action: "key-check", outcome: "failed", failure: "KeyMismatch" },

@@ -137,12 +137,15 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       expect(stored.orchestratorUrl).toBe(longUrl);
     });
 
-    it("keeps data for every repository over the same store", async () => {
+    it("keeps data for every repository over the same store, and shows each its changes at once, with their versions", async () => {
       await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET })));
+      const before = (await run(repository.get(alias("lab")))).version;
       const other = await options.make();
       expect((await run(other.get(alias("lab")))).apiKey.reveal()).toBe(SECRET);
-      await run(other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
-      expect((await run(repository.get(alias("lab")))).orchestratorUrl).toBe("https://moved.example.net");
+      // The customers cache relies on it: a list is cached for one version, read from the repository before each request.
+      const moved = await run(other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
+      expect(moved.version).toBeGreaterThan(before);
+      expect(await run(repository.get(alias("lab")))).toMatchObject({ orchestratorUrl: "https://moved.example.net", version: moved.version });
     });
 
     it("never persists an apiKey in plain text, base64 or hex", async () => {
@@ -275,16 +278,18 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
     it("records the entry a write is given with its change, visible through the store's audit log and from every repository", async () => {
       const other = await options.make();
       const entries: AuditEntry[] = [];
-      const entry = (overrides: Partial<AuditEntry>) => {
+      // The entry given to a write; the store records it, or `recordedAs` it.
+      const entry = (overrides: Partial<AuditEntry>, recordedAs: Partial<AuditEntry> = {}) => {
         const made = anAuditEntry({ alias: alias("lab"), ...overrides });
-        entries.push(made);
+        entries.push({ ...made, ...recordedAs });
         return made;
       };
       await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET }), entry({ action: "add", fields: ["alias", "orchestratorUrl", "apiKey"] })));
       const added = await run(other.get(alias("lab")));
       await run(other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }, [added.version], entry({ action: "update", fields: ["orchestratorUrl"] })));
-      // An update that changes nothing still answers a request that succeeded: its entry is recorded too.
-      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(SECRET) }, undefined, entry({ action: "update", fields: ["apiKey"] })));
+      // An update that changes nothing still answers a request that succeeded: its entry is recorded too, as what it
+      // is, an attempt that changed nothing (regression: it counted as a change, and 300 of them pushed changes out).
+      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(SECRET) }, undefined, entry({ action: "update", fields: ["apiKey"] }, { outcome: "unchanged" })));
       await run(repository.resealKeys(entry({ action: "rotate-master-key", alias: null, fields: [], validation: "not-asked" })));
       await run(other.delete(alias("LAB"), undefined, entry({ action: "delete", fields: [], validation: "not-asked" })));
       const audit = await options.audit();

@@ -1,3 +1,4 @@
+import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import type { FailureCounter } from "../src/index.js";
 import { expectRight as run } from "../testing/run.js";
@@ -6,6 +7,11 @@ import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
 export interface FailureCounterContractOptions extends StoreUnderTest {
   /** A counter over the store under test, with a window of `windowMs`; every counter it returns shares the same counts (as other instances would). */
   make(windowMs: number): Promise<FailureCounter>;
+  /**
+   * Takes the shared count away from `counter` alone (its database connections cut, say) while `meanwhile` runs,
+   * then gives it back. Absent for a counter whose count is never out of reach (one process's memory).
+   */
+  interrupt?(counter: FailureCounter, meanwhile: () => Promise<void>): Promise<void>;
 }
 
 const WINDOW_MS = 60_000;
@@ -49,5 +55,19 @@ export const describeFailureCounterContract = (name: string, options: FailureCou
       expect((await run(counter.peek("a"))).count).toBe(0);
       expect((await run(counter.add("a"))).count).toBe(1);
     });
+
+    const { interrupt } = options;
+    // Only a count that can be out of reach has this case: one process's memory always answers.
+    if (interrupt !== undefined) {
+      it("fails rather than counting where other instances cannot see, while the shared count is out of reach", async () => {
+        const [cut, other] = [await options.make(WINDOW_MS), await options.make(WINDOW_MS)];
+        await run(cut.add("a"));
+        await interrupt(cut, async () => {
+          for (let i = 0; i < 3; i += 1) expect(E.isLeft(await cut.add("a")())).toBe(true);
+          expect((await run(other.add("a"))).count).toBe(2);
+        });
+        expect((await run(cut.add("a"))).count).toBe(3);
+      });
+    }
   });
 };

@@ -33,6 +33,20 @@ export const describeStorageContract = (name: string, options: StorageContractOp
       }
     });
 
+    it("fingerprints a connection's key the same after a reopen, and the same key on another connection differently", async () => {
+      const key = aConnection({ apiKey: "the-key" }).apiKey;
+      const first = await options.open();
+      const before = first.fingerprints.fingerprint(lab, key);
+      expect(first.fingerprints.fingerprint("other" as Alias, key)).not.toBe(before);
+      await first.close();
+      const second = await options.open();
+      try {
+        expect(second.fingerprints.fingerprint(lab, key)).toBe(before);
+      } finally {
+        await second.close();
+      }
+    });
+
     it("answers from every part once opened: ping, changes, fingerprints, health, failures", async () => {
       const storage = await options.open();
       try {
@@ -43,8 +57,8 @@ export const describeStorageContract = (name: string, options: StorageContractOp
         unsubscribe();
         expect(heard).toEqual([lab]);
         const key = aConnection({ apiKey: "the-key" }).apiKey;
-        expect(storage.fingerprints.fingerprint(key)).toBe(storage.fingerprints.fingerprint(key));
-        expect(storage.fingerprints.fingerprint(key)).not.toContain("the-key");
+        expect(storage.fingerprints.fingerprint(lab, key)).toBe(storage.fingerprints.fingerprint(lab, key));
+        expect(storage.fingerprints.fingerprint(lab, key)).not.toContain("the-key");
         expect(await run(storage.health.list())).toEqual([]);
         expect((await run(storage.failures.add("203.0.113.9"))).count).toBe(1);
       } finally {

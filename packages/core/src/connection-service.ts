@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type ValidationOutcome } from "./domain/audit.js";
+import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type AuditOutcome, type ValidationOutcome } from "./domain/audit.js";
 import { AliasCodec, type Alias } from "./domain/codecs.js";
 import type { ConnectionSummary } from "./domain/connection.js";
 import type { CustomerList } from "./domain/customer-list.js";
@@ -56,6 +56,10 @@ const validationOf = (subject: Subject, result: E.Either<DomainError, unknown>):
   if (E.isRight(result)) return "valid";
   return result.left._tag === "ValidationRefused" ? "invalid" : "not-asked";
 };
+
+// An update that changed nothing answers `unchanged` (UpdateConnectionOutcome): an attempt, not a change.
+const outcomeOf = (result: E.Either<DomainError, unknown>): AuditOutcome =>
+  E.isLeft(result) ? "failed" : result.right === "unchanged" ? "unchanged" : "succeeded";
 
 /**
  * A view of `repository` whose writes carry `entry()`, the audit entry of their success, so the store records
@@ -124,7 +128,7 @@ const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOptions) =
       requestId: by?.requestId ?? null,
       ...subject,
       validation: validationOf(subject, result),
-      outcome: E.isRight(result) ? "succeeded" : "failed",
+      outcome: outcomeOf(result),
       failure: E.isLeft(result) ? result.left._tag : null,
       detail: null,
     };
@@ -269,7 +273,7 @@ export interface ConnectionService {
 export const createConnectionService = (options: ConnectionServiceOptions): ConnectionService => {
   const { repository, changes, fingerprints, audit, health: ledger } = options.storage;
   // Every identification (add, update, validate, customers, health) is remembered, for the customers' single round trip.
-  const identities = createIdentityMemory(fingerprints);
+  const identities = createIdentityMemory();
   const orchestrator = identities.remembering(options.orchestrator);
   const customersCache = createCustomersCache({
     ttlMs: options.customersCacheTtlMs ?? DEFAULT_CUSTOMERS_CACHE_TTL_MS,

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createConnectionService } from "./connection-service.js";
 import { orchestratorTimedOut } from "./domain/errors.js";
-import type { HealthChange } from "./health-monitor.js";
+import { createHealthMonitor, type HealthChange } from "./health-monitor.js";
+import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
 import { createInMemoryStorage } from "./memory-storage.js";
+import type { HealthLedger } from "./ports/health-ledger.js";
 import type { Orchestrator } from "./ports/orchestrator.js";
 import { expectRight, TEST_KEYS } from "../testing/index.js";
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
@@ -32,7 +34,7 @@ const world = () => {
   const changes: HealthChange[] = [];
   const instance = () =>
     createConnectionService({ storage, orchestrator: slow, health: { intervalMs: HOUR, onChange: (change) => void changes.push(change) } });
-  return { orchestrator, instances: [instance(), instance()], changes, mostAtOnce: () => mostAtOnce };
+  return { repository: storage.repository, orchestrator, slow, instances: [instance(), instance()], changes, mostAtOnce: () => mostAtOnce };
 };
 
 describe("background health", () => {
@@ -69,5 +71,31 @@ describe("background health", () => {
     expect(changes.map(({ alias, from, to }) => `${alias}: ${from} → ${to}`)).toEqual(["lab: unknown → valid"]);
     const audited = (await expectRight(one.listAudit({ alias: "lab" }))).entries.filter((entry) => entry.action === "health-change");
     expect(audited).toMatchObject([{ actor: "health-monitor", alias: "lab", detail: "unknown → valid" }]);
+  });
+
+  it("claims connections ahead of their checks, so that a ledger that batches its writes gets many claims at once", async () => {
+    const { repository, orchestrator, slow, instances, mostAtOnce } = world();
+    const [one] = instances as [ReturnType<typeof createConnectionService>];
+    for (let i = 0; i < 40; i += 1) await expectRight(one.addConnection({ alias: `c${i}`, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    const memory = createInMemoryHealthLedger();
+    // A ledger whose claims take a while, as a write to a file or a database does; counting how many wait at once.
+    let claiming = 0;
+    let mostClaims = 0;
+    const ledger: HealthLedger = {
+      ...memory,
+      claim: (alias, window) => async () => {
+        claiming += 1;
+        mostClaims = Math.max(mostClaims, claiming);
+        await new Promise((done) => setTimeout(done, 5));
+        claiming -= 1;
+        return memory.claim(alias, window)();
+      },
+    };
+    orchestrator.calls.identify = 0;
+    await createHealthMonitor({ repository, orchestrator: slow, ledger, intervalMs: HOUR, lookahead: 16 }).round();
+    expect(orchestrator.calls.identify).toBe(40);
+    expect((await expectRight(memory.list())).every((health) => health.state === "valid")).toBe(true);
+    expect(mostClaims).toBe(16);
+    expect(mostAtOnce()).toBe(4);
   });
 });

@@ -16,6 +16,11 @@ export interface HealthMonitorOptions {
   readonly intervalMs: number;
   /** Checks running at once, at most (default 4). */
   readonly concurrency?: number;
+  /**
+   * Connections claimed ahead of their checks, at most (default 256): a ledger that batches its writes (the
+   * embedded store's rewrites one file) then writes many claims and records at once, not a few per check.
+   */
+  readonly lookahead?: number;
   readonly onChange?: (change: HealthChange) => void;
   /** After each round (e.g. to refresh metrics). */
   readonly onRound?: () => void;
@@ -23,29 +28,37 @@ export interface HealthMonitorOptions {
   readonly onError?: (error: DomainError) => void;
 }
 
-/**
- * Periodic revalidation of every connection. Time is cut into intervals;
- * in each, every instance runs one round at a random moment (jitter), and a
- * connection is checked by the one instance that claims it for that
- * interval in the shared ledger. A round checks at most `concurrency`
- * connections at once, and never one that is still being checked.
- */
-export const createHealthMonitor = ({ repository, orchestrator, ledger, intervalMs, concurrency = 4, onChange, onRound, onError }: HealthMonitorOptions) => {
-  const states = createHealthStates({ ledger, repository, onChange, onError });
-  const checking = new Set<string>();
-  // At most `concurrency` checks at once in this instance, whatever rounds overlap.
+/** Runs at most `limit` tasks at once; the others wait their turn, in order. */
+const createLimiter = (limit: number) => {
   let active = 0;
   const waiting: (() => void)[] = [];
-  const limited = async (work: () => Promise<void>): Promise<void> => {
-    while (active >= concurrency) await new Promise<void>((resume) => waiting.push(resume));
+  return async <A>(work: () => Promise<A>): Promise<A> => {
+    while (active >= limit) await new Promise<void>((resume) => waiting.push(resume));
     active += 1;
     try {
-      await work();
+      return await work();
     } finally {
       active -= 1;
       waiting.shift()?.();
     }
   };
+};
+
+/**
+ * Periodic revalidation of every connection. Time is cut into intervals;
+ * in each, every instance runs one round at a random moment (jitter), and a
+ * connection is checked by the one instance that claims it for that
+ * interval in the shared ledger. A round checks at most `concurrency`
+ * connections at once, and never one that is still being checked; claims
+ * run ahead of the checks, so that a ledger can write many at once.
+ */
+export const createHealthMonitor = ({ repository, orchestrator, ledger, intervalMs, concurrency = 4, lookahead = 256, onChange, onRound, onError }: HealthMonitorOptions) => {
+  const states = createHealthStates({ ledger, repository, onChange, onError });
+  const checking = new Set<string>();
+  // In this instance, whatever rounds overlap: at most `lookahead` connections between their claim and their
+  // record, of which at most `concurrency` asking the orchestrator.
+  const ahead = createLimiter(lookahead);
+  const asking = createLimiter(concurrency);
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> | undefined;
   let stopped = true;
@@ -58,10 +71,12 @@ export const createHealthMonitor = ({ repository, orchestrator, ledger, interval
       const claimed = await ledger.claim(alias, window)();
       if (E.isLeft(claimed)) return onError?.(claimed.left);
       if (!claimed.right) return;
-      const stored = await repository.get(alias)();
-      if (E.isLeft(stored)) return stored.left._tag === "NotFound" ? undefined : onError?.(stored.left);
-      const { check: done } = await identifyAsCheck(orchestrator, stored.right)();
-      await states.record(stored.right, done)();
+      const checked = await asking(async () => {
+        const stored = await repository.get(alias)();
+        if (E.isLeft(stored)) return stored.left._tag === "NotFound" ? undefined : onError?.(stored.left);
+        return { connection: stored.right, check: (await identifyAsCheck(orchestrator, stored.right)()).check };
+      });
+      if (checked !== undefined) await states.record(checked.connection, checked.check)();
     } finally {
       checking.delete(key);
     }
@@ -72,7 +87,7 @@ export const createHealthMonitor = ({ repository, orchestrator, ledger, interval
     const window = Math.floor(Date.now() / intervalMs);
     const listed = await repository.list()();
     if (E.isLeft(listed)) return onError?.(listed.left);
-    await Promise.all(listed.right.map((connection) => limited(() => check(connection, window))));
+    await Promise.all(listed.right.map((connection) => ahead(() => check(connection, window))));
     onRound?.();
   };
 

@@ -1,13 +1,14 @@
+import { createHmac, randomBytes } from "node:crypto";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
+import type { ApiKey } from "./domain/api-key.js";
 import type { Identity, OrchestratorTarget } from "./domain/connection.js";
-import type { KeyFingerprints } from "./ports/key-fingerprints.js";
 import type { Orchestrator } from "./ports/orchestrator.js";
 
 /**
  * What the last identification of each key learned, so that the customers
  * of a partner whose identity is known cost one round trip (the listing), not
- * two. Keyed by the orchestrator URL and the key's keyed fingerprint, never by
+ * two. Keyed by the orchestrator URL and a keyed digest of the key, never by
  * the key itself: another key, or the same key at another URL, finds nothing
  * and is identified first, so an operator's key is never taken for a
  * partner's. Never used to answer a validation (that always asks).
@@ -26,9 +27,15 @@ export interface IdentityMemory {
 /** Enough for every connection of a large deployment; past it, the oldest entries go first. */
 const MAX_ENTRIES = 10_000;
 
-export const createIdentityMemory = (fingerprints: KeyFingerprints): IdentityMemory => {
+/** An HMAC under a secret of this process: the memory is never shown, and is shared by every connection with the key. */
+const processDigest = (): ((apiKey: ApiKey) => string) => {
+  const secret = randomBytes(32);
+  return (apiKey) => createHmac("sha256", secret).update(apiKey.reveal(), "utf8").digest("base64url");
+};
+
+export const createIdentityMemory = (digest: (apiKey: ApiKey) => string = processDigest()): IdentityMemory => {
   const identities = new Map<string, Identity>();
-  const keyOf = (target: OrchestratorTarget) => `${fingerprints.fingerprint(target.apiKey)} ${target.orchestratorUrl}`;
+  const keyOf = (target: OrchestratorTarget) => `${digest(target.apiKey)} ${target.orchestratorUrl}`;
   const remember = (target: OrchestratorTarget, identity: Identity) => {
     const key = keyOf(target);
     identities.delete(key);

@@ -41,6 +41,7 @@ export {
   AUDITED_FIELDS,
   decodeAuditQuery,
   DEFAULT_AUDIT_RETENTION,
+  entryAsWritten,
   isAuditedChange,
   retainedAuditEntries,
   selectAuditPage,
@@ -48,6 +49,7 @@ export {
   type AuditAction,
   type AuditEntry,
   type AuditFailure,
+  type AuditOutcome,
   type AuditQuery,
   type AuditRetention,
   type AuditedField,
@@ -65,7 +67,7 @@ export { createInMemoryFailureCounter } from "./memory-failure-counter.js";
 export type { HealthChange, HealthMonitor, HealthMonitorOptions } from "./health-monitor.js";
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
 export { createProcessKeyFingerprints, hmacFingerprints, masterKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
-export { type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
+export { planForNoStore, type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
 export type { Clock } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
 export { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";

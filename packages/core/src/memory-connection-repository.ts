@@ -1,6 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import type { AuditEntry } from "./domain/audit.js";
+import { entryAsWritten, type AuditEntry } from "./domain/audit.js";
 import { aliasKey } from "./domain/codecs.js";
 import type { ExpectedVersions, StoredConnection } from "./domain/connection.js";
 import { alreadyExists, notFound, versionMismatch, type DomainError } from "./domain/errors.js";
@@ -30,16 +30,22 @@ const writesOf = new WeakMap<InMemoryConnectionStore, Promise<unknown>>();
  * A write, run when the task runs (not when it is built, as with a real store), after the store's earlier
  * writes: `check` finds what to change or fails, the entry is recorded, then `apply` changes the Map. Nothing
  * can fail after the entry is recorded, so the two are one step; an entry that cannot be recorded fails the
- * write before any change.
+ * write before any change. `changes` tells whether the checked write will change anything (see `entryAsWritten`).
  */
 const write =
-  <S, A>(store: InMemoryConnectionStore, entry: AuditEntry | undefined, check: () => E.Either<DomainError, S>, apply: (checked: S) => A): TaskEither<DomainError, A> =>
+  <S, A>(
+    store: InMemoryConnectionStore,
+    entry: AuditEntry | undefined,
+    check: () => E.Either<DomainError, S>,
+    apply: (checked: S) => A,
+    changes: (checked: S) => boolean = () => true,
+  ): TaskEither<DomainError, A> =>
   () => {
     const run: TaskEither<DomainError, A> = async () => {
       const checked = check();
       if (E.isLeft(checked)) return checked;
       if (entry !== undefined) {
-        const recorded = await store.audit.record(entry)();
+        const recorded = await store.audit.record(entryAsWritten(entry, changes(checked.right)))();
         if (E.isLeft(recorded)) return recorded;
       }
       return E.right(apply(checked.right));
@@ -80,20 +86,22 @@ export const createInMemoryConnectionRepository = (store: InMemoryConnectionStor
         },
         () => void connections.set(aliasKey(connection.alias), { ...connection, version: nextVersion(), apiKeySetAt: new Date() }),
       ),
-    update: (alias, change, expected, entry) =>
-      write(
+    update: (alias, change, expected, entry) => {
+      const sameKey = (existing: StoredConnection) => change.apiKey === undefined || change.apiKey.reveal() === existing.apiKey.reveal();
+      const changes = (existing: StoredConnection) => !sameKey(existing) || (change.orchestratorUrl !== undefined && change.orchestratorUrl !== existing.orchestratorUrl);
+      return write(
         store,
         entry,
         () => current(alias, expected),
         (existing) => {
-          const sameUrl = change.orchestratorUrl === undefined || change.orchestratorUrl === existing.orchestratorUrl;
-          const sameKey = change.apiKey === undefined || change.apiKey.reveal() === existing.apiKey.reveal();
-          if (sameUrl && sameKey) return existing;
-          const updated = { ...existing, ...change, version: nextVersion(), apiKeySetAt: sameKey ? existing.apiKeySetAt : new Date() };
+          if (!changes(existing)) return existing;
+          const updated = { ...existing, ...change, version: nextVersion(), apiKeySetAt: sameKey(existing) ? existing.apiKeySetAt : new Date() };
           connections.set(aliasKey(alias), updated);
           return updated;
         },
-      ),
+        changes,
+      );
+    },
     delete: (alias, expected, entry) =>
       write(
         store,

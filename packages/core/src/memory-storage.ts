@@ -2,7 +2,7 @@ import { createInMemoryFailureCounter } from "./memory-failure-counter.js";
 import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
 import { createInMemoryConnectionRepository, createInMemoryConnectionStore, type InMemoryConnectionStore } from "./memory-connection-repository.js";
 import { createInProcessConnectionChanges } from "./ports/connection-changes.js";
-import { createProcessKeyFingerprints } from "./ports/key-fingerprints.js";
+import { createProcessKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
 import type { Storage } from "./ports/storage.js";
 
 export interface InMemoryStorageOptions {
@@ -12,11 +12,19 @@ export interface InMemoryStorageOptions {
   readonly failureWindowMs?: number;
 }
 
+// One store, one deployment: every storage over a store fingerprints as the first did.
+const fingerprintsOf = new WeakMap<InMemoryConnectionStore, KeyFingerprints>();
+const fingerprintsFor = (store: InMemoryConnectionStore): KeyFingerprints => {
+  const fingerprints = fingerprintsOf.get(store) ?? createProcessKeyFingerprints();
+  fingerprintsOf.set(store, fingerprints);
+  return fingerprints;
+};
+
 /** The Storage port in this process's memory: for tests, benchmarks and embedders' experiments, never production. */
 export const createInMemoryStorage = ({ store = createInMemoryConnectionStore(), failureWindowMs = 60_000 }: InMemoryStorageOptions = {}): Storage => ({
   repository: createInMemoryConnectionRepository(store),
   changes: createInProcessConnectionChanges(),
-  fingerprints: createProcessKeyFingerprints(),
+  fingerprints: fingerprintsFor(store),
   audit: store.audit,
   health: createInMemoryHealthLedger(),
   failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),

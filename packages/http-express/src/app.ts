@@ -1,4 +1,4 @@
-import type { Logger, Metrics } from "@sdwan-connections/composition";
+import type { Logger, Metrics, Network } from "@sdwan-connections/composition";
 import type { ConnectionService } from "@sdwan-connections/core";
 import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
@@ -6,6 +6,7 @@ import type { LoginThrottle } from "./auth/throttle.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
 import { auditForbidden } from "./middleware/audit-forbidden.js";
+import { clientAddressBehind } from "./middleware/client-address.js";
 import { requestContext } from "./middleware/request-context.js";
 import { BASE_PATH } from "./openapi.js";
 import { connectionsRoutes } from "./routes/connections.js";
@@ -28,6 +29,8 @@ export interface AppOptions {
   readonly draining?: () => boolean;
   /** The background health checks' interval, reported by GET /health/connections (undefined: off). */
   readonly healthIntervalMs?: number | undefined;
+  /** SDWAN_TRUSTED_PROXIES: peers whose X-Forwarded-For names the client (none by default). */
+  readonly trustedProxies?: readonly Network[];
   /** The operator console's built files, served at /console/ (undefined: no console). */
   readonly consoleDirectory?: string | undefined;
 }
@@ -39,12 +42,12 @@ export interface AppOptions {
  * body); each route hands the untrusted path and body to one use case, which
  * decodes them with core's codecs.
  */
-export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs, consoleDirectory }: AppOptions): express.Express => {
+export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs, consoleDirectory, trustedProxies = [] }: AppOptions): express.Express => {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
 
-  app.use(requestContext({ logger, metrics }));
+  app.use(requestContext({ logger, metrics, clientAddress: clientAddressBehind(trustedProxies) }));
   app.use(operationsRoutes({ metrics, ready, draining }));
   if (consoleDirectory !== undefined) app.use(consoleRoutes(consoleDirectory));
   const api = express.Router({ caseSensitive: true, strict: false });

@@ -24,6 +24,7 @@ export const httpModule = () =>
           draining: () => lifecycle.draining,
           healthIntervalMs: config.healthIntervalMs,
           consoleDirectory: config.console ? CONSOLE_DIRECTORY : undefined,
+          trustedProxies: config.trustedProxies,
         }),
       [TOKENS.ConnectionService, TOKENS.Logger, TOKENS.Metrics, TOKENS.Config, TOKENS.Storage, HTTP_TOKENS.Lifecycle, { serviceIdentifier: HTTP_TOKENS.Auth, optional: true }],
     );

@@ -20,13 +20,18 @@ else {
     const { url, close } = service.right;
     const consoleUrl = config.right.console ? `, console: ${url}/console/` : "";
     process.stdout.write(`sdwan-connections listening on ${url}/rest/plugin/sdwan (OpenAPI: ${url}/rest/plugin/sdwan/openapi.json${consoleUrl})\n`);
+    let stopping = false;
     const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
       void close().then(
         () => process.exit(0),
         () => process.exit(1),
       );
     };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
+    // Listening for as long as the process lives (not `once`): proper-lockfile's signal-exit re-raises a signal
+    // when it is the last listener, which would kill the drain; a repeated signal is ignored while draining.
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
   }
 }

@@ -141,7 +141,7 @@ const storedProperties = {
     type: "string",
     pattern: "^[A-Za-z0-9_-]{43}$",
     description:
-      "HMAC-SHA-256 of the stored key under a key derived from the master key (base64url). The same key gives the same fingerprint in every instance of a deployment; it cannot be reversed or computed without the master key. It changes when the master key does.",
+      "HMAC-SHA-256 of the stored key under a key of the connection (derived from its lower-cased alias and the master key), base64url. The connection's key gives the same fingerprint in every instance of a deployment; the same key on another connection gives another; it cannot be reversed or computed without the master key. It changes when the master key does.",
   },
 };
 const jsonBody = (ref: string) => ({
@@ -369,7 +369,7 @@ export const openApiDocument = {
           ...commonErrors,
           "404": problem("No connection with this alias."),
           "409": problem("The connection is not a partner connection."),
-          "502": problem("The orchestrator refused the key (orchestrator-rejected), failed (orchestrator-failed: a 5xx with its error body that persisted through the retries), answered garbage, rate-limited us or cannot be reached."),
+          "502": problem("The orchestrator refused the key (orchestrator-rejected), failed (orchestrator-failed: a 5xx with its error body that persisted through the retries), answered garbage (a list over SDWAN_CUSTOMERS_MAX_ENTERPRISES or SDWAN_CUSTOMERS_MAX_REPLY_BYTES included), rate-limited us or cannot be reached."),
           "504": problem("The orchestrator did not answer in time."),
         },
       },
@@ -459,7 +459,7 @@ export const openApiDocument = {
           fields: { type: "array", items: { type: "string", enum: AUDITED_FIELDS }, description: "The names of the fields the request set; never a value." },
           forced: { type: "boolean" },
           validation: { type: "string", enum: VALIDATION_OUTCOMES, description: "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before." },
-          outcome: { type: "string", enum: AUDIT_OUTCOMES },
+          outcome: { type: "string", enum: AUDIT_OUTCOMES, description: "unchanged: an update to the URL and key already stored (kept with the attempts, not the changes)." },
           failure: { type: ["string", "null"], description: "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch; KeyMismatch, Forbidden)." },
           detail: { type: ["string", "null"], description: "For a health change: `valid → unreachable` and the check's reason." },
         },

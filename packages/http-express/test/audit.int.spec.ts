@@ -1,5 +1,7 @@
+import { loadSampleDataset, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anAddBody, BASE, startHarness, TEST_KEYS, VIEWER, type Harness } from "./harness.js";
+import { rm } from "node:fs/promises";
+import { ADMIN, anAddBody, BASE, captureLogs, client, makeDataDir, startHarness, startService, testConfig, TEST_KEYS, VIEWER, type Harness } from "./harness.js";
 
 const CONNECTIONS = `${BASE}/connections`;
 let h: Harness;
@@ -72,5 +74,57 @@ describe("the audit trail over HTTP (docs/interface.md §1)", () => {
     const unknown = await h.call("GET", `${BASE}/audit?pasted-secret=1`);
     expect(unknown.status).toBe(400);
     expect(unknown.text).not.toContain("pasted-secret");
+  });
+});
+
+describe("an update that changes nothing, on the embedded store against the simulator", () => {
+  // The service as `pnpm start` wires it (the embedded store, the orchestrator client) on a data directory of its own.
+  const startOnSimulator = async (env: Record<string, string> = {}) => {
+    const dir = await makeDataDir();
+    const config = testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "127.0.0.1", ...env });
+    const service = await startService(config, { logDestination: captureLogs().stream });
+    return {
+      call: client(service.url),
+      [Symbol.asyncDispose]: async () => {
+        await service.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  };
+  const KEY = "sample-partner-key-1";
+  const OTHER_KEY = "sample-partner-key-2";
+  const listings = (simulator: OrchestratorSimulator) => simulator.calls.byMethod["enterpriseProxy/getEnterpriseProxyEnterprises"];
+
+  // Regression: a PUT that changed nothing was audited as a change, and 300 of them pushed 5 real changes out.
+  it("is recorded as an unchanged attempt: 300 of them push no change out of the changes' retention", { timeout: 120_000 }, async () => {
+    await using simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+    await using service = await startOnSimulator({ SDWAN_AUDIT_MAX_ENTRIES: "5" });
+    const { call } = service;
+    expect((await call("POST", CONNECTIONS, { body: { alias: "lab", orchestratorUrl: simulator.url, apiKey: KEY } })).status).toBe(200);
+    for (const apiKey of [OTHER_KEY, KEY, OTHER_KEY, KEY]) expect((await call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey } })).status).toBe(200);
+    const version = (await call("GET", `${CONNECTIONS}/lab?stored=true`)).json<{ version: number }>().version;
+    for (let i = 0; i < 300; i += 1) {
+      const same = await call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: simulator.url, apiKey: KEY } });
+      expect(same.text).toBe("Connection successfully updated");
+    }
+    expect((await call("GET", `${CONNECTIONS}/lab?stored=true`)).json()).toMatchObject({ version });
+    const { entries } = (await call("GET", `${BASE}/audit?alias=lab&limit=1000`)).json<Page>();
+    expect(entries.filter((entry) => entry["outcome"] === "unchanged")).toHaveLength(300);
+    expect(entries.filter((entry) => entry["outcome"] === "succeeded").map((entry) => entry["action"])).toEqual(["update", "update", "update", "update", "add"]);
+  });
+
+  // Regression: a PUT that changed nothing kept the customers cache (SPEC §4: an update drops it).
+  it("drops the connection's cached customers, so the next listing asks the orchestrator again", async () => {
+    await using simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+    await using service = await startOnSimulator();
+    const { call } = service;
+    expect((await call("POST", CONNECTIONS, { body: { alias: "lab", orchestratorUrl: simulator.url, apiKey: KEY } })).status).toBe(200);
+    const customers = async () => (await call("GET", `${BASE}/partner/lab/customers`)).json<unknown[]>();
+    const first = await customers();
+    expect(await customers()).toEqual(first);
+    expect(listings(simulator)).toBe(1);
+    expect((await call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: KEY } })).status).toBe(200);
+    expect(await customers()).toEqual(first);
+    expect(listings(simulator)).toBe(2);
   });
 });

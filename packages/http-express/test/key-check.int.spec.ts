@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anAddBody, BASE, startHarness, TEST_KEYS, VIEWER, type Harness } from "./harness.js";
+import { anAddBody, BASE, client, startHarness, startWiredService, TEST_KEYS, VIEWER, type Harness } from "./harness.js";
 
 const CONNECTIONS = `${BASE}/connections`;
 const MAX_FAILURES = 3;
@@ -25,6 +25,21 @@ describe("key drift without reading secrets (docs/interface.md §1)", () => {
     expect(first.text).not.toContain(TEST_KEYS.partner);
     expect((await h.call("GET", `${CONNECTIONS}/Lab?verbose=true`)).json()).toMatchObject({ apiKeyFingerprint, apiKeySetAt });
     expect(Object.keys((await h.call("GET", `${CONNECTIONS}/lab`)).json())).toEqual(["alias", "orchestratorUrl", "valid"]);
+  });
+
+  // Regression: equal keys had equal fingerprints, so anyone could tell which connections share a key, and an admin
+  // could store guesses on another connection (unthrottled, 575/s) and compare fingerprints: a key oracle.
+  it("two connections with one key show different fingerprints (the embedded store, under the master key)", async () => {
+    await using service = await startWiredService();
+    const call = client(service.url);
+    const fingerprint = async (alias: string) => (await call("GET", `${CONNECTIONS}/${alias}?stored=true`)).json<{ apiKeyFingerprint: string }>().apiKeyFingerprint;
+    expect((await call("POST", CONNECTIONS, { body: anAddBody({ alias: "lab" }) })).status).toBe(200);
+    expect((await call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "twin", apiKey: TEST_KEYS.customer }) })).status).toBe(200);
+    const lab = await fingerprint("lab");
+    // The guess that is right, stored on another connection, tells nothing of lab's key.
+    expect((await call("PUT", `${CONNECTIONS}/twin?force=true`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(200);
+    expect(await fingerprint("twin")).not.toBe(lab);
+    expect(await fingerprint("LAB")).toBe(lab);
   });
 
   it("key-check answers whether a key is the stored one; a viewer may not ask; bad input is 400, an unknown alias 404", async () => {

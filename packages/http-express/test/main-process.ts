@@ -16,8 +16,9 @@ export const runMain = (env: Record<string, string>, entry = "src/main.ts") => {
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = once(child, "exit").then(([code]) => code as number | null);
+  // Up to 60 s: tsx compiles the sources at every start, slow on a loaded machine.
   const listening = async (): Promise<string> => {
-    for (let i = 0; i < 200 && !/listening on (http:\/\/\S+?)\/rest/.test(stdout); i += 1) {
+    for (let i = 0; i < 1200 && !/listening on (http:\/\/\S+?)\/rest/.test(stdout); i += 1) {
       if (child.exitCode !== null) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -5,6 +5,7 @@ import { aCustomer, createInMemoryOrchestrator } from "@sdwan-connections/core/t
 import { startOutageProxy, startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RunningService } from "../src/service.js";
+import { keyCheckBurst, loginBurst } from "./bursts.js";
 import { ADMIN, anAddBody, BASE, client, startWiredService, TEST_KEYS, testOrchestrator } from "./harness.js";
 
 let postgres: StartedPostgres;
@@ -199,4 +200,36 @@ describe("two instances on PostgreSQL, one losing the database for a while (docs
         `B answered A's change made during the outage ${ms(convergences)} after listening again (median ${Math.round(median(convergences))} ms, at most ${Math.round(Math.max(...convergences))} ms; bound: 1 s).`,
     );
   }, 120_000);
+
+  it("makes no password or key check while its database is out of reach: 503, and the count the other shares stays whole (issue 27 #7)", async () => {
+    const proxy = await startOutageProxy(databaseUrl);
+    const env = { SDWAN_LOGIN_MAX_FAILURES: "5", SDWAN_LOGIN_WINDOW_MS: "600000" };
+    const a = await instance(env);
+    const b = await instance({ ...env, SDWAN_DATABASE_URL: proxy.connectionString });
+    try {
+      await postgres.rows("truncate sdwan_login_failures"); // the earlier tests' failures, same client and name
+      expect((await client(a.url)("POST", `${BASE}/connections`, { body: anAddBody({ alias: "outage-lab" }) })).status).toBe(200);
+      expect((await client(b.url)("GET", `${BASE}/me`)).status).toBe(200); // B has verified the admin: key checks get past the login
+      // The successful logins' points are given back in the background: cut only once they are.
+      const counted = async () => Number((await postgres.rows("select coalesce(sum(points), 0) as points from sdwan_login_failures"))[0]?.["points"]);
+      await vi.waitFor(async () => expect(await counted()).toBe(0), { timeout: 10_000, interval: 50 });
+      proxy.cut();
+      const logins = await loginBurst([b.url], 50);
+      const keyChecks = await keyCheckBurst([b.url], 50, "outage-lab");
+      // Before: B counted in its own memory and made its own 5 checks of each, beside A's.
+      expect(logins).toEqual({ checks: 0, statuses: { 503: 50 } });
+      expect(keyChecks).toEqual({ checks: 0, statuses: { 503: 50 } });
+      expect(await loginBurst([a.url], 50)).toEqual({ checks: 5, statuses: { 401: 5, 429: 45 } });
+      proxy.restore();
+      await vi.waitFor(async () => expect((await client(b.url)("GET", `${BASE}/connections`, { user: { name: ADMIN.name, password: "once-more" } })).status).toBe(429), {
+        timeout: 10_000,
+        interval: 100,
+      });
+    } finally {
+      await client(a.url)("DELETE", `${BASE}/connections/outage-lab`);
+      await a.close();
+      await b.close();
+      await proxy.close();
+    }
+  }, 60_000);
 });

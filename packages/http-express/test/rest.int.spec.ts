@@ -218,18 +218,20 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
     expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(reborn))).status).toBe(204);
   });
 
-  it("keeps the ETag of an update that changes nothing (the same URL, the same key), and announces no change", async () => {
+  it("keeps the ETag of an update that changes nothing (the same URL, the same key), and drops the cached customers all the same", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     const tag = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
     const same = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: anAddBody().orchestratorUrl, apiKey: anAddBody().apiKey }, ...ifMatch(tag) });
     expect([same.status, same.text]).toEqual([200, "Connection successfully updated"]);
     expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).toBe(tag);
-    // Nor announces a change: the partner's customers stay cached.
+    // It is still an update, which drops the partner's cached customers (SPEC §4; regression: they stayed cached).
     expect((await h.call("GET", `${BASE}/partner/lab/customers`)).status).toBe(200);
     const listed = orchestrator.calls.listPartnerCustomers;
-    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: anAddBody().apiKey } })).status).toBe(200);
     expect((await h.call("GET", `${BASE}/partner/lab/customers`)).status).toBe(200);
     expect(orchestrator.calls.listPartnerCustomers).toBe(listed);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: anAddBody().apiKey } })).status).toBe(200);
+    expect((await h.call("GET", `${BASE}/partner/lab/customers`)).status).toBe(200);
+    expect(orchestrator.calls.listPartnerCustomers).toBe(listed + 1);
     expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://moved.example.net" }, ...ifMatch(tag) })).status).toBe(200);
     expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).not.toBe(tag);
   });

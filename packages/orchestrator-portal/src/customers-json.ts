@@ -1,7 +1,39 @@
 import { isUtf8 } from "node:buffer";
-import { customerListOfJson, type CustomerList } from "@sdwan-connections/core";
+import { customerListOfJson, type Customer, type CustomerList } from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { CUSTOMER_MAPPING, round6, type Conversion } from "./wire.js";
+
+/**
+ * How large a partner's customers may be (docs/interface.md §6): an answer beyond it is refused as garbage, so
+ * that one answer cannot take the service past its memory (each minimal enterprise of about 24 bytes is a
+ * customer of about 305).
+ */
+export interface CustomersBound {
+  /** The most enterprises an answer may list (`SDWAN_CUSTOMERS_MAX_ENTERPRISES`). */
+  readonly enterprises: number;
+  /** The most bytes the customers' JSON may take (`SDWAN_CUSTOMERS_MAX_REPLY_BYTES`). */
+  readonly replyBytes: number;
+}
+
+/** Which of `CustomersBound`'s limits an answer went over. */
+export type OverBound = keyof CustomersBound;
+
+/** Items per slice in `customersJsonOver`: each slice's text is small enough to die young. */
+const SLICE_ITEMS = 256;
+
+/**
+ * Whether `customers`' JSON (`JSON.stringify(customers)` in UTF-8) takes more than `maxBytes`: the general
+ * path's bound, measured slice by slice and stopping at the first slice over it, so no whole reply is built.
+ */
+export const customersJsonOver = (customers: readonly Customer[], maxBytes: number): boolean => {
+  // The brackets, and a comma between slices (each slice's own brackets stand for it).
+  let bytes = 1;
+  for (let start = 0; start < customers.length && bytes <= maxBytes; start += SLICE_ITEMS)
+    bytes += Buffer.byteLength(JSON.stringify(customers.slice(start, start + SLICE_ITEMS))) - 1;
+  // An empty list is `[]`.
+  return Math.max(bytes, 2) > maxBytes;
+};
 
 /**
  * The cold path of a getEnterpriseProxyEnterprises answer: from the orchestrator's bytes straight to the
@@ -15,13 +47,21 @@ import { CUSTOMER_MAPPING, round6, type Conversion } from "./wire.js";
  * the caller takes the general path (text, `JSON.parse`, io-ts), which decides and explains. So this path
  * never accepts what that one would refuse, and writes exactly the bytes `JSON.stringify` writes for that
  * path's customers (customers-json.spec.ts checks both, on generated and on broken answers).
+ *
+ * It holds to `bound` as it goes: the answer is over it (left) as soon as its enterprise one past the bound
+ * begins or the JSON written passes the bytes bound, and nothing more is read or written. An enterprise that
+ * is not of the usual form stops the writing but not the counting (each further one is only passed, as
+ * JSON, however deeply it nests), so every answer over the enterprises bound is refused before the general
+ * path parses it.
  */
-export const readCustomersJson = (bytes: Uint8Array): O.Option<CustomerList> => {
+export const readCustomersJson = (bytes: Uint8Array, bound: CustomersBound): E.Either<OverBound, O.Option<CustomerList>> => {
   try {
-    const { json, count } = transform(bytes);
-    return O.some(customerListOfJson(json, count));
+    const read = transform(bytes, bound);
+    return E.right(read === undefined ? O.none : O.some(customerListOfJson(read.json, read.count)));
   } catch (error) {
-    if (error === NOT_USUAL) return O.none;
+    if (error === NOT_USUAL) return E.right(O.none);
+    if (error === OVER_ENTERPRISES) return E.left("enterprises");
+    if (error === OVER_REPLY_BYTES) return E.left("replyBytes");
     throw error;
   }
 };
@@ -71,7 +111,6 @@ const PLUS = 0x2b;
 const DOT = 0x2e;
 const ZERO = 0x30;
 const NINE = 0x39;
-const MAX_DEPTH = 64;
 /** What a string held (`passString`'s answer). */
 const ESCAPED = 1;
 const NON_ASCII = 2;
@@ -89,12 +128,16 @@ const STRING_BYTE = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 0x20 
 
 /** Thrown to leave the fast path; `readCustomersJson` answers none. */
 const NOT_USUAL = new Error("not the usual form");
+/** Thrown once the answer is over the bound; `readCustomersJson` answers which. */
+const OVER_ENTERPRISES = new Error("over the enterprises bound");
+const OVER_REPLY_BYTES = new Error("over the reply bytes bound");
 
 const isDigit = (byte: number | undefined): boolean => byte !== undefined && byte >= ZERO && byte <= NINE;
 const isHex = (byte: number | undefined): boolean =>
   byte !== undefined && ((byte >= ZERO && byte <= NINE) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66));
 
-const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly count: number } => {
+/** The customers' JSON and count; undefined when an enterprise is not of the usual form (the answer being within the bound). */
+const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: Uint8Array; readonly count: number } | undefined => {
   const end = bytes.length;
   let at = 0;
 
@@ -105,11 +148,12 @@ const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly cou
   const flags = new Uint8Array(FIELDS.length);
   const numbers = new Float64Array(FIELDS.length);
 
-  let out = new Uint8Array(Math.max(1024, end));
+  // Never grown past the bound but for the room of the enterprise being written (its bytes in the answer, and some).
+  let out = new Uint8Array(Math.min(Math.max(1024, end), bound.replyBytes));
   let written = 0;
   const reserve = (more: number): void => {
     if (written + more <= out.length) return;
-    const grown = new Uint8Array(Math.max(out.length * 2, written + more));
+    const grown = new Uint8Array(Math.max(Math.min(out.length * 2, bound.replyBytes), written + more));
     grown.set(out.subarray(0, written));
     out = grown;
   };
@@ -213,38 +257,62 @@ const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly cou
     return fail();
   };
 
-  /** Any JSON value, only checked and passed (`at` on its first byte). */
-  const skipValue = (depth: number): void => {
-    const byte = bytes[at];
-    if (byte === QUOTE) {
-      at += 1;
-      passString();
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (depth >= MAX_DEPTH) fail();
-      const close = byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
-      at += 1;
-      skipSpace();
-      if (bytes[at] === close) {
+  /** A member's key and colon, only checked and passed (`at` on its opening quote). */
+  const passKey = (): void => {
+    expect(QUOTE);
+    passString();
+    skipSpace();
+    expect(COLON);
+    skipSpace();
+  };
+
+  // The closing bytes of the containers `skipValue` is in, innermost last: a byte a level, grown as needed.
+  let closers = new Uint8Array(64);
+
+  /**
+   * Any JSON value, only checked and passed (`at` on its first byte). Without recursion, so a value nested at any
+   * depth is passed (and the enterprises after it counted) rather than overflowing the stack.
+   */
+  const skipValue = (): void => {
+    let depth = 0;
+    for (;;) {
+      const byte = bytes[at];
+      if (byte === QUOTE) {
         at += 1;
-        return;
-      }
-      for (;;) {
-        if (close === CLOSE_BRACE) {
-          expect(QUOTE);
-          passString();
-          skipSpace();
-          expect(COLON);
-          skipSpace();
+        passString();
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+        const close = byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+        at += 1;
+        skipSpace();
+        if (bytes[at] !== close) {
+          if (depth === closers.length) {
+            const grown = new Uint8Array(depth * 2);
+            grown.set(closers);
+            closers = grown;
+          }
+          closers[depth++] = close;
+          if (close === CLOSE_BRACE) passKey();
+          // On to the container's first value.
+          continue;
         }
-        skipValue(depth + 1);
-        skipSpace();
-        if (bytes[at] !== COMMA) break;
         at += 1;
+      } else if (byte === MINUS || isDigit(byte)) readNumber();
+      else readLiteral();
+      // A value passed: close the containers it ends, up to the next one's comma.
+      for (;;) {
+        if (depth === 0) return;
         skipSpace();
+        const close = closers[depth - 1] as number;
+        if (bytes[at] === COMMA) {
+          at += 1;
+          skipSpace();
+          if (close === CLOSE_BRACE) passKey();
+          break;
+        }
+        expect(close);
+        depth -= 1;
       }
-      expect(close);
-    } else if (byte === MINUS || isDigit(byte)) readNumber();
-    else readLiteral();
+    }
   };
 
   /** The known field a key names (`at` on its opening quote), or undefined for a field the mapping does not read. */
@@ -364,7 +432,7 @@ const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly cou
       expect(COLON);
       skipSpace();
       // A repeated key: the last one counts, as in JSON.parse.
-      if (known === undefined) skipValue(0);
+      if (known === undefined) skipValue();
       else readField(known);
       skipSpace();
       if (bytes[at] !== COMMA) break;
@@ -375,15 +443,33 @@ const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly cou
     for (const slot of REQUIRED) if (kinds[slot] === ABSENT) fail();
   };
 
+  /** The next enterprise read and its customer written; false (`at` back where it was) when it is not of the usual form. */
+  const readUsual = (afterAnother: boolean): boolean => {
+    const from = at;
+    try {
+      readEnterprise();
+    } catch (error) {
+      if (error !== NOT_USUAL) throw error;
+      at = from;
+      return false;
+    }
+    writeCustomer(afterAnother);
+    // With room for the closing bracket.
+    if (written + 1 > bound.replyBytes) throw OVER_REPLY_BYTES;
+    return true;
+  };
+
   let count = 0;
+  let usual = true;
   skipSpace();
   expect(OPEN_BRACKET);
   out[written++] = OPEN_BRACKET;
   skipSpace();
   if (bytes[at] !== CLOSE_BRACKET)
     for (;;) {
-      readEnterprise();
-      writeCustomer(count > 0);
+      if (count === bound.enterprises) throw OVER_ENTERPRISES;
+      usual &&= readUsual(count > 0);
+      if (!usual) skipValue();
       count += 1;
       skipSpace();
       if (bytes[at] !== COMMA) break;
@@ -393,6 +479,7 @@ const transform = (bytes: Uint8Array): { readonly json: Uint8Array; readonly cou
   expect(CLOSE_BRACKET);
   skipSpace();
   if (at !== end) fail();
+  if (!usual) return undefined;
   reserve(1);
   out[written++] = CLOSE_BRACKET;
   // A copy of the exact size: the customers cache keeps it, and the room reserved is up to a third more.

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { rootCertificates } from "node:tls";
 import { DelegateBackoff, handleWhenResult, retry } from "cockatiel";
 import * as E from "fp-ts/lib/Either.js";
@@ -26,7 +27,7 @@ import {
 import { fencedLookup } from "./fence.js";
 import { backoffDelay, parseRetryAfter } from "./retry.js";
 import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
-import { readCustomersJson } from "./customers-json.js";
+import { customersJsonOver, readCustomersJson, type CustomersBound, type OverBound } from "./customers-json.js";
 import { decodeCustomers, describeDecodeFailure, EnterpriseIdentity, ErrorBody, ProxyProperty } from "./wire.js";
 
 /** The part of a fetch response this client reads (node-fetch's and WHATWG's both fit). */
@@ -84,6 +85,8 @@ export interface PortalOrchestratorOptions {
   readonly backoffBaseMs?: number;
   /** Orchestrator host names allowed, lower-cased, IPv6 without brackets (`SDWAN_ORCHESTRATOR_ALLOWED_HOSTS`); omitted means any host. */
   readonly allowedHosts?: readonly string[] | undefined;
+  /** How large a partner's customers may be; an answer beyond it is garbage. Default `DEFAULT_CUSTOMERS_BOUND`. */
+  readonly customersBound?: CustomersBound;
   /** Extra certificate authorities (PEM) trusted for https orchestrators, beside Node's own roots. */
   readonly ca?: readonly string[];
   readonly fetch?: FetchLike;
@@ -102,6 +105,20 @@ export const DEFAULT_RETRIES = 2;
 /** The vendor's documented rate-limit penalty: a 429 without Retry-After means this long. */
 export const RATE_LIMIT_PENALTY_MS = 5_000;
 const RESPONSE_LIMIT_BYTES = 64 * 1024 * 1024;
+/**
+ * docs/interface.md §6: 100,000 enterprises (twice the largest partner benchmarked) and 32 MiB of customers'
+ * JSON (50,000 customers as the simulator makes them take 22.5 MiB), so a cold listing at the bound stays well
+ * within the deployment's 512 MiB (docs/benchmarks.md, "customers bound").
+ */
+export const DEFAULT_CUSTOMERS_BOUND: CustomersBound = { enterprises: 100_000, replyBytes: 32 * 1024 * 1024 };
+
+/** Why a listing is over the bound: which one and the setting that sets it, never a value from the answer. */
+const overBound = (over: OverBound, bound: CustomersBound): OrchestratorError =>
+  orchestratorGarbage(
+    over === "enterprises"
+      ? `The orchestrator's answer to getEnterpriseProxyEnterprises lists more than ${bound.enterprises} enterprises, the bound SDWAN_CUSTOMERS_MAX_ENTERPRISES sets.`
+      : `The customers of the orchestrator's answer to getEnterpriseProxyEnterprises take more than ${bound.replyBytes} bytes of JSON, the bound SDWAN_CUSTOMERS_MAX_REPLY_BYTES sets.`,
+  );
 
 /** What the orchestrator itself answered to one portal call. */
 type Answer =
@@ -171,7 +188,7 @@ const parseJson = (text: string): O.Option<unknown> => O.tryCatch(() => JSON.par
 const utf8 = new TextDecoder();
 
 /** A 2xx body's fast reading, tried before the general one (text, JSON.parse); none hands it to the general one. */
-type FastRead = (bytes: Uint8Array) => O.Option<CustomerList>;
+type FastRead = (bytes: Uint8Array) => E.Either<OrchestratorError, O.Option<CustomerList>>;
 
 /**
  * core's Orchestrator over the portal REST API v1.
@@ -199,6 +216,8 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const { allowedHosts } = options;
   const fetch = options.fetch ?? defaultFetch;
   const random = options.random ?? Math.random;
+  const customersBound = options.customersBound ?? DEFAULT_CUSTOMERS_BOUND;
+  const readCustomers: FastRead = (bytes) => E.mapLeft((over: OverBound) => overBound(over, customersBound))(readCustomersJson(bytes, customersBound));
   /** Link-local and metadata destinations are refused, unless the allowlist names the host itself. */
   const admitsHost = (hostname: string): E.Either<string, void> => {
     const admitted = admitsDestination(hostname);
@@ -217,6 +236,18 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const agent = (url: URL): HttpAgent => (url.protocol === "https:" ? httpsAgent : httpAgent);
 
   const startDeadline = (): Deadline => ({ expiresAt: Date.now() + timeoutMs });
+
+  /**
+   * The least time a call that does not reach the orchestrator's API takes: the longest its retries' waits can
+   * be. A closed port is retried, a server that does not speak HTTP or answers 404 is not; answered no sooner
+   * than this (within the deadline), they take the same time, and no port can be told apart by it (issue 27).
+   */
+  const unreachableFloorMs = Array.from({ length: retries }, (_, retry) => Math.min(timeoutMs, backoffBaseMs * 2 ** retry)).reduce((sum, wait) => sum + wait, 0);
+  const padUnreachable = async (result: CallResult, startedAt: number, deadline: Deadline, cancel: AbortSignal): Promise<void> => {
+    if (E.isRight(result) || result.left._tag !== "OrchestratorUnreachable" || cancel.aborted) return;
+    const waitMs = Math.min(startedAt + unreachableFloorMs, deadline.expiresAt) - Date.now();
+    if (waitMs > 0) await sleep(waitMs, undefined, { signal: cancel }).catch(() => undefined);
+  };
 
   /** One HTTP exchange, bounded by the deadline and by `cancel`. */
   const attempt = async (
@@ -258,7 +289,8 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       const bytes = new Uint8Array(await response.arrayBuffer());
       if (fastRead !== undefined && status >= 200 && status < 300) {
         const read = fastRead(bytes);
-        if (O.isSome(read)) return { done: E.right({ kind: "customers", customers: read.value }) };
+        if (E.isLeft(read)) return { done: read };
+        if (O.isSome(read.right)) return { done: E.right({ kind: "customers", customers: read.right.value }) };
       }
       const text = utf8.decode(bytes);
       const parsed = parseJson(text);
@@ -306,8 +338,10 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   /** One portal call: attempts and retries, all inside `deadline`. */
   const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown, deadline: Deadline, cancel: AbortSignal, fastRead?: FastRead): Promise<CallResult> => {
     const started = performance.now();
+    const startedAt = Date.now();
     let attempts = 0;
-    const finish = (result: CallResult, detail?: string): CallResult => {
+    const finish = async (result: CallResult, detail?: string): Promise<CallResult> => {
+      await padUnreachable(result, startedAt, deadline, cancel);
       const outcome: CallOutcome = cancel.aborted ? "cancelled" : E.isLeft(result) ? result.left._tag : result.right.kind === "refused" ? "refused" : "ok";
       options.onCall?.({ method, outcome, durationMs: performance.now() - started, attempts, ...(detail === undefined ? {} : { detail }) });
       return result;
@@ -353,7 +387,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const listPartnerCustomers =
     (target: OrchestratorTarget, partnerId: number, deadline: Deadline = startDeadline()): TaskEither<OrchestratorError, CustomerList> =>
     async () => {
-      const answer = await call(target, "enterpriseProxy/getEnterpriseProxyEnterprises", { enterpriseProxyId: partnerId }, deadline, new AbortController().signal, readCustomersJson);
+      const answer = await call(target, "enterpriseProxy/getEnterpriseProxyEnterprises", { enterpriseProxyId: partnerId }, deadline, new AbortController().signal, readCustomers);
       if (E.isLeft(answer)) return answer;
       const { right } = answer;
       if (right.kind === "refused")
@@ -362,10 +396,11 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
           ? E.left(orchestratorGarbage(`The orchestrator answered getEnterpriseProxyEnterprises with HTTP ${right.status} and an error member (code ${right.code}).`))
           : E.left(orchestratorRejected(`The orchestrator refused to list partner ${partnerId}'s customers (${describeAnswer(right)}).`));
       if (right.kind === "customers") return E.right(right.customers);
+      // The general path holds to the same bound: the count before mapping, the bytes before the JSON is written.
+      if (Array.isArray(right.body) && right.body.length > customersBound.enterprises) return E.left(overBound("enterprises", customersBound));
       const customers = decodeCustomers(right.body);
-      return E.isRight(customers)
-        ? E.right(customerListOf(customers.right))
-        : E.left(orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${customers.left}.`));
+      if (E.isLeft(customers)) return E.left(orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${customers.left}.`));
+      return customersJsonOver(customers.right, customersBound.replyBytes) ? E.left(overBound("replyBytes", customersBound)) : E.right(customerListOf(customers.right));
     };
 
   return {

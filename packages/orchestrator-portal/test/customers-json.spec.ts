@@ -3,10 +3,19 @@ import fc from "fast-check";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { describe, expect, it } from "vitest";
-import { readCustomersJson } from "../src/customers-json.js";
+import type { CustomerList } from "@sdwan-connections/core";
+import { customersJsonOver, readCustomersJson, type CustomersBound } from "../src/customers-json.js";
+import { DEFAULT_CUSTOMERS_BOUND } from "../src/index.js";
 import { decodeCustomers } from "../src/wire.js";
 
 const encoder = new TextEncoder();
+
+/** The fast path within the default bound, which these answers never reach. */
+const read = (bytes: Uint8Array, bound: CustomersBound = DEFAULT_CUSTOMERS_BOUND): O.Option<CustomerList> => {
+  const within = readCustomersJson(bytes, bound);
+  if (E.isLeft(within)) throw new Error(`over the bound: ${within.left}`);
+  return within.right;
+};
 
 /** The general path on the same bytes, as the client took it before the fast one: text, JSON.parse, io-ts, toCustomer, JSON. */
 const generalPath = (bytes: Uint8Array): E.Either<string, Uint8Array> => {
@@ -21,12 +30,15 @@ const generalPath = (bytes: Uint8Array): E.Either<string, Uint8Array> => {
 
 /** The fast path's promise: when it answers, the general path accepts the same bytes and writes the same JSON. */
 const expectAgreement = (bytes: Uint8Array): boolean => {
-  const fast = readCustomersJson(bytes);
+  const fast = read(bytes);
   if (O.isNone(fast)) return false;
   const general = generalPath(bytes);
   expect(E.isRight(general), new TextDecoder().decode(bytes).slice(0, 300)).toBe(true);
   if (E.isRight(general)) expect(Buffer.from(fast.value.json).equals(Buffer.from(general.right))).toBe(true);
   expect(fast.value.items).toEqual(JSON.parse(new TextDecoder().decode(fast.value.json)));
+  // Both paths measure the same bytes against the bound.
+  const { length } = fast.value.json;
+  expect([customersJsonOver(fast.value.items, length), customersJsonOver(fast.value.items, length - 1)]).toEqual([false, true]);
   return true;
 };
 
@@ -47,7 +59,7 @@ describe("the customers JSON written from the answer's bytes", () => {
 
   it("reads an empty list, and counts what it wrote", () => {
     expect(expectAgreement(encoder.encode(" [ ] "))).toBe(true);
-    const list = readCustomersJson(encoder.encode(JSON.stringify(enterprisesOf(4, 0.25))));
+    const list = read(encoder.encode(JSON.stringify(enterprisesOf(4, 0.25))));
     expect(O.isSome(list) && list.value.count).toBe(300);
   });
 
@@ -73,6 +85,15 @@ describe("the customers JSON written from the answer's bytes", () => {
     for (const id of ["1.0", "-0", "1e2", "1234567890123456"]) expect(agree("1", id), id).toBe(false);
   });
 
+  it("passes unread fields nested at any depth (100,000 levels: no recursion) and writes what the general path writes", () => {
+    for (const depth of [100, 100_000]) {
+      const nested = `${"[".repeat(depth)}${"]".repeat(depth)}`;
+      expect(expectAgreement(encoder.encode(`[{"id":1,"extra":{"a":${nested},"b":[{}, {"c":[1,{"d":"e"}]}]},"logicalId":"x"}]`)), `${depth}`).toBe(true);
+    }
+    // Still checked as JSON: a container closed by the other bracket, a member without its key.
+    for (const broken of ['[{"id":1,"logicalId":"x","extra":[[{]]}]', '[{"id":1,"logicalId":"x","extra":{"a":1,2}}]']) expect(O.isNone(read(encoder.encode(broken))), broken).toBe(true);
+  });
+
   it("leaves every answer that is not the usual form to the general path", () => {
     const usual = JSON.stringify(enterprisesOf(5, 0.25).slice(0, 3));
     const unusual = [
@@ -94,12 +115,11 @@ describe("the customers JSON written from the answer's bytes", () => {
       '[{"id":1,"logicalId":"x","lat":"45"}]',
       '[{"id":1,"logic\\u0061lId":"x"}]',
       '[{"id":1,"logicalId":"x","name":"a\nb"}]',
-      '[{"id":1,"logicalId":"x","extra":[' + "[".repeat(100) + "]".repeat(100) + "]}]",
       '[{"id":01,"logicalId":"x"}]',
       '[{"id":1,"logicalId":"x","extra":tru}]',
       '[{"id":1,"logicalId":"x","extra":"\\x"}]',
     ];
-    for (const text of unusual) expect(O.isNone(readCustomersJson(encoder.encode(text))), text.slice(0, 80)).toBe(true);
+    for (const text of unusual) expect(O.isNone(read(encoder.encode(text))), text.slice(0, 80)).toBe(true);
   });
 
   it("never disagrees with the general path on any cut or changed byte of an answer", () => {
@@ -148,5 +168,49 @@ describe("the customers JSON of long rewritten strings", () => {
     const enterprise = [...encoder.encode('{"id":1,"logicalId":"x",'), ...field("name"), 0x2c, ...field("city"), 0x2c, ...field("description"), ...encoder.encode("}")];
     const answer = Uint8Array.from([0x5b, ...enterprise, 0x2c, ...enterprise, 0x5d]);
     expect(expectAgreement(answer)).toBe(true);
+  });
+});
+
+describe("the customers bound (issue 27: 16 MiB of minimal enterprises made a 204 MiB reply)", () => {
+  const minimal = (count: number, extra: Record<string, unknown> = {}) =>
+    encoder.encode(JSON.stringify(Array.from({ length: count }, (_, i) => ({ id: i, logicalId: `e${i}`, ...extra }))));
+  const unbounded = { enterprises: 1_000_000, replyBytes: 2 ** 30 };
+
+  it("takes an answer of exactly the bound's enterprises, and refuses one more", () => {
+    const bound = { ...unbounded, enterprises: 100 };
+    expect(O.isSome(read(minimal(100), bound))).toBe(true);
+    expect(readCustomersJson(minimal(101), bound)).toEqual(E.left("enterprises"));
+  });
+
+  it("counts on past an enterprise that is not of the usual form, so the general path never parses an answer over the bound", () => {
+    const bound = { ...unbounded, enterprises: 100 };
+    // An escaped key: not the usual form, but JSON.
+    const escapedKey = (count: number) => encoder.encode(`[{"id":0,"logicalId":"x","\\u0061":1},${new TextDecoder().decode(minimal(count - 1)).slice(1)}`);
+    expect(read(escapedKey(100), bound)).toEqual(O.none);
+    expect(readCustomersJson(escapedKey(101), bound)).toEqual(E.left("enterprises"));
+  });
+
+  it("counts on past an enterprise nested 10,000 levels deep, of the usual form or not: the fast path refuses the answer itself", () => {
+    const bound = { ...unbounded, enterprises: 100 };
+    const nested = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+    const rest = new TextDecoder().decode(minimal(100)).slice(1);
+    for (const first of [`{"id":0,"logicalId":"x","extra":${nested}}`, `{"id":0,"logicalId":"x","\\u0061":${nested}}`])
+      expect(readCustomersJson(encoder.encode(`[${first},${rest}`), bound), first.slice(0, 40)).toEqual(E.left("enterprises"));
+  });
+
+  it("stops reading at the enterprise one past the bound, whatever follows it", () => {
+    const over = new TextDecoder().decode(minimal(3)).replace(/]$/, ',{"id":3, this is not JSON');
+    expect(readCustomersJson(encoder.encode(over), { ...unbounded, enterprises: 3 })).toEqual(E.left("enterprises"));
+  });
+
+  it("takes customers whose JSON is exactly the bound's bytes, and refuses one byte less", () => {
+    const answer = minimal(50, { description: "é".repeat(40) });
+    const json = read(answer, unbounded);
+    const length = O.isSome(json) ? json.value.json.length : 0;
+    expect(O.isSome(read(answer, { ...unbounded, replyBytes: length }))).toBe(true);
+    expect(readCustomersJson(answer, { ...unbounded, replyBytes: length - 1 })).toEqual(E.left("replyBytes"));
+    // An empty list is "[]".
+    expect(O.isSome(read(encoder.encode("[]"), { ...unbounded, replyBytes: 2 }))).toBe(true);
+    expect(customersJsonOver([], 1)).toBe(true);
   });
 });

@@ -3,10 +3,21 @@
  * Retry-After, deadlines), in the integration project: their bounds are real
  * time, which a loaded machine can stretch.
  */
+import { once } from "node:events";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createTcpServer, type AddressInfo, type Server } from "node:net";
 import { performance } from "node:perf_hooks";
+import { median } from "@sdwan-connections/bench-kit";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
+import { createPortalOrchestrator } from "../src/index.js";
 import { ENTERPRISE, ERROR_400, make, PROXY, tagOf, target, TOKEN_ERROR } from "./scripted-portal.js";
+
+const listening = async (server: Server): Promise<number> => {
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return (server.address() as AddressInfo).port;
+};
 
 describe("createPortalOrchestrator in real time", () => {
   it("asks both checks at once: a customer key costs one round trip, not two", async () => {
@@ -70,5 +81,37 @@ describe("createPortalOrchestrator in real time", () => {
     });
     expect(performance.now() - started).toBeLessThan(800);
     expect(seen).toHaveLength(2);
+  });
+});
+
+describe("ports that are not an orchestrator's, in real time (issue 27: 0.27-0.44 s for a closed or non-HTTP port, 0.011 s for an HTTP 404)", () => {
+  it("answer a closed port, a server that does not speak HTTP and an HTTP 404 in the same time", async () => {
+    // A port that was listened on a moment ago: nothing listens there now.
+    const closed = createTcpServer();
+    const closedPort = await listening(closed);
+    closed.close();
+    const garbage = createTcpServer((socket) => socket.end("SSH-2.0-OpenSSH_9.6\r\n"));
+    const notFound = createHttpServer((_req, res) => res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>"));
+    const ports = { closed: closedPort, garbage: await listening(garbage), notFound: await listening(notFound) };
+    // The defaults: a 10 s deadline, two retries from 150 ms.
+    const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
+    const durations: Record<keyof typeof ports, number[]> = { closed: [], garbage: [], notFound: [] };
+    try {
+      for (let round = 0; round < 5; round += 1)
+        for (const kind of Object.keys(ports) as (keyof typeof ports)[]) {
+          const started = performance.now();
+          const identity = await orchestrator.identify(target(`http://127.0.0.1:${ports[kind]}/`))();
+          durations[kind].push(performance.now() - started);
+          // The same words, whatever was met.
+          expect(E.isLeft(identity) && identity.left).toEqual({ _tag: "OrchestratorUnreachable", reason: "Could not connect to the orchestrator for enterprise/getEnterprise." });
+        }
+    } finally {
+      orchestrator.close();
+      garbage.close();
+      notFound.close();
+    }
+    const medians = Object.values(durations).map((each) => median(each));
+    // Before: about 30 times apart. A loaded machine stretches any one run, not the medians' order.
+    expect(Math.max(...medians) / Math.min(...medians), JSON.stringify(durations)).toBeLessThan(1.5);
   });
 });

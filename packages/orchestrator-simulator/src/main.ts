@@ -31,9 +31,15 @@ const main = async (): Promise<void> => {
   for (const { key, enterpriseId } of simulator.data.customerKeys.slice(0, 5)) print(`  ${key}  enterprise ${enterpriseId}`);
   const example = simulator.data.partners[0]?.keys[0] ?? "KEY";
   print(`Try: curl -s -X POST -H 'Content-Type: application/json' -H 'Authorization: Token ${example}' -d '{}' ${simulator.url}portal/rest/enterpriseProxy/getEnterpriseProxyProperty`);
-  const shutdown = () => void simulator.stop().then(() => process.exit(0));
-  process.once("SIGINT", shutdown);
-  process.once("SIGTERM", shutdown);
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) return; // a repeated signal while stopping: the first one's stop goes on
+    stopping = true;
+    void simulator.stop().then(() => process.exit(0));
+  };
+  // `on`, not `once`: a second signal must not find the default action (exit 143) while the first one's stop runs.
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
 };
 
 main().catch((error: unknown) => {

@@ -4,6 +4,7 @@ import {
   aliasKey,
   alreadyExists,
   ApiKey,
+  entryAsWritten,
   notFound,
   storageFailure,
   versionMismatch,
@@ -44,8 +45,8 @@ export interface OpenConnectionsFileOptions {
   readonly lockStaleMs?: number;
   /**
    * The audit trail beside the file (`createLowdbAuditLog(...).journal`): the entries given with writes are
-   * appended to it, durably, in the write's group commit, before the file is replaced. Without it, a write
-   * given an entry fails and changes nothing.
+   * appended to it, durably, in the write's group commit, before the file is replaced, and cut off again if
+   * the replacement fails (see `AuditJournal`). Without it, a write given an entry fails and changes nothing.
    */
   readonly audit?: AuditJournal;
 }
@@ -74,13 +75,16 @@ export interface ConnectionsFile {
   /**
    * Applies `mutation` under the lock to the freshest state and persists it before answering; with `entry`,
    * the audit entry of its success, appended durably to the audit trail in the same group commit, before the
-   * file is replaced (an entry never misses an answered change; should the replacement then fail, the entry
-   * of a change that did not land stays, and the write's failure is audited after it).
+   * file is replaced (an entry never misses an answered change; should the replacement then fail, or the
+   * process die before it, the entry is cut off again: see `AuditJournal`).
    */
   mutate<A>(mutation: Mutation<A>, entry?: AuditEntry): TaskEither<DomainError, A>;
   /** Re-seals every apiKey not sealed with the keyring's current key; answers how many were. */
   rotate(entry?: AuditEntry): TaskEither<DomainError, KeyRotationReport>;
-  /** Succeeds when the file can be read and a file written and synced in its directory (a full disk fails it); answers are reused for a second. */
+  /**
+   * Succeeds when the file can be read, a file written and synced in its directory (a full disk fails it;
+   * answers are reused for a second), and the audit trail appended to (see `AuditJournal.ready`).
+   */
   ping(): TaskEither<DomainError, void>;
   /** Waits for pending writes, then releases the file. Later calls fail with StorageFailure. */
   close(): Promise<void>;
@@ -182,6 +186,9 @@ export const openConnectionsFile =
       let durable: Promise<void> | undefined;
       let unaudited: DomainError | undefined;
       let appended: Promise<void> | undefined;
+      // Settles once the change has landed (or failed): the audit trail keeps its entries locked until then.
+      let settle: () => void = () => undefined;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
       try {
         const results = await withLock(async (compromised) => {
           await refresh();
@@ -190,6 +197,7 @@ export const openConnectionsFile =
           const state = db.data;
           const connections = state.connections as Map<string, StoredConnection>;
           const nextVersion = () => (state.lastVersion += 1);
+          const before = state.lastVersion;
           let changed = false;
           const entries: AuditEntry[] = [];
           const outcomes = batch.map(({ mutation, entry }) => {
@@ -197,17 +205,22 @@ export const openConnectionsFile =
             const outcome = mutation(connections, nextVersion);
             if (E.isLeft(outcome)) return outcome;
             changed ||= outcome.right.changed;
-            if (entry !== undefined) entries.push(entry);
+            if (entry !== undefined) entries.push(entryAsWritten(entry, outcome.right.changed));
             return E.right(outcome.right.value);
           });
+          // Every change raises the store's version (a delete or a rotation gives none otherwise): the audit
+          // trail tells by it whether the change its entries record has landed.
+          if (changed && state.lastVersion === before) state.lastVersion += 1;
           if (compromised()) throw new Error("the lock was taken over by another process");
           // Write-ahead: the entries are durable before the change they record is. Their append (and its
           // fdatasync) runs beside the writing of the new file; the rename that makes the change waits for it.
+          // A change without entries still has the trail's end looked at first (an entry left by a writer that
+          // died before its change landed must go before the version moves past it), when the trail can be.
           appended =
-            entries.length === 0
+            audit === undefined || (entries.length === 0 && !changed)
               ? undefined
-              : (audit as AuditJournal).append(entries)().then((result) => {
-                  if (E.isRight(result)) return;
+              : audit.append(entries, state.lastVersion, settled)().then((result) => {
+                  if (E.isRight(result) || entries.length === 0) return;
                   unaudited = result.left;
                   throw new Error("the audit trail cannot be written");
                 });
@@ -230,6 +243,8 @@ export const openConnectionsFile =
         adapter.forget();
         await appended?.catch(() => undefined); // settled, so the failure names the audit trail when it was the cause
         return batch.map(() => E.left(unaudited ?? toStorageFailure(path, error)));
+      } finally {
+        settle();
       }
     };
     const groupCommit = createGroupCommit(serially, commit);
@@ -261,7 +276,8 @@ export const openConnectionsFile =
         const state = await file.read()();
         if (E.isLeft(state)) return state;
         const written = await canWrite();
-        return E.mapLeft((code: string) => storageFailure(`The data directory ${dataDir} cannot be written: ${code}.`))(written);
+        if (E.isLeft(written)) return E.left(storageFailure(`The data directory ${dataDir} cannot be written: ${written.left}.`));
+        return audit === undefined ? E.right(undefined) : audit.ready()();
       },
       close: async () => {
         closed = true;

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { statSync, type Stats } from "node:fs";
+import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { AliasCodec, aliasKey, IsoTimeCodec, storageFailure, toFieldErrors, withCheck, type ConnectionHealth, type DomainError, type HealthLedger } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
@@ -13,29 +14,50 @@ import { createFileLock, type FileLock } from "./lock.js";
 export const HEALTH_FILE = "health.json";
 
 const Outcome = t.keyof({ valid: null, invalid: null, unreachable: null });
+const HealthCodec = t.type({
+  alias: AliasCodec,
+  state: t.union([Outcome, t.literal("unknown")]),
+  since: t.union([IsoTimeCodec, t.null]),
+  checks: t.readonlyArray(t.type({ at: IsoTimeCodec, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) })),
+});
 const HealthFileCodec = t.type({
   /** Per alias key (lower case): the connection's health. */
-  connections: t.record(
-    t.string,
-    t.type({
-      alias: AliasCodec,
-      state: t.union([Outcome, t.literal("unknown")]),
-      since: t.union([IsoTimeCodec, t.null]),
-      checks: t.readonlyArray(t.type({ at: IsoTimeCodec, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) })),
-    }),
-  ),
+  connections: t.record(t.string, HealthCodec),
   /** Per alias key: the last interval claimed for a background check. */
   claims: t.record(t.string, t.number),
 });
-type HealthFile = t.TypeOf<typeof HealthFileCodec>;
 
-const without = <A>(record: Readonly<Record<string, A>>, key: string): Record<string, A> =>
-  Object.fromEntries(Object.entries(record).filter(([other]) => other !== key));
+/** The file in memory: per alias key, its health and its claim, each with its bytes in the file once encoded (a write encodes only what changed). */
+interface Ledger {
+  readonly connections: Map<string, { readonly health: ConnectionHealth; bytes?: Buffer }>;
+  readonly claims: Map<string, { readonly window: number; bytes?: Buffer }>;
+}
 
-const EMPTY: HealthFile = { connections: {}, claims: {} };
+/** One member of a JSON object, comma first: `,"key":value`. */
+const member = (key: string, value: unknown): Buffer => Buffer.from(`,${JSON.stringify(key)}:${JSON.stringify(value)}`);
+/** The members, as the inside of a JSON object (the first without its comma). */
+const members = (encoded: readonly Buffer[]): readonly Buffer[] => encoded.map((bytes, index) => (index === 0 ? bytes.subarray(1) : bytes));
 
-/** One change of the file: the file after it (none: unchanged) and what the caller is answered. */
-type Change = (file: HealthFile) => { readonly next?: HealthFile; readonly answer: unknown };
+/** The file's bytes, copied once from each connection's and claim's own. */
+const encode = (ledger: Ledger): Buffer =>
+  Buffer.concat([
+    Buffer.from('{"connections":{'),
+    ...members([...ledger.connections].map(([key, entry]) => (entry.bytes ??= member(key, HealthCodec.encode(entry.health))))),
+    Buffer.from('},"claims":{'),
+    ...members([...ledger.claims].map(([key, claim]) => (claim.bytes ??= member(key, claim.window)))),
+    Buffer.from("}}"),
+  ]);
+
+/** Which file the ledger in memory is: the handle it was read or written through (so its inode is not reused meanwhile), or none on disk. */
+type KnownVersion = { readonly handle: FileHandle; readonly stats: Stats } | "absent";
+
+const sameFile = (known: KnownVersion | undefined, stats: Stats | undefined): boolean =>
+  known === "absent" || stats === undefined
+    ? known === "absent" && stats === undefined
+    : known !== undefined && known.stats.ino === stats.ino && known.stats.dev === stats.dev && known.stats.size === stats.size && known.stats.mtimeMs === stats.mtimeMs;
+
+/** One change of the ledger, made in place: whether it changed anything, and what the caller is answered. */
+type Change = (ledger: Ledger) => { readonly changed: boolean; readonly answer: unknown };
 
 export interface LowdbHealthLedgerOptions {
   /** The data directory, as for `openConnectionsFile`. */
@@ -47,99 +69,155 @@ export interface LowdbHealthLedgerOptions {
 /**
  * Health states in `health.json` beside `connections.json`, so that every process over the data
  * directory (the service, a CLI `validate`) records and reads the same states, and they survive a
- * restart. Each change rewrites the small file atomically (temporary file, fdatasync, rename) under a
- * cross-process lock of its own, changes that arrive meanwhile together in the next write; reads take no
- * lock and decode the file again only when it changed. The
- * lock registers this process only at its first write, so a command that only reads writes nothing.
+ * restart. The states stay in memory between changes and are read again only when one `stat` shows that
+ * another process replaced the file. Changes that arrive while a write runs go together in the next one:
+ * under a cross-process lock of its own, they change the states in memory, then the file is replaced
+ * once, atomically (temporary file, fdatasync, rename), re-encoding only the connections that changed.
+ * Reads take no lock. The lock registers this process only at its first write, so a command that only
+ * reads writes nothing.
  */
 export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: LowdbHealthLedgerOptions): HealthLedger & { close(): Promise<void> } => {
   const path = join(dataDir, HEALTH_FILE);
   let lock: FileLock | undefined;
-  let cached: { readonly version: string; readonly file: HealthFile } | undefined;
+  let ledger: Ledger = { connections: new Map(), claims: new Map() };
+  let known: KnownVersion | undefined;
+  let closing: Promise<unknown> = Promise.resolve();
+  const serially = createSerialQueue();
 
   const failure = (what: string) => (error: unknown) =>
     E.left(storageFailure(`Storage failure while ${what} ${HEALTH_FILE}: ${error instanceof Error ? error.message : String(error)}.`));
 
-  const read: TaskEither<DomainError, HealthFile> = async () => {
-    const stats = await stat(path).catch((error: unknown) => (errorCode(error) === "ENOENT" ? undefined : Promise.reject(error)));
-    if (stats === undefined) return E.right(EMPTY);
-    const version = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
-    if (cached?.version === version) return E.right(cached.file);
-    let json: unknown;
+  /** Takes `next` as the version in memory, closing the handle of the one before. */
+  const remember = (next: KnownVersion | undefined): void => {
+    if (known !== undefined && known !== "absent") closing = Promise.all([closing, known.handle.close().catch(() => undefined)]);
+    known = next;
+  };
+
+  // Synchronous on purpose, as the connections file's: it runs before every change and read.
+  const isCurrent = (): boolean => {
     try {
-      json = JSON.parse(await readFile(path, "utf8"));
+      return sameFile(known, statSync(path));
     } catch (error) {
-      if (errorCode(error) === "ENOENT") return E.right(EMPTY);
+      if (errorCode(error) === "ENOENT") return sameFile(known, undefined);
+      throw error;
+    }
+  };
+
+  /** Reads the file again (the states and the version from one handle, so they match). */
+  const load: TaskEither<DomainError, Ledger> = async () => {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, "r");
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+      ledger = { connections: new Map(), claims: new Map() };
+      remember("absent");
+      return E.right(ledger);
+    }
+    let json: unknown;
+    let stats: Stats;
+    try {
+      stats = await handle.stat();
+      json = JSON.parse(await handle.readFile("utf8"));
+    } catch (error) {
+      await handle.close();
       if (error instanceof SyntaxError) return E.left(storageFailure(`Storage failure: ${HEALTH_FILE} is not JSON; move it away to start every state unknown.`));
       throw error;
     }
     const decoded = HealthFileCodec.decode(json);
     if (E.isLeft(decoded)) {
+      await handle.close();
       const fields = toFieldErrors(decoded.left, "health").map((error) => `${error.field} ${error.message}`);
       return E.left(storageFailure(`Storage failure: ${HEALTH_FILE} is not a health file (${fields.join("; ")}); move it away to start every state unknown.`));
     }
-    cached = { version, file: decoded.right };
-    return decoded;
+    ledger = {
+      connections: new Map(Object.entries(decoded.right.connections).map(([key, health]) => [key, { health }])),
+      claims: new Map(Object.entries(decoded.right.claims).map(([key, window]) => [key, { window }])),
+    };
+    remember({ handle, stats });
+    return E.right(ledger);
   };
 
-  const write = async (file: HealthFile): Promise<void> => {
+  /** The states, read again first when the file is not the version in memory. */
+  const refresh: TaskEither<DomainError, Ledger> = async () => (isCurrent() ? E.right(ledger) : load());
+
+  const write = async (): Promise<void> => {
+    const bytes = encode(ledger);
     const temporary = `${path}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`;
     const handle = await open(temporary, "wx", 0o600);
     try {
-      await handle.writeFile(JSON.stringify(HealthFileCodec.encode(file)));
+      await handle.writeFile(bytes);
       await handle.datasync();
+      const stats = await handle.stat();
+      await rename(temporary, path);
+      remember({ handle, stats });
     } catch (error) {
       await handle.close();
       await unlink(temporary).catch(() => undefined);
       throw error;
     }
-    await handle.close();
-    await rename(temporary, path);
   };
 
-  // Changes that arrive while a write runs (a background round checks several connections at once) go
-  // together in the next one: one read and at most one write, under the lock, for the whole batch.
+  // Changes that arrive while a write runs (a background round claims and records many connections at
+  // once) go together in the next one: under the lock, at most one read and one write for the whole batch.
   const apply = async (batch: readonly Change[]): Promise<readonly E.Either<DomainError, unknown>[]> => {
-    const current = await read();
+    const current = await refresh();
     if (E.isLeft(current)) return batch.map(() => current);
-    let file = current.right;
+    let changed = false;
     const answers = batch.map((change) => {
-      const { next, answer } = change(file);
-      file = next ?? file;
-      return E.right(answer);
+      const done = change(current.right);
+      changed ||= done.changed;
+      return E.right(done.answer);
     });
-    if (file !== current.right) await write(file);
+    try {
+      if (changed) await write();
+    } catch (error) {
+      // The changes are in memory only: forgetting the version makes the next change or read undo them.
+      remember(undefined);
+      throw error;
+    }
     return answers;
   };
-  const groupCommit = createGroupCommit<Change>(createSerialQueue(), async (batch) => {
+  const groupCommit = createGroupCommit<Change>(serially, async (batch) => {
     const done = await (lock ??= createFileLock(path, lockStaleMs)).run(() => apply(batch))().catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
     return E.isLeft(done) ? batch.map(() => failure("writing")(done.left)) : done.right;
   });
-  const update = <A>(change: (file: HealthFile) => { readonly next?: HealthFile; readonly answer: A }) => groupCommit.submit<A>(change);
+  const update = <A>(change: (ledger: Ledger) => { readonly changed: boolean; readonly answer: A }) => groupCommit.submit<A>(change);
 
   return {
     claim: (alias, window) =>
-      update((file) => {
+      update(({ claims }) => {
         const key = aliasKey(alias);
-        if ((file.claims[key] ?? -1) >= window) return { answer: false };
-        return { next: { ...file, claims: { ...file.claims, [key]: window } }, answer: true };
+        if ((claims.get(key)?.window ?? -1) >= window) return { changed: false, answer: false };
+        claims.set(key, { window });
+        return { changed: true, answer: true };
       }),
     record: (alias, check) =>
-      update((file) => {
+      update(({ connections }) => {
         const key = aliasKey(alias);
-        const before = file.connections[key];
-        return { next: { ...file, connections: { ...file.connections, [key]: withCheck(before, alias, check) } }, answer: before?.state ?? "unknown" };
+        const before = connections.get(key)?.health;
+        connections.set(key, { health: withCheck(before, alias, check) });
+        return { changed: true, answer: before?.state ?? "unknown" };
       }),
     forget: (alias) =>
-      update((file) => {
+      update(({ connections, claims }) => {
         const key = aliasKey(alias);
-        if (file.connections[key] === undefined && file.claims[key] === undefined) return { answer: undefined };
-        return { next: { connections: without(file.connections, key), claims: without(file.claims, key) }, answer: undefined };
+        const changed = connections.delete(key);
+        return { changed: claims.delete(key) || changed, answer: undefined };
       }),
-    list: () => () => read().then((file) => E.map((read: HealthFile): readonly ConnectionHealth[] => Object.values(read.connections))(file), failure("reading")),
+    list: () => async () => {
+      try {
+        const current = isCurrent() ? E.right(ledger) : await serially(refresh);
+        return E.map(({ connections }: Ledger): readonly ConnectionHealth[] => [...connections.values()].map(({ health }) => health))(current);
+      } catch (error) {
+        return failure("reading")(error);
+      }
+    },
     close: async () => {
       await groupCommit.drain();
       await lock?.close();
+      remember(undefined);
+      await closing;
     },
   };
 };

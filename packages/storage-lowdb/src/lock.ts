@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, rmdir, stat, unlink } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
@@ -13,6 +13,8 @@ interface User {
   readonly pid: number;
   /** The process's start time (Linux: clock ticks since boot), so a reused pid is not mistaken for it. */
   readonly started: string | undefined;
+  /** The identity (`lockIdentity`) of the lock directory it took last: the lock it holds, if that one still exists. */
+  readonly holds?: string;
 }
 
 /** A process's start time, from /proc where there is one. */
@@ -77,9 +79,12 @@ export interface FileLock {
  * at once: every user of the store registers in `<path>.lock.users` when it
  * opens it (host, pid, process start time), long before it can hold the lock.
  * A lock that this user waits for, while every other registered user is a
- * dead process of this machine, can only be a dead one's: it is removed. A
- * live user's lock is never broken; the breaking itself is serialised by
- * `<path>.lock.break`.
+ * dead process of this machine, can only be a dead one's: it is removed. So
+ * is one that a dead process of this machine says it took: each user writes
+ * in its registration the identity of the lock directory it takes, once it
+ * has it (a holder that dies before that leaves a lock that waits for the
+ * rule before, or for the stale time). A live user's lock is never broken;
+ * the breaking itself is serialised by `<path>.lock.break`.
  */
 export const createFileLock = (path: string, staleMs: number): FileLock => {
   const lockDir = `${path}.lock`;
@@ -92,20 +97,32 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
   mkdirSync(usersDir, { recursive: true, mode: 0o700 });
   writeFileSync(registration, JSON.stringify(self), { mode: 0o600 });
 
-  /** Whether every other registered user is a dead process of this machine (the dead ones' entries are removed). */
-  const othersAllDead = async (): Promise<boolean> => {
+  /**
+   * Whether the lock `identity` can only be a dead process's: every other registered user is a dead process
+   * of this machine (their entries are then removed), or the one that took it is.
+   */
+  const heldByTheDead = async (identity: string): Promise<boolean> => {
     const names = await readdir(usersDir).catch(() => [] as string[]);
     const dead: string[] = [];
+    let othersAllDead = true;
     for (const name of names) {
       const file = join(usersDir, name);
       if (file === registration) continue;
       const user = await readUser(file);
       // An entry being written, or another machine's user (a shared filesystem): it cannot be judged here.
-      if (user === undefined || user.host !== self.host || isAlive(user)) return false;
-      dead.push(file);
+      const isDead = user !== undefined && user.host === self.host && !isAlive(user);
+      if (isDead && user.holds === identity) return true;
+      if (isDead) dead.push(file);
+      else othersAllDead = false;
     }
-    await Promise.all(dead.map((file) => unlink(file).catch(() => undefined)));
-    return true;
+    if (othersAllDead) await Promise.all(dead.map((file) => unlink(file).catch(() => undefined)));
+    return othersAllDead;
+  };
+
+  /** Says, in this user's registration, which lock directory it holds now. */
+  const claim = async (): Promise<void> => {
+    const holds = await lockIdentity(lockDir);
+    await writeFile(registration, JSON.stringify({ ...self, ...(holds === undefined ? {} : { holds }) }), { mode: 0o600 }).catch(() => undefined);
   };
 
   // This user's own callers in `run`: with more than one, the lock may be its own (taken or being taken), never to be broken.
@@ -114,7 +131,7 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
   /** Removes the lock when nobody alive can hold it. */
   const breakIfOrphaned = async (): Promise<void> => {
     const identity = await lockIdentity(lockDir);
-    if (identity === undefined || active > 1 || !(await othersAllDead())) return;
+    if (identity === undefined || active > 1 || !(await heldByTheDead(identity))) return;
     try {
       await mkdir(breakDir);
     } catch {
@@ -141,6 +158,7 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
       for (let wait = 1; ; wait = Math.min(wait * 1.5, 25)) {
         try {
           const release = await lockfile.lock(path, { realpath: false, lockfilePath: lockDir, stale, retries: 0, onCompromised });
+          await claim();
           return E.right(() => release().catch(() => undefined));
         } catch (error) {
           if (errorCode(error) !== "ELOCKED") return E.left(`cannot take the lock ${lockDir} (${errorCode(error)})`);

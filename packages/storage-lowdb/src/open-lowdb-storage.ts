@@ -29,6 +29,8 @@ export interface OpenLowdbStorageOptions {
    * a lock gives up after twice as long.
    */
   readonly lockStaleMs?: number;
+  /** Told of what an operator should know but that stops nothing (lines of the audit trail skipped as damaged): a line safe to log. */
+  readonly onWarning?: (message: string) => void;
 }
 
 /**
@@ -38,10 +40,15 @@ export interface OpenLowdbStorageOptions {
  * another master key. `close` flushes pending writes and releases the locks.
  */
 export const openLowdbStorage =
-  ({ dataDir, keyring, auditRetention, failureWindowMs = 60_000, lockStaleMs }: OpenLowdbStorageOptions): TaskEither<DomainError, Storage> =>
+  ({ dataDir, keyring, auditRetention, failureWindowMs = 60_000, lockStaleMs, onWarning }: OpenLowdbStorageOptions): TaskEither<DomainError, Storage> =>
   async () => {
     const locking = lockStaleMs === undefined ? {} : { lockStaleMs };
-    const audit = createLowdbAuditLog({ dataDir, ...locking, ...(auditRetention === undefined ? {} : { retention: auditRetention }) });
+    const audit = createLowdbAuditLog({
+      dataDir,
+      ...locking,
+      ...(auditRetention === undefined ? {} : { retention: auditRetention }),
+      ...(onWarning === undefined ? {} : { onWarning }),
+    });
     const health = createLowdbHealthLedger({ dataDir, ...locking });
     // The file appends its changes' audit entries through the trail's journal, in each write's group commit.
     const file = await openConnectionsFile({ dataDir, keyring, audit: audit.journal, ...locking })();
@@ -49,6 +56,8 @@ export const openLowdbStorage =
       await Promise.all([audit.close(), health.close()]);
       return E.left(storageFailure(describeConnectionsFileError(file.left)));
     }
+    // What a full disk or a crash left at the trail's end goes before anything is appended (and lists skip it meanwhile).
+    await audit.repair();
     return E.right({
       repository: createLowdbConnectionRepository(file.right),
       changes: createInProcessConnectionChanges(),

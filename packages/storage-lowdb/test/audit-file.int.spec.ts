@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_AUDIT_RETENTION } from "@sdwan-connections/core";
 import { describeAuditLogContract } from "@sdwan-connections/core/contract";
-import { anAuditEntry, expectLeft, expectRight } from "@sdwan-connections/core/testing";
+import { anAuditEntry, expectRight } from "@sdwan-connections/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { AUDIT_FILE, createLowdbAuditLog } from "../src/audit-file.js";
 
@@ -34,9 +34,10 @@ describeAuditLogContract("LowdbAuditLog", {
 });
 
 describe("audit.jsonl", () => {
-  it("is private, one decoded line per entry; an append cut short by a crash is skipped, a damaged line named, not shown", async () => {
+  it("is private, one decoded line per entry; an append cut short is skipped, a damaged line skipped and reported by number, never shown", async () => {
     const directory = await newDataDir();
-    const log = createLowdbAuditLog({ dataDir: directory });
+    const warnings: string[] = [];
+    const log = createLowdbAuditLog({ dataDir: directory, onWarning: (warning) => warnings.push(warning) });
     opened.push(log);
     const entry = anAuditEntry();
     await expectRight(log.record(entry));
@@ -45,13 +46,34 @@ describe("audit.jsonl", () => {
     const text = await readFile(path, "utf8");
     await writeFile(path, `${text}{"id":"cut sh`);
     expect(await expectRight(log.list({ limit: 10 }))).toEqual([entry]);
-    await writeFile(path, `${text}{"id":"x","secret":"pasted-secret"}\n`);
-    const error = await expectLeft(log.list({ limit: 10 }));
-    expect(error).toMatchObject({ _tag: "StorageFailure", reason: expect.stringContaining(`line 2 of ${AUDIT_FILE}`) });
-    expect(JSON.stringify(error)).not.toContain("pasted-secret");
+    const later = anAuditEntry({ at: new Date(entry.at.getTime() + 1) });
+    await writeFile(path, `${text}{"id":"x","secret":"pasted-secret"}\nnot json\n${text.replace(entry.id, later.id).replace(entry.at.toISOString(), later.at.toISOString())}`);
+    expect(await expectRight(log.list({ limit: 10 }))).toEqual([later, entry]);
+    expect(warnings).toEqual([`${AUDIT_FILE}: 2 damaged line(s) skipped (line 2, 3); the next rewrite drops them.`]);
+    // Reported once, not at every list.
+    await expectRight(log.list({ limit: 10 }));
+    expect(warnings).toHaveLength(1);
+    expect(warnings.join()).not.toContain("pasted-secret");
   });
 
-  it("rewrites itself without what the retention no longer keeps", async () => {
+  it("cuts off what an append cut short left at its end (a full disk's partial line) before the next append, which starts on its own line", async () => {
+    const directory = await newDataDir();
+    const log = createLowdbAuditLog({ dataDir: directory });
+    opened.push(log);
+    const first = anAuditEntry();
+    await expectRight(log.record(first));
+    const path = join(directory, AUDIT_FILE);
+    const text = await readFile(path, "utf8");
+    await writeFile(path, `${text}{"id":"2026-11-25T10:00:00.000Z-00`);
+    const second = anAuditEntry({ at: new Date(first.at.getTime() + 1) });
+    await expectRight(log.record(second));
+    expect(await expectRight(log.list({ limit: 10 }))).toEqual([second, first]);
+    const lines = (await readFile(path, "utf8")).split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines.slice(0, 2).map((raw) => (JSON.parse(raw) as { id: string }).id)).toEqual([first.id, second.id]);
+  });
+
+  it("rewrites itself without what the retention no longer keeps, a damaged line in the middle included", async () => {
     const directory = await newDataDir();
     const log = createLowdbAuditLog({ dataDir: directory, retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 2 } });
     opened.push(log);
@@ -61,6 +83,8 @@ describe("audit.jsonl", () => {
     const seeded = createLowdbAuditLog({ dataDir: directory, retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 100 } });
     opened.push(seeded);
     for (const entry of old) await expectRight(seeded.record(entry));
+    const [first, ...rest] = (await readFile(path, "utf8")).split("\n");
+    await writeFile(path, [first, "{not an entry", ...rest].join("\n"));
     const newest = anAuditEntry();
     await expectRight(log.record(newest));
     const lines = (await readFile(path, "utf8")).trim().split("\n");

@@ -1,10 +1,27 @@
+import type * as FsPromises from "node:fs/promises";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Alias, HealthCheck } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createLowdbHealthLedger, HEALTH_FILE } from "../src/health-file.js";
 import { run, temporaryDirectory } from "./support.js";
+
+// Counts the reads of health.json (every other call passes through to the real file system).
+const healthReads = vi.hoisted(() => ({ count: 0 }));
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const actual = await importOriginal<typeof FsPromises>();
+  const count = (path: unknown) => void (String(path).endsWith("/health.json") && (healthReads.count += 1));
+  const open: typeof actual.open = (path, flags, mode) => {
+    if (flags === undefined || flags === "r") count(path);
+    return actual.open(path, flags, mode);
+  };
+  const readFile = ((path: Parameters<typeof actual.readFile>[0], options?: Parameters<typeof actual.readFile>[1]) => {
+    count(path);
+    return actual.readFile(path, options);
+  }) as typeof actual.readFile;
+  return { ...actual, default: { ...actual, open, readFile }, open, readFile };
+});
 
 const lab = "lab" as Alias;
 const check: HealthCheck = { at: new Date("2026-11-24T01:00:00.000Z"), outcome: "invalid", latencyMs: 7, reason: "The orchestrator refused the apiKey." };
@@ -30,6 +47,24 @@ describe("the embedded store's health states (health.json)", () => {
     expect(listed).toHaveLength(20);
     expect(listed.every((health) => health.state === "valid" && health.checks.length === 2)).toBe(true);
     await ledger.close();
+  });
+
+  it("keeps the states in memory between changes: reads the file only when another ledger replaced it", async () => {
+    await using directory = await temporaryDirectory();
+    const [ledger, other] = [createLowdbHealthLedger({ dataDir: directory.path }), createLowdbHealthLedger({ dataDir: directory.path })];
+    await run(ledger.record(lab, check));
+    healthReads.count = 0;
+    for (let window = 1; window <= 5; window += 1) {
+      expect(await run(ledger.claim(lab, window))).toBe(true);
+      expect(await run(ledger.list())).toHaveLength(1);
+    }
+    expect(healthReads.count).toBe(0);
+    await run(other.record(lab, { ...check, outcome: "valid", reason: null }));
+    healthReads.count = 0;
+    expect((await run(ledger.list()))[0]).toMatchObject({ state: "valid", checks: [{ outcome: "valid" }, { outcome: "invalid" }] });
+    expect(await run(ledger.claim(lab, 5))).toBe(false);
+    expect(healthReads.count).toBe(1);
+    await Promise.all([ledger.close(), other.close()]);
   });
 
   it("leaves the directory untouched while only read: no file, no lock registration", async () => {

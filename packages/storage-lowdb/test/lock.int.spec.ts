@@ -7,6 +7,7 @@ import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import { createFileLock } from "../src/lock.js";
+import { startFixture } from "./processes.js";
 import { temporaryDirectory } from "./support.js";
 
 const startTime = (pid: number): string | undefined => {
@@ -48,6 +49,26 @@ describe("the file lock", () => {
     const started = performance.now();
     expect(await createFileLock(path, 10_000).run(async () => "held")()).toEqual(E.right("held"));
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("takes over within a second the lock of a writer killed with SIGKILL, while another user of the store lives on", async () => {
+    await using directory = await temporaryDirectory();
+    const path = join(directory.path, "connections.json");
+    const bystander = startFixture(["register", path]);
+    const writer = startFixture(["hold-lock", path]);
+    const lock = createFileLock(path, 10_000);
+    try {
+      await Promise.all([bystander.line("registered"), writer.line("holding")]);
+      writer.child.kill("SIGKILL");
+      await writer.exited;
+      const started = performance.now();
+      expect(await lock.run(async () => "held")()).toEqual(E.right("held"));
+      expect(performance.now() - started).toBeLessThan(1_000);
+    } finally {
+      bystander.child.kill("SIGKILL");
+      await bystander.exited;
+      await lock.close();
+    }
   });
 
   it("never breaks the lock of a live holder: mutual exclusion holds", async () => {

@@ -242,6 +242,22 @@ describe("while running", () => {
     expect(await readdir(directory.path)).not.toContain(WRITE_PROBE_FILE);
   });
 
+  it("is not ready while its audit trail cannot be appended to, and ready again once it can", async () => {
+    await using directory = await temporaryDirectory();
+    const audit = createLowdbAuditLog({ dataDir: directory.path, lockStaleMs: 2000 });
+    const repository = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path, audit: audit.journal }));
+    await run(repository.ping());
+    // The trail's file cannot be appended to (a directory in its place): the attempt's entry is not recorded.
+    await mkdir(join(directory.path, "audit.jsonl"));
+    expect((await failureOf(audit.record(anAuditEntry())))._tag).toBe("StorageFailure");
+    expect(await failureOf(repository.ping())).toEqual({ _tag: "StorageFailure", reason: `The audit trail ${join(directory.path, "audit.jsonl")} cannot be appended to: EISDIR.` });
+    await rmdir(join(directory.path, "audit.jsonl"));
+    // The check's own test append succeeds now, and leaves nothing behind.
+    await run(repository.ping());
+    expect(await readFile(join(directory.path, "audit.jsonl"), "utf8")).toBe("");
+    await audit.close();
+  });
+
   it("detects an apiKey moved to another record (it was sealed for its own alias)", async () => {
     await using directory = await temporaryDirectory();
     await seeded(directory.path);

@@ -1,11 +1,15 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Alias } from "@sdwan-connections/core";
+import { startSimulatorProcess } from "@sdwan-connections/bench-kit";
+import { createConnectionService, type Alias } from "@sdwan-connections/core";
 import { aConnection } from "@sdwan-connections/core/testing";
+import { createPortalOrchestrator } from "@sdwan-connections/orchestrator-portal";
+import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import { startAddingProcess } from "./processes.js";
+import { runUpdatingProcess, startAddingProcess } from "./processes.js";
 import { MASTER_KEY, keyringOf, openOrThrow, run, temporaryDirectory } from "./support.js";
 import { createLowdbConnectionRepository } from "../src/connections-file.js";
+import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 
 const env = { SDWAN_MASTER_KEY: MASTER_KEY.toString("base64") };
 const storedAliases = async (dataDir: string): Promise<string[]> =>
@@ -33,6 +37,31 @@ describe("several processes on one file", () => {
     expect((await run(repository.get("two-149" as Alias))).apiKey.reveal()).toBe("key-of-two-149");
     await file.close();
   });
+
+  it("a key changed by another process is seen by this one's next customers request, whatever the cache's TTL", async () => {
+    await using directory = await temporaryDirectory();
+    // The simulator's one partner (`--generate 1:3`) and a customer key of it.
+    const [partnerKey, customerKey] = ["generated-partner-key-1", "generated-customer-key-1-1"];
+    const simulator = await startSimulatorProcess(3);
+    const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
+    const storage = await run(openLowdbStorage({ dataDir: directory.path, keyring: keyringOf(), lockStaleMs: 2000 }));
+    // As the service wires it: the store's changes, the default customers cache TTL (a minute).
+    const service = createConnectionService({ repository: storage.repository, changes: storage.changes, orchestrator });
+    try {
+      await run(storage.repository.insert(aConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: partnerKey })));
+      expect((await run(service.listPartnerCustomers("lab"))).count).toBe(3);
+      expect(await runUpdatingProcess(directory.path, "lab", customerKey, env)).toEqual({ code: 0, stderr: "" });
+      expect(await service.listPartnerCustomers("lab")()).toEqual(E.left({ _tag: "NotAPartner", alias: "lab" }));
+      expect(await runUpdatingProcess(directory.path, "lab", partnerKey, env)).toEqual({ code: 0, stderr: "" });
+      expect((await run(service.listPartnerCustomers("lab"))).count).toBe(3);
+    } finally {
+      await service.dispose();
+      await storage.close();
+      orchestrator.close();
+      simulator.child.kill();
+    }
+    // Three processes start here (the simulator, two updates), each compiling its sources: slow on a loaded machine.
+  }, 120_000);
 
   it("after a SIGKILL in the middle of a write storm, the file loads and holds every acknowledged add", async () => {
     await using directory = await temporaryDirectory();

@@ -7,6 +7,7 @@ import {
   aliasKey,
   alreadyExists,
   DEFAULT_AUDIT_RETENTION,
+  entryAsWritten,
   notFound,
   storageFailure,
   versionMismatch,
@@ -81,12 +82,20 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
       return E.left(row === undefined ? notFound(alias) : versionMismatch(row.alias, row.version));
     };
 
-  /** A write in a transaction that also records `entry` when it succeeds; then the retention is applied (outside it). */
-  const write = <A>(what: string, entry: AuditEntry | undefined, work: (client: PoolClient) => TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
+  /**
+   * A write in a transaction that also records `entry` when it succeeds (as `entryAsWritten`, `changed` telling
+   * whether the result changed anything); then the retention is applied (outside it).
+   */
+  const write = <A>(
+    what: string,
+    entry: AuditEntry | undefined,
+    work: (client: PoolClient) => TE.TaskEither<DomainError, A>,
+    changed: (result: A) => boolean = () => true,
+  ): TE.TaskEither<DomainError, A> =>
     pipe(
       inTransaction(pool, what, (client) => async () => {
         const result = await work(client)();
-        if (E.isRight(result) && entry !== undefined) await insertAuditEntry(client, entry);
+        if (E.isRight(result) && entry !== undefined) await insertAuditEntry(client, entryAsWritten(entry, changed(result.right)));
         return result;
       }),
       // The entry is committed: a retention that could not be applied now is applied by the next one.
@@ -143,25 +152,33 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
     // The row is locked, then compared with the change opened, in memory: the same URL and the same key (sealed
     // twice, one key never gives the same bytes) write nothing and keep the version.
     update: (alias, change, expected, entry) =>
-      write(`updating connection '${alias}'`, entry, (client) => async () => {
-        const current = await locked(client, alias, expected)();
-        if (E.isLeft(current)) return current;
-        const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== current.right.apiKey.reveal();
-        const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
-        if (!newKey && !newUrl) return current;
-        const { rows } = await client.query(
-          `update connections
-              set orchestrator_url = coalesce($2, orchestrator_url),
-                  api_key = coalesce($3, api_key),
-                  api_key_set_at = case when $3::text is null then api_key_set_at else now() end,
-                  version = nextval('connection_versions'),
-                  updated_at = now()
-            where alias_key = $1
-        returning ${COLUMNS}`,
-          [aliasKey(alias), newUrl ? change.orchestratorUrl : null, newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null],
-        );
-        return decode(rows[0]);
-      }),
+      pipe(
+        write(
+          `updating connection '${alias}'`,
+          entry,
+          (client) => async () => {
+            const current = await locked(client, alias, expected)();
+            if (E.isLeft(current)) return current;
+            const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== current.right.apiKey.reveal();
+            const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
+            if (!newKey && !newUrl) return E.right({ connection: current.right, changed: false });
+            const { rows } = await client.query(
+              `update connections
+                  set orchestrator_url = coalesce($2, orchestrator_url),
+                      api_key = coalesce($3, api_key),
+                      api_key_set_at = case when $3::text is null then api_key_set_at else now() end,
+                      version = nextval('connection_versions'),
+                      updated_at = now()
+                where alias_key = $1
+            returning ${COLUMNS}`,
+              [aliasKey(alias), newUrl ? change.orchestratorUrl : null, newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null],
+            );
+            return E.map((connection: StoredConnection) => ({ connection, changed: true }))(decode(rows[0]));
+          },
+          (written) => written.changed,
+        ),
+        TE.map((written) => written.connection),
+      ),
 
     delete: (alias, expected, entry) =>
       write(`deleting connection '${alias}'`, entry, (client) => async () => {

@@ -1,6 +1,6 @@
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Pool } from "pg";
-import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterPostgres, type RateLimiterRes } from "rate-limiter-flexible";
 import type { FailureCount, FailureCounter } from "@sdwan-connections/core";
 import { databaseFailure } from "./database-errors.js";
 
@@ -20,18 +20,18 @@ const countOf = (answer: RateLimiterRes | null): FailureCount =>
  * rate-limiter-flexible's PostgreSQL store, whose every change is one upsert,
  * so concurrent adds from any instance each get their own count. The table
  * comes from the migrations (the library is told not to create it). Should
- * the database not answer, this process's memory stands in.
+ * the database not answer, every operation fails (no memory stands in: each
+ * instance would then allow its own checks), and the throttle makes no check.
  */
 export const createPostgresFailureCounter = ({ pool, windowMs }: PostgresFailureCounterOptions): FailureCounter => {
-  // Only penalty, reward and get are used: the limit is the throttle's, so the library's own is never reached.
-  const options = { points: Number.MAX_SAFE_INTEGER, duration: Math.ceil(windowMs / 1000) };
   const limiter = new RateLimiterPostgres({
     storeClient: pool,
     storeType: "pool",
     tableName: FAILURES_TABLE,
     tableCreated: true,
-    ...options,
-    insuranceLimiter: new RateLimiterMemory(options),
+    // Only penalty, reward and get are used: the limit is the throttle's, so the library's own is never reached.
+    points: Number.MAX_SAFE_INTEGER,
+    duration: Math.ceil(windowMs / 1000),
   });
   const attempt = <A>(what: string, call: () => Promise<A>) => TE.tryCatch(call, databaseFailure(what));
   return {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect, vi } from "vitest";
 import type pg from "pg";
-import type { ConnectionChanges } from "@sdwan-connections/core";
+import type { ConnectionChanges, FailureCounter } from "@sdwan-connections/core";
 import {
   describeAuditLogContract,
   describeConnectionChangesContract,
@@ -114,11 +114,26 @@ describeConnectionChangesContract("PostgresConnectionChanges", {
   },
 });
 
+// Each counter reaches the database through its own proxy, which `interrupt` cuts.
+const counterProxies = new Map<FailureCounter, OutageProxy>();
 describeFailureCounterContract("PostgresFailureCounter", {
   make: async (windowMs) => {
-    const pool = aPool(postgres.connectionString);
+    const proxy = await startOutageProxy(postgres.connectionString);
+    const pool = aPool(proxy.connectionString);
     testPools.push(pool);
-    return createPostgresFailureCounter({ pool, windowMs });
+    const counter = createPostgresFailureCounter({ pool, windowMs });
+    counterProxies.set(counter, proxy);
+    return counter;
+  },
+  interrupt: async (counter, meanwhile) => {
+    const proxy = counterProxies.get(counter);
+    if (proxy === undefined) throw new Error("not made by this suite");
+    proxy.cut();
+    await meanwhile();
+    proxy.restore();
+  },
+  close: async () => {
+    for (const proxy of counterProxies.values()) await proxy.close();
   },
   reset: async () => {
     await admin.query(`truncate ${FAILURES_TABLE}`);

@@ -48,6 +48,7 @@ export const openPortalOrchestrator =
       createPortalOrchestrator({
         timeoutMs: config.orchestratorTimeoutMs,
         allowedHosts: config.orchestratorAllowedHosts,
+        customersBound: config.customersBound,
         ...(ca === undefined ? {} : { ca }),
         // Answers say only "could not connect"; what was met (a code, an answer that is not the API) is logged here.
         onCall: ({ method, outcome, attempts, durationMs, detail }) => {

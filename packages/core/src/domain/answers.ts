@@ -5,5 +5,7 @@ import type { UpdateConnectionOutcome } from "../use-cases/update-connection.js"
 export const ANSWER_TEXT = {
   added: "Connection successfully added",
   updated: "Connection successfully updated",
+  // The original's words for every update that succeeded, whether it changed anything or not.
+  unchanged: "Connection successfully updated",
   "dry-run": "Dry run successful",
 } as const satisfies Record<AddConnectionOutcome | UpdateConnectionOutcome, string>;

@@ -19,8 +19,12 @@ export type AuditFailure = DomainErrorTag | "KeyMismatch" | "Forbidden";
 export const VALIDATION_OUTCOMES = ["valid", "invalid", "not-asked"] as const;
 export type ValidationOutcome = (typeof VALIDATION_OUTCOMES)[number];
 
-/** Whether the audited operation did what was asked. */
-export const AUDIT_OUTCOMES = ["succeeded", "failed"] as const;
+/**
+ * Whether the audited operation did what was asked: `unchanged` when it succeeded without changing anything
+ * (an update to the URL and key already stored), which makes it an attempt, not a change.
+ */
+export const AUDIT_OUTCOMES = ["succeeded", "unchanged", "failed"] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /** The fields of a request body an entry may name (never their values). */
 export const AUDITED_FIELDS = ["alias", "orchestratorUrl", "apiKey"] as const;
@@ -46,7 +50,7 @@ export interface AuditEntry {
   readonly fields: readonly string[];
   readonly forced: boolean;
   readonly validation: ValidationOutcome;
-  readonly outcome: (typeof AUDIT_OUTCOMES)[number];
+  readonly outcome: AuditOutcome;
   /** Why it failed: the error's tag (no text, so nothing the request held). */
   readonly failure: AuditFailure | null;
   /** What else there is to say: for a health change, `valid → unreachable` and the check's reason; for a forbidden write, its method. */
@@ -62,6 +66,13 @@ export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set(["add", "update"
  * a health change), kept apart so that no number of attempts can push a change out.
  */
 export const isAuditedChange = (entry: Pick<AuditEntry, "action" | "outcome">): boolean => entry.outcome === "succeeded" && CHANGE_ACTIONS.has(entry.action);
+
+/**
+ * The entry a store records for a write given `entry` that succeeded: as given, except an update that changed
+ * nothing (`changed` false), recorded as `unchanged` so that it never counts against the changes' retention.
+ */
+export const entryAsWritten = (entry: AuditEntry, changed: boolean): AuditEntry =>
+  changed || entry.action !== "update" ? entry : { ...entry, outcome: "unchanged" };
 
 // Entries of one process within one millisecond keep their order by this count; the random part keeps
 // processes apart.

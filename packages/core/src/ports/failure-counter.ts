@@ -15,10 +15,12 @@ export interface FailureCount {
  * every instance of the service over one store. The failed-login throttle
  * reserves a failure with `add` before an expensive check, so concurrent
  * requests cannot all pass one stale count, and gives it back with `remove`
- * when the check succeeds.
+ * when the check succeeds. When the shared count cannot be reached, `add`
+ * fails: a count kept elsewhere (this process's memory) would let each
+ * instance make its own `maxFailures` checks.
  */
 export interface FailureCounter {
-  /** Counts one failure of `client`, atomically among all instances; answers the count including it. */
+  /** Counts one failure of `client`, atomically among all instances; answers the count including it, or fails when the shared count is out of reach. */
   add(client: string): TaskEither<DomainError, FailureCount>;
   /** Takes back one failure `add` counted in the current window. */
   remove(client: string): TaskEither<DomainError, void>;

@@ -25,8 +25,8 @@ export const checkApiKey =
           TE.flatMap(deps.repository.get),
           TE.map((stored) => ({
             matches: timingSafeEqual(
-              Buffer.from(deps.fingerprints.fingerprint(stored.apiKey)),
-              Buffer.from(deps.fingerprints.fingerprint(apiKey)),
+              Buffer.from(deps.fingerprints.fingerprint(stored.alias, stored.apiKey)),
+              Buffer.from(deps.fingerprints.fingerprint(stored.alias, apiKey)),
             ),
           })),
         ),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+import { planForNoStore } from "./configuration.js";
 
 const entry = (alias: string, apiKey: string = TEST_KEYS.partner, orchestratorUrl = "https://vco.example.net/") => ({ alias, orchestratorUrl, apiKey });
 const summary = (results: readonly { step: { action: string; alias: string }; outcome: string }[]) =>
@@ -76,5 +77,55 @@ describe("configuration as code", () => {
     const bad = await expectLeft(service.planConfiguration([{ ...entry("lab", "a-secret-value"), orchestratorUrl: "ftp://x" }]));
     expect(bad).toMatchObject({ _tag: "InvalidInput", errors: [{ field: "connections.0.orchestratorUrl" }] });
     expect(JSON.stringify(bad)).not.toContain("a-secret-value");
+  });
+
+  it("names where each entry's key comes from in its step, never the key", async () => {
+    const { service } = createTestWorld();
+    await service.applyPlan(await expectRight(service.planConfiguration([entry("lab")])));
+    const steps = (
+      await expectRight(
+        service.planConfiguration([
+          { ...entry("lab"), keySource: "env:SDWAN_APIKEY_LAB" },
+          { ...entry("edge", TEST_KEYS.customer), keySource: "file:edge.key" },
+        ]),
+      )
+    ).steps;
+    expect(steps).toEqual([
+      { action: "unchanged", alias: "lab", fields: [], keySource: "env:SDWAN_APIKEY_LAB" },
+      { action: "create", alias: "edge", fields: ["orchestratorUrl", "apiKey"], keySource: "file:edge.key" },
+    ]);
+    expect(JSON.stringify(steps)).not.toContain(TEST_KEYS.customer);
+    expect(await expectLeft(service.planConfiguration([{ ...entry("lab"), keySource: 7 }]))).toEqual({
+      _tag: "InvalidInput",
+      errors: [{ field: "connections.0.keySource", message: "must be a string" }],
+    });
+  });
+
+  it("plans against no store (a dry run creates none): every entry created, the file checked as ever", async () => {
+    expect((await expectRight(planForNoStore([entry("lab"), entry("edge", TEST_KEYS.customer)], { prune: true }))).steps.map((step) => `${step.action} ${step.alias}`)).toEqual([
+      "create lab",
+      "create edge",
+    ]);
+    expect(await expectLeft(planForNoStore([entry("lab"), entry("LAB")]))).toMatchObject({ _tag: "InvalidInput" });
+  });
+
+  // Issue 30: `export | apply --dry-run` failed until every key variable was set.
+  it("plans an entry without a key unchanged when stored at the same URL, its key not checked; otherwise says a key is needed", async () => {
+    const { service } = createTestWorld();
+    await service.applyPlan(await expectRight(service.planConfiguration([entry("lab"), entry("edge")])));
+    const keyless = (alias: string, orchestratorUrl = "https://vco.example.net/") => ({ alias, orchestratorUrl, keySource: `env:SDWAN_APIKEY_${alias.toUpperCase()}` });
+    const plan = await expectRight(service.planConfiguration([keyless("LAB"), entry("edge", TEST_KEYS.customer)]));
+    expect(plan.steps).toEqual([
+      { action: "unchanged", alias: "lab", fields: [], keySource: "env:SDWAN_APIKEY_LAB", keyChecked: false },
+      { action: "update", alias: "edge", fields: ["apiKey"] },
+    ]);
+    expect(summary(await service.applyPlan(plan))).toEqual(["unchanged lab: unchanged", "update edge: applied"]);
+    expect(await expectLeft(service.planConfiguration([keyless("lab", "https://moved.example.net/"), keyless("new")]))).toEqual({
+      _tag: "InvalidInput",
+      errors: [
+        { field: "connections.0.apiKey", message: "env:SDWAN_APIKEY_LAB gives no key, and one is needed to create this connection or change its URL" },
+        { field: "connections.1.apiKey", message: "env:SDWAN_APIKEY_NEW gives no key, and one is needed to create this connection or change its URL" },
+      ],
+    });
   });
 });

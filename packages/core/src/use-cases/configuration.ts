@@ -1,10 +1,10 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import type * as t from "io-ts";
-import { aliasKey, type Alias } from "../domain/codecs.js";
-import { decodeInput } from "../domain/decode.js";
-import { invalidInput, type DomainError, type FieldError } from "../domain/errors.js";
+import * as t from "io-ts";
+import { AliasCodec, aliasKey, OrchestratorUrlCodec, type Alias } from "../domain/codecs.js";
+import { decodeInput, strictObject } from "../domain/decode.js";
+import { invalidInput, notFound, type DomainError, type FieldError } from "../domain/errors.js";
 import { AddConnectionRequest } from "../domain/requests.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
@@ -12,25 +12,51 @@ import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 /** A connection a configuration file wants, its key resolved: as an add's body. */
 export type DesiredConnection = t.TypeOf<typeof AddConnectionRequest>;
 
-// Each entry decoded on its own, so that an error names its place: `connections.2.apiKey`.
-const decodeDesired = (raw: unknown): E.Either<DomainError, readonly DesiredConnection[]> => {
+// An entry without `apiKey`: its reference gave no key (an unset variable). It can only be found unchanged, its key not checked.
+const keylessProps = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec };
+const KeylessEntry = strictObject("KeylessEntry", keylessProps, t.type(keylessProps));
+type Keyless = t.TypeOf<typeof KeylessEntry>;
+
+/** A connection a configuration file wants, decoded, where its key came from when the file said (never the key), and its place. */
+interface Wanted {
+  readonly connection: DesiredConnection | Keyless;
+  readonly keySource: string | undefined;
+  readonly index: number;
+}
+
+const hasKey = (connection: DesiredConnection | Keyless): connection is DesiredConnection => "apiKey" in connection;
+
+// Each entry decoded on its own, so that an error names its place: `connections.2.apiKey`. Its `keySource`
+// (e.g. `env:SDWAN_APIKEY_LAB`, `file:lab.key`) is not the request's: the steps name it.
+const decodeDesired = (raw: unknown): E.Either<DomainError, readonly Wanted[]> => {
   if (!Array.isArray(raw)) return E.left(invalidInput([{ field: "connections", message: "must be a list" }]));
   const errors: FieldError[] = [];
-  const desired: DesiredConnection[] = [];
+  const desired: Wanted[] = [];
   for (const [index, entry] of raw.entries()) {
-    const decoded = decodeInput(AddConnectionRequest, "entry")(entry);
-    if (E.isRight(decoded)) desired.push(decoded.right);
-    else if (decoded.left._tag === "InvalidInput") errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
+    const record = typeof entry === "object" && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : undefined;
+    const { keySource, ...request } = record ?? {};
+    const decoded = record === undefined || "apiKey" in request ? decodeInput(AddConnectionRequest, "entry")(record === undefined ? entry : request) : decodeInput(KeylessEntry, "entry")(request);
+    if (keySource !== undefined && typeof keySource !== "string") errors.push({ field: `connections.${index}.keySource`, message: "must be a string" });
+    else if (E.isRight(decoded)) desired.push({ connection: decoded.right, keySource, index });
+    if (E.isLeft(decoded) && decoded.left._tag === "InvalidInput") errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
   }
   return errors.length === 0 ? E.right(desired) : E.left(invalidInput(errors));
 };
 
-/** One step of a plan; `fields` names what an update changes. */
+/** Where a step's key comes from, as the file said (`env:NAME`, `file:NAME`): never the key. */
+interface FromSource {
+  readonly keySource?: string;
+}
+
+/**
+ * One step of a plan; `fields` names what an update changes; `keySource`, where the file's key comes from;
+ * `keyChecked: false`, an unchanged step whose entry gave no key (its URL is the stored one).
+ */
 export type PlanStep =
-  | { readonly action: "create"; readonly alias: Alias; readonly fields: readonly ["orchestratorUrl", "apiKey"] }
-  | { readonly action: "update"; readonly alias: Alias; readonly fields: readonly ("orchestratorUrl" | "apiKey")[] }
+  | ({ readonly action: "create"; readonly alias: Alias; readonly fields: readonly ["orchestratorUrl", "apiKey"] } & FromSource)
+  | ({ readonly action: "update"; readonly alias: Alias; readonly fields: readonly ("orchestratorUrl" | "apiKey")[] } & FromSource)
   | { readonly action: "delete"; readonly alias: Alias; readonly fields: readonly [] }
-  | { readonly action: "unchanged"; readonly alias: Alias; readonly fields: readonly [] };
+  | ({ readonly action: "unchanged"; readonly alias: Alias; readonly fields: readonly []; readonly keyChecked?: false } & FromSource);
 
 export interface Plan {
   readonly steps: readonly PlanStep[];
@@ -38,9 +64,9 @@ export interface Plan {
   readonly desired: ReadonlyMap<string, DesiredConnection>;
 }
 
-const refuseRepeats = (desired: readonly DesiredConnection[]): E.Either<DomainError, readonly DesiredConnection[]> => {
+const refuseRepeats = (desired: readonly Wanted[]): E.Either<DomainError, readonly Wanted[]> => {
   const seen = new Set<string>();
-  for (const [index, connection] of desired.entries()) {
+  for (const [index, { connection }] of desired.entries()) {
     const key = aliasKey(connection.alias);
     if (seen.has(key)) return E.left(invalidInput([{ field: `connections.${index}.alias`, message: "repeats an earlier alias (aliases match in any case)" }]));
     seen.add(key);
@@ -48,31 +74,55 @@ const refuseRepeats = (desired: readonly DesiredConnection[]): E.Either<DomainEr
   return E.right(desired);
 };
 
+/** What planning reads of the store. */
+interface PlanDeps {
+  readonly repository: Pick<ConnectionRepository, "get" | "list">;
+  readonly fingerprints: KeyFingerprints;
+}
+
 // What one desired connection asks of the store: create it, update the fields that differ, or nothing.
 const stepFor =
-  (deps: { readonly repository: ConnectionRepository; readonly fingerprints: KeyFingerprints }) =>
-  (connection: DesiredConnection): TE.TaskEither<DomainError, PlanStep> =>
-    pipe(
+  (deps: PlanDeps) =>
+  ({ connection, keySource, index }: Wanted): TE.TaskEither<DomainError, PlanStep> => {
+    const source = keySource === undefined ? {} : { keySource };
+    if (!hasKey(connection)) {
+      const needsKey = invalidInput([
+        { field: `connections.${index}.apiKey`, message: `${keySource ?? "its reference"} gives no key, and one is needed to create this connection or change its URL` },
+      ]);
+      return pipe(
+        deps.repository.get(connection.alias),
+        TE.orElse((error) => TE.left(error._tag === "NotFound" ? needsKey : error)),
+        TE.flatMap((current) =>
+          current.orchestratorUrl === connection.orchestratorUrl ? TE.right<DomainError, PlanStep>({ action: "unchanged", alias: current.alias, fields: [], ...source, keyChecked: false }) : TE.left(needsKey),
+        ),
+      );
+    }
+    return pipe(
       deps.repository.get(connection.alias),
       TE.map((current): PlanStep => {
         const fields = [
           ...(current.orchestratorUrl === connection.orchestratorUrl ? [] : (["orchestratorUrl"] as const)),
-          ...(deps.fingerprints.fingerprint(current.apiKey) === deps.fingerprints.fingerprint(connection.apiKey) ? [] : (["apiKey"] as const)),
+          ...(deps.fingerprints.fingerprint(current.alias, current.apiKey) === deps.fingerprints.fingerprint(current.alias, connection.apiKey) ? [] : (["apiKey"] as const)),
         ];
-        return fields.length === 0 ? { action: "unchanged", alias: current.alias, fields: [] } : { action: "update", alias: current.alias, fields };
+        return fields.length === 0 ? { action: "unchanged", alias: current.alias, fields: [], ...source } : { action: "update", alias: current.alias, fields, ...source };
       }),
-      TE.orElse((error) => (error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: ["orchestratorUrl", "apiKey"] }) : TE.left(error))),
+      TE.orElse((error) =>
+        error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: ["orchestratorUrl", "apiKey"], ...source }) : TE.left(error),
+      ),
     );
+  };
 
 /**
  * What applying `rawDesired` would do to the store: create what is missing, update what differs (the URL
  * compared as written, the key by its fingerprint, so no stored key is read out), and with `prune` delete
  * what the file does not name; the rest is unchanged. Applying the same file twice plans nothing the second time.
+ * An entry without `apiKey` (its reference gave none) is unchanged when stored at the same URL, its key not
+ * checked; otherwise an error at its place, as every such entry's.
  * Linear in the file's size: one lookup per entry, the steps gathered in one array (fp-ts's array traverse
  * copies the array at every element, quadratic for a file of 100,000 entries).
  */
 export const planConfiguration =
-  (deps: { readonly repository: ConnectionRepository; readonly fingerprints: KeyFingerprints }) =>
+  (deps: PlanDeps) =>
   (rawDesired: unknown, options: { readonly prune?: boolean } = {}): TE.TaskEither<DomainError, Plan> =>
     pipe(
       TE.fromEither(pipe(decodeDesired(rawDesired), E.flatMap(refuseRepeats))),
@@ -81,20 +131,33 @@ export const planConfiguration =
           deps.repository.list(),
           TE.flatMap((stored): TE.TaskEither<DomainError, Plan> => async () => {
             const steps: PlanStep[] = [];
-            for (const connection of desired) {
-              const step = await stepFor(deps)(connection)();
-              if (E.isLeft(step)) return step;
-              steps.push(step.right);
+            const errors: FieldError[] = [];
+            for (const wanted of desired) {
+              const step = await stepFor(deps)(wanted)();
+              if (E.isRight(step)) steps.push(step.right);
+              else if (step.left._tag === "InvalidInput") errors.push(...step.left.errors);
+              else return step;
             }
-            const wanted = new Set(desired.map((connection) => aliasKey(connection.alias)));
+            if (errors.length > 0) return E.left(invalidInput(errors));
+            const wanted = new Set(desired.map(({ connection }) => aliasKey(connection.alias)));
             if (options.prune === true) {
               for (const summary of stored) if (!wanted.has(aliasKey(summary.alias))) steps.push({ action: "delete", alias: summary.alias, fields: [] });
             }
-            return E.right({ steps, desired: new Map(desired.map((connection) => [aliasKey(connection.alias), connection])) });
+            return E.right({ steps, desired: new Map(desired.flatMap(({ connection }) => (hasKey(connection) ? [[aliasKey(connection.alias), connection] as const] : []))) });
           }),
         ),
       ),
     );
+
+/**
+ * The plan against a store that does not exist yet (a dry run creates none): every entry created, the same
+ * checks of the file as `planConfiguration`'s.
+ */
+export const planForNoStore = planConfiguration({
+  repository: { get: (alias) => TE.left(notFound(alias)), list: () => TE.right([]) },
+  // Never asked: nothing is stored to compare a key with.
+  fingerprints: { fingerprint: () => "" },
+});
 
 /**
  * A step's outcome. `interrupted`: under way when the apply was stopped (it may or may not have taken

@@ -17,7 +17,7 @@ export const detailsOf =
     orchestratorUrl: connection.orchestratorUrl,
     version: connection.version,
     apiKeySetAt: connection.apiKeySetAt,
-    apiKeyFingerprint: fingerprints.fingerprint(connection.apiKey),
+    apiKeyFingerprint: fingerprints.fingerprint(connection.alias, connection.apiKey),
   });
 
 /** The details as the interface answers them (docs/interface.md §2): the key's date in ISO 8601 UTC, or null. */

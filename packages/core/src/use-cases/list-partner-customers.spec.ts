@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ApiKey } from "../domain/api-key.js";
+import type { Alias } from "../domain/codecs.js";
 import { orchestratorGarbage, orchestratorRejected, orchestratorTimedOut } from "../domain/errors.js";
 import { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "../ports/connection-changes.js";
 import { aCustomer } from "../../testing/builders.js";
@@ -92,6 +94,19 @@ describe("listPartnerCustomers", () => {
     await expectRight(service.updateConnection("partner", { orchestratorUrl: "https://moved.example.net" }, { force: true }));
     gate.release();
     await inFlight;
+    await expectRight(service.listPartnerCustomers("partner"));
+    expect(orchestrator.calls.listPartnerCustomers).toBe(2);
+  });
+
+  it("never answers a list cached for an earlier version of the connection, even when its change was not announced", async () => {
+    // Another process over the embedded store: its change reaches the repository, and nothing is published here.
+    const silent: ConnectionChanges = { publish: async () => undefined, subscribe: () => () => undefined };
+    const { service, repository, orchestrator } = await setup(TEST_KEYS.partner, 60_000, silent);
+    await expectRight(service.listPartnerCustomers("partner"));
+    await expectRight(repository.update("partner" as Alias, { apiKey: ApiKey.unsafeFrom(TEST_KEYS.customer) }));
+    expect(await expectLeft(service.listPartnerCustomers("partner"))).toEqual({ _tag: "NotAPartner", alias: "Partner" });
+    await expectRight(repository.update("partner" as Alias, { apiKey: ApiKey.unsafeFrom(TEST_KEYS.partner) }));
+    await expectRight(service.listPartnerCustomers("partner"));
     await expectRight(service.listPartnerCustomers("partner"));
     expect(orchestrator.calls.listPartnerCustomers).toBe(2);
   });

@@ -68,7 +68,7 @@ describe("updateConnection", () => {
     expect(await stored(world)).toMatchObject({ version: 2 });
   });
 
-  it("keeps the version of a change that changes nothing (the same URL, the same key) and announces nothing", async () => {
+  it("keeps the version of a change that changes nothing (the same URL, the same key), answers unchanged, and announces it all the same", async () => {
     const changes = createInProcessConnectionChanges();
     const published: ConnectionChangeNotice[] = [];
     changes.subscribe((notice) => void published.push(notice));
@@ -78,13 +78,25 @@ describe("updateConnection", () => {
     const service = createConnectionService({ storage, orchestrator });
     await expectRight(service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }));
     const added = await expectRight(repository.get("lab" as Alias));
-    expect(await expectRight(service.updateConnection("LAB", { orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }))).toBe("updated");
-    await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { expectedVersions: [added.version] }));
+    expect(await expectRight(service.updateConnection("LAB", { orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }))).toBe("unchanged");
+    expect(await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { expectedVersions: [added.version] }))).toBe("unchanged");
     expect(await expectRight(repository.get("lab" as Alias))).toMatchObject({ version: added.version, apiKeySetAt: added.apiKeySetAt });
-    expect(published).toEqual([]);
-    await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }));
-    expect(published).toEqual(["lab"]);
+    // An update drops the cached customers, whatever it changed (SPEC §4): announced, so every instance drops them.
+    expect(published).toEqual(["lab", "lab"]);
+    expect(await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }))).toBe("updated");
+    expect(published).toEqual(["lab", "lab", "lab"]);
     expect((await expectRight(repository.get("lab" as Alias))).version).toBeGreaterThan(added.version);
+  });
+
+  // Regression: a PUT that changed nothing kept the customers cache.
+  it("drops the connection's cached customers on an update that changes nothing", async () => {
+    const world = await setup();
+    await expectRight(world.service.listPartnerCustomers("lab"));
+    await expectRight(world.service.listPartnerCustomers("lab"));
+    expect(world.orchestrator.calls.listPartnerCustomers).toBe(1);
+    expect(await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { force: true }))).toBe("unchanged");
+    await expectRight(world.service.listPartnerCustomers("lab"));
+    expect(world.orchestrator.calls.listPartnerCustomers).toBe(2);
   });
 
   it("answers NotFound for an unknown alias", async () => {

@@ -33,13 +33,15 @@ const decodeChange = (alias: Alias, body: unknown): E.Either<DomainError, Connec
     ),
   );
 
-export type UpdateConnectionOutcome = "updated" | "dry-run";
+/** `unchanged`: the change changed nothing (the URL and key stored already), so the version stays. */
+export type UpdateConnectionOutcome = "updated" | "unchanged" | "dry-run";
 
 /**
  * Changes the URL and/or key of a connection. The connection as it would be
  * after the change must be accepted by the orchestrator (unless forced);
- * then the change is stored and announced, so customers caches drop it
- * (a change that changes nothing keeps the version and is not announced).
+ * then the change is stored and announced, so customers caches drop it. A
+ * change that changes nothing keeps the version and answers `unchanged`, and
+ * is announced all the same: an update drops the cached customers (SPEC §4).
  * With expected versions, it changes nothing unless the stored version is
  * one of them, from the first read to the write. A dry run stops before
  * the write.
@@ -74,9 +76,9 @@ export const updateConnection =
               ? TE.right<DomainError, UpdateConnectionOutcome>("dry-run")
               : pipe(
                   deps.repository.update(alias, change, options.expectedVersions),
-                  // The version read is still the stored one: the change changed nothing, so there is nothing to announce.
-                  TE.flatMap((updated) => (updated.version === readVersion ? TE.right(undefined) : TE.fromTask(() => deps.changes.publish(updated.alias)))),
-                  TE.as<UpdateConnectionOutcome>("updated"),
+                  TE.tap((updated) => TE.fromTask(() => deps.changes.publish(updated.alias))),
+                  // The version read is still the stored one: the change changed nothing.
+                  TE.map((updated): UpdateConnectionOutcome => (updated.version === readVersion ? "unchanged" : "updated")),
                 ),
           ),
         ),

@@ -1,14 +1,17 @@
 import type { Metrics } from "@sdwan-connections/composition";
+import type { DomainError } from "@sdwan-connections/core";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { AuthenticatedUser, Authenticator } from "../auth/authenticator.js";
-import type { LoginThrottle } from "../auth/throttle.js";
-import { problem } from "../errors.js";
+import * as O from "fp-ts/lib/Option.js";
+import { parseBasic, type AuthenticatedUser, type Authenticator } from "../auth/authenticator.js";
+import type { Attempt, LoginThrottle } from "../auth/throttle.js";
+import { domainErrorToProblem, problem } from "../errors.js";
 import { sendProblem } from "../respond.js";
+import { clientOf } from "./request-context.js";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
 /** What checking new credentials ends in: the user they prove (or none), or a refusal before any check. */
-type Verdict = { readonly user: AuthenticatedUser | undefined } | { readonly retryAfterSeconds: number };
+type Verdict = { readonly user: AuthenticatedUser | undefined } | { readonly retryAfterSeconds: number } | { readonly unavailable: DomainError };
 
 export interface AuthenticateOptions {
   readonly authenticator: Authenticator;
@@ -44,17 +47,18 @@ export const authenticate = ({ authenticator, throttle, metrics, onForbidden }: 
     next();
   };
 
-  // Checks under way, by client and header: the same credentials sent many times at once are checked once (and count once).
+  // Checks under way, by address and header: the same credentials sent many times at once are checked once (and count once).
   const checks = new Map<string, Promise<Verdict>>();
   // A full check (bcrypt) is due: its failure is counted first, in the count every instance shares, so a burst cannot outrun it.
-  const verify = (client: string, header: string): Promise<Verdict> => {
-    const key = `${client} ${header}`;
+  const verify = (attempt: Attempt, header: string): Promise<Verdict> => {
+    const key = `${attempt.address} ${header}`;
     const underWay = checks.get(key);
     if (underWay !== undefined) return underWay;
     const verdict = throttle
-      .reserve(client)
+      .reserve(attempt)
       .then(async (reservation): Promise<Verdict> => {
         if (reservation._tag === "Refused") return { retryAfterSeconds: reservation.retryAfterSeconds };
+        if (reservation._tag === "Unavailable") return { unavailable: reservation.error };
         const user = await authenticator.authenticate(header);
         if (user === undefined) await reservation.failed();
         else reservation.giveBack();
@@ -76,21 +80,28 @@ export const authenticate = ({ authenticator, throttle, metrics, onForbidden }: 
   };
 
   return (req, res, next) => {
-    const client = req.socket.remoteAddress ?? "unknown";
-    const retryAfter = throttle.retryAfterSeconds(client);
+    const address = clientOf(res.locals);
+    const header = req.headers.authorization;
+    const credentials = parseBasic(header);
+    const retryAfter = throttle.retryAfterSeconds(address, O.isSome(credentials) ? credentials.value.name : undefined);
     if (retryAfter !== undefined) {
       tooManyFailures(res, retryAfter);
       return;
     }
-    const header = req.headers.authorization;
     const user = authenticator.cached(header);
-    // Admitted from the cache, or refused without a check: a request without credentials is the usual first step, no failed login.
-    if (user !== undefined || header === undefined) {
+    // Admitted from the cache, or refused without a check: a request without (Basic) credentials is the usual first step, no failed login.
+    if (user !== undefined || header === undefined || O.isNone(credentials)) {
       admit(req, res, next, user);
       return;
     }
-    verify(client, header)
-      .then((verdict) => ("retryAfterSeconds" in verdict ? tooManyFailures(res, verdict.retryAfterSeconds) : admit(req, res, next, verdict.user)))
+    verify({ address, user: credentials.value.name }, header)
+      .then((verdict) =>
+        "retryAfterSeconds" in verdict
+          ? tooManyFailures(res, verdict.retryAfterSeconds)
+          : "unavailable" in verdict
+            ? sendProblem(res, domainErrorToProblem(verdict.unavailable))
+            : admit(req, res, next, verdict.user),
+      )
       .catch(next);
   };
 };

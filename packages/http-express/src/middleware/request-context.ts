@@ -3,6 +3,7 @@ import type { Logger, Metrics } from "@sdwan-connections/composition";
 import type { Actor } from "@sdwan-connections/core";
 import type { RequestHandler } from "express";
 import type { AuthenticatedUser } from "../auth/authenticator.js";
+import type { ClientAddress } from "./client-address.js";
 import { apiTemplateOf, BASE_PATH } from "../openapi.js";
 import { CONSOLE_PATH } from "../routes/console.js";
 import { OPERATION_PATHS } from "../routes/operations.js";
@@ -31,12 +32,15 @@ const SECURITY_HEADERS = Object.entries({
 /** The user the authentication middleware admitted, for the request log. */
 export const userOf = (locals: Record<string, unknown>): AuthenticatedUser | undefined => locals["user"] as AuthenticatedUser | undefined;
 
+/** The client's address (behind the trusted proxies), as the request context found it: what the login throttle counts by and the request log names. */
+export const clientOf = (locals: Record<string, unknown>): string => locals["client"] as string;
+
 /** Who made the request, for the audit trail: the admitted user and the request's id. */
 export const actorOf = (locals: Record<string, unknown>): Actor => ({ name: userOf(locals)?.name ?? "anonymous", requestId: locals["requestId"] as string });
 
-/** Request id, security headers, and one log line and one metric sample per answered request. */
+/** Request id, client address, security headers, and one log line and one metric sample per answered request. */
 export const requestContext =
-  ({ logger, metrics }: { readonly logger: Logger; readonly metrics: Metrics }): RequestHandler =>
+  ({ logger, metrics, clientAddress }: { readonly logger: Logger; readonly metrics: Metrics; readonly clientAddress: ClientAddress }): RequestHandler =>
   (req, res, next) => {
     const started = process.hrtime.bigint();
     const path = req.path; // before routers rewrite it
@@ -44,6 +48,9 @@ export const requestContext =
     const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("X-Request-Id", requestId);
     res.locals["requestId"] = requestId;
+    const forwardedFor = req.headers["x-forwarded-for"];
+    const client = clientAddress(req.socket.remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor);
+    res.locals["client"] = client;
     for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -51,7 +58,7 @@ export const requestContext =
       metrics.recordRequest(req.method, route, res.statusCode, seconds);
       // Never headers, query values or bodies: they may hold credentials or keys.
       logger.info(
-        { requestId, method: req.method, route, status: res.statusCode, durationMs: Math.round(seconds * 1e6) / 1e3, user: userOf(res.locals)?.name },
+        { requestId, client, method: req.method, route, status: res.statusCode, durationMs: Math.round(seconds * 1e6) / 1e3, user: userOf(res.locals)?.name },
         "request",
       );
     });

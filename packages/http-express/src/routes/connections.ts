@@ -4,9 +4,9 @@ import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { LoginThrottle } from "../auth/throttle.js";
-import { invalidRequest, problem, type Problem } from "../errors.js";
+import { domainErrorToProblem, invalidRequest, problem, type Problem } from "../errors.js";
 import { jsonBody } from "../middleware/json-body.js";
-import { actorOf } from "../middleware/request-context.js";
+import { actorOf, clientOf } from "../middleware/request-context.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { sendRepresentation } from "../representation.js";
@@ -119,7 +119,11 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
       jsonBody,
       withFlags([], async (req, res) => {
         // Reserved before the comparison, so concurrent guesses cannot all pass one count; given back unless it was a mismatch.
-        const reservation = await throttle?.reserve(`key-check ${req.socket.remoteAddress ?? "unknown"}`);
+        const reservation = await throttle?.reserve({ address: `key-check ${clientOf(res.locals)}`, user: actorOf(res.locals).name });
+        if (reservation?._tag === "Unavailable") {
+          sendProblem(res, domainErrorToProblem(reservation.error));
+          return;
+        }
         if (reservation?._tag === "Refused") {
           sendProblem(
             res,
