@@ -137,8 +137,16 @@ describe("the store: one rule, read commands never create one", () => {
     expect(table.stdout).toMatch(/^Storage +PostgreSQL$/m);
     expect(table.stdout).toMatch(/^Database +postgres:\/\/sdwan@db\.example\.net:5432\/sdwan$/m);
     expect(table.stdout).toMatch(/^Master key +SDWAN_MASTER_KEY \(set\)$/m);
-    const asJson = await run(["config"], { env });
-    expect(JSON.parse(asJson.stdout)).toMatchObject({ storage: "postgres", adminUser: "ops", orchestratorTimeoutMs: 10_000 });
+    expect(table.stdout).toMatch(/^Customers at most +100000 enterprises, 33554432 bytes of reply$/m);
+    expect(table.stdout).toMatch(/^Trusted proxies +-$/m);
+    const asJson = await run(["config"], { env: { ...env, SDWAN_TRUSTED_PROXIES: "10.42.0.0/16" } });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({
+      storage: "postgres",
+      adminUser: "ops",
+      orchestratorTimeoutMs: 10_000,
+      customersBound: { enterprises: 100_000, replyBytes: 32 * 1024 * 1024 },
+      trustedProxies: ["10.42.0.0/16"],
+    });
     for (const secret of Object.values(secrets)) expect(table.stdout + asJson.stdout).not.toContain(secret);
 
     const byDefault = await run(["config", "-o", "json"], { env: { SDWAN_DATA_DIR: "" } });
