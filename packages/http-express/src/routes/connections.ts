@@ -87,10 +87,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
       withFlags([], async (req, res) => {
         // Reserved before the comparison, so concurrent guesses cannot all pass one count; given back unless it was a mismatch.
         const reservation = await throttle?.reserve({ address: `key-check ${clientOf(res.locals)}`, user: actorOf(res.locals).name });
-        if (reservation?._tag === "Unavailable") {
-          sendProblem(res, domainErrorToProblem(reservation.error));
-          return;
-        }
+        if (reservation?._tag === "Unavailable") return sendProblem(res, domainErrorToProblem(reservation.error));
         if (reservation?._tag === "Refused") {
           sendProblem(
             res,
