@@ -21,7 +21,8 @@ import { createPortalOrchestrator } from "@sdwan-connections/orchestrator-portal
 import { createKeyring, masterKey } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { createLowdbConnectionRepository, openConnectionsFile } from "../src/connections-file.js";
+import { createLowdbConnectionRepository } from "../src/connection-repository.js";
+import { openConnectionsFile } from "../src/connections-file.js";
 import { describeConnectionsFileError } from "../src/errors.js";
 import { createLowdbHealthLedger, HEALTH_FILE } from "../src/health-file.js";
 

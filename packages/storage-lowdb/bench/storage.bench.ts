@@ -13,7 +13,8 @@ import { createKeyring, masterKey } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { createLowdbAuditLog, type AuditJournal } from "../src/audit-file.js";
-import { openConnectionsFile, createLowdbConnectionRepository } from "../src/connections-file.js";
+import { createLowdbConnectionRepository } from "../src/connection-repository.js";
+import { openConnectionsFile } from "../src/connections-file.js";
 import { describeConnectionsFileError } from "../src/errors.js";
 
 const SIZES = [10, 1_000, 10_000] as const;

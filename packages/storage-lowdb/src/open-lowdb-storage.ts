@@ -11,7 +11,8 @@ import type { Keyring } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { createLowdbAuditLog } from "./audit-file.js";
-import { openConnectionsFile, createLowdbConnectionRepository } from "./connections-file.js";
+import { createLowdbConnectionRepository } from "./connection-repository.js";
+import { openConnectionsFile } from "./connections-file.js";
 import { describeConnectionsFileError } from "./errors.js";
 import { createLowdbHealthLedger } from "./health-file.js";
 

@@ -7,7 +7,7 @@ import type { ConnectionsFile } from "../src/connections-file.js";
 import { createLowdbHealthLedger } from "../src/health-file.js";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 import { keyringOf, openOrThrow, temporaryDirectory } from "./support.js";
-import { createLowdbConnectionRepository } from "../src/connections-file.js";
+import { createLowdbConnectionRepository } from "../src/connection-repository.js";
 
 const directory = await temporaryDirectory();
 let dataDir = directory.path;

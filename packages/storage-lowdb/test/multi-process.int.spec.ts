@@ -8,7 +8,7 @@ import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import { runUpdatingProcess, startAddingProcess } from "./processes.js";
 import { MASTER_KEY, keyringOf, openOrThrow, run, temporaryDirectory } from "./support.js";
-import { createLowdbConnectionRepository } from "../src/connections-file.js";
+import { createLowdbConnectionRepository } from "../src/connection-repository.js";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 
 const env = { SDWAN_MASTER_KEY: MASTER_KEY.toString("base64") };
