@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { machineLine, markdownTable, median, startSimulatorProcess, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import {
-  createHealthMonitor,
+  createConnectionService,
   createInMemoryHealthLedger,
+  createInMemoryStorage,
   type ConnectionRepository,
   type DomainError,
   type HealthLedger,
@@ -67,7 +68,14 @@ const callsAlone = async (): Promise<void> => {
 /** One background round over every connection with `ledger`; fails unless each connection was recorded valid. */
 const roundWith = async (ledger: HealthLedger): Promise<void> => {
   let errors = 0;
-  await createHealthMonitor({ repository, orchestrator, ledger, intervalMs: INTERVAL_MS, concurrency: CONCURRENCY, onError: () => (errors += 1) }).round();
+  // The service's monitor (CONCURRENCY calls at once, its default) over this store's repository and `ledger`.
+  const service = createConnectionService({
+    storage: { ...createInMemoryStorage(), repository, health: ledger },
+    orchestrator,
+    health: { intervalMs: INTERVAL_MS, onError: () => (errors += 1) },
+  });
+  await service.healthMonitor?.round();
+  await service.dispose();
   const health = await run(ledger.list());
   const valid = health.filter((one) => one.state === "valid").length;
   if (errors > 0 || valid !== CONNECTIONS) throw new Error(`a round recorded ${valid} of ${CONNECTIONS} connections valid, with ${errors} store errors`);

@@ -46,7 +46,7 @@ describe("several processes on one file", () => {
     const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
     const storage = await run(openLowdbStorage({ dataDir: directory.path, keyring: keyringOf(), lockStaleMs: 2000 }));
     // As the service wires it: the store's changes, the default customers cache TTL (a minute).
-    const service = createConnectionService({ repository: storage.repository, changes: storage.changes, orchestrator });
+    const service = createConnectionService({ storage, orchestrator });
     try {
       await run(storage.repository.insert(aConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: partnerKey })));
       expect((await run(service.listPartnerCustomers("lab"))).count).toBe(3);
