@@ -1,8 +1,8 @@
 import { isUtf8 } from "node:buffer";
-import { customerListOfJson, type Customer, type CustomerList } from "@sdwan-connections/core";
+import { customerListOfJson, type CustomerList } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
-import { CUSTOMER_MAPPING, round6, type Conversion } from "./wire.js";
+import { CUSTOMER_MAPPING, decodeCustomer, round6, type Conversion } from "./wire.js";
 
 /**
  * How large a partner's customers may be (docs/interface.md §6): an answer beyond it is refused as garbage, so
@@ -19,21 +19,15 @@ export interface CustomersBound {
 /** Which of `CustomersBound`'s limits an answer went over. */
 export type OverBound = keyof CustomersBound;
 
-/** Items per slice in `customersJsonOver`: each slice's text is small enough to die young. */
-const SLICE_ITEMS = 256;
-
 /**
- * Whether `customers`' JSON (`JSON.stringify(customers)` in UTF-8) takes more than `maxBytes`: the general
- * path's bound, measured slice by slice and stopping at the first slice over it, so no whole reply is built.
+ * The most bytes of an answer that are ever parsed into values at once (`JSON.parse`): a whole answer that is not a
+ * list of enterprises (an identification, an error), or one enterprise of a list. Each is a few KiB in practice (a
+ * simulator's enterprise about 650 bytes); parsing 1 MiB of the worst JSON (`[[],[],…]`) takes about 24 MiB.
  */
-export const customersJsonOver = (customers: readonly Customer[], maxBytes: number): boolean => {
-  // The brackets, and a comma between slices (each slice's own brackets stand for it).
-  let bytes = 1;
-  for (let start = 0; start < customers.length && bytes <= maxBytes; start += SLICE_ITEMS)
-    bytes += Buffer.byteLength(JSON.stringify(customers.slice(start, start + SLICE_ITEMS))) - 1;
-  // An empty list is `[]`.
-  return Math.max(bytes, 2) > maxBytes;
-};
+export const PARSE_LIMIT_BYTES = 1024 * 1024;
+
+/** Why a reading refuses an answer: over the bound, or not a list of enterprises (its first one that is not, and why). */
+export type Refusal = OverBound | { readonly invalid: string };
 
 /**
  * The cold path of a getEnterpriseProxyEnterprises answer: from the orchestrator's bytes straight to the
@@ -42,11 +36,12 @@ export const customersJsonOver = (customers: readonly Customer[], maxBytes: numb
  * `JSON.stringify` would write for it); a string with escapes or bytes that are not UTF-8 is decoded and
  * written again as the general path would.
  *
- * It takes the usual form only: strictly valid JSON, an array of objects whose keys have no escapes and
- * whose mapped fields have their documented types (wire.ts's `Enterprise`). Anything else answers none, and
- * the caller takes the general path (text, `JSON.parse`, io-ts), which decides and explains. So this path
- * never accepts what that one would refuse, and writes exactly the bytes `JSON.stringify` writes for that
- * path's customers (customers-json.spec.ts checks both, on generated and on broken answers).
+ * It takes the usual form only: strictly valid JSON, an array of objects of at most `PARSE_LIMIT_BYTES` whose
+ * keys have no escapes and whose mapped fields have their documented types (wire.ts's `Enterprise`). Anything
+ * else answers none, and the caller takes the general path (`readCustomersByEnterprise`), which decides and
+ * explains. So this path never accepts what that one would refuse, and writes exactly the bytes
+ * `JSON.stringify` writes for that path's customers (customers-json.spec.ts checks both, on generated and on
+ * broken answers).
  *
  * It holds to `bound` as it goes: the answer is over it (left) as soon as its enterprise one past the bound
  * begins or the JSON written passes the bytes bound, and nothing more is read or written. An enterprise that
@@ -54,10 +49,23 @@ export const customersJsonOver = (customers: readonly Customer[], maxBytes: numb
  * JSON, however deeply it nests), so every answer over the enterprises bound is refused before the general
  * path parses it.
  */
-export const readCustomersJson = (bytes: Uint8Array, bound: CustomersBound): E.Either<OverBound, O.Option<CustomerList>> => {
+export const readCustomersJson = (bytes: Uint8Array, bound: CustomersBound): E.Either<Refusal, O.Option<CustomerList>> => read(bytes, bound, false);
+
+/**
+ * The general path of a getEnterpriseProxyEnterprises answer, the authority on what it means: each enterprise
+ * parsed alone (`JSON.parse` of its bytes, at most `PARSE_LIMIT_BYTES`), decoded by io-ts (wire.ts's
+ * `decodeCustomer`, whose reason names the first bad one), mapped and written, so no answer is ever parsed
+ * whole. The answer is JSON as `JSON.parse` reads a UTF-8 text (a leading byte order mark dropped); an answer
+ * that is not a JSON array answers none (the caller parses it whole, if it is small). Held to `bound` as
+ * `readCustomersJson` is.
+ */
+export const readCustomersByEnterprise = (bytes: Uint8Array, bound: CustomersBound): E.Either<Refusal, O.Option<CustomerList>> => read(bytes, bound, true);
+
+const read = (bytes: Uint8Array, bound: CustomersBound, general: boolean): E.Either<Refusal, O.Option<CustomerList>> => {
   try {
-    const read = transform(bytes, bound);
-    return E.right(read === undefined ? O.none : O.some(customerListOfJson(read.json, read.count)));
+    const done = transform(bytes, bound, general);
+    if (typeof done === "string") return E.left({ invalid: done });
+    return E.right(done === undefined ? O.none : O.some(customerListOfJson(done.json, done.count)));
   } catch (error) {
     if (error === NOT_USUAL) return E.right(O.none);
     if (error === OVER_ENTERPRISES) return E.left("enterprises");
@@ -126,7 +134,7 @@ const FALSE = 5;
 const PLAIN = 1;
 const STRING_BYTE = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH ? PLAIN : 0));
 
-/** Thrown to leave the fast path; `readCustomersJson` answers none. */
+/** Thrown to leave the fast path, or by the general one on an answer that is not a JSON array; either answers none. */
 const NOT_USUAL = new Error("not the usual form");
 /** Thrown once the answer is over the bound; `readCustomersJson` answers which. */
 const OVER_ENTERPRISES = new Error("over the enterprises bound");
@@ -136,8 +144,11 @@ const isDigit = (byte: number | undefined): boolean => byte !== undefined && byt
 const isHex = (byte: number | undefined): boolean =>
   byte !== undefined && ((byte >= ZERO && byte <= NINE) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66));
 
-/** The customers' JSON and count; undefined when an enterprise is not of the usual form (the answer being within the bound). */
-const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: Uint8Array; readonly count: number } | undefined => {
+/**
+ * The customers' JSON and count, the answer being within the bound; with `general` false, undefined when an
+ * enterprise is not of the usual form; with `general` true, the reason of the first enterprise that is not one.
+ */
+const transform = (bytes: Uint8Array, bound: CustomersBound, general: boolean): { readonly json: Uint8Array; readonly count: number } | string | undefined => {
   const end = bytes.length;
   let at = 0;
 
@@ -453,14 +464,50 @@ const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: U
       at = from;
       return false;
     }
+    // Larger than any enterprise in practice: the general path refuses it, and what is written for it stays small.
+    if (at - from > PARSE_LIMIT_BYTES) {
+      at = from;
+      return false;
+    }
     writeCustomer(afterAnother);
-    // With room for the closing bracket.
-    if (written + 1 > bound.replyBytes) throw OVER_REPLY_BYTES;
+    checkReplyBytes();
     return true;
+  };
+
+  /** The next enterprise parsed alone, decoded and its customer written; else why it is not an enterprise. */
+  const readGeneral = (index: number): string | undefined => {
+    const from = at;
+    skipValue();
+    if (at - from > PARSE_LIMIT_BYTES) return `enterprise [${index}] is larger than ${PARSE_LIMIT_BYTES / 2 ** 20} MiB`;
+    let item: unknown;
+    try {
+      item = JSON.parse(decoder.decode(bytes.subarray(from, at)));
+    } catch {
+      // Not JSON after all: left to the whole answer's reading.
+      return fail();
+    }
+    const customer = decodeCustomer(item, index);
+    if (E.isLeft(customer)) return customer.left;
+    const json = encoder.encode(JSON.stringify(customer.right));
+    reserve(json.length + 1);
+    if (index > 0) out[written++] = COMMA;
+    out.set(json, written);
+    written += json.length;
+    checkReplyBytes();
+    return undefined;
+  };
+
+  // With room for the closing bracket.
+  const checkReplyBytes = (): void => {
+    if (written + 1 > bound.replyBytes) throw OVER_REPLY_BYTES;
   };
 
   let count = 0;
   let usual = true;
+  // The general path's first enterprise that is not one: the rest are only passed and counted.
+  let invalid: string | undefined;
+  // As `TextDecoder` decodes the answer for `JSON.parse`.
+  if (general && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) at = 3;
   skipSpace();
   expect(OPEN_BRACKET);
   out[written++] = OPEN_BRACKET;
@@ -468,8 +515,13 @@ const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: U
   if (bytes[at] !== CLOSE_BRACKET)
     for (;;) {
       if (count === bound.enterprises) throw OVER_ENTERPRISES;
-      usual &&= readUsual(count > 0);
-      if (!usual) skipValue();
+      if (general) {
+        if (invalid === undefined) invalid = readGeneral(count);
+        else skipValue();
+      } else {
+        usual &&= readUsual(count > 0);
+        if (!usual) skipValue();
+      }
       count += 1;
       skipSpace();
       if (bytes[at] !== COMMA) break;
@@ -480,6 +532,8 @@ const transform = (bytes: Uint8Array, bound: CustomersBound): { readonly json: U
   skipSpace();
   if (at !== end) fail();
   if (!usual) return undefined;
+  if (invalid !== undefined) return invalid;
+  checkReplyBytes();
   reserve(1);
   out[written++] = CLOSE_BRACKET;
   // A copy of the exact size: the customers cache keeps it, and the room reserved is up to a third more.

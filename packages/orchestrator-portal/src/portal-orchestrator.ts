@@ -10,7 +10,6 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import nodeFetch from "node-fetch";
 import {
   admitsDestination,
-  customerListOf,
   orchestratorFailed,
   orchestratorGarbage,
   orchestratorRateLimited,
@@ -27,8 +26,8 @@ import {
 import { fencedLookup } from "./fence.js";
 import { backoffDelay, parseRetryAfter } from "./retry.js";
 import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
-import { customersJsonOver, readCustomersJson, type CustomersBound, type OverBound } from "./customers-json.js";
-import { decodeCustomers, describeDecodeFailure, EnterpriseIdentity, ErrorBody, ProxyProperty } from "./wire.js";
+import { PARSE_LIMIT_BYTES, readCustomersByEnterprise, readCustomersJson, type CustomersBound, type OverBound, type Refusal } from "./customers-json.js";
+import { describeDecodeFailure, EnterpriseIdentity, ErrorBody, ProxyProperty } from "./wire.js";
 
 /** The part of a fetch response this client reads (node-fetch's and WHATWG's both fit). */
 export interface FetchResponse {
@@ -48,6 +47,8 @@ export type FetchLike = (
     readonly signal: AbortSignal;
     readonly redirect: "manual";
     readonly agent: (url: URL) => HttpAgent;
+    /** The most bytes of body read (node-fetch's option; others may ignore it: the body's size is checked after). */
+    readonly size: number;
   },
 ) => Promise<FetchResponse>;
 
@@ -104,7 +105,8 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRIES = 2;
 /** The vendor's documented rate-limit penalty: a 429 without Retry-After means this long. */
 export const RATE_LIMIT_PENALTY_MS = 5_000;
-const RESPONSE_LIMIT_BYTES = 64 * 1024 * 1024;
+/** The most bytes a list of enterprises may take; any other answer may take `PARSE_LIMIT_BYTES`, as it is parsed whole. */
+const LIST_LIMIT_BYTES = 64 * 1024 * 1024;
 /**
  * docs/interface.md §6: 100,000 enterprises (twice the largest partner benchmarked) and 32 MiB of customers'
  * JSON (50,000 customers as the simulator makes them take 22.5 MiB), so a cold listing at the bound stays well
@@ -120,11 +122,20 @@ const overBound = (over: OverBound, bound: CustomersBound): OrchestratorError =>
       : `The customers of the orchestrator's answer to getEnterpriseProxyEnterprises take more than ${bound.replyBytes} bytes of JSON, the bound SDWAN_CUSTOMERS_MAX_REPLY_BYTES sets.`,
   );
 
+/** Why a listing is refused: over the bound, or not a list of enterprises (io-ts's reason, field names only). */
+const refused = (refusal: Refusal, bound: CustomersBound): OrchestratorError =>
+  typeof refusal === "string"
+    ? overBound(refusal, bound)
+    : orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${refusal.invalid}.`);
+
+const tooLarge = (method: PortalMethod, limitBytes: number, what = ""): OrchestratorError =>
+  orchestratorGarbage(`The orchestrator's answer to ${method} is larger than ${limitBytes / 2 ** 20} MiB${what}.`);
+
 /** What the orchestrator itself answered to one portal call. */
 type Answer =
   /** A 2xx JSON body without an `error` member. */
   | { readonly kind: "ok"; readonly body: unknown }
-  /** A listing's 2xx body, read straight into the customers (`readCustomersJson`). */
+  /** A listing's 2xx body, read straight into the customers (`readCustomersJson`, `readCustomersByEnterprise`). */
   | { readonly kind: "customers"; readonly customers: CustomerList }
   /** Its `error` body at any status below 500 but 429 (code only: its message is not ours to repeat), or a bare 401/403. */
   | { readonly kind: "refused"; readonly status: number; readonly code?: number };
@@ -176,7 +187,7 @@ const transportReason = (method: PortalMethod, code: string | undefined): Orches
   return couldNotConnect(method);
 };
 
-const defaultFetch: FetchLike = (url, init) => nodeFetch(url, { ...init, size: RESPONSE_LIMIT_BYTES });
+const defaultFetch: FetchLike = (url, init) => nodeFetch(url, init);
 
 // The orchestrator's error body, decoded, when the answer has one (an object with `error`).
 const errorBodyOf = (parsed: unknown) =>
@@ -187,8 +198,8 @@ const parseJson = (text: string): O.Option<unknown> => O.tryCatch(() => JSON.par
 // The body as text, as node-fetch's `text()` decodes it.
 const utf8 = new TextDecoder();
 
-/** A 2xx body's fast reading, tried before the general one (text, JSON.parse); none hands it to the general one. */
-type FastRead = (bytes: Uint8Array) => E.Either<OrchestratorError, O.Option<CustomerList>>;
+/** A listing's 2xx body read as a list of enterprises; none when it is not a JSON array (then read as any other answer). */
+type ListRead = (bytes: Uint8Array) => E.Either<OrchestratorError, O.Option<CustomerList>>;
 
 /**
  * core's Orchestrator over the portal REST API v1.
@@ -217,7 +228,11 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const fetch = options.fetch ?? defaultFetch;
   const random = options.random ?? Math.random;
   const customersBound = options.customersBound ?? DEFAULT_CUSTOMERS_BOUND;
-  const readCustomers: FastRead = (bytes) => E.mapLeft((over: OverBound) => overBound(over, customersBound))(readCustomersJson(bytes, customersBound));
+  const readCustomers: ListRead = (bytes) => {
+    const fast = readCustomersJson(bytes, customersBound);
+    const read = E.isRight(fast) && O.isNone(fast.right) ? readCustomersByEnterprise(bytes, customersBound) : fast;
+    return E.mapLeft((refusal: Refusal) => refused(refusal, customersBound))(read);
+  };
   /** Link-local and metadata destinations are refused, unless the allowlist names the host itself. */
   const admitsHost = (hostname: string): E.Either<string, void> => {
     const admitted = admitsDestination(hostname);
@@ -258,7 +273,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     deadline: Deadline,
     cancel: AbortSignal,
     retryIndex: number,
-    fastRead: FastRead | undefined,
+    readList: ListRead | undefined,
   ): Promise<Attempt> => {
     const started = Date.now();
     const timedOut = orchestratorTimedOut(`The orchestrator did not answer ${method} within the ${timeoutMs} ms deadline.`);
@@ -283,17 +298,19 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
         signal,
         redirect: "manual",
         agent,
+        size: readList === undefined ? PARSE_LIMIT_BYTES : LIST_LIMIT_BYTES,
       });
       const { status } = response;
       // Read whole, even when unused, so the socket can be reused.
       const bytes = new Uint8Array(await response.arrayBuffer());
-      if (fastRead !== undefined && status >= 200 && status < 300) {
-        const read = fastRead(bytes);
+      if (readList !== undefined && status >= 200 && status < 300) {
+        const read = readList(bytes);
         if (E.isLeft(read)) return { done: read };
         if (O.isSome(read.right)) return { done: E.right({ kind: "customers", customers: read.right.value }) };
       }
-      const text = utf8.decode(bytes);
-      const parsed = parseJson(text);
+      // Parsed whole, so never past the parse limit (1 MiB of `[]` can take 24 MiB parsed): larger is not the API's.
+      if (bytes.length > PARSE_LIMIT_BYTES) return { done: E.left(tooLarge(method, PARSE_LIMIT_BYTES, readList === undefined ? "" : " and not a list of enterprises")) };
+      const parsed = parseJson(utf8.decode(bytes));
       const errorBody = O.flatMap(errorBodyOf)(parsed);
       if (status >= 500 && O.isSome(errorBody) && E.isRight(errorBody.value))
         // The API answered that it failed ("Error parsing or processing request"): no verdict on the key, worth another try.
@@ -324,7 +341,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       if (cancel.aborted) return { done: E.left(orchestratorUnreachable(`The call to ${method} was cancelled: its answer was no longer needed.`)) };
       if (signal.aborted) return { done: E.left(timedOut) };
       if (typeof error === "object" && error !== null && (error as { type?: unknown }).type === "max-size")
-        return { done: E.left(orchestratorGarbage(`The orchestrator's answer to ${method} is larger than ${RESPONSE_LIMIT_BYTES / 2 ** 20} MiB.`)) };
+        return { done: E.left(tooLarge(method, readList === undefined ? PARSE_LIMIT_BYTES : LIST_LIMIT_BYTES)) };
       const code = errorCode(error);
       const reason = transportReason(method, code);
       const detail = code ?? "network error";
@@ -336,7 +353,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   };
 
   /** One portal call: attempts and retries, all inside `deadline`. */
-  const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown, deadline: Deadline, cancel: AbortSignal, fastRead?: FastRead): Promise<CallResult> => {
+  const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown, deadline: Deadline, cancel: AbortSignal, readList?: ListRead): Promise<CallResult> => {
     const started = performance.now();
     const startedAt = Date.now();
     let attempts = 0;
@@ -363,7 +380,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     );
     const last = await policy.execute(({ attempt: retryIndex }) => {
       attempts += 1;
-      return attempt(url.right, method, target.apiKey.reveal(), payload, deadline, cancel, retryIndex, fastRead);
+      return attempt(url.right, method, target.apiKey.reveal(), payload, deadline, cancel, retryIndex, readList);
     }, cancel);
     // The reason is the same however many attempts were made (the count would tell ports apart); `attempts` goes to onCall.
     return "done" in last ? finish(last.done, last.detail) : finish(E.left(last.retry), last.detail);
@@ -396,11 +413,8 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
           ? E.left(orchestratorGarbage(`The orchestrator answered getEnterpriseProxyEnterprises with HTTP ${right.status} and an error member (code ${right.code}).`))
           : E.left(orchestratorRejected(`The orchestrator refused to list partner ${partnerId}'s customers (${describeAnswer(right)}).`));
       if (right.kind === "customers") return E.right(right.customers);
-      // The general path holds to the same bound: the count before mapping, the bytes before the JSON is written.
-      if (Array.isArray(right.body) && right.body.length > customersBound.enterprises) return E.left(overBound("enterprises", customersBound));
-      const customers = decodeCustomers(right.body);
-      if (E.isLeft(customers)) return E.left(orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${customers.left}.`));
-      return customersJsonOver(customers.right, customersBound.replyBytes) ? E.left(overBound("replyBytes", customersBound)) : E.right(customerListOf(customers.right));
+      // The listing's reading takes every JSON array: this answer is JSON, but not one.
+      return E.left(orchestratorGarbage("The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: the answer is not an array."));
     };
 
   return {

@@ -4,7 +4,7 @@ import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { describe, expect, it } from "vitest";
 import type { CustomerList } from "@sdwan-connections/core";
-import { customersJsonOver, readCustomersJson, type CustomersBound } from "../src/customers-json.js";
+import { PARSE_LIMIT_BYTES, readCustomersByEnterprise, readCustomersJson, type CustomersBound } from "../src/customers-json.js";
 import { DEFAULT_CUSTOMERS_BOUND } from "../src/index.js";
 import { decodeCustomers } from "../src/wire.js";
 
@@ -28,8 +28,22 @@ const generalPath = (bytes: Uint8Array): E.Either<string, Uint8Array> => {
   return E.map((customers: unknown) => encoder.encode(JSON.stringify(customers)))(decodeCustomers(body));
 };
 
+/**
+ * The general path's promise: read one enterprise at a time, it answers what the whole answer's `JSON.parse` and
+ * io-ts answered (the same bytes, the same reason), and none where that was not a JSON array.
+ */
+const expectByEnterprise = (bytes: Uint8Array): void => {
+  // The JSON as text: vitest compares long byte arrays slowly.
+  const text = (json: Uint8Array) => Buffer.from(json).toString("latin1");
+  const whole = generalPath(bytes);
+  const expected = E.isRight(whole) ? E.right(O.some(text(whole.right))) : ["not JSON", "the answer is not an array"].includes(whole.left) ? E.right(O.none) : E.left({ invalid: whole.left });
+  const byEnterprise = E.map(O.map((list: CustomerList) => text(list.json)))(readCustomersByEnterprise(bytes, DEFAULT_CUSTOMERS_BOUND));
+  expect(byEnterprise, new TextDecoder().decode(bytes).slice(0, 300)).toEqual(expected);
+};
+
 /** The fast path's promise: when it answers, the general path accepts the same bytes and writes the same JSON. */
 const expectAgreement = (bytes: Uint8Array): boolean => {
+  expectByEnterprise(bytes);
   const fast = read(bytes);
   if (O.isNone(fast)) return false;
   const general = generalPath(bytes);
@@ -38,7 +52,8 @@ const expectAgreement = (bytes: Uint8Array): boolean => {
   expect(fast.value.items).toEqual(JSON.parse(new TextDecoder().decode(fast.value.json)));
   // Both paths measure the same bytes against the bound.
   const { length } = fast.value.json;
-  expect([customersJsonOver(fast.value.items, length), customersJsonOver(fast.value.items, length - 1)]).toEqual([false, true]);
+  for (const readPath of [readCustomersJson, readCustomersByEnterprise])
+    expect([length, length - 1].map((replyBytes) => E.isRight(readPath(bytes, { ...DEFAULT_CUSTOMERS_BOUND, replyBytes })))).toEqual([true, false]);
   return true;
 };
 
@@ -211,6 +226,32 @@ describe("the customers bound (issue 27: 16 MiB of minimal enterprises made a 20
     expect(readCustomersJson(answer, { ...unbounded, replyBytes: length - 1 })).toEqual(E.left("replyBytes"));
     // An empty list is "[]".
     expect(O.isSome(read(encoder.encode("[]"), { ...unbounded, replyBytes: 2 }))).toBe(true);
-    expect(customersJsonOver([], 1)).toBe(true);
+  });
+
+  it("the general path: exactly the bound's enterprises and bytes, one more of either refused, however unusual the enterprises", () => {
+    const answer = encoder.encode(`[{"id":0,"logicalId":"x","\u0061":1},${new TextDecoder().decode(minimal(49, { description: "é".repeat(40) })).slice(1)}`);
+    const list = readCustomersByEnterprise(answer, unbounded);
+    const length = E.isRight(list) && O.isSome(list.right) ? list.right.value.json.length : 0;
+    expect(E.isRight(readCustomersByEnterprise(answer, { enterprises: 50, replyBytes: length }))).toBe(true);
+    expect(readCustomersByEnterprise(answer, { enterprises: 49, replyBytes: length })).toEqual(E.left("enterprises"));
+    expect(readCustomersByEnterprise(answer, { enterprises: 50, replyBytes: length - 1 })).toEqual(E.left("replyBytes"));
+  });
+});
+
+describe("one enterprise at a time (issue 27: JSON.parse of a whole answer of [[],[],…] took 23 times its size)", () => {
+  const large = (key: string) => encoder.encode(`[{"id":1,"logicalId":"x"},{"id":2,"logicalId":"y","${key}":[${"[],".repeat(PARSE_LIMIT_BYTES / 3)}[]]},{"id":3,"logicalId":"z"}]`);
+
+  it("refuses an enterprise larger than the parse limit, of the usual form or not, naming it and the limit", () => {
+    for (const key of ["unread", "\u0061"]) {
+      expect(read(large(key)), key).toEqual(O.none);
+      expect(readCustomersByEnterprise(large(key), DEFAULT_CUSTOMERS_BOUND), key).toEqual(E.left({ invalid: "enterprise [1] is larger than 1 MiB" }));
+    }
+  });
+
+  it("parses each enterprise alone: a byte order mark, unusual enterprises beside usual ones, a bad one named after a good one", () => {
+    const usual = JSON.stringify(enterprisesOf(7, 0.25).slice(0, 3));
+    for (const text of ["﻿" + usual, `[{"id":1,"logic\u0061lId":"x"},${usual.slice(1)}`, `[${usual.slice(1, -1)},{"id":1.5,"logicalId":"x"},{"id":"bad"}]`, "[1]", "[]"])
+      expectByEnterprise(encoder.encode(text));
+    expect(readCustomersByEnterprise(encoder.encode(`[${usual.slice(1, -1)},{"id":1.5,"logicalId":"x"}]`), DEFAULT_CUSTOMERS_BOUND)).toEqual(E.left({ invalid: "enterprise [3] has a missing or invalid id" }));
   });
 });
