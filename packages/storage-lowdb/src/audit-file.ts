@@ -15,7 +15,7 @@ import {
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import { CONNECTIONS_FILE } from "./connections-file.js";
+import { CONNECTIONS_FILE } from "./file-format.js";
 import { errorCode } from "./errors.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock } from "./lock.js";

@@ -7,16 +7,13 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { Low } from "lowdb";
 import { DurableFileAdapter } from "./durable-file-adapter.js";
 import { ConnectionsFileFailure, describeConnectionsFileError, errorCode, type ConnectionsFileError } from "./errors.js";
-import { emptyState, type ConnectionsState, type StoredConnection } from "./file-format.js";
+import { CONNECTIONS_FILE, emptyState, type ConnectionsState, type StoredConnection } from "./file-format.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import type { AuditJournal } from "./audit-file.js";
 import { createFileLock, type FileLock } from "./lock.js";
 import type { Mutation } from "./mutation.js";
 import { resealKeys } from "./rotation.js";
 import { createWriteProbe } from "./write-probe.js";
-
-/** Name of the store's file inside the data directory. */
-export const CONNECTIONS_FILE = "connections.json";
 
 export interface OpenConnectionsFileOptions {
   /** The data directory (SDWAN_DATA_DIR); created with mode 0700 when missing. */

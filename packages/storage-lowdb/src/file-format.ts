@@ -23,6 +23,8 @@ import type { ConnectionsFileError } from "./errors.js";
  * unknown key date. A later version bumps `version` and adds a step to
  * `decodeState` below; a file whose version is newer than this code is refused.
  */
+/** Name of the store's file inside the data directory. */
+export const CONNECTIONS_FILE = "connections.json";
 export const FILE_FORMAT = "sdwan-connections/connections";
 export const SCHEMA_VERSION = 3;
 

@@ -1,4 +1,4 @@
 export { openLowdbStorage, type OpenLowdbStorageOptions } from "./open-lowdb-storage.js";
-export { CONNECTIONS_FILE } from "./connections-file.js";
+export { CONNECTIONS_FILE } from "./file-format.js";
 export { WRITE_PROBE_FILE } from "./write-probe.js";
 export { HEALTH_FILE } from "./health-file.js";
