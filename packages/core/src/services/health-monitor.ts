@@ -1,11 +1,11 @@
 import * as E from "fp-ts/lib/Either.js";
-import { aliasKey } from "./domain/codecs.js";
-import type { ConnectionSummary } from "./domain/connection.js";
-import type { DomainError } from "./domain/errors.js";
+import { aliasKey } from "../domain/codecs.js";
+import type { ConnectionSummary } from "../domain/connection.js";
+import type { DomainError } from "../domain/errors.js";
 import { createHealthStates, identifyAsCheck, type HealthChange } from "./health-states.js";
-import type { ConnectionRepository } from "./ports/connection-repository.js";
-import type { HealthLedger } from "./ports/health-ledger.js";
-import type { Orchestrator } from "./ports/orchestrator.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { HealthLedger } from "../ports/health-ledger.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
 
 export type { HealthChange } from "./health-states.js";
 

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import type { ApiKey } from "./domain/api-key.js";
-import type { Identity, OrchestratorTarget } from "./domain/connection.js";
-import type { Orchestrator } from "./ports/orchestrator.js";
+import type { ApiKey } from "../domain/api-key.js";
+import type { Identity, OrchestratorTarget } from "../domain/connection.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
 
 /**
  * What the last identification of each key learned, so that the customers
