@@ -58,7 +58,7 @@ export {
 } from "./domain/audit.js";
 export type { AuditLog } from "./ports/audit-log.js";
 export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";
-export type { AuditPage } from "./services/connection-service.js";
+export type { AuditPage } from "./services/audit-trail.js";
 export { HEALTH_CHECK_OUTCOMES, HEALTH_HISTORY, HEALTH_STATES, healthOutcomeOf, withCheck, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
 export type { HealthLedger } from "./ports/health-ledger.js";
 export { createInMemoryHealthLedger } from "./adapters/memory-health-ledger.js";
