@@ -75,6 +75,7 @@ export { EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges }
 export { createInProcessConnectionChanges } from "./adapters/in-process-connection-changes.js";
 export type { ConnectionRepository, KeyRotationReport } from "./ports/connection-repository.js";
 export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
+export { decorateOrchestrator } from "./adapters/decorate-orchestrator.js";
 export type { Storage } from "./ports/storage.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
