@@ -4,6 +4,7 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type AuditOutcome, type ValidationOutcome } from "../domain/audit.js";
 import { AliasCodec, type Alias } from "../domain/codecs.js";
 import type { DomainError } from "../domain/errors.js";
+import { CHANGEABLE_FIELDS } from "../domain/requests.js";
 import type { AuditLog } from "../ports/audit-log.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthChange } from "./health-states.js";
@@ -125,7 +126,7 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     ofUpdate: (rawAlias: string, body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean }): Subject => ({
       action: options.dryRun === true ? "dry-run" : "update",
       alias: aliasOrNull(rawAlias),
-      fields: fieldsGiven(body, ["orchestratorUrl", "apiKey"]),
+      fields: fieldsGiven(body, CHANGEABLE_FIELDS),
       forced: options.force === true,
     }),
     ofDelete: (rawAlias: string): Subject => ({ action: "delete", alias: aliasOrNull(rawAlias), fields: [], forced: false }),
