@@ -71,7 +71,7 @@ interface AuditTrailOptions {
   /** What the audited writes write through: its store keeps `audit` and records a change's entry with the change (the `entry` of its writes). */
   readonly repository: ConnectionRepository;
   /** Told when an attempt's entry could not be recorded (the attempt's answer stands). */
-  readonly onFailure?: (error: DomainError) => void;
+  readonly onFailure?: ((error: DomainError) => void) | undefined;
 }
 
 /**
@@ -154,22 +154,10 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
       refused(by, { action: "forbidden", alias: aliasOrNull(write.alias), fields: [], forced: false }, "Forbidden", write.method),
 
     /** A state change the background health checks found, as the health monitor's. */
-    healthChanged: (change: HealthChange): void => {
-      const at = change.check.at;
-      recordInBackground({
-        id: auditEntryId(at),
-        at,
-        actor: "health-monitor",
-        requestId: null,
-        action: "health-change",
-        alias: aliasOrNull(change.alias),
-        fields: [],
-        forced: false,
-        validation: "not-asked",
-        outcome: "succeeded",
-        failure: null,
-        detail: `${change.from} → ${change.to}${change.check.reason === null ? "" : `: ${change.check.reason}`}`,
-      });
+    healthChanged: ({ alias, from, to, check }: HealthChange): void => {
+      const subject: Subject = { action: "health-change", alias: aliasOrNull(alias), fields: [], forced: false };
+      const detail = `${from} → ${to}${check.reason === null ? "" : `: ${check.reason}`}`;
+      recordInBackground({ ...entryOf({ name: "health-monitor" }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
     },
     settled,
 

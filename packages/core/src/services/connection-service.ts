@@ -104,11 +104,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     ...(options.onCustomersCacheLookup === undefined ? {} : { onLookup: options.onCustomersCacheLookup }),
   });
   const unsubscribe = changes.subscribe((notice) => (notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice)));
-  const trail = createAuditTrail({
-    audit,
-    repository,
-    ...(options.onAuditFailure === undefined ? {} : { onFailure: options.onAuditFailure }),
-  });
+  const trail = createAuditTrail({ audit, repository, onFailure: options.onAuditFailure });
   const health = options.health ?? {};
   // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
   const healthStates = createHealthStates({ ledger, repository, onError: health.onError });
@@ -124,8 +120,8 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
             trail.healthChanged(change);
             health.onChange?.(change);
           },
-          ...(health.onRound === undefined ? {} : { onRound: health.onRound }),
-          ...(health.onError === undefined ? {} : { onError: health.onError }),
+          onRound: health.onRound,
+          onError: health.onError,
         });
   // Each audited write's use case writes through the repository the trail gives it (one that carries the entry).
   const add = (through: ConnectionRepository) => addConnection({ repository: through, orchestrator });

@@ -21,11 +21,11 @@ export interface HealthMonitorOptions {
    * embedded store's rewrites one file) then writes many claims and records at once, not a few per check.
    */
   readonly lookahead?: number;
-  readonly onChange?: (change: HealthChange) => void;
+  readonly onChange?: ((change: HealthChange) => void) | undefined;
   /** After each round (e.g. to refresh metrics). */
-  readonly onRound?: () => void;
+  readonly onRound?: (() => void) | undefined;
   /** A store that could not be read or written; the round goes on with the next connection. */
-  readonly onError?: (error: DomainError) => void;
+  readonly onError?: ((error: DomainError) => void) | undefined;
 }
 
 /** Runs at most `limit` tasks at once; the others wait their turn, in order. */
