@@ -5,7 +5,7 @@ import type { ConnectionSummary } from "../domain/connection.js";
 import type { CustomerList } from "../domain/customer-list.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionHealth } from "../domain/health.js";
-import type { ConnectionRepository, KeyRotationReport } from "../ports/connection-repository.js";
+import type { KeyRotationReport } from "../ports/connection-repository.js";
 import { createAuditTrail, type AuditPage } from "./audit-trail.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
 import { createHealthMonitor, type HealthChange, type HealthMonitor } from "./health-monitor.js";
@@ -124,16 +124,12 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
           onError: health.onError,
         });
   // Each audited write's use case writes through the repository the trail gives it (one that carries the entry).
-  const add = (through: ConnectionRepository) => addConnection({ repository: through, orchestrator });
-  const update = (through: ConnectionRepository) => updateConnection({ repository: through, orchestrator, changes });
-  const remove = (through: ConnectionRepository) => deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget });
-  const rotate = (through: ConnectionRepository) => rotateMasterKey({ repository: through });
   const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
-    trail.audited(options.by, trail.ofAdd(body, options), (through) => add(through)(body, options));
+    trail.audited(options.by, trail.ofAdd(body, options), (through) => addConnection({ repository: through, orchestrator })(body, options));
   const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
-    trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) => update(through)(rawAlias, body, options));
+    trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) => updateConnection({ repository: through, orchestrator, changes })(rawAlias, body, options));
   const deleteConnectionAudited = (rawAlias: string, options: DeleteConnectionOptions & By = {}) =>
-    trail.audited(options.by, trail.ofDelete(rawAlias), (through) => remove(through)(rawAlias, options));
+    trail.audited(options.by, trail.ofDelete(rawAlias), (through) => deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget })(rawAlias, options));
   const checkKey = checkApiKey({ repository, fingerprints });
 
   return {
@@ -150,7 +146,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> => trail.forbidden(by, write),
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
-    rotateMasterKey: (options: By = {}) => trail.audited(options.by, trail.ofRotation(), (through) => rotate(through)()),
+    rotateMasterKey: (options: By = {}) => trail.audited(options.by, trail.ofRotation(), (through) => rotateMasterKey({ repository: through })()),
     planConfiguration: planConfiguration({ repository, fingerprints }),
     applyPlan: (plan: Plan, options: ApplyOptions & By = {}) => {
       const by = options.by === undefined ? {} : { by: options.by };
