@@ -1,7 +1,7 @@
 import { constants, type Stats } from "node:fs";
 import { open, readFile, realpath, stat } from "node:fs/promises";
 import { resolve as resolvePath, sep } from "node:path";
-import { invalidInput, strictObject, toFieldErrors, type ConnectionSummary, type DomainError, type FieldError } from "@sdwan-connections/core";
+import { invalidInput, strictObject, toFieldErrors, type Connection, type ConnectionSummary, type DomainError, type FieldError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
@@ -39,7 +39,8 @@ const KeyReference = new t.Type<string, string, unknown>(
       : t.failure(input, context, `must be a reference, env:${KEY_VARIABLE_PREFIX}NAME or file:PATH (a key itself never goes in the file)`),
   (reference) => reference,
 );
-const entryProps = { alias: t.string, orchestratorUrl: t.string, apiKey: KeyReference };
+// One entry per field of a connection: a new field does not compile until the file format has it.
+const entryProps = { alias: t.string, orchestratorUrl: t.string, apiKey: KeyReference } satisfies Record<keyof Connection, t.Mixed>;
 const Entry = strictObject("ConfigurationEntry", entryProps, t.type(entryProps));
 const fileProps = { connections: t.array(t.unknown) };
 const ConfigurationFile = strictObject("ConfigurationFile", fileProps, t.type(fileProps));

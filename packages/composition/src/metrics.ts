@@ -1,4 +1,4 @@
-import type { CacheOutcome, HealthState, Orchestrator, OrchestratorError } from "@sdwan-connections/core";
+import { decorateOrchestrator, type CacheOutcome, type HealthState, type Orchestrator, type OrchestratorError } from "@sdwan-connections/core";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
@@ -100,13 +100,11 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
           orchestratorCalls.inc({ operation, outcome: result._tag === "Right" ? "ok" : result.left._tag });
           return result;
         };
-      return {
-        startDeadline: () => orchestrator.startDeadline(),
-        admits: (orchestratorUrl) => orchestrator.admits(orchestratorUrl),
+      return decorateOrchestrator(orchestrator, {
         identify: (target, deadline) => timed("identify", orchestrator.identify(target, deadline)),
         listPartnerCustomers: (target, partnerId, deadline) =>
           timed("listPartnerCustomers", orchestrator.listPartnerCustomers(target, partnerId, deadline)),
-      };
+      });
     },
   };
 };

@@ -2,18 +2,18 @@ import { ApiKey, createInProcessConnectionChanges, createProcessKeyFingerprints,
 import { describeConnectionChangesContract } from "./connection-changes-contract.js";
 import { aCustomer } from "../testing/builders.js";
 import { describeConnectionRepositoryContract } from "./connection-repository-contract.js";
-import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "../src/memory-connection-repository.js";
+import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "../src/adapters/memory-connection-repository.js";
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
 import { describeAuditLogContract } from "./audit-log-contract.js";
-import { createInMemoryAuditLog } from "../src/memory-audit-log.js";
+import { createInMemoryAuditLog } from "../src/adapters/memory-audit-log.js";
 import { describeHealthLedgerContract } from "./health-ledger-contract.js";
-import { createInMemoryHealthLedger } from "../src/memory-health-ledger.js";
+import { createInMemoryHealthLedger } from "../src/adapters/memory-health-ledger.js";
 import { describeFailureCounterContract } from "./failure-counter-contract.js";
-import { createInMemoryFailureCounter } from "../src/memory-failure-counter.js";
+import { createInMemoryFailureCounter } from "../src/adapters/memory-failure-counter.js";
 import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
 import { describeStorageContract } from "./storage-contract.js";
-import { createInMemoryStorage } from "../src/memory-storage.js";
+import { createInMemoryStorage } from "../src/adapters/memory-storage.js";
 
 let store = createInMemoryConnectionStore();
 

@@ -57,32 +57,35 @@ export {
   VALIDATION_OUTCOMES,
 } from "./domain/audit.js";
 export type { AuditLog } from "./ports/audit-log.js";
-export { createInMemoryAuditLog } from "./memory-audit-log.js";
-export type { AuditPage } from "./connection-service.js";
+export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";
+export type { AuditPage } from "./services/audit-trail.js";
 export { HEALTH_CHECK_OUTCOMES, HEALTH_HISTORY, HEALTH_STATES, healthOutcomeOf, withCheck, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
 export type { HealthLedger } from "./ports/health-ledger.js";
-export { createInMemoryHealthLedger } from "./memory-health-ledger.js";
+export { createInMemoryHealthLedger } from "./adapters/memory-health-ledger.js";
 export type { FailureCount, FailureCounter } from "./ports/failure-counter.js";
-export { createInMemoryFailureCounter } from "./memory-failure-counter.js";
-export type { HealthChange, HealthMonitor, HealthMonitorOptions } from "./health-monitor.js";
+export { createInMemoryFailureCounter } from "./adapters/memory-failure-counter.js";
+export type { HealthChange, HealthMonitor, HealthMonitorOptions } from "./services/health-monitor.js";
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
-export { createProcessKeyFingerprints, hmacFingerprints, masterKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
+export type { KeyFingerprints } from "./ports/key-fingerprints.js";
+export { createProcessKeyFingerprints, hmacFingerprints, masterKeyFingerprints } from "./adapters/hmac-fingerprints.js";
 export { planForNoStore, type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
 export type { Clock } from "./ports/clock.js";
-export { systemClock } from "./ports/clock.js";
-export { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";
+export { systemClock } from "./adapters/system-clock.js";
+export { EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";
+export { createInProcessConnectionChanges } from "./adapters/in-process-connection-changes.js";
 export type { ConnectionRepository, KeyRotationReport } from "./ports/connection-repository.js";
 export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
+export { decorateOrchestrator } from "./adapters/decorate-orchestrator.js";
 export type { Storage } from "./ports/storage.js";
-export { createInMemoryStorage, type InMemoryStorageOptions } from "./memory-storage.js";
-export type { InMemoryConnectionStore } from "./memory-connection-repository.js";
-export type { CacheOutcome, CustomersCache } from "./customers-cache.js";
+export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
+export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
+export type { CacheOutcome, CustomersCache } from "./services/customers-cache.js";
 export {
   createConnectionService,
   DEFAULT_CUSTOMERS_CACHE_TTL_MS,
   type ConnectionService,
   type ConnectionServiceOptions,
-} from "./connection-service.js";
+} from "./services/connection-service.js";
 // The use cases are reached through the service, which audits every write: none is exported on its own.
 export type { AddConnectionOptions, AddConnectionOutcome } from "./use-cases/add-connection.js";
 export type { DeleteConnectionOptions } from "./use-cases/delete-connection.js";

@@ -3,7 +3,7 @@ export {
   createInMemoryConnectionRepository,
   createInMemoryConnectionStore,
   type InMemoryConnectionStore,
-} from "../src/memory-connection-repository.js";
+} from "../src/adapters/memory-connection-repository.js";
 export {
   createInMemoryOrchestrator,
   type InMemoryOrchestrator,

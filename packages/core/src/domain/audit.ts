@@ -2,8 +2,10 @@ import { randomBytes } from "node:crypto";
 import * as t from "io-ts";
 import { AliasCodec, aliasKey, type Alias } from "./codecs.js";
 import * as E from "fp-ts/lib/Either.js";
+import type { Connection } from "./connection.js";
 import { toFieldErrors } from "./decode.js";
 import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
+import { CONNECTION_FIELDS } from "./requests.js";
 
 /**
  * What an audit entry records: a write to the connections, a master-key rotation, a health state change found
@@ -27,8 +29,8 @@ export const AUDIT_OUTCOMES = ["succeeded", "unchanged", "failed"] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /** The fields of a request body an entry may name (never their values). */
-export const AUDITED_FIELDS = ["alias", "orchestratorUrl", "apiKey"] as const;
-export type AuditedField = (typeof AUDITED_FIELDS)[number];
+export const AUDITED_FIELDS = Object.keys(CONNECTION_FIELDS) as readonly AuditedField[];
+export type AuditedField = keyof Connection;
 
 /** Who asked, for the audit trail: the user (or `cli:<os user>`) and the request's id when there is one. */
 export interface Actor {

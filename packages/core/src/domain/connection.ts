@@ -29,11 +29,11 @@ export interface ConnectionSummary {
   readonly orchestratorUrl: OrchestratorUrl;
 }
 
+/** The fields an update may change: all but the alias, which names the connection. */
+export type ChangeableField = Exclude<keyof Connection, "alias">;
+
 /** A change to a stored connection; an absent field keeps its stored value. */
-export interface ConnectionChange {
-  readonly orchestratorUrl?: OrchestratorUrl;
-  readonly apiKey?: ApiKey;
-}
+export type ConnectionChange = Partial<Pick<Connection, ChangeableField>>;
 
 /** Where a connection points and with what key: all the orchestrator port needs. */
 export type OrchestratorTarget = Pick<Connection, "orchestratorUrl" | "apiKey">;

@@ -1,8 +1,10 @@
 import * as E from "fp-ts/lib/Either.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { AUDITED_FIELDS, type AuditedField } from "./audit.js";
+import type { Connection } from "./connection.js";
 import { decodeInput } from "./decode.js";
 import type { DomainError } from "./errors.js";
-import { AddConnectionRequest, UpdateConnectionRequest } from "./requests.js";
+import { AddConnectionRequest, CHANGEABLE_FIELDS, CONNECTION_FIELDS, UpdateConnectionRequest } from "./requests.js";
 
 const fieldErrors = (result: E.Either<DomainError, unknown>) =>
   E.isLeft(result) && result.left._tag === "InvalidInput" ? result.left.errors : [];
@@ -72,5 +74,13 @@ describe("UpdateConnectionRequest", () => {
     expect(fieldErrors(decodeUpdate({ apiKey: "k", orchestratorURL: "x" }))).toEqual([
       { field: "orchestratorURL", message: "is not a known field" },
     ]);
+  });
+});
+
+describe("the connection's fields", () => {
+  it("are one table: the audited fields are every field of a connection, the changeable ones all but the alias", () => {
+    expectTypeOf<AuditedField>().toEqualTypeOf<keyof Connection>();
+    expect(AUDITED_FIELDS).toEqual(Object.keys(CONNECTION_FIELDS));
+    expect(CHANGEABLE_FIELDS).toEqual(["orchestratorUrl", "apiKey"]);
   });
 });

@@ -1,11 +1,16 @@
 import * as t from "io-ts";
 import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec } from "./codecs.js";
+import type { ChangeableField, Connection } from "./connection.js";
 import { strictObject } from "./decode.js";
 
-const connectionProps = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, apiKey: ApiKeyCodec };
+// Each field of a connection and its codec: the request bodies, the audited fields and the configuration's steps
+// derive from this one table, and a new field of `Connection` does not compile until it is here.
+type FieldCodecs = { readonly [K in keyof Connection]-?: t.Type<Connection[K], string> };
+export const CONNECTION_FIELDS = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, apiKey: ApiKeyCodec } satisfies FieldCodecs;
+export const CHANGEABLE_FIELDS = Object.keys(CONNECTION_FIELDS).filter((field): field is ChangeableField => field !== "alias");
 
 /** Body of "add a connection": all three fields, nothing else. */
-export const AddConnectionRequest = strictObject("AddConnectionRequest", connectionProps, t.type(connectionProps));
+export const AddConnectionRequest = strictObject("AddConnectionRequest", CONNECTION_FIELDS, t.type(CONNECTION_FIELDS));
 export type AddConnectionRequest = t.TypeOf<typeof AddConnectionRequest>;
 
 const keyCheckProps = { apiKey: ApiKeyCodec };
@@ -13,7 +18,7 @@ const keyCheckProps = { apiKey: ApiKeyCodec };
 /** Body of "check a connection's key": the apiKey to compare, nothing else. */
 export const KeyCheckRequest = strictObject("KeyCheckRequest", keyCheckProps, t.type(keyCheckProps));
 
-const updateFields = t.partial(connectionProps);
+const updateFields = t.partial(CONNECTION_FIELDS);
 type UpdateFields = t.TypeOf<typeof updateFields>;
 
 const atLeastOneChange = new t.Type<UpdateFields, t.OutputOf<typeof updateFields>, unknown>(
@@ -21,7 +26,7 @@ const atLeastOneChange = new t.Type<UpdateFields, t.OutputOf<typeof updateFields
   updateFields.is,
   (input, context) => {
     const record = input as Record<string, unknown>;
-    if (record["orchestratorUrl"] === undefined && record["apiKey"] === undefined) {
+    if (CHANGEABLE_FIELDS.every((field) => record[field] === undefined)) {
       return t.failure(input, context, "must contain orchestratorUrl, apiKey or both");
     }
     return updateFields.validate(input, context);
@@ -33,5 +38,5 @@ const atLeastOneChange = new t.Type<UpdateFields, t.OutputOf<typeof updateFields
  * Body of "update a connection": orchestratorUrl and/or apiKey. An `alias` is
  * tolerated here; the use case checks it names the connection being updated.
  */
-export const UpdateConnectionRequest = strictObject("UpdateConnectionRequest", connectionProps, atLeastOneChange);
+export const UpdateConnectionRequest = strictObject("UpdateConnectionRequest", CONNECTION_FIELDS, atLeastOneChange);
 export type UpdateConnectionRequest = t.TypeOf<typeof UpdateConnectionRequest>;

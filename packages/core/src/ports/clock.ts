@@ -2,5 +2,3 @@
 export interface Clock {
   now(): number;
 }
-
-export const systemClock: Clock = { now: () => Date.now() };

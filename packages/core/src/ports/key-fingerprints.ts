@@ -1,6 +1,5 @@
-import { createHmac, randomBytes } from "node:crypto";
 import type { ApiKey } from "../domain/api-key.js";
-import { aliasKey, type Alias } from "../domain/codecs.js";
+import type { Alias } from "../domain/codecs.js";
 
 /**
  * Keyed fingerprints of connections' apiKeys, to tell whether a stored key is
@@ -17,19 +16,3 @@ export interface KeyFingerprints {
   /** The fingerprint of `apiKey` as the key of the connection `alias` (in any case). */
   fingerprint(alias: Alias, apiKey: ApiKey): string;
 }
-
-const hmac = (key: Buffer, text: string): Buffer => createHmac("sha256", key).update(text, "utf8").digest();
-
-/**
- * HMAC-SHA-256 of the key, base64url, under the connection's own key: an HMAC of its lower-cased alias under
- * `secret`. What the stores' master-key fingerprints compute too.
- */
-export const hmacFingerprints = (secret: Buffer): KeyFingerprints => ({
-  fingerprint: (alias, apiKey) => hmac(hmac(secret, aliasKey(alias)), apiKey.reveal()).toString("base64url"),
-});
-
-/** The stores' fingerprints: under a key derived from the master key (a keyring's `derivedKey`), the same for every instance of a deployment. */
-export const masterKeyFingerprints = (keyring: { derivedKey(purpose: string): Buffer }): KeyFingerprints => hmacFingerprints(keyring.derivedKey("apiKey-fingerprint/v1"));
-
-/** Fingerprints under a random secret of this process: for embedding core alone; they change at every start. */
-export const createProcessKeyFingerprints = (): KeyFingerprints => hmacFingerprints(randomBytes(32));

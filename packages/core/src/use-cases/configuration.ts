@@ -5,7 +5,8 @@ import * as t from "io-ts";
 import { AliasCodec, aliasKey, OrchestratorUrlCodec, type Alias } from "../domain/codecs.js";
 import { decodeInput, strictObject } from "../domain/decode.js";
 import { invalidInput, notFound, type DomainError, type FieldError } from "../domain/errors.js";
-import { AddConnectionRequest } from "../domain/requests.js";
+import type { ChangeableField } from "../domain/connection.js";
+import { AddConnectionRequest, CHANGEABLE_FIELDS, CONNECTION_FIELDS } from "../domain/requests.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 
@@ -53,8 +54,8 @@ interface FromSource {
  * `keyChecked: false`, an unchanged step whose entry gave no key (its URL is the stored one).
  */
 export type PlanStep =
-  | ({ readonly action: "create"; readonly alias: Alias; readonly fields: readonly ["orchestratorUrl", "apiKey"] } & FromSource)
-  | ({ readonly action: "update"; readonly alias: Alias; readonly fields: readonly ("orchestratorUrl" | "apiKey")[] } & FromSource)
+  | ({ readonly action: "create"; readonly alias: Alias; readonly fields: readonly ChangeableField[] } & FromSource)
+  | ({ readonly action: "update"; readonly alias: Alias; readonly fields: readonly ChangeableField[] } & FromSource)
   | { readonly action: "delete"; readonly alias: Alias; readonly fields: readonly [] }
   | ({ readonly action: "unchanged"; readonly alias: Alias; readonly fields: readonly []; readonly keyChecked?: false } & FromSource);
 
@@ -107,7 +108,7 @@ const stepFor =
         return fields.length === 0 ? { action: "unchanged", alias: current.alias, fields: [], ...source } : { action: "update", alias: current.alias, fields, ...source };
       }),
       TE.orElse((error) =>
-        error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: ["orchestratorUrl", "apiKey"], ...source }) : TE.left(error),
+        error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: CHANGEABLE_FIELDS, ...source }) : TE.left(error),
       ),
     );
   };
@@ -170,8 +171,8 @@ export type StepResult =
 type Write = TE.TaskEither<DomainError, unknown>;
 
 // The request body the writes take (they decode it as any request's): the given fields, the key revealed for it.
-const bodyOf = (desired: DesiredConnection, fields: readonly ("orchestratorUrl" | "apiKey")[]): Record<string, string> =>
-  Object.fromEntries(fields.map((field) => [field, field === "apiKey" ? desired.apiKey.reveal() : desired.orchestratorUrl]));
+const bodyOf = (desired: DesiredConnection, fields: readonly ChangeableField[]): Record<string, string> =>
+  Object.fromEntries(fields.map((field) => [field, (CONNECTION_FIELDS[field] as t.Encoder<unknown, string>).encode(desired[field])]));
 
 export interface ApplyOptions {
   readonly force?: boolean;

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ApiKey } from "../domain/api-key.js";
 import type { Alias } from "../domain/codecs.js";
 import { orchestratorGarbage, orchestratorRejected, orchestratorTimedOut } from "../domain/errors.js";
-import { createInProcessConnectionChanges, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "../ports/connection-changes.js";
+import { createInProcessConnectionChanges } from "../adapters/in-process-connection-changes.js";
+import { EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "../ports/connection-changes.js";
 import { aCustomer } from "../../testing/builders.js";
 import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
 

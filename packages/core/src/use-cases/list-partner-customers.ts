@@ -7,8 +7,8 @@ import { decodeInput } from "../domain/decode.js";
 import { notAPartner, type DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { Deadline, Orchestrator } from "../ports/orchestrator.js";
-import type { CustomersCache } from "../customers-cache.js";
-import type { IdentityMemory } from "../identity-memory.js";
+import type { CustomersCache } from "../services/customers-cache.js";
+import type { IdentityMemory } from "../services/identity-memory.js";
 
 /**
  * The customers behind a partner connection, through the customers cache,

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createInMemoryOrchestrator, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
-import { createConnectionService } from "../connection-service.js";
+import { createConnectionService } from "../services/connection-service.js";
 import type { Alias } from "../domain/codecs.js";
-import { createInMemoryStorage } from "../memory-storage.js";
-import { createInProcessConnectionChanges, type ConnectionChangeNotice } from "../ports/connection-changes.js";
+import { createInMemoryStorage } from "../adapters/memory-storage.js";
+import { createInProcessConnectionChanges } from "../adapters/in-process-connection-changes.js";
+import type { ConnectionChangeNotice } from "../ports/connection-changes.js";
 
 const setup = async () => {
   const world = createTestWorld();

@@ -1,10 +1,10 @@
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import { ApiKey } from "./domain/api-key.js";
-import type { OrchestratorUrl } from "./domain/codecs.js";
-import type { OrchestratorTarget } from "./domain/connection.js";
+import { ApiKey } from "../domain/api-key.js";
+import type { OrchestratorUrl } from "../domain/codecs.js";
+import type { OrchestratorTarget } from "../domain/connection.js";
 import { createIdentityMemory } from "./identity-memory.js";
-import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
+import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator.js";
 
 const PARTNER = { kind: "partner", partnerId: 7 } as const;
 const target = (apiKey: string, url = "https://vco.example.net/"): OrchestratorTarget => ({ orchestratorUrl: url as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(apiKey) });

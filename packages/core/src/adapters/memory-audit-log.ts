@@ -1,6 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
-import { DEFAULT_AUDIT_RETENTION, retainedAuditEntries, selectAuditPage, type AuditEntry, type AuditRetention } from "./domain/audit.js";
-import type { AuditLog } from "./ports/audit-log.js";
+import { DEFAULT_AUDIT_RETENTION, retainedAuditEntries, selectAuditPage, type AuditEntry, type AuditRetention } from "../domain/audit.js";
+import type { AuditLog } from "../ports/audit-log.js";
 
 /**
  * An audit log in this process's memory: the default when core is embedded without a store, and the fake

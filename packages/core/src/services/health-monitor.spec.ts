@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createConnectionService } from "./connection-service.js";
-import { orchestratorTimedOut } from "./domain/errors.js";
+import { orchestratorTimedOut } from "../domain/errors.js";
 import { createHealthMonitor, type HealthChange } from "./health-monitor.js";
-import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
-import { createInMemoryStorage } from "./memory-storage.js";
-import type { HealthLedger } from "./ports/health-ledger.js";
-import type { Orchestrator } from "./ports/orchestrator.js";
-import { expectRight, TEST_KEYS } from "../testing/index.js";
-import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
+import { createInMemoryHealthLedger } from "../adapters/memory-health-ledger.js";
+import { createInMemoryStorage } from "../adapters/memory-storage.js";
+import type { HealthLedger } from "../ports/health-ledger.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
+import { expectRight, TEST_KEYS } from "../../testing/index.js";
+import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator.js";
 
 const HOUR = 3_600_000;
 

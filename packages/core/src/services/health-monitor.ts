@@ -1,11 +1,11 @@
 import * as E from "fp-ts/lib/Either.js";
-import { aliasKey } from "./domain/codecs.js";
-import type { ConnectionSummary } from "./domain/connection.js";
-import type { DomainError } from "./domain/errors.js";
+import { aliasKey } from "../domain/codecs.js";
+import type { ConnectionSummary } from "../domain/connection.js";
+import type { DomainError } from "../domain/errors.js";
 import { createHealthStates, identifyAsCheck, type HealthChange } from "./health-states.js";
-import type { ConnectionRepository } from "./ports/connection-repository.js";
-import type { HealthLedger } from "./ports/health-ledger.js";
-import type { Orchestrator } from "./ports/orchestrator.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { HealthLedger } from "../ports/health-ledger.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
 
 export type { HealthChange } from "./health-states.js";
 
@@ -21,11 +21,11 @@ export interface HealthMonitorOptions {
    * embedded store's rewrites one file) then writes many claims and records at once, not a few per check.
    */
   readonly lookahead?: number;
-  readonly onChange?: (change: HealthChange) => void;
+  readonly onChange?: ((change: HealthChange) => void) | undefined;
   /** After each round (e.g. to refresh metrics). */
-  readonly onRound?: () => void;
+  readonly onRound?: (() => void) | undefined;
   /** A store that could not be read or written; the round goes on with the next connection. */
-  readonly onError?: (error: DomainError) => void;
+  readonly onError?: ((error: DomainError) => void) | undefined;
 }
 
 /** Runs at most `limit` tasks at once; the others wait their turn, in order. */

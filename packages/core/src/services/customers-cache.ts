@@ -1,10 +1,10 @@
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { aliasKey } from "./domain/codecs.js";
-import type { StoredConnection } from "./domain/connection.js";
-import type { CustomerList } from "./domain/customer-list.js";
-import type { DomainError } from "./domain/errors.js";
-import type { Clock } from "./ports/clock.js";
+import { aliasKey } from "../domain/codecs.js";
+import type { StoredConnection } from "../domain/connection.js";
+import type { CustomerList } from "../domain/customer-list.js";
+import type { DomainError } from "../domain/errors.js";
+import type { Clock } from "../ports/clock.js";
 
 type Customers = CustomerList;
 // The running load of a connection's customers, which later callers join (a promise: it is shared, and runs once).

@@ -1,5 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
-import type { FailureCounter, FailureCount } from "./ports/failure-counter.js";
+import type { FailureCounter, FailureCount } from "../ports/failure-counter.js";
 
 const NONE: FailureCount = { count: 0, msLeft: 0 };
 const MIN_SWEEP = 1_024;

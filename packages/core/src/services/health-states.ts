@@ -1,13 +1,13 @@
 import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
 import type * as T from "fp-ts/lib/Task.js";
-import type { Alias } from "./domain/codecs.js";
-import type { Identity, StoredConnection } from "./domain/connection.js";
-import type { DomainError, OrchestratorError } from "./domain/errors.js";
-import { healthOutcomeOf, type HealthCheck, type HealthState } from "./domain/health.js";
-import type { ConnectionRepository } from "./ports/connection-repository.js";
-import type { HealthLedger } from "./ports/health-ledger.js";
-import type { Orchestrator } from "./ports/orchestrator.js";
+import type { Alias } from "../domain/codecs.js";
+import type { Identity, StoredConnection } from "../domain/connection.js";
+import type { DomainError, OrchestratorError } from "../domain/errors.js";
+import { healthOutcomeOf, type HealthCheck, type HealthState } from "../domain/health.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { HealthLedger } from "../ports/health-ledger.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
 
 /** A connection whose state a check changed. */
 export interface HealthChange {

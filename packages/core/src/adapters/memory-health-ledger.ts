@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
-import { aliasKey } from "./domain/codecs.js";
-import { withCheck, type ConnectionHealth } from "./domain/health.js";
-import type { HealthLedger } from "./ports/health-ledger.js";
+import { aliasKey } from "../domain/codecs.js";
+import { withCheck, type ConnectionHealth } from "../domain/health.js";
+import type { HealthLedger } from "../ports/health-ledger.js";
 
 /** Background health in this process's memory: for the embedded store (one service process) and unit tests. */
 export const createInMemoryHealthLedger = (): HealthLedger => {

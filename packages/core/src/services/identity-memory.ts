@@ -1,9 +1,10 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import type { ApiKey } from "./domain/api-key.js";
-import type { Identity, OrchestratorTarget } from "./domain/connection.js";
-import type { Orchestrator } from "./ports/orchestrator.js";
+import { decorateOrchestrator } from "../adapters/decorate-orchestrator.js";
+import type { ApiKey } from "../domain/api-key.js";
+import type { Identity, OrchestratorTarget } from "../domain/connection.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
 
 /**
  * What the last identification of each key learned, so that the customers
@@ -46,18 +47,16 @@ export const createIdentityMemory = (digest: (apiKey: ApiKey) => string = proces
   return {
     recall: (target) => identities.get(keyOf(target)),
     forget,
-    remembering: (orchestrator) => ({
-      startDeadline: () => orchestrator.startDeadline(),
-      admits: (orchestratorUrl) => orchestrator.admits(orchestratorUrl),
-      listPartnerCustomers: (target, partnerId, deadline) => orchestrator.listPartnerCustomers(target, partnerId, deadline),
-      identify: (target, deadline) =>
-        pipe(
-          orchestrator.identify(target, deadline),
-          TE.tapIO((identity) => () => remember(target, identity)),
-          TE.orElseFirstIOK((error) => () => {
-            if (error._tag === "OrchestratorRejected") forget(target);
-          }),
-        ),
-    }),
+    remembering: (orchestrator) =>
+      decorateOrchestrator(orchestrator, {
+        identify: (target, deadline) =>
+          pipe(
+            orchestrator.identify(target, deadline),
+            TE.tapIO((identity) => () => remember(target, identity)),
+            TE.orElseFirstIOK((error) => () => {
+              if (error._tag === "OrchestratorRejected") forget(target);
+            }),
+          ),
+      }),
   };
 };

@@ -1,13 +1,13 @@
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { describe, expect, it, vi } from "vitest";
 import { createConnectionService } from "./connection-service.js";
-import { storageFailure, type DomainError } from "./domain/errors.js";
-import { createInMemoryAuditLog } from "./memory-audit-log.js";
-import { createInMemoryStorage } from "./memory-storage.js";
-import { createInMemoryConnectionStore, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../testing/index.js";
-import type { Alias } from "./domain/codecs.js";
-import { isAuditedChange } from "./domain/audit.js";
-import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
+import { storageFailure, type DomainError } from "../domain/errors.js";
+import { createInMemoryAuditLog } from "../adapters/memory-audit-log.js";
+import { createInMemoryStorage } from "../adapters/memory-storage.js";
+import { createInMemoryConnectionStore, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+import type { Alias } from "../domain/codecs.js";
+import { isAuditedChange } from "../domain/audit.js";
+import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator.js";
 
 const ADMIN = { name: "admin", requestId: "req-1" };
 const body = (overrides: Record<string, unknown> = {}) => ({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner, ...overrides });
@@ -106,20 +106,24 @@ describe("the audit trail", () => {
   it("records an update that changes nothing as an unchanged attempt, which never pushes a change out", async () => {
     const retention = { maxEntries: 5, maxAttempts: 1000, maxAgeMs: 60 * 60_000 };
     const store = createInMemoryConnectionStore(createInMemoryAuditLog(retention));
-    const service = createConnectionService({ storage: createInMemoryStorage({ store }), orchestrator: createInMemoryOrchestrator([]) });
-    await expectRight(service.addConnection(body(), { force: true, by: ADMIN }));
-    for (const url of ["https://a.example.net/", "https://b.example.net/", "https://c.example.net/", "https://d.example.net/"]) {
-      await expectRight(service.updateConnection("lab", { orchestratorUrl: url }, { force: true, by: ADMIN }));
+    const inStore = createConnectionService({ storage: createInMemoryStorage({ store }), orchestrator: createInMemoryOrchestrator([]) });
+    // The same over a store with the default retentions.
+    const inService = createConnectionService({ storage: createInMemoryStorage(), orchestrator: createInMemoryOrchestrator([]) });
+    for (const service of [inStore, inService]) {
+      await expectRight(service.addConnection(body(), { force: true, by: ADMIN }));
+      for (const url of ["https://a.example.net/", "https://b.example.net/", "https://c.example.net/", "https://d.example.net/"]) {
+        await expectRight(service.updateConnection("lab", { orchestratorUrl: url }, { force: true, by: ADMIN }));
+      }
+      for (let i = 0; i < 300; i += 1) {
+        expect(await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://d.example.net/" }, { force: true, by: ADMIN }))).toBe("unchanged");
+      }
+      const { entries } = await expectRight(service.listAudit({ limit: "1000" }));
+      expect(entries.filter((entry) => entry.outcome === "unchanged")).toHaveLength(300);
+      expect(entries.filter((entry) => isAuditedChange(entry)).map(({ action, outcome }) => [action, outcome])).toEqual([
+        ...Array(4).fill(["update", "succeeded"]),
+        ["add", "succeeded"],
+      ]);
     }
-    for (let i = 0; i < 300; i += 1) {
-      expect(await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://d.example.net/" }, { force: true, by: ADMIN }))).toBe("unchanged");
-    }
-    const { entries } = await expectRight(service.listAudit({ limit: "1000" }));
-    expect(entries.filter((entry) => entry.outcome === "unchanged")).toHaveLength(300);
-    expect(entries.filter((entry) => isAuditedChange(entry)).map(({ action, outcome }) => [action, outcome])).toEqual([
-      ...Array(4).fill(["update", "succeeded"]),
-      ["add", "succeeded"],
-    ]);
   });
 
   it("records a key check that did not match and a write refused to a viewer as refused attempts, with the actor and request", async () => {

@@ -1,9 +1,10 @@
 import { createInMemoryFailureCounter } from "./memory-failure-counter.js";
 import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
 import { createInMemoryConnectionRepository, createInMemoryConnectionStore, type InMemoryConnectionStore } from "./memory-connection-repository.js";
-import { createInProcessConnectionChanges } from "./ports/connection-changes.js";
-import { createProcessKeyFingerprints, type KeyFingerprints } from "./ports/key-fingerprints.js";
-import type { Storage } from "./ports/storage.js";
+import { createInProcessConnectionChanges } from "./in-process-connection-changes.js";
+import { createProcessKeyFingerprints } from "./hmac-fingerprints.js";
+import type { KeyFingerprints } from "../ports/key-fingerprints.js";
+import type { Storage } from "../ports/storage.js";
 
 export interface InMemoryStorageOptions {
   /** The connections and audit trail; share one between storages to model a restart. */

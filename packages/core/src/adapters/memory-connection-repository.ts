@@ -1,12 +1,12 @@
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { entryAsWritten, type AuditEntry } from "./domain/audit.js";
-import { aliasKey } from "./domain/codecs.js";
-import type { ExpectedVersions, StoredConnection } from "./domain/connection.js";
-import { alreadyExists, notFound, versionMismatch, type DomainError } from "./domain/errors.js";
+import { entryAsWritten, type AuditEntry } from "../domain/audit.js";
+import { aliasKey } from "../domain/codecs.js";
+import type { ExpectedVersions, StoredConnection } from "../domain/connection.js";
+import { alreadyExists, notFound, versionMismatch, type DomainError } from "../domain/errors.js";
 import { createInMemoryAuditLog } from "./memory-audit-log.js";
-import type { AuditLog } from "./ports/audit-log.js";
-import type { ConnectionRepository } from "./ports/connection-repository.js";
+import type { AuditLog } from "../ports/audit-log.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
 
 /** The stored state of an in-memory repository; share one between repositories to model reopening a store. */
 export interface InMemoryConnectionStore {

@@ -1,0 +1,37 @@
+import * as E from "fp-ts/lib/Either.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { describe, expect, it, vi } from "vitest";
+import { decorateOrchestrator } from "./decorate-orchestrator.js";
+import { ApiKey } from "../domain/api-key.js";
+import type { OrchestratorUrl } from "../domain/codecs.js";
+import { customerListOf } from "../domain/customer-list.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
+import { TEST_KEYS } from "../../testing/index.js";
+
+const target = { orchestratorUrl: "https://vco.example.net" as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(TEST_KEYS.partner) };
+const deadline = { expiresAt: 42 };
+
+describe("decorateOrchestrator", () => {
+  it("forwards every call it does not override, with its arguments and answer, and replaces the ones it does", async () => {
+    const inner = {
+      startDeadline: vi.fn(() => deadline),
+      admits: vi.fn(() => E.left("refused")),
+      identify: vi.fn(() => TE.right({ kind: "customer" as const, customerId: 3 })),
+      listPartnerCustomers: vi.fn(() => TE.right(customerListOf([]))),
+    } satisfies Orchestrator;
+    const forwarded = decorateOrchestrator(inner, {});
+    expect(forwarded.startDeadline()).toBe(deadline);
+    expect(forwarded.admits("https://x.example.net")).toEqual(E.left("refused"));
+    expect(inner.admits).toHaveBeenCalledWith("https://x.example.net");
+    expect(await forwarded.identify(target, deadline)()).toEqual(E.right({ kind: "customer", customerId: 3 }));
+    expect(inner.identify).toHaveBeenCalledWith(target, deadline);
+    expect(await forwarded.listPartnerCustomers(target, 7, deadline)()).toEqual(await inner.listPartnerCustomers()());
+    expect(inner.listPartnerCustomers).toHaveBeenCalledWith(target, 7, deadline);
+
+    const identify = vi.fn(() => TE.right({ kind: "partner" as const, partnerId: 7 }));
+    const decorated = decorateOrchestrator(inner, { identify });
+    expect(await decorated.identify(target)()).toEqual(E.right({ kind: "partner", partnerId: 7 }));
+    expect(inner.identify).toHaveBeenCalledTimes(1);
+    expect(decorated.startDeadline()).toBe(deadline);
+  });
+});

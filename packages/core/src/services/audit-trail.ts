@@ -1,0 +1,174 @@
+import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type AuditOutcome, type ValidationOutcome } from "../domain/audit.js";
+import { AliasCodec, type Alias } from "../domain/codecs.js";
+import type { DomainError } from "../domain/errors.js";
+import { CHANGEABLE_FIELDS } from "../domain/requests.js";
+import type { AuditLog } from "../ports/audit-log.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { HealthChange } from "./health-states.js";
+
+/** A page of the audit trail. */
+export interface AuditPage {
+  readonly entries: readonly AuditEntry[];
+  /** Pass as `before` for the next page; null when there is none. */
+  readonly next: string | null;
+}
+
+/** What an entry says of the operation before its outcome is known. */
+interface Subject {
+  readonly action: AuditAction;
+  readonly alias: Alias | null;
+  readonly fields: readonly string[];
+  readonly forced: boolean;
+}
+
+// Only a valid alias is recorded: whatever else was in its place (a pasted secret) is not.
+const aliasOrNull = (raw: unknown): Alias | null => E.getOrElseW(() => null)(AliasCodec.decode(raw));
+
+// The names of the known fields a body sets; never their values.
+const fieldsGiven = (body: unknown, known: readonly AuditedField[]): readonly AuditedField[] =>
+  typeof body === "object" && body !== null && !Array.isArray(body) ? known.filter((field) => Object.hasOwn(body, field)) : [];
+
+const validationOf = (subject: Subject, result: E.Either<DomainError, unknown>): ValidationOutcome => {
+  if (subject.forced || subject.action === "delete" || subject.action === "rotate-master-key") return "not-asked";
+  if (E.isRight(result)) return "valid";
+  return result.left._tag === "ValidationRefused" ? "invalid" : "not-asked";
+};
+
+// An update that changed nothing answers `unchanged` (UpdateConnectionOutcome): an attempt, not a change.
+const outcomeOf = (result: E.Either<DomainError, unknown>): AuditOutcome =>
+  E.isLeft(result) ? "failed" : result.right === "unchanged" ? "unchanged" : "succeeded";
+
+/**
+ * A view of `repository` whose writes carry `entry()`, the audit entry of their success, so the store records
+ * it with the change; `recorded` tells whether one did.
+ */
+const carryingEntry = (repository: ConnectionRepository, entry: () => AuditEntry) => {
+  let recorded = false;
+  const noting =
+    <A>(write: TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
+    async () => {
+      const result = await write();
+      recorded ||= E.isRight(result);
+      return result;
+    };
+  const view: ConnectionRepository = {
+    ...repository,
+    // The entry is made when the write runs, so its time is the change's.
+    insert: (connection) => () => noting(repository.insert(connection, entry()))(),
+    update: (alias, change, expected) => () => noting(repository.update(alias, change, expected, entry()))(),
+    delete: (alias, expected) => () => noting(repository.delete(alias, expected, entry()))(),
+    resealKeys: () => () => noting(repository.resealKeys(entry()))(),
+  };
+  return { view, recorded: () => recorded };
+};
+
+interface AuditTrailOptions {
+  /** Where entries are listed, and where the trail records what the store does not. */
+  readonly audit: AuditLog;
+  /** What the audited writes write through: its store keeps `audit` and records a change's entry with the change (the `entry` of its writes). */
+  readonly repository: ConnectionRepository;
+  /** Told when an attempt's entry could not be recorded (the attempt's answer stands). */
+  readonly onFailure?: ((error: DomainError) => void) | undefined;
+}
+
+/**
+ * Records every write in the audit log once its outcome is known, failed ones included, before the write
+ * answers. A change's entry is recorded by the store in the same atomic step as the change, so an answered
+ * change always has its entry, visible wherever the change is, and a change that cannot be audited is not
+ * made. A refused or failed attempt's entry is recorded after it, and awaited too; one that could not be
+ * recorded is reported to `onFailure`, and the attempt's answer stands. Health changes, which answer nobody,
+ * are recorded in the background; lists and `settled` wait for them.
+ */
+export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOptions) => {
+  const recording = new Set<Promise<void>>();
+  const recordNow = (entry: AuditEntry): Promise<void> =>
+    audit
+      .record(entry)()
+      .then(
+        (recorded) => (E.isLeft(recorded) ? onFailure?.(recorded.left) : undefined),
+        () => undefined,
+      );
+  const recordInBackground = (entry: AuditEntry): void => {
+    const done = recordNow(entry).finally(() => recording.delete(done));
+    recording.add(done);
+  };
+  /** Settles once every entry being recorded in the background is recorded (or reported as not). */
+  const settled = async (): Promise<void> => {
+    await Promise.all(recording);
+  };
+  const entryOf = (by: Actor | undefined, subject: Subject, result: E.Either<DomainError, unknown>): AuditEntry => {
+    const at = new Date();
+    return {
+      id: auditEntryId(at),
+      at,
+      actor: by?.name ?? "anonymous",
+      requestId: by?.requestId ?? null,
+      ...subject,
+      validation: validationOf(subject, result),
+      outcome: outcomeOf(result),
+      failure: E.isLeft(result) ? result.left._tag : null,
+      detail: null,
+    };
+  };
+  /** An attempt refused before or without any write (a key that did not match, a role that may not write). */
+  const refused = (by: Actor | undefined, subject: Subject, failure: AuditFailure, detail: string | null): Promise<void> =>
+    recordNow({ ...entryOf(by, subject, E.right(undefined)), validation: "not-asked", outcome: "failed", failure, detail });
+  return {
+    ofAdd: (body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean }): Subject => ({
+      action: options.dryRun === true ? "dry-run" : "add",
+      alias: aliasOrNull(typeof body === "object" && body !== null ? (body as Record<string, unknown>)["alias"] : undefined),
+      fields: fieldsGiven(body, AUDITED_FIELDS),
+      forced: options.force === true,
+    }),
+    ofUpdate: (rawAlias: string, body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean }): Subject => ({
+      action: options.dryRun === true ? "dry-run" : "update",
+      alias: aliasOrNull(rawAlias),
+      fields: fieldsGiven(body, CHANGEABLE_FIELDS),
+      forced: options.force === true,
+    }),
+    ofDelete: (rawAlias: string): Subject => ({ action: "delete", alias: aliasOrNull(rawAlias), fields: [], forced: false }),
+    ofRotation: (): Subject => ({ action: "rotate-master-key", alias: null, fields: [], forced: false }),
+
+    /**
+     * Runs `write` over the repository its use case must write through, and answers once the entry is
+     * recorded: a change's by the store, with the change (when the store records them); anything else's here.
+     */
+    audited:
+      <A>(by: Actor | undefined, subject: Subject, write: (through: ConnectionRepository) => TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
+      async () => {
+        const carried = CHANGE_ACTIONS.has(subject.action) ? carryingEntry(repository, () => entryOf(by, subject, E.right(undefined))) : undefined;
+        const result = await write(carried?.view ?? repository)();
+        if (carried?.recorded() !== true) await recordNow(entryOf(by, subject, result));
+        return result;
+      },
+
+    /** A key check that did not match: a refused attempt (a guess at the key), recorded before the answer. */
+    keyMismatch: (by: Actor | undefined, rawAlias: string): Promise<void> =>
+      refused(by, { action: "key-check", alias: aliasOrNull(rawAlias), fields: ["apiKey"], forced: false }, "KeyMismatch", null),
+
+    /** A write refused to a user who may only read: a refused attempt (its method in `detail`), recorded before the answer. */
+    forbidden: (by: Actor | undefined, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
+      refused(by, { action: "forbidden", alias: aliasOrNull(write.alias), fields: [], forced: false }, "Forbidden", write.method),
+
+    /** A state change the background health checks found, as the health monitor's. */
+    healthChanged: ({ alias, from, to, check }: HealthChange): void => {
+      const subject: Subject = { action: "health-change", alias: aliasOrNull(alias), fields: [], forced: false };
+      const detail = `${from} → ${to}${check.reason === null ? "" : `: ${check.reason}`}`;
+      recordInBackground({ ...entryOf({ name: "health-monitor" }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
+    },
+    settled,
+
+    /** A page, newest first, and the `before` of the next page (null when this one is the last). */
+    list: (query: Readonly<Record<string, unknown>>): TE.TaskEither<DomainError, AuditPage> =>
+      pipe(
+        TE.fromTask(settled),
+        TE.flatMap(() => TE.fromEither(decodeAuditQuery(query))),
+        TE.flatMap((decoded) =>
+          TE.map((entries: readonly AuditEntry[]) => ({ entries, next: entries.length === decoded.limit ? (entries.at(-1)?.id ?? null) : null }))(audit.list(decoded)),
+        ),
+      ),
+  };
+};

@@ -1,0 +1,168 @@
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type { Actor } from "../domain/audit.js";
+import type { ConnectionSummary } from "../domain/connection.js";
+import type { CustomerList } from "../domain/customer-list.js";
+import type { DomainError } from "../domain/errors.js";
+import type { ConnectionHealth } from "../domain/health.js";
+import type { KeyRotationReport } from "../ports/connection-repository.js";
+import { createAuditTrail, type AuditPage } from "./audit-trail.js";
+import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
+import { createHealthMonitor, type HealthChange, type HealthMonitor } from "./health-monitor.js";
+import { createIdentityMemory } from "./identity-memory.js";
+import { createHealthStates } from "./health-states.js";
+import { listConnectionsHealth } from "../use-cases/list-connections-health.js";
+import { EVERY_CONNECTION } from "../ports/connection-changes.js";
+import { systemClock } from "../adapters/system-clock.js";
+import type { Clock } from "../ports/clock.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
+import type { Storage } from "../ports/storage.js";
+import { addConnection, type AddConnectionOptions, type AddConnectionOutcome } from "../use-cases/add-connection.js";
+import { checkApiKey } from "../use-cases/check-api-key.js";
+import { applyPlan, planConfiguration, type ApplyOptions, type Plan, type StepResult } from "../use-cases/configuration.js";
+import { deleteConnection, type DeleteConnectionOptions } from "../use-cases/delete-connection.js";
+import { describeConnection, type ConnectionDetails } from "../use-cases/describe-connection.js";
+import { listConnections } from "../use-cases/list-connections.js";
+import { listPartnerCustomers } from "../use-cases/list-partner-customers.js";
+import { rotateMasterKey } from "../use-cases/rotate-master-key.js";
+import { updateConnection, type UpdateConnectionOptions, type UpdateConnectionOutcome } from "../use-cases/update-connection.js";
+import { validateConnection, type ValidationResult } from "../use-cases/validate-connection.js";
+
+export const DEFAULT_CUSTOMERS_CACHE_TTL_MS = 60_000;
+
+export interface ConnectionServiceOptions {
+  /**
+   * The store's whole face: the connections, the audit trail (the store records each change's entry with the
+   * change), the change notices shared by the instances over it, the apiKey fingerprints and the health states.
+   * `createInMemoryStorage()` keeps them all in this process. The caller closes it, after `dispose`.
+   */
+  readonly storage: Storage;
+  readonly orchestrator: Orchestrator;
+  readonly clock?: Clock;
+  /** Told when an attempt's entry could not be recorded (the attempt's answer stands; a change is not made without its entry). */
+  readonly onAuditFailure?: (error: DomainError) => void;
+  /**
+   * Background health checks every `intervalMs` (none unless given; every validation records its outcome and
+   * every delete removes the connection's state either way); `onChange` hears each state change a background
+   * check finds (audited as well), `onError` a state not read or written.
+   */
+  readonly health?: {
+    readonly intervalMs?: number;
+    readonly onChange?: (change: HealthChange) => void;
+    readonly onRound?: () => void;
+    readonly onError?: (error: DomainError) => void;
+  };
+  /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
+  readonly customersCacheTtlMs?: number;
+  /** Observes each customers cache lookup (for metrics). */
+  readonly onCustomersCacheLookup?: (outcome: CacheOutcome) => void;
+}
+
+type By = { readonly by?: Actor };
+
+/** Every use case over one store and one orchestrator. Every write is audited as done by `by` (anonymous when not given), failed ones included. */
+export interface ConnectionService {
+  listConnections(): TE.TaskEither<DomainError, readonly ConnectionSummary[]>;
+  addConnection(body: unknown, options?: AddConnectionOptions & By): TE.TaskEither<DomainError, AddConnectionOutcome>;
+  updateConnection(rawAlias: string, body: unknown, options?: UpdateConnectionOptions & By): TE.TaskEither<DomainError, UpdateConnectionOutcome>;
+  validateConnection(rawAlias: string): TE.TaskEither<DomainError, ValidationResult>;
+  /** One connection as stored (version, key date, key fingerprint), without asking the orchestrator. */
+  describeConnection(rawAlias: string): TE.TaskEither<DomainError, ConnectionDetails>;
+  /** A key that does not match is audited as a refused attempt by `by` (a guess at the key), before the answer. */
+  checkApiKey(rawAlias: string, body: unknown, options?: By): TE.TaskEither<DomainError, { readonly matches: boolean }>;
+  /** Audits a write refused to `by`, a user who may only read (the driver refuses it; `method` is the request's). */
+  recordForbiddenWrite(by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void>;
+  deleteConnection(rawAlias: string, options?: DeleteConnectionOptions & By): TE.TaskEither<DomainError, void>;
+  listPartnerCustomers(rawAlias: string): TE.TaskEither<DomainError, CustomerList>;
+  rotateMasterKey(options?: By): TE.TaskEither<DomainError, KeyRotationReport>;
+  /** What applying a configuration (connections with their keys) would change; see `planConfiguration`. */
+  planConfiguration(rawDesired: unknown, options?: { readonly prune?: boolean }): TE.TaskEither<DomainError, Plan>;
+  /** Carries out a plan through the audited writes, as `by`; a failed step does not stop the rest. */
+  applyPlan(plan: Plan, options?: ApplyOptions & By): Promise<readonly StepResult[]>;
+  /** Every connection's health: the last background check's or validation's outcome (`unknown` until one). */
+  connectionsHealth(): TE.TaskEither<DomainError, readonly ConnectionHealth[]>;
+  /** The periodic checks, when an interval was given: started by whoever runs the service. */
+  readonly healthMonitor: HealthMonitor | undefined;
+  /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
+  listAudit(query: Readonly<Record<string, unknown>>): TE.TaskEither<DomainError, AuditPage>;
+  /** Stops listening for changes and waits for the health changes' entries still being recorded; the store belongs to the caller. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Every use case wired to one store and one orchestrator: an embedding service calls this and gets the same
+ * behaviour, audit trail and customers cache included, as the REST service and the CLI.
+ */
+export const createConnectionService = (options: ConnectionServiceOptions): ConnectionService => {
+  const { repository, changes, fingerprints, audit, health: ledger } = options.storage;
+  // Every identification (add, update, validate, customers, health) is remembered, for the customers' single round trip.
+  const identities = createIdentityMemory();
+  const orchestrator = identities.remembering(options.orchestrator);
+  const customersCache = createCustomersCache({
+    ttlMs: options.customersCacheTtlMs ?? DEFAULT_CUSTOMERS_CACHE_TTL_MS,
+    clock: options.clock ?? systemClock,
+    ...(options.onCustomersCacheLookup === undefined ? {} : { onLookup: options.onCustomersCacheLookup }),
+  });
+  const unsubscribe = changes.subscribe((notice) => (notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice)));
+  const trail = createAuditTrail({ audit, repository, onFailure: options.onAuditFailure });
+  const health = options.health ?? {};
+  // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
+  const healthStates = createHealthStates({ ledger, repository, onError: health.onError });
+  const monitor =
+    health.intervalMs === undefined
+      ? undefined
+      : createHealthMonitor({
+          repository,
+          orchestrator,
+          ledger,
+          intervalMs: health.intervalMs,
+          onChange: (change) => {
+            trail.healthChanged(change);
+            health.onChange?.(change);
+          },
+          onRound: health.onRound,
+          onError: health.onError,
+        });
+  // Each audited write's use case writes through the repository the trail gives it (one that carries the entry).
+  const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
+    trail.audited(options.by, trail.ofAdd(body, options), (through) => addConnection({ repository: through, orchestrator })(body, options));
+  const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
+    trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) => updateConnection({ repository: through, orchestrator, changes })(rawAlias, body, options));
+  const deleteConnectionAudited = (rawAlias: string, options: DeleteConnectionOptions & By = {}) =>
+    trail.audited(options.by, trail.ofDelete(rawAlias), (through) => deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget })(rawAlias, options));
+  const checkKey = checkApiKey({ repository, fingerprints });
+
+  return {
+    listConnections: listConnections({ repository }),
+    addConnection: addConnectionAudited,
+    updateConnection: updateConnectionAudited,
+    validateConnection: validateConnection({ repository, orchestrator, fingerprints, recordHealth: healthStates.record }),
+    describeConnection: describeConnection({ repository, fingerprints }),
+    checkApiKey: (rawAlias: string, body: unknown, options: By = {}) =>
+      pipe(
+        checkKey(rawAlias, body),
+        TE.tap((result) => (result.matches ? TE.right(undefined) : TE.fromTask(() => trail.keyMismatch(options.by, rawAlias)))),
+      ),
+    recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> => trail.forbidden(by, write),
+    deleteConnection: deleteConnectionAudited,
+    listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
+    rotateMasterKey: (options: By = {}) => trail.audited(options.by, trail.ofRotation(), (through) => rotateMasterKey({ repository: through })()),
+    planConfiguration: planConfiguration({ repository, fingerprints }),
+    applyPlan: (plan: Plan, options: ApplyOptions & By = {}) => {
+      const by = options.by === undefined ? {} : { by: options.by };
+      return applyPlan({
+        add: (body, force) => addConnectionAudited(body, { force, ...by }),
+        update: (alias, change, force) => updateConnectionAudited(alias, change, { force, ...by }),
+        remove: (alias) => deleteConnectionAudited(alias, by),
+      })(plan, options);
+    },
+    connectionsHealth: listConnectionsHealth({ repository, ledger }),
+    healthMonitor: monitor,
+    listAudit: trail.list,
+    dispose: async (): Promise<void> => {
+      unsubscribe();
+      await monitor?.stop();
+      await trail.settled();
+    },
+  };
+};
