@@ -12,29 +12,35 @@ import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator
 const HOUR = 3_600_000;
 
 // Two "instances" over one store (one repository, one ledger), as two service processes over PostgreSQL.
+/** Runs tasks 5 ms late, as a call over a network or a write to disk is, counting how many wait at once. */
+const slowAndCounted = () => {
+  let running = 0;
+  let most = 0;
+  return {
+    run: async <A>(task: () => Promise<A>): Promise<A> => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((done) => setTimeout(done, 5));
+      running -= 1;
+      return task();
+    },
+    mostAtOnce: () => most,
+  };
+};
+
 const world = () => {
   const storage = createInMemoryStorage();
   const orchestrator = createInMemoryOrchestrator([
     { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] },
     { apiKey: TEST_KEYS.customer, identity: { kind: "customer", customerId: 342 } },
   ]);
-  let running = 0;
-  let mostAtOnce = 0;
   // Slow, and counting how many checks run at once.
-  const slow: Orchestrator = {
-    ...orchestrator,
-    identify: (target, deadline) => async () => {
-      running += 1;
-      mostAtOnce = Math.max(mostAtOnce, running);
-      await new Promise((done) => setTimeout(done, 5));
-      running -= 1;
-      return orchestrator.identify(target, deadline)();
-    },
-  };
+  const checks = slowAndCounted();
+  const slow: Orchestrator = { ...orchestrator, identify: (target, deadline) => () => checks.run(orchestrator.identify(target, deadline)) };
   const changes: HealthChange[] = [];
   const instance = () =>
     createConnectionService({ storage, orchestrator: slow, health: { intervalMs: HOUR, onChange: (change) => void changes.push(change) } });
-  return { repository: storage.repository, orchestrator, slow, instances: [instance(), instance()], changes, mostAtOnce: () => mostAtOnce };
+  return { repository: storage.repository, orchestrator, slow, instances: [instance(), instance()], changes, mostAtOnce: checks.mostAtOnce };
 };
 
 describe("background health", () => {
@@ -79,23 +85,13 @@ describe("background health", () => {
     for (let i = 0; i < 40; i += 1) await expectRight(one.addConnection({ alias: `c${i}`, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
     const memory = createInMemoryHealthLedger();
     // A ledger whose claims take a while, as a write to a file or a database does; counting how many wait at once.
-    let claiming = 0;
-    let mostClaims = 0;
-    const ledger: HealthLedger = {
-      ...memory,
-      claim: (alias, window) => async () => {
-        claiming += 1;
-        mostClaims = Math.max(mostClaims, claiming);
-        await new Promise((done) => setTimeout(done, 5));
-        claiming -= 1;
-        return memory.claim(alias, window)();
-      },
-    };
+    const claims = slowAndCounted();
+    const ledger: HealthLedger = { ...memory, claim: (alias, window) => () => claims.run(memory.claim(alias, window)) };
     orchestrator.calls.identify = 0;
     await createHealthMonitor({ repository, orchestrator: slow, ledger, intervalMs: HOUR, lookahead: 16 }).round();
     expect(orchestrator.calls.identify).toBe(40);
     expect((await expectRight(memory.list())).every((health) => health.state === "valid")).toBe(true);
-    expect(mostClaims).toBe(16);
+    expect(claims.mostAtOnce()).toBe(16);
     expect(mostAtOnce()).toBe(4);
   });
 });
