@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
@@ -106,6 +106,7 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
     const dead: string[] = [];
     let othersAllDead = true;
     for (const name of names) {
+      if (!name.endsWith(".json")) continue; // a registration being rewritten (.tmp)
       const file = join(usersDir, name);
       if (file === registration) continue;
       const user = await readUser(file);
@@ -122,7 +123,11 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
   /** Says, in this user's registration, which lock directory it holds now. */
   const claim = async (): Promise<void> => {
     const holds = await lockIdentity(lockDir);
-    await writeFile(registration, JSON.stringify({ ...self, ...(holds === undefined ? {} : { holds }) }), { mode: 0o600 }).catch(() => undefined);
+    // Written aside and renamed: a registration cut short by a SIGKILL could not be judged, and its lock would wait for the stale time.
+    const next = `${registration}.tmp`;
+    await writeFile(next, JSON.stringify({ ...self, ...(holds === undefined ? {} : { holds }) }), { mode: 0o600 })
+      .then(() => rename(next, registration))
+      .catch(() => undefined);
   };
 
   // This user's own callers in `run`: with more than one, the lock may be its own (taken or being taken), never to be broken.
