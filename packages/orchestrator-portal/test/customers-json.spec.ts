@@ -10,6 +10,9 @@ import { decodeCustomers } from "../src/wire.js";
 
 const encoder = new TextEncoder();
 
+/** The property runs parse thousands of answers: CPU-bound seconds on a loaded two-core CI machine, past vitest's 5 s default. */
+const PROPERTY_RUN_TIMEOUT_MS = 60_000;
+
 /** The fast path within the default bound, which these answers never reach. */
 const read = (bytes: Uint8Array, bound: CustomersBound = DEFAULT_CUSTOMERS_BOUND): O.Option<CustomerList> => {
   const within = readCustomersJson(bytes, bound);
@@ -148,7 +151,7 @@ describe("the customers JSON written from the answer's bytes", () => {
       }),
       { numRuns: 3000 },
     );
-  });
+  }, PROPERTY_RUN_TIMEOUT_MS);
 
   it("never disagrees with the general path on generated enterprises, fields of every type included", () => {
     const anyValue = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom(0, 1, -0), fc.jsonValue());
@@ -173,7 +176,7 @@ describe("the customers JSON written from the answer's bytes", () => {
     );
     // Both kinds of cases were met: answers the fast path took, and answers it left.
     expect(fast).toBeGreaterThan(50);
-  });
+  }, PROPERTY_RUN_TIMEOUT_MS);
 });
 
 describe("the customers JSON of long rewritten strings", () => {
