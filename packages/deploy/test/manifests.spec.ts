@@ -223,6 +223,49 @@ describe("the postgres topology", () => {
   });
 });
 
+/** The egress rules of an overlay's NetworkPolicy, as `protocol/port` lists and destinations. */
+const egressOf = (objects: Manifest[]) => (find<INetworkPolicy>(objects, "NetworkPolicy").spec?.egress ?? []).map((rule) => ({
+  ports: (rule.ports ?? []).map((p) => `${p.protocol}/${p.port}`),
+  to: rule.to ?? [],
+}));
+
+describe.each(OVERLAYS)("overlay %s's egress", (overlay) => {
+  const [dns, orchestrators] = egressOf(renderOverlay(overlay));
+
+  it("reaches the orchestrators' HTTPS over IPv4 and IPv6", () => {
+    expect(orchestrators?.ports).toEqual(["TCP/443"]);
+    expect(orchestrators?.to.map((peer) => peer.ipBlock?.cidr)).toEqual(["0.0.0.0/0", "::/0"]);
+  });
+
+  it("reaches DNS on the cluster's DNS pods and on NodeLocal DNSCache's default address", () => {
+    expect(dns?.ports).toEqual(["UDP/53", "TCP/53"]);
+    expect(dns?.to).toEqual([{ namespaceSelector: {}, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }, { ipBlock: { cidr: "169.254.20.10/32" } }]);
+  });
+});
+
+describe("a site's own overlay (examples/site-overlay): one patch for the orchestrators' ports, one for DNS", () => {
+  const objects = render(join(PACKAGE_ROOT, "examples/site-overlay"));
+  const postgres = renderOverlay("postgres");
+  const [dns, orchestrators, ...others] = egressOf(objects);
+
+  it("renders valid objects, the NetworkPolicy alone changed from the postgres overlay", () => {
+    for (const object of objects) expect(() => new MODELS[`${object.apiVersion}/${object.kind}`]!(object as never).validate()).not.toThrow();
+    const unchanged = (list: Manifest[]) => list.filter((object) => object.kind !== "NetworkPolicy");
+    expect(unchanged(objects)).toEqual(unchanged(postgres));
+  });
+
+  it("adds the port to the orchestrators' rule and replaces the DNS destinations, keeping the rest", () => {
+    expect(orchestrators?.ports).toEqual(["TCP/443", "TCP/8443"]);
+    expect(orchestrators?.to).toEqual(egressOf(postgres)[1]?.to);
+    expect(dns?.ports).toEqual(["UDP/53", "TCP/53"]);
+    expect(dns?.to).toEqual([
+      { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { app: "coredns" } } },
+      { ipBlock: { cidr: "169.254.25.10/32" } },
+    ]);
+    expect(others).toEqual(egressOf(postgres).slice(2));
+  });
+});
+
 describe.each(EXAMPLES)("example %s", (name) => {
   it("is valid against its API schema (the ServiceMonitor against the Prometheus Operator's CRD model)", () => {
     for (const object of readExample(name)) {
