@@ -8,12 +8,12 @@ import { compose, startupFailure, TOKENS, type ComposeOptions, type Composition,
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { authModule } from "./auth/auth-module.js";
-import { ensureAdmin, loadUsers } from "./auth/users.js";
+import { ensureAdmin, loadUsers, type GeneratedAdmin } from "./auth/users.js";
 import { httpModule } from "./http-module.js";
 import { HTTP_TOKENS } from "./tokens.js";
 
 export interface ServiceOptions extends Pick<ComposeOptions, "storage" | "orchestrator" | "logDestination" | "clock"> {
-  /** Where the one-time generated admin password is printed (default stdout). */
+  /** Where the one-time generated admin password, or at a restart the reminder of that admin, is printed (default stdout). */
   readonly announce?: (text: string) => void;
   /** False serves without credentials (benchmarks only). */
   readonly authenticate?: boolean;
@@ -29,16 +29,18 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-const announceGeneratedAdmin = (admin: { user: string; password: string; file: string }): string =>
-  [
-    "",
-    "No users were configured, so an admin was created (only its bcrypt hash is stored).",
-    `  user:     ${admin.user}`,
-    `  password: ${admin.password}`,
-    `  stored in ${resolve(admin.file)}; this password is shown only now.`,
-    "",
-    "",
-  ].join("\n");
+const announceGeneratedAdmin = ({ user, file, password }: GeneratedAdmin): string =>
+  password === undefined
+    ? `Users: the admin generated at the first start, \`${user}\` (its password was shown then; only its hash is kept, in ${resolve(file)}: delete that file and restart for a new one).\n`
+    : [
+        "",
+        "No users were configured, so an admin was created (only its bcrypt hash is stored).",
+        `  user:     ${user}`,
+        `  password: ${password}`,
+        `  stored in ${resolve(file)}; this password is shown only now.`,
+        "",
+        "",
+      ].join("\n");
 
 /** Listens, or answers why not (the port taken, the address not available). */
 const listen =

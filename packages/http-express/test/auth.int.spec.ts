@@ -103,7 +103,7 @@ describe("authentication and roles (docs/interface.md §5)", () => {
     }
   });
 
-  it("with no users configured, creates an admin, stores only its hash (mode 0600) and prints the password once", async () => {
+  it("with no users configured, creates an admin, stores only its hash (mode 0600) and prints the password once; a restart names that admin, without a password", async () => {
     const dir = await makeDataDir();
     const printed: string[] = [];
     const start = () =>
@@ -125,7 +125,11 @@ describe("authentication and roles (docs/interface.md §5)", () => {
 
     const second = await start();
     try {
-      expect(printed).toHaveLength(1);
+      expect(printed).toHaveLength(2);
+      expect(printed[1]).toContain("the admin generated at the first start, `admin`");
+      expect(printed[1]).toContain(generatedAdminFile(dir));
+      expect(printed[1]).not.toContain(password);
+      expect(printed[1]).not.toMatch(/password: /);
       const call = client(second.url);
       expect((await call("POST", `${CONNECTIONS}?force=true`, { user: { name: "admin", password }, body: anAddBody() })).status).toBe(200);
       expect((await call("GET", CONNECTIONS, { user: { name: "admin", password: "wrong-password" } })).status).toBe(401);

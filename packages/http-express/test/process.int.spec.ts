@@ -72,6 +72,7 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
     try {
       const url = await again.listening();
       expect(again.out()).not.toContain("password:");
+      expect(again.out()).toContain("Users: the admin generated at the first start, `admin`");
       expect((await client(url)("GET", `${BASE}/connections`, { user: admin })).json()).toEqual([
         { alias: "slow", orchestratorUrl: simulator.url },
       ]);

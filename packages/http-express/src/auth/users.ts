@@ -112,18 +112,27 @@ export const loadUsers =
     return E.right(users);
   };
 
+/** The admin generated when no user was configured: its password only when it was created just now. */
+export interface GeneratedAdmin {
+  readonly user: string;
+  readonly file: string;
+  readonly password?: string;
+}
+
 /**
  * With no user configured anywhere, creates an admin with a random password
  * and stores only its bcrypt hash in the data directory. Returns the
- * password so the caller can print it once, or undefined when users exist.
+ * password so the caller can print it once; the admin without it when an
+ * earlier start created it; undefined when users are configured.
  */
 export const ensureAdmin =
-  (sources: UserSources): TaskEither<string, { user: string; password: string; file: string } | undefined> =>
+  (sources: UserSources): TaskEither<string, GeneratedAdmin | undefined> =>
   async () => {
     const file = generatedAdminFile(sources.dataDir);
     if (sources.admin !== undefined || sources.htpasswdFile !== undefined) return E.right(undefined);
     const existing = await readIfPresent(file)();
-    if (E.isLeft(existing) || existing.right !== undefined) return E.map(() => undefined)(existing);
+    if (E.isLeft(existing)) return existing;
+    if (existing.right !== undefined) return E.right({ user: GENERATED_ADMIN_USER, file });
     const password = randomBytes(18).toString("base64url");
     const hash = await bcrypt.hash(password, 12);
     try {
@@ -132,7 +141,7 @@ export const ensureAdmin =
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // Another instance sharing the data directory created it first: its password was printed there.
-      return code === "EEXIST" ? E.right(undefined) : E.left(`SDWAN_DATA_DIR: cannot create ${file} (${code ?? "unknown error"})`);
+      return code === "EEXIST" ? E.right({ user: GENERATED_ADMIN_USER, file }) : E.left(`SDWAN_DATA_DIR: cannot create ${file} (${code ?? "unknown error"})`);
     }
     return E.right({ user: GENERATED_ADMIN_USER, password, file });
   };
