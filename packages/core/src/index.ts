@@ -94,6 +94,7 @@ export type { Storage } from "./ports/storage.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
 export type { CacheOutcome, CustomersCache } from "./services/customers-cache.js";
+export type { KeyExpiryCounts } from "./services/key-expiry-watch.js";
 export {
   createConnectionService,
   DEFAULT_CUSTOMERS_CACHE_TTL_MS,

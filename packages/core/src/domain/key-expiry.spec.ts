@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ApiKey } from "./api-key.js";
 import { daysLeft, dueThreshold, keyExpiryDetail, keyMark, parseKeyExpiryDetail, storedKeyExpiry, tokenExpiryOf, tokenUuidOf } from "./key-expiry.js";
 
+import { aJwt } from "../../testing/builders.js";
+
 const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-/** A JWT as an orchestrator hands one out; the signature is never checked, so any bytes do. */
-export const aJwt = (claims: Record<string, unknown>): string => `${part({ alg: "HS256", typ: "JWT" })}.${part(claims)}.c2lnbmF0dXJl`;
 const key = (value: string) => ApiKey.unsafeFrom(value);
 const DAY = 24 * 3600 * 1000;
 
