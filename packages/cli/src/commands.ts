@@ -121,6 +121,8 @@ const LABELS: Record<string, string> = {
   version: "Version",
   apiKeySetAt: "Key set at",
   apiKeyFingerprint: "Key fingerprint",
+  apiKeyExpiresAt: "Key expires at",
+  apiKeyExpirySource: "Key expiry from",
   at: "At",
   actor: "Actor",
   action: "Action",

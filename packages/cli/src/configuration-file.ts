@@ -40,7 +40,8 @@ const KeyReference = new t.Type<string, string, unknown>(
   (reference) => reference,
 );
 // One entry per field of a connection: a new field does not compile until the file format has it.
-const entryProps = { alias: t.string, orchestratorUrl: t.string, apiKey: KeyReference } satisfies Record<keyof Connection, t.Mixed>;
+// `apiKeyExpiresAt` is optional (as in a request body): an entry without it is as before.
+const entryProps = { alias: t.string, orchestratorUrl: t.string, apiKey: KeyReference, apiKeyExpiresAt: t.union([t.string, t.undefined]) } satisfies Record<keyof Connection, t.Mixed>;
 const Entry = strictObject("ConfigurationEntry", entryProps, t.type(entryProps));
 const fileProps = { connections: t.array(t.unknown) };
 const ConfigurationFile = strictObject("ConfigurationFile", fileProps, t.type(fileProps));
@@ -245,7 +246,10 @@ export const readConfiguration =
       }
       const apiKey = await resolveReference(entry.right.apiKey, sources.env, guard)();
       if (E.isLeft(apiKey)) errors.push({ field: `connections.${index}.apiKey`, message: apiKey.left });
-      else connections.push({ ...entry.right, apiKey: apiKey.right, keySource: entry.right.apiKey });
+      else {
+        const { apiKeyExpiresAt, ...named } = entry.right;
+        connections.push({ ...named, ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }), apiKey: apiKey.right, keySource: entry.right.apiKey });
+      }
     }
     return errors.length === 0 ? E.right(connections) : E.left(invalidInput(errors));
   };

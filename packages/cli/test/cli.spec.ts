@@ -192,13 +192,15 @@ describe("tables for people, JSON and YAML for scripts", () => {
   it("gets one connection as stored, without asking any orchestrator", async () => {
     const shown = await run(["get", "LAB"], { tty: true, dataDir });
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toMatch(/^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\n$/);
+    expect(shown.stdout).toMatch(/^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\nKey expires at +-\nKey expiry from +-\n$/);
     expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toEqual({
       alias: "lab",
       orchestratorUrl: "https://vco.example.net/",
       version: 1,
       apiKeySetAt: expect.stringMatching(/^\d{4}-/),
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
+      apiKeyExpiresAt: null,
+      apiKeyExpirySource: null,
     });
     expect((await run(["get", "ghost"], { dataDir })).code).toBe(3);
   });

@@ -26,6 +26,7 @@ describe("loadConfig", () => {
         viewers: [],
         orchestratorTimeoutMs: 10_000,
         customersCacheTtlMs: 60_000,
+        keyExpiryWarnDays: [30, 7, 1],
         customersBound: { enterprises: 100_000, replyBytes: 32 * 1024 * 1024 },
         orchestratorAllowedHosts: undefined,
         logLevel: "info",

@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
 import { MasterKeyCodec, PreviousMasterKeysCodec, type MasterKey } from "@sdwan-connections/secrets";
 import * as t from "io-ts";
-import { DEFAULT_AUDIT_RETENTION, type AuditRetention } from "@sdwan-connections/core";
+import { DEFAULT_AUDIT_RETENTION, DEFAULT_KEY_EXPIRY_WARN_DAYS, type AuditRetention } from "@sdwan-connections/core";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -29,6 +29,8 @@ export interface Config {
   readonly customersBound: { readonly enterprises: number; readonly replyBytes: number };
   /** The interval of background health checks (ms); undefined: off. */
   readonly healthIntervalMs: number | undefined;
+  /** Days before a key's expiry to warn at (`SDWAN_KEY_EXPIRY_WARN_DAYS`), besides at expiry. */
+  readonly keyExpiryWarnDays: readonly number[];
   /** How long audit entries are kept: the newest `maxEntries` changes and, apart, `maxAttempts` other entries; none older than `maxAgeMs`. */
   readonly auditRetention: AuditRetention;
   /** Lower-cased host names; undefined allows any host. */
@@ -141,6 +143,14 @@ const network = (raw: string): E.Either<string, Network> => {
 const networkList = (raw: string): E.Either<string, readonly Network[]> =>
   E.traverseArray(network)(raw.split(",").map((item) => item.trim()).filter((item) => item !== ""));
 
+// Days before a key's expiry, each a whole number from 1 to 366 (the orchestrator caps a key at 12 months), at least one.
+const warnDays = (raw: string): E.Either<string, readonly number[]> => {
+  const items = raw.split(",").map((item) => item.trim());
+  return items.every((item) => /^\d{1,3}$/.test(item) && Number(item) >= 1 && Number(item) <= 366)
+    ? E.right([...new Set(items.map(Number))].sort((a, b) => b - a))
+    : E.left("must be comma-separated whole numbers of days from 1 to 366, e.g. 30,7,1");
+};
+
 /** The environment, one codec per variable, in the order of docs/interface.md §6. */
 export const EnvCodecs = {
   SDWAN_HOST: envValue("SDWAN_HOST", listenHost, withDefault("127.0.0.1")),
@@ -173,6 +183,7 @@ export const EnvCodecs = {
   SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
   SDWAN_TRUSTED_PROXIES: envValue("SDWAN_TRUSTED_PROXIES", networkList, withDefault<readonly Network[]>([])),
   SDWAN_HEALTH_INTERVAL_S: envValue<number | undefined>("SDWAN_HEALTH_INTERVAL_S", integer(5, 86_400), optional),
+  SDWAN_KEY_EXPIRY_WARN_DAYS: envValue("SDWAN_KEY_EXPIRY_WARN_DAYS", warnDays, withDefault(DEFAULT_KEY_EXPIRY_WARN_DAYS)),
   SDWAN_AUDIT_MAX_ENTRIES: envValue("SDWAN_AUDIT_MAX_ENTRIES", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxEntries)),
   SDWAN_AUDIT_MAX_ATTEMPTS: envValue("SDWAN_AUDIT_MAX_ATTEMPTS", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxAttempts)),
   SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
@@ -240,6 +251,7 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,
     trustedProxies: v.SDWAN_TRUSTED_PROXIES,
     healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === undefined ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
+    keyExpiryWarnDays: v.SDWAN_KEY_EXPIRY_WARN_DAYS,
     auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
     console: v.SDWAN_CONSOLE === "on",
     apiKeyDir: v.SDWAN_APIKEY_DIR,

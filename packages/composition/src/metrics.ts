@@ -1,4 +1,4 @@
-import { decorateOrchestrator, type CacheOutcome, type HealthState, type Orchestrator, type OrchestratorError } from "@sdwan-connections/core";
+import { decorateOrchestrator, type CacheOutcome, type HealthState, type KeyExpiryCounts, type Orchestrator, type OrchestratorError } from "@sdwan-connections/core";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
@@ -61,6 +61,20 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
     registers: [registry],
   });
 
+  // Read at each scrape from the key-expiry watch's counts (set by `watchKeyExpiry`); never an alias.
+  let keyExpiryCounts: (() => KeyExpiryCounts) | undefined;
+  new Gauge({
+    name: "sdwan_connections_keys_expiring",
+    help: "Connections whose key expires (or expired) within the given days, as far as its expiry is known",
+    labelNames: ["within_days"],
+    registers: [registry],
+    collect() {
+      const counts = keyExpiryCounts?.() ?? { within7Days: 0, within30Days: 0 };
+      this.set({ within_days: "7" }, counts.within7Days);
+      this.set({ within_days: "30" }, counts.within30Days);
+    },
+  });
+
   // Label children resolved once per combination: prom-client otherwise hashes the labels on every request.
   const requestSeries = new Map<string, { readonly count: () => void; readonly time: (seconds: number) => void }>();
   const recordRequest = (rawMethod: string, route: string, status: number, seconds: number): void => {
@@ -86,6 +100,10 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
     /** Sets the count of connections in each health state. */
     setHealthCounts: (states: readonly HealthState[]): void => {
       for (const state of ["valid", "invalid", "unreachable", "unknown"] as const) connectionHealth.set({ state }, states.filter((s) => s === state).length);
+    },
+    /** Where `sdwan_connections_keys_expiring` reads its counts (the service's `keyExpiryWatch.counts`). */
+    watchKeyExpiry: (counts: () => KeyExpiryCounts): void => {
+      keyExpiryCounts = counts;
     },
     /** For `createConnectionService({ onCustomersCacheLookup })`. */
     onCustomersCacheLookup: (outcome: CacheOutcome): void => customersCache.inc({ outcome }),

@@ -88,9 +88,11 @@ export const openService =
           onRound: () => void refreshHealthCounts(),
           onError: (error) => logger.warn({ problem: describeError(error) }, "connection health not read or written"),
         },
+        keyExpiry: { warnDays: config.keyExpiryWarnDays },
         customersCacheTtlMs: config.customersCacheTtlMs,
         ...(metrics === undefined ? {} : { onCustomersCacheLookup: metrics.onCustomersCacheLookup }),
       });
+      metrics?.watchKeyExpiry(service.keyExpiryWatch.counts);
       opened.push(() => service.dispose());
       return E.right({ config, storage: storage.right, orchestrator: orchestrator.right, service, close });
     } catch (error) {

@@ -242,6 +242,28 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       expect(changed.version).toBeGreaterThan(stored.version);
     });
 
+    it("keeps a key's declared expiry; a change to it is a change, the same one keeps the version, and a new key without one clears it", async () => {
+      const expiresAt = new Date("2027-01-31T00:00:00.000Z");
+      await run(repository.insert({ ...aConnection({ alias: "lab", apiKey: "key-1" }), apiKeyExpiresAt: expiresAt }));
+      const stored = await run(repository.get(alias("lab")));
+      expect(stored.apiKeyExpiresAt?.toISOString()).toBe(expiresAt.toISOString());
+      const same = await run(repository.update(alias("lab"), { apiKeyExpiresAt: new Date(expiresAt.getTime()) }));
+      expect(same.version).toBe(stored.version);
+      const later = await run(repository.update(alias("lab"), { apiKeyExpiresAt: new Date("2027-02-28T00:00:00.000Z") }));
+      expect(later.version).toBeGreaterThan(stored.version);
+      expect((await run(repository.get(alias("lab")))).apiKeyExpiresAt?.toISOString()).toBe("2027-02-28T00:00:00.000Z");
+      // The same key again keeps its date; the URL alone too.
+      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("key-1"), orchestratorUrl: url("https://other.example.net/") }));
+      expect((await run(repository.get(alias("lab")))).apiKeyExpiresAt?.toISOString()).toBe("2027-02-28T00:00:00.000Z");
+      const renewed = await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("key-2") }));
+      expect(renewed.apiKeyExpiresAt).toBeUndefined();
+      expect((await run(repository.get(alias("lab")))).apiKeyExpiresAt).toBeUndefined();
+      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("key-3"), apiKeyExpiresAt: expiresAt }));
+      expect((await run(repository.get(alias("lab")))).apiKeyExpiresAt?.toISOString()).toBe(expiresAt.toISOString());
+      await run(repository.insert(aConnection({ alias: "plain" })));
+      expect((await run(repository.get(alias("plain")))).apiKeyExpiresAt).toBeUndefined();
+    });
+
     it("updates and deletes at an expected version only, and changes nothing at another", async () => {
       await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net" })));
       const added = (await run(repository.get(alias("lab")))).version;

@@ -31,6 +31,28 @@ export const describeHealthLedgerContract = (name: string, options: HealthLedger
       expect(await run((ledgers[2] as HealthLedger).claim(alias("other"), 100))).toBe(true);
     });
 
+    it("lets exactly one of many concurrent claims of a key-expiry warning win, once per key mark and threshold, and again after a forget", async () => {
+      const ledgers = await Promise.all(Array.from({ length: 3 }, () => options.make()));
+      const claims = await Promise.all(ledgers.flatMap((ledger) => [ledger.claimKeyWarning(alias("lab"), "k1", 30)(), ledger.claimKeyWarning(alias("LAB"), "k1", 30)()]));
+      expect(claims.filter((claim) => E.isRight(claim) && claim.right)).toHaveLength(1);
+      const [one, two] = ledgers as [HealthLedger, HealthLedger, HealthLedger];
+      expect(await run(one.claimKeyWarning(alias("lab"), "k1", 7))).toBe(true);
+      expect(await run(two.claimKeyWarning(alias("lab"), "k1", 7))).toBe(false);
+      expect(await run(two.claimKeyWarning(alias("other"), "k1", 7))).toBe(true);
+      // A new key starts again, and the old key's claims are gone.
+      expect(await run(two.claimKeyWarning(alias("lab"), "k2", 30))).toBe(true);
+      expect(await run(one.claimKeyWarning(alias("lab"), "k2", 30))).toBe(false);
+      await run(one.forget(alias("Lab")));
+      expect(await run(two.claimKeyWarning(alias("lab"), "k2", 30))).toBe(true);
+    });
+
+    it("keeps the key-expiry warnings claimed for a ledger opened again (a restart)", async () => {
+      const before = await options.make();
+      expect(await run(before.claimKeyWarning(alias("lab"), "k1", 1))).toBe(true);
+      const after = await options.make();
+      expect(await run(after.claimKeyWarning(alias("lab"), "k1", 1))).toBe(false);
+    });
+
     it("records checks newest first, keeps the newest few, and tells the state before each", async () => {
       const [one, two] = [await options.make(), await options.make()];
       expect(await run(one.record(alias("Lab"), aCheck("valid", 30)))).toBe("unknown");

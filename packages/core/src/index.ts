@@ -9,6 +9,7 @@ export {
   API_KEY_PATTERN,
   ORCHESTRATOR_URL_PATTERN,
   IsoTimeCodec,
+  Rfc3339TimeCodec,
   versionFromText,
   API_KEY_MAX_LENGTH,
   ORCHESTRATOR_URL_MAX_LENGTH,
@@ -25,7 +26,20 @@ export type {
   StoredConnection,
   OrchestratorTarget,
 } from "./domain/connection.js";
-export { CONNECTION_KINDS } from "./domain/connection.js";
+export { CONNECTION_KINDS, declaredExpiryAfter, sameTime } from "./domain/connection.js";
+export {
+  daysLeft,
+  DEFAULT_KEY_EXPIRY_WARN_DAYS,
+  KEY_EXPIRY_SOURCES,
+  keyExpiryDetail,
+  parseKeyExpiryDetail,
+  storedKeyExpiry,
+  tokenExpiryOf,
+  tokenUuidOf,
+  type KeyExpiry,
+  type KeyExpiryDetail,
+  type KeyExpirySource,
+} from "./domain/key-expiry.js";
 export { ANSWER_TEXT } from "./domain/answers.js";
 export { BastionState, Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { customerListOf, customerListOfJson, type CustomerList } from "./domain/customer-list.js";
@@ -80,6 +94,7 @@ export type { Storage } from "./ports/storage.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
 export type { CacheOutcome, CustomersCache } from "./services/customers-cache.js";
+export type { KeyExpiryCounts } from "./services/key-expiry-watch.js";
 export {
   createConnectionService,
   DEFAULT_CUSTOMERS_CACHE_TTL_MS,

@@ -1,4 +1,4 @@
-export { aConnection, anAuditEntry, aCustomer } from "./builders.js";
+export { aConnection, aJwt, anAuditEntry, aCustomer } from "./builders.js";
 export {
   createInMemoryConnectionRepository,
   createInMemoryConnectionStore,

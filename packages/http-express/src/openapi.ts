@@ -4,6 +4,7 @@ import {
   AUDIT_ACTIONS,
   AUDIT_OUTCOMES,
   AUDITED_FIELDS,
+  KEY_EXPIRY_SOURCES,
   CONNECTION_KINDS,
   HEALTH_CHECK_OUTCOMES,
   HEALTH_STATES,
@@ -143,6 +144,22 @@ const storedProperties = {
     description:
       "HMAC-SHA-256 of the stored key under a key of the connection (derived from its lower-cased alias and the master key), base64url. The connection's key gives the same fingerprint in every instance of a deployment; the same key on another connection gives another; it cannot be reversed or computed without the master key. It changes when the master key does.",
   },
+  apiKeyExpiresAt: {
+    type: ["string", "null"],
+    format: "date-time",
+    description: "When the key expires (UTC), as far as it is known: declared (apiKeyExpiresAt on add or update), or the key's own JWT `exp`; null when unknown.",
+  },
+  apiKeyExpirySource: {
+    type: ["string", "null"],
+    enum: [...KEY_EXPIRY_SOURCES, null],
+    description: "Where apiKeyExpiresAt comes from: `declared`, `token` (the key's JWT exp, read, never verified) or `orchestrator`; null when unknown.",
+  },
+};
+const apiKeyExpiresAtProperty = {
+  type: "string",
+  format: "date-time",
+  description:
+    "Optional: when the key expires, RFC 3339 with an offset (e.g. 2027-01-31T00:00:00Z). A time already past is accepted (the key-expired warning follows). A new key without it clears the one stored; the original's clients never send it.",
 };
 const jsonBody = (ref: string) => ({
   required: true,
@@ -414,6 +431,7 @@ export const openApiDocument = {
           alias: { $ref: "#/components/schemas/Alias" },
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           apiKey: { $ref: "#/components/schemas/ApiKey" },
+          apiKeyExpiresAt: apiKeyExpiresAtProperty,
         },
       },
       ConnectionHealth: {
@@ -474,16 +492,17 @@ export const openApiDocument = {
         type: "object",
         additionalProperties: false,
         minProperties: 1,
-        anyOf: [{ required: ["orchestratorUrl"] }, { required: ["apiKey"] }],
+        anyOf: [{ required: ["orchestratorUrl"] }, { required: ["apiKey"] }, { required: ["apiKeyExpiresAt"] }],
         properties: {
           alias: { $ref: "#/components/schemas/Alias", description: "Tolerated only if it equals the path alias ignoring case." },
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           apiKey: { $ref: "#/components/schemas/ApiKey" },
+          apiKeyExpiresAt: apiKeyExpiresAtProperty,
         },
       },
       Validation: {
         type: "object",
-        description: "`type` or `reason`, `version`, `apiKeySetAt` and `apiKeyFingerprint` only with verbose=true.",
+        description: "`type` or `reason`, `version`, `apiKeySetAt`, `apiKeyFingerprint`, `apiKeyExpiresAt` and `apiKeyExpirySource` only with verbose=true.",
         required: ["alias", "orchestratorUrl", "valid"],
         additionalProperties: false,
         properties: {
@@ -498,7 +517,7 @@ export const openApiDocument = {
       StoredConnection: {
         type: "object",
         description: "A connection as stored (GET with stored=true): no verdict on its key.",
-        required: ["alias", "orchestratorUrl", "version", "apiKeySetAt", "apiKeyFingerprint"],
+        required: ["alias", "orchestratorUrl", "version", "apiKeySetAt", "apiKeyFingerprint", "apiKeyExpiresAt", "apiKeyExpirySource"],
         additionalProperties: false,
         properties: {
           alias: { $ref: "#/components/schemas/Alias" },

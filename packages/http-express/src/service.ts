@@ -99,6 +99,7 @@ export const startService =
     logger.info({ url: url.right, storage: config.storage, dataDir: resolve(config.dataDir) }, "listening");
     // Background health checks (SDWAN_HEALTH_INTERVAL_S): this service runs them; stopped when it closes.
     composition.service.healthMonitor?.start();
+    composition.service.keyExpiryWatch.start();
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>

@@ -109,6 +109,8 @@ describe("docs/interface.md §1: the wire contract", () => {
       version: expect.any(Number),
       apiKeySetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
+      apiKeyExpiresAt: null,
+      apiKeyExpirySource: null,
     });
     expect((await h.call("GET", `${CONNECTIONS}/revoked`)).json()).toStrictEqual({
       alias: "revoked",
@@ -116,7 +118,7 @@ describe("docs/interface.md §1: the wire contract", () => {
       valid: false,
     });
     const verbose = (await h.call("GET", `${CONNECTIONS}/revoked?verbose=TRUE`)).json<Record<string, unknown>>();
-    expect(Object.keys(verbose)).toEqual(["alias", "orchestratorUrl", "valid", "reason", "version", "apiKeySetAt", "apiKeyFingerprint"]);
+    expect(Object.keys(verbose)).toEqual(["alias", "orchestratorUrl", "valid", "reason", "version", "apiKeySetAt", "apiKeyFingerprint", "apiKeyExpiresAt", "apiKeyExpirySource"]);
     expect(verbose["valid"]).toBe(false);
   });
 
@@ -186,6 +188,8 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
       version: expect.any(Number),
       apiKeySetAt: expect.stringMatching(/Z$/),
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
+      apiKeyExpiresAt: null,
+      apiKeyExpirySource: null,
     });
     expect(orchestrator.calls.identify).toBe(identifications);
     expect(reply.text).not.toContain(TEST_KEYS.partner);

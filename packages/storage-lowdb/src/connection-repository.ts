@@ -2,7 +2,9 @@ import {
   aliasKey,
   alreadyExists,
   ApiKey,
+  declaredExpiryAfter,
   notFound,
+  sameTime,
   storageFailure,
   versionMismatch,
   type ConnectionRepository,
@@ -36,6 +38,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           apiKey: ApiKey.unsafeFrom(opened.right),
           version: stored.version,
           apiKeySetAt: stored.apiKeySetAt === null ? null : new Date(stored.apiKeySetAt),
+          ...(stored.apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: new Date(stored.apiKeyExpiresAt) }),
         });
   };
 
@@ -77,7 +80,8 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     return file.mutate((connections, nextVersion) => {
       const existing = connections.get(key);
       if (existing !== undefined) return E.left(alreadyExists(existing.alias));
-      connections.set(key, storedConnection({ alias: connection.alias, orchestratorUrl: connection.orchestratorUrl, sealedApiKey, version: nextVersion(), apiKeySetAt }));
+      const { alias, orchestratorUrl, apiKeyExpiresAt } = connection;
+      connections.set(key, storedConnection({ alias, orchestratorUrl, sealedApiKey, version: nextVersion(), apiKeySetAt, ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: apiKeyExpiresAt.toISOString() }) }));
       return E.right({ value: undefined, changed: true });
     }, entry)();
   };
@@ -93,9 +97,12 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       // The key is compared opened, in memory: sealed twice, the same key never gives the same bytes.
       const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== stored.right.apiKey.reveal();
       const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
-      if (!newKey && !newUrl) return E.right({ value: stored.right, changed: false });
+      const expiresAt = declaredExpiryAfter(stored.right, change, newKey);
+      if (!newKey && !newUrl && sameTime(expiresAt, stored.right.apiKeyExpiresAt)) return E.right({ value: stored.right, changed: false });
+      const { apiKeyExpiresAt: _stored, ...kept } = existing.right;
       const updated = storedConnection({
-        ...existing.right,
+        ...kept,
+        ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt.toISOString() }),
         orchestratorUrl: change.orchestratorUrl ?? existing.right.orchestratorUrl,
         sealedApiKey: newKey && sealed !== undefined ? sealed : existing.right.sealedApiKey,
         version: nextVersion(),
@@ -103,7 +110,16 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       });
       connections.set(key, updated);
       const apiKeySetAt = updated.apiKeySetAt === null ? null : new Date(updated.apiKeySetAt);
-      return E.right({ value: { ...stored.right, orchestratorUrl: updated.orchestratorUrl, apiKey: change.apiKey ?? stored.right.apiKey, version: updated.version, apiKeySetAt }, changed: true });
+      const { apiKeyExpiresAt: _before, ...unchanged } = stored.right;
+      const value: Connection = {
+        ...unchanged,
+        orchestratorUrl: updated.orchestratorUrl,
+        apiKey: change.apiKey ?? stored.right.apiKey,
+        version: updated.version,
+        apiKeySetAt,
+        ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
+      };
+      return E.right({ value, changed: true });
     }, entry)();
   };
 

@@ -43,7 +43,7 @@ describe("the file format", () => {
   });
 
   it("writes an empty store as an empty list", () => {
-    expect(JSON.parse(serialize(new Map()))).toEqual({ format: "sdwan-connections/connections", version: 3, lastVersion: 0, connections: [] });
+    expect(JSON.parse(serialize(new Map()))).toEqual({ format: "sdwan-connections/connections", version: 4, lastVersion: 0, connections: [] });
   });
 
   it("keeps the last version given, and never reads it below a stored connection's version", () => {

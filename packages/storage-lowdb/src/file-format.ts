@@ -5,16 +5,17 @@ import * as t from "io-ts";
 import type { ConnectionsFileError } from "./errors.js";
 
 /**
- * The file format, version 3:
+ * The file format, version 4:
  *
  * ```json
- * {"format":"sdwan-connections/connections","version":3,"lastVersion":17,"connections":[
+ * {"format":"sdwan-connections/connections","version":4,"lastVersion":17,"connections":[
  * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v2.1a2b3c4d.<iv>.<tag>.<ciphertext>","version":3,"apiKeySetAt":"2026-11-22T10:00:00.000Z"}
  * ]}
  * ```
  *
  * One connection per line; `version` is the connection's, `apiKeySetAt` when
- * its key was stored (null: unknown). `lastVersion` is the last version the
+ * its key was stored (null: unknown), `apiKeyExpiresAt` (only when declared) when the operator says the key
+ * expires. Version 3 had no `apiKeyExpiresAt`. `lastVersion` is the last version the
  * store gave (deleted connections' included): each write that changes a
  * connection gives it the next, so a re-added alias never repeats a version.
  * Version 2 had no `lastVersion`: it is read as the greatest version in the
@@ -26,7 +27,7 @@ import type { ConnectionsFileError } from "./errors.js";
 /** Name of the store's file inside the data directory. */
 export const CONNECTIONS_FILE = "connections.json";
 export const FILE_FORMAT = "sdwan-connections/connections";
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** What the file keeps of one connection. */
 export interface ConnectionRecord {
@@ -36,6 +37,8 @@ export interface ConnectionRecord {
   readonly version: number;
   /** ISO 8601, or null when unknown. */
   readonly apiKeySetAt: string | null;
+  /** ISO 8601, only when declared. */
+  readonly apiKeyExpiresAt?: string;
 }
 
 /** One stored connection, with its file line kept encoded so a write re-serializes nothing but what changed. */
@@ -51,14 +54,10 @@ export interface ConnectionsState {
   lastVersion: number;
 }
 
-export const storedConnection = ({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt }: ConnectionRecord): StoredConnection => ({
-  alias,
-  orchestratorUrl,
-  sealedApiKey,
-  version,
-  apiKeySetAt,
-  line: Buffer.from(JSON.stringify({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt }), "utf8"),
-});
+export const storedConnection = ({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt, apiKeyExpiresAt }: ConnectionRecord): StoredConnection => {
+  const record = { alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt, ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }) };
+  return { ...record, line: Buffer.from(JSON.stringify(record), "utf8") };
+};
 
 export const emptyState = (): ConnectionsState => ({ connections: new Map(), lastVersion: 0 });
 
@@ -124,12 +123,16 @@ const RecordV1Props = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec
 const RecordV1Codec = strictObject("ConnectionV1", RecordV1Props, t.type(RecordV1Props));
 const RecordProps = { ...RecordV1Props, version: VersionCodec, apiKeySetAt: t.union([IsoTimeCodec, t.null]) };
 const RecordCodec = strictObject("Connection", RecordProps, t.type(RecordProps));
+const RecordV4Props = { ...RecordProps, apiKeyExpiresAt: IsoTimeCodec };
+const RecordV4Codec = strictObject("Connection", RecordV4Props, t.intersection([t.type(RecordProps), t.partial({ apiKeyExpiresAt: IsoTimeCodec })]));
 
 const FileV1Props = { format: t.literal(FILE_FORMAT), version: t.literal(1), connections: t.array(RecordV1Codec) };
 const FileV1Codec = strictObject("ConnectionsFileV1", FileV1Props, t.type(FileV1Props));
 const FileV2Props = { format: t.literal(FILE_FORMAT), version: t.literal(2), connections: t.array(RecordCodec) };
 const FileV2Codec = strictObject("ConnectionsFileV2", FileV2Props, t.type(FileV2Props));
-const FileProps = { format: t.literal(FILE_FORMAT), version: t.literal(SCHEMA_VERSION), lastVersion: LastVersionCodec, connections: t.array(RecordCodec) };
+const FileV3Props = { format: t.literal(FILE_FORMAT), version: t.literal(3), lastVersion: LastVersionCodec, connections: t.array(RecordCodec) };
+const FileV3Codec = strictObject("ConnectionsFileV3", FileV3Props, t.type(FileV3Props));
+const FileProps = { format: t.literal(FILE_FORMAT), version: t.literal(SCHEMA_VERSION), lastVersion: LastVersionCodec, connections: t.array(RecordV4Codec) };
 const FileCodec = strictObject("ConnectionsFile", FileProps, t.type(FileProps));
 
 // Names the path of each problem and the codec's own message, never the offending value.
@@ -161,7 +164,8 @@ interface DecodedFile {
 const decodeFile = (document: { readonly version: number }): t.Validation<DecodedFile> => {
   if (document.version === 1)
     return E.map((v1: t.TypeOf<typeof FileV1Codec>) => ({ connections: v1.connections.map((record) => ({ ...record, version: 1, apiKeySetAt: null })) }))(FileV1Codec.decode(document));
-  return document.version === 2 ? FileV2Codec.decode(document) : FileCodec.decode(document);
+  if (document.version === 2) return FileV2Codec.decode(document);
+  return document.version === 3 ? FileV3Codec.decode(document) : FileCodec.decode(document);
 };
 
 /** Parses and checks the file's text. */

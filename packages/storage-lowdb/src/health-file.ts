@@ -20,17 +20,23 @@ const HealthCodec = t.type({
   since: t.union([IsoTimeCodec, t.null]),
   checks: t.readonlyArray(t.type({ at: IsoTimeCodec, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) })),
 });
-const HealthFileCodec = t.type({
-  /** Per alias key (lower case): the connection's health. */
-  connections: t.record(t.string, HealthCodec),
-  /** Per alias key: the last interval claimed for a background check. */
-  claims: t.record(t.string, t.number),
-});
+const WarningsCodec = t.type({ mark: t.string, thresholds: t.array(t.number) });
+const HealthFileCodec = t.intersection([
+  t.type({
+    /** Per alias key (lower case): the connection's health. */
+    connections: t.record(t.string, HealthCodec),
+    /** Per alias key: the last interval claimed for a background check. */
+    claims: t.record(t.string, t.number),
+  }),
+  /** Per alias key: the key-expiry warnings claimed, for the key the mark names (absent in files written before them). */
+  t.partial({ warnings: t.record(t.string, WarningsCodec) }),
+]);
 
 /** The file in memory: per alias key, its health and its claim, each with its bytes in the file once encoded (a write encodes only what changed). */
 interface Ledger {
   readonly connections: Map<string, { readonly health: ConnectionHealth; bytes?: Buffer }>;
   readonly claims: Map<string, { readonly window: number; bytes?: Buffer }>;
+  readonly warnings: Map<string, t.TypeOf<typeof WarningsCodec>>;
 }
 
 /** One member of a JSON object, comma first: `,"key":value`. */
@@ -45,6 +51,8 @@ const encode = (ledger: Ledger): Buffer =>
     ...members([...ledger.connections].map(([key, entry]) => (entry.bytes ??= member(key, HealthCodec.encode(entry.health))))),
     Buffer.from('},"claims":{'),
     ...members([...ledger.claims].map(([key, claim]) => (claim.bytes ??= member(key, claim.window)))),
+    Buffer.from('},"warnings":{'),
+    ...members([...ledger.warnings].map(([key, warned]) => member(key, warned))),
     Buffer.from("}}"),
   ]);
 
@@ -79,7 +87,7 @@ export interface LowdbHealthLedgerOptions {
 export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: LowdbHealthLedgerOptions): HealthLedger & { close(): Promise<void> } => {
   const path = join(dataDir, HEALTH_FILE);
   let lock: FileLock | undefined;
-  let ledger: Ledger = { connections: new Map(), claims: new Map() };
+  let ledger: Ledger = { connections: new Map(), claims: new Map(), warnings: new Map() };
   let known: KnownVersion | undefined;
   let closing: Promise<unknown> = Promise.resolve();
   const serially = createSerialQueue();
@@ -110,7 +118,7 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
       handle = await open(path, "r");
     } catch (error) {
       if (errorCode(error) !== "ENOENT") throw error;
-      ledger = { connections: new Map(), claims: new Map() };
+      ledger = { connections: new Map(), claims: new Map(), warnings: new Map() };
       remember("absent");
       return E.right(ledger);
     }
@@ -133,6 +141,7 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
     ledger = {
       connections: new Map(Object.entries(decoded.right.connections).map(([key, health]) => [key, { health }])),
       claims: new Map(Object.entries(decoded.right.claims).map(([key, window]) => [key, { window }])),
+      warnings: new Map(Object.entries(decoded.right.warnings ?? {})),
     };
     remember({ handle, stats });
     return E.right(ledger);
@@ -192,6 +201,14 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
         claims.set(key, { window });
         return { changed: true, answer: true };
       }),
+    claimKeyWarning: (alias, mark, threshold) =>
+      update(({ warnings }) => {
+        const key = aliasKey(alias);
+        const claimed = warnings.get(key)?.mark === mark ? warnings.get(key) : undefined;
+        if (claimed?.thresholds.includes(threshold) === true) return { changed: false, answer: false };
+        warnings.set(key, { mark, thresholds: [...(claimed?.thresholds ?? []), threshold] });
+        return { changed: true, answer: true };
+      }),
     record: (alias, check) =>
       update(({ connections }) => {
         const key = aliasKey(alias);
@@ -200,10 +217,10 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
         return { changed: true, answer: before?.state ?? "unknown" };
       }),
     forget: (alias) =>
-      update(({ connections, claims }) => {
+      update(({ connections, claims, warnings }) => {
         const key = aliasKey(alias);
-        const changed = connections.delete(key);
-        return { changed: claims.delete(key) || changed, answer: undefined };
+        const changed = [connections.delete(key), claims.delete(key), warnings.delete(key)].includes(true);
+        return { changed, answer: undefined };
       }),
     list: () => async () => {
       try {

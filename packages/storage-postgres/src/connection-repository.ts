@@ -7,8 +7,10 @@ import {
   aliasKey,
   alreadyExists,
   DEFAULT_AUDIT_RETENTION,
+  declaredExpiryAfter,
   entryAsWritten,
   notFound,
+  sameTime,
   storageFailure,
   versionMismatch,
   type Alias,
@@ -35,7 +37,7 @@ export interface PostgresConnectionRepositoryOptions {
   readonly auditRetention?: AuditRetention;
 }
 
-const COLUMNS = "alias, orchestrator_url, api_key, version, api_key_set_at";
+const COLUMNS = "alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at";
 
 /**
  * Runs `work`'s task in a transaction on a client of its own: committed when it answers a success, rolled
@@ -135,11 +137,12 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
       const sealed = keyring.seal(connection.apiKey.reveal(), key);
       return write(`adding connection '${connection.alias}'`, entry, (client) => async () => {
         try {
-          await client.query("insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at) values ($1, $2, $3, $4, now())", [
+          await client.query("insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at, api_key_expires_at) values ($1, $2, $3, $4, now(), $5)", [
             key,
             connection.alias,
             connection.orchestratorUrl,
             sealed,
+            connection.apiKeyExpiresAt ?? null,
           ]);
           return E.right(undefined);
         } catch (error) {
@@ -161,17 +164,19 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
             if (E.isLeft(current)) return current;
             const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== current.right.apiKey.reveal();
             const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
-            if (!newKey && !newUrl) return E.right({ connection: current.right, changed: false });
+            const expiresAt = declaredExpiryAfter(current.right, change, newKey);
+            if (!newKey && !newUrl && sameTime(expiresAt, current.right.apiKeyExpiresAt)) return E.right({ connection: current.right, changed: false });
             const { rows } = await client.query(
               `update connections
                   set orchestrator_url = coalesce($2, orchestrator_url),
                       api_key = coalesce($3, api_key),
                       api_key_set_at = case when $3::text is null then api_key_set_at else now() end,
+                      api_key_expires_at = $4,
                       version = nextval('connection_versions'),
                       updated_at = now()
                 where alias_key = $1
             returning ${COLUMNS}`,
-              [aliasKey(alias), newUrl ? change.orchestratorUrl : null, newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null],
+              [aliasKey(alias), newUrl ? change.orchestratorUrl : null, newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null, expiresAt ?? null],
             );
             return E.map((connection: StoredConnection) => ({ connection, changed: true }))(decode(rows[0]));
           },

@@ -49,6 +49,21 @@ export const createPostgresHealthLedger = ({ pool }: { readonly pool: Pool }): H
         TE.map((rows) => rows.length === 1),
       ),
 
+    // One statement: the alias's claims of other marks dropped, this one inserted unless it is there (the
+    // primary key lets exactly one instance through).
+    claimKeyWarning: (alias, mark, threshold) =>
+      pipe(
+        query(
+          `claiming a key-expiry warning of '${alias}'`,
+          `with dropped as (delete from key_expiry_warnings where alias_key = $1 and key_mark <> $2)
+           insert into key_expiry_warnings (alias_key, key_mark, threshold) values ($1, $2, $3)
+           on conflict do nothing
+           returning alias_key`,
+          [aliasKey(alias), mark, threshold],
+        ),
+        TE.map((rows) => rows.length === 1),
+      ),
+
     // In one transaction: the row locked, its state read, then the check added.
     record: (alias, check) =>
       TE.tryCatch(
@@ -75,7 +90,11 @@ export const createPostgresHealthLedger = ({ pool }: { readonly pool: Pool }): H
 
     forget: (alias) =>
       pipe(
-        query(`forgetting the health of '${alias}'`, "delete from connection_health where alias_key = $1", [aliasKey(alias)]),
+        query(
+          `forgetting the health of '${alias}'`,
+          "with warnings as (delete from key_expiry_warnings where alias_key = $1) delete from connection_health where alias_key = $1",
+          [aliasKey(alias)],
+        ),
         TE.map(() => undefined),
       ),
 

@@ -123,6 +123,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ) stored;
       create index audit_entries_by_kind on audit_entries (kind, id)`,
   },
+  {
+    // Key lifecycle (docs/interface.md §10): the key's declared expiry, and the expiry warnings made, one row
+    // per key and threshold, whose primary key lets exactly one instance make each.
+    version: 8,
+    name: "key expiry",
+    sql: `
+      alter table connections add column api_key_expires_at timestamptz;
+      create table key_expiry_warnings (
+        alias_key text not null,
+        key_mark  text not null,
+        threshold integer not null,
+        at        timestamptz not null default now(),
+        primary key (alias_key, key_mark, threshold)
+      )`,
+  },
 ];
 
 /** The newest schema version this release knows. */

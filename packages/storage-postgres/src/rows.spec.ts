@@ -12,6 +12,7 @@ const row = (overrides: Record<string, unknown> = {}) => ({
   api_key: keyring.seal(SECRET, "lab"),
   version: 3,
   api_key_set_at: new Date("2026-11-22T10:00:00Z"),
+  api_key_expires_at: null,
   ...overrides,
 });
 const reason = (result: E.Either<{ _tag: string }, unknown>) => {

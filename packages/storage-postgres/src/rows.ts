@@ -30,6 +30,7 @@ export const ConnectionRow = t.type({
   api_key: t.string,
   version: t.Int,
   api_key_set_at: t.union([DateCodec, t.null]),
+  api_key_expires_at: t.union([DateCodec, t.null]),
 });
 export type ConnectionRow = t.TypeOf<typeof ConnectionRow>;
 
@@ -60,7 +61,7 @@ export const decodeConnection =
     pipe(
       ConnectionRow.decode(row),
       E.mapLeft(badRow),
-      E.chain(({ alias, orchestrator_url, api_key, version, api_key_set_at }) =>
+      E.chain(({ alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at }) =>
         pipe(
           keyring.open(api_key, aliasKey(alias)),
           E.mapLeft((error) => storageFailure(`Storage failure: the apiKey of connection '${alias}' cannot be opened: ${describeSecretError(error)}.`)),
@@ -70,7 +71,14 @@ export const decodeConnection =
               E.mapLeft(() => storageFailure(`Storage failure: the apiKey of connection '${alias}' is not a valid apiKey.`)),
             ),
           ),
-          E.map((apiKey) => ({ alias, orchestratorUrl: orchestrator_url, apiKey, version, apiKeySetAt: api_key_set_at })),
+          E.map((apiKey) => ({
+            alias,
+            orchestratorUrl: orchestrator_url,
+            apiKey,
+            version,
+            apiKeySetAt: api_key_set_at,
+            ...(api_key_expires_at === null ? {} : { apiKeyExpiresAt: api_key_expires_at }),
+          })),
         ),
       ),
     );

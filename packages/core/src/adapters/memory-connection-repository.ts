@@ -2,7 +2,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { entryAsWritten, type AuditEntry } from "../domain/audit.js";
 import { aliasKey } from "../domain/codecs.js";
-import type { ExpectedVersions, StoredConnection } from "../domain/connection.js";
+import { declaredExpiryAfter, sameTime, type ExpectedVersions, type StoredConnection } from "../domain/connection.js";
 import { alreadyExists, notFound, versionMismatch, type DomainError } from "../domain/errors.js";
 import { createInMemoryAuditLog } from "./memory-audit-log.js";
 import type { AuditLog } from "../ports/audit-log.js";
@@ -88,14 +88,23 @@ export const createInMemoryConnectionRepository = (store: InMemoryConnectionStor
       ),
     update: (alias, change, expected, entry) => {
       const sameKey = (existing: StoredConnection) => change.apiKey === undefined || change.apiKey.reveal() === existing.apiKey.reveal();
-      const changes = (existing: StoredConnection) => !sameKey(existing) || (change.orchestratorUrl !== undefined && change.orchestratorUrl !== existing.orchestratorUrl);
+      const expiry = (existing: StoredConnection) => declaredExpiryAfter(existing, change, !sameKey(existing));
+      const changes = (existing: StoredConnection) =>
+        !sameKey(existing) || (change.orchestratorUrl !== undefined && change.orchestratorUrl !== existing.orchestratorUrl) || !sameTime(expiry(existing), existing.apiKeyExpiresAt);
       return write(
         store,
         entry,
         () => current(alias, expected),
         (existing) => {
           if (!changes(existing)) return existing;
-          const updated = { ...existing, ...change, version: nextVersion(), apiKeySetAt: sameKey(existing) ? existing.apiKeySetAt : new Date() };
+          const { apiKeyExpiresAt: _given, ...rest } = { ...existing, ...change };
+          const expiresAt = expiry(existing);
+          const updated: StoredConnection = {
+            ...rest,
+            ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
+            version: nextVersion(),
+            apiKeySetAt: sameKey(existing) ? existing.apiKeySetAt : new Date(),
+          };
           connections.set(aliasKey(alias), updated);
           return updated;
         },

@@ -7,11 +7,20 @@ import type { HealthLedger } from "../ports/health-ledger.js";
 export const createInMemoryHealthLedger = (): HealthLedger => {
   const health = new Map<string, ConnectionHealth>();
   const claimedWindow = new Map<string, number>();
+  // Per alias key: the key mark warned about and the thresholds claimed for it.
+  const warned = new Map<string, { readonly mark: string; readonly thresholds: Set<number> }>();
   return {
     claim: (alias, window) => async () => {
       const key = aliasKey(alias);
       if ((claimedWindow.get(key) ?? -1) >= window) return E.right(false);
       claimedWindow.set(key, window);
+      return E.right(true);
+    },
+    claimKeyWarning: (alias, mark, threshold) => async () => {
+      const key = aliasKey(alias);
+      const claimed = warned.get(key)?.mark === mark ? warned.get(key) : undefined;
+      if (claimed?.thresholds.has(threshold) === true) return E.right(false);
+      warned.set(key, { mark, thresholds: new Set([...(claimed?.thresholds ?? []), threshold]) });
       return E.right(true);
     },
     record: (alias, check) => async () => {
@@ -23,6 +32,7 @@ export const createInMemoryHealthLedger = (): HealthLedger => {
     forget: (alias) => async () => {
       health.delete(aliasKey(alias));
       claimedWindow.delete(aliasKey(alias));
+      warned.delete(aliasKey(alias));
       return E.right(undefined);
     },
     list: () => async () => E.right([...health.values()]),

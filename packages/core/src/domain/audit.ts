@@ -9,9 +9,10 @@ import { CONNECTION_FIELDS } from "./requests.js";
 
 /**
  * What an audit entry records: a write to the connections, a master-key rotation, a health state change found
- * by the background checks, a key check that did not match, or a write refused to a user who may only read.
+ * by the background checks, a key check that did not match, a write refused to a user who may only read, or a
+ * key nearing or past its expiry (`key-expiring`, `key-expired`: attempts, never changes, whatever their number).
  */
-export const AUDIT_ACTIONS = ["add", "dry-run", "update", "delete", "rotate-master-key", "health-change", "key-check", "forbidden"] as const;
+export const AUDIT_ACTIONS = ["add", "dry-run", "update", "delete", "rotate-master-key", "health-change", "key-check", "forbidden", "key-expiring", "key-expired"] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Why an attempt failed: a use case's error, a key that did not match (key check), or a role that may not write. */

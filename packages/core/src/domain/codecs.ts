@@ -134,5 +134,29 @@ export const IsoTimeCodec = new t.Type<Date, string, unknown>(
   (time) => time.toISOString(),
 );
 
+// Date would take 2027-02-30 as 2 March: the day must exist in its month.
+const isCalendarDate = (text: string): boolean => {
+  const [year = 0, month = 0, day = 0] = text.slice(0, 10).split("-").map(Number);
+  return new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+};
+const RFC_3339 = /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d{1,9})?([Zz]|[+-]\d\d:\d\d)$/;
+
+/**
+ * A time as a client writes it: RFC 3339 with a UTC offset (`2027-01-31T00:00:00Z`, `…+01:00`), decoded to a
+ * Date; encoded as the stores write times (`Date#toISOString`).
+ */
+export const Rfc3339TimeCodec = new t.Type<Date, string, unknown>(
+  "Rfc3339Time",
+  (input): input is Date => input instanceof Date && !Number.isNaN(input.getTime()),
+  (input, context) => {
+    if (input === undefined) return t.failure(input, context, "is required");
+    const time = typeof input === "string" && RFC_3339.test(input) && isCalendarDate(input) ? new Date(input) : undefined;
+    return time !== undefined && !Number.isNaN(time.getTime())
+      ? t.success(time)
+      : t.failure(input, context, "must be an RFC 3339 time with an offset, e.g. 2027-01-31T00:00:00Z");
+  },
+  (time) => time.toISOString(),
+);
+
 /** A connection's version written as text (an entity tag's, a command-line option's): a positive integer, else none. */
 export const versionFromText = (text: string): O.Option<number> => (/^[1-9]\d{0,14}$/.test(text) ? O.some(Number(text)) : O.none);

@@ -6,6 +6,8 @@ export interface Connection {
   readonly alias: Alias;
   readonly orchestratorUrl: OrchestratorUrl;
   readonly apiKey: ApiKey;
+  /** When the operator says the key expires (docs/interface.md §10); absent when not declared. A new key without one clears it. */
+  readonly apiKeyExpiresAt?: Date;
 }
 
 /**
@@ -34,6 +36,17 @@ export type ChangeableField = Exclude<keyof Connection, "alias">;
 
 /** A change to a stored connection; an absent field keeps its stored value. */
 export type ConnectionChange = Partial<Pick<Connection, ChangeableField>>;
+
+/**
+ * A stored connection's declared key expiry after `change` (`newKey`: it sets a key other than the stored one):
+ * the one the change gives; else none when the key changes (a new key never inherits the old one's date); else
+ * the stored one. Every store applies this one rule.
+ */
+export const declaredExpiryAfter = (stored: Pick<Connection, "apiKeyExpiresAt">, change: ConnectionChange, newKey: boolean): Date | undefined =>
+  change.apiKeyExpiresAt ?? (newKey ? undefined : stored.apiKeyExpiresAt);
+
+/** Whether two optional times are the same moment. */
+export const sameTime = (a: Date | undefined, b: Date | undefined): boolean => a?.getTime() === b?.getTime();
 
 /** Where a connection points and with what key: all the orchestrator port needs. */
 export type OrchestratorTarget = Pick<Connection, "orchestratorUrl" | "apiKey">;

@@ -20,6 +20,14 @@ describe("AddConnectionRequest", () => {
     expect(E.isRight(result) && result.right.orchestratorUrl).toBe("https://vco.example.net/");
   });
 
+  it("takes an optional apiKeyExpiresAt (RFC 3339) and refuses a bad one, naming it", () => {
+    const result = decodeAdd({ ...valid, apiKeyExpiresAt: "2027-01-31T01:00:00+01:00" });
+    expect(E.isRight(result) && result.right.apiKeyExpiresAt?.toISOString()).toBe("2027-01-31T00:00:00.000Z");
+    expect(E.isRight(decodeAdd(valid)) && "apiKeyExpiresAt" in (decodeAdd(valid) as E.Right<object>).right).toBe(false);
+    for (const bad of ["2027-01-31", "tomorrow", "2027-02-30T00:00:00Z", 1_800_000_000, null])
+      expect(fieldErrors(decodeAdd({ ...valid, apiKeyExpiresAt: bad }))).toEqual([{ field: "apiKeyExpiresAt", message: "must be an RFC 3339 time with an offset, e.g. 2027-01-31T00:00:00Z" }]);
+  });
+
   it("names every missing field", () => {
     expect(fieldErrors(decodeAdd({}))).toEqual([
       { field: "alias", message: "is required" },
@@ -53,6 +61,11 @@ describe("AddConnectionRequest", () => {
 });
 
 describe("UpdateConnectionRequest", () => {
+  it("takes apiKeyExpiresAt alone: declaring the expiry of the stored key", () => {
+    const result = decodeUpdate({ apiKeyExpiresAt: "2027-01-31T00:00:00Z" });
+    expect(E.isRight(result) && result.right.apiKeyExpiresAt?.toISOString()).toBe("2027-01-31T00:00:00.000Z");
+  });
+
   it("accepts either field alone", () => {
     expect(E.isRight(decodeUpdate({ orchestratorUrl: "https://x.example.net" }))).toBe(true);
     expect(E.isRight(decodeUpdate({ apiKey: "k" }))).toBe(true);
@@ -81,6 +94,6 @@ describe("the connection's fields", () => {
   it("are one table: the audited fields are every field of a connection, the changeable ones all but the alias", () => {
     expectTypeOf<AuditedField>().toEqualTypeOf<keyof Connection>();
     expect(AUDITED_FIELDS).toEqual(Object.keys(CONNECTION_FIELDS));
-    expect(CHANGEABLE_FIELDS).toEqual(["orchestratorUrl", "apiKey"]);
+    expect(CHANGEABLE_FIELDS).toEqual(["orchestratorUrl", "apiKey", "apiKeyExpiresAt"]);
   });
 });

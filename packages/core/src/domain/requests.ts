@@ -1,16 +1,23 @@
 import * as t from "io-ts";
-import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec } from "./codecs.js";
+import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec, Rfc3339TimeCodec } from "./codecs.js";
 import type { ChangeableField, Connection } from "./connection.js";
 import { strictObject } from "./decode.js";
 
 // Each field of a connection and its codec: the request bodies, the audited fields and the configuration's steps
 // derive from this one table, and a new field of `Connection` does not compile until it is here.
-type FieldCodecs = { readonly [K in keyof Connection]-?: t.Type<Connection[K], string> };
-export const CONNECTION_FIELDS = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, apiKey: ApiKeyCodec } satisfies FieldCodecs;
+type FieldCodecs = { readonly [K in keyof Connection]-?: t.Type<Exclude<Connection[K], undefined>, string> };
+export const CONNECTION_FIELDS = {
+  alias: AliasCodec,
+  orchestratorUrl: OrchestratorUrlCodec,
+  apiKey: ApiKeyCodec,
+  apiKeyExpiresAt: Rfc3339TimeCodec,
+} satisfies FieldCodecs;
 export const CHANGEABLE_FIELDS = Object.keys(CONNECTION_FIELDS).filter((field): field is ChangeableField => field !== "alias");
 
-/** Body of "add a connection": all three fields, nothing else. */
-export const AddConnectionRequest = strictObject("AddConnectionRequest", CONNECTION_FIELDS, t.type(CONNECTION_FIELDS));
+const { apiKeyExpiresAt, ...requiredFields } = CONNECTION_FIELDS;
+
+/** Body of "add a connection": alias, URL and key, and the key's declared expiry if the client knows it; nothing else. */
+export const AddConnectionRequest = strictObject("AddConnectionRequest", CONNECTION_FIELDS, t.intersection([t.type(requiredFields), t.partial({ apiKeyExpiresAt })]));
 export type AddConnectionRequest = t.TypeOf<typeof AddConnectionRequest>;
 
 const keyCheckProps = { apiKey: ApiKeyCodec };
@@ -35,7 +42,7 @@ const atLeastOneChange = new t.Type<UpdateFields, t.OutputOf<typeof updateFields
 );
 
 /**
- * Body of "update a connection": orchestratorUrl and/or apiKey. An `alias` is
+ * Body of "update a connection": orchestratorUrl, apiKey and apiKeyExpiresAt, at least one. An `alias` is
  * tolerated here; the use case checks it names the connection being updated.
  */
 export const UpdateConnectionRequest = strictObject("UpdateConnectionRequest", CONNECTION_FIELDS, atLeastOneChange);

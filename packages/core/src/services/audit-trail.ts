@@ -159,6 +159,11 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
       const detail = `${from} → ${to}${check.reason === null ? "" : `: ${check.reason}`}`;
       recordInBackground({ ...entryOf({ name: "health-monitor" }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
     },
+    /** A key nearing (`key-expiring`) or past (`key-expired`) its expiry, as the key-expiry watch found it. */
+    keyExpiryWarned: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date): void => {
+      const subject: Subject = { action, alias, fields: [], forced: false };
+      recordInBackground({ ...entryOf({ name: "key-expiry" }, subject, E.right(undefined)), id: auditEntryId(at), at, validation: "not-asked", detail });
+    },
     settled,
 
     /** A page, newest first, and the `before` of the next page (null when this one is the last). */

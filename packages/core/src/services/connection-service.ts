@@ -1,6 +1,8 @@
+import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Actor } from "../domain/audit.js";
+import type { Alias } from "../domain/codecs.js";
 import type { ConnectionSummary } from "../domain/connection.js";
 import type { CustomerList } from "../domain/customer-list.js";
 import type { DomainError } from "../domain/errors.js";
@@ -10,6 +12,8 @@ import { createAuditTrail, type AuditPage } from "./audit-trail.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
 import { createHealthMonitor, type HealthChange, type HealthMonitor } from "./health-monitor.js";
 import { createIdentityMemory } from "./identity-memory.js";
+import { createKeyExpiryWatch, type KeyExpiryCounts } from "./key-expiry-watch.js";
+import { DEFAULT_KEY_EXPIRY_WARN_DAYS } from "../domain/key-expiry.js";
 import { createHealthStates } from "./health-states.js";
 import { listConnectionsHealth } from "../use-cases/list-connections-health.js";
 import { EVERY_CONNECTION } from "../ports/connection-changes.js";
@@ -52,6 +56,15 @@ export interface ConnectionServiceOptions {
     readonly onRound?: () => void;
     readonly onError?: (error: DomainError) => void;
   };
+  /**
+   * Key-expiry warnings (docs/interface.md §10), at `warnDays` days before (default 30, 7, 1) and at expiry:
+   * made by the background health rounds when they run, else by a scan of the stored dates every
+   * `scanIntervalMs` (a day) once `keyExpiryWatch.start` is called; `onCounts` hears the counts for /metrics.
+   */
+  readonly keyExpiry?: {
+    readonly warnDays?: readonly number[];
+    readonly scanIntervalMs?: number;
+  };
   /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
   readonly customersCacheTtlMs?: number;
   /** Observes each customers cache lookup (for metrics). */
@@ -83,6 +96,8 @@ export interface ConnectionService {
   connectionsHealth(): TE.TaskEither<DomainError, readonly ConnectionHealth[]>;
   /** The periodic checks, when an interval was given: started by whoever runs the service. */
   readonly healthMonitor: HealthMonitor | undefined;
+  /** The keys' expiry: `start()` (by whoever runs the service) scans the stored dates now and daily; `counts()` for /metrics. */
+  readonly keyExpiryWatch: { start(): void; scanNow(): Promise<void>; counts(): KeyExpiryCounts };
   /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
   listAudit(query: Readonly<Record<string, unknown>>): TE.TaskEither<DomainError, AuditPage>;
   /** Stops listening for changes and waits for the health changes' entries still being recorded; the store belongs to the caller. */
@@ -108,6 +123,15 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
   const health = options.health ?? {};
   // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
   const healthStates = createHealthStates({ ledger, repository, onError: health.onError });
+  const clock = options.clock ?? systemClock;
+  const watch = createKeyExpiryWatch({
+    repository,
+    ledger,
+    warn: trail.keyExpiryWarned,
+    thresholds: options.keyExpiry?.warnDays ?? DEFAULT_KEY_EXPIRY_WARN_DAYS,
+    clock,
+    onError: health.onError,
+  });
   const monitor =
     health.intervalMs === undefined
       ? undefined
@@ -120,16 +144,32 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
             trail.healthChanged(change);
             health.onChange?.(change);
           },
+          onChecked: (connection) => watch.check(connection)(),
           onRound: health.onRound,
           onError: health.onError,
         });
+  // What a write stored is watched at once (for the counts; warnings come from the rounds and scans).
+  const watchStored = (rawAlias: unknown) =>
+    TE.fromTask<void, DomainError>(async () => {
+      const stored = typeof rawAlias === "string" ? await repository.get(rawAlias as Alias)() : undefined;
+      if (stored !== undefined && E.isRight(stored)) await watch.check(stored.right, undefined, false)();
+    });
   // Each audited write's use case writes through the repository the trail gives it (one that carries the entry).
   const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
-    trail.audited(options.by, trail.ofAdd(body, options), (through) => addConnection({ repository: through, orchestrator })(body, options));
+    pipe(
+      trail.audited(options.by, trail.ofAdd(body, options), (through) => addConnection({ repository: through, orchestrator })(body, options)),
+      TE.tap((outcome) => (outcome === "added" ? watchStored((body as Record<string, unknown>)["alias"]) : TE.right(undefined))),
+    );
   const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
-    trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) => updateConnection({ repository: through, orchestrator, changes })(rawAlias, body, options));
+    pipe(
+      trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) => updateConnection({ repository: through, orchestrator, changes })(rawAlias, body, options)),
+      TE.tap((outcome) => (outcome === "updated" ? watchStored(rawAlias) : TE.right(undefined))),
+    );
   const deleteConnectionAudited = (rawAlias: string, options: DeleteConnectionOptions & By = {}) =>
-    trail.audited(options.by, trail.ofDelete(rawAlias), (through) => deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget })(rawAlias, options));
+    pipe(
+      trail.audited(options.by, trail.ofDelete(rawAlias), (through) => deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget })(rawAlias, options)),
+      TE.tap(() => TE.right(watch.forget(rawAlias))),
+    );
   const checkKey = checkApiKey({ repository, fingerprints });
 
   return {
@@ -158,10 +198,17 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     },
     connectionsHealth: listConnectionsHealth({ repository, ledger }),
     healthMonitor: monitor,
+    keyExpiryWatch: {
+      // With background health, its rounds make the warnings; the scan then only keeps the counts.
+      start: () => watch.start(monitor === undefined, options.keyExpiry?.scanIntervalMs),
+      scanNow: () => watch.scan(monitor === undefined)(),
+      counts: watch.counts,
+    },
     listAudit: trail.list,
     dispose: async (): Promise<void> => {
       unsubscribe();
       await monitor?.stop();
+      await watch.stop();
       await trail.settled();
     },
   };

@@ -1,6 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import { aliasKey } from "../domain/codecs.js";
-import type { ConnectionSummary } from "../domain/connection.js";
+import type { ConnectionSummary, StoredConnection } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
 import { createHealthStates, identifyAsCheck, type HealthChange } from "./health-states.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -22,6 +22,8 @@ export interface HealthMonitorOptions {
    */
   readonly lookahead?: number;
   readonly onChange?: ((change: HealthChange) => void) | undefined;
+  /** After each check this instance claimed and made, with the connection checked (e.g. to watch its key's expiry). */
+  readonly onChecked?: ((connection: StoredConnection) => Promise<void>) | undefined;
   /** After each round (e.g. to refresh metrics). */
   readonly onRound?: (() => void) | undefined;
   /** A store that could not be read or written; the round goes on with the next connection. */
@@ -52,7 +54,7 @@ const createLimiter = (limit: number) => {
  * connections at once, and never one that is still being checked; claims
  * run ahead of the checks, so that a ledger can write many at once.
  */
-export const createHealthMonitor = ({ repository, orchestrator, ledger, intervalMs, concurrency = 4, lookahead = 256, onChange, onRound, onError }: HealthMonitorOptions) => {
+export const createHealthMonitor = ({ repository, orchestrator, ledger, intervalMs, concurrency = 4, lookahead = 256, onChange, onChecked, onRound, onError }: HealthMonitorOptions) => {
   const states = createHealthStates({ ledger, repository, onChange, onError });
   const checking = new Set<string>();
   // In this instance, whatever rounds overlap: at most `lookahead` connections between their claim and their
@@ -76,7 +78,9 @@ export const createHealthMonitor = ({ repository, orchestrator, ledger, interval
         if (E.isLeft(stored)) return stored.left._tag === "NotFound" ? undefined : onError?.(stored.left);
         return { connection: stored.right, check: (await identifyAsCheck(orchestrator, stored.right)()).check };
       });
-      if (checked !== undefined) await states.record(checked.connection, checked.check)();
+      if (checked === undefined) return;
+      await states.record(checked.connection, checked.check)();
+      await onChecked?.(checked.connection);
     } finally {
       checking.delete(key);
     }

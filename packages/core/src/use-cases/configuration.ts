@@ -5,7 +5,7 @@ import * as t from "io-ts";
 import { AliasCodec, aliasKey, OrchestratorUrlCodec, type Alias } from "../domain/codecs.js";
 import { decodeInput, strictObject } from "../domain/decode.js";
 import { invalidInput, notFound, type DomainError, type FieldError } from "../domain/errors.js";
-import type { ChangeableField } from "../domain/connection.js";
+import { sameTime, type ChangeableField } from "../domain/connection.js";
 import { AddConnectionRequest, CHANGEABLE_FIELDS, CONNECTION_FIELDS } from "../domain/requests.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
@@ -104,11 +104,12 @@ const stepFor =
         const fields = [
           ...(current.orchestratorUrl === connection.orchestratorUrl ? [] : (["orchestratorUrl"] as const)),
           ...(deps.fingerprints.fingerprint(current.alias, current.apiKey) === deps.fingerprints.fingerprint(current.alias, connection.apiKey) ? [] : (["apiKey"] as const)),
+          ...(connection.apiKeyExpiresAt === undefined || sameTime(connection.apiKeyExpiresAt, current.apiKeyExpiresAt) ? [] : (["apiKeyExpiresAt"] as const)),
         ];
         return fields.length === 0 ? { action: "unchanged", alias: current.alias, fields: [], ...source } : { action: "update", alias: current.alias, fields, ...source };
       }),
       TE.orElse((error) =>
-        error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: CHANGEABLE_FIELDS, ...source }) : TE.left(error),
+        error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: CHANGEABLE_FIELDS.filter((field) => connection[field] !== undefined), ...source }) : TE.left(error),
       ),
     );
   };
@@ -172,7 +173,9 @@ type Write = TE.TaskEither<DomainError, unknown>;
 
 // The request body the writes take (they decode it as any request's): the given fields, the key revealed for it.
 const bodyOf = (desired: DesiredConnection, fields: readonly ChangeableField[]): Record<string, string> =>
-  Object.fromEntries(fields.map((field) => [field, (CONNECTION_FIELDS[field] as t.Encoder<unknown, string>).encode(desired[field])]));
+  Object.fromEntries(
+    fields.flatMap((field) => (desired[field] === undefined ? [] : [[field, (CONNECTION_FIELDS[field] as t.Encoder<unknown, string>).encode(desired[field])]])),
+  );
 
 export interface ApplyOptions {
   readonly force?: boolean;

@@ -2,13 +2,19 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
 import type { ConnectionSummary, StoredConnection } from "../domain/connection.js";
+import { storedKeyExpiry, type KeyExpiry } from "../domain/key-expiry.js";
 import { decodeInput } from "../domain/decode.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 
-/** What a store holds of one connection, shown without the key: its version, when the key was set and the key's fingerprint. */
-export type ConnectionDetails = ConnectionSummary & Pick<StoredConnection, "version" | "apiKeySetAt"> & { readonly apiKeyFingerprint: string };
+/**
+ * What a store holds of one connection, shown without the key: its version, when the key was set, the key's
+ * fingerprint, and when the key expires as far as it is known (declared, or the key's own; a validation may
+ * add the orchestrator's).
+ */
+export type ConnectionDetails = ConnectionSummary &
+  Pick<StoredConnection, "version" | "apiKeySetAt"> & { readonly apiKeyFingerprint: string; readonly apiKeyExpiry: KeyExpiry | undefined };
 
 export const detailsOf =
   (fingerprints: KeyFingerprints) =>
@@ -18,6 +24,7 @@ export const detailsOf =
     version: connection.version,
     apiKeySetAt: connection.apiKeySetAt,
     apiKeyFingerprint: fingerprints.fingerprint(connection.alias, connection.apiKey),
+    apiKeyExpiry: storedKeyExpiry(connection),
   });
 
 /** The details as the interface answers them (docs/interface.md §2): the key's date in ISO 8601 UTC, or null. */
@@ -27,6 +34,8 @@ export const detailsAnswer = (details: ConnectionDetails) => ({
   version: details.version,
   apiKeySetAt: details.apiKeySetAt?.toISOString() ?? null,
   apiKeyFingerprint: details.apiKeyFingerprint,
+  apiKeyExpiresAt: details.apiKeyExpiry?.expiresAt.toISOString() ?? null,
+  apiKeyExpirySource: details.apiKeyExpiry?.source ?? null,
 });
 
 /**

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { createConnectionService } from "./connection-service.js";
+import { createInMemoryStorage } from "../adapters/memory-storage.js";
+import { parseKeyExpiryDetail } from "../domain/key-expiry.js";
+import { createManualClock, expectRight, TEST_KEYS } from "../../testing/index.js";
+import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator.js";
+import { aJwt } from "../../testing/builders.js";
+
+const DAY = 24 * 3_600_000;
+const START = Date.UTC(2026, 10, 1);
+
+// Two instances over one store, with background health (hourly) or without; one clock.
+const world = (healthIntervalMs?: number) => {
+  const storage = createInMemoryStorage();
+  const orchestrator = createInMemoryOrchestrator([{ apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] }]);
+  const clock = createManualClock(START);
+  const instance = () =>
+    createConnectionService({ storage, orchestrator, clock, ...(healthIntervalMs === undefined ? {} : { health: { intervalMs: healthIntervalMs } }) });
+  const [one, two] = [instance(), instance()];
+  const warnings = async () =>
+    (await expectRight(one.listAudit({ limit: "1000" }))).entries
+      .filter((entry) => entry.action === "key-expiring" || entry.action === "key-expired")
+      .map((entry) => ({ alias: entry.alias, action: entry.action, actor: entry.actor, outcome: entry.outcome, ...parseKeyExpiryDetail(entry.detail) }))
+      .reverse();
+  return { storage, clock, one, two, warnings };
+};
+
+const add = (service: ReturnType<typeof createConnectionService>, alias: string, extra: Record<string, unknown> = {}) =>
+  expectRight(service.addConnection({ alias, orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner, ...extra }, { force: true }));
+
+describe("key-expiry warnings", () => {
+  it("warns at each threshold once, and at expiry, whichever instance scans, however often", async () => {
+    const { clock, one, two, warnings } = world();
+    await add(one, "lab", { apiKeyExpiresAt: new Date(START + 40 * DAY).toISOString() });
+    const scanBoth = async () => {
+      await Promise.all([one.keyExpiryWatch.scanNow(), two.keyExpiryWatch.scanNow(), one.keyExpiryWatch.scanNow()]);
+    };
+    await scanBoth();
+    expect(await warnings()).toEqual([]);
+    for (const days of [10, 1, 1, 20, 1, 5, 1, 1, 1]) {
+      clock.advance(days * DAY);
+      await scanBoth();
+    }
+    expect((await warnings()).map(({ action, threshold, daysLeft, source }) => ({ action, threshold, daysLeft, source }))).toEqual([
+      { action: "key-expiring", threshold: 30, daysLeft: 30, source: "declared" },
+      { action: "key-expiring", threshold: 7, daysLeft: 7, source: "declared" },
+      { action: "key-expiring", threshold: 1, daysLeft: 1, source: "declared" },
+      { action: "key-expired", threshold: 0, daysLeft: 0, source: "declared" },
+    ]);
+    expect((await warnings()).every((warning) => warning.actor === "key-expiry" && warning.alias === "lab" && warning.outcome === "succeeded")).toBe(true);
+  });
+
+  it("warns only for the most urgent threshold when it is first seen late, and again for a new key", async () => {
+    const { clock, one, warnings } = world();
+    await add(one, "lab", { apiKeyExpiresAt: new Date(START + 5 * DAY).toISOString() });
+    await one.keyExpiryWatch.scanNow();
+    expect((await warnings()).map((warning) => warning.threshold)).toEqual([7]);
+    // A new key, without a declared expiry, but a JWT whose exp is 3 days away.
+    await expectRight(one.updateConnection("lab", { apiKey: aJwt({ exp: (START + 3 * DAY) / 1000 }) }, { force: true }));
+    clock.advance(1);
+    await one.keyExpiryWatch.scanNow();
+    expect((await warnings()).map(({ threshold, source }) => ({ threshold, source }))).toEqual([
+      { threshold: 7, source: "declared" },
+      { threshold: 7, source: "token" },
+    ]);
+  });
+
+  it("is made by the background health rounds when they run, and the scan then only counts", async () => {
+    const { one, two, warnings } = world(3_600_000);
+    await add(one, "lab", { apiKeyExpiresAt: new Date(START + 6 * DAY).toISOString() });
+    await add(one, "far", { apiKeyExpiresAt: new Date(START + 20 * DAY).toISOString() });
+    await add(one, "none");
+    await one.keyExpiryWatch.scanNow();
+    expect(await warnings()).toEqual([]);
+    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 1, within30Days: 2 });
+    await Promise.all([one.healthMonitor?.round(), two.healthMonitor?.round()]);
+    const made = (await warnings()).map(({ alias, threshold }) => ({ alias, threshold }));
+    expect(made.sort((a, b) => String(a.alias).localeCompare(String(b.alias)))).toEqual([
+      { alias: "far", threshold: 30 },
+      { alias: "lab", threshold: 7 },
+    ]);
+    await Promise.all([one.healthMonitor?.round(), two.healthMonitor?.round()]);
+    expect(await warnings()).toHaveLength(2);
+  });
+
+  it("keeps the counts current with the writes of its instance", async () => {
+    const { one } = world();
+    await add(one, "lab", { apiKeyExpiresAt: new Date(START + 6 * DAY).toISOString() });
+    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 1, within30Days: 1 });
+    await expectRight(one.updateConnection("lab", { apiKeyExpiresAt: new Date(START + 25 * DAY).toISOString() }, { force: true }));
+    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 0, within30Days: 1 });
+    await expectRight(one.deleteConnection("lab"));
+    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 0, within30Days: 0 });
+  });
+});

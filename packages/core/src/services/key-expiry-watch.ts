@@ -1,0 +1,107 @@
+import * as E from "fp-ts/lib/Either.js";
+import type * as T from "fp-ts/lib/Task.js";
+import { aliasKey, type Alias } from "../domain/codecs.js";
+import type { StoredConnection } from "../domain/connection.js";
+import type { DomainError } from "../domain/errors.js";
+import { daysLeft, dueThreshold, keyExpiryDetail, keyMark, storedKeyExpiry, type KeyExpiry } from "../domain/key-expiry.js";
+import type { Clock } from "../ports/clock.js";
+import type { ConnectionRepository } from "../ports/connection-repository.js";
+import type { HealthLedger } from "../ports/health-ledger.js";
+
+/** How many keys expire (or have expired) within 7 and within 30 days, for `/metrics`. */
+export interface KeyExpiryCounts {
+  readonly within7Days: number;
+  readonly within30Days: number;
+}
+
+export interface KeyExpiryWatchOptions {
+  readonly repository: ConnectionRepository;
+  /** Where the warnings made are claimed: once per key and threshold, across instances and restarts. */
+  readonly ledger: HealthLedger;
+  /** Records a warning's audit entry (the audit trail's `keyExpiryWarned`). */
+  readonly warn: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date) => void;
+  /** Days before the expiry to warn at (`SDWAN_KEY_EXPIRY_WARN_DAYS`). */
+  readonly thresholds: readonly number[];
+  readonly clock: Clock;
+  /** A ledger or store that could not be read or written; the watch goes on. */
+  readonly onError?: ((error: DomainError) => void) | undefined;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Watches the keys' expiry (docs/interface.md §10): `check` warns, through the audit trail, when a key crosses
+ * a threshold or expires, each warning once per key (claimed in the ledger, so one instance makes it, once,
+ * whatever restarts), and keeps the expiry of every connection it saw for the counts of `/metrics`.
+ */
+export const createKeyExpiryWatch = ({ repository, ledger, warn, thresholds, clock, onError }: KeyExpiryWatchOptions) => {
+  const known = new Map<string, Date>();
+
+  /** Notes the connection's expiry (`learned`: one the orchestrator told, used when none is stored) and, with `warnNow`, makes the warning due. */
+  const check =
+    (connection: StoredConnection, learned?: KeyExpiry, warnNow = true): T.Task<void> =>
+    async () => {
+      const expiry = storedKeyExpiry(connection) ?? learned;
+      if (expiry === undefined) {
+        known.delete(aliasKey(connection.alias));
+        return;
+      }
+      known.set(aliasKey(connection.alias), expiry.expiresAt);
+      const now = new Date(clock.now());
+      const threshold = warnNow ? dueThreshold(expiry.expiresAt, now, thresholds) : undefined;
+      if (threshold === undefined) return;
+      const claimed = await ledger.claimKeyWarning(connection.alias, keyMark(connection, expiry), threshold)();
+      if (E.isLeft(claimed)) return onError?.(claimed.left);
+      if (!claimed.right) return;
+      const detail = keyExpiryDetail({ expiresAt: expiry.expiresAt, daysLeft: daysLeft(expiry.expiresAt, now), source: expiry.source, threshold });
+      warn(connection.alias, threshold === 0 ? "key-expired" : "key-expiring", detail, now);
+    };
+
+  /** Every stored connection's stored expiry (declared, or the key's own) checked, warning with `warnNow`. */
+  const scan =
+    (warnNow: boolean): T.Task<void> =>
+    async () => {
+      const listed = await repository.list()();
+      if (E.isLeft(listed)) return onError?.(listed.left);
+      const present = new Set(listed.right.map(({ alias }) => aliasKey(alias)));
+      for (const key of known.keys()) if (!present.has(key)) known.delete(key);
+      for (const { alias } of listed.right) {
+        const stored = await repository.get(alias)();
+        if (E.isRight(stored)) await check(stored.right, undefined, warnNow)();
+        else if (stored.left._tag !== "NotFound") onError?.(stored.left);
+      }
+    };
+
+  const counts = (): KeyExpiryCounts => {
+    const now = clock.now();
+    const within = (days: number) => [...known.values()].filter((expiresAt) => expiresAt.getTime() - now <= days * DAY_MS).length;
+    return { within7Days: within(7), within30Days: within(30) };
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> | undefined;
+  return {
+    check,
+    scan,
+    counts,
+    /** The connection is gone: its expiry no longer counts. */
+    forget: (alias: string): void => void known.delete(aliasKey(alias)),
+    /** A scan now and then every `intervalMs` (a day by default), warning with `warnNow` (when no background health rounds do). */
+    start: (warnNow: boolean, intervalMs = DAY_MS): void => {
+      if (timer !== undefined) return;
+      const run = () => {
+        current = scan(warnNow)();
+      };
+      run();
+      timer = setInterval(run, intervalMs);
+      timer.unref();
+    },
+    stop: async (): Promise<void> => {
+      clearInterval(timer);
+      timer = undefined;
+      await current;
+    },
+  };
+};
+
+export type KeyExpiryWatch = ReturnType<typeof createKeyExpiryWatch>;
