@@ -30,8 +30,8 @@ export interface TestProvider extends AsyncDisposable {
   rotateKeys(): Promise<void>;
   /** How many times its key set was fetched. */
   readonly jwksFetches: () => number;
-  /** The `kid`s published now. */
-  readonly kids: () => readonly string[];
+  /** The `kid` of the key it signs with now. */
+  readonly signingKid: () => string;
   close(): Promise<void>;
 }
 
@@ -63,6 +63,7 @@ export const startTestProvider = async (): Promise<TestProvider> => {
       redirect_uris: [],
     })),
     jwks: { keys },
+    ttl: { ClientCredentials: 600 },
     findAccount,
     // A client-credentials token has no account of its own: its client's is looked up and its claims added.
     extraTokenClaims: async (ctx, token) => {
@@ -111,7 +112,7 @@ export const startTestProvider = async (): Promise<TestProvider> => {
       provider = new Provider(issuer, configuration());
     },
     jwksFetches: () => jwksFetches,
-    kids: () => keys.map((key) => key.kid as string),
+    signingKid: () => keys[0]?.kid as string,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -102,7 +102,7 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     // Claiming our issuer and a kid it publishes, signed with another key.
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
     const forged = await new SignJWT(claimsOf(provider.issuer))
-      .setProtectedHeader({ alg: "RS256", kid: provider.kids()[0] })
+      .setProtectedHeader({ alg: "RS256", kid: provider.signingKid() })
       .setExpirationTime("5m")
       .sign(privateKey);
     expectRefusedToken(await h.call("GET", CONNECTIONS, bearer(forged)), forged, /signature does not verify/);
@@ -116,7 +116,7 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     expectRefusedToken(await h.call("GET", CONNECTIONS, bearer(none)), none, /algorithm/);
     const jwks = (await (await fetch(`${provider.issuer}/jwks`)).json()) as { keys: Record<string, string>[] };
     const publicPem = createPublicKey({ key: jwks.keys[0] as never, format: "jwk" }).export({ type: "spki", format: "pem" });
-    const hs256 = await new SignJWT(claimsOf(provider.issuer)).setProtectedHeader({ alg: "HS256", kid: provider.kids()[0] }).setExpirationTime("5m").sign(Buffer.from(publicPem));
+    const hs256 = await new SignJWT(claimsOf(provider.issuer)).setProtectedHeader({ alg: "HS256", kid: provider.signingKid() }).setExpirationTime("5m").sign(Buffer.from(publicPem));
     expectRefusedToken(await h.call("GET", CONNECTIONS, bearer(hs256)), hs256, /algorithm/);
     expectRefusedToken(await h.call("GET", CONNECTIONS, bearer("not-a-jwt")), "not-a-jwt", /well-formed/);
   });
@@ -148,7 +148,7 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     await provider.rotateKeys();
     vi.setSystemTime(Date.now() + 31_000);
     const rotated = await provider.token("ann");
-    expect(decodeProtectedHeader(rotated).kid).toBe(provider.kids()[0]);
+    expect(decodeProtectedHeader(rotated).kid).toBe(provider.signingKid());
     expect((await h.call("GET", `${BASE}/me`, bearer(rotated))).json()).toEqual({ user: "oidc:ann", role: "admin" });
   });
 
@@ -162,6 +162,19 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(refused.text).not.toContain(token);
     expect((await h.call("GET", CONNECTIONS, { user: ADMIN })).status).toBe(200);
+  });
+
+  it("with its keys cached, the provider going down stops nobody: old keys keep checking tokens, a failed refresh included", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const leaving = await startTestProvider();
+    const [first, second, third] = await Promise.all([leaving.token("ann"), leaving.token("ann"), leaving.token("vic")]);
+    await using h = await startHarness({ env: oidcEnv(leaving.issuer) });
+    expect((await h.call("GET", CONNECTIONS, bearer(first))).status).toBe(200);
+    await leaving.close();
+    // Past the keys' refresh age (10 min), within the tokens' life and its tolerance: the refresh fails in the background.
+    vi.setSystemTime(Date.now() + 605_000);
+    expect((await h.call("GET", CONNECTIONS, bearer(second))).status).toBe(200);
+    expect((await h.call("GET", `${BASE}/me`, bearer(third))).json()).toEqual({ user: "oidc:vic", role: "viewer" });
   });
 
   it("every 401 offers both challenges; bearer tokens never count as failed logins", async () => {

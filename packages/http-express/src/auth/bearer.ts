@@ -109,9 +109,11 @@ export const createBearerAuthenticator = (oidc: OidcConfig, { clock, logger, key
   let unavailableUntil = 0;
   let verified = new Map<string, { readonly user: AuthenticatedUser; readonly expiresAt: number }>();
 
+  const warn = (error: unknown): void =>
+    logger.warn({ issuer: oidc.issuer, problem: whyUnreachable(error) }, "OpenID provider unreachable: bearer tokens needing keys not cached are answered 503");
   const unreachable = (error: unknown): ProviderUnreachable => {
     unavailableUntil = clock.now() + RETRY_AFTER_MS;
-    logger.warn({ issuer: oidc.issuer, problem: whyUnreachable(error) }, "OpenID provider unreachable: bearer tokens needing its keys are answered 503");
+    warn(error);
     return new ProviderUnreachable();
   };
 
@@ -137,11 +139,13 @@ export const createBearerAuthenticator = (oidc: OidcConfig, { clock, logger, key
   void keySet().catch(() => undefined);
 
   const getKey: JWTVerifyGetKey = async (header, token) => {
-    if (clock.now() < unavailableUntil) throw new ProviderUnreachable();
+    // Shortly after a failure, no key cached: the provider is not asked again yet.
+    if (clock.now() < unavailableUntil && !("uat" in fetched)) throw new ProviderUnreachable();
     const set = await keySet();
     try {
       const key = await set(header, token);
-      if ("uat" in fetched && clock.now() - fetched.uat > KEYS_REFRESH_MS && !set.reloading) void set.reload().catch((error: unknown) => void unreachable(error));
+      // A failed refresh keeps the keys it had: the provider being down stops nobody whose key is cached.
+      if ("uat" in fetched && clock.now() - fetched.uat > KEYS_REFRESH_MS && !set.reloading) void set.reload().catch(warn);
       return key;
     } catch (error) {
       throw error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code) ? error : unreachable(error);
