@@ -133,6 +133,65 @@ describe("loadConfig", () => {
   });
 });
 
+describe("loadConfig: OpenID Connect (SPEC §11)", () => {
+  const issuer = { SDWAN_OIDC_ISSUER: "https://id.example.net/realms/sdwan", SDWAN_OIDC_AUDIENCE: "sdwan-connections" };
+
+  it("is off unless an issuer is set, and reads every SDWAN_OIDC_* variable with its default", () => {
+    expect(loadConfig({})).toMatchObject(E.right({ oidc: undefined }));
+    expect(loadConfig(issuer)).toMatchObject(
+      E.right({
+        oidc: {
+          issuer: "https://id.example.net/realms/sdwan",
+          audience: "sdwan-connections",
+          usernameClaim: "preferred_username",
+          groupsClaim: "groups",
+          adminGroups: [],
+          viewerGroups: [],
+          clientId: undefined,
+          scopes: ["openid", "profile"],
+        },
+      }),
+    );
+    expect(
+      loadConfig({
+        ...issuer,
+        SDWAN_OIDC_USERNAME_CLAIM: "email",
+        SDWAN_OIDC_GROUPS_CLAIM: "realm_access.roles",
+        SDWAN_OIDC_ADMIN_GROUPS: "sdwan-admins, ops",
+        SDWAN_OIDC_VIEWER_GROUPS: "noc",
+        SDWAN_OIDC_CLIENT_ID: "sdwan-console",
+        SDWAN_OIDC_SCOPES: "openid  profile groups",
+      }),
+    ).toMatchObject(
+      E.right({
+        oidc: {
+          usernameClaim: "email",
+          groupsClaim: "realm_access.roles",
+          adminGroups: ["sdwan-admins", "ops"],
+          viewerGroups: ["noc"],
+          clientId: "sdwan-console",
+          scopes: ["openid", "profile", "groups"],
+        },
+      }),
+    );
+  });
+
+  it("accepts http issuers on a loopback address only (tests, a sidecar)", () => {
+    for (const url of ["http://127.0.0.1:8080", "http://localhost/issuer", "http://[::1]:9000/"]) expect(E.isRight(loadConfig({ ...issuer, SDWAN_OIDC_ISSUER: url }))).toBe(true);
+  });
+
+  it.each([
+    [{ SDWAN_OIDC_ISSUER: "http://id.example.net", SDWAN_OIDC_AUDIENCE: "a" }, "SDWAN_OIDC_ISSUER: must be an https:// URL (http:// only on a loopback address) without query, fragment or credentials"],
+    [{ SDWAN_OIDC_ISSUER: "https://id.example.net/?realm=x", SDWAN_OIDC_AUDIENCE: "a" }, "SDWAN_OIDC_ISSUER: must be an https:// URL (http:// only on a loopback address) without query, fragment or credentials"],
+    [{ SDWAN_OIDC_ISSUER: "id.example.net", SDWAN_OIDC_AUDIENCE: "a" }, "SDWAN_OIDC_ISSUER: must be an https:// URL (http:// only on a loopback address)"],
+    [{ SDWAN_OIDC_ISSUER: "https://id.example.net" }, "SDWAN_OIDC_AUDIENCE: must be set when SDWAN_OIDC_ISSUER is (the audience this service's tokens are issued for)"],
+    [{ SDWAN_OIDC_ADMIN_GROUPS: "ops" }, "SDWAN_OIDC_ADMIN_GROUPS: needs SDWAN_OIDC_ISSUER, which is not set"],
+    [{ SDWAN_OIDC_CLIENT_ID: "console" }, "SDWAN_OIDC_CLIENT_ID: needs SDWAN_OIDC_ISSUER, which is not set"],
+  ])("refuses %j with one line naming the variable", (env, line) => {
+    expect(fails(env)).toBe(line);
+  });
+});
+
 describe("processEnvironment", () => {
   // process.env scans the whole C environment at each read: with 100,000 variables, apply's lookups took minutes.
   it("is a copy read once, not the live environment", () => {

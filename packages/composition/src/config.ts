@@ -46,6 +46,25 @@ export interface Config {
   readonly console: boolean;
   /** SDWAN_APIKEY_DIR: the one directory the CLI's `file:` key references read; undefined: they are refused. */
   readonly apiKeyDir: string | undefined;
+  /** SPEC §11: bearer tokens from an OpenID provider (SDWAN_OIDC_*); undefined: Basic only, as before. */
+  readonly oidc: OidcConfig | undefined;
+}
+
+/** How bearer tokens from an OpenID provider are checked and mapped to users and roles. */
+export interface OidcConfig {
+  /** The provider's issuer identifier: `iss` must equal it; its discovery document is read below it. */
+  readonly issuer: string;
+  /** What `aud` must contain. */
+  readonly audience: string;
+  /** The claim naming the user (`sub` when a token lacks it). */
+  readonly usernameClaim: string;
+  /** The claim listing the user's groups; a dotted path reads a nested claim. */
+  readonly groupsClaim: string;
+  readonly adminGroups: readonly string[];
+  readonly viewerGroups: readonly string[];
+  /** The console's public client at the provider (GET /auth/config); undefined: the console signs in with Basic only. */
+  readonly clientId: string | undefined;
+  readonly scopes: readonly string[];
 }
 
 /** An IPv4 or IPv6 network: `address/prefix` (a bare address is one host). */
@@ -130,6 +149,23 @@ const hostList = (raw: string): E.Either<string, readonly string[] | undefined> 
   return E.right(hosts.length === 0 ? undefined : hosts);
 };
 
+const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/** An issuer is https, or http on a loopback address only (tests, a sidecar): tokens are trusted on its word. */
+const issuerUrl = (raw: string): E.Either<string, string> => {
+  try {
+    const url = new URL(raw);
+    const secure = url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.test(url.hostname));
+    return secure && url.search === "" && url.hash === "" && url.username === "" && url.password === ""
+      ? E.right(raw)
+      : E.left("must be an https:// URL (http:// only on a loopback address) without query, fragment or credentials");
+  } catch {
+    return E.left("must be an https:// URL (http:// only on a loopback address)");
+  }
+};
+
+const claimName = (raw: string) => (/^\S{1,256}$/.test(raw) ? E.right(raw) : E.left("must be a claim name (a dotted path reads a nested claim)"));
+
 const network = (raw: string): E.Either<string, Network> => {
   const [address = "", prefix, ...rest] = raw.split("/");
   const version = isIP(address);
@@ -189,7 +225,26 @@ export const EnvCodecs = {
   SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
   SDWAN_CONSOLE: envValue("SDWAN_CONSOLE", oneOf(["on", "off"] as const), withDefault("on" as const)),
   SDWAN_APIKEY_DIR: envValue<string | undefined>("SDWAN_APIKEY_DIR", text, optional),
+  SDWAN_OIDC_ISSUER: envValue<string | undefined>("SDWAN_OIDC_ISSUER", issuerUrl, optional),
+  SDWAN_OIDC_AUDIENCE: envValue<string | undefined>("SDWAN_OIDC_AUDIENCE", text, optional),
+  SDWAN_OIDC_USERNAME_CLAIM: envValue("SDWAN_OIDC_USERNAME_CLAIM", claimName, withDefault("preferred_username")),
+  SDWAN_OIDC_GROUPS_CLAIM: envValue("SDWAN_OIDC_GROUPS_CLAIM", claimName, withDefault("groups")),
+  SDWAN_OIDC_ADMIN_GROUPS: envValue("SDWAN_OIDC_ADMIN_GROUPS", list, withDefault<readonly string[]>([])),
+  SDWAN_OIDC_VIEWER_GROUPS: envValue("SDWAN_OIDC_VIEWER_GROUPS", list, withDefault<readonly string[]>([])),
+  SDWAN_OIDC_CLIENT_ID: envValue<string | undefined>("SDWAN_OIDC_CLIENT_ID", text, optional),
+  SDWAN_OIDC_SCOPES: envValue("SDWAN_OIDC_SCOPES", (raw) => E.right(raw.split(/\s+/).filter((scope) => scope !== "")), withDefault<readonly string[]>(["openid", "profile"])),
 };
+
+/** The SDWAN_OIDC_* variables that mean nothing without an issuer. */
+const OIDC_DEPENDENTS = [
+  "SDWAN_OIDC_AUDIENCE",
+  "SDWAN_OIDC_USERNAME_CLAIM",
+  "SDWAN_OIDC_GROUPS_CLAIM",
+  "SDWAN_OIDC_ADMIN_GROUPS",
+  "SDWAN_OIDC_VIEWER_GROUPS",
+  "SDWAN_OIDC_CLIENT_ID",
+  "SDWAN_OIDC_SCOPES",
+] as const;
 
 const Env = t.type(EnvCodecs);
 
@@ -226,6 +281,11 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
   if (v.SDWAN_VIEWERS.length > 0 && v.SDWAN_HTPASSWD_FILE === undefined) {
     return E.left("SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set");
   }
+  const strayOidc = OIDC_DEPENDENTS.find((name) => (env[name] ?? "") !== "");
+  if (v.SDWAN_OIDC_ISSUER === undefined && strayOidc !== undefined) return E.left(`${strayOidc}: needs SDWAN_OIDC_ISSUER, which is not set`);
+  if (v.SDWAN_OIDC_ISSUER !== undefined && v.SDWAN_OIDC_AUDIENCE === undefined) {
+    return E.left("SDWAN_OIDC_AUDIENCE: must be set when SDWAN_OIDC_ISSUER is (the audience this service's tokens are issued for)");
+  }
   return E.right({
     host: v.SDWAN_HOST,
     port: v.SDWAN_PORT,
@@ -255,5 +315,18 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
     console: v.SDWAN_CONSOLE === "on",
     apiKeyDir: v.SDWAN_APIKEY_DIR,
+    oidc:
+      v.SDWAN_OIDC_ISSUER === undefined || v.SDWAN_OIDC_AUDIENCE === undefined
+        ? undefined
+        : {
+            issuer: v.SDWAN_OIDC_ISSUER,
+            audience: v.SDWAN_OIDC_AUDIENCE,
+            usernameClaim: v.SDWAN_OIDC_USERNAME_CLAIM,
+            groupsClaim: v.SDWAN_OIDC_GROUPS_CLAIM,
+            adminGroups: v.SDWAN_OIDC_ADMIN_GROUPS,
+            viewerGroups: v.SDWAN_OIDC_VIEWER_GROUPS,
+            clientId: v.SDWAN_OIDC_CLIENT_ID,
+            scopes: v.SDWAN_OIDC_SCOPES,
+          },
   });
 };

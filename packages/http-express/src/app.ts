@@ -1,7 +1,8 @@
-import type { Logger, Metrics, Network } from "@sdwan-connections/composition";
+import type { Logger, Metrics, Network, OidcConfig } from "@sdwan-connections/composition";
 import type { ConnectionService } from "@sdwan-connections/core";
 import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
+import type { BearerAuthenticator } from "./auth/bearer.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
@@ -11,6 +12,7 @@ import { requestContext } from "./middleware/request-context.js";
 import { BASE_PATH } from "./openapi.js";
 import { connectionsRoutes } from "./routes/connections.js";
 import { auditRoutes } from "./routes/audit.js";
+import { authConfigRoutes } from "./routes/auth-config.js";
 import { healthRoutes } from "./routes/health.js";
 import { customersRoutes } from "./routes/customers.js";
 import { consoleRoutes } from "./routes/console.js";
@@ -22,7 +24,9 @@ export interface AppOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   /** Credentials check and failed-login throttle; `undefined` serves without authentication (benchmarks only). */
-  readonly auth: { readonly authenticator: Authenticator; readonly throttle: LoginThrottle } | undefined;
+  readonly auth: { readonly authenticator: Authenticator; readonly throttle: LoginThrottle; readonly bearer?: BearerAuthenticator | undefined } | undefined;
+  /** The OpenID provider (SDWAN_OIDC_*), told to the console by GET /auth/config. */
+  readonly oidc?: OidcConfig | undefined;
   /** Whether the store answers now (for `/readyz`). */
   readonly ready: () => Promise<boolean>;
   /** True once shutdown began: `/readyz` then answers 503 so load balancers stop sending. */
@@ -42,7 +46,7 @@ export interface AppOptions {
  * body); each route hands the untrusted path and body to one use case, which
  * decodes them with core's codecs.
  */
-export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs, consoleDirectory, trustedProxies = [] }: AppOptions): express.Express => {
+export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs, consoleDirectory, trustedProxies = [], oidc }: AppOptions): express.Express => {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -51,7 +55,9 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   app.use(operationsRoutes({ metrics, ready, draining }));
   if (consoleDirectory !== undefined) app.use(consoleRoutes(consoleDirectory));
   const api = express.Router({ caseSensitive: true, strict: false });
-  if (auth !== undefined) api.use(authenticate({ ...auth, metrics, onForbidden: auditForbidden(service) }));
+  // Before the credentials: how to get some.
+  api.use(authConfigRoutes(oidc));
+  if (auth !== undefined) api.use(authenticate({ ...auth, metrics, healthIntervalMs, onForbidden: auditForbidden(service) }));
   api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes());
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);

@@ -41,6 +41,7 @@ export const PROBLEMS = {
   "orchestrator-unreachable": { status: 502, title: "The orchestrator cannot be reached" },
   "orchestrator-garbage": { status: 502, title: "The orchestrator gave an answer that cannot be used" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
+  "identity-provider-unavailable": { status: 503, title: "The OpenID provider cannot be reached" },
   "orchestrator-timeout": { status: 504, title: "The orchestrator did not answer in time" },
 } as const satisfies Record<string, { readonly status: number; readonly title: string }>;
 

@@ -25,6 +25,7 @@ export const httpModule = () =>
           healthIntervalMs: config.healthIntervalMs,
           consoleDirectory: config.console ? CONSOLE_DIRECTORY : undefined,
           trustedProxies: config.trustedProxies,
+          oidc: config.oidc,
         }),
       [TOKENS.ConnectionService, TOKENS.Logger, TOKENS.Metrics, TOKENS.Config, TOKENS.Storage, HTTP_TOKENS.Lifecycle, { serviceIdentifier: HTTP_TOKENS.Auth, optional: true }],
     );

@@ -96,17 +96,26 @@ const conditional = {
 const commonErrors = {
   "400": problem("Invalid input: malformed JSON, a missing, invalid or unknown field or query option, or a bad alias."),
   "401": {
-    ...problem("No or wrong HTTP Basic credentials."),
-    headers: { "WWW-Authenticate": { schema: { type: "string" }, description: 'Basic realm="sdwan"; left out when the request carries X-Requested-With (a script such as the console asks, so the browser opens no dialog)' } },
+    ...problem("No or wrong HTTP Basic credentials, or a bearer token refused (the detail says why: expired, audience, issuer, signature, algorithm; never the token)."),
+    headers: {
+      "WWW-Authenticate": {
+        schema: { type: "string" },
+        description:
+          'Basic realm="sdwan"; left out when the request carries X-Requested-With (a script such as the console asks, so the browser opens no dialog). With an OpenID provider configured also Bearer realm="sdwan", with error="invalid_token" when a token was refused.',
+      },
+    },
   },
   "429": {
     ...problem("Too many failed logins from this client."),
     headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until the client may try again." } },
   },
-  "503": problem("The connection store cannot be used right now."),
+  "503": {
+    ...problem("The connection store cannot be used right now; or (identity-provider-unavailable) a bearer token cannot be checked: the OpenID provider's keys cannot be read (Basic credentials still work)."),
+    headers: { "Retry-After": { schema: { type: "integer" }, description: "With identity-provider-unavailable: seconds before the provider is asked again." } },
+  },
 };
 const writeErrors = {
-  "403": problem("The user's role (viewer) may only read."),
+  "403": problem("The user's role (viewer) may only read; a provider's user without a role may do nothing."),
   "413": problem(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`),
   "415": problem("The request body is not JSON."),
   "422": problem("Validation failed: the orchestrator refused the key, failed, did not answer in time or could not be reached; the detail says which (use force=true to save anyway)."),
@@ -173,11 +182,11 @@ export const openApiDocument = {
     version: "1.0.0",
     description:
       "Manage named connections to SD-WAN orchestrators and list the customers behind partner connections. " +
-      "Every operation needs HTTP Basic credentials; viewers may only use GET. apiKeys are accepted on add and update and never returned.",
+      "Every operation needs HTTP Basic credentials, or a bearer JWT of the configured OpenID provider; viewers may only use GET. apiKeys are accepted on add and update and never returned.",
     license: { name: "Apache-2.0", identifier: "Apache-2.0" },
   },
   servers: [{ url: BASE_PATH }],
-  security: [{ basic: [] }],
+  security: [{ basic: [] }, { bearer: [] }],
   paths: {
     "/connections": {
       get: {
@@ -348,6 +357,40 @@ export const openApiDocument = {
         },
       },
     },
+    "/auth/config": {
+      get: {
+        operationId: "authConfig",
+        summary: "How a client may sign in, asked without credentials: the OpenID provider and the console's public client (authorization code + PKCE), or null for HTTP Basic only.",
+        security: [],
+        responses: {
+          "200": {
+            description: "The sign-in configuration.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["oidc"],
+                  additionalProperties: false,
+                  properties: {
+                    oidc: {
+                      oneOf: [
+                        { type: "null" },
+                        {
+                          type: "object",
+                          required: ["issuer", "clientId", "scopes"],
+                          additionalProperties: false,
+                          properties: { issuer: { type: "string", format: "uri" }, clientId: { type: "string" }, scopes: { type: "array", items: { type: "string" } } },
+                        },
+                      ],
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
     "/me": {
       get: {
         operationId: "whoAmI",
@@ -361,7 +404,10 @@ export const openApiDocument = {
                   type: "object",
                   required: ["user", "role"],
                   additionalProperties: false,
-                  properties: { user: { type: "string" }, role: { type: "string", enum: ["admin", "viewer"] } },
+                  properties: {
+                    user: { type: "string", description: "A local user's name, or the principal of a bearer token (oidc:NAME)." },
+                    role: { enum: ["admin", "viewer", null], description: "null: a provider's user in no admin or viewer group (it may read nothing)." },
+                  },
                 },
               },
             },
@@ -393,7 +439,7 @@ export const openApiDocument = {
     },
   },
   components: {
-    securitySchemes: { basic: { type: "http", scheme: "basic" } },
+    securitySchemes: { basic: { type: "http", scheme: "basic" }, bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
     schemas: {
       Alias: {
         type: "string",

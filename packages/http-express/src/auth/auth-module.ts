@@ -6,6 +6,7 @@ import type { Storage } from "@sdwan-connections/core";
 import type { Clock } from "@sdwan-connections/core";
 import { HTTP_TOKENS, type Auth } from "../tokens.js";
 import { createAuthenticator, type Authenticator } from "./authenticator.js";
+import { createBearerAuthenticator, type BearerAuthenticator } from "./bearer.js";
 import { createLoginThrottle, type LoginThrottle } from "./throttle.js";
 import { generatedAdminFile, loadUsers, type Users } from "./users.js";
 
@@ -24,6 +25,7 @@ const WATCH_INTERVAL_MS = 1_000;
 export class WatchedUsersAuth implements Auth {
   readonly authenticator: Authenticator;
   readonly throttle: LoginThrottle;
+  readonly bearer: BearerAuthenticator | undefined;
   private readonly files: readonly string[];
   private reloads = 0;
 
@@ -36,6 +38,7 @@ export class WatchedUsersAuth implements Auth {
   ) {
     this.authenticator = createAuthenticator(users, { clock });
     this.throttle = createLoginThrottle({ maxFailures: config.loginMaxFailures, counter: failures });
+    this.bearer = config.oidc === undefined ? undefined : createBearerAuthenticator(config.oidc, { clock, logger });
     this.files = [config.htpasswdFile, generatedAdminFile(config.dataDir)].filter((file) => file !== undefined);
     for (const file of this.files) watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, this.reload);
   }

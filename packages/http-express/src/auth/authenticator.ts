@@ -5,8 +5,10 @@ import bcrypt from "bcryptjs";
 import { highestCost, sha256, type Role, type Users } from "./users.js";
 
 export interface AuthenticatedUser {
+  /** The audit actor: a local user's plain name, or the principal (`oidc:NAME`). */
   readonly name: string;
-  readonly role: Role;
+  /** None for a provider's user in no admin or viewer group: it reads nothing (SPEC §11, before grants). */
+  readonly role: Role | undefined;
 }
 
 export interface Authenticator {

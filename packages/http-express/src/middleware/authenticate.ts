@@ -3,9 +3,11 @@ import type { DomainError } from "@sdwan-connections/core";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as O from "fp-ts/lib/Option.js";
 import { parseBasic, type AuthenticatedUser, type Authenticator } from "../auth/authenticator.js";
+import { parseBearer, type BearerAuthenticator, type BearerRefusal } from "../auth/bearer.js";
 import type { Attempt, LoginThrottle } from "../auth/throttle.js";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { sendProblem } from "../respond.js";
+import { withoutRole } from "./no-role.js";
 import { clientOf } from "./request-context.js";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
@@ -17,6 +19,10 @@ export interface AuthenticateOptions {
   readonly authenticator: Authenticator;
   readonly throttle: LoginThrottle;
   readonly metrics: Metrics;
+  /** Bearer tokens of the OpenID provider (SPEC §11); undefined: Basic only. */
+  readonly bearer?: BearerAuthenticator | undefined;
+  /** For the empty health list of a user without a role. */
+  readonly healthIntervalMs?: number | undefined;
   /** Audits a write refused to a user who may only read; the 403 is sent once it settles. */
   readonly onForbidden?: (req: Request, res: Response) => Promise<void>;
 }
@@ -27,17 +33,30 @@ export interface AuthenticateOptions {
  * without a promise turn (the common case); only a new one waits for the
  * shared failure count and bcrypt.
  */
-export const authenticate = ({ authenticator, throttle, metrics, onForbidden }: AuthenticateOptions): RequestHandler => {
+export const authenticate = ({ authenticator, throttle, metrics, bearer, healthIntervalMs, onForbidden }: AuthenticateOptions): RequestHandler => {
+  const noRole = withoutRole(healthIntervalMs);
+  // With a provider, every 401 offers both schemes (SPEC §11); a refused token's says why it was (RFC 6750 §3).
+  const unauthorized = (req: Request, res: Response, detail: string, bearerError = ""): void => {
+    metrics.loginFailures.inc({ status: "401" });
+    // A script that asks (X-Requested-With, as the console does) gets no Basic challenge: the browser would
+    // otherwise open its own login dialog over the page's.
+    const challenges = [
+      ...(req.headers["x-requested-with"] === undefined ? ['Basic realm="sdwan", charset="UTF-8"'] : []),
+      ...(bearer === undefined ? [] : [`Bearer realm="sdwan"${bearerError}`]),
+    ];
+    sendProblem(res, problem("unauthorized", detail, challenges.length === 0 ? {} : { headers: { "WWW-Authenticate": challenges.join(", ") } }));
+  };
+
   const admit = (req: Request, res: Response, next: NextFunction, user: AuthenticatedUser | undefined): void => {
     if (user === undefined) {
-      metrics.loginFailures.inc({ status: "401" });
-      // A script that asks (X-Requested-With, as the console does) gets no challenge: the browser would
-      // otherwise open its own login dialog over the page's.
-      const challenge = req.headers["x-requested-with"] === undefined ? { headers: { "WWW-Authenticate": 'Basic realm="sdwan", charset="UTF-8"' } } : {};
-      sendProblem(res, problem("unauthorized", "Valid HTTP Basic credentials are required.", challenge));
+      unauthorized(req, res, bearer === undefined ? "Valid HTTP Basic credentials are required." : "Valid HTTP Basic credentials or a bearer token are required.");
       return;
     }
     res.locals["user"] = user;
+    if (user.role === undefined) {
+      noRole(req, res, next);
+      return;
+    }
     if (user.role !== "admin" && !READ_METHODS.has(req.method)) {
       const refuse = () => sendProblem(res, problem("forbidden", "This user may only read (role viewer)."));
       if (onForbidden === undefined) refuse();
@@ -79,9 +98,36 @@ export const authenticate = ({ authenticator, throttle, metrics, onForbidden }: 
     );
   };
 
+  const refuseToken = (req: Request, res: Response, refusal: BearerRefusal): void => {
+    if (refusal._tag === "InvalidToken") {
+      unauthorized(req, res, `The bearer token was refused: ${refusal.reason}.`, ', error="invalid_token"');
+      return;
+    }
+    sendProblem(
+      res,
+      problem("identity-provider-unavailable", "The OpenID provider's keys cannot be read right now; HTTP Basic credentials still work.", {
+        headers: { "Retry-After": String(refusal.retryAfterSeconds) },
+      }),
+    );
+  };
+
   return (req, res, next) => {
     const address = clientOf(res.locals);
     const header = req.headers.authorization;
+    // A bearer token is checked by its signature: cheap, and nothing to guess, so the failed-login count has no part in it.
+    const token = bearer === undefined ? undefined : parseBearer(header);
+    if (bearer !== undefined && token !== undefined) {
+      const user = bearer.cached(token);
+      if (user !== undefined) {
+        admit(req, res, next, user);
+        return;
+      }
+      bearer
+        .verify(token)()
+        .then((verdict) => (verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuseToken(req, res, verdict.left)))
+        .catch(next);
+      return;
+    }
     const credentials = parseBasic(header);
     const retryAfter = throttle.retryAfterSeconds(address, O.isSome(credentials) ? credentials.value.name : undefined);
     if (retryAfter !== undefined) {

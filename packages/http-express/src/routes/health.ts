@@ -4,6 +4,12 @@ import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { respond, sendJson } from "../respond.js";
 
+/** The answer of GET /health/connections. */
+export const healthAnswer = (intervalMs: number | undefined, connections: readonly unknown[]) => ({
+  intervalSeconds: intervalMs === undefined ? null : intervalMs / 1000,
+  connections,
+});
+
 /** docs/interface.md §1: every connection's last known health, from validations and background checks (any authenticated user; no key in it). */
 export const healthRoutes = (service: ConnectionService, intervalMs: number | undefined): Router => {
   const router = Router({ caseSensitive: true, strict: false });
@@ -12,7 +18,7 @@ export const healthRoutes = (service: ConnectionService, intervalMs: number | un
     .get(
       withFlags([], (_req, res) =>
         respond(res, service.connectionsHealth(), (connections) =>
-          sendJson(res, 200, { intervalSeconds: intervalMs === undefined ? null : intervalMs / 1000, connections }),
+          sendJson(res, 200, healthAnswer(intervalMs, connections)),
         ),
       ),
     )

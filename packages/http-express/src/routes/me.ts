@@ -7,7 +7,7 @@ import { sendJson } from "../respond.js";
 /**
  * docs/interface.md §5: who the credentials belong to and their role, so a
  * client (the console) can check a sign-in and offer only what the role may do.
- * Served without authentication (benchmarks only), everyone is an admin.
+ * A user signed in with a bearer token is its principal (`oidc:NAME`). Served without authentication (benchmarks only), everyone is an admin.
  */
 export const meRoutes = (): Router => {
   const router = Router({ caseSensitive: true, strict: false });
@@ -16,7 +16,8 @@ export const meRoutes = (): Router => {
     .get(
       withFlags([], async (_req, res) => {
         const user = userOf(res.locals);
-        sendJson(res, 200, { user: user?.name ?? "anonymous", role: user?.role ?? "admin" });
+        // A provider's user in no admin or viewer group has no role (null): it may read nothing.
+        sendJson(res, 200, user === undefined ? { user: "anonymous", role: "admin" } : { user: user.name, role: user.role ?? null });
       }),
     )
     .all(methodNotAllowed("GET, HEAD"));

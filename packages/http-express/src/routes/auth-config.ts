@@ -1,0 +1,19 @@
+import type { OidcConfig } from "@sdwan-connections/composition";
+import { Router } from "express";
+import { methodNotAllowed } from "../middleware/errors.js";
+import { withFlags } from "../middleware/query-flags.js";
+import { sendJson } from "../respond.js";
+
+/**
+ * SPEC §11: how the console may sign in, asked before it has credentials: the provider and the console's public
+ * client (authorization code + PKCE, no secret), or `null` for HTTP Basic only (no provider, or no client for the console).
+ */
+export const authConfigRoutes = (oidc: OidcConfig | undefined): Router => {
+  const router = Router({ caseSensitive: true, strict: false });
+  const answer = { oidc: oidc?.clientId === undefined ? null : { issuer: oidc.issuer, clientId: oidc.clientId, scopes: oidc.scopes } };
+  router
+    .route("/auth/config")
+    .get(withFlags([], async (_req, res) => sendJson(res, 200, answer)))
+    .all(methodNotAllowed("GET, HEAD"));
+  return router;
+};
