@@ -2,6 +2,7 @@ import type { Logger, Metrics, Network } from "@sdwan-connections/composition";
 import type { ConnectionService } from "@sdwan-connections/core";
 import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
+import type { SessionTokens } from "./auth/console-session.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
@@ -15,6 +16,7 @@ import { healthRoutes } from "./routes/health.js";
 import { customersRoutes } from "./routes/customers.js";
 import { consoleRoutes } from "./routes/console.js";
 import { meRoutes } from "./routes/me.js";
+import { sessionRoutes } from "./routes/session.js";
 import { operationsRoutes } from "./routes/operations.js";
 
 export interface AppOptions {
@@ -22,7 +24,7 @@ export interface AppOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   /** Credentials check and failed-login throttle; `undefined` serves without authentication (benchmarks only). */
-  readonly auth: { readonly authenticator: Authenticator; readonly throttle: LoginThrottle } | undefined;
+  readonly auth: { readonly authenticator: Authenticator; readonly throttle: LoginThrottle; readonly sessions?: SessionTokens } | undefined;
   /** Whether the store answers now (for `/readyz`). */
   readonly ready: () => Promise<boolean>;
   /** True once shutdown began: `/readyz` then answers 503 so load balancers stop sending. */
@@ -52,7 +54,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   if (consoleDirectory !== undefined) app.use(consoleRoutes(consoleDirectory));
   const api = express.Router({ caseSensitive: true, strict: false });
   if (auth !== undefined) api.use(authenticate({ ...auth, metrics, onForbidden: auditForbidden(service) }));
-  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes());
+  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes(), sessionRoutes(auth?.sessions));
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);
   app.use(errorHandler(logger));

@@ -1,6 +1,7 @@
 import type { Express } from "express";
 import type { ServiceIdentifier } from "inversify";
 import type { Authenticator } from "./auth/authenticator.js";
+import type { SessionTokens } from "./auth/console-session.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import type { Users } from "./auth/users.js";
 
@@ -13,6 +14,8 @@ export interface Lifecycle {
 export interface Auth {
   readonly authenticator: Authenticator;
   readonly throttle: LoginThrottle;
+  /** The console's session tokens (GET /session). */
+  readonly sessions: SessionTokens;
   close(): Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import type { Storage } from "@sdwan-connections/core";
 import type { Clock } from "@sdwan-connections/core";
 import { HTTP_TOKENS, type Auth } from "../tokens.js";
 import { createAuthenticator, type Authenticator } from "./authenticator.js";
+import { createSessionTokens, sessionSigningKey, withConsoleSessions, type SessionTokens } from "./console-session.js";
 import { createLoginThrottle, type LoginThrottle } from "./throttle.js";
 import { generatedAdminFile, loadUsers, type Users } from "./users.js";
 
@@ -24,6 +25,7 @@ const WATCH_INTERVAL_MS = 1_000;
 export class WatchedUsersAuth implements Auth {
   readonly authenticator: Authenticator;
   readonly throttle: LoginThrottle;
+  readonly sessions: SessionTokens;
   private readonly files: readonly string[];
   private reloads = 0;
 
@@ -34,7 +36,8 @@ export class WatchedUsersAuth implements Auth {
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(TOKENS.Storage) { failures }: Storage,
   ) {
-    this.authenticator = createAuthenticator(users, { clock });
+    this.sessions = createSessionTokens(sessionSigningKey(config.masterKey?.key), clock);
+    this.authenticator = withConsoleSessions(createAuthenticator(users, { clock }), users, this.sessions);
     this.throttle = createLoginThrottle({ maxFailures: config.loginMaxFailures, counter: failures });
     this.files = [config.htpasswdFile, generatedAdminFile(config.dataDir)].filter((file) => file !== undefined);
     for (const file of this.files) watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, this.reload);
