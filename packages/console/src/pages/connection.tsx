@@ -61,7 +61,7 @@ const HealthHistory = ({ session, alias, validated }: { readonly session: Sessio
                         <td data-label="Latency (ms)" class="number">
                           {check.latencyMs}
                         </td>
-                        <td data-label="Reason">{check.reason ?? ""}</td>
+                        <td data-label="Reason">{check.reason ?? null}</td>
                       </tr>
                     ))}
                   </tbody>
