@@ -133,9 +133,14 @@ export const call = async (authorization: string, method: string, path: string, 
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
+  // A session token refused (expired, or the user removed): the console asks for the password again.
+  if (response.status === 401 && authorization.startsWith("Bearer ")) dispatchEvent(new Event(SESSION_ENDED));
   if (!response.ok) throw new ApiError(await problemFromResponse(response));
   return response;
 };
+
+/** The window event `call` sends when the service no longer accepts the session. */
+export const SESSION_ENDED = "sdwan:session-ended";
 
 /** A call whose JSON answer is decoded with `codec`. */
 export const getJson = async <A>(authorization: string, path: string, codec: t.Decoder<unknown, A>): Promise<A> => {

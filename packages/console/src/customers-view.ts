@@ -7,6 +7,34 @@ export interface Sort {
   readonly direction: "ascending" | "descending";
 }
 
+/** Each field's name for people, in the order a customer's panel shows them. */
+export const CUSTOMER_LABELS: Readonly<Record<CustomerField, string>> = {
+  name: "Name",
+  id: "ID",
+  enterpriseId: "Enterprise ID",
+  accountNumber: "Account number",
+  domain: "Domain",
+  description: "Description",
+  address: "Address",
+  city: "City",
+  state: "State",
+  zip: "Postal code",
+  country: "Country",
+  latitude: "Latitude",
+  longitude: "Longitude",
+  timezone: "Time zone",
+  locale: "Locale",
+  bastionState: "Bastion state",
+  alertsEnabled: "Alerts",
+  operatorAlertsEnabled: "Operator alerts",
+  networkId: "Network ID",
+  gatewayPoolId: "Gateway pool ID",
+};
+
+/** A field's value for people: "yes"/"no" for a flag, "—" for none. */
+export const customerValue = (value: Customer[CustomerField]): string =>
+  value === null || value === "" ? "—" : typeof value === "boolean" ? (value ? "yes" : "no") : String(value);
+
 /** The fields the filter looks in. */
 const SEARCHED: readonly CustomerField[] = ["name", "enterpriseId", "id", "accountNumber", "domain", "city", "state", "country", "bastionState"];
 

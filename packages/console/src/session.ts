@@ -1,11 +1,10 @@
+import { isLeft } from "fp-ts/lib/Either.js";
+import * as t from "io-ts";
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { Me } from "./api.js";
 
-/**
- * Who is signed in. It lives in the page's memory only (never in storage or
- * a cookie): closing or reloading the tab signs out.
- */
+/** Who is signed in, and the `Authorization` header that proves it (a session token, never the password). */
 export interface Session extends Me {
   readonly authorization: string;
 }
@@ -19,3 +18,28 @@ export const useSession = (): Session => {
 };
 
 export const isAdmin = (session: Session): boolean => session.role === "admin";
+
+/**
+ * What the tab remembers across a reload, in its sessionStorage (gone with the tab): the user name,
+ * and the session token of GET /session while signed in. Never the password.
+ */
+const Remembered = t.intersection([t.type({ user: t.string }), t.partial({ token: t.string })]);
+export type Remembered = t.TypeOf<typeof Remembered>;
+const STORAGE_KEY = "sdwan-console";
+
+export const remembered = (): Remembered | undefined => {
+  try {
+    const decoded = Remembered.decode(JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? "null"));
+    return isLeft(decoded) ? undefined : decoded.right;
+  } catch {
+    return undefined; // storage refused (private mode) or unreadable: a sign-in as before
+  }
+};
+
+export const remember = (value: Remembered): void => {
+  try {
+    sessionStorage.setItem(STORAGE_KEY, JSON.stringify(value));
+  } catch {
+    // storage refused: the session lasts until a reload
+  }
+};

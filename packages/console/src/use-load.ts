@@ -6,8 +6,18 @@ export type Loaded<A> =
   | { readonly state: "failed"; readonly problem: Problem }
   | { readonly state: "ready"; readonly value: A };
 
+/** A 412 in the console's words: the service's detail speaks HTTP (ETag, If-Match), an operator needs what to do. */
+const CHANGED_MEANWHILE: Omit<Problem, "status"> = {
+  title: "The connection changed since you opened it",
+  detail: "Someone saved a change to it in the meantime, so yours was not saved. Open the connection again to see its current state, then redo your change.",
+};
+
 export const problemOf = (error: unknown): Problem =>
-  error instanceof ApiError ? error.problem : { title: "The service cannot be reached", status: 0, detail: error instanceof Error ? error.message : String(error) };
+  error instanceof ApiError
+    ? error.problem.status === 412
+      ? { ...CHANGED_MEANWHILE, status: 412 }
+      : error.problem
+    : { title: "The service cannot be reached", status: 0, detail: error instanceof Error ? error.message : String(error) };
 
 /** Runs `load` whenever `deps` change (and on `reload`); an answer that arrives after a newer load began is dropped. */
 export const useLoad = <A,>(load: () => Promise<A>, deps: readonly unknown[]): [Loaded<A>, () => void] => {

@@ -23,6 +23,29 @@ const withinWidth = async (page: Page, selector: Parameters<Page["locator"]>[0])
   return box !== null && box.x >= 0 && box.x + box.width <= (page.viewportSize()?.width ?? 0);
 };
 
+/**
+ * Every control (link, button, input, grid, focusable) that reaches past the window's right edge, or starts
+ * left of it; but the skip link, parked off the screen until it has the focus.
+ */
+const controlsOffScreen = (page: Page): Promise<string[]> =>
+  page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea, [role=grid], [tabindex]")]
+      .filter((element) => !element.matches(".skip-link:not(:focus)"))
+      .filter((element) => {
+        const box = element.getBoundingClientRect();
+        return box.width > 0 && (box.left < 0 || box.right > innerWidth);
+      })
+      .map((element) => `${element.outerHTML.slice(0, 100)} (${Math.round(element.getBoundingClientRect().right)} px)`),
+  );
+
+/** Every <time> drawn on more than one line, or without its ISO 8601 instant in a tooltip. */
+const badTimes = (page: Page): Promise<string[]> =>
+  page.evaluate(() =>
+    [...document.querySelectorAll("time")]
+      .filter((time) => time.getClientRects().length !== 1 || time.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(time).lineHeight || "20") || time.title !== time.dateTime)
+      .map((time) => time.outerHTML),
+  );
+
 describe("the console in Debian's chromium, against the service and the orchestrator simulator", () => {
   let dir: string;
   let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
@@ -88,7 +111,42 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await page.getByLabel("Password").fill("not-the-password");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").getByText("Unauthorized").waitFor();
+    // The user name stays, only the password is emptied, and it has the focus for the next try.
+    expect(await page.getByLabel("User").inputValue()).toBe(ADMIN.user);
     expect(await page.getByLabel("Password").inputValue()).toBe("");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("password");
+    await page.keyboard.type(ADMIN.password);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Connections" }).waitFor();
+    await page.context().close();
+  });
+
+  it("keeps the session through a reload, for the tab only, and never stores the password", async () => {
+    const page = await newPage();
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    await page.evaluate(() => (location.hash = "#/add"));
+    await page.getByRole("heading", { name: "Add a connection" }).waitFor();
+    await page.reload();
+    await page.getByRole("heading", { name: "Add a connection" }).waitFor();
+    expect(await page.getByRole("banner").textContent()).toContain("admin (admin)");
+    const stored = await page.evaluate(() => JSON.stringify({ session: { ...sessionStorage }, local: { ...localStorage }, cookies: document.cookie }));
+    expect(stored).toContain("sdc_");
+    expect(stored).not.toContain(ADMIN.password);
+    expect(stored).not.toContain(Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString("base64"));
+    // Another tab of the same browser is not signed in.
+    const other = await page.context().newPage();
+    await other.goto(`${service.url}/console/`);
+    await other.getByRole("form", { name: "Sign in" }).waitFor();
+    // Signing out forgets the session, and a reload does not bring it back; the user name stays.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.reload();
+    await page.getByRole("form", { name: "Sign in" }).waitFor();
+    expect(await page.getByLabel("User").inputValue()).toBe(ADMIN.user);
+    // A session the service no longer accepts asks for the password again, the user name kept.
+    await page.evaluate(() => sessionStorage.setItem("sdwan-console", JSON.stringify({ user: "admin", token: "sdc_1.YWRtaW4.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" })));
+    await page.reload();
+    await page.getByText("Your session has ended: sign in again.").waitFor();
+    expect(await page.getByLabel("User").inputValue()).toBe(ADMIN.user);
     await page.context().close();
   });
 
@@ -113,9 +171,8 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await admin.getByLabel("API key").fill(PARTNER_KEY);
     await admin.getByRole("button", { name: "Dry run" }).click();
     await admin.getByRole("status").getByText("Dry run successful").waitFor();
-    expect(await admin.getByLabel("API key").inputValue()).toBe("");
-
-    await admin.getByLabel("API key").fill(PARTNER_KEY);
+    // The key stays in its field for the life of the form: a dry run does not ask for it again.
+    expect(await admin.getByLabel("API key").inputValue()).toBe(PARTNER_KEY);
     await admin.getByRole("button", { name: "Add", exact: true }).click();
     await admin.getByRole("heading", { name: "partner-lab" }).waitFor();
     await admin.getByTestId("valid").getByText("valid", { exact: true }).waitFor();
@@ -254,6 +311,8 @@ describe("the console in Debian's chromium, against the service and the orchestr
     expect(await withinWidth(phone, "role=link[name='Edit partner-lab']")).toBe(true);
     expect(await withinWidth(phone, "role=button[name='Delete partner-lab']")).toBe(true);
     expect(await withinWidth(phone, "role=link[name='partner-lab']")).toBe(true);
+    expect(await controlsOffScreen(phone)).toEqual([]);
+    expect(await badTimes(phone)).toEqual([]);
     expect(await unlabelledControls(phone)).toEqual([]);
     await screenshot(phone, "phone-connections");
     // The actions answer a tap: Delete asks first (cancelled here), Edit opens the form.
@@ -270,7 +329,23 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await phone.getByRole("link", { name: "Cancel" }).click();
     await phone.getByTestId("valid").getByText("valid", { exact: true }).waitFor();
     await phone.getByRole("region", { name: "Audit trail" }).getByText("add", { exact: true }).waitFor();
+    await phone.getByRole("region", { name: "Health" }).locator("tbody tr").first().waitFor();
     expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
+    expect(await controlsOffScreen(phone)).toEqual([]);
+    expect(await badTimes(phone)).toEqual([]);
+    // The health checks and the audit trail are stacked rows: each cell a line of its own, after its column's name.
+    for (const region of ["Health", "Audit trail"]) {
+      const cells = await phone.getByRole("region", { name: region }).locator("tbody tr").first().evaluate((row) =>
+        [...row.querySelectorAll("td")].filter((cell) => cell.textContent !== "").map((cell) => ({ display: getComputedStyle(cell).display, label: getComputedStyle(cell, "::before").content, width: cell.getBoundingClientRect().width })),
+      );
+      expect(cells.length, region).toBeGreaterThan(2);
+      for (const cell of cells) {
+        expect(cell.display).toBe("block");
+        expect(cell.label).toMatch(/^".+: "$/);
+        expect(cell.width).toBeGreaterThan(PHONE.width / 2); // the row's width, not a column's
+      }
+    }
+    await screenshot(phone, "phone-connection");
 
     await phone.getByRole("link", { name: "Customers" }).click();
     await phone.getByText(`${CUSTOMERS} customers`, { exact: true }).waitFor({ timeout: 20_000 });
@@ -280,6 +355,11 @@ describe("the console in Debian's chromium, against the service and the orchestr
     const map = await phone.locator("figure.map svg").boundingBox();
     expect(map!.width).toBeGreaterThan(PHONE.width - 60);
     expect(map!.x + map!.width).toBeLessThanOrEqual(PHONE.width);
+    // The table's sort buttons are on the screen, and its rows are stacked (label: value).
+    expect(await controlsOffScreen(phone)).toEqual([]);
+    const firstRow = phone.locator(".grid-body [role=row]").first();
+    expect((await firstRow.boundingBox())!.height).toBeGreaterThan(80);
+    expect(await firstRow.locator("[role=gridcell]").nth(2).evaluate((cell) => getComputedStyle(cell, "::before").content)).toBe('"City: "');
     expect(await unlabelledControls(phone)).toEqual([]);
     await screenshot(phone, "phone-customers");
     await phone.context().close();
@@ -307,8 +387,8 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await admin.getByLabel("API key").fill("not-a-key-the-orchestrator-knows");
     await admin.getByRole("button", { name: "Add", exact: true }).click();
     await admin.getByRole("alert").getByText("(422)").waitFor();
-
-    await admin.getByLabel("API key").fill("not-a-key-the-orchestrator-knows");
+    // A refusal keeps the key too: saving without validation needs no new paste.
+    expect(await admin.getByLabel("API key").inputValue()).toBe("not-a-key-the-orchestrator-knows");
     await admin.getByRole("button", { name: "Save without validation…" }).click();
     const dialog = admin.getByRole("dialog", { name: "Save without validation?" });
     await dialog.getByRole("button", { name: "Save without validation" }).click();
@@ -328,6 +408,102 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await admin.evaluate(() => (location.hash = "#/connections/%E0%A4%A/edit"));
     await admin.getByRole("heading", { name: "Connections" }).waitFor();
     await admin.getByRole("link", { name: "partner-lab", exact: true }).waitFor();
+  });
+
+  it("searches the connections list as one types (alias or URL)", async () => {
+    await admin.evaluate(() => (location.hash = "#/"));
+    const search = admin.getByLabel("Search connections");
+    await search.fill("PARTNER");
+    await admin.getByRole("status").getByText(/^1 (of \d+ )?connections?$/).waitFor();
+    await admin.getByRole("link", { name: "partner-lab", exact: true }).waitFor();
+    await search.fill(new URL(simulator.url).host);
+    await admin.getByRole("link", { name: "partner-lab", exact: true }).waitFor();
+    await search.fill("no-such-connection");
+    await admin.getByRole("status").getByText(/^No connection matches “no-such-connection”/).waitFor();
+    expect(await admin.getByRole("link", { name: "partner-lab", exact: true }).count()).toBe(0);
+    await search.fill("");
+    await admin.getByRole("link", { name: "partner-lab", exact: true }).waitFor();
+  });
+
+  it("shows times in one format, local with the zone, the ISO instant in a tooltip; an unknown alias in one box", async () => {
+    await admin.evaluate(() => (location.hash = "#/connections/partner-lab"));
+    await admin.getByRole("region", { name: "Audit trail" }).getByText("add", { exact: true }).waitFor();
+    await admin.getByRole("region", { name: "Health" }).locator("tbody tr").first().waitFor();
+    const times = await admin.evaluate(() => [...document.querySelectorAll("time")].map((time) => ({ text: time.textContent ?? "", title: time.title })));
+    expect(times.length).toBeGreaterThan(3);
+    const zone = await admin.evaluate(() => new Intl.DateTimeFormat(undefined, { timeZoneName: "short" }).formatToParts(new Date()).find((part) => part.type === "timeZoneName")?.value);
+    for (const { text, title } of times) {
+      expect(title).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d/);
+      expect(text).toContain(zone);
+    }
+    expect(await badTimes(admin)).toEqual([]);
+    expect(await admin.locator("td:text-matches('^\\d{4}-\\d\\d-\\d\\dT')").count()).toBe(0); // no raw ISO left in a cell
+
+    await admin.evaluate(() => (location.hash = "#/connections/no-such-alias"));
+    await admin.getByRole("alert").getByText("(404)").waitFor();
+    await admin.waitForTimeout(500); // the slower of the two calls has answered too
+    expect(await admin.getByRole("alert").count()).toBe(1);
+  });
+
+  it("says the connection changed since it was opened (412), without HTTP's words", async () => {
+    await admin.evaluate(() => (location.hash = "#/connections/partner-lab/edit"));
+    const url = admin.getByLabel("Orchestrator URL");
+    await expect.poll(() => url.inputValue()).not.toBe("");
+    const current = await url.inputValue();
+    const put = (orchestratorUrl: string) => service.call("PUT", "/rest/plugin/sdwan/connections/partner-lab?force=true", { body: { orchestratorUrl } });
+    expect((await put(`${current}/meanwhile`)).status).toBe(200); // someone else's change
+    await url.fill(`${current}/mine`);
+    await admin.getByRole("button", { name: "Save without validation…" }).click();
+    await admin.getByRole("dialog", { name: "Save without validation?" }).getByRole("button", { name: "Save without validation" }).click();
+    const alert = admin.getByRole("alert");
+    await alert.getByText("The connection changed since you opened it").waitFor();
+    expect(await alert.textContent()).not.toMatch(/ETag|If-Match/i);
+    expect((await put(current)).status).toBe(200);
+  });
+
+  it("zooms and pans the map (buttons, wheel, drag) and spreads marks that overlap", { timeout: 60_000 }, async () => {
+    await admin.evaluate(() => (location.hash = "#/connections/partner-lab/customers"));
+    await admin.getByText(`${CUSTOMERS} customers`, { exact: true }).waitFor({ timeout: 20_000 });
+    const placesAt = async () => Number(/at (\d+) places$/.exec((await admin.locator("figure.map svg").getAttribute("aria-label")) ?? "")?.[1]);
+    const marks = () =>
+      admin.evaluate(() =>
+        [...document.querySelectorAll<SVGCircleElement>("svg .places circle")].map((circle) => {
+          const box = circle.getBoundingClientRect();
+          return { x: box.x + box.width / 2, y: box.y + box.height / 2, r: box.width / 2 };
+        }),
+      );
+    const overlapping = (all: Awaited<ReturnType<typeof marks>>) =>
+      all.flatMap((a, i) => all.slice(i + 1).filter((b) => Math.hypot(a.x - b.x, a.y - b.y) < a.r + b.r - 0.5)).length;
+    expect(overlapping(await marks())).toBe(0);
+    const whole = await placesAt();
+    const zoom = admin.getByTestId("zoom");
+
+    await admin.getByRole("button", { name: "Zoom in" }).click();
+    await admin.getByRole("button", { name: "Zoom in" }).click();
+    await expect.poll(() => zoom.textContent()).toBe("4×");
+    expect(await placesAt()).toBeGreaterThanOrEqual(whole); // closer, groups part
+    expect(overlapping(await marks())).toBe(0);
+
+    const box = (await admin.locator("figure.map svg").boundingBox())!;
+    await admin.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await admin.mouse.wheel(0, -400);
+    await expect.poll(async () => Number.parseFloat((await zoom.textContent()) ?? "0")).toBeGreaterThan(4);
+    const land = admin.locator("figure.map svg > g").first();
+    const before = await land.getAttribute("transform");
+    await admin.mouse.down();
+    await admin.mouse.move(box.x + box.width / 2 + 80, box.y + box.height / 2 + 30, { steps: 5 });
+    await admin.mouse.up();
+    expect(await land.getAttribute("transform")).not.toBe(before);
+    await admin.getByRole("button", { name: "Whole world" }).click();
+    await expect.poll(() => zoom.textContent()).toBe("");
+    expect(await placesAt()).toBe(whole);
+    // The chosen customer's panel names its fields for people.
+    await admin.locator("svg .places circle").last().click();
+    const chosen = admin.getByRole("region", { name: "Chosen customer" });
+    const listed = chosen.getByRole("button");
+    if ((await listed.count()) > 0) await listed.first().click();
+    await chosen.locator("dt", { hasText: "Account number" }).waitFor();
+    expect(await chosen.locator("dt").allTextContents()).not.toContain("enterpriseId");
   });
 
   it("shows a viewer no control that writes", async () => {

@@ -3,6 +3,7 @@ import type { ConnectionService } from "@sdwan-connections/core";
 import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { BearerAuthenticator } from "./auth/bearer.js";
+import type { SessionTokens } from "./auth/console-session.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
@@ -17,6 +18,7 @@ import { healthRoutes } from "./routes/health.js";
 import { customersRoutes } from "./routes/customers.js";
 import { consoleRoutes } from "./routes/console.js";
 import { meRoutes } from "./routes/me.js";
+import { sessionRoutes } from "./routes/session.js";
 import { operationsRoutes } from "./routes/operations.js";
 
 export interface AppOptions {
@@ -24,7 +26,9 @@ export interface AppOptions {
   readonly logger: Logger;
   readonly metrics: Metrics;
   /** Credentials check and failed-login throttle; `undefined` serves without authentication (benchmarks only). */
-  readonly auth: { readonly authenticator: Authenticator; readonly throttle: LoginThrottle; readonly bearer?: BearerAuthenticator | undefined } | undefined;
+  readonly auth:
+    | { readonly authenticator: Authenticator; readonly throttle: LoginThrottle; readonly bearer?: BearerAuthenticator | undefined; readonly sessions?: SessionTokens }
+    | undefined;
   /** The OpenID provider (SDWAN_OIDC_*), told to the console by GET /auth/config. */
   readonly oidc?: OidcConfig | undefined;
   /** Whether the store answers now (for `/readyz`). */
@@ -58,7 +62,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   // Before the credentials: how to get some.
   api.use(authConfigRoutes(oidc));
   if (auth !== undefined) api.use(authenticate({ ...auth, metrics, healthIntervalMs, onForbidden: auditForbidden(service) }));
-  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes());
+  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes(), sessionRoutes(auth?.sessions));
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);
   app.use(errorHandler(logger));

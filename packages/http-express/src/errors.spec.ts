@@ -1,4 +1,4 @@
-import { describeError, type DomainError } from "@sdwan-connections/core";
+import type { DomainError } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
 import { domainErrorToProblem } from "./errors.js";
 
@@ -24,9 +24,24 @@ describe("domainErrorToProblem", () => {
     expect(body).toMatchObject({ status, type: expect.stringMatching(/^urn:sdwan-connections:problem:/), title: expect.any(String) });
   });
 
-  it("explains the refusal (422) with the orchestrator's reason, and field errors (400) with `errors`", () => {
-    expect(domainErrorToProblem(cases[4]![0]).body.detail).toBe(describeError(cases[4]![0]));
+  it("explains a failed validation (422) with what happened and the orchestrator's reason, and field errors (400) with `errors`", () => {
+    expect(domainErrorToProblem(cases[4]![0]).body).toMatchObject({
+      title: "Validation failed",
+      detail: "The orchestrator refused the request, so connection 'lab' was not saved: refused",
+    });
     expect(domainErrorToProblem(cases[0]![0]).body.errors).toEqual([{ field: "apiKey", message: "must not be empty" }]);
+  });
+
+  it("never calls an orchestrator that cannot be reached or fails a refusal (issue 30, item 4)", () => {
+    const unreachable: DomainError = { _tag: "ValidationRefused", alias: "lab", cause: { _tag: "OrchestratorUnreachable", reason: "Could not connect to the orchestrator." } };
+    const failing: DomainError = { _tag: "ValidationRefused", alias: "lab", cause: { _tag: "OrchestratorFailed", reason: "HTTP 500." } };
+    for (const error of [unreachable, failing]) {
+      const { status, body } = domainErrorToProblem(error);
+      expect(status).toBe(422);
+      expect(`${body.title} ${body.detail}`).not.toMatch(/accept|refus|reject/i);
+    }
+    expect(domainErrorToProblem(unreachable).body.detail).toBe("The orchestrator cannot be reached, so connection 'lab' was not saved: Could not connect to the orchestrator.");
+    expect(domainErrorToProblem(failing).body.detail).toBe("The orchestrator failed, so connection 'lab' was not saved: HTTP 500.");
   });
 
   it("does not tell clients storage internals", () => {

@@ -31,7 +31,7 @@ export const PROBLEMS = {
   "version-mismatch": { status: 412, title: "The connection was changed meanwhile" },
   "body-too-large": { status: 413, title: "Request body too large" },
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
-  "validation-refused": { status: 422, title: "The orchestrator did not accept the connection" },
+  "validation-refused": { status: 422, title: "Validation failed" },
   "too-many-failed-logins": { status: 429, title: "Too many failed logins" },
   "too-many-key-checks": { status: 429, title: "Too many key checks" },
   "internal-error": { status: 500, title: "Internal error" },
@@ -76,6 +76,19 @@ const retryAfterHeader = (error: OrchestratorError): { readonly headers?: Readon
   error._tag === "OrchestratorRateLimited" && error.retryAfterSeconds !== undefined ? { headers: { "Retry-After": String(error.retryAfterSeconds) } } : {};
 
 /**
+ * What each orchestrator error is as a problem. 502 for every answer of the orchestrator this service cannot
+ * use: a failure (`orchestrator-failed`) is the upstream's, not this service's (500) and not the key's (rejected).
+ */
+const ORCHESTRATOR_PROBLEMS = {
+  OrchestratorTimedOut: "orchestrator-timeout",
+  OrchestratorRateLimited: "orchestrator-rate-limited",
+  OrchestratorRejected: "orchestrator-rejected",
+  OrchestratorFailed: "orchestrator-failed",
+  OrchestratorUnreachable: "orchestrator-unreachable",
+  OrchestratorGarbage: "orchestrator-garbage",
+} as const satisfies Record<OrchestratorError["_tag"], ProblemSlug>;
+
+/**
  * The one place where a domain error becomes an HTTP answer. Every message
  * comes from `describeError`, which never contains an apiKey.
  */
@@ -93,22 +106,21 @@ export const domainErrorToProblem = (error: DomainError): Problem => {
     case "NotAPartner":
       return problem("not-a-partner", detail);
     case "ValidationRefused":
+      // Says what happened (a refused key, or an orchestrator that failed or could not be reached), never "refused" for all.
       // A rate limit whose wait did not fit the deadline: the client learns when to try again.
-      return problem("validation-refused", detail, retryAfterHeader(error.cause));
+      return problem(
+        "validation-refused",
+        `${PROBLEMS[ORCHESTRATOR_PROBLEMS[error.cause._tag]].title}, so connection '${error.alias}' was not saved: ${error.cause.reason}`,
+        retryAfterHeader(error.cause),
+      );
     case "StorageFailure":
       return problem("storage-unavailable", "The connection store cannot be used right now.");
     case "OrchestratorTimedOut":
-      return problem("orchestrator-timeout", detail);
     case "OrchestratorRateLimited":
-      return problem("orchestrator-rate-limited", detail, retryAfterHeader(error));
     case "OrchestratorRejected":
-      return problem("orchestrator-rejected", detail);
     case "OrchestratorFailed":
-      // 502 as for every answer of the orchestrator this service cannot use: the upstream failed, not this service (500) and not the key (rejected).
-      return problem("orchestrator-failed", detail);
     case "OrchestratorUnreachable":
-      return problem("orchestrator-unreachable", detail);
     case "OrchestratorGarbage":
-      return problem("orchestrator-garbage", detail);
+      return problem(ORCHESTRATOR_PROBLEMS[error._tag], detail, retryAfterHeader(error));
   }
 };

@@ -182,11 +182,11 @@ export const openApiDocument = {
     version: "1.0.0",
     description:
       "Manage named connections to SD-WAN orchestrators and list the customers behind partner connections. " +
-      "Every operation needs HTTP Basic credentials, or a bearer JWT of the configured OpenID provider; viewers may only use GET. apiKeys are accepted on add and update and never returned.",
+      "Every operation needs HTTP Basic credentials, a bearer JWT of the configured OpenID provider, or the console's session token from GET /session; viewers may only use GET. apiKeys are accepted on add and update and never returned.",
     license: { name: "Apache-2.0", identifier: "Apache-2.0" },
   },
   servers: [{ url: BASE_PATH }],
-  security: [{ basic: [] }, { bearer: [] }],
+  security: [{ basic: [] }, { bearer: [] }, { consoleSession: [] }],
   paths: {
     "/connections": {
       get: {
@@ -416,6 +416,37 @@ export const openApiDocument = {
         },
       },
     },
+    "/session": {
+      get: {
+        operationId: "startConsoleSession",
+        summary:
+          "A console session for the Basic credentials given: the user, their role and a token (`sdc_…`, 8 hours) sent as `Authorization: Bearer` instead of the password. Signed with a key derived from SDWAN_MASTER_KEY (so every instance sharing it accepts it), or a random key per process without one. Only Basic credentials start one: a session never extends itself.",
+        security: [{ basic: [] }],
+        responses: {
+          "200": {
+            description: "The session (never cached).",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["user", "role", "token", "expiresAt"],
+                  additionalProperties: false,
+                  properties: {
+                    user: { type: "string" },
+                    role: { type: "string", enum: ["admin", "viewer"] },
+                    token: { type: "string", pattern: "^sdc_" },
+                    expiresAt: { type: "string", format: "date-time" },
+                  },
+                },
+              },
+            },
+          },
+          ...commonErrors,
+          "403": problem("Asked with a session token rather than a user name and password."),
+          "404": problem("The service runs without authentication."),
+        },
+      },
+    },
     "/partner/{alias}/customers": {
       parameters: [aliasParameter],
       get: {
@@ -439,7 +470,11 @@ export const openApiDocument = {
     },
   },
   components: {
-    securitySchemes: { basic: { type: "http", scheme: "basic" }, bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+    securitySchemes: {
+      basic: { type: "http", scheme: "basic" },
+      bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+      consoleSession: { type: "http", scheme: "bearer", description: "A token from GET /session." },
+    },
     schemas: {
       Alias: {
         type: "string",

@@ -2,6 +2,7 @@ import type { Express } from "express";
 import type { ServiceIdentifier } from "inversify";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { BearerAuthenticator } from "./auth/bearer.js";
+import type { SessionTokens } from "./auth/console-session.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import type { Users } from "./auth/users.js";
 
@@ -16,6 +17,8 @@ export interface Auth {
   readonly throttle: LoginThrottle;
   /** Bearer tokens of the OpenID provider, when one is configured. */
   readonly bearer: BearerAuthenticator | undefined;
+  /** The console's session tokens (GET /session). */
+  readonly sessions: SessionTokens;
   close(): Promise<void>;
 }
 

@@ -188,6 +188,15 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     expect((await h.call("GET", CONNECTIONS, { user: ADMIN })).status).toBe(200);
   });
 
+  it("the console's session token (GET /session) still signs in beside the provider's tokens", async () => {
+    await using h = await withProvider();
+    const session = await h.call("GET", `${BASE}/session`, { user: ADMIN });
+    expect(session.status).toBe(200);
+    const { token } = session.json() as { token: string };
+    expect((await h.call("GET", CONNECTIONS, bearer(token))).status).toBe(200);
+    expect((await h.call("GET", CONNECTIONS, bearer(`${token.slice(0, -2)}AA`))).status).toBe(401);
+  });
+
   it("GET /auth/config tells the console the provider and its client, without credentials", async () => {
     await using h = await withProvider();
     const reply = await h.call("GET", `${BASE}/auth/config`, { user: null });

@@ -1,20 +1,18 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Customer } from "../api.js";
-import type { CustomerField, Sort } from "../customers-view.js";
+import { CUSTOMER_LABELS, type CustomerField, type Sort } from "../customers-view.js";
 import { keyTarget } from "../list-keys.js";
+import { NARROW, useMediaQuery } from "../use-media-query.js";
 import { scrollToShow, visibleRows } from "../virtual-window.js";
 
+/** A row's height: one line on a wide screen; on a narrow one, a card of four lines (label: value). */
 const ROW_HEIGHT = 32;
+const STACKED_ROW_HEIGHT = 104;
 
-const COLUMNS: readonly { readonly field: CustomerField; readonly label: string }[] = [
-  { field: "name", label: "Name" },
-  { field: "id", label: "ID" },
-  { field: "city", label: "City" },
-  { field: "state", label: "State" },
-  { field: "country", label: "Country" },
-  { field: "bastionState", label: "Bastion state" },
-  { field: "accountNumber", label: "Account" },
-];
+const COLUMNS = (["name", "id", "city", "state", "country", "bastionState", "accountNumber"] as const satisfies readonly CustomerField[]).map((field) => ({
+  field,
+  label: CUSTOMER_LABELS[field],
+}));
 
 /**
  * The customers as an ARIA grid that renders only the rows in view (and a
@@ -36,6 +34,7 @@ export const CustomersTable = ({
   readonly onSelect: (customer: Customer) => void;
 }) => {
   const body = useRef<HTMLDivElement>(null);
+  const rowHeight = useMediaQuery(NARROW) ? STACKED_ROW_HEIGHT : ROW_HEIGHT;
   const [scrollTop, setScrollTop] = useState(0);
   const [viewportHeight, setViewportHeight] = useState(400);
   const [active, setActive] = useState(0);
@@ -58,11 +57,11 @@ export const CustomersTable = ({
     const element = body.current;
     if (element === null || rows.length === 0) return;
     setActive(index);
-    element.scrollTop = scrollToShow(index, element.scrollTop, element.clientHeight, ROW_HEIGHT);
+    element.scrollTop = scrollToShow(index, element.scrollTop, element.clientHeight, rowHeight);
   };
   const onKeyDown = (event: KeyboardEvent): void => {
     if (event.target !== event.currentTarget) return; // keys on the header buttons are theirs
-    const target = keyTarget(event.key, active, rows.length, Math.max(1, Math.floor(viewportHeight / ROW_HEIGHT) - 1));
+    const target = keyTarget(event.key, active, rows.length, Math.max(1, Math.floor(viewportHeight / rowHeight) - 1));
     if (target !== undefined) {
       event.preventDefault();
       moveTo(target);
@@ -72,7 +71,7 @@ export const CustomersTable = ({
     }
   };
 
-  const { first, last } = visibleRows(scrollTop, viewportHeight, rows.length, ROW_HEIGHT);
+  const { first, last } = visibleRows(scrollTop, viewportHeight, rows.length, rowHeight);
   return (
     <div
       class="grid"
@@ -97,7 +96,7 @@ export const CustomersTable = ({
         </div>
       </div>
       <div role="rowgroup" class="grid-body" ref={body} onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}>
-        <div class="grid-spacer" style={{ height: `${rows.length * ROW_HEIGHT}px` }}>
+        <div class="grid-spacer" style={{ height: `${rows.length * rowHeight}px` }}>
           {rows.slice(first, last).map((customer, offset) => {
             const index = first + offset;
             return (
@@ -108,14 +107,14 @@ export const CustomersTable = ({
                 aria-rowindex={index + 2}
                 aria-selected={customer === selected}
                 class={index === active ? "grid-row active" : "grid-row"}
-                style={{ transform: `translateY(${index * ROW_HEIGHT}px)` }}
+                style={{ transform: `translateY(${index * rowHeight}px)`, height: `${rowHeight}px` }}
                 onClick={() => {
                   setActive(index);
                   onSelect(customer);
                 }}
               >
-                {COLUMNS.map(({ field }) => (
-                  <div role="gridcell" key={field}>
+                {COLUMNS.map(({ field, label }) => (
+                  <div role="gridcell" key={field} data-label={label}>
                     {String(customer[field] ?? "")}
                   </div>
                 ))}

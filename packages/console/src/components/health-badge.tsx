@@ -1,14 +1,10 @@
 import type { ConnectionHealth, HealthState } from "../api.js";
+import { Time } from "./time.js";
 
 /** A health state in words (never in colour alone). */
 export const HealthBadge = ({ state }: { readonly state: HealthState | undefined }) => (
   <span class={`badge ${state ?? "unknown"}`}>{state ?? "unknown"}</span>
 );
-
-/** An ISO 8601 instant to the minute, in UTC: short enough for a table cell or a phone. */
-const shortTime = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-
-export const Time = ({ at }: { readonly at: string }) => <time dateTime={at}>{shortTime(at)}</time>;
 
 /**
  * A connection's last known state and when it was last checked (by a

@@ -6,6 +6,7 @@ import type { GeometryCollection, Topology } from "topojson-specification";
 import countriesUrl from "world-atlas/countries-110m.json?url";
 import type { Customer } from "../api.js";
 import { keyTarget } from "../list-keys.js";
+import { MAX_ZOOM, pannedBy, spreadApart, WHOLE_WORLD, zoomedAt, type View } from "../map-view.js";
 import { groupPlaces, placeLabel, type Located, type Place } from "../places.js";
 
 const WIDTH = 960;
@@ -51,12 +52,18 @@ const loadWorld = (): Promise<World> =>
  */
 const radius = (count: number, mapWidth: number): number => Math.min(mapWidth < 500 ? 10 : 14, 4 + 1.5 * Math.log(count));
 
+/** How far a pointer moves before a press becomes a drag (and no longer a click on a mark). */
+const DRAG_PX = 4;
+const BUTTON_ZOOM = 2;
+
 /**
  * Where the customers are: one mark per place (customers within a few screen
- * pixels of each other, whatever the map's size), sized by their number.
- * Clicking a mark shows its customers (the page decides how). With the
- * keyboard the marks are one stop: arrows move from west to east and back,
- * Home and End jump, Enter or Space shows the mark.
+ * pixels of each other, whatever the map's size and zoom), sized by their
+ * number; marks that would overlap are spread apart, a thin line to where
+ * they stand. Clicking a mark shows its customers (the page decides how).
+ * The map zooms and pans: the wheel, a pinch, a drag, and the +/− buttons.
+ * With the keyboard the marks are one stop: arrows move from west to east
+ * and back, Home and End jump, Enter or Space shows the mark.
  */
 export const WorldMap = ({
   customers,
@@ -85,8 +92,15 @@ export const WorldMap = ({
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
+  const [view, setView] = useState<View>(WHOLE_WORLD);
+  const pixels = scale * view.k; // screen pixels per map unit at this zoom
   const located = useMemo(() => locate(customers), [customers]);
-  const places = useMemo(() => groupPlaces(located, GROUP_PX / scale), [located, scale]);
+  const places = useMemo(() => groupPlaces(located, GROUP_PX / pixels), [located, pixels]);
+  // Where each mark is drawn (in the frame's units): at its place, seen through the view, then spread apart where marks overlap.
+  const marks = useMemo(() => {
+    const discs = places.map((place) => ({ x: (place.x * view.k + view.x) * scale, y: (place.y * view.k + view.y) * scale, r: radius(place.items.length, WIDTH * scale) }));
+    return spreadApart(discs).map((point, index) => ({ x: point.x / scale, y: point.y / scale, r: discs[index]!.r / scale, from: { x: discs[index]!.x / scale, y: discs[index]!.y / scale } }));
+  }, [places, view, scale]);
   // The keyboard's order: west to east (the drawing order is largest first).
   const westToEast = useMemo(() => places.map((_, index) => index).sort((a, b) => (places[a]?.x ?? 0) - (places[b]?.x ?? 0)), [places]);
   const [active, setActive] = useState(0); // a position in westToEast
@@ -105,16 +119,90 @@ export const WorldMap = ({
     }
   };
 
+  /** A point of the screen in the frame's units. */
+  const inFrame = (clientX: number, clientY: number): [number, number] => {
+    const box = svg.current!.getBoundingClientRect();
+    return [((clientX - box.left) / box.width) * WIDTH, ((clientY - box.top) / box.height) * HEIGHT];
+  };
+  const zoomAt = (factor: number, cx = WIDTH / 2, cy = HEIGHT / 2): void => setView((current) => zoomedAt(current, factor, cx, cy, WIDTH, HEIGHT));
+  const onWheel = (event: WheelEvent): void => {
+    event.preventDefault();
+    zoomAt(Math.exp(-event.deltaY * 0.002), ...inFrame(event.clientX, event.clientY));
+  };
+  // The pointers down on the map: one drags, two pinch (zoom about their middle, and pan with it).
+  const pointers = useRef(new Map<number, [number, number]>());
+  const dragged = useRef(false);
+  const onPointerDown = (event: PointerEvent): void => {
+    pointers.current.set(event.pointerId, [event.clientX, event.clientY]);
+    if (pointers.current.size === 1) dragged.current = false;
+  };
+  const onPointerMove = (event: PointerEvent): void => {
+    const before = pointers.current.get(event.pointerId);
+    if (before === undefined) return;
+    const others = [...pointers.current].filter(([id]) => id !== event.pointerId).map(([, point]) => point);
+    const now: [number, number] = [event.clientX, event.clientY];
+    if (!dragged.current && Math.hypot(now[0] - before[0], now[1] - before[1]) < DRAG_PX) return;
+    if (!dragged.current) {
+      dragged.current = true;
+      svg.current?.setPointerCapture(event.pointerId);
+    }
+    pointers.current.set(event.pointerId, now);
+    const [[bx, by], [nx, ny]] = [inFrame(...before), inFrame(...now)];
+    const other = others[0];
+    if (other === undefined) {
+      setView((current) => pannedBy(current, nx - bx, ny - by, WIDTH, HEIGHT));
+      return;
+    }
+    const [ox, oy] = inFrame(...other);
+    const factor = Math.hypot(nx - ox, ny - oy) / (Math.hypot(bx - ox, by - oy) || 1);
+    setView((current) => pannedBy(zoomedAt(current, factor, (bx + ox) / 2, (by + oy) / 2, WIDTH, HEIGHT), (nx - bx) / 2, (ny - by) / 2, WIDTH, HEIGHT));
+  };
+  const onPointerEnd = (event: PointerEvent): void => {
+    pointers.current.delete(event.pointerId);
+  };
+
+  const transform = `translate(${view.x} ${view.y}) scale(${view.k})`;
   return (
-    <figure class="map">
-      <svg ref={svg} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="group" aria-label={`World map: ${located.length} customers at ${places.length} places`}>
-        <path class="sphere" d={path({ type: "Sphere" }) ?? ""} />
-        {drawn === undefined ? null : (
-          <>
-            <path class="land" d={drawn.land} />
-            <path class="borders" d={drawn.borders} />
-          </>
-        )}
+    <figure class={view.k > 1 ? "map zoomed" : "map"}>
+      <div class="map-controls" role="group" aria-label="Zoom">
+        <button type="button" aria-label="Zoom in" onClick={() => zoomAt(BUTTON_ZOOM)} disabled={view.k >= MAX_ZOOM}>
+          +
+        </button>
+        <button type="button" aria-label="Zoom out" onClick={() => zoomAt(1 / BUTTON_ZOOM)} disabled={view.k <= 1}>
+          −
+        </button>
+        <button type="button" onClick={() => setView(WHOLE_WORLD)} disabled={view.k <= 1}>
+          Whole world
+        </button>
+        <span class="note" data-testid="zoom">
+          {view.k <= 1 ? "" : `${Math.round(view.k * 10) / 10}×`}
+        </span>
+      </div>
+      <svg
+        ref={svg}
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="group"
+        aria-label={`World map: ${located.length} customers at ${places.length} places`}
+        onWheel={onWheel}
+        onPointerDown={onPointerDown}
+        onPointerMove={onPointerMove}
+        onPointerUp={onPointerEnd}
+        onPointerCancel={onPointerEnd}
+      >
+        <g transform={transform}>
+          <path class="sphere" d={path({ type: "Sphere" }) ?? ""} />
+          {drawn === undefined ? null : (
+            <>
+              <path class="land" d={drawn.land} />
+              <path class="borders" d={drawn.borders} vector-effect="non-scaling-stroke" />
+            </>
+          )}
+        </g>
+        <g class="leaders" aria-hidden="true">
+          {marks.map((mark, index) =>
+            Math.hypot(mark.x - mark.from.x, mark.y - mark.from.y) * scale < 1 ? null : <line key={index} x1={mark.from.x} y1={mark.from.y} x2={mark.x} y2={mark.y} />,
+          )}
+        </g>
         {/* `tabindex` in lower case: Preact sets an SVG element's props as attributes, and SVG's are case-sensitive. */}
         <g
           class="places"
@@ -124,13 +212,15 @@ export const WorldMap = ({
           aria-activedescendant={activePlace === undefined ? undefined : `place-${activePlace}`}
           onKeyDown={onKeyDown}
           onClick={(event) => {
+            if (dragged.current) return; // the end of a drag, not a click on a mark
             const index = (event.target as Element).getAttribute("data-place");
             const place = index === null ? undefined : places[Number(index)];
             if (place !== undefined) onPlace(place);
           }}
         >
           {places.map((place, index) => {
-            const [label, r] = [placeLabel(place), radius(place.items.length, WIDTH * scale) / scale];
+            const mark = marks[index]!;
+            const label = placeLabel(place);
             return (
               <g key={`${place.x},${place.y}`}>
                 <circle
@@ -140,14 +230,14 @@ export const WorldMap = ({
                   aria-selected={index === activePlace}
                   class={index === activePlace ? "active" : undefined}
                   data-place={index}
-                  cx={place.x}
-                  cy={place.y}
-                  r={r}
+                  cx={mark.x}
+                  cy={mark.y}
+                  r={mark.r}
                 >
                   <title>{label}</title>
                 </circle>
                 {place.items.length === 1 ? null : (
-                  <text aria-hidden="true" x={place.x} y={place.y} font-size={9 / scale}>
+                  <text aria-hidden="true" x={mark.x} y={mark.y} font-size={9 / scale}>
                     {place.items.length}
                   </text>
                 )}
@@ -155,10 +245,13 @@ export const WorldMap = ({
             );
           })}
         </g>
-        {selectedPoint === null ? null : <circle class="selected" cx={selectedPoint[0]} cy={selectedPoint[1]} r={8 / scale} />}
+        {selectedPoint === null ? null : (
+          <circle class="selected" cx={selectedPoint[0] * view.k + view.x} cy={selectedPoint[1] * view.k + view.y} r={8 / scale} />
+        )}
       </svg>
       <figcaption>
         {located.length} of {customers.length} customers have a location. Click a mark, or focus the map and use the arrow keys and Enter, to see its customers.
+        Zoom with the wheel, a pinch or the buttons; drag to move.
       </figcaption>
     </figure>
   );

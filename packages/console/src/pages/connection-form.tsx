@@ -45,9 +45,10 @@ const Field = ({
 /**
  * Add (no `alias`) or edit a connection. Editing reads the connection as
  * stored (its URL, and its version for `If-Match`) without asking the
- * orchestrator. The apiKey field is write-only: it
- * is never filled in, its value is read from the form only when sent, and
- * the form forgets it right after (a refusal asks for it again).
+ * orchestrator. The apiKey field is write-only: it is never filled in by the
+ * console, and its value lives in the field only (never in the page's state),
+ * read when a request is sent; it stays there for the life of the form, so a
+ * refusal or a dry run does not ask for it again.
  */
 export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
   const session = useSession();
@@ -67,7 +68,6 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
     if (element === null) return;
     const data = new FormData(element);
     const text = (name: string): string => String(data.get(name) ?? "");
-    element.querySelector<HTMLInputElement>("input[name=apiKey]")!.value = ""; // the key leaves the page's state here
     const apiKey = text("apiKey");
     const orchestratorUrl = text("orchestratorUrl");
     const query = submission === "dry-run" ? "?dryrun=true" : submission === "force" ? "?force=true" : "";
@@ -88,10 +88,7 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
       () => {
         setBusy(false);
         setProblem(undefined);
-        if (submission === "dry-run") {
-          const again = apiKey === "" ? "" : `; enter the key again to ${editing ? "save" : "add"} it`;
-          setNotice(`Dry run successful: the orchestrator accepts it. Nothing was saved${again}.`);
-        }
+        if (submission === "dry-run") setNotice("Dry run successful: the orchestrator accepts it. Nothing was saved.");
         else navigate({ page: "connection", alias: alias ?? text("alias") });
       },
       (error: unknown) => {
@@ -137,7 +134,7 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
           required={!editing}
         />
         {problem === undefined ? null : <ProblemMessage problem={problem} shownBesideFields={FIELDS} />}
-        {problem?.status === 422 ? <p class="hint">To save it anyway, enter the key again and choose "Save without validation".</p> : null}
+        {problem?.status === 422 ? <p class="hint">To save it anyway, choose "Save without validation".</p> : null}
         {notice === undefined ? null : (
           <p class="notice" role="status">
             {notice}

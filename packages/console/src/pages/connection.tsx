@@ -2,7 +2,8 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { aliasPath, AuditPage, call, ConnectionDetail, ConnectionStored, getJson, Health, healthOf, type Problem } from "../api.js";
 import { DeleteDialog } from "../components/delete-dialog.js";
-import { LastKnownHealth, Time } from "../components/health-badge.js";
+import { LastKnownHealth } from "../components/health-badge.js";
+import { Time } from "../components/time.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href, navigate } from "../router.js";
 import { isAdmin, useSession, type Session } from "../session.js";
@@ -40,8 +41,7 @@ const HealthHistory = ({ session, alias, validated }: { readonly session: Sessio
                 : `Checked in the background every ${health.intervalSeconds} s, and by every validation.`}
             </p>
             {mine === undefined || mine.checks.length === 0 ? null : (
-              <div class="scrolls">
-                <table>
+              <table class="stacks">
                   <caption class="visually-hidden">Last health checks, newest first</caption>
                   <thead>
                     <tr>
@@ -54,15 +54,18 @@ const HealthHistory = ({ session, alias, validated }: { readonly session: Sessio
                   <tbody>
                     {mine.checks.map((check) => (
                       <tr key={check.at}>
-                        <td>{check.at}</td>
-                        <td>{check.outcome}</td>
-                        <td class="number">{check.latencyMs}</td>
-                        <td>{check.reason ?? ""}</td>
+                        <td data-label="At">
+                          <Time at={check.at} />
+                        </td>
+                        <td data-label="Outcome">{check.outcome}</td>
+                        <td data-label="Latency (ms)" class="number">
+                          {check.latencyMs}
+                        </td>
+                        <td data-label="Reason">{check.reason ?? null}</td>
                       </tr>
                     ))}
                   </tbody>
                 </table>
-              </div>
             )}
           </>
         );
@@ -82,8 +85,7 @@ const AuditTrail = ({ session, alias }: { readonly session: Session; readonly al
         entries.length === 0 ? (
           <p>No entries.</p>
         ) : (
-          <div class="scrolls">
-            <table>
+            <table class="stacks">
               <caption class="visually-hidden">The connection's last {AUDIT_ENTRIES} audit entries, newest first</caption>
               <thead>
                 <tr>
@@ -98,20 +100,21 @@ const AuditTrail = ({ session, alias }: { readonly session: Session; readonly al
               <tbody>
                 {entries.map((entry) => (
                   <tr key={entry.id}>
-                    <td>{entry.at}</td>
-                    <td>{entry.actor}</td>
-                    <td>
+                    <td data-label="At">
+                      <Time at={entry.at} />
+                    </td>
+                    <td data-label="Actor">{entry.actor}</td>
+                    <td data-label="Action">
                       {entry.action}
                       {entry.forced ? " (forced)" : ""}
                     </td>
-                    <td>{entry.fields.join(", ")}</td>
-                    <td>{entry.validation}</td>
-                    <td>{entry.outcome === "failed" ? `failed: ${entry.failure ?? ""}` : (entry.detail ?? entry.outcome)}</td>
+                    <td data-label="Fields">{entry.fields.join(", ")}</td>
+                    <td data-label="Validation">{entry.validation}</td>
+                    <td data-label="Outcome">{entry.outcome === "failed" ? `failed: ${entry.failure ?? ""}` : (entry.detail ?? entry.outcome)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
-          </div>
         )
       }
     </Section>
@@ -138,6 +141,16 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
     );
   };
 
+  // An unknown alias: one answer for the page, not one per section asking.
+  const unknown = [stored, validation].find((loaded) => loaded.state === "failed" && loaded.problem.status === 404);
+  if (unknown?.state === "failed") {
+    return (
+      <>
+        <h1 tabIndex={-1}>{alias}</h1>
+        <ProblemMessage problem={unknown.problem} />
+      </>
+    );
+  }
   return (
     <>
       <h1 tabIndex={-1}>{alias}</h1>
@@ -151,7 +164,7 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
               <dt>Version</dt>
               <dd>{connection.version}</dd>
               <dt>Key set at</dt>
-              <dd>{connection.apiKeySetAt ?? "before keys were dated"}</dd>
+              <dd>{connection.apiKeySetAt === null ? "before keys were dated" : <Time at={connection.apiKeySetAt} />}</dd>
               <dt>Key fingerprint</dt>
               <dd>
                 <code>{connection.apiKeyFingerprint}</code>

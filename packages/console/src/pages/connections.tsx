@@ -5,6 +5,7 @@ import { LastKnownHealth } from "../components/health-badge.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href } from "../router.js";
 import { isAdmin, useSession } from "../session.js";
+import { filterConnections } from "../connections-filter.js";
 import { problemOf, useLoad } from "../use-load.js";
 import * as t from "io-ts";
 
@@ -19,6 +20,7 @@ export const ConnectionsPage = () => {
   );
   const [deleting, setDeleting] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const [search, setSearch] = useState("");
 
   const remove = (alias: string): void => {
     setDeleting(undefined);
@@ -31,6 +33,7 @@ export const ConnectionsPage = () => {
     );
   };
 
+  const shown = loaded.state === "ready" ? filterConnections(loaded.value[0], search) : [];
   return (
     <>
       <div class="toolbar">
@@ -57,7 +60,19 @@ export const ConnectionsPage = () => {
           {loaded.value[0].length === 0 ? (
             <p>No connections yet.</p>
           ) : (
-            <table class="connections">
+            <>
+            <div class="toolbar">
+              <label for="connection-search">Search connections</label>
+              <input id="connection-search" type="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} placeholder="alias or URL" />
+              <span role="status">
+                {shown.length === loaded.value[0].length
+                  ? `${shown.length} connections`
+                  : shown.length === 0
+                    ? `No connection matches “${search.trim()}” (of ${loaded.value[0].length})`
+                    : `${shown.length} of ${loaded.value[0].length} connections`}
+              </span>
+            </div>
+            <table class="connections stacks">
               <caption class="visually-hidden">Connections and their health</caption>
               <thead>
                 <tr>
@@ -68,9 +83,9 @@ export const ConnectionsPage = () => {
                 </tr>
               </thead>
               <tbody>
-                {loaded.value[0].map(({ alias, orchestratorUrl }) => (
+                {shown.map(({ alias, orchestratorUrl }) => (
                   <tr key={alias}>
-                    <td>
+                    <td class="title">
                       <a href={href({ page: "connection", alias })}>{alias}</a>
                     </td>
                     <td data-label="Orchestrator URL">{orchestratorUrl}</td>
@@ -91,6 +106,7 @@ export const ConnectionsPage = () => {
                 ))}
               </tbody>
             </table>
+            </>
           )}
         </>
       ) : null}

@@ -4,7 +4,7 @@ import { Customer, getJson } from "../api.js";
 import { CustomersTable } from "../components/customers-table.js";
 import { ProblemMessage } from "../components/problem.js";
 import { WorldMap, type CustomerPlace } from "../components/world-map.js";
-import { filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "../customers-view.js";
+import { CUSTOMER_LABELS, customerValue, filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "../customers-view.js";
 import { placeLabel } from "../places.js";
 import { href } from "../router.js";
 import { useSession } from "../session.js";
@@ -14,7 +14,10 @@ const Customers = t.array(Customer);
 
 const CustomerFacts = ({ customer }: { readonly customer: Customer }) => (
   <dl class="facts">
-    {Object.entries(customer).map(([field, value]) => [<dt key={`${field}-name`}>{field}</dt>, <dd key={`${field}-value`}>{value === null ? "—" : String(value)}</dd>])}
+    {Object.entries(CUSTOMER_LABELS).map(([field, label]) => [
+      <dt key={`${field}-name`}>{label}</dt>,
+      <dd key={`${field}-value`}>{customerValue(customer[field as keyof Customer])}</dd>,
+    ])}
   </dl>
 );
 

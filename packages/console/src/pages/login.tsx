@@ -1,25 +1,41 @@
-import { useState } from "preact/hooks";
+import * as t from "io-ts";
+import { useRef, useState } from "preact/hooks";
 import { basicAuthorization, getJson, Me, type Problem } from "../api.js";
 import { ProblemMessage } from "../components/problem.js";
 import type { Session } from "../session.js";
 import { problemOf } from "../use-load.js";
 
-/** Sign in with the service's own users (HTTP Basic, checked by asking who the credentials belong to). */
-export const LoginPage = ({ onSignIn }: { readonly onSignIn: (session: Session) => void }) => {
+const ConsoleSession = t.intersection([Me, t.type({ token: t.string })]);
+
+/**
+ * Sign in with the service's own users: the password is sent once (HTTP Basic) for a session
+ * token (GET /session), which the console keeps instead. A refusal keeps the user name and
+ * empties only the password, which takes the focus.
+ */
+export const LoginPage = ({
+  user = "",
+  notice,
+  onSignIn,
+}: {
+  readonly user?: string | undefined;
+  readonly notice?: string | undefined;
+  readonly onSignIn: (session: Session, token: string) => void;
+}) => {
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const password = useRef<HTMLInputElement>(null);
   const submit = (event: SubmitEvent): void => {
     event.preventDefault();
-    const form = event.currentTarget as HTMLFormElement;
-    const data = new FormData(form);
+    const data = new FormData(event.currentTarget as HTMLFormElement);
     const authorization = basicAuthorization(String(data.get("user")), String(data.get("password")));
-    form.reset(); // the password does not stay in the page
+    password.current!.value = ""; // the password does not stay in the page
     setBusy(true);
-    getJson(authorization, "/me", Me).then(
-      (me) => onSignIn({ ...me, authorization }),
+    getJson(authorization, "/session", ConsoleSession).then(
+      ({ user: name, role, token }) => onSignIn({ user: name, role, authorization: `Bearer ${token}` }, token),
       (error: unknown) => {
         setBusy(false);
         setProblem(problemOf(error));
+        password.current?.focus();
       },
     );
   };
@@ -27,10 +43,15 @@ export const LoginPage = ({ onSignIn }: { readonly onSignIn: (session: Session) 
     <main class="login">
       <h1>sdwan-connections</h1>
       <form onSubmit={submit} aria-label="Sign in">
+        {notice === undefined ? null : (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        )}
         <label for="user">User</label>
-        <input id="user" name="user" autocomplete="username" required autofocus />
+        <input id="user" name="user" autocomplete="username" required autofocus={user === ""} defaultValue={user} />
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <input id="password" name="password" type="password" autocomplete="current-password" required autofocus={user !== ""} ref={password} />
         <button type="submit" disabled={busy}>
           Sign in
         </button>

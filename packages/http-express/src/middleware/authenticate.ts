@@ -4,6 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as O from "fp-ts/lib/Option.js";
 import { parseBasic, type AuthenticatedUser, type Authenticator } from "../auth/authenticator.js";
 import { parseBearer, type BearerAuthenticator, type BearerRefusal } from "../auth/bearer.js";
+import { isConsoleSession } from "../auth/console-session.js";
 import type { Attempt, LoginThrottle } from "../auth/throttle.js";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { sendProblem } from "../respond.js";
@@ -115,7 +116,8 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, healthI
     const address = clientOf(res.locals);
     const header = req.headers.authorization;
     // A bearer token is checked by its signature: cheap, and nothing to guess, so the failed-login count has no part in it.
-    const token = bearer === undefined ? undefined : parseBearer(header);
+    // The console's session tokens are the authenticator's, not the provider's.
+    const token = bearer === undefined || isConsoleSession(header) ? undefined : parseBearer(header);
     if (bearer !== undefined && token !== undefined) {
       const user = bearer.cached(token);
       if (user !== undefined) {
