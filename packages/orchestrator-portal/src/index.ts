@@ -10,7 +10,7 @@ export {
   type PortalOrchestrator,
   type PortalOrchestratorOptions,
 } from "./portal-orchestrator.js";
-export type { CustomersBound } from "./customers-json.js";
+export type { CustomersBound } from "./customers-json/scanner.js";
 export { backoffDelay, parseRetryAfter } from "./retry.js";
 export { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 export { decodeCustomers, Enterprise, round6, toCustomer } from "./wire.js";
