@@ -27,7 +27,7 @@ export type {
 } from "./domain/connection.js";
 export { CONNECTION_KINDS } from "./domain/connection.js";
 export { ANSWER_TEXT } from "./domain/answers.js";
-export { BastionState, Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
+export { Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { customerListOf, customerListOfJson, type CustomerList } from "./domain/customer-list.js";
 export { admitsDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
 export { decodeInput, strictObject, toFieldErrors } from "./domain/decode.js";

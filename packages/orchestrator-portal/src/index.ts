@@ -1,8 +1,6 @@
 export {
   createPortalOrchestrator,
   DEFAULT_CUSTOMERS_BOUND,
-  DEFAULT_RETRIES,
-  DEFAULT_TIMEOUT_MS,
   type CallOutcome,
   type FetchLike,
   type FetchResponse,

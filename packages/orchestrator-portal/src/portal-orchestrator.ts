@@ -26,7 +26,7 @@ import {
 import { fencedLookup } from "./fence.js";
 import { backoffDelay, parseRetryAfter } from "./retry.js";
 import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
-import { readCustomersByEnterprise, readCustomersJson, type CustomersBound, type OverBound, type Refusal } from "./customers-json/scanner.js";
+import { readCustomersByEnterprise, readCustomersJson, type CustomersBound, type Refusal } from "./customers-json/scanner.js";
 import { describeDecodeFailure, EnterpriseIdentity, ErrorBody, PARSE_LIMIT_BYTES, ProxyProperty } from "./wire.js";
 
 /** The part of a fetch response this client reads (node-fetch's and WHATWG's both fit). */
@@ -101,10 +101,10 @@ export interface PortalOrchestrator extends Orchestrator {
   close(): void;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_RETRIES = 2;
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRIES = 2;
 /** The vendor's documented rate-limit penalty: a 429 without Retry-After means this long. */
-export const RATE_LIMIT_PENALTY_MS = 5_000;
+const RATE_LIMIT_PENALTY_MS = 5_000;
 /** The most bytes a list may take; any other answer may take `PARSE_LIMIT_BYTES`, as it is parsed whole. */
 const LIST_LIMIT_BYTES = 64 * 1024 * 1024;
 /**
@@ -114,19 +114,15 @@ const LIST_LIMIT_BYTES = 64 * 1024 * 1024;
  */
 export const DEFAULT_CUSTOMERS_BOUND: CustomersBound = { enterprises: 100_000, replyBytes: 32 * 1024 * 1024 };
 
-/** Why a listing is over the bound: which one and the setting that sets it, never a value from the answer. */
-const overBound = (over: OverBound, bound: CustomersBound): OrchestratorError =>
-  orchestratorGarbage(
-    over === "enterprises"
-      ? `The orchestrator's answer to getEnterpriseProxyEnterprises lists more than ${bound.enterprises} enterprises, the bound SDWAN_CUSTOMERS_MAX_ENTERPRISES sets.`
-      : `The customers of the orchestrator's answer to getEnterpriseProxyEnterprises take more than ${bound.replyBytes} bytes of JSON, the bound SDWAN_CUSTOMERS_MAX_REPLY_BYTES sets.`,
-  );
-
-/** Why a listing is refused: over the bound, or not a list of enterprises (io-ts's reason, field names only). */
+/** Why a listing is refused: over a bound (which one, and the setting that sets it; never a value from the answer), or not a list of enterprises (io-ts's reason, field names only). */
 const refused = (refusal: Refusal, bound: CustomersBound): OrchestratorError =>
-  typeof refusal === "string"
-    ? overBound(refusal, bound)
-    : orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${refusal.invalid}.`);
+  orchestratorGarbage(
+    refusal === "enterprises"
+      ? `The orchestrator's answer to getEnterpriseProxyEnterprises lists more than ${bound.enterprises} enterprises, the bound SDWAN_CUSTOMERS_MAX_ENTERPRISES sets.`
+      : refusal === "replyBytes"
+        ? `The customers of the orchestrator's answer to getEnterpriseProxyEnterprises take more than ${bound.replyBytes} bytes of JSON, the bound SDWAN_CUSTOMERS_MAX_REPLY_BYTES sets.`
+        : `The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${refusal.invalid}.`,
+  );
 
 const tooLarge = (method: PortalMethod, limitBytes: number, what = ""): OrchestratorError =>
   orchestratorGarbage(`The orchestrator's answer to ${method} is larger than ${limitBytes / 2 ** 20} MiB${what}.`);
@@ -486,7 +482,7 @@ const gotNoAnswer = (result: CallResult): result is E.Left<OrchestratorError> =>
  * - else the customer check's error (timed out, could not connect, failed, garbage).
  * Every reason but a lone one names both checks' outcomes.
  */
-export const identityOf = (partner: CallResult, customer: CallResult): E.Either<OrchestratorError, Identity> => {
+const identityOf = (partner: CallResult, customer: CallResult): E.Either<OrchestratorError, Identity> => {
   const partnerId = partnerIdOf(partner);
   if (partnerId !== undefined) return E.right({ kind: "partner", partnerId });
   if (E.isRight(customer) && customer.right.kind === "ok") {

@@ -16,11 +16,8 @@ export interface CustomersBound {
   readonly replyBytes: number;
 }
 
-/** Which of `CustomersBound`'s limits an answer went over. */
-export type OverBound = keyof CustomersBound;
-
-/** Why a reading refuses an answer: over the bound, or not a list of enterprises (its first one that is not, and why). */
-export type Refusal = OverBound | { readonly invalid: string };
+/** Why a reading refuses an answer: over one of the bound's limits, or not a list of enterprises (its first one that is not, and why). */
+export type Refusal = keyof CustomersBound | { readonly invalid: string };
 
 /**
  * The cold path of a getEnterpriseProxyEnterprises answer: from the orchestrator's bytes straight to the
