@@ -79,7 +79,7 @@ export { decorateOrchestrator } from "./adapters/decorate-orchestrator.js";
 export type { Storage } from "./ports/storage.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
-export type { CacheOutcome, CustomersCache } from "./services/customers-cache.js";
+export type { CacheOutcome } from "./services/customers-cache.js";
 export {
   createConnectionService,
   DEFAULT_CUSTOMERS_CACHE_TTL_MS,
