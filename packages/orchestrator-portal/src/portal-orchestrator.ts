@@ -142,7 +142,7 @@ interface PortalRequest {
 /** What the orchestrator itself answered to one portal call. */
 type Answer<A> =
   /** A 2xx JSON body without an `error` member (a list's array: unparsed), as the caller read it. */
-  | { readonly kind: "ok"; readonly value: A }
+  | { readonly kind: "ok"; readonly status: number; readonly value: A }
   /** Its `error` body at any status below 500 but 429 (code only: its message is not ours to repeat), or a bare 401/403. */
   | { readonly kind: "refused"; readonly status: number; readonly code?: number };
 
@@ -153,7 +153,10 @@ type Answer<A> =
  */
 type CallResult<A = unknown> = E.Either<OrchestratorError, Answer<A>>;
 
-/** How a call's caller reads a 2xx answer's bytes; its error ends the call as the orchestrator's answer would. */
+/**
+ * How a call's caller reads a 2xx answer's bytes; its error ends the call as the orchestrator's answer would. It
+ * answers `OrchestratorUnreachable` only for bytes that are not JSON (not the orchestrator's API).
+ */
 type ReadAnswer<A> = (bytes: Uint8Array) => E.Either<OrchestratorError, A>;
 
 type Attempt = (
@@ -324,7 +327,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       // Read whole, even when unused, so the socket can be reused.
       const bytes = new Uint8Array(await response.arrayBuffer());
       // A list's array is no error body: its reader checks it an item at a time.
-      if (list !== undefined && status >= 200 && status < 300 && isArrayText(bytes)) return { done: E.right({ kind: "ok", value: bytes }) };
+      if (list !== undefined && status >= 200 && status < 300 && isArrayText(bytes)) return { done: E.right({ kind: "ok", status, value: bytes }) };
       // Parsed whole, so never past the parse limit (1 MiB of `[]` can take 24 MiB parsed): larger is not the API's.
       if (bytes.length > PARSE_LIMIT_BYTES) return { done: E.left(tooLarge(method, PARSE_LIMIT_BYTES, list === undefined ? "" : ` and not ${list}`)) };
       const parsed = parseJson(bytes);
@@ -353,7 +356,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       if (O.isSome(errorBody) && E.isLeft(errorBody.value))
         return { done: E.left(orchestratorGarbage(`The orchestrator's error answer to ${method} is malformed (${describeDecodeFailure(errorBody.value.left)}).`)) };
       if (status < 200 || status >= 300) return { done: E.left(orchestratorGarbage(`The orchestrator answered ${method} with HTTP ${status} and no error body.`)) };
-      return { done: E.right({ kind: "ok", value: bytes }) };
+      return { done: E.right({ kind: "ok", status, value: bytes }) };
     } catch (error) {
       if (cancel.aborted) return { done: E.left(orchestratorUnreachable(`The call to ${method} was cancelled: its answer was no longer needed.`)) };
       if (signal.aborted) return { done: E.left(timedOut) };
@@ -402,8 +405,12 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     }, cancel);
     // The reason is the same however many attempts were made (the count would tell ports apart); `attempts` goes to onCall.
     if (!("done" in last)) return finish(E.left(last.retry), last.detail);
-    const readOk = (answer: Answer<Uint8Array>): CallResult<A> => (answer.kind === "ok" ? E.map((value: A) => ({ kind: "ok", value }) as const)(read(answer.value)) : E.right(answer));
-    return finish(E.flatMap(readOk)(last.done), last.detail);
+    const { done } = last;
+    if (E.isLeft(done)) return finish(done, last.detail);
+    if (done.right.kind === "refused") return finish(E.right(done.right), last.detail);
+    const { status, value } = done.right;
+    const answer = E.map((decoded: A) => ({ kind: "ok", status, value: decoded }) as const)(read(value));
+    return finish(answer, E.isLeft(answer) && answer.left._tag === "OrchestratorUnreachable" ? `HTTP ${status}, not JSON` : undefined);
   };
 
   const identify =
