@@ -41,7 +41,7 @@ export {
   type KeyExpirySource,
 } from "./domain/key-expiry.js";
 export { ANSWER_TEXT } from "./domain/answers.js";
-export { BastionState, Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
+export { Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { customerListOf, customerListOfJson, type CustomerList } from "./domain/customer-list.js";
 export { admitsDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
 export { decodeInput, strictObject, toFieldErrors } from "./domain/decode.js";
@@ -93,7 +93,7 @@ export { decorateOrchestrator } from "./adapters/decorate-orchestrator.js";
 export type { Storage } from "./ports/storage.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
-export type { CacheOutcome, CustomersCache } from "./services/customers-cache.js";
+export type { CacheOutcome } from "./services/customers-cache.js";
 export type { KeyExpiryCounts } from "./services/key-expiry-watch.js";
 export {
   createConnectionService,

@@ -199,7 +199,7 @@ ${markdownTable(
 
 The simulator serializes a partner's answer once and reuses the string, so its first serve (the max) includes \`JSON.stringify\`;
 the raw fetch is what any client pays for the bytes alone; the cold listing adds identification and the customers' JSON, written
-straight from the answer's bytes (\`customers-json.ts\`: checked as strictly as \`JSON.parse\` and io-ts would, no values built). Until
+straight from the answer's bytes (\`customers-json/scanner.ts\`: checked as strictly as \`JSON.parse\` and io-ts would, no values built). Until
 2026-11-24 the listing built the values instead (\`JSON.parse\`, decode, map: 1.30× here), and the REST driver then serialized them;
 writing the JSON here costs this row more (the values, when a caller wants them, are parsed from it) and saves the service more
 (the http-express section: the cold request from 2.06× to the figure there; 50,000 enterprises from 2.62× to under 0.3× the answer in heap).

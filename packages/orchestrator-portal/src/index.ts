@@ -1,8 +1,6 @@
 export {
   createPortalOrchestrator,
   DEFAULT_CUSTOMERS_BOUND,
-  DEFAULT_RETRIES,
-  DEFAULT_TIMEOUT_MS,
   type CallOutcome,
   type FetchLike,
   type FetchResponse,
@@ -10,7 +8,7 @@ export {
   type PortalOrchestrator,
   type PortalOrchestratorOptions,
 } from "./portal-orchestrator.js";
-export type { CustomersBound } from "./customers-json.js";
+export type { CustomersBound } from "./customers-json/scanner.js";
 export { backoffDelay, parseRetryAfter } from "./retry.js";
 export { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 export { decodeCustomers, Enterprise, round6, toCustomer } from "./wire.js";

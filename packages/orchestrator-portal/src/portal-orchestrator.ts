@@ -26,8 +26,8 @@ import {
 import { fencedLookup } from "./fence.js";
 import { backoffDelay, parseRetryAfter } from "./retry.js";
 import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
-import { PARSE_LIMIT_BYTES, readCustomersByEnterprise, readCustomersJson, type CustomersBound, type OverBound, type Refusal } from "./customers-json.js";
-import { describeDecodeFailure, EnterpriseIdentity, ErrorBody, ProxyProperty } from "./wire.js";
+import { readCustomersByEnterprise, readCustomersJson, type CustomersBound, type Refusal } from "./customers-json/scanner.js";
+import { describeDecodeFailure, EnterpriseIdentity, ErrorBody, PARSE_LIMIT_BYTES, ProxyProperty } from "./wire.js";
 
 /** The part of a fetch response this client reads (node-fetch's and WHATWG's both fit). */
 export interface FetchResponse {
@@ -101,11 +101,11 @@ export interface PortalOrchestrator extends Orchestrator {
   close(): void;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_RETRIES = 2;
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRIES = 2;
 /** The vendor's documented rate-limit penalty: a 429 without Retry-After means this long. */
-export const RATE_LIMIT_PENALTY_MS = 5_000;
-/** The most bytes a list of enterprises may take; any other answer may take `PARSE_LIMIT_BYTES`, as it is parsed whole. */
+const RATE_LIMIT_PENALTY_MS = 5_000;
+/** The most bytes a list may take; any other answer may take `PARSE_LIMIT_BYTES`, as it is parsed whole. */
 const LIST_LIMIT_BYTES = 64 * 1024 * 1024;
 /**
  * docs/interface.md §6: 100,000 enterprises (twice the largest partner benchmarked) and 32 MiB of customers'
@@ -114,29 +114,35 @@ const LIST_LIMIT_BYTES = 64 * 1024 * 1024;
  */
 export const DEFAULT_CUSTOMERS_BOUND: CustomersBound = { enterprises: 100_000, replyBytes: 32 * 1024 * 1024 };
 
-/** Why a listing is over the bound: which one and the setting that sets it, never a value from the answer. */
-const overBound = (over: OverBound, bound: CustomersBound): OrchestratorError =>
-  orchestratorGarbage(
-    over === "enterprises"
-      ? `The orchestrator's answer to getEnterpriseProxyEnterprises lists more than ${bound.enterprises} enterprises, the bound SDWAN_CUSTOMERS_MAX_ENTERPRISES sets.`
-      : `The customers of the orchestrator's answer to getEnterpriseProxyEnterprises take more than ${bound.replyBytes} bytes of JSON, the bound SDWAN_CUSTOMERS_MAX_REPLY_BYTES sets.`,
-  );
-
-/** Why a listing is refused: over the bound, or not a list of enterprises (io-ts's reason, field names only). */
+/** Why a listing is refused: over a bound (which one, and the setting that sets it; never a value from the answer), or not a list of enterprises (io-ts's reason, field names only). */
 const refused = (refusal: Refusal, bound: CustomersBound): OrchestratorError =>
-  typeof refusal === "string"
-    ? overBound(refusal, bound)
-    : orchestratorGarbage(`The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${refusal.invalid}.`);
+  orchestratorGarbage(
+    refusal === "enterprises"
+      ? `The orchestrator's answer to getEnterpriseProxyEnterprises lists more than ${bound.enterprises} enterprises, the bound SDWAN_CUSTOMERS_MAX_ENTERPRISES sets.`
+      : refusal === "replyBytes"
+        ? `The customers of the orchestrator's answer to getEnterpriseProxyEnterprises take more than ${bound.replyBytes} bytes of JSON, the bound SDWAN_CUSTOMERS_MAX_REPLY_BYTES sets.`
+        : `The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: ${refusal.invalid}.`,
+  );
 
 const tooLarge = (method: PortalMethod, limitBytes: number, what = ""): OrchestratorError =>
   orchestratorGarbage(`The orchestrator's answer to ${method} is larger than ${limitBytes / 2 ** 20} MiB${what}.`);
 
+/** One portal call: its method and body, and whether its answer is a list. */
+interface PortalRequest {
+  readonly method: PortalMethod;
+  readonly body: unknown;
+  /**
+   * What the answer is, if it is a list (as reasons name it): it may then take up to `LIST_LIMIT_BYTES`, and a 2xx
+   * JSON array is answered unparsed, for the caller to read an item at a time; any other answer past
+   * `PARSE_LIMIT_BYTES` is garbage.
+   */
+  readonly list?: string;
+}
+
 /** What the orchestrator itself answered to one portal call. */
-type Answer =
-  /** A 2xx JSON body without an `error` member. */
-  | { readonly kind: "ok"; readonly body: unknown }
-  /** A listing's 2xx body, read straight into the customers (`readCustomersJson`, `readCustomersByEnterprise`). */
-  | { readonly kind: "customers"; readonly customers: CustomerList }
+type Answer<A> =
+  /** A 2xx JSON body without an `error` member (a list's array: unparsed), as the caller read it. */
+  | { readonly kind: "ok"; readonly status: number; readonly value: A }
   /** Its `error` body at any status below 500 but 429 (code only: its message is not ours to repeat), or a bare 401/403. */
   | { readonly kind: "refused"; readonly status: number; readonly code?: number };
 
@@ -145,10 +151,16 @@ type Answer =
  * out, unreachable, rate limited, or an answer that is not the orchestrator's
  * API: HTML, a redirect, a 5xx without an `error` body, a body that is not JSON).
  */
-type CallResult = E.Either<OrchestratorError, Answer>;
+type CallResult<A = unknown> = E.Either<OrchestratorError, Answer<A>>;
+
+/**
+ * How a call's caller reads a 2xx answer's bytes; its error ends the call as the orchestrator's answer would. It
+ * answers `OrchestratorUnreachable` only for bytes that are not JSON (not the orchestrator's API).
+ */
+type ReadAnswer<A> = (bytes: Uint8Array) => E.Either<OrchestratorError, A>;
 
 type Attempt = (
-  | { readonly done: CallResult }
+  | { readonly done: CallResult<Uint8Array> }
   /** Worth another attempt after `waitMs`, if that fits the deadline; `tookMs` is what this attempt cost. */
   | { readonly retry: OrchestratorError; readonly waitMs: number; readonly tookMs: number }
 ) & { readonly detail?: string };
@@ -193,13 +205,23 @@ const defaultFetch: FetchLike = (url, init) => nodeFetch(url, init);
 const errorBodyOf = (parsed: unknown) =>
   typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed ? O.some(ErrorBody.decode(parsed)) : O.none;
 
-const parseJson = (text: string): O.Option<unknown> => O.tryCatch(() => JSON.parse(text) as unknown);
-
-// The body as text, as node-fetch's `text()` decodes it.
+// The body as text, as node-fetch's `text()` decodes it (a byte order mark dropped).
 const utf8 = new TextDecoder();
 
-/** A listing's 2xx body read as a list of enterprises; none when it is not a JSON array (then read as any other answer). */
-type ListRead = (bytes: Uint8Array) => E.Either<OrchestratorError, O.Option<CustomerList>>;
+const parseJson = (bytes: Uint8Array): O.Option<unknown> => O.tryCatch(() => JSON.parse(utf8.decode(bytes)) as unknown);
+
+const LISTING = "enterpriseProxy/getEnterpriseProxyEnterprises";
+const ENTERPRISES = "a list of enterprises";
+
+/** An answer the call found to be JSON (at most `PARSE_LIMIT_BYTES`), parsed. */
+const readJson: ReadAnswer<unknown> = (bytes) => E.right(O.toUndefined(parseJson(bytes)));
+
+/** Whether a body is a JSON array, or nothing JSON at all, by its first byte past a byte order mark and white space. */
+const isArrayText = (bytes: Uint8Array): boolean => {
+  let at = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (bytes[at] === 0x20 || bytes[at] === 0x0a || bytes[at] === 0x0d || bytes[at] === 0x09) at += 1;
+  return bytes[at] === 0x5b;
+};
 
 /**
  * core's Orchestrator over the portal REST API v1.
@@ -228,10 +250,14 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const fetch = options.fetch ?? defaultFetch;
   const random = options.random ?? Math.random;
   const customersBound = options.customersBound ?? DEFAULT_CUSTOMERS_BOUND;
-  const readCustomers: ListRead = (bytes) => {
-    const fast = readCustomersJson(bytes, customersBound);
-    const read = E.isRight(fast) && O.isNone(fast.right) ? readCustomersByEnterprise(bytes, customersBound) : fast;
-    return E.mapLeft((refusal: Refusal) => refused(refusal, customersBound))(read);
+  /** A listing's answer: the byte scanner first; when it declines, the general path (an enterprise at a time: JSON.parse, io-ts, toCustomer) decides. */
+  const readCustomers: ReadAnswer<CustomerList> = (bytes) => {
+    if (!isArrayText(bytes)) return E.left(orchestratorGarbage("The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: the answer is not an array."));
+    const scanned = readCustomersJson(bytes, customersBound);
+    const read = E.isRight(scanned) && O.isNone(scanned.right) ? readCustomersByEnterprise(bytes, customersBound) : scanned;
+    if (E.isLeft(read)) return E.left(refused(read.left, customersBound));
+    // Neither read it, so it is not JSON: as any answer that is not, too large to parse whole or not the API.
+    return E.fromOption(() => (bytes.length > PARSE_LIMIT_BYTES ? tooLarge(LISTING, PARSE_LIMIT_BYTES, ` and not ${ENTERPRISES}`) : couldNotConnect(LISTING)))(read.right);
   };
   /** Link-local and metadata destinations are refused, unless the allowlist names the host itself. */
   const admitsHost = (hostname: string): E.Either<string, void> => {
@@ -264,17 +290,14 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     if (waitMs > 0) await sleep(waitMs, undefined, { signal: cancel }).catch(() => undefined);
   };
 
-  /** One HTTP exchange, bounded by the deadline and by `cancel`. */
+  /** One HTTP exchange of `exchange.request`, bounded by the deadline and by `cancel`. */
   const attempt = async (
-    url: URL,
-    method: PortalMethod,
-    apiKey: string,
-    body: string,
-    deadline: Deadline,
-    cancel: AbortSignal,
+    exchange: { readonly url: URL; readonly request: PortalRequest; readonly apiKey: string; readonly payload: string; readonly deadline: Deadline; readonly cancel: AbortSignal },
     retryIndex: number,
-    readList: ListRead | undefined,
   ): Promise<Attempt> => {
+    const { url, request, deadline, cancel } = exchange;
+    const { method, list } = request;
+    const limitBytes = list === undefined ? PARSE_LIMIT_BYTES : LIST_LIMIT_BYTES;
     const started = Date.now();
     const timedOut = orchestratorTimedOut(`The orchestrator did not answer ${method} within the ${timeoutMs} ms deadline.`);
     const remaining = deadline.expiresAt - started;
@@ -293,24 +316,21 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     try {
       const response = await fetch(url.href, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json", authorization: `Token ${apiKey}` },
-        body,
+        headers: { "content-type": "application/json", accept: "application/json", authorization: `Token ${exchange.apiKey}` },
+        body: exchange.payload,
         signal,
         redirect: "manual",
         agent,
-        size: readList === undefined ? PARSE_LIMIT_BYTES : LIST_LIMIT_BYTES,
+        size: limitBytes,
       });
       const { status } = response;
       // Read whole, even when unused, so the socket can be reused.
       const bytes = new Uint8Array(await response.arrayBuffer());
-      if (readList !== undefined && status >= 200 && status < 300) {
-        const read = readList(bytes);
-        if (E.isLeft(read)) return { done: read };
-        if (O.isSome(read.right)) return { done: E.right({ kind: "customers", customers: read.right.value }) };
-      }
+      // A list's array is no error body: its reader checks it an item at a time.
+      if (list !== undefined && status >= 200 && status < 300 && isArrayText(bytes)) return { done: E.right({ kind: "ok", status, value: bytes }) };
       // Parsed whole, so never past the parse limit (1 MiB of `[]` can take 24 MiB parsed): larger is not the API's.
-      if (bytes.length > PARSE_LIMIT_BYTES) return { done: E.left(tooLarge(method, PARSE_LIMIT_BYTES, readList === undefined ? "" : " and not a list of enterprises")) };
-      const parsed = parseJson(utf8.decode(bytes));
+      if (bytes.length > PARSE_LIMIT_BYTES) return { done: E.left(tooLarge(method, PARSE_LIMIT_BYTES, list === undefined ? "" : ` and not ${list}`)) };
+      const parsed = parseJson(bytes);
       const errorBody = O.flatMap(errorBodyOf)(parsed);
       if (status >= 500 && O.isSome(errorBody) && E.isRight(errorBody.value))
         // The API answered that it failed ("Error parsing or processing request"): no verdict on the key, worth another try.
@@ -336,12 +356,12 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       if (O.isSome(errorBody) && E.isLeft(errorBody.value))
         return { done: E.left(orchestratorGarbage(`The orchestrator's error answer to ${method} is malformed (${describeDecodeFailure(errorBody.value.left)}).`)) };
       if (status < 200 || status >= 300) return { done: E.left(orchestratorGarbage(`The orchestrator answered ${method} with HTTP ${status} and no error body.`)) };
-      return { done: E.right({ kind: "ok", body: parsed.value }) };
+      return { done: E.right({ kind: "ok", status, value: bytes }) };
     } catch (error) {
       if (cancel.aborted) return { done: E.left(orchestratorUnreachable(`The call to ${method} was cancelled: its answer was no longer needed.`)) };
       if (signal.aborted) return { done: E.left(timedOut) };
       if (typeof error === "object" && error !== null && (error as { type?: unknown }).type === "max-size")
-        return { done: E.left(tooLarge(method, readList === undefined ? PARSE_LIMIT_BYTES : LIST_LIMIT_BYTES)) };
+        return { done: E.left(tooLarge(method, limitBytes)) };
       const code = errorCode(error);
       const reason = transportReason(method, code);
       const detail = code ?? "network error";
@@ -352,12 +372,13 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     }
   };
 
-  /** One portal call: attempts and retries, all inside `deadline`. */
-  const call = async (target: OrchestratorTarget, method: PortalMethod, body: unknown, deadline: Deadline, cancel: AbortSignal, readList?: ListRead): Promise<CallResult> => {
+  /** One portal call: attempts and retries, all inside `deadline`, then its 2xx answer read by `read`. */
+  const call = async <A>(target: OrchestratorTarget, request: PortalRequest, deadline: Deadline, cancel: AbortSignal, read: ReadAnswer<A>): Promise<CallResult<A>> => {
+    const { method } = request;
     const started = performance.now();
     const startedAt = Date.now();
     let attempts = 0;
-    const finish = async (result: CallResult, detail?: string): Promise<CallResult> => {
+    const finish = async (result: CallResult<A>, detail?: string): Promise<CallResult<A>> => {
       await padUnreachable(result, startedAt, deadline, cancel);
       const outcome: CallOutcome = cancel.aborted ? "cancelled" : E.isLeft(result) ? result.left._tag : result.right.kind === "refused" ? "refused" : "ok";
       options.onCall?.({ method, outcome, durationMs: performance.now() - started, attempts, ...(detail === undefined ? {} : { detail }) });
@@ -369,7 +390,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       return finish(E.left(orchestratorRejected("The orchestrator host is not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS.")));
     // A fenced address written as such is never connected to (a name is checked once resolved: see `lookup`).
     if (E.isLeft(admitsHost(url.right.hostname))) return finish(E.left(couldNotConnect(method)), "fenced destination (link-local or metadata)");
-    const payload = JSON.stringify(body);
+    const exchange = { url: url.right, request, apiKey: target.apiKey.reveal(), payload: JSON.stringify(request.body), deadline, cancel };
     // Retry only when the wait and one more attempt as long as the last can finish before the deadline.
     const policy = retry(
       handleWhenResult((result) => {
@@ -380,10 +401,16 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     );
     const last = await policy.execute(({ attempt: retryIndex }) => {
       attempts += 1;
-      return attempt(url.right, method, target.apiKey.reveal(), payload, deadline, cancel, retryIndex, readList);
+      return attempt(exchange, retryIndex);
     }, cancel);
     // The reason is the same however many attempts were made (the count would tell ports apart); `attempts` goes to onCall.
-    return "done" in last ? finish(last.done, last.detail) : finish(E.left(last.retry), last.detail);
+    if (!("done" in last)) return finish(E.left(last.retry), last.detail);
+    const { done } = last;
+    if (E.isLeft(done)) return finish(done, last.detail);
+    if (done.right.kind === "refused") return finish(E.right(done.right), last.detail);
+    const { status, value } = done.right;
+    const answer = E.map((decoded: A) => ({ kind: "ok", status, value: decoded }) as const)(read(value));
+    return finish(answer, E.isLeft(answer) && answer.left._tag === "OrchestratorUnreachable" ? `HTTP ${status}, not JSON` : undefined);
   };
 
   const identify =
@@ -392,11 +419,11 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       // A partner's id settles it: the customer check's answer is then not needed.
       const customerNotNeeded = new AbortController();
       const [partner, customer] = await Promise.all([
-        call(target, "enterpriseProxy/getEnterpriseProxyProperty", {}, deadline, new AbortController().signal).then((result) => {
+        call(target, { method: "enterpriseProxy/getEnterpriseProxyProperty", body: {} }, deadline, new AbortController().signal, readJson).then((result) => {
           if (partnerIdOf(result) !== undefined) customerNotNeeded.abort();
           return result;
         }),
-        call(target, "enterprise/getEnterprise", {}, deadline, customerNotNeeded.signal),
+        call(target, { method: "enterprise/getEnterprise", body: {} }, deadline, customerNotNeeded.signal, readJson),
       ]);
       return identityOf(partner, customer);
     };
@@ -404,17 +431,14 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const listPartnerCustomers =
     (target: OrchestratorTarget, partnerId: number, deadline: Deadline = startDeadline()): TaskEither<OrchestratorError, CustomerList> =>
     async () => {
-      const answer = await call(target, "enterpriseProxy/getEnterpriseProxyEnterprises", { enterpriseProxyId: partnerId }, deadline, new AbortController().signal, readCustomers);
+      const answer = await call(target, { method: LISTING, body: { enterpriseProxyId: partnerId }, list: ENTERPRISES }, deadline, new AbortController().signal, readCustomers);
       if (E.isLeft(answer)) return answer;
       const { right } = answer;
-      if (right.kind === "refused")
-        // A success status with an error member contradicts itself: garbage. Otherwise it is a refusal.
-        return right.status < 300
-          ? E.left(orchestratorGarbage(`The orchestrator answered getEnterpriseProxyEnterprises with HTTP ${right.status} and an error member (code ${right.code}).`))
-          : E.left(orchestratorRejected(`The orchestrator refused to list partner ${partnerId}'s customers (${describeAnswer(right)}).`));
-      if (right.kind === "customers") return E.right(right.customers);
-      // The listing's reading takes every JSON array: this answer is JSON, but not one.
-      return E.left(orchestratorGarbage("The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: the answer is not an array."));
+      if (right.kind === "ok") return E.right(right.value);
+      // A success status with an error member contradicts itself: garbage. Otherwise it is a refusal.
+      return right.status < 300
+        ? E.left(orchestratorGarbage(`The orchestrator answered getEnterpriseProxyEnterprises with HTTP ${right.status} and an error member (code ${right.code}).`))
+        : E.left(orchestratorRejected(`The orchestrator refused to list partner ${partnerId}'s customers (${describeAnswer(right)}).`));
     };
 
   return {
@@ -434,7 +458,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
 
 const partnerIdOf = (result: CallResult): number | undefined => {
   if (E.isLeft(result) || result.right.kind !== "ok") return undefined;
-  const decoded = ProxyProperty.decode(result.right.body);
+  const decoded = ProxyProperty.decode(result.right.value);
   return E.isRight(decoded) ? decoded.right.enterpriseProxyId : undefined;
 };
 
@@ -465,11 +489,11 @@ const gotNoAnswer = (result: CallResult): result is E.Left<OrchestratorError> =>
  * - else the customer check's error (timed out, could not connect, failed, garbage).
  * Every reason but a lone one names both checks' outcomes.
  */
-export const identityOf = (partner: CallResult, customer: CallResult): E.Either<OrchestratorError, Identity> => {
+const identityOf = (partner: CallResult, customer: CallResult): E.Either<OrchestratorError, Identity> => {
   const partnerId = partnerIdOf(partner);
   if (partnerId !== undefined) return E.right({ kind: "partner", partnerId });
   if (E.isRight(customer) && customer.right.kind === "ok") {
-    const decoded = EnterpriseIdentity.decode(customer.right.body);
+    const decoded = EnterpriseIdentity.decode(customer.right.value);
     if (E.isRight(decoded)) return E.right({ kind: "customer", customerId: decoded.right.id });
   }
   const rateLimited = [customer, partner].flatMap((result) => (E.isLeft(result) && result.left._tag === "OrchestratorRateLimited" ? [result.left] : []));

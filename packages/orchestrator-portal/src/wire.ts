@@ -3,6 +3,13 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
 import type { Customer } from "@sdwan-connections/core";
 
+/**
+ * The most bytes of an answer that are ever parsed into values at once (`JSON.parse`): a whole answer that is not a
+ * list of enterprises (an identification, an error), or one enterprise of a list. Each is a few KiB in practice (a
+ * simulator's enterprise about 650 bytes); parsing 1 MiB of the worst JSON (`[[],[],…]`) takes about 24 MiB.
+ */
+export const PARSE_LIMIT_BYTES = 1024 * 1024;
+
 /** The portal's failure body (Swagger definition `error`). */
 export const ErrorBody = t.type({ error: t.type({ code: t.number, message: t.string }) }, "ErrorBody");
 
@@ -13,49 +20,6 @@ export const ProxyProperty = t.type({ enterpriseProxyId: t.Int }, "ProxyProperty
 export const EnterpriseIdentity = t.type({ id: t.Int }, "EnterpriseIdentity");
 
 const optional = <C extends t.Mixed>(codec: C) => t.union([codec, t.null, t.undefined]);
-const text = optional(t.string);
-const num = optional(t.number);
-const int = optional(t.Int);
-// Swagger's `tinyint` is 0/1; a boolean is tolerated, anything else is garbage.
-const tinyint = optional(t.union([t.literal(0), t.literal(1), t.boolean]));
-
-/**
- * An orchestrator `enterprise`, as far as the Customer mapping reads it.
- * `id` and `logicalId` are required; every other field may be missing or
- * null, but if present must have its documented type. `bastionState` is any
- * string: the API calls new enum values backward-compatible.
- */
-export const Enterprise = t.type(
-  {
-    id: t.Int,
-    logicalId: t.string,
-    // A flat t.type (absent keys read as undefined) decodes faster than intersection + partial.
-    networkId: int,
-    gatewayPoolId: int,
-    bastionState: text,
-    alertsEnabled: tinyint,
-    operatorAlertsEnabled: tinyint,
-    name: text,
-    domain: text,
-    accountNumber: text,
-    description: text,
-    streetAddress: text,
-    city: text,
-    state: text,
-    postalCode: text,
-    country: text,
-    lat: num,
-    lon: num,
-    timezone: text,
-    locale: text,
-  },
-  "Enterprise",
-);
-export type Enterprise = t.TypeOf<typeof Enterprise>;
-
-const str = (value: string | null | undefined): string => value ?? "";
-const numOrNull = (value: number | null | undefined): number | null => value ?? null;
-const flag = (value: 0 | 1 | boolean | null | undefined): boolean | null => (value === null || value === undefined ? null : value === 1 || value === true);
 
 /** Rounds to 6 decimals, half away from zero, so -0.0000005 does not become -0. */
 export const round6 = (value: number | null | undefined): number | null => {
@@ -65,17 +29,30 @@ export const round6 = (value: number | null | undefined): number | null => {
 };
 
 /**
- * How a Customer field is made of its enterprise field: a required one as it is; a missing text as "", a
- * missing integer as null; a tinyint flag as a boolean (null when missing); a coordinate rounded to 6 decimals.
+ * How a Customer field is made of its enterprise field, and the type that field must have (its codec): a
+ * required one as it is; a missing text as "", a missing integer as null; a flag (Swagger's `tinyint` 0/1, a
+ * boolean tolerated, anything else garbage) as a boolean, null when missing; a coordinate rounded to 6 decimals.
  */
-export type Conversion = "required-text" | "required-integer" | "text" | "integer" | "flag" | "coordinate";
+const CONVERSIONS = {
+  "required-text": { codec: t.string, convert: (value: string): string => value },
+  "required-integer": { codec: t.Int, convert: (value: number): number => value },
+  text: { codec: optional(t.string), convert: (value: string | null | undefined): string => value ?? "" },
+  integer: { codec: optional(t.Int), convert: (value: number | null | undefined): number | null => value ?? null },
+  flag: {
+    codec: optional(t.union([t.literal(0), t.literal(1), t.boolean])),
+    convert: (value: 0 | 1 | boolean | null | undefined): boolean | null => (value === null || value === undefined ? null : value === 1 || value === true),
+  },
+  coordinate: { codec: optional(t.number), convert: round6 },
+} as const;
+export type Conversion = keyof typeof CONVERSIONS;
 
 /**
- * ORCHESTRATOR.md's mapping: every Customer field, in Customer's order, with the enterprise field it comes
- * from and its conversion. `toCustomer` applies it to values; the customers JSON writer
- * (customers-json.ts) to the answer's bytes.
+ * ORCHESTRATOR.md's mapping, the one description of an orchestrator `enterprise` as far as this client reads
+ * it: every Customer field, in Customer's order, with the enterprise field it comes from and its conversion.
+ * `Enterprise` (the codec), `toCustomer` and the customers JSON scanner (customers-json/scanner.ts) are all
+ * made of it. `bastionState` is any string: the API calls new enum values backward-compatible.
  */
-export const CUSTOMER_MAPPING: readonly (readonly [keyof Customer, keyof Enterprise, Conversion])[] = [
+export const CUSTOMER_MAPPING = [
   ["enterpriseId", "logicalId", "required-text"],
   ["id", "id", "required-integer"],
   ["networkId", "networkId", "integer"],
@@ -96,21 +73,22 @@ export const CUSTOMER_MAPPING: readonly (readonly [keyof Customer, keyof Enterpr
   ["longitude", "lon", "coordinate"],
   ["timezone", "timezone", "text"],
   ["locale", "locale", "text"],
-];
+] as const satisfies readonly (readonly [keyof Customer, string, Conversion])[];
 
-const CONVERT: Readonly<Record<Conversion, (value: never) => unknown>> = {
-  "required-text": (value: string) => value,
-  "required-integer": (value: number) => value,
-  text: str,
-  integer: numOrNull,
-  flag,
-  coordinate: round6,
-};
+type EnterpriseProps = { readonly [Row in (typeof CUSTOMER_MAPPING)[number] as Row[1]]: (typeof CONVERSIONS)[Row[2]]["codec"] };
+const ENTERPRISE_FIELDS = CUSTOMER_MAPPING.map(([, from, conversion]) => [from, CONVERSIONS[conversion].codec] as const);
+
+/**
+ * An orchestrator `enterprise`, as `CUSTOMER_MAPPING` reads it: `id` and `logicalId` required; every other
+ * field may be missing or null, but if present must have its documented type.
+ */
+export const Enterprise = t.type(Object.fromEntries(ENTERPRISE_FIELDS) as EnterpriseProps, "Enterprise");
+export type Enterprise = t.TypeOf<typeof Enterprise>;
 
 /** ORCHESTRATOR.md's mapping (`CUSTOMER_MAPPING`), producing exactly Customer's 20 keys in its order. */
 export const toCustomer = (e: Enterprise): Customer => {
   const customer: Record<string, unknown> = {};
-  for (const [field, from, conversion] of CUSTOMER_MAPPING) customer[field] = CONVERT[conversion](e[from] as never);
+  for (const [field, from, conversion] of CUSTOMER_MAPPING) customer[field] = (CONVERSIONS[conversion].convert as (value: unknown) => unknown)(e[from]);
   return customer as Customer;
 };
 
@@ -130,44 +108,13 @@ export const describeDecodeFailure = (errors: t.Errors): string => {
   return [...fields].slice(0, 5).join(", ");
 };
 
-// Guards equal to the codecs above, for the fast path: each asks what its codec's `is` asks, without
-// io-ts's per-value Either and closures (wire.spec.ts checks each against io-ts on every kind of JSON value).
-const isText = (u: unknown): boolean => typeof u === "string" || u === null || u === undefined;
-const isNum = (u: unknown): boolean => typeof u === "number" || u === null || u === undefined;
-const isInt = (u: unknown): boolean => Number.isInteger(u) || u === null || u === undefined;
-const isTinyint = (u: unknown): boolean => u === 0 || u === 1 || typeof u === "boolean" || u === null || u === undefined;
-
 /**
- * `Enterprise.is` as `Enterprise.decode` means it: a record whose every field
- * passes its codec, an absent field reading as undefined (io-ts's own `is`
- * wants every key present, which decode does not).
+ * `Enterprise.is` as `Enterprise.decode` means it: a record whose every field passes its codec, an absent field
+ * reading as undefined (io-ts's own `is` wants every key present, which decode does not). Without io-ts's
+ * per-value Either and closures: the general path asks it of each enterprise.
  */
-export const isEnterprise = (u: unknown): u is Enterprise => {
-  if (typeof u !== "object" || u === null || Array.isArray(u)) return false;
-  const e = u as Readonly<Record<keyof Enterprise, unknown>>;
-  return (
-    Number.isInteger(e.id) &&
-    typeof e.logicalId === "string" &&
-    isInt(e.networkId) &&
-    isInt(e.gatewayPoolId) &&
-    isText(e.bastionState) &&
-    isTinyint(e.alertsEnabled) &&
-    isTinyint(e.operatorAlertsEnabled) &&
-    isText(e.name) &&
-    isText(e.domain) &&
-    isText(e.accountNumber) &&
-    isText(e.description) &&
-    isText(e.streetAddress) &&
-    isText(e.city) &&
-    isText(e.state) &&
-    isText(e.postalCode) &&
-    isText(e.country) &&
-    isNum(e.lat) &&
-    isNum(e.lon) &&
-    isText(e.timezone) &&
-    isText(e.locale)
-  );
-};
+const isEnterprise = (u: unknown): u is Enterprise =>
+  typeof u === "object" && u !== null && !Array.isArray(u) && ENTERPRISE_FIELDS.every(([from, codec]) => codec.is((u as Readonly<Record<string, unknown>>)[from]));
 
 /**
  * One enterprise of a getEnterpriseProxyEnterprises answer (the `index`th) as
@@ -188,14 +135,10 @@ export const decodeCustomer = (item: unknown, index: number): E.Either<string, C
 export const decodeCustomers = (body: unknown): E.Either<string, readonly Customer[]> => {
   if (!Array.isArray(body)) return E.left("the answer is not an array");
   const customers: Customer[] = [];
-  for (let index = 0; index < body.length; index += 1) {
-    const item: unknown = body[index];
-    if (isEnterprise(item)) customers.push(toCustomer(item));
-    else {
-      const customer = decodeCustomer(item, index);
-      if (E.isLeft(customer)) return customer;
-      customers.push(customer.right);
-    }
+  for (const [index, item] of body.entries()) {
+    const customer = decodeCustomer(item, index);
+    if (E.isLeft(customer)) return customer;
+    customers.push(customer.right);
   }
   return E.right(customers);
 };

@@ -8,7 +8,7 @@ import * as O from "fp-ts/lib/Option.js";
 import type { CustomerList, OrchestratorError } from "@sdwan-connections/core";
 import { decodeDataset, startOrchestratorSimulator, type OrchestratorSimulator, type PartnerRecord } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCustomersJson } from "../src/customers-json.js";
+import { readCustomersJson } from "../src/customers-json/scanner.js";
 import { createPortalOrchestrator, DEFAULT_CUSTOMERS_BOUND, type CustomersBound } from "../src/index.js";
 import { targetFor } from "./helpers.js";
 

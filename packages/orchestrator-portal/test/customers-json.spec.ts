@@ -4,9 +4,9 @@ import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { describe, expect, it } from "vitest";
 import type { CustomerList } from "@sdwan-connections/core";
-import { PARSE_LIMIT_BYTES, readCustomersByEnterprise, readCustomersJson, type CustomersBound } from "../src/customers-json.js";
+import { readCustomersByEnterprise, readCustomersJson, type CustomersBound } from "../src/customers-json/scanner.js";
 import { DEFAULT_CUSTOMERS_BOUND } from "../src/index.js";
-import { decodeCustomers } from "../src/wire.js";
+import { decodeCustomers, PARSE_LIMIT_BYTES } from "../src/wire.js";
 
 const encoder = new TextEncoder();
 

@@ -241,6 +241,16 @@ describe("createPortalOrchestrator", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it("answers a listing cut short (an array that is not JSON) as any answer that is not JSON: could not connect, with the detail", async () => {
+    const { orchestrator, events } = make({ list: [{ status: 200, body: '[{"id": 1, "logicalId": "' }] });
+    const customers = await orchestrator.listPartnerCustomers(target(), 10)();
+    expect(E.isLeft(customers) && customers.left).toEqual({
+      _tag: "OrchestratorUnreachable",
+      reason: "Could not connect to the orchestrator for enterpriseProxy/getEnterpriseProxyEnterprises.",
+    });
+    expect(events.map(({ outcome, detail }) => [outcome, detail])).toEqual([["OrchestratorUnreachable", "HTTP 200, not JSON"]]);
+  });
+
   it("refuses link-local and metadata destinations, at admission and at connect time, unless the allowlist names them", async () => {
     const fenced = createPortalOrchestrator({ allowedHosts: undefined });
     expect(fenced.admits("http://169.254.169.254/latest/")).toEqual(E.left(expect.stringMatching(/^is a link-local address .*: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it$/)));

@@ -3,8 +3,8 @@ import type { Customer } from "./customer.js";
 /**
  * A partner's customers in both the forms their users take: the values (the CLI's tables, an embedding
  * service) and their JSON (what the REST driver sends). An orchestrator adapter makes whichever form it
- * reads first (the portal client writes the JSON straight from the orchestrator's bytes); the other is made
- * from it on first demand, once. The customers cache keeps the list, so each form is made once per fill.
+ * has first; the other is made from it on first demand, once. The customers cache keeps the list, so each
+ * form is made once per fill.
  */
 export interface CustomerList {
   readonly count: number;

@@ -1,14 +1,5 @@
 import * as t from "io-ts";
 
-/** The orchestrator's bastion states (ORCHESTRATOR.md). */
-export const BastionState = t.keyof({
-  UNCONFIGURED: null,
-  STAGE_REQUESTED: null,
-  UNSTAGE_REQUESTED: null,
-  STAGED: null,
-  UNSTAGED: null,
-});
-
 /** An integer, typed as a plain number (io-ts's `t.Int` brands it, which every builder would then have to cast). */
 const integer = new t.Type<number, number, unknown>(
   "integer",

@@ -6,9 +6,8 @@ import type { CustomerList } from "../domain/customer-list.js";
 import type { DomainError } from "../domain/errors.js";
 import type { Clock } from "../ports/clock.js";
 
-type Customers = CustomerList;
 // The running load of a connection's customers, which later callers join (a promise: it is shared, and runs once).
-type Flight = Promise<E.Either<DomainError, Customers>>;
+type Flight = Promise<E.Either<DomainError, CustomerList>>;
 
 /** How a lookup was answered: from the cache, by a new upstream call, or by joining one in flight. */
 export type CacheOutcome = "hit" | "miss" | "shared";
@@ -24,7 +23,7 @@ export interface CustomersCache {
    * but never cached. Keyed by version, a list never outlives a change of the
    * connection, whatever process made it and whether or not it was announced.
    */
-  get(connection: Listed, load: TaskEither<DomainError, Customers>): TaskEither<DomainError, Customers>;
+  get(connection: Listed, load: TaskEither<DomainError, CustomerList>): TaskEither<DomainError, CustomerList>;
   /** Forgets `alias`, including a load in flight: its answer may be about the old key. */
   drop(alias: string): void;
   /** Forgets every alias, loads in flight included (after changes may have been missed). */
@@ -39,11 +38,11 @@ export interface CustomersCacheOptions {
 }
 
 export const createCustomersCache = ({ ttlMs, clock, onLookup }: CustomersCacheOptions): CustomersCache => {
-  const fresh = new Map<string, { readonly version: number; readonly customers: Customers; readonly expiresAt: number }>();
+  const fresh = new Map<string, { readonly version: number; readonly customers: CustomerList; readonly expiresAt: number }>();
   const inFlight = new Map<string, { readonly version: number; readonly flight: Flight }>();
 
   const get =
-    ({ alias, version }: Listed, load: TaskEither<DomainError, Customers>): TaskEither<DomainError, Customers> =>
+    ({ alias, version }: Listed, load: TaskEither<DomainError, CustomerList>): TaskEither<DomainError, CustomerList> =>
     () => {
       const key = aliasKey(alias);
       const entry = fresh.get(key);

@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { customerListOfJson, type CustomerList } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
-import { CUSTOMER_MAPPING, decodeCustomer, round6, type Conversion } from "./wire.js";
+import { CUSTOMER_MAPPING, decodeCustomer, PARSE_LIMIT_BYTES, round6, type Conversion } from "../wire.js";
 
 /**
  * How large a partner's customers may be (docs/interface.md §6): an answer beyond it is refused as garbage, so
@@ -16,18 +16,8 @@ export interface CustomersBound {
   readonly replyBytes: number;
 }
 
-/** Which of `CustomersBound`'s limits an answer went over. */
-export type OverBound = keyof CustomersBound;
-
-/**
- * The most bytes of an answer that are ever parsed into values at once (`JSON.parse`): a whole answer that is not a
- * list of enterprises (an identification, an error), or one enterprise of a list. Each is a few KiB in practice (a
- * simulator's enterprise about 650 bytes); parsing 1 MiB of the worst JSON (`[[],[],…]`) takes about 24 MiB.
- */
-export const PARSE_LIMIT_BYTES = 1024 * 1024;
-
-/** Why a reading refuses an answer: over the bound, or not a list of enterprises (its first one that is not, and why). */
-export type Refusal = OverBound | { readonly invalid: string };
+/** Why a reading refuses an answer: over one of the bound's limits, or not a list of enterprises (its first one that is not, and why). */
+export type Refusal = keyof CustomersBound | { readonly invalid: string };
 
 /**
  * The cold path of a getEnterpriseProxyEnterprises answer: from the orchestrator's bytes straight to the
@@ -40,7 +30,7 @@ export type Refusal = OverBound | { readonly invalid: string };
  * keys have no escapes and whose mapped fields have their documented types (wire.ts's `Enterprise`). Anything
  * else answers none, and the caller takes the general path (`readCustomersByEnterprise`), which decides and
  * explains. So this path never accepts what that one would refuse, and writes exactly the bytes
- * `JSON.stringify` writes for that path's customers (customers-json.spec.ts checks both, on generated and on
+ * `JSON.stringify` writes for that path's customers (test/customers-json.spec.ts checks both, on generated and on
  * broken answers).
  *
  * It holds to `bound` as it goes: the answer is over it (left) as soon as its enterprise one past the bound

@@ -1,0 +1,165 @@
+/**
+ * Cold customers (issue 28): a partner with 10,000 enterprises from the orchestrator simulator (a child
+ * process), asked of the real service over HTTP under a fresh alias each time (nothing cached for it; the
+ * key's partner identity is known, so one orchestrator call, as for the baselines). Against, in the same run
+ * and interleaved: (a) a minimal express app that fetches the same answer, `JSON.parse`s it, maps each
+ * enterprise to a customer (`toCustomer`) and `res.json`s the list; (b) the same fetch, parse and map, then
+ * `JSON.stringify`, in this process. Targets: the service ≤ 1.0× (a) and ≤ 1.3× (b). Writes the
+ * "customers-cold" section of docs/benchmarks.md.
+ *
+ *   pnpm --filter @sdwan-connections/http-express bench:cold
+ */
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { machineLine, markdownTable, median, startSimulatorProcess, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { loadConfig } from "@sdwan-connections/composition";
+import { toCustomer, type Enterprise } from "@sdwan-connections/orchestrator-portal";
+import express from "express";
+import * as E from "fp-ts/lib/Either.js";
+import { pino } from "pino";
+import { startService } from "../src/service.js";
+
+const ENTERPRISES = 10_000;
+const RUNS = Number(process.env["BENCH_ROUNDS"] ?? 15);
+const WARM_UP = 2;
+const KEY = "generated-partner-key-1";
+const USER = { name: "bench", password: "bench-password-1" };
+const AUTHORIZATION = `Basic ${Buffer.from(`${USER.name}:${USER.password}`).toString("base64")}`;
+
+/** One GET read to its last byte, as a client takes the reply. */
+const get = (url: string, headers: Record<string, string> = {}) =>
+  new Promise<Buffer>((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${url}: HTTP ${res.statusCode}`))));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+
+/** The orchestrator's answer as any client takes it: fetched, `JSON.parse`d, each enterprise mapped to a customer. */
+const fetchCustomers = async (simulatorUrl: string) => {
+  const response = await fetch(`${simulatorUrl}portal/rest/enterpriseProxy/getEnterpriseProxyEnterprises`, {
+    method: "POST",
+    headers: { authorization: `Token ${KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ enterpriseProxyId: 10 }),
+  });
+  return (JSON.parse(await response.text()) as Enterprise[]).map(toCustomer);
+};
+
+const listen = async (server: Server): Promise<string> => {
+  await once(server.listen(0, "127.0.0.1"), "listening");
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+
+interface Timed {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly bytes: number;
+}
+
+/** Wall time and this process's CPU time (the servers and the client; the simulator runs in another). */
+const time = async (work: () => Promise<number>): Promise<Timed> => {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const bytes = await work();
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { wallMs, cpuMs: (used.user + used.system) / 1000, bytes };
+};
+
+const main = async (): Promise<void> => {
+  const dir = await mkdtemp(join(tmpdir(), "sdwan-bench-cold-"));
+  const simulator = await startSimulatorProcess(ENTERPRISES);
+  const config = loadConfig({
+    SDWAN_PORT: "0",
+    SDWAN_DATA_DIR: dir,
+    SDWAN_ADMIN_USER: USER.name,
+    SDWAN_ADMIN_PASSWORD: USER.password,
+    SDWAN_ORCHESTRATOR_TIMEOUT_MS: "60000",
+  });
+  if (E.isLeft(config)) throw new Error(config.left);
+  const started = await startService(config.right, { logDestination: pino.destination({ dest: "/dev/null", sync: false }) })();
+  if (E.isLeft(started)) throw new Error(started.left);
+  const service = started.right;
+  const proxyApp = express();
+  proxyApp.get("/customers", async (_req, res) => {
+    res.json(await fetchCustomers(simulator.url));
+  });
+  const proxy = proxyApp.listen(0, "127.0.0.1");
+  const proxyUrl = await listen(proxy);
+  let aliases = 0;
+  /** A connection under a new alias (forced: not validated), so that nothing is cached for it. */
+  const freshAlias = async (): Promise<string> => {
+    aliases += 1;
+    const alias = `cold-${aliases}`;
+    const added = await fetch(`${service.url}/rest/plugin/sdwan/connections?force=true`, {
+      method: "POST",
+      headers: { authorization: AUTHORIZATION, "content-type": "application/json" },
+      body: JSON.stringify({ alias, orchestratorUrl: simulator.url, apiKey: KEY }),
+    });
+    if (added.status !== 200) throw new Error(`adding ${alias}: HTTP ${added.status}`);
+    return alias;
+  };
+  const rows = {
+    service: async () => {
+      const alias = await freshAlias();
+      return (await time(async () => (await get(`${service.url}/rest/plugin/sdwan/partner/${alias}/customers`, { authorization: AUTHORIZATION })).length));
+    },
+    proxy: () => time(async () => (await get(`${proxyUrl}/customers`)).length),
+    inProcess: () => time(async () => Buffer.byteLength(JSON.stringify(await fetchCustomers(simulator.url)))),
+  };
+  const runs: Record<keyof typeof rows, Timed[]> = { service: [], proxy: [], inProcess: [] };
+  try {
+    // The first listing identifies the key; later aliases with the same key and URL are listed in one call.
+    for (let i = 0; i < WARM_UP; i += 1) for (const row of Object.values(rows)) await row();
+    for (let i = 0; i < RUNS; i += 1) {
+      // Interleaved, each row first in turn.
+      const order = (Object.keys(rows) as (keyof typeof rows)[]).map((_, k, names) => names[(i + k) % names.length] as keyof typeof rows);
+      for (const name of order) runs[name].push(await rows[name]());
+    }
+  } finally {
+    await service.close();
+    proxy.close();
+    simulator.child.kill();
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  const wall = (name: keyof typeof rows) => median(runs[name].map((run) => run.wallMs));
+  const cpu = (name: keyof typeof rows) => median(runs[name].map((run) => run.cpuMs));
+  const range = (name: keyof typeof rows) => {
+    const values = runs[name].map((run) => run.wallMs);
+    return `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+  };
+  const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`;
+  const bytes = (name: keyof typeof rows) => (runs[name][0]?.bytes ?? 0).toLocaleString("en-US");
+  const markdown = [
+    `## http-express: cold customers, ${ENTERPRISES.toLocaleString("en-US")} enterprises`,
+    "",
+    `${await machineLine()}. \`pnpm --filter @sdwan-connections/http-express bench:cold\` (\`bench/customers-cold.bench.ts\`);`,
+    `1-minute load average at the end: ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores (the machine is shared: figures move with it).`,
+    `The orchestrator simulator in a child process; the service, the express proxy and the client in this one. ${RUNS} interleaved runs of each row`,
+    `after ${WARM_UP} of each unmeasured; medians. The service is the real one (lowdb store, Basic auth, JSON logs to /dev/null), asked under a`,
+    "new alias each run, so nothing is cached for it (the key's partner identity is remembered: one orchestrator call, as for the baselines).",
+    "",
+    markdownTable(
+      ["Row", "median ms (min–max)", "median CPU ms", "bytes", "service ÷ row (medians)"],
+      [
+        ["(a) minimal express: fetch, `JSON.parse`, map (`toCustomer`), `res.json`; the client reads the reply", `${wall("proxy").toFixed(0)} (${range("proxy")})`, cpu("proxy").toFixed(0), bytes("proxy"), `**${ratio(wall("service"), wall("proxy"))}** (target ≤ 1.0×); CPU ${ratio(cpu("service"), cpu("proxy"))}`],
+        ["(b) in process: fetch, `JSON.parse`, map, `JSON.stringify`", `${wall("inProcess").toFixed(0)} (${range("inProcess")})`, cpu("inProcess").toFixed(0), bytes("inProcess"), `**${ratio(wall("service"), wall("inProcess"))}** (target ≤ 1.3×); CPU ${ratio(cpu("service"), cpu("inProcess"))}`],
+        ["**service**, a fresh alias: the customers' JSON written from the answer's bytes; the client reads the reply", `${wall("service").toFixed(0)} (${range("service")})`, cpu("service").toFixed(0), bytes("service"), ""],
+      ],
+    ),
+    "",
+  ].join("\n");
+  await writeBenchmarkSection("customers-cold", markdown);
+  process.stdout.write(`${markdown}\n`);
+};
+
+await main();
