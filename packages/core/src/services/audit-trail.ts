@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type AuditOutcome, type ValidationOutcome } from "../domain/audit.js";
+import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, healthChangeDetail, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type AuditOutcome, type ValidationOutcome } from "../domain/audit.js";
 import { AliasCodec, type Alias } from "../domain/codecs.js";
 import type { DomainError } from "../domain/errors.js";
 import { CHANGEABLE_FIELDS } from "../domain/requests.js";
@@ -153,11 +153,11 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     forbidden: (by: Actor | undefined, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
       refused(by, { action: "forbidden", alias: aliasOrNull(write.alias), fields: [], forced: false }, "Forbidden", write.method),
 
-    /** A state change the background health checks found, as the health monitor's. */
-    healthChanged: ({ alias, from, to, check }: HealthChange): void => {
+    /** A state change a check found: the background health checks' (by `health-monitor`) or a validation's (by `validation`). */
+    healthChanged: ({ alias, from, to, check }: HealthChange, by: "health-monitor" | "validation" = "health-monitor"): void => {
       const subject: Subject = { action: "health-change", alias: aliasOrNull(alias), fields: [], forced: false };
-      const detail = `${from} → ${to}${check.reason === null ? "" : `: ${check.reason}`}`;
-      recordInBackground({ ...entryOf({ name: "health-monitor" }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
+      const detail = healthChangeDetail({ from, to, reason: check.reason });
+      recordInBackground({ ...entryOf({ name: by }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
     },
     settled,
 

@@ -7,6 +7,8 @@ import type { DomainError } from "../domain/errors.js";
 import type { ConnectionHealth } from "../domain/health.js";
 import type { KeyRotationReport } from "../ports/connection-repository.js";
 import { createAuditTrail, type AuditPage } from "./audit-trail.js";
+import { followEvents, type FeedItem } from "./event-feed.js";
+import { decodeEventsQuery } from "../domain/events.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
 import { createHealthMonitor, type HealthChange, type HealthMonitor } from "./health-monitor.js";
 import { createIdentityMemory } from "./identity-memory.js";
@@ -85,6 +87,11 @@ export interface ConnectionService {
   readonly healthMonitor: HealthMonitor | undefined;
   /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
   listAudit(query: Readonly<Record<string, unknown>>): TE.TaskEither<DomainError, AuditPage>;
+  /**
+   * Follows the event log for one reader, from a query given as text (`types`, `alias`, `lastEventId`): what
+   * came after `lastEventId` (or a reset), then every new event, each handed to `deliver`. Answers the stop.
+   */
+  followEvents(query: Readonly<Record<string, unknown>>, deliver: (item: FeedItem) => void): TE.TaskEither<DomainError, () => void>;
   /** Stops listening for changes and waits for the health changes' entries still being recorded; the store belongs to the caller. */
   dispose(): Promise<void>;
 }
@@ -106,8 +113,9 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
   const unsubscribe = changes.subscribe((notice) => (notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice)));
   const trail = createAuditTrail({ audit, repository, onFailure: options.onAuditFailure });
   const health = options.health ?? {};
-  // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
-  const healthStates = createHealthStates({ ledger, repository, onError: health.onError });
+  // A validation's outcome is recorded as the connection's health; a state it changes is audited (an event) once,
+  // by the validation that changed it (the ledger answers the state before each record).
+  const healthStates = createHealthStates({ ledger, repository, onChange: (change) => trail.healthChanged(change, "validation"), onError: health.onError });
   const monitor =
     health.intervalMs === undefined
       ? undefined
@@ -159,6 +167,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     connectionsHealth: listConnectionsHealth({ repository, ledger }),
     healthMonitor: monitor,
     listAudit: trail.list,
+    followEvents: (query, deliver) => pipe(TE.fromEither(decodeEventsQuery(query)), TE.flatMap((decoded) => followEvents(audit)(decoded, deliver))),
     dispose: async (): Promise<void> => {
       unsubscribe();
       await monitor?.stop();
