@@ -77,15 +77,16 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     return file.mutate((connections, nextVersion) => {
       const existing = connections.get(key);
       if (existing !== undefined) return E.left(alreadyExists(existing.alias));
-      connections.set(key, storedConnection({ alias: connection.alias, orchestratorUrl: connection.orchestratorUrl, sealedApiKey, version: nextVersion(), apiKeySetAt }));
-      return E.right({ value: undefined, changed: true });
+      const version = nextVersion();
+      connections.set(key, storedConnection({ alias: connection.alias, orchestratorUrl: connection.orchestratorUrl, sealedApiKey, version, apiKeySetAt }));
+      return E.right({ value: undefined, changed: true, version });
     }, entry)();
   };
 
   const update: ConnectionRepository["update"] = (alias, change, expected, entry) => () => {
     const key = aliasKey(alias);
     const sealed = change.apiKey === undefined ? undefined : keyring.seal(change.apiKey.reveal(), key);
-    return file.mutate((connections, nextVersion): E.Either<DomainError, { value: Connection; changed: boolean }> => {
+    return file.mutate((connections, nextVersion): E.Either<DomainError, { value: Connection; changed: boolean; version: number }> => {
       const existing = current(connections, alias, expected);
       if (E.isLeft(existing)) return existing;
       const stored = reveal(key, existing.right);
@@ -93,7 +94,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       // The key is compared opened, in memory: sealed twice, the same key never gives the same bytes.
       const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== stored.right.apiKey.reveal();
       const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
-      if (!newKey && !newUrl) return E.right({ value: stored.right, changed: false });
+      if (!newKey && !newUrl) return E.right({ value: stored.right, changed: false, version: stored.right.version });
       const updated = storedConnection({
         ...existing.right,
         orchestratorUrl: change.orchestratorUrl ?? existing.right.orchestratorUrl,
@@ -103,12 +104,16 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       });
       connections.set(key, updated);
       const apiKeySetAt = updated.apiKeySetAt === null ? null : new Date(updated.apiKeySetAt);
-      return E.right({ value: { ...stored.right, orchestratorUrl: updated.orchestratorUrl, apiKey: change.apiKey ?? stored.right.apiKey, version: updated.version, apiKeySetAt }, changed: true });
+      return E.right({ value: { ...stored.right, orchestratorUrl: updated.orchestratorUrl, apiKey: change.apiKey ?? stored.right.apiKey, version: updated.version, apiKeySetAt }, changed: true, version: updated.version });
     }, entry)();
   };
 
   const remove: ConnectionRepository["delete"] = (alias, expected, entry) =>
-    file.mutate((connections) => E.map(() => ({ value: void connections.delete(aliasKey(alias)), changed: true }))(current(connections, alias, expected)), entry);
+    file.mutate(
+      (connections) =>
+        E.map((removed: { readonly version: number }) => ({ value: void connections.delete(aliasKey(alias)), changed: true, version: removed.version }))(current(connections, alias, expected)),
+      entry,
+    );
 
   return { get, list, insert, update, delete: remove, ping: file.ping, resealKeys: file.rotate };
 };
