@@ -123,6 +123,24 @@ export const MIGRATIONS: readonly Migration[] = [
       ) stored;
       create index audit_entries_by_kind on audit_entries (kind, id)`,
   },
+  {
+    // The audit trail is the event log: a change's entry keeps the connection's version it left or removed
+    // (null otherwise, and before this migration), and every entry committed is announced on the channel
+    // `sdwan_audit_entries` with its id (a NOTIFY is delivered at commit, never for a rolled-back insert),
+    // whichever transaction inserts it; listeners read the entry by its id.
+    version: 8,
+    name: "audit entry versions; audit entries announced",
+    sql: `
+      alter table audit_entries add column version integer;
+      create function sdwan_announce_audit_entry() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify('sdwan_audit_entries', new.id);
+          return null;
+        end
+      $$;
+      create trigger audit_entries_announced after insert on audit_entries
+        for each row execute function sdwan_announce_audit_entry()`,
+  },
 ];
 
 /** The newest schema version this release knows. */
