@@ -44,6 +44,8 @@ export interface Config {
   readonly console: boolean;
   /** SDWAN_APIKEY_DIR: the one directory the CLI's `file:` key references read; undefined: they are refused. */
   readonly apiKeyDir: string | undefined;
+  /** GET /events: at most `maxStreams` open at once per instance (SDWAN_EVENTS_MAX_STREAMS), a comment every `heartbeatMs` (SDWAN_EVENTS_HEARTBEAT_S). */
+  readonly events: { readonly maxStreams: number; readonly heartbeatMs: number };
 }
 
 /** An IPv4 or IPv6 network: `address/prefix` (a bare address is one host). */
@@ -178,6 +180,8 @@ export const EnvCodecs = {
   SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
   SDWAN_CONSOLE: envValue("SDWAN_CONSOLE", oneOf(["on", "off"] as const), withDefault("on" as const)),
   SDWAN_APIKEY_DIR: envValue<string | undefined>("SDWAN_APIKEY_DIR", text, optional),
+  SDWAN_EVENTS_MAX_STREAMS: envValue("SDWAN_EVENTS_MAX_STREAMS", integer(1, 100_000), withDefault(200)),
+  SDWAN_EVENTS_HEARTBEAT_S: envValue("SDWAN_EVENTS_HEARTBEAT_S", integer(1, 15), withDefault(15)),
 };
 
 const Env = t.type(EnvCodecs);
@@ -243,5 +247,6 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
     console: v.SDWAN_CONSOLE === "on",
     apiKeyDir: v.SDWAN_APIKEY_DIR,
+    events: { maxStreams: v.SDWAN_EVENTS_MAX_STREAMS, heartbeatMs: v.SDWAN_EVENTS_HEARTBEAT_S * 1000 },
   });
 };
