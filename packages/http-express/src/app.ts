@@ -12,6 +12,7 @@ import { BASE_PATH } from "./openapi.js";
 import { connectionsRoutes } from "./routes/connections.js";
 import { auditRoutes } from "./routes/audit.js";
 import { healthRoutes } from "./routes/health.js";
+import { eventsRoutes, type EventStreams } from "./routes/events.js";
 import { customersRoutes } from "./routes/customers.js";
 import { consoleRoutes } from "./routes/console.js";
 import { meRoutes } from "./routes/me.js";
@@ -33,6 +34,8 @@ export interface AppOptions {
   readonly trustedProxies?: readonly Network[];
   /** The operator console's built files, served at /console/ (undefined: no console). */
   readonly consoleDirectory?: string | undefined;
+  /** GET /events: the open streams (ended first at shutdown), their cap and heartbeat; 200 streams, 15 s when not given. */
+  readonly events?: { readonly streams: EventStreams; readonly maxStreams: number; readonly heartbeatMs: number };
 }
 
 /**
@@ -42,7 +45,18 @@ export interface AppOptions {
  * body); each route hands the untrusted path and body to one use case, which
  * decodes them with core's codecs.
  */
-export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs, consoleDirectory, trustedProxies = [] }: AppOptions): express.Express => {
+export const createApp = ({
+  service,
+  logger,
+  metrics,
+  auth,
+  ready,
+  draining = () => false,
+  healthIntervalMs,
+  consoleDirectory,
+  trustedProxies = [],
+  events = { streams: new Set(), maxStreams: 200, heartbeatMs: 15_000 },
+}: AppOptions): express.Express => {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -52,7 +66,7 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   if (consoleDirectory !== undefined) app.use(consoleRoutes(consoleDirectory));
   const api = express.Router({ caseSensitive: true, strict: false });
   if (auth !== undefined) api.use(authenticate({ ...auth, metrics, onForbidden: auditForbidden(service) }));
-  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes());
+  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes(), eventsRoutes(service, { ...events, draining }));
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);
   app.use(errorHandler(logger));
