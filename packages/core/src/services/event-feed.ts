@@ -13,6 +13,14 @@ export type FeedItem = { readonly _tag: "event"; readonly event: CloudEvent } | 
 // Entries read per page while catching up.
 const REPLAY_PAGE = 500;
 
+// A log tells every subscriber the same entry object: its event is made once, however many readers follow.
+const events = new WeakMap<AuditEntry, O.Option<CloudEvent>>();
+const eventOfShared = (entry: AuditEntry): O.Option<CloudEvent> => {
+  const known = events.get(entry) ?? eventOf(entry);
+  events.set(entry, known);
+  return known;
+};
+
 /**
  * Follows the event log (the audit trail) for one reader: the events after `query.lastEventId` first (or
  * `reset`, when that id is older than the oldest entry kept), then every new one as it is recorded, all
@@ -24,7 +32,7 @@ export const followEvents =
   (query: EventsQuery, deliver: (item: FeedItem) => void): TE.TaskEither<DomainError, () => void> =>
   async () => {
     const send = (entry: AuditEntry): void => {
-      const event = pipe(eventOf(entry), O.filter(selectsEvent(query)));
+      const event = pipe(eventOfShared(entry), O.filter(selectsEvent(query)));
       if (O.isSome(event)) deliver({ _tag: "event", event: event.value });
     };
     let catchingUp = true;

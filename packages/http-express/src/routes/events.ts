@@ -1,4 +1,4 @@
-import { CloudEventCodec, eventTypeOf, type ConnectionService, type FeedItem } from "@sdwan-connections/core";
+import { CloudEventCodec, eventTypeOf, type CloudEvent, type ConnectionService, type FeedItem } from "@sdwan-connections/core";
 import { Router } from "express";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { methodNotAllowed } from "../middleware/errors.js";
@@ -20,11 +20,18 @@ export interface EventsOptions {
 // A reader this far behind (bytes queued for its socket) is cut off; it comes back with Last-Event-ID.
 const MAX_QUEUED_BYTES = 1024 * 1024;
 
+const RESET = `event: reset\ndata: {"reason":"the events after the given id are no longer kept: read the state again, then follow from here"}\n\n`;
+
+// Every stream is handed the same event object: framed once, however many streams follow.
+const frames = new WeakMap<CloudEvent, string>();
+
 /** One item as the Server-Sent Events wire format frames it; the event's JSON is one line, so one `data:` line. */
-const frame = (item: FeedItem): string =>
-  item._tag === "reset"
-    ? `event: reset\ndata: {"reason":"the events after the given id are no longer kept: read the state again, then follow from here"}\n\n`
-    : `id: ${item.event.id}\nevent: ${eventTypeOf(item.event)}\ndata: ${JSON.stringify(CloudEventCodec.encode(item.event))}\n\n`;
+const frame = (item: FeedItem): string => {
+  if (item._tag === "reset") return RESET;
+  const framed = frames.get(item.event) ?? `id: ${item.event.id}\nevent: ${eventTypeOf(item.event)}\ndata: ${JSON.stringify(CloudEventCodec.encode(item.event))}\n\n`;
+  frames.set(item.event, framed);
+  return framed;
+};
 
 /**
  * docs/interface.md, Events: `GET /events`, the event log as Server-Sent Events (any authenticated user). The
