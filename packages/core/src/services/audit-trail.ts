@@ -91,9 +91,11 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
         (recorded) => (E.isLeft(recorded) ? onFailure?.(recorded.left) : undefined),
         () => undefined,
       );
-  const recordInBackground = (entry: AuditEntry): void => {
+  // Answers when recorded, for a caller that waits (a validation); lists and `settled` wait for it either way.
+  const recordInBackground = (entry: AuditEntry): Promise<void> => {
     const done = recordNow(entry).finally(() => recording.delete(done));
     recording.add(done);
+    return done;
   };
   /** Settles once every entry being recorded in the background is recorded (or reported as not). */
   const settled = async (): Promise<void> => {
@@ -153,11 +155,14 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     forbidden: (by: Actor | undefined, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
       refused(by, { action: "forbidden", alias: aliasOrNull(write.alias), fields: [], forced: false }, "Forbidden", write.method),
 
-    /** A state change a check found: the background health checks' (by `health-monitor`) or a validation's (by `validation`). */
-    healthChanged: ({ alias, from, to, check }: HealthChange, by: "health-monitor" | "validation" = "health-monitor"): void => {
+    /**
+     * A state change a check found: the background health checks' (by `health-monitor`) or a validation's (by
+     * `validation`, which waits for it: answered, its entry is listed by every instance). Never fails.
+     */
+    healthChanged: ({ alias, from, to, check }: HealthChange, by: "health-monitor" | "validation" = "health-monitor"): Promise<void> => {
       const subject: Subject = { action: "health-change", alias: aliasOrNull(alias), fields: [], forced: false };
       const detail = healthChangeDetail({ from, to, reason: check.reason });
-      recordInBackground({ ...entryOf({ name: by }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
+      return recordInBackground({ ...entryOf({ name: by }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
     },
     settled,
 

@@ -114,7 +114,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
   const trail = createAuditTrail({ audit, repository, onFailure: options.onAuditFailure });
   const health = options.health ?? {};
   // A validation's outcome is recorded as the connection's health; a state it changes is audited (an event) once,
-  // by the validation that changed it (the ledger answers the state before each record).
+  // by the validation that changed it (the ledger answers the state before each record), before it answers.
   const healthStates = createHealthStates({ ledger, repository, onChange: (change) => trail.healthChanged(change, "validation"), onError: health.onError });
   const monitor =
     health.intervalMs === undefined
@@ -125,7 +125,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
           ledger,
           intervalMs: health.intervalMs,
           onChange: (change) => {
-            trail.healthChanged(change);
+            void trail.healthChanged(change);
             health.onChange?.(change);
           },
           onRound: health.onRound,
