@@ -35,6 +35,7 @@ describe("loadConfig", () => {
         trustedProxies: [],
         auditRetention: { maxEntries: 10_000, maxAttempts: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 },
         console: true,
+        events: { maxStreams: 200, heartbeatMs: 15_000 },
       }),
     );
   });
@@ -64,6 +65,8 @@ describe("loadConfig", () => {
       SDWAN_CONSOLE: "off",
       SDWAN_TRUSTED_PROXIES: " 10.42.0.0/16, ,fd00:10:244::/56,192.0.2.7 ",
       SDWAN_APIKEY_DIR: "/etc/sdwan/keys",
+      SDWAN_EVENTS_MAX_STREAMS: "50",
+      SDWAN_EVENTS_HEARTBEAT_S: "1",
     });
     expect(config).toMatchObject(
       E.right({
@@ -87,12 +90,15 @@ describe("loadConfig", () => {
           { address: "192.0.2.7", prefix: 32, family: "ipv4" },
         ],
         apiKeyDir: "/etc/sdwan/keys",
+        events: { maxStreams: 50, heartbeatMs: 1_000 },
       }),
     );
   });
 
   it.each([
     [{ SDWAN_PORT: "80a" }, "SDWAN_PORT: must be an integer from 0 to 65535"],
+    [{ SDWAN_EVENTS_HEARTBEAT_S: "30" }, "SDWAN_EVENTS_HEARTBEAT_S: must be an integer from 1 to 15"],
+    [{ SDWAN_EVENTS_MAX_STREAMS: "0" }, "SDWAN_EVENTS_MAX_STREAMS: must be an integer from 1 to 100000"],
     [{ SDWAN_AUDIT_MAX_ENTRIES: "0" }, "SDWAN_AUDIT_MAX_ENTRIES: must be an integer from 1 to 10000000"],
     [{ SDWAN_AUDIT_MAX_ATTEMPTS: "many" }, "SDWAN_AUDIT_MAX_ATTEMPTS: must be an integer from 1 to 10000000"],
     [{ SDWAN_PORT: "70000" }, "SDWAN_PORT: must be an integer from 0 to 65535"],

@@ -46,6 +46,8 @@ export interface Config {
   readonly console: boolean;
   /** SDWAN_APIKEY_DIR: the one directory the CLI's `file:` key references read; undefined: they are refused. */
   readonly apiKeyDir: string | undefined;
+  /** GET /events: at most `maxStreams` open at once per instance (SDWAN_EVENTS_MAX_STREAMS), a comment every `heartbeatMs` (SDWAN_EVENTS_HEARTBEAT_S). */
+  readonly events: { readonly maxStreams: number; readonly heartbeatMs: number };
   /** SPEC §11: bearer tokens from an OpenID provider (SDWAN_OIDC_*); undefined: Basic only, as before. */
   readonly oidc: OidcConfig | undefined;
 }
@@ -233,6 +235,8 @@ export const EnvCodecs = {
   SDWAN_OIDC_VIEWER_GROUPS: envValue("SDWAN_OIDC_VIEWER_GROUPS", list, withDefault<readonly string[]>([])),
   SDWAN_OIDC_CLIENT_ID: envValue<string | undefined>("SDWAN_OIDC_CLIENT_ID", text, optional),
   SDWAN_OIDC_SCOPES: envValue("SDWAN_OIDC_SCOPES", (raw) => E.right(raw.split(/\s+/).filter((scope) => scope !== "")), withDefault<readonly string[]>(["openid", "profile"])),
+  SDWAN_EVENTS_MAX_STREAMS: envValue("SDWAN_EVENTS_MAX_STREAMS", integer(1, 100_000), withDefault(200)),
+  SDWAN_EVENTS_HEARTBEAT_S: envValue("SDWAN_EVENTS_HEARTBEAT_S", integer(1, 15), withDefault(15)),
 };
 
 /** The SDWAN_OIDC_* variables that mean nothing without an issuer. */
@@ -328,5 +332,6 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
             clientId: v.SDWAN_OIDC_CLIENT_ID,
             scopes: v.SDWAN_OIDC_SCOPES,
           },
+    events: { maxStreams: v.SDWAN_EVENTS_MAX_STREAMS, heartbeatMs: v.SDWAN_EVENTS_HEARTBEAT_S * 1000 },
   });
 };

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { isAuditedChange, type Alias, type AuditLog, type AuditRetention } from "../src/index.js";
+import { describe, expect, it, vi } from "vitest";
+import { isAuditedChange, type Alias, type AuditEntry, type AuditLog, type AuditRetention } from "../src/index.js";
 import { anAuditEntry } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
 import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
@@ -8,6 +8,9 @@ export interface AuditLogContractOptions extends StoreUnderTest {
   /** A log over the store under test, keeping what `retention` allows. Every log it returns sees the same entries. */
   make(retention: AuditRetention): Promise<AuditLog>;
 }
+
+// Another process's entry reaches a subscriber within a second (the events' promise), with room for a loaded machine.
+const DELIVERY = { timeout: 3_000, interval: 20 };
 
 const KEEP_ALL: AuditRetention = { maxEntries: 1000, maxAttempts: 1000, maxAgeMs: 365 * 24 * 3600 * 1000 };
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
@@ -99,6 +102,38 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
       const entries = Array.from({ length: 20 }, () => anAuditEntry());
       await Promise.all(entries.map((entry, i) => run((logs[i % 2] as AuditLog).record(entry))));
       expect(await run((logs[0] as AuditLog).list({ limit: 100 }))).toHaveLength(20);
+    });
+
+    it("lists the kept entries after an id, oldest first, a page at a time, from every log over the store", async () => {
+      const logs = [await options.make({ maxEntries: 5, maxAttempts: 5, maxAgeMs: 60 * 60_000 }), await options.make({ maxEntries: 5, maxAttempts: 5, maxAgeMs: 60 * 60_000 })];
+      const entries = Array.from({ length: 7 }, (_, i) => anAuditEntry({ at: minutesAgo(10 - i) }));
+      for (const [i, entry] of entries.entries()) await run((logs[i % 2] as AuditLog).record(entry));
+      const ids = (found: readonly AuditEntry[]) => found.map((entry) => entry.id);
+      // The two oldest are beyond the retention (5 changes): gone from this list as from every other.
+      expect(ids(await run((logs[1] as AuditLog).listAfter(null, 100)))).toEqual(ids(entries.slice(2)));
+      expect(ids(await run((logs[0] as AuditLog).listAfter(null, 1)))).toEqual(ids(entries.slice(2, 3)));
+      expect(await run((logs[0] as AuditLog).listAfter(entries[3]?.id as string, 2))).toEqual(entries.slice(4, 6));
+      expect(await run((logs[1] as AuditLog).listAfter(entries[6]?.id as string, 10))).toEqual([]);
+      // An id that is not kept (or never was) still places the reader: what is kept after it.
+      expect(ids(await run((logs[1] as AuditLog).listAfter(entries[0]?.id as string, 10)))).toEqual(ids(entries.slice(2)));
+    });
+
+    it("tells a subscriber, once each, every entry recorded after it subscribed, by this log or another over the store, and nothing after it unsubscribed", async () => {
+      const [here, there] = [await options.make(KEEP_ALL), await options.make(KEEP_ALL)] as [AuditLog, AuditLog];
+      const before = anAuditEntry({ at: minutesAgo(3) });
+      await run(here.record(before));
+      const heard: AuditEntry[] = [];
+      const unsubscribe = await run(here.subscribe((entry) => heard.push(entry)));
+      const [mine, theirs] = [anAuditEntry({ at: minutesAgo(2), action: "add" }), anAuditEntry({ at: minutesAgo(1), action: "health-change", detail: "valid → unreachable: timed out" })];
+      await run(here.record(mine));
+      await run(there.record(theirs));
+      await vi.waitFor(() => expect([...heard].sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual([mine, theirs]), DELIVERY);
+      unsubscribe();
+      await run(there.record(anAuditEntry()));
+      await run(here.record(anAuditEntry()));
+      // Whatever was under way is delivered by now; nothing more came, and nothing twice.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      expect(heard).toHaveLength(2);
     });
   });
 };

@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { ApiKey, type Alias, type AuditEntry, type AuditLog, type ConnectionRepository, type DomainError, type OrchestratorUrl } from "../src/index.js";
+import { ApiKey, type Alias, type AuditEntry, type AuditLog, type ConnectionRepository, type StoredConnection, type DomainError, type OrchestratorUrl } from "../src/index.js";
 import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectLeft as fail, expectRight as run } from "../testing/run.js";
 import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
@@ -297,25 +297,30 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       expect((await run(repository.get(alias("lab")))).version).toBeGreaterThan(added);
     });
 
-    it("records the entry a write is given with its change, visible through the store's audit log and from every repository", async () => {
+    it("records the entry a write is given with its change and the version it left or removed, visible through the store's audit log and from every repository", async () => {
       const other = await options.make();
       const entries: AuditEntry[] = [];
-      // The entry given to a write; the store records it, or `recordedAs` it.
-      const entry = (overrides: Partial<AuditEntry>, recordedAs: Partial<AuditEntry> = {}) => {
+      // The entry given to a write; the store records it, or `recordedAs` it (a thunk: the version is known once written).
+      const recordedAs: (() => Partial<AuditEntry>)[] = [];
+      const entry = (overrides: Partial<AuditEntry>, as: () => Partial<AuditEntry> = () => ({})) => {
         const made = anAuditEntry({ alias: alias("lab"), ...overrides });
-        entries.push({ ...made, ...recordedAs });
+        entries.push(made);
+        recordedAs.push(as);
         return made;
       };
-      await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET }), entry({ action: "add", fields: ["alias", "orchestratorUrl", "apiKey"] })));
+      await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET }), entry({ action: "add", fields: ["alias", "orchestratorUrl", "apiKey"] }, () => ({ version: added.version }))));
       const added = await run(other.get(alias("lab")));
-      await run(other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }, [added.version], entry({ action: "update", fields: ["orchestratorUrl"] })));
+      const moved: StoredConnection = await run(
+        other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }, [added.version], entry({ action: "update", fields: ["orchestratorUrl"] }, () => ({ version: moved.version }))),
+      );
       // An update that changes nothing still answers a request that succeeded: its entry is recorded too, as what it
       // is, an attempt that changed nothing (regression: it counted as a change, and 300 of them pushed changes out).
-      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(SECRET) }, undefined, entry({ action: "update", fields: ["apiKey"] }, { outcome: "unchanged" })));
+      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(SECRET) }, undefined, entry({ action: "update", fields: ["apiKey"] }, () => ({ outcome: "unchanged", version: moved.version }))));
       await run(repository.resealKeys(entry({ action: "rotate-master-key", alias: null, fields: [], validation: "not-asked" })));
-      await run(other.delete(alias("LAB"), undefined, entry({ action: "delete", fields: [], validation: "not-asked" })));
+      await run(other.delete(alias("LAB"), undefined, entry({ action: "delete", fields: [], validation: "not-asked" }, () => ({ version: moved.version }))));
+      expect(added.version).toBeLessThan(moved.version);
       const audit = await options.audit();
-      expect(await run(audit.list({ limit: 100 }))).toEqual([...entries].reverse());
+      expect(await run(audit.list({ limit: 100 }))).toEqual(entries.map((made, i) => ({ ...made, ...recordedAs[i]?.() })).reverse());
       expect(JSON.stringify(await run(audit.list({ limit: 100 })))).not.toContain(SECRET);
     });
 

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import * as E from "fp-ts/lib/Either.js";
+import { describe, expect, it, vi } from "vitest";
 import { type Alias, type ConnectionChangeNotice, type Storage } from "../src/index.js";
 import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
@@ -30,6 +31,22 @@ export const describeStorageContract = (name: string, options: StorageContractOp
         expect((await run(second.audit.list({ alias: lab, limit: 10 }))).map((one) => one.action)).toEqual(["add"]);
       } finally {
         await second.close();
+      }
+    });
+
+    it("tells the audit log's subscribers a write's entry once the write answered, never one of a write that failed", async () => {
+      const storage = await options.open();
+      try {
+        const heard: string[] = [];
+        const unsubscribe = await run(storage.audit.subscribe((entry) => heard.push(`${entry.action} ${entry.alias ?? ""}`)));
+        await run(storage.repository.insert(aConnection({ alias: "lab" }), anAuditEntry({ action: "add", alias: lab })));
+        // Refused (the alias is taken): its entry is never recorded, so never told.
+        expect(E.isLeft(await storage.repository.insert(aConnection({ alias: "LAB" }), anAuditEntry({ action: "add", alias: "LAB" as Alias }))())).toBe(true);
+        await run(storage.repository.delete(lab, undefined, anAuditEntry({ action: "delete", alias: lab })));
+        await vi.waitFor(() => expect(heard).toEqual(["add lab", "delete lab"]), { timeout: 3_000, interval: 20 });
+        unsubscribe();
+      } finally {
+        await storage.close();
       }
     });
 

@@ -58,6 +58,7 @@ export {
   entryAsWritten,
   isAuditedChange,
   retainedAuditEntries,
+  selectAuditAfter,
   selectAuditPage,
   type Actor,
   type AuditAction,
@@ -71,6 +72,21 @@ export {
   VALIDATION_OUTCOMES,
 } from "./domain/audit.js";
 export type { AuditLog } from "./ports/audit-log.js";
+export { createAuditListeners } from "./adapters/audit-listeners.js";
+export {
+  CloudEventCodec,
+  decodeEventsQuery,
+  EVENT_SOURCE,
+  EVENT_TYPE_PREFIX,
+  EVENT_TYPES,
+  eventOf,
+  eventTypeOf,
+  selectsEvent,
+  type CloudEvent,
+  type EventsQuery,
+  type EventType,
+} from "./domain/events.js";
+export type { FeedItem } from "./services/event-feed.js";
 export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";
 export type { AuditPage } from "./services/audit-trail.js";
 export { HEALTH_CHECK_OUTCOMES, HEALTH_HISTORY, HEALTH_STATES, healthOutcomeOf, withCheck, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";

@@ -15,6 +15,7 @@ import { connectionsRoutes } from "./routes/connections.js";
 import { auditRoutes } from "./routes/audit.js";
 import { authConfigRoutes } from "./routes/auth-config.js";
 import { healthRoutes } from "./routes/health.js";
+import { eventsRoutes, type EventStreams } from "./routes/events.js";
 import { customersRoutes } from "./routes/customers.js";
 import { consoleRoutes } from "./routes/console.js";
 import { meRoutes } from "./routes/me.js";
@@ -41,6 +42,8 @@ export interface AppOptions {
   readonly trustedProxies?: readonly Network[];
   /** The operator console's built files, served at /console/ (undefined: no console). */
   readonly consoleDirectory?: string | undefined;
+  /** GET /events: the open streams (ended first at shutdown), their cap and heartbeat; 200 streams, 15 s when not given. */
+  readonly events?: { readonly streams: EventStreams; readonly maxStreams: number; readonly heartbeatMs: number };
 }
 
 /**
@@ -50,7 +53,19 @@ export interface AppOptions {
  * body); each route hands the untrusted path and body to one use case, which
  * decodes them with core's codecs.
  */
-export const createApp = ({ service, logger, metrics, auth, ready, draining = () => false, healthIntervalMs, consoleDirectory, trustedProxies = [], oidc }: AppOptions): express.Express => {
+export const createApp = ({
+  service,
+  logger,
+  metrics,
+  auth,
+  ready,
+  draining = () => false,
+  healthIntervalMs,
+  consoleDirectory,
+  trustedProxies = [],
+  oidc,
+  events = { streams: new Set(), maxStreams: 200, heartbeatMs: 15_000 },
+}: AppOptions): express.Express => {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -62,7 +77,15 @@ export const createApp = ({ service, logger, metrics, auth, ready, draining = ()
   // Before the credentials: how to get some.
   api.use(authConfigRoutes(oidc));
   if (auth !== undefined) api.use(authenticate({ ...auth, metrics, healthIntervalMs, onForbidden: auditForbidden(service) }));
-  api.use(connectionsRoutes(service, auth?.throttle), customersRoutes(service), auditRoutes(service), healthRoutes(service, healthIntervalMs), meRoutes(), sessionRoutes(auth?.sessions));
+  api.use(
+    connectionsRoutes(service, auth?.throttle),
+    customersRoutes(service),
+    auditRoutes(service),
+    healthRoutes(service, healthIntervalMs),
+    meRoutes(),
+    sessionRoutes(auth?.sessions),
+    eventsRoutes(service, { ...events, draining }),
+  );
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);
   app.use(errorHandler(logger));

@@ -34,6 +34,7 @@ export const PROBLEMS = {
   "validation-refused": { status: 422, title: "Validation failed" },
   "too-many-failed-logins": { status: 429, title: "Too many failed logins" },
   "too-many-key-checks": { status: 429, title: "Too many key checks" },
+  "too-many-event-streams": { status: 429, title: "Too many event streams" },
   "internal-error": { status: 500, title: "Internal error" },
   "orchestrator-rate-limited": { status: 502, title: "The orchestrator is rate-limiting this service" },
   "orchestrator-rejected": { status: 502, title: "The orchestrator refused the request" },
@@ -42,6 +43,7 @@ export const PROBLEMS = {
   "orchestrator-garbage": { status: 502, title: "The orchestrator gave an answer that cannot be used" },
   "storage-unavailable": { status: 503, title: "Storage unavailable" },
   "identity-provider-unavailable": { status: 503, title: "The OpenID provider cannot be reached" },
+  "shutting-down": { status: 503, title: "The service is shutting down" },
   "orchestrator-timeout": { status: 504, title: "The orchestrator did not answer in time" },
 } as const satisfies Record<string, { readonly status: number; readonly title: string }>;
 

@@ -12,7 +12,7 @@ import { HTTP_TOKENS, type Auth, type Lifecycle } from "./tokens.js";
  */
 export const httpModule = () =>
   new ContainerModule(({ bind }) => {
-    bind(HTTP_TOKENS.Lifecycle).toConstantValue({ draining: false });
+    bind(HTTP_TOKENS.Lifecycle).toConstantValue({ draining: false, eventStreams: new Set() });
     bind(HTTP_TOKENS.App).toResolvedValue(
       (service: ConnectionService, logger: Logger, metrics: Metrics, config: Config, storage: Storage, lifecycle: Lifecycle, auth: Auth | undefined) =>
         createApp({
@@ -26,6 +26,7 @@ export const httpModule = () =>
           consoleDirectory: config.console ? CONSOLE_DIRECTORY : undefined,
           trustedProxies: config.trustedProxies,
           oidc: config.oidc,
+          events: { streams: lifecycle.eventStreams, ...config.events },
         }),
       [TOKENS.ConnectionService, TOKENS.Logger, TOKENS.Metrics, TOKENS.Config, TOKENS.Storage, HTTP_TOKENS.Lifecycle, { serviceIdentifier: HTTP_TOKENS.Auth, optional: true }],
     );

@@ -9,6 +9,7 @@ import {
   HEALTH_CHECK_OUTCOMES,
   HEALTH_STATES,
   VALIDATION_OUTCOMES,
+  EVENT_TYPES,
   ALIAS_PATTERN,
   API_KEY_MAX_LENGTH,
   API_KEY_PATTERN,
@@ -391,6 +392,38 @@ export const openApiDocument = {
         },
       },
     },
+    "/events": {
+      get: {
+        operationId: "followEvents",
+        summary:
+          "The event log (the audit trail's changes, health state changes and key-expiry warnings) as Server-Sent Events, any authenticated user: what came after Last-Event-ID first, then every new event as it is written, on any instance. Each event is `id:` (the audit id), `event:` (the type without `org.sdwan-connections.`) and `data:` (a CloudEvents 1.0 JSON event); `event: reset` when the Last-Event-ID is older than the oldest entry kept. A comment line at least every 15 s; never compressed. At most SDWAN_EVENTS_MAX_STREAMS streams per instance; a shutdown ends them first.",
+        parameters: [
+          {
+            name: "types",
+            in: "query",
+            required: false,
+            description: `Only these types, comma-separated, \`*\` a wildcard (e.g. \`connection.health.*\`); each must name a known type: ${EVENT_TYPES.join(", ")}.`,
+            schema: { type: "string" },
+          },
+          { name: "alias", in: "query", required: false, description: "Only the events of connections whose alias matches this glob (any case, `*` a wildcard).", schema: { type: "string", pattern: "^[A-Za-z0-9._*-]{1,64}$" } },
+          { name: "lastEventId", in: "query", required: false, description: "As the Last-Event-ID header (which wins when both are given), for clients that cannot set headers.", schema: { type: "string" } },
+          { name: "Last-Event-ID", in: "header", required: false, description: "The id of the last event the client has: what came after it is sent first.", schema: { type: "string" } },
+        ],
+        responses: {
+          "200": {
+            description:
+              "An endless text/event-stream. Each event's `data:` is one CloudEvent: `specversion` 1.0, `id` (the audit id), `source`, `type` (org.sdwan-connections.connection.added|updated|deleted with data {version, fields, actor, forced}; org.sdwan-connections.connection.health.changed with data {from, to, reason, checkedAt}; org.sdwan-connections.connection.key.expiring|expired with data {expiresAt, daysLeft, source}), `subject` (the alias), `time`, `datacontenttype` application/json. Never a key.",
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
+          ...commonErrors,
+          "429": {
+            ...problem("Too many failed logins from this client, or this instance already serves SDWAN_EVENTS_MAX_STREAMS event streams."),
+            headers: commonErrors["429"].headers,
+          },
+          "503": problem("The connection store cannot be used right now, or the service is shutting down."),
+        },
+      },
+    },
     "/me": {
       get: {
         operationId: "whoAmI",
@@ -561,6 +594,7 @@ export const openApiDocument = {
           outcome: { type: "string", enum: AUDIT_OUTCOMES, description: "unchanged: an update to the URL and key already stored (kept with the attempts, not the changes)." },
           failure: { type: ["string", "null"], description: "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch; KeyMismatch, Forbidden)." },
           detail: { type: ["string", "null"], description: "For a health change: `valid → unreachable` and the check's reason." },
+          version: { type: "integer", minimum: 1, description: "For an add or update, the connection's version it left; for a delete, the version removed. Absent otherwise." },
         },
       },
       KeyCheck: {

@@ -105,6 +105,8 @@ export const startService =
     const close = (): Promise<void> =>
       (closing ??= (async () => {
         lifecycle.draining = true;
+        // Event streams never end by themselves: ended first, so they do not hold the drain (clients reconnect elsewhere).
+        for (const end of lifecycle.eventStreams) end();
         logger.info("shutting down: draining in-flight requests");
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

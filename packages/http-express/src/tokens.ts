@@ -5,10 +5,13 @@ import type { BearerAuthenticator } from "./auth/bearer.js";
 import type { SessionTokens } from "./auth/console-session.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import type { Users } from "./auth/users.js";
+import type { EventStreams } from "./routes/events.js";
 
 /** Shared by the server (which sets it on shutdown) and the app (whose `/readyz` reports it). */
 export interface Lifecycle {
   draining: boolean;
+  /** The open event streams' enders: a shutdown ends them before it drains. */
+  readonly eventStreams: EventStreams;
 }
 
 /** Users and their verified-credentials cache, with the watcher that reloads them. */

@@ -45,7 +45,8 @@ describe("SDWAN_STORAGE=postgres", () => {
       expect((await callB("POST", `${BASE}/connections/raced/key-check`, { body: { apiKey: TEST_KEYS.partner } })).json()).toEqual({ matches: true });
 
       const audit = (await callB("GET", `${BASE}/audit?alias=raced`)).json<{ entries: { action: string; outcome: string }[] }>();
-      expect(audit.entries.map(({ action, outcome }) => `${action} ${outcome}`).sort()).toEqual(["add succeeded", "update failed", "update succeeded"]);
+      // The first validation (A's) found the state unknown → valid: audited once (SPEC §9), listed on B as soon as A answered.
+      expect(audit.entries.map(({ action, outcome }) => `${action} ${outcome}`).sort()).toEqual(["add succeeded", "health-change succeeded", "update failed", "update succeeded"]);
 
       // Both instances run a round in the same interval: the connection is checked once, and both answer its state.
       orchestrator.calls.identify = 0;

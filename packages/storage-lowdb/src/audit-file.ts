@@ -1,10 +1,12 @@
-import { open, readFile, rename, type FileHandle } from "node:fs/promises";
+import { open, readFile, rename, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
   AuditEntryProps,
   DEFAULT_AUDIT_RETENTION,
   IsoTimeCodec,
+  createAuditListeners,
   retainedAuditEntries,
+  selectAuditAfter,
   selectAuditPage,
   storageFailure,
   type AuditEntry,
@@ -26,8 +28,9 @@ export const AUDIT_FILE = "audit.jsonl";
 // Appends between two rewrites that drop what the retention no longer keeps (lists leave it out before).
 const APPENDS_PER_PRUNE = 500;
 
-// Exact: a change's entry also carries `commit` (see AuditJournal), which lists do not show.
-const AuditLine = t.exact(t.type({ ...AuditEntryProps, at: IsoTimeCodec, requestId: t.union([t.string, t.null]) }));
+// Exact: a change's entry also carries `commit` (see AuditJournal), which lists do not show. `version` is absent
+// from entries that have none, and from lines written before it was kept.
+const AuditLine = t.exact(t.intersection([t.type({ ...AuditEntryProps, at: IsoTimeCodec, requestId: t.union([t.string, t.null]) }), t.partial({ version: t.number })]));
 const CommitMark = t.type({ commit: t.number });
 
 const line = (entry: AuditEntry, commit?: number): string =>
@@ -35,22 +38,34 @@ const line = (entry: AuditEntry, commit?: number): string =>
 
 const decodeLine = (raw: string): E.Either<unknown, unknown> => E.tryCatch(() => JSON.parse(raw) as unknown, (error) => error);
 
-/** The trail as read: its entries, and the numbers of the lines that are not one (never their content: it may be anything). */
+/**
+ * The trail as read: its entries, the store version each change's entry awaits (`commit`, by id), and the
+ * numbers of the lines that are not one (never their content: it may be anything).
+ */
 interface ReadTrail {
   readonly entries: AuditEntry[];
+  readonly commits: Map<string, number>;
   readonly damaged: number[];
 }
 
 // Every complete line, decoded; a last line without its newline is an append under way or cut short, and is skipped.
 const parse = (text: string): ReadTrail => {
-  const trail: ReadTrail = { entries: [], damaged: [] };
+  const trail: ReadTrail = { entries: [], commits: new Map(), damaged: [] };
   for (const [index, raw] of text.split("\n").slice(0, -1).entries()) {
-    const decoded = E.flatMap((json: unknown) => AuditLine.decode(json))(decodeLine(raw));
+    const json = decodeLine(raw);
+    const decoded = E.flatMap((value: unknown) => AuditLine.decode(value))(json);
     if (E.isLeft(decoded)) trail.damaged.push(index + 1);
-    else trail.entries.push(decoded.right as AuditEntry);
+    else {
+      trail.entries.push(decoded.right as AuditEntry);
+      const mark = E.flatMap((value: unknown) => CommitMark.decode(value))(json);
+      if (E.isRight(mark)) trail.commits.set(decoded.right.id, mark.right.commit);
+    }
   }
   return trail;
 };
+
+// How often a log with subscribers looks for entries other processes appended (the events' promise is a second).
+const WATCH_INTERVAL_MS = 250;
 
 /**
  * The store version connections.json holds now (its `lastVersion`, 0 without a file): read from the header
@@ -168,15 +183,89 @@ export const createLowdbAuditLog = ({
   let leftAt: { readonly ino: number; readonly size: number } | undefined;
   let reported = "";
 
-  const read = async (): Promise<AuditEntry[]> => {
+  const readTrail = async (): Promise<ReadTrail> => {
     const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? "" : Promise.reject(error)));
-    const { entries, damaged } = parse(text);
+    const trail = parse(text);
+    const { damaged } = trail;
     const found = damaged.length === 0 ? "" : `${AUDIT_FILE}: ${damaged.length} damaged line(s) skipped (line ${damaged.slice(0, 20).join(", ")}${damaged.length > 20 ? ", …" : ""}); the next rewrite drops them.`;
     if (found !== reported) {
       reported = found;
       if (found !== "") onWarning?.(found);
     }
-    return entries;
+    return trail;
+  };
+  const read = async (): Promise<AuditEntry[]> => (await readTrail()).entries;
+
+  /**
+   * Subscribers hear this process's entries once durable (a change's once it landed), and, by a look at the
+   * file every WATCH_INTERVAL_MS while any listens, those other processes appended: each id once (`told`), a
+   * change's entry only once connections.json holds its version.
+   */
+  const listeners = createAuditListeners();
+  const told = new Set<string>();
+  let watched: { readonly ino: number; readonly size: number; readonly mtimeMs: number } | undefined;
+  let awaitingCommit = false;
+  let watcher: NodeJS.Timeout | undefined;
+  let watching = false;
+  // This process's entries between their append and their telling: never told by a look at the file.
+  const mine = new Set<string>();
+  const tell = (entry: AuditEntry): void => {
+    told.add(entry.id);
+    listeners.tell(entry);
+  };
+  const lookForOthers = async (): Promise<void> => {
+    const now = await stat(path).catch(() => undefined);
+    const seen = now === undefined ? undefined : { ino: now.ino, size: now.size, mtimeMs: now.mtimeMs };
+    if (!awaitingCommit && seen?.ino === watched?.ino && seen?.size === watched?.size && seen?.mtimeMs === watched?.mtimeMs) return;
+    watched = seen;
+    const { entries, commits } = await readTrail();
+    const committed = commits.size === 0 ? 0 : await committedVersion();
+    awaitingCommit = false;
+    const inFile = new Set<string>();
+    for (const entry of [...entries].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+      inFile.add(entry.id);
+      if (told.has(entry.id)) continue;
+      if ((commits.get(entry.id) ?? 0) > committed) awaitingCommit = true;
+      else tell(entry);
+    }
+    // What the file no longer holds (pruned) is never seen again: forgotten, so `told` stays as small as the trail.
+    for (const id of told) if (!inFile.has(id) && !mine.has(id)) told.delete(id);
+  };
+  const ownAppend = (entries: readonly AuditEntry[]) => {
+    for (const entry of entries) {
+      mine.add(entry.id);
+      if (watching) told.add(entry.id);
+    }
+    return (landed: boolean) => {
+      for (const entry of entries) {
+        mine.delete(entry.id);
+        if (landed) listeners.tell(entry);
+      }
+    };
+  };
+  const startWatching = async (): Promise<void> => {
+    if (watching) return;
+    watching = true;
+    // Everything already in the file is the past: a subscriber hears what is appended from now on.
+    const { entries } = await readTrail();
+    for (const entry of entries) told.add(entry.id);
+    const current = await stat(path).catch(() => undefined);
+    watched = current === undefined ? undefined : { ino: current.ino, size: current.size, mtimeMs: current.mtimeMs };
+    let looking = false;
+    watcher = setInterval(() => {
+      if (looking) return;
+      looking = true;
+      void lookForOthers()
+        .catch(() => undefined)
+        .finally(() => (looking = false));
+    }, WATCH_INTERVAL_MS);
+    watcher.unref();
+  };
+  const stopWatching = (): void => {
+    watching = false;
+    clearInterval(watcher);
+    watcher = undefined;
+    told.clear();
   };
 
   const prune = async (): Promise<void> => {
@@ -269,16 +358,20 @@ export const createLowdbAuditLog = ({
   // Appends of this process, its own and the connections file's, run one at a time (never contending for the lock).
   const serially = createSerialQueue();
   const groupCommit = createGroupCommit<AuditEntry>(serially, async (batch) => {
+    const landed = ownAppend(batch);
     const result = await locked(async (handle) => {
       await appendSoundly(handle, batch.map((entry) => line(entry)).join(""));
       await pruneSometimes(batch.length);
     }).then(() => E.right(undefined), failure("writing"));
+    landed(E.isRight(result));
     return batch.map(() => result);
   });
 
   const journal: AuditJournal = {
     append: (entries, version, settled) => () =>
       new Promise((answer) => {
+        const landed = ownAppend(entries);
+        let kept = false;
         serially(() =>
           locked(async (handle) => {
             const start = await appendSoundly(handle, entries.map((entry) => line(entry, version)).join(""));
@@ -287,9 +380,14 @@ export const createLowdbAuditLog = ({
             if (version > (await committedVersion())) {
               leftAt = undefined;
               await cutBack(handle, start);
-            } else if (entries.length > 0) await pruneSometimes(entries.length);
+            } else {
+              kept = true;
+              if (entries.length > 0) await pruneSometimes(entries.length);
+            }
           }),
-        ).catch((error: unknown) => answer(failure("writing")(error)));
+        )
+          .catch((error: unknown) => answer(failure("writing")(error)))
+          .finally(() => landed(kept));
       }),
     ready: () => async () => {
       if (failing === undefined) return E.right(undefined);
@@ -317,7 +415,17 @@ export const createLowdbAuditLog = ({
     },
     list: (query) => () =>
       read().then((entries) => E.right(selectAuditPage(entries, query, retention)), failure("reading")),
+    listAfter: (after, limit) => () => read().then((entries) => E.right(selectAuditAfter(entries, after, limit, retention)), failure("reading")),
+    subscribe: (listener) => () =>
+      startWatching().then(() => {
+        const remove = listeners.add(listener);
+        return E.right(() => {
+          remove();
+          if (listeners.size() === 0) stopWatching();
+        });
+      }, failure("watching")),
     close: async () => {
+      stopWatching();
       await groupCommit.drain();
       await serially(async () => undefined);
       await lock.close();

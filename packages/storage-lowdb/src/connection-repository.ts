@@ -81,15 +81,16 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       const existing = connections.get(key);
       if (existing !== undefined) return E.left(alreadyExists(existing.alias));
       const { alias, orchestratorUrl, apiKeyExpiresAt } = connection;
-      connections.set(key, storedConnection({ alias, orchestratorUrl, sealedApiKey, version: nextVersion(), apiKeySetAt, ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: apiKeyExpiresAt.toISOString() }) }));
-      return E.right({ value: undefined, changed: true });
+      const version = nextVersion();
+      connections.set(key, storedConnection({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt, ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: apiKeyExpiresAt.toISOString() }) }));
+      return E.right({ value: undefined, changed: true, version });
     }, entry)();
   };
 
   const update: ConnectionRepository["update"] = (alias, change, expected, entry) => () => {
     const key = aliasKey(alias);
     const sealed = change.apiKey === undefined ? undefined : keyring.seal(change.apiKey.reveal(), key);
-    return file.mutate((connections, nextVersion): E.Either<DomainError, { value: Connection; changed: boolean }> => {
+    return file.mutate((connections, nextVersion): E.Either<DomainError, { value: Connection; changed: boolean; version: number }> => {
       const existing = current(connections, alias, expected);
       if (E.isLeft(existing)) return existing;
       const stored = reveal(key, existing.right);
@@ -98,7 +99,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== stored.right.apiKey.reveal();
       const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
       const expiresAt = declaredExpiryAfter(stored.right, change, newKey);
-      if (!newKey && !newUrl && sameTime(expiresAt, stored.right.apiKeyExpiresAt)) return E.right({ value: stored.right, changed: false });
+      if (!newKey && !newUrl && sameTime(expiresAt, stored.right.apiKeyExpiresAt)) return E.right({ value: stored.right, changed: false, version: stored.right.version });
       const { apiKeyExpiresAt: _stored, ...kept } = existing.right;
       const updated = storedConnection({
         ...kept,
@@ -119,12 +120,16 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
         apiKeySetAt,
         ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
       };
-      return E.right({ value, changed: true });
+      return E.right({ value, changed: true, version: updated.version });
     }, entry)();
   };
 
   const remove: ConnectionRepository["delete"] = (alias, expected, entry) =>
-    file.mutate((connections) => E.map(() => ({ value: void connections.delete(aliasKey(alias)), changed: true }))(current(connections, alias, expected)), entry);
+    file.mutate(
+      (connections) =>
+        E.map((removed: { readonly version: number }) => ({ value: void connections.delete(aliasKey(alias)), changed: true, version: removed.version }))(current(connections, alias, expected)),
+      entry,
+    );
 
   return { get, list, insert, update, delete: remove, ping: file.ping, resealKeys: file.rotate };
 };

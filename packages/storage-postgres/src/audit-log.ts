@@ -3,10 +3,11 @@ import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import type { Pool, PoolClient } from "pg";
+import type { ClientConfig, Pool, PoolClient } from "pg";
 import {
   aliasKey,
   AuditEntryProps,
+  createAuditListeners,
   DEFAULT_AUDIT_RETENTION,
   storageFailure,
   toFieldErrors,
@@ -16,32 +17,45 @@ import {
   type DomainError,
 } from "@sdwan-connections/core";
 import { databaseFailure } from "./database-errors.js";
+import { listenChannel, type ChannelListener } from "./listen-channel.js";
 import { DateCodec } from "./rows.js";
 
 export interface PostgresAuditLogOptions {
   /** A migrated pool (`migrate(pool)`), as the repository's. */
   readonly pool: Pool;
   readonly retention?: AuditRetention;
+  /** How to open the LISTEN connection subscribers share (opened at the first subscriber), e.g. `{ connectionString }`; from `pool` when not given. */
+  readonly listener?: ClientConfig;
+  /** Hears about a lost LISTEN connection or an announced entry not read (never fatal); one line each, never the URL. */
+  readonly onError?: (line: string) => void;
 }
+
+/** The channel migration 9's trigger announces each committed entry's id on. */
+export const AUDIT_ENTRIES_CHANNEL = "sdwan_audit_entries";
 
 
 /** A row of `audit_entries`; rows are outside input, so they are decoded. */
-const AuditRow = t.type({ ...AuditEntryProps, at: DateCodec, request_id: t.union([t.string, t.null]) });
+const AuditRow = t.type({ ...AuditEntryProps, at: DateCodec, request_id: t.union([t.string, t.null]), version: t.union([t.number, t.null]) });
 
 const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
   pipe(
     AuditRow.decode(row),
     E.bimap(
       (errors) => storageFailure(`Storage failure: an audit entry is invalid (${toFieldErrors(errors, "row").map((error) => `${error.field} ${error.message}`).join("; ")}).`),
-      ({ request_id, failure, ...row }): AuditEntry => ({ ...row, requestId: request_id, failure: failure as AuditEntry["failure"] }),
+      ({ request_id, failure, version, ...row }): AuditEntry => ({
+        ...row,
+        requestId: request_id,
+        failure: failure as AuditEntry["failure"],
+        ...(version === null ? {} : { version }),
+      }),
     ),
   );
 
-const COLUMNS = "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail";
+const COLUMNS = "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail, version";
 
 /** Inserts an entry through `client`: the log's own pool, or the transaction of the change it records. */
 export const insertAuditEntry = async (client: Pick<PoolClient, "query">, entry: AuditEntry): Promise<void> => {
-  await client.query(`insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
+  await client.query(`insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
     entry.id,
     entry.at,
     entry.actor,
@@ -54,6 +68,7 @@ export const insertAuditEntry = async (client: Pick<PoolClient, "query">, entry:
     entry.outcome,
     entry.failure,
     entry.detail,
+    entry.version ?? null,
   ]);
 };
 
@@ -77,12 +92,72 @@ const oldestKeptBy = (retention: AuditRetention) => new Date(Date.now() - retent
  * Core's AuditLog in the `audit_entries` table, beside the connections. Each
  * record inserts its entry, then deletes what the retention no longer keeps
  * (`pruneAuditTrail`). The repository records a change's entry in the
- * change's own transaction (`insertAuditEntry`).
+ * change's own transaction (`insertAuditEntry`). Subscribers share one LISTEN
+ * connection (opened at the first, closed by `close`): each announced id
+ * (migration 9, at commit, from any instance) is read back, those announced
+ * meanwhile together, and told in the order announced.
  */
-export const createPostgresAuditLog = ({ pool, retention = DEFAULT_AUDIT_RETENTION }: PostgresAuditLogOptions): AuditLog => {
+export const createPostgresAuditLog = ({ pool, retention = DEFAULT_AUDIT_RETENTION, listener, onError = () => undefined }: PostgresAuditLogOptions): AuditLog & { close(): Promise<void> } => {
   const query = (what: string, text: string, values: readonly unknown[]) =>
     TE.tryCatch(async () => (await pool.query(text, values as unknown[])).rows as unknown[], databaseFailure(what));
   const oldestKept = () => oldestKeptBy(retention);
+  const readEntries = (what: string, text: string, values: readonly unknown[]) =>
+    pipe(
+      query(what, text, values),
+      TE.chainEitherK((rows) => A.traverse(E.Applicative)(decodeRow)(rows)),
+    );
+
+  const reportFailure = (error: DomainError) => onError("reason" in error ? error.reason : error._tag);
+  const listeners = createAuditListeners();
+  let announced: string[] = [];
+  let reading: Promise<void> | undefined;
+  // The newest id told: after a lost LISTEN connection, what was committed meanwhile is read from there.
+  let lastTold: string | null = null;
+  const tellAll = (entries: readonly AuditEntry[]) => {
+    for (const entry of entries) {
+      if (lastTold === null || entry.id > lastTold) lastTold = entry.id;
+      listeners.tell(entry);
+    }
+  };
+  const readAnnounced = async (): Promise<void> => {
+    while (announced.length > 0) {
+      const ids = announced;
+      announced = [];
+      const found = await readEntries("reading announced audit entries", `select ${COLUMNS} from audit_entries where id = any($1)`, [ids])();
+      if (E.isLeft(found)) reportFailure(found.left);
+      else {
+        const byId = new Map(found.right.map((entry) => [entry.id, entry]));
+        tellAll(ids.flatMap((id) => byId.get(id) ?? []));
+      }
+    }
+    reading = undefined;
+  };
+  const onPayload = (id: string) => {
+    announced.push(id);
+    reading ??= readAnnounced();
+  };
+  let channel: Promise<ChannelListener> | undefined;
+  const listening = () =>
+    (channel ??= listenChannel({
+      pool,
+      listener,
+      channel: AUDIT_ENTRIES_CHANNEL,
+      onPayload,
+      // Best effort: what committed while the connection was down, from the newest entry told.
+      onRestored: () =>
+        void listAfter(lastTold, 10_000)().then((found) => (E.isRight(found) ? tellAll(found.right) : reportFailure(found.left))),
+      onError,
+    }).catch((error: unknown) => {
+      channel = undefined;
+      throw error;
+    }));
+
+  const listAfter = (after: string | null, limit: number) =>
+    readEntries(
+      "reading the audit trail",
+      `select ${COLUMNS} from audit_entries where at >= $1 and ($2::text is null or id > $2) order by id limit $3`,
+      [oldestKept(), after, limit],
+    );
 
   return {
     record: (entry) =>
@@ -90,6 +165,21 @@ export const createPostgresAuditLog = ({ pool, retention = DEFAULT_AUDIT_RETENTI
         TE.tryCatch(() => insertAuditEntry(pool, entry), databaseFailure("recording an audit entry")),
         TE.flatMap(() => TE.tryCatch(() => pruneAuditTrail(pool, retention), databaseFailure("pruning the audit trail"))),
       ),
+
+    listAfter,
+
+    subscribe: (listen) =>
+      pipe(
+        TE.tryCatch(listening, databaseFailure("listening for audit entries")),
+        TE.map(() => listeners.add(listen)),
+      ),
+
+    close: async () => {
+      const current = channel;
+      channel = undefined;
+      await (await current?.catch(() => undefined))?.close();
+      await reading;
+    },
 
     list: ({ alias, since, before, limit }) =>
       pipe(

@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import pg from "pg";
+import type pg from "pg";
 import { AliasCodec, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges, type DomainError } from "@sdwan-connections/core";
 import { databaseFailure, describeDatabaseError } from "./database-errors.js";
+import { listenChannel } from "./listen-channel.js";
 
 /** The NOTIFY channel used when none is given. */
 export const DEFAULT_CHANGES_CHANNEL = "sdwan_connection_changes";
@@ -38,8 +39,6 @@ export interface PostgresConnectionChanges extends ConnectionChanges {
   close(): Promise<void>;
 }
 
-type ListenClient = pg.Client | pg.PoolClient;
-
 /**
  * Core's ConnectionChanges across instances with PostgreSQL LISTEN/NOTIFY.
  *
@@ -61,11 +60,6 @@ export const createPostgresConnectionChanges = (options: PostgresConnectionChang
   const origin = randomUUID();
   const listeners = new Set<(notice: ConnectionChangeNotice) => void>();
   const report = (message: string) => options.onError?.(message);
-  const firstDelay = options.reconnectDelayMs ?? 500;
-  let client: ListenClient | undefined;
-  let closed = false;
-  let retry: NodeJS.Timeout | undefined;
-  let delay = firstDelay;
 
   const deliver = (notice: ConnectionChangeNotice) => {
     for (const listener of listeners) {
@@ -77,11 +71,10 @@ export const createPostgresConnectionChanges = (options: PostgresConnectionChang
     }
   };
 
-  const onNotification = (message: pg.Notification) => {
-    if (message.channel !== channel) return;
+  const onPayload = (payload: string) => {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(message.payload ?? "");
+      parsed = JSON.parse(payload);
     } catch {
       parsed = undefined;
     }
@@ -90,66 +83,19 @@ export const createPostgresConnectionChanges = (options: PostgresConnectionChang
     if (decoded.right.origin !== origin) deliver(decoded.right.alias);
   };
 
-  const open = async (): Promise<ListenClient> => {
-    const next: ListenClient = options.listener === undefined ? await pool.connect() : new pg.Client(options.listener);
-    try {
-      if (options.listener !== undefined) await next.connect();
-      next.on("notification", onNotification);
-      next.on("error", (error) => lost(next, error));
-      next.on("end", () => lost(next, new Error("Connection terminated")));
-      await next.query(`listen "${channel}"`);
-      return next;
-    } catch (error) {
-      discard(next, error);
-      throw error;
-    }
-  };
-
-  const discard = (old: ListenClient, error?: unknown) => {
-    old.removeAllListeners("notification");
-    // Keep an error handler: a dead socket may still emit, and an unhandled 'error' would crash the process.
-    old.removeAllListeners("error");
-    old.removeAllListeners("end");
-    old.on("error", () => undefined);
-    if ("release" in old) old.release(error instanceof Error ? error : true);
-    else void old.end().catch(() => undefined);
-  };
-
-  const lost = (which: ListenClient, error: unknown) => {
-    if (client !== which) return;
-    client = undefined;
-    discard(which, error);
-    if (closed) return;
-    report(`lost the LISTEN connection (${describeDatabaseError(error)}); reconnecting`);
-    schedule();
-  };
-
-  const schedule = () => {
-    retry = setTimeout(() => {
-      retry = undefined;
-      if (closed) return;
-      open().then(
-        (next) => {
-          if (closed) return discard(next);
-          client = next;
-          delay = firstDelay;
-          // What was announced while we were not listening is lost: everything may have changed.
-          deliver(EVERY_CONNECTION);
-        },
-        (error: unknown) => {
-          report(`cannot reopen the LISTEN connection (${describeDatabaseError(error)}); retrying`);
-          delay = Math.min(delay * 2, 30_000);
-          schedule();
-        },
-      );
-    }, delay);
-    retry.unref();
-  };
-
   return TE.tryCatch(async () => {
-    client = await open();
+    const listening = await listenChannel({
+      pool,
+      listener: options.listener,
+      channel,
+      onPayload,
+      // What was announced while we were not listening is lost: everything may have changed.
+      onRestored: () => deliver(EVERY_CONNECTION),
+      onError: report,
+      reconnectDelayMs: options.reconnectDelayMs,
+    });
     return {
-      listening: () => client !== undefined,
+      listening: listening.listening,
       publish: async (alias) => {
         deliver(alias);
         try {
@@ -166,15 +112,7 @@ export const createPostgresConnectionChanges = (options: PostgresConnectionChang
           listeners.delete(wrapped);
         };
       },
-      close: async () => {
-        closed = true;
-        if (retry !== undefined) clearTimeout(retry);
-        const current = client;
-        client = undefined;
-        if (current === undefined) return;
-        await current.query(`unlisten "${channel}"`).catch(() => undefined);
-        discard(current);
-      },
+      close: listening.close,
     };
   }, databaseFailure("listening for connection changes"));
 };

@@ -85,10 +85,11 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
     };
 
   /**
-   * A write in a transaction that also records `entry` when it succeeds (as `entryAsWritten`, `changed` telling
-   * whether the result changed anything); then the retention is applied (outside it).
+   * A write in a transaction that also records `entry` when it succeeds (as `entryAsWritten`: `written` tells
+   * whether the result changed anything and the connection's version it left or removed); then the retention
+   * is applied (outside it).
    */
-  const write = <A>(
+  const write = <A extends { readonly version: number }>(
     what: string,
     entry: AuditEntry | undefined,
     work: (client: PoolClient) => TE.TaskEither<DomainError, A>,
@@ -97,7 +98,7 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
     pipe(
       inTransaction(pool, what, (client) => async () => {
         const result = await work(client)();
-        if (E.isRight(result) && entry !== undefined) await insertAuditEntry(client, entryAsWritten(entry, changed(result.right)));
+        if (E.isRight(result) && entry !== undefined) await insertAuditEntry(client, entryAsWritten(entry, changed(result.right), result.right.version));
         return result;
       }),
       // The entry is committed: a retention that could not be applied now is applied by the next one.
@@ -135,21 +136,21 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
     insert: (connection, entry) => {
       const key = aliasKey(connection.alias);
       const sealed = keyring.seal(connection.apiKey.reveal(), key);
-      return write(`adding connection '${connection.alias}'`, entry, (client) => async () => {
+      return pipe(
+        write(`adding connection '${connection.alias}'`, entry, (client) => async () => {
         try {
-          await client.query("insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at, api_key_expires_at) values ($1, $2, $3, $4, now(), $5)", [
-            key,
-            connection.alias,
-            connection.orchestratorUrl,
-            sealed,
-            connection.apiKeyExpiresAt ?? null,
-          ]);
-          return E.right(undefined);
+          const { rows } = await client.query<{ version: number }>(
+            "insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at, api_key_expires_at) values ($1, $2, $3, $4, now(), $5) returning version",
+            [key, connection.alias, connection.orchestratorUrl, sealed, connection.apiKeyExpiresAt ?? null],
+          );
+          return E.right({ version: rows[0]?.version ?? 0 });
         } catch (error) {
           if (!hasSqlState(error, UNIQUE_VIOLATION)) throw error;
           return E.left(alreadyExists(connection.alias)); // rolled back
         }
-      });
+        }),
+        TE.map(() => undefined),
+      );
     },
 
     // The row is locked, then compared with the change opened, in memory: the same URL and the same key (sealed
@@ -165,7 +166,7 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
             const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== current.right.apiKey.reveal();
             const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
             const expiresAt = declaredExpiryAfter(current.right, change, newKey);
-            if (!newKey && !newUrl && sameTime(expiresAt, current.right.apiKeyExpiresAt)) return E.right({ connection: current.right, changed: false });
+            if (!newKey && !newUrl && sameTime(expiresAt, current.right.apiKeyExpiresAt)) return E.right({ connection: current.right, changed: false, version: current.right.version });
             const { rows } = await client.query(
               `update connections
                   set orchestrator_url = coalesce($2, orchestrator_url),
@@ -178,7 +179,7 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
             returning ${COLUMNS}`,
               [aliasKey(alias), newUrl ? change.orchestratorUrl : null, newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null, expiresAt ?? null],
             );
-            return E.map((connection: StoredConnection) => ({ connection, changed: true }))(decode(rows[0]));
+            return E.map((connection: StoredConnection) => ({ connection, changed: true, version: connection.version }))(decode(rows[0]));
           },
           (written) => written.changed,
         ),
@@ -186,13 +187,17 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
       ),
 
     delete: (alias, expected, entry) =>
-      write(`deleting connection '${alias}'`, entry, (client) => async () => {
-        const { rowCount } = await client.query("delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[]))", [
-          aliasKey(alias),
-          expected ?? null,
-        ]);
-        return (rowCount ?? 0) === 0 ? missedWrite(client, alias)() : E.right(undefined);
-      }),
+      pipe(
+        write(`deleting connection '${alias}'`, entry, (client) => async () => {
+          const { rows } = await client.query<{ version: number }>(
+            "delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[])) returning version",
+            [aliasKey(alias), expected ?? null],
+          );
+          const removed = rows[0];
+          return removed === undefined ? missedWrite(client, alias)() : E.right(removed);
+        }),
+        TE.map(() => undefined),
+      ),
 
     // Reads the table (so a missing schema shows) and checks the server would accept a write.
     ping: () =>

@@ -138,6 +138,24 @@ export const MIGRATIONS: readonly Migration[] = [
         primary key (alias_key, key_mark, threshold)
       )`,
   },
+  {
+    // The audit trail is the event log: a change's entry keeps the connection's version it left or removed
+    // (null otherwise, and before this migration), and every entry committed is announced on the channel
+    // `sdwan_audit_entries` with its id (a NOTIFY is delivered at commit, never for a rolled-back insert),
+    // whichever transaction inserts it; listeners read the entry by its id.
+    version: 9,
+    name: "audit entry versions; audit entries announced",
+    sql: `
+      alter table audit_entries add column version integer;
+      create function sdwan_announce_audit_entry() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify('sdwan_audit_entries', new.id);
+          return null;
+        end
+      $$;
+      create trigger audit_entries_announced after insert on audit_entries
+        for each row execute function sdwan_announce_audit_entry()`,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -45,15 +45,17 @@ export const openPostgresStorage =
       await pool.end().catch(() => undefined);
       return changes;
     }
+    const audit = createPostgresAuditLog({ pool, listener: { connectionString: databaseUrl }, onError, ...(auditRetention === undefined ? {} : { retention: auditRetention }) });
     return E.right({
       repository: createPostgresConnectionRepository({ pool, keyring, ...(auditRetention === undefined ? {} : { auditRetention }) }),
       changes: changes.right,
       fingerprints: masterKeyFingerprints(keyring),
-      audit: createPostgresAuditLog({ pool, ...(auditRetention === undefined ? {} : { retention: auditRetention }) }),
+      audit,
       health: createPostgresHealthLedger({ pool }),
       failures: createPostgresFailureCounter({ pool, windowMs: failureWindowMs }),
       close: async () => {
         await changes.right.close();
+        await audit.close();
         await pool.end();
       },
     });

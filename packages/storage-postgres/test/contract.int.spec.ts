@@ -30,9 +30,12 @@ const pools: pg.Pool[] = [];
 // A pool made for one test is ended after it: the suites make hundreds, which would otherwise hold more
 // connections than the server takes (the failure counter's insurance then answers from memory, and listeners fail).
 const testPools: pg.Pool[] = [];
+// Audit logs made for one test: closed after it (each may hold a LISTEN connection).
+const testLogs: { close(): Promise<void> }[] = [];
 const keyring = aKeyring();
 
 afterEach(async () => {
+  await Promise.allSettled(testLogs.splice(0).map((log) => log.close()));
   await Promise.allSettled(testPools.splice(0).map((pool) => pool.end()));
 });
 
@@ -68,7 +71,9 @@ describeAuditLogContract("PostgresAuditLog", {
   make: async (retention) => {
     const pool = aPool(postgres.connectionString);
     testPools.push(pool);
-    return createPostgresAuditLog({ pool, retention });
+    const log = createPostgresAuditLog({ pool, retention, listener: { connectionString: postgres.connectionString } });
+    testLogs.push(log);
+    return log;
   },
   reset: async () => {
     await admin.query("truncate audit_entries");

@@ -1,6 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
-import { DEFAULT_AUDIT_RETENTION, retainedAuditEntries, selectAuditPage, type AuditEntry, type AuditRetention } from "../domain/audit.js";
+import { DEFAULT_AUDIT_RETENTION, retainedAuditEntries, selectAuditAfter, selectAuditPage, type AuditEntry, type AuditRetention } from "../domain/audit.js";
 import type { AuditLog } from "../ports/audit-log.js";
+import { createAuditListeners } from "./audit-listeners.js";
 
 /**
  * An audit log in this process's memory: the default when core is embedded without a store, and the fake
@@ -8,11 +9,15 @@ import type { AuditLog } from "../ports/audit-log.js";
  */
 export const createInMemoryAuditLog = (retention: AuditRetention = DEFAULT_AUDIT_RETENTION): AuditLog => {
   let entries: readonly AuditEntry[] = [];
+  const listeners = createAuditListeners();
   return {
     record: (entry) => async () => {
       entries = retainedAuditEntries([...entries, entry], retention);
+      listeners.tell(entry);
       return E.right(undefined);
     },
     list: (query) => async () => E.right(selectAuditPage(entries, query, retention)),
+    listAfter: (after, limit) => async () => E.right(selectAuditAfter(entries, after, limit, retention)),
+    subscribe: (listener) => async () => E.right(listeners.add(listener)),
   };
 };

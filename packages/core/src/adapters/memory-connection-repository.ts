@@ -30,7 +30,9 @@ const writesOf = new WeakMap<InMemoryConnectionStore, Promise<unknown>>();
  * A write, run when the task runs (not when it is built, as with a real store), after the store's earlier
  * writes: `check` finds what to change or fails, the entry is recorded, then `apply` changes the Map. Nothing
  * can fail after the entry is recorded, so the two are one step; an entry that cannot be recorded fails the
- * write before any change. `changes` tells whether the checked write will change anything (see `entryAsWritten`).
+ * write before any change. `changes` tells whether the checked write will change anything, `version` the
+ * connection's version it will leave or remove (see `entryAsWritten`): writes run one at a time, so the next
+ * version is known at the check.
  */
 const write =
   <S, A>(
@@ -39,13 +41,14 @@ const write =
     check: () => E.Either<DomainError, S>,
     apply: (checked: S) => A,
     changes: (checked: S) => boolean = () => true,
+    version: (checked: S) => number | undefined = () => undefined,
   ): TaskEither<DomainError, A> =>
   () => {
     const run: TaskEither<DomainError, A> = async () => {
       const checked = check();
       if (E.isLeft(checked)) return checked;
       if (entry !== undefined) {
-        const recorded = await store.audit.record(entryAsWritten(entry, changes(checked.right)))();
+        const recorded = await store.audit.record(entryAsWritten(entry, changes(checked.right), version(checked.right)))();
         if (E.isLeft(recorded)) return recorded;
       }
       return E.right(apply(checked.right));
@@ -85,6 +88,8 @@ export const createInMemoryConnectionRepository = (store: InMemoryConnectionStor
           return existing === undefined ? E.right(undefined) : E.left(alreadyExists(existing.alias));
         },
         () => void connections.set(aliasKey(connection.alias), { ...connection, version: nextVersion(), apiKeySetAt: new Date() }),
+        undefined,
+        () => store.lastVersion + 1,
       ),
     update: (alias, change, expected, entry) => {
       const sameKey = (existing: StoredConnection) => change.apiKey === undefined || change.apiKey.reveal() === existing.apiKey.reveal();
@@ -109,6 +114,7 @@ export const createInMemoryConnectionRepository = (store: InMemoryConnectionStor
           return updated;
         },
         changes,
+        (existing) => (changes(existing) ? store.lastVersion + 1 : existing.version),
       );
     },
     delete: (alias, expected, entry) =>
@@ -117,6 +123,8 @@ export const createInMemoryConnectionRepository = (store: InMemoryConnectionStor
         entry,
         () => current(alias, expected),
         () => void connections.delete(aliasKey(alias)),
+        undefined,
+        (existing) => existing.version,
       ),
     ping: () => lazily(() => E.right(undefined)),
     // Nothing is sealed in memory: nothing to re-seal.

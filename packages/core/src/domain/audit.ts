@@ -2,8 +2,10 @@ import { randomBytes } from "node:crypto";
 import * as t from "io-ts";
 import { AliasCodec, aliasKey, type Alias } from "./codecs.js";
 import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
 import type { Connection } from "./connection.js";
 import { toFieldErrors } from "./decode.js";
+import { HEALTH_STATES, type HealthState } from "./health.js";
 import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
 import { CONNECTION_FIELDS } from "./requests.js";
 
@@ -56,8 +58,13 @@ export interface AuditEntry {
   readonly outcome: AuditOutcome;
   /** Why it failed: the error's tag (no text, so nothing the request held). */
   readonly failure: AuditFailure | null;
-  /** What else there is to say: for a health change, `valid → unreachable` and the check's reason; for a forbidden write, its method. */
+  /** What else there is to say: for a health change, `valid → unreachable` and the check's reason (`healthChangeDetail`); for a forbidden write, its method. */
   readonly detail: string | null;
+  /**
+   * The connection's version the change left (an add or update) or removed (a delete), set by the store that
+   * records the change; absent otherwise, and in entries written before stores kept it.
+   */
+  readonly version?: number;
 }
 
 /** The actions that change the store: their entry is written with the change, and kept as a change when it succeeded. */
@@ -71,11 +78,35 @@ export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set(["add", "update"
 export const isAuditedChange = (entry: Pick<AuditEntry, "action" | "outcome">): boolean => entry.outcome === "succeeded" && CHANGE_ACTIONS.has(entry.action);
 
 /**
- * The entry a store records for a write given `entry` that succeeded: as given, except an update that changed
- * nothing (`changed` false), recorded as `unchanged` so that it never counts against the changes' retention.
+ * The entry a store records for a write given `entry` that succeeded: as given, with the connection's `version`
+ * the write left or removed (none for a rotation), except an update that changed nothing (`changed` false),
+ * recorded as `unchanged` so that it never counts against the changes' retention.
  */
-export const entryAsWritten = (entry: AuditEntry, changed: boolean): AuditEntry =>
-  changed || entry.action !== "update" ? entry : { ...entry, outcome: "unchanged" };
+export const entryAsWritten = (entry: AuditEntry, changed: boolean, version?: number): AuditEntry => ({
+  ...entry,
+  ...(changed || entry.action !== "update" ? {} : { outcome: "unchanged" }),
+  ...(version === undefined ? {} : { version }),
+});
+
+/** What a health change's entry says in `detail`: `valid → unreachable: <reason>`; read back by `healthChangeOf`. */
+export const healthChangeDetail = ({ from, to, reason }: HealthTransition): string => `${from} → ${to}${reason === null ? "" : `: ${reason}`}`;
+
+/** A health state change as its entry's `detail` tells it. */
+export interface HealthTransition {
+  readonly from: HealthState;
+  readonly to: HealthState;
+  readonly reason: string | null;
+}
+
+const HEALTH_DETAIL = new RegExp(`^(${HEALTH_STATES.join("|")}) → (${HEALTH_STATES.join("|")})(?:: ([\\s\\S]*))?$`);
+
+/** The transition a health change's `detail` (`healthChangeDetail`) tells; none for any other text. */
+export const healthChangeOf = (detail: string | null): O.Option<HealthTransition> => {
+  const found = detail === null ? null : HEALTH_DETAIL.exec(detail);
+  return found === null
+    ? O.none
+    : O.some({ from: found[1] as HealthState, to: found[2] as HealthState, reason: found[3] ?? null });
+};
 
 // Entries of one process within one millisecond keep their order by this count; the random part keeps
 // processes apart.
@@ -130,7 +161,8 @@ export interface AuditQuery {
 export const AUDIT_PAGE_MAX = 1000;
 const AUDIT_PAGE_DEFAULT = 100;
 
-const AUDIT_ID = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z-[0-9a-f]{10}$/;
+/** What every audit entry id looks like (`auditEntryId`). */
+export const AUDIT_ID = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z-[0-9a-f]{10}$/;
 // A value given as text, parsed; only ever decoded (its guard answers no).
 const text = <A>(name: string, message: string, parse: (input: string) => A | undefined) =>
   new t.Type<A, string, unknown>(
@@ -199,3 +231,19 @@ export const selectAuditPage = (
 /** Every entry `retention` still keeps, newest first: what a store that rewrites its trail keeps of it. */
 export const retainedAuditEntries = (entries: readonly AuditEntry[], retention: AuditRetention, now = Date.now()): readonly AuditEntry[] =>
   selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention, now);
+
+/**
+ * The entries `retention` keeps that were recorded after the entry `after` (every kept one when null), oldest
+ * first, at most `limit`: for stores that hold the trail in memory.
+ */
+export const selectAuditAfter = (
+  entries: readonly AuditEntry[],
+  after: string | null,
+  limit: number,
+  retention: AuditRetention,
+  now = Date.now(),
+): readonly AuditEntry[] =>
+  [...retainedAuditEntries(entries, retention, now)]
+    .reverse()
+    .filter((entry) => after === null || entry.id > after)
+    .slice(0, limit);

@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type AuditOutcome, type ValidationOutcome } from "../domain/audit.js";
+import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, healthChangeDetail, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type AuditOutcome, type ValidationOutcome } from "../domain/audit.js";
 import { AliasCodec, type Alias } from "../domain/codecs.js";
 import type { DomainError } from "../domain/errors.js";
 import { CHANGEABLE_FIELDS } from "../domain/requests.js";
@@ -91,9 +91,11 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
         (recorded) => (E.isLeft(recorded) ? onFailure?.(recorded.left) : undefined),
         () => undefined,
       );
-  const recordInBackground = (entry: AuditEntry): void => {
+  // Answers when recorded, for a caller that waits (a validation); lists and `settled` wait for it either way.
+  const recordInBackground = (entry: AuditEntry): Promise<void> => {
     const done = recordNow(entry).finally(() => recording.delete(done));
     recording.add(done);
+    return done;
   };
   /** Settles once every entry being recorded in the background is recorded (or reported as not). */
   const settled = async (): Promise<void> => {
@@ -153,11 +155,14 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     forbidden: (by: Actor | undefined, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
       refused(by, { action: "forbidden", alias: aliasOrNull(write.alias), fields: [], forced: false }, "Forbidden", write.method),
 
-    /** A state change the background health checks found, as the health monitor's. */
-    healthChanged: ({ alias, from, to, check }: HealthChange): void => {
+    /**
+     * A state change a check found: the background health checks' (by `health-monitor`) or a validation's (by
+     * `validation`, which waits for it: answered, its entry is listed by every instance). Never fails.
+     */
+    healthChanged: ({ alias, from, to, check }: HealthChange, by: "health-monitor" | "validation" = "health-monitor"): Promise<void> => {
       const subject: Subject = { action: "health-change", alias: aliasOrNull(alias), fields: [], forced: false };
-      const detail = `${from} → ${to}${check.reason === null ? "" : `: ${check.reason}`}`;
-      recordInBackground({ ...entryOf({ name: "health-monitor" }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
+      const detail = healthChangeDetail({ from, to, reason: check.reason });
+      return recordInBackground({ ...entryOf({ name: by }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
     },
     /** A key nearing (`key-expiring`) or past (`key-expired`) its expiry, as the key-expiry watch found it. */
     keyExpiryWarned: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date): void => {

@@ -9,6 +9,8 @@ import type { DomainError } from "../domain/errors.js";
 import type { ConnectionHealth } from "../domain/health.js";
 import type { KeyRotationReport } from "../ports/connection-repository.js";
 import { createAuditTrail, type AuditPage } from "./audit-trail.js";
+import { followEvents, type FeedItem } from "./event-feed.js";
+import { decodeEventsQuery } from "../domain/events.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
 import { createHealthMonitor, type HealthChange, type HealthMonitor } from "./health-monitor.js";
 import { createIdentityMemory } from "./identity-memory.js";
@@ -100,6 +102,11 @@ export interface ConnectionService {
   readonly keyExpiryWatch: { start(): void; scanNow(): Promise<void>; counts(): KeyExpiryCounts };
   /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
   listAudit(query: Readonly<Record<string, unknown>>): TE.TaskEither<DomainError, AuditPage>;
+  /**
+   * Follows the event log for one reader, from a query given as text (`types`, `alias`, `lastEventId`): what
+   * came after `lastEventId` (or a reset), then every new event, each handed to `deliver`. Answers the stop.
+   */
+  followEvents(query: Readonly<Record<string, unknown>>, deliver: (item: FeedItem) => void): TE.TaskEither<DomainError, () => void>;
   /** Stops listening for changes and waits for the health changes' entries still being recorded; the store belongs to the caller. */
   dispose(): Promise<void>;
 }
@@ -121,8 +128,9 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
   const unsubscribe = changes.subscribe((notice) => (notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice)));
   const trail = createAuditTrail({ audit, repository, onFailure: options.onAuditFailure });
   const health = options.health ?? {};
-  // A validation's outcome is recorded without telling a change: the caller has its answer, and the trail audits writes and background findings.
-  const healthStates = createHealthStates({ ledger, repository, onError: health.onError });
+  // A validation's outcome is recorded as the connection's health; a state it changes is audited (an event) once,
+  // by the validation that changed it (the ledger answers the state before each record), before it answers.
+  const healthStates = createHealthStates({ ledger, repository, onChange: (change) => trail.healthChanged(change, "validation"), onError: health.onError });
   const clock = options.clock ?? systemClock;
   const watch = createKeyExpiryWatch({
     repository,
@@ -141,7 +149,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
           ledger,
           intervalMs: health.intervalMs,
           onChange: (change) => {
-            trail.healthChanged(change);
+            void trail.healthChanged(change);
             health.onChange?.(change);
           },
           onChecked: (connection) => watch.check(connection)(),
@@ -205,6 +213,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       counts: watch.counts,
     },
     listAudit: trail.list,
+    followEvents: (query, deliver) => pipe(TE.fromEither(decodeEventsQuery(query)), TE.flatMap((decoded) => followEvents(audit)(decoded, deliver))),
     dispose: async (): Promise<void> => {
       unsubscribe();
       await monitor?.stop();

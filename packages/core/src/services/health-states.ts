@@ -34,8 +34,8 @@ export interface HealthStatesOptions {
   readonly ledger: HealthLedger;
   /** Where the checked connection is read again, so a check never outlives the connection it checked. */
   readonly repository: ConnectionRepository;
-  /** Hears each state change. */
-  readonly onChange?: ((change: HealthChange) => void) | undefined;
+  /** Hears each state change; a record waits for what it answers (a validation's audit entry). */
+  readonly onChange?: ((change: HealthChange) => void | Promise<void>) | undefined;
   /** A ledger that could not be written; the caller goes on. */
   readonly onError?: ((error: DomainError) => void) | undefined;
 }
@@ -71,7 +71,7 @@ export const createHealthStates = ({ ledger, repository, onChange, onError }: He
         if (E.isLeft(previous)) return onError?.(previous.left);
         // A delete that forgot the state between the read and the write: forget what was written.
         if (E.isLeft(await repository.get(checked.alias)())) return forget(checked.alias)();
-        if (previous.right !== check.outcome) onChange?.({ alias: checked.alias, from: previous.right, to: check.outcome, check });
+        if (previous.right !== check.outcome) await onChange?.({ alias: checked.alias, from: previous.right, to: check.outcome, check });
       },
     forget,
   };

@@ -1,0 +1,168 @@
+import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as t from "io-ts";
+import { AUDIT_ID, healthChangeOf, type AuditEntry, type HealthTransition } from "./audit.js";
+import { toFieldErrors } from "./decode.js";
+import { invalidInput, type DomainError } from "./errors.js";
+import { HEALTH_STATES } from "./health.js";
+import { KEY_EXPIRY_SOURCES, parseKeyExpiryDetail, type KeyExpiryDetail } from "./key-expiry.js";
+
+/** What every event type starts with (SSE's `event:` leaves it out). */
+export const EVENT_TYPE_PREFIX = "org.sdwan-connections.";
+
+/** Every event type, without the prefix (docs/interface.md, Events). */
+export const EVENT_TYPES = ["connection.added", "connection.updated", "connection.deleted", "connection.health.changed", "connection.key.expiring", "connection.key.expired"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Where every event comes from (CloudEvents `source`, a URI reference): this service, whichever instance wrote it. */
+export const EVENT_SOURCE = "/sdwan-connections";
+
+const oneOf = <K extends string>(values: readonly K[]) => t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
+const prefixed = <K extends string>(types: readonly K[]) => oneOf(types.map((type) => `${EVENT_TYPE_PREFIX}${type}` as `${typeof EVENT_TYPE_PREFIX}${K}`));
+
+// The CloudEvents 1.0 attributes every event has (JSON structured mode); `subject` is the connection's alias.
+const Envelope = {
+  specversion: t.literal("1.0"),
+  id: t.string,
+  source: t.string,
+  subject: t.string,
+  time: t.string,
+  datacontenttype: t.literal("application/json"),
+};
+
+/** A change's data: the version it left (or removed), the names of the fields it set (never values), who, and whether validation was skipped. */
+const ChangeData = t.exact(t.type({ version: t.union([t.number, t.null]), fields: t.array(t.string), actor: t.string, forced: t.boolean }));
+/** A health state change's data: the states, why (null when valid), and when the check ran. */
+const HealthChangedData = t.exact(t.type({ from: oneOf(HEALTH_STATES), to: oneOf(HEALTH_STATES), reason: t.union([t.string, t.null]), checkedAt: t.string }));
+/** A key-expiry warning's data (SPEC §10): when the key expires, the whole days left then (0 or less at expiry), and where the date came from. */
+const KeyExpiryData = t.exact(t.type({ expiresAt: t.string, daysLeft: t.number, source: oneOf(KEY_EXPIRY_SOURCES) }));
+
+/** One event as CloudEvents 1.0 JSON (structured mode): the only form events take, on every channel. Never a key. */
+export const CloudEventCodec = t.union([
+  t.exact(t.type({ ...Envelope, type: prefixed(["connection.added", "connection.updated", "connection.deleted"] as const), data: ChangeData })),
+  t.exact(t.type({ ...Envelope, type: prefixed(["connection.health.changed"] as const), data: HealthChangedData })),
+  t.exact(t.type({ ...Envelope, type: prefixed(["connection.key.expiring", "connection.key.expired"] as const), data: KeyExpiryData })),
+]);
+export type CloudEvent = t.TypeOf<typeof CloudEventCodec>;
+
+/** The type of `event` without the prefix. */
+export const eventTypeOf = (event: CloudEvent): EventType => event.type.slice(EVENT_TYPE_PREFIX.length) as EventType;
+
+const envelopeOf = (entry: AuditEntry & { readonly alias: string }) => ({
+  specversion: "1.0" as const,
+  id: entry.id,
+  source: EVENT_SOURCE,
+  subject: entry.alias,
+  time: entry.at.toISOString(),
+  datacontenttype: "application/json" as const,
+});
+
+const CHANGE_TYPES = { add: "connection.added", update: "connection.updated", delete: "connection.deleted" } as const;
+const KEY_EXPIRY_TYPES = { "key-expiring": "connection.key.expiring", "key-expired": "connection.key.expired" } as const;
+
+/**
+ * The event an audit entry is, if any: a change that happened (add, update, delete), a health state change, or a
+ * key-expiry warning.
+ * Attempts (failed, refused, unchanged), dry runs, key checks and rotations are not events. Every action is
+ * named here, so a new one does not compile until it is mapped.
+ */
+export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
+  const { alias } = entry;
+  if (alias === null || entry.outcome !== "succeeded") return O.none;
+  const action = entry.action;
+  switch (action) {
+    case "add":
+    case "update":
+    case "delete":
+      return O.some({
+        ...envelopeOf({ ...entry, alias }),
+        type: `${EVENT_TYPE_PREFIX}${CHANGE_TYPES[action]}`,
+        data: { version: entry.version ?? null, fields: [...entry.fields], actor: entry.actor, forced: entry.forced },
+      });
+    case "health-change":
+      return O.map(({ from, to, reason }: HealthTransition): CloudEvent => ({
+        ...envelopeOf({ ...entry, alias }),
+        type: `${EVENT_TYPE_PREFIX}connection.health.changed`,
+        data: { from, to, reason, checkedAt: entry.at.toISOString() },
+      }))(healthChangeOf(entry.detail));
+    case "key-expiring":
+    case "key-expired":
+      return O.map(({ expiresAt, daysLeft, source }: KeyExpiryDetail): CloudEvent => ({
+        ...envelopeOf({ ...entry, alias }),
+        type: `${EVENT_TYPE_PREFIX}${KEY_EXPIRY_TYPES[action]}`,
+        data: { expiresAt: expiresAt.toISOString(), daysLeft, source },
+      }))(O.fromNullable(parseKeyExpiryDetail(entry.detail)));
+    case "dry-run":
+    case "rotate-master-key":
+    case "key-check":
+    case "forbidden":
+      return O.none;
+    default: {
+      const unmapped: never = action;
+      return unmapped;
+    }
+  }
+};
+
+/** Which events a reader wants: types (patterns, `*` any run of characters), aliases (a glob, any case), and where to resume. */
+export interface EventsQuery {
+  readonly types: readonly RegExp[] | undefined;
+  readonly alias: RegExp | undefined;
+  /** The id of the last event the reader has: what came after it is replayed first. */
+  readonly lastEventId: string | undefined;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+const globRegExp = (glob: string, flags = "") => new RegExp(`^${glob.split("*").map(escapeRegExp).join(".*")}$`, flags);
+
+// A type pattern (with or without the prefix) that names at least one known type: a typo is refused, not silent.
+const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
+  "EventTypes",
+  (_input): _input is readonly RegExp[] => false,
+  (input, context) => {
+    const patterns = typeof input === "string" ? input.split(",").map((pattern) => pattern.trim().replace(EVENT_TYPE_PREFIX, "")) : [];
+    const valid = patterns.length > 0 && patterns.every((pattern) => /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => globRegExp(pattern).test(type)));
+    return valid ? t.success(patterns.map((pattern) => globRegExp(pattern))) : t.failure(input, context, `must be a comma-separated list of event types, \`*\` a wildcard (known: ${EVENT_TYPES.join(", ")})`);
+  },
+  String,
+);
+const AliasGlobCodec = new t.Type<RegExp, string, unknown>(
+  "AliasGlob",
+  (input): input is RegExp => input instanceof RegExp,
+  (input, context) =>
+    typeof input === "string" && /^[A-Za-z0-9._*-]{1,64}$/.test(input)
+      ? t.success(globRegExp(input, "i"))
+      : t.failure(input, context, "must be an alias or a glob of one (`*` any run of characters)"),
+  String,
+);
+const EventIdCodec = t.refinement(t.string, (input) => AUDIT_ID.test(input), "EventId");
+
+const EventsQueryParts = t.partial({ types: TypesCodec, alias: AliasGlobCodec, lastEventId: EventIdCodec });
+const EVENTS_QUERY_NAMES = ["types", "alias", "lastEventId"];
+
+/** The events query from text (an HTTP query string): every part optional; an unknown name is refused without being echoed. */
+export const decodeEventsQuery = (input: Readonly<Record<string, unknown>>): E.Either<DomainError, EventsQuery> => {
+  if (Object.keys(input).some((name) => !EVENTS_QUERY_NAMES.includes(name))) {
+    return E.left(invalidInput([{ field: "query", message: `holds an option events do not know (known: ${EVENTS_QUERY_NAMES.join(", ")})` }]));
+  }
+  return pipe(
+    EventsQueryParts.decode(input),
+    E.bimap(
+      (errors) =>
+        invalidInput(
+          toFieldErrors(errors, "query").map((error) => ({
+            field: `query.${error.field}`,
+            message: error.field === "lastEventId" ? "must be the id of an event" : error.message,
+          })),
+        ),
+      (parts): EventsQuery => ({ types: parts.types, alias: parts.alias, lastEventId: parts.lastEventId }),
+    ),
+  );
+};
+
+/** Whether `event` is one `query` selects. */
+export const selectsEvent =
+  (query: EventsQuery) =>
+  (event: CloudEvent): boolean =>
+    (query.types === undefined || query.types.some((type) => type.test(eventTypeOf(event)))) && (query.alias === undefined || query.alias.test(event.subject));
