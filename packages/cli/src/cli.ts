@@ -133,14 +133,16 @@ ${table(
 
 \`${PROGRAM} <command> --help\` shows a command's options; \`${PROGRAM} --version\` its version.
 Tables are for people; -o json or yaml (json is the default when standard output is
-not a terminal) is for scripts. Configuration comes from the same SDWAN_* variables
-as the service (\`${PROGRAM} config\` shows them). The embedded store is in
-SDWAN_DATA_DIR, by default ./data in the current directory; commands that read
-never create one.
+not a terminal) is for scripts. Commands run in a context: a running service
+(its API) or a local store; \`${PROGRAM} config set-context\` adds one,
+\`config use-context\` chooses it, --context NAME for one command. Without one,
+the SDWAN_* variables of the service (\`${PROGRAM} config\` shows them) say where
+the store is; when they do not, ./data in the current directory, where no store is
+ever created; commands that read never create one.
 
 Exit codes: 0 done; 2 usage, invalid input or configuration; 3 not found; 4 conflict;
 5 the orchestrator refused the key; 6 the orchestrator failed (unreachable, timed out,
-rate-limited, garbage); 7 storage failure; 8 no store where it looked; 9 key-check:
+rate-limited, garbage); 7 storage failure (or the context's service cannot be reached); 8 no store where it looked; 9 key-check:
 the key differs; 130/143 stopped by Ctrl-C/SIGTERM.
 `;
 
