@@ -1,7 +1,8 @@
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import {
   AliasCodec,
+  Customer,
   OrchestratorUrlCodec,
   IsoTimeCodec,
   aliasKey,
@@ -10,20 +11,14 @@ import {
   invalidInput,
   notAPartner,
   notFound,
-  orchestratorFailed,
-  orchestratorGarbage,
-  orchestratorRateLimited,
-  orchestratorRejected,
-  orchestratorTimedOut,
-  orchestratorUnreachable,
   planConfiguration,
   storageFailure,
   validationRefused,
   versionMismatch,
   type ConnectionService,
-  type Customer,
   type DomainError,
   type OrchestratorError,
+  type Alias,
   type AuditEntry,
   type ConnectionHealth,
   type StoredConnection,
@@ -62,7 +57,6 @@ const STORED_KEY = "\u0000stored";
 
 interface Answer {
   readonly status: number;
-  readonly headers: IncomingHttpHeaders;
   readonly text: string;
 }
 
@@ -78,22 +72,17 @@ const Matches = t.type({ matches: t.boolean });
 const FieldErrors = t.array(t.type({ field: t.string, message: t.string }));
 const ProblemBody = t.intersection([t.type({ type: t.string, detail: t.string }), t.partial({ errors: FieldErrors, failure: t.string })]);
 
-const ORCHESTRATOR_ERRORS: Record<string, (reason: string) => OrchestratorError> = {
-  "orchestrator-rejected": orchestratorRejected,
-  "orchestrator-failed": orchestratorFailed,
-  "orchestrator-unreachable": orchestratorUnreachable,
-  "orchestrator-timeout": orchestratorTimedOut,
-  "orchestrator-garbage": orchestratorGarbage,
-  "orchestrator-rate-limited": orchestratorRateLimited,
+// The problem types of orchestrator errors (SPEC §3), by the error each stands for.
+const ORCHESTRATOR_PROBLEMS: Readonly<Record<string, OrchestratorError["_tag"]>> = {
+  "orchestrator-rejected": "OrchestratorRejected",
+  "orchestrator-failed": "OrchestratorFailed",
+  "orchestrator-unreachable": "OrchestratorUnreachable",
+  "orchestrator-timeout": "OrchestratorTimedOut",
+  "orchestrator-garbage": "OrchestratorGarbage",
+  "orchestrator-rate-limited": "OrchestratorRateLimited",
 };
-const FAILURE_TAGS: Record<string, (reason: string) => OrchestratorError> = {
-  OrchestratorRejected: orchestratorRejected,
-  OrchestratorFailed: orchestratorFailed,
-  OrchestratorUnreachable: orchestratorUnreachable,
-  OrchestratorTimedOut: orchestratorTimedOut,
-  OrchestratorGarbage: orchestratorGarbage,
-  OrchestratorRateLimited: orchestratorRateLimited,
-};
+const TAGS = new Set<string>(Object.values(ORCHESTRATOR_PROBLEMS));
+const orchestratorError = (_tag: OrchestratorError["_tag"], reason: string): OrchestratorError => ({ _tag, reason });
 
 /**
  * Why the service refused an add or update (422): its problem names the orchestrator's reason but not, today,
@@ -102,9 +91,8 @@ const FAILURE_TAGS: Record<string, (reason: string) => OrchestratorError> = {
  */
 const refusalCause = (detail: string, failure: string | undefined): OrchestratorError => {
   const reason = detail.replace(/^[^']*'[^']*': /, "");
-  const known = failure === undefined ? undefined : FAILURE_TAGS[failure];
-  if (known !== undefined) return known(reason);
-  return /accepts the API key neither|refused to list|not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS|orchestrator URL (is not|must)/.test(reason) ? orchestratorRejected(reason) : orchestratorUnreachable(reason);
+  if (failure !== undefined && TAGS.has(failure)) return orchestratorError(failure as OrchestratorError["_tag"], reason);
+  return orchestratorError(/accepts the API key neither|refused to list|not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS|orchestrator URL (is not|must)/.test(reason) ? "OrchestratorRejected" : "OrchestratorUnreachable", reason);
 };
 
 const slugOf = (type: string): string => type.replace(/^urn:sdwan-connections:problem:/, "");
@@ -140,7 +128,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
           const chunks: Buffer[] = [];
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
           response.on("error", (error: NodeJS.ErrnoException) => unreachable(error.code ?? error.message));
-          response.on("end", () => resolve(E.right({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString("utf8") })));
+          response.on("end", () => resolve(E.right({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") })));
         });
         call.end(body);
       });
@@ -187,8 +175,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
       case "validation-refused":
         return validationRefused(alias ?? "", refusalCause(detail, failure));
       default: {
-        const orchestrator = ORCHESTRATOR_ERRORS[slugOf(type)];
-        return orchestrator === undefined ? storageFailure(detail) : orchestrator(detail);
+        const tag = ORCHESTRATOR_PROBLEMS[slugOf(type)];
+        return tag === undefined ? storageFailure(detail) : orchestratorError(tag, detail);
       }
     }
   };
@@ -223,6 +211,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
       call("PUT", `${at(alias)}${query(options)}`, alias, { body, ...(options.expectedVersions?.[0] === undefined ? {} : { ifMatch: options.expectedVersions[0] }) }),
     );
 
+  const keyCheck = (alias: string, body: unknown) => pipe(call("POST", `${at(alias)}/key-check`, alias, { body }), TE.flatMap((answer) => TE.fromEither(json(Matches, answer))));
+
   // What planning learnt of the stored connections: each version (the writes' If-Match) and whether the file's key is the stored one.
   const versions = new Map<string, number>();
   const sameKey = new Map<string, boolean>();
@@ -245,27 +235,33 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
         ),
       ),
     describeConnection: describe,
-    checkApiKey: (alias, body) => pipe(call("POST", `${at(alias)}/key-check`, alias, { body }), TE.flatMap((answer) => TE.fromEither(json(Matches, answer)))),
+    checkApiKey: keyCheck,
     deleteConnection: (alias, options = {}) => remove(alias, options.expectedVersions?.[0]),
     listPartnerCustomers: (alias) =>
       pipe(
         call("GET", `/partner/${encodeURIComponent(alias)}/customers`, alias),
-        TE.flatMap((answer) => TE.fromEither(E.map((items: readonly Customer[]) => ({ count: items.length, items, json: Buffer.from(answer.text) }))(json(t.array(t.UnknownRecord) as unknown as t.Decoder<unknown, Customer[]>, answer)))),
+        TE.flatMap((answer) => TE.fromEither(E.map((items: readonly Customer[]) => ({ count: items.length, items, json: Buffer.from(answer.text) }))(json(t.array(Customer), answer)))),
       ),
     planConfiguration: (rawDesired, options) => {
-      const keys = new Map((Array.isArray(rawDesired) ? (rawDesired as Record<string, unknown>[]) : []).flatMap((entry) => (typeof entry?.["alias"] === "string" && typeof entry["apiKey"] === "string" ? [[aliasKey(entry["alias"] as never), entry["apiKey"]] as const] : [])));
-      const get = (alias: string): TE.TaskEither<DomainError, StoredConnection> =>
+      // The file's keys by alias (the planner decodes the entries; a malformed one is its error, never checked here).
+      const keys = new Map(
+        (Array.isArray(rawDesired) ? (rawDesired as Record<string, unknown>[]) : []).flatMap((entry) =>
+          typeof entry?.["alias"] === "string" && typeof entry["apiKey"] === "string" ? [[aliasKey(entry["alias"]), entry["apiKey"]] as const] : [],
+        ),
+      );
+      // A stored connection as the planner reads one: its version kept for If-Match, the file's key checked against it.
+      const get = (alias: Alias): TE.TaskEither<DomainError, StoredConnection> =>
         pipe(
           describe(alias),
           TE.tap((details) => {
             versions.set(aliasKey(details.alias), details.version);
             const apiKey = keys.get(aliasKey(alias));
-            return apiKey === undefined ? TE.right(undefined) : TE.map(({ matches }: { matches: boolean }) => void sameKey.set(aliasKey(alias), matches))(pipe(call("POST", `${at(alias)}/key-check`, alias, { body: { apiKey } }), TE.flatMap((answer) => TE.fromEither(json(Matches, answer)))));
+            return apiKey === undefined ? TE.right(undefined) : TE.map(({ matches }: { matches: boolean }) => void sameKey.set(aliasKey(alias), matches))(keyCheck(alias, { apiKey }));
           }),
           TE.map((details) => ({ ...details, apiKey: STORED_KEY }) as unknown as StoredConnection),
         );
       return planConfiguration({
-        repository: { get: get as never, list: () => read(t.array(Summary), "/connections") as never },
+        repository: { get, list: () => read(t.array(Summary), "/connections") },
         fingerprints: { fingerprint: (alias, apiKey) => ((apiKey as unknown) === STORED_KEY || sameKey.get(aliasKey(alias)) === true ? "stored" : "given") },
       })(rawDesired, options);
     },
