@@ -55,9 +55,12 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
     options: OUTPUT_OPTIONS,
     notes: "From the same SDWAN_* variables as the service (docs/interface.md §6); the data directory is shown resolved, saying whether it is the default (./data in the current directory). Keys and passwords are never shown: only whether they are set.",
     print: (_args, env) => async () => {
-      const { loadConfig, locateStore } = await composition();
-      const config = loadConfig(env);
-      return E.isLeft(config) ? config : E.right(describeSettings(config.right, await locateStore(config.right)));
+      const { loadConfig, locateStore, processEnvironment } = await composition();
+      // The current context's store, as a command would use it.
+      const chosen = await resolveContext(env ?? processEnvironment(), undefined)();
+      if (E.isLeft(chosen)) return chosen;
+      const config = loadConfig(chosen.right.env);
+      return E.isLeft(config) ? config : E.right(describeSettings(config.right, await locateStore(config.right), chosen.right.context));
     },
   },
   {

@@ -131,5 +131,13 @@ describe("contexts", () => {
     expect(await run(["list"])).toMatchObject({ code: 2, stderr: "sdwan-connections: context 'db': LAB_DATABASE_URL is not set (it holds the PostgreSQL URL)\n" });
     expect((await run(["config", "set-context", "lab", "--data-dir", join(configHome, "lab")])).code).toBe(0);
     expect(await run(["list", "--context", "lab"])).toMatchObject({ code: 8, stderr: expect.stringContaining(`no store in ${join(configHome, "lab")}`) });
+    // `config` shows the current context's store.
+    expect(JSON.parse((await run(["config"], { env: { LAB_DATABASE_URL: "postgres://sdwan:pw@db.example.net/sdwan" } })).stdout)).toMatchObject({
+      context: { name: "db", where: "local PostgreSQL store ($LAB_DATABASE_URL)" },
+      storage: "postgres",
+      database: "postgres://sdwan@db.example.net/sdwan",
+    });
+    expect((await run(["config", "use-context", "lab"])).code).toBe(0);
+    expect(JSON.parse((await run(["config"])).stdout)).toMatchObject({ context: { name: "lab" }, storage: "lowdb", dataDir: join(configHome, "lab"), storeExists: false });
   });
 });
