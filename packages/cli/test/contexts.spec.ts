@@ -1,5 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
+import { createServer as createTlsServer } from "node:https";
+import { createTestCertificates } from "@sdwan-connections/orchestrator-simulator";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -106,6 +108,24 @@ describe("contexts", () => {
     expect(await run(["list", "--context", "bot"])).toMatchObject({ code: 0, stdout: "[]\n" });
     expect(seen).toEqual([`GET /rest/plugin/sdwan/connections ${basic}`, "GET /rest/plugin/sdwan/connections Bearer a-service-token"]);
     expect(await run(["list", "--context", "ghost"])).toMatchObject({ code: 2, stderr: expect.stringContaining("no context named 'ghost'") });
+  });
+
+  it("trusts a private CA for an https: service only when the context names its file", async () => {
+    const certificates = createTestCertificates();
+    const server = createTlsServer({ key: certificates.key, cert: certificates.cert }, (_request, response) => {
+      response.setHeader("content-type", "application/json");
+      response.end("[]");
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    const url = `https://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
+    const caFile = join(configHome, "ca.pem");
+    await writeFile(caFile, certificates.caCert);
+    expect((await run(["config", "set-context", "untrusted", "--server", url])).code).toBe(0);
+    expect(await run(["list"])).toMatchObject({ code: 7, stderr: expect.stringMatching(/^sdwan-connections: The service at https:\/\/127\.0\.0\.1:\d+ cannot be reached \([A-Z_]+\)\.\n$/) });
+    expect((await run(["config", "set-context", "trusted", "--server", url, "--ca-file", caFile])).code).toBe(0);
+    expect(await run(["list", "--context", "trusted"])).toMatchObject({ code: 0, stdout: "[]\n" });
   });
 
   it("asks a context's password at a hidden prompt on a terminal, and says what to do when there is none", async () => {
