@@ -20,6 +20,7 @@ import {
   type OrchestratorError,
   type Alias,
   type AuditEntry,
+  type ConnectionDetails,
   type ConnectionHealth,
   type StoredConnection,
   type ValidationResult,
@@ -36,7 +37,7 @@ import * as t from "io-ts";
  * write as the user the context signs in as. Planning an apply is done here, from the service's answers
  * (one stored connection and, when the file gives a key, one key check per entry), with core's own planner.
  */
-export type RemoteService = Omit<ConnectionService, "rotateMasterKey" | "recordForbiddenWrite" | "healthMonitor">;
+export type RemoteService = Omit<ConnectionService, "rotateMasterKey" | "recordForbiddenWrite" | "healthMonitor" | "keyExpiryWatch">;
 
 export interface ServiceEndpoint {
   /** The service's base URL (without /rest/plugin/sdwan). */
@@ -62,7 +63,22 @@ interface Answer {
 
 // The io-ts codecs of every answer read.
 const Summary = t.type({ alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec });
-const Details = t.type({ alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, version: t.number, apiKeySetAt: t.union([IsoTimeCodec, t.null]), apiKeyFingerprint: t.string });
+// The key's expiry (SPEC §10) is optional: a service from before it answers without.
+const DetailsAnswer = t.intersection([
+  t.type({ alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, version: t.number, apiKeySetAt: t.union([IsoTimeCodec, t.null]), apiKeyFingerprint: t.string }),
+  t.partial({ apiKeyExpiresAt: t.union([IsoTimeCodec, t.null]), apiKeyExpirySource: t.union([t.keyof({ declared: null, token: null }), t.null]) }),
+]);
+// The details as core has them: the expiry as one value, when both of its fields are given.
+const Details = new t.Type<ConnectionDetails, unknown, unknown>(
+  "ConnectionDetails",
+  (input): input is ConnectionDetails => typeof input === "object" && input !== null && "apiKeyExpiry" in input,
+  (input, context) =>
+    E.map(({ apiKeyExpiresAt, apiKeyExpirySource, ...details }: t.TypeOf<typeof DetailsAnswer>): ConnectionDetails => ({
+      ...details,
+      apiKeyExpiry: apiKeyExpiresAt === undefined || apiKeyExpiresAt === null || apiKeyExpirySource === undefined || apiKeyExpirySource === null ? undefined : { expiresAt: apiKeyExpiresAt, source: apiKeyExpirySource },
+    }))(DetailsAnswer.validate(input, context)),
+  (details) => details,
+);
 const Validation = t.intersection([Details, t.type({ valid: t.boolean }), t.partial({ type: t.keyof({ partner: null, customer: null }), reason: t.string })]);
 const Check = t.type({ at: IsoTimeCodec, outcome: t.keyof({ valid: null, invalid: null, unreachable: null }), latencyMs: t.number, reason: t.union([t.string, t.null]) });
 const Health = t.type({ alias: AliasCodec, state: t.keyof({ unknown: null, valid: null, invalid: null, unreachable: null }), since: t.union([IsoTimeCodec, t.null]), checks: t.array(Check) });

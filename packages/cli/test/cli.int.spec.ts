@@ -138,7 +138,12 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
       version: 1,
       apiKeySetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
+      // SPEC §10: null when the key's expiry is not known.
+      apiKeyExpiresAt: null,
+      apiKeyExpirySource: null,
     });
+    // As stored, key expiry included: what the service answers, in both modes.
+    expect(JSON.parse((await cli(dataDir, ["get", "lab"])).stdout)).toEqual((await service.call("GET", `${BASE}/connections/lab?stored=true`)).json());
     const customers = JSON.parse((await cli(dataDir, ["customers", "lab"])).stdout) as unknown[];
     expect(customers).toHaveLength(simulator.data.partners[0]?.enterprises.length ?? -1);
   });
