@@ -274,7 +274,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
             const apiKey = keys.get(aliasKey(alias));
             return apiKey === undefined ? TE.right(undefined) : TE.map(({ matches }: { matches: boolean }) => void sameKey.set(aliasKey(alias), matches))(keyCheck(alias, { apiKey }));
           }),
-          TE.map((details) => ({ ...details, apiKey: STORED_KEY }) as unknown as StoredConnection),
+          // The planner compares a declared expiry (a token's own is the key's, compared with the key).
+          TE.map((details) => ({ ...details, apiKey: STORED_KEY, apiKeyExpiresAt: details.apiKeyExpiry?.source === "declared" ? details.apiKeyExpiry.expiresAt : undefined }) as unknown as StoredConnection),
         );
       return planConfiguration({
         repository: { get, list: () => read(t.array(Summary), "/connections") },

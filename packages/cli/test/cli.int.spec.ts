@@ -387,6 +387,18 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
     expect((JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome).plan.map((step) => step.action)).toEqual(["unchanged", "unchanged"]);
   });
 
+  it("applies a declared key expiry once: the same file again changes nothing", async () => {
+    const file = await writeConfiguration(
+      "expiry.yaml",
+      `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:SDWAN_APIKEY_LAB\n    apiKeyExpiresAt: "2030-01-01T00:00:00Z"\n`,
+    );
+    const first = JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome;
+    expect(first.plan.map((step) => `${step.action} ${step.alias} ${step.fields.join(",")}`)).toEqual(["update lab apiKeyExpiresAt"]);
+    expect(first.results?.map((result) => result.outcome)).toEqual(["applied"]);
+    const again = JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome;
+    expect(again.plan.map((step) => step.action)).toEqual(["unchanged"]);
+  });
+
   it("says exactly what was applied and what was not when a step fails; --prune deletes what the file omits", async () => {
     const file = await writeConfiguration(
       "partial.yaml",
