@@ -106,7 +106,8 @@ const orchestratorError = (_tag: OrchestratorError["_tag"], reason: string): Orc
  * told from the reason the orchestrator client wrote: only its refusals of a key or of a URL are refusals.
  */
 const refusalCause = (detail: string, failure: string | undefined): OrchestratorError => {
-  const reason = detail.replace(/^[^']*'[^']*': /, "");
+  // The reason follows the first colon after the quoted alias ("…connection 'x': reason", "…connection 'x' was not saved: reason").
+  const reason = detail.replace(/^[^']*'[^']*'[^:]*: /, "");
   if (failure !== undefined && TAGS.has(failure)) return orchestratorError(failure as OrchestratorError["_tag"], reason);
   return orchestratorError(/accepts the API key neither|refused to list|not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS|orchestrator URL (is not|must)/.test(reason) ? "OrchestratorRejected" : "OrchestratorUnreachable", reason);
 };
