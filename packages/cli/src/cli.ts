@@ -1,11 +1,13 @@
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { describeError, type DomainError } from "@sdwan-connections/core";
+import type { ConnectionService, DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import packageJson from "../package.json" with { type: "json" };
-import { COMMANDS, OUTPUT_OPTIONS, stopExitCode, type Command, type CommandOutput, type CommandSpec } from "./commands.js";
+import { COMMANDS, describeForCli, OUTPUT_OPTIONS, stopExitCode, type Command, type CommandOutput, type CommandSpec, type OptionSpec } from "./commands.js";
+import { CONFIG_COMMANDS, resolveContext, serviceEndpoint, type ConfigCommand } from "./context-commands.js";
+import { isServiceContext } from "./contexts.js";
 import { bashCompletion, zshCompletion } from "./completion.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { DEFAULT_WIDTH, json, table } from "./output.js";
@@ -29,6 +31,8 @@ export interface CliIo {
    * otherwise all of it, without a prompt. Undefined when the person cancelled (Ctrl-C).
    */
   readonly readSecret: (prompt: string) => Promise<string | undefined>;
+  /** Whether standard input is a terminal: a context's password may then be asked at a prompt. */
+  readonly interactive?: boolean;
   /** The environment to configure from; the composition reads the process's own when undefined. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -40,7 +44,7 @@ export interface CliIo {
 
 /** Commands that need neither the store nor the service; `config` loads the configuration (and the composition) when called. */
 interface LocalCommand extends CommandSpec {
-  print(args: readonly string[], env: Readonly<Record<string, string | undefined>> | undefined): TaskEither<string, CommandOutput>;
+  print(args: readonly string[], env: Readonly<Record<string, string | undefined>> | undefined, options: Options): TaskEither<string, CommandOutput>;
 }
 
 const LOCAL_COMMANDS: readonly LocalCommand[] = [
@@ -51,9 +55,12 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
     options: OUTPUT_OPTIONS,
     notes: "From the same SDWAN_* variables as the service (docs/interface.md §6); the data directory is shown resolved, saying whether it is the default (./data in the current directory). Keys and passwords are never shown: only whether they are set.",
     print: (_args, env) => async () => {
-      const { loadConfig, locateStore } = await composition();
-      const config = loadConfig(env);
-      return E.isLeft(config) ? config : E.right(describeSettings(config.right, await locateStore(config.right)));
+      const { loadConfig, locateStore, processEnvironment } = await composition();
+      // The current context's store, as a command would use it.
+      const chosen = await resolveContext(env ?? processEnvironment(), undefined)();
+      if (E.isLeft(chosen)) return chosen;
+      const config = loadConfig(chosen.right.env);
+      return E.isLeft(config) ? config : E.right(describeSettings(config.right, await locateStore(config.right), chosen.right.context));
     },
   },
   {
@@ -73,14 +80,18 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
 // Its container-free entry: a command's start does not load inversify.
 const composition = () => import("@sdwan-connections/composition/open-service");
 
-const ALL_COMMANDS: readonly CommandSpec[] = [...COMMANDS, ...LOCAL_COMMANDS];
+const ALL_COMMANDS: readonly CommandSpec[] = [...COMMANDS, ...LOCAL_COMMANDS, ...CONFIG_COMMANDS];
 const findCommand = (name: string | undefined): CommandSpec | undefined => ALL_COMMANDS.find((candidate) => candidate.name === name);
+
+// Every command that works on connections runs in a context: the current one, or the one --context names.
+const CONTEXT_OPTION: Record<string, OptionSpec> = { context: { type: "string", value: "name", description: "run in this context instead of the current one (see config get-contexts)" } };
+const optionsOf = (command: CommandSpec): Readonly<Record<string, OptionSpec>> => (COMMANDS.includes(command as Command) ? { ...command.options, ...CONTEXT_OPTION } : command.options);
 
 const usageOf = (command: CommandSpec): string =>
   [
     `${PROGRAM} ${command.name}`,
     ...command.args.map((arg) => `<${arg}>`),
-    ...Object.entries(command.options).map(([name, spec]) => (spec.type === "string" ? `[--${name} <${spec.value ?? "value"}>]` : `[--${name}]`)),
+    ...Object.entries(optionsOf(command)).map(([name, spec]) => (spec.type === "string" ? `[--${name} <${spec.value ?? "value"}>]` : `[--${name}]`)),
   ].join(" ");
 
 const commandHelp = (command: CommandSpec): string =>
@@ -92,7 +103,7 @@ const commandHelp = (command: CommandSpec): string =>
     "Options:",
     table(
       ["", ""],
-      [...Object.entries(command.options), ["help", { description: "show this help" }] as const].map(([name, spec]) => [
+      [...Object.entries(optionsOf(command)), ["help", { description: "show this help" }] as const].map(([name, spec]) => [
         `  ${"short" in spec && spec.short !== undefined ? `-${spec.short}, ` : ""}--${name}`,
         spec.description,
       ]),
@@ -125,14 +136,16 @@ ${table(
 
 \`${PROGRAM} <command> --help\` shows a command's options; \`${PROGRAM} --version\` its version.
 Tables are for people; -o json or yaml (json is the default when standard output is
-not a terminal) is for scripts. Configuration comes from the same SDWAN_* variables
-as the service (\`${PROGRAM} config\` shows them). The embedded store is in
-SDWAN_DATA_DIR, by default ./data in the current directory; commands that read
-never create one.
+not a terminal) is for scripts. Commands run in a context: a running service
+(its API) or a local store; \`${PROGRAM} config set-context\` adds one,
+\`config use-context\` chooses it, --context NAME for one command. Without one,
+the SDWAN_* variables of the service (\`${PROGRAM} config\` shows them) say where
+the store is; when they do not, ./data in the current directory, where no store is
+ever created; commands that read never create one.
 
 Exit codes: 0 done; 2 usage, invalid input or configuration; 3 not found; 4 conflict;
 5 the orchestrator refused the key; 6 the orchestrator failed (unreachable, timed out,
-rate-limited, garbage); 7 storage failure; 8 no store where it looked; 9 key-check:
+rate-limited, garbage); 7 storage failure (or the context's service cannot be reached); 8 no store where it looked; 9 key-check:
 the key differs; 130/143 stopped by Ctrl-C/SIGTERM.
 `;
 
@@ -149,7 +162,7 @@ interface UsageError {
 
 // The options of a command as parseArgs takes them, with --help.
 const parserOptions = (command: CommandSpec) => ({
-  ...Object.fromEntries(Object.entries(command.options).map(([option, spec]) => [option, { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }) }])),
+  ...Object.fromEntries(Object.entries(optionsOf(command)).map(([option, spec]) => [option, { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }) }])),
   help: { type: "boolean" as const, short: "h" },
 });
 
@@ -162,7 +175,10 @@ const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed>
     const command = findCommand(rest[0]);
     return command === undefined ? E.left({ message: `unknown command '${rest[0]}'` }) : E.right({ kind: "text", text: commandHelp(command) });
   }
-  const command = findCommand(name);
+  // `config <subcommand>`: the contexts (`config` alone shows the settings).
+  const subcommand = name === "config" ? findCommand(`config ${rest[0]}`) : undefined;
+  if (subcommand !== undefined) rest.shift();
+  const command = subcommand ?? findCommand(name);
   if (command === undefined) return E.left({ message: name.startsWith("-") ? `unknown option ${name}` : `unknown command '${name}'` });
   // Not strict: every option token is checked here, so that errors are in this CLI's words, not Node's.
   const specs = parserOptions(command);
@@ -206,7 +222,7 @@ const render = async (output: CommandOutput, format: OutputFormat, stdout: Outpu
 // A use case's error in this CLI's words: its arguments and options, not the REST API's request fields.
 const CLI_FIELDS: Record<string, string> = { apiKey: "the apiKey (standard input)", orchestratorUrl: "<orchestratorUrl>", alias: "<alias>", body: "input", query: "options" };
 const inCliWords = (error: DomainError, command: CommandSpec): string => {
-  if (error._tag !== "InvalidInput") return describeError(error);
+  if (error._tag !== "InvalidInput") return describeForCli(error);
   return error.errors
     .map(({ field, message }) => {
       const name = field.replace(/^(body|query|entry)\./, "");
@@ -220,6 +236,8 @@ const inCliWords = (error: DomainError, command: CommandSpec): string => {
     })
     .join("; ");
 };
+
+const KEY_PROMPT = "apiKey (typing is not shown; Enter ends it): ";
 
 const hintFor = (command: CommandSpec | undefined): string => `see '${PROGRAM}${command === undefined ? "" : ` ${command.name}`} --help'`;
 
@@ -247,7 +265,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const format = outputFormat(options, io.stdout);
   if (E.isLeft(format)) return fail(EXIT.usage, `${command.name}: ${format.left}`, hintFor(command));
   if (!COMMANDS.includes(command as Command)) {
-    const printed = await (command as LocalCommand).print(args, io.env)();
+    const printed = await (command as LocalCommand | ConfigCommand).print(args, io.env, options)();
     if (E.isLeft(printed)) return fail(EXIT.usage, printed.left, hintFor(command));
     io.stdout.write(await render(printed.right, format.right, io.stdout));
     return EXIT.ok;
@@ -256,7 +274,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
 
   const { openService, loadConfig, locateStore, describeMissingStore, offlineOrchestrator, processEnvironment, MASTER_KEY_FILE } = await composition();
   // The environment read once: each read of process.env itself scans all of it.
-  const env = io.env ?? processEnvironment();
+  const processEnv = io.env ?? processEnvironment();
+  const chosen = await resolveContext(processEnv, typeof options["context"] === "string" ? options["context"] : undefined)();
+  if (E.isLeft(chosen)) return fail(EXIT.usage, chosen.left);
+  const { context: inContext, env } = chosen.right;
   const config = loadConfig(env);
   if (E.isLeft(config)) return fail(EXIT.usage, config.left);
   const store = await locateStore(config.right);
@@ -266,7 +287,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const context = {
     args,
     options,
-    // The audit trail's actor: the operating-system user who ran the command.
+    // The audit trail's actor: the operating-system user who ran the command (through a service, the user it signs in as).
     by: { name: `cli:${userInfo().username}` },
     keySources: {
       env,
@@ -287,21 +308,45 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     io.stdout.write(await render(result.right, format.right, io.stdout));
     return result.right.exitCode ?? EXIT.ok;
   };
+  const readsKey = run.readsKey?.(options) === true;
+
+  if (inContext !== undefined && isServiceContext(inContext)) {
+    if (run.localOnly === true) return fail(EXIT.usage, `${run.name}: is a local-store operation, not one of the service's API (context '${inContext.name}' is ${inContext.server}): run it where the store is, e.g. kubectl exec into the service's pod (docs/deploy.md)`);
+    const password = inContext["token-file"] === undefined && inContext["password-file"] === undefined && inContext.user !== undefined;
+    // The completion script asks quietly: never a prompt.
+    if (password && (run.hidden === true || io.interactive !== true)) {
+      return run.hidden === true ? EXIT.ok : fail(EXIT.usage, `context '${inContext.name}': no password for ${inContext.user}: standard input is not a terminal; give the context one in a file (config set-context ${inContext.name} --password-file FILE)`);
+    }
+    const typed = password ? await io.readSecret(`password of ${inContext.user} at ${inContext.server} (typing is not shown; Enter ends it): `) : undefined;
+    if (password && typed === undefined) return fail(EXIT.interrupted, "cancelled");
+    const endpoint = await serviceEndpoint(inContext, typed, config.right.orchestratorTimeoutMs)();
+    if (E.isLeft(endpoint)) return fail(EXIT.usage, endpoint.left);
+    const apiKey = readsKey ? await io.readSecret(KEY_PROMPT) : undefined;
+    if (readsKey && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
+    const { createRemoteService } = await import("./rest-service.js");
+    // What a remote service lacks is never called (rotate-master-key is refused above).
+    return answer(run.run({ ...context, service: createRemoteService(endpoint.right) as ConnectionService, apiKey }));
+  }
+
+  // No context, no store named: today's ./data, said once; and never a new store there unasked.
+  const implicit = inContext === undefined && config.right.dataDirFromDefault && store.kind === "lowdb" && (env["SDWAN_STORAGE"] ?? "") === "";
+  if (implicit && run.hidden !== true) io.stderr.write(`${PROGRAM}: no context: using the local store in ${dataDir} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with '${PROGRAM} config set-context'\n`);
   if (store.kind === "lowdb" && !store.exists) {
     // The completion script asks quietly: no store, no aliases.
     if (run.hidden === true) return EXIT.ok;
     const withoutStore = run.withoutStore?.(options);
     if (withoutStore !== undefined) return answer(withoutStore(context));
     if (run.createsStore?.(options) !== true) return fail(EXIT.noStore, describeMissingStore(store));
-    io.stderr.write(`${PROGRAM}: creating a new store in ${store.dataDir}${store.fromDefault ? " (SDWAN_DATA_DIR is not set: ./data in the current directory)" : ""}\n`);
+    if (implicit) return fail(EXIT.noStore, `${describeMissingStore(store)}; a new store is created only where one is named: a context (${PROGRAM} config set-context NAME --data-dir DIR) or SDWAN_DATA_DIR`);
+    io.stderr.write(`${PROGRAM}: creating a new store in ${store.dataDir}\n`);
   }
 
   // The key first, before anything can draw on the terminal: the progress indicator starts after it.
-  const apiKey = run.readsKey?.(options) === true ? await io.readSecret("apiKey (typing is not shown; Enter ends it): ") : undefined;
-  if (run.readsKey?.(options) === true && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
+  const apiKey = readsKey ? await io.readSecret(KEY_PROMPT) : undefined;
+  if (readsKey && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
 
-  // Logs go to standard error: standard output carries the answer.
-  const composed = await openService(config.right, {
+  // Logs go to standard error, and only when asked for (SDWAN_LOG_LEVEL): by default a command says one line of its own, never log lines.
+  const composed = await openService((env["SDWAN_LOG_LEVEL"] ?? "") === "" ? { ...config.right, logLevel: "silent" } : config.right, {
     logDestination: process.stderr,
     ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestrator }),
   })();

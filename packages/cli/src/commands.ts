@@ -84,6 +84,8 @@ export interface Command extends CommandSpec {
   /** Whether, with these options, it creates the store when there is none yet (the writes that add, never a dry run); the others refuse a missing store. */
   readonly createsStore?: (options: CommandInput["options"]) => boolean;
   run(input: CommandInput): TE.TaskEither<DomainError, CommandOutput>;
+  /** An operation on the store itself (its master key), which no service's API offers: refused in a service's context. */
+  readonly localOnly?: boolean;
   /** What it does, with these options, where no store is yet, without creating one (a dry run's plan); undefined: see `createsStore`. */
   readonly withoutStore?: (options: CommandInput["options"]) => ((input: Omit<CommandInput, "service" | "apiKey">) => TE.TaskEither<DomainError, CommandOutput>) | undefined;
 }
@@ -165,8 +167,17 @@ const describePlan = (steps: readonly PlanStep[]): string => {
     "",
   ].join("\n");
 };
+/**
+ * An error in one line, in the CLI's words: an orchestrator that could not be asked is never said to have
+ * refused (core's words for a refused validation, "did not accept", are kept for a refusal).
+ */
+export const describeForCli = (error: DomainError): string =>
+  error._tag === "ValidationRefused" && error.cause._tag !== "OrchestratorRejected"
+    ? `The orchestrator could not be asked about connection '${error.alias}', so nothing was changed: ${error.cause.reason}`
+    : describeError(error);
+
 const resultView = (result: StepResult) =>
-  result.outcome === "failed" ? { outcome: result.outcome, reason: describeError(result.error) } : { outcome: result.outcome };
+  result.outcome === "failed" ? { outcome: result.outcome, reason: describeForCli(result.error) } : { outcome: result.outcome };
 const NOT_APPLIED: Partial<Record<StepResult["outcome"], string>> = {
   failed: "not applied",
   interrupted: "interrupted (under way when stopped: it may or may not have been applied)",
@@ -177,7 +188,7 @@ const describeResults = (results: readonly StepResult[]): string => {
     .filter((result) => result.outcome !== "unchanged")
     .map((result) =>
       result.outcome === "failed"
-        ? `  not applied: ${result.step.action} ${result.step.alias}: ${describeError(result.error)}`
+        ? `  not applied: ${result.step.action} ${result.step.alias}: ${describeForCli(result.error)}`
         : `  ${NOT_APPLIED[result.outcome] ?? result.outcome}: ${result.step.action} ${result.step.alias}`,
     );
   const count = (outcome: StepResult["outcome"]) => results.filter((result) => result.outcome === outcome).length;
@@ -316,7 +327,9 @@ export const COMMANDS: readonly Command[] = [
       TE.map((result: ValidationResult): CommandOutput => {
         const data = validationAnswer(result, options["verbose"] === true);
         const exitCode = result.valid ? EXIT.ok : result.failure === "OrchestratorRejected" ? EXIT.validationRefused : EXIT.orchestrator;
-        return { data, forPeople: (width) => record(fieldsOf(data), width), exitCode };
+        // People always see why a key is not valid; scripts get the interface's answer (the reason with --verbose).
+        const shown = result.valid || "reason" in data ? data : { ...data, reason: result.reason };
+        return { data, forPeople: (width) => record(fieldsOf(shown), width), exitCode };
       })(service.validateConnection(alias as string)),
   },
   {
@@ -374,7 +387,8 @@ export const COMMANDS: readonly Command[] = [
     summary: "re-seal every stored apiKey with SDWAN_MASTER_KEY",
     args: [],
     options: {},
-    notes: "Old keys are listed in SDWAN_MASTER_KEY_PREVIOUS; it can run while the service does.",
+    localOnly: true,
+    notes: "Old keys are listed in SDWAN_MASTER_KEY_PREVIOUS; it can run while the service does. A local-store operation: in a service's context it is refused (exit 2); run it where the store is (kubectl exec into the service's pod).",
     run: ({ service, by }) =>
       TE.map(({ rotated, total }: { rotated: number; total: number }) => message(`Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`))(
         service.rotateMasterKey({ by }),

@@ -2,7 +2,13 @@ import type { CommandSpec } from "./commands.js";
 
 const PROGRAM = "sdwan-connections";
 
-const optionWords = (command: CommandSpec): string => [...Object.keys(command.options).map((option) => `--${option}`), "--help"].join(" ");
+// A command's options, and its subcommands' names (`config use-context`: `use-context` after `config`).
+const wordsOf = (command: CommandSpec, commands: readonly CommandSpec[]): string =>
+  [
+    ...commands.filter((other) => other.name.startsWith(`${command.name} `)).map((other) => other.name.slice(command.name.length + 1)),
+    ...Object.keys(command.options).map((option) => `--${option}`),
+    "--help",
+  ].join(" ");
 
 /**
  * A bash completion script (also read by zsh through bashcompinit): commands, each command's options, and
@@ -10,7 +16,8 @@ const optionWords = (command: CommandSpec): string => [...Object.keys(command.op
  * (`sdwan-connections __complete aliases`: the local store only, no orchestrator is asked).
  */
 export const bashCompletion = (commands: readonly CommandSpec[]): string => {
-  const shown = commands.filter((command) => command.hidden !== true);
+  const shown = commands.filter((command) => command.hidden !== true && !command.name.includes(" "));
+  const optionWords = (command: CommandSpec) => wordsOf(command, commands);
   const cases = shown
     .map((command) =>
       command.args[0]?.includes("|") === true

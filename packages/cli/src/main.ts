@@ -30,6 +30,7 @@ const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   readSecret: (prompt) => readSecret({ stdin: process.stdin, prompt: process.stderr }, prompt),
+  interactive: process.stdin.isTTY === true,
   onStop: (stop) => {
     stopCleanly = stop;
   },

@@ -1,5 +1,6 @@
 import type { Config, StoreLocation } from "@sdwan-connections/composition";
 import type { CommandOutput } from "./commands.js";
+import { describeContext, type Context } from "./contexts.js";
 import { record } from "./output.js";
 
 // A database URL without what may be secret: no password, no query (it may carry one too).
@@ -14,8 +15,9 @@ const withoutSecrets = (databaseUrl: string): string => {
  * The effective settings, as `config` shows them: what the service and the CLI would use here and now.
  * Never a secret: the master key, the admin password and the database password are shown as set or not.
  */
-export const describeSettings = (config: Config, store: StoreLocation): CommandOutput => {
+export const describeSettings = (config: Config, store: StoreLocation, context?: Context): CommandOutput => {
   const data = {
+    context: context === undefined ? null : { name: context.name, where: describeContext(context) },
     storage: config.storage,
     dataDir: store.kind === "lowdb" ? store.dataDir : config.dataDir,
     dataDirSource: config.dataDirFromDefault ? "default: ./data in the current directory" : "SDWAN_DATA_DIR",
@@ -44,6 +46,7 @@ export const describeSettings = (config: Config, store: StoreLocation): CommandO
   const shown = (value: unknown): string =>
     value === null ? "-" : Array.isArray(value) ? value.join(", ") || "-" : typeof value === "object" ? JSON.stringify(value) : typeof value === "boolean" ? (value ? "yes" : "no") : String(value);
   const rows: [string, unknown][] = [
+    ["Context", data.context === null ? "none (set one with config set-context)" : `${data.context.name}: ${data.context.where}${"server" in (context ?? {}) ? " (the settings below are this machine's, not the service's)" : ""}`],
     ["Storage", store.title],
     ["Data directory", `${data.dataDir} (${data.dataDirSource})`],
     ["Store there", data.storeExists],

@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { createServer, type Socket } from "node:net";
 import { once } from "node:events";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServiceProcess, type ServiceProcess } from "@sdwan-connections/bench-kit";
@@ -18,13 +19,48 @@ const ADMIN = { name: "admin", password: "admin-password-1" };
 const makeDataDir = () => mkdtemp(join(tmpdir(), "sdwan-cli-"));
 
 /**
+ * The two ways the CLI works, run by the same tests with the same expected outputs: on a local store (the
+ * data directory opened by the CLI itself), or in a context whose service is a running REST service over
+ * that same data directory, reached over HTTP on 127.0.0.1 (what the CLI's configuration file says, in a
+ * configuration directory of its own: XDG_CONFIG_HOME).
+ */
+const MODES = ["local store", "service"] as const;
+type Mode = (typeof MODES)[number];
+
+/** The environment that puts the CLI in `mode`: a context for the service at `serviceUrl`, signed in as the admin (password from a file). */
+const modeEnvironment = async (mode: Mode, serviceUrl: () => string): Promise<{ readonly env: () => Record<string, string>; readonly cleanUp: () => Promise<void> }> => {
+  if (mode === "local store") return { env: () => ({}), cleanUp: async () => undefined };
+  const configHome = await mkdtemp(join(tmpdir(), "sdwan-cli-config-"));
+  const passwordFile = join(configHome, "admin.password");
+  await writeFile(passwordFile, `${ADMIN.password}\n`);
+  let written = false;
+  return {
+    env: () => {
+      if (!written) {
+        mkdirSync(join(configHome, "sdwan-connections"));
+        writeFileSync(
+          join(configHome, "sdwan-connections", "config.yaml"),
+          `current-context: svc\ncontexts:\n  - name: svc\n    server: ${serviceUrl()}\n    user: ${ADMIN.name}\n    password-file: ${passwordFile}\n`,
+        );
+        written = true;
+      }
+      return { XDG_CONFIG_HOME: configHome };
+    },
+    cleanUp: () => rm(configHome, { recursive: true, force: true }),
+  };
+};
+
+/**
  * `src/main.ts` in a child process (sources through tsx), `input` on its standard input. Only where the
  * process itself is under test: what the real binary prints (its logs included) and exits with, signals.
  */
-const binary = async (dataDir: string, args: readonly string[], input = "", env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/main.ts", ...args], {
-    cwd: PACKAGE_DIR,
-    env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
+let inMode: () => Record<string, string> = () => ({});
+
+const binary = async (dataDir: string, args: readonly string[], input = "", env: Record<string, string> = {}, cwd = PACKAGE_DIR) => {
+  // tsx by its path: the process may run anywhere (`cwd`), where `--import tsx` would not find it.
+  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", pathToFileURL(join(PACKAGE_DIR, "node_modules/tsx/dist/loader.mjs")).href, join(PACKAGE_DIR, "src/main.ts"), ...args], {
+    cwd,
+    env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...inMode(), ...env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
@@ -48,26 +84,33 @@ const cli = async (dataDir: string, args: readonly string[], input = "", env: Re
     stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
     stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
     readSecret: async () => input.replace(/\r?\n$/, ""),
-    env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env },
+    env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...inMode(), ...env },
   });
   return { code, stdout: stdout.join(""), stderr: stderr.join("") };
 };
 
 // The CLI and the service (another process) run at once on one data directory: each sees the other's writes.
-describe("the CLI beside the running service", { timeout: 120_000 }, () => {
+// Through the service, the service audits the CLI's writes as the user the context signs in as.
+describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 120_000 }, (mode) => {
   let dataDir: string;
   let service: ServiceProcess;
   let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
+  let modeEnv: Awaited<ReturnType<typeof modeEnvironment>>;
+  const cliActor = mode === "service" ? ADMIN.name : "cli";
 
   beforeAll(async () => {
     dataDir = await makeDataDir();
     simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
     service = await startServiceProcess({ SDWAN_DATA_DIR: dataDir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password });
+    modeEnv = await modeEnvironment(mode, () => service.url);
+    inMode = modeEnv.env;
   });
 
   afterAll(async () => {
+    inMode = () => ({});
     await service?.stop();
     await simulator?.stop();
+    await modeEnv?.cleanUp();
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -95,7 +138,12 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
       version: 1,
       apiKeySetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
+      // SPEC §10: null when the key's expiry is not known.
+      apiKeyExpiresAt: null,
+      apiKeyExpirySource: null,
     });
+    // As stored, key expiry included: what the service answers, in both modes.
+    expect(JSON.parse((await cli(dataDir, ["get", "lab"])).stdout)).toEqual((await service.call("GET", `${BASE}/connections/lab?stored=true`)).json());
     const customers = JSON.parse((await cli(dataDir, ["customers", "lab"])).stdout) as unknown[];
     expect(customers).toHaveLength(simulator.data.partners[0]?.enterprises.length ?? -1);
   });
@@ -151,6 +199,31 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
     for (const alias of ["stale-key", "nobody-home"]) expect((await cli(dataDir, ["delete", alias])).code).toBe(0);
   });
 
+  // Issue 30: "The orchestrator did not accept connection 'x': Could not connect…", pino's JSON lines on the terminal, `Valid no` without a reason.
+  it("never calls an orchestrator that cannot be asked a refusal, prints no log lines by default, and a table says why a key is not valid", async () => {
+    const unreachable = await binary(dataDir, ["add", "nobody-home-2", "http://127.0.0.1:9/"], PARTNER_KEY, { SDWAN_LOG_LEVEL: "" });
+    expect(unreachable.code).toBe(6);
+    expect(unreachable.stdout).toBe("");
+    expect(unreachable.stderr).toMatch(/^sdwan-connections: The orchestrator could not be asked about connection 'nobody-home-2', so nothing was changed: Could not connect to the orchestrator[^\n]*\n$/);
+    expect(unreachable.stderr).not.toContain("did not accept");
+    expect((await cli(dataDir, ["add", "stale-2", simulator.url, "--force"], "not-a-known-key")).code).toBe(0);
+    const table = await cli(dataDir, ["validate", "stale-2", "-o", "table"]);
+    expect(table.code).toBe(5);
+    expect(table.stdout).toMatch(/^Valid +no$/m);
+    expect(table.stdout).toMatch(/^Reason +The orchestrator accepts the API key neither/m);
+    expect(JSON.parse((await cli(dataDir, ["validate", "stale-2", "-o", "json"])).stdout)).toEqual({ alias: "stale-2", orchestratorUrl: simulator.url, valid: false });
+    expect((await cli(dataDir, ["delete", "stale-2"])).code).toBe(0);
+  });
+
+  it("rotates the master key only where the store is: through a service it says so, exit 2", async () => {
+    const rotated = await cli(dataDir, ["rotate-master-key"]);
+    expect(rotated).toMatchObject(
+      mode === "service"
+        ? { code: 2, stdout: "", stderr: expect.stringMatching(/^sdwan-connections: rotate-master-key: is a local-store operation, not one of the service's API \(context 'svc' is http:\/\/127\.0\.0\.1:\d+\): run it where the store is/) }
+        : { code: 0, stdout: expect.stringMatching(/^Re-sealed \d+ of \d+ apiKeys with the current master key\n$/) },
+    );
+  });
+
   it("lists each connection's health: a CLI validation's outcome, seen by the next process and by the service; unknown if never validated", async () => {
     expect((await cli(dataDir, ["add", "unchecked", simulator.url, "--force"], PARTNER_KEY)).code).toBe(0);
     expect((await cli(dataDir, ["validate", "from-http"])).code).toBe(0);
@@ -167,16 +240,16 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
   it("shows the audit trail, newest first, with the writes of the CLI and of the service, a page at a time", async () => {
     const page = JSON.parse((await cli(dataDir, ["audit", "--alias", "LAB"])).stdout) as { entries: { action: string; actor: string }[]; next: string | null };
     expect(page.entries.map(({ action, actor }) => [action, actor.startsWith("cli:") ? "cli" : actor])).toEqual([
-      ["delete", "cli"],
-      ["delete", "cli"],
-      ["update", "cli"],
-      ["update", "cli"],
-      ["dry-run", "cli"],
-      ["add", "cli"],
+      ["delete", cliActor],
+      ["delete", cliActor],
+      ["update", cliActor],
+      ["update", cliActor],
+      ["dry-run", cliActor],
+      ["add", cliActor],
     ]);
     const fromHttp = JSON.parse((await cli(dataDir, ["audit", "--alias", "from-http"])).stdout) as { entries: { action: string; actor: string; outcome: string }[] };
     expect(fromHttp.entries.map(({ action, actor, outcome }) => [action, actor.startsWith("cli:") ? "cli" : actor, outcome])).toEqual([
-      ["add", "cli", "failed"],
+      ["add", cliActor, "failed"],
       ["add", ADMIN.name, "succeeded"],
     ]);
     const first = JSON.parse((await cli(dataDir, ["audit", "--limit", "1"])).stdout) as { next: string };
@@ -196,6 +269,30 @@ describe("the CLI beside the running service", { timeout: 120_000 }, () => {
       for (const key of ["sample-partner-key-2", "refused-secret-key-xyz", PARTNER_KEY]) {
         expect(stdout + stderr).not.toContain(key);
       }
+    }
+  });
+});
+
+// Issue 30: the installed command looked for ./data wherever it ran, and `add` made a store there.
+describe("without a context", { timeout: 120_000 }, () => {
+  it("says loudly that it uses ./data, never creates a store there unasked, and a context names one that add creates", async () => {
+    const cwd = await makeDataDir();
+    const configHome = await makeDataDir();
+    try {
+      const refused = await binary("", ["add", "lab", "https://vco.example.net/", "--force"], "k-1", {}, cwd);
+      expect(refused.code).toBe(8);
+      expect(refused.stderr).toContain(`sdwan-connections: no context: using the local store in ${join(cwd, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with 'sdwan-connections config set-context'\n`);
+      expect(refused.stderr).toContain("a new store is created only where one is named: a context (sdwan-connections config set-context NAME --data-dir DIR) or SDWAN_DATA_DIR");
+      expect(existsSync(join(cwd, "data"))).toBe(false);
+
+      const env = { XDG_CONFIG_HOME: configHome };
+      expect(await binary("", ["config", "set-context", "lab", "--data-dir", "store"], "", env, cwd)).toMatchObject({ code: 0, stdout: `Context 'lab' set: local store in ${join(cwd, "store")}.\n` });
+      const added = await binary("", ["add", "lab", "https://vco.example.net/", "--force"], "k-1", env, cwd);
+      expect(added).toEqual({ code: 0, stdout: "Connection successfully added\n", stderr: `sdwan-connections: creating a new store in ${join(cwd, "store")}\n` });
+      expect(JSON.parse((await binary("", ["list"], "", env, cwd)).stdout)).toEqual([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }]);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+      await rm(configHome, { recursive: true, force: true });
     }
   });
 });
@@ -220,11 +317,13 @@ describe("rotate-master-key", { timeout: 120_000 }, () => {
   });
 });
 
-// Configuration as code, the CLI alone on its own data directory.
-describe("export and apply", { timeout: 120_000 }, () => {
+// Configuration as code, the CLI alone on its own data directory, or through a service over it.
+describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) => {
   let dataDir: string;
   let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
   let filesDir: string;
+  let service: ServiceProcess | undefined;
+  let modeEnv: Awaited<ReturnType<typeof modeEnvironment>>;
   const env = () => ({ SDWAN_APIKEY_LAB: PARTNER_KEY, SDWAN_APIKEY_EDGE: "sample-partner-key-2", SDWAN_APIKEY_DIR: filesDir });
   // Beside the data directory, not in it: key references may not reach the data directory; key files are in SDWAN_APIKEY_DIR.
   const writeConfiguration = async (name: string, text: string) => {
@@ -238,9 +337,16 @@ describe("export and apply", { timeout: 120_000 }, () => {
     dataDir = await makeDataDir();
     filesDir = await makeDataDir();
     simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+    // The service only where the CLI goes through it: the local store's dry run creates no store, which a service's start would.
+    service = mode === "service" ? await startServiceProcess({ SDWAN_DATA_DIR: dataDir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password }) : undefined;
+    modeEnv = await modeEnvironment(mode, () => service?.url ?? "");
+    inMode = modeEnv.env;
   });
 
   afterAll(async () => {
+    inMode = () => ({});
+    await service?.stop();
+    await modeEnv?.cleanUp();
     await simulator?.stop();
     await rm(dataDir, { recursive: true, force: true });
     await rm(filesDir, { recursive: true, force: true });
@@ -255,8 +361,8 @@ describe("export and apply", { timeout: 120_000 }, () => {
     const dryRun = await cli(dataDir, ["apply", "-f", file, "--dry-run"], "", env());
     expect(dryRun.code).toBe(0);
     expect((JSON.parse(dryRun.stdout) as Outcome).plan.map((step) => `${step.action} ${step.alias}`)).toEqual(["create lab", "create edge"]);
-    // The dry run created nothing, not even the store.
-    expect(await cli(dataDir, ["list"])).toMatchObject({ code: 8, stdout: "" });
+    // The dry run created nothing, not even the store (a service made its own at its start).
+    expect(await cli(dataDir, ["list"])).toMatchObject(mode === "local store" ? { code: 8, stdout: "" } : { code: 0, stdout: "[]\n" });
 
     const applied = await cli(dataDir, ["apply", "-f", file], "", env());
     expect(applied.code).toBe(0);
@@ -279,6 +385,18 @@ describe("export and apply", { timeout: 120_000 }, () => {
     ]);
     const file = await writeConfiguration("exported.yaml", exported.stdout);
     expect((JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome).plan.map((step) => step.action)).toEqual(["unchanged", "unchanged"]);
+  });
+
+  it("applies a declared key expiry once: the same file again changes nothing", async () => {
+    const file = await writeConfiguration(
+      "expiry.yaml",
+      `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:SDWAN_APIKEY_LAB\n    apiKeyExpiresAt: "2030-01-01T00:00:00Z"\n`,
+    );
+    const first = JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome;
+    expect(first.plan.map((step) => `${step.action} ${step.alias} ${step.fields.join(",")}`)).toEqual(["update lab apiKeyExpiresAt"]);
+    expect(first.results?.map((result) => result.outcome)).toEqual(["applied"]);
+    const again = JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome;
+    expect(again.plan.map((step) => step.action)).toEqual(["unchanged"]);
   });
 
   it("says exactly what was applied and what was not when a step fails; --prune deletes what the file omits", async () => {
@@ -313,7 +431,7 @@ describe("export and apply", { timeout: 120_000 }, () => {
       );
       const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/main.ts", "apply", "-f", file], {
         cwd: PACKAGE_DIR,
-        env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...Object.fromEntries(entries.map((_, i) => [`SDWAN_APIKEY_S${i}`, PARTNER_KEY])) },
+        env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...inMode(), ...Object.fromEntries(entries.map((_, i) => [`SDWAN_APIKEY_S${i}`, PARTNER_KEY])) },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let stdout = "";

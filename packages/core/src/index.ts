@@ -98,7 +98,7 @@ export type { HealthChange, HealthMonitor, HealthMonitorOptions } from "./servic
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
 export type { KeyFingerprints } from "./ports/key-fingerprints.js";
 export { createProcessKeyFingerprints, hmacFingerprints, masterKeyFingerprints } from "./adapters/hmac-fingerprints.js";
-export { planForNoStore, type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
+export { applyPlan, planConfiguration, planForNoStore, type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
 export type { Clock } from "./ports/clock.js";
 export { systemClock } from "./adapters/system-clock.js";
 export { EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";

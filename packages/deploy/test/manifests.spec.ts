@@ -48,6 +48,24 @@ const RESTRICTED_VOLUMES = ["configMap", "csi", "downwardAPI", "emptyDir", "ephe
 const labelsMatch = (selector: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>> | undefined): boolean =>
   selector !== undefined && Object.keys(selector).length > 0 && Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 
+// Issue 30: the CLI was not in the image, so apply, export and key rotation needed the database and the master key outside the cluster.
+describe("the image (packages/http-express/Dockerfile)", () => {
+  it("carries the CLI on the PATH, as the installable bundle packages/cli builds, for `kubectl exec … -- sdwan-connections`", () => {
+    const dockerfile = readFileSync(join(REPO_ROOT, "packages/http-express/Dockerfile"), "utf8");
+    const bundle = readFileSync(join(REPO_ROOT, "packages/cli/scripts/bundle.ts"), "utf8");
+    const bin = /const BIN = "([^"]+)"/.exec(bundle)?.[1];
+    expect(dockerfile).toMatch(/^RUN pnpm --filter @sdwan-connections\/cli run build/m);
+    const copied = /^COPY --from=build \/src\/packages\/cli\/dist\/pack (\S+)$/m.exec(dockerfile)?.[1];
+    expect(copied).toBeDefined();
+    expect(dockerfile).toContain(`RUN ln -s ${copied}/${bin} /usr/local/bin/sdwan-connections`);
+    expect(bundle).toContain('bin: { "sdwan-connections": BIN }');
+    // In the runtime stage, before the image's user is set (root writes /usr/local/bin).
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf("FROM "));
+    expect(runtime.indexOf("/usr/local/bin/sdwan-connections")).toBeGreaterThan(0);
+    expect(runtime.indexOf("/usr/local/bin/sdwan-connections")).toBeLessThan(runtime.indexOf("USER "));
+  });
+});
+
 describe("the test renderer", () => {
   it("refuses kustomization fields it does not implement, so the manifests stay within what is tested", () => {
     const directory = mkdtempSync(join(tmpdir(), "kustomize-"));
