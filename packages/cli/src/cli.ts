@@ -220,7 +220,7 @@ const render = async (output: CommandOutput, format: OutputFormat, stdout: Outpu
 };
 
 // A use case's error in this CLI's words: its arguments and options, not the REST API's request fields.
-const CLI_FIELDS: Record<string, string> = { apiKey: "the apiKey (standard input)", orchestratorUrl: "<orchestratorUrl>", alias: "<alias>", body: "input", query: "options" };
+const CLI_FIELDS: Record<string, string> = { apiKey: "the apiKey (standard input)", orchestratorUrl: "<orchestratorUrl>", alias: "<alias>", body: "input", query: "options", lastEventId: "--since-id" };
 const inCliWords = (error: DomainError, command: CommandSpec): string => {
   if (error._tag !== "InvalidInput") return describeForCli(error);
   return error.errors
@@ -283,7 +283,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const store = await locateStore(config.right);
   const dataDir = store.kind === "lowdb" ? store.dataDir : config.right.dataDir;
   const stop = new AbortController();
-  if (run.name === "apply") io.onStop?.((exitCode) => stop.abort(exitCode));
+  if (run.stopsCleanly === true) io.onStop?.((exitCode) => stop.abort(exitCode));
   const context = {
     args,
     options,
@@ -297,6 +297,9 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       masterKeys: [...(config.right.masterKey === undefined ? [] : [config.right.masterKey]), ...config.right.previousMasterKeys].map(({ key }) => key),
     },
     signal: stop.signal,
+    // A stream's items, each as it comes: a JSON line for scripts (a YAML document of one flow mapping for -o yaml), a line of words for people.
+    emit: (data: unknown, line: string) =>
+      io.stdout.write(format.right === "table" ? `${line}\n` : `${format.right === "yaml" ? "---\n" : ""}${JSON.stringify(data)}\n`),
   };
   // The command's work, with the progress indicator: its answer on standard output, or its error; the exit code.
   const answer = async (work: TaskEither<DomainError, CommandOutput>): Promise<number> => {

@@ -21,6 +21,8 @@ import {
   type AuditPage,
   type ConnectionHealth,
   type ConnectionDetails,
+  type CloudEvent,
+  type FeedItem,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
@@ -62,8 +64,10 @@ export interface CommandInput {
   readonly by: Actor;
   /** Where `env:` and `file:` key references may read, and what no key may be. */
   readonly keySources: KeySources;
-  /** Aborted by SIGINT or SIGTERM (apply stops at once, saying what it applied). */
+  /** Aborted by SIGINT or SIGTERM (apply stops at once, saying what it applied; events stops following). */
   readonly signal: AbortSignal;
+  /** Writes one item of a stream as it comes (events): its data for scripts, its line for people. */
+  readonly emit: (data: unknown, line: string) => void;
 }
 
 /**
@@ -86,6 +90,8 @@ export interface Command extends CommandSpec {
   run(input: CommandInput): TE.TaskEither<DomainError, CommandOutput>;
   /** An operation on the store itself (its master key), which no service's API offers: refused in a service's context. */
   readonly localOnly?: boolean;
+  /** Whether SIGINT and SIGTERM are the command's to handle (through `signal`) rather than ending the process at once. */
+  readonly stopsCleanly?: boolean;
   /** What it does, with these options, where no store is yet, without creating one (a dry run's plan); undefined: see `createsStore`. */
   readonly withoutStore?: (options: CommandInput["options"]) => ((input: Omit<CommandInput, "service" | "apiKey">) => TE.TaskEither<DomainError, CommandOutput>) | undefined;
 }
@@ -248,6 +254,19 @@ const applyConfiguration = (
               }),
         ),
       );
+
+/** One event in words: when, what, which connection, and what it says. */
+const eventLine = (event: CloudEvent): string => {
+  const what = event.type.replace("org.sdwan-connections.", "");
+  const data = event.data as Record<string, unknown>;
+  const said =
+    "from" in data
+      ? `${String(data["from"])} → ${String(data["to"])}${data["reason"] === null ? "" : `: ${String(data["reason"])}`}`
+      : "daysLeft" in data
+        ? `key expires ${String(data["expiresAt"])} (${String(data["daysLeft"])} days left, ${String(data["source"])})`
+        : `version ${String(data["version"])}${(data["fields"] as string[]).length === 0 ? "" : `, ${(data["fields"] as string[]).join(", ")}`}, by ${String(data["actor"])}${data["forced"] === true ? ", forced" : ""}`;
+  return `${event.time}  ${what}  ${event.subject}  ${said}`;
+};
 
 /** Every command, in the order `--help` lists them. Their names, arguments, options and exit codes are the CLI's interface. */
 export const COMMANDS: readonly Command[] = [
@@ -413,6 +432,7 @@ export const COMMANDS: readonly Command[] = [
     name: "apply",
     summary: "make the connections what a configuration file says: print the plan, then apply it",
     asksOrchestrator: true,
+    stopsCleanly: true,
     args: [],
     options: {
       file: { type: "string", short: "f", value: "file", description: "the configuration file (YAML or JSON, at most 16 MiB), as `export` writes it" },
@@ -484,6 +504,47 @@ export const COMMANDS: readonly Command[] = [
             ) + (page.next === null ? "" : `more: --before ${page.next}\n`),
         }),
       )(service.listAudit(Object.fromEntries(["alias", "since", "limit", "before"].flatMap((name) => (options[name] === undefined ? [] : [[name, options[name]]]))))),
+  },
+  {
+    name: "events",
+    summary: "follows the event stream: changes, health changes and key-expiry warnings as they happen",
+    args: [],
+    options: {
+      follow: { type: "boolean", short: "f", description: "follow the stream until Ctrl-C (required: `audit` lists what happened before)" },
+      types: { type: "string", value: "types", description: "only these event types, comma-separated, `*` a wildcard (e.g. connection.health.*)" },
+      alias: { type: "string", value: "glob", description: "only the events of connections whose alias matches (any case, `*` a wildcard)" },
+      "since-id": { type: "string", value: "id", description: "first the events after this one (an event's id), then the new ones" },
+      ...OUTPUT_OPTIONS,
+    },
+    notes:
+      "Each event is a CloudEvents 1.0 object (docs/interface.md §9): a line of its own, as JSON for scripts (-o json or yaml: one JSON object a line; yaml separates them with ---) or in words on a terminal. Where the stream starts again after events were dropped by retention, a line says so. Works on the local store (seeing the service's writes too) and through a service (GET /events).",
+    stopsCleanly: true,
+    run: ({ service, options, signal, emit }) => {
+      if (options["follow"] !== true) return TE.left(invalidInput([{ field: "--follow", message: "is required: events are a stream to follow; `audit` lists past entries" }]));
+      const query = Object.fromEntries(
+        (
+          [
+            ["types", options["types"]],
+            ["alias", options["alias"]],
+            ["lastEventId", options["since-id"]],
+          ] as const
+        ).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])),
+      );
+      const deliver = (item: FeedItem): void =>
+        item._tag === "reset"
+          ? emit({ reset: true }, "(events before this point were dropped by retention: read the state again)")
+          : emit(item.event, eventLine(item.event));
+      return pipe(
+        service.followEvents(query, deliver),
+        TE.flatMap((stopFollowing) =>
+          TE.fromTask(async (): Promise<CommandOutput> => {
+            if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+            stopFollowing();
+            return message("");
+          }),
+        ),
+      );
+    },
   },
   {
     name: "__complete",

@@ -2,6 +2,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import {
   AliasCodec,
+  CloudEventCodec,
   Customer,
   OrchestratorUrlCodec,
   IsoTimeCodec,
@@ -24,6 +25,7 @@ import {
   type ConnectionHealth,
   type StoredConnection,
   type ValidationResult,
+  type FeedItem,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
@@ -66,7 +68,7 @@ const Summary = t.type({ alias: AliasCodec, orchestratorUrl: OrchestratorUrlCode
 // The key's expiry (SPEC §10) is optional: a service from before it answers without.
 const DetailsAnswer = t.intersection([
   t.type({ alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, version: t.number, apiKeySetAt: t.union([IsoTimeCodec, t.null]), apiKeyFingerprint: t.string }),
-  t.partial({ apiKeyExpiresAt: t.union([IsoTimeCodec, t.null]), apiKeyExpirySource: t.union([t.keyof({ declared: null, token: null }), t.null]) }),
+  t.partial({ apiKeyExpiresAt: t.union([IsoTimeCodec, t.null]), apiKeyExpirySource: t.union([t.keyof({ declared: null, token: null, orchestrator: null }), t.null]) }),
 ]);
 // The details as core has them: the expiry as one value, when both of its fields are given.
 const Details = new t.Type<ConnectionDetails, unknown, unknown>(
@@ -295,6 +297,47 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
       TE.map(({ entries, next }: t.TypeOf<typeof AuditAnswer>) => ({ entries: entries as unknown as readonly AuditEntry[], next }))(
         read(AuditAnswer, `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`),
       ),
+    followEvents: (queryValues, deliver) => () =>
+      new Promise((resolve) => {
+        const url = new URL(`${origin}${BASE}/events?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`);
+        const stop = new AbortController();
+        // No timeout: the stream is idle between events (the service sends a comment at least every 15 s).
+        const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
+          headers: { accept: "text/event-stream", ...(endpoint.authorization === undefined ? {} : { authorization: endpoint.authorization }) },
+          signal: stop.signal,
+          ...(endpoint.ca === undefined ? {} : { ca: endpoint.ca }),
+        });
+        call.on("error", (error: NodeJS.ErrnoException) => resolve(E.left(storageFailure(`The service at ${origin} cannot be reached (${error.code ?? error.message}).`))));
+        call.on("response", (response) => {
+          if (response.statusCode !== 200) {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () => void problemError({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }, undefined).then((error) => resolve(E.left(error))));
+            return;
+          }
+          resolve(E.right(() => stop.abort()));
+          // Server-Sent Events: frames end with a blank line; `event:` names it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
+          let pending = "";
+          response.setEncoding("utf8");
+          response.on("error", () => undefined);
+          response.on("data", (chunk: string) => {
+            pending += chunk;
+            const frames = pending.split("\n\n");
+            pending = frames.pop() ?? "";
+            for (const frame of frames) {
+              const lines = frame.split("\n");
+              const event = lines.find((line) => line.startsWith("event:"))?.slice("event:".length).trim();
+              const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice("data:".length).trimStart()).join("\n");
+              if (event === "reset") deliver({ _tag: "reset" });
+              else if (data !== "") {
+                const decoded = E.chain((parsed: unknown) => CloudEventCodec.decode(parsed))(E.tryCatch(() => JSON.parse(data) as unknown, () => []));
+                if (E.isRight(decoded)) deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
+              }
+            }
+          });
+        });
+        call.end();
+      }),
     dispose: async () => undefined,
   };
 };

@@ -89,6 +89,31 @@ const cli = async (dataDir: string, args: readonly string[], input = "", env: Re
   return { code, stdout: stdout.join(""), stderr: stderr.join("") };
 };
 
+/** A command that runs until stopped (`events --follow`), as `cli` runs one: what it printed so far, and its stop (Ctrl-C's exit code). */
+const following = (dataDir: string, args: readonly string[]) => {
+  const stdout: string[] = [];
+  let stop: ((exitCode: number) => void) | undefined;
+  const exited = runCli(args, {
+    stdout: { isTTY: false, write: (text: string) => stdout.push(text) },
+    stderr: { isTTY: false, write: () => undefined },
+    readSecret: async () => undefined,
+    env: { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...inMode() },
+    onStop: (given) => (stop = given),
+  });
+  const printed = () => stdout.join("");
+  return {
+    printed,
+    waitFor: async (text: string) => {
+      for (let i = 0; i < 200 && !printed().includes(text); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      return printed();
+    },
+    stop: (exitCode: number) => {
+      stop?.(exitCode);
+      return exited;
+    },
+  };
+};
+
 // The CLI and the service (another process) run at once on one data directory: each sees the other's writes.
 // Through the service, the service audits the CLI's writes as the user the context signs in as.
 describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 120_000 }, (mode) => {
@@ -239,16 +264,20 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
   // (A usage error, such as `--if-match one`, stops before the use case: it is not a write, so not audited.)
   it("shows the audit trail, newest first, with the writes of the CLI and of the service, a page at a time", async () => {
     const page = JSON.parse((await cli(dataDir, ["audit", "--alias", "LAB"])).stdout) as { entries: { action: string; actor: string }[]; next: string | null };
+    // The health state changes the validations found are entries too (SPEC §9: events), made by the validation.
     expect(page.entries.map(({ action, actor }) => [action, actor.startsWith("cli:") ? "cli" : actor])).toEqual([
       ["delete", cliActor],
       ["delete", cliActor],
+      ["health-change", "validation"],
       ["update", cliActor],
       ["update", cliActor],
       ["dry-run", cliActor],
+      ["health-change", "validation"],
       ["add", cliActor],
     ]);
     const fromHttp = JSON.parse((await cli(dataDir, ["audit", "--alias", "from-http"])).stdout) as { entries: { action: string; actor: string; outcome: string }[] };
     expect(fromHttp.entries.map(({ action, actor, outcome }) => [action, actor.startsWith("cli:") ? "cli" : actor, outcome])).toEqual([
+      ["health-change", "validation", "succeeded"],
       ["add", cliActor, "failed"],
       ["add", ADMIN.name, "succeeded"],
     ]);
@@ -270,6 +299,26 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
         expect(stdout + stderr).not.toContain(key);
       }
     }
+  });
+
+  it("events --follow prints each change as one CloudEvent line, the service's writes included, until Ctrl-C (exit 0)", async () => {
+    expect(await cli(dataDir, ["events"])).toMatchObject({ code: 2, stderr: expect.stringContaining("--follow: is required") });
+    const events = following(dataDir, ["events", "--follow", "--types", "connection.*", "--alias", "stream-*"]);
+    // The stream is open once the service lists a later write: give it a moment, then write.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await service.call("POST", `${BASE}/connections?force=true`, { body: { alias: "stream-1", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } });
+    await service.call("POST", `${BASE}/connections?force=true`, { body: { alias: "other", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } });
+    await service.call("DELETE", `${BASE}/connections/stream-1`);
+    const printed = await events.waitFor("connection.deleted");
+    expect(await events.stop(130)).toBe(0);
+    const lines = printed.trim().split("\n").map((line) => JSON.parse(line) as { type: string; subject: string; data: Record<string, unknown> });
+    expect(lines.map(({ type, subject }) => [type, subject])).toEqual([
+      ["org.sdwan-connections.connection.added", "stream-1"],
+      ["org.sdwan-connections.connection.deleted", "stream-1"],
+    ]);
+    expect(lines[0]?.data).toMatchObject({ actor: ADMIN.name, forced: true });
+    expect(printed).not.toContain(PARTNER_KEY);
+    await service.call("DELETE", `${BASE}/connections/other`);
   });
 });
 
