@@ -13,14 +13,20 @@ export type Me = t.TypeOf<typeof Me>;
 export const ConnectionSummary = t.type({ alias: t.string, orchestratorUrl: t.string });
 export type ConnectionSummary = t.TypeOf<typeof ConnectionSummary>;
 
+/** When a connection's key expires, and where that comes from (docs/interface.md §10); null when unknown. */
+const KeyExpiry = t.partial({ apiKeyExpiresAt: nullable(t.string), apiKeyExpirySource: nullable(t.string) });
+
 /** A connection as stored (`?stored=true`): what the edit page needs, without asking the orchestrator. */
-export const ConnectionStored = t.type({
-  alias: t.string,
-  orchestratorUrl: t.string,
-  version: t.number,
-  apiKeySetAt: nullable(t.string),
-  apiKeyFingerprint: t.string,
-});
+export const ConnectionStored = t.intersection([
+  t.type({
+    alias: t.string,
+    orchestratorUrl: t.string,
+    version: t.number,
+    apiKeySetAt: nullable(t.string),
+    apiKeyFingerprint: t.string,
+  }),
+  KeyExpiry,
+]);
 export type ConnectionStored = t.TypeOf<typeof ConnectionStored>;
 
 /** A connection's verbose validation: the orchestrator asked now. */

@@ -404,6 +404,40 @@ describe("the console in Debian's chromium, against the service and the orchestr
     expect((await service.call("GET", "/rest/plugin/sdwan/connections/wrong-key")).status).toBe(404);
   });
 
+  it("shows the days left before the key expires, coloured by urgency, in the list and on the connection page, on a desktop and a phone", { timeout: 60_000 }, async () => {
+    await admin.evaluate(() => (location.hash = "#/connections/partner-lab"));
+    await admin.locator("dt:text('Key expires') + dd").getByText("unknown", { exact: true }).waitFor();
+    // 5.5 days from now: 6 days left, as the service counts them (rounded up).
+    const expiresAt = new Date(Date.now() + 5.5 * 86_400_000).toISOString();
+    const put = await fetch(`${service.url}/rest/plugin/sdwan/connections/partner-lab?force=true`, {
+      method: "PUT",
+      headers: { authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString("base64")}`, "content-type": "application/json" },
+      body: JSON.stringify({ apiKeyExpiresAt: expiresAt }),
+    });
+    expect(put.status).toBe(200);
+    const phone = await newPage({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    await phone.goto(`${service.url}/console/`);
+    await signIn(phone, service.url, ADMIN.user, ADMIN.password);
+    for (const page of [admin, phone]) {
+      const width = page.viewportSize()?.width ?? 0;
+      const expectBadge = async (badge: ReturnType<Page["getByTestId"]>) => {
+        await badge.getByText("key: 6 days left", { exact: true }).waitFor();
+        expect(await badge.getAttribute("class")).toContain("expiry-urgent");
+        expect(await badge.getAttribute("title")).toBe(`The key expires at ${expiresAt} (declared)`);
+        const box = await badge.boundingBox();
+        expect(box !== null && box.x >= 0 && box.x + box.width <= width && box.y >= 0).toBe(true);
+      };
+      await page.evaluate(() => (location.hash = "#/"));
+      await expectBadge(page.getByRole("row", { name: /partner-lab/ }).getByTestId("key-expiry"));
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+      await page.getByRole("link", { name: "partner-lab", exact: true }).click();
+      await expectBadge(page.getByTestId("key-expiry"));
+      expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+    }
+    await screenshot(phone, "phone-key-expiry");
+    await phone.context().close();
+  });
+
   it("shows the connections page for a fragment it cannot read (a malformed %-escape)", async () => {
     await admin.evaluate(() => (location.hash = "#/connections/%E0%A4%A/edit"));
     await admin.getByRole("heading", { name: "Connections" }).waitFor();

@@ -29,17 +29,23 @@ describeConnectionRepositoryContract("InMemoryConnectionRepository", {
 
 const target = (apiKey: string) => ({ orchestratorUrl: "http://127.0.0.1:1/" as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(apiKey) });
 const partnerCustomers = [aCustomer({ id: 1, name: "ONE" }), aCustomer({ id: 2, name: "TWO", latitude: null })];
+const partnerTokens = [{ tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00Z") }];
+const customerTokens = [{ tokenUuid: "4e2a", expiresAt: undefined }];
 
 describeOrchestratorContract("InMemoryOrchestrator", {
   setup: async () => ({
     orchestrator: createInMemoryOrchestrator([
-      { apiKey: "partner-key", identity: { kind: "partner", partnerId: 7 }, customers: partnerCustomers },
-      { apiKey: "customer-key", identity: { kind: "customer", customerId: 342 } },
+      { apiKey: "partner-key", identity: { kind: "partner", partnerId: 7 }, customers: partnerCustomers, apiTokens: partnerTokens },
+      { apiKey: "customer-key", identity: { kind: "customer", customerId: 342 }, apiTokens: customerTokens },
+      { apiKey: "customer-key-2", identity: { kind: "customer", customerId: 343 } },
     ]),
     partner: target("partner-key"),
     partnerCustomers,
     customer: target("customer-key"),
     refused: target("refused-key"),
+    partnerTokens,
+    customerTokens,
+    withoutTokenRight: target("customer-key-2"),
   }),
 });
 

@@ -1,6 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CUSTOMER_FIELDS, Customer, type Orchestrator, type OrchestratorTarget } from "../src/index.js";
+import { CUSTOMER_FIELDS, Customer, type ApiToken, type Identity, type Orchestrator, type OrchestratorTarget } from "../src/index.js";
 
 export interface OrchestratorContractFixture {
   readonly orchestrator: Orchestrator;
@@ -11,6 +11,11 @@ export interface OrchestratorContractFixture {
   readonly customer: OrchestratorTarget;
   /** A key the orchestrator refuses. */
   readonly refused: OrchestratorTarget;
+  /** The API tokens the orchestrator lists to the partner key and to the customer key, in its order. */
+  readonly partnerTokens: readonly ApiToken[];
+  readonly customerTokens: readonly ApiToken[];
+  /** A customer key the orchestrator accepts that may not read the token list. */
+  readonly withoutTokenRight: OrchestratorTarget;
 }
 
 export interface OrchestratorContractOptions {
@@ -30,6 +35,12 @@ export const describeOrchestratorContract = (name: string, options: Orchestrator
     afterAll(async () => {
       await options.teardown?.();
     });
+
+    const identified = async (target: OrchestratorTarget): Promise<Identity> => {
+      const identity = await fixture.orchestrator.identify(target)();
+      if (E.isLeft(identity)) throw new Error(`key not identified: ${identity.left._tag}`);
+      return identity.right;
+    };
 
     it("identifies a partner key with its partner id", async () => {
       const identity = await fixture.orchestrator.identify(fixture.partner)();
@@ -71,6 +82,24 @@ export const describeOrchestratorContract = (name: string, options: Orchestrator
         expect(Object.keys(customer).sort()).toEqual([...CUSTOMER_FIELDS].sort());
         expect(Customer.is(customer)).toBe(true);
       }
+    });
+
+    it("lists the API tokens of a partner's and a customer's key, each with its uuid and expiry", async () => {
+      for (const [target, expected] of [
+        [fixture.partner, fixture.partnerTokens],
+        [fixture.customer, fixture.customerTokens],
+      ] as const) {
+        const identity = await identified(target);
+        expect(await fixture.orchestrator.listApiTokens(target, identity)()).toEqual(E.right(expected));
+      }
+    });
+
+    it("refuses the token list to a key without the right as OrchestratorRejected, the key still identified", async () => {
+      const identity = await identified(fixture.withoutTokenRight);
+      const tokens = await fixture.orchestrator.listApiTokens(fixture.withoutTokenRight, identity)();
+      expect(E.isLeft(tokens) && tokens.left._tag).toBe("OrchestratorRejected");
+      expect(JSON.stringify(tokens)).not.toContain(fixture.withoutTokenRight.apiKey.reveal());
+      expect(await fixture.orchestrator.identify(fixture.withoutTokenRight)()).toEqual(E.right(identity));
     });
 
     it("never mixes up keys when calls run at once", async () => {

@@ -4,6 +4,7 @@ import {
   admitsDestination,
   customerListOf,
   orchestratorRejected,
+  type ApiToken,
   type Customer,
   type Identity,
   type Orchestrator,
@@ -16,12 +17,14 @@ export interface InMemoryOrchestratorAccount {
   readonly identity: Identity;
   /** For partners: their customers. */
   readonly customers?: readonly Customer[];
+  /** The API tokens its token list shows; without them, the key may not read that list (`OrchestratorRejected`). */
+  readonly apiTokens?: readonly ApiToken[];
 }
 
 /** An orchestrator fake for the core's own tests, driven by the keys it knows. */
 export interface InMemoryOrchestrator extends Orchestrator {
   /** Calls made so far, per method. */
-  readonly calls: { identify: number; listPartnerCustomers: number };
+  readonly calls: { identify: number; listPartnerCustomers: number; listApiTokens: number };
   /** Makes every call with `apiKey` fail with `error` (or succeed again with `undefined`). */
   failWith(apiKey: string, error: OrchestratorError | undefined): void;
   /** Accepts `apiKey` from now on as `account` (or refuses it again with `undefined`). */
@@ -33,7 +36,7 @@ export interface InMemoryOrchestrator extends Orchestrator {
 export const createInMemoryOrchestrator = (accounts: readonly InMemoryOrchestratorAccount[] = []): InMemoryOrchestrator => {
   const byKey = new Map(accounts.map((account) => [account.apiKey, account]));
   const failures = new Map<string, OrchestratorError>();
-  const calls = { identify: 0, listPartnerCustomers: 0 };
+  const calls = { identify: 0, listPartnerCustomers: 0, listApiTokens: 0 };
   let gate: Promise<void> = Promise.resolve();
 
   const answer =
@@ -64,6 +67,15 @@ export const createInMemoryOrchestrator = (accounts: readonly InMemoryOrchestrat
       return identity.kind === "partner" && identity.partnerId === partnerId
         ? E.right(customerListOf(customers))
         : E.left(orchestratorRejected("The key is not allowed to list this partner's customers."));
+    },
+    listApiTokens: (target, identity) => async () => {
+      calls.listApiTokens += 1;
+      const result = await answer(target, (account) => account)();
+      if (E.isLeft(result)) return result;
+      const { apiTokens } = result.right;
+      return apiTokens !== undefined && JSON.stringify(result.right.identity) === JSON.stringify(identity)
+        ? E.right(apiTokens)
+        : E.left(orchestratorRejected("The key is not allowed to read the API tokens."));
     },
     failWith: (apiKey, error) => {
       if (error === undefined) failures.delete(apiKey);

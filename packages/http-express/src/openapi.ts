@@ -157,7 +157,7 @@ const storedProperties = {
   apiKeyExpiresAt: {
     type: ["string", "null"],
     format: "date-time",
-    description: "When the key expires (UTC), as far as it is known: declared (apiKeyExpiresAt on add or update), or the key's own JWT `exp`; null when unknown.",
+    description: "When the key expires (UTC), as far as it is known: declared (apiKeyExpiresAt on add or update), the key's own JWT `exp`, or the orchestrator's token list (asked by the background checks); null when unknown.",
   },
   apiKeyExpirySource: {
     type: ["string", "null"],

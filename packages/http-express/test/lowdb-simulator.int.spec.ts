@@ -54,6 +54,8 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
         version: 1,
         apiKeySetAt: expect.any(String),
         apiKeyFingerprint: expect.any(String),
+        apiKeyExpiresAt: null,
+        apiKeyExpirySource: null,
       });
       expect((await call("GET", `${CONNECTIONS}/granite?verbose=true`)).json()).toMatchObject({ valid: true, type: "customer" });
 
@@ -147,7 +149,7 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
         body: { alias: "elsewhere", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
       });
       expect(reply.status).toBe(422);
-      expect(Object.values(simulator.callsFor(PARTNER_KEY))).toEqual([0, 0, 0]);
+      expect(Object.values(simulator.callsFor(PARTNER_KEY)).every((calls) => calls === 0)).toBe(true);
     } finally {
       await service.close();
     }

@@ -16,6 +16,7 @@ import {
   orchestratorRejected,
   orchestratorTimedOut,
   orchestratorUnreachable,
+  type ApiToken,
   type CustomerList,
   type Deadline,
   type Identity,
@@ -27,7 +28,7 @@ import { fencedLookup } from "./fence.js";
 import { backoffDelay, parseRetryAfter } from "./retry.js";
 import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
 import { readCustomersByEnterprise, readCustomersJson, type CustomersBound, type Refusal } from "./customers-json/scanner.js";
-import { describeDecodeFailure, EnterpriseIdentity, ErrorBody, PARSE_LIMIT_BYTES, ProxyProperty } from "./wire.js";
+import { ApiTokens, describeDecodeFailure, EnterpriseIdentity, ErrorBody, PARSE_LIMIT_BYTES, ProxyProperty, toApiTokens } from "./wire.js";
 
 /** The part of a fetch response this client reads (node-fetch's and WHATWG's both fit). */
 export interface FetchResponse {
@@ -215,6 +216,18 @@ const ENTERPRISES = "a list of enterprises";
 
 /** An answer the call found to be JSON (at most `PARSE_LIMIT_BYTES`), parsed. */
 const readJson: ReadAnswer<unknown> = (bytes) => E.right(O.toUndefined(parseJson(bytes)));
+
+/** A token list's answer, decoded (bytes that are not JSON are not the orchestrator's API). */
+const readApiTokens =
+  (method: PortalMethod): ReadAnswer<readonly ApiToken[]> =>
+  (bytes) => {
+    const parsed = parseJson(bytes);
+    if (O.isNone(parsed)) return E.left(couldNotConnect(method));
+    const decoded = ApiTokens.decode(parsed.value);
+    return E.isRight(decoded)
+      ? E.right(toApiTokens(decoded.right))
+      : E.left(orchestratorGarbage(`The orchestrator's answer to ${method} is not a list of API tokens (${describeDecodeFailure(decoded.left)}).`));
+  };
 
 /** Whether a body is a JSON array, or nothing JSON at all, by its first byte past a byte order mark and white space. */
 const isArrayText = (bytes: Uint8Array): boolean => {
@@ -441,6 +454,22 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
         : E.left(orchestratorRejected(`The orchestrator refused to list partner ${partnerId}'s customers (${describeAnswer(right)}).`));
     };
 
+  const listApiTokens =
+    (target: OrchestratorTarget, identity: Identity, deadline: Deadline = startDeadline()): TaskEither<OrchestratorError, readonly ApiToken[]> =>
+    async () => {
+      const request: PortalRequest =
+        identity.kind === "partner"
+          ? { method: "enterpriseProxy/getApiTokens", body: { enterpriseProxyId: identity.partnerId } }
+          : { method: "enterprise/getApiTokens", body: { enterpriseId: identity.customerId } };
+      const answer = await call(target, request, deadline, new AbortController().signal, readApiTokens(request.method));
+      if (E.isLeft(answer)) return answer;
+      const { right } = answer;
+      if (right.kind === "ok") return E.right(right.value);
+      return right.status < 300
+        ? E.left(orchestratorGarbage(`The orchestrator answered ${request.method} with HTTP ${right.status} and an error member (code ${right.code}).`))
+        : E.left(orchestratorRejected(`The orchestrator refused to list the API tokens (${describeAnswer(right)}); the key may not read them.`));
+    };
+
   return {
     startDeadline,
     admits: (orchestratorUrl) => {
@@ -449,6 +478,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     },
     identify,
     listPartnerCustomers,
+    listApiTokens,
     close: () => {
       httpAgent.destroy();
       httpsAgent.destroy();

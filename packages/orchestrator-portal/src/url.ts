@@ -5,7 +5,9 @@ import { orchestratorRejected, type OrchestratorError } from "@sdwan-connections
 export type PortalMethod =
   | "enterpriseProxy/getEnterpriseProxyProperty"
   | "enterprise/getEnterprise"
-  | "enterpriseProxy/getEnterpriseProxyEnterprises";
+  | "enterpriseProxy/getEnterpriseProxyEnterprises"
+  | "enterpriseProxy/getApiTokens"
+  | "enterprise/getApiTokens";
 
 /**
  * `{orchestratorUrl}/portal/rest/{method}`, whether or not the URL ends in "/"

@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
-import type { Customer } from "@sdwan-connections/core";
+import type { ApiToken, Customer } from "@sdwan-connections/core";
 
 /**
  * The most bytes of an answer that are ever parsed into values at once (`JSON.parse`): a whole answer that is not a
@@ -20,6 +20,19 @@ export const ProxyProperty = t.type({ enterpriseProxyId: t.Int }, "ProxyProperty
 export const EnterpriseIdentity = t.type({ id: t.Int }, "EnterpriseIdentity");
 
 const optional = <C extends t.Mixed>(codec: C) => t.union([codec, t.null, t.undefined]);
+
+/** Of an `api_token` only its uuid and expiry (RFC 3339) matter; a token without a uuid names no key. */
+const ApiTokenWire = t.type({ tokenUuid: t.string, expiration: optional(t.string) }, "ApiToken");
+
+/** getApiTokens' answer: an array of `api_token` (the Swagger's result is one, which is taken too). */
+export const ApiTokens = t.union([t.array(ApiTokenWire), ApiTokenWire], "ApiTokens");
+
+/** The tokens of a getApiTokens answer, an expiry that is no time read as unknown. */
+export const toApiTokens = (answer: t.TypeOf<typeof ApiTokens>): readonly ApiToken[] =>
+  (Array.isArray(answer) ? answer : [answer]).map(({ tokenUuid, expiration }) => {
+    const expiresAt = typeof expiration === "string" ? new Date(expiration) : undefined;
+    return { tokenUuid, expiresAt: expiresAt === undefined || Number.isNaN(expiresAt.getTime()) ? undefined : expiresAt };
+  });
 
 /** Rounds to 6 decimals, half away from zero, so -0.0000005 does not become -0. */
 export const round6 = (value: number | null | undefined): number | null => {
@@ -97,6 +110,7 @@ const FIELD_NAMES: ReadonlySet<string> = new Set([
   ...Object.keys(ErrorBody.props),
   ...Object.keys(ProxyProperty.props),
   ...Object.keys(EnterpriseIdentity.props),
+  ...Object.keys(ApiTokenWire.props),
 ]);
 
 /**

@@ -5,6 +5,10 @@ import { expectedCustomer } from "./expected-customer.js";
 import { SAMPLE_CUSTOMER_KEY, SAMPLE_PARTNER_KEY, targetFor } from "./helpers.js";
 
 let simulator: OrchestratorSimulator;
+
+/** The tokens the simulator's data puts behind `keys`, as core sees them. */
+const tokensOf = (sim: OrchestratorSimulator, keys: readonly string[]) =>
+  (sim.data.apiTokens ?? []).filter((token) => keys.includes(token.key)).map((token) => ({ tokenUuid: token.tokenUuid, expiresAt: new Date(token.expiration) }));
 let orchestrator: PortalOrchestrator;
 
 for (const prefix of ["", "/vco"]) {
@@ -21,6 +25,9 @@ for (const prefix of ["", "/vco"]) {
         // Without the trailing slash, to exercise both spellings.
         customer: targetFor(simulator.url.replace(/\/$/, ""), SAMPLE_CUSTOMER_KEY),
         refused: targetFor(simulator.url, "sample-revoked-key-0000"),
+        partnerTokens: tokensOf(simulator, [SAMPLE_PARTNER_KEY]),
+        customerTokens: tokensOf(simulator, [SAMPLE_CUSTOMER_KEY]),
+        withoutTokenRight: targetFor(simulator.url, "sample-customer-key-1-2"),
       };
     },
     teardown: async () => {

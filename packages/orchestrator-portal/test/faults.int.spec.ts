@@ -124,6 +124,8 @@ describe("every simulator fault, through the real client", () => {
       "enterpriseProxy/getEnterpriseProxyProperty": 1,
       "enterprise/getEnterprise": 1,
       "enterpriseProxy/getEnterpriseProxyEnterprises": 0,
+      "enterpriseProxy/getApiTokens": 0,
+      "enterprise/getApiTokens": 0,
     });
   });
 

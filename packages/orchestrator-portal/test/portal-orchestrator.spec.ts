@@ -241,6 +241,35 @@ describe("createPortalOrchestrator", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it("reads the token list of a partner (enterpriseProxy/getApiTokens) or a customer (enterprise/getApiTokens) with its id, as an array or the Swagger's one object", async () => {
+    const token = { id: 1, tokenUuid: "9c1b", expiration: "2027-06-11T00:00:00.000Z", state: "ENABLED", isRevoked: false };
+    const { orchestrator, seen } = make({ tokens: [{ status: 200, body: JSON.stringify([token, { tokenUuid: "4e2a", expiration: "never" }]) }, { status: 200, body: JSON.stringify(token) }] });
+    expect(await orchestrator.listApiTokens(target(), { kind: "partner", partnerId: 10 })()).toEqual(
+      E.right([
+        { tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00.000Z") },
+        { tokenUuid: "4e2a", expiresAt: undefined },
+      ]),
+    );
+    expect(await orchestrator.listApiTokens(target(), { kind: "customer", customerId: 342 })()).toEqual(E.right([{ tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00.000Z") }]));
+    expect(seen.map(({ url, body }) => [url.split("/rest/")[1], body])).toEqual([
+      ["enterpriseProxy/getApiTokens", '{"enterpriseProxyId":10}'],
+      ["enterprise/getApiTokens", '{"enterpriseId":342}'],
+    ]);
+  });
+
+  it.each<[string, Scripted, string]>([
+    ["the privilege error (400 with an error body)", ERROR_400, "OrchestratorRejected"],
+    ["a bare 403", { status: 403 }, "OrchestratorRejected"],
+    ["a 200 with an error member", { status: 200, body: '{"error":{"code":-32603,"message":"x"}}' }, "OrchestratorGarbage"],
+    ["tokens without a uuid", { status: 200, body: '[{"id":1}]' }, "OrchestratorGarbage"],
+    ["HTML", HTML(200), "OrchestratorUnreachable"],
+  ])("answers a token list refused or broken: %s", async (_, answer, tag) => {
+    const { orchestrator } = make({ tokens: [answer] });
+    const tokens = await orchestrator.listApiTokens(target(), { kind: "customer", customerId: 342 })();
+    expect(tagOf(tokens)).toBe(tag);
+    expectNoKey(tokens);
+  });
+
   it("answers a listing cut short (an array that is not JSON) as any answer that is not JSON: could not connect, with the detail", async () => {
     const { orchestrator, events } = make({ list: [{ status: 200, body: '[{"id": 1, "logicalId": "' }] });
     const customers = await orchestrator.listPartnerCustomers(target(), 10)();

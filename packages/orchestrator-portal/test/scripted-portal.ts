@@ -20,11 +20,13 @@ export interface Scripted {
   readonly delayMs?: number;
 }
 
-export type Check = "partner" | "customer" | "list";
+export type Check = "partner" | "customer" | "list" | "tokens";
 export const CHECK_OF: Record<string, Check> = {
   "enterpriseProxy/getEnterpriseProxyProperty": "partner",
   "enterprise/getEnterprise": "customer",
   "enterpriseProxy/getEnterpriseProxyEnterprises": "list",
+  "enterpriseProxy/getApiTokens": "tokens",
+  "enterprise/getApiTokens": "tokens",
 };
 
 export const abortable = (ms: number, signal: AbortSignal) =>

@@ -27,8 +27,21 @@ export type PartnerRecord = t.TypeOf<typeof PartnerRecord>;
 export const CustomerKeyRecord = t.type({ key: t.string, enterpriseId: t.Int }, "CustomerKeyRecord");
 export type CustomerKeyRecord = t.TypeOf<typeof CustomerKeyRecord>;
 
+/**
+ * The orchestrator's API token behind a key (a partner's or a customer's): the token lists (`getApiTokens`) of its
+ * partner or enterprise show it. `readsTokens: false` is a key without the right to read those lists (the default has it).
+ */
+export const ApiTokenRecord = t.intersection(
+  [t.type({ key: t.string, tokenUuid: t.string, expiration: t.string }), t.partial({ readsTokens: t.boolean })],
+  "ApiTokenRecord",
+);
+export type ApiTokenRecord = t.TypeOf<typeof ApiTokenRecord>;
+
 /** What a simulator serves: the format of `fixtures/sample.json` and of `--data` files. */
-export const Dataset = t.type({ partners: t.array(PartnerRecord), customerKeys: t.array(CustomerKeyRecord) }, "Dataset");
+export const Dataset = t.intersection(
+  [t.type({ partners: t.array(PartnerRecord), customerKeys: t.array(CustomerKeyRecord) }), t.partial({ apiTokens: t.array(ApiTokenRecord) })],
+  "Dataset",
+);
 export type Dataset = t.TypeOf<typeof Dataset>;
 
 /** Decodes a parsed data file, naming the path of each bad field. */
@@ -176,6 +189,9 @@ const withNulls = (random: () => number, enterprise: Record<string, unknown>): R
   return sent;
 };
 
+/** The expiry of every generated token. */
+export const GENERATED_TOKEN_EXPIRATION = "2027-06-11T00:00:00.000Z";
+
 export interface GenerateOptions {
   readonly partners: number;
   readonly enterprisesPerPartner: number | readonly number[];
@@ -210,6 +226,10 @@ export const generateDataset = (options: GenerateOptions): Dataset => {
   const customerKeys: CustomerKeyRecord[] = [];
   let nextEnterpriseId = 1000;
   const customerKeysPerPartner = options.customerKeysPerPartner ?? 2;
+  // A token per key, made without the seeded stream (the rest of the data stays as it was): uuids counted up, one fixed expiry.
+  const apiTokens: ApiTokenRecord[] = [];
+  const addToken = (key: string, readsTokens: boolean) =>
+    apiTokens.push({ key, tokenUuid: `00000000-0000-4000-8000-${String(apiTokens.length + 1).padStart(12, "0")}`, expiration: GENERATED_TOKEN_EXPIRATION, ...(readsTokens ? {} : { readsTokens }) });
 
   for (let p = 0; p < options.partners; p += 1) {
     const size = typeof options.enterprisesPerPartner === "number" ? options.enterprisesPerPartner : (options.enterprisesPerPartner[p] ?? 0);
@@ -266,9 +286,13 @@ export const generateDataset = (options: GenerateOptions): Dataset => {
       keys: [`${keyPrefix}-partner-key-${p + 1}`],
       enterprises,
     });
+    addToken(`${keyPrefix}-partner-key-${p + 1}`, true);
     enterprises.slice(0, customerKeysPerPartner).forEach((enterprise, i) => {
       customerKeys.push({ key: `${keyPrefix}-customer-key-${p + 1}-${i + 1}`, enterpriseId: enterprise.id });
+      // The first customer key of a partner may read its enterprise's tokens; the others may not.
+      addToken(`${keyPrefix}-customer-key-${p + 1}-${i + 1}`, i === 0);
     });
   }
-  return { partners, customerKeys };
+  return { partners, customerKeys, apiTokens };
 };
+

@@ -1,4 +1,5 @@
 export {
+  ApiTokenRecord,
   BASTION_STATES,
   CustomerKeyRecord,
   Dataset,
@@ -7,6 +8,7 @@ export {
   decodeDataset,
   DEFAULT_NULL_SHARE,
   generateDataset,
+  GENERATED_TOKEN_EXPIRATION,
   NULLABLE_ENTERPRISE_FIELDS,
   type GenerateOptions,
 } from "./dataset.js";

@@ -4,13 +4,15 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
-import { decodeDataset, generateDataset, type Dataset, type EnterpriseRecord, type GenerateOptions, type PartnerRecord } from "./dataset.js";
+import { decodeDataset, generateDataset, type ApiTokenRecord, type Dataset, type EnterpriseRecord, type GenerateOptions, type PartnerRecord } from "./dataset.js";
 
-/** The three portal methods served, as `{group}/{method}` after `/portal/rest/`. */
+/** The portal methods served, as `{group}/{method}` after `/portal/rest/`. */
 export const PORTAL_METHODS = [
   "enterpriseProxy/getEnterpriseProxyProperty",
   "enterprise/getEnterprise",
   "enterpriseProxy/getEnterpriseProxyEnterprises",
+  "enterpriseProxy/getApiTokens",
+  "enterprise/getApiTokens",
 ] as const;
 export type PortalMethod = (typeof PORTAL_METHODS)[number];
 
@@ -105,6 +107,8 @@ const zeroCounts = (): Record<PortalMethod, number> => ({
   "enterpriseProxy/getEnterpriseProxyProperty": 0,
   "enterprise/getEnterprise": 0,
   "enterpriseProxy/getEnterpriseProxyEnterprises": 0,
+  "enterpriseProxy/getApiTokens": 0,
+  "enterprise/getApiTokens": 0,
 });
 
 // JSON-RPC error codes, as the portal uses them in its `error` bodies.
@@ -137,6 +141,8 @@ const MISSING_ID_ANSWERS: Record<PortalMethod, unknown> = {
   "enterpriseProxy/getEnterpriseProxyProperty": { id: 1001, created: "2021-03-04T10:11:12.000Z", name: "vco.enterpriseProxy.displayName", value: "x" },
   "enterprise/getEnterprise": { logicalId: "00000000-0000-4000-8000-000000000000", name: "x" },
   "enterpriseProxy/getEnterpriseProxyEnterprises": [{}],
+  "enterpriseProxy/getApiTokens": [{ id: 1, name: "x" }],
+  "enterprise/getApiTokens": [{ id: 1, name: "x" }],
 };
 
 const errorBody = (code: number, message: string) => ({ error: { code, message } });
@@ -172,8 +178,23 @@ const proxyProperty = (partner: PartnerRecord) => ({
   modified: "2024-01-02T03:04:05.000Z",
 });
 
+/** A token as the token lists answer it (Swagger definition `api_token`), of the partner or the enterprise that owns it. */
+const apiToken = (token: ApiTokenRecord, index: number, owner: { readonly enterpriseProxyId: number } | { readonly enterpriseId: number }) => ({
+  id: index + 1,
+  tokenUuid: token.tokenUuid,
+  name: `token ${index + 1}`,
+  description: "",
+  created: "2026-06-11T00:00:00.000Z",
+  modified: "2026-06-11T00:00:00.000Z",
+  downloaded: "2026-06-11T00:05:00.000Z",
+  expiration: token.expiration,
+  isRevoked: false,
+  state: "ENABLED",
+  ...owner,
+});
+
 /**
- * Starts an HTTP server speaking the three portal methods. Behaviour, as a
+ * Starts an HTTP server speaking the portal methods. Behaviour, as a
  * real orchestrator would show it for each kind of token:
  * - no `Authorization: Token` header, or an unknown token: 400 with an `error`
  *   body (code -32000, "tokenError"), as the Swagger documents only 200, 400 and 500;
@@ -181,8 +202,11 @@ const proxyProperty = (partner: PartnerRecord) => ({
  *   object; `getEnterpriseProxyEnterprises` its enterprises (an
  *   `enterpriseProxyId` other than its own is a 400 `error`; none means its
  *   own); `getEnterprise` is a 400 `error` (a partner must name an enterprise);
- * - customer key: `getEnterprise` answers its enterprise; the two
+ * - customer key: `getEnterprise` answers its enterprise; the
  *   enterpriseProxy methods are a 400 `error` (not a partner's privilege);
+ * - `enterpriseProxy/getApiTokens` (a partner key) and `enterprise/getApiTokens` (a customer key) answer an
+ *   array of the tokens of the caller's partner or enterprise (the data's `apiTokens`); a key whose token has
+ *   `readsTokens: false`, or the other kind of key, gets the privilege error (400, code -32603);
  * - a body that is not a JSON object is a 400 parse error; other paths 404, other verbs 405.
  */
 export const startOrchestratorSimulator = async (options: SimulatorOptions = {}): Promise<OrchestratorSimulator> => {
@@ -199,6 +223,10 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
     const enterprise = enterpriseById.get(enterpriseId);
     if (enterprise !== undefined) enterpriseByKey.set(key, enterprise);
   }
+  const tokenByKey = new Map((data.apiTokens ?? []).map((token) => [token.key, token]));
+  const tokensOf = (keys: readonly string[]) => keys.flatMap((key) => tokenByKey.get(key) ?? []);
+  const customerKeysOf = new Map<number, string[]>();
+  for (const { key, enterpriseId } of data.customerKeys) customerKeysOf.set(enterpriseId, [...(customerKeysOf.get(enterpriseId) ?? []), key]);
   // A partner's answer is the same every time: serialize it once.
   const enterprisesJson = new Map<PartnerRecord, string>();
 
@@ -251,6 +279,18 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
         }
         return;
       }
+      case "enterpriseProxy/getApiTokens":
+      case "enterprise/getApiTokens": {
+        const owner = method === "enterpriseProxy/getApiTokens" ? partner : enterprise;
+        if (owner === undefined || key === undefined || tokenByKey.get(key)?.readsTokens === false) {
+          sendJson(res, 400, errorBody(SERVER_ERROR, "privileges check failed"));
+        } else if (partner !== undefined) {
+          sendJson(res, 200, tokensOf(partner.keys).map((token, index) => apiToken(token, index, { enterpriseProxyId: partner.enterpriseProxyId })));
+        } else if (enterprise !== undefined) {
+          sendJson(res, 200, tokensOf(customerKeysOf.get(enterprise.id) ?? []).map((token, index) => apiToken(token, index, { enterpriseId: enterprise.id })));
+        }
+        return;
+      }
     }
   };
 
@@ -268,7 +308,7 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
         sendJson(res, 429, errorBody(SERVER_ERROR, "rate limit exceeded"), fault.retryAfter === undefined ? {} : { "retry-after": fault.retryAfter });
         return true;
       case "malformedJson":
-        sendJson(res, 200, method === "enterpriseProxy/getEnterpriseProxyEnterprises" ? '[{"id": 1, "logicalId": "' : '{"id": 1, "enterpriseProxyId": ');
+        sendJson(res, 200, method.endsWith("Enterprises") || method.endsWith("getApiTokens") ? '[{"id": 1, "logicalId": "' : '{"id": 1, "enterpriseProxyId": ');
         return true;
       case "ratePenalty": {
         const now = Date.now();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { request as httpsRequest } from "node:https";
-import { createTestCertificates, startOrchestratorSimulator, type OrchestratorSimulator, type PortalMethod } from "../src/index.js";
+import { createTestCertificates, GENERATED_TOKEN_EXPIRATION, startOrchestratorSimulator, type OrchestratorSimulator, type PortalMethod } from "../src/index.js";
 
 const PARTNER_KEY = "sample-partner-key-1";
 const CUSTOMER_KEY = "sample-customer-key-1-1";
@@ -70,6 +70,26 @@ describe("orchestrator simulator over HTTP", () => {
     expect(other.status).toBe(400);
   });
 
+  it("lists the API tokens of a partner's and of an enterprise's keys, and gives a key without that right the privilege error", async () => {
+    const partner = await call(sim, "enterpriseProxy/getApiTokens", PARTNER_KEY, '{"enterpriseProxyId":10}');
+    expect(partner.status).toBe(200);
+    expect(partner.json).toEqual([
+      expect.objectContaining({ tokenUuid: "00000000-0000-4000-8000-000000000001", expiration: GENERATED_TOKEN_EXPIRATION, state: "ENABLED", isRevoked: false, enterpriseProxyId: 10 }),
+    ]);
+    const customer = await call(sim, "enterprise/getApiTokens", CUSTOMER_KEY);
+    expect(customer.status).toBe(200);
+    expect(customer.json).toEqual([expect.objectContaining({ tokenUuid: "00000000-0000-4000-8000-000000000002", enterpriseId: 1000 })]);
+    const privilege = { error: { code: -32603, message: "privileges check failed" } };
+    for (const [method, key] of [
+      ["enterprise/getApiTokens", "sample-customer-key-1-2"],
+      ["enterpriseProxy/getApiTokens", CUSTOMER_KEY],
+      ["enterprise/getApiTokens", PARTNER_KEY],
+    ] as const) {
+      const refused = await call(sim, method, key);
+      expect([refused.status, refused.json], `${method} with ${key}`).toEqual([400, privilege]);
+    }
+  });
+
   it("answers 400 with a tokenError body to an unknown or missing token (the Swagger documents no 401)", async () => {
     for (const key of ["nope", undefined]) {
       const answer = await call(sim, "enterpriseProxy/getEnterpriseProxyProperty", key);
@@ -102,6 +122,8 @@ describe("orchestrator simulator over HTTP", () => {
       "enterpriseProxy/getEnterpriseProxyProperty": 1,
       "enterprise/getEnterprise": 1,
       "enterpriseProxy/getEnterpriseProxyEnterprises": 0,
+      "enterpriseProxy/getApiTokens": 0,
+      "enterprise/getApiTokens": 0,
     });
     expect(sim.requests).toHaveLength(3);
     expect(sim.requests[0]?.headers.authorization).toBe(`Token ${PARTNER_KEY}`);

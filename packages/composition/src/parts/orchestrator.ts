@@ -75,4 +75,5 @@ export const offlineOrchestrator: Orchestrator = {
   admits: () => E.left(NOT_ASKED),
   identify: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
   listPartnerCustomers: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
+  listApiTokens: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
 };

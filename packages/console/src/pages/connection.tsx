@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import { aliasPath, AuditPage, call, ConnectionDetail, ConnectionStored, getJson, Health, healthOf, type Problem } from "../api.js";
 import { DeleteDialog } from "../components/delete-dialog.js";
 import { LastKnownHealth } from "../components/health-badge.js";
+import { KeyExpiryBadge } from "../components/key-expiry-badge.js";
 import { Time } from "../components/time.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href, navigate } from "../router.js";
@@ -168,6 +169,10 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
               <dt>Key fingerprint</dt>
               <dd>
                 <code>{connection.apiKeyFingerprint}</code>
+              </dd>
+              <dt>Key expires</dt>
+              <dd>
+                <KeyExpiryBadge expiresAt={connection.apiKeyExpiresAt} source={connection.apiKeyExpirySource} unknown="unknown" />
               </dd>
             </dl>
             {isAdmin(session) ? (

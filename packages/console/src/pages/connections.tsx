@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { aliasPath, call, ConnectionSummary, getJson, Health, healthOf, type Problem } from "../api.js";
 import { DeleteDialog } from "../components/delete-dialog.js";
 import { LastKnownHealth } from "../components/health-badge.js";
+import { StoredKeyExpiry } from "../components/key-expiry-badge.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href } from "../router.js";
 import { isAdmin, useSession } from "../session.js";
@@ -79,6 +80,7 @@ export const ConnectionsPage = () => {
                   <th scope="col">Alias</th>
                   <th scope="col">Orchestrator URL</th>
                   <th scope="col">Health</th>
+                  <th scope="col">Key expiry</th>
                   {isAdmin(session) ? <th scope="col">Actions</th> : null}
                 </tr>
               </thead>
@@ -91,6 +93,9 @@ export const ConnectionsPage = () => {
                     <td data-label="Orchestrator URL">{orchestratorUrl}</td>
                     <td data-label="Health">
                       <LastKnownHealth health={healthOf(loaded.value[1], alias)} />
+                    </td>
+                    <td data-label="Key expiry">
+                      <StoredKeyExpiry alias={alias} />
                     </td>
                     {isAdmin(session) ? (
                       <td class="actions">

@@ -18,6 +18,7 @@ describe("decorateOrchestrator", () => {
       admits: vi.fn(() => E.left("refused")),
       identify: vi.fn(() => TE.right({ kind: "customer" as const, customerId: 3 })),
       listPartnerCustomers: vi.fn(() => TE.right(customerListOf([]))),
+      listApiTokens: vi.fn(() => TE.right([{ tokenUuid: "9c1b", expiresAt: undefined }])),
     } satisfies Orchestrator;
     const forwarded = decorateOrchestrator(inner, {});
     expect(forwarded.startDeadline()).toBe(deadline);
@@ -27,6 +28,8 @@ describe("decorateOrchestrator", () => {
     expect(inner.identify).toHaveBeenCalledWith(target, deadline);
     expect(await forwarded.listPartnerCustomers(target, 7, deadline)()).toEqual(await inner.listPartnerCustomers()());
     expect(inner.listPartnerCustomers).toHaveBeenCalledWith(target, 7, deadline);
+    expect(await forwarded.listApiTokens(target, { kind: "partner", partnerId: 7 }, deadline)()).toEqual(E.right([{ tokenUuid: "9c1b", expiresAt: undefined }]));
+    expect(inner.listApiTokens).toHaveBeenCalledWith(target, { kind: "partner", partnerId: 7 }, deadline);
 
     const identify = vi.fn(() => TE.right({ kind: "partner" as const, partnerId: 7 }));
     const decorated = decorateOrchestrator(inner, { identify });

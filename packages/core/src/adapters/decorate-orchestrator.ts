@@ -6,5 +6,6 @@ export const decorateOrchestrator = (inner: Orchestrator, overrides: Partial<Orc
   admits: (orchestratorUrl) => inner.admits(orchestratorUrl),
   identify: (target, deadline) => inner.identify(target, deadline),
   listPartnerCustomers: (target, partnerId, deadline) => inner.listPartnerCustomers(target, partnerId, deadline),
+  listApiTokens: (target, identity, deadline) => inner.listApiTokens(target, identity, deadline),
   ...overrides,
 });

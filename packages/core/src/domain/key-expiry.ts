@@ -14,6 +14,20 @@ export interface KeyExpiry {
   readonly source: KeyExpirySource;
 }
 
+/** One of the orchestrator's API tokens, as its token list (`getApiTokens`) names it: a key that is one carries its `tokenUuid`. */
+export interface ApiToken {
+  readonly tokenUuid: string;
+  /** Unknown when the orchestrator did not say. */
+  readonly expiresAt: Date | undefined;
+}
+
+/** The expiry the orchestrator's token list gives `apiKey`: that of the token it lists under the key's `tokenUuid`, if any. */
+export const listedKeyExpiry = (apiKey: ApiKey, tokens: readonly ApiToken[]): KeyExpiry | undefined => {
+  const uuid = tokenUuidOf(apiKey);
+  const expiresAt = uuid === undefined ? undefined : tokens.find((token) => token.tokenUuid === uuid)?.expiresAt;
+  return expiresAt === undefined ? undefined : { expiresAt, source: "orchestrator" };
+};
+
 /** The warning thresholds when none are configured (`SDWAN_KEY_EXPIRY_WARN_DAYS`), in days before the expiry. */
 export const DEFAULT_KEY_EXPIRY_WARN_DAYS: readonly number[] = [30, 7, 1];
 

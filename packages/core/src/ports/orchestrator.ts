@@ -3,6 +3,7 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { Identity, OrchestratorTarget } from "../domain/connection.js";
 import type { CustomerList } from "../domain/customer-list.js";
 import type { OrchestratorError } from "../domain/errors.js";
+import type { ApiToken } from "../domain/key-expiry.js";
 
 /**
  * When one request's orchestrator work must be over (docs/interface.md §4): every call,
@@ -38,4 +39,9 @@ export interface Orchestrator {
   identify(target: OrchestratorTarget, deadline?: Deadline): TaskEither<OrchestratorError, Identity>;
   /** The customers (enterprises) of the partner `partnerId`, as `identify` found it. */
   listPartnerCustomers(target: OrchestratorTarget, partnerId: number, deadline?: Deadline): TaskEither<OrchestratorError, CustomerList>;
+  /**
+   * The API tokens of the partner or customer `identity` names (as `identify` found it), for the expiry of
+   * the key among them (docs/interface.md §10). A key without the right to read them is `OrchestratorRejected`.
+   */
+  listApiTokens(target: OrchestratorTarget, identity: Identity, deadline?: Deadline): TaskEither<OrchestratorError, readonly ApiToken[]>;
 }

@@ -138,6 +138,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     warn: trail.keyExpiryWarned,
     thresholds: options.keyExpiry?.warnDays ?? DEFAULT_KEY_EXPIRY_WARN_DAYS,
     clock,
+    orchestrator,
     onError: health.onError,
   });
   const monitor =
@@ -160,7 +161,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
   const watchStored = (rawAlias: unknown) =>
     TE.fromTask<void, DomainError>(async () => {
       const stored = typeof rawAlias === "string" ? await repository.get(rawAlias as Alias)() : undefined;
-      if (stored !== undefined && E.isRight(stored)) await watch.check(stored.right, undefined, false)();
+      if (stored !== undefined && E.isRight(stored)) await watch.check(stored.right, { warn: false, ask: false })();
     });
   // Each audited write's use case writes through the repository the trail gives it (one that carries the entry).
   const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
@@ -184,8 +185,8 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     listConnections: listConnections({ repository }),
     addConnection: addConnectionAudited,
     updateConnection: updateConnectionAudited,
-    validateConnection: validateConnection({ repository, orchestrator, fingerprints, recordHealth: healthStates.record }),
-    describeConnection: describeConnection({ repository, fingerprints }),
+    validateConnection: validateConnection({ repository, orchestrator, fingerprints, recordHealth: healthStates.record, learnedExpiry: watch.learned }),
+    describeConnection: describeConnection({ repository, fingerprints, learnedExpiry: watch.learned }),
     checkApiKey: (rawAlias: string, body: unknown, options: By = {}) =>
       pipe(
         checkKey(rawAlias, body),

@@ -22,7 +22,7 @@ const world = (healthIntervalMs?: number) => {
       .filter((entry) => entry.action === "key-expiring" || entry.action === "key-expired")
       .map((entry) => ({ alias: entry.alias, action: entry.action, actor: entry.actor, outcome: entry.outcome, ...parseKeyExpiryDetail(entry.detail) }))
       .reverse();
-  return { storage, clock, one, two, warnings };
+  return { storage, clock, orchestrator, one, two, warnings };
 };
 
 const add = (service: ReturnType<typeof createConnectionService>, alias: string, extra: Record<string, unknown> = {}) =>
@@ -91,5 +91,27 @@ describe("key-expiry warnings", () => {
     expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 0, within30Days: 1 });
     await expectRight(one.deleteConnection("lab"));
     expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 0, within30Days: 0 });
+  });
+
+  it("asks the orchestrator's token list once per key that is one of its tokens, warns from it (source orchestrator), and a key without the right stays valid with no expiry", async () => {
+    const { one, orchestrator, warnings } = world(3_600_000);
+    const listed = aJwt({ tokenUuid: "9c1b" });
+    const unlisted = aJwt({ tokenUuid: "4e2a" });
+    orchestrator.setAccount(listed, { identity: { kind: "partner", partnerId: 7 }, apiKey: listed, apiTokens: [{ tokenUuid: "9c1b", expiresAt: new Date(START + 6 * DAY) }] });
+    orchestrator.setAccount(unlisted, { identity: { kind: "customer", customerId: 342 }, apiKey: unlisted }); // no right to read tokens
+    await add(one, "listed", { apiKey: listed });
+    await add(one, "unlisted", { apiKey: unlisted });
+    await add(one, "opaque");
+    expect(orchestrator.calls.listApiTokens).toBe(0); // never on a write
+    for (let round = 0; round < 3; round += 1) {
+      await one.healthMonitor?.round();
+      await one.keyExpiryWatch.scanNow();
+    }
+    expect(orchestrator.calls.listApiTokens).toBe(2); // once per token key; the opaque key is never asked about
+    expect((await warnings()).map(({ alias, threshold, source }) => ({ alias, threshold, source }))).toEqual([{ alias: "listed", threshold: 7, source: "orchestrator" }]);
+    expect(await expectRight(one.describeConnection("listed"))).toMatchObject({ apiKeyExpiry: { expiresAt: new Date(START + 6 * DAY), source: "orchestrator" } });
+    const refused = await expectRight(one.validateConnection("unlisted"));
+    expect(refused).toMatchObject({ valid: true, apiKeyExpiry: undefined });
+    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 1, within30Days: 1 });
   });
 });

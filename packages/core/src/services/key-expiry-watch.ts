@@ -1,12 +1,15 @@
 import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
 import type * as T from "fp-ts/lib/Task.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
 import { aliasKey, type Alias } from "../domain/codecs.js";
 import type { StoredConnection } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
-import { daysLeft, dueThreshold, keyExpiryDetail, keyMark, storedKeyExpiry, type KeyExpiry } from "../domain/key-expiry.js";
+import { daysLeft, dueThreshold, keyExpiryDetail, keyMark, listedKeyExpiry, storedKeyExpiry, tokenUuidOf, type KeyExpiry } from "../domain/key-expiry.js";
 import type { Clock } from "../ports/clock.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthLedger } from "../ports/health-ledger.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
 
 /** How many keys expire (or have expired) within 7 and within 30 days, for `/metrics`. */
 export interface KeyExpiryCounts {
@@ -23,6 +26,8 @@ export interface KeyExpiryWatchOptions {
   /** Days before the expiry to warn at (`SDWAN_KEY_EXPIRY_WARN_DAYS`). */
   readonly thresholds: readonly number[];
   readonly clock: Clock;
+  /** Asked for its token list (best effort) about a key that is an orchestrator token stating no expiry; none: never asked. */
+  readonly orchestrator?: Orchestrator | undefined;
   /** A ledger or store that could not be read or written; the watch goes on. */
   readonly onError?: ((error: DomainError) => void) | undefined;
 }
@@ -34,14 +39,52 @@ const DAY_MS = 24 * 3600 * 1000;
  * a threshold or expires, each warning once per key (claimed in the ledger, so one instance makes it, once,
  * whatever restarts), and keeps the expiry of every connection it saw for the counts of `/metrics`.
  */
-export const createKeyExpiryWatch = ({ repository, ledger, warn, thresholds, clock, onError }: KeyExpiryWatchOptions) => {
+export const createKeyExpiryWatch = ({ repository, ledger, warn, thresholds, clock, orchestrator, onError }: KeyExpiryWatchOptions) => {
   const known = new Map<string, Date>();
+  // What the orchestrator's token list told of each connection's key (undefined: nothing, or not allowed to
+  // read it), under a mark of the key and URL asked about: asked once per key, not per round.
+  const learnedByAlias = new Map<string, { readonly mark: string; readonly expiry: KeyExpiry | undefined }>();
+  const markOf = (connection: StoredConnection, uuid: string) => `${connection.apiKeySetAt?.toISOString() ?? "undated"} ${uuid} ${connection.orchestratorUrl}`;
 
-  /** Notes the connection's expiry (`learned`: one the orchestrator told, used when none is stored) and, with `warnNow`, makes the warning due. */
+  /** The expiry the orchestrator told of the connection's present key, if it was asked. */
+  const learned = (connection: StoredConnection): KeyExpiry | undefined => {
+    const uuid = tokenUuidOf(connection.apiKey);
+    const remembered = learnedByAlias.get(aliasKey(connection.alias));
+    return uuid !== undefined && remembered?.mark === markOf(connection, uuid) ? remembered.expiry : undefined;
+  };
+
+  /**
+   * The orchestrator's word on a key that is one of its tokens (a `tokenUuid`), asked once per key: a refusal
+   * (a key without the right to read tokens) is remembered as unknown and never makes the key invalid; an
+   * orchestrator not reached is asked again next time.
+   */
+  const ask = async (connection: StoredConnection): Promise<KeyExpiry | undefined> => {
+    const uuid = tokenUuidOf(connection.apiKey);
+    const key = aliasKey(connection.alias);
+    if (uuid === undefined || orchestrator === undefined) return undefined;
+    const mark = markOf(connection, uuid);
+    const remembered = learnedByAlias.get(key);
+    if (remembered?.mark === mark) return remembered.expiry;
+    const target = { orchestratorUrl: connection.orchestratorUrl, apiKey: connection.apiKey };
+    const deadline = orchestrator.startDeadline();
+    const tokens = await pipe(
+      orchestrator.identify(target, deadline),
+      TE.flatMap((identity) => orchestrator.listApiTokens(target, identity, deadline)),
+    )();
+    if (E.isLeft(tokens) && tokens.left._tag !== "OrchestratorRejected") return undefined;
+    const expiry = E.isRight(tokens) ? listedKeyExpiry(connection.apiKey, tokens.right) : undefined;
+    learnedByAlias.set(key, { mark, expiry });
+    return expiry;
+  };
+
+  /**
+   * Notes the connection's expiry (stored, else the orchestrator's: asked with `ask`, else as last told) and,
+   * with `warn`, makes the warning due.
+   */
   const check =
-    (connection: StoredConnection, learned?: KeyExpiry, warnNow = true): T.Task<void> =>
+    (connection: StoredConnection, { warn: warnNow = true, ask: asking = true } = {}): T.Task<void> =>
     async () => {
-      const expiry = storedKeyExpiry(connection) ?? learned;
+      const expiry = storedKeyExpiry(connection) ?? (asking ? await ask(connection) : learned(connection));
       if (expiry === undefined) {
         known.delete(aliasKey(connection.alias));
         return;
@@ -64,10 +107,10 @@ export const createKeyExpiryWatch = ({ repository, ledger, warn, thresholds, clo
       const listed = await repository.list()();
       if (E.isLeft(listed)) return onError?.(listed.left);
       const present = new Set(listed.right.map(({ alias }) => aliasKey(alias)));
-      for (const key of known.keys()) if (!present.has(key)) known.delete(key);
+      for (const map of [known, learnedByAlias]) for (const key of map.keys()) if (!present.has(key)) map.delete(key);
       for (const { alias } of listed.right) {
         const stored = await repository.get(alias)();
-        if (E.isRight(stored)) await check(stored.right, undefined, warnNow)();
+        if (E.isRight(stored)) await check(stored.right, { warn: warnNow })();
         else if (stored.left._tag !== "NotFound") onError?.(stored.left);
       }
     };
@@ -84,8 +127,12 @@ export const createKeyExpiryWatch = ({ repository, ledger, warn, thresholds, clo
     check,
     scan,
     counts,
+    learned,
     /** The connection is gone: its expiry no longer counts. */
-    forget: (alias: string): void => void known.delete(aliasKey(alias)),
+    forget: (alias: string): void => {
+      known.delete(aliasKey(alias));
+      learnedByAlias.delete(aliasKey(alias));
+    },
     /** A scan now and then every `intervalMs` (a day by default), warning with `warnNow` (when no background health rounds do). */
     start: (warnNow: boolean, intervalMs = DAY_MS): void => {
       if (timer !== undefined) return;

@@ -10,21 +10,24 @@ import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 
 /**
  * What a store holds of one connection, shown without the key: its version, when the key was set, the key's
- * fingerprint, and when the key expires as far as it is known (declared, or the key's own; a validation may
- * add the orchestrator's).
+ * fingerprint, and when the key expires as far as it is known (declared, the key's own, or what the
+ * orchestrator's token list told the key-expiry watch).
  */
 export type ConnectionDetails = ConnectionSummary &
   Pick<StoredConnection, "version" | "apiKeySetAt"> & { readonly apiKeyFingerprint: string; readonly apiKeyExpiry: KeyExpiry | undefined };
 
+/** The expiry the orchestrator told of a connection's key, when the key-expiry watch asked it (`KeyExpiryWatch.learned`). */
+export type LearnedExpiry = (connection: StoredConnection) => KeyExpiry | undefined;
+
 export const detailsOf =
-  (fingerprints: KeyFingerprints) =>
+  (fingerprints: KeyFingerprints, learned?: LearnedExpiry) =>
   (connection: StoredConnection): ConnectionDetails => ({
     alias: connection.alias,
     orchestratorUrl: connection.orchestratorUrl,
     version: connection.version,
     apiKeySetAt: connection.apiKeySetAt,
     apiKeyFingerprint: fingerprints.fingerprint(connection.alias, connection.apiKey),
-    apiKeyExpiry: storedKeyExpiry(connection),
+    apiKeyExpiry: storedKeyExpiry(connection) ?? learned?.(connection),
   });
 
 /** The details as the interface answers them (docs/interface.md §2): the key's date in ISO 8601 UTC, or null. */
@@ -43,6 +46,6 @@ export const detailsAnswer = (details: ConnectionDetails) => ({
  * form, `If-Match`) or its key's fingerprint, not a verdict on the key.
  */
 export const describeConnection =
-  (deps: { readonly repository: ConnectionRepository; readonly fingerprints: KeyFingerprints }) =>
+  (deps: { readonly repository: ConnectionRepository; readonly fingerprints: KeyFingerprints; readonly learnedExpiry?: LearnedExpiry }) =>
   (rawAlias: string): TE.TaskEither<DomainError, ConnectionDetails> =>
-    pipe(TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)), TE.flatMap(deps.repository.get), TE.map(detailsOf(deps.fingerprints)));
+    pipe(TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)), TE.flatMap(deps.repository.get), TE.map(detailsOf(deps.fingerprints, deps.learnedExpiry)));

@@ -142,25 +142,25 @@ describe("listPartnerCustomers", () => {
   describe("with the identity the last identification learned", () => {
     it("lists a partner identified by its add at once: one call, no identification", async () => {
       const { service, orchestrator, partnerCustomers } = await identifiedWorld();
-      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 0 });
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 0, listApiTokens: 0 });
       expect((await expectRight(service.listPartnerCustomers("lab"))).items).toEqual(partnerCustomers);
       expect((await expectRight(service.listPartnerCustomers("lab"))).items).toEqual(partnerCustomers);
-      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 2 });
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 2, listApiTokens: 0 });
     });
 
     it("remembers what a validation and a listing learned", async () => {
       const { service, orchestrator } = await identifiedWorld(TEST_KEYS.partner, true);
       await expectRight(service.validateConnection("lab"));
       await expectRight(service.listPartnerCustomers("lab"));
-      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 1 });
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 1, listApiTokens: 0 });
     });
 
     it("identifies an unknown key first, then lists; the next listing costs one call", async () => {
       const { service, orchestrator } = await identifiedWorld(TEST_KEYS.partner, true);
       await expectRight(service.listPartnerCustomers("lab"));
-      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 1 });
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 1, listApiTokens: 0 });
       await expectRight(service.listPartnerCustomers("lab"));
-      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 2 });
+      expect(orchestrator.calls).toEqual({ identify: 1, listPartnerCustomers: 2, listApiTokens: 0 });
     });
 
     it("forgets an identity whose listing is refused, and identifies the key again within the same request", async () => {
@@ -168,23 +168,23 @@ describe("listPartnerCustomers", () => {
       const moved = [aCustomer({ id: 9, name: "MOVED" })];
       orchestrator.setAccount(TEST_KEYS.partner, { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 99 }, customers: moved });
       expect((await expectRight(service.listPartnerCustomers("lab"))).items).toEqual(moved);
-      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 2 });
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 2, listApiTokens: 0 });
       await expectRight(service.listPartnerCustomers("lab"));
-      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 3 });
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 3, listApiTokens: 0 });
     });
 
     it("forgets it when the key changes: a customer's key put in a partner's connection is identified, never listed", async () => {
       const { service, orchestrator } = await identifiedWorld();
       await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { force: true }));
       expect(await expectLeft(service.listPartnerCustomers("lab"))).toEqual({ _tag: "NotAPartner", alias: "lab" });
-      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 0 });
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 0, listApiTokens: 0 });
     });
 
     it("is not carried to the same key at another orchestrator URL", async () => {
       const { service, orchestrator } = await identifiedWorld();
       await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://other.example.net" }, { force: true }));
       await expectRight(service.listPartnerCustomers("lab"));
-      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 1 });
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 1, listApiTokens: 0 });
     });
 
     it("forgets it when an identification is refused, and keeps it when one got no answer", async () => {
@@ -193,12 +193,12 @@ describe("listPartnerCustomers", () => {
       await expectRight(service.validateConnection("lab"));
       orchestrator.failWith(TEST_KEYS.partner, undefined);
       await expectRight(service.listPartnerCustomers("lab"));
-      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 1 });
+      expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 1, listApiTokens: 0 });
       orchestrator.failWith(TEST_KEYS.partner, orchestratorRejected("revoked"));
       await expectRight(service.validateConnection("lab"));
       orchestrator.failWith(TEST_KEYS.partner, undefined);
       await expectRight(service.listPartnerCustomers("lab"));
-      expect(orchestrator.calls).toEqual({ identify: 4, listPartnerCustomers: 2 });
+      expect(orchestrator.calls).toEqual({ identify: 4, listPartnerCustomers: 2, listApiTokens: 0 });
     });
   });
 });

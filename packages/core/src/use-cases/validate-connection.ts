@@ -10,7 +10,7 @@ import { identifyAsCheck } from "../services/health-states.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
-import { detailsAnswer, detailsOf, type ConnectionDetails } from "./describe-connection.js";
+import { detailsAnswer, detailsOf, type ConnectionDetails, type LearnedExpiry } from "./describe-connection.js";
 
 /**
  * A validation's result: `type` when the key was accepted, `reason` when not, with `failure`, the kind of
@@ -44,13 +44,14 @@ export const validateConnection =
     readonly fingerprints: KeyFingerprints;
     /** Records a check as the connection's health; never fails (see `createHealthStates`). */
     readonly recordHealth: (checked: StoredConnection, check: HealthCheck) => T.Task<void>;
+    readonly learnedExpiry?: LearnedExpiry;
   }) =>
   (rawAlias: string): TE.TaskEither<DomainError, ValidationResult> =>
     pipe(
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap(deps.repository.get),
       TE.flatMap((connection) => {
-        const summary = detailsOf(deps.fingerprints)(connection);
+        const summary = detailsOf(deps.fingerprints, deps.learnedExpiry)(connection);
         return pipe(
           identifyAsCheck(deps.orchestrator, connection),
           T.tap(({ check }) => deps.recordHealth(connection, check)),
