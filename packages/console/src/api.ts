@@ -7,7 +7,8 @@ export const API = "/rest/plugin/sdwan";
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 // Every answer is decoded before the page uses it: a service of another version shows as an error, never as a half-drawn page.
-export const Me = t.type({ user: t.string, role: t.keyof({ admin: null, viewer: null }) });
+// A provider's user in no admin or viewer group has no role (null).
+export const Me = t.type({ user: t.string, role: nullable(t.keyof({ admin: null, viewer: null })) });
 export type Me = t.TypeOf<typeof Me>;
 
 export const ConnectionSummary = t.type({ alias: t.string, orchestratorUrl: t.string });

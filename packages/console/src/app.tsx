@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { getJson, Me, SESSION_ENDED } from "./api.js";
+import { getJson, Me, SESSION_ENDED, type Problem } from "./api.js";
+import { completeSignIn, isProviderAnswer, providerOfService, providerSignOutUrl, type OidcProvider } from "./oidc.js";
 import { ConnectionPage } from "./pages/connection.js";
 import { ConnectionForm } from "./pages/connection-form.js";
 import { ConnectionsPage } from "./pages/connections.js";
 import { CustomersPage } from "./pages/customers.js";
-import { LoginPage } from "./pages/login.js";
+import { LoginPage, providerProblem } from "./pages/login.js";
 import { href, useRoute, type Route } from "./router.js";
-import { isAdmin, remember, remembered, SessionContext, type Session } from "./session.js";
+import { forget, isAdmin, remember, remembered, SessionContext, type Session } from "./session.js";
 
 const NotAllowed = () => (
   <>
@@ -32,15 +33,20 @@ const Page = ({ route, session }: { readonly route: Route; readonly session: Ses
 
 type State =
   | { readonly phase: "resuming" }
-  | { readonly phase: "signed-out"; readonly user?: string; readonly notice?: string }
+  | { readonly phase: "signed-out"; readonly user?: string; readonly notice?: string; readonly failure?: Problem }
   | { readonly phase: "signed-in"; readonly session: Session };
 
-/** The console: sign-in (or the tab's session, resumed after a reload), then the pages the fragment names. */
+/**
+ * The console: sign-in (at the OpenID provider GET /auth/config names, or with a local user), or the tab's session
+ * resumed after a reload or the provider's answer, then the pages the fragment names.
+ */
 export const App = () => {
   const [state, setState] = useState<State>(() => {
     const kept = remembered();
-    return kept?.token !== undefined ? { phase: "resuming" } : kept === undefined ? { phase: "signed-out" } : { phase: "signed-out", user: kept.user };
+    if (isProviderAnswer() || kept?.token !== undefined) return { phase: "resuming" };
+    return kept === undefined ? { phase: "signed-out" } : { phase: "signed-out", user: kept.user };
   });
+  const [provider, setProvider] = useState<OidcProvider | null | undefined>(undefined);
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   // After a page change, the page's heading takes the focus, so screen readers and keyboard users start there.
@@ -49,14 +55,44 @@ export const App = () => {
   }, [route.page, "alias" in route ? route.alias : undefined]);
 
   const signOut = (notice?: string): void => {
-    const user = remembered()?.user;
-    if (user !== undefined) remember({ user }); // the user name stays for the next sign-in, the token goes
+    const kept = remembered();
+    // A local user's name stays for the next sign-in, the token goes; a provider's user signs in there again.
+    const user = kept?.provider === true ? undefined : kept?.user;
+    if (user === undefined) forget();
+    else remember({ user });
     setState({ phase: "signed-out", ...(user === undefined ? {} : { user }), ...(notice === undefined ? {} : { notice }) });
   };
-  // A reload: the service checks the tab's session token (GET /me); a refused one asks for the password again.
+  // Signing out of a provider's session ends it at the provider too, whose page comes back to the console.
+  const signOutByUser = (): void => {
+    const kept = remembered();
+    if (kept?.provider !== true || provider == null) {
+      signOut();
+      return;
+    }
+    forget();
+    setState({ phase: "resuming" });
+    providerSignOutUrl(provider, kept.idToken).then(
+      (url) => (url === undefined ? setState({ phase: "signed-out" }) : location.assign(url)),
+      () => setState({ phase: "signed-out" }),
+    );
+  };
   useEffect(() => {
     const kept = remembered();
-    if (state.phase !== "resuming" || kept?.token === undefined) return;
+    void providerOfService().then((found) => {
+      setProvider(found);
+      // Back from the provider with a code: its access token is the tab's session from now on.
+      if (!isProviderAnswer()) return;
+      (found === null ? Promise.reject(new Error("The service names no provider to sign in with.")) : completeSignIn(found))
+        .then(async ({ accessToken, idToken }) => {
+          const authorization = `Bearer ${accessToken}`;
+          const me = await getJson(authorization, "/me", Me);
+          remember({ user: me.user, token: accessToken, provider: true, ...(idToken === undefined ? {} : { idToken }) });
+          setState({ phase: "signed-in", session: { ...me, authorization } });
+        })
+        .catch((error: unknown) => setState({ phase: "signed-out", failure: providerProblem(error) }));
+    });
+    // A reload: the service checks the tab's token (GET /me); a refused one (ended, expired) asks to sign in again.
+    if (isProviderAnswer() || kept?.token === undefined) return;
     const authorization = `Bearer ${kept.token}`;
     getJson(authorization, "/me", Me).then(
       (me) => setState({ phase: "signed-in", session: { ...me, authorization } }),
@@ -75,6 +111,8 @@ export const App = () => {
       <LoginPage
         user={state.user}
         notice={state.notice}
+        provider={provider}
+        failure={state.failure}
         onSignIn={(session, token) => {
           remember({ user: session.user, token });
           setState({ phase: "signed-in", session });
@@ -96,9 +134,9 @@ export const App = () => {
           <a href={href({ page: "connections" })}>Connections</a>
         </nav>
         <span class="who">
-          {session.user} ({session.role})
+          {session.user} ({session.role ?? "no role"})
         </span>
-        <button type="button" onClick={() => signOut()}>
+        <button type="button" onClick={signOutByUser}>
           Sign out
         </button>
       </header>

@@ -21,9 +21,10 @@ export const isAdmin = (session: Session): boolean => session.role === "admin";
 
 /**
  * What the tab remembers across a reload, in its sessionStorage (gone with the tab): the user name,
- * and the session token of GET /session while signed in. Never the password.
+ * and while signed in the session token of GET /session, or the OpenID provider's access token (`provider`)
+ * and ID token (for the provider's sign-out). Never the password.
  */
-const Remembered = t.intersection([t.type({ user: t.string }), t.partial({ token: t.string })]);
+const Remembered = t.intersection([t.type({ user: t.string }), t.partial({ token: t.string, provider: t.literal(true), idToken: t.string })]);
 export type Remembered = t.TypeOf<typeof Remembered>;
 const STORAGE_KEY = "sdwan-console";
 
@@ -41,5 +42,14 @@ export const remember = (value: Remembered): void => {
     sessionStorage.setItem(STORAGE_KEY, JSON.stringify(value));
   } catch {
     // storage refused: the session lasts until a reload
+  }
+};
+
+/** Forgets the tab's session and user name (a provider's user signs in there again, not with this form). */
+export const forget = (): void => {
+  try {
+    sessionStorage.removeItem(STORAGE_KEY);
+  } catch {
+    // storage refused: nothing was kept
   }
 };

@@ -98,7 +98,11 @@ describe("the console in Debian's chromium, against the service and the orchestr
     expect(csp).not.toContain("unsafe-inline");
     expect(await response.text()).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
 
+    // No OpenID provider configured: GET /auth/config says so, and the sign-in is the form alone.
+    const authConfig = admin.waitForResponse((response) => response.url().endsWith("/auth/config"));
     await admin.goto(`${service.url}/console/`);
+    expect(await (await authConfig).json()).toEqual({ oidc: null });
+    expect(await admin.getByRole("button", { name: /^Sign in with/ }).count()).toBe(0);
     await screenshot(admin, "sign-in");
     await signIn(admin, service.url, ADMIN.user, ADMIN.password);
     expect(await admin.getByRole("banner").textContent()).toContain("admin (admin)");

@@ -72,7 +72,8 @@ export const createApp = ({
 
   app.use(requestContext({ logger, metrics, clientAddress: clientAddressBehind(trustedProxies) }));
   app.use(operationsRoutes({ metrics, ready, draining }));
-  if (consoleDirectory !== undefined) app.use(consoleRoutes(consoleDirectory));
+  // The console signs in at the provider only when it has a client there (GET /auth/config says so).
+  if (consoleDirectory !== undefined) app.use(consoleRoutes(consoleDirectory, oidc?.clientId === undefined ? undefined : new URL(oidc.issuer).origin));
   const api = express.Router({ caseSensitive: true, strict: false });
   // Before the credentials: how to get some.
   api.use(authConfigRoutes(oidc));

@@ -69,6 +69,19 @@ describe("the operator console's files and what it asks of the API (docs/interfa
     expect(missing.headers.get("content-type")).toMatch(/^application\/problem\+json/);
   });
 
+  it("lets the console reach the OpenID provider's origin (discovery, token request) only when it signs in there", async () => {
+    const oidc = { SDWAN_OIDC_ISSUER: "http://127.0.0.1:9/realms/ops", SDWAN_OIDC_AUDIENCE: "sdwan-connections" };
+    const connectSrc = async (env: Record<string, string>): Promise<string | undefined> => {
+      await using h = await startHarness({ env });
+      const csp = (await fetch(`${h.service.url}/console/`)).headers.get("content-security-policy") ?? "";
+      return csp.split("; ").find((directive) => directive.startsWith("connect-src"));
+    };
+    expect(await connectSrc({ ...oidc, SDWAN_OIDC_CLIENT_ID: "sdwan-console" })).toBe("connect-src 'self' http://127.0.0.1:9");
+    // Bearer tokens only (no client for the console), or no provider: the service's own origin only.
+    expect(await connectSrc(oidc)).toBe("connect-src 'self'");
+    expect(await connectSrc({})).toBe("connect-src 'self'");
+  });
+
   it("serves no console with SDWAN_CONSOLE=off", async () => {
     await using h = await startHarness({ env: { SDWAN_CONSOLE: "off" } });
     expect((await fetch(`${h.service.url}/console/`)).status).toBe(404);

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import Provider, { type Configuration, type FindAccount } from "oidc-provider";
+import Provider, { type ClientMetadata, type Configuration, type FindAccount } from "oidc-provider";
 
 /** The audience this service's tokens are issued for (SDWAN_OIDC_AUDIENCE), and the resource indicator naming it. */
 export const AUDIENCE = "sdwan-connections";
@@ -19,6 +19,8 @@ export const ACCOUNTS = {
 export type AccountId = keyof typeof ACCOUNTS;
 
 export const ADMIN_GROUP = "sdwan-admins";
+/** The console's public client (SDWAN_OIDC_CLIENT_ID): authorization code + PKCE, no secret. */
+export const CONSOLE_CLIENT_ID = "sdwan-console";
 export const VIEWER_GROUP = "noc";
 
 export interface TestProvider extends AsyncDisposable {
@@ -26,6 +28,11 @@ export interface TestProvider extends AsyncDisposable {
   readonly issuer: string;
   /** An access token (a JWT) for `account`'s client, from the token endpoint (client credentials, resource indicator). */
   token(account: AccountId, resource?: string): Promise<string>;
+  /**
+   * Registers the console's public PKCE client, with `consoleUrl` (the console's page) as its redirect URI and its
+   * page after sign-out, and the provider's development sign-in page (any password; the login an account's id).
+   */
+  allowConsole(consoleUrl: string): void;
   /** A new signing key, published first and used from now on (the old one stays published). */
   rotateKeys(): Promise<void>;
   /** How many times its key set was fetched. */
@@ -52,31 +59,60 @@ export const startTestProvider = async (): Promise<TestProvider> => {
   await once(server, "listening");
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let keys: JWK[] = [await signingKey()];
+  let consoleUrl: string | undefined;
 
   const findAccount: FindAccount = (_ctx, id) => (id in ACCOUNTS ? { accountId: id, claims: () => ({ sub: id, ...ACCOUNTS[id as AccountId] }) } : undefined);
   const configuration = (): Configuration => ({
-    clients: (Object.keys(ACCOUNTS) as AccountId[]).map((id) => ({
-      client_id: id,
-      client_secret: `${id}-secret`,
-      grant_types: ["client_credentials"],
-      response_types: [],
-      redirect_uris: [],
-    })),
+    clients: [
+      ...(Object.keys(ACCOUNTS) as AccountId[]).map((id) => ({
+        client_id: id,
+        client_secret: `${id}-secret`,
+        grant_types: ["client_credentials"],
+        response_types: [],
+        redirect_uris: [],
+      })),
+      ...(consoleUrl === undefined
+        ? []
+        : ([
+            {
+              client_id: CONSOLE_CLIENT_ID,
+              token_endpoint_auth_method: "none",
+              grant_types: ["authorization_code"],
+              response_types: ["code"],
+              redirect_uris: [consoleUrl],
+              post_logout_redirect_uris: [consoleUrl],
+            },
+          ] satisfies ClientMetadata[])),
+    ],
     jwks: { keys },
     ttl: { ClientCredentials: 600 },
     findAccount,
+    // The console is first-party: its user's consent is given (the OpenID scopes and our resource), no page asks.
+    loadExistingGrant: async (ctx) => {
+      const { client, session, provider: at } = ctx.oidc;
+      const grantId = ctx.oidc.result?.consent?.grantId ?? (client === undefined ? undefined : session?.grantIdFor(client.clientId));
+      if (grantId !== undefined) return at.Grant.find(grantId);
+      if (client?.clientId !== CONSOLE_CLIENT_ID || session?.accountId === undefined) return undefined;
+      const grant = new at.Grant({ clientId: CONSOLE_CLIENT_ID, accountId: session.accountId });
+      grant.addOIDCScope("openid profile");
+      grant.addResourceScope(RESOURCE, "sdwan");
+      await grant.save();
+      return grant;
+    },
     // A client-credentials token has no account of its own: its client's is looked up and its claims added.
     extraTokenClaims: async (ctx, token) => {
-      const account = await findAccount(ctx, token.clientId as string);
+      const account = await findAccount(ctx, (("accountId" in token ? token.accountId : undefined) ?? token.clientId) as string);
       const { sub: _sub, ...claims } = (await account?.claims("id_token", "openid", {}, [])) ?? {};
       return claims;
     },
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: consoleUrl !== undefined },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => RESOURCE,
+        // An authorization code's access token is for the resource granted at the authorization (ours), not userinfo.
+        useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, resource) => ({
           scope: "sdwan",
           audience: resource === RESOURCE ? AUDIENCE : "other-service",
@@ -106,6 +142,10 @@ export const startTestProvider = async (): Promise<TestProvider> => {
       const body = (await response.json()) as { access_token?: string };
       if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);
       return body.access_token;
+    },
+    allowConsole: (url) => {
+      consoleUrl = url;
+      provider = new Provider(issuer, configuration());
     },
     rotateKeys: async () => {
       keys = [await signingKey(), ...keys];

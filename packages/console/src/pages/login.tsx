@@ -2,26 +2,39 @@ import * as t from "io-ts";
 import { useRef, useState } from "preact/hooks";
 import { basicAuthorization, getJson, Me, type Problem } from "../api.js";
 import { ProblemMessage } from "../components/problem.js";
+import { signInAtProvider, type OidcProvider } from "../oidc.js";
 import type { Session } from "../session.js";
 import { problemOf } from "../use-load.js";
 
 const ConsoleSession = t.intersection([Me, t.type({ token: t.string })]);
 
+/** A sign-in at the provider that did not come through (refused there, or the provider unreachable). */
+export const providerProblem = (error: unknown): Problem => ({
+  title: "The sign-in at the provider failed",
+  status: 0,
+  detail: error instanceof Error ? error.message : String(error),
+});
+
 /**
- * Sign in with the service's own users: the password is sent once (HTTP Basic) for a session
- * token (GET /session), which the console keeps instead. A refusal keeps the user name and
- * empties only the password, which takes the focus.
+ * Sign in at the OpenID provider, when the service has one for the console, or with the service's own users:
+ * the password is sent once (HTTP Basic) for a session token (GET /session), which the console keeps instead.
+ * A refusal keeps the user name and empties only the password, which takes the focus.
  */
 export const LoginPage = ({
   user = "",
   notice,
+  provider,
+  failure,
   onSignIn,
 }: {
   readonly user?: string | undefined;
   readonly notice?: string | undefined;
+  readonly provider?: OidcProvider | null | undefined;
+  /** Why the last sign-in at the provider failed. */
+  readonly failure?: Problem | undefined;
   readonly onSignIn: (session: Session, token: string) => void;
 }) => {
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const [problem, setProblem] = useState<Problem | undefined>(failure);
   const [busy, setBusy] = useState(false);
   const password = useRef<HTMLInputElement>(null);
   const submit = (event: SubmitEvent): void => {
@@ -39,6 +52,13 @@ export const LoginPage = ({
       },
     );
   };
+  const signInAtTheProvider = (chosen: OidcProvider): void => {
+    setBusy(true);
+    signInAtProvider(chosen).catch((error: unknown) => {
+      setBusy(false);
+      setProblem(providerProblem(error));
+    });
+  };
   return (
     <main class="login">
       <h1>sdwan-connections</h1>
@@ -47,6 +67,14 @@ export const LoginPage = ({
           <p class="notice" role="status">
             {notice}
           </p>
+        )}
+        {provider == null ? null : (
+          <>
+            <button type="button" class="provider" disabled={busy} onClick={() => signInAtTheProvider(provider)}>
+              Sign in with {new URL(provider.issuer).host}
+            </button>
+            <p class="or">or as a local user:</p>
+          </>
         )}
         <label for="user">User</label>
         <input id="user" name="user" autocomplete="username" required autofocus={user === ""} defaultValue={user} />

@@ -5,17 +5,19 @@ import express, { Router, type RequestHandler } from "express";
 export const CONSOLE_PATH = "/console";
 
 // The console's own policy: every script, style and file from the service itself; no inline script or
-// style attribute, no other origin, no framing. (The API's answers keep the stricter `default-src 'none'`.)
-const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+// style attribute, no other origin (but the OpenID provider's, for the discovery and token requests of its
+// sign-in), no framing. (The API's answers keep the stricter `default-src 'none'`.)
+const consolePolicy = (providerOrigin: string | undefined): string =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    providerOrigin === undefined ? "connect-src 'self'" : `connect-src 'self' ${providerOrigin}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
 
 // Vite names the files under assets/ by their content: they never change, so browsers may keep them.
 const IMMUTABLE = /[/\\]assets[/\\]/;
@@ -55,15 +57,17 @@ const precompressed =
 
 /**
  * The operator console's files (the console package's build), without
- * credentials: the page signs in against the API itself. `/console`
- * redirects to `/console/`; an unknown file falls through to the 404 problem.
+ * credentials: the page signs in against the API itself, or at the OpenID
+ * provider whose origin is `providerOrigin`. `/console` redirects to
+ * `/console/`; an unknown file falls through to the 404 problem.
  */
-export const consoleRoutes = (directory: string): Router => {
+export const consoleRoutes = (directory: string, providerOrigin?: string): Router => {
   const router = Router();
+  const policy = consolePolicy(providerOrigin);
   router.use(
     CONSOLE_PATH,
     (_req, res, next) => {
-      res.setHeader("Content-Security-Policy", CONSOLE_CSP);
+      res.setHeader("Content-Security-Policy", policy);
       next();
     },
     precompressed(directory),
