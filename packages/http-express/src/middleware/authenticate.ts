@@ -5,6 +5,7 @@ import * as O from "fp-ts/lib/Option.js";
 import { parseBasic, type AuthenticatedUser, type Authenticator } from "../auth/authenticator.js";
 import { parseBearer, type BearerAuthenticator, type BearerRefusal } from "../auth/bearer.js";
 import { isConsoleSession } from "../auth/console-session.js";
+import { isServiceToken, type ServiceTokenRefusal, type ServiceTokens } from "../auth/service-tokens.js";
 import type { Attempt, LoginThrottle } from "../auth/throttle.js";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { sendProblem } from "../respond.js";
@@ -22,6 +23,8 @@ export interface AuthenticateOptions {
   readonly metrics: Metrics;
   /** Bearer tokens of the OpenID provider (SPEC §11); undefined: Basic only. */
   readonly bearer?: BearerAuthenticator | undefined;
+  /** Service tokens (`Bearer sdw_…`); undefined: none. */
+  readonly serviceTokens?: ServiceTokens | undefined;
   /** For the empty health list of a user without a role. */
   readonly healthIntervalMs?: number | undefined;
   /** Audits a write refused to a user who may only read; the 403 is sent once it settles. */
@@ -34,7 +37,7 @@ export interface AuthenticateOptions {
  * without a promise turn (the common case); only a new one waits for the
  * shared failure count and bcrypt.
  */
-export const authenticate = ({ authenticator, throttle, metrics, bearer, healthIntervalMs, onForbidden }: AuthenticateOptions): RequestHandler => {
+export const authenticate = ({ authenticator, throttle, metrics, bearer, serviceTokens, healthIntervalMs, onForbidden }: AuthenticateOptions): RequestHandler => {
   const noRole = withoutRole(healthIntervalMs);
   // With a provider, every 401 offers both schemes (SPEC §11); a refused token's says why it was (RFC 6750 §3).
   const unauthorized = (req: Request, res: Response, detail: string, bearerError = ""): void => {
@@ -43,7 +46,7 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, healthI
     // otherwise open its own login dialog over the page's.
     const challenges = [
       ...(req.headers["x-requested-with"] === undefined ? ['Basic realm="sdwan", charset="UTF-8"'] : []),
-      ...(bearer === undefined ? [] : [`Bearer realm="sdwan"${bearerError}`]),
+      ...(bearer === undefined && bearerError === "" ? [] : [`Bearer realm="sdwan"${bearerError}`]),
     ];
     sendProblem(res, problem("unauthorized", detail, challenges.length === 0 ? {} : { headers: { "WWW-Authenticate": challenges.join(", ") } }));
   };
@@ -112,9 +115,27 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, healthI
     );
   };
 
+  const refuseServiceToken = (req: Request, res: Response, refusal: ServiceTokenRefusal): void =>
+    refusal._tag === "InvalidToken"
+      ? unauthorized(req, res, `The service token was refused: ${refusal.reason}.`, ', error="invalid_token"')
+      : sendProblem(res, domainErrorToProblem(refusal.error));
+
   return (req, res, next) => {
     const address = clientOf(res.locals);
     const header = req.headers.authorization;
+    // A service token is one lookup of its hash: nothing to guess (256 random bits), so no bcrypt and no failed-login count.
+    if (serviceTokens !== undefined && isServiceToken(header)) {
+      const user = serviceTokens.cached(header);
+      if (user !== undefined) {
+        admit(req, res, next, user);
+        return;
+      }
+      serviceTokens
+        .verify(header)()
+        .then((verdict) => (verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuseServiceToken(req, res, verdict.left)))
+        .catch(next);
+      return;
+    }
     // A bearer token is checked by its signature: cheap, and nothing to guess, so the failed-login count has no part in it.
     // The console's session tokens are the authenticator's, not the provider's.
     const token = bearer === undefined || isConsoleSession(header) ? undefined : parseBearer(header);
