@@ -92,8 +92,8 @@ const hashOf = (secret: string): string => createHash("sha256").update(secret).d
  * every instance stops admitting a revoked token within it. Its last use is written at most once a minute.
  */
 export const createServiceTokens = ({ store, clock }: { readonly store: ServiceTokenStore; readonly clock: Clock }): ServiceTokens => {
-  // By hash: the principal, its token's id, and until when (this process's monotonic time) it is trusted.
-  const verified = new Map<string, { readonly user: AuthenticatedUser; readonly id: string; readonly until: number }>();
+  // By hash: the principal, its token, and until when (this process's monotonic time) it is trusted.
+  const verified = new Map<string, { readonly user: AuthenticatedUser; readonly token: ServiceToken; readonly until: number }>();
   const lastTouched = new Map<string, number>();
 
   const noteUse = (token: ServiceToken): void => {
@@ -105,7 +105,7 @@ export const createServiceTokens = ({ store, clock }: { readonly store: ServiceT
     void store.touch(token.id, new Date(now))();
   };
   const forget = (id: string): void => {
-    for (const [hash, entry] of verified) if (entry.id === id) verified.delete(hash);
+    for (const [hash, entry] of verified) if (entry.token.id === id) verified.delete(hash);
   };
   const issue = (token: ServiceToken, secret: string): IssuedToken => ({ ...listed(token), token: secret });
   const newSecret = () => {
@@ -116,7 +116,8 @@ export const createServiceTokens = ({ store, clock }: { readonly store: ServiceT
   return {
     cached: (header) => {
       const entry = verified.get(hashOf(header.slice("Bearer ".length)));
-      if (entry === undefined || performance.now() >= entry.until) return undefined;
+      if (entry === undefined || performance.now() >= entry.until || clock.now() >= entry.token.expiresAt.getTime()) return undefined;
+      noteUse(entry.token);
       return entry.user;
     },
     verify: (header) => {
@@ -129,7 +130,7 @@ export const createServiceTokens = ({ store, clock }: { readonly store: ServiceT
         TE.flatMap((token) => (token === undefined ? TE.left<ServiceTokenRefusal>({ _tag: "InvalidToken", reason: "unknown, revoked or expired" }) : TE.right(token))),
         TE.map((token) => {
           const user = { name: `token:${token.name}`, role: token.role };
-          verified.set(hash, { user, id: token.id, until: performance.now() + VERIFIED_TTL_MS });
+          verified.set(hash, { user, token, until: performance.now() + VERIFIED_TTL_MS });
           noteUse(token);
           return user;
         }),
