@@ -2,6 +2,7 @@ import type { Metrics } from "@sdwan-connections/composition";
 import type { DomainError } from "@sdwan-connections/core";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as O from "fp-ts/lib/Option.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { parseBasic, type AuthenticatedUser, type Authenticator } from "../auth/authenticator.js";
 import { parseBearer, type BearerAuthenticator, type BearerRefusal } from "../auth/bearer.js";
 import { isConsoleSession } from "../auth/console-session.js";
@@ -120,35 +121,32 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, service
       ? unauthorized(req, res, `The service token was refused: ${refusal.reason}.`, ', error="invalid_token"')
       : sendProblem(res, domainErrorToProblem(refusal.error));
 
+  /** A token admitted from its verifier's cache without waiting, or once verified; refused as `refuse` says. */
+  const checkToken = <R>(
+    [req, res, next]: [Request, Response, NextFunction],
+    cached: AuthenticatedUser | undefined,
+    verify: () => TaskEither<R, AuthenticatedUser>,
+    refuse: (req: Request, res: Response, refusal: R) => void,
+  ): void => {
+    if (cached !== undefined) return admit(req, res, next, cached);
+    verify()()
+      .then((verdict) => (verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuse(req, res, verdict.left)))
+      .catch(next);
+  };
+
   return (req, res, next) => {
     const address = clientOf(res.locals);
     const header = req.headers.authorization;
     // A service token is one lookup of its hash: nothing to guess (256 random bits), so no bcrypt and no failed-login count.
     if (serviceTokens !== undefined && isServiceToken(header)) {
-      const user = serviceTokens.cached(header);
-      if (user !== undefined) {
-        admit(req, res, next, user);
-        return;
-      }
-      serviceTokens
-        .verify(header)()
-        .then((verdict) => (verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuseServiceToken(req, res, verdict.left)))
-        .catch(next);
+      checkToken([req, res, next], serviceTokens.cached(header), () => serviceTokens.verify(header), refuseServiceToken);
       return;
     }
     // A bearer token is checked by its signature: cheap, and nothing to guess, so the failed-login count has no part in it.
     // The console's session tokens are the authenticator's, not the provider's.
     const token = bearer === undefined || isConsoleSession(header) ? undefined : parseBearer(header);
     if (bearer !== undefined && token !== undefined) {
-      const user = bearer.cached(token);
-      if (user !== undefined) {
-        admit(req, res, next, user);
-        return;
-      }
-      bearer
-        .verify(token)()
-        .then((verdict) => (verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuseToken(req, res, verdict.left)))
-        .catch(next);
+      checkToken([req, res, next], bearer.cached(token), () => bearer.verify(token), refuseToken);
       return;
     }
     const credentials = parseBasic(header);
