@@ -13,6 +13,8 @@ import { createInMemoryFailureCounter } from "../src/adapters/memory-failure-cou
 import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
 import { describeOrchestratorContract } from "./orchestrator-contract.js";
 import { describeStorageContract } from "./storage-contract.js";
+import { describeServiceTokenStoreContract } from "./service-token-store-contract.js";
+import { createInMemoryServiceTokenStore } from "../src/adapters/memory-service-token-store.js";
 import { createInMemoryStorage } from "../src/adapters/memory-storage.js";
 
 let store = createInMemoryConnectionStore();
@@ -94,5 +96,13 @@ describeStorageContract("InMemoryStorage", {
   open: async () => createInMemoryStorage({ store: storageStore }),
   reset: async () => {
     storageStore = createInMemoryConnectionStore();
+  },
+});
+
+let serviceTokens: ReturnType<typeof createInMemoryServiceTokenStore> | undefined;
+describeServiceTokenStoreContract("InMemoryServiceTokenStore", {
+  make: async () => (serviceTokens ??= createInMemoryServiceTokenStore()),
+  reset: async () => {
+    serviceTokens = undefined;
   },
 });

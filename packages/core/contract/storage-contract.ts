@@ -64,6 +64,19 @@ export const describeStorageContract = (name: string, options: StorageContractOp
       }
     });
 
+    it("keeps service tokens across a close and a reopen", async () => {
+      const token = { id: "00000000-0000-4000-8000-000000000001", name: "ci", role: "admin" as const, lifetimeDays: 1, expiresAt: new Date(Date.now() + 86_400_000), lastUsedAt: null, createdBy: "admin", createdAt: new Date(Math.floor(Date.now() / 1000) * 1000) };
+      const first = await options.open();
+      await run(first.serviceTokens.create(token, "the-hash"));
+      await first.close();
+      const second = await options.open();
+      try {
+        expect(await run(second.serviceTokens.find("the-hash", new Date()))).toEqual(token);
+      } finally {
+        await second.close();
+      }
+    });
+
     it("answers from every part once opened: ping, changes, fingerprints, health, failures", async () => {
       const storage = await options.open();
       try {

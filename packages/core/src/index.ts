@@ -109,6 +109,8 @@ export type { ConnectionRepository, KeyRotationReport } from "./ports/connection
 export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
 export { decorateOrchestrator } from "./adapters/decorate-orchestrator.js";
 export type { Storage } from "./ports/storage.js";
+export type { ServiceToken, ServiceTokenRenewal, ServiceTokenRole, ServiceTokenStore } from "./ports/service-token-store.js";
+export { createInMemoryServiceTokenStore } from "./adapters/memory-service-token-store.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
 export type { CacheOutcome } from "./services/customers-cache.js";

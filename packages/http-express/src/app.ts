@@ -4,6 +4,7 @@ import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { BearerAuthenticator } from "./auth/bearer.js";
 import type { SessionTokens } from "./auth/console-session.js";
+import type { ServiceTokens } from "./auth/service-tokens.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
@@ -20,6 +21,7 @@ import { customersRoutes } from "./routes/customers.js";
 import { consoleRoutes } from "./routes/console.js";
 import { meRoutes } from "./routes/me.js";
 import { sessionRoutes } from "./routes/session.js";
+import { tokensRoutes } from "./routes/tokens.js";
 import { operationsRoutes } from "./routes/operations.js";
 
 export interface AppOptions {
@@ -28,7 +30,13 @@ export interface AppOptions {
   readonly metrics: Metrics;
   /** Credentials check and failed-login throttle; `undefined` serves without authentication (benchmarks only). */
   readonly auth:
-    | { readonly authenticator: Authenticator; readonly throttle: LoginThrottle; readonly bearer?: BearerAuthenticator | undefined; readonly sessions?: SessionTokens }
+    | {
+        readonly authenticator: Authenticator;
+        readonly throttle: LoginThrottle;
+        readonly bearer?: BearerAuthenticator | undefined;
+        readonly sessions?: SessionTokens;
+        readonly serviceTokens?: ServiceTokens;
+      }
     | undefined;
   /** The OpenID provider (SDWAN_OIDC_*), told to the console by GET /auth/config. */
   readonly oidc?: OidcConfig | undefined;
@@ -86,6 +94,7 @@ export const createApp = ({
     meRoutes(),
     sessionRoutes(auth?.sessions),
     eventsRoutes(service, { ...events, draining }),
+    tokensRoutes(auth?.serviceTokens),
   );
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);

@@ -97,12 +97,12 @@ const conditional = {
 const commonErrors = {
   "400": problem("Invalid input: malformed JSON, a missing, invalid or unknown field or query option, or a bad alias."),
   "401": {
-    ...problem("No or wrong HTTP Basic credentials, or a bearer token refused (the detail says why: expired, audience, issuer, signature, algorithm; never the token)."),
+    ...problem("No or wrong HTTP Basic credentials, or a bearer token refused (the detail says why: expired, audience, issuer, signature, algorithm; a service token unknown, revoked or expired; never the token)."),
     headers: {
       "WWW-Authenticate": {
         schema: { type: "string" },
         description:
-          'Basic realm="sdwan"; left out when the request carries X-Requested-With (a script such as the console asks, so the browser opens no dialog). With an OpenID provider configured also Bearer realm="sdwan", with error="invalid_token" when a token was refused.',
+          'Basic realm="sdwan"; left out when the request carries X-Requested-With (a script such as the console asks, so the browser opens no dialog). With an OpenID provider configured also Bearer realm="sdwan", with error="invalid_token" when a token was refused; a refused service token always gets that Bearer challenge.',
       },
     },
   },
@@ -171,6 +171,15 @@ const apiKeyExpiresAtProperty = {
   description:
     "Optional: when the key expires, RFC 3339 with an offset (e.g. 2027-01-31T00:00:00Z). A time already past is accepted (the key-expired warning follows). A new key without it clears the one stored; the original's clients never send it.",
 };
+const serviceTokenProperties = {
+  id: { type: "string", format: "uuid" },
+  name: { type: "string" },
+  role: { type: "string", enum: ["admin", "viewer"] },
+  expiresAt: { type: "string", format: "date-time" },
+  lastUsedAt: { type: ["string", "null"], format: "date-time", description: "Within a minute of the last use; null when never used." },
+  createdBy: { type: "string", description: "The audit actor that created it." },
+  createdAt: { type: "string", format: "date-time" },
+};
 const jsonBody = (ref: string) => ({
   required: true,
   content: { "application/json": { schema: { $ref: ref } } },
@@ -187,7 +196,7 @@ export const openApiDocument = {
     license: { name: "Apache-2.0", identifier: "Apache-2.0" },
   },
   servers: [{ url: BASE_PATH }],
-  security: [{ basic: [] }, { bearer: [] }, { consoleSession: [] }],
+  security: [{ basic: [] }, { bearer: [] }, { consoleSession: [] }, { serviceToken: [] }],
   paths: {
     "/connections": {
       get: {
@@ -480,6 +489,61 @@ export const openApiDocument = {
         },
       },
     },
+    "/tokens": {
+      get: {
+        operationId: "listServiceTokens",
+        summary: "The service tokens, oldest first, expired ones included; never a secret. Admins only.",
+        responses: {
+          "200": { description: "Every token.", content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/ServiceToken" } } } } },
+          ...commonErrors,
+          "403": problem("Only admins may manage service tokens."),
+        },
+      },
+      post: {
+        operationId: "createServiceToken",
+        summary:
+          "Creates a service token for automation, sent as `Authorization: Bearer sdw_…`; its principal `token:NAME` is the audit actor. The secret is in this answer only; the store keeps its SHA-256. Admins only.",
+        requestBody: jsonBody("#/components/schemas/CreateServiceTokenRequest"),
+        responses: {
+          "201": { description: "The token, with its secret (never cached).", content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } } },
+          ...commonErrors,
+          "403": problem("Only admins may manage service tokens."),
+          "409": problem("A token of this name exists."),
+          "413": writeErrors["413"],
+          "415": writeErrors["415"],
+        },
+      },
+    },
+    "/tokens/{id}": {
+      parameters: [{ name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } }],
+      delete: {
+        operationId: "revokeServiceToken",
+        summary: "Revokes a token and both its secrets: every instance refuses it within a second. Admins only.",
+        responses: {
+          "204": { description: "Revoked." },
+          ...commonErrors,
+          "403": problem("Only admins may manage service tokens."),
+          "404": problem("There is no such token."),
+        },
+      },
+    },
+    "/tokens/{id}/renew": {
+      parameters: [{ name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } }],
+      post: {
+        operationId: "renewServiceToken",
+        summary:
+          "Gives a token a new secret, valid for the token's lifetime from now; the secret before it keeps working for overlapHours (default 24, never past its own expiry), then stops on every instance. The body may be left out. Admins only.",
+        requestBody: { required: false, content: { "application/json": { schema: { $ref: "#/components/schemas/RenewServiceTokenRequest" } } } },
+        responses: {
+          "200": { description: "The token, with its new secret (never cached).", content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } } },
+          ...commonErrors,
+          "403": problem("Only admins may manage service tokens."),
+          "404": problem("There is no such token."),
+          "413": writeErrors["413"],
+          "415": writeErrors["415"],
+        },
+      },
+    },
     "/partner/{alias}/customers": {
       parameters: [aliasParameter],
       get: {
@@ -507,8 +571,39 @@ export const openApiDocument = {
       basic: { type: "http", scheme: "basic" },
       bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
       consoleSession: { type: "http", scheme: "bearer", description: "A token from GET /session." },
+      serviceToken: { type: "http", scheme: "bearer", description: "A service token from POST /tokens (`sdw_…`)." },
     },
     schemas: {
+      ServiceToken: {
+        type: "object",
+        required: ["id", "name", "role", "expiresAt", "lastUsedAt", "createdBy", "createdAt"],
+        additionalProperties: false,
+        properties: serviceTokenProperties,
+      },
+      IssuedServiceToken: {
+        type: "object",
+        required: ["id", "name", "role", "expiresAt", "lastUsedAt", "createdBy", "createdAt", "token"],
+        additionalProperties: false,
+        properties: {
+          ...serviceTokenProperties,
+          token: { type: "string", pattern: "^sdw_[A-Za-z0-9_-]{43}$", description: "The secret: shown in this answer only." },
+        },
+      },
+      CreateServiceTokenRequest: {
+        type: "object",
+        required: ["name", "expiresInDays"],
+        additionalProperties: false,
+        properties: {
+          name: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", description: "Unique among the tokens; the principal is token:NAME." },
+          expiresInDays: { type: "integer", minimum: 1, maximum: 365 },
+          role: { type: "string", enum: ["admin", "viewer"], default: "viewer" },
+        },
+      },
+      RenewServiceTokenRequest: {
+        type: "object",
+        additionalProperties: false,
+        properties: { overlapHours: { type: "integer", minimum: 0, maximum: 720, default: 24, description: "How long the secret before keeps working." } },
+      },
       Alias: {
         type: "string",
         minLength: 1,

@@ -2,3 +2,4 @@ export { openLowdbStorage, type OpenLowdbStorageOptions } from "./open-lowdb-sto
 export { CONNECTIONS_FILE } from "./file-format.js";
 export { WRITE_PROBE_FILE } from "./write-probe.js";
 export { HEALTH_FILE } from "./health-file.js";
+export { TOKENS_FILE } from "./tokens-file.js";

@@ -1,11 +1,12 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { describeConnectionRepositoryContract, describeHealthLedgerContract, describeStorageContract } from "@sdwan-connections/core/contract";
+import { describeConnectionRepositoryContract, describeHealthLedgerContract, describeServiceTokenStoreContract, describeStorageContract } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
 import { createLowdbAuditLog } from "../src/audit-file.js";
 import type { ConnectionsFile } from "../src/connections-file.js";
 import { createLowdbHealthLedger } from "../src/health-file.js";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
+import { createLowdbServiceTokenStore } from "../src/tokens-file.js";
 import { keyringOf, openOrThrow, temporaryDirectory } from "./support.js";
 import { createLowdbConnectionRepository } from "../src/connection-repository.js";
 
@@ -57,6 +58,28 @@ describeHealthLedgerContract("LowdbHealthLedger", {
   close: async () => {
     await Promise.all(ledgers.map((ledger) => ledger.close()));
     await rm(healthDirectory.path, { recursive: true, force: true });
+  },
+});
+
+const tokensDirectory = await temporaryDirectory();
+let tokensDir = tokensDirectory.path;
+const tokenStores: { close(): Promise<void> }[] = [];
+
+describeServiceTokenStoreContract("LowdbServiceTokenStore", {
+  // Each store over the same tokens.json, as another process's would be.
+  make: async () => {
+    const tokens = createLowdbServiceTokenStore({ dataDir: tokensDir, lockStaleMs: 2000 });
+    tokenStores.push(tokens);
+    return tokens;
+  },
+  reset: async () => {
+    generation += 1;
+    tokensDir = join(tokensDirectory.path, `store-${generation}`);
+    await mkdir(tokensDir);
+  },
+  close: async () => {
+    await Promise.all(tokenStores.map((tokens) => tokens.close()));
+    await rm(tokensDirectory.path, { recursive: true, force: true });
   },
 });
 

@@ -15,3 +15,4 @@ export { openPostgresStorage, type OpenPostgresStorageOptions } from "./open-pos
 export { createPostgresAuditLog, type PostgresAuditLogOptions } from "./audit-log.js";
 export { createPostgresHealthLedger } from "./health-ledger.js";
 export { createPostgresFailureCounter, FAILURES_TABLE, type PostgresFailureCounterOptions } from "./failure-counter.js";
+export { createPostgresServiceTokenStore, SERVICE_TOKENS_TABLE } from "./service-tokens.js";

@@ -156,6 +156,26 @@ export const MIGRATIONS: readonly Migration[] = [
       create trigger audit_entries_announced after insert on audit_entries
         for each row execute function sdwan_announce_audit_entry()`,
   },
+  {
+    // Service tokens (SPEC §11): only SHA-256 hashes of the secrets, each unique, so a lookup is one index read;
+    // after a renewal the secret before it works until previous_until.
+    version: 10,
+    name: "service tokens",
+    sql: `
+      create table sdwan_service_tokens (
+        id             uuid primary key,
+        name           text not null unique,
+        role           text not null check (role in ('admin', 'viewer')),
+        lifetime_days  integer not null,
+        expires_at     timestamptz not null,
+        last_used_at   timestamptz,
+        created_by     text not null,
+        created_at     timestamptz not null,
+        hash           text not null unique,
+        previous_hash  text unique,
+        previous_until timestamptz
+      )`,
+  },
 ];
 
 /** The newest schema version this release knows. */

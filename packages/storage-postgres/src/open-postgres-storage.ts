@@ -5,6 +5,7 @@ import pg from "pg";
 import { masterKeyFingerprints, type AuditRetention, type DomainError, type Storage } from "@sdwan-connections/core";
 import { createPostgresFailureCounter } from "./failure-counter.js";
 import { createPostgresHealthLedger } from "./health-ledger.js";
+import { createPostgresServiceTokenStore } from "./service-tokens.js";
 import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { createPostgresConnectionChanges } from "./connection-changes.js";
@@ -53,6 +54,7 @@ export const openPostgresStorage =
       audit,
       health: createPostgresHealthLedger({ pool }),
       failures: createPostgresFailureCounter({ pool, windowMs: failureWindowMs }),
+      serviceTokens: createPostgresServiceTokenStore({ pool }),
       close: async () => {
         await changes.right.close();
         await audit.close();

@@ -7,6 +7,7 @@ import {
   describeConnectionRepositoryContract,
   describeFailureCounterContract,
   describeHealthLedgerContract,
+  describeServiceTokenStoreContract,
   describeStorageContract,
 } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
@@ -16,7 +17,9 @@ import {
   createPostgresConnectionRepository,
   createPostgresFailureCounter,
   createPostgresHealthLedger,
+  createPostgresServiceTokenStore,
   FAILURES_TABLE,
+  SERVICE_TOKENS_TABLE,
   migrate,
   openPostgresStorage,
   type PostgresConnectionChanges,
@@ -91,6 +94,18 @@ describeHealthLedgerContract("PostgresHealthLedger", {
   },
 });
 
+describeServiceTokenStoreContract("PostgresServiceTokenStore", {
+  // Each store over its own pool, as another instance's would be.
+  make: async () => {
+    const pool = aPool(postgres.connectionString);
+    testPools.push(pool);
+    return createPostgresServiceTokenStore({ pool });
+  },
+  reset: async () => {
+    await admin.query(`truncate ${SERVICE_TOKENS_TABLE}`);
+  },
+});
+
 // Each "instance" publishes through its own pool and listens through its own proxy, which `interrupt` cuts.
 const instances = new Map<ConnectionChanges, { readonly changes: PostgresConnectionChanges; readonly proxy: OutageProxy }>();
 describeConnectionChangesContract("PostgresConnectionChanges", {
@@ -149,6 +164,6 @@ describeStorageContract("openPostgresStorage", {
   // Each opening is a new pool and listener on the same database, as a restarted instance's; the contract closes it.
   open: () => expectRight(openPostgresStorage({ databaseUrl: postgres.connectionString, keyring })),
   reset: async () => {
-    await admin.query(`truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}`);
+    await admin.query(`truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}, ${SERVICE_TOKENS_TABLE}`);
   },
 });

@@ -4,6 +4,8 @@ import { createInMemoryConnectionRepository, createInMemoryConnectionStore, type
 import { createInProcessConnectionChanges } from "./in-process-connection-changes.js";
 import { createProcessKeyFingerprints } from "./hmac-fingerprints.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
+import type { ServiceTokenStore } from "../ports/service-token-store.js";
+import { createInMemoryServiceTokenStore } from "./memory-service-token-store.js";
 import type { Storage } from "../ports/storage.js";
 
 export interface InMemoryStorageOptions {
@@ -13,13 +15,19 @@ export interface InMemoryStorageOptions {
   readonly failureWindowMs?: number;
 }
 
-// One store, one deployment: every storage over a store fingerprints as the first did.
-const fingerprintsOf = new WeakMap<InMemoryConnectionStore, KeyFingerprints>();
-const fingerprintsFor = (store: InMemoryConnectionStore): KeyFingerprints => {
-  const fingerprints = fingerprintsOf.get(store) ?? createProcessKeyFingerprints();
-  fingerprintsOf.set(store, fingerprints);
-  return fingerprints;
+/** One value per store, made at its first storage: what a deployment keeps across restarts. */
+const perStore = <A>(make: () => A): ((store: InMemoryConnectionStore) => A) => {
+  const values = new WeakMap<InMemoryConnectionStore, A>();
+  return (store) => {
+    const value = values.get(store) ?? make();
+    values.set(store, value);
+    return value;
+  };
 };
+// One store, one deployment: every storage over a store fingerprints as the first did.
+const fingerprintsFor = perStore<KeyFingerprints>(createProcessKeyFingerprints);
+// A store's service tokens outlive a storage over it, as a restart keeps them.
+const serviceTokensFor = perStore<ServiceTokenStore>(createInMemoryServiceTokenStore);
 
 /** The Storage port in this process's memory: for tests, benchmarks and embedders' experiments, never production. */
 export const createInMemoryStorage = ({ store = createInMemoryConnectionStore(), failureWindowMs = 60_000 }: InMemoryStorageOptions = {}): Storage => ({
@@ -29,5 +37,6 @@ export const createInMemoryStorage = ({ store = createInMemoryConnectionStore(),
   audit: store.audit,
   health: createInMemoryHealthLedger(),
   failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),
+  serviceTokens: serviceTokensFor(store),
   close: async () => undefined,
 });

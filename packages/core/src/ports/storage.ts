@@ -4,6 +4,7 @@ import type { ConnectionRepository } from "./connection-repository.js";
 import type { FailureCounter } from "./failure-counter.js";
 import type { HealthLedger } from "./health-ledger.js";
 import type { KeyFingerprints } from "./key-fingerprints.js";
+import type { ServiceTokenStore } from "./service-token-store.js";
 
 /**
  * A store's whole face, as one `open…Storage(options)` of each store package answers it (and core/testing's
@@ -21,6 +22,8 @@ export interface Storage {
   readonly health: HealthLedger;
   /** Failed logins and key checks per client (SDWAN_LOGIN_WINDOW_MS). */
   readonly failures: FailureCounter;
+  /** Service tokens, by the hash of their secrets (SPEC §11). */
+  readonly serviceTokens: ServiceTokenStore;
   /** Waits for pending writes, then releases the store (call it after the drivers have drained). */
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import type { Clock } from "@sdwan-connections/core";
 import { HTTP_TOKENS, type Auth } from "../tokens.js";
 import { createAuthenticator, type Authenticator } from "./authenticator.js";
 import { createBearerAuthenticator, type BearerAuthenticator } from "./bearer.js";
+import { createServiceTokens, type ServiceTokens } from "./service-tokens.js";
 import { createSessionTokens, sessionSigningKey, withConsoleSessions, type SessionTokens } from "./console-session.js";
 import { createLoginThrottle, type LoginThrottle } from "./throttle.js";
 import { generatedAdminFile, loadUsers, type Users } from "./users.js";
@@ -28,6 +29,7 @@ export class WatchedUsersAuth implements Auth {
   readonly throttle: LoginThrottle;
   readonly bearer: BearerAuthenticator | undefined;
   readonly sessions: SessionTokens;
+  readonly serviceTokens: ServiceTokens;
   private readonly files: readonly string[];
   private reloads = 0;
 
@@ -36,10 +38,11 @@ export class WatchedUsersAuth implements Auth {
     @inject(HTTP_TOKENS.Users) users: Users,
     @inject(TOKENS.Clock) clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.Storage) { failures }: Storage,
+    @inject(TOKENS.Storage) { failures, serviceTokens }: Storage,
   ) {
     this.sessions = createSessionTokens(sessionSigningKey(config.masterKey?.key), clock);
     this.authenticator = withConsoleSessions(createAuthenticator(users, { clock }), users, this.sessions);
+    this.serviceTokens = createServiceTokens({ store: serviceTokens, clock });
     this.throttle = createLoginThrottle({ maxFailures: config.loginMaxFailures, counter: failures });
     this.bearer = config.oidc === undefined ? undefined : createBearerAuthenticator(config.oidc, { clock, logger });
     this.files = [config.htpasswdFile, generatedAdminFile(config.dataDir)].filter((file) => file !== undefined);

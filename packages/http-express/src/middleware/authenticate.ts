@@ -2,9 +2,11 @@ import type { Metrics } from "@sdwan-connections/composition";
 import type { DomainError } from "@sdwan-connections/core";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as O from "fp-ts/lib/Option.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { parseBasic, type AuthenticatedUser, type Authenticator } from "../auth/authenticator.js";
 import { parseBearer, type BearerAuthenticator, type BearerRefusal } from "../auth/bearer.js";
 import { isConsoleSession } from "../auth/console-session.js";
+import { isServiceToken, type ServiceTokenRefusal, type ServiceTokens } from "../auth/service-tokens.js";
 import type { Attempt, LoginThrottle } from "../auth/throttle.js";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { sendProblem } from "../respond.js";
@@ -22,6 +24,8 @@ export interface AuthenticateOptions {
   readonly metrics: Metrics;
   /** Bearer tokens of the OpenID provider (SPEC §11); undefined: Basic only. */
   readonly bearer?: BearerAuthenticator | undefined;
+  /** Service tokens (`Bearer sdw_…`); undefined: none. */
+  readonly serviceTokens?: ServiceTokens | undefined;
   /** For the empty health list of a user without a role. */
   readonly healthIntervalMs?: number | undefined;
   /** Audits a write refused to a user who may only read; the 403 is sent once it settles. */
@@ -34,7 +38,7 @@ export interface AuthenticateOptions {
  * without a promise turn (the common case); only a new one waits for the
  * shared failure count and bcrypt.
  */
-export const authenticate = ({ authenticator, throttle, metrics, bearer, healthIntervalMs, onForbidden }: AuthenticateOptions): RequestHandler => {
+export const authenticate = ({ authenticator, throttle, metrics, bearer, serviceTokens, healthIntervalMs, onForbidden }: AuthenticateOptions): RequestHandler => {
   const noRole = withoutRole(healthIntervalMs);
   // With a provider, every 401 offers both schemes (SPEC §11); a refused token's says why it was (RFC 6750 §3).
   const unauthorized = (req: Request, res: Response, detail: string, bearerError = ""): void => {
@@ -43,7 +47,7 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, healthI
     // otherwise open its own login dialog over the page's.
     const challenges = [
       ...(req.headers["x-requested-with"] === undefined ? ['Basic realm="sdwan", charset="UTF-8"'] : []),
-      ...(bearer === undefined ? [] : [`Bearer realm="sdwan"${bearerError}`]),
+      ...(bearer === undefined && bearerError === "" ? [] : [`Bearer realm="sdwan"${bearerError}`]),
     ];
     sendProblem(res, problem("unauthorized", detail, challenges.length === 0 ? {} : { headers: { "WWW-Authenticate": challenges.join(", ") } }));
   };
@@ -112,22 +116,37 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, healthI
     );
   };
 
+  const refuseServiceToken = (req: Request, res: Response, refusal: ServiceTokenRefusal): void =>
+    refusal._tag === "InvalidToken"
+      ? unauthorized(req, res, `The service token was refused: ${refusal.reason}.`, ', error="invalid_token"')
+      : sendProblem(res, domainErrorToProblem(refusal.error));
+
+  /** A token admitted from its verifier's cache without waiting, or once verified; refused as `refuse` says. */
+  const checkToken = <R>(
+    [req, res, next]: [Request, Response, NextFunction],
+    cached: AuthenticatedUser | undefined,
+    verify: () => TaskEither<R, AuthenticatedUser>,
+    refuse: (req: Request, res: Response, refusal: R) => void,
+  ): void => {
+    if (cached !== undefined) return admit(req, res, next, cached);
+    verify()()
+      .then((verdict) => (verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuse(req, res, verdict.left)))
+      .catch(next);
+  };
+
   return (req, res, next) => {
     const address = clientOf(res.locals);
     const header = req.headers.authorization;
+    // A service token is one lookup of its hash: nothing to guess (256 random bits), so no bcrypt and no failed-login count.
+    if (serviceTokens !== undefined && isServiceToken(header)) {
+      checkToken([req, res, next], serviceTokens.cached(header), () => serviceTokens.verify(header), refuseServiceToken);
+      return;
+    }
     // A bearer token is checked by its signature: cheap, and nothing to guess, so the failed-login count has no part in it.
     // The console's session tokens are the authenticator's, not the provider's.
     const token = bearer === undefined || isConsoleSession(header) ? undefined : parseBearer(header);
     if (bearer !== undefined && token !== undefined) {
-      const user = bearer.cached(token);
-      if (user !== undefined) {
-        admit(req, res, next, user);
-        return;
-      }
-      bearer
-        .verify(token)()
-        .then((verdict) => (verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuseToken(req, res, verdict.left)))
-        .catch(next);
+      checkToken([req, res, next], bearer.cached(token), () => bearer.verify(token), refuseToken);
       return;
     }
     const credentials = parseBasic(header);

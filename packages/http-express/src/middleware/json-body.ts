@@ -29,3 +29,11 @@ const requireJson: RequestHandler = (req, res, next) => {
 
 /** A JSON body of at most BODY_LIMIT_BYTES; its parse errors are answered by the error handler, in our own words. */
 export const jsonBody: RequestHandler[] = [requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true })];
+
+/** As `jsonBody` when the request has a body; a request without one (no length, or 0) passes with none. */
+export const optionalJsonBody: RequestHandler = (req, res, next) => {
+  const declared = req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] ?? "0") !== "0";
+  if (!declared) return next();
+  const [check, parse] = jsonBody as [RequestHandler, RequestHandler];
+  return check(req, res, (error?: unknown) => (error === undefined ? parse(req, res, next) : next(error)));
+};

@@ -1,0 +1,74 @@
+import { Router, type Response } from "express";
+import type { ServiceTokens } from "../auth/service-tokens.js";
+import { problem } from "../errors.js";
+import { methodNotAllowed } from "../middleware/errors.js";
+import { optionalJsonBody, jsonBody } from "../middleware/json-body.js";
+import { withFlags } from "../middleware/query-flags.js";
+import { actorOf, userOf } from "../middleware/request-context.js";
+import { respond, sendJson, sendProblem } from "../respond.js";
+
+/** Whether the user may manage tokens (an admin); answers the 403 or 404 itself when not. */
+const mayManage = (tokens: ServiceTokens | undefined, res: Response): tokens is ServiceTokens => {
+  if (tokens === undefined) {
+    sendProblem(res, problem("no-such-endpoint", "This service runs without authentication: there are no service tokens."));
+    return false;
+  }
+  if (userOf(res.locals)?.role !== "admin") {
+    sendProblem(res, problem("forbidden", "Service tokens are for admins only."));
+    return false;
+  }
+  return true;
+};
+
+const noSuchToken = (res: Response) => sendProblem(res, problem("token-not-found", "There is no service token with this id."));
+
+/** Answers a token with its secret: never cached, as GET /session's. */
+const sendIssued = (res: Response, status: number, issued: unknown) => {
+  res.setHeader("Cache-Control", "no-store");
+  sendJson(res, status, issued);
+};
+
+/**
+ * docs/interface.md "Service tokens" (SPEC §11): create (the secret shown once), list (never a secret), revoke
+ * and renew with overlap; admins only. Served without authentication (benchmarks), there are none.
+ */
+export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
+  const router = Router({ caseSensitive: true, strict: false });
+  router
+    .route("/tokens")
+    .get(
+      withFlags([], async (_req, res) => {
+        if (mayManage(tokens, res)) await respond(res, tokens.list(), (list) => sendJson(res, 200, list));
+      }),
+    )
+    .post(
+      jsonBody,
+      withFlags([], async (req, res) => {
+        if (!mayManage(tokens, res)) return;
+        await respond(res, tokens.create(req.body, actorOf(res.locals).name), (issued) =>
+          issued === undefined ? sendProblem(res, problem("token-already-exists", "A service token of this name exists: revoke it or choose another name.")) : sendIssued(res, 201, issued),
+        );
+      }),
+    )
+    .all(methodNotAllowed("GET, HEAD, POST"));
+  router
+    .route("/tokens/:id")
+    .delete(
+      withFlags([], async (req, res) => {
+        if (!mayManage(tokens, res)) return;
+        await respond(res, tokens.revoke(req.params["id"] as string), (revoked) => (revoked ? void res.status(204).end() : noSuchToken(res)));
+      }),
+    )
+    .all(methodNotAllowed("DELETE"));
+  router
+    .route("/tokens/:id/renew")
+    .post(
+      optionalJsonBody,
+      withFlags([], async (req, res) => {
+        if (!mayManage(tokens, res)) return;
+        await respond(res, tokens.renew(req.params["id"] as string, req.body), (issued) => (issued === undefined ? noSuchToken(res) : sendIssued(res, 200, issued)));
+      }),
+    )
+    .all(methodNotAllowed("POST"));
+  return router;
+};
