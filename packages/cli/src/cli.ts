@@ -83,6 +83,24 @@ const composition = () => import("@sdwan-connections/composition/open-service");
 const ALL_COMMANDS: readonly CommandSpec[] = [...COMMANDS, ...LOCAL_COMMANDS, ...CONFIG_COMMANDS];
 const findCommand = (name: string | undefined): CommandSpec | undefined => ALL_COMMANDS.find((candidate) => candidate.name === name);
 
+// How many single-character edits turn one word into the other (Levenshtein).
+const editDistance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j += 1) row.push(Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    previous = row;
+  }
+  return previous[b.length] ?? 0;
+};
+
+/** An unknown command in words, with the closest command when one is a typo away (`lsit`: did you mean `list`?). */
+const unknownCommand = (name: string): string => {
+  const visible = ALL_COMMANDS.filter((command) => command.hidden !== true && !command.name.includes(" ")).map((command) => command.name);
+  const [closest] = visible.map((candidate) => ({ candidate, distance: editDistance(name, candidate) })).sort((x, y) => x.distance - y.distance);
+  return `unknown command '${name}'${closest !== undefined && closest.distance <= 2 ? `; did you mean '${closest.candidate}'?` : ""}`;
+};
+
 // Every command that works on connections runs in a context: the current one, or the one --context names.
 const CONTEXT_OPTION: Record<string, OptionSpec> = { context: { type: "string", value: "name", description: "run in this context instead of the current one (see config get-contexts)" } };
 const optionsOf = (command: CommandSpec): Readonly<Record<string, OptionSpec>> => (COMMANDS.includes(command as Command) ? { ...command.options, ...CONTEXT_OPTION } : command.options);
@@ -134,7 +152,7 @@ ${table(
   .join("\n")
   .trimEnd()}
 
-\`${PROGRAM} <command> --help\` shows a command's options; \`${PROGRAM} --version\` its version.
+\`${PROGRAM} <command> --help\` shows a command's options; \`${PROGRAM} --version\` (or \`version\`) its version.
 Tables are for people; -o json or yaml (json is the default when standard output is
 not a terminal) is for scripts. Commands run in a context: a running service
 (its API) or a local store; \`${PROGRAM} config set-context\` adds one,
@@ -169,17 +187,19 @@ const parserOptions = (command: CommandSpec) => ({
 const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed> => {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h") return E.right({ kind: "text", text: HELP });
-  if (name === "--version" || name === "-V") return E.right({ kind: "text", text: `${PROGRAM} ${VERSION}\n` });
+  if (name === "--version" || name === "-V" || name === "version") return E.right({ kind: "text", text: `${PROGRAM} ${VERSION}\n` });
   if (name === "help") {
-    if (rest.length === 0) return E.right({ kind: "text", text: HELP });
-    const command = findCommand(rest[0]);
-    return command === undefined ? E.left({ message: `unknown command '${rest[0]}'` }) : E.right({ kind: "text", text: commandHelp(command) });
+    // `help`, `help --help` and `help help` are the general help; `help <command>` that command's.
+    const [topic] = rest;
+    if (topic === undefined || topic === "--help" || topic === "-h" || topic === "help") return E.right({ kind: "text", text: HELP });
+    const command = findCommand(topic);
+    return command === undefined ? E.left({ message: unknownCommand(topic) }) : E.right({ kind: "text", text: commandHelp(command) });
   }
   // `config <subcommand>`: the contexts (`config` alone shows the settings).
   const subcommand = name === "config" ? findCommand(`config ${rest[0]}`) : undefined;
   if (subcommand !== undefined) rest.shift();
   const command = subcommand ?? findCommand(name);
-  if (command === undefined) return E.left({ message: name.startsWith("-") ? `unknown option ${name}` : `unknown command '${name}'` });
+  if (command === undefined) return E.left({ message: name.startsWith("-") ? `unknown option ${name}` : unknownCommand(name) });
   // Not strict: every option token is checked here, so that errors are in this CLI's words, not Node's.
   const specs = parserOptions(command);
   const { values, positionals, tokens } = parseArgs({ args: [...rest], options: specs, allowPositionals: true, strict: false, tokens: true });

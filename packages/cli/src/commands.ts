@@ -417,7 +417,7 @@ export const COMMANDS: readonly Command[] = [
     name: "export",
     summary: "the connections as a configuration file for `apply`: keys as env: references, never their values",
     args: [],
-    options: { format: { type: "string", value: "yaml|json", description: "the file's format (default yaml)" } },
+    options: { format: { type: "string", short: "o", value: "yaml|json", description: "the file's format (default yaml); -o is the same, as for the other commands" } },
     notes: `Each key becomes env:${KEY_VARIABLE_PREFIX}<ALIAS> (the alias in upper case, every character other than a letter or digit as _ and its hex code: a.b gives ${KEY_VARIABLE_PREFIX}A_2EB); change it to file:PATH to read the key from a file.`,
     run: ({ service, options }) =>
       options["format"] !== undefined && options["format"] !== "yaml" && options["format"] !== "json"

@@ -428,6 +428,8 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
     expect(exported.stdout).toContain("apiKey: env:SDWAN_APIKEY_LAB");
     expect(exported.stdout).not.toContain(PARTNER_KEY);
     const asJson = JSON.parse((await cli(dataDir, ["export", "--format", "json"])).stdout) as { connections: unknown[] };
+    // -o, as every other command takes it (issue 30: export refused it).
+    expect((await cli(dataDir, ["export", "-o", "json"])).stdout).toBe(JSON.stringify(asJson, null, 2) + "\n");
     expect(asJson.connections).toEqual([
       { alias: "edge", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_EDGE" },
       { alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_LAB" },

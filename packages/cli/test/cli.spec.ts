@@ -31,13 +31,13 @@ const SHOWN_COMMANDS = COMMANDS.filter((command) => command.hidden !== true);
 
 describe("help, usage and completion (no store needed)", () => {
   it("prints the overview for no command, --help and help", async () => {
-    for (const argv of [[], ["--help"], ["help"]]) expect(await run(argv)).toEqual({ code: 0, stdout: HELP, stderr: "" });
+    for (const argv of [[], ["--help"], ["help"], ["help", "--help"], ["help", "help"]]) expect(await run(argv)).toEqual({ code: 0, stdout: HELP, stderr: "" });
     for (const command of [...SHOWN_COMMANDS.map(({ name }) => name), "config", "completion"]) expect(HELP).toContain(`  ${command}`);
     expect(HELP).not.toContain("__complete");
   });
 
   it("prints the package's version", async () => {
-    expect(await run(["--version"])).toEqual({ code: 0, stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
+    for (const argv of [["--version"], ["-V"], ["version"]]) expect(await run(argv)).toEqual({ code: 0, stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
   });
 
   it("has --help for every command, naming its arguments and options, exiting 0", async () => {
@@ -55,6 +55,9 @@ describe("help, usage and completion (no store needed)", () => {
   it("refuses usage errors with exit code 2, in one line of its own words and a hint", async () => {
     const cases: [string[], string][] = [
       [["frobnicate"], "unknown command 'frobnicate'; see 'sdwan-connections --help'"],
+      [["lsit"], "unknown command 'lsit'; did you mean 'list'?; see 'sdwan-connections --help'"],
+      [["valdate", "lab"], "unknown command 'valdate'; did you mean 'validate'?; see 'sdwan-connections --help'"],
+      [["help", "lsit"], "unknown command 'lsit'; did you mean 'list'?; see 'sdwan-connections --help'"],
       [["--bogus"], "unknown option --bogus; see 'sdwan-connections --help'"],
       [["list", "--bogus"], "list: unknown option --bogus; see 'sdwan-connections list --help'"],
       [["list", "-x"], "list: unknown option -x; see 'sdwan-connections list --help'"],
