@@ -255,6 +255,10 @@ const applyConfiguration = (
         ),
       );
 
+/** The options given, under the names the use case's query knows them by (`--since-id` is `lastEventId`). */
+const queryOf = (options: CommandInput["options"], names: Readonly<Record<string, string>>): Record<string, string | boolean> =>
+  Object.fromEntries(Object.entries(names).flatMap(([option, name]) => (options[option] === undefined ? [] : [[name, options[option] as string | boolean]])));
+
 /** One event in words: when, what, which connection, and what it says. */
 const eventLine = (event: CloudEvent): string => {
   const what = event.type.replace("org.sdwan-connections.", "");
@@ -503,7 +507,7 @@ export const COMMANDS: readonly Command[] = [
               width,
             ) + (page.next === null ? "" : `more: --before ${page.next}\n`),
         }),
-      )(service.listAudit(Object.fromEntries(["alias", "since", "limit", "before"].flatMap((name) => (options[name] === undefined ? [] : [[name, options[name]]]))))),
+      )(service.listAudit(queryOf(options, { alias: "alias", since: "since", limit: "limit", before: "before" }))),
   },
   {
     name: "events",
@@ -521,15 +525,7 @@ export const COMMANDS: readonly Command[] = [
     stopsCleanly: true,
     run: ({ service, options, signal, emit }) => {
       if (options["follow"] !== true) return TE.left(invalidInput([{ field: "--follow", message: "is required: events are a stream to follow; `audit` lists past entries" }]));
-      const query = Object.fromEntries(
-        (
-          [
-            ["types", options["types"]],
-            ["alias", options["alias"]],
-            ["lastEventId", options["since-id"]],
-          ] as const
-        ).flatMap(([name, value]) => (value === undefined ? [] : [[name, value]])),
-      );
+      const query = queryOf(options, { types: "types", alias: "alias", "since-id": "lastEventId" });
       const deliver = (item: FeedItem): void =>
         item._tag === "reset"
           ? emit({ reset: true }, "(events before this point were dropped by retention: read the state again)")
