@@ -330,7 +330,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
               const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice("data:".length).trimStart()).join("\n");
               if (event === "reset") deliver({ _tag: "reset" });
               else if (data !== "") {
-                const decoded = E.chain((parsed: unknown) => CloudEventCodec.decode(parsed))(E.tryCatch(() => JSON.parse(data) as unknown, () => []));
+                // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.
+                const decoded = json(CloudEventCodec, { status: response.statusCode ?? 0, text: data });
                 if (E.isRight(decoded)) deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
               }
             }
