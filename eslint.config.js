@@ -1,7 +1,10 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-const PUBLIC_ENTRY_ONLY = { regex: "^@sdwan-connections/[^/]+/(src|dist)/", message: "Import a package's public entry point." };
+const PUBLIC_ENTRY_ONLY = {
+  regex: "^@sdwan-connections/[^/]+/(src|dist)/",
+  message: "Import a package's public entry point.",
+};
 const PRODUCTION_ADAPTERS = ["secrets", "storage-lowdb", "storage-postgres", "orchestrator-portal"];
 const ADAPTERS = [...PRODUCTION_ADAPTERS, "orchestrator-simulator"];
 const DRIVERS = ["http-express", "cli"];
@@ -24,7 +27,8 @@ const NO_PROMISE_OF_EITHER = {
     "TSTypeParameterInstantiation",
     "TSTypeReference:matches([typeName.name='Either'], [typeName.right.name='Either'])",
   ].join(" > "),
-  message: "Failures are values: answer a TaskEither (TE.TaskEither<E, A>, a `() => Promise<Either>` the caller runs), not a Promise<Either>.",
+  message:
+    "Failures are values: answer a TaskEither (TE.TaskEither<E, A>, a `() => Promise<Either>` the caller runs), not a Promise<Either>.",
 };
 
 export default tseslint.config(
@@ -56,7 +60,14 @@ export default tseslint.config(
       "packages/bench-kit/src/**",
     ],
     rules: {
-      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Only the composition package's configuration reads the environment." }],
+      "no-restricted-properties": [
+        "error",
+        {
+          object: "process",
+          property: "env",
+          message: "Only the composition package's configuration reads the environment.",
+        },
+      ],
     },
   },
   {
@@ -81,7 +92,12 @@ export default tseslint.config(
     // An adapter knows core (and the shared secrets package), never a driver, the composition or another adapter.
     files: ADAPTERS.map((adapter) => `packages/${adapter}/src/**/*.ts`),
     ignores: ["**/*.spec.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [PUBLIC_ENTRY_ONLY, only(["core", "secrets"], "An adapter imports only core and secrets.")] }] },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [PUBLIC_ENTRY_ONLY, only(["core", "secrets"], "An adapter imports only core and secrets.")] },
+      ],
+    },
   },
   {
     // The composition wires the production adapters into core; the simulator is a test double, never wired.
@@ -90,7 +106,12 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [PUBLIC_ENTRY_ONLY, only(["core", ...PRODUCTION_ADAPTERS], "The composition imports core and the production adapters only.")] },
+        {
+          patterns: [
+            PUBLIC_ENTRY_ONLY,
+            only(["core", ...PRODUCTION_ADAPTERS], "The composition imports core and the production adapters only."),
+          ],
+        },
       ],
     },
   },
@@ -102,18 +123,36 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [PUBLIC_ENTRY_ONLY, only(["core", "composition", "console"], "A driver imports only the composition, core and the console's files.")] },
+        {
+          patterns: [
+            PUBLIC_ENTRY_ONLY,
+            only(
+              ["core", "composition", "console"],
+              "A driver imports only the composition, core and the console's files.",
+            ),
+          ],
+        },
       ],
     },
   },
   {
     // Nothing imports a driver: not a package, not a test (the demo launcher, a showcase of the REST driver, excepted).
-    files: ["packages/*/src/**/*.ts", "packages/*/test/**/*.ts", "packages/*/testing/**/*.ts", "packages/*/bench/**/*.ts"],
+    files: [
+      "packages/*/src/**/*.ts",
+      "packages/*/test/**/*.ts",
+      "packages/*/testing/**/*.ts",
+      "packages/*/bench/**/*.ts",
+    ],
     ignores: ["packages/demo/**", ...DRIVERS.map((driver) => `packages/${driver}/**`)],
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [PUBLIC_ENTRY_ONLY, { regex: `^@sdwan-connections/(${DRIVERS.join("|")})(/|$)`, message: "Nothing imports a driver." }] },
+        {
+          patterns: [
+            PUBLIC_ENTRY_ONLY,
+            { regex: `^@sdwan-connections/(${DRIVERS.join("|")})(/|$)`, message: "Nothing imports a driver." },
+          ],
+        },
       ],
     },
   },
@@ -124,7 +163,14 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [{ regex: "^@sdwan-connections/(?!core/customer$)", message: "The console uses the REST API; of the workspace it imports core/customer only." }] },
+        {
+          patterns: [
+            {
+              regex: "^@sdwan-connections/(?!core/customer$)",
+              message: "The console uses the REST API; of the workspace it imports core/customer only.",
+            },
+          ],
+        },
       ],
     },
   },
@@ -141,7 +187,8 @@ export default tseslint.config(
           patterns: [
             {
               regex: "^(?!(fp-ts|io-ts)(/|$)|node:|\\.{1,2}/)",
-              message: "core/src and core/testing may import only fp-ts, io-ts, node: built-ins and core's own modules.",
+              message:
+                "core/src and core/testing may import only fp-ts, io-ts, node: built-ins and core's own modules.",
             },
           ],
         },

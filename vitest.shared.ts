@@ -16,11 +16,20 @@ export const sharedConfig = defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["{src,testing,contract,test,examples}/**/*.spec.ts"], exclude: ["**/*.int.spec.ts", "**/node_modules/**"] },
+        test: {
+          name: "unit",
+          include: ["{src,testing,contract,test,examples}/**/*.spec.ts"],
+          exclude: ["**/*.int.spec.ts", "**/node_modules/**"],
+        },
       },
       {
         extends: true,
-        test: { name: "int", include: ["{src,testing,contract,test}/**/*.int.spec.ts"], testTimeout: 30_000, hookTimeout: 120_000 },
+        test: {
+          name: "int",
+          include: ["{src,testing,contract,test}/**/*.int.spec.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
       },
     ],
   },

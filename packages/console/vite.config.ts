@@ -20,7 +20,10 @@ const precompress = (): Plugin => ({
     for (const file of Object.values(bundle)) {
       const bytes = Buffer.from(file.type === "chunk" ? file.code : file.source);
       if (!COMPRESSIBLE.test(file.fileName) || bytes.length < MIN_BYTES) continue;
-      await writeFile(join(outDir, `${file.fileName}.br`), brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+      await writeFile(
+        join(outDir, `${file.fileName}.br`),
+        brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+      );
       await writeFile(join(outDir, `${file.fileName}.gz`), gzipSync(bytes, { level: 9 }));
     }
   },

@@ -73,5 +73,10 @@ export const machineLine = async (): Promise<string> => {
   return `Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${new Date().toISOString().slice(0, 10)}`;
 };
 
-export { SERVICE_SOURCES_ENV, startServiceProcess, startSimulatorProcess, type ServiceProcess } from "./service-process.js";
+export {
+  SERVICE_SOURCES_ENV,
+  startServiceProcess,
+  startSimulatorProcess,
+  type ServiceProcess,
+} from "./service-process.js";
 export { measureMemory, runAutocannon, type AutocannonSummary } from "./load.js";

@@ -9,7 +9,9 @@ const SERVICE_MAIN = fileURLToPath(new URL("../../http-express/src/main.ts", imp
  * What a process running the REST service's sources through tsx needs in its environment: tsx applies a
  * tsconfig only to the files it includes, and http-express's (whose classes use decorators) includes its own.
  */
-export const SERVICE_SOURCES_ENV = { TSX_TSCONFIG_PATH: fileURLToPath(new URL("../../http-express/tsconfig.json", import.meta.url)) };
+export const SERVICE_SOURCES_ENV = {
+  TSX_TSCONFIG_PATH: fileURLToPath(new URL("../../http-express/tsconfig.json", import.meta.url)),
+};
 const SIMULATOR_MAIN = fileURLToPath(new URL("../../orchestrator-simulator/src/main.ts", import.meta.url));
 
 export interface ServiceProcess {
@@ -17,7 +19,11 @@ export interface ServiceProcess {
   /** The process's id, to read its memory (`/proc/<pid>/status`). */
   readonly pid: number;
   /** Calls the API as the environment's admin (SDWAN_ADMIN_USER / _PASSWORD). */
-  call(method: string, path: string, options?: { readonly body?: unknown }): Promise<{ status: number; headers: Headers; text: string; json<T = unknown>(): T }>;
+  call(
+    method: string,
+    path: string,
+    options?: { readonly body?: unknown },
+  ): Promise<{ status: number; headers: Headers; text: string; json<T = unknown>(): T }>;
   /** Everything the process wrote so far (stdout and stderr). */
   output(): string;
   /** SIGKILL: no drain, no flush, as a crash. */
@@ -29,7 +35,14 @@ export interface ServiceProcess {
 /** `pnpm start`'s service (sources through tsx) on 127.0.0.1, a free port, configured by `env`. */
 export const startServiceProcess = async (env: Record<string, string>): Promise<ServiceProcess> => {
   const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SERVICE_MAIN], {
-    env: { PATH: process.env["PATH"] ?? "", ...SERVICE_SOURCES_ENV, SDWAN_HOST: "127.0.0.1", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      ...SERVICE_SOURCES_ENV,
+      SDWAN_HOST: "127.0.0.1",
+      SDWAN_PORT: "0",
+      SDWAN_LOG_LEVEL: "warn",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -71,10 +84,16 @@ export const startServiceProcess = async (env: Record<string, string>): Promise<
  * The orchestrator simulator in a child process with one partner of `enterprises` generated customers
  * (`--generate 1:<enterprises>`), so that its memory is not the benchmark's.
  */
-export const startSimulatorProcess = async (enterprises: number): Promise<{ readonly url: string; readonly child: ChildProcess }> => {
-  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SIMULATOR_MAIN, "--port", "0", "--generate", `1:${enterprises}`], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+export const startSimulatorProcess = async (
+  enterprises: number,
+): Promise<{ readonly url: string; readonly child: ChildProcess }> => {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=sdwan-source", "--import", "tsx", SIMULATOR_MAIN, "--port", "0", "--generate", `1:${enterprises}`],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let out = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on("data", (chunk: Buffer) => {

@@ -24,13 +24,23 @@ const BIN = fileURLToPath(new URL("../dist/pack/lib/main.js", import.meta.url));
 const MASTER_KEY = Buffer.alloc(32, 7).toString("base64");
 const discard = { isTTY: false, write: () => true };
 
-const entriesOf = (size: number) => Array.from({ length: size }, (_, i) => ({ alias: `conn-${i}`, orchestratorUrl: `https://vco${i % 97}.example.net/` }));
+const entriesOf = (size: number) =>
+  Array.from({ length: size }, (_, i) => ({
+    alias: `conn-${i}`,
+    orchestratorUrl: `https://vco${i % 97}.example.net/`,
+  }));
 // Short keys: Linux takes at most 6 MiB of environment and arguments at exec (100,000 variables of 40 bytes fit).
-const keysOf = (size: number): Record<string, string> => Object.fromEntries(Array.from({ length: size }, (_, i) => [`SDWAN_APIKEY_CONN_2D${i}`, `${i}`.padStart(20, "k")]));
+const keysOf = (size: number): Record<string, string> =>
+  Object.fromEntries(Array.from({ length: size }, (_, i) => [`SDWAN_APIKEY_CONN_2D${i}`, `${i}`.padStart(20, "k")]));
 
 const applyOnce = async (file: string, env: Record<string, string>): Promise<number> => {
   const started = performance.now();
-  const code = await runCli(["apply", "-f", file, "--force"], { stdout: discard, stderr: { isTTY: false, write: (text: string) => process.stderr.write(text) }, readSecret: async () => undefined, env });
+  const code = await runCli(["apply", "-f", file, "--force"], {
+    stdout: discard,
+    stderr: { isTTY: false, write: (text: string) => process.stderr.write(text) },
+    readSecret: async () => undefined,
+    env,
+  });
   if (code !== 0) throw new Error(`apply exited ${code}`);
   return performance.now() - started;
 };
@@ -42,11 +52,26 @@ const applyOnce = async (file: string, env: Record<string, string>): Promise<num
  */
 const applyAsProcess = async (root: string, file: string, env: Record<string, string>): Promise<number> => {
   const variables = join(root, "variables.sh");
-  await writeFile(variables, Object.entries(env).map(([name, value]) => `${name}='${value}'\n`).join(""));
+  await writeFile(
+    variables,
+    Object.entries(env)
+      .map(([name, value]) => `${name}='${value}'\n`)
+      .join(""),
+  );
   const started = performance.now();
   const child = spawn(
     "/bin/sh",
-    ["-c", 'ulimit -s 65536 && set -a && . "$0" && exec "$@"', variables, process.execPath, BIN, "apply", "-f", file, "--force"],
+    [
+      "-c",
+      'ulimit -s 65536 && set -a && . "$0" && exec "$@"',
+      variables,
+      process.execPath,
+      BIN,
+      "apply",
+      "-f",
+      file,
+      "--force",
+    ],
     { env: { PATH: process.env["PATH"] ?? "" }, stdio: ["ignore", "ignore", "inherit"] },
   );
   const [code] = (await once(child, "exit")) as [number | null];
@@ -62,7 +87,10 @@ for (const size of SIZES) {
   const root = await mkdtemp(join(tmpdir(), "sdwan-apply-bench-"));
   try {
     const keys = keysOf(size);
-    const entries = entriesOf(size).map((entry) => ({ ...entry, apiKey: `env:SDWAN_APIKEY_CONN_2D${entry.alias.slice(5)}` }));
+    const entries = entriesOf(size).map((entry) => ({
+      ...entry,
+      apiKey: `env:SDWAN_APIKEY_CONN_2D${entry.alias.slice(5)}`,
+    }));
     const file = join(root, "connections.json");
     await writeFile(file, JSON.stringify({ connections: entries }));
     const env = { SDWAN_DATA_DIR: join(root, "data"), SDWAN_LOG_LEVEL: "error", SDWAN_MASTER_KEY: MASTER_KEY, ...keys };
@@ -70,7 +98,14 @@ for (const size of SIZES) {
     const again = await applyOnce(file, env);
     inProcess.set(size, first);
     const fileBytes = (await stat(file)).size;
-    rows.push([size.toLocaleString("en"), `${(fileBytes / 2 ** 20).toFixed(1)} MiB`, (first / 1000).toFixed(1), Math.round(size / (first / 1000)), (again / 1000).toFixed(1), Math.round(size / (again / 1000))]);
+    rows.push([
+      size.toLocaleString("en"),
+      `${(fileBytes / 2 ** 20).toFixed(1)} MiB`,
+      (first / 1000).toFixed(1),
+      Math.round(size / (first / 1000)),
+      (again / 1000).toFixed(1),
+      Math.round(size / (again / 1000)),
+    ]);
     process.stdout.write(`${size}: ${first.toFixed(0)} ms, again ${again.toFixed(0)} ms\n`);
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -84,10 +119,22 @@ for (const size of PROCESS_SIZES) {
     // The file `export` writes: YAML, each key `env:SDWAN_APIKEY_<ALIAS>`.
     const file = join(root, "connections.yaml");
     await writeFile(file, await exportConfiguration(entriesOf(size), "yaml"));
-    const env = { SDWAN_DATA_DIR: join(root, "data"), SDWAN_LOG_LEVEL: "error", SDWAN_MASTER_KEY: MASTER_KEY, ...keysOf(size) };
+    const env = {
+      SDWAN_DATA_DIR: join(root, "data"),
+      SDWAN_LOG_LEVEL: "error",
+      SDWAN_MASTER_KEY: MASTER_KEY,
+      ...keysOf(size),
+    };
     const took = await applyAsProcess(root, file, env);
     const baseline = inProcess.get(size) as number;
-    processRows.push([size.toLocaleString("en"), size.toLocaleString("en"), (took / 1000).toFixed(1), Math.round(size / (took / 1000)), (baseline / 1000).toFixed(1), `${(took / baseline).toFixed(2)}×`]);
+    processRows.push([
+      size.toLocaleString("en"),
+      size.toLocaleString("en"),
+      (took / 1000).toFixed(1),
+      Math.round(size / (took / 1000)),
+      (baseline / 1000).toFixed(1),
+      `${(took / baseline).toFixed(2)}×`,
+    ]);
     process.stdout.write(`process, ${size}: ${took.toFixed(0)} ms (in this process ${baseline.toFixed(0)} ms)\n`);
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -95,8 +142,22 @@ for (const size of PROCESS_SIZES) {
 }
 
 const table = markdownTable(["connections", "file", "apply s", "entries/s", "again (unchanged) s", "entries/s"], rows);
-const processTable = markdownTable(["connections (YAML, as export writes)", "SDWAN_APIKEY_… variables", "apply as a process s", "entries/s", "in this process s (JSON, above)", "ratio"], processRows);
+const processTable = markdownTable(
+  [
+    "connections (YAML, as export writes)",
+    "SDWAN_APIKEY_… variables",
+    "apply as a process s",
+    "entries/s",
+    "in this process s (JSON, above)",
+    "ratio",
+  ],
+  processRows,
+);
 process.stdout.write(`${table}\n\n${processTable}\n`);
 // Issue 19 wants these figures with the other pressure results; the section's text is in docs/reliability.md.
 const load = `load average ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] as number).toFixed(1)} at the end`;
-await writeBenchmarkSection("reliability:apply-size", `Last run, ${await machineLine()}, ${load}:\n\n${table}\n\nAs a process:\n\n${processTable}\n`, RELIABILITY_FILE);
+await writeBenchmarkSection(
+  "reliability:apply-size",
+  `Last run, ${await machineLine()}, ${load}:\n\n${table}\n\nAs a process:\n\n${processTable}\n`,
+  RELIABILITY_FILE,
+);

@@ -8,7 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { machineLine, markdownTable, median, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  percentile,
+  timeEach,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 
 const BIN = fileURLToPath(new URL("../dist/pack/lib/main.js", import.meta.url));
 const ROUNDS = 40;
@@ -20,8 +27,13 @@ try {
   const env = { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: join(dataDir, "data"), SDWAN_LOG_LEVEL: "warn" };
   const aliases = Array.from({ length: CONNECTIONS }, (_, i) => `conn-${i}`);
   const file = join(dataDir, "connections.yaml");
-  await writeFile(file, `connections:\n${aliases.map((alias, i) => `  - alias: ${alias}\n    orchestratorUrl: https://vco${i % 7}.example.net/\n    apiKey: env:SDWAN_APIKEY_C${i}\n`).join("")}`);
-  await run(process.execPath, [BIN, "apply", "-f", file, "--force"], { env: { ...env, ...Object.fromEntries(aliases.map((_, i) => [`SDWAN_APIKEY_C${i}`, `key-${i}`])) } });
+  await writeFile(
+    file,
+    `connections:\n${aliases.map((alias, i) => `  - alias: ${alias}\n    orchestratorUrl: https://vco${i % 7}.example.net/\n    apiKey: env:SDWAN_APIKEY_C${i}\n`).join("")}`,
+  );
+  await run(process.execPath, [BIN, "apply", "-f", file, "--force"], {
+    env: { ...env, ...Object.fromEntries(aliases.map((_, i) => [`SDWAN_APIKEY_C${i}`, `key-${i}`])) },
+  });
 
   const commands = {
     "node -e ''": ["-e", ""],
@@ -31,7 +43,8 @@ try {
   };
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [name, args] of Object.entries(commands)) samples[name]?.push(...(await timeEach(1, () => run(process.execPath, args, { env }))));
+    for (const [name, args] of Object.entries(commands))
+      samples[name]?.push(...(await timeEach(1, () => run(process.execPath, args, { env }))));
   }
   const baseline = median(samples["node -e ''"] ?? []);
   const rows = Object.entries(samples).map(([name, durations]) => [

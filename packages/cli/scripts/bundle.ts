@@ -19,7 +19,10 @@ const esModules: Plugin = {
   name: "fp-ts-es6",
   setup: (plugin) =>
     plugin.onResolve({ filter: /^(fp-ts|io-ts)(\/lib\/.*)?$/ }, (args) =>
-      plugin.resolve(args.path.includes("/lib/") ? args.path.replace("/lib/", "/es6/") : `${args.path}/es6/index.js`, { kind: args.kind, resolveDir: args.resolveDir }),
+      plugin.resolve(args.path.includes("/lib/") ? args.path.replace("/lib/", "/es6/") : `${args.path}/es6/index.js`, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+      }),
     ),
 };
 
@@ -38,7 +41,9 @@ await build({
   // pg's optional native binding, which nothing here uses.
   external: ["pg-native"],
   // Bundled CommonJS packages (pg, pino) call require: give every chunk one.
-  banner: { js: 'import { createRequire as __sdwanRequire } from "node:module"; const require = __sdwanRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __sdwanRequire } from "node:module"; const require = __sdwanRequire(import.meta.url);',
+  },
   plugins: [esModules],
   logLevel: "warning",
 });

@@ -5,7 +5,16 @@ import type { ConnectionService, DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import packageJson from "../package.json" with { type: "json" };
-import { COMMANDS, describeForCli, OUTPUT_OPTIONS, stopExitCode, type Command, type CommandOutput, type CommandSpec, type OptionSpec } from "./commands.js";
+import {
+  COMMANDS,
+  describeForCli,
+  OUTPUT_OPTIONS,
+  stopExitCode,
+  type Command,
+  type CommandOutput,
+  type CommandSpec,
+  type OptionSpec,
+} from "./commands.js";
 import { CONFIG_COMMANDS, resolveContext, serviceEndpoint, type ConfigCommand } from "./context-commands.js";
 import { isServiceContext } from "./contexts.js";
 import { bashCompletion, zshCompletion } from "./completion.js";
@@ -44,7 +53,11 @@ export interface CliIo {
 
 /** Commands that need neither the store nor the service; `config` loads the configuration (and the composition) when called. */
 interface LocalCommand extends CommandSpec {
-  print(args: readonly string[], env: Readonly<Record<string, string | undefined>> | undefined, options: Options): TaskEither<string, CommandOutput>;
+  print(
+    args: readonly string[],
+    env: Readonly<Record<string, string | undefined>> | undefined,
+    options: Options,
+  ): TaskEither<string, CommandOutput>;
 }
 
 const LOCAL_COMMANDS: readonly LocalCommand[] = [
@@ -53,14 +66,17 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
     summary: "the effective settings: where the store is, the timeouts, the limits (never a secret)",
     args: [],
     options: OUTPUT_OPTIONS,
-    notes: "From the same SDWAN_* variables as the service (docs/interface.md §6); the data directory is shown resolved, saying whether it is the default (./data in the current directory). Keys and passwords are never shown: only whether they are set.",
+    notes:
+      "From the same SDWAN_* variables as the service (docs/interface.md §6); the data directory is shown resolved, saying whether it is the default (./data in the current directory). Keys and passwords are never shown: only whether they are set.",
     print: (_args, env) => async () => {
       const { loadConfig, locateStore, processEnvironment } = await composition();
       // The current context's store, as a command would use it.
       const chosen = await resolveContext(env ?? processEnvironment(), undefined)();
       if (E.isLeft(chosen)) return chosen;
       const config = loadConfig(chosen.right.env);
-      return E.isLeft(config) ? config : E.right(describeSettings(config.right, await locateStore(config.right), chosen.right.context));
+      return E.isLeft(config)
+        ? config
+        : E.right(describeSettings(config.right, await locateStore(config.right), chosen.right.context));
     },
   },
   {
@@ -69,10 +85,12 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
     args: ["bash|zsh"],
     options: {},
     notes: `bash: ${PROGRAM} completion bash > /etc/bash_completion.d/${PROGRAM}; zsh: source <(${PROGRAM} completion zsh)`,
-    print: ([shell]) => async () =>
-      shell === "bash" || shell === "zsh"
-        ? E.right({ message: (shell === "bash" ? bashCompletion : zshCompletion)(ALL_COMMANDS) })
-        : E.left(`completion: the shell must be bash or zsh, not '${shell}'`),
+    print:
+      ([shell]) =>
+      async () =>
+        shell === "bash" || shell === "zsh"
+          ? E.right({ message: (shell === "bash" ? bashCompletion : zshCompletion)(ALL_COMMANDS) })
+          : E.left(`completion: the shell must be bash or zsh, not '${shell}'`),
   },
 ];
 
@@ -81,14 +99,22 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
 const composition = () => import("@sdwan-connections/composition/open-service");
 
 const ALL_COMMANDS: readonly CommandSpec[] = [...COMMANDS, ...LOCAL_COMMANDS, ...CONFIG_COMMANDS];
-const findCommand = (name: string | undefined): CommandSpec | undefined => ALL_COMMANDS.find((candidate) => candidate.name === name);
+const findCommand = (name: string | undefined): CommandSpec | undefined =>
+  ALL_COMMANDS.find((candidate) => candidate.name === name);
 
 // How many single-character edits turn one word into the other (Levenshtein).
 const editDistance = (a: string, b: string): number => {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i += 1) {
     const row = [i];
-    for (let j = 1; j <= b.length; j += 1) row.push(Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    for (let j = 1; j <= b.length; j += 1)
+      row.push(
+        Math.min(
+          (previous[j] ?? 0) + 1,
+          (row[j - 1] ?? 0) + 1,
+          (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+        ),
+      );
     previous = row;
   }
   return previous[b.length] ?? 0;
@@ -96,20 +122,33 @@ const editDistance = (a: string, b: string): number => {
 
 /** An unknown command in words, with the closest command when one is a typo away (`lsit`: did you mean `list`?). */
 const unknownCommand = (name: string): string => {
-  const visible = ALL_COMMANDS.filter((command) => command.hidden !== true && !command.name.includes(" ")).map((command) => command.name);
-  const [closest] = visible.map((candidate) => ({ candidate, distance: editDistance(name, candidate) })).sort((x, y) => x.distance - y.distance);
+  const visible = ALL_COMMANDS.filter((command) => command.hidden !== true && !command.name.includes(" ")).map(
+    (command) => command.name,
+  );
+  const [closest] = visible
+    .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
+    .sort((x, y) => x.distance - y.distance);
   return `unknown command '${name}'${closest !== undefined && closest.distance <= 2 ? `; did you mean '${closest.candidate}'?` : ""}`;
 };
 
 // Every command that works on connections runs in a context: the current one, or the one --context names.
-const CONTEXT_OPTION: Record<string, OptionSpec> = { context: { type: "string", value: "name", description: "run in this context instead of the current one (see config get-contexts)" } };
-const optionsOf = (command: CommandSpec): Readonly<Record<string, OptionSpec>> => (COMMANDS.includes(command as Command) ? { ...command.options, ...CONTEXT_OPTION } : command.options);
+const CONTEXT_OPTION: Record<string, OptionSpec> = {
+  context: {
+    type: "string",
+    value: "name",
+    description: "run in this context instead of the current one (see config get-contexts)",
+  },
+};
+const optionsOf = (command: CommandSpec): Readonly<Record<string, OptionSpec>> =>
+  COMMANDS.includes(command as Command) ? { ...command.options, ...CONTEXT_OPTION } : command.options;
 
 const usageOf = (command: CommandSpec): string =>
   [
     `${PROGRAM} ${command.name}`,
     ...command.args.map((arg) => `<${arg}>`),
-    ...Object.entries(optionsOf(command)).map(([name, spec]) => (spec.type === "string" ? `[--${name} <${spec.value ?? "value"}>]` : `[--${name}]`)),
+    ...Object.entries(optionsOf(command)).map(([name, spec]) =>
+      spec.type === "string" ? `[--${name} <${spec.value ?? "value"}>]` : `[--${name}]`,
+    ),
   ].join(" ");
 
 const commandHelp = (command: CommandSpec): string =>
@@ -121,10 +160,12 @@ const commandHelp = (command: CommandSpec): string =>
     "Options:",
     table(
       ["", ""],
-      [...Object.entries(optionsOf(command)), ["help", { description: "show this help" }] as const].map(([name, spec]) => [
-        `  ${"short" in spec && spec.short !== undefined ? `-${spec.short}, ` : ""}--${name}`,
-        spec.description,
-      ]),
+      [...Object.entries(optionsOf(command)), ["help", { description: "show this help" }] as const].map(
+        ([name, spec]) => [
+          `  ${"short" in spec && spec.short !== undefined ? `-${spec.short}, ` : ""}--${name}`,
+          spec.description,
+        ],
+      ),
     )
       .split("\n")
       .slice(1)
@@ -172,7 +213,12 @@ type Options = Record<string, string | boolean | undefined>;
 /** What the command line asks for, or a usage error (its message, and the command whose help helps). */
 type Parsed =
   | { readonly kind: "text"; readonly text: string }
-  | { readonly kind: "run"; readonly command: CommandSpec; readonly args: readonly string[]; readonly options: Options };
+  | {
+      readonly kind: "run";
+      readonly command: CommandSpec;
+      readonly args: readonly string[];
+      readonly options: Options;
+    };
 interface UsageError {
   readonly message: string;
   readonly command?: CommandSpec;
@@ -180,42 +226,63 @@ interface UsageError {
 
 // The options of a command as parseArgs takes them, with --help.
 const parserOptions = (command: CommandSpec) => ({
-  ...Object.fromEntries(Object.entries(optionsOf(command)).map(([option, spec]) => [option, { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }) }])),
+  ...Object.fromEntries(
+    Object.entries(optionsOf(command)).map(([option, spec]) => [
+      option,
+      { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }) },
+    ]),
+  ),
   help: { type: "boolean" as const, short: "h" },
 });
 
 const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed> => {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h") return E.right({ kind: "text", text: HELP });
-  if (name === "--version" || name === "-V" || name === "version") return E.right({ kind: "text", text: `${PROGRAM} ${VERSION}\n` });
+  if (name === "--version" || name === "-V" || name === "version")
+    return E.right({ kind: "text", text: `${PROGRAM} ${VERSION}\n` });
   if (name === "help") {
     // `help`, `help --help` and `help help` are the general help; `help <command>` that command's.
     const [topic] = rest;
-    if (topic === undefined || topic === "--help" || topic === "-h" || topic === "help") return E.right({ kind: "text", text: HELP });
+    if (topic === undefined || topic === "--help" || topic === "-h" || topic === "help")
+      return E.right({ kind: "text", text: HELP });
     const command = findCommand(topic);
-    return command === undefined ? E.left({ message: unknownCommand(topic) }) : E.right({ kind: "text", text: commandHelp(command) });
+    return command === undefined
+      ? E.left({ message: unknownCommand(topic) })
+      : E.right({ kind: "text", text: commandHelp(command) });
   }
   // `config <subcommand>`: the contexts (`config` alone shows the settings).
   const subcommand = name === "config" ? findCommand(`config ${rest[0]}`) : undefined;
   if (subcommand !== undefined) rest.shift();
   const command = subcommand ?? findCommand(name);
-  if (command === undefined) return E.left({ message: name.startsWith("-") ? `unknown option ${name}` : unknownCommand(name) });
+  if (command === undefined)
+    return E.left({ message: name.startsWith("-") ? `unknown option ${name}` : unknownCommand(name) });
   // Not strict: every option token is checked here, so that errors are in this CLI's words, not Node's.
   const specs = parserOptions(command);
-  const { values, positionals, tokens } = parseArgs({ args: [...rest], options: specs, allowPositionals: true, strict: false, tokens: true });
+  const { values, positionals, tokens } = parseArgs({
+    args: [...rest],
+    options: specs,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
   for (const token of tokens) {
     if (token.kind !== "option") continue;
     const spec = (specs as Record<string, { type: "string" | "boolean" } | undefined>)[token.name];
     if (spec === undefined) return E.left({ message: `unknown option ${token.rawName}`, command });
-    if (spec.type === "string" && (token.value === undefined || (token.inlineValue !== true && token.value.startsWith("-")))) {
+    if (
+      spec.type === "string" &&
+      (token.value === undefined || (token.inlineValue !== true && token.value.startsWith("-")))
+    ) {
       return E.left({ message: `${token.rawName} needs a value`, command });
     }
-    if (spec.type === "boolean" && token.value !== undefined) return E.left({ message: `${token.rawName} takes no value`, command });
+    if (spec.type === "boolean" && token.value !== undefined)
+      return E.left({ message: `${token.rawName} takes no value`, command });
   }
   if (values["help"] === true) return E.right({ kind: "text", text: commandHelp(command) });
   if (positionals.length !== command.args.length) {
     return E.left({
-      message: command.args.length === 0 ? `takes no arguments` : `expects ${command.args.map((arg) => `<${arg}>`).join(" ")}`,
+      message:
+        command.args.length === 0 ? `takes no arguments` : `expects ${command.args.map((arg) => `<${arg}>`).join(" ")}`,
       command,
     });
   }
@@ -228,7 +295,10 @@ type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 // -o, or --json, or the default: a table on a terminal, JSON for scripts.
 const outputFormat = (options: Options, stdout: OutputStream): E.Either<string, OutputFormat> => {
   const chosen = options["output"];
-  if (typeof chosen === "string") return (OUTPUT_FORMATS as readonly string[]).includes(chosen) ? E.right(chosen as OutputFormat) : E.left(`-o must be table, json or yaml, not '${chosen}'`);
+  if (typeof chosen === "string")
+    return (OUTPUT_FORMATS as readonly string[]).includes(chosen)
+      ? E.right(chosen as OutputFormat)
+      : E.left(`-o must be table, json or yaml, not '${chosen}'`);
   return E.right(options["json"] === true || stdout.isTTY !== true ? "json" : "table");
 };
 
@@ -240,7 +310,14 @@ const render = async (output: CommandOutput, format: OutputFormat, stdout: Outpu
 };
 
 // A use case's error in this CLI's words: its arguments and options, not the REST API's request fields.
-const CLI_FIELDS: Record<string, string> = { apiKey: "the apiKey (standard input)", orchestratorUrl: "<orchestratorUrl>", alias: "<alias>", body: "input", query: "options", lastEventId: "--since-id" };
+const CLI_FIELDS: Record<string, string> = {
+  apiKey: "the apiKey (standard input)",
+  orchestratorUrl: "<orchestratorUrl>",
+  alias: "<alias>",
+  body: "input",
+  query: "options",
+  lastEventId: "--since-id",
+};
 const inCliWords = (error: DomainError, command: CommandSpec): string => {
   if (error._tag !== "InvalidInput") return describeForCli(error);
   return error.errors
@@ -259,7 +336,8 @@ const inCliWords = (error: DomainError, command: CommandSpec): string => {
 
 const KEY_PROMPT = "apiKey (typing is not shown; Enter ends it): ";
 
-const hintFor = (command: CommandSpec | undefined): string => `see '${PROGRAM}${command === undefined ? "" : ` ${command.name}`} --help'`;
+const hintFor = (command: CommandSpec | undefined): string =>
+  `see '${PROGRAM}${command === undefined ? "" : ` ${command.name}`} --help'`;
 
 /**
  * Runs one command line and answers the exit code. Standard output carries
@@ -292,10 +370,21 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   }
   const run = command as Command;
 
-  const { openService, loadConfig, locateStore, describeMissingStore, offlineOrchestrator, processEnvironment, MASTER_KEY_FILE } = await composition();
+  const {
+    openService,
+    loadConfig,
+    locateStore,
+    describeMissingStore,
+    offlineOrchestrator,
+    processEnvironment,
+    MASTER_KEY_FILE,
+  } = await composition();
   // The environment read once: each read of process.env itself scans all of it.
   const processEnv = io.env ?? processEnvironment();
-  const chosen = await resolveContext(processEnv, typeof options["context"] === "string" ? options["context"] : undefined)();
+  const chosen = await resolveContext(
+    processEnv,
+    typeof options["context"] === "string" ? options["context"] : undefined,
+  )();
   if (E.isLeft(chosen)) return fail(EXIT.usage, chosen.left);
   const { context: inContext, env } = chosen.right;
   const config = loadConfig(env);
@@ -314,12 +403,17 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       keyDir: config.right.apiKeyDir,
       dataDir,
       masterKeyFile: join(dataDir, MASTER_KEY_FILE),
-      masterKeys: [...(config.right.masterKey === undefined ? [] : [config.right.masterKey]), ...config.right.previousMasterKeys].map(({ key }) => key),
+      masterKeys: [
+        ...(config.right.masterKey === undefined ? [] : [config.right.masterKey]),
+        ...config.right.previousMasterKeys,
+      ].map(({ key }) => key),
     },
     signal: stop.signal,
     // A stream's items, each as it comes: a JSON line for scripts (a YAML document of one flow mapping for -o yaml), a line of words for people.
     emit: (data: unknown, line: string) =>
-      io.stdout.write(format.right === "table" ? `${line}\n` : `${format.right === "yaml" ? "---\n" : ""}${JSON.stringify(data)}\n`),
+      io.stdout.write(
+        format.right === "table" ? `${line}\n` : `${format.right === "yaml" ? "---\n" : ""}${JSON.stringify(data)}\n`,
+      ),
   };
   // The command's work, with the progress indicator: its answer on standard output, or its error; the exit code.
   const answer = async (work: TaskEither<DomainError, CommandOutput>): Promise<number> => {
@@ -334,13 +428,27 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const readsKey = run.readsKey?.(options) === true;
 
   if (inContext !== undefined && isServiceContext(inContext)) {
-    if (run.localOnly === true) return fail(EXIT.usage, `${run.name}: is a local-store operation, not one of the service's API (context '${inContext.name}' is ${inContext.server}): run it where the store is, e.g. kubectl exec into the service's pod (docs/deploy.md)`);
-    const password = inContext["token-file"] === undefined && inContext["password-file"] === undefined && inContext.user !== undefined;
+    if (run.localOnly === true)
+      return fail(
+        EXIT.usage,
+        `${run.name}: is a local-store operation, not one of the service's API (context '${inContext.name}' is ${inContext.server}): run it where the store is, e.g. kubectl exec into the service's pod (docs/deploy.md)`,
+      );
+    const password =
+      inContext["token-file"] === undefined && inContext["password-file"] === undefined && inContext.user !== undefined;
     // The completion script asks quietly: never a prompt.
     if (password && (run.hidden === true || io.interactive !== true)) {
-      return run.hidden === true ? EXIT.ok : fail(EXIT.usage, `context '${inContext.name}': no password for ${inContext.user}: standard input is not a terminal; give the context one in a file (config set-context ${inContext.name} --password-file FILE)`);
+      return run.hidden === true
+        ? EXIT.ok
+        : fail(
+            EXIT.usage,
+            `context '${inContext.name}': no password for ${inContext.user}: standard input is not a terminal; give the context one in a file (config set-context ${inContext.name} --password-file FILE)`,
+          );
     }
-    const typed = password ? await io.readSecret(`password of ${inContext.user} at ${inContext.server} (typing is not shown; Enter ends it): `) : undefined;
+    const typed = password
+      ? await io.readSecret(
+          `password of ${inContext.user} at ${inContext.server} (typing is not shown; Enter ends it): `,
+        )
+      : undefined;
     if (password && typed === undefined) return fail(EXIT.interrupted, "cancelled");
     const endpoint = await serviceEndpoint(inContext, typed, config.right.orchestratorTimeoutMs)();
     if (E.isLeft(endpoint)) return fail(EXIT.usage, endpoint.left);
@@ -352,15 +460,26 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   }
 
   // No context, no store named: today's ./data, said once; and never a new store there unasked.
-  const implicit = inContext === undefined && config.right.dataDirFromDefault && store.kind === "lowdb" && (env["SDWAN_STORAGE"] ?? "") === "";
-  if (implicit && run.hidden !== true) io.stderr.write(`${PROGRAM}: no context: using the local store in ${dataDir} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with '${PROGRAM} config set-context'\n`);
+  const implicit =
+    inContext === undefined &&
+    config.right.dataDirFromDefault &&
+    store.kind === "lowdb" &&
+    (env["SDWAN_STORAGE"] ?? "") === "";
+  if (implicit && run.hidden !== true)
+    io.stderr.write(
+      `${PROGRAM}: no context: using the local store in ${dataDir} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with '${PROGRAM} config set-context'\n`,
+    );
   if (store.kind === "lowdb" && !store.exists) {
     // The completion script asks quietly: no store, no aliases.
     if (run.hidden === true) return EXIT.ok;
     const withoutStore = run.withoutStore?.(options);
     if (withoutStore !== undefined) return answer(withoutStore(context));
     if (run.createsStore?.(options) !== true) return fail(EXIT.noStore, describeMissingStore(store));
-    if (implicit) return fail(EXIT.noStore, `${describeMissingStore(store)}; a new store is created only where one is named: a context (${PROGRAM} config set-context NAME --data-dir DIR) or SDWAN_DATA_DIR`);
+    if (implicit)
+      return fail(
+        EXIT.noStore,
+        `${describeMissingStore(store)}; a new store is created only where one is named: a context (${PROGRAM} config set-context NAME --data-dir DIR) or SDWAN_DATA_DIR`,
+      );
     io.stderr.write(`${PROGRAM}: creating a new store in ${store.dataDir}\n`);
   }
 
@@ -369,16 +488,21 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   if (readsKey && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
 
   // Logs go to standard error, and only when asked for (SDWAN_LOG_LEVEL): by default a command says one line of its own, never log lines.
-  const composed = await openService((env["SDWAN_LOG_LEVEL"] ?? "") === "" ? { ...config.right, logLevel: "silent" } : config.right, {
-    logDestination: process.stderr,
-    ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestrator }),
-  })();
+  const composed = await openService(
+    (env["SDWAN_LOG_LEVEL"] ?? "") === "" ? { ...config.right, logLevel: "silent" } : config.right,
+    {
+      logDestination: process.stderr,
+      ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestrator }),
+    },
+  )();
   if (E.isLeft(composed)) return fail(EXIT.usage, composed.left);
   const { service, close } = composed.right;
   try {
     return await answer(run.run({ ...context, service, apiKey }));
   } finally {
     // Once stopped, what is still under way is not waited for (a slow orchestrator): the store's writes are atomic.
-    await (stopExitCode(stop.signal) === undefined ? close() : Promise.race([close(), new Promise((resolve) => setTimeout(resolve, 200))]));
+    await (stopExitCode(stop.signal) === undefined
+      ? close()
+      : Promise.race([close(), new Promise((resolve) => setTimeout(resolve, 200))]));
   }
 };

@@ -93,28 +93,43 @@ export interface Command extends CommandSpec {
   /** Whether SIGINT and SIGTERM are the command's to handle (through `signal`) rather than ending the process at once. */
   readonly stopsCleanly?: boolean;
   /** What it does, with these options, where no store is yet, without creating one (a dry run's plan); undefined: see `createsStore`. */
-  readonly withoutStore?: (options: CommandInput["options"]) => ((input: Omit<CommandInput, "service" | "apiKey">) => TE.TaskEither<DomainError, CommandOutput>) | undefined;
+  readonly withoutStore?: (
+    options: CommandInput["options"],
+  ) => ((input: Omit<CommandInput, "service" | "apiKey">) => TE.TaskEither<DomainError, CommandOutput>) | undefined;
 }
 
 const message = (text: string): CommandOutput => ({ message: text });
 
 export const OUTPUT_OPTIONS: Record<string, OptionSpec> = {
-  output: { type: "string", short: "o", value: "table|json|yaml", description: "the answer's format (default: table on a terminal, json otherwise)" },
+  output: {
+    type: "string",
+    short: "o",
+    value: "table|json|yaml",
+    description: "the answer's format (default: table on a terminal, json otherwise)",
+  },
   json: { type: "boolean", description: "the same as -o json" },
 };
 const KEY_NOTE = "The apiKey is read from standard input: typed at a prompt, not shown, ended by Enter; or piped in.";
 
 const IF_MATCH_OPTION: Record<string, OptionSpec> = {
-  "if-match": { type: "string", value: "version", description: "only if the connection is still at this version (get shows it)" },
+  "if-match": {
+    type: "string",
+    value: "version",
+    description: "only if the connection is still at this version (get shows it)",
+  },
 };
 
 // --if-match as the use case's option; anything but a positive integer is a usage error.
-const expectedVersions = (options: CommandInput["options"]): E.Either<DomainError, { readonly expectedVersions?: ExpectedVersions }> => {
+const expectedVersions = (
+  options: CommandInput["options"],
+): E.Either<DomainError, { readonly expectedVersions?: ExpectedVersions }> => {
   const value = options["if-match"];
   if (value === undefined) return E.right({});
   return pipe(
     typeof value === "string" ? versionFromText(value) : O.none,
-    E.fromOption(() => invalidInput([{ field: "--if-match", message: "must be a connection's version, a positive integer" }])),
+    E.fromOption(() =>
+      invalidInput([{ field: "--if-match", message: "must be a connection's version, a positive integer" }]),
+    ),
     E.map((version) => ({ expectedVersions: [version] })),
   );
 };
@@ -153,12 +168,31 @@ const fieldsOf = (answer: Record<string, unknown>): (readonly [string, string])[
   Object.entries(answer).map(([field, value]) => [label(field), cell(value as string | number | boolean | null)]);
 
 /** A table, or what to say when it has no rows. */
-const tableOrNone = (none: string, headers: readonly string[], rows: readonly (readonly string[])[], width: number): string => (rows.length === 0 ? `${none}\n` : table(headers, rows, width));
+const tableOrNone = (
+  none: string,
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  width: number,
+): string => (rows.length === 0 ? `${none}\n` : table(headers, rows, width));
 
-const AUDIT_COLUMNS = ["at", "actor", "action", "alias", "fields", "forced", "validation", "outcome", "failure"] as const;
+const AUDIT_COLUMNS = [
+  "at",
+  "actor",
+  "action",
+  "alias",
+  "fields",
+  "forced",
+  "validation",
+  "outcome",
+  "failure",
+] as const;
 const auditCell = (entry: AuditEntry, column: (typeof AUDIT_COLUMNS)[number]): string => {
   const value = entry[column];
-  return value instanceof Date ? value.toISOString() : Array.isArray(value) ? value.join(",") : cell(value as string | boolean | null);
+  return value instanceof Date
+    ? value.toISOString()
+    : Array.isArray(value)
+      ? value.join(",")
+      : cell(value as string | boolean | null);
 };
 
 const SYMBOLS: Record<PlanStep["action"], string> = { create: "+", update: "~", delete: "-", unchanged: "=" };
@@ -183,7 +217,9 @@ export const describeForCli = (error: DomainError): string =>
     : describeError(error);
 
 const resultView = (result: StepResult) =>
-  result.outcome === "failed" ? { outcome: result.outcome, reason: describeForCli(result.error) } : { outcome: result.outcome };
+  result.outcome === "failed"
+    ? { outcome: result.outcome, reason: describeForCli(result.error) }
+    : { outcome: result.outcome };
 const NOT_APPLIED: Partial<Record<StepResult["outcome"], string>> = {
   failed: "not applied",
   interrupted: "interrupted (under way when stopped: it may or may not have been applied)",
@@ -217,7 +253,8 @@ const applyExitCode = (results: readonly StepResult[], stopCode: number | undefi
 const APPLY_CONCURRENCY = { forced: 32_768, validated: 8 };
 
 /** The signal's exit code (128 + its number) once the apply was stopped by one. */
-export const stopExitCode = (signal: AbortSignal): number | undefined => (signal.aborted ? (typeof signal.reason === "number" ? signal.reason : EXIT.interrupted) : undefined);
+export const stopExitCode = (signal: AbortSignal): number | undefined =>
+  signal.aborted ? (typeof signal.reason === "number" ? signal.reason : EXIT.interrupted) : undefined;
 
 const CUSTOMER_COLUMNS: readonly (keyof Customer)[] = ["id", "name", "enterpriseId", "city", "country", "bastionState"];
 
@@ -242,12 +279,27 @@ const applyConfiguration = (
         TE.flatMap((connections) => plan(connections, { prune: options["prune"] === true })),
         TE.flatMap((planned) =>
           options["dry-run"] === true || service === undefined
-            ? TE.right<DomainError, CommandOutput>({ data: { plan: planned.steps }, forPeople: () => describePlan(planned.steps) })
+            ? TE.right<DomainError, CommandOutput>({
+                data: { plan: planned.steps },
+                forPeople: () => describePlan(planned.steps),
+              })
             : TE.fromTask(async (): Promise<CommandOutput> => {
                 const force = options["force"] === true;
-                const results = await service.applyPlan(planned, { force, by, signal, concurrency: force ? APPLY_CONCURRENCY.forced : APPLY_CONCURRENCY.validated });
+                const results = await service.applyPlan(planned, {
+                  force,
+                  by,
+                  signal,
+                  concurrency: force ? APPLY_CONCURRENCY.forced : APPLY_CONCURRENCY.validated,
+                });
                 return {
-                  data: { plan: planned.steps, results: results.map((result) => ({ action: result.step.action, alias: result.step.alias, ...resultView(result) })) },
+                  data: {
+                    plan: planned.steps,
+                    results: results.map((result) => ({
+                      action: result.step.action,
+                      alias: result.step.alias,
+                      ...resultView(result),
+                    })),
+                  },
                   forPeople: () => `${describePlan(planned.steps)}\n${describeResults(results)}`,
                   exitCode: applyExitCode(results, stopExitCode(signal)),
                 };
@@ -256,8 +308,15 @@ const applyConfiguration = (
       );
 
 /** The options given, under the names the use case's query knows them by (`--since-id` is `lastEventId`). */
-const queryOf = (options: CommandInput["options"], names: Readonly<Record<string, string>>): Record<string, string | boolean> =>
-  Object.fromEntries(Object.entries(names).flatMap(([option, name]) => (options[option] === undefined ? [] : [[name, options[option] as string | boolean]])));
+const queryOf = (
+  options: CommandInput["options"],
+  names: Readonly<Record<string, string>>,
+): Record<string, string | boolean> =>
+  Object.fromEntries(
+    Object.entries(names).flatMap(([option, name]) =>
+      options[option] === undefined ? [] : [[name, options[option] as string | boolean]],
+    ),
+  );
 
 /** One event in words: when, what, which connection, and what it says. */
 const eventLine = (event: CloudEvent): string => {
@@ -282,12 +341,22 @@ export const COMMANDS: readonly Command[] = [
     run: ({ service }) =>
       TE.map((connections: readonly ConnectionSummary[]): CommandOutput => {
         const data = connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }));
-        return { data, forPeople: (width) => tableOrNone("No connections.", [label("alias"), label("orchestratorUrl")], data.map(({ alias, orchestratorUrl }) => [alias, orchestratorUrl]), width) };
+        return {
+          data,
+          forPeople: (width) =>
+            tableOrNone(
+              "No connections.",
+              [label("alias"), label("orchestratorUrl")],
+              data.map(({ alias, orchestratorUrl }) => [alias, orchestratorUrl]),
+              width,
+            ),
+        };
       })(service.listConnections()),
   },
   {
     name: "get",
-    summary: "one connection as stored: URL, version, when its key was set, the key's fingerprint (the orchestrator is not asked)",
+    summary:
+      "one connection as stored: URL, version, when its key was set, the key's fingerprint (the orchestrator is not asked)",
     args: ["alias"],
     options: OUTPUT_OPTIONS,
     run: ({ service, args: [alias] }) => TE.map(detailsOutput)(service.describeConnection(alias as string)),
@@ -307,7 +376,10 @@ export const COMMANDS: readonly Command[] = [
     notes: KEY_NOTE,
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
       TE.map((outcome: keyof typeof ANSWER_TEXT) => message(`${ANSWER_TEXT[outcome]}\n`))(
-        service.addConnection({ alias, orchestratorUrl, apiKey }, { dryRun: options["dry-run"] === true, force: options["force"] === true, by }),
+        service.addConnection(
+          { alias, orchestratorUrl, apiKey },
+          { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
+        ),
       ),
   },
   {
@@ -331,7 +403,10 @@ export const COMMANDS: readonly Command[] = [
         TE.flatMap((expected) =>
           service.updateConnection(
             alias as string,
-            { ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}), ...(apiKey === undefined ? {} : { apiKey }) },
+            {
+              ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
+              ...(apiKey === undefined ? {} : { apiKey }),
+            },
             { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
           ),
         ),
@@ -343,13 +418,24 @@ export const COMMANDS: readonly Command[] = [
     summary: "ask the orchestrator whether a connection's apiKey is accepted",
     asksOrchestrator: true,
     args: ["alias"],
-    options: { verbose: { type: "boolean", description: "add the key's type or why it is not valid, the version and when the key was set" }, ...OUTPUT_OPTIONS },
+    options: {
+      verbose: {
+        type: "boolean",
+        description: "add the key's type or why it is not valid, the version and when the key was set",
+      },
+      ...OUTPUT_OPTIONS,
+    },
     progress: "asking the orchestrator",
-    notes: "Exits 0 when the key is valid, 5 when the orchestrator refused it, 6 when the orchestrator could not be asked (unreachable, timed out, rate-limited, garbage).",
+    notes:
+      "Exits 0 when the key is valid, 5 when the orchestrator refused it, 6 when the orchestrator could not be asked (unreachable, timed out, rate-limited, garbage).",
     run: ({ service, args: [alias], options }) =>
       TE.map((result: ValidationResult): CommandOutput => {
         const data = validationAnswer(result, options["verbose"] === true);
-        const exitCode = result.valid ? EXIT.ok : result.failure === "OrchestratorRejected" ? EXIT.validationRefused : EXIT.orchestrator;
+        const exitCode = result.valid
+          ? EXIT.ok
+          : result.failure === "OrchestratorRejected"
+            ? EXIT.validationRefused
+            : EXIT.orchestrator;
         // People always see why a key is not valid; scripts get the interface's answer (the reason with --verbose).
         const shown = result.valid || "reason" in data ? data : { ...data, reason: result.reason };
         return { data, forPeople: (width) => record(fieldsOf(shown), width), exitCode };
@@ -363,13 +449,11 @@ export const COMMANDS: readonly Command[] = [
     readsKey: () => true,
     notes: `${KEY_NOTE} Compared in constant time; the orchestrator is not asked. Exits 0 when they match, 9 when they differ.`,
     run: ({ service, args: [alias], apiKey }) =>
-      TE.map(
-        ({ matches }: { readonly matches: boolean }): CommandOutput => ({
-          data: { matches },
-          forPeople: () => (matches ? "The key matches the stored one.\n" : "The key differs from the stored one.\n"),
-          exitCode: matches ? EXIT.ok : EXIT.keyMismatch,
-        }),
-      )(service.checkApiKey(alias as string, { apiKey })),
+      TE.map(({ matches }: { readonly matches: boolean }): CommandOutput => ({
+        data: { matches },
+        forPeople: () => (matches ? "The key matches the stored one.\n" : "The key differs from the stored one.\n"),
+        exitCode: matches ? EXIT.ok : EXIT.keyMismatch,
+      }))(service.checkApiKey(alias as string, { apiKey })),
   },
   {
     name: "delete",
@@ -392,18 +476,16 @@ export const COMMANDS: readonly Command[] = [
     progress: "fetching the customers",
     notes: `The table shows ${CUSTOMER_COLUMNS.join(", ")}; -o json or yaml gives all ${CUSTOMER_FIELDS.length} fields.`,
     run: ({ service, args: [alias] }) =>
-      TE.map(
-        ({ items: customers }: CustomerList): CommandOutput => ({
-          data: customers,
-          forPeople: (width) =>
-            tableOrNone(
-              "No customers.",
-              CUSTOMER_COLUMNS.map(label),
-              customers.map((customer) => CUSTOMER_COLUMNS.map((column) => cell(customer[column]))),
-              width,
-            ),
-        }),
-      )(service.listPartnerCustomers(alias as string)),
+      TE.map(({ items: customers }: CustomerList): CommandOutput => ({
+        data: customers,
+        forPeople: (width) =>
+          tableOrNone(
+            "No customers.",
+            CUSTOMER_COLUMNS.map(label),
+            customers.map((customer) => CUSTOMER_COLUMNS.map((column) => cell(customer[column]))),
+            width,
+          ),
+      }))(service.listPartnerCustomers(alias as string)),
   },
   {
     name: "rotate-master-key",
@@ -411,24 +493,34 @@ export const COMMANDS: readonly Command[] = [
     args: [],
     options: {},
     localOnly: true,
-    notes: "Old keys are listed in SDWAN_MASTER_KEY_PREVIOUS; it can run while the service does. A local-store operation: in a service's context it is refused (exit 2); run it where the store is (kubectl exec into the service's pod).",
+    notes:
+      "Old keys are listed in SDWAN_MASTER_KEY_PREVIOUS; it can run while the service does. A local-store operation: in a service's context it is refused (exit 2); run it where the store is (kubectl exec into the service's pod).",
     run: ({ service, by }) =>
-      TE.map(({ rotated, total }: { rotated: number; total: number }) => message(`Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`))(
-        service.rotateMasterKey({ by }),
-      ),
+      TE.map(({ rotated, total }: { rotated: number; total: number }) =>
+        message(`Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`),
+      )(service.rotateMasterKey({ by })),
   },
   {
     name: "export",
     summary: "the connections as a configuration file for `apply`: keys as env: references, never their values",
     args: [],
-    options: { format: { type: "string", short: "o", value: "yaml|json", description: "the file's format (default yaml); -o is the same, as for the other commands" } },
+    options: {
+      format: {
+        type: "string",
+        short: "o",
+        value: "yaml|json",
+        description: "the file's format (default yaml); -o is the same, as for the other commands",
+      },
+    },
     notes: `Each key becomes env:${KEY_VARIABLE_PREFIX}<ALIAS> (the alias in upper case, every character other than a letter or digit as _ and its hex code: a.b gives ${KEY_VARIABLE_PREFIX}A_2EB); change it to file:PATH to read the key from a file.`,
     run: ({ service, options }) =>
       options["format"] !== undefined && options["format"] !== "yaml" && options["format"] !== "json"
         ? TE.left(invalidInput([{ field: "--format", message: "must be yaml or json" }]))
         : pipe(
             service.listConnections(),
-            TE.flatMap((connections) => TE.fromTask(() => exportConfiguration(connections, options["format"] === "json" ? "json" : "yaml"))),
+            TE.flatMap((connections) =>
+              TE.fromTask(() => exportConfiguration(connections, options["format"] === "json" ? "json" : "yaml")),
+            ),
             TE.map(message),
           ),
   },
@@ -439,10 +531,19 @@ export const COMMANDS: readonly Command[] = [
     stopsCleanly: true,
     args: [],
     options: {
-      file: { type: "string", short: "f", value: "file", description: "the configuration file (YAML or JSON, at most 16 MiB), as `export` writes it" },
+      file: {
+        type: "string",
+        short: "f",
+        value: "file",
+        description: "the configuration file (YAML or JSON, at most 16 MiB), as `export` writes it",
+      },
       "dry-run": { type: "boolean", description: "print the plan only" },
       prune: { type: "boolean", description: "also delete the connections the file does not name" },
-      "require-keys": { type: "boolean", description: "refuse an entry whose key variable is not set (by default it is unchanged if its URL is, its key not checked)" },
+      "require-keys": {
+        type: "boolean",
+        description:
+          "refuse an entry whose key variable is not set (by default it is unchanged if its URL is, its key not checked)",
+      },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...OUTPUT_OPTIONS,
     },
@@ -454,7 +555,8 @@ export const COMMANDS: readonly Command[] = [
       "Applying the same file again changes nothing. Ctrl-C or SIGTERM stops it at once, saying what was applied. A dry run creates nothing: where no store is yet, its plan creates every entry.",
     ].join(" "),
     run: (input) => applyConfiguration(input, input.service.planConfiguration, input.service),
-    withoutStore: (options) => (options["dry-run"] === true ? (input) => applyConfiguration(input, planForNoStore) : undefined),
+    withoutStore: (options) =>
+      options["dry-run"] === true ? (input) => applyConfiguration(input, planForNoStore) : undefined,
   },
   {
     name: "health",
@@ -464,25 +566,23 @@ export const COMMANDS: readonly Command[] = [
     notes:
       "Every validation records its outcome; the REST service also checks in the background when SDWAN_HEALTH_INTERVAL_S is set. The service, its instances and the CLI share the states, and they survive restarts (PostgreSQL: the database; the embedded store: health.json in the data directory).",
     run: ({ service }) =>
-      TE.map(
-        (connections: readonly ConnectionHealth[]): CommandOutput => ({
-          data: connections,
-          forPeople: (width) =>
-            tableOrNone(
-              "No connections.",
-              ["Alias", "State", "Since", "Last check", "Latency (ms)", "Reason"],
-              connections.map(({ alias, state, since, checks: [last] }) => [
-                alias,
-                state,
-                cell(since?.toISOString() ?? null),
-                cell(last?.at.toISOString() ?? null),
-                cell(last?.latencyMs ?? null),
-                cell(last?.reason ?? null),
-              ]),
-              width,
-            ),
-        }),
-      )(service.connectionsHealth()),
+      TE.map((connections: readonly ConnectionHealth[]): CommandOutput => ({
+        data: connections,
+        forPeople: (width) =>
+          tableOrNone(
+            "No connections.",
+            ["Alias", "State", "Since", "Last check", "Latency (ms)", "Reason"],
+            connections.map(({ alias, state, since, checks: [last] }) => [
+              alias,
+              state,
+              cell(since?.toISOString() ?? null),
+              cell(last?.at.toISOString() ?? null),
+              cell(last?.latencyMs ?? null),
+              cell(last?.reason ?? null),
+            ]),
+            width,
+          ),
+      }))(service.connectionsHealth()),
   },
   {
     name: "audit",
@@ -496,35 +596,54 @@ export const COMMANDS: readonly Command[] = [
       ...OUTPUT_OPTIONS,
     },
     run: ({ service, options }) =>
-      TE.map(
-        (page: AuditPage): CommandOutput => ({
-          data: page,
-          forPeople: (width) =>
-            tableOrNone(
-              "No audit entries.",
-              AUDIT_COLUMNS.map(label),
-              page.entries.map((entry) => AUDIT_COLUMNS.map((column) => auditCell(entry, column))),
-              width,
-            ) + (page.next === null ? "" : `more: --before ${page.next}\n`),
-        }),
-      )(service.listAudit(queryOf(options, { alias: "alias", since: "since", limit: "limit", before: "before" }))),
+      TE.map((page: AuditPage): CommandOutput => ({
+        data: page,
+        forPeople: (width) =>
+          tableOrNone(
+            "No audit entries.",
+            AUDIT_COLUMNS.map(label),
+            page.entries.map((entry) => AUDIT_COLUMNS.map((column) => auditCell(entry, column))),
+            width,
+          ) + (page.next === null ? "" : `more: --before ${page.next}\n`),
+      }))(service.listAudit(queryOf(options, { alias: "alias", since: "since", limit: "limit", before: "before" }))),
   },
   {
     name: "events",
     summary: "follows the event stream: changes, health changes and key-expiry warnings as they happen",
     args: [],
     options: {
-      follow: { type: "boolean", short: "f", description: "follow the stream until Ctrl-C (required: `audit` lists what happened before)" },
-      types: { type: "string", value: "types", description: "only these event types, comma-separated, `*` a wildcard (e.g. connection.health.*)" },
-      alias: { type: "string", value: "glob", description: "only the events of connections whose alias matches (any case, `*` a wildcard)" },
-      "since-id": { type: "string", value: "id", description: "first the events after this one (an event's id), then the new ones" },
+      follow: {
+        type: "boolean",
+        short: "f",
+        description: "follow the stream until Ctrl-C (required: `audit` lists what happened before)",
+      },
+      types: {
+        type: "string",
+        value: "types",
+        description: "only these event types, comma-separated, `*` a wildcard (e.g. connection.health.*)",
+      },
+      alias: {
+        type: "string",
+        value: "glob",
+        description: "only the events of connections whose alias matches (any case, `*` a wildcard)",
+      },
+      "since-id": {
+        type: "string",
+        value: "id",
+        description: "first the events after this one (an event's id), then the new ones",
+      },
       ...OUTPUT_OPTIONS,
     },
     notes:
       "Each event is a CloudEvents 1.0 object (docs/interface.md §9): a line of its own, as JSON for scripts (-o json or yaml: one JSON object a line; yaml separates them with ---) or in words on a terminal. Where the stream starts again after events were dropped by retention, a line says so. Works on the local store (seeing the service's writes too) and through a service (GET /events).",
     stopsCleanly: true,
     run: ({ service, options, signal, emit }) => {
-      if (options["follow"] !== true) return TE.left(invalidInput([{ field: "--follow", message: "is required: events are a stream to follow; `audit` lists past entries" }]));
+      if (options["follow"] !== true)
+        return TE.left(
+          invalidInput([
+            { field: "--follow", message: "is required: events are a stream to follow; `audit` lists past entries" },
+          ]),
+        );
       const query = queryOf(options, { types: "types", alias: "alias", "since-id": "lastEventId" });
       const deliver = (item: FeedItem): void =>
         item._tag === "reset"
@@ -534,7 +653,8 @@ export const COMMANDS: readonly Command[] = [
         service.followEvents(query, deliver),
         TE.flatMap((stopFollowing) =>
           TE.fromTask(async (): Promise<CommandOutput> => {
-            if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+            if (!signal.aborted)
+              await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
             stopFollowing();
             return message("");
           }),
@@ -550,7 +670,9 @@ export const COMMANDS: readonly Command[] = [
     hidden: true,
     run: ({ service, args: [what] }) =>
       what === "aliases"
-        ? TE.map((connections: readonly ConnectionSummary[]) => message(connections.map(({ alias }) => `${alias}\n`).join("")))(service.listConnections())
+        ? TE.map((connections: readonly ConnectionSummary[]) =>
+            message(connections.map(({ alias }) => `${alias}\n`).join("")),
+          )(service.listConnections())
         : TE.left(invalidInput([{ field: "<what>", message: "must be aliases" }])),
   },
 ];

@@ -5,7 +5,9 @@ const PROGRAM = "sdwan-connections";
 // A command's options, and its subcommands' names (`config use-context`: `use-context` after `config`).
 const wordsOf = (command: CommandSpec, commands: readonly CommandSpec[]): string =>
   [
-    ...commands.filter((other) => other.name.startsWith(`${command.name} `)).map((other) => other.name.slice(command.name.length + 1)),
+    ...commands
+      .filter((other) => other.name.startsWith(`${command.name} `))
+      .map((other) => other.name.slice(command.name.length + 1)),
     ...Object.keys(command.options).map((option) => `--${option}`),
     "--help",
   ].join(" ");
@@ -23,8 +25,8 @@ export const bashCompletion = (commands: readonly CommandSpec[]): string => {
       command.args[0]?.includes("|") === true
         ? `    ${command.name}) words="${command.args[0].split("|").join(" ")} ${optionWords(command)}" ;;`
         : command.args[0] === "alias"
-        ? `    ${command.name}) if [ "$COMP_CWORD" -eq 2 ]; then words="$(${PROGRAM} __complete aliases 2>/dev/null)"; else words="${optionWords(command)}"; fi ;;`
-        : `    ${command.name}) words="${optionWords(command)}" ;;`,
+          ? `    ${command.name}) if [ "$COMP_CWORD" -eq 2 ]; then words="$(${PROGRAM} __complete aliases 2>/dev/null)"; else words="${optionWords(command)}"; fi ;;`
+          : `    ${command.name}) words="${optionWords(command)}" ;;`,
     )
     .join("\n");
   return `# ${PROGRAM} completion for bash. Install: ${PROGRAM} completion bash > /etc/bash_completion.d/${PROGRAM}
@@ -47,4 +49,5 @@ complete -F _${PROGRAM.replace(/-/g, "_")} ${PROGRAM}
 };
 
 /** The same script, prefixed with what zsh needs to read a bash completion. */
-export const zshCompletion = (commands: readonly CommandSpec[]): string => `autoload -U +X bashcompinit && bashcompinit\n${bashCompletion(commands)}`;
+export const zshCompletion = (commands: readonly CommandSpec[]): string =>
+  `autoload -U +X bashcompinit && bashcompinit\n${bashCompletion(commands)}`;

@@ -1,7 +1,15 @@
 import { constants, type Stats } from "node:fs";
 import { open, readFile, realpath, stat } from "node:fs/promises";
 import { resolve as resolvePath, sep } from "node:path";
-import { invalidInput, strictObject, toFieldErrors, type Connection, type ConnectionSummary, type DomainError, type FieldError } from "@sdwan-connections/core";
+import {
+  invalidInput,
+  strictObject,
+  toFieldErrors,
+  type Connection,
+  type ConnectionSummary,
+  type DomainError,
+  type FieldError,
+} from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
@@ -36,12 +44,21 @@ const KeyReference = new t.Type<string, string, unknown>(
   (input, context) =>
     typeof input === "string" && KEY_REFERENCE.test(input)
       ? t.success(input)
-      : t.failure(input, context, `must be a reference, env:${KEY_VARIABLE_PREFIX}NAME or file:PATH (a key itself never goes in the file)`),
+      : t.failure(
+          input,
+          context,
+          `must be a reference, env:${KEY_VARIABLE_PREFIX}NAME or file:PATH (a key itself never goes in the file)`,
+        ),
   (reference) => reference,
 );
 // One entry per field of a connection: a new field does not compile until the file format has it.
 // `apiKeyExpiresAt` is optional (as in a request body): an entry without it is as before.
-const entryProps = { alias: t.string, orchestratorUrl: t.string, apiKey: KeyReference, apiKeyExpiresAt: t.union([t.string, t.undefined]) } satisfies Record<keyof Connection, t.Mixed>;
+const entryProps = {
+  alias: t.string,
+  orchestratorUrl: t.string,
+  apiKey: KeyReference,
+  apiKeyExpiresAt: t.union([t.string, t.undefined]),
+} satisfies Record<keyof Connection, t.Mixed>;
 const Entry = strictObject("ConfigurationEntry", entryProps, t.type(entryProps));
 const fileProps = { connections: t.array(t.unknown) };
 const ConfigurationFile = strictObject("ConfigurationFile", fileProps, t.type(fileProps));
@@ -57,15 +74,28 @@ export const keyVariable = (alias: string): string =>
   `${KEY_VARIABLE_PREFIX}${alias.toUpperCase().replace(/[^A-Z0-9]/g, (character) => `_${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`)}`;
 
 /** The connections as a configuration file (YAML, or JSON), each key a reference to `keyVariable(alias)`. */
-export const exportConfiguration = async (connections: readonly ConnectionSummary[], format: "yaml" | "json"): Promise<string> => {
-  const document = { connections: connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl, apiKey: `env:${keyVariable(alias)}` })) };
+export const exportConfiguration = async (
+  connections: readonly ConnectionSummary[],
+  format: "yaml" | "json",
+): Promise<string> => {
+  const document = {
+    connections: connections.map(({ alias, orchestratorUrl }) => ({
+      alias,
+      orchestratorUrl,
+      apiKey: `env:${keyVariable(alias)}`,
+    })),
+  };
   return format === "json" ? `${JSON.stringify(document, null, 2)}\n` : (await loadYaml()).stringify(document);
 };
 
 const fieldErrors = (errors: t.Errors, prefix: string): FieldError[] =>
-  toFieldErrors(errors, "file").map((error) => ({ ...error, field: error.field === "file" ? prefix || "--file" : `${prefix}${prefix === "" ? "" : "."}${error.field}` }));
+  toFieldErrors(errors, "file").map((error) => ({
+    ...error,
+    field: error.field === "file" ? prefix || "--file" : `${prefix}${prefix === "" ? "" : "."}${error.field}`,
+  }));
 
-const isWithin = (path: string, directory: string): boolean => path === directory || path.startsWith(directory.endsWith(sep) ? directory : `${directory}${sep}`);
+const isWithin = (path: string, directory: string): boolean =>
+  path === directory || path.startsWith(directory.endsWith(sep) ? directory : `${directory}${sep}`);
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? "error";
 
@@ -75,7 +105,11 @@ const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).c
  * `check`, when given, is asked about the opened file and answers what is wrong with it, if anything.
  */
 const readRegularFile =
-  (path: string, maxBytes: number, check?: (opened: Stats) => Promise<string | undefined>): TaskEither<string, string> =>
+  (
+    path: string,
+    maxBytes: number,
+    check?: (opened: Stats) => Promise<string | undefined>,
+  ): TaskEither<string, string> =>
   async () => {
     let handle;
     try {
@@ -92,7 +126,9 @@ const readRegularFile =
       // Read one byte past the cap: a file that grew since fstat is refused too.
       const buffer = Buffer.alloc(maxBytes + 1);
       const { bytesRead } = await handle.read(buffer, 0, maxBytes + 1, 0);
-      return bytesRead > maxBytes ? E.left(`is larger than ${maxBytes} bytes`) : E.right(buffer.subarray(0, bytesRead).toString("utf8"));
+      return bytesRead > maxBytes
+        ? E.left(`is larger than ${maxBytes} bytes`)
+        : E.right(buffer.subarray(0, bytesRead).toString("utf8"));
     } catch (error) {
       return E.left(`cannot be read (${errorCode(error)})`);
     } finally {
@@ -129,13 +165,18 @@ const guardOf = async (sources: KeySources): Promise<Guard> => {
   const dataDir = await realpath(sources.dataDir).catch(() => resolvePath(sources.dataDir));
   // Read, never created: a dry run creates nothing.
   const masterKeyFile = await stat(sources.masterKeyFile).catch(() => undefined);
-  const ownKey = masterKeyFile === undefined ? [] : keyBytes(await readFile(sources.masterKeyFile, "utf8").catch(() => "")).filter((bytes) => bytes.length === 32);
+  const ownKey =
+    masterKeyFile === undefined
+      ? []
+      : keyBytes(await readFile(sources.masterKeyFile, "utf8").catch(() => "")).filter((bytes) => bytes.length === 32);
   const { keyDir } = sources;
   return {
     keyDir:
       keyDir === undefined
         ? E.left("file: references are refused until SDWAN_APIKEY_DIR names the one directory key files are read from")
-        : await realpath(keyDir).then(E.right, (error: unknown) => E.left(`SDWAN_APIKEY_DIR (${keyDir}) cannot be read (${errorCode(error)})`)),
+        : await realpath(keyDir).then(E.right, (error: unknown) =>
+            E.left(`SDWAN_APIKEY_DIR (${keyDir}) cannot be read (${errorCode(error)})`),
+          ),
     dataDir,
     masterKeyFile,
     masterKeys: [...sources.masterKeys, ...ownKey],
@@ -143,7 +184,8 @@ const guardOf = async (sources: KeySources): Promise<Guard> => {
 };
 
 // Whether a key is one of the master keys written as text (a copy of master.key, SDWAN_MASTER_KEY's value).
-const isMasterKey = (key: string, guard: Guard): boolean => keyBytes(key).some((bytes) => guard.masterKeys.some((masterKey) => masterKey.equals(bytes)));
+const isMasterKey = (key: string, guard: Guard): boolean =>
+  keyBytes(key).some((bytes) => guard.masterKeys.some((masterKey) => masterKey.equals(bytes)));
 
 // Where a key file opened by `path` really is (links resolved; the same file that was opened): in the key directory, not the data directory, not the master key.
 const placeOfKeyFile =
@@ -152,14 +194,22 @@ const placeOfKeyFile =
     const real = await realpath(path);
     const same = await stat(real);
     if (same.ino !== opened.ino || same.dev !== opened.dev) return "changed while it was read";
-    if (isWithin(real, guard.dataDir)) return "is in the data directory (SDWAN_DATA_DIR), which holds the service's own secrets";
-    if (guard.masterKeyFile !== undefined && opened.ino === guard.masterKeyFile.ino && opened.dev === guard.masterKeyFile.dev) return "is the data directory's master key (a hard link to it)";
-    if (!isWithin(real, keyDir)) return `is outside SDWAN_APIKEY_DIR (${keyDir}), the one directory key files are read from`;
+    if (isWithin(real, guard.dataDir))
+      return "is in the data directory (SDWAN_DATA_DIR), which holds the service's own secrets";
+    if (
+      guard.masterKeyFile !== undefined &&
+      opened.ino === guard.masterKeyFile.ino &&
+      opened.dev === guard.masterKeyFile.dev
+    )
+      return "is the data directory's master key (a hard link to it)";
+    if (!isWithin(real, keyDir))
+      return `is outside SDWAN_APIKEY_DIR (${keyDir}), the one directory key files are read from`;
     return undefined;
   };
 
 // Whether a reference names a key variable that is not set.
-const isUnsetKeyVariable = (reference: string, env: KeySources["env"]): boolean => reference.startsWith(`env:${KEY_VARIABLE_PREFIX}`) && (env[reference.slice(4)] ?? "") === "";
+const isUnsetKeyVariable = (reference: string, env: KeySources["env"]): boolean =>
+  reference.startsWith(`env:${KEY_VARIABLE_PREFIX}`) && (env[reference.slice(4)] ?? "") === "";
 
 // A key reference's value: a key variable that is set, or a key file; a line break ending the file is not the key's.
 const referencedKey =
@@ -167,8 +217,13 @@ const referencedKey =
   async () => {
     if (reference.startsWith("env:")) {
       const name = reference.slice(4);
-      if (!name.startsWith(KEY_VARIABLE_PREFIX)) return E.left(`${reference}: only variables named ${KEY_VARIABLE_PREFIX}… hold keys (never a setting of the service)`);
-      return isUnsetKeyVariable(reference, env) ? E.left(`${reference}: the variable is not set`) : E.right(env[name] as string);
+      if (!name.startsWith(KEY_VARIABLE_PREFIX))
+        return E.left(
+          `${reference}: only variables named ${KEY_VARIABLE_PREFIX}… hold keys (never a setting of the service)`,
+        );
+      return isUnsetKeyVariable(reference, env)
+        ? E.left(`${reference}: the variable is not set`)
+        : E.right(env[name] as string);
     }
     if (E.isLeft(guard.keyDir)) return E.left(`${reference}: ${guard.keyDir.left}`);
     const path = resolvePath(guard.keyDir.right, reference.slice(5));
@@ -184,7 +239,8 @@ const resolveReference =
   (reference: string, env: KeySources["env"], guard: Guard): TaskEither<string, string> =>
   async () => {
     const key = await referencedKey(reference, env, guard)();
-    if (E.isRight(key) && isMasterKey(key.right, guard)) return E.left(`${reference}: is a master key of this deployment, never an apiKey`);
+    if (E.isRight(key) && isMasterKey(key.right, guard))
+      return E.left(`${reference}: is a master key of this deployment, never an apiKey`);
     return key;
   };
 
@@ -205,7 +261,9 @@ const parseDocument =
       return E.right(YAML.parse(text, { logLevel: "error" }) as unknown);
     } catch (error) {
       // yaml's messages quote the text around a syntax error: only where it is.
-      return E.left(`is not valid YAML or JSON${error instanceof YAML.YAMLParseError ? ` near line ${error.linePos?.[0]?.line ?? "?"}` : ""}`);
+      return E.left(
+        `is not valid YAML or JSON${error instanceof YAML.YAMLParseError ? ` near line ${error.linePos?.[0]?.line ?? "?"}` : ""}`,
+      );
     }
   };
 
@@ -217,7 +275,11 @@ const parseDocument =
  * finds it unchanged, its key not checked, or says a key is needed), unless `requireKeys`.
  */
 export const readConfiguration =
-  (path: string, sources: KeySources, options: { readonly requireKeys?: boolean } = {}): TaskEither<DomainError, readonly Record<string, string>[]> =>
+  (
+    path: string,
+    sources: KeySources,
+    options: { readonly requireKeys?: boolean } = {},
+  ): TaskEither<DomainError, readonly Record<string, string>[]> =>
   async () => {
     const text = await readRegularFile(path, CONFIGURATION_FILE_MAX_BYTES)();
     const document = E.isLeft(text) ? text : await parseDocument(text.right)();
@@ -236,19 +298,31 @@ export const readConfiguration =
       }
       const earlier = firstUse.get(entry.right.apiKey);
       if (earlier !== undefined) {
-        errors.push({ field: `connections.${index}.apiKey`, message: `is the reference of connections.${earlier} too: each connection has its own key` });
+        errors.push({
+          field: `connections.${index}.apiKey`,
+          message: `is the reference of connections.${earlier} too: each connection has its own key`,
+        });
         continue;
       }
       firstUse.set(entry.right.apiKey, index);
       if (options.requireKeys !== true && isUnsetKeyVariable(entry.right.apiKey, sources.env)) {
-        connections.push({ alias: entry.right.alias, orchestratorUrl: entry.right.orchestratorUrl, keySource: entry.right.apiKey });
+        connections.push({
+          alias: entry.right.alias,
+          orchestratorUrl: entry.right.orchestratorUrl,
+          keySource: entry.right.apiKey,
+        });
         continue;
       }
       const apiKey = await resolveReference(entry.right.apiKey, sources.env, guard)();
       if (E.isLeft(apiKey)) errors.push({ field: `connections.${index}.apiKey`, message: apiKey.left });
       else {
         const { apiKeyExpiresAt, ...named } = entry.right;
-        connections.push({ ...named, ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }), apiKey: apiKey.right, keySource: entry.right.apiKey });
+        connections.push({
+          ...named,
+          ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
+          apiKey: apiKey.right,
+          keySource: entry.right.apiKey,
+        });
       }
     }
     return errors.length === 0 ? E.right(connections) : E.left(invalidInput(errors));

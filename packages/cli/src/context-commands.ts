@@ -3,7 +3,18 @@ import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec } from "./commands.js";
-import { chosenContext, contextFromOptions, contextsPath, describeContext, isServiceContext, readContexts, writeContexts, type Context, type ContextsFile, type ServiceContext } from "./contexts.js";
+import {
+  chosenContext,
+  contextFromOptions,
+  contextsPath,
+  describeContext,
+  isServiceContext,
+  readContexts,
+  writeContexts,
+  type Context,
+  type ContextsFile,
+  type ServiceContext,
+} from "./contexts.js";
 import { table } from "./output.js";
 import type { ServiceEndpoint } from "./rest-service.js";
 
@@ -11,13 +22,20 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** `config <subcommand>`: the contexts, read and written in the user's configuration directory. */
 export interface ConfigCommand extends CommandSpec {
-  print(args: readonly string[], env: Env | undefined, options: Readonly<Record<string, string | boolean | undefined>>): TE.TaskEither<string, CommandOutput>;
+  print(
+    args: readonly string[],
+    env: Env | undefined,
+    options: Readonly<Record<string, string | boolean | undefined>>,
+  ): TE.TaskEither<string, CommandOutput>;
 }
 
-const environment = async (env: Env | undefined): Promise<Env> => env ?? (await import("@sdwan-connections/composition/open-service")).processEnvironment();
+const environment = async (env: Env | undefined): Promise<Env> =>
+  env ?? (await import("@sdwan-connections/composition/open-service")).processEnvironment();
 
 // The contexts file and its path; without HOME or XDG_CONFIG_HOME there is nowhere to keep one.
-const contextsOf = (env: Env | undefined): TE.TaskEither<string, { readonly path: string | undefined; readonly file: ContextsFile }> =>
+const contextsOf = (
+  env: Env | undefined,
+): TE.TaskEither<string, { readonly path: string | undefined; readonly file: ContextsFile }> =>
   pipe(
     TE.fromTask(() => environment(env)),
     TE.flatMap((resolved) => {
@@ -25,22 +43,44 @@ const contextsOf = (env: Env | undefined): TE.TaskEither<string, { readonly path
       return TE.map((file: ContextsFile) => ({ path, file }))(readContexts(path));
     }),
   );
-const writable = (path: string | undefined): E.Either<string, string> => (path === undefined ? E.left("nowhere to keep contexts: set HOME or XDG_CONFIG_HOME") : E.right(path));
+const writable = (path: string | undefined): E.Either<string, string> =>
+  path === undefined ? E.left("nowhere to keep contexts: set HOME or XDG_CONFIG_HOME") : E.right(path);
 const save = (path: string | undefined, file: ContextsFile, said: string): TE.TaskEither<string, CommandOutput> =>
   pipe(
     TE.fromEither(writable(path)),
-    TE.flatMap((to) => TE.tryCatch(() => writeContexts(to, file), (error) => `${to} cannot be written (${(error as NodeJS.ErrnoException).code ?? "error"})`)),
+    TE.flatMap((to) =>
+      TE.tryCatch(
+        () => writeContexts(to, file),
+        (error) => `${to} cannot be written (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      ),
+    ),
     TE.map(() => ({ message: said })),
   );
 
 const SET_OPTIONS: Record<string, OptionSpec> = {
   server: { type: "string", value: "URL", description: "a running service, reached over its REST API" },
   user: { type: "string", value: "name", description: "the service's user (Basic credentials)" },
-  "password-file": { type: "string", value: "file", description: "a file holding the user's password (else it is asked at a prompt, on a terminal)" },
-  "token-file": { type: "string", value: "file", description: "a file holding a bearer token, sent instead of a user and password" },
-  "ca-file": { type: "string", value: "file", description: "PEM CAs to trust for an https: server, besides Node's own" },
+  "password-file": {
+    type: "string",
+    value: "file",
+    description: "a file holding the user's password (else it is asked at a prompt, on a terminal)",
+  },
+  "token-file": {
+    type: "string",
+    value: "file",
+    description: "a file holding a bearer token, sent instead of a user and password",
+  },
+  "ca-file": {
+    type: "string",
+    value: "file",
+    description: "PEM CAs to trust for an https: server, besides Node's own",
+  },
   "data-dir": { type: "string", value: "dir", description: "a local store: the embedded store in this data directory" },
-  "postgres-url-env": { type: "string", value: "variable", description: "a local store: PostgreSQL, its URL in this environment variable" },
+  "postgres-url-env": {
+    type: "string",
+    value: "variable",
+    description: "a local store: PostgreSQL, its URL in this environment variable",
+  },
 };
 
 export const CONFIG_COMMANDS: readonly ConfigCommand[] = [
@@ -58,7 +98,15 @@ export const CONFIG_COMMANDS: readonly ConfigCommand[] = [
           forPeople: (width: number) =>
             contexts.length === 0
               ? "No contexts: commands use the local store (SDWAN_DATA_DIR, else ./data); add one with 'config set-context'.\n"
-              : table(["Current", "Name", "Where"], contexts.map((context) => [context.name === file["current-context"] ? "*" : "", context.name, describeContext(context)]), width),
+              : table(
+                  ["Current", "Name", "Where"],
+                  contexts.map((context) => [
+                    context.name === file["current-context"] ? "*" : "",
+                    context.name,
+                    describeContext(context),
+                  ]),
+                  width,
+                ),
         };
       })(contextsOf(env)),
   },
@@ -70,7 +118,11 @@ export const CONFIG_COMMANDS: readonly ConfigCommand[] = [
     print: (_args, env) =>
       pipe(
         contextsOf(env),
-        TE.flatMap(({ file }) => (file["current-context"] === undefined ? TE.left("no current context: commands use the local store (SDWAN_DATA_DIR, else ./data)") : TE.right({ message: `${file["current-context"]}\n` }))),
+        TE.flatMap(({ file }) =>
+          file["current-context"] === undefined
+            ? TE.left("no current context: commands use the local store (SDWAN_DATA_DIR, else ./data)")
+            : TE.right({ message: `${file["current-context"]}\n` }),
+        ),
       ),
   },
   {
@@ -90,7 +142,8 @@ export const CONFIG_COMMANDS: readonly ConfigCommand[] = [
   },
   {
     name: "config set-context",
-    summary: "add or replace a context: a service (--server, with its credentials) or a local store (--data-dir or --postgres-url-env)",
+    summary:
+      "add or replace a context: a service (--server, with its credentials) or a local store (--data-dir or --postgres-url-env)",
     args: ["name"],
     options: SET_OPTIONS,
     notes:
@@ -104,7 +157,11 @@ export const CONFIG_COMMANDS: readonly ConfigCommand[] = [
             TE.flatMap(({ path, file }) => {
               const others = (file.contexts ?? []).filter((existing) => existing.name !== name);
               const replaced = others.length !== (file.contexts ?? []).length;
-              return save(path, { ...file, "current-context": file["current-context"] ?? context.name, contexts: [...others, context] }, `Context '${name}' ${replaced ? "replaced" : "set"}: ${describeContext(context)}.\n`);
+              return save(
+                path,
+                { ...file, "current-context": file["current-context"] ?? context.name, contexts: [...others, context] },
+                `Context '${name}' ${replaced ? "replaced" : "set"}: ${describeContext(context)}.\n`,
+              );
             }),
           ),
         ),
@@ -117,13 +174,17 @@ export const CONFIG_COMMANDS: readonly ConfigCommand[] = [
  * store (SDWAN_DATA_DIR, or SDWAN_STORAGE=postgres and the URL from the variable it names); without a context,
  * the environment as it is.
  */
-export const resolveContext = (env: Env, name: string | undefined): TE.TaskEither<string, { readonly context: Context | undefined; readonly env: Env }> =>
+export const resolveContext = (
+  env: Env,
+  name: string | undefined,
+): TE.TaskEither<string, { readonly context: Context | undefined; readonly env: Env }> =>
   pipe(
     readContexts(contextsPath(env)),
     TE.flatMap((file) => TE.fromEither(chosenContext(file, name))),
     TE.flatMap((context) => {
       if (context === undefined || isServiceContext(context)) return TE.right({ context, env });
-      if ("data-dir" in context) return TE.right({ context, env: { ...env, SDWAN_STORAGE: "lowdb", SDWAN_DATA_DIR: context["data-dir"] } });
+      if ("data-dir" in context)
+        return TE.right({ context, env: { ...env, SDWAN_STORAGE: "lowdb", SDWAN_DATA_DIR: context["data-dir"] } });
       const url = env[context["postgres-url-env"]] ?? "";
       return url === ""
         ? TE.left(`context '${context.name}': ${context["postgres-url-env"]} is not set (it holds the PostgreSQL URL)`)
@@ -135,21 +196,28 @@ export const resolveContext = (env: Env, name: string | undefined): TE.TaskEithe
 const secretFile = (context: string, option: string, path: string): TE.TaskEither<string, string> =>
   TE.tryCatch(
     async () => (await readFile(path, "utf8")).replace(/\r?\n$/, ""),
-    (error) => `context '${context}': the ${option} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    (error) =>
+      `context '${context}': the ${option} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`,
   );
 
 /**
  * How to reach a service's context: a bearer token from its token file (for the service tokens of SPEC §11,
  * when the service has them), else Basic with the password from its file or as typed; its CA file read.
  */
-export const serviceEndpoint = (context: ServiceContext, typedPassword: string | undefined, orchestratorTimeoutMs: number): TE.TaskEither<string, ServiceEndpoint> =>
+export const serviceEndpoint = (
+  context: ServiceContext,
+  typedPassword: string | undefined,
+  orchestratorTimeoutMs: number,
+): TE.TaskEither<string, ServiceEndpoint> =>
   pipe(
     (context["token-file"] !== undefined
       ? TE.map((token: string) => `Bearer ${token}`)(secretFile(context.name, "token file", context["token-file"]))
       : context.user === undefined
         ? TE.right(undefined)
         : TE.map((password: string) => `Basic ${Buffer.from(`${context.user}:${password}`).toString("base64")}`)(
-            context["password-file"] !== undefined ? secretFile(context.name, "password file", context["password-file"]) : TE.right(typedPassword ?? ""),
+            context["password-file"] !== undefined
+              ? secretFile(context.name, "password file", context["password-file"])
+              : TE.right(typedPassword ?? ""),
           )) as TE.TaskEither<string, string | undefined>,
     TE.flatMap((authorization) =>
       TE.map((ca: string | undefined) => ({
@@ -159,6 +227,10 @@ export const serviceEndpoint = (context: ServiceContext, typedPassword: string |
         ...(ca === undefined ? {} : { ca }),
         // The service's own deadline for the orchestrator, and room for its store.
         timeoutMs: orchestratorTimeoutMs + 30_000,
-      }))(context["ca-file"] === undefined ? TE.right(undefined) : secretFile(context.name, "CA file", context["ca-file"])),
+      }))(
+        context["ca-file"] === undefined
+          ? TE.right(undefined)
+          : secretFile(context.name, "CA file", context["ca-file"]),
+      ),
     ),
   );

@@ -32,19 +32,27 @@ export const CONTEXTS_FILE = join("sdwan-connections", "config.yaml");
 const nonEmpty = new t.Type<string, string, unknown>(
   "non-empty text",
   (input): input is string => typeof input === "string" && input !== "",
-  (input, context) => (typeof input === "string" && input !== "" ? t.success(input) : t.failure(input, context, "must be non-empty text")),
+  (input, context) =>
+    typeof input === "string" && input !== "" ? t.success(input) : t.failure(input, context, "must be non-empty text"),
   (text) => text,
 );
 const httpUrl = new t.Type<string, string, unknown>(
   "URL",
   (input): input is string => typeof input === "string",
-  (input, context) => (typeof input === "string" && URL.canParse(input) && /^https?:$/.test(new URL(input).protocol) ? t.success(input) : t.failure(input, context, "must be an http: or https: URL")),
+  (input, context) =>
+    typeof input === "string" && URL.canParse(input) && /^https?:$/.test(new URL(input).protocol)
+      ? t.success(input)
+      : t.failure(input, context, "must be an http: or https: URL"),
   (text) => text,
 );
 
 const serviceProps = { name: nonEmpty, server: httpUrl };
 const serviceOptional = { user: nonEmpty, "password-file": nonEmpty, "token-file": nonEmpty, "ca-file": nonEmpty };
-const ServiceContext = strictObject("ServiceContext", { ...serviceProps, ...serviceOptional }, t.intersection([t.type(serviceProps), t.partial(serviceOptional)]));
+const ServiceContext = strictObject(
+  "ServiceContext",
+  { ...serviceProps, ...serviceOptional },
+  t.intersection([t.type(serviceProps), t.partial(serviceOptional)]),
+);
 const dataDirProps = { name: nonEmpty, "data-dir": nonEmpty };
 const DataDirContext = strictObject("DataDirContext", dataDirProps, t.type(dataDirProps));
 const postgresProps = { name: nonEmpty, "postgres-url-env": nonEmpty };
@@ -74,7 +82,9 @@ export const readContexts =
     try {
       text = await readFile(path, "utf8");
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "ENOENT" ? E.right({}) : E.left(`${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+      return (error as NodeJS.ErrnoException).code === "ENOENT"
+        ? E.right({})
+        : E.left(`${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
     }
     const YAML = await loadYaml();
     let document: unknown;
@@ -84,7 +94,12 @@ export const readContexts =
       return E.left(`${path} is not valid YAML`);
     }
     const decoded = ContextsFile.decode(document);
-    if (E.isLeft(decoded)) return E.left(`${path}: ${toFieldErrors(decoded.left, "the file").map(({ field, message }) => `${field}: ${message}`).join("; ")}`);
+    if (E.isLeft(decoded))
+      return E.left(
+        `${path}: ${toFieldErrors(decoded.left, "the file")
+          .map(({ field, message }) => `${field}: ${message}`)
+          .join("; ")}`,
+      );
     const names = (decoded.right.contexts ?? []).map(({ name }) => name);
     const repeated = names.find((name, index) => names.indexOf(name) !== index);
     return repeated === undefined ? decoded : E.left(`${path}: context '${repeated}' is defined twice`);
@@ -104,7 +119,9 @@ export const chosenContext = (file: ContextsFile, name: string | undefined): E.E
   if (wanted === undefined) return E.right(undefined);
   const found = (file.contexts ?? []).find((context) => context.name === wanted);
   return found === undefined
-    ? E.left(`no context named '${wanted}'${name === undefined ? " (the current context)" : ""}; see 'sdwan-connections config get-contexts'`)
+    ? E.left(
+        `no context named '${wanted}'${name === undefined ? " (the current context)" : ""}; see 'sdwan-connections config get-contexts'`,
+      )
     : E.right(found);
 };
 
@@ -120,15 +137,27 @@ export const describeContext = (context: Context): string =>
  * A context from `config set-context`'s options: exactly one of --server, --data-dir, --postgres-url-env; the
  * credentials only with --server. Paths are made absolute, so the context means the same from any directory.
  */
-export const contextFromOptions = (name: string, options: Readonly<Record<string, string | boolean | undefined>>): E.Either<string, Context> => {
+export const contextFromOptions = (
+  name: string,
+  options: Readonly<Record<string, string | boolean | undefined>>,
+): E.Either<string, Context> => {
   const text = (option: string) => (typeof options[option] === "string" ? (options[option] as string) : undefined);
   const kinds = ["server", "data-dir", "postgres-url-env"].filter((option) => text(option) !== undefined);
-  if (kinds.length !== 1) return E.left("give exactly one of --server URL, --data-dir DIR or --postgres-url-env VARIABLE");
+  if (kinds.length !== 1)
+    return E.left("give exactly one of --server URL, --data-dir DIR or --postgres-url-env VARIABLE");
   const credentials = ["user", "password-file", "token-file", "ca-file"].filter((option) => text(option) !== undefined);
-  const absolute = (option: string) => (text(option) === undefined ? {} : { [option]: resolvePath(text(option) as string) });
+  const absolute = (option: string) =>
+    text(option) === undefined ? {} : { [option]: resolvePath(text(option) as string) };
   const raw =
     kinds[0] === "server"
-      ? { name, server: text("server"), ...(text("user") === undefined ? {} : { user: text("user") }), ...absolute("password-file"), ...absolute("token-file"), ...absolute("ca-file") }
+      ? {
+          name,
+          server: text("server"),
+          ...(text("user") === undefined ? {} : { user: text("user") }),
+          ...absolute("password-file"),
+          ...absolute("token-file"),
+          ...absolute("ca-file"),
+        }
       : credentials.length > 0
         ? undefined
         : kinds[0] === "data-dir"
@@ -136,5 +165,11 @@ export const contextFromOptions = (name: string, options: Readonly<Record<string
           : { name, "postgres-url-env": text("postgres-url-env") };
   if (raw === undefined) return E.left(`--${credentials[0]} goes with --server only`);
   const decoded = Context.decode(raw);
-  return E.isLeft(decoded) ? E.left(toFieldErrors(decoded.left, "context").map(({ field, message }) => `--${field}: ${message}`).join("; ")) : decoded;
+  return E.isLeft(decoded)
+    ? E.left(
+        toFieldErrors(decoded.left, "context")
+          .map(({ field, message }) => `--${field}: ${message}`)
+          .join("; "),
+      )
+    : decoded;
 };

@@ -3,8 +3,21 @@ import { record, table } from "./output.js";
 
 describe("table", () => {
   it("aligns every column to its widest cell, without trailing spaces", () => {
-    expect(table(["Alias", "URL"], [["lab", "https://a.example.net/"], ["production-east", "https://b.example.net/"]])).toBe(
-      ["Alias            URL", "lab              https://a.example.net/", "production-east  https://b.example.net/", ""].join("\n"),
+    expect(
+      table(
+        ["Alias", "URL"],
+        [
+          ["lab", "https://a.example.net/"],
+          ["production-east", "https://b.example.net/"],
+        ],
+      ),
+    ).toBe(
+      [
+        "Alias            URL",
+        "lab              https://a.example.net/",
+        "production-east  https://b.example.net/",
+        "",
+      ].join("\n"),
     );
   });
 
@@ -17,6 +30,11 @@ describe("table", () => {
 
 describe("record", () => {
   it("shows one answer as labelled lines", () => {
-    expect(record([["Alias", "lab"], ["Orchestrator URL", "https://a.example.net/"]])).toBe("Alias             lab\nOrchestrator URL  https://a.example.net/\n");
+    expect(
+      record([
+        ["Alias", "lab"],
+        ["Orchestrator URL", "https://a.example.net/"],
+      ]),
+    ).toBe("Alias             lab\nOrchestrator URL  https://a.example.net/\n");
   });
 });

@@ -19,7 +19,11 @@ const wrap = (text: string, width: number): string[] => {
  * Columns padded to their widest cell, two spaces apart, under headers in words. The last column is
  * not padded; a value too long for what is left of `width` wraps inside it, continued on the next lines.
  */
-export const table = (headers: readonly string[], rows: readonly (readonly string[])[], width = DEFAULT_WIDTH): string => {
+export const table = (
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  width = DEFAULT_WIDTH,
+): string => {
   const all = [headers, ...rows];
   const last = headers.length - 1;
   const widths = headers.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length)));
@@ -39,10 +43,17 @@ export const table = (headers: readonly string[], rows: readonly (readonly strin
 };
 
 /** One record as `Label  value` lines (a long value wraps under itself): for a single connection or answer. */
-export const record = (fields: readonly (readonly [string, string])[], width = DEFAULT_WIDTH): string => table(["", ""], fields, width).split("\n").slice(1).join("\n");
+export const record = (fields: readonly (readonly [string, string])[], width = DEFAULT_WIDTH): string =>
+  table(["", ""], fields, width).split("\n").slice(1).join("\n");
 
 export const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /** A cell for a value that may be missing (the orchestrator left it out). */
 export const cell = (value: string | number | boolean | null | undefined): string =>
-  value === null || value === undefined || value === "" ? "-" : typeof value === "boolean" ? (value ? "yes" : "no") : String(value);
+  value === null || value === undefined || value === ""
+    ? "-"
+    : typeof value === "boolean"
+      ? value
+        ? "yes"
+        : "no"
+      : String(value);

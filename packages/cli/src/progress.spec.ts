@@ -10,7 +10,12 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("withProgress", () => {
   it("draws a spinner on a terminal while the work is slow, then erases it", async () => {
     const stream = recorder(true);
-    expect(await withProgress(stream, "asking the orchestrator", async () => (await wait(120), "done"), { delayMs: 20, intervalMs: 20 })).toBe("done");
+    expect(
+      await withProgress(stream, "asking the orchestrator", async () => (await wait(120), "done"), {
+        delayMs: 20,
+        intervalMs: 20,
+      }),
+    ).toBe("done");
     expect(stream.written.length).toBeGreaterThan(2);
     expect(stream.written[0]).toMatch(/^\r. asking the orchestrator$/);
     expect(stream.written.at(-1)).toBe("\r\x1b[2K");
@@ -26,7 +31,9 @@ describe("withProgress", () => {
 
   it("erases the spinner when the work fails", async () => {
     const stream = recorder(true);
-    await expect(withProgress(stream, "x", async () => (await wait(60), Promise.reject(new Error("boom"))), { delayMs: 1 })).rejects.toThrow("boom");
+    await expect(
+      withProgress(stream, "x", async () => (await wait(60), Promise.reject(new Error("boom"))), { delayMs: 1 }),
+    ).rejects.toThrow("boom");
     expect(stream.written.at(-1)).toBe("\r\x1b[2K");
   });
 });

@@ -17,7 +17,12 @@ export interface ProgressOptions {
  * longer than `delayMs` (a slow orchestrator), and erasing it afterwards.
  * Nothing is drawn when the stream is not a terminal (scripts, pipes).
  */
-export const withProgress = async <A>(stream: ProgressStream, label: string, work: () => Promise<A>, options: ProgressOptions = {}): Promise<A> => {
+export const withProgress = async <A>(
+  stream: ProgressStream,
+  label: string,
+  work: () => Promise<A>,
+  options: ProgressOptions = {},
+): Promise<A> => {
   if (stream.isTTY !== true) return work();
   let frame = 0;
   let drawn = false;

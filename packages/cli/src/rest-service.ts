@@ -39,7 +39,10 @@ import * as t from "io-ts";
  * write as the user the context signs in as. Planning an apply is done here, from the service's answers
  * (one stored connection and, when the file gives a key, one key check per entry), with core's own planner.
  */
-export type RemoteService = Omit<ConnectionService, "rotateMasterKey" | "recordForbiddenWrite" | "healthMonitor" | "keyExpiryWatch">;
+export type RemoteService = Omit<
+  ConnectionService,
+  "rotateMasterKey" | "recordForbiddenWrite" | "healthMonitor" | "keyExpiryWatch"
+>;
 
 export interface ServiceEndpoint {
   /** The service's base URL (without /rest/plugin/sdwan). */
@@ -67,8 +70,17 @@ interface Answer {
 const Summary = t.type({ alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec });
 // The key's expiry (SPEC §10) is optional: a service from before it answers without.
 const DetailsAnswer = t.intersection([
-  t.type({ alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, version: t.number, apiKeySetAt: t.union([IsoTimeCodec, t.null]), apiKeyFingerprint: t.string }),
-  t.partial({ apiKeyExpiresAt: t.union([IsoTimeCodec, t.null]), apiKeyExpirySource: t.union([t.keyof({ declared: null, token: null, orchestrator: null }), t.null]) }),
+  t.type({
+    alias: AliasCodec,
+    orchestratorUrl: OrchestratorUrlCodec,
+    version: t.number,
+    apiKeySetAt: t.union([IsoTimeCodec, t.null]),
+    apiKeyFingerprint: t.string,
+  }),
+  t.partial({
+    apiKeyExpiresAt: t.union([IsoTimeCodec, t.null]),
+    apiKeyExpirySource: t.union([t.keyof({ declared: null, token: null, orchestrator: null }), t.null]),
+  }),
 ]);
 // The details as core has them: the expiry as one value, when both of its fields are given.
 const Details = new t.Type<ConnectionDetails, unknown, unknown>(
@@ -77,18 +89,44 @@ const Details = new t.Type<ConnectionDetails, unknown, unknown>(
   (input, context) =>
     E.map(({ apiKeyExpiresAt, apiKeyExpirySource, ...details }: t.TypeOf<typeof DetailsAnswer>): ConnectionDetails => ({
       ...details,
-      apiKeyExpiry: apiKeyExpiresAt === undefined || apiKeyExpiresAt === null || apiKeyExpirySource === undefined || apiKeyExpirySource === null ? undefined : { expiresAt: apiKeyExpiresAt, source: apiKeyExpirySource },
+      apiKeyExpiry:
+        apiKeyExpiresAt === undefined ||
+        apiKeyExpiresAt === null ||
+        apiKeyExpirySource === undefined ||
+        apiKeyExpirySource === null
+          ? undefined
+          : { expiresAt: apiKeyExpiresAt, source: apiKeyExpirySource },
     }))(DetailsAnswer.validate(input, context)),
   (details) => details,
 );
-const Validation = t.intersection([Details, t.type({ valid: t.boolean }), t.partial({ type: t.keyof({ partner: null, customer: null }), reason: t.string })]);
-const Check = t.type({ at: IsoTimeCodec, outcome: t.keyof({ valid: null, invalid: null, unreachable: null }), latencyMs: t.number, reason: t.union([t.string, t.null]) });
-const Health = t.type({ alias: AliasCodec, state: t.keyof({ unknown: null, valid: null, invalid: null, unreachable: null }), since: t.union([IsoTimeCodec, t.null]), checks: t.array(Check) });
+const Validation = t.intersection([
+  Details,
+  t.type({ valid: t.boolean }),
+  t.partial({ type: t.keyof({ partner: null, customer: null }), reason: t.string }),
+]);
+const Check = t.type({
+  at: IsoTimeCodec,
+  outcome: t.keyof({ valid: null, invalid: null, unreachable: null }),
+  latencyMs: t.number,
+  reason: t.union([t.string, t.null]),
+});
+const Health = t.type({
+  alias: AliasCodec,
+  state: t.keyof({ unknown: null, valid: null, invalid: null, unreachable: null }),
+  since: t.union([IsoTimeCodec, t.null]),
+  checks: t.array(Check),
+});
 const HealthAnswer = t.type({ connections: t.array(Health) });
-const AuditAnswer = t.type({ entries: t.array(t.intersection([t.type({ at: IsoTimeCodec }), t.UnknownRecord])), next: t.union([t.string, t.null]) });
+const AuditAnswer = t.type({
+  entries: t.array(t.intersection([t.type({ at: IsoTimeCodec }), t.UnknownRecord])),
+  next: t.union([t.string, t.null]),
+});
 const Matches = t.type({ matches: t.boolean });
 const FieldErrors = t.array(t.type({ field: t.string, message: t.string }));
-const ProblemBody = t.intersection([t.type({ type: t.string, detail: t.string }), t.partial({ errors: FieldErrors, failure: t.string })]);
+const ProblemBody = t.intersection([
+  t.type({ type: t.string, detail: t.string }),
+  t.partial({ errors: FieldErrors, failure: t.string }),
+]);
 
 // The problem types of orchestrator errors (SPEC §3), by the error each stands for.
 const ORCHESTRATOR_PROBLEMS: Readonly<Record<string, OrchestratorError["_tag"]>> = {
@@ -110,8 +148,16 @@ const orchestratorError = (_tag: OrchestratorError["_tag"], reason: string): Orc
 const refusalCause = (detail: string, failure: string | undefined): OrchestratorError => {
   // The reason follows the first colon after the quoted alias ("…connection 'x': reason", "…connection 'x' was not saved: reason").
   const reason = detail.replace(/^[^']*'[^']*'[^:]*: /, "");
-  if (failure !== undefined && TAGS.has(failure)) return orchestratorError(failure as OrchestratorError["_tag"], reason);
-  return orchestratorError(/accepts the API key neither|refused to list|not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS|orchestrator URL (is not|must)/.test(reason) ? "OrchestratorRejected" : "OrchestratorUnreachable", reason);
+  if (failure !== undefined && TAGS.has(failure))
+    return orchestratorError(failure as OrchestratorError["_tag"], reason);
+  return orchestratorError(
+    /accepts the API key neither|refused to list|not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS|orchestrator URL (is not|must)/.test(
+      reason,
+    )
+      ? "OrchestratorRejected"
+      : "OrchestratorUnreachable",
+    reason,
+  );
 };
 
 const slugOf = (type: string): string => type.replace(/^urn:sdwan-connections:problem:/, "");
@@ -122,7 +168,11 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
 
   // One request; a service that cannot be reached or times out is a storage failure: the store is behind it.
   const send =
-    (method: string, path: string, options: { readonly body?: unknown; readonly ifMatch?: number; readonly signal?: AbortSignal } = {}): TE.TaskEither<DomainError, Answer> =>
+    (
+      method: string,
+      path: string,
+      options: { readonly body?: unknown; readonly ifMatch?: number; readonly signal?: AbortSignal } = {},
+    ): TE.TaskEither<DomainError, Answer> =>
     () =>
       new Promise((resolve) => {
         const url = new URL(`${origin}${BASE}${path}`);
@@ -140,14 +190,19 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
           ...(endpoint.ca === undefined ? {} : { ca: endpoint.ca }),
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         });
-        const unreachable = (why: string) => resolve(E.left(storageFailure(`The service at ${origin} cannot be reached (${why}).`)));
-        call.on("timeout", () => call.destroy(Object.assign(new Error("timed out"), { code: `no answer within ${endpoint.timeoutMs} ms` })));
+        const unreachable = (why: string) =>
+          resolve(E.left(storageFailure(`The service at ${origin} cannot be reached (${why}).`)));
+        call.on("timeout", () =>
+          call.destroy(Object.assign(new Error("timed out"), { code: `no answer within ${endpoint.timeoutMs} ms` })),
+        );
         call.on("error", (error: NodeJS.ErrnoException) => unreachable(error.code ?? error.message));
         call.on("response", (response) => {
           const chunks: Buffer[] = [];
           response.on("data", (chunk: Buffer) => chunks.push(chunk));
           response.on("error", (error: NodeJS.ErrnoException) => unreachable(error.code ?? error.message));
-          response.on("end", () => resolve(E.right({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") })));
+          response.on("end", () =>
+            resolve(E.right({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") })),
+          );
         });
         call.end(body);
       });
@@ -159,13 +214,18 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
     } catch {
       parsed = undefined;
     }
-    return E.mapLeft(() => storageFailure(`The service at ${origin} gave an answer that is not its API's (HTTP ${answer.status}); is it an sdwan-connections service?`))(codec.decode(parsed));
+    return E.mapLeft(() =>
+      storageFailure(
+        `The service at ${origin} gave an answer that is not its API's (HTTP ${answer.status}); is it an sdwan-connections service?`,
+      ),
+    )(codec.decode(parsed));
   };
 
   // A problem answer as the domain error the local mode gives; `alias` is the connection the request was about.
   const problemError = async (answer: Answer, alias: string | undefined): Promise<DomainError> => {
     const body = json(ProblemBody, answer);
-    if (E.isLeft(body)) return answer.status === 401 ? blame(`the service refused the credentials (HTTP 401)`) : body.left;
+    if (E.isLeft(body))
+      return answer.status === 401 ? blame(`the service refused the credentials (HTTP 401)`) : body.left;
     const { type, detail, errors, failure } = body.right;
     switch (slugOf(type)) {
       case "invalid-input":
@@ -202,7 +262,12 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
 
   // A request whose success is `ok` (the status); anything else is its problem as a domain error.
   const call =
-    (method: string, path: string, alias: string | undefined, options: Parameters<typeof send>[2] & { readonly ok?: number } = {}): TE.TaskEither<DomainError, Answer> =>
+    (
+      method: string,
+      path: string,
+      alias: string | undefined,
+      options: Parameters<typeof send>[2] & { readonly ok?: number } = {},
+    ): TE.TaskEither<DomainError, Answer> =>
     async () => {
       const answer = await send(method, path, options)();
       if (E.isLeft(answer) || answer.right.status === (options.ok ?? 200)) return answer;
@@ -216,21 +281,47 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
 
   const at = (alias: string) => `/connections/${encodeURIComponent(alias)}`;
   const flags = (options: { readonly dryRun?: boolean; readonly force?: boolean }) =>
-    [options.dryRun === true ? "dryrun=true" : "", options.force === true ? "force=true" : ""].filter(Boolean).join("&");
-  const query = (options: { readonly dryRun?: boolean; readonly force?: boolean }) => (flags(options) === "" ? "" : `?${flags(options)}`);
+    [options.dryRun === true ? "dryrun=true" : "", options.force === true ? "force=true" : ""]
+      .filter(Boolean)
+      .join("&");
+  const query = (options: { readonly dryRun?: boolean; readonly force?: boolean }) =>
+    flags(options) === "" ? "" : `?${flags(options)}`;
   const describe = (alias: string) => read(Details, `${at(alias)}?stored=true`, alias);
   // The outcome of an add or update that succeeded (their words are the same either way, SPEC §1).
-  const outcomeOf = <O extends string>(dryRun: boolean | undefined, done: O): O | "dry-run" => (dryRun === true ? "dry-run" : done);
-  const bodyAlias = (body: unknown): string | undefined => (typeof body === "object" && body !== null && typeof (body as { alias?: unknown }).alias === "string" ? (body as { alias: string }).alias : undefined);
-  const connectionsHealth = () => TE.map(({ connections }: t.TypeOf<typeof HealthAnswer>) => connections)(read(HealthAnswer, "/health/connections"));
+  const outcomeOf = <O extends string>(dryRun: boolean | undefined, done: O): O | "dry-run" =>
+    dryRun === true ? "dry-run" : done;
+  const bodyAlias = (body: unknown): string | undefined =>
+    typeof body === "object" && body !== null && typeof (body as { alias?: unknown }).alias === "string"
+      ? (body as { alias: string }).alias
+      : undefined;
+  const connectionsHealth = () =>
+    TE.map(({ connections }: t.TypeOf<typeof HealthAnswer>) => connections)(read(HealthAnswer, "/health/connections"));
 
-  const remove = (alias: string, ifMatch?: number, signal?: AbortSignal) => TE.map(() => undefined)(call("DELETE", at(alias), alias, { ok: 204, ...(ifMatch === undefined ? {} : { ifMatch }), ...(signal === undefined ? {} : { signal }) }));
-  const update = (alias: string, body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean; readonly expectedVersions?: readonly number[] }) =>
+  const remove = (alias: string, ifMatch?: number, signal?: AbortSignal) =>
+    TE.map(() => undefined)(
+      call("DELETE", at(alias), alias, {
+        ok: 204,
+        ...(ifMatch === undefined ? {} : { ifMatch }),
+        ...(signal === undefined ? {} : { signal }),
+      }),
+    );
+  const update = (
+    alias: string,
+    body: unknown,
+    options: { readonly dryRun?: boolean; readonly force?: boolean; readonly expectedVersions?: readonly number[] },
+  ) =>
     TE.map(() => outcomeOf(options.dryRun, "updated" as const))(
-      call("PUT", `${at(alias)}${query(options)}`, alias, { body, ...(options.expectedVersions?.[0] === undefined ? {} : { ifMatch: options.expectedVersions[0] }) }),
+      call("PUT", `${at(alias)}${query(options)}`, alias, {
+        body,
+        ...(options.expectedVersions?.[0] === undefined ? {} : { ifMatch: options.expectedVersions[0] }),
+      }),
     );
 
-  const keyCheck = (alias: string, body: unknown) => pipe(call("POST", `${at(alias)}/key-check`, alias, { body }), TE.flatMap((answer) => TE.fromEither(json(Matches, answer))));
+  const keyCheck = (alias: string, body: unknown) =>
+    pipe(
+      call("POST", `${at(alias)}/key-check`, alias, { body }),
+      TE.flatMap((answer) => TE.fromEither(json(Matches, answer))),
+    );
 
   // What planning learnt of the stored connections: each version (the writes' If-Match) and whether the file's key is the stored one.
   const versions = new Map<string, number>();
@@ -238,7 +329,10 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
 
   return {
     listConnections: () => read(t.array(Summary), "/connections"),
-    addConnection: (body, options = {}) => TE.map(() => outcomeOf(options.dryRun, "added" as const))(call("POST", `/connections${query(options)}`, bodyAlias(body), { body })),
+    addConnection: (body, options = {}) =>
+      TE.map(() => outcomeOf(options.dryRun, "added" as const))(
+        call("POST", `/connections${query(options)}`, bodyAlias(body), { body }),
+      ),
     updateConnection: (alias, body, options = {}) => update(alias, body, options),
     validateConnection: (alias) =>
       pipe(
@@ -248,8 +342,14 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
             ? TE.right({ ...details, valid, type: type ?? "customer" })
             : // Refused, or not reached: the health the validation just recorded says which (SPEC §8).
               TE.map((health: readonly ConnectionHealth[]): ValidationResult => {
-                const last = health.find((entry) => aliasKey(entry.alias) === aliasKey(details.alias))?.checks[0]?.outcome;
-                return { ...details, valid, reason: reason ?? "", failure: last === "invalid" ? "OrchestratorRejected" : "OrchestratorUnreachable" };
+                const last = health.find((entry) => aliasKey(entry.alias) === aliasKey(details.alias))?.checks[0]
+                  ?.outcome;
+                return {
+                  ...details,
+                  valid,
+                  reason: reason ?? "",
+                  failure: last === "invalid" ? "OrchestratorRejected" : "OrchestratorUnreachable",
+                };
               })(connectionsHealth()),
         ),
       ),
@@ -259,13 +359,21 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
     listPartnerCustomers: (alias) =>
       pipe(
         call("GET", `/partner/${encodeURIComponent(alias)}/customers`, alias),
-        TE.flatMap((answer) => TE.fromEither(E.map((items: readonly Customer[]) => ({ count: items.length, items, json: Buffer.from(answer.text) }))(json(t.array(Customer), answer)))),
+        TE.flatMap((answer) =>
+          TE.fromEither(
+            E.map((items: readonly Customer[]) => ({ count: items.length, items, json: Buffer.from(answer.text) }))(
+              json(t.array(Customer), answer),
+            ),
+          ),
+        ),
       ),
     planConfiguration: (rawDesired, options) => {
       // The file's keys by alias (the planner decodes the entries; a malformed one is its error, never checked here).
       const keys = new Map(
         (Array.isArray(rawDesired) ? (rawDesired as Record<string, unknown>[]) : []).flatMap((entry) =>
-          typeof entry?.["alias"] === "string" && typeof entry["apiKey"] === "string" ? [[aliasKey(entry["alias"]), entry["apiKey"]] as const] : [],
+          typeof entry?.["alias"] === "string" && typeof entry["apiKey"] === "string"
+            ? [[aliasKey(entry["alias"]), entry["apiKey"]] as const]
+            : [],
         ),
       );
       // A stored connection as the planner reads one: its version kept for If-Match, the file's key checked against it.
@@ -275,44 +383,89 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
           TE.tap((details) => {
             versions.set(aliasKey(details.alias), details.version);
             const apiKey = keys.get(aliasKey(alias));
-            return apiKey === undefined ? TE.right(undefined) : TE.map(({ matches }: { matches: boolean }) => void sameKey.set(aliasKey(alias), matches))(keyCheck(alias, { apiKey }));
+            return apiKey === undefined
+              ? TE.right(undefined)
+              : TE.map(({ matches }: { matches: boolean }) => void sameKey.set(aliasKey(alias), matches))(
+                  keyCheck(alias, { apiKey }),
+                );
           }),
           // The planner compares a declared expiry (a token's own is the key's, compared with the key).
-          TE.map((details) => ({ ...details, apiKey: STORED_KEY, apiKeyExpiresAt: details.apiKeyExpiry?.source === "declared" ? details.apiKeyExpiry.expiresAt : undefined }) as unknown as StoredConnection),
+          TE.map(
+            (details) =>
+              ({
+                ...details,
+                apiKey: STORED_KEY,
+                apiKeyExpiresAt:
+                  details.apiKeyExpiry?.source === "declared" ? details.apiKeyExpiry.expiresAt : undefined,
+              }) as unknown as StoredConnection,
+          ),
         );
       return planConfiguration({
         repository: { get, list: () => read(t.array(Summary), "/connections") },
-        fingerprints: { fingerprint: (alias, apiKey) => ((apiKey as unknown) === STORED_KEY || sameKey.get(aliasKey(alias)) === true ? "stored" : "given") },
+        fingerprints: {
+          fingerprint: (alias, apiKey) =>
+            (apiKey as unknown) === STORED_KEY || sameKey.get(aliasKey(alias)) === true ? "stored" : "given",
+        },
       })(rawDesired, options);
     },
     applyPlan: (plan, options = {}) =>
       applyPlan({
-        add: (body, force) => call("POST", `/connections${query({ force })}`, body["alias"], { body, ...(options.signal === undefined ? {} : { signal: options.signal }) }),
+        add: (body, force) =>
+          call("POST", `/connections${query({ force })}`, body["alias"], {
+            body,
+            ...(options.signal === undefined ? {} : { signal: options.signal }),
+          }),
         update: (alias, change, force) =>
-          call("PUT", `${at(alias)}${query({ force })}`, alias, { body: change, ...(versions.has(aliasKey(alias)) ? { ifMatch: versions.get(aliasKey(alias)) as number } : {}), ...(options.signal === undefined ? {} : { signal: options.signal }) }),
+          call("PUT", `${at(alias)}${query({ force })}`, alias, {
+            body: change,
+            ...(versions.has(aliasKey(alias)) ? { ifMatch: versions.get(aliasKey(alias)) as number } : {}),
+            ...(options.signal === undefined ? {} : { signal: options.signal }),
+          }),
         remove: (alias) => remove(alias, versions.get(aliasKey(alias)), options.signal),
       })(plan, { ...options, concurrency: Math.min(options.concurrency ?? 1, 8) }),
     connectionsHealth,
     listAudit: (queryValues) =>
-      TE.map(({ entries, next }: t.TypeOf<typeof AuditAnswer>) => ({ entries: entries as unknown as readonly AuditEntry[], next }))(
-        read(AuditAnswer, `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`),
+      TE.map(({ entries, next }: t.TypeOf<typeof AuditAnswer>) => ({
+        entries: entries as unknown as readonly AuditEntry[],
+        next,
+      }))(
+        read(
+          AuditAnswer,
+          `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
+        ),
       ),
     followEvents: (queryValues, deliver) => () =>
       new Promise((resolve) => {
-        const url = new URL(`${origin}${BASE}/events?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`);
+        const url = new URL(
+          `${origin}${BASE}/events?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
+        );
         const stop = new AbortController();
         // No timeout: the stream is idle between events (the service sends a comment at least every 15 s).
         const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
-          headers: { accept: "text/event-stream", ...(endpoint.authorization === undefined ? {} : { authorization: endpoint.authorization }) },
+          headers: {
+            accept: "text/event-stream",
+            ...(endpoint.authorization === undefined ? {} : { authorization: endpoint.authorization }),
+          },
           signal: stop.signal,
           ...(endpoint.ca === undefined ? {} : { ca: endpoint.ca }),
         });
-        call.on("error", (error: NodeJS.ErrnoException) => resolve(E.left(storageFailure(`The service at ${origin} cannot be reached (${error.code ?? error.message}).`))));
+        call.on("error", (error: NodeJS.ErrnoException) =>
+          resolve(
+            E.left(storageFailure(`The service at ${origin} cannot be reached (${error.code ?? error.message}).`)),
+          ),
+        );
         call.on("response", (response) => {
           if (response.statusCode !== 200) {
             const chunks: Buffer[] = [];
             response.on("data", (chunk: Buffer) => chunks.push(chunk));
-            response.on("end", () => void problemError({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }, undefined).then((error) => resolve(E.left(error))));
+            response.on(
+              "end",
+              () =>
+                void problemError(
+                  { status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") },
+                  undefined,
+                ).then((error) => resolve(E.left(error))),
+            );
             return;
           }
           resolve(E.right(() => stop.abort()));
@@ -326,8 +479,14 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
             pending = frames.pop() ?? "";
             for (const frame of frames) {
               const lines = frame.split("\n");
-              const event = lines.find((line) => line.startsWith("event:"))?.slice("event:".length).trim();
-              const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice("data:".length).trimStart()).join("\n");
+              const event = lines
+                .find((line) => line.startsWith("event:"))
+                ?.slice("event:".length)
+                .trim();
+              const data = lines
+                .filter((line) => line.startsWith("data:"))
+                .map((line) => line.slice("data:".length).trimStart())
+                .join("\n");
               if (event === "reset") deliver({ _tag: "reset" });
               else if (data !== "") {
                 // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.

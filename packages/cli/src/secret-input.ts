@@ -18,7 +18,9 @@ export const readSecret = async ({ stdin, prompt }: SecretInput, text: string): 
   if (stdin.isTTY !== true) {
     const chunks: Buffer[] = [];
     for await (const chunk of stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+    return Buffer.concat(chunks)
+      .toString("utf8")
+      .replace(/\r?\n$/, "");
   }
   prompt.write(text);
   stdin.setRawMode(true);

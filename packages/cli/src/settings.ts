@@ -44,9 +44,24 @@ export const describeSettings = (config: Config, store: StoreLocation, context?:
     console: config.console,
   };
   const shown = (value: unknown): string =>
-    value === null ? "-" : Array.isArray(value) ? value.join(", ") || "-" : typeof value === "object" ? JSON.stringify(value) : typeof value === "boolean" ? (value ? "yes" : "no") : String(value);
+    value === null
+      ? "-"
+      : Array.isArray(value)
+        ? value.join(", ") || "-"
+        : typeof value === "object"
+          ? JSON.stringify(value)
+          : typeof value === "boolean"
+            ? value
+              ? "yes"
+              : "no"
+            : String(value);
   const rows: [string, unknown][] = [
-    ["Context", data.context === null ? "none (set one with config set-context)" : `${data.context.name}: ${data.context.where}${"server" in (context ?? {}) ? " (the settings below are this machine's, not the service's)" : ""}`],
+    [
+      "Context",
+      data.context === null
+        ? "none (set one with config set-context)"
+        : `${data.context.name}: ${data.context.where}${"server" in (context ?? {}) ? " (the settings below are this machine's, not the service's)" : ""}`,
+    ],
     ["Storage", store.title],
     ["Data directory", `${data.dataDir} (${data.dataDirSource})`],
     ["Store there", data.storeExists],
@@ -62,7 +77,10 @@ export const describeSettings = (config: Config, store: StoreLocation, context?:
     ["Orchestrator hosts allowed", data.orchestratorAllowedHosts ?? "any"],
     ["Orchestrator CA file", data.orchestratorCaFile],
     ["Customers cache TTL (ms)", data.customersCacheTtlMs],
-    ["Customers at most", `${data.customersBound.enterprises} enterprises, ${data.customersBound.replyBytes} bytes of reply`],
+    [
+      "Customers at most",
+      `${data.customersBound.enterprises} enterprises, ${data.customersBound.replyBytes} bytes of reply`,
+    ],
     ["Health checks every (ms)", data.healthIntervalMs ?? "off"],
     ["Audit retention", `${data.auditRetention.maxEntries} entries, ${data.auditRetention.maxAgeMs / 86_400_000} days`],
     ["Login failures allowed", `${data.loginMaxFailures} per ${data.loginWindowMs} ms`],
@@ -70,5 +88,12 @@ export const describeSettings = (config: Config, store: StoreLocation, context?:
     ["Log level", data.logLevel],
     ["Console", data.console],
   ];
-  return { data, forPeople: (width) => record(rows.map(([label, value]) => [label, shown(value)] as const), width) };
+  return {
+    data,
+    forPeople: (width) =>
+      record(
+        rows.map(([label, value]) => [label, shown(value)] as const),
+        width,
+      ),
+  };
 };

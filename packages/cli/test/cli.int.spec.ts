@@ -28,7 +28,10 @@ const MODES = ["local store", "service"] as const;
 type Mode = (typeof MODES)[number];
 
 /** The environment that puts the CLI in `mode`: a context for the service at `serviceUrl`, signed in as the admin (password from a file). */
-const modeEnvironment = async (mode: Mode, serviceUrl: () => string): Promise<{ readonly env: () => Record<string, string>; readonly cleanUp: () => Promise<void> }> => {
+const modeEnvironment = async (
+  mode: Mode,
+  serviceUrl: () => string,
+): Promise<{ readonly env: () => Record<string, string>; readonly cleanUp: () => Promise<void> }> => {
   if (mode === "local store") return { env: () => ({}), cleanUp: async () => undefined };
   const configHome = await mkdtemp(join(tmpdir(), "sdwan-cli-config-"));
   const passwordFile = join(configHome, "admin.password");
@@ -56,13 +59,29 @@ const modeEnvironment = async (mode: Mode, serviceUrl: () => string): Promise<{ 
  */
 let inMode: () => Record<string, string> = () => ({});
 
-const binary = async (dataDir: string, args: readonly string[], input = "", env: Record<string, string> = {}, cwd = PACKAGE_DIR) => {
+const binary = async (
+  dataDir: string,
+  args: readonly string[],
+  input = "",
+  env: Record<string, string> = {},
+  cwd = PACKAGE_DIR,
+) => {
   // tsx by its path: the process may run anywhere (`cwd`), where `--import tsx` would not find it.
-  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", pathToFileURL(join(PACKAGE_DIR, "node_modules/tsx/dist/loader.mjs")).href, join(PACKAGE_DIR, "src/main.ts"), ...args], {
-    cwd,
-    env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...inMode(), ...env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=sdwan-source",
+      "--import",
+      pathToFileURL(join(PACKAGE_DIR, "node_modules/tsx/dist/loader.mjs")).href,
+      join(PACKAGE_DIR, "src/main.ts"),
+      ...args,
+    ],
+    {
+      cwd,
+      env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...inMode(), ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -104,7 +123,8 @@ const following = (dataDir: string, args: readonly string[]) => {
   return {
     printed,
     waitFor: async (text: string) => {
-      for (let i = 0; i < 200 && !printed().includes(text); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 200 && !printed().includes(text); i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       return printed();
     },
     stop: (exitCode: number) => {
@@ -126,7 +146,11 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
   beforeAll(async () => {
     dataDir = await makeDataDir();
     simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
-    service = await startServiceProcess({ SDWAN_DATA_DIR: dataDir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password });
+    service = await startServiceProcess({
+      SDWAN_DATA_DIR: dataDir,
+      SDWAN_ADMIN_USER: ADMIN.name,
+      SDWAN_ADMIN_PASSWORD: ADMIN.password,
+    });
     modeEnv = await modeEnvironment(mode, () => service.url);
     inMode = modeEnv.env;
   });
@@ -168,23 +192,33 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
       apiKeyExpirySource: null,
     });
     // As stored, key expiry included: what the service answers, in both modes.
-    expect(JSON.parse((await cli(dataDir, ["get", "lab"])).stdout)).toEqual((await service.call("GET", `${BASE}/connections/lab?stored=true`)).json());
+    expect(JSON.parse((await cli(dataDir, ["get", "lab"])).stdout)).toEqual(
+      (await service.call("GET", `${BASE}/connections/lab?stored=true`)).json(),
+    );
     const customers = JSON.parse((await cli(dataDir, ["customers", "lab"])).stdout) as unknown[];
     expect(customers).toHaveLength(simulator.data.partners[0]?.enterprises.length ?? -1);
   });
 
   it("update --dry-run validates the changed connection and stores nothing", async () => {
-    expect(await cli(dataDir, ["update", "lab", "--url", simulator.url.replace(/\/$/, ""), "--dry-run"])).toMatchObject({ code: 0, stdout: "Dry run successful\n" });
+    expect(await cli(dataDir, ["update", "lab", "--url", simulator.url.replace(/\/$/, ""), "--dry-run"])).toMatchObject(
+      { code: 0, stdout: "Dry run successful\n" },
+    );
     expect((await service.call("GET", `${BASE}/connections/lab`)).headers.get("etag")).toBe('"1"');
   });
 
   it("updates and deletes; the service follows; --if-match writes only at that version", async () => {
-    expect(await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "2"])).toMatchObject({
+    expect(
+      await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "2"]),
+    ).toMatchObject({
       code: 4,
       stderr: expect.stringContaining("at version 1"),
     });
-    expect((await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "one"])).code).toBe(2);
-    expect((await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "1"])).code).toBe(0);
+    expect(
+      (await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "one"])).code,
+    ).toBe(2);
+    expect(
+      (await cli(dataDir, ["update", "lab", "--url", `${simulator.url}moved/`, "--force", "--if-match", "1"])).code,
+    ).toBe(0);
     // Versions are the store's, never repeated: from-http took 2, so the update gives lab 3.
     expect((await service.call("GET", `${BASE}/connections/lab`)).headers.get("etag")).toBe('"3"');
     expect((await cli(dataDir, ["delete", "lab", "--if-match", "1"])).code).toBe(4);
@@ -192,12 +226,17 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
       alias: "Lab",
       orchestratorUrl: `${simulator.url}moved/`,
     });
-    expect(await cli(dataDir, ["delete", "LAB"])).toMatchObject({ code: 0, stdout: "Connection successfully deleted\n" });
+    expect(await cli(dataDir, ["delete", "LAB"])).toMatchObject({
+      code: 0,
+      stdout: "Connection successfully deleted\n",
+    });
     expect((await service.call("GET", `${BASE}/connections/lab`)).status).toBe(404);
   });
 
   it("checks a stored key against the one on standard input, showing neither", async () => {
-    await service.call("POST", `${BASE}/connections`, { body: { alias: "checked", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } });
+    await service.call("POST", `${BASE}/connections`, {
+      body: { alias: "checked", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+    });
     const matching = await cli(dataDir, ["key-check", "checked"], `${PARTNER_KEY}\n`);
     expect(matching).toMatchObject({ code: 0, stdout: '{\n  "matches": true\n}\n' });
     const differing = await cli(dataDir, ["key-check", "checked"], "another-key");
@@ -207,7 +246,10 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
 
   it("tells failures apart by exit code, one line on stderr", async () => {
     // The real binary's exit code and its one line, flushed before it exits.
-    expect(await binary(dataDir, ["delete", "ghost"])).toMatchObject({ code: 3, stderr: "sdwan-connections: No connection with alias 'ghost'.\n" });
+    expect(await binary(dataDir, ["delete", "ghost"])).toMatchObject({
+      code: 3,
+      stderr: "sdwan-connections: No connection with alias 'ghost'.\n",
+    });
     expect((await cli(dataDir, ["add", "from-http", simulator.url], PARTNER_KEY)).code).toBe(4);
     const refused = await cli(dataDir, ["add", "refused", simulator.url], "not-a-known-key");
     expect(refused.code).toBe(5);
@@ -219,24 +261,37 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     expect((await cli(dataDir, ["add", "stale-key", simulator.url, "--force"], "not-a-known-key")).code).toBe(0);
     expect((await cli(dataDir, ["add", "nobody-home", "http://127.0.0.1:9/", "--force"], PARTNER_KEY)).code).toBe(0);
     expect((await cli(dataDir, ["validate", "from-http"])).code).toBe(0);
-    expect(await cli(dataDir, ["validate", "stale-key"])).toMatchObject({ code: 5, stdout: expect.stringContaining('"valid": false') });
-    expect((await cli(dataDir, ["validate", "nobody-home"], "", { SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000" })).code).toBe(6);
+    expect(await cli(dataDir, ["validate", "stale-key"])).toMatchObject({
+      code: 5,
+      stdout: expect.stringContaining('"valid": false'),
+    });
+    expect((await cli(dataDir, ["validate", "nobody-home"], "", { SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000" })).code).toBe(
+      6,
+    );
     for (const alias of ["stale-key", "nobody-home"]) expect((await cli(dataDir, ["delete", alias])).code).toBe(0);
   });
 
   // Issue 30: "The orchestrator did not accept connection 'x': Could not connect…", pino's JSON lines on the terminal, `Valid no` without a reason.
   it("never calls an orchestrator that cannot be asked a refusal, prints no log lines by default, and a table says why a key is not valid", async () => {
-    const unreachable = await binary(dataDir, ["add", "nobody-home-2", "http://127.0.0.1:9/"], PARTNER_KEY, { SDWAN_LOG_LEVEL: "" });
+    const unreachable = await binary(dataDir, ["add", "nobody-home-2", "http://127.0.0.1:9/"], PARTNER_KEY, {
+      SDWAN_LOG_LEVEL: "",
+    });
     expect(unreachable.code).toBe(6);
     expect(unreachable.stdout).toBe("");
-    expect(unreachable.stderr).toMatch(/^sdwan-connections: The orchestrator could not be asked about connection 'nobody-home-2', so nothing was changed: Could not connect to the orchestrator[^\n]*\n$/);
+    expect(unreachable.stderr).toMatch(
+      /^sdwan-connections: The orchestrator could not be asked about connection 'nobody-home-2', so nothing was changed: Could not connect to the orchestrator[^\n]*\n$/,
+    );
     expect(unreachable.stderr).not.toContain("did not accept");
     expect((await cli(dataDir, ["add", "stale-2", simulator.url, "--force"], "not-a-known-key")).code).toBe(0);
     const table = await cli(dataDir, ["validate", "stale-2", "-o", "table"]);
     expect(table.code).toBe(5);
     expect(table.stdout).toMatch(/^Valid +no$/m);
     expect(table.stdout).toMatch(/^Reason +The orchestrator accepts the API key neither/m);
-    expect(JSON.parse((await cli(dataDir, ["validate", "stale-2", "-o", "json"])).stdout)).toEqual({ alias: "stale-2", orchestratorUrl: simulator.url, valid: false });
+    expect(JSON.parse((await cli(dataDir, ["validate", "stale-2", "-o", "json"])).stdout)).toEqual({
+      alias: "stale-2",
+      orchestratorUrl: simulator.url,
+      valid: false,
+    });
     expect((await cli(dataDir, ["delete", "stale-2"])).code).toBe(0);
   });
 
@@ -244,7 +299,13 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     const rotated = await cli(dataDir, ["rotate-master-key"]);
     expect(rotated).toMatchObject(
       mode === "service"
-        ? { code: 2, stdout: "", stderr: expect.stringMatching(/^sdwan-connections: rotate-master-key: is a local-store operation, not one of the service's API \(context 'svc' is http:\/\/127\.0\.0\.1:\d+\): run it where the store is/) }
+        ? {
+            code: 2,
+            stdout: "",
+            stderr: expect.stringMatching(
+              /^sdwan-connections: rotate-master-key: is a local-store operation, not one of the service's API \(context 'svc' is http:\/\/127\.0\.0\.1:\d+\): run it where the store is/,
+            ),
+          }
         : { code: 0, stdout: expect.stringMatching(/^Re-sealed \d+ of \d+ apiKeys with the current master key\n$/) },
     );
   });
@@ -253,17 +314,27 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     expect((await cli(dataDir, ["add", "unchecked", simulator.url, "--force"], PARTNER_KEY)).code).toBe(0);
     expect((await cli(dataDir, ["validate", "from-http"])).code).toBe(0);
     type Health = { alias: string; state: string; checks: { outcome: string }[] };
-    const byAlias = (health: Health[]) => Object.fromEntries(health.map(({ alias, state, checks }) => [alias, { state, last: checks[0]?.outcome }]));
+    const byAlias = (health: Health[]) =>
+      Object.fromEntries(health.map(({ alias, state, checks }) => [alias, { state, last: checks[0]?.outcome }]));
     const fromCli = byAlias(JSON.parse((await cli(dataDir, ["health"])).stdout) as Health[]);
-    expect(fromCli).toMatchObject({ "from-http": { state: "valid", last: "valid" }, unchecked: { state: "unknown", last: undefined } });
+    expect(fromCli).toMatchObject({
+      "from-http": { state: "valid", last: "valid" },
+      unchecked: { state: "unknown", last: undefined },
+    });
     const fromService = await service.call("GET", `${BASE}/health/connections`);
-    expect(byAlias((fromService.json() as { connections: Health[] }).connections)).toMatchObject({ "from-http": { state: "valid" }, unchecked: { state: "unknown" } });
+    expect(byAlias((fromService.json() as { connections: Health[] }).connections)).toMatchObject({
+      "from-http": { state: "valid" },
+      unchecked: { state: "unknown" },
+    });
     expect((await cli(dataDir, ["delete", "unchecked"])).code).toBe(0);
   });
 
   // (A usage error, such as `--if-match one`, stops before the use case: it is not a write, so not audited.)
   it("shows the audit trail, newest first, with the writes of the CLI and of the service, a page at a time", async () => {
-    const page = JSON.parse((await cli(dataDir, ["audit", "--alias", "LAB"])).stdout) as { entries: { action: string; actor: string }[]; next: string | null };
+    const page = JSON.parse((await cli(dataDir, ["audit", "--alias", "LAB"])).stdout) as {
+      entries: { action: string; actor: string }[];
+      next: string | null;
+    };
     // The health state changes the validations found are entries too (SPEC §9: events), made by the validation.
     expect(page.entries.map(({ action, actor }) => [action, actor.startsWith("cli:") ? "cli" : actor])).toEqual([
       ["delete", cliActor],
@@ -275,14 +346,20 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
       ["health-change", "validation"],
       ["add", cliActor],
     ]);
-    const fromHttp = JSON.parse((await cli(dataDir, ["audit", "--alias", "from-http"])).stdout) as { entries: { action: string; actor: string; outcome: string }[] };
-    expect(fromHttp.entries.map(({ action, actor, outcome }) => [action, actor.startsWith("cli:") ? "cli" : actor, outcome])).toEqual([
+    const fromHttp = JSON.parse((await cli(dataDir, ["audit", "--alias", "from-http"])).stdout) as {
+      entries: { action: string; actor: string; outcome: string }[];
+    };
+    expect(
+      fromHttp.entries.map(({ action, actor, outcome }) => [action, actor.startsWith("cli:") ? "cli" : actor, outcome]),
+    ).toEqual([
       ["health-change", "validation", "succeeded"],
       ["add", cliActor, "failed"],
       ["add", ADMIN.name, "succeeded"],
     ]);
     const first = JSON.parse((await cli(dataDir, ["audit", "--limit", "1"])).stdout) as { next: string };
-    expect(JSON.parse((await cli(dataDir, ["audit", "--limit", "1", "--before", first.next])).stdout)).toMatchObject({ entries: [{}] });
+    expect(JSON.parse((await cli(dataDir, ["audit", "--limit", "1", "--before", first.next])).stdout)).toMatchObject({
+      entries: [{}],
+    });
     expect((await cli(dataDir, ["audit", "--limit", "0"])).code).toBe(2);
   });
 
@@ -302,16 +379,26 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
   });
 
   it("events --follow prints each change as one CloudEvent line, the service's writes included, until Ctrl-C (exit 0)", async () => {
-    expect(await cli(dataDir, ["events"])).toMatchObject({ code: 2, stderr: expect.stringContaining("--follow: is required") });
+    expect(await cli(dataDir, ["events"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--follow: is required"),
+    });
     const events = following(dataDir, ["events", "--follow", "--types", "connection.*", "--alias", "stream-*"]);
     // The stream is open once the service lists a later write: give it a moment, then write.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await service.call("POST", `${BASE}/connections?force=true`, { body: { alias: "stream-1", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } });
-    await service.call("POST", `${BASE}/connections?force=true`, { body: { alias: "other", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } });
+    await service.call("POST", `${BASE}/connections?force=true`, {
+      body: { alias: "stream-1", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+    });
+    await service.call("POST", `${BASE}/connections?force=true`, {
+      body: { alias: "other", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+    });
     await service.call("DELETE", `${BASE}/connections/stream-1`);
     const printed = await events.waitFor("connection.deleted");
     expect(await events.stop(130)).toBe(0);
-    const lines = printed.trim().split("\n").map((line) => JSON.parse(line) as { type: string; subject: string; data: Record<string, unknown> });
+    const lines = printed
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; subject: string; data: Record<string, unknown> });
     expect(lines.map(({ type, subject }) => [type, subject])).toEqual([
       ["org.sdwan-connections.connection.added", "stream-1"],
       ["org.sdwan-connections.connection.deleted", "stream-1"],
@@ -330,15 +417,28 @@ describe("without a context", { timeout: 120_000 }, () => {
     try {
       const refused = await binary("", ["add", "lab", "https://vco.example.net/", "--force"], "k-1", {}, cwd);
       expect(refused.code).toBe(8);
-      expect(refused.stderr).toContain(`sdwan-connections: no context: using the local store in ${join(cwd, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with 'sdwan-connections config set-context'\n`);
-      expect(refused.stderr).toContain("a new store is created only where one is named: a context (sdwan-connections config set-context NAME --data-dir DIR) or SDWAN_DATA_DIR");
+      expect(refused.stderr).toContain(
+        `sdwan-connections: no context: using the local store in ${join(cwd, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with 'sdwan-connections config set-context'\n`,
+      );
+      expect(refused.stderr).toContain(
+        "a new store is created only where one is named: a context (sdwan-connections config set-context NAME --data-dir DIR) or SDWAN_DATA_DIR",
+      );
       expect(existsSync(join(cwd, "data"))).toBe(false);
 
       const env = { XDG_CONFIG_HOME: configHome };
-      expect(await binary("", ["config", "set-context", "lab", "--data-dir", "store"], "", env, cwd)).toMatchObject({ code: 0, stdout: `Context 'lab' set: local store in ${join(cwd, "store")}.\n` });
+      expect(await binary("", ["config", "set-context", "lab", "--data-dir", "store"], "", env, cwd)).toMatchObject({
+        code: 0,
+        stdout: `Context 'lab' set: local store in ${join(cwd, "store")}.\n`,
+      });
       const added = await binary("", ["add", "lab", "https://vco.example.net/", "--force"], "k-1", env, cwd);
-      expect(added).toEqual({ code: 0, stdout: "Connection successfully added\n", stderr: `sdwan-connections: creating a new store in ${join(cwd, "store")}\n` });
-      expect(JSON.parse((await binary("", ["list"], "", env, cwd)).stdout)).toEqual([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }]);
+      expect(added).toEqual({
+        code: 0,
+        stdout: "Connection successfully added\n",
+        stderr: `sdwan-connections: creating a new store in ${join(cwd, "store")}\n`,
+      });
+      expect(JSON.parse((await binary("", ["list"], "", env, cwd)).stdout)).toEqual([
+        { alias: "lab", orchestratorUrl: "https://vco.example.net/" },
+      ]);
     } finally {
       await rm(cwd, { recursive: true, force: true });
       await rm(configHome, { recursive: true, force: true });
@@ -351,8 +451,14 @@ describe("rotate-master-key", { timeout: 120_000 }, () => {
     const dataDir = await makeDataDir();
     const [oldKey, newKey] = [Buffer.alloc(32, 1).toString("base64"), Buffer.alloc(32, 2).toString("base64")];
     try {
-      expect((await cli(dataDir, ["add", "lab", "https://vco.example.net/", "--force"], "k-1", { SDWAN_MASTER_KEY: oldKey })).code).toBe(0);
-      const rotated = await cli(dataDir, ["rotate-master-key"], "", { SDWAN_MASTER_KEY: newKey, SDWAN_MASTER_KEY_PREVIOUS: oldKey });
+      expect(
+        (await cli(dataDir, ["add", "lab", "https://vco.example.net/", "--force"], "k-1", { SDWAN_MASTER_KEY: oldKey }))
+          .code,
+      ).toBe(0);
+      const rotated = await cli(dataDir, ["rotate-master-key"], "", {
+        SDWAN_MASTER_KEY: newKey,
+        SDWAN_MASTER_KEY_PREVIOUS: oldKey,
+      });
       expect(rotated).toMatchObject({ code: 0, stdout: "Re-sealed 1 of 1 apiKeys with the current master key\n" });
       expect((await cli(dataDir, ["list"], "", { SDWAN_MASTER_KEY: newKey })).code).toBe(0);
       // Without rotation the new key alone would not open the store; after it, the old key alone does not.
@@ -373,21 +479,35 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
   let filesDir: string;
   let service: ServiceProcess | undefined;
   let modeEnv: Awaited<ReturnType<typeof modeEnvironment>>;
-  const env = () => ({ SDWAN_APIKEY_LAB: PARTNER_KEY, SDWAN_APIKEY_EDGE: "sample-partner-key-2", SDWAN_APIKEY_DIR: filesDir });
+  const env = () => ({
+    SDWAN_APIKEY_LAB: PARTNER_KEY,
+    SDWAN_APIKEY_EDGE: "sample-partner-key-2",
+    SDWAN_APIKEY_DIR: filesDir,
+  });
   // Beside the data directory, not in it: key references may not reach the data directory; key files are in SDWAN_APIKEY_DIR.
   const writeConfiguration = async (name: string, text: string) => {
     const path = join(filesDir, name);
     await writeFile(path, text);
     return path;
   };
-  type Outcome = { plan: { action: string; alias: string; fields: string[] }[]; results?: { action: string; alias: string; outcome: string; reason?: string }[] };
+  type Outcome = {
+    plan: { action: string; alias: string; fields: string[] }[];
+    results?: { action: string; alias: string; outcome: string; reason?: string }[];
+  };
 
   beforeAll(async () => {
     dataDir = await makeDataDir();
     filesDir = await makeDataDir();
     simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
     // The service only where the CLI goes through it: the local store's dry run creates no store, which a service's start would.
-    service = mode === "service" ? await startServiceProcess({ SDWAN_DATA_DIR: dataDir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password }) : undefined;
+    service =
+      mode === "service"
+        ? await startServiceProcess({
+            SDWAN_DATA_DIR: dataDir,
+            SDWAN_ADMIN_USER: ADMIN.name,
+            SDWAN_ADMIN_PASSWORD: ADMIN.password,
+          })
+        : undefined;
     modeEnv = await modeEnvironment(mode, () => service?.url ?? "");
     inMode = modeEnv.env;
   });
@@ -409,13 +529,21 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
     );
     const dryRun = await cli(dataDir, ["apply", "-f", file, "--dry-run"], "", env());
     expect(dryRun.code).toBe(0);
-    expect((JSON.parse(dryRun.stdout) as Outcome).plan.map((step) => `${step.action} ${step.alias}`)).toEqual(["create lab", "create edge"]);
+    expect((JSON.parse(dryRun.stdout) as Outcome).plan.map((step) => `${step.action} ${step.alias}`)).toEqual([
+      "create lab",
+      "create edge",
+    ]);
     // The dry run created nothing, not even the store (a service made its own at its start).
-    expect(await cli(dataDir, ["list"])).toMatchObject(mode === "local store" ? { code: 8, stdout: "" } : { code: 0, stdout: "[]\n" });
+    expect(await cli(dataDir, ["list"])).toMatchObject(
+      mode === "local store" ? { code: 8, stdout: "" } : { code: 0, stdout: "[]\n" },
+    );
 
     const applied = await cli(dataDir, ["apply", "-f", file], "", env());
     expect(applied.code).toBe(0);
-    expect((JSON.parse(applied.stdout) as Outcome).results?.map((result) => result.outcome)).toEqual(["applied", "applied"]);
+    expect((JSON.parse(applied.stdout) as Outcome).results?.map((result) => result.outcome)).toEqual([
+      "applied",
+      "applied",
+    ]);
     const again = JSON.parse((await cli(dataDir, ["apply", "--file", file], "", env())).stdout) as Outcome;
     expect(again.plan.map((step) => step.action)).toEqual(["unchanged", "unchanged"]);
     expect(again.results?.map((result) => result.outcome)).toEqual(["unchanged", "unchanged"]);
@@ -427,7 +555,9 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
     expect(exported.code).toBe(0);
     expect(exported.stdout).toContain("apiKey: env:SDWAN_APIKEY_LAB");
     expect(exported.stdout).not.toContain(PARTNER_KEY);
-    const asJson = JSON.parse((await cli(dataDir, ["export", "--format", "json"])).stdout) as { connections: unknown[] };
+    const asJson = JSON.parse((await cli(dataDir, ["export", "--format", "json"])).stdout) as {
+      connections: unknown[];
+    };
     // -o, as every other command takes it (issue 30: export refused it).
     expect((await cli(dataDir, ["export", "-o", "json"])).stdout).toBe(JSON.stringify(asJson, null, 2) + "\n");
     expect(asJson.connections).toEqual([
@@ -435,7 +565,11 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
       { alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_LAB" },
     ]);
     const file = await writeConfiguration("exported.yaml", exported.stdout);
-    expect((JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome).plan.map((step) => step.action)).toEqual(["unchanged", "unchanged"]);
+    expect(
+      (JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome).plan.map(
+        (step) => step.action,
+      ),
+    ).toEqual(["unchanged", "unchanged"]);
   });
 
   it("applies a declared key expiry once: the same file again changes nothing", async () => {
@@ -444,7 +578,9 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
       `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:SDWAN_APIKEY_LAB\n    apiKeyExpiresAt: "2030-01-01T00:00:00Z"\n`,
     );
     const first = JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome;
-    expect(first.plan.map((step) => `${step.action} ${step.alias} ${step.fields.join(",")}`)).toEqual(["update lab apiKeyExpiresAt"]);
+    expect(first.plan.map((step) => `${step.action} ${step.alias} ${step.fields.join(",")}`)).toEqual([
+      "update lab apiKeyExpiresAt",
+    ]);
     expect(first.results?.map((result) => result.outcome)).toEqual(["applied"]);
     const again = JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome;
     expect(again.plan.map((step) => step.action)).toEqual(["unchanged"]);
@@ -455,7 +591,10 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
       "partial.yaml",
       `connections:\n  - alias: refused\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:SDWAN_APIKEY_BAD\n  - alias: lab\n    orchestratorUrl: ${simulator.url.replace(/\/$/, "")}\n    apiKey: env:SDWAN_APIKEY_LAB\n`,
     );
-    const run = await cli(dataDir, ["apply", "-f", file, "--prune"], "", { ...env(), SDWAN_APIKEY_BAD: "not-a-known-key" });
+    const run = await cli(dataDir, ["apply", "-f", file, "--prune"], "", {
+      ...env(),
+      SDWAN_APIKEY_BAD: "not-a-known-key",
+    });
     expect(run.code).toBe(5);
     const outcome = JSON.parse(run.stdout) as Outcome;
     expect(outcome.results?.map((result) => `${result.action} ${result.alias}: ${result.outcome}`)).toEqual([
@@ -475,16 +614,29 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
     const address = silent.address();
     const silentUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/`;
     try {
-      const entries = Array.from({ length: 20 }, (_, i) => ({ alias: `stop-${i}`, url: i < 4 ? simulator.url : silentUrl }));
+      const entries = Array.from({ length: 20 }, (_, i) => ({
+        alias: `stop-${i}`,
+        url: i < 4 ? simulator.url : silentUrl,
+      }));
       const file = await writeConfiguration(
         "stopped.yaml",
         `connections:\n${entries.map(({ alias, url }, i) => `  - alias: ${alias}\n    orchestratorUrl: ${url}\n    apiKey: env:SDWAN_APIKEY_S${i}\n`).join("")}`,
       );
-      const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/main.ts", "apply", "-f", file], {
-        cwd: PACKAGE_DIR,
-        env: { PATH: process.env["PATH"] ?? "", SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...inMode(), ...Object.fromEntries(entries.map((_, i) => [`SDWAN_APIKEY_S${i}`, PARTNER_KEY])) },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        ["--conditions=sdwan-source", "--import", "tsx", "src/main.ts", "apply", "-f", file],
+        {
+          cwd: PACKAGE_DIR,
+          env: {
+            PATH: process.env["PATH"] ?? "",
+            SDWAN_DATA_DIR: dataDir,
+            SDWAN_LOG_LEVEL: "warn",
+            ...inMode(),
+            ...Object.fromEntries(entries.map((_, i) => [`SDWAN_APIKEY_S${i}`, PARTNER_KEY])),
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
       let stdout = "";
       child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
       const exited = once(child, "exit");
@@ -499,7 +651,12 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
       const outcome = JSON.parse(stdout) as Outcome;
       const count = (wanted: string) => outcome.results?.filter(({ outcome: got }) => got === wanted).length;
       expect([count("applied"), count("interrupted"), count("skipped")]).toEqual([4, 8, 8]);
-      expect(outcome.results?.slice(0, 4).map(({ alias, outcome: got }) => `${alias} ${got}`)).toEqual(["stop-0 applied", "stop-1 applied", "stop-2 applied", "stop-3 applied"]);
+      expect(outcome.results?.slice(0, 4).map(({ alias, outcome: got }) => `${alias} ${got}`)).toEqual([
+        "stop-0 applied",
+        "stop-1 applied",
+        "stop-2 applied",
+        "stop-3 applied",
+      ]);
     } finally {
       for (const connection of held) connection.destroy();
       await new Promise((resolve) => silent.close(resolve));
@@ -509,8 +666,14 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
   // Issue 27: yaml's warning about an unknown tag quoted the line around it, key included, on standard error.
   it("never prints a key written inline behind a YAML tag, whatever the library would warn (the process's whole output)", async () => {
     const inlineKey = "sk-live-4f9a8b7c6d5e-inline";
-    const tagged = await writeConfiguration("tagged.yaml", `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: !secret ${inlineKey}\n`);
-    for (const args of [["apply", "-f", tagged, "--dry-run"], ["apply", "-f", tagged]]) {
+    const tagged = await writeConfiguration(
+      "tagged.yaml",
+      `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: !secret ${inlineKey}\n`,
+    );
+    for (const args of [
+      ["apply", "-f", tagged, "--dry-run"],
+      ["apply", "-f", tagged],
+    ]) {
       const run = await binary(dataDir, args, "", { ...env(), SDWAN_LOG_LEVEL: "debug" });
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr).toContain("connections.0.apiKey");
@@ -520,13 +683,24 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
   });
 
   it("refuses a file holding a key itself, or naming an unset variable, naming the place and never the value", async () => {
-    const literal = await writeConfiguration("literal.yaml", `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: ${PARTNER_KEY}\n`);
+    const literal = await writeConfiguration(
+      "literal.yaml",
+      `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: ${PARTNER_KEY}\n`,
+    );
     const refused = await cli(dataDir, ["apply", "-f", literal], "", env());
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("connections.0.apiKey");
     expect(refused.stderr).not.toContain(PARTNER_KEY);
-    const unset = await writeConfiguration("unset.json", JSON.stringify({ connections: [{ alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_NOT_SET" }] }));
-    expect(await cli(dataDir, ["apply", "-f", unset, "--require-keys"])).toMatchObject({ code: 2, stderr: expect.stringContaining("env:SDWAN_APIKEY_NOT_SET: the variable is not set") });
+    const unset = await writeConfiguration(
+      "unset.json",
+      JSON.stringify({
+        connections: [{ alias: "lab", orchestratorUrl: simulator.url, apiKey: "env:SDWAN_APIKEY_NOT_SET" }],
+      }),
+    );
+    expect(await cli(dataDir, ["apply", "-f", unset, "--require-keys"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("env:SDWAN_APIKEY_NOT_SET: the variable is not set"),
+    });
     expect((await cli(dataDir, ["apply"])).code).toBe(2);
   });
 });

@@ -19,7 +19,11 @@ const run = async (argv: readonly string[], options: RunOptions = {}) => {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const code = await runCli(argv, {
-    stdout: { isTTY: options.tty ?? false, columns: options.columns ?? 100, write: (text: string) => stdout.push(text) },
+    stdout: {
+      isTTY: options.tty ?? false,
+      columns: options.columns ?? 100,
+      write: (text: string) => stdout.push(text),
+    },
     stderr: { isTTY: false, write: (text: string) => stderr.push(text) },
     readSecret: async () => (options.stdin ?? "").replace(/\r?\n$/, ""),
     env: { SDWAN_DATA_DIR: options.dataDir ?? "/nonexistent", SDWAN_LOG_LEVEL: "warn", ...options.env },
@@ -31,13 +35,16 @@ const SHOWN_COMMANDS = COMMANDS.filter((command) => command.hidden !== true);
 
 describe("help, usage and completion (no store needed)", () => {
   it("prints the overview for no command, --help and help", async () => {
-    for (const argv of [[], ["--help"], ["help"], ["help", "--help"], ["help", "help"]]) expect(await run(argv)).toEqual({ code: 0, stdout: HELP, stderr: "" });
-    for (const command of [...SHOWN_COMMANDS.map(({ name }) => name), "config", "completion"]) expect(HELP).toContain(`  ${command}`);
+    for (const argv of [[], ["--help"], ["help"], ["help", "--help"], ["help", "help"]])
+      expect(await run(argv)).toEqual({ code: 0, stdout: HELP, stderr: "" });
+    for (const command of [...SHOWN_COMMANDS.map(({ name }) => name), "config", "completion"])
+      expect(HELP).toContain(`  ${command}`);
     expect(HELP).not.toContain("__complete");
   });
 
   it("prints the package's version", async () => {
-    for (const argv of [["--version"], ["-V"], ["version"]]) expect(await run(argv)).toEqual({ code: 0, stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
+    for (const argv of [["--version"], ["-V"], ["version"]])
+      expect(await run(argv)).toEqual({ code: 0, stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
   });
 
   it("has --help for every command, naming its arguments and options, exiting 0", async () => {
@@ -49,7 +56,11 @@ describe("help, usage and completion (no store needed)", () => {
       for (const option of Object.keys(command.options)) expect(help.stdout).toContain(`--${option}`);
       expect((await run(["help", command.name])).stdout).toBe(help.stdout);
     }
-    for (const local of ["completion", "config"]) expect(await run([local, "--help"])).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^usage: sdwan-connections ${local}`)) });
+    for (const local of ["completion", "config"])
+      expect(await run([local, "--help"])).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(new RegExp(`^usage: sdwan-connections ${local}`)),
+      });
   });
 
   it("refuses usage errors with exit code 2, in one line of its own words and a hint", async () => {
@@ -68,9 +79,13 @@ describe("help, usage and completion (no store needed)", () => {
       [["list", "extra"], "list: takes no arguments; see 'sdwan-connections list --help'"],
       [["update", "a", "--url"], "update: --url needs a value; see 'sdwan-connections update --help'"],
       [["update", "a", "--url", "--force"], "update: --url needs a value; see 'sdwan-connections update --help'"],
-      [["completion", "fish"], "completion: the shell must be bash or zsh, not 'fish'; see 'sdwan-connections completion --help'"],
+      [
+        ["completion", "fish"],
+        "completion: the shell must be bash or zsh, not 'fish'; see 'sdwan-connections completion --help'",
+      ],
     ];
-    for (const [argv, line] of cases) expect(await run(argv), argv.join(" ")).toEqual({ code: 2, stdout: "", stderr: `sdwan-connections: ${line}\n` });
+    for (const [argv, line] of cases)
+      expect(await run(argv), argv.join(" ")).toEqual({ code: 2, stdout: "", stderr: `sdwan-connections: ${line}\n` });
   });
 
   it("prints bash and zsh completion scripts that know every command and option, and complete aliases offline", async () => {
@@ -81,7 +96,9 @@ describe("help, usage and completion (no store needed)", () => {
       expect(bash.stdout).toContain(command.name);
       for (const option of Object.keys(command.options)) expect(bash.stdout).toContain(`--${option}`);
     }
-    expect(bash.stdout).toContain(`validate) if [ "$COMP_CWORD" -eq 2 ]; then words="$(sdwan-connections __complete aliases 2>/dev/null)"`);
+    expect(bash.stdout).toContain(
+      `validate) if [ "$COMP_CWORD" -eq 2 ]; then words="$(sdwan-connections __complete aliases 2>/dev/null)"`,
+    );
     expect(bash.stdout).toContain('completion) words="bash zsh --help" ;;');
     expect((await run(["completion", "zsh"])).stdout).toMatch(/^autoload -U \+X bashcompinit && bashcompinit\n/);
   });
@@ -96,9 +113,22 @@ describe("the store: one rule, read commands never create one", () => {
 
   it("a read on a missing store says where it looked and how to point elsewhere, exit 8, and creates nothing", async () => {
     const dataDir = join(parent, "data");
-    for (const argv of [["list"], ["get", "lab"], ["validate", "lab"], ["customers", "lab"], ["health"], ["export"], ["audit"], ["delete", "lab"]]) {
+    for (const argv of [
+      ["list"],
+      ["get", "lab"],
+      ["validate", "lab"],
+      ["customers", "lab"],
+      ["health"],
+      ["export"],
+      ["audit"],
+      ["delete", "lab"],
+    ]) {
       const result = await run(argv, { dataDir });
-      expect(result, argv.join(" ")).toEqual({ code: 8, stdout: "", stderr: `sdwan-connections: no store in ${dataDir} (SDWAN_DATA_DIR); set SDWAN_DATA_DIR to the service's data directory (pnpm demo prints the line to export)\n` });
+      expect(result, argv.join(" ")).toEqual({
+        code: 8,
+        stdout: "",
+        stderr: `sdwan-connections: no store in ${dataDir} (SDWAN_DATA_DIR); set SDWAN_DATA_DIR to the service's data directory (pnpm demo prints the line to export)\n`,
+      });
     }
     expect(await readdir(parent)).toEqual([]);
     // The completion script asks quietly.
@@ -109,12 +139,27 @@ describe("the store: one rule, read commands never create one", () => {
   it("a dry run creates nothing: apply plans every entry created, add --dry-run finds no store", async () => {
     const filesDir = await mkdtemp(join(tmpdir(), "sdwan-cli-file-"));
     const file = join(filesDir, "sdwan.yaml");
-    await writeFile(file, "connections:\n  - alias: lab\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_LAB\n");
+    await writeFile(
+      file,
+      "connections:\n  - alias: lab\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_LAB\n",
+    );
     const dataDir = join(parent, "data");
-    const planned = await run(["apply", "-f", file, "--dry-run", "-o", "table"], { dataDir, env: { SDWAN_APIKEY_LAB: "a-key" } });
-    expect(planned).toEqual({ code: 0, stdout: "Plan: 1 to create, 0 to update, 0 to delete, 0 unchanged\n  + create    lab, key from env:SDWAN_APIKEY_LAB\n", stderr: "" });
-    expect((await run(["apply", "-f", file, "--dry-run"], { dataDir })).stderr).toContain("env:SDWAN_APIKEY_LAB gives no key, and one is needed to create this connection");
-    expect((await run(["add", "lab", "https://vco.example.net/", "--dry-run"], { dataDir, stdin: "a-key\n" })).code).toBe(8);
+    const planned = await run(["apply", "-f", file, "--dry-run", "-o", "table"], {
+      dataDir,
+      env: { SDWAN_APIKEY_LAB: "a-key" },
+    });
+    expect(planned).toEqual({
+      code: 0,
+      stdout:
+        "Plan: 1 to create, 0 to update, 0 to delete, 0 unchanged\n  + create    lab, key from env:SDWAN_APIKEY_LAB\n",
+      stderr: "",
+    });
+    expect((await run(["apply", "-f", file, "--dry-run"], { dataDir })).stderr).toContain(
+      "env:SDWAN_APIKEY_LAB gives no key, and one is needed to create this connection",
+    );
+    expect(
+      (await run(["add", "lab", "https://vco.example.net/", "--dry-run"], { dataDir, stdin: "a-key\n" })).code,
+    ).toBe(8);
     expect(await readdir(parent)).toEqual([]);
     await rm(filesDir, { recursive: true, force: true });
   });
@@ -122,12 +167,20 @@ describe("the store: one rule, read commands never create one", () => {
   it("an add creates the store, saying where", async () => {
     const dataDir = join(parent, "data");
     const added = await run(["add", "lab", "https://vco.example.net/", "--force"], { stdin: "a-key\n", dataDir });
-    expect(added).toEqual({ code: 0, stdout: "Connection successfully added\n", stderr: `sdwan-connections: creating a new store in ${dataDir}\n` });
+    expect(added).toEqual({
+      code: 0,
+      stdout: "Connection successfully added\n",
+      stderr: `sdwan-connections: creating a new store in ${dataDir}\n`,
+    });
     expect(await run(["__complete", "aliases"], { dataDir })).toEqual({ code: 0, stdout: "lab\n", stderr: "" });
   });
 
   it("config shows the effective settings, never a secret", async () => {
-    const secrets = { masterKey: Buffer.alloc(32, 9).toString("base64"), password: "admin-secret-pw", dbPassword: "db-secret-pw" };
+    const secrets = {
+      masterKey: Buffer.alloc(32, 9).toString("base64"),
+      password: "admin-secret-pw",
+      dbPassword: "db-secret-pw",
+    };
     const env = {
       SDWAN_MASTER_KEY: secrets.masterKey,
       SDWAN_ADMIN_USER: "ops",
@@ -153,7 +206,11 @@ describe("the store: one rule, read commands never create one", () => {
     for (const secret of Object.values(secrets)) expect(table.stdout + asJson.stdout).not.toContain(secret);
 
     const byDefault = await run(["config", "-o", "json"], { env: { SDWAN_DATA_DIR: "" } });
-    expect(JSON.parse(byDefault.stdout)).toMatchObject({ storage: "lowdb", dataDir: join(process.cwd(), "data"), dataDirSource: "default: ./data in the current directory" });
+    expect(JSON.parse(byDefault.stdout)).toMatchObject({
+      storage: "lowdb",
+      dataDir: join(process.cwd(), "data"),
+      dataDirSource: "default: ./data in the current directory",
+    });
   });
 });
 
@@ -172,7 +229,12 @@ describe("tables for people, JSON and YAML for scripts", () => {
 
   it("lists as an aligned table on a terminal, headers in words; an empty list says so", async () => {
     expect((await run(["list"], { tty: true, dataDir })).stdout).toBe(
-      ["Alias            Orchestrator URL", "lab              https://vco.example.net/", "production-east  https://vco2.example.net/", ""].join("\n"),
+      [
+        "Alias            Orchestrator URL",
+        "lab              https://vco.example.net/",
+        "production-east  https://vco2.example.net/",
+        "",
+      ].join("\n"),
     );
     for (const alias of ["lab", "production-east"]) expect((await run(["delete", alias], { dataDir })).code).toBe(0);
     expect(await run(["list"], { tty: true, dataDir })).toEqual({ code: 0, stdout: "No connections.\n", stderr: "" });
@@ -195,7 +257,9 @@ describe("tables for people, JSON and YAML for scripts", () => {
   it("gets one connection as stored, without asking any orchestrator", async () => {
     const shown = await run(["get", "LAB"], { tty: true, dataDir });
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toMatch(/^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\nKey expires at +-\nKey expiry from +-\n$/);
+    expect(shown.stdout).toMatch(
+      /^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\nKey expires at +-\nKey expiry from +-\n$/,
+    );
     expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toEqual({
       alias: "lab",
       orchestratorUrl: "https://vco.example.net/",
@@ -210,7 +274,12 @@ describe("tables for people, JSON and YAML for scripts", () => {
 
   it("validate: a long reason wraps inside its column; an orchestrator that cannot be asked exits 6", async () => {
     expect((await run(["add", "closed", "http://127.0.0.1:9/", "--force"], { stdin: "k", dataDir })).code).toBe(0);
-    const result = await run(["validate", "closed", "--verbose"], { tty: true, columns: 60, dataDir, env: { SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000" } });
+    const result = await run(["validate", "closed", "--verbose"], {
+      tty: true,
+      columns: 60,
+      dataDir,
+      env: { SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000" },
+    });
     expect(result.code).toBe(6);
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines.every((line) => line.length <= 60)).toBe(true);
@@ -220,19 +289,42 @@ describe("tables for people, JSON and YAML for scripts", () => {
   });
 
   it("key-check exits 9 when the key differs, 0 when it matches", async () => {
-    expect(await run(["key-check", "lab"], { stdin: "a-key\n", dataDir, tty: true })).toEqual({ code: 0, stdout: "The key matches the stored one.\n", stderr: "" });
-    expect(await run(["key-check", "lab"], { stdin: "another-key", dataDir })).toEqual({ code: 9, stdout: '{\n  "matches": false\n}\n', stderr: "" });
+    expect(await run(["key-check", "lab"], { stdin: "a-key\n", dataDir, tty: true })).toEqual({
+      code: 0,
+      stdout: "The key matches the stored one.\n",
+      stderr: "",
+    });
+    expect(await run(["key-check", "lab"], { stdin: "another-key", dataDir })).toEqual({
+      code: 9,
+      stdout: '{\n  "matches": false\n}\n',
+      stderr: "",
+    });
   });
 
   it("speaks of arguments and options, not of the REST API's fields", async () => {
-    expect(await run(["audit", "--limit", "0"], { dataDir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sdwan-connections: --limit: .*; see 'sdwan-connections audit --help'\n$/) });
-    expect(await run(["add", "bad alias", "https://vco.example.net/", "--force"], { stdin: "k", dataDir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sdwan-connections: <alias>: /) });
-    expect(await run(["update", "lab", "--url", "ftp://x", "--force"], { dataDir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sdwan-connections: --url: /) });
-    for (const argv of [["audit", "--limit", "0"], ["add", "bad alias", "x", "--force"]]) expect((await run(argv, { stdin: "k", dataDir })).stderr).not.toMatch(/query|body/);
+    expect(await run(["audit", "--limit", "0"], { dataDir })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^sdwan-connections: --limit: .*; see 'sdwan-connections audit --help'\n$/),
+    });
+    expect(
+      await run(["add", "bad alias", "https://vco.example.net/", "--force"], { stdin: "k", dataDir }),
+    ).toMatchObject({ code: 2, stderr: expect.stringMatching(/^sdwan-connections: <alias>: /) });
+    expect(await run(["update", "lab", "--url", "ftp://x", "--force"], { dataDir })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^sdwan-connections: --url: /),
+    });
+    for (const argv of [
+      ["audit", "--limit", "0"],
+      ["add", "bad alias", "x", "--force"],
+    ])
+      expect((await run(argv, { stdin: "k", dataDir })).stderr).not.toMatch(/query|body/);
   });
 
   it("keeps exit codes: 3 for a missing connection, 4 for a taken alias", async () => {
-    expect(await run(["delete", "ghost"], { dataDir })).toMatchObject({ code: 3, stderr: "sdwan-connections: No connection with alias 'ghost'.\n" });
+    expect(await run(["delete", "ghost"], { dataDir })).toMatchObject({
+      code: 3,
+      stderr: "sdwan-connections: No connection with alias 'ghost'.\n",
+    });
     expect((await run(["add", "LAB", "https://vco.example.net/", "--force"], { stdin: "k", dataDir })).code).toBe(4);
   });
 });

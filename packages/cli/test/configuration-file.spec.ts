@@ -26,14 +26,22 @@ describe("configuration files cannot reach the service's own secrets", { timeout
   let dataDir: string;
   const masterKey = Buffer.alloc(32, 5).toString("base64");
 
-  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => runOn(dataDir, argv, env, stdin);
+  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") =>
+    runOn(dataDir, argv, env, stdin);
   const configuration = async (apiKeys: readonly string[]) => {
     const path = join(root, `sdwan-${Math.random().toString(36).slice(2)}.yaml`);
-    await writeFile(path, `connections:\n${apiKeys.map((apiKey, index) => `  - alias: c${index}\n    orchestratorUrl: https://vco.example.net/\n    apiKey: ${apiKey}\n`).join("")}`);
+    await writeFile(
+      path,
+      `connections:\n${apiKeys.map((apiKey, index) => `  - alias: c${index}\n    orchestratorUrl: https://vco.example.net/\n    apiKey: ${apiKey}\n`).join("")}`,
+    );
     return path;
   };
   const refusal = async (apiKey: string, env: Record<string, string> = {}) => {
-    const result = await run(["apply", "-f", await configuration([apiKey]), "--force"], { SDWAN_APIKEY_C0: "a-key", SDWAN_APIKEY_DIR: root, ...env });
+    const result = await run(["apply", "-f", await configuration([apiKey]), "--force"], {
+      SDWAN_APIKEY_C0: "a-key",
+      SDWAN_APIKEY_DIR: root,
+      ...env,
+    });
     expect(result.code, apiKey).toBe(2);
     expect(result.stdout).toBe("");
     return result.stderr;
@@ -52,7 +60,13 @@ describe("configuration files cannot reach the service's own secrets", { timeout
       expect(stderr).toContain(`connections.0.apiKey: env:${name}: only variables named SDWAN_APIKEY_… hold keys`);
       expect(stderr).not.toContain(masterKey);
     }
-    expect((await run(["apply", "-f", await configuration(["env:SDWAN_APIKEY_C0"]), "--force"], { SDWAN_APIKEY_C0: "a-key" })).code).toBe(0);
+    expect(
+      (
+        await run(["apply", "-f", await configuration(["env:SDWAN_APIKEY_C0"]), "--force"], {
+          SDWAN_APIKEY_C0: "a-key",
+        })
+      ).code,
+    ).toBe(0);
   });
 
   it("file: reads only a small regular file outside the data directory", async () => {
@@ -61,7 +75,13 @@ describe("configuration files cannot reach the service's own secrets", { timeout
     await writeFile(join(dataDir, "copied.key"), "a-key");
     await symlink(join(dataDir, "master.key"), join(root, "innocent.key"));
     // The store and its master key, made by a first apply.
-    expect((await run(["apply", "-f", await configuration(["env:SDWAN_APIKEY_C0"]), "--force"], { SDWAN_APIKEY_C0: "a-key" })).code).toBe(0);
+    expect(
+      (
+        await run(["apply", "-f", await configuration(["env:SDWAN_APIKEY_C0"]), "--force"], {
+          SDWAN_APIKEY_C0: "a-key",
+        })
+      ).code,
+    ).toBe(0);
     const cases: [string, string][] = [
       [`file:${join(root, "fifo")}`, "is not a regular file"],
       ["file:/dev/urandom", "is not a regular file"],
@@ -73,7 +93,8 @@ describe("configuration files cannot reach the service's own secrets", { timeout
       [`file:${join(root, "innocent.key")}`, "is in the data directory (SDWAN_DATA_DIR)"],
       [`file:${join(root, "missing.key")}`, "cannot be read (ENOENT)"],
     ];
-    for (const [reference, problem] of cases) expect(await refusal(reference)).toContain(`connections.0.apiKey: ${reference}: ${problem}`);
+    for (const [reference, problem] of cases)
+      expect(await refusal(reference)).toContain(`connections.0.apiKey: ${reference}: ${problem}`);
   });
 
   it("--file must be a small regular file", async () => {
@@ -84,27 +105,43 @@ describe("configuration files cannot reach the service's own secrets", { timeout
       [root, "is not a regular file"],
       [join(root, "missing.yaml"), "cannot be read (ENOENT)"],
     ] as const) {
-      expect(await run(["apply", "-f", file]), file).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(new RegExp(`(^|\n)sdwan-connections: --file: ${problem.replace(/[()]/g, "\\$&")}; see 'sdwan-connections apply --help'\n$`)) });
+      expect(await run(["apply", "-f", file]), file).toMatchObject({
+        code: 2,
+        stdout: "",
+        stderr: expect.stringMatching(
+          new RegExp(
+            `(^|\n)sdwan-connections: --file: ${problem.replace(/[()]/g, "\\$&")}; see 'sdwan-connections apply --help'\n$`,
+          ),
+        ),
+      });
     }
   });
 
   it("two connections may not share a reference", async () => {
-    const stderr = await refusal("env:SDWAN_APIKEY_C0\n  - alias: other\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_C0");
-    expect(stderr).toContain("connections.1.apiKey: is the reference of connections.0 too: each connection has its own key");
+    const stderr = await refusal(
+      "env:SDWAN_APIKEY_C0\n  - alias: other\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_C0",
+    );
+    expect(stderr).toContain(
+      "connections.1.apiKey: is the reference of connections.0 too: each connection has its own key",
+    );
   });
 
   it("export gives distinct aliases distinct variables, and apply reads its own export back", async () => {
     const aliases = ["a.b", "a-b", "a_b", "A_2EB", "ab", "a.b.c"];
     expect(new Set(aliases.map(keyVariable)).size).toBe(aliases.length);
     expect(keyVariable("a.b")).toBe("SDWAN_APIKEY_A_2EB");
-    for (const alias of aliases) expect((await run(["add", alias, "https://vco.example.net/", "--force"], {}, "old-key")).code).toBe(0);
+    for (const alias of aliases)
+      expect((await run(["add", alias, "https://vco.example.net/", "--force"], {}, "old-key")).code).toBe(0);
     const path = join(root, "exported.yaml");
     await writeFile(path, (await run(["export"])).stdout);
     const env = Object.fromEntries(aliases.map((alias) => [keyVariable(alias), `key-of-${alias}`]));
-    const applied = JSON.parse((await run(["apply", "-f", path, "--force"], env)).stdout) as { results: { alias: string; outcome: string }[] };
+    const applied = JSON.parse((await run(["apply", "-f", path, "--force"], env)).stdout) as {
+      results: { alias: string; outcome: string }[];
+    };
     expect(applied.results.map(({ outcome }) => outcome)).toEqual(aliases.map(() => "applied"));
     // Each connection got its own key, not another's.
-    for (const alias of aliases) expect(await run(["key-check", alias], {}, `key-of-${alias}`), alias).toMatchObject({ code: 0 });
+    for (const alias of aliases)
+      expect(await run(["key-check", alias], {}, `key-of-${alias}`), alias).toMatchObject({ code: 0 });
   });
 });
 
@@ -113,31 +150,44 @@ describe("configuration files cannot reach the service's own secrets", { timeout
 // Issue 30: `export`, then `apply --dry-run`, failed until every SDWAN_APIKEY_… variable was set.
 describe("an export planned back without its key variables", { timeout: 30_000 }, () => {
   let dataDir: string;
-  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") => runOn(dataDir, argv, env, stdin);
+  const run = (argv: readonly string[], env: Record<string, string> = {}, stdin = "") =>
+    runOn(dataDir, argv, env, stdin);
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "sdwan-cli-roundtrip-"));
   });
   afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
   it("is unchanged, its keys not checked; a changed URL or a new entry still needs its key; --require-keys needs every key", async () => {
-    for (const alias of ["lab", "edge"]) expect((await run(["add", alias, "https://vco.example.net/", "--force"], {}, `key-of-${alias}`)).code).toBe(0);
+    for (const alias of ["lab", "edge"])
+      expect((await run(["add", alias, "https://vco.example.net/", "--force"], {}, `key-of-${alias}`)).code).toBe(0);
     // The configuration file itself may be anywhere (only key references are fenced).
     const path = join(dataDir, "sdwan.yaml");
     await writeFile(path, (await run(["export"])).stdout);
     const planned = await run(["apply", "-f", path, "--dry-run", "-o", "table"]);
     expect(planned).toEqual({
       code: 0,
-      stdout: "Plan: 0 to create, 0 to update, 0 to delete, 2 unchanged\n  = unchanged edge, key from env:SDWAN_APIKEY_EDGE (not set: key not checked)\n  = unchanged lab, key from env:SDWAN_APIKEY_LAB (not set: key not checked)\n",
+      stdout:
+        "Plan: 0 to create, 0 to update, 0 to delete, 2 unchanged\n  = unchanged edge, key from env:SDWAN_APIKEY_EDGE (not set: key not checked)\n  = unchanged lab, key from env:SDWAN_APIKEY_LAB (not set: key not checked)\n",
       stderr: "",
     });
-    expect(JSON.parse((await run(["apply", "-f", path])).stdout)).toMatchObject({ results: [{ outcome: "unchanged" }, { outcome: "unchanged" }] });
+    expect(JSON.parse((await run(["apply", "-f", path])).stdout)).toMatchObject({
+      results: [{ outcome: "unchanged" }, { outcome: "unchanged" }],
+    });
     const strict = await run(["apply", "-f", path, "--dry-run", "--require-keys"]);
     expect(strict).toMatchObject({ code: 2, stdout: "" });
-    expect(strict.stderr).toContain("connections.0.apiKey: env:SDWAN_APIKEY_EDGE: the variable is not set; connections.1.apiKey: env:SDWAN_APIKEY_LAB: the variable is not set");
-    await writeFile(path, (await readFile(path, "utf8")).replace("https://vco.example.net/", "https://moved.example.net/") + "  - alias: new\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_NEW\n");
+    expect(strict.stderr).toContain(
+      "connections.0.apiKey: env:SDWAN_APIKEY_EDGE: the variable is not set; connections.1.apiKey: env:SDWAN_APIKEY_LAB: the variable is not set",
+    );
+    await writeFile(
+      path,
+      (await readFile(path, "utf8")).replace("https://vco.example.net/", "https://moved.example.net/") +
+        "  - alias: new\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_NEW\n",
+    );
     const needed = await run(["apply", "-f", path, "--dry-run"]);
     expect(needed).toMatchObject({ code: 2, stdout: "" });
-    expect(needed.stderr).toContain("connections.0.apiKey: env:SDWAN_APIKEY_EDGE gives no key, and one is needed to create this connection or change its URL");
+    expect(needed.stderr).toContain(
+      "connections.0.apiKey: env:SDWAN_APIKEY_EDGE gives no key, and one is needed to create this connection or change its URL",
+    );
     expect(needed.stderr).toContain("connections.2.apiKey: env:SDWAN_APIKEY_NEW gives no key");
     expect(await run(["key-check", "lab"], {}, "key-of-lab")).toMatchObject({ code: 0 });
   });
@@ -161,7 +211,10 @@ describe("file: references read only SDWAN_APIKEY_DIR, and no key is a master ke
     runOn(dataDir, argv, { SDWAN_APIKEY_DIR: keyDir, SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000", ...env }, stdin);
   const apply = async (apiKey: string, env: Record<string, string> = {}, extra: readonly string[] = []) => {
     const path = join(root, `sdwan-${Math.random().toString(36).slice(2)}.yaml`);
-    await writeFile(path, `connections:\n  - alias: lab\n    orchestratorUrl: ${orchestratorUrl}\n    apiKey: ${apiKey}\n`);
+    await writeFile(
+      path,
+      `connections:\n  - alias: lab\n    orchestratorUrl: ${orchestratorUrl}\n    apiKey: ${apiKey}\n`,
+    );
     return run(["apply", "-f", path, ...extra], env);
   };
 
@@ -184,7 +237,9 @@ describe("file: references read only SDWAN_APIKEY_DIR, and no key is a master ke
     await writeFile(join(keyDir, "lab.key"), "a-key\n");
     const refused = await apply(`file:${join(keyDir, "lab.key")}`, { SDWAN_APIKEY_DIR: "" });
     expect(refused).toMatchObject({ code: 2, stdout: "" });
-    expect(refused.stderr).toContain("file: references are refused until SDWAN_APIKEY_DIR names the one directory key files are read from");
+    expect(refused.stderr).toContain(
+      "file: references are refused until SDWAN_APIKEY_DIR names the one directory key files are read from",
+    );
     expect(tokens).toEqual([]);
   });
 
@@ -233,7 +288,9 @@ describe("file: references read only SDWAN_APIKEY_DIR, and no key is a master ke
     ] as const) {
       const refused = await apply(reference, { ...env, ...extra });
       expect(refused.code, reference).toBe(2);
-      expect(refused.stderr).toContain(`connections.0.apiKey: ${reference}: is a master key of this deployment, never an apiKey`);
+      expect(refused.stderr).toContain(
+        `connections.0.apiKey: ${reference}: is a master key of this deployment, never an apiKey`,
+      );
     }
     expect(tokens).toEqual([]);
   });
@@ -249,7 +306,10 @@ describe("file: references read only SDWAN_APIKEY_DIR, and no key is a master ke
     );
     const env = { SDWAN_APIKEY_EDGE: "the-edge-key" };
     const dryRun = await run(["apply", "-f", path, "--dry-run", "-o", "table"], env);
-    expect(dryRun).toMatchObject({ code: 0, stdout: expect.stringContaining("+ create    lab, key from file:team/lab.key\n") });
+    expect(dryRun).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("+ create    lab, key from file:team/lab.key\n"),
+    });
     expect(dryRun.stdout).toContain("+ create    edge, key from env:SDWAN_APIKEY_EDGE\n");
     const applied = await run(["apply", "-f", path, "--force"], env);
     expect(applied.code).toBe(0);
@@ -271,10 +331,19 @@ describe("reading a configuration file", () => {
     const read: (string | symbol)[] = [];
     try {
       const path = join(root, "many.yaml");
-      await writeFile(path, `connections:\n${Array.from({ length: 1_000 }, (_, i) => `  - alias: c${i}\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_C${i}\n`).join("")}`);
+      await writeFile(
+        path,
+        `connections:\n${Array.from({ length: 1_000 }, (_, i) => `  - alias: c${i}\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_C${i}\n`).join("")}`,
+      );
       const env = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`SDWAN_APIKEY_C${i}`, `key-${i}`]));
       process.env = new Proxy(live, { get: (target, name) => (read.push(name), Reflect.get(target, name)) });
-      const connections = await readConfiguration(path, { env, keyDir: undefined, dataDir: join(root, "data"), masterKeyFile: join(root, "data", "master.key"), masterKeys: [] })();
+      const connections = await readConfiguration(path, {
+        env,
+        keyDir: undefined,
+        dataDir: join(root, "data"),
+        masterKeyFile: join(root, "data", "master.key"),
+        masterKeys: [],
+      })();
       process.env = live;
       expect(connections).toMatchObject({ right: { length: 1_000 } });
       expect(read).toEqual([]);

@@ -13,7 +13,10 @@ describe("contexts", () => {
   let servers: Server[];
   const configFile = () => join(configHome, "sdwan-connections", "config.yaml");
 
-  const run = async (argv: readonly string[], options: { readonly interactive?: boolean; readonly env?: Record<string, string> } = {}) => {
+  const run = async (
+    argv: readonly string[],
+    options: { readonly interactive?: boolean; readonly env?: Record<string, string> } = {},
+  ) => {
     const stdout: string[] = [];
     const stderr: string[] = [];
     const prompts: string[] = [];
@@ -25,7 +28,12 @@ describe("contexts", () => {
         return "typed-password";
       },
       interactive: options.interactive ?? false,
-      env: { XDG_CONFIG_HOME: configHome, SDWAN_DATA_DIR: join(configHome, "no-store"), SDWAN_LOG_LEVEL: "warn", ...options.env },
+      env: {
+        XDG_CONFIG_HOME: configHome,
+        SDWAN_DATA_DIR: join(configHome, "no-store"),
+        SDWAN_LOG_LEVEL: "warn",
+        ...options.env,
+      },
     });
     return { code, stdout: stdout.join(""), stderr: stderr.join(""), prompts };
   };
@@ -55,45 +63,95 @@ describe("contexts", () => {
   });
 
   it("sets, lists, switches and names contexts, the first one set becoming current; the file holds no secret and only its owner reads it", async () => {
-    expect(await run(["config", "get-contexts", "-o", "table"])).toMatchObject({ code: 0, stdout: "No contexts: commands use the local store (SDWAN_DATA_DIR, else ./data); add one with 'config set-context'.\n" });
+    expect(await run(["config", "get-contexts", "-o", "table"])).toMatchObject({
+      code: 0,
+      stdout:
+        "No contexts: commands use the local store (SDWAN_DATA_DIR, else ./data); add one with 'config set-context'.\n",
+    });
     expect(await run(["config", "get-contexts"])).toMatchObject({ code: 0, stdout: "[]\n" });
-    expect(await run(["config", "current-context"])).toMatchObject({ code: 2, stderr: expect.stringContaining("no current context") });
+    expect(await run(["config", "current-context"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no current context"),
+    });
     const passwordFile = join(configHome, "prod.password");
     await writeFile(passwordFile, "s3cret-password\n");
-    expect(await run(["config", "set-context", "prod", "--server", "https://sdwan.example.net", "--user", "admin", "--password-file", passwordFile])).toMatchObject({
+    expect(
+      await run([
+        "config",
+        "set-context",
+        "prod",
+        "--server",
+        "https://sdwan.example.net",
+        "--user",
+        "admin",
+        "--password-file",
+        passwordFile,
+      ]),
+    ).toMatchObject({
       code: 0,
       stdout: "Context 'prod' set: https://sdwan.example.net as admin.\n",
     });
-    expect(await run(["config", "set-context", "lab", "--data-dir", join(configHome, "lab")])).toMatchObject({ code: 0 });
+    expect(await run(["config", "set-context", "lab", "--data-dir", join(configHome, "lab")])).toMatchObject({
+      code: 0,
+    });
     expect(await run(["config", "current-context"])).toEqual({ code: 0, stdout: "prod\n", stderr: "", prompts: [] });
-    expect(await run(["config", "use-context", "lab"])).toMatchObject({ code: 0, stdout: "Switched to context 'lab'.\n" });
+    expect(await run(["config", "use-context", "lab"])).toMatchObject({
+      code: 0,
+      stdout: "Switched to context 'lab'.\n",
+    });
     expect(JSON.parse((await run(["config", "get-contexts"])).stdout)).toEqual([
-      { name: "prod", server: "https://sdwan.example.net", user: "admin", "password-file": passwordFile, current: false },
+      {
+        name: "prod",
+        server: "https://sdwan.example.net",
+        user: "admin",
+        "password-file": passwordFile,
+        current: false,
+      },
       { name: "lab", "data-dir": join(configHome, "lab"), current: true },
     ]);
     const text = await readFile(configFile(), "utf8");
     expect(text).not.toContain("s3cret-password");
     expect((await stat(configFile())).mode & 0o777).toBe(0o600);
-    expect(await run(["config", "use-context", "nope"])).toMatchObject({ code: 2, stderr: "sdwan-connections: no context named 'nope'; see 'sdwan-connections config get-contexts'; see 'sdwan-connections config use-context --help'\n" });
+    expect(await run(["config", "use-context", "nope"])).toMatchObject({
+      code: 2,
+      stderr:
+        "sdwan-connections: no context named 'nope'; see 'sdwan-connections config get-contexts'; see 'sdwan-connections config use-context --help'\n",
+    });
   });
 
   it("takes no password or token on the command line, and exactly one place per context", async () => {
-    expect(await run(["config", "set-context", "prod", "--server", "https://x.example", "--password", "p"])).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown option --password") });
-    expect(await run(["config", "set-context", "prod", "--server", "https://x.example", "--data-dir", "d"])).toMatchObject({ code: 2, stderr: expect.stringContaining("exactly one of") });
-    expect(await run(["config", "set-context", "prod", "--data-dir", "d", "--user", "u"])).toMatchObject({ code: 2, stderr: expect.stringContaining("--user goes with --server only") });
-    expect(await run(["config", "set-context", "prod", "--server", "ftp://x.example"])).toMatchObject({ code: 2, stderr: expect.stringContaining("must be an http: or https: URL") });
+    expect(
+      await run(["config", "set-context", "prod", "--server", "https://x.example", "--password", "p"]),
+    ).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown option --password") });
+    expect(
+      await run(["config", "set-context", "prod", "--server", "https://x.example", "--data-dir", "d"]),
+    ).toMatchObject({ code: 2, stderr: expect.stringContaining("exactly one of") });
+    expect(await run(["config", "set-context", "prod", "--data-dir", "d", "--user", "u"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--user goes with --server only"),
+    });
+    expect(await run(["config", "set-context", "prod", "--server", "ftp://x.example"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("must be an http: or https: URL"),
+    });
   });
 
   it("refuses a bad configuration file in one line naming it and the place, exit 2, for every command", async () => {
     await mkdir(join(configHome, "sdwan-connections"));
-    await writeFile(configFile(), "current-context: prod\ncontexts:\n  - name: prod\n    server: https://x.example\n    pasword-file: /tmp/p\n");
+    await writeFile(
+      configFile(),
+      "current-context: prod\ncontexts:\n  - name: prod\n    server: https://x.example\n    pasword-file: /tmp/p\n",
+    );
     for (const argv of [["list"], ["config", "get-contexts"]]) {
       const result = await run(argv);
       expect(result.code, argv.join(" ")).toBe(2);
       expect(result.stderr).toMatch(new RegExp(`^sdwan-connections: ${configFile()}: [^\\n]*pasword-file[^\\n]*\\n`));
     }
     await writeFile(configFile(), "contexts: [\n");
-    expect(await run(["list"])).toMatchObject({ code: 2, stderr: `sdwan-connections: ${configFile()} is not valid YAML\n` });
+    expect(await run(["list"])).toMatchObject({
+      code: 2,
+      stderr: `sdwan-connections: ${configFile()} is not valid YAML\n`,
+    });
   });
 
   it("runs a command against the context's service, --context choosing another for one command; the password from its file, never on argv", async () => {
@@ -101,13 +159,24 @@ describe("contexts", () => {
     const passwordFile = join(configHome, "admin.password");
     await writeFile(passwordFile, "from-file\n");
     await writeFile(join(configHome, "token"), "a-service-token\n");
-    expect((await run(["config", "set-context", "svc", "--server", url, "--user", "admin", "--password-file", passwordFile])).code).toBe(0);
-    expect((await run(["config", "set-context", "bot", "--server", url, "--token-file", join(configHome, "token")])).code).toBe(0);
+    expect(
+      (await run(["config", "set-context", "svc", "--server", url, "--user", "admin", "--password-file", passwordFile]))
+        .code,
+    ).toBe(0);
+    expect(
+      (await run(["config", "set-context", "bot", "--server", url, "--token-file", join(configHome, "token")])).code,
+    ).toBe(0);
     const basic = `Basic ${Buffer.from("admin:from-file").toString("base64")}`;
     expect(await run(["list"])).toEqual({ code: 0, stdout: "[]\n", stderr: "", prompts: [] });
     expect(await run(["list", "--context", "bot"])).toMatchObject({ code: 0, stdout: "[]\n" });
-    expect(seen).toEqual([`GET /rest/plugin/sdwan/connections ${basic}`, "GET /rest/plugin/sdwan/connections Bearer a-service-token"]);
-    expect(await run(["list", "--context", "ghost"])).toMatchObject({ code: 2, stderr: expect.stringContaining("no context named 'ghost'") });
+    expect(seen).toEqual([
+      `GET /rest/plugin/sdwan/connections ${basic}`,
+      "GET /rest/plugin/sdwan/connections Bearer a-service-token",
+    ]);
+    expect(await run(["list", "--context", "ghost"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no context named 'ghost'"),
+    });
   });
 
   it("trusts a private CA for an https: service only when the context names its file", async () => {
@@ -123,7 +192,12 @@ describe("contexts", () => {
     const caFile = join(configHome, "ca.pem");
     await writeFile(caFile, certificates.caCert);
     expect((await run(["config", "set-context", "untrusted", "--server", url])).code).toBe(0);
-    expect(await run(["list"])).toMatchObject({ code: 7, stderr: expect.stringMatching(/^sdwan-connections: The service at https:\/\/127\.0\.0\.1:\d+ cannot be reached \([A-Z_]+\)\.\n$/) });
+    expect(await run(["list"])).toMatchObject({
+      code: 7,
+      stderr: expect.stringMatching(
+        /^sdwan-connections: The service at https:\/\/127\.0\.0\.1:\d+ cannot be reached \([A-Z_]+\)\.\n$/,
+      ),
+    });
     expect((await run(["config", "set-context", "trusted", "--server", url, "--ca-file", caFile])).code).toBe(0);
     expect(await run(["list", "--context", "trusted"])).toMatchObject({ code: 0, stdout: "[]\n" });
   });
@@ -134,30 +208,57 @@ describe("contexts", () => {
     const typed = await run(["list"], { interactive: true });
     expect(typed.prompts).toEqual([`password of admin at ${url} (typing is not shown; Enter ends it): `]);
     expect(typed).toMatchObject({ code: 0, stdout: "[]\n" });
-    expect(seen).toEqual([`GET /rest/plugin/sdwan/connections Basic ${Buffer.from("admin:typed-password").toString("base64")}`]);
-    expect(await run(["list"])).toMatchObject({ code: 2, stderr: "sdwan-connections: context 'svc': no password for admin: standard input is not a terminal; give the context one in a file (config set-context svc --password-file FILE)\n" });
+    expect(seen).toEqual([
+      `GET /rest/plugin/sdwan/connections Basic ${Buffer.from("admin:typed-password").toString("base64")}`,
+    ]);
+    expect(await run(["list"])).toMatchObject({
+      code: 2,
+      stderr:
+        "sdwan-connections: context 'svc': no password for admin: standard input is not a terminal; give the context one in a file (config set-context svc --password-file FILE)\n",
+    });
     // The completion script never prompts.
     expect(await run(["__complete", "aliases"])).toEqual({ code: 0, stdout: "", stderr: "", prompts: [] });
   });
 
   it("says a service that cannot be reached is one (exit 7), and refuses the store's own operations through a service (exit 2)", async () => {
     expect((await run(["config", "set-context", "down", "--server", "http://127.0.0.1:9"])).code).toBe(0);
-    expect(await run(["list"])).toMatchObject({ code: 7, stderr: "sdwan-connections: The service at http://127.0.0.1:9 cannot be reached (ECONNREFUSED).\n" });
-    expect(await run(["rotate-master-key"])).toMatchObject({ code: 2, stderr: expect.stringContaining("rotate-master-key: is a local-store operation") });
+    expect(await run(["list"])).toMatchObject({
+      code: 7,
+      stderr: "sdwan-connections: The service at http://127.0.0.1:9 cannot be reached (ECONNREFUSED).\n",
+    });
+    expect(await run(["rotate-master-key"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("rotate-master-key: is a local-store operation"),
+    });
   });
 
   it("a local context names the store: its data directory, or PostgreSQL from the variable it names", async () => {
     expect((await run(["config", "set-context", "db", "--postgres-url-env", "LAB_DATABASE_URL"])).code).toBe(0);
-    expect(await run(["list"])).toMatchObject({ code: 2, stderr: "sdwan-connections: context 'db': LAB_DATABASE_URL is not set (it holds the PostgreSQL URL)\n" });
+    expect(await run(["list"])).toMatchObject({
+      code: 2,
+      stderr: "sdwan-connections: context 'db': LAB_DATABASE_URL is not set (it holds the PostgreSQL URL)\n",
+    });
     expect((await run(["config", "set-context", "lab", "--data-dir", join(configHome, "lab")])).code).toBe(0);
-    expect(await run(["list", "--context", "lab"])).toMatchObject({ code: 8, stderr: expect.stringContaining(`no store in ${join(configHome, "lab")}`) });
+    expect(await run(["list", "--context", "lab"])).toMatchObject({
+      code: 8,
+      stderr: expect.stringContaining(`no store in ${join(configHome, "lab")}`),
+    });
     // `config` shows the current context's store.
-    expect(JSON.parse((await run(["config"], { env: { LAB_DATABASE_URL: "postgres://sdwan:pw@db.example.net/sdwan" } })).stdout)).toMatchObject({
+    expect(
+      JSON.parse(
+        (await run(["config"], { env: { LAB_DATABASE_URL: "postgres://sdwan:pw@db.example.net/sdwan" } })).stdout,
+      ),
+    ).toMatchObject({
       context: { name: "db", where: "local PostgreSQL store ($LAB_DATABASE_URL)" },
       storage: "postgres",
       database: "postgres://sdwan@db.example.net/sdwan",
     });
     expect((await run(["config", "use-context", "lab"])).code).toBe(0);
-    expect(JSON.parse((await run(["config"])).stdout)).toMatchObject({ context: { name: "lab" }, storage: "lowdb", dataDir: join(configHome, "lab"), storeExists: false });
+    expect(JSON.parse((await run(["config"])).stdout)).toMatchObject({
+      context: { name: "lab" },
+      storage: "lowdb",
+      dataDir: join(configHome, "lab"),
+      storeExists: false,
+    });
   });
 });

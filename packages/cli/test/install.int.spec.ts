@@ -24,7 +24,22 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
     expect(tarball).toBe(`sdwan-connections-${packageJson.version}.tgz`);
     const prefix = join(root, "prefix");
     // An empty cache and --offline: nothing may come from a registry.
-    await run("npm", ["install", "-g", "--offline", "--no-audit", "--no-fund", "--prefix", prefix, "--cache", join(root, "npm-cache"), join(root, tarball as string)], { cwd: root });
+    await run(
+      "npm",
+      [
+        "install",
+        "-g",
+        "--offline",
+        "--no-audit",
+        "--no-fund",
+        "--prefix",
+        prefix,
+        "--cache",
+        join(root, "npm-cache"),
+        join(root, tarball as string),
+      ],
+      { cwd: root },
+    );
     bin = join(prefix, "bin", "sdwan-connections");
   });
 
@@ -32,33 +47,56 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
 
   const cli = (args: readonly string[], env: Record<string, string> = {}, input?: string) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(bin, [...args], { cwd: root, env: { PATH: process.env["PATH"] ?? "", SDWAN_LOG_LEVEL: "warn", ...env } }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
+      const child = execFile(
+        bin,
+        [...args],
+        { cwd: root, env: { PATH: process.env["PATH"] ?? "", SDWAN_LOG_LEVEL: "warn", ...env } },
+        (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
       );
       child.stdin?.end(input);
     });
 
   it("is an executable command that prints its version", async () => {
     expect((await stat(bin)).mode & 0o111).not.toBe(0);
-    expect(await cli(["--version"])).toEqual({ code: 0, stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
+    expect(await cli(["--version"])).toEqual({
+      code: 0,
+      stdout: `sdwan-connections ${packageJson.version}\n`,
+      stderr: "",
+    });
   });
 
   it("adds and lists on the embedded store, and says where a missing store was looked for", async () => {
     const env = { SDWAN_DATA_DIR: join(root, "store") };
     expect((await cli(["list"], env)).code).toBe(8);
     expect((await cli(["add", "lab", "https://vco.example.net/", "--force"], env, "a-key\n")).code).toBe(0);
-    expect(await cli(["list"], env)).toEqual({ code: 0, stdout: `${JSON.stringify([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }], null, 2)}\n`, stderr: "" });
-    expect(await cli(["list"])).toMatchObject({ code: 8, stderr: expect.stringContaining(`no store in ${join(root, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory)`) });
+    expect(await cli(["list"], env)).toEqual({
+      code: 0,
+      stdout: `${JSON.stringify([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }], null, 2)}\n`,
+      stderr: "",
+    });
+    expect(await cli(["list"])).toMatchObject({
+      code: 8,
+      stderr: expect.stringContaining(
+        `no store in ${join(root, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory)`,
+      ),
+    });
   });
 
   it("holds no dependency-injection container: the CLI composes without inversify (it weighs on every start)", async () => {
-    const files = (await readdir(join(PACKAGE_DIR, "dist/pack/lib"), { recursive: true })).filter((name) => name.endsWith(".js"));
+    const files = (await readdir(join(PACKAGE_DIR, "dist/pack/lib"), { recursive: true })).filter((name) =>
+      name.endsWith(".js"),
+    );
     const texts = await Promise.all(files.map((name) => readFile(join(PACKAGE_DIR, "dist/pack/lib", name), "utf8")));
     expect(texts.filter((text) => /inversify/i.test(text))).toEqual([]);
   });
 
   it("loads PostgreSQL's driver only when asked: a bad database URL is a configuration error, not a missing module", async () => {
-    const result = await cli(["list"], { SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: "postgres://nobody@127.0.0.1:9/none", SDWAN_MASTER_KEY: Buffer.alloc(32, 1).toString("base64") });
+    const result = await cli(["list"], {
+      SDWAN_STORAGE: "postgres",
+      SDWAN_DATABASE_URL: "postgres://nobody@127.0.0.1:9/none",
+      SDWAN_MASTER_KEY: Buffer.alloc(32, 1).toString("base64"),
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^sdwan-connections: SDWAN_DATABASE_URL: /);
     expect(result.stderr).not.toMatch(/Cannot find (module|package)|ERR_MODULE_NOT_FOUND/);

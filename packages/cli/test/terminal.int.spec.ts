@@ -40,11 +40,26 @@ describe("the key prompt in a real terminal", { timeout: 120_000 }, () => {
   // The CLI from its sources, in a tmux window 100 columns wide; its exit code printed after it.
   const start = (session: string, command: string) => {
     const cli = `SDWAN_DATA_DIR=${dataDir} SDWAN_LOG_LEVEL=error SDWAN_ORCHESTRATOR_TIMEOUT_MS=3000 ${process.execPath} --conditions=sdwan-source --import tsx src/main.ts`;
-    tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "20", "-c", PACKAGE_DIR, `${command.replace("CLI", cli)}; echo "EXIT=$?"; sleep 60`);
+    tmux(
+      "new-session",
+      "-d",
+      "-s",
+      session,
+      "-x",
+      "100",
+      "-y",
+      "20",
+      "-c",
+      PACKAGE_DIR,
+      `${command.replace("CLI", cli)}; echo "EXIT=$?"; sleep 60`,
+    );
   };
 
   beforeAll(async () => {
-    if (!hasTmux) throw new Error("tmux is missing: run `bash .ci/terminal.sh` (apt-get install tmux), as the repository's test command does");
+    if (!hasTmux)
+      throw new Error(
+        "tmux is missing: run `bash .ci/terminal.sh` (apt-get install tmux), as the repository's test command does",
+      );
     dataDir = await mkdtemp(join(tmpdir(), "sdwan-cli-terminal-"));
     // An orchestrator that accepts connections and never answers: the CLI waits, and would draw its progress indicator.
     silent = createServer((connection) => held.push(connection));

@@ -104,32 +104,61 @@ describe("loadConfig", () => {
     [{ SDWAN_PORT: "70000" }, "SDWAN_PORT: must be an integer from 0 to 65535"],
     [{ SDWAN_HOST: "not a host" }, "SDWAN_HOST: must be an IP address or a host name"],
     [{ SDWAN_STORAGE: "mysql" }, "SDWAN_STORAGE: must be one of lowdb, postgres"],
-    [{ SDWAN_MASTER_KEY: "c2hvcnQ=" }, "SDWAN_MASTER_KEY: must be the base64 encoding of exactly 32 bytes (e.g. `openssl rand -base64 32`)"],
+    [
+      { SDWAN_MASTER_KEY: "c2hvcnQ=" },
+      "SDWAN_MASTER_KEY: must be the base64 encoding of exactly 32 bytes (e.g. `openssl rand -base64 32`)",
+    ],
     [
       { SDWAN_MASTER_KEY_PREVIOUS: `${Buffer.alloc(32, 9).toString("base64")},c2hvcnQ=` },
       "SDWAN_MASTER_KEY_PREVIOUS: entry 2 must be the base64 encoding of exactly 32 bytes (e.g. `openssl rand -base64 32`)",
     ],
     [{ SDWAN_LOG_LEVEL: "loud" }, "SDWAN_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent"],
     [{ SDWAN_CUSTOMERS_CACHE_TTL_MS: "-1" }, "SDWAN_CUSTOMERS_CACHE_TTL_MS: must be an integer from 0 to 86400000"],
-    [{ SDWAN_CUSTOMERS_MAX_ENTERPRISES: "0" }, "SDWAN_CUSTOMERS_MAX_ENTERPRISES: must be an integer from 1 to 10000000"],
-    [{ SDWAN_CUSTOMERS_MAX_REPLY_BYTES: "1023" }, "SDWAN_CUSTOMERS_MAX_REPLY_BYTES: must be an integer from 1024 to 1073741824"],
+    [
+      { SDWAN_CUSTOMERS_MAX_ENTERPRISES: "0" },
+      "SDWAN_CUSTOMERS_MAX_ENTERPRISES: must be an integer from 1 to 10000000",
+    ],
+    [
+      { SDWAN_CUSTOMERS_MAX_REPLY_BYTES: "1023" },
+      "SDWAN_CUSTOMERS_MAX_REPLY_BYTES: must be an integer from 1024 to 1073741824",
+    ],
     [{ SDWAN_ORCHESTRATOR_TIMEOUT_MS: "0" }, "SDWAN_ORCHESTRATOR_TIMEOUT_MS: must be an integer from 1 to 600000"],
-    [{ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "good.example, bad host" }, "SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: must be a comma-separated list of host names or IP addresses"],
+    [
+      { SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "good.example, bad host" },
+      "SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: must be a comma-separated list of host names or IP addresses",
+    ],
     [{ SDWAN_ADMIN_USER: "root" }, "SDWAN_ADMIN_PASSWORD: must be set when SDWAN_ADMIN_USER is"],
     [{ SDWAN_ADMIN_USER: "root", SDWAN_ADMIN_PASSWORD: "short" }, "SDWAN_ADMIN_PASSWORD: must be 8 to 1024 characters"],
     [{ SDWAN_STORAGE: "postgres" }, "SDWAN_DATABASE_URL: must be set when SDWAN_STORAGE=postgres"],
-    [{ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: "mysql://x" }, "SDWAN_DATABASE_URL: must be a postgres:// or postgresql:// URL"],
-    [{ SDWAN_TRUSTED_PROXIES: "10.0.0.0/8, ingress.local" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
-    [{ SDWAN_TRUSTED_PROXIES: "10.0.0.0/33" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
-    [{ SDWAN_TRUSTED_PROXIES: "fd00::/129" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
-    [{ SDWAN_TRUSTED_PROXIES: "10.0.0.0/8/8" }, "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)"],
+    [
+      { SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: "mysql://x" },
+      "SDWAN_DATABASE_URL: must be a postgres:// or postgresql:// URL",
+    ],
+    [
+      { SDWAN_TRUSTED_PROXIES: "10.0.0.0/8, ingress.local" },
+      "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)",
+    ],
+    [
+      { SDWAN_TRUSTED_PROXIES: "10.0.0.0/33" },
+      "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)",
+    ],
+    [
+      { SDWAN_TRUSTED_PROXIES: "fd00::/129" },
+      "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)",
+    ],
+    [
+      { SDWAN_TRUSTED_PROXIES: "10.0.0.0/8/8" },
+      "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)",
+    ],
     [{ SDWAN_VIEWERS: "ann" }, "SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set"],
   ])("refuses %j with one line naming the variable", (env, line) => {
     expect(fails(env)).toBe(line);
   });
 
   it("reads a list of blanks as no allowlist (any host)", () => {
-    expect(loadConfig({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: " , " })).toMatchObject(E.right({ orchestratorAllowedHosts: undefined }));
+    expect(loadConfig({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: " , " })).toMatchObject(
+      E.right({ orchestratorAllowedHosts: undefined }),
+    );
   });
 
   it("never repeats a bad value, which may be a secret", () => {
@@ -183,14 +212,27 @@ describe("loadConfig: OpenID Connect (SPEC §11)", () => {
   });
 
   it("accepts http issuers on a loopback address only (tests, a sidecar)", () => {
-    for (const url of ["http://127.0.0.1:8080", "http://localhost/issuer", "http://[::1]:9000/"]) expect(E.isRight(loadConfig({ ...issuer, SDWAN_OIDC_ISSUER: url }))).toBe(true);
+    for (const url of ["http://127.0.0.1:8080", "http://localhost/issuer", "http://[::1]:9000/"])
+      expect(E.isRight(loadConfig({ ...issuer, SDWAN_OIDC_ISSUER: url }))).toBe(true);
   });
 
   it.each([
-    [{ SDWAN_OIDC_ISSUER: "http://id.example.net", SDWAN_OIDC_AUDIENCE: "a" }, "SDWAN_OIDC_ISSUER: must be an https:// URL (http:// only on a loopback address) without query, fragment or credentials"],
-    [{ SDWAN_OIDC_ISSUER: "https://id.example.net/?realm=x", SDWAN_OIDC_AUDIENCE: "a" }, "SDWAN_OIDC_ISSUER: must be an https:// URL (http:// only on a loopback address) without query, fragment or credentials"],
-    [{ SDWAN_OIDC_ISSUER: "id.example.net", SDWAN_OIDC_AUDIENCE: "a" }, "SDWAN_OIDC_ISSUER: must be an https:// URL (http:// only on a loopback address)"],
-    [{ SDWAN_OIDC_ISSUER: "https://id.example.net" }, "SDWAN_OIDC_AUDIENCE: must be set when SDWAN_OIDC_ISSUER is (the audience this service's tokens are issued for)"],
+    [
+      { SDWAN_OIDC_ISSUER: "http://id.example.net", SDWAN_OIDC_AUDIENCE: "a" },
+      "SDWAN_OIDC_ISSUER: must be an https:// URL (http:// only on a loopback address) without query, fragment or credentials",
+    ],
+    [
+      { SDWAN_OIDC_ISSUER: "https://id.example.net/?realm=x", SDWAN_OIDC_AUDIENCE: "a" },
+      "SDWAN_OIDC_ISSUER: must be an https:// URL (http:// only on a loopback address) without query, fragment or credentials",
+    ],
+    [
+      { SDWAN_OIDC_ISSUER: "id.example.net", SDWAN_OIDC_AUDIENCE: "a" },
+      "SDWAN_OIDC_ISSUER: must be an https:// URL (http:// only on a loopback address)",
+    ],
+    [
+      { SDWAN_OIDC_ISSUER: "https://id.example.net" },
+      "SDWAN_OIDC_AUDIENCE: must be set when SDWAN_OIDC_ISSUER is (the audience this service's tokens are issued for)",
+    ],
     [{ SDWAN_OIDC_ADMIN_GROUPS: "ops" }, "SDWAN_OIDC_ADMIN_GROUPS: needs SDWAN_OIDC_ISSUER, which is not set"],
     [{ SDWAN_OIDC_CLIENT_ID: "console" }, "SDWAN_OIDC_CLIENT_ID: needs SDWAN_OIDC_ISSUER, which is not set"],
   ])("refuses %j with one line naming the variable", (env, line) => {

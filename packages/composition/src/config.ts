@@ -82,12 +82,21 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** A codec from an environment string (or undefined) to a value; failures carry what is wrong. */
 type EnvCodec<A> = t.Type<A, unknown, unknown>;
 
-const envValue = <A>(name: string, parse: (raw: string) => E.Either<string, A>, fallback: () => E.Either<string, A>): EnvCodec<A> =>
+const envValue = <A>(
+  name: string,
+  parse: (raw: string) => E.Either<string, A>,
+  fallback: () => E.Either<string, A>,
+): EnvCodec<A> =>
   new t.Type<A, unknown, unknown>(
     name,
     (_u): _u is A => true,
     (input, context) => {
-      const result = input === undefined || input === "" ? fallback() : typeof input === "string" ? parse(input) : E.left("must be a string");
+      const result =
+        input === undefined || input === ""
+          ? fallback()
+          : typeof input === "string"
+            ? parse(input)
+            : E.left("must be a string");
       return E.isRight(result) ? t.success(result.right) : t.failure(input, context, result.left);
     },
     (a) => a,
@@ -119,7 +128,8 @@ const list = (raw: string): E.Either<string, readonly string[]> =>
       .filter((item) => item !== ""),
   );
 
-const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const listenHost = (raw: string) =>
   isIP(raw) !== 0 || HOST_NAME.test(raw) ? E.right(raw) : E.left("must be an IP address or a host name");
 
@@ -144,7 +154,12 @@ const databaseUrl = (raw: string) => {
 const hostList = (raw: string): E.Either<string, readonly string[] | undefined> => {
   const hosts = raw
     .split(",")
-    .map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1"))
+    .map((host) =>
+      host
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, "$1"),
+    )
     .filter((host) => host !== "");
   const bad = hosts.find((host) => isIP(host) === 0 && !HOST_NAME.test(host));
   if (bad !== undefined) return E.left("must be a comma-separated list of host names or IP addresses");
@@ -166,20 +181,34 @@ const issuerUrl = (raw: string): E.Either<string, string> => {
   }
 };
 
-const claimName = (raw: string) => (/^\S{1,256}$/.test(raw) ? E.right(raw) : E.left("must be a claim name (a dotted path reads a nested claim)"));
+const claimName = (raw: string) =>
+  /^\S{1,256}$/.test(raw) ? E.right(raw) : E.left("must be a claim name (a dotted path reads a nested claim)");
 
 const network = (raw: string): E.Either<string, Network> => {
   const [address = "", prefix, ...rest] = raw.split("/");
   const version = isIP(address);
   const bits = version === 4 ? 32 : 128;
-  if (version === 0 || rest.length > 0 || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))) {
+  if (
+    version === 0 ||
+    rest.length > 0 ||
+    (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits))
+  ) {
     return E.left("must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)");
   }
-  return E.right({ address, prefix: prefix === undefined ? bits : Number(prefix), family: version === 4 ? "ipv4" : "ipv6" });
+  return E.right({
+    address,
+    prefix: prefix === undefined ? bits : Number(prefix),
+    family: version === 4 ? "ipv4" : "ipv6",
+  });
 };
 
 const networkList = (raw: string): E.Either<string, readonly Network[]> =>
-  E.traverseArray(network)(raw.split(",").map((item) => item.trim()).filter((item) => item !== ""));
+  E.traverseArray(network)(
+    raw
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== ""),
+  );
 
 // Days before a key's expiry, each a whole number from 1 to 366 (the orchestrator caps a key at 12 months), at least one.
 const warnDays = (raw: string): E.Either<string, readonly number[]> => {
@@ -197,7 +226,11 @@ export const EnvCodecs = {
   SDWAN_STORAGE: envValue("SDWAN_STORAGE", oneOf(["lowdb", "postgres"] as const), withDefault("lowdb" as const)),
   SDWAN_DATABASE_URL: envValue<string | undefined>("SDWAN_DATABASE_URL", databaseUrl, optional),
   SDWAN_MASTER_KEY: envValue<MasterKey | undefined>("SDWAN_MASTER_KEY", secretsCodec(MasterKeyCodec), optional),
-  SDWAN_MASTER_KEY_PREVIOUS: envValue<readonly MasterKey[]>("SDWAN_MASTER_KEY_PREVIOUS", secretsCodec(PreviousMasterKeysCodec), withDefault([])),
+  SDWAN_MASTER_KEY_PREVIOUS: envValue<readonly MasterKey[]>(
+    "SDWAN_MASTER_KEY_PREVIOUS",
+    secretsCodec(PreviousMasterKeysCodec),
+    withDefault([]),
+  ),
   SDWAN_ADMIN_USER: envValue<string | undefined>(
     "SDWAN_ADMIN_USER",
     (raw) => (/^[^:\s]{1,64}$/.test(raw) ? E.right(raw) : E.left("must be 1-64 characters without ':' or spaces")),
@@ -212,19 +245,47 @@ export const EnvCodecs = {
   SDWAN_VIEWERS: envValue("SDWAN_VIEWERS", list, withDefault<readonly string[]>([])),
   SDWAN_ORCHESTRATOR_TIMEOUT_MS: envValue("SDWAN_ORCHESTRATOR_TIMEOUT_MS", integer(1, 600_000), withDefault(10_000)),
   SDWAN_CUSTOMERS_CACHE_TTL_MS: envValue("SDWAN_CUSTOMERS_CACHE_TTL_MS", integer(0, 86_400_000), withDefault(60_000)),
-  SDWAN_CUSTOMERS_MAX_ENTERPRISES: envValue("SDWAN_CUSTOMERS_MAX_ENTERPRISES", integer(1, 10_000_000), withDefault(100_000)),
-  SDWAN_CUSTOMERS_MAX_REPLY_BYTES: envValue("SDWAN_CUSTOMERS_MAX_REPLY_BYTES", integer(1_024, 1_073_741_824), withDefault(33_554_432)),
-  SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: envValue<readonly string[] | undefined>("SDWAN_ORCHESTRATOR_ALLOWED_HOSTS", hostList, optional),
+  SDWAN_CUSTOMERS_MAX_ENTERPRISES: envValue(
+    "SDWAN_CUSTOMERS_MAX_ENTERPRISES",
+    integer(1, 10_000_000),
+    withDefault(100_000),
+  ),
+  SDWAN_CUSTOMERS_MAX_REPLY_BYTES: envValue(
+    "SDWAN_CUSTOMERS_MAX_REPLY_BYTES",
+    integer(1_024, 1_073_741_824),
+    withDefault(33_554_432),
+  ),
+  SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: envValue<readonly string[] | undefined>(
+    "SDWAN_ORCHESTRATOR_ALLOWED_HOSTS",
+    hostList,
+    optional,
+  ),
   SDWAN_ORCHESTRATOR_CA_FILE: envValue<string | undefined>("SDWAN_ORCHESTRATOR_CA_FILE", text, optional),
   SDWAN_LOG_LEVEL: envValue("SDWAN_LOG_LEVEL", oneOf(LOG_LEVELS), withDefault<LogLevel>("info")),
   SDWAN_LOGIN_MAX_FAILURES: envValue("SDWAN_LOGIN_MAX_FAILURES", integer(1, 1_000_000), withDefault(10)),
   SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
   SDWAN_TRUSTED_PROXIES: envValue("SDWAN_TRUSTED_PROXIES", networkList, withDefault<readonly Network[]>([])),
   SDWAN_HEALTH_INTERVAL_S: envValue<number | undefined>("SDWAN_HEALTH_INTERVAL_S", integer(5, 86_400), optional),
-  SDWAN_KEY_EXPIRY_WARN_DAYS: envValue("SDWAN_KEY_EXPIRY_WARN_DAYS", warnDays, withDefault(DEFAULT_KEY_EXPIRY_WARN_DAYS)),
-  SDWAN_AUDIT_MAX_ENTRIES: envValue("SDWAN_AUDIT_MAX_ENTRIES", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxEntries)),
-  SDWAN_AUDIT_MAX_ATTEMPTS: envValue("SDWAN_AUDIT_MAX_ATTEMPTS", integer(1, 10_000_000), withDefault(DEFAULT_AUDIT_RETENTION.maxAttempts)),
-  SDWAN_AUDIT_MAX_AGE_DAYS: envValue("SDWAN_AUDIT_MAX_AGE_DAYS", integer(1, 36_500), withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS)),
+  SDWAN_KEY_EXPIRY_WARN_DAYS: envValue(
+    "SDWAN_KEY_EXPIRY_WARN_DAYS",
+    warnDays,
+    withDefault(DEFAULT_KEY_EXPIRY_WARN_DAYS),
+  ),
+  SDWAN_AUDIT_MAX_ENTRIES: envValue(
+    "SDWAN_AUDIT_MAX_ENTRIES",
+    integer(1, 10_000_000),
+    withDefault(DEFAULT_AUDIT_RETENTION.maxEntries),
+  ),
+  SDWAN_AUDIT_MAX_ATTEMPTS: envValue(
+    "SDWAN_AUDIT_MAX_ATTEMPTS",
+    integer(1, 10_000_000),
+    withDefault(DEFAULT_AUDIT_RETENTION.maxAttempts),
+  ),
+  SDWAN_AUDIT_MAX_AGE_DAYS: envValue(
+    "SDWAN_AUDIT_MAX_AGE_DAYS",
+    integer(1, 36_500),
+    withDefault(DEFAULT_AUDIT_RETENTION.maxAgeMs / DAY_MS),
+  ),
   SDWAN_CONSOLE: envValue("SDWAN_CONSOLE", oneOf(["on", "off"] as const), withDefault("on" as const)),
   SDWAN_APIKEY_DIR: envValue<string | undefined>("SDWAN_APIKEY_DIR", text, optional),
   SDWAN_OIDC_ISSUER: envValue<string | undefined>("SDWAN_OIDC_ISSUER", issuerUrl, optional),
@@ -234,7 +295,11 @@ export const EnvCodecs = {
   SDWAN_OIDC_ADMIN_GROUPS: envValue("SDWAN_OIDC_ADMIN_GROUPS", list, withDefault<readonly string[]>([])),
   SDWAN_OIDC_VIEWER_GROUPS: envValue("SDWAN_OIDC_VIEWER_GROUPS", list, withDefault<readonly string[]>([])),
   SDWAN_OIDC_CLIENT_ID: envValue<string | undefined>("SDWAN_OIDC_CLIENT_ID", text, optional),
-  SDWAN_OIDC_SCOPES: envValue("SDWAN_OIDC_SCOPES", (raw) => E.right(raw.split(/\s+/).filter((scope) => scope !== "")), withDefault<readonly string[]>(["openid", "profile"])),
+  SDWAN_OIDC_SCOPES: envValue(
+    "SDWAN_OIDC_SCOPES",
+    (raw) => E.right(raw.split(/\s+/).filter((scope) => scope !== "")),
+    withDefault<readonly string[]>(["openid", "profile"]),
+  ),
   SDWAN_EVENTS_MAX_STREAMS: envValue("SDWAN_EVENTS_MAX_STREAMS", integer(1, 100_000), withDefault(200)),
   SDWAN_EVENTS_HEARTBEAT_S: envValue("SDWAN_EVENTS_HEARTBEAT_S", integer(1, 15), withDefault(15)),
 };
@@ -264,7 +329,9 @@ export const processEnvironment = (): Readonly<Record<string, string | undefined
  * this is the only code that reads it). On failure, one line naming the first
  * bad variable and what is wrong with it (never its value: it may be a secret).
  */
-export const loadConfig = (env: Readonly<Record<string, string | undefined>> = process.env): E.Either<string, Config> => {
+export const loadConfig = (
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): E.Either<string, Config> => {
   const decoded = Env.decode(env);
   if (E.isLeft(decoded)) {
     const first = decoded.left[0];
@@ -286,9 +353,12 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     return E.left("SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set");
   }
   const strayOidc = OIDC_DEPENDENTS.find((name) => (env[name] ?? "") !== "");
-  if (v.SDWAN_OIDC_ISSUER === undefined && strayOidc !== undefined) return E.left(`${strayOidc}: needs SDWAN_OIDC_ISSUER, which is not set`);
+  if (v.SDWAN_OIDC_ISSUER === undefined && strayOidc !== undefined)
+    return E.left(`${strayOidc}: needs SDWAN_OIDC_ISSUER, which is not set`);
   if (v.SDWAN_OIDC_ISSUER !== undefined && v.SDWAN_OIDC_AUDIENCE === undefined) {
-    return E.left("SDWAN_OIDC_AUDIENCE: must be set when SDWAN_OIDC_ISSUER is (the audience this service's tokens are issued for)");
+    return E.left(
+      "SDWAN_OIDC_AUDIENCE: must be set when SDWAN_OIDC_ISSUER is (the audience this service's tokens are issued for)",
+    );
   }
   return E.right({
     host: v.SDWAN_HOST,
@@ -316,7 +386,11 @@ export const loadConfig = (env: Readonly<Record<string, string | undefined>> = p
     trustedProxies: v.SDWAN_TRUSTED_PROXIES,
     healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === undefined ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
     keyExpiryWarnDays: v.SDWAN_KEY_EXPIRY_WARN_DAYS,
-    auditRetention: { maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES, maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS, maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS },
+    auditRetention: {
+      maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES,
+      maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS,
+      maxAgeMs: v.SDWAN_AUDIT_MAX_AGE_DAYS * DAY_MS,
+    },
     console: v.SDWAN_CONSOLE === "on",
     apiKeyDir: v.SDWAN_APIKEY_DIR,
     oidc:

@@ -17,10 +17,14 @@ export const checkDataDirectory =
       const { mode } = await stat(dataDir);
       if ((mode & GROUP_OR_OTHERS_WRITE) === 0) return E.right(undefined);
       const octal = (mode & 0o777).toString(8).padStart(4, "0");
-      return E.left(`SDWAN_DATA_DIR: ${dataDir} may be written by its group or others (mode ${octal}); make it private: chmod 700 ${dataDir}`);
+      return E.left(
+        `SDWAN_DATA_DIR: ${dataDir} may be written by its group or others (mode ${octal}); make it private: chmod 700 ${dataDir}`,
+      );
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      return code === "ENOENT" ? E.right(undefined) : E.left(`SDWAN_DATA_DIR: cannot read ${dataDir} (${code ?? "unknown error"})`);
+      return code === "ENOENT"
+        ? E.right(undefined)
+        : E.left(`SDWAN_DATA_DIR: cannot read ${dataDir} (${code ?? "unknown error"})`);
     }
   };
 

@@ -1,5 +1,14 @@
 export { compose, type Composition, type ComposeOptions } from "./compose.js";
-export { EnvCodecs, LOG_LEVELS, loadConfig, processEnvironment, type Config, type LogLevel, type Network, type OidcConfig } from "./config.js";
+export {
+  EnvCodecs,
+  LOG_LEVELS,
+  loadConfig,
+  processEnvironment,
+  type Config,
+  type LogLevel,
+  type Network,
+  type OidcConfig,
+} from "./config.js";
 export { describeMissingStore } from "./data-dir.js";
 export { createLogger, REDACTED_PATHS, type Logger } from "./logger.js";
 // createMetrics is imported from "@sdwan-connections/composition/metrics": prom-client loads only where metrics are made.

@@ -1,4 +1,11 @@
-import { decorateOrchestrator, type CacheOutcome, type HealthState, type KeyExpiryCounts, type Orchestrator, type OrchestratorError } from "@sdwan-connections/core";
+import {
+  decorateOrchestrator,
+  type CacheOutcome,
+  type HealthState,
+  type KeyExpiryCounts,
+  type Orchestrator,
+  type OrchestratorError,
+} from "@sdwan-connections/core";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
@@ -99,7 +106,8 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
     loginFailures,
     /** Sets the count of connections in each health state. */
     setHealthCounts: (states: readonly HealthState[]): void => {
-      for (const state of ["valid", "invalid", "unreachable", "unknown"] as const) connectionHealth.set({ state }, states.filter((s) => s === state).length);
+      for (const state of ["valid", "invalid", "unreachable", "unknown"] as const)
+        connectionHealth.set({ state }, states.filter((s) => s === state).length);
     },
     /** Where `sdwan_connections_keys_expiring` reads its counts (the service's `keyExpiryWatch.counts`). */
     watchKeyExpiry: (counts: () => KeyExpiryCounts): void => {

@@ -3,7 +3,15 @@
  * by one `close`. The CLI and embedders use it as it is; the REST service's `compose` binds what it opened into
  * its container. This entry loads no inversify: a command's start does not compile it.
  */
-import { createConnectionService, describeError, systemClock, type Clock, type ConnectionService, type Orchestrator, type Storage } from "@sdwan-connections/core";
+import {
+  createConnectionService,
+  describeError,
+  systemClock,
+  type Clock,
+  type ConnectionService,
+  type Orchestrator,
+  type Storage,
+} from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { DestinationStream } from "pino";
@@ -68,7 +76,10 @@ export const openService =
       const storage = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
       if (E.isLeft(storage)) return await close().then(() => storage);
       if (overrides.storage === undefined) opened.push(() => storage.right.close());
-      const orchestrator = overrides.orchestrator === undefined ? await openPortalOrchestrator(config, logger)() : E.right(overrides.orchestrator);
+      const orchestrator =
+        overrides.orchestrator === undefined
+          ? await openPortalOrchestrator(config, logger)()
+          : E.right(overrides.orchestrator);
       if (E.isLeft(orchestrator)) return await close().then(() => orchestrator);
       if (overrides.orchestrator === undefined) opened.push(() => closeOrchestrator(orchestrator.right));
       const { metrics } = overrides;
@@ -84,7 +95,8 @@ export const openService =
         onAuditFailure: (error) => logger.error({ problem: describeError(error) }, "audit entry not recorded"),
         health: {
           ...(config.healthIntervalMs === undefined ? {} : { intervalMs: config.healthIntervalMs }),
-          onChange: ({ alias, from, to, check }) => logger.info({ alias, from, to, reason: check.reason }, "connection health changed"),
+          onChange: ({ alias, from, to, check }) =>
+            logger.info({ alias, from, to, reason: check.reason }, "connection health changed"),
           onRound: () => void refreshHealthCounts(),
           onError: (error) => logger.warn({ problem: describeError(error) }, "connection health not read or written"),
         },

@@ -5,4 +5,6 @@ export class StartupError extends Error {
 
 /** The one line a failed start step gives the operator: a StartupError's own message, anything else named as an unexpected cause. */
 export const startupFailure = (error: unknown): string =>
-  error instanceof StartupError ? error.message : `cannot start: ${error instanceof Error ? error.message : String(error)}`;
+  error instanceof StartupError
+    ? error.message
+    : `cannot start: ${error instanceof Error ? error.message : String(error)}`;

@@ -73,7 +73,9 @@ const STORES: Record<Config["storage"], Store> = {
         onError: (line) => logger.warn({ problem: line }, "postgres"),
       });
       // Never the URL itself in the message: it may hold a password.
-      return TE.mapLeft((error: Parameters<typeof describeError>[0]) => `SDWAN_DATABASE_URL: ${describeError(error)}`)(opened)();
+      return TE.mapLeft((error: Parameters<typeof describeError>[0]) => `SDWAN_DATABASE_URL: ${describeError(error)}`)(
+        opened,
+      )();
     },
   },
 };
@@ -84,6 +86,9 @@ export const locateStore = (config: Config): Promise<StoreLocation> => STORES[co
 /** The store SDWAN_STORAGE names, opened with the keyring of SDWAN_MASTER_KEY (+ _PREVIOUS), or of the key generated into the data directory. */
 export const openStore = (config: Config, logger: LogSink): TE.TaskEither<string, Storage> =>
   pipe(
-    TE.bimap(describeMasterKeyError, createKeyring)(loadMasterKeys({ current: config.masterKey, previous: config.previousMasterKeys, dataDir: config.dataDir })),
+    TE.bimap(
+      describeMasterKeyError,
+      createKeyring,
+    )(loadMasterKeys({ current: config.masterKey, previous: config.previousMasterKeys, dataDir: config.dataDir })),
     TE.flatMap((keyring) => STORES[config.storage].open(config, keyring, logger)),
   );

@@ -22,15 +22,18 @@ const pathsOf = (cell: string): string[] => {
     if (!token.includes("/") || token.includes(" ")) return [];
     const path = token.includes("<") ? token.slice(0, token.lastIndexOf("/", token.indexOf("<")) + 1) : token;
     if (path.startsWith("docs/")) return [path];
-    if (path.startsWith("test/") || path.startsWith("src/")) return [`packages/${pkg ?? "(no package named before)"}/${path}`];
+    if (path.startsWith("test/") || path.startsWith("src/"))
+      return [`packages/${pkg ?? "(no package named before)"}/${path}`];
     pkg = path.split("/")[0];
     return [`packages/${path}`];
   });
 };
 
-describe("docs/architecture.md's \"Where to change what\"", () => {
+describe('docs/architecture.md\'s "Where to change what"', () => {
   it("has the rows people need, an orchestrator call among them", () => {
-    expect(ROWS.map(([what]) => what)).toEqual(expect.arrayContaining(["A connection field", "An orchestrator call", "A store"]));
+    expect(ROWS.map(([what]) => what)).toEqual(
+      expect.arrayContaining(["A connection field", "An orchestrator call", "A store"]),
+    );
   });
 
   it.each(ROWS)("%s: every file it names exists", (_, files) => {

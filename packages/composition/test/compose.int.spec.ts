@@ -37,9 +37,12 @@ describe("the composition over a fresh data directory", () => {
     it("opens the store and the use cases, and closing closes them: the store's lock is released for the next start", async () => {
       const first = await start(config)();
       if (E.isLeft(first)) throw new Error(first.left);
-      expect(await first.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })()).toEqual(
-        E.right("added"),
-      );
+      expect(
+        await first.right.service.addConnection(
+          { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" },
+          { force: true },
+        )(),
+      ).toEqual(E.right("added"));
       await first.right.close();
       await expect(first.right.service.listConnections()()).resolves.toMatchObject(E.left({ _tag: "StorageFailure" }));
 
@@ -60,7 +63,11 @@ describe("the composition over a fresh data directory", () => {
       for (const mode of [0o770, 0o707, 0o777]) {
         await chmod(dataDir, mode);
         const refused = await start(config)();
-        expect(refused).toEqual(E.left(`SDWAN_DATA_DIR: ${dataDir} may be written by its group or others (mode 0${mode.toString(8)}); make it private: chmod 700 ${dataDir}`));
+        expect(refused).toEqual(
+          E.left(
+            `SDWAN_DATA_DIR: ${dataDir} may be written by its group or others (mode 0${mode.toString(8)}); make it private: chmod 700 ${dataDir}`,
+          ),
+        );
       }
       for (const mode of [0o700, 0o750, 0o755]) {
         await chmod(dataDir, mode);
@@ -73,10 +80,14 @@ describe("the composition over a fresh data directory", () => {
     it("a wrong master key stops the start with one line that holds no key", async () => {
       const key = (byte: number) => Buffer.alloc(32, byte).toString("base64");
       const env = { SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" };
-      const withKey = async (masterKey: string) => start(E.getOrElseW(() => config)(loadConfig({ ...env, SDWAN_MASTER_KEY: masterKey })))();
+      const withKey = async (masterKey: string) =>
+        start(E.getOrElseW(() => config)(loadConfig({ ...env, SDWAN_MASTER_KEY: masterKey })))();
       const first = await withKey(key(1));
       if (E.isLeft(first)) throw new Error(first.left);
-      await first.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })();
+      await first.right.service.addConnection(
+        { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" },
+        { force: true },
+      )();
       await first.right.close();
       const wrong = await withKey(key(2));
       expect(wrong).toEqual(E.left(expect.stringContaining("wrong master key")));
@@ -94,11 +105,22 @@ describe("the composition over a fresh data directory", () => {
     });
 
     it("openService given the offline orchestrator never opens the portal client (its CA file is not even read) and admits no orchestrator", async () => {
-      const composed = await openService({ ...config, orchestratorCaFile: join(dataDir, "absent.pem") }, { logDestination: silent, orchestrator: offlineOrchestrator })();
+      const composed = await openService(
+        { ...config, orchestratorCaFile: join(dataDir, "absent.pem") },
+        { logDestination: silent, orchestrator: offlineOrchestrator },
+      )();
       if (E.isLeft(composed)) throw new Error(composed.left);
       expect(await composed.right.service.listConnections()()).toEqual(E.right([]));
-      expect(await composed.right.service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" }, { force: true })()).toEqual(
-        E.left({ _tag: "InvalidInput", errors: [{ field: "orchestratorUrl", message: "this command does not ask an orchestrator" }] }),
+      expect(
+        await composed.right.service.addConnection(
+          { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" },
+          { force: true },
+        )(),
+      ).toEqual(
+        E.left({
+          _tag: "InvalidInput",
+          errors: [{ field: "orchestratorUrl", message: "this command does not ask an orchestrator" }],
+        }),
       );
       await composed.right.close();
     });

@@ -41,7 +41,11 @@ const compile = (files: readonly string[]): string => {
   const { config } = ts.readConfigFile(join(ROOT, "tsconfig.json"), (path) => ts.sys.readFile(path));
   const { options } = ts.convertCompilerOptionsFromJson(config.compilerOptions, ROOT);
   const program = ts.createProgram(files, { ...options, noEmit: true, typeRoots: [join(ROOT, "node_modules/@types")] });
-  return ts.formatDiagnostics(ts.getPreEmitDiagnostics(program), { getCanonicalFileName: (name) => name, getCurrentDirectory: () => ROOT, getNewLine: () => "\n" });
+  return ts.formatDiagnostics(ts.getPreEmitDiagnostics(program), {
+    getCanonicalFileName: (name) => name,
+    getCurrentDirectory: () => ROOT,
+    getNewLine: () => "\n",
+  });
 };
 
 let dir: string;
@@ -74,13 +78,31 @@ describe("core's README embedding snippets", () => {
     await using simulator = await startOrchestratorSimulator();
     const dataDir = join(dir, "data");
     const first = await snippets.embedOverLowdb(dataDir);
-    const added = await first.service.addConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY }, { by: { name: "embedder" } })();
+    const added = await first.service.addConnection(
+      { alias: "lab", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+      { by: { name: "embedder" } },
+    )();
     expect(added).toEqual(E.right("added"));
     await first.close();
 
-    const { stdout } = await promisify(execFile)(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", join(PACKAGE_DIR, "test/fixtures/read-audit.ts"), files.lowdb, dataDir], { cwd: PACKAGE_DIR });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        "--conditions=sdwan-source",
+        "--import",
+        "tsx",
+        join(PACKAGE_DIR, "test/fixtures/read-audit.ts"),
+        files.lowdb,
+        dataDir,
+      ],
+      { cwd: PACKAGE_DIR },
+    );
     const page = JSON.parse(stdout) as E.Either<unknown, { entries: readonly Record<string, unknown>[] }>;
-    expect(page).toMatchObject(E.right({ entries: [{ action: "add", alias: "lab", actor: "embedder", validation: "valid", outcome: "succeeded" }] }));
+    expect(page).toMatchObject(
+      E.right({
+        entries: [{ action: "add", alias: "lab", actor: "embedder", validation: "valid", outcome: "succeeded" }],
+      }),
+    );
     expect(stdout).not.toContain(PARTNER_KEY);
   }, 60_000);
 
@@ -94,9 +116,14 @@ describe("core's README embedding snippets", () => {
     it("a second service over the same database drops its cached customers when the first updates the connection", async () => {
       await using simulator = await startOrchestratorSimulator();
       const key = randomBytes(32);
-      const [a, b] = [await snippets.embedOverPostgres(postgres.connectionString, key), await snippets.embedOverPostgres(postgres.connectionString, key)];
+      const [a, b] = [
+        await snippets.embedOverPostgres(postgres.connectionString, key),
+        await snippets.embedOverPostgres(postgres.connectionString, key),
+      ];
       try {
-        expect(await a.service.addConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY })()).toEqual(E.right("added"));
+        expect(
+          await a.service.addConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY })(),
+        ).toEqual(E.right("added"));
         const listed = await b.service.listPartnerCustomers("lab")();
         expect(E.isRight(listed) && listed.right.count).toBe(180);
         simulator.resetCalls();
@@ -104,13 +131,18 @@ describe("core's README embedding snippets", () => {
         expect(simulator.calls.total).toBe(0); // from b's cache
 
         // Another partner's key: a change, announced to every instance over the store.
-        expect(await a.service.updateConnection("lab", { apiKey: "sample-partner-key-2" })()).toEqual(E.right("updated"));
+        expect(await a.service.updateConnection("lab", { apiKey: "sample-partner-key-2" })()).toEqual(
+          E.right("updated"),
+        );
         await expect
-          .poll(async () => {
-            simulator.resetCalls();
-            await b.service.listPartnerCustomers("lab")();
-            return simulator.calls.total;
-          }, { timeout: 10_000, interval: 200 })
+          .poll(
+            async () => {
+              simulator.resetCalls();
+              await b.service.listPartnerCustomers("lab")();
+              return simulator.calls.total;
+            },
+            { timeout: 10_000, interval: 200 },
+          )
           .toBeGreaterThan(0);
         // Its audit entry is b's to read as well.
         const page = await b.service.listAudit({ alias: "lab" })();

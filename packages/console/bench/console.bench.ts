@@ -6,7 +6,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { machineLine, markdownTable, median, percentile, startServiceProcess, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  percentile,
+  startServiceProcess,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import type { Page } from "playwright-core";
 import { launchChromium, signIn } from "../test/browser.js";
@@ -41,8 +48,16 @@ const scrollFrames = (page: Page, frames: number): Promise<number[]> =>
   }, frames);
 
 const dir = await mkdtemp(join(tmpdir(), "sdwan-console-bench-"));
-const simulators = await Promise.all(SIZES.map((size) => startOrchestratorSimulator({ generate: { partners: 1, enterprisesPerPartner: size }, host: "127.0.0.1" })));
-const service = await startServiceProcess({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.user, SDWAN_ADMIN_PASSWORD: ADMIN.password });
+const simulators = await Promise.all(
+  SIZES.map((size) =>
+    startOrchestratorSimulator({ generate: { partners: 1, enterprisesPerPartner: size }, host: "127.0.0.1" }),
+  ),
+);
+const service = await startServiceProcess({
+  SDWAN_DATA_DIR: dir,
+  SDWAN_ADMIN_USER: ADMIN.user,
+  SDWAN_ADMIN_PASSWORD: ADMIN.password,
+});
 const browser = await launchChromium();
 try {
   for (const [index, size] of SIZES.entries()) {
@@ -55,7 +70,10 @@ try {
   await signIn(page, service.url, ADMIN.user, ADMIN.password);
 
   const rows: (string | number)[][] = [];
-  const results = new Map<number, { load: number; sort: number; filter: number; frameP50: number; frameP95: number; rendered: number }>();
+  const results = new Map<
+    number,
+    { load: number; sort: number; filter: number; frameP50: number; frameP95: number; rendered: number }
+  >();
   for (const size of SIZES) {
     const loads: number[] = [];
     for (let i = 0; i < REPEATS; i += 1) {
@@ -67,28 +85,59 @@ try {
       loads.push(Date.now() - started);
     }
     const sorts: number[] = [];
-    for (let i = 0; i < REPEATS; i += 1) sorts.push(await timeToNextFrame(page, `document.querySelector("[role=columnheader] button").click()`));
+    for (let i = 0; i < REPEATS; i += 1)
+      sorts.push(await timeToNextFrame(page, `document.querySelector("[role=columnheader] button").click()`));
     const filters: number[] = [];
     for (let i = 0; i < REPEATS; i += 1) {
       const word = i % 2 === 0 ? "lo" : "";
       filters.push(
-        await timeToNextFrame(page, `const input = document.getElementById("customer-filter"); input.value = ${JSON.stringify(word)}; input.dispatchEvent(new Event("input", { bubbles: true }));`),
+        await timeToNextFrame(
+          page,
+          `const input = document.getElementById("customer-filter"); input.value = ${JSON.stringify(word)}; input.dispatchEvent(new Event("input", { bubbles: true }));`,
+        ),
       );
     }
     const frames = await scrollFrames(page, SCROLL_FRAMES);
     const rendered = await page.locator(".grid-body [role=row]").count();
-    results.set(size, { load: median(loads), sort: median(sorts), filter: median(filters), frameP50: median(frames), frameP95: percentile(frames, 0.95), rendered });
+    results.set(size, {
+      load: median(loads),
+      sort: median(sorts),
+      filter: median(filters),
+      frameP50: median(frames),
+      frameP95: percentile(frames, 0.95),
+      rendered,
+    });
   }
   const base = results.get(SIZES[0])!;
   const big = results.get(SIZES[1])!;
   const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
   const ms = (value: number): string => value.toFixed(1);
   rows.push(
-    ["open the customers page (fetch, decode, first render), median ms", ms(base.load), ms(big.load), ratio(big.load, base.load)],
+    [
+      "open the customers page (fetch, decode, first render), median ms",
+      ms(base.load),
+      ms(big.load),
+      ratio(big.load, base.load),
+    ],
     ["sort by name, to the next frame, median ms", ms(base.sort), ms(big.sort), ratio(big.sort, base.sort)],
-    ["filter (one keystroke), to the next frame, median ms", ms(base.filter), ms(big.filter), ratio(big.filter, base.filter)],
-    ["scrolling 3 rows a frame: frame interval p50 ms", ms(base.frameP50), ms(big.frameP50), ratio(big.frameP50, base.frameP50)],
-    ["scrolling 3 rows a frame: frame interval p95 ms", ms(base.frameP95), ms(big.frameP95), ratio(big.frameP95, base.frameP95)],
+    [
+      "filter (one keystroke), to the next frame, median ms",
+      ms(base.filter),
+      ms(big.filter),
+      ratio(big.filter, base.filter),
+    ],
+    [
+      "scrolling 3 rows a frame: frame interval p50 ms",
+      ms(base.frameP50),
+      ms(big.frameP50),
+      ratio(big.frameP50, base.frameP50),
+    ],
+    [
+      "scrolling 3 rows a frame: frame interval p95 ms",
+      ms(base.frameP95),
+      ms(big.frameP95),
+      ratio(big.frameP95, base.frameP95),
+    ],
     ["table rows in the page", base.rendered, big.rendered, ratio(big.rendered, base.rendered)],
   );
   const report = `## console: the customers page with 10,000 customers

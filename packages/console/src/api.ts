@@ -83,7 +83,10 @@ export { Customer } from "@sdwan-connections/core/customer";
 
 const FieldError = t.type({ field: t.string, message: t.string });
 export type FieldError = t.TypeOf<typeof FieldError>;
-const ProblemBody = t.intersection([t.type({ title: t.string, status: t.number, detail: t.string }), t.partial({ errors: t.array(FieldError) })]);
+const ProblemBody = t.intersection([
+  t.type({ title: t.string, status: t.number, detail: t.string }),
+  t.partial({ errors: t.array(FieldError) }),
+]);
 export type Problem = t.TypeOf<typeof ProblemBody>;
 
 /** A failed call, as the service's problem+json body says it (or as close as its answer allows). */
@@ -94,7 +97,11 @@ export class ApiError extends Error {
 }
 
 const unexpected = (what: string): ApiError =>
-  new ApiError({ title: "Unexpected answer", status: 0, detail: `The service's answer to ${what} does not have the expected form.` });
+  new ApiError({
+    title: "Unexpected answer",
+    status: 0,
+    detail: `The service's answer to ${what} does not have the expected form.`,
+  });
 
 const decode = <A>(codec: t.Decoder<unknown, A>, value: unknown, what: string): A => {
   const decoded = codec.decode(value);
@@ -108,7 +115,11 @@ const problemFromResponse = async (response: Response): Promise<Problem> => {
     const decoded = ProblemBody.decode(JSON.parse(text));
     if (!isLeft(decoded)) return decoded.right;
   }
-  return { title: response.statusText || "Request failed", status: response.status, detail: text || `The service answered ${response.status}.` };
+  return {
+    title: response.statusText || "Request failed",
+    status: response.status,
+    detail: text || `The service answered ${response.status}.`,
+  };
 };
 
 /** `Basic` credentials, as the Authorization header carries them (UTF-8, then base64). */
@@ -128,7 +139,12 @@ export interface CallOptions {
  * the `WWW-Authenticate` challenge on 401, so the browser never opens its
  * own login dialog over the console's.
  */
-export const call = async (authorization: string, method: string, path: string, options: CallOptions = {}): Promise<Response> => {
+export const call = async (
+  authorization: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Response> => {
   const response = await fetch(`${API}${path}`, {
     method,
     cache: "no-store",

@@ -60,7 +60,11 @@ export const App = () => {
     const user = kept?.provider === true ? undefined : kept?.user;
     if (user === undefined) forget();
     else remember({ user });
-    setState({ phase: "signed-out", ...(user === undefined ? {} : { user }), ...(notice === undefined ? {} : { notice }) });
+    setState({
+      phase: "signed-out",
+      ...(user === undefined ? {} : { user }),
+      ...(notice === undefined ? {} : { notice }),
+    });
   };
   // Signing out of a provider's session ends it at the provider too, whose page comes back to the console.
   const signOutByUser = (): void => {
@@ -82,11 +86,19 @@ export const App = () => {
       setProvider(found);
       // Back from the provider with a code: its access token is the tab's session from now on.
       if (!isProviderAnswer()) return;
-      (found === null ? Promise.reject(new Error("The service names no provider to sign in with.")) : completeSignIn(found))
+      (found === null
+        ? Promise.reject(new Error("The service names no provider to sign in with."))
+        : completeSignIn(found)
+      )
         .then(async ({ accessToken, idToken }) => {
           const authorization = `Bearer ${accessToken}`;
           const me = await getJson(authorization, "/me", Me);
-          remember({ user: me.user, token: accessToken, provider: true, ...(idToken === undefined ? {} : { idToken }) });
+          remember({
+            user: me.user,
+            token: accessToken,
+            provider: true,
+            ...(idToken === undefined ? {} : { idToken }),
+          });
           setState({ phase: "signed-in", session: { ...me, authorization } });
         })
         .catch((error: unknown) => setState({ phase: "signed-out", failure: providerProblem(error) }));

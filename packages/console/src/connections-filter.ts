@@ -1,7 +1,10 @@
 import type { ConnectionSummary } from "./api.js";
 
 /** The connections whose alias or URL contains every word of `search` (any case), in their order. */
-export const filterConnections = (connections: readonly ConnectionSummary[], search: string): readonly ConnectionSummary[] => {
+export const filterConnections = (
+  connections: readonly ConnectionSummary[],
+  search: string,
+): readonly ConnectionSummary[] => {
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
   return words.length === 0
     ? connections

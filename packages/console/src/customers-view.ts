@@ -36,7 +36,17 @@ export const customerValue = (value: Customer[CustomerField]): string =>
   value === null || value === "" ? "—" : typeof value === "boolean" ? (value ? "yes" : "no") : String(value);
 
 /** The fields the filter looks in. */
-const SEARCHED: readonly CustomerField[] = ["name", "enterpriseId", "id", "accountNumber", "domain", "city", "state", "country", "bastionState"];
+const SEARCHED: readonly CustomerField[] = [
+  "name",
+  "enterpriseId",
+  "id",
+  "accountNumber",
+  "domain",
+  "city",
+  "state",
+  "country",
+  "bastionState",
+];
 
 /** A customer with the lower-case text the filter searches, computed once per list rather than once per keystroke. */
 export interface IndexedCustomer {
@@ -45,7 +55,12 @@ export interface IndexedCustomer {
 }
 
 export const indexCustomers = (customers: readonly Customer[]): readonly IndexedCustomer[] =>
-  customers.map((customer) => ({ customer, searchText: SEARCHED.map((field) => String(customer[field] ?? "")).join("\u0000").toLowerCase() }));
+  customers.map((customer) => ({
+    customer,
+    searchText: SEARCHED.map((field) => String(customer[field] ?? ""))
+      .join("\u0000")
+      .toLowerCase(),
+  }));
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 
@@ -58,7 +73,10 @@ const compareValues = (a: Customer[CustomerField], b: Customer[CustomerField]): 
 /** The customers that contain every word of `filter` (any field searched, any case), in their order. */
 export const filterCustomers = (customers: readonly IndexedCustomer[], filter: string): readonly Customer[] => {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
-  const kept = words.length === 0 ? customers : customers.filter(({ searchText }) => words.every((word) => searchText.includes(word)));
+  const kept =
+    words.length === 0
+      ? customers
+      : customers.filter(({ searchText }) => words.every((word) => searchText.includes(word)));
   return kept.map(({ customer }) => customer);
 };
 
@@ -75,4 +93,6 @@ export const sortCustomers = (customers: readonly Customer[], sort: Sort | undef
 
 /** The next sort after activating a column's header: ascending, then descending, then back to ascending. */
 export const nextSort = (current: Sort | undefined, field: CustomerField): Sort =>
-  current?.field === field && current.direction === "ascending" ? { field, direction: "descending" } : { field, direction: "ascending" };
+  current?.field === field && current.direction === "ascending"
+    ? { field, direction: "descending" }
+    : { field, direction: "ascending" };

@@ -7,7 +7,9 @@ import { API } from "./api.js";
 const library = () => import("oauth4webapi");
 
 /** GET /auth/config: the OpenID provider the console signs in with (authorization code + PKCE), or null (Basic only). */
-const AuthConfig = t.type({ oidc: t.union([t.type({ issuer: t.string, clientId: t.string, scopes: t.array(t.string) }), t.null]) });
+const AuthConfig = t.type({
+  oidc: t.union([t.type({ issuer: t.string, clientId: t.string, scopes: t.array(t.string) }), t.null]),
+});
 export type OidcProvider = NonNullable<t.TypeOf<typeof AuthConfig>["oidc"]>;
 
 /** The provider, or null when the service has none for the console (or cannot say: Basic works in any case). */
@@ -29,20 +31,30 @@ const RoundTrip = t.type({ state: t.string, verifier: t.string, hash: t.string }
 const ROUND_TRIP_KEY = "sdwan-console-sign-in";
 
 // The service accepts an http: issuer on a loopback address only (tests, sidecars); oauth4webapi asks to be told.
-const requestOptions = async (provider: OidcProvider) => ({ [(await library()).allowInsecureRequests]: new URL(provider.issuer).protocol === "http:" });
+const requestOptions = async (provider: OidcProvider) => ({
+  [(await library()).allowInsecureRequests]: new URL(provider.issuer).protocol === "http:",
+});
 
 const discover = async (provider: OidcProvider): Promise<AuthorizationServer> => {
   const oauth = await library();
   const issuer = new URL(provider.issuer);
-  return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oidc", ...(await requestOptions(provider)) }));
+  return oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: "oidc", ...(await requestOptions(provider)) }),
+  );
 };
 
 /** Leaves for the provider's sign-in page (authorization code + PKCE); the page shown now comes back after. */
 export const signInAtProvider = async (provider: OidcProvider): Promise<void> => {
   const oauth = await library();
   const server = await discover(provider);
-  if (server.authorization_endpoint === undefined) throw new Error(`${provider.issuer} names no authorization endpoint.`);
-  const roundTrip: t.TypeOf<typeof RoundTrip> = { state: oauth.generateRandomState(), verifier: oauth.generateRandomCodeVerifier(), hash: location.hash };
+  if (server.authorization_endpoint === undefined)
+    throw new Error(`${provider.issuer} names no authorization endpoint.`);
+  const roundTrip: t.TypeOf<typeof RoundTrip> = {
+    state: oauth.generateRandomState(),
+    verifier: oauth.generateRandomCodeVerifier(),
+    hash: location.hash,
+  };
   sessionStorage.setItem(ROUND_TRIP_KEY, JSON.stringify(roundTrip));
   const url = new URL(server.authorization_endpoint);
   url.search = new URLSearchParams({
@@ -81,13 +93,24 @@ export const completeSignIn = async (provider: OidcProvider): Promise<ProviderTo
   const server = await discover(provider);
   const client: Client = { client_id: provider.clientId };
   const parameters = oauth.validateAuthResponse(server, client, answer, stored.right.state);
-  const response = await oauth.authorizationCodeGrantRequest(server, client, oauth.None(), parameters, consoleUrl(), stored.right.verifier, await requestOptions(provider));
+  const response = await oauth.authorizationCodeGrantRequest(
+    server,
+    client,
+    oauth.None(),
+    parameters,
+    consoleUrl(),
+    stored.right.verifier,
+    await requestOptions(provider),
+  );
   const tokens = await oauth.processAuthorizationCodeResponse(server, client, response);
   return { accessToken: tokens.access_token, idToken: tokens.id_token };
 };
 
 /** The provider's page that ends its own session and comes back to the console, when the provider has one. */
-export const providerSignOutUrl = async (provider: OidcProvider, idToken: string | undefined): Promise<string | undefined> => {
+export const providerSignOutUrl = async (
+  provider: OidcProvider,
+  idToken: string | undefined,
+): Promise<string | undefined> => {
   const server = await discover(provider);
   if (server.end_session_endpoint === undefined) return undefined;
   const url = new URL(server.end_session_endpoint);

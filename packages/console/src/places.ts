@@ -52,8 +52,13 @@ export const groupPlaces = <A>(points: readonly Located<A>[], cell: number): rea
         }
       }
     }
-    const mean = (coordinate: (point: Located<A>) => number): number => members.reduce((sum, point) => sum + coordinate(point), 0) / members.length;
-    places.push({ x: mean((point) => point.x), y: mean((point) => point.y), items: members.map((point) => point.item) });
+    const mean = (coordinate: (point: Located<A>) => number): number =>
+      members.reduce((sum, point) => sum + coordinate(point), 0) / members.length;
+    places.push({
+      x: mean((point) => point.x),
+      y: mean((point) => point.y),
+      items: members.map((point) => point.item),
+    });
   }
   return places.sort((a, b) => b.items.length - a.items.length);
 };

@@ -25,7 +25,11 @@ export const parseRoute = (hash: string): Route => {
   const match = CONNECTION.exec(hash);
   const alias = match?.[1] === undefined ? undefined : decoded(match[1]);
   if (match === null || alias === undefined) return { page: "connections" };
-  return match[2] === "edit" ? { page: "edit", alias } : match[2] === "customers" ? { page: "customers", alias } : { page: "connection", alias };
+  return match[2] === "edit"
+    ? { page: "edit", alias }
+    : match[2] === "customers"
+      ? { page: "customers", alias }
+      : { page: "connection", alias };
 };
 
 export const href = (route: Route): string => {

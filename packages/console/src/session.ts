@@ -24,7 +24,10 @@ export const isAdmin = (session: Session): boolean => session.role === "admin";
  * and while signed in the session token of GET /session, or the OpenID provider's access token (`provider`)
  * and ID token (for the provider's sign-out). Never the password.
  */
-const Remembered = t.intersection([t.type({ user: t.string }), t.partial({ token: t.string, provider: t.literal(true), idToken: t.string })]);
+const Remembered = t.intersection([
+  t.type({ user: t.string }),
+  t.partial({ token: t.string, provider: t.literal(true), idToken: t.string }),
+]);
 export type Remembered = t.TypeOf<typeof Remembered>;
 const STORAGE_KEY = "sdwan-console";
 

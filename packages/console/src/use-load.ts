@@ -9,7 +9,8 @@ export type Loaded<A> =
 /** A 412 in the console's words: the service's detail speaks HTTP (ETag, If-Match), an operator needs what to do. */
 const CHANGED_MEANWHILE: Omit<Problem, "status"> = {
   title: "The connection changed since you opened it",
-  detail: "Someone saved a change to it in the meantime, so yours was not saved. Open the connection again to see its current state, then redo your change.",
+  detail:
+    "Someone saved a change to it in the meantime, so yours was not saved. Open the connection again to see its current state, then redo your change.",
 };
 
 export const problemOf = (error: unknown): Problem =>
@@ -17,10 +18,14 @@ export const problemOf = (error: unknown): Problem =>
     ? error.problem.status === 412
       ? { ...CHANGED_MEANWHILE, status: 412 }
       : error.problem
-    : { title: "The service cannot be reached", status: 0, detail: error instanceof Error ? error.message : String(error) };
+    : {
+        title: "The service cannot be reached",
+        status: 0,
+        detail: error instanceof Error ? error.message : String(error),
+      };
 
 /** Runs `load` whenever `deps` change (and on `reload`); an answer that arrives after a newer load began is dropped. */
-export const useLoad = <A,>(load: () => Promise<A>, deps: readonly unknown[]): [Loaded<A>, () => void] => {
+export const useLoad = <A>(load: () => Promise<A>, deps: readonly unknown[]): [Loaded<A>, () => void] => {
   const [loaded, setLoaded] = useState<Loaded<A>>({ state: "loading" });
   const [round, setRound] = useState(0);
   useEffect(() => {

@@ -12,7 +12,9 @@ const DOCS_SCREENSHOTS = fileURLToPath(new URL("../../../docs/screenshots/", imp
 
 export const launchChromium = async (): Promise<Browser> => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+    throw new Error(
+      `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`,
+    );
   }
   // --no-sandbox: CI runs as root, where chromium's sandbox cannot start.
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
@@ -47,7 +49,11 @@ export const unlabelledControls = (page: Page): Promise<string[]> =>
   page.evaluate(() =>
     [...document.querySelectorAll<HTMLElement>("input, select, textarea, button, a[href], [role=grid]")]
       .filter((element) => {
-        if (element instanceof HTMLInputElement || element instanceof HTMLSelectElement || element instanceof HTMLTextAreaElement) {
+        if (
+          element instanceof HTMLInputElement ||
+          element instanceof HTMLSelectElement ||
+          element instanceof HTMLTextAreaElement
+        ) {
           return (element.labels?.length ?? 0) === 0 && !element.getAttribute("aria-label");
         }
         return !(element.textContent ?? "").trim() && !element.getAttribute("aria-label");

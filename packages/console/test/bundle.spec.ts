@@ -12,7 +12,9 @@ describe("the console's build", () => {
     const assets = join(CONSOLE_DIRECTORY, "assets");
     const scripts = (await readdir(assets)).filter((name) => name.endsWith(".js"));
     expect(scripts.length).toBeGreaterThan(0);
-    const sizes = await Promise.all(scripts.map(async (name) => gzipSync(await readFile(join(assets, name)), { level: 9 }).length));
+    const sizes = await Promise.all(
+      scripts.map(async (name) => gzipSync(await readFile(join(assets, name)), { level: 9 }).length),
+    );
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(BUDGET_BYTES);
   });
 

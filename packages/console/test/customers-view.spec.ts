@@ -3,7 +3,8 @@ import type { Customer } from "../src/api.js";
 import { filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "../src/customers-view.js";
 import { customer } from "./customer.js";
 
-const viewCustomers = (customers: Parameters<typeof filterCustomers>[0], filter: string, sort: Sort | undefined) => sortCustomers(filterCustomers(customers, filter), sort);
+const viewCustomers = (customers: Parameters<typeof filterCustomers>[0], filter: string, sort: Sort | undefined) =>
+  sortCustomers(filterCustomers(customers, filter), sort);
 
 const ids = (rows: readonly Customer[]): number[] => rows.map((row) => row.id);
 

@@ -31,14 +31,28 @@ describe("spreadApart", () => {
     ];
     const spread = spreadApart(discs);
     for (const [i, a] of spread.entries())
-      for (const [j, b] of spread.entries()) if (i < j) expect(Math.hypot(a.x - b.x, a.y - b.y)).toBeGreaterThanOrEqual(discs[i]!.r + discs[j]!.r + 1 - 1e-6);
+      for (const [j, b] of spread.entries())
+        if (i < j)
+          expect(Math.hypot(a.x - b.x, a.y - b.y)).toBeGreaterThanOrEqual(discs[i]!.r + discs[j]!.r + 1 - 1e-6);
     // Not far: about one mark's size from where they are.
-    for (const [i, point] of spread.entries()) expect(Math.hypot(point.x - discs[i]!.x, point.y - discs[i]!.y)).toBeLessThan(30);
+    for (const [i, point] of spread.entries())
+      expect(Math.hypot(point.x - discs[i]!.x, point.y - discs[i]!.y)).toBeLessThan(30);
   });
 
   it("leaves marks that overlap nothing where they are, and parts marks at the same point", () => {
-    expect(spreadApart([{ x: 0, y: 0, r: 4 }, { x: 100, y: 0, r: 4 }])).toEqual([{ x: 0, y: 0 }, { x: 100, y: 0 }]);
-    const [a, b] = spreadApart([{ x: 5, y: 5, r: 4 }, { x: 5, y: 5, r: 4 }]);
+    expect(
+      spreadApart([
+        { x: 0, y: 0, r: 4 },
+        { x: 100, y: 0, r: 4 },
+      ]),
+    ).toEqual([
+      { x: 0, y: 0 },
+      { x: 100, y: 0 },
+    ]);
+    const [a, b] = spreadApart([
+      { x: 5, y: 5, r: 4 },
+      { x: 5, y: 5, r: 4 },
+    ]);
     expect(Math.hypot(a!.x - b!.x, a!.y - b!.y)).toBeGreaterThanOrEqual(9 - 1e-6);
   });
 });

@@ -4,12 +4,15 @@ import { customer } from "./customer.js";
 
 const CELL = 4;
 const at = (x: number, y: number, item: string): Located<string> => ({ x, y, item });
-const itemsOf = (places: ReturnType<typeof groupPlaces<string>>): string[][] => places.map((place) => [...place.items].sort());
+const itemsOf = (places: ReturnType<typeof groupPlaces<string>>): string[][] =>
+  places.map((place) => [...place.items].sort());
 
 describe("groupPlaces", () => {
   it("makes one place of 14 points within a pixel of each other, at their centre", () => {
     // Seattle's customers: a tenth of a degree around the city, less than a pixel on the map.
-    const seattle = Array.from({ length: 14 }, (_, index) => at(151.3 + (index % 3) * 0.4, 97.8 + (index % 5) * 0.3, `seattle-${index}`));
+    const seattle = Array.from({ length: 14 }, (_, index) =>
+      at(151.3 + (index % 3) * 0.4, 97.8 + (index % 5) * 0.3, `seattle-${index}`),
+    );
     const places = groupPlaces(seattle, CELL);
     expect(places).toHaveLength(1);
     expect(places[0]?.items).toHaveLength(14);
@@ -43,7 +46,11 @@ describe("groupPlaces", () => {
 });
 
 describe("placeLabel", () => {
-  const place = (cities: readonly string[]) => ({ x: 0, y: 0, items: cities.map((city, index) => customer(index, { city })) });
+  const place = (cities: readonly string[]) => ({
+    x: 0,
+    y: 0,
+    items: cities.map((city, index) => customer(index, { city })),
+  });
 
   it("names one customer by its name", () => {
     expect(placeLabel({ x: 0, y: 0, items: [customer(7, { name: "Acme Corp", city: "Seattle" })] })).toBe("Acme Corp");
@@ -52,7 +59,9 @@ describe("placeLabel", () => {
   it("counts several and names their cities, the most frequent first", () => {
     expect(placeLabel(place(Array.from({ length: 14 }, () => "Seattle")))).toBe("14 customers in Seattle");
     expect(placeLabel(place(["Vancouver", "Seattle", "Seattle"]))).toBe("3 customers in Seattle and Vancouver");
-    expect(placeLabel(place(["Paris", "London", "London", "Amsterdam", "Dublin"]))).toBe("5 customers in London, Paris and 2 other places");
+    expect(placeLabel(place(["Paris", "London", "London", "Amsterdam", "Dublin"]))).toBe(
+      "5 customers in London, Paris and 2 other places",
+    );
     expect(placeLabel(place(["", ""]))).toBe("2 customers here");
   });
 });

@@ -19,6 +19,16 @@ describe("routes", () => {
   });
 
   it("send anything else (malformed escapes included) to the connections", () => {
-    for (const hash of ["", "#", "#/nowhere", "#/connections/", "#/connections/a/b/c", "#/connections/%E0%A4%A", "#/connections/%/edit", "#/connections/50%25%zz/customers"]) expect(parseRoute(hash)).toEqual({ page: "connections" });
+    for (const hash of [
+      "",
+      "#",
+      "#/nowhere",
+      "#/connections/",
+      "#/connections/a/b/c",
+      "#/connections/%E0%A4%A",
+      "#/connections/%/edit",
+      "#/connections/50%25%zz/customers",
+    ])
+      expect(parseRoute(hash)).toEqual({ page: "connections" });
   });
 });

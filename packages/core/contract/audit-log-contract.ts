@@ -41,10 +41,15 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
 
     it("selects by alias in any case and by time, and pages with `before` without losing or repeating an entry", async () => {
       const log = await options.make(KEEP_ALL);
-      const entries = Array.from({ length: 7 }, (_, i) => anAuditEntry({ at: minutesAgo(10 - i), alias: (i % 2 === 0 ? "Lab" : "prod") as Alias }));
+      const entries = Array.from({ length: 7 }, (_, i) =>
+        anAuditEntry({ at: minutesAgo(10 - i), alias: (i % 2 === 0 ? "Lab" : "prod") as Alias }),
+      );
       for (const entry of entries) await run(log.record(entry));
       expect((await run(log.list({ limit: 10, alias: "LAB" as Alias }))).map((entry) => entry.id)).toEqual(
-        entries.filter((_, i) => i % 2 === 0).map((entry) => entry.id).reverse(),
+        entries
+          .filter((_, i) => i % 2 === 0)
+          .map((entry) => entry.id)
+          .reverse(),
       );
       expect(await run(log.list({ limit: 10, since: entries[5]?.at as Date }))).toEqual([entries[6], entries[5]]);
       const seen: string[] = [];
@@ -62,14 +67,21 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
       await run(log.record(tooOld));
       const recent = Array.from({ length: 4 }, (_, i) => anAuditEntry({ at: minutesAgo(5 - i) }));
       for (const entry of recent) await run(log.record(entry));
-      expect((await run(log.list({ limit: 100 }))).map((entry) => entry.id)).toEqual(recent.slice(1).map((entry) => entry.id).reverse());
+      expect((await run(log.list({ limit: 100 }))).map((entry) => entry.id)).toEqual(
+        recent
+          .slice(1)
+          .map((entry) => entry.id)
+          .reverse(),
+      );
     });
 
     it("keeps changes and attempts apart: no flood of refused, failed or unchanging attempts and health changes pushes a change out", async () => {
       const retention = { maxEntries: 20, maxAttempts: 50, maxAgeMs: 60 * 60_000 };
       const logs = [await options.make(retention), await options.make(retention)];
       const changes = [
-        ...Array.from({ length: 25 }, (_, i) => anAuditEntry({ at: minutesAgo(30 - i), action: i % 3 === 0 ? "add" : i % 3 === 1 ? "update" : "delete" })),
+        ...Array.from({ length: 25 }, (_, i) =>
+          anAuditEntry({ at: minutesAgo(30 - i), action: i % 3 === 0 ? "add" : i % 3 === 1 ? "update" : "delete" }),
+        ),
         anAuditEntry({ at: minutesAgo(4), action: "rotate-master-key", alias: null }),
       ];
       for (const entry of changes) await run((logs[0] as AuditLog).record(entry));
@@ -83,7 +95,9 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
         { action: "key-check", outcome: "failed", failure: "KeyMismatch" },
         { action: "forbidden", outcome: "failed", failure: "Forbidden", detail: "DELETE" },
       ] as const;
-      const attempts = Array.from({ length: 1010 }, (_, i) => anAuditEntry({ at: minutesAgo(3 - i / 1000), ...kinds[i % kinds.length] }));
+      const attempts = Array.from({ length: 1010 }, (_, i) =>
+        anAuditEntry({ at: minutesAgo(3 - i / 1000), ...kinds[i % kinds.length] }),
+      );
       await Promise.all(attempts.map((entry, i) => run((logs[i % 2] as AuditLog).record(entry))));
       const kept = await run((logs[1] as AuditLog).list({ limit: 1000 }));
       const keptIds = new Set(kept.map((entry) => entry.id));
@@ -93,7 +107,10 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
       expect(kept.filter((entry) => isAuditedChange(entry))).toHaveLength(20);
       expect(kept.filter((entry) => !isAuditedChange(entry))).toHaveLength(50);
       expect(kept.filter((entry) => !isAuditedChange(entry)).map((entry) => entry.id)).toEqual(
-        [...attempts].sort((a, b) => (a.id < b.id ? 1 : -1)).slice(0, 50).map((entry) => entry.id),
+        [...attempts]
+          .sort((a, b) => (a.id < b.id ? 1 : -1))
+          .slice(0, 50)
+          .map((entry) => entry.id),
       );
     });
 
@@ -105,7 +122,10 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
     });
 
     it("lists the kept entries after an id, oldest first, a page at a time, from every log over the store", async () => {
-      const logs = [await options.make({ maxEntries: 5, maxAttempts: 5, maxAgeMs: 60 * 60_000 }), await options.make({ maxEntries: 5, maxAttempts: 5, maxAgeMs: 60 * 60_000 })];
+      const logs = [
+        await options.make({ maxEntries: 5, maxAttempts: 5, maxAgeMs: 60 * 60_000 }),
+        await options.make({ maxEntries: 5, maxAttempts: 5, maxAgeMs: 60 * 60_000 }),
+      ];
       const entries = Array.from({ length: 7 }, (_, i) => anAuditEntry({ at: minutesAgo(10 - i) }));
       for (const [i, entry] of entries.entries()) await run((logs[i % 2] as AuditLog).record(entry));
       const ids = (found: readonly AuditEntry[]) => found.map((entry) => entry.id);
@@ -115,7 +135,9 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
       expect(await run((logs[0] as AuditLog).listAfter(entries[3]?.id as string, 2))).toEqual(entries.slice(4, 6));
       expect(await run((logs[1] as AuditLog).listAfter(entries[6]?.id as string, 10))).toEqual([]);
       // An id that is not kept (or never was) still places the reader: what is kept after it.
-      expect(ids(await run((logs[1] as AuditLog).listAfter(entries[0]?.id as string, 10)))).toEqual(ids(entries.slice(2)));
+      expect(ids(await run((logs[1] as AuditLog).listAfter(entries[0]?.id as string, 10)))).toEqual(
+        ids(entries.slice(2)),
+      );
     });
 
     it("tells a subscriber, once each, every entry recorded after it subscribed, by this log or another over the store, and nothing after it unsubscribed", async () => {
@@ -124,10 +146,16 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
       await run(here.record(before));
       const heard: AuditEntry[] = [];
       const unsubscribe = await run(here.subscribe((entry) => heard.push(entry)));
-      const [mine, theirs] = [anAuditEntry({ at: minutesAgo(2), action: "add" }), anAuditEntry({ at: minutesAgo(1), action: "health-change", detail: "valid → unreachable: timed out" })];
+      const [mine, theirs] = [
+        anAuditEntry({ at: minutesAgo(2), action: "add" }),
+        anAuditEntry({ at: minutesAgo(1), action: "health-change", detail: "valid → unreachable: timed out" }),
+      ];
       await run(here.record(mine));
       await run(there.record(theirs));
-      await vi.waitFor(() => expect([...heard].sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual([mine, theirs]), DELIVERY);
+      await vi.waitFor(
+        () => expect([...heard].sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual([mine, theirs]),
+        DELIVERY,
+      );
       unsubscribe();
       await run(there.record(anAuditEntry()));
       await run(here.record(anAuditEntry()));

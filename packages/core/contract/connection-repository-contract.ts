@@ -1,7 +1,16 @@
 import * as E from "fp-ts/lib/Either.js";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { ApiKey, type Alias, type AuditEntry, type AuditLog, type ConnectionRepository, type StoredConnection, type DomainError, type OrchestratorUrl } from "../src/index.js";
+import {
+  ApiKey,
+  type Alias,
+  type AuditEntry,
+  type AuditLog,
+  type ConnectionRepository,
+  type StoredConnection,
+  type DomainError,
+  type OrchestratorUrl,
+} from "../src/index.js";
 import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectLeft as fail, expectRight as run } from "../testing/run.js";
 import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
@@ -27,7 +36,10 @@ const url = (value: string) => value as OrchestratorUrl;
 const SECRET = "sEcReT-kEy/with+base64=chars-ünïcødé-✓";
 
 /** The behaviour every ConnectionRepository adapter must show; run it from the adapter's own tests. */
-export const describeConnectionRepositoryContract = (name: string, options: ConnectionRepositoryContractOptions): void => {
+export const describeConnectionRepositoryContract = (
+  name: string,
+  options: ConnectionRepositoryContractOptions,
+): void => {
   describe(`${name} satisfies the ConnectionRepository contract`, () => {
     let repository: ConnectionRepository;
 
@@ -37,7 +49,9 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
     });
 
     it("returns what was inserted, apiKey included", async () => {
-      await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: SECRET })));
+      await run(
+        repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: SECRET })),
+      );
       const stored = await run(repository.get(alias("lab")));
       expect(stored.alias).toBe("lab");
       expect(stored.orchestratorUrl).toBe("https://vco.example.net/");
@@ -100,7 +114,9 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
     });
 
     it("updates only the fields given", async () => {
-      await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net", apiKey: "old-key" })));
+      await run(
+        repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net", apiKey: "old-key" })),
+      );
       const moved = await run(repository.update(alias("LAB"), { orchestratorUrl: url("https://new.example.net/") }));
       expect(moved.alias).toBe("lab");
       expect(moved.orchestratorUrl).toBe("https://new.example.net/");
@@ -145,7 +161,10 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       // The customers cache relies on it: a list is cached for one version, read from the repository before each request.
       const moved = await run(other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }));
       expect(moved.version).toBeGreaterThan(before);
-      expect(await run(repository.get(alias("lab")))).toMatchObject({ orchestratorUrl: "https://moved.example.net", version: moved.version });
+      expect(await run(repository.get(alias("lab")))).toMatchObject({
+        orchestratorUrl: "https://moved.example.net",
+        version: moved.version,
+      });
     });
 
     it("never persists an apiKey in plain text, base64 or hex", async () => {
@@ -166,14 +185,18 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
 
     it("lets exactly one of many concurrent inserts of one alias win", async () => {
       const results = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => repository.insert(aConnection({ alias: i % 2 === 0 ? "race" : "RACE" }))()),
+        Array.from({ length: 10 }, (_, i) =>
+          repository.insert(aConnection({ alias: i % 2 === 0 ? "race" : "RACE" }))(),
+        ),
       );
       expect(results.filter(E.isRight)).toHaveLength(1);
       expect(results.filter(E.isLeft).map((r) => r.left._tag)).toEqual(Array(9).fill("AlreadyExists"));
     });
 
     it("loses neither of two concurrent updates of different fields", async () => {
-      await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net", apiKey: "old-key" })));
+      await run(
+        repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net", apiKey: "old-key" })),
+      );
       const other = await options.make();
       await Promise.all([
         run(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") })),
@@ -199,15 +222,25 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       const rekeyed = await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("new-key") }));
       expect(rekeyed.version).toBeGreaterThan(moved.version);
       expect(rekeyed.apiKeySetAt?.getTime()).toBeGreaterThan(added.apiKeySetAt?.getTime() ?? Infinity);
-      expect(await run(repository.get(alias("LAB")))).toMatchObject({ version: rekeyed.version, apiKeySetAt: rekeyed.apiKeySetAt });
+      expect(await run(repository.get(alias("LAB")))).toMatchObject({
+        version: rekeyed.version,
+        apiKeySetAt: rekeyed.apiKeySetAt,
+      });
     });
 
     it("never gives an alias added again a version of its earlier life, so an expected version from then matches nothing", async () => {
       const seen: number[] = [];
       for (let life = 0; life < 3; life += 1) {
-        await run(repository.insert(aConnection({ alias: life % 2 === 0 ? "lab" : "LAB", orchestratorUrl: "https://vco.example.net" })));
+        await run(
+          repository.insert(
+            aConnection({ alias: life % 2 === 0 ? "lab" : "LAB", orchestratorUrl: "https://vco.example.net" }),
+          ),
+        );
         seen.push((await run(repository.get(alias("lab")))).version);
-        seen.push((await run(repository.update(alias("lab"), { orchestratorUrl: url(`https://life-${life}.example.net`) }))).version);
+        seen.push(
+          (await run(repository.update(alias("lab"), { orchestratorUrl: url(`https://life-${life}.example.net`) })))
+            .version,
+        );
         await run(repository.delete(alias("lab")));
       }
       expect(new Set(seen).size).toBe(seen.length);
@@ -215,7 +248,9 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       await run(repository.insert(aConnection({ alias: "lab" })));
       const reborn = await run(repository.get(alias("lab")));
       expect(reborn.version).toBeGreaterThan(Math.max(...seen));
-      expect((await fail(repository.update(alias("lab"), { orchestratorUrl: url("https://stale.example.net") }, seen)))._tag).toBe("VersionMismatch");
+      expect(
+        (await fail(repository.update(alias("lab"), { orchestratorUrl: url("https://stale.example.net") }, seen)))._tag,
+      ).toBe("VersionMismatch");
       expect((await fail(repository.delete(alias("lab"), seen)))._tag).toBe("VersionMismatch");
       const other = await options.make();
       await run(other.delete(alias("lab")));
@@ -224,21 +259,41 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
     });
 
     it("keeps the version, the key's date and the list of an update that changes nothing", async () => {
-      await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: SECRET })));
+      await run(
+        repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: SECRET })),
+      );
       const stored = await run(repository.get(alias("lab")));
       const listed = await run(repository.list());
       await new Promise((done) => setTimeout(done, 5));
       const same = await run(
-        repository.update(alias("LAB"), { orchestratorUrl: url("https://vco.example.net/"), apiKey: ApiKey.unsafeFrom(SECRET) }, [stored.version]),
+        repository.update(
+          alias("LAB"),
+          { orchestratorUrl: url("https://vco.example.net/"), apiKey: ApiKey.unsafeFrom(SECRET) },
+          [stored.version],
+        ),
       );
-      expect(same).toMatchObject({ version: stored.version, apiKeySetAt: stored.apiKeySetAt, orchestratorUrl: "https://vco.example.net/" });
+      expect(same).toMatchObject({
+        version: stored.version,
+        apiKeySetAt: stored.apiKeySetAt,
+        orchestratorUrl: "https://vco.example.net/",
+      });
       expect(same.apiKey.reveal()).toBe(SECRET);
-      expect((await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(SECRET) }))).version).toBe(stored.version);
-      expect(await run(repository.get(alias("lab")))).toMatchObject({ version: stored.version, apiKeySetAt: stored.apiKeySetAt });
+      expect((await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(SECRET) }))).version).toBe(
+        stored.version,
+      );
+      expect(await run(repository.get(alias("lab")))).toMatchObject({
+        version: stored.version,
+        apiKeySetAt: stored.apiKeySetAt,
+      });
       const again = await run(repository.list());
       if (again === listed) expect(Object.isFrozen(listed)).toBe(true);
       expect(again).toEqual(listed);
-      const changed = await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("another-key"), orchestratorUrl: url("https://vco.example.net/") }));
+      const changed = await run(
+        repository.update(alias("lab"), {
+          apiKey: ApiKey.unsafeFrom("another-key"),
+          orchestratorUrl: url("https://vco.example.net/"),
+        }),
+      );
       expect(changed.version).toBeGreaterThan(stored.version);
     });
 
@@ -249,11 +304,18 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       expect(stored.apiKeyExpiresAt?.toISOString()).toBe(expiresAt.toISOString());
       const same = await run(repository.update(alias("lab"), { apiKeyExpiresAt: new Date(expiresAt.getTime()) }));
       expect(same.version).toBe(stored.version);
-      const later = await run(repository.update(alias("lab"), { apiKeyExpiresAt: new Date("2027-02-28T00:00:00.000Z") }));
+      const later = await run(
+        repository.update(alias("lab"), { apiKeyExpiresAt: new Date("2027-02-28T00:00:00.000Z") }),
+      );
       expect(later.version).toBeGreaterThan(stored.version);
       expect((await run(repository.get(alias("lab")))).apiKeyExpiresAt?.toISOString()).toBe("2027-02-28T00:00:00.000Z");
       // The same key again keeps its date; the URL alone too.
-      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("key-1"), orchestratorUrl: url("https://other.example.net/") }));
+      await run(
+        repository.update(alias("lab"), {
+          apiKey: ApiKey.unsafeFrom("key-1"),
+          orchestratorUrl: url("https://other.example.net/"),
+        }),
+      );
       expect((await run(repository.get(alias("lab")))).apiKeyExpiresAt?.toISOString()).toBe("2027-02-28T00:00:00.000Z");
       const renewed = await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("key-2") }));
       expect(renewed.apiKeyExpiresAt).toBeUndefined();
@@ -267,14 +329,23 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
     it("updates and deletes at an expected version only, and changes nothing at another", async () => {
       await run(repository.insert(aConnection({ alias: "lab", orchestratorUrl: "https://old.example.net" })));
       const added = (await run(repository.get(alias("lab")))).version;
-      expect(await fail(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [added + 1, added + 2]))).toEqual({
+      expect(
+        await fail(
+          repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [added + 1, added + 2]),
+        ),
+      ).toEqual({
         _tag: "VersionMismatch",
         alias: "lab",
         version: added,
       });
       expect((await fail(repository.delete(alias("LAB"), [added + 7])))._tag).toBe("VersionMismatch");
-      expect(await run(repository.get(alias("lab")))).toMatchObject({ orchestratorUrl: "https://old.example.net", version: added });
-      const moved = (await run(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [added]))).version;
+      expect(await run(repository.get(alias("lab")))).toMatchObject({
+        orchestratorUrl: "https://old.example.net",
+        version: added,
+      });
+      const moved = (
+        await run(repository.update(alias("lab"), { orchestratorUrl: url("https://new.example.net") }, [added]))
+      ).version;
       await run(repository.delete(alias("lab"), [moved]));
       expect((await fail(repository.get(alias("lab"))))._tag).toBe("NotFound");
       expect((await fail(repository.update(alias("lab"), {}, [moved])))._tag).toBe("NotFound");
@@ -308,19 +379,46 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
         recordedAs.push(as);
         return made;
       };
-      await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET }), entry({ action: "add", fields: ["alias", "orchestratorUrl", "apiKey"] }, () => ({ version: added.version }))));
+      await run(
+        repository.insert(
+          aConnection({ alias: "lab", apiKey: SECRET }),
+          entry({ action: "add", fields: ["alias", "orchestratorUrl", "apiKey"] }, () => ({ version: added.version })),
+        ),
+      );
       const added = await run(other.get(alias("lab")));
       const moved: StoredConnection = await run(
-        other.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }, [added.version], entry({ action: "update", fields: ["orchestratorUrl"] }, () => ({ version: moved.version }))),
+        other.update(
+          alias("lab"),
+          { orchestratorUrl: url("https://moved.example.net") },
+          [added.version],
+          entry({ action: "update", fields: ["orchestratorUrl"] }, () => ({ version: moved.version })),
+        ),
       );
       // An update that changes nothing still answers a request that succeeded: its entry is recorded too, as what it
       // is, an attempt that changed nothing (regression: it counted as a change, and 300 of them pushed changes out).
-      await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom(SECRET) }, undefined, entry({ action: "update", fields: ["apiKey"] }, () => ({ outcome: "unchanged", version: moved.version }))));
-      await run(repository.resealKeys(entry({ action: "rotate-master-key", alias: null, fields: [], validation: "not-asked" })));
-      await run(other.delete(alias("LAB"), undefined, entry({ action: "delete", fields: [], validation: "not-asked" }, () => ({ version: moved.version }))));
+      await run(
+        repository.update(
+          alias("lab"),
+          { apiKey: ApiKey.unsafeFrom(SECRET) },
+          undefined,
+          entry({ action: "update", fields: ["apiKey"] }, () => ({ outcome: "unchanged", version: moved.version })),
+        ),
+      );
+      await run(
+        repository.resealKeys(entry({ action: "rotate-master-key", alias: null, fields: [], validation: "not-asked" })),
+      );
+      await run(
+        other.delete(
+          alias("LAB"),
+          undefined,
+          entry({ action: "delete", fields: [], validation: "not-asked" }, () => ({ version: moved.version })),
+        ),
+      );
       expect(added.version).toBeLessThan(moved.version);
       const audit = await options.audit();
-      expect(await run(audit.list({ limit: 100 }))).toEqual(entries.map((made, i) => ({ ...made, ...recordedAs[i]?.() })).reverse());
+      expect(await run(audit.list({ limit: 100 }))).toEqual(
+        entries.map((made, i) => ({ ...made, ...recordedAs[i]?.() })).reverse(),
+      );
       expect(JSON.stringify(await run(audit.list({ limit: 100 })))).not.toContain(SECRET);
     });
 
@@ -329,8 +427,20 @@ export const describeConnectionRepositoryContract = (name: string, options: Conn
       const version = (await run(repository.get(alias("lab")))).version;
       const failing: (() => TaskEither<DomainError, unknown>)[] = [
         () => repository.insert(aConnection({ alias: "LAB" }), anAuditEntry({ action: "add" })),
-        () => repository.update(alias("ghost"), { orchestratorUrl: url("https://x.example.net") }, undefined, anAuditEntry({ alias: alias("ghost") })),
-        () => repository.update(alias("lab"), { orchestratorUrl: url("https://x.example.net") }, [version + 1], anAuditEntry()),
+        () =>
+          repository.update(
+            alias("ghost"),
+            { orchestratorUrl: url("https://x.example.net") },
+            undefined,
+            anAuditEntry({ alias: alias("ghost") }),
+          ),
+        () =>
+          repository.update(
+            alias("lab"),
+            { orchestratorUrl: url("https://x.example.net") },
+            [version + 1],
+            anAuditEntry(),
+          ),
         () => repository.delete(alias("lab"), [version + 1], anAuditEntry({ action: "delete" })),
         () => repository.delete(alias("ghost"), undefined, anAuditEntry({ action: "delete", alias: alias("ghost") })),
       ];

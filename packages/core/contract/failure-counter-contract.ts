@@ -35,8 +35,12 @@ export const describeFailureCounterContract = (name: string, options: FailureCou
 
     it("gives every one of many concurrent adds, from several instances, its own count", async () => {
       const counters = await Promise.all([options.make(WINDOW_MS), options.make(WINDOW_MS)]);
-      const counts = await Promise.all(Array.from({ length: 200 }, (_, i) => run((counters[i % 2] as FailureCounter).add("burst"))));
-      expect(counts.map((answer) => answer.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+      const counts = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => run((counters[i % 2] as FailureCounter).add("burst"))),
+      );
+      expect(counts.map((answer) => answer.count).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 200 }, (_, i) => i + 1),
+      );
     });
 
     it("takes back one failure with remove", async () => {

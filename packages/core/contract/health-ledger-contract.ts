@@ -24,7 +24,9 @@ export const describeHealthLedgerContract = (name: string, options: HealthLedger
 
     it("lets exactly one of many concurrent claims of a connection's interval win, in any case of its alias", async () => {
       const ledgers = await Promise.all(Array.from({ length: 3 }, () => options.make()));
-      const claims = await Promise.all(ledgers.flatMap((ledger) => [ledger.claim(alias("lab"), 100)(), ledger.claim(alias("LAB"), 100)()]));
+      const claims = await Promise.all(
+        ledgers.flatMap((ledger) => [ledger.claim(alias("lab"), 100)(), ledger.claim(alias("LAB"), 100)()]),
+      );
       expect(claims.filter((claim) => E.isRight(claim) && claim.right)).toHaveLength(1);
       expect(await run((ledgers[0] as HealthLedger).claim(alias("lab"), 99))).toBe(false);
       expect(await run((ledgers[1] as HealthLedger).claim(alias("lab"), 101))).toBe(true);
@@ -33,7 +35,12 @@ export const describeHealthLedgerContract = (name: string, options: HealthLedger
 
     it("lets exactly one of many concurrent claims of a key-expiry warning win, once per key mark and threshold, and again after a forget", async () => {
       const ledgers = await Promise.all(Array.from({ length: 3 }, () => options.make()));
-      const claims = await Promise.all(ledgers.flatMap((ledger) => [ledger.claimKeyWarning(alias("lab"), "k1", 30)(), ledger.claimKeyWarning(alias("LAB"), "k1", 30)()]));
+      const claims = await Promise.all(
+        ledgers.flatMap((ledger) => [
+          ledger.claimKeyWarning(alias("lab"), "k1", 30)(),
+          ledger.claimKeyWarning(alias("LAB"), "k1", 30)(),
+        ]),
+      );
       expect(claims.filter((claim) => E.isRight(claim) && claim.right)).toHaveLength(1);
       const [one, two] = ledgers as [HealthLedger, HealthLedger, HealthLedger];
       expect(await run(one.claimKeyWarning(alias("lab"), "k1", 7))).toBe(true);
@@ -63,12 +70,13 @@ export const describeHealthLedgerContract = (name: string, options: HealthLedger
       expect(health).toMatchObject({ alias: "Lab", state: "unreachable", since: broken.at });
       expect(health?.checks.map((check) => check.outcome)).toEqual(["unreachable", "valid", "valid"]);
       expect(health?.checks[0]).toEqual(broken);
-      for (let i = 0; i < HEALTH_HISTORY + 3; i += 1) await run(one.record(alias("lab"), aCheck("unreachable", 9 - i / 100)));
+      for (let i = 0; i < HEALTH_HISTORY + 3; i += 1)
+        await run(one.record(alias("lab"), aCheck("unreachable", 9 - i / 100)));
       const [kept] = await run(one.list());
       expect(kept?.checks).toHaveLength(HEALTH_HISTORY);
       expect(kept?.since).toEqual(broken.at);
     });
-  
+
     it("forgets a connection's health and claims in any case of its alias, so the alias starts unknown again", async () => {
       const [one, two] = [await options.make(), await options.make()];
       await run(one.record(alias("Lab"), aCheck("invalid", 20)));
@@ -78,7 +86,13 @@ export const describeHealthLedgerContract = (name: string, options: HealthLedger
       expect((await run(one.list())).map((health) => health.alias)).toEqual(["kept"]);
       expect(await run(one.claim(alias("lab"), 100))).toBe(true);
       expect(await run(two.record(alias("lab"), aCheck("valid", 10)))).toBe("unknown");
-      expect(await run(one.list())).toContainEqual(expect.objectContaining({ alias: "lab", state: "valid", checks: [expect.objectContaining({ outcome: "valid" })] }));
+      expect(await run(one.list())).toContainEqual(
+        expect.objectContaining({
+          alias: "lab",
+          state: "valid",
+          checks: [expect.objectContaining({ outcome: "valid" })],
+        }),
+      );
       await run(one.forget(alias("never-checked")));
     });
   });

@@ -1,8 +1,17 @@
-import { ApiKey, createInProcessConnectionChanges, createProcessKeyFingerprints, hmacFingerprints, type OrchestratorUrl } from "../src/index.js";
+import {
+  ApiKey,
+  createInProcessConnectionChanges,
+  createProcessKeyFingerprints,
+  hmacFingerprints,
+  type OrchestratorUrl,
+} from "../src/index.js";
 import { describeConnectionChangesContract } from "./connection-changes-contract.js";
 import { aCustomer } from "../testing/builders.js";
 import { describeConnectionRepositoryContract } from "./connection-repository-contract.js";
-import { createInMemoryConnectionRepository, createInMemoryConnectionStore } from "../src/adapters/memory-connection-repository.js";
+import {
+  createInMemoryConnectionRepository,
+  createInMemoryConnectionStore,
+} from "../src/adapters/memory-connection-repository.js";
 import { createInMemoryOrchestrator } from "../testing/in-memory-orchestrator.js";
 import { describeAuditLogContract } from "./audit-log-contract.js";
 import { createInMemoryAuditLog } from "../src/adapters/memory-audit-log.js";
@@ -29,7 +38,10 @@ describeConnectionRepositoryContract("InMemoryConnectionRepository", {
   audit: async () => store.audit,
 });
 
-const target = (apiKey: string) => ({ orchestratorUrl: "http://127.0.0.1:1/" as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(apiKey) });
+const target = (apiKey: string) => ({
+  orchestratorUrl: "http://127.0.0.1:1/" as OrchestratorUrl,
+  apiKey: ApiKey.unsafeFrom(apiKey),
+});
 const partnerCustomers = [aCustomer({ id: 1, name: "ONE" }), aCustomer({ id: 2, name: "TWO", latitude: null })];
 const partnerTokens = [{ tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00Z") }];
 const customerTokens = [{ tokenUuid: "4e2a", expiresAt: undefined }];
@@ -37,7 +49,12 @@ const customerTokens = [{ tokenUuid: "4e2a", expiresAt: undefined }];
 describeOrchestratorContract("InMemoryOrchestrator", {
   setup: async () => ({
     orchestrator: createInMemoryOrchestrator([
-      { apiKey: "partner-key", identity: { kind: "partner", partnerId: 7 }, customers: partnerCustomers, apiTokens: partnerTokens },
+      {
+        apiKey: "partner-key",
+        identity: { kind: "partner", partnerId: 7 },
+        customers: partnerCustomers,
+        apiTokens: partnerTokens,
+      },
       { apiKey: "customer-key", identity: { kind: "customer", customerId: 342 }, apiTokens: customerTokens },
       { apiKey: "customer-key-2", identity: { kind: "customer", customerId: 343 } },
     ]),

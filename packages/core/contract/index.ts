@@ -15,7 +15,13 @@ export {
 export { describeKeyFingerprintsContract, type KeyFingerprintsContractOptions } from "./key-fingerprints-contract.js";
 export { describeAuditLogContract, type AuditLogContractOptions } from "./audit-log-contract.js";
 export { describeHealthLedgerContract, type HealthLedgerContractOptions } from "./health-ledger-contract.js";
-export { describeConnectionChangesContract, type ConnectionChangesContractOptions } from "./connection-changes-contract.js";
+export {
+  describeConnectionChangesContract,
+  type ConnectionChangesContractOptions,
+} from "./connection-changes-contract.js";
 export { describeFailureCounterContract, type FailureCounterContractOptions } from "./failure-counter-contract.js";
-export { describeServiceTokenStoreContract, type ServiceTokenStoreContractOptions } from "./service-token-store-contract.js";
+export {
+  describeServiceTokenStoreContract,
+  type ServiceTokenStoreContractOptions,
+} from "./service-token-store-contract.js";
 export { describeStorageContract, type StorageContractOptions } from "./storage-contract.js";

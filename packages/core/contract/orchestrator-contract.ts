@@ -1,6 +1,13 @@
 import * as E from "fp-ts/lib/Either.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CUSTOMER_FIELDS, Customer, type ApiToken, type Identity, type Orchestrator, type OrchestratorTarget } from "../src/index.js";
+import {
+  CUSTOMER_FIELDS,
+  Customer,
+  type ApiToken,
+  type Identity,
+  type Orchestrator,
+  type OrchestratorTarget,
+} from "../src/index.js";
 
 export interface OrchestratorContractFixture {
   readonly orchestrator: Orchestrator;
@@ -45,7 +52,8 @@ export const describeOrchestratorContract = (name: string, options: Orchestrator
     it("identifies a partner key with its partner id", async () => {
       const identity = await fixture.orchestrator.identify(fixture.partner)();
       expect(E.isRight(identity) && identity.right.kind).toBe("partner");
-      if (E.isRight(identity) && identity.right.kind === "partner") expect(Number.isInteger(identity.right.partnerId)).toBe(true);
+      if (E.isRight(identity) && identity.right.kind === "partner")
+        expect(Number.isInteger(identity.right.partnerId)).toBe(true);
     });
 
     it("identifies a customer key", async () => {
@@ -61,11 +69,24 @@ export const describeOrchestratorContract = (name: string, options: Orchestrator
 
     it("refuses link-local and cloud-metadata destinations, and admits others", () => {
       const { orchestrator } = fixture;
-      const otherSpellings = ["http://100.100.100.200/", "http://192.0.0.192/", "http://[64:ff9b::a9fe:a9fe]/", "http://[::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::]/"];
-      for (const url of ["http://169.254.169.254/", "http://[fe80::1]:8080/", "http://[fd00:ec2::254]/", "http://metadata.google.internal/", ...otherSpellings]) {
+      const otherSpellings = [
+        "http://100.100.100.200/",
+        "http://192.0.0.192/",
+        "http://[64:ff9b::a9fe:a9fe]/",
+        "http://[::a9fe:a9fe]/",
+        "http://[2002:a9fe:a9fe::]/",
+      ];
+      for (const url of [
+        "http://169.254.169.254/",
+        "http://[fe80::1]:8080/",
+        "http://[fd00:ec2::254]/",
+        "http://metadata.google.internal/",
+        ...otherSpellings,
+      ]) {
         expect(E.isLeft(orchestrator.admits(url)), url).toBe(true);
       }
-      for (const url of ["https://vco.example.net/", "http://127.0.0.1:8080/", "http://10.1.2.3/vco/"]) expect(orchestrator.admits(url), url).toEqual(E.right(undefined));
+      for (const url of ["https://vco.example.net/", "http://127.0.0.1:8080/", "http://10.1.2.3/vco/"])
+        expect(orchestrator.admits(url), url).toEqual(E.right(undefined));
     });
 
     it("lists a partner's customers with exactly the interface's fields", async () => {

@@ -57,7 +57,11 @@ export const describeServiceTokenStoreContract = (name: string, options: Service
       expect(await run(one.find("first", at(10)))).toBeUndefined();
       expect(await run(one.find("second", at(11.5)))).toMatchObject({ id: token.id, expiresAt: at(50) });
       expect(await run(one.find("third", at(49)))).toMatchObject({ id: token.id });
-      expect(await run(one.renew("00000000-0000-4000-8000-ffffffffffff", { hash: "x", expiresAt: at(1), previousUntil: at(1) }))).toBeUndefined();
+      expect(
+        await run(
+          one.renew("00000000-0000-4000-8000-ffffffffffff", { hash: "x", expiresAt: at(1), previousUntil: at(1) }),
+        ),
+      ).toBeUndefined();
     });
 
     it("revokes a token with both its secrets on every instance, and says when there was none", async () => {

@@ -38,10 +38,21 @@ export const describeStorageContract = (name: string, options: StorageContractOp
       const storage = await options.open();
       try {
         const heard: string[] = [];
-        const unsubscribe = await run(storage.audit.subscribe((entry) => heard.push(`${entry.action} ${entry.alias ?? ""}`)));
-        await run(storage.repository.insert(aConnection({ alias: "lab" }), anAuditEntry({ action: "add", alias: lab })));
+        const unsubscribe = await run(
+          storage.audit.subscribe((entry) => heard.push(`${entry.action} ${entry.alias ?? ""}`)),
+        );
+        await run(
+          storage.repository.insert(aConnection({ alias: "lab" }), anAuditEntry({ action: "add", alias: lab })),
+        );
         // Refused (the alias is taken): its entry is never recorded, so never told.
-        expect(E.isLeft(await storage.repository.insert(aConnection({ alias: "LAB" }), anAuditEntry({ action: "add", alias: "LAB" as Alias }))())).toBe(true);
+        expect(
+          E.isLeft(
+            await storage.repository.insert(
+              aConnection({ alias: "LAB" }),
+              anAuditEntry({ action: "add", alias: "LAB" as Alias }),
+            )(),
+          ),
+        ).toBe(true);
         await run(storage.repository.delete(lab, undefined, anAuditEntry({ action: "delete", alias: lab })));
         await vi.waitFor(() => expect(heard).toEqual(["add lab", "delete lab"]), { timeout: 3_000, interval: 20 });
         unsubscribe();
@@ -65,7 +76,16 @@ export const describeStorageContract = (name: string, options: StorageContractOp
     });
 
     it("keeps service tokens across a close and a reopen", async () => {
-      const token = { id: "00000000-0000-4000-8000-000000000001", name: "ci", role: "admin" as const, lifetimeDays: 1, expiresAt: new Date(Date.now() + 86_400_000), lastUsedAt: null, createdBy: "admin", createdAt: new Date(Math.floor(Date.now() / 1000) * 1000) };
+      const token = {
+        id: "00000000-0000-4000-8000-000000000001",
+        name: "ci",
+        role: "admin" as const,
+        lifetimeDays: 1,
+        expiresAt: new Date(Date.now() + 86_400_000),
+        lastUsedAt: null,
+        createdBy: "admin",
+        createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
+      };
       const first = await options.open();
       await run(first.serviceTokens.create(token, "the-hash"));
       await first.close();

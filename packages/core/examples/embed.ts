@@ -21,7 +21,9 @@ export async function embed(): Promise<string[]> {
 
   return [
     E.isRight(added) ? added.right : describeError(added.left), // "added"
-    E.isRight(validated) ? JSON.stringify(validated.right, ["alias", "valid", "type", "version"]) : describeError(validated.left),
+    E.isRight(validated)
+      ? JSON.stringify(validated.right, ["alias", "valid", "type", "version"])
+      : describeError(validated.left),
     E.isLeft(refused) ? describeError(refused.left) : "unexpected",
   ];
 }

@@ -91,7 +91,16 @@ export {
 export type { FeedItem } from "./services/event-feed.js";
 export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";
 export type { AuditPage } from "./services/audit-trail.js";
-export { HEALTH_CHECK_OUTCOMES, HEALTH_HISTORY, HEALTH_STATES, healthOutcomeOf, withCheck, type ConnectionHealth, type HealthCheck, type HealthState } from "./domain/health.js";
+export {
+  HEALTH_CHECK_OUTCOMES,
+  HEALTH_HISTORY,
+  HEALTH_STATES,
+  healthOutcomeOf,
+  withCheck,
+  type ConnectionHealth,
+  type HealthCheck,
+  type HealthState,
+} from "./domain/health.js";
 export type { HealthLedger } from "./ports/health-ledger.js";
 export { createInMemoryHealthLedger } from "./adapters/memory-health-ledger.js";
 export type { FailureCount, FailureCounter } from "./ports/failure-counter.js";
@@ -100,7 +109,16 @@ export type { HealthChange, HealthMonitor, HealthMonitorOptions } from "./servic
 export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
 export type { KeyFingerprints } from "./ports/key-fingerprints.js";
 export { createProcessKeyFingerprints, hmacFingerprints, masterKeyFingerprints } from "./adapters/hmac-fingerprints.js";
-export { applyPlan, planConfiguration, planForNoStore, type ApplyOptions, type DesiredConnection, type Plan, type PlanStep, type StepResult } from "./use-cases/configuration.js";
+export {
+  applyPlan,
+  planConfiguration,
+  planForNoStore,
+  type ApplyOptions,
+  type DesiredConnection,
+  type Plan,
+  type PlanStep,
+  type StepResult,
+} from "./use-cases/configuration.js";
 export type { Clock } from "./ports/clock.js";
 export { systemClock } from "./adapters/system-clock.js";
 export { EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";
@@ -109,7 +127,12 @@ export type { ConnectionRepository, KeyRotationReport } from "./ports/connection
 export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
 export { decorateOrchestrator } from "./adapters/decorate-orchestrator.js";
 export type { Storage } from "./ports/storage.js";
-export type { ServiceToken, ServiceTokenRenewal, ServiceTokenRole, ServiceTokenStore } from "./ports/service-token-store.js";
+export type {
+  ServiceToken,
+  ServiceTokenRenewal,
+  ServiceTokenRole,
+  ServiceTokenStore,
+} from "./ports/service-token-store.js";
 export { createInMemoryServiceTokenStore } from "./adapters/memory-service-token-store.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";

@@ -1,4 +1,12 @@
-import { ApiKey, auditEntryId, type Alias, type AuditEntry, type Connection, type Customer, type OrchestratorUrl } from "../src/index.js";
+import {
+  ApiKey,
+  auditEntryId,
+  type Alias,
+  type AuditEntry,
+  type Connection,
+  type Customer,
+  type OrchestratorUrl,
+} from "../src/index.js";
 
 /** A connection for tests; every field can be overridden with plain strings. */
 export const aConnection = (
@@ -56,4 +64,5 @@ export const anAuditEntry = (overrides: Partial<Omit<AuditEntry, "id">> & { read
 
 const jwtPart = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 /** A JWT as an orchestrator hands out API tokens, with these claims; its signature is never checked, so any bytes do. */
-export const aJwt = (claims: Record<string, unknown>): string => `${jwtPart({ alg: "HS256", typ: "JWT" })}.${jwtPart(claims)}.c2lnbmF0dXJl`;
+export const aJwt = (claims: Record<string, unknown>): string =>
+  `${jwtPart({ alg: "HS256", typ: "JWT" })}.${jwtPart(claims)}.c2lnbmF0dXJl`;

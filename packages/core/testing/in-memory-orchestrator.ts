@@ -33,28 +33,36 @@ export interface InMemoryOrchestrator extends Orchestrator {
   pause(): { release(): void };
 }
 
-export const createInMemoryOrchestrator = (accounts: readonly InMemoryOrchestratorAccount[] = []): InMemoryOrchestrator => {
+export const createInMemoryOrchestrator = (
+  accounts: readonly InMemoryOrchestratorAccount[] = [],
+): InMemoryOrchestrator => {
   const byKey = new Map(accounts.map((account) => [account.apiKey, account]));
   const failures = new Map<string, OrchestratorError>();
   const calls = { identify: 0, listPartnerCustomers: 0, listApiTokens: 0 };
   let gate: Promise<void> = Promise.resolve();
 
   const answer =
-    <A>(target: OrchestratorTarget, work: (account: InMemoryOrchestratorAccount) => A): TaskEither<OrchestratorError, A> =>
+    <A>(
+      target: OrchestratorTarget,
+      work: (account: InMemoryOrchestratorAccount) => A,
+    ): TaskEither<OrchestratorError, A> =>
     async () => {
       await gate;
       const key = target.apiKey.reveal();
       const failure = failures.get(key);
       if (failure !== undefined) return E.left(failure);
       const account = byKey.get(key);
-      return account === undefined ? E.left(orchestratorRejected("The orchestrator refused the API key.")) : E.right(work(account));
+      return account === undefined
+        ? E.left(orchestratorRejected("The orchestrator refused the API key."))
+        : E.right(work(account));
     };
 
   return {
     calls,
     startDeadline: () => ({ expiresAt: Number.POSITIVE_INFINITY }),
     // The same fence as a real adapter with no host allowed explicitly.
-    admits: (orchestratorUrl) => admitsDestination(URL.canParse(orchestratorUrl) ? new URL(orchestratorUrl).hostname : ""),
+    admits: (orchestratorUrl) =>
+      admitsDestination(URL.canParse(orchestratorUrl) ? new URL(orchestratorUrl).hostname : ""),
     identify: (target) => () => {
       calls.identify += 1;
       return answer(target, (account) => account.identity)();

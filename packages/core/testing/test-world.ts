@@ -1,4 +1,11 @@
-import { createConnectionService, createInMemoryStorage, type Clock, type ConnectionServiceOptions, type Customer, type Storage } from "../src/index.js";
+import {
+  createConnectionService,
+  createInMemoryStorage,
+  type Clock,
+  type ConnectionServiceOptions,
+  type Customer,
+  type Storage,
+} from "../src/index.js";
 import { aCustomer } from "./builders.js";
 import { createInMemoryOrchestrator } from "./in-memory-orchestrator.js";
 
@@ -22,7 +29,10 @@ export const createManualClock = (start = 1_700_000_000_000): Clock & { advance(
  * A connection service over the in-memory adapters, with an orchestrator that
  * knows one partner key (with two customers) and one customer key.
  */
-export const createTestWorld = ({ changes, ...options }: Partial<Pick<ConnectionServiceOptions, "customersCacheTtlMs"> & Pick<Storage, "changes">> = {}) => {
+export const createTestWorld = ({
+  changes,
+  ...options
+}: Partial<Pick<ConnectionServiceOptions, "customersCacheTtlMs"> & Pick<Storage, "changes">> = {}) => {
   const partnerCustomers: readonly Customer[] = [
     aCustomer({ id: 1, name: "ACME_HQ", enterpriseId: "0b5f7a4e-1111-4c1e-9a57-0a1b2c3d4e5f" }),
     aCustomer({ id: 2, name: "ACME_BRANCH", enterpriseId: "0b5f7a4e-2222-4c1e-9a57-0a1b2c3d4e5f", latitude: null }),
@@ -30,10 +40,19 @@ export const createTestWorld = ({ changes, ...options }: Partial<Pick<Connection
   const storage = createInMemoryStorage();
   const { repository } = storage;
   const orchestrator = createInMemoryOrchestrator([
-    { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: TEST_PARTNER_ID }, customers: partnerCustomers },
+    {
+      apiKey: TEST_KEYS.partner,
+      identity: { kind: "partner", partnerId: TEST_PARTNER_ID },
+      customers: partnerCustomers,
+    },
     { apiKey: TEST_KEYS.customer, identity: { kind: "customer", customerId: TEST_CUSTOMER_ID } },
   ]);
   const clock = createManualClock();
-  const service = createConnectionService({ storage: { ...storage, changes: changes ?? storage.changes }, orchestrator, clock, ...options });
+  const service = createConnectionService({
+    storage: { ...storage, changes: changes ?? storage.changes },
+    orchestrator,
+    clock,
+    ...options,
+  });
   return { repository, orchestrator, clock, service, partnerCustomers };
 };

@@ -51,8 +51,13 @@ const config: Config = decoded._tag === "Right" ? decoded.right : fail(decoded.l
 
 const data = await loadSampleDataset();
 const simulatorPort = Number(env["SDWAN_DEMO_SIMULATOR_PORT"] ?? 0);
-const simulator = await startOrchestratorSimulator({ data, host: "127.0.0.1", port: simulatorPort }).catch((error: NodeJS.ErrnoException) =>
-  fail(error.code === "EADDRINUSE" ? portTaken("simulator", "SDWAN_DEMO_SIMULATOR_PORT", simulatorPort) : `the simulator cannot start: ${error.message}`),
+const simulator = await startOrchestratorSimulator({ data, host: "127.0.0.1", port: simulatorPort }).catch(
+  (error: NodeJS.ErrnoException) =>
+    fail(
+      error.code === "EADDRINUSE"
+        ? portTaken("simulator", "SDWAN_DEMO_SIMULATOR_PORT", simulatorPort)
+        : `the simulator cannot start: ${error.message}`,
+    ),
 );
 
 const service = await startService(config)();
@@ -69,7 +74,8 @@ const api = `${running.url}${BASE_PATH}`;
 
 const [partner, other] = data.partners;
 const customerKey = data.customerKeys[0];
-if (partner?.keys[0] === undefined || customerKey === undefined) fail("the simulator's sample data has no partner or customer key");
+if (partner?.keys[0] === undefined || customerKey === undefined)
+  fail("the simulator's sample data has no partner or customer key");
 
 const add = async (alias: string, apiKey: string): Promise<void> => {
   const response = await fetch(`${api}/connections`, {
@@ -78,7 +84,8 @@ const add = async (alias: string, apiKey: string): Promise<void> => {
     body: JSON.stringify({ alias, orchestratorUrl: simulator.url, apiKey }),
   });
   // 409: a data directory from an earlier demo already has it.
-  if (response.status !== 200 && response.status !== 409) fail(`adding ${alias} answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 200 && response.status !== 409)
+    fail(`adding ${alias} answered ${response.status}: ${await response.text()}`);
 };
 await add("demo-partner", partner?.keys[0] ?? "");
 await add("demo-customer", customerKey?.key ?? "");
@@ -99,10 +106,18 @@ out(`  curl -s ${u} ${api}/connections`);
 out(`  curl -s ${u} '${api}/connections/demo-partner?verbose=true'`);
 out(`  curl -s ${u} ${api}/connections/demo-customer`);
 out(`  curl -s ${u} ${api}/partner/demo-partner/customers`);
-out(`  curl -s ${u} ${json} -d '{"alias":"lab","orchestratorUrl":"${simulator.url}","apiKey":"${spareKey}"}' '${api}/connections?dryrun=true'`);
-out(`  curl -s ${u} ${json} -d '{"alias":"lab","orchestratorUrl":"${simulator.url}","apiKey":"${spareKey}"}' ${api}/connections`);
-out(`  curl -s ${u} ${json} -X PUT -d '{"orchestratorUrl":"${simulator.url.replace(/\/$/, "")}"}' ${api}/connections/lab`);
-out(`  curl -s ${u} ${json} -d '{"alias":"bad","orchestratorUrl":"${simulator.url}","apiKey":"wrong-key"}' ${api}/connections   # 422`);
+out(
+  `  curl -s ${u} ${json} -d '{"alias":"lab","orchestratorUrl":"${simulator.url}","apiKey":"${spareKey}"}' '${api}/connections?dryrun=true'`,
+);
+out(
+  `  curl -s ${u} ${json} -d '{"alias":"lab","orchestratorUrl":"${simulator.url}","apiKey":"${spareKey}"}' ${api}/connections`,
+);
+out(
+  `  curl -s ${u} ${json} -X PUT -d '{"orchestratorUrl":"${simulator.url.replace(/\/$/, "")}"}' ${api}/connections/lab`,
+);
+out(
+  `  curl -s ${u} ${json} -d '{"alias":"bad","orchestratorUrl":"${simulator.url}","apiKey":"wrong-key"}' ${api}/connections   # 422`,
+);
 out(`  curl -si ${u} -X DELETE ${api}/connections/lab   # 204`);
 out(`  curl -si ${api}/connections   # 401 without credentials`);
 out(`  curl -s ${running.url}/healthz; curl -s ${running.url}/readyz; curl -s ${running.url}/metrics | head`);

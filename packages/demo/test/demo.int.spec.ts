@@ -18,7 +18,13 @@ describe("pnpm demo", { timeout: 90_000 }, () => {
     // The sources through tsx, as `pnpm demo` runs the built files.
     const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/demo.ts"], {
       cwd: PACKAGE_DIR,
-      env: { PATH: process.env["PATH"] ?? "", ...SERVICE_SOURCES_ENV, SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", SDWAN_DATA_DIR: dir },
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        ...SERVICE_SOURCES_ENV,
+        SDWAN_PORT: "0",
+        SDWAN_LOG_LEVEL: "warn",
+        SDWAN_DATA_DIR: dir,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -26,7 +32,8 @@ describe("pnpm demo", { timeout: 90_000 }, () => {
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const exited = once(child, "exit").then(([code]) => code as number | null);
     try {
-      for (let i = 0; i < 600 && !out.includes("Ctrl-C") && child.exitCode === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 600 && !out.includes("Ctrl-C") && child.exitCode === null; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       const api = /service: +(http:\S+)/.exec(out)?.[1] ?? "";
       const [name, password] = (/credentials: +(\S+) \/ (\S+)/.exec(out) ?? []).slice(1);
       const get = async (path: string) => {
@@ -39,9 +46,20 @@ describe("pnpm demo", { timeout: 90_000 }, () => {
         expect.objectContaining({ alias: "demo-customer" }),
         expect.objectContaining({ alias: "demo-partner" }),
       ]);
-      expect((await get("/connections/demo-partner?verbose=true")).json).toMatchObject({ valid: true, type: "partner" });
+      expect((await get("/connections/demo-partner?verbose=true")).json).toMatchObject({
+        valid: true,
+        type: "partner",
+      });
       expect((await get("/partner/demo-partner/customers")).status).toBe(200);
-      for (const path of ["/connections", "/partner/demo-partner/customers", "/openapi.json", "?dryrun=true", "-X PUT", "-X DELETE"]) expect(out).toContain(path);
+      for (const path of [
+        "/connections",
+        "/partner/demo-partner/customers",
+        "/openapi.json",
+        "?dryrun=true",
+        "-X PUT",
+        "-X DELETE",
+      ])
+        expect(out).toContain(path);
       // How to point the CLI at its store.
       expect(out).toContain(`  export SDWAN_DATA_DIR=${dir}\n  pnpm -s cli list\n`);
       child.kill("SIGINT");
@@ -59,7 +77,14 @@ describe("pnpm demo", { timeout: 90_000 }, () => {
     const tmp = await mkdtemp(join(tmpdir(), "sdwan-demo-tmp-"));
     const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "src/demo.ts"], {
       cwd: PACKAGE_DIR,
-      env: { PATH: process.env["PATH"] ?? "", ...SERVICE_SOURCES_ENV, TMPDIR: tmp, SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        ...SERVICE_SOURCES_ENV,
+        TMPDIR: tmp,
+        SDWAN_PORT: "0",
+        SDWAN_LOG_LEVEL: "warn",
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -67,7 +92,8 @@ describe("pnpm demo", { timeout: 90_000 }, () => {
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const exited = once(child, "exit").then(([code]) => code as number | null);
     const ready = async () => {
-      for (let i = 0; i < 600 && !out.includes("Ctrl-C") && child.exitCode === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 600 && !out.includes("Ctrl-C") && child.exitCode === null; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       return out;
     };
     return { tmp, child, exited, ready, output: () => out };

@@ -74,7 +74,11 @@ const measure = async (overlay: Overlay, simulatorUrl: string, databaseUrl: stri
     await send(instance.origin, "GET", "/connections");
     await settle();
     const withConnections = await residentMemory(instance);
-    await send(instance.origin, "POST", "/connections?force=true", { alias: "big", orchestratorUrl: simulatorUrl, apiKey: "generated-partner-key-1" });
+    await send(instance.origin, "POST", "/connections?force=true", {
+      alias: "big",
+      orchestratorUrl: simulatorUrl,
+      apiKey: "generated-partner-key-1",
+    });
     await send(instance.origin, "GET", "/partner/big/customers");
     await settle();
     const withCustomers = await residentMemory(instance);
@@ -93,7 +97,15 @@ try {
   const rows = [];
   for (const overlay of OVERLAYS) rows.push(await measure(overlay, simulator.url, postgres.connectionString));
   const table = markdownTable(
-    ["overlay", "idle RSS (MiB, baseline)", `+ ${CONNECTIONS.toLocaleString("en")} connections (MiB)`, "growth", `+ ${CUSTOMERS.toLocaleString("en")} cached customers (MiB)`, "growth", "memory limit (MiB)"],
+    [
+      "overlay",
+      "idle RSS (MiB, baseline)",
+      `+ ${CONNECTIONS.toLocaleString("en")} connections (MiB)`,
+      "growth",
+      `+ ${CUSTOMERS.toLocaleString("en")} cached customers (MiB)`,
+      "growth",
+      "memory limit (MiB)",
+    ],
     rows.map((row) => [
       row.overlay,
       mib(row.idle),

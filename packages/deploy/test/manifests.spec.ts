@@ -8,7 +8,15 @@ import { type INetworkPolicy, NetworkPolicy } from "kubernetes-models/networking
 import { type IPodDisruptionBudget, PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { ConfigMap, type IConfigMap, type IService, PersistentVolumeClaim, Service } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
-import { EXAMPLES, type Manifest, OVERLAYS, PACKAGE_ROOT, readExample, render, renderOverlay } from "./support/kustomize.js";
+import {
+  EXAMPLES,
+  type Manifest,
+  OVERLAYS,
+  PACKAGE_ROOT,
+  readExample,
+  render,
+  renderOverlay,
+} from "./support/kustomize.js";
 import { bytesOf, find, podSpec, resolveEnvironment, serviceContainer } from "./support/pod.js";
 
 const REPO_ROOT = join(PACKAGE_ROOT, "../..");
@@ -29,24 +37,49 @@ const MODELS: Readonly<Record<string, new (data: never) => { validate(): void }>
 const documentedVariables = (): Set<string> => {
   const text = readFileSync(join(REPO_ROOT, "docs/interface.md"), "utf8");
   const section = text.slice(text.indexOf("## 6."), text.indexOf("## 7."));
-  const firstCells = section.split("\n").filter((line) => line.startsWith("| `")).map((line) => line.split("|")[1] ?? "");
+  const firstCells = section
+    .split("\n")
+    .filter((line) => line.startsWith("| `"))
+    .map((line) => line.split("|")[1] ?? "");
   return new Set(firstCells.flatMap((cell) => cell.match(/SDWAN_[A-Z_]+/g) ?? []));
 };
 
 /** Variables whose values are secrets: only ever referenced from a Secret. */
-const SECRET_VARIABLES = ["SDWAN_MASTER_KEY", "SDWAN_MASTER_KEY_PREVIOUS", "SDWAN_ADMIN_PASSWORD", "SDWAN_DATABASE_URL"];
+const SECRET_VARIABLES = [
+  "SDWAN_MASTER_KEY",
+  "SDWAN_MASTER_KEY_PREVIOUS",
+  "SDWAN_ADMIN_PASSWORD",
+  "SDWAN_DATABASE_URL",
+];
 
 /** The service image's package: the image tag is its version. */
-const imageVersion = (): string => (JSON.parse(readFileSync(join(REPO_ROOT, "packages/http-express/package.json"), "utf8")) as { version: string }).version;
+const imageVersion = (): string =>
+  (JSON.parse(readFileSync(join(REPO_ROOT, "packages/http-express/package.json"), "utf8")) as { version: string })
+    .version;
 
 /** `USER uid:gid` of packages/http-express/Dockerfile. */
-const imageUser = (): string => /^USER (\d+:\d+)$/m.exec(readFileSync(join(REPO_ROOT, "packages/http-express/Dockerfile"), "utf8"))?.[1] ?? "";
+const imageUser = (): string =>
+  /^USER (\d+:\d+)$/m.exec(readFileSync(join(REPO_ROOT, "packages/http-express/Dockerfile"), "utf8"))?.[1] ?? "";
 
 /** Volume types the PodSecurity `restricted` profile allows. */
-const RESTRICTED_VOLUMES = ["configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim", "projected", "secret"];
+const RESTRICTED_VOLUMES = [
+  "configMap",
+  "csi",
+  "downwardAPI",
+  "emptyDir",
+  "ephemeral",
+  "persistentVolumeClaim",
+  "projected",
+  "secret",
+];
 
-const labelsMatch = (selector: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>> | undefined): boolean =>
-  selector !== undefined && Object.keys(selector).length > 0 && Object.entries(selector).every(([key, value]) => labels?.[key] === value);
+const labelsMatch = (
+  selector: Readonly<Record<string, string>> | undefined,
+  labels: Readonly<Record<string, string>> | undefined,
+): boolean =>
+  selector !== undefined &&
+  Object.keys(selector).length > 0 &&
+  Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 
 // Issue 30: the CLI was not in the image, so apply, export and key rotation needed the database and the master key outside the cluster.
 describe("the image (packages/http-express/Dockerfile)", () => {
@@ -100,8 +133,12 @@ describe.each(OVERLAYS)("overlay %s, as `kubectl apply -k` renders it", (overlay
         expect(variable.valueFrom?.secretKeyRef?.name, variable.name).toBe("sdwan-connections");
       }
     }
-    const referenced = (container.env ?? []).filter((variable) => variable.valueFrom?.secretKeyRef !== undefined).map((variable) => variable.name);
-    expect(referenced).toEqual(expect.arrayContaining(["SDWAN_MASTER_KEY", "SDWAN_ADMIN_USER", "SDWAN_ADMIN_PASSWORD"]));
+    const referenced = (container.env ?? [])
+      .filter((variable) => variable.valueFrom?.secretKeyRef !== undefined)
+      .map((variable) => variable.name);
+    expect(referenced).toEqual(
+      expect.arrayContaining(["SDWAN_MASTER_KEY", "SDWAN_ADMIN_USER", "SDWAN_ADMIN_PASSWORD"]),
+    );
   });
 
   it("sets only variables of docs/interface.md's configuration table", () => {
@@ -120,7 +157,8 @@ describe.each(OVERLAYS)("overlay %s, as `kubectl apply -k` renders it", (overlay
     expect(config["SDWAN_HOST"]).toBe("0.0.0.0");
     const port = Number(config["SDWAN_PORT"]);
     expect(container.ports).toEqual([{ name: "http", containerPort: port, protocol: "TCP" }]);
-    for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) expect(probe?.httpGet?.port).toBe("http");
+    for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe])
+      expect(probe?.httpGet?.port).toBe("http");
     expect(container.livenessProbe?.httpGet?.path).toBe("/healthz");
     expect(container.readinessProbe?.httpGet?.path).toBe("/readyz");
     expect(container.startupProbe?.httpGet?.path).toBe("/healthz");
@@ -128,7 +166,11 @@ describe.each(OVERLAYS)("overlay %s, as `kubectl apply -k` renders it", (overlay
     expect(service.spec?.ports?.map((p) => p.targetPort)).toEqual(["http"]);
     expect(labelsMatch(service.spec?.selector, podLabels)).toBe(true);
     const annotations = deployment.spec?.template.metadata?.annotations ?? {};
-    expect([annotations["prometheus.io/scrape"], annotations["prometheus.io/port"], annotations["prometheus.io/path"]]).toEqual(["true", String(port), "/metrics"]);
+    expect([
+      annotations["prometheus.io/scrape"],
+      annotations["prometheus.io/port"],
+      annotations["prometheus.io/path"],
+    ]).toEqual(["true", String(port), "/metrics"]);
     const policy = find<INetworkPolicy>(objects, "NetworkPolicy");
     expect(policy.spec?.ingress?.flatMap((rule) => rule.ports ?? [])).toEqual([{ port, protocol: "TCP" }]);
     expect(labelsMatch(policy.spec?.podSelector?.matchLabels, podLabels)).toBe(true);
@@ -149,9 +191,16 @@ describe.each(OVERLAYS)("overlay %s, as `kubectl apply -k` renders it", (overlay
     expect(context?.capabilities).toEqual({ drop: ["ALL"] });
     expect(context?.seccompProfile?.type).toBe("RuntimeDefault");
     expect((container.ports ?? []).filter((p) => p.hostPort !== undefined)).toEqual([]);
-    expect([spec.securityContext?.sysctls, context?.procMount, context?.capabilities?.add].filter((value) => value !== undefined)).toEqual([]);
+    expect(
+      [spec.securityContext?.sysctls, context?.procMount, context?.capabilities?.add].filter(
+        (value) => value !== undefined,
+      ),
+    ).toEqual([]);
     for (const volume of spec.volumes ?? []) {
-      expect(Object.keys(volume).filter((key) => key !== "name" && !RESTRICTED_VOLUMES.includes(key)), volume.name).toEqual([]);
+      expect(
+        Object.keys(volume).filter((key) => key !== "name" && !RESTRICTED_VOLUMES.includes(key)),
+        volume.name,
+      ).toEqual([]);
     }
   });
 
@@ -168,7 +217,12 @@ describe.each(OVERLAYS)("overlay %s, as `kubectl apply -k` renders it", (overlay
   });
 
   it("resolves to a complete environment once the Secret exists", () => {
-    const secrets = { "sdwan-connections/master-key": "k", "sdwan-connections/admin-user": "u", "sdwan-connections/admin-password": "p", "sdwan-connections/database-url": "d" };
+    const secrets = {
+      "sdwan-connections/master-key": "k",
+      "sdwan-connections/admin-user": "u",
+      "sdwan-connections/admin-password": "p",
+      "sdwan-connections/database-url": "d",
+    };
     const environment = resolveEnvironment(objects, secrets);
     expect(environment["SDWAN_MASTER_KEY"]).toBe("k");
     expect(environment).not.toHaveProperty("SDWAN_MASTER_KEY_PREVIOUS");
@@ -187,7 +241,9 @@ describe("the embedded topology", () => {
     expect(deployment.spec?.strategy).toEqual({ type: "Recreate" });
     expect(config["SDWAN_STORAGE"]).toBe("lowdb");
     const [volume] = podSpec(objects).volumes ?? [];
-    expect(volume?.persistentVolumeClaim?.claimName).toBe(find<Manifest>(objects, "PersistentVolumeClaim", "sdwan-connections-data").metadata.name);
+    expect(volume?.persistentVolumeClaim?.claimName).toBe(
+      find<Manifest>(objects, "PersistentVolumeClaim", "sdwan-connections-data").metadata.name,
+    );
     const [mount, ...others] = container.volumeMounts ?? [];
     expect(others).toEqual([]);
     expect(mount?.name).toBe(volume?.name);
@@ -205,9 +261,14 @@ describe("the postgres topology", () => {
 
   it("runs two replicas on the database, rolled one at a time with no replica lost, and writes nowhere in the pod", () => {
     expect(deployment.spec?.replicas).toBe(2);
-    expect(deployment.spec?.strategy).toEqual({ type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
+    expect(deployment.spec?.strategy).toEqual({
+      type: "RollingUpdate",
+      rollingUpdate: { maxSurge: 1, maxUnavailable: 0 },
+    });
     expect(find<IConfigMap>(objects, "ConfigMap").data?.["SDWAN_STORAGE"]).toBe("postgres");
-    expect((container.env ?? []).find((variable) => variable.name === "SDWAN_DATABASE_URL")?.valueFrom?.secretKeyRef?.key).toBe("database-url");
+    expect(
+      (container.env ?? []).find((variable) => variable.name === "SDWAN_DATABASE_URL")?.valueFrom?.secretKeyRef?.key,
+    ).toBe("database-url");
     expect(podSpec(objects).volumes).toBeUndefined();
     expect(container.volumeMounts).toBeUndefined();
   });
@@ -221,13 +282,19 @@ describe("the postgres topology", () => {
   it("lets out only DNS, the orchestrators' HTTPS and the database", () => {
     const policy = find<INetworkPolicy>(objects, "NetworkPolicy");
     expect(policy.spec?.policyTypes).toEqual(["Ingress", "Egress"]);
-    const ports = (policy.spec?.egress ?? []).flatMap((rule) => (rule.ports ?? []).map((p) => `${p.protocol}/${p.port}`));
+    const ports = (policy.spec?.egress ?? []).flatMap((rule) =>
+      (rule.ports ?? []).map((p) => `${p.protocol}/${p.port}`),
+    );
     expect(ports.sort()).toEqual(["TCP/443", "TCP/53", "TCP/5432", "UDP/53"]);
   });
 
   it("has an autoscaler example that scales this Deployment and never below the budget's need", () => {
     const [autoscaler] = readExample("hpa.yaml") as unknown as IHorizontalPodAutoscaler[];
-    expect(autoscaler?.spec?.scaleTargetRef).toEqual({ apiVersion: "apps/v1", kind: "Deployment", name: deployment.metadata?.name });
+    expect(autoscaler?.spec?.scaleTargetRef).toEqual({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      name: deployment.metadata?.name,
+    });
     expect(autoscaler?.spec?.minReplicas).toBe(deployment.spec?.replicas);
   });
 
@@ -242,10 +309,11 @@ describe("the postgres topology", () => {
 });
 
 /** The egress rules of an overlay's NetworkPolicy, as `protocol/port` lists and destinations. */
-const egressOf = (objects: Manifest[]) => (find<INetworkPolicy>(objects, "NetworkPolicy").spec?.egress ?? []).map((rule) => ({
-  ports: (rule.ports ?? []).map((p) => `${p.protocol}/${p.port}`),
-  to: rule.to ?? [],
-}));
+const egressOf = (objects: Manifest[]) =>
+  (find<INetworkPolicy>(objects, "NetworkPolicy").spec?.egress ?? []).map((rule) => ({
+    ports: (rule.ports ?? []).map((p) => `${p.protocol}/${p.port}`),
+    to: rule.to ?? [],
+  }));
 
 describe.each(OVERLAYS)("overlay %s's egress", (overlay) => {
   const [dns, orchestrators] = egressOf(renderOverlay(overlay));
@@ -257,7 +325,10 @@ describe.each(OVERLAYS)("overlay %s's egress", (overlay) => {
 
   it("reaches DNS on the cluster's DNS pods and on NodeLocal DNSCache's default address", () => {
     expect(dns?.ports).toEqual(["UDP/53", "TCP/53"]);
-    expect(dns?.to).toEqual([{ namespaceSelector: {}, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }, { ipBlock: { cidr: "169.254.20.10/32" } }]);
+    expect(dns?.to).toEqual([
+      { namespaceSelector: {}, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } },
+      { ipBlock: { cidr: "169.254.20.10/32" } },
+    ]);
   });
 });
 
@@ -267,7 +338,8 @@ describe("a site's own overlay (examples/site-overlay): one patch for the orches
   const [dns, orchestrators, ...others] = egressOf(objects);
 
   it("renders valid objects, the NetworkPolicy alone changed from the postgres overlay", () => {
-    for (const object of objects) expect(() => new MODELS[`${object.apiVersion}/${object.kind}`]!(object as never).validate()).not.toThrow();
+    for (const object of objects)
+      expect(() => new MODELS[`${object.apiVersion}/${object.kind}`]!(object as never).validate()).not.toThrow();
     const unchanged = (list: Manifest[]) => list.filter((object) => object.kind !== "NetworkPolicy");
     expect(unchanged(objects)).toEqual(unchanged(postgres));
   });
@@ -277,7 +349,10 @@ describe("a site's own overlay (examples/site-overlay): one patch for the orches
     expect(orchestrators?.to).toEqual(egressOf(postgres)[1]?.to);
     expect(dns?.ports).toEqual(["UDP/53", "TCP/53"]);
     expect(dns?.to).toEqual([
-      { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { app: "coredns" } } },
+      {
+        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+        podSelector: { matchLabels: { app: "coredns" } },
+      },
       { ipBlock: { cidr: "169.254.25.10/32" } },
     ]);
     expect(others).toEqual(egressOf(postgres).slice(2));

@@ -31,12 +31,17 @@ const addConnection = (origin: string, alias: string): Promise<Response> =>
   fetch(`${origin}${CONNECTIONS}?force=true`, {
     method: "POST",
     headers: { authorization: AUTHORIZATION, "content-type": "application/json" },
-    body: JSON.stringify({ alias, orchestratorUrl: "https://orchestrator.example.com", apiKey: `key-${randomBytes(8).toString("hex")}` }),
+    body: JSON.stringify({
+      alias,
+      orchestratorUrl: "https://orchestrator.example.com",
+      apiKey: `key-${randomBytes(8).toString("hex")}`,
+    }),
   });
 
 const STARTUP_MS = 90_000;
 /** docs/deploy.md's restore of the embedded store: unpacked beside it, then renamed over it (atomic; the service re-reads a replaced file). */
-const RESTORE = "cd $DATA_DIR && mkdir restore && tar -xf - -C restore && mv restore/connections.json restore/audit.jsonl . && rmdir restore";
+const RESTORE =
+  "cd $DATA_DIR && mkdir restore && tar -xf - -C restore && mv restore/connections.json restore/audit.jsonl . && rmdir restore";
 const started: PodContainer[] = [];
 const startPod = async (pod: ContainerRun, label: string): Promise<PodContainer> => {
   const container = await startPodContainer(SERVICE_IMAGE, pod, label);
@@ -75,26 +80,36 @@ describe("the postgres overlay, rehearsed: two replicas on one PostgreSQL behind
     await postgres?.stop();
   });
 
-  it("starts both replicas at once on an empty database: the schema is migrated once, and every probe answers", { timeout: STARTUP_MS * 2 }, async () => {
-    replicas.push(...(await Promise.all([startPod(pod, "deploy-a"), startPod(pod, "deploy-b")])));
-    await Promise.all(replicas.map((replica) => waitUntilAnswers(replica, container.readinessProbe?.httpGet?.path ?? "", STARTUP_MS)));
-    const client = new pg.Client({ connectionString: postgres.connectionString });
-    await client.connect();
-    try {
-      // Both started (a migration racing another would fail its pod's start), and each migration was recorded once.
-      const { rows } = await client.query<{ version: number }>("select version from schema_migrations order by version");
-      expect(rows.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version).sort((a, b) => a - b));
-    } finally {
-      await client.end();
-    }
-    for (const replica of replicas) {
-      for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
-        const response = await fetch(`${replica.origin}${probe?.httpGet?.path}`);
-        expect(response.status, `${replica.name} ${probe?.httpGet?.path}`).toBe(200);
+  it(
+    "starts both replicas at once on an empty database: the schema is migrated once, and every probe answers",
+    { timeout: STARTUP_MS * 2 },
+    async () => {
+      replicas.push(...(await Promise.all([startPod(pod, "deploy-a"), startPod(pod, "deploy-b")])));
+      await Promise.all(
+        replicas.map((replica) => waitUntilAnswers(replica, container.readinessProbe?.httpGet?.path ?? "", STARTUP_MS)),
+      );
+      const client = new pg.Client({ connectionString: postgres.connectionString });
+      await client.connect();
+      try {
+        // Both started (a migration racing another would fail its pod's start), and each migration was recorded once.
+        const { rows } = await client.query<{ version: number }>(
+          "select version from schema_migrations order by version",
+        );
+        expect(rows.map((row) => row.version)).toEqual(
+          MIGRATIONS.map((migration) => migration.version).sort((a, b) => a - b),
+        );
+      } finally {
+        await client.end();
       }
-      expect((await fetch(`${replica.origin}/metrics`)).status).toBe(200);
-    }
-  });
+      for (const replica of replicas) {
+        for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
+          const response = await fetch(`${replica.origin}${probe?.httpGet?.path}`);
+          expect(response.status, `${replica.name} ${probe?.httpGet?.path}`).toBe(200);
+        }
+        expect((await fetch(`${replica.origin}/metrics`)).status).toBe(200);
+      }
+    },
+  );
 
   it(
     "rolls each replica in turn under steady traffic (a new pod, then the old one's preStop pause and SIGTERM): no request fails",
@@ -107,7 +122,10 @@ describe("the postgres overlay, rehearsed: two replicas on one PostgreSQL behind
       const worker = async (): Promise<void> => {
         while (sending) {
           try {
-            const response = await fetch(`${balancer.origin}${CONNECTIONS}`, { headers: { authorization: AUTHORIZATION }, signal: AbortSignal.timeout(10_000) });
+            const response = await fetch(`${balancer.origin}${CONNECTIONS}`, {
+              headers: { authorization: AUTHORIZATION },
+              signal: AbortSignal.timeout(10_000),
+            });
             await response.arrayBuffer();
             if (response.status === 200) answered += 1;
             else failures.push(`HTTP ${response.status}`);
@@ -118,7 +136,9 @@ describe("the postgres overlay, rehearsed: two replicas on one PostgreSQL behind
         }
       };
       // Traffic starts once the Service has a ready endpoint: the first request is a write through it.
-      await expect.poll(async () => (await addConnection(balancer.origin, "branch-1")).status, { timeout: 10_000 }).toBe(200);
+      await expect
+        .poll(async () => (await addConnection(balancer.origin, "branch-1")).status, { timeout: 10_000 })
+        .toBe(200);
       const traffic = Promise.all(Array.from({ length: 4 }, worker));
 
       const exitCodes: number[] = [];
@@ -152,22 +172,30 @@ describe("the embedded overlay, rehearsed: one pod on its volume", () => {
   const objects = renderOverlay("embedded");
   const container = serviceContainer(objects);
 
-  it("starts on the volume (its data directory created inside it), is backed up and restored with the documented commands, and stops cleanly on SIGTERM", { timeout: 180_000 }, async () => {
-    const pod = containerRun(objects, secretsFor());
-    expect(pod.writablePaths).toHaveLength(1);
-    const instance = await startPod(pod, "deploy-embedded");
-    await waitUntilAnswers(instance, container.readinessProbe?.httpGet?.path ?? "", STARTUP_MS);
-    const aliases = async () =>
-      ((await (await fetch(`${instance.origin}${CONNECTIONS}`, { headers: { authorization: AUTHORIZATION } })).json()) as { alias: string }[]).map((c) => c.alias);
-    expect((await addConnection(instance.origin, "branch-1")).status).toBe(200);
-    expect(await aliases()).toEqual(["branch-1"]);
-    // docs/deploy.md's backup and restore, `kubectl exec` played by `docker exec`.
-    const dataDir = pod.environment["SDWAN_DATA_DIR"] ?? "";
-    const backup = await instance.exec(["tar", "-C", dataDir, "-cf", "-", "connections.json", "audit.jsonl"]);
-    expect((await addConnection(instance.origin, "branch-2")).status).toBe(200);
-    await instance.exec(["sh", "-c", RESTORE.replaceAll("$DATA_DIR", dataDir)], backup);
-    expect(await aliases()).toEqual(["branch-1"]);
-    expect(await instance.terminate()).toBe(0);
-    expect(await instance.logs()).toContain(`"dataDir":"${dataDir}"`);
-  });
+  it(
+    "starts on the volume (its data directory created inside it), is backed up and restored with the documented commands, and stops cleanly on SIGTERM",
+    { timeout: 180_000 },
+    async () => {
+      const pod = containerRun(objects, secretsFor());
+      expect(pod.writablePaths).toHaveLength(1);
+      const instance = await startPod(pod, "deploy-embedded");
+      await waitUntilAnswers(instance, container.readinessProbe?.httpGet?.path ?? "", STARTUP_MS);
+      const aliases = async () =>
+        (
+          (await (
+            await fetch(`${instance.origin}${CONNECTIONS}`, { headers: { authorization: AUTHORIZATION } })
+          ).json()) as { alias: string }[]
+        ).map((c) => c.alias);
+      expect((await addConnection(instance.origin, "branch-1")).status).toBe(200);
+      expect(await aliases()).toEqual(["branch-1"]);
+      // docs/deploy.md's backup and restore, `kubectl exec` played by `docker exec`.
+      const dataDir = pod.environment["SDWAN_DATA_DIR"] ?? "";
+      const backup = await instance.exec(["tar", "-C", dataDir, "-cf", "-", "connections.json", "audit.jsonl"]);
+      expect((await addConnection(instance.origin, "branch-2")).status).toBe(200);
+      await instance.exec(["sh", "-c", RESTORE.replaceAll("$DATA_DIR", dataDir)], backup);
+      expect(await aliases()).toEqual(["branch-1"]);
+      expect(await instance.terminate()).toBe(0);
+      expect(await instance.logs()).toContain(`"dataDir":"${dataDir}"`);
+    },
+  );
 });

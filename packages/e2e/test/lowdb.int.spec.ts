@@ -56,7 +56,11 @@ describe("a service container with the default lowdb store on a data directory",
     const second = await start();
     const api = recordingClient(second.origin, admin, replies);
     expect((await api.get("/connections")).json).toEqual([{ alias: "lab", orchestratorUrl: simulator.url }]);
-    expect((await api.get("/connections/lab")).json).toEqual({ alias: "lab", orchestratorUrl: simulator.url, valid: true });
+    expect((await api.get("/connections/lab")).json).toEqual({
+      alias: "lab",
+      orchestratorUrl: simulator.url,
+      valid: true,
+    });
     const customers = await api.get("/partner/lab/customers");
     expect(customers.status, customers.text).toBe(200);
     expect(customers.json).toHaveLength(PARTNER_1_CUSTOMERS);

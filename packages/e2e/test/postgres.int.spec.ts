@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { startPostgres, startService, type StartedPostgres, type StartedService } from "./support/containers.js";
-import { aMasterKey, anAdmin, CUSTOMER_KEY, PARTNER_1_CUSTOMERS, PARTNER_KEY, recordingClient } from "./support/fixtures.js";
+import {
+  aMasterKey,
+  anAdmin,
+  CUSTOMER_KEY,
+  PARTNER_1_CUSTOMERS,
+  PARTNER_KEY,
+  recordingClient,
+} from "./support/fixtures.js";
 import { API, call, type Reply } from "./support/http.js";
 import { getContainerRuntimeClient } from "testcontainers";
 
@@ -39,7 +46,10 @@ describe("two service containers on one PostgreSQL database", () => {
       SDWAN_ADMIN_PASSWORD: admin.password,
     };
     // Started together, as an orchestrator scales a deployment: both migrate the same database.
-    [a, b] = await Promise.all([startService({ env, name: "sdwan-e2e-pg-a" }), startService({ env, name: "sdwan-e2e-pg-b" })]);
+    [a, b] = await Promise.all([
+      startService({ env, name: "sdwan-e2e-pg-a" }),
+      startService({ env, name: "sdwan-e2e-pg-b" }),
+    ]);
   });
 
   afterAll(async () => {
@@ -59,12 +69,18 @@ describe("two service containers on one PostgreSQL database", () => {
     const anonymous = await call(a.origin, "GET", `${API}/connections`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.contentType).toContain("application/problem+json");
-    const wrong = await call(b.origin, "GET", `${API}/connections`, { credentials: { user: admin.user, password: "not-the-password" } });
+    const wrong = await call(b.origin, "GET", `${API}/connections`, {
+      credentials: { user: admin.user, password: "not-the-password" },
+    });
     expect(wrong.status).toBe(401);
   });
 
   it("lists, validates and serves customers through B a connection added through A", async () => {
-    const added = await viaA().post("/connections", { alias: "Partner-One", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY });
+    const added = await viaA().post("/connections", {
+      alias: "Partner-One",
+      orchestratorUrl: simulator.url,
+      apiKey: PARTNER_KEY,
+    });
     expect(added.status, added.text).toBe(200);
     expect(added.text).toBe("Connection successfully added");
 
@@ -87,7 +103,11 @@ describe("two service containers on one PostgreSQL database", () => {
     // A serves (and caches) the same list.
     expect((await viaA().get("/partner/Partner-One/customers")).json).toHaveLength(PARTNER_1_CUSTOMERS);
 
-    const duplicate = await viaB().post("/connections", { alias: "PARTNER-ONE", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY });
+    const duplicate = await viaB().post("/connections", {
+      alias: "PARTNER-ONE",
+      orchestratorUrl: simulator.url,
+      apiKey: PARTNER_KEY,
+    });
     expect(duplicate.status).toBe(409);
   });
 
@@ -101,7 +121,9 @@ describe("two service containers on one PostgreSQL database", () => {
     expect(verbose.json).toMatchObject({ alias: "Partner-One", valid: true, type: "customer" });
     // Now a customer connection: A dropped its cached customers on B's change
     // notice (well before the 60 s TTL) and has none to serve.
-    await expect.poll(async () => (await viaA().get("/partner/Partner-One/customers")).status, { timeout: 5_000, interval: 100 }).toBe(409);
+    await expect
+      .poll(async () => (await viaA().get("/partner/Partner-One/customers")).status, { timeout: 5_000, interval: 100 })
+      .toBe(409);
   });
 
   it("no longer finds through B a connection deleted through A", async () => {
@@ -114,7 +136,8 @@ describe("two service containers on one PostgreSQL database", () => {
   it("never returns an apiKey or the admin password in a response body", () => {
     expect(replies.length).toBeGreaterThan(8);
     for (const reply of replies) {
-      for (const secret of [PARTNER_KEY, CUSTOMER_KEY, admin.password, masterKey]) expect(reply.text).not.toContain(secret);
+      for (const secret of [PARTNER_KEY, CUSTOMER_KEY, admin.password, masterKey])
+        expect(reply.text).not.toContain(secret);
     }
   });
 
@@ -122,7 +145,8 @@ describe("two service containers on one PostgreSQL database", () => {
     for (const service of [a, b]) {
       const logs = await service.logs();
       expect(logs).toContain("listening");
-      for (const secret of [PARTNER_KEY, CUSTOMER_KEY, admin.password, masterKey, postgres.password]) expect(logs).not.toContain(secret);
+      for (const secret of [PARTNER_KEY, CUSTOMER_KEY, admin.password, masterKey, postgres.password])
+        expect(logs).not.toContain(secret);
     }
   });
 

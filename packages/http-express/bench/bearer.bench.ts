@@ -9,7 +9,14 @@
 import { writeFile, mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { machineLine, markdownTable, median, runAutocannon, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  runAutocannon,
+  timeEach,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { loadConfig } from "@sdwan-connections/composition";
 import bcrypt from "bcryptjs";
 import * as E from "fp-ts/lib/Either.js";
@@ -32,7 +39,10 @@ const main = async (): Promise<void> => {
   // FIRSTS htpasswd users at bcrypt cost 10 (the least the service hashes with itself): each signs in once.
   // The first half signs in over HTTP, the second in the authentication step alone.
   const users = Array.from({ length: 2 * FIRSTS }, (_, i) => ({ name: `user-${i}`, password: `password-${i}` }));
-  await writeFile(join(dir, "users.htpasswd"), users.map(({ name, password }) => `${name}:${bcrypt.hashSync(password, 10)}`).join("\n"));
+  await writeFile(
+    join(dir, "users.htpasswd"),
+    users.map(({ name, password }) => `${name}:${bcrypt.hashSync(password, 10)}`).join("\n"),
+  );
   const config = loadConfig({
     SDWAN_PORT: "0",
     SDWAN_DATA_DIR: dir,
@@ -42,7 +52,9 @@ const main = async (): Promise<void> => {
     SDWAN_OIDC_ADMIN_GROUPS: ADMIN_GROUP,
   });
   if (E.isLeft(config)) throw new Error(config.left);
-  const started = await startService(config.right, { logDestination: pino.destination({ dest: "/dev/null", sync: false }) })();
+  const started = await startService(config.right, {
+    logDestination: pino.destination({ dest: "/dev/null", sync: false }),
+  })();
   if (E.isLeft(started)) throw new Error(started.left);
   const service = started.right;
   const url = `${service.url}${LIST_PATH}`;
@@ -52,13 +64,20 @@ const main = async (): Promise<void> => {
       const response = await fetch(`${url}?force=true`, {
         method: "POST",
         headers: { authorization: basic(admin.name, admin.password), "content-type": "application/json" },
-        body: JSON.stringify({ alias: `site-${String(i).padStart(3, "0")}`, orchestratorUrl: "https://orchestrator.example.net/", apiKey: "a".repeat(32) }),
+        body: JSON.stringify({
+          alias: `site-${String(i).padStart(3, "0")}`,
+          orchestratorUrl: "https://orchestrator.example.net/",
+          apiKey: "a".repeat(32),
+        }),
       });
       if (response.status !== 200) throw new Error(`seeding failed: ${response.status}`);
     }
     const token = await provider.token("ann");
     const targets = [
-      { label: "GET /connections, Basic (verified before)", headers: { authorization: basic(admin.name, admin.password) } },
+      {
+        label: "GET /connections, Basic (verified before)",
+        headers: { authorization: basic(admin.name, admin.password) },
+      },
       { label: "GET /connections, bearer JWT (verified before)", headers: { authorization: `Bearer ${token}` } },
     ];
     // Throughput: a warm-up each, then interleaved rounds.
@@ -70,12 +89,19 @@ const main = async (): Promise<void> => {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
       for (const i of order) {
         const cpu = process.cpuUsage();
-        const summary = await runAutocannon(url, { headers: targets[i]?.headers ?? {}, connections: 10, seconds: DURATION_S });
+        const summary = await runAutocannon(url, {
+          headers: targets[i]?.headers ?? {},
+          connections: 10,
+          seconds: DURATION_S,
+        });
         const used = process.cpuUsage(cpu);
         cpuUs[i]?.push((used.user + used.system) / summary.requests.total);
-        if (summary.errors > 0 || summary.non2xx > 0) throw new Error(`${targets[i]?.label}: ${summary.non2xx} non-2xx answers`);
+        if (summary.errors > 0 || summary.non2xx > 0)
+          throw new Error(`${targets[i]?.label}: ${summary.non2xx} non-2xx answers`);
         rps[i]?.push(summary.requests.average);
-        process.stdout.write(`round ${round + 1} ${targets[i]?.label}: ${Math.round(summary.requests.average)} req/s, ${Math.round(cpuUs[i]?.at(-1) ?? 0)} µs CPU/req\n`);
+        process.stdout.write(
+          `round ${round + 1} ${targets[i]?.label}: ${Math.round(summary.requests.average)} req/s, ${Math.round(cpuUs[i]?.at(-1) ?? 0)} µs CPU/req\n`,
+        );
       }
     }
     const [basicRps, bearerRps] = rps.map(median) as [number, number];
@@ -134,7 +160,7 @@ const main = async (): Promise<void> => {
       "service's CPU time per request, which bounds its throughput; the target is judged on it. On this shared, loaded machine both",
       "swung 2-5× between rounds of the same row: one run's ratio is indicative, the step-alone rows below say what differs. First contact:",
       `${FIRSTS} requests of each kind one at a time, alternating, median latency: a token never seen (its signature checked against the`,
-      "cached key set) against Basic credentials never seen (bcrypt, cost 10, and the failed-login count). The \"step alone\" rows time",
+      'cached key set) against Basic credentials never seen (bcrypt, cost 10, and the failed-login count). The "step alone" rows time',
       "only the authentication step in this process (the cached lookup 10,000 times per round, 10 rounds; new credentials one at a time):",
       "the rest of a request is the same for both kinds.",
       "",
@@ -148,11 +174,23 @@ const main = async (): Promise<void> => {
             `**${cpuRatio.toFixed(2)}×** Basic's throughput by CPU per request (target ≥ 0.9×): **${cpuRatio >= 0.9 ? "met" : "missed"}**; by req/s ${ratio.toFixed(2)}×`,
           ],
           ["first request, Basic credentials never seen", `${basicFirst.toFixed(1)} ms`, "baseline"],
-          ["first request, bearer token never seen", `${bearerFirst.toFixed(2)} ms`, `**${speedup.toFixed(0)}×** faster (target ≥ 20×): **${speedup >= 20 ? "met" : "missed"}**`],
+          [
+            "first request, bearer token never seen",
+            `${bearerFirst.toFixed(2)} ms`,
+            `**${speedup.toFixed(0)}×** faster (target ≥ 20×): **${speedup >= 20 ? "met" : "missed"}**`,
+          ],
           ["step alone: cached Basic header", `${median(cachedBasic).toFixed(1)} µs`, "baseline"],
-          ["step alone: cached bearer token", `${median(cachedBearer).toFixed(1)} µs`, `+${(median(cachedBearer) - median(cachedBasic)).toFixed(1)} µs per request`],
+          [
+            "step alone: cached bearer token",
+            `${median(cachedBearer).toFixed(1)} µs`,
+            `+${(median(cachedBearer) - median(cachedBasic)).toFixed(1)} µs per request`,
+          ],
           ["step alone: new Basic credentials (bcrypt)", `${median(stepBasic).toFixed(1)} ms`, "baseline"],
-          ["step alone: new bearer token (signature)", `${median(stepBearer).toFixed(2)} ms`, `${(median(stepBasic) / median(stepBearer)).toFixed(0)}× faster`],
+          [
+            "step alone: new bearer token (signature)",
+            `${median(stepBearer).toFixed(2)} ms`,
+            `${(median(stepBasic) / median(stepBearer)).toFixed(0)}× faster`,
+          ],
         ],
       ),
       "",

@@ -16,7 +16,13 @@ import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { machineLine, markdownTable, median, startSimulatorProcess, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  startSimulatorProcess,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { loadConfig } from "@sdwan-connections/composition";
 import { toCustomer, type Enterprise } from "@sdwan-connections/orchestrator-portal";
 import express from "express";
@@ -37,7 +43,9 @@ const get = (url: string, headers: Record<string, string> = {}) =>
     const req = request(url, { headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${url}: HTTP ${res.statusCode}`))));
+      res.on("end", () =>
+        res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`${url}: HTTP ${res.statusCode}`)),
+      );
     });
     req.on("error", reject);
     req.end();
@@ -85,7 +93,9 @@ const main = async (): Promise<void> => {
     SDWAN_ORCHESTRATOR_TIMEOUT_MS: "60000",
   });
   if (E.isLeft(config)) throw new Error(config.left);
-  const started = await startService(config.right, { logDestination: pino.destination({ dest: "/dev/null", sync: false }) })();
+  const started = await startService(config.right, {
+    logDestination: pino.destination({ dest: "/dev/null", sync: false }),
+  })();
   if (E.isLeft(started)) throw new Error(started.left);
   const service = started.right;
   const proxyApp = express();
@@ -110,7 +120,11 @@ const main = async (): Promise<void> => {
   const rows = {
     service: async () => {
       const alias = await freshAlias();
-      return (await time(async () => (await get(`${service.url}/rest/plugin/sdwan/partner/${alias}/customers`, { authorization: AUTHORIZATION })).length));
+      return await time(
+        async () =>
+          (await get(`${service.url}/rest/plugin/sdwan/partner/${alias}/customers`, { authorization: AUTHORIZATION }))
+            .length,
+      );
     },
     proxy: () => time(async () => (await get(`${proxyUrl}/customers`)).length),
     inProcess: () => time(async () => Buffer.byteLength(JSON.stringify(await fetchCustomers(simulator.url)))),
@@ -121,7 +135,9 @@ const main = async (): Promise<void> => {
     for (let i = 0; i < WARM_UP; i += 1) for (const row of Object.values(rows)) await row();
     for (let i = 0; i < RUNS; i += 1) {
       // Interleaved, each row first in turn.
-      const order = (Object.keys(rows) as (keyof typeof rows)[]).map((_, k, names) => names[(i + k) % names.length] as keyof typeof rows);
+      const order = (Object.keys(rows) as (keyof typeof rows)[]).map(
+        (_, k, names) => names[(i + k) % names.length] as keyof typeof rows,
+      );
       for (const name of order) runs[name].push(await rows[name]());
     }
   } finally {
@@ -151,9 +167,27 @@ const main = async (): Promise<void> => {
     markdownTable(
       ["Row", "median ms (min–max)", "median CPU ms", "bytes", "service ÷ row (medians)"],
       [
-        ["(a) minimal express: fetch, `JSON.parse`, map (`toCustomer`), `res.json`; the client reads the reply", `${wall("proxy").toFixed(0)} (${range("proxy")})`, cpu("proxy").toFixed(0), bytes("proxy"), `**${ratio(wall("service"), wall("proxy"))}** (target ≤ 1.0×); CPU ${ratio(cpu("service"), cpu("proxy"))}`],
-        ["(b) in process: fetch, `JSON.parse`, map, `JSON.stringify`", `${wall("inProcess").toFixed(0)} (${range("inProcess")})`, cpu("inProcess").toFixed(0), bytes("inProcess"), `**${ratio(wall("service"), wall("inProcess"))}** (target ≤ 1.3×); CPU ${ratio(cpu("service"), cpu("inProcess"))}`],
-        ["**service**, a fresh alias: the customers' JSON written from the answer's bytes; the client reads the reply", `${wall("service").toFixed(0)} (${range("service")})`, cpu("service").toFixed(0), bytes("service"), ""],
+        [
+          "(a) minimal express: fetch, `JSON.parse`, map (`toCustomer`), `res.json`; the client reads the reply",
+          `${wall("proxy").toFixed(0)} (${range("proxy")})`,
+          cpu("proxy").toFixed(0),
+          bytes("proxy"),
+          `**${ratio(wall("service"), wall("proxy"))}** (target ≤ 1.0×); CPU ${ratio(cpu("service"), cpu("proxy"))}`,
+        ],
+        [
+          "(b) in process: fetch, `JSON.parse`, map, `JSON.stringify`",
+          `${wall("inProcess").toFixed(0)} (${range("inProcess")})`,
+          cpu("inProcess").toFixed(0),
+          bytes("inProcess"),
+          `**${ratio(wall("service"), wall("inProcess"))}** (target ≤ 1.3×); CPU ${ratio(cpu("service"), cpu("inProcess"))}`,
+        ],
+        [
+          "**service**, a fresh alias: the customers' JSON written from the answer's bytes; the client reads the reply",
+          `${wall("service").toFixed(0)} (${range("service")})`,
+          cpu("service").toFixed(0),
+          bytes("service"),
+          "",
+        ],
       ],
     ),
     "",

@@ -15,7 +15,15 @@ import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { machineLine, markdownTable, measureMemory, median, runAutocannon, startSimulatorProcess, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  measureMemory,
+  median,
+  runAutocannon,
+  startSimulatorProcess,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { loadConfig } from "@sdwan-connections/composition";
 import * as E from "fp-ts/lib/Either.js";
 import { pino } from "pino";
@@ -44,25 +52,35 @@ const startBenchService = async (dir: string, cache: "warm" | "cold"): Promise<R
     SDWAN_ORCHESTRATOR_TIMEOUT_MS: "60000",
   });
   if (E.isLeft(config)) throw new Error(config.left);
-  const started = await startService(config.right, { logDestination: pino.destination({ dest: "/dev/null", sync: false }) })();
+  const started = await startService(config.right, {
+    logDestination: pino.destination({ dest: "/dev/null", sync: false }),
+  })();
   if (E.isLeft(started)) throw new Error(started.left);
   return started.right;
 };
 
 /** One raw GET: status, headers and the bytes as sent (not decoded). */
 const get = (url: string, headers: Record<string, string> = {}) =>
-  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-    const req = request(url, { headers: { authorization: AUTHORIZATION, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
+  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      const req = request(url, { headers: { authorization: AUTHORIZATION, ...headers } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      });
+      req.on("error", reject);
+      req.end();
+    },
+  );
 
 const call = async (url: string, method: string, body: unknown): Promise<void> => {
-  const response = await fetch(url, { method, headers: { authorization: AUTHORIZATION, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: AUTHORIZATION, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (response.status !== 200) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
 };
 
@@ -74,11 +92,21 @@ interface Load {
 }
 
 /** One autocannon run; every answer must have `status`. */
-const load = async (url: string, headers: Record<string, string>, status: number, seconds = DURATION_S): Promise<Load> => {
+const load = async (
+  url: string,
+  headers: Record<string, string>,
+  status: number,
+  seconds = DURATION_S,
+): Promise<Load> => {
   const summary = await runAutocannon(url, { headers, connections: CONNECTIONS, seconds });
   const wrong = status === 200 ? summary.non2xx : summary.requests.total - summary.non2xx;
-  if (summary.errors > 0 || wrong > 0) throw new Error(`${url}: ${summary.errors} errors, ${wrong} answers other than ${status}`);
-  return { rps: summary.requests.average, p99: summary.latency.p99, bytesPerAnswer: summary.throughput.total / Math.max(1, summary.requests.total) };
+  if (summary.errors > 0 || wrong > 0)
+    throw new Error(`${url}: ${summary.errors} errors, ${wrong} answers other than ${status}`);
+  return {
+    rps: summary.requests.average,
+    p99: summary.latency.p99,
+    bytesPerAnswer: summary.throughput.total / Math.max(1, summary.requests.total),
+  };
 };
 
 interface Row {
@@ -137,7 +165,11 @@ const coldRequest = async (service: RunningService): Promise<Buffer> => {
 /** A service without customers cache, with the partner connection added (forced: its key is not identified yet). */
 const startColdService = async (dir: string, simulatorUrl: string): Promise<RunningService> => {
   const service = await startBenchService(dir, "cold");
-  await call(`${service.url}/rest/plugin/sdwan/connections?force=true`, "POST", { alias: "big", orchestratorUrl: simulatorUrl, apiKey: KEY });
+  await call(`${service.url}/rest/plugin/sdwan/connections?force=true`, "POST", {
+    alias: "big",
+    orchestratorUrl: simulatorUrl,
+    apiKey: KEY,
+  });
   return service;
 };
 
@@ -146,7 +178,11 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
   const service = await startBenchService(dirs[0], "warm");
   const coldService = await startColdService(dirs[1], simulator.url);
   try {
-    await call(`${service.url}/rest/plugin/sdwan/connections?force=true`, "POST", { alias: "big", orchestratorUrl: simulator.url, apiKey: KEY });
+    await call(`${service.url}/rest/plugin/sdwan/connections?force=true`, "POST", {
+      alias: "big",
+      orchestratorUrl: simulator.url,
+      apiKey: KEY,
+    });
     await rawFetch(simulator.url);
     // The first cold request identifies the key (two round trips); the service remembers the identity for the next ones.
     let started = performance.now();
@@ -206,18 +242,54 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
       markdownTable(
         ["Row", "req/s", "p99 ms", "bytes per answer", "Compared"],
         [
-          ["bare node:http serving the same bytes", Math.round(bareLoad?.rps ?? 0), bareLoad?.p99 ?? 0, Math.round(bareLoad?.bytesPerAnswer ?? 0), "baseline"],
-          ["service, warm, identity", Math.round(identity?.rps ?? 0), identity?.p99 ?? 0, Math.round(identity?.bytesPerAnswer ?? 0), `**${ratio(identity?.rps ?? 0, bareLoad?.rps ?? 1)}** of bare (target ≥ 0.9×)`],
-          ["service, warm, gzip", Math.round(gzip?.rps ?? 0), gzip?.p99 ?? 0, Math.round(gzip?.bytesPerAnswer ?? 0), `${ratio(gzip?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; ${(bytes.length / gzipReply.body.length).toFixed(1)}× smaller`],
-          ["service, warm, br", Math.round(br?.rps ?? 0), br?.p99 ?? 0, Math.round(br?.bytesPerAnswer ?? 0), `${ratio(br?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; ${(bytes.length / brReply.body.length).toFixed(1)}× smaller`],
-          ["service, If-None-Match → 304", Math.round(notModified?.rps ?? 0), notModified?.p99 ?? 0, Math.round(notModified?.bytesPerAnswer ?? 0), "no body"],
+          [
+            "bare node:http serving the same bytes",
+            Math.round(bareLoad?.rps ?? 0),
+            bareLoad?.p99 ?? 0,
+            Math.round(bareLoad?.bytesPerAnswer ?? 0),
+            "baseline",
+          ],
+          [
+            "service, warm, identity",
+            Math.round(identity?.rps ?? 0),
+            identity?.p99 ?? 0,
+            Math.round(identity?.bytesPerAnswer ?? 0),
+            `**${ratio(identity?.rps ?? 0, bareLoad?.rps ?? 1)}** of bare (target ≥ 0.9×)`,
+          ],
+          [
+            "service, warm, gzip",
+            Math.round(gzip?.rps ?? 0),
+            gzip?.p99 ?? 0,
+            Math.round(gzip?.bytesPerAnswer ?? 0),
+            `${ratio(gzip?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; ${(bytes.length / gzipReply.body.length).toFixed(1)}× smaller`,
+          ],
+          [
+            "service, warm, br",
+            Math.round(br?.rps ?? 0),
+            br?.p99 ?? 0,
+            Math.round(br?.bytesPerAnswer ?? 0),
+            `${ratio(br?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; ${(bytes.length / brReply.body.length).toFixed(1)}× smaller`,
+          ],
+          [
+            "service, If-None-Match → 304",
+            Math.round(notModified?.rps ?? 0),
+            notModified?.p99 ?? 0,
+            Math.round(notModified?.bytesPerAnswer ?? 0),
+            "no body",
+          ],
         ],
       ),
       "",
       markdownTable(
         ["Cold request (customers cache off)", "median ms", "Compared", "median CPU ms (this process)", "Compared"],
         [
-          ["raw fetch + JSON.parse of the orchestrator's answer", rawMs.toFixed(0), "baseline", median(rawCpu).toFixed(0), "baseline"],
+          [
+            "raw fetch + JSON.parse of the orchestrator's answer",
+            rawMs.toFixed(0),
+            "baseline",
+            median(rawCpu).toFixed(0),
+            "baseline",
+          ],
           [
             "service, identity known: fetch, the customers' JSON written from the answer, send; its client reads the reply",
             coldMs.toFixed(0),
@@ -225,7 +297,13 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
             median(coldCpu).toFixed(0),
             ratio(median(coldCpu), median(rawCpu)),
           ],
-          ["service, first request (one run): identify, then the above", firstColdMs.toFixed(0), ratio(firstColdMs, rawMs), "", ""],
+          [
+            "service, first request (one run): identify, then the above",
+            firstColdMs.toFixed(0),
+            ratio(firstColdMs, rawMs),
+            "",
+            "",
+          ],
         ],
       ),
     ].join("\n");
@@ -255,9 +333,27 @@ const hugePartner = async (dir: string): Promise<string> => {
       markdownTable(
         ["", "ms", "peak heap growth", "÷ orchestrator answer", "peak RSS"],
         [
-          ["raw fetch + JSON.parse", raw.durationMs.toFixed(0), `${mib(raw.heapGrowth)} MiB`, `${(raw.heapGrowth / answer).toFixed(2)}×`, `${mib(raw.peakRss)} MiB`],
-          ["service, first cold request", first.durationMs.toFixed(0), `${mib(first.heapGrowth)} MiB`, `${(first.heapGrowth / answer).toFixed(2)}×`, `${mib(first.peakRss)} MiB`],
-          ["service, another cold request", second.durationMs.toFixed(0), `${mib(second.heapGrowth)} MiB`, `${(second.heapGrowth / answer).toFixed(2)}×`, `${mib(second.peakRss)} MiB`],
+          [
+            "raw fetch + JSON.parse",
+            raw.durationMs.toFixed(0),
+            `${mib(raw.heapGrowth)} MiB`,
+            `${(raw.heapGrowth / answer).toFixed(2)}×`,
+            `${mib(raw.peakRss)} MiB`,
+          ],
+          [
+            "service, first cold request",
+            first.durationMs.toFixed(0),
+            `${mib(first.heapGrowth)} MiB`,
+            `${(first.heapGrowth / answer).toFixed(2)}×`,
+            `${mib(first.peakRss)} MiB`,
+          ],
+          [
+            "service, another cold request",
+            second.durationMs.toFixed(0),
+            `${mib(second.heapGrowth)} MiB`,
+            `${(second.heapGrowth / answer).toFixed(2)}×`,
+            `${mib(second.peakRss)} MiB`,
+          ],
         ],
       ),
     ].join("\n");

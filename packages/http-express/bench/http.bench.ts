@@ -39,11 +39,17 @@ interface Result {
 }
 
 /** One autocannon run against `url`, with this process's CPU time per request beside it. */
-const load = async (label: string, url: string, headers: Record<string, string>, seconds = DURATION_S): Promise<Result> => {
+const load = async (
+  label: string,
+  url: string,
+  headers: Record<string, string>,
+  seconds = DURATION_S,
+): Promise<Result> => {
   const cpu = process.cpuUsage();
   const summary = await runAutocannon(url, { headers, connections: CONNECTIONS, seconds });
   const used = process.cpuUsage(cpu);
-  if (summary.errors > 0 || summary.non2xx > 0) throw new Error(`${label}: ${summary.errors} errors, ${summary.non2xx} non-2xx answers`);
+  if (summary.errors > 0 || summary.non2xx > 0)
+    throw new Error(`${label}: ${summary.errors} errors, ${summary.non2xx} non-2xx answers`);
   const cpuUs = (used.user + used.system) / summary.requests.total;
   return { label, rps: summary.requests.average, p50: summary.latency.p50, p99: summary.latency.p99, cpuUs };
 };
@@ -53,7 +59,6 @@ interface Target {
   readonly url: string;
   readonly headers: Record<string, string>;
 }
-
 
 /** A warm-up per target, then ROUNDS interleaved rounds over all targets (alternating direction); the median of each measure. */
 const measureAll = async (targets: readonly Target[]): Promise<Result[]> => {
@@ -66,7 +71,9 @@ const measureAll = async (targets: readonly Target[]): Promise<Result[]> => {
     for (const [i, target] of order) {
       const result = await load(target.label, target.url, target.headers);
       runs[i]?.push(result);
-      process.stdout.write(`round ${round + 1} ${target.label}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/req\n`);
+      process.stdout.write(
+        `round ${round + 1} ${target.label}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/req\n`,
+      );
     }
   }
   return targets.map((target, i) => {
@@ -117,7 +124,11 @@ const main = async (): Promise<void> => {
       const response = await fetch(`${running.url}${LIST_PATH}?force=true`, {
         method: "POST",
         headers: { authorization: AUTHORIZATION, "content-type": "application/json" },
-        body: JSON.stringify({ alias: `site-${String(i).padStart(3, "0")}`, orchestratorUrl: simulator.url, apiKey: partnerKey }),
+        body: JSON.stringify({
+          alias: `site-${String(i).padStart(3, "0")}`,
+          orchestratorUrl: simulator.url,
+          apiKey: partnerKey,
+        }),
       });
       if (response.status !== 200) throw new Error(`seeding failed: ${response.status}`);
     }
@@ -128,7 +139,9 @@ const main = async (): Promise<void> => {
   const withoutAuth = await service(false);
   const inMemory = await service(true, "memory");
   // The exact bytes the service answers, for the baselines.
-  const body = Buffer.from(await (await fetch(`${withAuth}${LIST_PATH}`, { headers: { authorization: AUTHORIZATION } })).text());
+  const body = Buffer.from(
+    await (await fetch(`${withAuth}${LIST_PATH}`, { headers: { authorization: AUTHORIZATION } })).text(),
+  );
 
   const bare = createServer((req, res) => {
     if (req.headers.authorization !== AUTHORIZATION) {
@@ -162,7 +175,13 @@ const main = async (): Promise<void> => {
       { label: "validate: service, Basic auth", url: `${withAuth}${LIST_PATH}/site-042`, headers: auth },
       { label: "validate: service, auth disabled", url: `${withoutAuth}${LIST_PATH}/site-042`, headers: {} },
     ]);
-    const list = { bare: bareList!, minimal: minimalList!, service: serviceList!, noAuth: noAuthList!, memory: memoryList! };
+    const list = {
+      bare: bareList!,
+      minimal: minimalList!,
+      service: serviceList!,
+      noAuth: noAuthList!,
+      memory: memoryList!,
+    };
     const validate = { service: serviceValidate!, noAuth: noAuthValidate! };
 
     const pct = (a: number, b: number) => `${Math.round((a / b) * 100)}%`;
@@ -184,9 +203,18 @@ const main = async (): Promise<void> => {
         [
           row(list.bare, "the machine's limit"),
           row(list.minimal, `${pct(list.minimal.rps, list.bare.rps)} of bare node:http (the framework's floor)`),
-          row(list.service, `**${pct(list.service.rps, list.minimal.rps)} of minimal express** (target ≥ 80%), ${pct(list.service.rps, list.bare.rps)} of bare`),
-          row(list.noAuth, `auth costs: with auth = **${pct(list.service.rps, list.noAuth.rps)}** of this (target ≥ 90%)`),
-          row(list.memory, `${pct(list.memory.rps, list.minimal.rps)} of minimal express: core/testing's fake builds a new list per call, so it is sorted and serialized on every request`),
+          row(
+            list.service,
+            `**${pct(list.service.rps, list.minimal.rps)} of minimal express** (target ≥ 80%), ${pct(list.service.rps, list.bare.rps)} of bare`,
+          ),
+          row(
+            list.noAuth,
+            `auth costs: with auth = **${pct(list.service.rps, list.noAuth.rps)}** of this (target ≥ 90%)`,
+          ),
+          row(
+            list.memory,
+            `${pct(list.memory.rps, list.minimal.rps)} of minimal express: core/testing's fake builds a new list per call, so it is sorted and serialized on every request`,
+          ),
           row(validate.service, "GET /connections/{alias}: one orchestrator call per request"),
           row(validate.noAuth, `with auth = **${pct(validate.service.rps, validate.noAuth.rps)}** of this`),
         ],

@@ -81,11 +81,13 @@ export const createApp = ({
   app.use(requestContext({ logger, metrics, clientAddress: clientAddressBehind(trustedProxies) }));
   app.use(operationsRoutes({ metrics, ready, draining }));
   // The console signs in at the provider only when it has a client there (GET /auth/config says so).
-  if (consoleDirectory !== undefined) app.use(consoleRoutes(consoleDirectory, oidc?.clientId === undefined ? undefined : new URL(oidc.issuer).origin));
+  if (consoleDirectory !== undefined)
+    app.use(consoleRoutes(consoleDirectory, oidc?.clientId === undefined ? undefined : new URL(oidc.issuer).origin));
   const api = express.Router({ caseSensitive: true, strict: false });
   // Before the credentials: how to get some.
   api.use(authConfigRoutes(oidc));
-  if (auth !== undefined) api.use(authenticate({ ...auth, metrics, healthIntervalMs, onForbidden: auditForbidden(service) }));
+  if (auth !== undefined)
+    api.use(authenticate({ ...auth, metrics, healthIntervalMs, onForbidden: auditForbidden(service) }));
   api.use(
     connectionsRoutes(service, auth?.throttle),
     customersRoutes(service),

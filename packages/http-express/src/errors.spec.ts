@@ -21,7 +21,11 @@ describe("domainErrorToProblem", () => {
   it.each(cases)("maps %j to %i with an RFC 9457 body", (error, status) => {
     const { status: actual, body } = domainErrorToProblem(error);
     expect(actual).toBe(status);
-    expect(body).toMatchObject({ status, type: expect.stringMatching(/^urn:sdwan-connections:problem:/), title: expect.any(String) });
+    expect(body).toMatchObject({
+      status,
+      type: expect.stringMatching(/^urn:sdwan-connections:problem:/),
+      title: expect.any(String),
+    });
   });
 
   it("explains a failed validation (422) with what happened and the orchestrator's reason, and field errors (400) with `errors`", () => {
@@ -33,15 +37,27 @@ describe("domainErrorToProblem", () => {
   });
 
   it("never calls an orchestrator that cannot be reached or fails a refusal (issue 30, item 4)", () => {
-    const unreachable: DomainError = { _tag: "ValidationRefused", alias: "lab", cause: { _tag: "OrchestratorUnreachable", reason: "Could not connect to the orchestrator." } };
-    const failing: DomainError = { _tag: "ValidationRefused", alias: "lab", cause: { _tag: "OrchestratorFailed", reason: "HTTP 500." } };
+    const unreachable: DomainError = {
+      _tag: "ValidationRefused",
+      alias: "lab",
+      cause: { _tag: "OrchestratorUnreachable", reason: "Could not connect to the orchestrator." },
+    };
+    const failing: DomainError = {
+      _tag: "ValidationRefused",
+      alias: "lab",
+      cause: { _tag: "OrchestratorFailed", reason: "HTTP 500." },
+    };
     for (const error of [unreachable, failing]) {
       const { status, body } = domainErrorToProblem(error);
       expect(status).toBe(422);
       expect(`${body.title} ${body.detail}`).not.toMatch(/accept|refus|reject/i);
     }
-    expect(domainErrorToProblem(unreachable).body.detail).toBe("The orchestrator cannot be reached, so connection 'lab' was not saved: Could not connect to the orchestrator.");
-    expect(domainErrorToProblem(failing).body.detail).toBe("The orchestrator failed, so connection 'lab' was not saved: HTTP 500.");
+    expect(domainErrorToProblem(unreachable).body.detail).toBe(
+      "The orchestrator cannot be reached, so connection 'lab' was not saved: Could not connect to the orchestrator.",
+    );
+    expect(domainErrorToProblem(failing).body.detail).toBe(
+      "The orchestrator failed, so connection 'lab' was not saved: HTTP 500.",
+    );
   });
 
   it("does not tell clients storage internals", () => {

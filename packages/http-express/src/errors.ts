@@ -77,7 +77,9 @@ export const invalidRequest = (errors: readonly FieldError[]): Problem =>
   problem("invalid-input", errors.map((e) => `${e.field}: ${e.message}`).join("; "), { errors });
 
 const retryAfterHeader = (error: OrchestratorError): { readonly headers?: Readonly<Record<string, string>> } =>
-  error._tag === "OrchestratorRateLimited" && error.retryAfterSeconds !== undefined ? { headers: { "Retry-After": String(error.retryAfterSeconds) } } : {};
+  error._tag === "OrchestratorRateLimited" && error.retryAfterSeconds !== undefined
+    ? { headers: { "Retry-After": String(error.retryAfterSeconds) } }
+    : {};
 
 /**
  * What each orchestrator error is as a problem. 502 for every answer of the orchestrator this service cannot

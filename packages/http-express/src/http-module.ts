@@ -14,7 +14,15 @@ export const httpModule = () =>
   new ContainerModule(({ bind }) => {
     bind(HTTP_TOKENS.Lifecycle).toConstantValue({ draining: false, eventStreams: new Set() });
     bind(HTTP_TOKENS.App).toResolvedValue(
-      (service: ConnectionService, logger: Logger, metrics: Metrics, config: Config, storage: Storage, lifecycle: Lifecycle, auth: Auth | undefined) =>
+      (
+        service: ConnectionService,
+        logger: Logger,
+        metrics: Metrics,
+        config: Config,
+        storage: Storage,
+        lifecycle: Lifecycle,
+        auth: Auth | undefined,
+      ) =>
         createApp({
           service,
           logger,
@@ -28,6 +36,14 @@ export const httpModule = () =>
           oidc: config.oidc,
           events: { streams: lifecycle.eventStreams, ...config.events },
         }),
-      [TOKENS.ConnectionService, TOKENS.Logger, TOKENS.Metrics, TOKENS.Config, TOKENS.Storage, HTTP_TOKENS.Lifecycle, { serviceIdentifier: HTTP_TOKENS.Auth, optional: true }],
+      [
+        TOKENS.ConnectionService,
+        TOKENS.Logger,
+        TOKENS.Metrics,
+        TOKENS.Config,
+        TOKENS.Storage,
+        HTTP_TOKENS.Lifecycle,
+        { serviceIdentifier: HTTP_TOKENS.Auth, optional: true },
+      ],
     );
   });

@@ -19,7 +19,9 @@ else {
   else {
     const { url, close } = service.right;
     const consoleUrl = config.right.console ? `, console: ${url}/console/` : "";
-    process.stdout.write(`sdwan-connections listening on ${url}/rest/plugin/sdwan (OpenAPI: ${url}/rest/plugin/sdwan/openapi.json${consoleUrl})\n`);
+    process.stdout.write(
+      `sdwan-connections listening on ${url}/rest/plugin/sdwan (OpenAPI: ${url}/rest/plugin/sdwan/openapi.json${consoleUrl})\n`,
+    );
     let stopping = false;
     const stop = (): void => {
       if (stopping) return;

@@ -53,7 +53,13 @@ const text = (description: string, values: readonly string[]) => ({
 /** Each Customer field's JSON Schema type, read off core's codec by what it accepts. */
 const customerProperties = Object.fromEntries(
   Object.entries(Customer.type.props).map(([field, codec]) => {
-    const probes: readonly (readonly [string, unknown])[] = [["string", ""], ["integer", 1], ["number", 0.5], ["boolean", true], ["null", null]];
+    const probes: readonly (readonly [string, unknown])[] = [
+      ["string", ""],
+      ["integer", 1],
+      ["number", 0.5],
+      ["boolean", true],
+      ["null", null],
+    ];
     const types = probes.filter(([, value]) => codec.is(value)).map(([type]) => type);
     // A codec that takes 0.5 takes every number: "integer" is then implied.
     const schemaTypes = types.includes("number") ? types.filter((type) => type !== "integer") : types;
@@ -71,8 +77,16 @@ const versioned = {
       'Write only if the connection is still at a version named here: `"3"` (a strong ETag from GET), a list of them, or `*` (any). Without it, writes as the original interface does. A weak or unknown tag matches nothing.',
     schema: { type: "string" },
   },
-  etag: { ETag: { schema: { type: "string", pattern: '^"[1-9][0-9]*"$' }, description: "The connection's version, a strong entity tag naming one state of one connection's life (never one of a connection deleted before): send it back in If-Match." } },
-  mismatch: problem("The connection is no longer at a version If-Match names (another writer changed it): nothing was changed; GET it again."),
+  etag: {
+    ETag: {
+      schema: { type: "string", pattern: '^"[1-9][0-9]*"$' },
+      description:
+        "The connection's version, a strong entity tag naming one state of one connection's life (never one of a connection deleted before): send it back in If-Match.",
+    },
+  },
+  mismatch: problem(
+    "The connection is no longer at a version If-Match names (another writer changed it): nothing was changed; GET it again.",
+  ),
 } as const;
 
 /** Lists are answered once per change: an ETag to revalidate with, and br or gzip when asked for (above 1 KiB). */
@@ -89,7 +103,10 @@ const conditional = {
   headers: {
     ETag: { schema: { type: "string" }, description: "A weak entity tag of this list; the same for every encoding." },
     Vary: { schema: { type: "string", const: "Accept-Encoding" } },
-    "Content-Encoding": { schema: { type: "string", enum: ["br", "gzip"] }, description: "Negotiated from Accept-Encoding (q=0 honoured); absent for identity." },
+    "Content-Encoding": {
+      schema: { type: "string", enum: ["br", "gzip"] },
+      description: "Negotiated from Accept-Encoding (q=0 honoured); absent for identity.",
+    },
   },
   notModified: { description: "Not modified: the client's copy (If-None-Match) is current. No body." },
 } as const;
@@ -97,7 +114,9 @@ const conditional = {
 const commonErrors = {
   "400": problem("Invalid input: malformed JSON, a missing, invalid or unknown field or query option, or a bad alias."),
   "401": {
-    ...problem("No or wrong HTTP Basic credentials, or a bearer token refused (the detail says why: expired, audience, issuer, signature, algorithm; a service token unknown, revoked or expired; never the token)."),
+    ...problem(
+      "No or wrong HTTP Basic credentials, or a bearer token refused (the detail says why: expired, audience, issuer, signature, algorithm; a service token unknown, revoked or expired; never the token).",
+    ),
     headers: {
       "WWW-Authenticate": {
         schema: { type: "string" },
@@ -111,15 +130,24 @@ const commonErrors = {
     headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until the client may try again." } },
   },
   "503": {
-    ...problem("The connection store cannot be used right now; or (identity-provider-unavailable) a bearer token cannot be checked: the OpenID provider's keys cannot be read (Basic credentials still work)."),
-    headers: { "Retry-After": { schema: { type: "integer" }, description: "With identity-provider-unavailable: seconds before the provider is asked again." } },
+    ...problem(
+      "The connection store cannot be used right now; or (identity-provider-unavailable) a bearer token cannot be checked: the OpenID provider's keys cannot be read (Basic credentials still work).",
+    ),
+    headers: {
+      "Retry-After": {
+        schema: { type: "integer" },
+        description: "With identity-provider-unavailable: seconds before the provider is asked again.",
+      },
+    },
   },
 };
 const writeErrors = {
   "403": problem("The user's role (viewer) may only read; a provider's user without a role may do nothing."),
   "413": problem(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`),
   "415": problem("The request body is not JSON."),
-  "422": problem("Validation failed: the orchestrator refused the key, failed, did not answer in time or could not be reached; the detail says which (use force=true to save anyway)."),
+  "422": problem(
+    "Validation failed: the orchestrator refused the key, failed, did not answer in time or could not be reached; the detail says which (use force=true to save anyway).",
+  ),
 };
 const aliasParameter = {
   name: "alias",
@@ -157,12 +185,14 @@ const storedProperties = {
   apiKeyExpiresAt: {
     type: ["string", "null"],
     format: "date-time",
-    description: "When the key expires (UTC), as far as it is known: declared (apiKeyExpiresAt on add or update), the key's own JWT `exp`, or the orchestrator's token list (asked by the background checks); null when unknown.",
+    description:
+      "When the key expires (UTC), as far as it is known: declared (apiKeyExpiresAt on add or update), the key's own JWT `exp`, or the orchestrator's token list (asked by the background checks); null when unknown.",
   },
   apiKeyExpirySource: {
     type: ["string", "null"],
     enum: [...KEY_EXPIRY_SOURCES, null],
-    description: "Where apiKeyExpiresAt comes from: `declared`, `token` (the key's JWT exp, read, never verified) or `orchestrator`; null when unknown.",
+    description:
+      "Where apiKeyExpiresAt comes from: `declared`, `token` (the key's JWT exp, read, never verified) or `orchestrator`; null when unknown.",
   },
 };
 const apiKeyExpiresAtProperty = {
@@ -176,7 +206,11 @@ const serviceTokenProperties = {
   name: { type: "string" },
   role: { type: "string", enum: ["admin", "viewer"] },
   expiresAt: { type: "string", format: "date-time" },
-  lastUsedAt: { type: ["string", "null"], format: "date-time", description: "Within a minute of the last use; null when never used." },
+  lastUsedAt: {
+    type: ["string", "null"],
+    format: "date-time",
+    description: "Within a minute of the last use; null when never used.",
+  },
   createdBy: { type: "string", description: "The audit actor that created it." },
   createdAt: { type: "string", format: "date-time" },
 };
@@ -207,7 +241,11 @@ export const openApiDocument = {
           "200": {
             description: "Every connection's alias and orchestrator URL.",
             headers: conditional.headers,
-            content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/ConnectionSummary" } } } },
+            content: {
+              "application/json": {
+                schema: { type: "array", items: { $ref: "#/components/schemas/ConnectionSummary" } },
+              },
+            },
           },
           "304": conditional.notModified,
           ...commonErrors,
@@ -233,9 +271,13 @@ export const openApiDocument = {
       parameters: [aliasParameter],
       get: {
         operationId: "validateConnection",
-        summary: "Validate a connection: ask its orchestrator, now, whether the stored key is accepted (or, with stored=true, show it as stored).",
+        summary:
+          "Validate a connection: ask its orchestrator, now, whether the stored key is accepted (or, with stored=true, show it as stored).",
         parameters: [
-          flag("verbose", "Add `type` (when valid) or `reason` (when not), the connection's `version` and `apiKeySetAt`."),
+          flag(
+            "verbose",
+            "Add `type` (when valid) or `reason` (when not), the connection's `version` and `apiKeySetAt`.",
+          ),
           flag(
             "stored",
             "Answer the connection as stored (`version`, `apiKeySetAt`, `apiKeyFingerprint`) without asking the orchestrator: no `valid`, no orchestrator call (an addition to the original).",
@@ -243,10 +285,18 @@ export const openApiDocument = {
         ],
         responses: {
           "200": {
-            description: "The validation's result; an orchestrator that refuses or cannot be reached gives valid=false. With stored=true, the stored connection.",
+            description:
+              "The validation's result; an orchestrator that refuses or cannot be reached gives valid=false. With stored=true, the stored connection.",
             headers: versioned.etag,
             content: {
-              "application/json": { schema: { oneOf: [{ $ref: "#/components/schemas/Validation" }, { $ref: "#/components/schemas/StoredConnection" }] } },
+              "application/json": {
+                schema: {
+                  oneOf: [
+                    { $ref: "#/components/schemas/Validation" },
+                    { $ref: "#/components/schemas/StoredConnection" },
+                  ],
+                },
+              },
             },
           },
           ...commonErrors,
@@ -257,13 +307,19 @@ export const openApiDocument = {
         operationId: "updateConnection",
         summary: "Change a connection's orchestrator URL and/or key; omitted fields keep their stored value.",
         parameters: [
-          flag("dryrun", "Validate the connection as the change would make it against the orchestrator, but store nothing (an addition to the original)."),
+          flag(
+            "dryrun",
+            "Validate the connection as the change would make it against the orchestrator, but store nothing (an addition to the original).",
+          ),
           flag("force", "Store without asking the orchestrator."),
           versioned.ifMatch,
         ],
         requestBody: jsonBody("#/components/schemas/UpdateConnection"),
         responses: {
-          "200": text("Updated (or, with dryrun=true, would be updated).", [ANSWER_TEXT.updated, ANSWER_TEXT["dry-run"]]),
+          "200": text("Updated (or, with dryrun=true, would be updated).", [
+            ANSWER_TEXT.updated,
+            ANSWER_TEXT["dry-run"],
+          ]),
           ...commonErrors,
           ...writeErrors,
           "404": problem("No connection with this alias."),
@@ -295,7 +351,12 @@ export const openApiDocument = {
             description: "Whether the given key is the stored one.",
             content: {
               "application/json": {
-                schema: { type: "object", required: ["matches"], additionalProperties: false, properties: { matches: { type: "boolean" } } },
+                schema: {
+                  type: "object",
+                  required: ["matches"],
+                  additionalProperties: false,
+                  properties: { matches: { type: "boolean" } },
+                },
               },
             },
           },
@@ -317,10 +378,34 @@ export const openApiDocument = {
         summary:
           "The audit trail, newest first: every add, dry run, update, delete and master-key rotation, failed ones included. Admins only. Kept per SDWAN_AUDIT_MAX_ENTRIES and SDWAN_AUDIT_MAX_AGE_DAYS.",
         parameters: [
-          { name: "alias", in: "query", required: false, description: "Only this connection's entries (any case).", schema: { $ref: "#/components/schemas/Alias" } },
-          { name: "since", in: "query", required: false, description: "Only entries at or after this time (ISO 8601).", schema: { type: "string", format: "date-time" } },
-          { name: "limit", in: "query", required: false, description: "At most this many entries (default 100).", schema: { type: "integer", minimum: 1, maximum: AUDIT_PAGE_MAX } },
-          { name: "before", in: "query", required: false, description: "The `next` of the previous page.", schema: { type: "string" } },
+          {
+            name: "alias",
+            in: "query",
+            required: false,
+            description: "Only this connection's entries (any case).",
+            schema: { $ref: "#/components/schemas/Alias" },
+          },
+          {
+            name: "since",
+            in: "query",
+            required: false,
+            description: "Only entries at or after this time (ISO 8601).",
+            schema: { type: "string", format: "date-time" },
+          },
+          {
+            name: "limit",
+            in: "query",
+            required: false,
+            description: "At most this many entries (default 100).",
+            schema: { type: "integer", minimum: 1, maximum: AUDIT_PAGE_MAX },
+          },
+          {
+            name: "before",
+            in: "query",
+            required: false,
+            description: "The `next` of the previous page.",
+            schema: { type: "string" },
+          },
         ],
         responses: {
           "200": {
@@ -331,7 +416,10 @@ export const openApiDocument = {
                   type: "object",
                   required: ["entries", "next"],
                   additionalProperties: false,
-                  properties: { entries: { type: "array", items: { $ref: "#/components/schemas/AuditEntry" } }, next: { type: ["string", "null"] } },
+                  properties: {
+                    entries: { type: "array", items: { $ref: "#/components/schemas/AuditEntry" } },
+                    next: { type: ["string", "null"] },
+                  },
                 },
               },
             },
@@ -370,7 +458,8 @@ export const openApiDocument = {
     "/auth/config": {
       get: {
         operationId: "authConfig",
-        summary: "How a client may sign in, asked without credentials: the OpenID provider and the console's public client (authorization code + PKCE), or null for HTTP Basic only.",
+        summary:
+          "How a client may sign in, asked without credentials: the OpenID provider and the console's public client (authorization code + PKCE), or null for HTTP Basic only.",
         security: [],
         responses: {
           "200": {
@@ -389,7 +478,11 @@ export const openApiDocument = {
                           type: "object",
                           required: ["issuer", "clientId", "scopes"],
                           additionalProperties: false,
-                          properties: { issuer: { type: "string", format: "uri" }, clientId: { type: "string" }, scopes: { type: "array", items: { type: "string" } } },
+                          properties: {
+                            issuer: { type: "string", format: "uri" },
+                            clientId: { type: "string" },
+                            scopes: { type: "array", items: { type: "string" } },
+                          },
                         },
                       ],
                     },
@@ -414,9 +507,28 @@ export const openApiDocument = {
             description: `Only these types, comma-separated, \`*\` a wildcard (e.g. \`connection.health.*\`); each must name a known type: ${EVENT_TYPES.join(", ")}.`,
             schema: { type: "string" },
           },
-          { name: "alias", in: "query", required: false, description: "Only the events of connections whose alias matches this glob (any case, `*` a wildcard).", schema: { type: "string", pattern: "^[A-Za-z0-9._*-]{1,64}$" } },
-          { name: "lastEventId", in: "query", required: false, description: "As the Last-Event-ID header (which wins when both are given), for clients that cannot set headers.", schema: { type: "string" } },
-          { name: "Last-Event-ID", in: "header", required: false, description: "The id of the last event the client has: what came after it is sent first.", schema: { type: "string" } },
+          {
+            name: "alias",
+            in: "query",
+            required: false,
+            description: "Only the events of connections whose alias matches this glob (any case, `*` a wildcard).",
+            schema: { type: "string", pattern: "^[A-Za-z0-9._*-]{1,64}$" },
+          },
+          {
+            name: "lastEventId",
+            in: "query",
+            required: false,
+            description:
+              "As the Last-Event-ID header (which wins when both are given), for clients that cannot set headers.",
+            schema: { type: "string" },
+          },
+          {
+            name: "Last-Event-ID",
+            in: "header",
+            required: false,
+            description: "The id of the last event the client has: what came after it is sent first.",
+            schema: { type: "string" },
+          },
         ],
         responses: {
           "200": {
@@ -426,7 +538,9 @@ export const openApiDocument = {
           },
           ...commonErrors,
           "429": {
-            ...problem("Too many failed logins from this client, or this instance already serves SDWAN_EVENTS_MAX_STREAMS event streams."),
+            ...problem(
+              "Too many failed logins from this client, or this instance already serves SDWAN_EVENTS_MAX_STREAMS event streams.",
+            ),
             headers: commonErrors["429"].headers,
           },
           "503": problem("The connection store cannot be used right now, or the service is shutting down."),
@@ -436,7 +550,8 @@ export const openApiDocument = {
     "/me": {
       get: {
         operationId: "whoAmI",
-        summary: "The user the credentials belong to and their role (admin or viewer): how a client checks a sign-in and learns what it may offer.",
+        summary:
+          "The user the credentials belong to and their role (admin or viewer): how a client checks a sign-in and learns what it may offer.",
         responses: {
           "200": {
             description: "The signed-in user.",
@@ -447,8 +562,14 @@ export const openApiDocument = {
                   required: ["user", "role"],
                   additionalProperties: false,
                   properties: {
-                    user: { type: "string", description: "A local user's name, or the principal of a bearer token (oidc:NAME)." },
-                    role: { enum: ["admin", "viewer", null], description: "null: a provider's user in no admin or viewer group (it may read nothing)." },
+                    user: {
+                      type: "string",
+                      description: "A local user's name, or the principal of a bearer token (oidc:NAME).",
+                    },
+                    role: {
+                      enum: ["admin", "viewer", null],
+                      description: "null: a provider's user in no admin or viewer group (it may read nothing).",
+                    },
                   },
                 },
               },
@@ -494,7 +615,12 @@ export const openApiDocument = {
         operationId: "listServiceTokens",
         summary: "The service tokens, oldest first, expired ones included; never a secret. Admins only.",
         responses: {
-          "200": { description: "Every token.", content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/ServiceToken" } } } } },
+          "200": {
+            description: "Every token.",
+            content: {
+              "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/ServiceToken" } } },
+            },
+          },
           ...commonErrors,
           "403": problem("Only admins may manage service tokens."),
         },
@@ -505,7 +631,10 @@ export const openApiDocument = {
           "Creates a service token for automation, sent as `Authorization: Bearer sdw_…`; its principal `token:NAME` is the audit actor. The secret is in this answer only; the store keeps its SHA-256. Admins only.",
         requestBody: jsonBody("#/components/schemas/CreateServiceTokenRequest"),
         responses: {
-          "201": { description: "The token, with its secret (never cached).", content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } } },
+          "201": {
+            description: "The token, with its secret (never cached).",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } },
+          },
           ...commonErrors,
           "403": problem("Only admins may manage service tokens."),
           "409": problem("A token of this name exists."),
@@ -515,7 +644,9 @@ export const openApiDocument = {
       },
     },
     "/tokens/{id}": {
-      parameters: [{ name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } }],
+      parameters: [
+        { name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } },
+      ],
       delete: {
         operationId: "revokeServiceToken",
         summary: "Revokes a token and both its secrets: every instance refuses it within a second. Admins only.",
@@ -528,14 +659,22 @@ export const openApiDocument = {
       },
     },
     "/tokens/{id}/renew": {
-      parameters: [{ name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } }],
+      parameters: [
+        { name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } },
+      ],
       post: {
         operationId: "renewServiceToken",
         summary:
           "Gives a token a new secret, valid for the token's lifetime from now; the secret before it keeps working for overlapHours (default 24, never past its own expiry), then stops on every instance. The body may be left out. Admins only.",
-        requestBody: { required: false, content: { "application/json": { schema: { $ref: "#/components/schemas/RenewServiceTokenRequest" } } } },
+        requestBody: {
+          required: false,
+          content: { "application/json": { schema: { $ref: "#/components/schemas/RenewServiceTokenRequest" } } },
+        },
         responses: {
-          "200": { description: "The token, with its new secret (never cached).", content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } } },
+          "200": {
+            description: "The token, with its new secret (never cached).",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } },
+          },
           ...commonErrors,
           "403": problem("Only admins may manage service tokens."),
           "404": problem("There is no such token."),
@@ -554,13 +693,17 @@ export const openApiDocument = {
           "200": {
             description: "One element per customer.",
             headers: conditional.headers,
-            content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Customer" } } } },
+            content: {
+              "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Customer" } } },
+            },
           },
           "304": conditional.notModified,
           ...commonErrors,
           "404": problem("No connection with this alias."),
           "409": problem("The connection is not a partner connection."),
-          "502": problem("The orchestrator refused the key (orchestrator-rejected), failed (orchestrator-failed: a 5xx with its error body that persisted through the retries), answered garbage (a list over SDWAN_CUSTOMERS_MAX_ENTERPRISES or SDWAN_CUSTOMERS_MAX_REPLY_BYTES included), rate-limited us or cannot be reached."),
+          "502": problem(
+            "The orchestrator refused the key (orchestrator-rejected), failed (orchestrator-failed: a 5xx with its error body that persisted through the retries), answered garbage (a list over SDWAN_CUSTOMERS_MAX_ENTERPRISES or SDWAN_CUSTOMERS_MAX_REPLY_BYTES included), rate-limited us or cannot be reached.",
+          ),
           "504": problem("The orchestrator did not answer in time."),
         },
       },
@@ -586,7 +729,11 @@ export const openApiDocument = {
         additionalProperties: false,
         properties: {
           ...serviceTokenProperties,
-          token: { type: "string", pattern: "^sdw_[A-Za-z0-9_-]{43}$", description: "The secret: shown in this answer only." },
+          token: {
+            type: "string",
+            pattern: "^sdw_[A-Za-z0-9_-]{43}$",
+            description: "The secret: shown in this answer only.",
+          },
         },
       },
       CreateServiceTokenRequest: {
@@ -594,7 +741,11 @@ export const openApiDocument = {
         required: ["name", "expiresInDays"],
         additionalProperties: false,
         properties: {
-          name: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", description: "Unique among the tokens; the principal is token:NAME." },
+          name: {
+            type: "string",
+            pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+            description: "Unique among the tokens; the principal is token:NAME.",
+          },
           expiresInDays: { type: "integer", minimum: 1, maximum: 365 },
           role: { type: "string", enum: ["admin", "viewer"], default: "viewer" },
         },
@@ -602,7 +753,15 @@ export const openApiDocument = {
       RenewServiceTokenRequest: {
         type: "object",
         additionalProperties: false,
-        properties: { overlapHours: { type: "integer", minimum: 0, maximum: 720, default: 24, description: "How long the secret before keeps working." } },
+        properties: {
+          overlapHours: {
+            type: "integer",
+            minimum: 0,
+            maximum: 720,
+            default: 24,
+            description: "How long the secret before keeps working.",
+          },
+        },
       },
       Alias: {
         type: "string",
@@ -630,7 +789,10 @@ export const openApiDocument = {
         type: "object",
         required: ["alias", "orchestratorUrl"],
         additionalProperties: false,
-        properties: { alias: { $ref: "#/components/schemas/Alias" }, orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" } },
+        properties: {
+          alias: { $ref: "#/components/schemas/Alias" },
+          orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
+        },
       },
       AddConnection: {
         type: "object",
@@ -650,7 +812,11 @@ export const openApiDocument = {
         properties: {
           alias: { $ref: "#/components/schemas/Alias" },
           state: { type: "string", enum: HEALTH_STATES },
-          since: { type: ["string", "null"], format: "date-time", description: "When the state began (null: unknown)." },
+          since: {
+            type: ["string", "null"],
+            format: "date-time",
+            description: "When the state began (null: unknown).",
+          },
           checks: {
             type: "array",
             maxItems: HEALTH_HISTORY,
@@ -671,7 +837,20 @@ export const openApiDocument = {
       AuditEntry: {
         type: "object",
         additionalProperties: false,
-        required: ["id", "at", "actor", "requestId", "action", "alias", "fields", "forced", "validation", "outcome", "failure", "detail"],
+        required: [
+          "id",
+          "at",
+          "actor",
+          "requestId",
+          "action",
+          "alias",
+          "fields",
+          "forced",
+          "validation",
+          "outcome",
+          "failure",
+          "detail",
+        ],
         properties: {
           id: { type: "string", description: "Unique; sorts by time." },
           at: { type: "string", format: "date-time" },
@@ -680,16 +859,46 @@ export const openApiDocument = {
           action: {
             type: "string",
             enum: AUDIT_ACTIONS,
-            description: "key-check: a key check that did not match; forbidden: a write refused to a viewer (its method in detail).",
+            description:
+              "key-check: a key check that did not match; forbidden: a write refused to a viewer (its method in detail).",
           },
-          alias: { oneOf: [{ $ref: "#/components/schemas/Alias" }, { type: "null" }], description: "null for a rotation, or when the alias given was not valid." },
-          fields: { type: "array", items: { type: "string", enum: AUDITED_FIELDS }, description: "The names of the fields the request set; never a value." },
+          alias: {
+            oneOf: [{ $ref: "#/components/schemas/Alias" }, { type: "null" }],
+            description: "null for a rotation, or when the alias given was not valid.",
+          },
+          fields: {
+            type: "array",
+            items: { type: "string", enum: AUDITED_FIELDS },
+            description: "The names of the fields the request set; never a value.",
+          },
           forced: { type: "boolean" },
-          validation: { type: "string", enum: VALIDATION_OUTCOMES, description: "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before." },
-          outcome: { type: "string", enum: AUDIT_OUTCOMES, description: "unchanged: an update to the URL and key already stored (kept with the attempts, not the changes)." },
-          failure: { type: ["string", "null"], description: "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch; KeyMismatch, Forbidden)." },
-          detail: { type: ["string", "null"], description: "For a health change: `valid → unreachable` and the check's reason." },
-          version: { type: "integer", minimum: 1, description: "For an add or update, the connection's version it left; for a delete, the version removed. Absent otherwise." },
+          validation: {
+            type: "string",
+            enum: VALIDATION_OUTCOMES,
+            description:
+              "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before.",
+          },
+          outcome: {
+            type: "string",
+            enum: AUDIT_OUTCOMES,
+            description:
+              "unchanged: an update to the URL and key already stored (kept with the attempts, not the changes).",
+          },
+          failure: {
+            type: ["string", "null"],
+            description:
+              "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch; KeyMismatch, Forbidden).",
+          },
+          detail: {
+            type: ["string", "null"],
+            description: "For a health change: `valid → unreachable` and the check's reason.",
+          },
+          version: {
+            type: "integer",
+            minimum: 1,
+            description:
+              "For an add or update, the connection's version it left; for a delete, the version removed. Absent otherwise.",
+          },
         },
       },
       KeyCheck: {
@@ -704,7 +913,10 @@ export const openApiDocument = {
         minProperties: 1,
         anyOf: [{ required: ["orchestratorUrl"] }, { required: ["apiKey"] }, { required: ["apiKeyExpiresAt"] }],
         properties: {
-          alias: { $ref: "#/components/schemas/Alias", description: "Tolerated only if it equals the path alias ignoring case." },
+          alias: {
+            $ref: "#/components/schemas/Alias",
+            description: "Tolerated only if it equals the path alias ignoring case.",
+          },
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           apiKey: { $ref: "#/components/schemas/ApiKey" },
           apiKeyExpiresAt: apiKeyExpiresAtProperty,
@@ -712,7 +924,8 @@ export const openApiDocument = {
       },
       Validation: {
         type: "object",
-        description: "`type` or `reason`, `version`, `apiKeySetAt`, `apiKeyFingerprint`, `apiKeyExpiresAt` and `apiKeyExpirySource` only with verbose=true.",
+        description:
+          "`type` or `reason`, `version`, `apiKeySetAt`, `apiKeyFingerprint`, `apiKeyExpiresAt` and `apiKeyExpirySource` only with verbose=true.",
         required: ["alias", "orchestratorUrl", "valid"],
         additionalProperties: false,
         properties: {
@@ -727,7 +940,15 @@ export const openApiDocument = {
       StoredConnection: {
         type: "object",
         description: "A connection as stored (GET with stored=true): no verdict on its key.",
-        required: ["alias", "orchestratorUrl", "version", "apiKeySetAt", "apiKeyFingerprint", "apiKeyExpiresAt", "apiKeyExpirySource"],
+        required: [
+          "alias",
+          "orchestratorUrl",
+          "version",
+          "apiKeySetAt",
+          "apiKeyFingerprint",
+          "apiKeyExpiresAt",
+          "apiKeyExpirySource",
+        ],
         additionalProperties: false,
         properties: {
           alias: { $ref: "#/components/schemas/Alias" },
@@ -774,4 +995,5 @@ const API_TEMPLATES = Object.keys(openApiDocument.paths).map((template) => ({
 }));
 
 /** The documented path template (`/connections/{alias}`) that a path below `BASE_PATH` is served by, if any. */
-export const apiTemplateOf = (apiPath: string): string | undefined => API_TEMPLATES.find(({ pattern }) => pattern.test(apiPath))?.template;
+export const apiTemplateOf = (apiPath: string): string | undefined =>
+  API_TEMPLATES.find(({ pattern }) => pattern.test(apiPath))?.template;

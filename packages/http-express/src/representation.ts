@@ -22,7 +22,10 @@ interface Representation {
 const encoders: Record<Encoding, (bytes: Buffer) => Promise<Buffer>> = {
   gzip: (bytes) => gzipAsync(bytes),
   // Quality 5: most of brotli's gain at a small part of its default (11) cost, paid once per list.
-  br: (bytes) => brotliAsync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+  br: (bytes) =>
+    brotliAsync(bytes, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }),
 };
 
 // Keyed by the value the answer is made of: a list lives as long as its store or cache keeps it (the port's list cache rule).
@@ -33,7 +36,10 @@ const representationOf = (value: object, serialize: () => string | Uint8Array): 
   if (representation === undefined) {
     const serialized = serialize();
     // A view of the bytes, not a copy.
-    const identity = typeof serialized === "string" ? Buffer.from(serialized) : Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength);
+    const identity =
+      typeof serialized === "string"
+        ? Buffer.from(serialized)
+        : Buffer.from(serialized.buffer, serialized.byteOffset, serialized.byteLength);
     const etag = `W/"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`;
     representation = { identity, etag, encoded: new Map() };
     representations.set(value, representation);
@@ -43,7 +49,8 @@ const representationOf = (value: object, serialize: () => string | Uint8Array): 
 
 /** Whether If-None-Match names this entity tag (weak comparison, `*` included). */
 const matches = (ifNoneMatch: string | undefined, etag: string): boolean =>
-  ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => {
+  ifNoneMatch !== undefined &&
+  ifNoneMatch.split(",").some((tag) => {
     const trimmed = tag.trim();
     return trimmed === "*" || trimmed.replace(/^W\//, "") === etag.replace(/^W\//, "");
   });

@@ -36,7 +36,11 @@ export const sendText = (res: Response, text: string): void => {
 };
 
 /** Runs a use case and answers with `onSuccess`, or with the problem its domain error maps to. */
-export const respond = async <A>(res: Response, task: TaskEither<DomainError, A>, onSuccess: (value: A) => void): Promise<void> => {
+export const respond = async <A>(
+  res: Response,
+  task: TaskEither<DomainError, A>,
+  onSuccess: (value: A) => void,
+): Promise<void> => {
   const result = await task();
   if (result._tag === "Left") sendProblem(res, domainErrorToProblem(result.left));
   else onSuccess(result.right);

@@ -4,7 +4,14 @@ import { once } from "node:events";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { compose, startupFailure, TOKENS, type ComposeOptions, type Composition, type Config } from "@sdwan-connections/composition";
+import {
+  compose,
+  startupFailure,
+  TOKENS,
+  type ComposeOptions,
+  type Composition,
+  type Config,
+} from "@sdwan-connections/composition";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { authModule } from "./auth/auth-module.js";
@@ -47,9 +54,14 @@ const listen =
   (server: Server, config: Config): TaskEither<string, string> =>
   async () => {
     try {
-      await Promise.race([once(server, "listening"), once(server, "error").then(([error]) => Promise.reject(error as Error))]);
+      await Promise.race([
+        once(server, "listening"),
+        once(server, "error").then(([error]) => Promise.reject(error as Error)),
+      ]);
     } catch (error) {
-      return E.left(`SDWAN_HOST/SDWAN_PORT: cannot listen on ${config.host}:${config.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      return E.left(
+        `SDWAN_HOST/SDWAN_PORT: cannot listen on ${config.host}:${config.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     }
     const { address, port } = server.address() as AddressInfo;
     return E.right(`http://${address.includes(":") ? `[${address}]` : address}:${port}`);
@@ -65,7 +77,8 @@ export const startService =
   async () => {
     const generated = await ensureAdmin(config)();
     if (E.isLeft(generated)) return generated;
-    if (generated.right !== undefined) (options.announce ?? ((text) => process.stdout.write(text)))(announceGeneratedAdmin(generated.right));
+    if (generated.right !== undefined)
+      (options.announce ?? ((text) => process.stdout.write(text)))(announceGeneratedAdmin(generated.right));
     const users = await loadUsers(config)();
     if (E.isLeft(users)) return users;
 
@@ -80,7 +93,9 @@ export const startService =
     const logger = container.get(TOKENS.Logger);
     const lifecycle = container.get(HTTP_TOKENS.Lifecycle);
     // The driver's own modules activate here, after the composition's: a failure is one line too, after the store is released.
-    const app = await container.getAsync(HTTP_TOKENS.App).then(E.right, (error: unknown) => E.left(startupFailure(error)));
+    const app = await container
+      .getAsync(HTTP_TOKENS.App)
+      .then(E.right, (error: unknown) => E.left(startupFailure(error)));
     if (E.isLeft(app)) {
       await composition.close();
       return app;

@@ -14,10 +14,14 @@ describe("createApp without the container", () => {
     const base = createInMemoryConnectionRepository();
     const leaky: ConnectionRepository = {
       ...base,
-      list: () => TE.right([{ alias: "x", orchestratorUrl: "https://o.example.net", sealedApiKey: "v1.sealed" } as never]),
+      list: () =>
+        TE.right([{ alias: "x", orchestratorUrl: "https://o.example.net", sealedApiKey: "v1.sealed" } as never]),
     };
     const app = createApp({
-      service: createConnectionService({ storage: { ...createInMemoryStorage(), repository: leaky }, orchestrator: createInMemoryOrchestrator() }),
+      service: createConnectionService({
+        storage: { ...createInMemoryStorage(), repository: leaky },
+        orchestrator: createInMemoryOrchestrator(),
+      }),
       logger: createLogger("info", captureLogs().stream),
       metrics: createMetrics({ defaultMetrics: false }),
       auth: undefined,
@@ -26,7 +30,9 @@ describe("createApp without the container", () => {
     const server = app.listen(0, "127.0.0.1");
     await once(server, "listening");
     try {
-      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/plugin/sdwan/connections`);
+      const response = await fetch(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/plugin/sdwan/connections`,
+      );
       expect(await response.json()).toStrictEqual([{ alias: "x", orchestratorUrl: "https://o.example.net" }]);
     } finally {
       server.close();
@@ -35,7 +41,10 @@ describe("createApp without the container", () => {
 
   it("/readyz answers 503 while the store cannot be used", async () => {
     const app = createApp({
-      service: createConnectionService({ storage: createInMemoryStorage(), orchestrator: createInMemoryOrchestrator() }),
+      service: createConnectionService({
+        storage: createInMemoryStorage(),
+        orchestrator: createInMemoryOrchestrator(),
+      }),
       logger: createLogger("info", captureLogs().stream),
       metrics: createMetrics({ defaultMetrics: false }),
       auth: undefined,

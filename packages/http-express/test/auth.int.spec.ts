@@ -65,7 +65,10 @@ describe("authentication and roles (docs/interface.md §5)", () => {
 
   it("failures spread over more than the window are not throttled; the limits are configurable", async () => {
     const clock = createManualClock();
-    await using h = await startHarness({ clock, env: { SDWAN_LOGIN_MAX_FAILURES: "3", SDWAN_LOGIN_WINDOW_MS: "10000" } });
+    await using h = await startHarness({
+      clock,
+      env: { SDWAN_LOGIN_MAX_FAILURES: "3", SDWAN_LOGIN_WINDOW_MS: "10000" },
+    });
     const wrong = { name: ADMIN.name, password: "nope-nope" };
     for (let i = 0; i < 2; i += 1) await h.call("GET", CONNECTIONS, { user: wrong });
     advance(clock, 10_000);
@@ -96,7 +99,12 @@ describe("authentication and roles (docs/interface.md §5)", () => {
       await writeFile(`${htpasswd}.new`, `${OPERATOR.name}:${bcrypt.hashSync("a-new-password", 4)}\n`);
       await rename(`${htpasswd}.new`, htpasswd);
       const newPassword = { name: OPERATOR.name, password: "a-new-password" };
-      await expect.poll(async () => (await call("GET", CONNECTIONS, { user: newPassword })).status, { timeout: 5_000, interval: 200 }).toBe(200);
+      await expect
+        .poll(async () => (await call("GET", CONNECTIONS, { user: newPassword })).status, {
+          timeout: 5_000,
+          interval: 200,
+        })
+        .toBe(200);
       expect((await call("GET", CONNECTIONS, { user: OPERATOR })).status).toBe(401);
     } finally {
       await service.close();
@@ -131,8 +139,13 @@ describe("authentication and roles (docs/interface.md §5)", () => {
       expect(printed[1]).not.toContain(password);
       expect(printed[1]).not.toMatch(/password: /);
       const call = client(second.url);
-      expect((await call("POST", `${CONNECTIONS}?force=true`, { user: { name: "admin", password }, body: anAddBody() })).status).toBe(200);
-      expect((await call("GET", CONNECTIONS, { user: { name: "admin", password: "wrong-password" } })).status).toBe(401);
+      expect(
+        (await call("POST", `${CONNECTIONS}?force=true`, { user: { name: "admin", password }, body: anAddBody() }))
+          .status,
+      ).toBe(200);
+      expect((await call("GET", CONNECTIONS, { user: { name: "admin", password: "wrong-password" } })).status).toBe(
+        401,
+      );
     } finally {
       await second.close();
     }
@@ -150,7 +163,10 @@ describe("secrets never leave (docs/interface.md §2, §3, §7)", () => {
       await h.call("POST", CONNECTIONS, { body: anAddBody() }),
       await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "typo", apikey: "typo-key-0a0a0a" }) }),
       await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "ctl", apiKey: "ctl-key-1b1b1b\u0007" }) }),
-      await h.call("POST", CONNECTIONS, { rawBody: `{"apiKey":"${key}"`, headers: { "content-type": "application/json" } }),
+      await h.call("POST", CONNECTIONS, {
+        rawBody: `{"apiKey":"${key}"`,
+        headers: { "content-type": "application/json" },
+      }),
       await h.call("POST", `${CONNECTIONS}?apiKey=${key}`, { body: anAddBody({ alias: "q" }) }),
       await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: key } }),
       await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: TEST_KEYS.refused } }),
@@ -162,7 +178,10 @@ describe("secrets never leave (docs/interface.md §2, §3, §7)", () => {
       await h.call("GET", "/metrics", { user: null }),
     ];
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const everything = [...replies.map((reply) => `${[...reply.headers].join("\n")}\n${reply.text}`), h.logs.text()].join("\n");
+    const everything = [
+      ...replies.map((reply) => `${[...reply.headers].join("\n")}\n${reply.text}`),
+      h.logs.text(),
+    ].join("\n");
     expect(h.logs.lines.length).toBeGreaterThanOrEqual(replies.length);
     for (const secret of [...secrets, TEST_KEYS.refused]) expect(everything).not.toContain(secret);
   });
@@ -170,7 +189,10 @@ describe("secrets never leave (docs/interface.md §2, §3, §7)", () => {
   it("the logger redacts apiKey and authorization even if a caller passes them", async () => {
     await using h = await startHarness();
     const logger = h.service.composition.container.get(TOKENS.Logger);
-    logger.info({ apiKey: "leak-1", headers: { authorization: "Basic leak-2" }, connection: { apiKey: "leak-3" } }, "x");
+    logger.info(
+      { apiKey: "leak-1", headers: { authorization: "Basic leak-2" }, connection: { apiKey: "leak-3" } },
+      "x",
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(h.logs.text()).not.toMatch(/leak-[123]/);
   });

@@ -21,7 +21,9 @@ export const loginBurst = async (urls: readonly string[], size: number): Promise
   try {
     const statuses = await Promise.all(
       Array.from({ length: size }, (_, i) =>
-        client(urls[i % urls.length] as string)("GET", `${BASE}/connections`, { user: { name: ADMIN.name, password: `guess-${i}` } }).then((reply) => reply.status),
+        client(urls[i % urls.length] as string)("GET", `${BASE}/connections`, {
+          user: { name: ADMIN.name, password: `guess-${i}` },
+        }).then((reply) => reply.status),
       ),
     );
     return { statuses: byStatus(statuses), checks: compare.mock.calls.length };
@@ -34,11 +36,16 @@ export const loginBurst = async (urls: readonly string[], size: number): Promise
 export const keyCheckBurst = async (urls: readonly string[], size: number, alias: string): Promise<BurstOutcome> => {
   for (const url of urls) await client(url)("GET", `${BASE}/me`);
   const replies = await Promise.all(
-    Array.from({ length: size }, (_, i) => client(urls[i % urls.length] as string)("POST", `${BASE}/connections/${alias}/key-check`, { body: { apiKey: `wrong-key-${i}` } })),
+    Array.from({ length: size }, (_, i) =>
+      client(urls[i % urls.length] as string)("POST", `${BASE}/connections/${alias}/key-check`, {
+        body: { apiKey: `wrong-key-${i}` },
+      }),
+    ),
   );
   return {
     statuses: byStatus(replies.map((reply) => reply.status)),
-    checks: replies.filter((reply) => reply.status === 200 && reply.json<{ matches: boolean }>().matches === false).length,
+    checks: replies.filter((reply) => reply.status === 200 && reply.json<{ matches: boolean }>().matches === false)
+      .length,
   };
 };
 

@@ -3,12 +3,17 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { BASE, startHarness, VIEWER } from "./harness.js";
 
-const rawGet = (url: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> =>
+const rawGet = (
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> =>
   new Promise((resolve, reject) => {
     get(url, { headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
     }).on("error", reject);
   });
 
@@ -20,12 +25,22 @@ describe("the operator console's files and what it asks of the API (docs/interfa
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
     expect(page.headers.get("cache-control")).toBe("no-cache");
     const csp = page.headers.get("content-security-policy") ?? "";
-    expect(csp.split("; ")).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]));
+    expect(csp.split("; ")).toEqual(
+      expect.arrayContaining([
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+      ]),
+    );
     expect(csp).not.toMatch(/unsafe|https?:|\*/);
     expect(page.headers.get("x-frame-options")).toBe("DENY");
 
     // Every script and style the page names comes from the service, cached for good (its name changes with its content).
-    const assets = [...(await page.text()).matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((match) => match[1]);
+    const assets = [...(await page.text()).matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map(
+      (match) => match[1],
+    );
     expect(assets.length).toBeGreaterThanOrEqual(2);
     for (const asset of assets) {
       const response = await fetch(`${h.service.url}${asset}`);
@@ -36,7 +51,9 @@ describe("the operator console's files and what it asks of the API (docs/interfa
 
   it("sends the compressed twin of a file to a client that accepts it, and the file itself to one that does not", async () => {
     await using h = await startHarness();
-    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await (await fetch(`${h.service.url}/console/`)).text())?.[1];
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(
+      await (await fetch(`${h.service.url}/console/`)).text(),
+    )?.[1];
     expect(script).toBeDefined();
     const plain = await fetch(`${h.service.url}${script}`, { headers: { "accept-encoding": "identity" } });
     const identity = Buffer.from(await plain.arrayBuffer());
@@ -76,7 +93,9 @@ describe("the operator console's files and what it asks of the API (docs/interfa
       const csp = (await fetch(`${h.service.url}/console/`)).headers.get("content-security-policy") ?? "";
       return csp.split("; ").find((directive) => directive.startsWith("connect-src"));
     };
-    expect(await connectSrc({ ...oidc, SDWAN_OIDC_CLIENT_ID: "sdwan-console" })).toBe("connect-src 'self' http://127.0.0.1:9");
+    expect(await connectSrc({ ...oidc, SDWAN_OIDC_CLIENT_ID: "sdwan-console" })).toBe(
+      "connect-src 'self' http://127.0.0.1:9",
+    );
     // Bearer tokens only (no client for the console), or no provider: the service's own origin only.
     expect(await connectSrc(oidc)).toBe("connect-src 'self'");
     expect(await connectSrc({})).toBe("connect-src 'self'");
@@ -100,7 +119,10 @@ describe("the operator console's files and what it asks of the API (docs/interfa
     const plain = await h.call("GET", `${BASE}/me`, { user: { name: "admin", password: "wrong-password" } });
     expect(plain.status).toBe(401);
     expect(plain.headers.get("www-authenticate")).toBe('Basic realm="sdwan", charset="UTF-8"');
-    const scripted = await h.call("GET", `${BASE}/me`, { user: null, headers: { "x-requested-with": "XMLHttpRequest" } });
+    const scripted = await h.call("GET", `${BASE}/me`, {
+      user: null,
+      headers: { "x-requested-with": "XMLHttpRequest" },
+    });
     expect(scripted.status).toBe(401);
     expect(scripted.headers.get("www-authenticate")).toBeNull();
     expect(scripted.json()).toMatchObject({ status: 401, title: "Unauthorized" });

@@ -27,12 +27,19 @@ describe("console sessions: GET /session (docs/interface.md §5)", () => {
     expect(session.token).not.toContain(Buffer.from(VIEWER.password).toString("base64url"));
     expect(Date.parse(session.expiresAt) - Date.now()).toBeGreaterThan(7.9 * 3600_000);
 
-    expect((await h.call("GET", `${BASE}/me`, bearer(session.token))).json()).toEqual({ user: VIEWER.name, role: "viewer" });
+    expect((await h.call("GET", `${BASE}/me`, bearer(session.token))).json()).toEqual({
+      user: VIEWER.name,
+      role: "viewer",
+    });
     expect((await h.call("GET", `${BASE}/connections`, bearer(session.token))).status).toBe(200);
-    expect((await h.call("POST", `${BASE}/connections?force=true`, { ...bearer(session.token), body: anAddBody() })).status).toBe(403);
+    expect(
+      (await h.call("POST", `${BASE}/connections?force=true`, { ...bearer(session.token), body: anAddBody() })).status,
+    ).toBe(403);
     expect((await h.call("GET", `${BASE}/session`, bearer(session.token))).status).toBe(403);
     const admin = (await h.call("GET", `${BASE}/session`)).json<Session>();
-    expect((await h.call("POST", `${BASE}/connections?force=true`, { ...bearer(admin.token), body: anAddBody() })).status).toBe(200);
+    expect(
+      (await h.call("POST", `${BASE}/connections?force=true`, { ...bearer(admin.token), body: anAddBody() })).status,
+    ).toBe(200);
     expect((await h.call("POST", `${BASE}/session`)).status).toBe(405);
   });
 
@@ -76,6 +83,8 @@ describe("console sessions: GET /session (docs/interface.md §5)", () => {
     const htpasswd = `${h.dir}/users.htpasswd`;
     await writeFile(`${htpasswd}.new`, `${VIEWER.name}:${bcrypt.hashSync(VIEWER.password, 4)}\n`);
     await rename(`${htpasswd}.new`, htpasswd);
-    await expect.poll(async () => (await h.call("GET", `${BASE}/me`, bearer(token))).status, { timeout: 5_000, interval: 200 }).toBe(401);
+    await expect
+      .poll(async () => (await h.call("GET", `${BASE}/me`, bearer(token))).status, { timeout: 5_000, interval: 200 })
+      .toBe(401);
   });
 });

@@ -19,7 +19,9 @@ const refusedMidBody = (headers: string, bodyStart = '{"alias":"half'): Promise<
   const { port } = new URL(h.service.url);
   return new Promise((resolve, reject) => {
     const socket: Socket = connect(Number(port), "127.0.0.1", () => {
-      socket.write(`POST ${BASE}/connections HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${headers}\r\n${bodyStart}`);
+      socket.write(
+        `POST ${BASE}/connections HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${headers}\r\n${bodyStart}`,
+      );
     });
     let answer = "";
     socket.setEncoding("latin1");
@@ -43,7 +45,11 @@ describe("a refusal before the body is read closes the connection", { timeout: 3
   });
 
   it("a body declared too large gets 413 and the socket ended; a body sent in chunks without credentials too", async () => {
-    expect(await refusedMidBody("Transfer-Encoding: chunked\r\n", '5\r\n{"ali\r\n')).toMatch(/^HTTP\/1\.1 401 [^]*\r\nConnection: close\r\n/i);
-    expect(await refusedMidBody(`Authorization: ${basic(ADMIN)}\r\nContent-Length: ${BODY_LIMIT_BYTES + 1}\r\n`)).toMatch(/^HTTP\/1\.1 413 [^]*\r\nConnection: close\r\n/i);
+    expect(await refusedMidBody("Transfer-Encoding: chunked\r\n", '5\r\n{"ali\r\n')).toMatch(
+      /^HTTP\/1\.1 401 [^]*\r\nConnection: close\r\n/i,
+    );
+    expect(
+      await refusedMidBody(`Authorization: ${basic(ADMIN)}\r\nContent-Length: ${BODY_LIMIT_BYTES + 1}\r\n`),
+    ).toMatch(/^HTTP\/1\.1 413 [^]*\r\nConnection: close\r\n/i);
   });
 });

@@ -23,7 +23,11 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-const onPostgres = (databaseUrl: string) => ({ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: databaseUrl, SDWAN_MASTER_KEY: masterKey });
+const onPostgres = (databaseUrl: string) => ({
+  SDWAN_STORAGE: "postgres",
+  SDWAN_DATABASE_URL: databaseUrl,
+  SDWAN_MASTER_KEY: masterKey,
+});
 
 /** Resident memory of a process, in MiB (Linux). */
 const rssMiB = async (pid: number): Promise<number> => {
@@ -48,7 +52,10 @@ describe("events across instances on one PostgreSQL database", { timeout: 180_00
       expect((await call(method, path, body === undefined ? {} : { body })).status).toBeLessThan(300);
       answered.push(performance.now());
     }
-    await vi.waitFor(() => expect(onB.events.map((event) => event.event)).toEqual(["connection.added", "connection.deleted"]), { timeout: 3_000, interval: 10 });
+    await vi.waitFor(
+      () => expect(onB.events.map((event) => event.event)).toEqual(["connection.added", "connection.deleted"]),
+      { timeout: 3_000, interval: 10 },
+    );
     await vi.waitFor(() => expect(onA.events).toHaveLength(3), { timeout: 3_000, interval: 10 });
     expect(onB.events.map((event) => event.id)).toEqual([onA.events[0]?.id, onA.events[2]?.id]);
     expect((onB.events[0]?.at as number) - (answered[0] as number)).toBeLessThan(1_000);
@@ -58,10 +65,19 @@ describe("events across instances on one PostgreSQL database", { timeout: 180_00
   it(`${STREAMS} open streams on instance B (its own process) while instance A writes: every event reaches every stream once; memory and latency measured`, async () => {
     const databaseUrl = await postgres.database("events_pressure");
     const dir = await makeDataDir();
-    const b = runMain({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: admin.name, SDWAN_ADMIN_PASSWORD: admin.password, ...onPostgres(databaseUrl) });
+    const b = runMain({
+      SDWAN_DATA_DIR: dir,
+      SDWAN_ADMIN_USER: admin.name,
+      SDWAN_ADMIN_PASSWORD: admin.password,
+      ...onPostgres(databaseUrl),
+    });
     const streams: EventStream[] = [];
     try {
-      await using a = await startWiredService({ ...onPostgres(databaseUrl), SDWAN_ADMIN_USER: admin.name, SDWAN_ADMIN_PASSWORD: admin.password });
+      await using a = await startWiredService({
+        ...onPostgres(databaseUrl),
+        SDWAN_ADMIN_USER: admin.name,
+        SDWAN_ADMIN_PASSWORD: admin.password,
+      });
       const bUrl = await b.listening();
       const pid = b.child.pid as number;
       // Warmed up: one stream, one event, then the baseline.
@@ -74,7 +90,13 @@ describe("events across instances on one PostgreSQL database", { timeout: 180_00
       for (let i = 0; i < STREAMS; i += 1) streams.push(await openEventStream(`${bUrl}${EVENTS}`, { user: admin }));
       expect(streams.every((stream) => stream.response.status === 200)).toBe(true);
       // The cap (SDWAN_EVENTS_MAX_STREAMS, default 200) is reached: one more is refused.
-      expect((await fetch(`${bUrl}${EVENTS}`, { headers: { authorization: `Basic ${Buffer.from(`${admin.name}:${admin.password}`).toString("base64")}` } })).status).toBe(429);
+      expect(
+        (
+          await fetch(`${bUrl}${EVENTS}`, {
+            headers: { authorization: `Basic ${Buffer.from(`${admin.name}:${admin.password}`).toString("base64")}` },
+          })
+        ).status,
+      ).toBe(429);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const idle = await rssMiB(pid);
 
@@ -83,11 +105,16 @@ describe("events across instances on one PostgreSQL database", { timeout: 180_00
       const writeMs: number[] = [];
       for (let i = 0; i < WRITES; i += 1) {
         const started = performance.now();
-        expect((await call("POST", CONNECTIONS, { user: admin, body: anAddBody({ alias: `p${i}` }) })).status).toBe(200);
+        expect((await call("POST", CONNECTIONS, { user: admin, body: anAddBody({ alias: `p${i}` }) })).status).toBe(
+          200,
+        );
         answeredAt.set(`p${i}`, performance.now());
         writeMs.push(performance.now() - started);
       }
-      await vi.waitFor(() => expect(streams.every((stream) => stream.events.length === WRITES)).toBe(true), { timeout: 20_000, interval: 50 });
+      await vi.waitFor(() => expect(streams.every((stream) => stream.events.length === WRITES)).toBe(true), {
+        timeout: 20_000,
+        interval: 50,
+      });
       const loaded = await rssMiB(pid);
       const latencies = streams.flatMap((stream) => {
         const subjects = stream.cloudEvents().map((event) => event.subject);

@@ -13,14 +13,18 @@ describe("the service process and event streams", { timeout: 90_000 }, () => {
     const run = runMain({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: admin.name, SDWAN_ADMIN_PASSWORD: admin.password });
     try {
       const url = await run.listening();
-      const streams = await Promise.all(Array.from({ length: 3 }, () => openEventStream(`${url}${BASE}/events`, { user: admin })));
+      const streams = await Promise.all(
+        Array.from({ length: 3 }, () => openEventStream(`${url}${BASE}/events`, { user: admin })),
+      );
       expect(streams.map((stream) => stream.response.status)).toEqual([200, 200, 200]);
       const stopped = Date.now();
       run.child.kill("SIGTERM");
       expect(await run.exited).toBe(0);
       // The drain waits up to 10 s for open connections: the streams were ended before it.
       expect(Date.now() - stopped).toBeLessThan(8_000);
-      await vi.waitFor(() => expect(streams.map((stream) => stream.ended())).toEqual([true, true, true]), { timeout: 2_000 });
+      await vi.waitFor(() => expect(streams.map((stream) => stream.ended())).toEqual([true, true, true]), {
+        timeout: 2_000,
+      });
     } finally {
       if (run.child.exitCode === null) run.child.kill("SIGKILL");
       await rm(dir, { recursive: true, force: true });

@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { createInMemoryStorage, type Clock, type Orchestrator } from "@sdwan-connections/core";
-import { aCustomer, createInMemoryOrchestrator, TEST_CUSTOMER_ID, TEST_KEYS, TEST_PARTNER_ID } from "@sdwan-connections/core/testing";
+import {
+  aCustomer,
+  createInMemoryOrchestrator,
+  TEST_CUSTOMER_ID,
+  TEST_KEYS,
+  TEST_PARTNER_ID,
+} from "@sdwan-connections/core/testing";
 import bcrypt from "bcryptjs";
 import * as E from "fp-ts/lib/Either.js";
 import { expect } from "vitest";
@@ -27,7 +33,11 @@ export const partnerCustomers = [
 
 export const testOrchestrator = () =>
   createInMemoryOrchestrator([
-    { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: TEST_PARTNER_ID }, customers: partnerCustomers },
+    {
+      apiKey: TEST_KEYS.partner,
+      identity: { kind: "partner", partnerId: TEST_PARTNER_ID },
+      customers: partnerCustomers,
+    },
     { apiKey: TEST_KEYS.customer, identity: { kind: "customer", customerId: TEST_CUSTOMER_ID } },
   ]);
 
@@ -36,11 +46,21 @@ export const captureLogs = () => {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      lines.push(...chunk.toString("utf8").split("\n").filter((line) => line !== ""));
+      lines.push(
+        ...chunk
+          .toString("utf8")
+          .split("\n")
+          .filter((line) => line !== ""),
+      );
       callback();
     },
   });
-  return { stream, lines, text: () => lines.join("\n"), entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    stream,
+    lines,
+    text: () => lines.join("\n"),
+    entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 };
 
 export const makeDataDir = () => mkdtemp(join(tmpdir(), "sdwan-http-"));
@@ -83,10 +103,13 @@ export const startWiredService = async (
   orchestrator: Orchestrator = testOrchestrator(),
 ): Promise<RunningService & AsyncDisposable & { readonly dir: string }> => {
   const dir = await makeDataDir();
-  const started = await startServiceTask(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }), {
-    orchestrator,
-    logDestination: captureLogs().stream,
-  })();
+  const started = await startServiceTask(
+    testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }),
+    {
+      orchestrator,
+      logDestination: captureLogs().stream,
+    },
+  )();
   const removeDir = () => rm(dir, { recursive: true, force: true });
   if (E.isLeft(started)) {
     await removeDir();
@@ -181,7 +204,13 @@ export const client =
     const apiPath = new URL(path, "http://x").pathname;
     if (apiPath.startsWith(BASE) && !apiPath.endsWith("openapi.json") && response.status !== 405 && method !== "HEAD") {
       const documentedPath = apiPath.slice(BASE.length).replace(/\/$/, "") || "/";
-      const violations = openApiViolations(method, documentedPath, response.status, response.headers.get("content-type"), text);
+      const violations = openApiViolations(
+        method,
+        documentedPath,
+        response.status,
+        response.headers.get("content-type"),
+        text,
+      );
       expect(violations, `${method} ${path} → ${response.status} ${text.slice(0, 300)}`).toEqual([]);
     }
     return { status: response.status, headers: response.headers, text, json: <T>() => JSON.parse(text) as T };

@@ -18,17 +18,32 @@ afterAll(async () => {
 
 interface Health {
   intervalSeconds: number | null;
-  connections: { alias: string; state: string; since: string | null; checks: { outcome: string; latencyMs: number; reason: string | null }[] }[];
+  connections: {
+    alias: string;
+    state: string;
+    since: string | null;
+    checks: { outcome: string; latencyMs: number; reason: string | null }[];
+  }[];
 }
 
 describe("background health over HTTP (docs/interface.md §1)", () => {
   it("answers each connection's state, since when and its last checks; /metrics counts states without aliases; changes are audited and logged", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
-    await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "revoked", apiKey: TEST_KEYS.refused }) });
-    await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "far", apiKey: TEST_KEYS.customer }) });
-    orchestrator.failWith(TEST_KEYS.customer, orchestratorUnreachable("Could not connect to the orchestrator for identify."));
+    await h.call("POST", `${CONNECTIONS}?force=true`, {
+      body: anAddBody({ alias: "revoked", apiKey: TEST_KEYS.refused }),
+    });
+    await h.call("POST", `${CONNECTIONS}?force=true`, {
+      body: anAddBody({ alias: "far", apiKey: TEST_KEYS.customer }),
+    });
+    orchestrator.failWith(
+      TEST_KEYS.customer,
+      orchestratorUnreachable("Could not connect to the orchestrator for identify."),
+    );
     const before = (await h.call("GET", `${BASE}/health/connections`, { user: VIEWER })).json<Health>();
-    expect(before).toEqual({ intervalSeconds: 3600, connections: ["far", "Lab", "revoked"].map((alias) => ({ alias, state: "unknown", since: null, checks: [] })) });
+    expect(before).toEqual({
+      intervalSeconds: 3600,
+      connections: ["far", "Lab", "revoked"].map((alias) => ({ alias, state: "unknown", since: null, checks: [] })),
+    });
 
     // One round now, as the next interval would run it.
     await h.service.composition.service.healthMonitor?.round();
@@ -38,15 +53,28 @@ describe("background health over HTTP (docs/interface.md §1)", () => {
       ["Lab", "valid"],
       ["revoked", "invalid"],
     ]);
-    expect(after.connections[0]?.checks).toEqual([{ at: expect.any(String), outcome: "unreachable", latencyMs: expect.any(Number), reason: "Could not connect to the orchestrator for identify." }]);
+    expect(after.connections[0]?.checks).toEqual([
+      {
+        at: expect.any(String),
+        outcome: "unreachable",
+        latencyMs: expect.any(Number),
+        reason: "Could not connect to the orchestrator for identify.",
+      },
+    ]);
 
     const metrics = (await h.call("GET", "/metrics", { user: null })).text;
     expect(metrics).toContain('sdwan_connections_health{state="valid"} 1');
     expect(metrics).toContain('sdwan_connections_health{state="unreachable"} 1');
     expect(metrics).not.toMatch(/sdwan_connections_health\{[^}]*alias/);
 
-    const audit = (await h.call("GET", `${BASE}/audit?alias=far`)).json<{ entries: { action: string; actor: string; detail: string | null }[] }>();
-    expect(audit.entries[0]).toMatchObject({ action: "health-change", actor: "health-monitor", detail: "unknown → unreachable: Could not connect to the orchestrator for identify." });
+    const audit = (await h.call("GET", `${BASE}/audit?alias=far`)).json<{
+      entries: { action: string; actor: string; detail: string | null }[];
+    }>();
+    expect(audit.entries[0]).toMatchObject({
+      action: "health-change",
+      actor: "health-monitor",
+      detail: "unknown → unreachable: Could not connect to the orchestrator for identify.",
+    });
     expect(h.logs.entries().filter((entry) => entry["msg"] === "connection health changed")).toHaveLength(3);
   });
 

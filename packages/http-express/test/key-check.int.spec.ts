@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anAddBody, BASE, client, startHarness, startWiredService, TEST_KEYS, VIEWER, type Harness } from "./harness.js";
+import {
+  anAddBody,
+  BASE,
+  client,
+  startHarness,
+  startWiredService,
+  TEST_KEYS,
+  VIEWER,
+  type Harness,
+} from "./harness.js";
 
 const CONNECTIONS = `${BASE}/connections`;
 const MAX_FAILURES = 3;
@@ -23,8 +32,15 @@ describe("key drift without reading secrets (docs/interface.md §1)", () => {
     expect(apiKeyFingerprint).toMatch(/^[\w-]{43}$/);
     expect(Date.parse(apiKeySetAt)).toBeLessThanOrEqual(Date.now());
     expect(first.text).not.toContain(TEST_KEYS.partner);
-    expect((await h.call("GET", `${CONNECTIONS}/Lab?verbose=true`)).json()).toMatchObject({ apiKeyFingerprint, apiKeySetAt });
-    expect(Object.keys((await h.call("GET", `${CONNECTIONS}/lab`)).json())).toEqual(["alias", "orchestratorUrl", "valid"]);
+    expect((await h.call("GET", `${CONNECTIONS}/Lab?verbose=true`)).json()).toMatchObject({
+      apiKeyFingerprint,
+      apiKeySetAt,
+    });
+    expect(Object.keys((await h.call("GET", `${CONNECTIONS}/lab`)).json())).toEqual([
+      "alias",
+      "orchestratorUrl",
+      "valid",
+    ]);
   });
 
   // Regression: equal keys had equal fingerprints, so anyone could tell which connections share a key, and an admin
@@ -32,12 +48,22 @@ describe("key drift without reading secrets (docs/interface.md §1)", () => {
   it("two connections with one key show different fingerprints (the embedded store, under the master key)", async () => {
     await using service = await startWiredService();
     const call = client(service.url);
-    const fingerprint = async (alias: string) => (await call("GET", `${CONNECTIONS}/${alias}?stored=true`)).json<{ apiKeyFingerprint: string }>().apiKeyFingerprint;
+    const fingerprint = async (alias: string) =>
+      (await call("GET", `${CONNECTIONS}/${alias}?stored=true`)).json<{ apiKeyFingerprint: string }>()
+        .apiKeyFingerprint;
     expect((await call("POST", CONNECTIONS, { body: anAddBody({ alias: "lab" }) })).status).toBe(200);
-    expect((await call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "twin", apiKey: TEST_KEYS.customer }) })).status).toBe(200);
+    expect(
+      (
+        await call("POST", `${CONNECTIONS}?force=true`, {
+          body: anAddBody({ alias: "twin", apiKey: TEST_KEYS.customer }),
+        })
+      ).status,
+    ).toBe(200);
     const lab = await fingerprint("lab");
     // The guess that is right, stored on another connection, tells nothing of lab's key.
-    expect((await call("PUT", `${CONNECTIONS}/twin?force=true`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(200);
+    expect((await call("PUT", `${CONNECTIONS}/twin?force=true`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(
+      200,
+    );
     expect(await fingerprint("twin")).not.toBe(lab);
     expect(await fingerprint("LAB")).toBe(lab);
   });
@@ -48,8 +74,13 @@ describe("key drift without reading secrets (docs/interface.md §1)", () => {
     expect(matching.text).not.toContain(TEST_KEYS.partner);
     expect((await check(TEST_KEYS.partner, VIEWER)).status).toBe(403);
     expect((await check("")).status).toBe(400);
-    expect((await h.call("POST", `${CONNECTIONS}/lab/key-check`, { body: { apiKey: TEST_KEYS.partner, alias: "lab" } })).status).toBe(400);
-    expect((await h.call("POST", `${CONNECTIONS}/ghost/key-check`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(404);
+    expect(
+      (await h.call("POST", `${CONNECTIONS}/lab/key-check`, { body: { apiKey: TEST_KEYS.partner, alias: "lab" } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await h.call("POST", `${CONNECTIONS}/ghost/key-check`, { body: { apiKey: TEST_KEYS.partner } })).status,
+    ).toBe(404);
     expect((await h.call("GET", `${CONNECTIONS}/lab/key-check`)).status).toBe(405);
     expect(h.logs.text()).not.toContain(TEST_KEYS.partner);
   });

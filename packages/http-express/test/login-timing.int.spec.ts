@@ -16,7 +16,12 @@ describe("login time tells no user apart", () => {
    * The median cost of `runs` checks of `user` with `password`, in this process's CPU time: what the check
    * does, not what other processes on a loaded machine take from it (wall time varied 3× under load).
    */
-  const median = async (authenticate: (header: string) => Promise<unknown>, user: string, password: string, runs = 7): Promise<number> => {
+  const median = async (
+    authenticate: (header: string) => Promise<unknown>,
+    user: string,
+    password: string,
+    runs = 7,
+  ): Promise<number> => {
     const times: number[] = [];
     for (let i = 0; i < runs; i += 1) {
       const started = process.cpuUsage();
@@ -28,28 +33,37 @@ describe("login time tells no user apart", () => {
   };
 
   // 23 bcrypt operations at cost 11: 3 s on an idle machine, more beside a browser test on 2 cores; the ratios are the assertion.
-  it("an unknown user and a wrong password (of a file user or the environment admin) cost what a known user's check costs", { timeout: 30_000 }, async () => {
-    // A file user hashed at cost 11 sets the cost of every check: the environment admin is hashed at start with it.
-    const dir = await mkdtemp(join(tmpdir(), "sdwan-timing-"));
-    try {
-      const file = join(dir, "users.htpasswd");
-      await writeFile(file, `ann:${bcrypt.hashSync("ann-pw", 11)}\n`);
-      const users = await loadUsers({ admin: { user: "env", password: "env-password-1" }, htpasswdFile: file, viewers: [], dataDir: dir })();
-      if (E.isLeft(users)) throw new Error(users.left);
-      expect(users.right.get("env")?.hash).toMatch(/^\$2[aby]\$11\$/);
-      // Failures are never cached, so every call is a full check.
-      const { authenticate } = createAuthenticator(users.right, { clock: createManualClock() });
-      const known = await median(authenticate, "ann", "wrong");
-      const figures = {
-        unknownUser: (await median(authenticate, "nobody", "x")) / known,
-        wrongEnvPassword: (await median(authenticate, "env", "wrong")) / known,
-      };
-      for (const ratio of Object.values(figures)) {
-        expect(ratio, JSON.stringify(figures)).toBeGreaterThan(0.5);
-        expect(ratio, JSON.stringify(figures)).toBeLessThan(2);
+  it(
+    "an unknown user and a wrong password (of a file user or the environment admin) cost what a known user's check costs",
+    { timeout: 30_000 },
+    async () => {
+      // A file user hashed at cost 11 sets the cost of every check: the environment admin is hashed at start with it.
+      const dir = await mkdtemp(join(tmpdir(), "sdwan-timing-"));
+      try {
+        const file = join(dir, "users.htpasswd");
+        await writeFile(file, `ann:${bcrypt.hashSync("ann-pw", 11)}\n`);
+        const users = await loadUsers({
+          admin: { user: "env", password: "env-password-1" },
+          htpasswdFile: file,
+          viewers: [],
+          dataDir: dir,
+        })();
+        if (E.isLeft(users)) throw new Error(users.left);
+        expect(users.right.get("env")?.hash).toMatch(/^\$2[aby]\$11\$/);
+        // Failures are never cached, so every call is a full check.
+        const { authenticate } = createAuthenticator(users.right, { clock: createManualClock() });
+        const known = await median(authenticate, "ann", "wrong");
+        const figures = {
+          unknownUser: (await median(authenticate, "nobody", "x")) / known,
+          wrongEnvPassword: (await median(authenticate, "env", "wrong")) / known,
+        };
+        for (const ratio of Object.values(figures)) {
+          expect(ratio, JSON.stringify(figures)).toBeGreaterThan(0.5);
+          expect(ratio, JSON.stringify(figures)).toBeLessThan(2);
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

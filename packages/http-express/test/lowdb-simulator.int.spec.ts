@@ -1,7 +1,11 @@
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { CUSTOMER_FIELDS } from "@sdwan-connections/core";
-import { loadSampleDataset, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import {
+  loadSampleDataset,
+  startOrchestratorSimulator,
+  type OrchestratorSimulator,
+} from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../src/service.js";
 import { ADMIN, BASE, captureLogs, client, makeDataDir, startService, testConfig } from "./harness.js";
@@ -41,10 +45,28 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
     const first = await start();
     const call = client(first.url);
     try {
-      expect((await call("POST", CONNECTIONS, { body: { alias: "Carolina", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } })).status).toBe(200);
+      expect(
+        (
+          await call("POST", CONNECTIONS, {
+            body: { alias: "Carolina", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+          })
+        ).status,
+      ).toBe(200);
       const noSlash = simulator.url.replace(/\/$/, "");
-      expect((await call("POST", CONNECTIONS, { body: { alias: "granite", orchestratorUrl: noSlash, apiKey: CUSTOMER_KEY } })).status).toBe(200);
-      expect((await call("POST", CONNECTIONS, { body: { alias: "bogus", orchestratorUrl: simulator.url, apiKey: "not-a-key-999" } })).status).toBe(422);
+      expect(
+        (
+          await call("POST", CONNECTIONS, {
+            body: { alias: "granite", orchestratorUrl: noSlash, apiKey: CUSTOMER_KEY },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await call("POST", CONNECTIONS, {
+            body: { alias: "bogus", orchestratorUrl: simulator.url, apiKey: "not-a-key-999" },
+          })
+        ).status,
+      ).toBe(422);
 
       expect((await call("GET", `${CONNECTIONS}/carolina?verbose=true`)).json()).toEqual({
         alias: "Carolina",
@@ -57,7 +79,10 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
         apiKeyExpiresAt: null,
         apiKeyExpirySource: null,
       });
-      expect((await call("GET", `${CONNECTIONS}/granite?verbose=true`)).json()).toMatchObject({ valid: true, type: "customer" });
+      expect((await call("GET", `${CONNECTIONS}/granite?verbose=true`)).json()).toMatchObject({
+        valid: true,
+        type: "customer",
+      });
 
       const customers = (await call("GET", `${BASE}/partner/carolina/customers`)).json<Record<string, unknown>[]>();
       const partner = simulator.data.partners.find((p) => p.keys.includes(PARTNER_KEY));
@@ -95,11 +120,31 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
   it("with background checks off, keeps each validation as the connection's last known health; a delete removes it", async () => {
     const service = await start();
     const call = client(service.url);
-    type Health = { intervalSeconds: number | null; connections: { alias: string; state: string; since: string | null; checks: { at: string; outcome: string; reason: string | null }[] }[] };
+    type Health = {
+      intervalSeconds: number | null;
+      connections: {
+        alias: string;
+        state: string;
+        since: string | null;
+        checks: { at: string; outcome: string; reason: string | null }[];
+      }[];
+    };
     const health = async () => (await call("GET", `${BASE}/health/connections`)).json<Health>();
     try {
-      expect((await call("POST", CONNECTIONS, { body: { alias: "checked", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } })).status).toBe(200);
-      expect((await call("POST", `${CONNECTIONS}?force=true`, { body: { alias: "refused", orchestratorUrl: simulator.url, apiKey: "not-a-key-999" } })).status).toBe(200);
+      expect(
+        (
+          await call("POST", CONNECTIONS, {
+            body: { alias: "checked", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await call("POST", `${CONNECTIONS}?force=true`, {
+            body: { alias: "refused", orchestratorUrl: simulator.url, apiKey: "not-a-key-999" },
+          })
+        ).status,
+      ).toBe(200);
       expect((await health()).connections.filter(({ alias }) => ["checked", "refused"].includes(alias))).toMatchObject([
         { state: "unknown", since: null },
         { state: "unknown", since: null },
@@ -110,15 +155,28 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
       expect((await call("GET", `${CONNECTIONS}/REFUSED`)).json()).toMatchObject({ valid: false });
       const after = await health();
       expect(after.intervalSeconds).toBeNull();
-      const [checked, refused] = ["checked", "refused"].map((name) => after.connections.find(({ alias }) => alias === name));
+      const [checked, refused] = ["checked", "refused"].map((name) =>
+        after.connections.find(({ alias }) => alias === name),
+      );
       expect(checked).toMatchObject({ state: "valid", checks: [{ outcome: "valid", reason: null }] });
       expect(Date.parse(checked?.since ?? "")).toBeGreaterThanOrEqual(before - 1);
       expect(checked?.checks[0]?.at).toBe(checked?.since);
       expect(refused).toMatchObject({ state: "invalid", checks: [{ outcome: "invalid", reason: expect.any(String) }] });
 
       expect((await call("DELETE", `${CONNECTIONS}/refused`)).status).toBe(204);
-      expect((await call("POST", `${CONNECTIONS}?force=true`, { body: { alias: "Refused", orchestratorUrl: simulator.url, apiKey: "not-a-key-999" } })).status).toBe(200);
-      expect((await health()).connections.find(({ alias }) => alias === "Refused")).toEqual({ alias: "Refused", state: "unknown", since: null, checks: [] });
+      expect(
+        (
+          await call("POST", `${CONNECTIONS}?force=true`, {
+            body: { alias: "Refused", orchestratorUrl: simulator.url, apiKey: "not-a-key-999" },
+          })
+        ).status,
+      ).toBe(200);
+      expect((await health()).connections.find(({ alias }) => alias === "Refused")).toEqual({
+        alias: "Refused",
+        state: "unknown",
+        since: null,
+        checks: [],
+      });
     } finally {
       for (const alias of ["checked", "refused"]) await call("DELETE", `${CONNECTIONS}/${alias}`);
       await service.close();
@@ -161,7 +219,13 @@ describe("destinations (the hostile review's findings)", () => {
     const service = await start({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "" });
     const call = client(service.url);
     try {
-      expect((await call("POST", `${CONNECTIONS}?force=true`, { body: { alias: "ok", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY } })).status).toBe(200);
+      expect(
+        (
+          await call("POST", `${CONNECTIONS}?force=true`, {
+            body: { alias: "ok", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+          })
+        ).status,
+      ).toBe(200);
       const fenced = [
         "http://169.254.169.254/latest/meta-data/",
         "http://[fe80::1]/",
@@ -177,10 +241,15 @@ describe("destinations (the hostile review's findings)", () => {
       ];
       for (const orchestratorUrl of fenced)
         for (const force of ["?force=true", ""]) {
-          const added = await call("POST", `${CONNECTIONS}${force}`, { body: { alias: "meta", orchestratorUrl, apiKey: PARTNER_KEY } });
+          const added = await call("POST", `${CONNECTIONS}${force}`, {
+            body: { alias: "meta", orchestratorUrl, apiKey: PARTNER_KEY },
+          });
           expect(added.status, orchestratorUrl).toBe(400);
           expect(added.json<{ errors: { field: string }[] }>().errors[0]?.field).toBe("orchestratorUrl");
-          expect((await call("PUT", `${CONNECTIONS}/ok${force}`, { body: { orchestratorUrl } })).status, orchestratorUrl).toBe(400);
+          expect(
+            (await call("PUT", `${CONNECTIONS}/ok${force}`, { body: { orchestratorUrl } })).status,
+            orchestratorUrl,
+          ).toBe(400);
         }
       expect((await call("GET", CONNECTIONS)).json()).toContainEqual({ alias: "ok", orchestratorUrl: simulator.url });
       await call("DELETE", `${CONNECTIONS}/ok`);
@@ -189,7 +258,9 @@ describe("destinations (the hostile review's findings)", () => {
     }
     const allowing = await start({ SDWAN_ORCHESTRATOR_ALLOWED_HOSTS: "127.0.0.1,169.254.169.254" });
     try {
-      const added = await client(allowing.url)("POST", `${CONNECTIONS}?force=true`, { body: { alias: "meta", orchestratorUrl: "http://169.254.169.254/", apiKey: PARTNER_KEY } });
+      const added = await client(allowing.url)("POST", `${CONNECTIONS}?force=true`, {
+        body: { alias: "meta", orchestratorUrl: "http://169.254.169.254/", apiKey: PARTNER_KEY },
+      });
       expect(added.status).toBe(200);
       await client(allowing.url)("DELETE", `${CONNECTIONS}/meta`);
     } finally {
@@ -205,12 +276,17 @@ describe("destinations (the hostile review's findings)", () => {
       const closedPort = "http://127.0.0.1:9/";
       simulator.setFault(PARTNER_KEY, { kind: "redirectToLogin" });
       const reasons: string[] = [];
-      for (const [alias, orchestratorUrl] of [["closed", closedPort], ["redirect", simulator.url]] as const) {
+      for (const [alias, orchestratorUrl] of [
+        ["closed", closedPort],
+        ["redirect", simulator.url],
+      ] as const) {
         await call("POST", `${CONNECTIONS}?force=true`, { body: { alias, orchestratorUrl, apiKey: PARTNER_KEY } });
         reasons.push((await call("GET", `${CONNECTIONS}/${alias}?verbose=true`)).json<{ reason: string }>().reason);
       }
       // Issue 19, item 7: the same sentence, with no attempt count, whatever was met; the attempts go to the log.
-      expect(new Set(reasons)).toEqual(new Set(["Could not connect to the orchestrator for enterprise/getEnterprise."]));
+      expect(new Set(reasons)).toEqual(
+        new Set(["Could not connect to the orchestrator for enterprise/getEnterprise."]),
+      );
       const failures = logs.entries().filter((entry) => entry["msg"] === "orchestrator call failed");
       const details = failures.map((entry) => entry["detail"]);
       expect(details).toContain("ECONNREFUSED");

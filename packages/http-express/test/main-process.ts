@@ -28,4 +28,3 @@ export const runMain = (env: Record<string, string>, entry = "src/main.ts") => {
   };
   return { child, exited, listening, out: () => stdout, err: () => stderr };
 };
-

@@ -61,7 +61,8 @@ export const startTestProvider = async (): Promise<TestProvider> => {
   let keys: JWK[] = [await signingKey()];
   let consoleUrl: string | undefined;
 
-  const findAccount: FindAccount = (_ctx, id) => (id in ACCOUNTS ? { accountId: id, claims: () => ({ sub: id, ...ACCOUNTS[id as AccountId] }) } : undefined);
+  const findAccount: FindAccount = (_ctx, id) =>
+    id in ACCOUNTS ? { accountId: id, claims: () => ({ sub: id, ...ACCOUNTS[id as AccountId] }) } : undefined;
   const configuration = (): Configuration => ({
     clients: [
       ...(Object.keys(ACCOUNTS) as AccountId[]).map((id) => ({
@@ -90,7 +91,8 @@ export const startTestProvider = async (): Promise<TestProvider> => {
     // The console is first-party: its user's consent is given (the OpenID scopes and our resource), no page asks.
     loadExistingGrant: async (ctx) => {
       const { client, session, provider: at } = ctx.oidc;
-      const grantId = ctx.oidc.result?.consent?.grantId ?? (client === undefined ? undefined : session?.grantIdFor(client.clientId));
+      const grantId =
+        ctx.oidc.result?.consent?.grantId ?? (client === undefined ? undefined : session?.grantIdFor(client.clientId));
       if (grantId !== undefined) return at.Grant.find(grantId);
       if (client?.clientId !== CONSOLE_CLIENT_ID || session?.accountId === undefined) return undefined;
       const grant = new at.Grant({ clientId: CONSOLE_CLIENT_ID, accountId: session.accountId });
@@ -101,7 +103,10 @@ export const startTestProvider = async (): Promise<TestProvider> => {
     },
     // A client-credentials token has no account of its own: its client's is looked up and its claims added.
     extraTokenClaims: async (ctx, token) => {
-      const account = await findAccount(ctx, (("accountId" in token ? token.accountId : undefined) ?? token.clientId) as string);
+      const account = await findAccount(
+        ctx,
+        (("accountId" in token ? token.accountId : undefined) ?? token.clientId) as string,
+      );
       const { sub: _sub, ...claims } = (await account?.claims("id_token", "openid", {}, [])) ?? {};
       return claims;
     },
@@ -137,7 +142,13 @@ export const startTestProvider = async (): Promise<TestProvider> => {
       const response = await fetch(`${issuer}/token`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "client_credentials", client_id: account, client_secret: `${account}-secret`, resource, scope: "sdwan" }),
+        body: new URLSearchParams({
+          grant_type: "client_credentials",
+          client_id: account,
+          client_secret: `${account}-secret`,
+          resource,
+          scope: "sdwan",
+        }),
       });
       const body = (await response.json()) as { access_token?: string };
       if (body.access_token === undefined) throw new Error(`no token: ${JSON.stringify(body)}`);

@@ -2,7 +2,14 @@ import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ADMIN, anAddBody, BASE, startHarness, type Harness, type Reply } from "./harness.js";
-import { ADMIN_GROUP, AUDIENCE, OTHER_RESOURCE, startTestProvider, VIEWER_GROUP, type TestProvider } from "./oidc-provider.js";
+import {
+  ADMIN_GROUP,
+  AUDIENCE,
+  OTHER_RESOURCE,
+  startTestProvider,
+  VIEWER_GROUP,
+  type TestProvider,
+} from "./oidc-provider.js";
 
 const CONNECTIONS = `${BASE}/connections`;
 
@@ -29,7 +36,13 @@ const expectRefusedToken = (reply: Reply, token: string, reason: RegExp): void =
 };
 
 /** A token claiming to come from `issuer`, for the forged cases only. */
-const claimsOf = (issuer: string, extra: Record<string, unknown> = {}) => ({ iss: issuer, aud: AUDIENCE, sub: "mallory", groups: [ADMIN_GROUP], ...extra });
+const claimsOf = (issuer: string, extra: Record<string, unknown> = {}) => ({
+  iss: issuer,
+  aud: AUDIENCE,
+  sub: "mallory",
+  groups: [ADMIN_GROUP],
+  ...extra,
+});
 
 describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
   let provider: TestProvider;
@@ -55,7 +68,9 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
 
     const vic = await provider.token("vic");
     expect((await h.call("GET", `${BASE}/me`, bearer(vic))).json()).toEqual({ user: "oidc:vic", role: "viewer" });
-    expect((await h.call("GET", CONNECTIONS, bearer(vic))).json()).toEqual([{ alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/" }]);
+    expect((await h.call("GET", CONNECTIONS, bearer(vic))).json()).toEqual([
+      { alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/" },
+    ]);
     expect((await h.call("DELETE", `${CONNECTIONS}/lab`, bearer(vic))).status).toBe(403);
 
     const audit = (await h.call("GET", `${BASE}/audit`)).json<{ entries: { action: string; actor: string }[] }>();
@@ -71,19 +86,25 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     const nobody = await provider.token("nobody");
     expect((await h.call("GET", `${BASE}/me`, bearer(nobody))).json()).toEqual({ user: "oidc:nobody", role: null });
     expect((await h.call("GET", CONNECTIONS, bearer(nobody))).json()).toEqual([]);
-    expect((await h.call("GET", `${BASE}/health/connections`, bearer(nobody))).json()).toMatchObject({ connections: [] });
+    expect((await h.call("GET", `${BASE}/health/connections`, bearer(nobody))).json()).toMatchObject({
+      connections: [],
+    });
     // An alias it may not read answers exactly as an unknown one does (here: to an admin once it is deleted).
     const hidden = await h.call("GET", `${CONNECTIONS}/lab?stored=true`, bearer(nobody));
     expect(hidden.status).toBe(404);
     expect((await h.call("GET", `${BASE}/partner/lab/customers`, bearer(nobody))).text).toBe(hidden.text);
-    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { ...bearer(nobody), body: anAddBody() })).text).toBe(hidden.text);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { ...bearer(nobody), body: anAddBody() })).text).toBe(
+      hidden.text,
+    );
     expect((await h.call("GET", `${CONNECTIONS}/${"x".repeat(300)}`, bearer(nobody))).status).toBe(400);
     expect((await h.call("DELETE", `${CONNECTIONS}/lab`, bearer(nobody))).status).toBe(404);
     expect((await h.call("DELETE", `${CONNECTIONS}/lab`)).status).toBe(204);
     const unknown = await h.call("GET", `${CONNECTIONS}/lab?stored=true`);
     expect(unknown.status).toBe(404);
     expect(hidden.text).toBe(unknown.text);
-    expect((await h.call("POST", CONNECTIONS, { ...bearer(nobody), body: anAddBody({ alias: "Other" }) })).status).toBe(403);
+    expect((await h.call("POST", CONNECTIONS, { ...bearer(nobody), body: anAddBody({ alias: "Other" }) })).status).toBe(
+      403,
+    );
     expect((await h.call("POST", CONNECTIONS, { ...bearer(nobody), body: anAddBody() })).status).toBe(403);
     expect((await h.call("GET", `${BASE}/audit`, bearer(nobody))).status).toBe(403);
   });
@@ -106,8 +127,15 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
       .setExpirationTime("5m")
       .sign(privateKey);
     expectRefusedToken(await h.call("GET", CONNECTIONS, bearer(forged)), forged, /signature does not verify/);
-    const unknownKid = await new SignJWT(claimsOf(provider.issuer)).setProtectedHeader({ alg: "RS256", kid: "not-published" }).setExpirationTime("5m").sign(privateKey);
-    expectRefusedToken(await h.call("GET", CONNECTIONS, bearer(unknownKid)), unknownKid, /no key the provider publishes/);
+    const unknownKid = await new SignJWT(claimsOf(provider.issuer))
+      .setProtectedHeader({ alg: "RS256", kid: "not-published" })
+      .setExpirationTime("5m")
+      .sign(privateKey);
+    expectRefusedToken(
+      await h.call("GET", CONNECTIONS, bearer(unknownKid)),
+      unknownKid,
+      /no key the provider publishes/,
+    );
   });
 
   it("refuses alg none and HS256 keyed with the provider's public key (asymmetric algorithms only)", async () => {
@@ -115,8 +143,14 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     const none = new UnsecuredJWT(claimsOf(provider.issuer)).setExpirationTime("5m").encode();
     expectRefusedToken(await h.call("GET", CONNECTIONS, bearer(none)), none, /algorithm/);
     const jwks = (await (await fetch(`${provider.issuer}/jwks`)).json()) as { keys: Record<string, string>[] };
-    const publicPem = createPublicKey({ key: jwks.keys[0] as never, format: "jwk" }).export({ type: "spki", format: "pem" });
-    const hs256 = await new SignJWT(claimsOf(provider.issuer)).setProtectedHeader({ alg: "HS256", kid: provider.signingKid() }).setExpirationTime("5m").sign(Buffer.from(publicPem));
+    const publicPem = createPublicKey({ key: jwks.keys[0] as never, format: "jwk" }).export({
+      type: "spki",
+      format: "pem",
+    });
+    const hs256 = await new SignJWT(claimsOf(provider.issuer))
+      .setProtectedHeader({ alg: "HS256", kid: provider.signingKid() })
+      .setExpirationTime("5m")
+      .sign(Buffer.from(publicPem));
     expectRefusedToken(await h.call("GET", CONNECTIONS, bearer(hs256)), hs256, /algorithm/);
     expectRefusedToken(await h.call("GET", CONNECTIONS, bearer("not-a-jwt")), "not-a-jwt", /well-formed/);
   });
@@ -140,7 +174,10 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     const fetchesBefore = provider.jwksFetches();
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
     for (let i = 0; i < 20; i += 1) {
-      const forged = await new SignJWT(claimsOf(provider.issuer)).setProtectedHeader({ alg: "RS256", kid: `forged-${i}` }).setExpirationTime("5m").sign(privateKey);
+      const forged = await new SignJWT(claimsOf(provider.issuer))
+        .setProtectedHeader({ alg: "RS256", kid: `forged-${i}` })
+        .setExpirationTime("5m")
+        .sign(privateKey);
       expect((await h.call("GET", CONNECTIONS, bearer(forged))).status).toBe(401);
     }
     expect(provider.jwksFetches() - fetchesBefore).toBeLessThanOrEqual(1);
@@ -167,7 +204,11 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
   it("with its keys cached, the provider going down stops nobody: old keys keep checking tokens, a failed refresh included", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const leaving = await startTestProvider();
-    const [first, second, third] = await Promise.all([leaving.token("ann"), leaving.token("ann"), leaving.token("vic")]);
+    const [first, second, third] = await Promise.all([
+      leaving.token("ann"),
+      leaving.token("ann"),
+      leaving.token("vic"),
+    ]);
     await using h = await startHarness({ env: oidcEnv(leaving.issuer) });
     expect((await h.call("GET", CONNECTIONS, bearer(first))).status).toBe(200);
     await leaving.close();
@@ -201,7 +242,9 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     await using h = await withProvider();
     const reply = await h.call("GET", `${BASE}/auth/config`, { user: null });
     expect(reply.status).toBe(200);
-    expect(reply.json()).toEqual({ oidc: { issuer: provider.issuer, clientId: "sdwan-console", scopes: ["openid", "profile"] } });
+    expect(reply.json()).toEqual({
+      oidc: { issuer: provider.issuer, clientId: "sdwan-console", scopes: ["openid", "profile"] },
+    });
   });
 
   it("with nothing configured, behaves as before: /auth/config says null and a bearer token is no credential", async () => {

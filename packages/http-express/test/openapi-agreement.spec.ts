@@ -7,7 +7,9 @@ import { openApiDocument } from "../src/openapi.js";
 
 const ajv = new Ajv2020({ strict: false, validateFormats: false });
 ajv.addSchema({ $id: "openapi.json", ...openApiDocument });
-const schema = (name: string) => ajv.getSchema(`openapi.json#/components/schemas/${name}`) ?? ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` });
+const schema = (name: string) =>
+  ajv.getSchema(`openapi.json#/components/schemas/${name}`) ??
+  ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` });
 
 // Values near each rule's edges, mixed with arbitrary text: what a client could send.
 const alias = fc.oneof(
@@ -39,7 +41,10 @@ const apiKey = fc.oneof(
   fc.string({ maxLength: 30, unit: "binary" }),
   fc.constantFrom("", "key\u0000", "key\u009f", "k".repeat(8192), "k".repeat(8193)),
 );
-const body = fc.record({ alias, orchestratorUrl: url, apiKey, extra: fc.string({ maxLength: 3 }) }, { requiredKeys: [] });
+const body = fc.record(
+  { alias, orchestratorUrl: url, apiKey, extra: fc.string({ maxLength: 3 }) },
+  { requiredKeys: [] },
+);
 
 describe("the OpenAPI document and core's codecs agree on request bodies", () => {
   it.each([

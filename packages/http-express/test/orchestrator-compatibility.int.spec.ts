@@ -56,14 +56,16 @@ const expectAnswer = (reply: Reply, expected: string) => {
   const [head = "", retryAfter] = expected.split(", Retry-After: ");
   const [status, problemType] = head.split(" ");
   expect(reply.status, reply.text).toBe(Number(status));
-  if (problemType !== undefined) expect(reply.json<{ type: string }>().type).toBe(`urn:sdwan-connections:problem:${problemType}`);
+  if (problemType !== undefined)
+    expect(reply.json<{ type: string }>().type).toBe(`urn:sdwan-connections:problem:${problemType}`);
   expect(reply.headers.get("retry-after")).toBe(retryAfter ?? null);
 };
 
 /** The words that a reason for each outcome must hold (the customers column's problem type): an operator can act on them. */
 const WORDS: Record<string, RegExp> = {
   "orchestrator-timeout": new RegExp(`did not answer \\S+ within the ${DEADLINE_MS} ms deadline`),
-  "orchestrator-failed": /failed to answer \S+ \(HTTP 5\d\d, error code -?\d+\); it is the orchestrator's own error, not a refusal of the key/,
+  "orchestrator-failed":
+    /failed to answer \S+ \(HTTP 5\d\d, error code -?\d+\); it is the orchestrator's own error, not a refusal of the key/,
   "orchestrator-unreachable": /Could not connect to the orchestrator for \S+/,
   "orchestrator-rejected": /accepts the API key neither as a partner's \(.+\) nor as a customer's \(.+\)/,
   "orchestrator-rate-limited": /is rate limiting calls to/,
@@ -119,7 +121,10 @@ describe("every orchestrator answer form, over HTTP (docs/orchestrator-compatibi
     await using simulator = await startOrchestratorSimulator();
     const apiKey = KEYS[row.key];
     const orchestratorUrl = simulator.url;
-    expect((await call("POST", `${BASE}/connections?force=true`, { body: { alias: "row", orchestratorUrl, apiKey } })).status).toBe(200);
+    expect(
+      (await call("POST", `${BASE}/connections?force=true`, { body: { alias: "row", orchestratorUrl, apiKey } }))
+        .status,
+    ).toBe(200);
     simulator.setFault(apiKey, row.fault);
 
     const timed = async (request: Promise<Reply>): Promise<Reply> => {
@@ -137,7 +142,9 @@ describe("every orchestrator answer form, over HTTP (docs/orchestrator-compatibi
         expectReason(validation.json<{ reason: string }>().reason, row.customers);
       } else expect(validation.json()).toMatchObject({ valid: true, type: row.validate.replace("valid, ", "") });
 
-      const added = await timed(call("POST", `${BASE}/connections`, { body: { alias: "row-added", orchestratorUrl, apiKey } }));
+      const added = await timed(
+        call("POST", `${BASE}/connections`, { body: { alias: "row-added", orchestratorUrl, apiKey } }),
+      );
       expectAnswer(added, row.add);
       if (row.validate === "invalid") expectReason(added.json<{ detail: string }>().detail, row.customers);
       const updated = await timed(call("PUT", `${BASE}/connections/row`, { body: { apiKey } }));

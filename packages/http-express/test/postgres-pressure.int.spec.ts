@@ -25,7 +25,8 @@ afterAll(async () => {
   if (burstLines.length === 2) {
     await reportFigures(
       "reliability:throttle-burst-postgres",
-      `Last run, two instances on one PostgreSQL database, SDWAN_LOGIN_MAX_FAILURES=${MAX_FAILURES}:\n\n${burstLines.map((line) => `- ${line}`).join("\n")}`);
+      `Last run, two instances on one PostgreSQL database, SDWAN_LOGIN_MAX_FAILURES=${MAX_FAILURES}:\n\n${burstLines.map((line) => `- ${line}`).join("\n")}`,
+    );
   }
   await postgres?.stop();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
@@ -33,7 +34,12 @@ afterAll(async () => {
 
 /** One instance of the service on the database `databaseUrl`, as SDWAN_STORAGE=postgres wires it. */
 const instance = (databaseUrl: string, env: Record<string, string> = {}) =>
-  startWiredService({ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: databaseUrl, SDWAN_MASTER_KEY: masterKey, ...env });
+  startWiredService({
+    SDWAN_STORAGE: "postgres",
+    SDWAN_DATABASE_URL: databaseUrl,
+    SDWAN_MASTER_KEY: masterKey,
+    ...env,
+  });
 
 describe("two instances on one PostgreSQL database, a burst from one client", () => {
   const env = { SDWAN_LOGIN_MAX_FAILURES: String(MAX_FAILURES), SDWAN_LOGIN_WINDOW_MS: "600000" };
@@ -79,7 +85,8 @@ describe("instances started together on a fresh database", { timeout: 180_000 },
     }
     await reportFigures(
       "reliability:simultaneous-starts",
-      `Last run: ${TRIALS} trials of ${AT_ONCE} instances started at once, each trial on a fresh database: ${TRIALS * AT_ONCE - failures.length} of ${TRIALS * AT_ONCE} started, ${failures.length} failed.`);
+      `Last run: ${TRIALS} trials of ${AT_ONCE} instances started at once, each trial on a fresh database: ${TRIALS * AT_ONCE - failures.length} of ${TRIALS * AT_ONCE} started, ${failures.length} failed.`,
+    );
     expect(failures).toEqual([]);
   });
 

@@ -22,7 +22,10 @@ afterAll(async () => {
 
 /** One instance of the service on PostgreSQL, as SDWAN_STORAGE=postgres wires it (orchestrator: core's fake, or the one given). */
 const instance = (env: Record<string, string> = {}, orchestrator = testOrchestrator()): Promise<RunningService> =>
-  startWiredService({ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: databaseUrl, SDWAN_MASTER_KEY: masterKey, ...env }, orchestrator);
+  startWiredService(
+    { SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: databaseUrl, SDWAN_MASTER_KEY: masterKey, ...env },
+    orchestrator,
+  );
 
 describe("SDWAN_STORAGE=postgres", () => {
   it("two instances: one of two writers racing with one If-Match wins; the key check, fingerprint, audit and health are shared", async () => {
@@ -35,25 +38,45 @@ describe("SDWAN_STORAGE=postgres", () => {
       expect((await callA("POST", `${BASE}/connections`, { body: anAddBody({ alias: "raced" }) })).status).toBe(200);
       const tag = (await callB("GET", `${BASE}/connections/raced`)).headers.get("etag") ?? "";
       const [first, second] = await Promise.all([
-        callA("PUT", `${BASE}/connections/raced`, { body: { orchestratorUrl: "https://a.example.net" }, headers: { "if-match": tag } }),
-        callB("PUT", `${BASE}/connections/raced`, { body: { orchestratorUrl: "https://b.example.net" }, headers: { "if-match": tag } }),
+        callA("PUT", `${BASE}/connections/raced`, {
+          body: { orchestratorUrl: "https://a.example.net" },
+          headers: { "if-match": tag },
+        }),
+        callB("PUT", `${BASE}/connections/raced`, {
+          body: { orchestratorUrl: "https://b.example.net" },
+          headers: { "if-match": tag },
+        }),
       ]);
       expect([first.status, second.status].sort()).toEqual([200, 412]);
 
-      const fingerprint = (call: typeof callA) => call("GET", `${BASE}/connections/raced?verbose=true`).then((reply) => reply.json<{ apiKeyFingerprint: string }>().apiKeyFingerprint);
+      const fingerprint = (call: typeof callA) =>
+        call("GET", `${BASE}/connections/raced?verbose=true`).then(
+          (reply) => reply.json<{ apiKeyFingerprint: string }>().apiKeyFingerprint,
+        );
       expect(await fingerprint(callA)).toBe(await fingerprint(callB));
-      expect((await callB("POST", `${BASE}/connections/raced/key-check`, { body: { apiKey: TEST_KEYS.partner } })).json()).toEqual({ matches: true });
+      expect(
+        (await callB("POST", `${BASE}/connections/raced/key-check`, { body: { apiKey: TEST_KEYS.partner } })).json(),
+      ).toEqual({ matches: true });
 
-      const audit = (await callB("GET", `${BASE}/audit?alias=raced`)).json<{ entries: { action: string; outcome: string }[] }>();
+      const audit = (await callB("GET", `${BASE}/audit?alias=raced`)).json<{
+        entries: { action: string; outcome: string }[];
+      }>();
       // The first validation (A's) found the state unknown → valid: audited once (SPEC §9), listed on B as soon as A answered.
-      expect(audit.entries.map(({ action, outcome }) => `${action} ${outcome}`).sort()).toEqual(["add succeeded", "health-change succeeded", "update failed", "update succeeded"]);
+      expect(audit.entries.map(({ action, outcome }) => `${action} ${outcome}`).sort()).toEqual([
+        "add succeeded",
+        "health-change succeeded",
+        "update failed",
+        "update succeeded",
+      ]);
 
       // Both instances run a round in the same interval: the connection is checked once, and both answer its state.
       orchestrator.calls.identify = 0;
       await Promise.all([a.composition.service.healthMonitor?.round(), b.composition.service.healthMonitor?.round()]);
       expect(orchestrator.calls.identify).toBe(1);
       for (const call of [callA, callB]) {
-        const health = (await call("GET", `${BASE}/health/connections`)).json<{ connections: { alias: string; state: string }[] }>();
+        const health = (await call("GET", `${BASE}/health/connections`)).json<{
+          connections: { alias: string; state: string }[];
+        }>();
         expect(health.connections.filter((entry) => entry.alias === "raced")).toMatchObject([{ state: "valid" }]);
       }
     } finally {
@@ -68,9 +91,19 @@ describe("SDWAN_STORAGE=postgres", () => {
     const a = await instance({}, orchestrator);
     const b = await instance({}, orchestrator);
     const [callA, callB] = [client(a.url), client(b.url)];
-    type Health = { intervalSeconds: number | null; connections: { alias: string; state: string; since: string | null; checks: { at: string; outcome: string; reason: string | null }[] }[] };
+    type Health = {
+      intervalSeconds: number | null;
+      connections: {
+        alias: string;
+        state: string;
+        since: string | null;
+        checks: { at: string; outcome: string; reason: string | null }[];
+      }[];
+    };
     const healthOf = async (call: typeof callA, alias: string) =>
-      (await call("GET", `${BASE}/health/connections`)).json<Health>().connections.find((entry) => entry.alias.toLowerCase() === alias);
+      (await call("GET", `${BASE}/health/connections`))
+        .json<Health>()
+        .connections.find((entry) => entry.alias.toLowerCase() === alias);
     const rows = () => postgres.rows("select alias from connection_health where alias_key = 'checked'");
     try {
       expect((await callA("POST", `${BASE}/connections`, { body: anAddBody({ alias: "Checked" }) })).status).toBe(200);
@@ -83,8 +116,16 @@ describe("SDWAN_STORAGE=postgres", () => {
 
       expect((await callB("DELETE", `${BASE}/connections/CHECKED`)).status).toBe(204);
       expect(await rows()).toEqual([]);
-      expect((await callA("POST", `${BASE}/connections?force=true`, { body: anAddBody({ alias: "checked" }) })).status).toBe(200);
-      for (const call of [callA, callB]) expect(await healthOf(call, "checked")).toEqual({ alias: "checked", state: "unknown", since: null, checks: [] });
+      expect(
+        (await callA("POST", `${BASE}/connections?force=true`, { body: anAddBody({ alias: "checked" }) })).status,
+      ).toBe(200);
+      for (const call of [callA, callB])
+        expect(await healthOf(call, "checked")).toEqual({
+          alias: "checked",
+          state: "unknown",
+          since: null,
+          checks: [],
+        });
     } finally {
       await callA("DELETE", `${BASE}/connections/checked`); // the next tests start from an empty table
       await a.close();
@@ -98,7 +139,8 @@ describe("SDWAN_STORAGE=postgres", () => {
     const b = await instance(env);
     try {
       const wrong = { name: ADMIN.name, password: "not-the-password" };
-      for (const call of [client(a.url), client(a.url), client(b.url), client(b.url)]) expect((await call("GET", `${BASE}/connections`, { user: wrong })).status).toBe(401);
+      for (const call of [client(a.url), client(a.url), client(b.url), client(b.url)])
+        expect((await call("GET", `${BASE}/connections`, { user: wrong })).status).toBe(401);
       // A saw two failures and B two: together, four. Both refuse the next attempt.
       for (const url of [a.url, b.url]) {
         const refused = await client(url)("GET", `${BASE}/connections`, { user: wrong });
@@ -118,13 +160,19 @@ describe("SDWAN_STORAGE=postgres", () => {
       const callA = client(a.url);
       const callB = client(b.url);
       expect((await callA("POST", `${BASE}/connections`, { body: anAddBody({ alias: "Shared" }) })).status).toBe(200);
-      expect((await callB("GET", `${BASE}/connections`)).json()).toEqual([{ alias: "Shared", orchestratorUrl: "https://orchestrator.example.net/" }]);
+      expect((await callB("GET", `${BASE}/connections`)).json()).toEqual([
+        { alias: "Shared", orchestratorUrl: "https://orchestrator.example.net/" },
+      ]);
       expect((await callB("GET", `${BASE}/partner/shared/customers`)).status).toBe(200);
       expect((await callB("POST", `${BASE}/connections`, { body: anAddBody({ alias: "SHARED" }) })).status).toBe(409);
 
       // Instance A switches the key to a customer's; B must not answer from its cached partner list.
-      expect((await callA("PUT", `${BASE}/connections/shared`, { body: { apiKey: TEST_KEYS.customer } })).status).toBe(200);
-      await expect.poll(async () => (await callB("GET", `${BASE}/partner/shared/customers`)).status, { timeout: 5_000 }).toBe(409);
+      expect((await callA("PUT", `${BASE}/connections/shared`, { body: { apiKey: TEST_KEYS.customer } })).status).toBe(
+        200,
+      );
+      await expect
+        .poll(async () => (await callB("GET", `${BASE}/partner/shared/customers`)).status, { timeout: 5_000 })
+        .toBe(409);
 
       const rows = JSON.stringify(await postgres.rows("select * from connections"));
       expect(rows).toContain("Shared");
@@ -153,27 +201,49 @@ describe("two instances on PostgreSQL, one losing the database for a while (docs
   // One partner whose customers depend on its key: changing the key changes the list.
   const KEYS = { before: "before-key-1a2b3c", after: "after-key-4d5e6f" } as const;
   const orchestrator = createInMemoryOrchestrator([
-    { apiKey: KEYS.before, identity: { kind: "partner", partnerId: 7 }, customers: [aCustomer({ id: 1, name: "BEFORE" })] },
-    { apiKey: KEYS.after, identity: { kind: "partner", partnerId: 7 }, customers: [aCustomer({ id: 2, name: "AFTER" })] },
+    {
+      apiKey: KEYS.before,
+      identity: { kind: "partner", partnerId: 7 },
+      customers: [aCustomer({ id: 1, name: "BEFORE" })],
+    },
+    {
+      apiKey: KEYS.after,
+      identity: { kind: "partner", partnerId: 7 },
+      customers: [aCustomer({ id: 2, name: "AFTER" })],
+    },
   ]);
 
   it("the other's change made during the outage reaches B's answers within 1 s of B listening again", async () => {
     const proxy = await startOutageProxy(databaseUrl);
     /** LISTEN connections open on the database right now (one per instance that listens). */
     const listeners = async (): Promise<number> =>
-      Number((await postgres.rows("select count(*) from pg_stat_activity where query like 'listen %' and state = 'idle'"))[0]?.["count"]);
+      Number(
+        (
+          await postgres.rows("select count(*) from pg_stat_activity where query like 'listen %' and state = 'idle'")
+        )[0]?.["count"],
+      );
     // Customers cached for an hour: only a change notice or a reset refreshes them. B reaches the database only through the proxy.
     const a = await instance({ SDWAN_CUSTOMERS_CACHE_TTL_MS: "3600000" }, orchestrator);
-    const b = await instance({ SDWAN_CUSTOMERS_CACHE_TTL_MS: "3600000", SDWAN_DATABASE_URL: proxy.connectionString }, orchestrator);
+    const b = await instance(
+      { SDWAN_CUSTOMERS_CACHE_TTL_MS: "3600000", SDWAN_DATABASE_URL: proxy.connectionString },
+      orchestrator,
+    );
     const [callA, callB] = [client(a.url), client(b.url)];
-    const names = async (alias: string) => (await callB("GET", `${BASE}/partner/${alias}/customers`)).json<{ name: string }[]>().map(({ name }) => name);
+    const names = async (alias: string) =>
+      (await callB("GET", `${BASE}/partner/${alias}/customers`)).json<{ name: string }[]>().map(({ name }) => name);
     const outages: number[] = [];
     const convergences: number[] = [];
     try {
       await vi.waitFor(async () => expect(await listeners()).toBe(2));
       for (let trial = 1; trial <= TRIALS; trial += 1) {
         const alias = `partner-${trial}`;
-        expect((await callA("POST", `${BASE}/connections`, { body: { alias, orchestratorUrl: "https://vco.example.net/", apiKey: KEYS.before } })).status).toBe(200);
+        expect(
+          (
+            await callA("POST", `${BASE}/connections`, {
+              body: { alias, orchestratorUrl: "https://vco.example.net/", apiKey: KEYS.before },
+            })
+          ).status,
+        ).toBe(200);
         expect(await names(alias)).toEqual(["BEFORE"]); // B's cache is warm
         const cut = performance.now();
         proxy.cut();
@@ -209,10 +279,15 @@ describe("two instances on PostgreSQL, one losing the database for a while (docs
     const b = await instance({ ...env, SDWAN_DATABASE_URL: proxy.connectionString });
     try {
       await postgres.rows("truncate sdwan_login_failures"); // the earlier tests' failures, same client and name
-      expect((await client(a.url)("POST", `${BASE}/connections`, { body: anAddBody({ alias: "outage-lab" }) })).status).toBe(200);
+      expect(
+        (await client(a.url)("POST", `${BASE}/connections`, { body: anAddBody({ alias: "outage-lab" }) })).status,
+      ).toBe(200);
       expect((await client(b.url)("GET", `${BASE}/me`)).status).toBe(200); // B has verified the admin: key checks get past the login
       // The successful logins' points are given back in the background: cut only once they are.
-      const counted = async () => Number((await postgres.rows("select coalesce(sum(points), 0) as points from sdwan_login_failures"))[0]?.["points"]);
+      const counted = async () =>
+        Number(
+          (await postgres.rows("select coalesce(sum(points), 0) as points from sdwan_login_failures"))[0]?.["points"],
+        );
       await vi.waitFor(async () => expect(await counted()).toBe(0), { timeout: 10_000, interval: 50 });
       proxy.cut();
       const logins = await loginBurst([b.url], 50);
@@ -222,10 +297,17 @@ describe("two instances on PostgreSQL, one losing the database for a while (docs
       expect(keyChecks).toEqual({ checks: 0, statuses: { 503: 50 } });
       expect(await loginBurst([a.url], 50)).toEqual({ checks: 5, statuses: { 401: 5, 429: 45 } });
       proxy.restore();
-      await vi.waitFor(async () => expect((await client(b.url)("GET", `${BASE}/connections`, { user: { name: ADMIN.name, password: "once-more" } })).status).toBe(429), {
-        timeout: 10_000,
-        interval: 100,
-      });
+      await vi.waitFor(
+        async () =>
+          expect(
+            (await client(b.url)("GET", `${BASE}/connections`, { user: { name: ADMIN.name, password: "once-more" } }))
+              .status,
+          ).toBe(429),
+        {
+          timeout: 10_000,
+          interval: 100,
+        },
+      );
     } finally {
       await client(a.url)("DELETE", `${BASE}/connections/outage-lab`);
       await a.close();

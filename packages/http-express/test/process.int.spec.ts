@@ -26,9 +26,16 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
     const dir = await makeDataDir();
     try {
       const port = (blocker.address() as { port: number }).port;
-      const run = runMain({ SDWAN_DATA_DIR: dir, SDWAN_PORT: String(port), SDWAN_ADMIN_USER: "admin", SDWAN_ADMIN_PASSWORD: "admin-password-1" });
+      const run = runMain({
+        SDWAN_DATA_DIR: dir,
+        SDWAN_PORT: String(port),
+        SDWAN_ADMIN_USER: "admin",
+        SDWAN_ADMIN_PASSWORD: "admin-password-1",
+      });
       expect(await run.exited).toBe(2);
-      expect(run.err()).toBe(`sdwan-connections: SDWAN_HOST/SDWAN_PORT: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+      expect(run.err()).toBe(
+        `sdwan-connections: SDWAN_HOST/SDWAN_PORT: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`,
+      );
     } finally {
       blocker.close();
       await rm(dir, { recursive: true, force: true });
@@ -38,7 +45,11 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
   it("first start: prints the generated admin once; SIGTERM drains an in-flight request, then exits 0", async () => {
     // A data directory that does not exist yet: the first start creates it, private (regression: it was 0755).
     const dir = join(await makeDataDir(), "data");
-    await using simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+    await using simulator = await startOrchestratorSimulator({
+      data: await loadSampleDataset(),
+      host: "127.0.0.1",
+      port: 0,
+    });
     const run = runMain({ SDWAN_DATA_DIR: dir });
     let admin = { name: "admin", password: "" };
     try {
@@ -85,44 +96,58 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
 
   // Regression: the handler was registered with process.once, so during the drain proper-lockfile's signal-exit (loaded
   // at the first lock, after the handler on a restart) was the last SIGTERM listener and re-raised the signal: exit 143.
-  it("restarted over its data directory, a SIGTERM twice during the drain still answers the in-flight request, then exits 0", { timeout: 180_000 }, async () => {
-    const dir = await makeDataDir();
-    const admin = { name: "admin", password: "admin-password-1" };
-    const env = { SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: admin.name, SDWAN_ADMIN_PASSWORD: admin.password };
-    await using simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
-    simulator.setFault("sample-partner-key-1", { kind: "delay", ms: 1_000 });
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // A quick validation (its health is written, so the store takes its lock), then a slow one cut by `signals` SIGTERMs.
-    const drainAfterAWrite = async (run: ReturnType<typeof runMain>, signals: number) => {
-      const call = client(await run.listening());
-      expect((await call("GET", `${BASE}/connections/fast`, { user: admin })).json()).toMatchObject({ valid: true });
-      const asked = simulator.calls.total;
-      const inFlight = call("GET", `${BASE}/connections/slow`, { user: admin });
-      inFlight.catch(() => undefined); // awaited below, after the signals
-      // In flight once the service has asked the (slow) orchestrator.
-      for (let i = 0; i < 200 && simulator.calls.total === asked; i += 1) await pause(50);
-      for (let i = 0; i < signals; i += 1) {
-        run.child.kill("SIGTERM");
-        await pause(100); // apart, or the kernel delivers the two as one
+  it(
+    "restarted over its data directory, a SIGTERM twice during the drain still answers the in-flight request, then exits 0",
+    { timeout: 180_000 },
+    async () => {
+      const dir = await makeDataDir();
+      const admin = { name: "admin", password: "admin-password-1" };
+      const env = { SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: admin.name, SDWAN_ADMIN_PASSWORD: admin.password };
+      await using simulator = await startOrchestratorSimulator({
+        data: await loadSampleDataset(),
+        host: "127.0.0.1",
+        port: 0,
+      });
+      simulator.setFault("sample-partner-key-1", { kind: "delay", ms: 1_000 });
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      // A quick validation (its health is written, so the store takes its lock), then a slow one cut by `signals` SIGTERMs.
+      const drainAfterAWrite = async (run: ReturnType<typeof runMain>, signals: number) => {
+        const call = client(await run.listening());
+        expect((await call("GET", `${BASE}/connections/fast`, { user: admin })).json()).toMatchObject({ valid: true });
+        const asked = simulator.calls.total;
+        const inFlight = call("GET", `${BASE}/connections/slow`, { user: admin });
+        inFlight.catch(() => undefined); // awaited below, after the signals
+        // In flight once the service has asked the (slow) orchestrator.
+        for (let i = 0; i < 200 && simulator.calls.total === asked; i += 1) await pause(50);
+        for (let i = 0; i < signals; i += 1) {
+          run.child.kill("SIGTERM");
+          await pause(100); // apart, or the kernel delivers the two as one
+        }
+        expect((await inFlight).json()).toMatchObject({ valid: true });
+        expect(await run.exited).toBe(0);
+      };
+      const first = runMain(env);
+      let second: ReturnType<typeof runMain> | undefined;
+      try {
+        const call = client(await first.listening());
+        for (const [alias, apiKey] of [
+          ["slow", "sample-partner-key-1"],
+          ["fast", "sample-partner-key-2"],
+        ]) {
+          const added = await call("POST", `${BASE}/connections?force=true`, {
+            user: admin,
+            body: { alias, orchestratorUrl: simulator.url, apiKey },
+          });
+          expect(added.status).toBe(200);
+        }
+        await drainAfterAWrite(first, 1);
+        second = runMain(env);
+        await drainAfterAWrite(second, 2);
+      } finally {
+        kill(first.child);
+        if (second !== undefined) kill(second.child);
+        await rm(dir, { recursive: true, force: true });
       }
-      expect((await inFlight).json()).toMatchObject({ valid: true });
-      expect(await run.exited).toBe(0);
-    };
-    const first = runMain(env);
-    let second: ReturnType<typeof runMain> | undefined;
-    try {
-      const call = client(await first.listening());
-      for (const [alias, apiKey] of [["slow", "sample-partner-key-1"], ["fast", "sample-partner-key-2"]]) {
-        const added = await call("POST", `${BASE}/connections?force=true`, { user: admin, body: { alias, orchestratorUrl: simulator.url, apiKey } });
-        expect(added.status).toBe(200);
-      }
-      await drainAfterAWrite(first, 1);
-      second = runMain(env);
-      await drainAfterAWrite(second, 2);
-    } finally {
-      kill(first.child);
-      if (second !== undefined) kill(second.child);
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

@@ -14,7 +14,13 @@ describe("the root `pnpm start`", { timeout: 240_000 }, () => {
     const dir = await makeDataDir();
     const child = spawn("pnpm", ["start"], {
       cwd: REPOSITORY_ROOT,
-      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", SDWAN_DATA_DIR: dir, SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn" },
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        HOME: process.env["HOME"] ?? "",
+        SDWAN_DATA_DIR: dir,
+        SDWAN_PORT: "0",
+        SDWAN_LOG_LEVEL: "warn",
+      },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -23,7 +29,8 @@ describe("the root `pnpm start`", { timeout: 240_000 }, () => {
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const exited = once(child, "exit").then(([code]) => code as number | null);
     try {
-      for (let i = 0; i < 2000 && !output.includes("listening on http://") && child.exitCode === null; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 2000 && !output.includes("listening on http://") && child.exitCode === null; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(output, output).toContain("listening on http://");
       expect(output.indexOf("sdwan-connections: building what changed")).toBeGreaterThanOrEqual(0);
       expect(output.indexOf("sdwan-connections: building what changed")).toBeLessThan(output.indexOf("turbo"));

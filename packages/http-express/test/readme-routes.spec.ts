@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 describe("the README", () => {
   it("names every route file", async () => {
     const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
-    const routeFiles = (await readdir(new URL("../src/routes/", import.meta.url))).filter((file) => file.endsWith(".ts") && !file.endsWith(".spec.ts"));
+    const routeFiles = (await readdir(new URL("../src/routes/", import.meta.url))).filter(
+      (file) => file.endsWith(".ts") && !file.endsWith(".spec.ts"),
+    );
     expect(routeFiles.length).toBeGreaterThan(0);
     for (const file of routeFiles) expect(readme, file).toContain(`\`${file}\``);
   });

@@ -9,22 +9,28 @@ const customers = Array.from({ length: 200 }, (_, i) => aCustomer({ id: i + 1, n
 
 /** A raw HTTP GET (fetch would decode the body itself): status, headers and the bytes as sent. */
 const get = (url: string, headers: Record<string, string> = {}) =>
-  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-    const req = request(url, { headers: { authorization: basic(ADMIN), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
+  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      const req = request(url, { headers: { authorization: basic(ADMIN), ...headers } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      });
+      req.on("error", reject);
+      req.end();
+    },
+  );
 
 describe("customers and lists: serialized once, compressed on request, conditional", () => {
   let h: Harness;
   let plain: string;
   beforeAll(async () => {
     h = await startHarness({
-      orchestrator: createInMemoryOrchestrator([{ apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: TEST_PARTNER_ID }, customers }]),
+      orchestrator: createInMemoryOrchestrator([
+        { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: TEST_PARTNER_ID }, customers },
+      ]),
     });
     await h.call("POST", `${BASE}/connections`, { body: anAddBody({ alias: "big" }) });
     plain = JSON.stringify(customers);
@@ -46,11 +52,19 @@ describe("customers and lists: serialized once, compressed on request, condition
       ["*", "br"],
     ];
     for (const [acceptEncoding, expected] of cases) {
-      const reply = await get(`${h.service.url}${CUSTOMERS}`, acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding });
+      const reply = await get(
+        `${h.service.url}${CUSTOMERS}`,
+        acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding },
+      );
       expect(reply.status, acceptEncoding).toBe(200);
       expect(reply.headers["content-encoding"], acceptEncoding).toBe(expected);
       expect(reply.headers["vary"]).toBe("Accept-Encoding");
-      const decoded = expected === "gzip" ? gunzipSync(reply.body) : expected === "br" ? brotliDecompressSync(reply.body) : reply.body;
+      const decoded =
+        expected === "gzip"
+          ? gunzipSync(reply.body)
+          : expected === "br"
+            ? brotliDecompressSync(reply.body)
+            : reply.body;
       expect(decoded.toString(), acceptEncoding).toBe(plain);
       if (expected !== undefined) expect(reply.body.length).toBeLessThan(plain.length / 3);
     }
@@ -71,7 +85,9 @@ describe("customers and lists: serialized once, compressed on request, condition
 
     const list = await get(`${h.service.url}${BASE}/connections`);
     await h.call("POST", `${BASE}/connections`, { body: anAddBody({ alias: "another" }) });
-    const changed = await get(`${h.service.url}${BASE}/connections`, { "if-none-match": list.headers["etag"] as string });
+    const changed = await get(`${h.service.url}${BASE}/connections`, {
+      "if-none-match": list.headers["etag"] as string,
+    });
     expect(changed.status).toBe(200);
     expect(changed.headers["etag"]).not.toBe(list.headers["etag"]);
     expect(JSON.parse(changed.body.toString())).toHaveLength(2);

@@ -11,9 +11,14 @@ const sourceEntries = new Map<string, string>(
   readdirSync(PACKAGES).flatMap((folder) => {
     const manifest = join(PACKAGES, folder, "package.json");
     if (!existsSync(manifest)) return [];
-    const { name, exports = {} } = JSON.parse(readFileSync(manifest, "utf8")) as { name: string; exports?: Record<string, { "sdwan-source"?: string }> };
+    const { name, exports = {} } = JSON.parse(readFileSync(manifest, "utf8")) as {
+      name: string;
+      exports?: Record<string, { "sdwan-source"?: string }>;
+    };
     return Object.entries(exports).flatMap(([subpath, conditions]) =>
-      conditions["sdwan-source"] === undefined ? [] : [[join(name, subpath), join(PACKAGES, folder, conditions["sdwan-source"])] as const],
+      conditions["sdwan-source"] === undefined
+        ? []
+        : [[join(name, subpath), join(PACKAGES, folder, conditions["sdwan-source"])] as const],
     );
   }),
 );
@@ -53,7 +58,10 @@ describe("docs/architecture.md's request path (update a connection)", () => {
 
   it("names only files reached by static imports from the route, or, past the repository port, from the store's entry", () => {
     expect(storeEntry).toBeDefined();
-    const reached = new Set([...reachedFrom(join(PACKAGES, listed[0] as string)), ...reachedFrom(join(PACKAGES, storeEntry as string))]);
+    const reached = new Set([
+      ...reachedFrom(join(PACKAGES, listed[0] as string)),
+      ...reachedFrom(join(PACKAGES, storeEntry as string)),
+    ]);
     expect(listed.filter((file) => !reached.has(join(PACKAGES, file)))).toEqual([]);
   });
 });

@@ -1,6 +1,24 @@
-import { orchestratorGarbage, orchestratorRateLimited, orchestratorRejected, orchestratorTimedOut, orchestratorUnreachable, CUSTOMER_FIELDS } from "@sdwan-connections/core";
+import {
+  orchestratorGarbage,
+  orchestratorRateLimited,
+  orchestratorRejected,
+  orchestratorTimedOut,
+  orchestratorUnreachable,
+  CUSTOMER_FIELDS,
+} from "@sdwan-connections/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ADMIN, anAddBody, BASE, basic, partnerCustomers, startHarness, TEST_KEYS, testOrchestrator, VIEWER, type Harness } from "./harness.js";
+import {
+  ADMIN,
+  anAddBody,
+  BASE,
+  basic,
+  partnerCustomers,
+  startHarness,
+  TEST_KEYS,
+  testOrchestrator,
+  VIEWER,
+  type Harness,
+} from "./harness.js";
 
 const CONNECTIONS = `${BASE}/connections`;
 const orchestrator = testOrchestrator();
@@ -15,7 +33,13 @@ afterAll(async () => {
 
 const problemOf = (reply: { headers: Headers; json<T>(): T }) => {
   expect(reply.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
-  return reply.json<{ type: string; title: string; status: number; detail: string; errors?: { field: string; message: string }[] }>();
+  return reply.json<{
+    type: string;
+    title: string;
+    status: number;
+    detail: string;
+    errors?: { field: string; message: string }[];
+  }>();
 };
 
 const clear = async () => {
@@ -40,7 +64,11 @@ describe("docs/interface.md §1: the wire contract", () => {
 
   it("adds a connection the orchestrator accepts: 200 text/plain", async () => {
     const reply = await h.call("POST", CONNECTIONS, { body: anAddBody() });
-    expect([reply.status, reply.text, reply.headers.get("content-type")]).toEqual([200, "Connection successfully added", "text/plain; charset=utf-8"]);
+    expect([reply.status, reply.text, reply.headers.get("content-type")]).toEqual([
+      200,
+      "Connection successfully added",
+      "text/plain; charset=utf-8",
+    ]);
   });
 
   it("dryrun=true validates and stores nothing", async () => {
@@ -50,7 +78,9 @@ describe("docs/interface.md §1: the wire contract", () => {
   });
 
   it("dryrun=true still refuses a key the orchestrator rejects (422)", async () => {
-    const reply = await h.call("POST", `${CONNECTIONS}?dryrun=true`, { body: anAddBody({ apiKey: TEST_KEYS.refused }) });
+    const reply = await h.call("POST", `${CONNECTIONS}?dryrun=true`, {
+      body: anAddBody({ apiKey: TEST_KEYS.refused }),
+    });
     expect(reply.status).toBe(422);
   });
 
@@ -59,7 +89,9 @@ describe("docs/interface.md §1: the wire contract", () => {
     expect(refused.status).toBe(422);
     expect(problemOf(refused).detail).toContain("refused the API key");
     expect(refused.text).not.toContain(TEST_KEYS.refused);
-    const forced = await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ apiKey: TEST_KEYS.refused }) });
+    const forced = await h.call("POST", `${CONNECTIONS}?force=true`, {
+      body: anAddBody({ apiKey: TEST_KEYS.refused }),
+    });
     expect([forced.status, forced.text]).toEqual([200, "Connection successfully added"]);
   });
 
@@ -77,30 +109,59 @@ describe("docs/interface.md §1: the wire contract", () => {
   it("updates a connection: 200 text/plain; PUT validates the result and refuses a rejected key", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     const reply = await h.call("PUT", `${CONNECTIONS}/Lab`, { body: { orchestratorUrl: "https://other.example.net" } });
-    expect([reply.status, reply.text, reply.headers.get("content-type")]).toEqual([200, "Connection successfully updated", "text/plain; charset=utf-8"]);
-    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "Lab", orchestratorUrl: "https://other.example.net" }]);
+    expect([reply.status, reply.text, reply.headers.get("content-type")]).toEqual([
+      200,
+      "Connection successfully updated",
+      "text/plain; charset=utf-8",
+    ]);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([
+      { alias: "Lab", orchestratorUrl: "https://other.example.net" },
+    ]);
     expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(422);
-    expect((await h.call("PUT", `${CONNECTIONS}/lab?force=true`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(200);
+    expect((await h.call("PUT", `${CONNECTIONS}/lab?force=true`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(
+      200,
+    );
   });
 
   it("PUT dryrun=true validates the connection as the change would make it and changes nothing (an addition to the original)", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     const { version } = (await h.call("GET", `${CONNECTIONS}/lab?verbose=true`)).json<{ version: number }>();
-    const dry = await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { orchestratorUrl: "https://other.example.net", apiKey: TEST_KEYS.customer } });
+    const dry = await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, {
+      body: { orchestratorUrl: "https://other.example.net", apiKey: TEST_KEYS.customer },
+    });
     expect([dry.status, dry.text]).toEqual([200, "Dry run successful"]);
-    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/" }]);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([
+      { alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/" },
+    ]);
     expect((await h.call("GET", `${CONNECTIONS}/lab?verbose=true`)).json()).toMatchObject({ version, type: "partner" });
-    expect((await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { apiKey: TEST_KEYS.refused } })).status).toBe(422);
-    expect((await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { apiKey: TEST_KEYS.partner }, headers: { "if-match": `"${version + 1}"` } })).status).toBe(412);
-    expect((await h.call("PUT", `${CONNECTIONS}/ghost?dryrun=true`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(404);
+    expect(
+      (await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, { body: { apiKey: TEST_KEYS.refused } })).status,
+    ).toBe(422);
+    expect(
+      (
+        await h.call("PUT", `${CONNECTIONS}/lab?dryrun=true`, {
+          body: { apiKey: TEST_KEYS.partner },
+          headers: { "if-match": `"${version + 1}"` },
+        })
+      ).status,
+    ).toBe(412);
+    expect(
+      (await h.call("PUT", `${CONNECTIONS}/ghost?dryrun=true`, { body: { apiKey: TEST_KEYS.partner } })).status,
+    ).toBe(404);
   });
 
   it("validates: exactly {alias, orchestratorUrl, valid}; verbose adds type or reason, the version, the key's date and fingerprint", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
-    await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias: "revoked", apiKey: TEST_KEYS.refused }) });
+    await h.call("POST", `${CONNECTIONS}?force=true`, {
+      body: anAddBody({ alias: "revoked", apiKey: TEST_KEYS.refused }),
+    });
     const plain = await h.call("GET", `${CONNECTIONS}/lab`);
     expect(plain.status).toBe(200);
-    expect(plain.json()).toStrictEqual({ alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/", valid: true });
+    expect(plain.json()).toStrictEqual({
+      alias: "Lab",
+      orchestratorUrl: "https://orchestrator.example.net/",
+      valid: true,
+    });
     expect((await h.call("GET", `${CONNECTIONS}/Lab?verbose=true`)).json()).toStrictEqual({
       alias: "Lab",
       orchestratorUrl: "https://orchestrator.example.net/",
@@ -118,19 +179,38 @@ describe("docs/interface.md §1: the wire contract", () => {
       valid: false,
     });
     const verbose = (await h.call("GET", `${CONNECTIONS}/revoked?verbose=TRUE`)).json<Record<string, unknown>>();
-    expect(Object.keys(verbose)).toEqual(["alias", "orchestratorUrl", "valid", "reason", "version", "apiKeySetAt", "apiKeyFingerprint", "apiKeyExpiresAt", "apiKeyExpirySource"]);
+    expect(Object.keys(verbose)).toEqual([
+      "alias",
+      "orchestratorUrl",
+      "valid",
+      "reason",
+      "version",
+      "apiKeySetAt",
+      "apiKeyFingerprint",
+      "apiKeyExpiresAt",
+      "apiKeyExpirySource",
+    ]);
     expect(verbose["valid"]).toBe(false);
   });
 
   it("answers 200 valid:false (not an error) when the orchestrator cannot be reached or times out", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "flaky", apiKey: TEST_KEYS.customer }) });
-    for (const failure of [orchestratorUnreachable("Cannot connect."), orchestratorTimedOut("No answer within 10000 ms.")]) {
+    for (const failure of [
+      orchestratorUnreachable("Cannot connect."),
+      orchestratorTimedOut("No answer within 10000 ms."),
+    ]) {
       orchestrator.failWith(TEST_KEYS.customer, failure);
       const reply = await h.call("GET", `${CONNECTIONS}/flaky?verbose=true`);
-      expect([reply.status, reply.json()]).toEqual([200, expect.objectContaining({ valid: false, reason: failure.reason })]);
+      expect([reply.status, reply.json()]).toEqual([
+        200,
+        expect.objectContaining({ valid: false, reason: failure.reason }),
+      ]);
     }
     orchestrator.failWith(TEST_KEYS.customer, undefined);
-    expect((await h.call("GET", `${CONNECTIONS}/flaky?verbose=true`)).json()).toMatchObject({ valid: true, type: "customer" });
+    expect((await h.call("GET", `${CONNECTIONS}/flaky?verbose=true`)).json()).toMatchObject({
+      valid: true,
+      type: "customer",
+    });
   });
 
   it("lists a partner's customers with exactly the 20 fields", async () => {
@@ -160,14 +240,22 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
     const tag = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
     expect(tag).toMatch(/^"[1-9]\d*"$/);
     const version = Number(tag.slice(1, -1));
-    const stale = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://other.example.net" }, ...ifMatch(`"${version + 1}"`) });
+    const stale = await h.call("PUT", `${CONNECTIONS}/lab`, {
+      body: { orchestratorUrl: "https://other.example.net" },
+      ...ifMatch(`"${version + 1}"`),
+    });
     expect(stale.status).toBe(412);
     expect(problemOf(stale)).toMatchObject({ type: "urn:sdwan-connections:problem:version-mismatch", status: 412 });
     expect(problemOf(stale).detail).toContain(`version ${version}`);
     expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(`"${version + 7}", W/${tag}`))).status).toBe(412);
-    expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({ orchestratorUrl: "https://orchestrator.example.net/" });
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({
+      orchestratorUrl: "https://orchestrator.example.net/",
+    });
 
-    const updated = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://other.example.net" }, ...ifMatch(`"${version + 9}", ${tag}`) });
+    const updated = await h.call("PUT", `${CONNECTIONS}/lab`, {
+      body: { orchestratorUrl: "https://other.example.net" },
+      ...ifMatch(`"${version + 9}", ${tag}`),
+    });
     expect([updated.status, updated.text]).toEqual([200, "Connection successfully updated"]);
     const next = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
     expect(Number(next.slice(1, -1))).toBeGreaterThan(version);
@@ -200,13 +288,27 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
 
   it("without If-Match, or with *, writes as before; a malformed If-Match is 400 and is not echoed", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
-    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://a.example.net" } })).status).toBe(200);
-    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://b.example.net" }, ...ifMatch("*") })).status).toBe(200);
-    const malformed = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://c.example.net" }, ...ifMatch("secret-ish 3") });
+    expect(
+      (await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://a.example.net" } })).status,
+    ).toBe(200);
+    expect(
+      (
+        await h.call("PUT", `${CONNECTIONS}/lab`, {
+          body: { orchestratorUrl: "https://b.example.net" },
+          ...ifMatch("*"),
+        })
+      ).status,
+    ).toBe(200);
+    const malformed = await h.call("PUT", `${CONNECTIONS}/lab`, {
+      body: { orchestratorUrl: "https://c.example.net" },
+      ...ifMatch("secret-ish 3"),
+    });
     expect(malformed.status).toBe(400);
     expect(problemOf(malformed).errors).toEqual([{ field: "If-Match", message: expect.any(String) }]);
     expect(malformed.text).not.toContain("secret-ish");
-    expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({ orchestratorUrl: "https://b.example.net" });
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({
+      orchestratorUrl: "https://b.example.net",
+    });
   });
 
   it("never lets a tag of a deleted connection match the alias added again: the old ETag gets 412", async () => {
@@ -216,16 +318,28 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
     expect((await h.call("POST", CONNECTIONS, { body: anAddBody() })).status).toBe(200);
     const reborn = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
     expect(reborn).not.toBe(old);
-    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://lost-update.example.net" }, ...ifMatch(old) })).status).toBe(412);
+    expect(
+      (
+        await h.call("PUT", `${CONNECTIONS}/lab`, {
+          body: { orchestratorUrl: "https://lost-update.example.net" },
+          ...ifMatch(old),
+        })
+      ).status,
+    ).toBe(412);
     expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(old))).status).toBe(412);
-    expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({ orchestratorUrl: "https://orchestrator.example.net/" });
+    expect((await h.call("GET", `${CONNECTIONS}/lab`)).json()).toMatchObject({
+      orchestratorUrl: "https://orchestrator.example.net/",
+    });
     expect((await h.call("DELETE", `${CONNECTIONS}/lab`, ifMatch(reborn))).status).toBe(204);
   });
 
   it("keeps the ETag of an update that changes nothing (the same URL, the same key), and drops the cached customers all the same", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     const tag = (await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag") ?? "";
-    const same = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: anAddBody().orchestratorUrl, apiKey: anAddBody().apiKey }, ...ifMatch(tag) });
+    const same = await h.call("PUT", `${CONNECTIONS}/lab`, {
+      body: { orchestratorUrl: anAddBody().orchestratorUrl, apiKey: anAddBody().apiKey },
+      ...ifMatch(tag),
+    });
     expect([same.status, same.text]).toEqual([200, "Connection successfully updated"]);
     expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).toBe(tag);
     // It is still an update, which drops the partner's cached customers (SPEC §4; regression: they stayed cached).
@@ -236,7 +350,14 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
     expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: anAddBody().apiKey } })).status).toBe(200);
     expect((await h.call("GET", `${BASE}/partner/lab/customers`)).status).toBe(200);
     expect(orchestrator.calls.listPartnerCustomers).toBe(listed + 1);
-    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "https://moved.example.net" }, ...ifMatch(tag) })).status).toBe(200);
+    expect(
+      (
+        await h.call("PUT", `${CONNECTIONS}/lab`, {
+          body: { orchestratorUrl: "https://moved.example.net" },
+          ...ifMatch(tag),
+        })
+      ).status,
+    ).toBe(200);
     expect((await h.call("GET", `${CONNECTIONS}/lab`)).headers.get("etag")).not.toBe(tag);
   });
 
@@ -283,7 +404,9 @@ describe("docs/interface.md §2: fields and their rules", () => {
     const body = problemOf(reply);
     expect(body.errors?.map((e) => e.field)).toContain(field);
     expect(reply.text).not.toContain(TEST_KEYS.partner);
-    for (const value of Object.values(overrides)) if (typeof value === "string" && field.toLowerCase() === "apikey") expect(reply.text).not.toContain(value.slice(0, 20) || "\u0000");
+    for (const value of Object.values(overrides))
+      if (typeof value === "string" && field.toLowerCase() === "apikey")
+        expect(reply.text).not.toContain(value.slice(0, 20) || "\u0000");
   });
 
   it("refuses a body that is not an object", async () => {
@@ -299,7 +422,13 @@ describe("docs/interface.md §2: fields and their rules", () => {
     const orchestratorUrl = `https://o.example.net/${"p".repeat(2048 - 22)}`;
     expect(orchestratorUrl).toHaveLength(2048);
     expect((await h.call("POST", CONNECTIONS, { body: anAddBody({ alias, orchestratorUrl }) })).status).toBe(200);
-    expect((await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "noslash", orchestratorUrl: "http://o.example.net" }) })).status).toBe(200);
+    expect(
+      (
+        await h.call("POST", CONNECTIONS, {
+          body: anAddBody({ alias: "noslash", orchestratorUrl: "http://o.example.net" }),
+        })
+      ).status,
+    ).toBe(200);
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([
       { alias, orchestratorUrl },
       { alias: "noslash", orchestratorUrl: "http://o.example.net" },
@@ -310,21 +439,29 @@ describe("docs/interface.md §2: fields and their rules", () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "MyLab" }) });
     expect((await h.call("GET", `${CONNECTIONS}/mylab`)).json()).toMatchObject({ alias: "MyLab" });
     await h.call("PUT", `${CONNECTIONS}/MYLAB`, { body: { orchestratorUrl: "https://x.example.net" } });
-    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "MyLab", orchestratorUrl: "https://x.example.net" }]);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([
+      { alias: "MyLab", orchestratorUrl: "https://x.example.net" },
+    ]);
   });
 
   it("PUT: each field optional, at least one; an omitted field keeps its value", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     const empty = await h.call("PUT", `${CONNECTIONS}/lab`, { body: {} });
     expect(empty.status).toBe(400);
-    expect(problemOf(empty).errors).toEqual([{ field: "body", message: "must contain orchestratorUrl, apiKey or both" }]);
+    expect(problemOf(empty).errors).toEqual([
+      { field: "body", message: "must contain orchestratorUrl, apiKey or both" },
+    ]);
     expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(200);
-    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/" }]);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([
+      { alias: "Lab", orchestratorUrl: "https://orchestrator.example.net/" },
+    ]);
   });
 
   it("PUT: an alias in the body must equal the path alias (ignoring case), else 400", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
-    expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { alias: "LAB", apiKey: TEST_KEYS.partner } })).status).toBe(200);
+    expect(
+      (await h.call("PUT", `${CONNECTIONS}/lab`, { body: { alias: "LAB", apiKey: TEST_KEYS.partner } })).status,
+    ).toBe(200);
     const other = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { alias: "other", apiKey: TEST_KEYS.partner } });
     expect(other.status).toBe(400);
     expect(problemOf(other).errors?.map((e) => e.field)).toEqual(["alias"]);
@@ -333,10 +470,15 @@ describe("docs/interface.md §2: fields and their rules", () => {
   it("PUT: refuses unknown keys, bad fields, and a bad alias in the path", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
     const typo = await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apikey: "typo-secret" } });
-    expect([typo.status, problemOf(typo).errors]).toEqual([400, [{ field: "apikey", message: "is not a known field" }]]);
+    expect([typo.status, problemOf(typo).errors]).toEqual([
+      400,
+      [{ field: "apikey", message: "is not a known field" }],
+    ]);
     expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { orchestratorUrl: "mailto:x@y" } })).status).toBe(400);
     expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: "" } })).status).toBe(400);
-    expect((await h.call("PUT", `${CONNECTIONS}/bad%20alias`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(400);
+    expect((await h.call("PUT", `${CONNECTIONS}/bad%20alias`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(
+      400,
+    );
   });
 
   it("refuses a bad alias in any path with 400", async () => {
@@ -365,7 +507,9 @@ describe("docs/interface.md §2: fields and their rules", () => {
     const reply = await h.call("POST", `${CONNECTIONS}?sk-live-0123456789=true&dryrun=true`, { body: anAddBody() });
     expect(reply.status).toBe(400);
     expect(reply.text).not.toContain("sk-live-0123456789");
-    expect(problemOf(reply).errors).toEqual([{ field: "query", message: "holds an option this endpoint does not know (known: dryrun, force)" }]);
+    expect(problemOf(reply).errors).toEqual([
+      { field: "query", message: "holds an option this endpoint does not know (known: dryrun, force)" },
+    ]);
   });
 });
 
@@ -436,35 +580,59 @@ describe("docs/interface.md §3: errors", () => {
 
   it("415 when a POST or PUT body is not JSON", async () => {
     await h.call("POST", CONNECTIONS, { body: anAddBody() });
-    for (const [method, path] of [["POST", CONNECTIONS], ["PUT", `${CONNECTIONS}/lab`]] as const) {
-      for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}]) {
+    for (const [method, path] of [
+      ["POST", CONNECTIONS],
+      ["PUT", `${CONNECTIONS}/lab`],
+    ] as const) {
+      for (const headers of [
+        { "content-type": "text/plain" },
+        { "content-type": "application/x-www-form-urlencoded" },
+        {},
+      ]) {
         const reply = await h.call(method, path, { rawBody: JSON.stringify(anAddBody()), headers });
         expect(reply.status, `${method} ${JSON.stringify(headers)}`).toBe(415);
         problemOf(reply);
       }
     }
-    const latin1 = await h.call("POST", CONNECTIONS, { rawBody: "{}", headers: { "content-type": "application/json; charset=iso-8859-1" } });
+    const latin1 = await h.call("POST", CONNECTIONS, {
+      rawBody: "{}",
+      headers: { "content-type": "application/json; charset=iso-8859-1" },
+    });
     expect(latin1.status).toBe(415);
   });
 
   it("415 for JSON declared in any charset but UTF-8 (UTF-16 included); nothing is stored", async () => {
     const body = JSON.stringify(anAddBody({ alias: "utf16" }));
     for (const charset of ["utf-16", "UTF-16LE", '"utf-16be"', "utf-32"]) {
-      const reply = await h.call("POST", CONNECTIONS, { rawBody: body, headers: { "content-type": `application/json; charset=${charset}` } });
+      const reply = await h.call("POST", CONNECTIONS, {
+        rawBody: body,
+        headers: { "content-type": `application/json; charset=${charset}` },
+      });
       expect(reply.status, charset).toBe(415);
     }
     for (const [index, charset] of ["utf-8", "UTF-8", '"utf-8"'].entries()) {
-      const reply = await h.call("POST", CONNECTIONS, { rawBody: JSON.stringify(anAddBody({ alias: `ok-${index}` })), headers: { "content-type": `application/json; charset=${charset}` } });
+      const reply = await h.call("POST", CONNECTIONS, {
+        rawBody: JSON.stringify(anAddBody({ alias: `ok-${index}` })),
+        headers: { "content-type": `application/json; charset=${charset}` },
+      });
       expect(reply.status, charset).toBe(200);
     }
-    expect((await h.call("GET", CONNECTIONS)).json<{ alias: string }[]>().map(({ alias }) => alias)).not.toContain("utf16");
+    expect((await h.call("GET", CONNECTIONS)).json<{ alias: string }[]>().map(({ alias }) => alias)).not.toContain(
+      "utf16",
+    );
   });
 
   it("400 for an apiKey that would be stored altered or invisible: invalid UTF-8, lone surrogates, format characters, only whitespace", async () => {
     const bodies = [
-      Buffer.concat([Buffer.from('{"alias":"bad","orchestratorUrl":"https://o.example.net/","apiKey":"key'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+      Buffer.concat([
+        Buffer.from('{"alias":"bad","orchestratorUrl":"https://o.example.net/","apiKey":"key'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}'),
+      ]),
       Buffer.from(JSON.stringify(anAddBody({ alias: "bad" })).replace(TEST_KEYS.partner, "key\\ud800")),
-      ...["key\u200bkey", "\u202ekey", "key\u2028", "   "].map((apiKey) => Buffer.from(JSON.stringify(anAddBody({ alias: "bad", apiKey })))),
+      ...["key\u200bkey", "\u202ekey", "key\u2028", "   "].map((apiKey) =>
+        Buffer.from(JSON.stringify(anAddBody({ alias: "bad", apiKey }))),
+      ),
     ];
     for (const body of bodies) {
       const response = await fetch(`${h.service.url}${CONNECTIONS}`, {
@@ -480,7 +648,11 @@ describe("docs/interface.md §3: errors", () => {
   });
 
   it("400 for an orchestratorUrl with an invisible format character (a right-to-left override shows it reversed), at add and update; nothing stored", async () => {
-    const urls = ["https://o.example.net/\u202Eten.elpmaxe", "https://o\u202E.example.net/", "https://o.example.net/a\u200Bb"];
+    const urls = [
+      "https://o.example.net/\u202Eten.elpmaxe",
+      "https://o\u202E.example.net/",
+      "https://o.example.net/a\u200Bb",
+    ];
     for (const orchestratorUrl of urls) {
       const added = await h.call("POST", CONNECTIONS, { body: anAddBody({ alias: "bad", orchestratorUrl }) });
       expect(added.status, orchestratorUrl).toBe(400);
@@ -493,21 +665,33 @@ describe("docs/interface.md §3: errors", () => {
       expect(updated.status, orchestratorUrl).toBe(400);
       expect(problemOf(updated).errors?.[0]?.field).toBe("orchestratorUrl");
     }
-    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([{ alias: "kept", orchestratorUrl: anAddBody().orchestratorUrl }]);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([
+      { alias: "kept", orchestratorUrl: anAddBody().orchestratorUrl },
+    ]);
     expect((await h.call("DELETE", `${CONNECTIONS}/kept`)).status).toBe(204);
   });
 
   it("400 for a body that does not match its Content-Encoding (found by the fuzz test)", async () => {
     for (const encoding of ["gzip", "deflate", "br"]) {
-      const reply = await h.call("POST", CONNECTIONS, { rawBody: "{}", headers: { "content-type": "application/json", "content-encoding": encoding } });
+      const reply = await h.call("POST", CONNECTIONS, {
+        rawBody: "{}",
+        headers: { "content-type": "application/json", "content-encoding": encoding },
+      });
       expect(reply.status, encoding).toBe(400);
-      expect(problemOf(reply).errors).toEqual([{ field: "body", message: "cannot be read as sent (does it match its Content-Encoding?)" }]);
+      expect(problemOf(reply).errors).toEqual([
+        { field: "body", message: "cannot be read as sent (does it match its Content-Encoding?)" },
+      ]);
     }
     expect(h.logs.entries().filter((entry) => entry["level"] === "error")).toEqual([]);
   });
 
   it("400 naming the path parameter for a malformed percent-escape in an alias, for any role", async () => {
-    for (const path of [`${CONNECTIONS}/%zz`, `${CONNECTIONS}/lab%`, `${CONNECTIONS}/%C0%AF`, `${BASE}/partner/%E0%A4%A/customers`]) {
+    for (const path of [
+      `${CONNECTIONS}/%zz`,
+      `${CONNECTIONS}/lab%`,
+      `${CONNECTIONS}/%C0%AF`,
+      `${BASE}/partner/%E0%A4%A/customers`,
+    ]) {
       for (const user of [ADMIN, VIEWER]) {
         const reply = await h.call("GET", path, { user });
         expect(reply.status, path).toBe(400);
@@ -569,8 +753,12 @@ describe("operations (docs/interface.md §7)", () => {
     await h.call("GET", `${BASE}/partner/secret-named-lab/customers`);
     await h.call("GET", `${BASE}/partner/secret-named-lab/customers`);
     const text = (await h.call("GET", "/metrics", { user: null })).text;
-    expect(text).toContain('sdwan_http_requests_total{method="POST",route="/rest/plugin/sdwan/connections",status="200"}');
-    expect(text).toMatch(/sdwan_http_request_duration_seconds_bucket\{le="0.001",method="GET",route="\/rest\/plugin\/sdwan\/partner\/\{alias\}\/customers",status="200"\}/);
+    expect(text).toContain(
+      'sdwan_http_requests_total{method="POST",route="/rest/plugin/sdwan/connections",status="200"}',
+    );
+    expect(text).toMatch(
+      /sdwan_http_request_duration_seconds_bucket\{le="0.001",method="GET",route="\/rest\/plugin\/sdwan\/partner\/\{alias\}\/customers",status="200"\}/,
+    );
     expect(text).toMatch(/sdwan_orchestrator_calls_total\{operation="identify",outcome="ok"\} \d+/);
     expect(text).toMatch(/sdwan_customers_cache_lookups_total\{outcome="hit"\} [1-9]/);
     expect(text).not.toContain("secret-named-lab");
@@ -593,6 +781,13 @@ describe("operations (docs/interface.md §7)", () => {
     await h.call("GET", CONNECTIONS, { headers: { "x-request-id": "log-check-1" } });
     await new Promise((resolve) => setImmediate(resolve));
     const entry = h.logs.entries().find((line) => line["requestId"] === "log-check-1");
-    expect(entry).toMatchObject({ level: "info", msg: "request", method: "GET", route: `${BASE}/connections`, status: 200, user: "admin" });
+    expect(entry).toMatchObject({
+      level: "info",
+      msg: "request",
+      method: "GET",
+      route: `${BASE}/connections`,
+      status: 200,
+      user: "admin",
+    });
   });
 });

@@ -14,7 +14,9 @@ interface Layer {
 
 // Every route path the app's routers declare (express's own layers), in the OpenAPI document's spelling.
 const routesOf = (stack: readonly Layer[]): string[] =>
-  stack.flatMap((layer) => (layer.route !== undefined ? [layer.route.path.replace(/:(\w+)/g, "{$1}")] : routesOf(layer.handle.stack ?? [])));
+  stack.flatMap((layer) =>
+    layer.route !== undefined ? [layer.route.path.replace(/:(\w+)/g, "{$1}")] : routesOf(layer.handle.stack ?? []),
+  );
 
 describe("one route table: the OpenAPI document", () => {
   it("the app serves exactly the documented API paths and the operations endpoints", () => {

@@ -15,7 +15,11 @@ afterAll(async () => {
 });
 
 const instance = (): Promise<RunningService> =>
-  startWiredService({ SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: postgres.connectionString, SDWAN_MASTER_KEY: masterKey });
+  startWiredService({
+    SDWAN_STORAGE: "postgres",
+    SDWAN_DATABASE_URL: postgres.connectionString,
+    SDWAN_MASTER_KEY: masterKey,
+  });
 
 const bearer = (token: string) => ({ user: null, headers: { authorization: `Bearer ${token}` } });
 
@@ -36,10 +40,15 @@ describe("service tokens on PostgreSQL (SPEC §11)", () => {
     let b = await instance();
     try {
       const [callA, callB] = [client(a.url), () => client(b.url)];
-      const made = async (name: string) => (await callA("POST", `${BASE}/tokens`, { body: { name, expiresInDays: 1 } })).json<{ id: string; token: string }>();
+      const made = async (name: string) =>
+        (await callA("POST", `${BASE}/tokens`, { body: { name, expiresInDays: 1 } })).json<{
+          id: string;
+          token: string;
+        }>();
       const revoked = await made("revoked");
       const renewed = await made("renewed");
-      for (const { token } of [revoked, renewed]) expect((await callB()("GET", `${BASE}/me`, bearer(token))).status).toBe(200);
+      for (const { token } of [revoked, renewed])
+        expect((await callB()("GET", `${BASE}/me`, bearer(token))).status).toBe(200);
 
       // B has just admitted the token (and may trust it for a moment); A revokes it.
       const revoking = performance.now();
@@ -51,7 +60,10 @@ describe("service tokens on PostgreSQL (SPEC §11)", () => {
       expect(renewal.status).toBe(200);
       expect(await refusedAfter(callB(), renewed.token, renewing)).toBeLessThan(1000);
       const { token } = renewal.json<{ token: string }>();
-      expect((await callB()("GET", `${BASE}/me`, bearer(token))).json()).toEqual({ user: "token:renewed", role: "viewer" });
+      expect((await callB()("GET", `${BASE}/me`, bearer(token))).json()).toEqual({
+        user: "token:renewed",
+        role: "viewer",
+      });
 
       await b.close();
       b = await instance();

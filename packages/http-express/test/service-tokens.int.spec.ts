@@ -3,7 +3,20 @@ import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createManualClock } from "@sdwan-connections/core/testing";
 import { describe, expect, it } from "vitest";
-import { ADMIN, anAddBody, BASE, captureLogs, client, makeDataDir, startHarness, startService, testConfig, testOrchestrator, VIEWER, type Harness } from "./harness.js";
+import {
+  ADMIN,
+  anAddBody,
+  BASE,
+  captureLogs,
+  client,
+  makeDataDir,
+  startHarness,
+  startService,
+  testConfig,
+  testOrchestrator,
+  VIEWER,
+  type Harness,
+} from "./harness.js";
 
 const TOKENS = `${BASE}/tokens`;
 const DAY = 24 * 3600_000;
@@ -35,7 +48,7 @@ const expectRefused = async (h: Pick<Harness, "call">, token: string) => {
   expect(refused.text).not.toContain(token.slice(4));
 };
 
-describe("service tokens (SPEC §11, docs/interface.md \"Service tokens\")", () => {
+describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () => {
   it("creates a token shown once (sdw_ and 43 base64url characters), lists it without the secret, and it acts as token:NAME with its role", async () => {
     await using h = await startHarness();
     const ci = await create(h, { name: "ci", expiresInDays: 30, role: "admin" });
@@ -49,16 +62,39 @@ describe("service tokens (SPEC §11, docs/interface.md \"Service tokens\")", () 
     const list = await h.call("GET", TOKENS);
     expect(list.status).toBe(200);
     expect(list.json()).toEqual([
-      { id: ci.id, name: "ci", role: "admin", expiresAt: ci.expiresAt, lastUsedAt: null, createdBy: ADMIN.name, createdAt: ci.createdAt },
-      { id: poller.id, name: "poller", role: "viewer", expiresAt: poller.expiresAt, lastUsedAt: null, createdBy: ADMIN.name, createdAt: poller.createdAt },
+      {
+        id: ci.id,
+        name: "ci",
+        role: "admin",
+        expiresAt: ci.expiresAt,
+        lastUsedAt: null,
+        createdBy: ADMIN.name,
+        createdAt: ci.createdAt,
+      },
+      {
+        id: poller.id,
+        name: "poller",
+        role: "viewer",
+        expiresAt: poller.expiresAt,
+        lastUsedAt: null,
+        createdBy: ADMIN.name,
+        createdAt: poller.createdAt,
+      },
     ]);
 
     expect((await h.call("GET", `${BASE}/me`, bearer(ci.token))).json()).toEqual({ user: "token:ci", role: "admin" });
-    expect((await h.call("POST", `${BASE}/connections?force=true`, { ...bearer(ci.token), body: anAddBody() })).status).toBe(200);
+    expect(
+      (await h.call("POST", `${BASE}/connections?force=true`, { ...bearer(ci.token), body: anAddBody() })).status,
+    ).toBe(200);
     expect((await h.call("GET", `${BASE}/connections`, bearer(poller.token))).status).toBe(200);
     expect((await h.call("DELETE", `${BASE}/connections/lab`, bearer(poller.token))).status).toBe(403);
-    const audit = (await h.call("GET", `${BASE}/audit?alias=lab`)).json<{ entries: { action: string; actor: string }[] }>();
-    expect(audit.entries.map(({ action, actor }) => `${action} ${actor}`)).toEqual(["forbidden token:poller", "add token:ci"]);
+    const audit = (await h.call("GET", `${BASE}/audit?alias=lab`)).json<{
+      entries: { action: string; actor: string }[];
+    }>();
+    expect(audit.entries.map(({ action, actor }) => `${action} ${actor}`)).toEqual([
+      "forbidden token:poller",
+      "add token:ci",
+    ]);
     // An admin token manages tokens; a viewer (token or user) may not even list them.
     expect((await h.call("GET", TOKENS, bearer(ci.token))).status).toBe(200);
     expect((await h.call("GET", TOKENS, bearer(poller.token))).status).toBe(403);
@@ -70,7 +106,12 @@ describe("service tokens (SPEC §11, docs/interface.md \"Service tokens\")", () 
     const bad = async (body: unknown, fields: string[]) => {
       const answer = await h.call("POST", TOKENS, { body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
-      expect(answer.json<{ errors: { field: string }[] }>().errors.map(({ field }) => field).sort()).toEqual(fields);
+      expect(
+        answer
+          .json<{ errors: { field: string }[] }>()
+          .errors.map(({ field }) => field)
+          .sort(),
+      ).toEqual(fields);
     };
     await bad({ name: "ci" }, ["expiresInDays"]);
     await bad({ name: "ci", expiresInDays: 0 }, ["expiresInDays"]);
@@ -88,7 +129,9 @@ describe("service tokens (SPEC §11, docs/interface.md \"Service tokens\")", () 
     expect(taken.status).toBe(409);
     expect(taken.text).not.toContain(ci.token);
     expect((await h.call("POST", `${TOKENS}/${ci.id}/renew`, { body: { overlapHours: -1 } })).status).toBe(400);
-    expect((await h.call("POST", `${TOKENS}/${ci.id}/renew`, { body: { overlapHours: 1, extra: 1 } })).status).toBe(400);
+    expect((await h.call("POST", `${TOKENS}/${ci.id}/renew`, { body: { overlapHours: 1, extra: 1 } })).status).toBe(
+      400,
+    );
     for (const id of ["00000000-0000-4000-8000-000000000000", "not-an-id"]) {
       expect((await h.call("DELETE", `${TOKENS}/${id}`)).status).toBe(404);
       expect((await h.call("POST", `${TOKENS}/${id}/renew`)).status).toBe(404);
@@ -193,7 +236,10 @@ describe("service tokens (SPEC §11, docs/interface.md \"Service tokens\")", () 
       await h.call("GET", "/metrics", { user: null }),
     ];
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const everything = [...replies.map((reply) => `${[...reply.headers].join("\n")}\n${reply.text}`), h.logs.text()].join("\n");
+    const everything = [
+      ...replies.map((reply) => `${[...reply.headers].join("\n")}\n${reply.text}`),
+      h.logs.text(),
+    ].join("\n");
     for (const secret of [token, renewed]) {
       expect(everything).not.toContain(secret);
       expect(everything).not.toContain(secret.slice(4));
@@ -204,21 +250,31 @@ describe("service tokens (SPEC §11, docs/interface.md \"Service tokens\")", () 
   it("lowdb: keeps only the SHA-256 of a secret in the data directory, and a restart keeps the tokens", async () => {
     const dir = await makeDataDir();
     const start = () =>
-      startService(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password }), {
-        orchestrator: testOrchestrator(),
-        logDestination: captureLogs().stream,
-      });
+      startService(
+        testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password }),
+        {
+          orchestrator: testOrchestrator(),
+          logDestination: captureLogs().stream,
+        },
+      );
     try {
       const first = await start();
-      const { token } = (await client(first.url)("POST", TOKENS, { body: { name: "ci", expiresInDays: 1 } })).json<Issued>();
+      const { token } = (
+        await client(first.url)("POST", TOKENS, { body: { name: "ci", expiresInDays: 1 } })
+      ).json<Issued>();
       await first.close();
       const files = await readdir(dir, { recursive: true, withFileTypes: true });
-      const contents = await Promise.all(files.filter((file) => file.isFile()).map((file) => readFile(join(file.parentPath, file.name), "utf8")));
+      const contents = await Promise.all(
+        files.filter((file) => file.isFile()).map((file) => readFile(join(file.parentPath, file.name), "utf8")),
+      );
       expect(contents.join("\n")).toContain(createHash("sha256").update(token).digest("hex"));
       for (const text of contents) expect(text).not.toContain(token.slice(4));
       const second = await start();
       try {
-        expect((await client(second.url)("GET", `${BASE}/me`, bearer(token))).json()).toEqual({ user: "token:ci", role: "viewer" });
+        expect((await client(second.url)("GET", `${BASE}/me`, bearer(token))).json()).toEqual({
+          user: "token:ci",
+          role: "viewer",
+        });
       } finally {
         await second.close();
       }

@@ -16,7 +16,10 @@ export interface SseEvent {
  */
 export const openEventStream = async (
   url: string,
-  options: { readonly user?: { readonly name: string; readonly password: string }; readonly headers?: Record<string, string> } = {},
+  options: {
+    readonly user?: { readonly name: string; readonly password: string };
+    readonly headers?: Record<string, string>;
+  } = {},
 ) => {
   const controller = new AbortController();
   const response = await fetch(url, {
@@ -59,7 +62,13 @@ export const openEventStream = async (
     events,
     comments,
     /** The CloudEvents received so far (the `data:` of each event but `reset`). */
-    cloudEvents: () => events.filter((event) => event.event !== "reset").map((event) => JSON.parse(event.data) as { id: string; type: string; subject: string; data: Record<string, unknown> }),
+    cloudEvents: () =>
+      events
+        .filter((event) => event.event !== "reset")
+        .map(
+          (event) =>
+            JSON.parse(event.data) as { id: string; type: string; subject: string; data: Record<string, unknown> },
+        ),
     ended: () => ended,
     close: async () => {
       controller.abort();

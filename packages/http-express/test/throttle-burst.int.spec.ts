@@ -9,7 +9,10 @@ const env = { SDWAN_LOGIN_MAX_FAILURES: String(MAX_FAILURES), SDWAN_LOGIN_WINDOW
 const lines: string[] = [];
 
 const stores: readonly [string, () => Promise<{ readonly url: string } & AsyncDisposable>][] = [
-  ["in memory", async () => startHarness({ env }).then((harness: Harness) => Object.assign(harness, { url: harness.service.url }))],
+  [
+    "in memory",
+    async () => startHarness({ env }).then((harness: Harness) => Object.assign(harness, { url: harness.service.url })),
+  ],
   ["lowdb", () => startWiredService(env)],
 ];
 
@@ -18,7 +21,8 @@ afterAll(async () => {
   if (lines.length < stores.length * 2) return;
   await reportFigures(
     "reliability:throttle-burst",
-    `Last run, one instance, SDWAN_LOGIN_MAX_FAILURES=${MAX_FAILURES}:\n\n${lines.map((line) => `- ${line}`).join("\n")}`);
+    `Last run, one instance, SDWAN_LOGIN_MAX_FAILURES=${MAX_FAILURES}:\n\n${lines.map((line) => `- ${line}`).join("\n")}`,
+  );
 });
 
 describe.each(stores)("a burst from one client, one instance (%s)", (store, start) => {

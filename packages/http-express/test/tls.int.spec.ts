@@ -13,14 +13,19 @@ describe("SDWAN_ORCHESTRATOR_CA_FILE", () => {
   const certificates = createTestCertificates();
 
   const serviceWith = async (dir: string, env: Record<string, string>) =>
-    startService(testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }), {
-      storage: createInMemoryStorage(),
-      logDestination: captureLogs().stream,
-    });
+    startService(
+      testConfig({ SDWAN_DATA_DIR: dir, SDWAN_ADMIN_USER: ADMIN.name, SDWAN_ADMIN_PASSWORD: ADMIN.password, ...env }),
+      {
+        storage: createInMemoryStorage(),
+        logDestination: captureLogs().stream,
+      },
+    );
 
   it("trusts an https orchestrator whose CA it names; without it the add is refused with a TLS reason", async () => {
     const dir = await makeDataDir();
-    await using simulator = await startOrchestratorSimulator({ tls: { key: certificates.key, cert: certificates.cert } });
+    await using simulator = await startOrchestratorSimulator({
+      tls: { key: certificates.key, cert: certificates.cert },
+    });
     const caFile = join(dir, "orchestrator-ca.pem");
     // Two certificates in one file: another CA first, so the one that matters is not the only one.
     await writeFile(caFile, `${createTestCertificates().caCert}\n${certificates.caCert}`);
@@ -43,12 +48,23 @@ describe("SDWAN_ORCHESTRATOR_CA_FILE", () => {
   it("stops the start with one line for a file that is missing, empty of certificates or broken", async () => {
     const dir = await makeDataDir();
     try {
-      expect(await loadCertificateAuthorities(join(dir, "absent.pem"))()).toEqual(E.left(expect.stringMatching(/^SDWAN_ORCHESTRATOR_CA_FILE: cannot read .*absent\.pem \(ENOENT\)$/)));
+      expect(await loadCertificateAuthorities(join(dir, "absent.pem"))()).toEqual(
+        E.left(expect.stringMatching(/^SDWAN_ORCHESTRATOR_CA_FILE: cannot read .*absent\.pem \(ENOENT\)$/)),
+      );
       await writeFile(join(dir, "empty.pem"), "no certificate here\n");
-      expect(await loadCertificateAuthorities(join(dir, "empty.pem"))()).toEqual(E.left(expect.stringMatching(/holds no PEM certificate$/)));
-      await writeFile(join(dir, "broken.pem"), `${certificates.caCert}\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`);
-      expect(await loadCertificateAuthorities(join(dir, "broken.pem"))()).toEqual(E.left(expect.stringMatching(/certificate 2 in .* cannot be read$/)));
-      await expect(serviceWith(dir, { SDWAN_ORCHESTRATOR_CA_FILE: join(dir, "empty.pem") })).rejects.toThrow(/SDWAN_ORCHESTRATOR_CA_FILE/);
+      expect(await loadCertificateAuthorities(join(dir, "empty.pem"))()).toEqual(
+        E.left(expect.stringMatching(/holds no PEM certificate$/)),
+      );
+      await writeFile(
+        join(dir, "broken.pem"),
+        `${certificates.caCert}\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`,
+      );
+      expect(await loadCertificateAuthorities(join(dir, "broken.pem"))()).toEqual(
+        E.left(expect.stringMatching(/certificate 2 in .* cannot be read$/)),
+      );
+      await expect(serviceWith(dir, { SDWAN_ORCHESTRATOR_CA_FILE: join(dir, "empty.pem") })).rejects.toThrow(
+        /SDWAN_ORCHESTRATOR_CA_FILE/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -12,7 +12,8 @@ const wrong = (name: string, i = 0) => ({ name, password: `guess-${i}` });
 const from = (forwardedFor: string) => ({ "x-forwarded-for": forwardedFor });
 
 /** The `client` of the request log line of each answered request, in order. */
-const loggedClients = (entries: readonly Record<string, unknown>[]): unknown[] => entries.filter((entry) => entry["msg"] === "request").map((entry) => entry["client"]);
+const loggedClients = (entries: readonly Record<string, unknown>[]): unknown[] =>
+  entries.filter((entry) => entry["msg"] === "request").map((entry) => entry["client"]);
 
 /** Runs `send` and counts the bcrypt comparisons it made: the password checks. */
 const countingChecks = async <A>(send: () => Promise<A>): Promise<{ readonly result: A; readonly checks: number }> => {
@@ -45,7 +46,10 @@ const overlapping = (size: number) => {
 describe("the client behind proxies (SDWAN_TRUSTED_PROXIES)", () => {
   it("ignores X-Forwarded-For from a peer that is not a trusted proxy: a guesser cannot rotate it past the throttle", async () => {
     await using h = await startHarness({ env: { SDWAN_LOGIN_MAX_FAILURES: "3" } });
-    for (let i = 0; i < 3; i += 1) expect((await h.call("GET", ME, { user: wrong(ADMIN.name, i), headers: from(`198.51.100.${i}`) })).status).toBe(401);
+    for (let i = 0; i < 3; i += 1)
+      expect((await h.call("GET", ME, { user: wrong(ADMIN.name, i), headers: from(`198.51.100.${i}`) })).status).toBe(
+        401,
+      );
     expect((await h.call("GET", ME, { user: wrong(ADMIN.name, 3), headers: from("198.51.100.3") })).status).toBe(429);
     expect(new Set(loggedClients(h.logs.entries()))).toEqual(new Set(["127.0.0.1"]));
   });
@@ -54,12 +58,25 @@ describe("the client behind proxies (SDWAN_TRUSTED_PROXIES)", () => {
     await using h = await startHarness({ env: { ...PROXY, SDWAN_LOGIN_MAX_FAILURES: "3" } });
     // The guesser writes a new left-most entry each time; the proxy appended its real address on the right.
     for (let i = 0; i < 3; i += 1) {
-      expect((await h.call("GET", ME, { user: wrong(ADMIN.name, i), headers: from(`203.0.113.${i}, 198.51.100.7, 127.0.0.1`) })).status).toBe(401);
+      expect(
+        (
+          await h.call("GET", ME, {
+            user: wrong(ADMIN.name, i),
+            headers: from(`203.0.113.${i}, 198.51.100.7, 127.0.0.1`),
+          })
+        ).status,
+      ).toBe(401);
     }
     expect((await h.call("GET", ME, { user: ADMIN, headers: from("203.0.113.99, 198.51.100.7") })).status).toBe(429);
     // The same user from another client behind the same proxy is not locked out.
     expect((await h.call("GET", ME, { user: ADMIN, headers: from("198.51.100.8") })).status).toBe(200);
-    expect(loggedClients(h.logs.entries())).toEqual(["198.51.100.7", "198.51.100.7", "198.51.100.7", "198.51.100.7", "198.51.100.8"]);
+    expect(loggedClients(h.logs.entries())).toEqual([
+      "198.51.100.7",
+      "198.51.100.7",
+      "198.51.100.7",
+      "198.51.100.7",
+      "198.51.100.8",
+    ]);
   });
 });
 
@@ -67,7 +84,11 @@ describe("failed logins counted per user name and address (issue 27 #6)", () => 
   it("a guesser behind the proxy is stopped on the name it hammers and does not lock out the others of its address", async () => {
     await using h = await startHarness({ env: { SDWAN_LOGIN_MAX_FAILURES: "3" } });
     const { result: statuses, checks } = await countingChecks(() =>
-      Promise.all(Array.from({ length: 40 }, (_, i) => h.call("GET", ME, { user: wrong(ADMIN.name, i) }).then((reply) => reply.status))),
+      Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          h.call("GET", ME, { user: wrong(ADMIN.name, i) }).then((reply) => reply.status),
+        ),
+      ),
     );
     expect(checks).toBe(3);
     expect(statuses.filter((status) => status === 401)).toHaveLength(3);
@@ -80,7 +101,9 @@ describe("failed logins counted per user name and address (issue 27 #6)", () => 
     await using h = await startHarness({ env: { ...PROXY, SDWAN_LOGIN_MAX_FAILURES: "2" } });
     const { result: statuses, checks } = await countingChecks(() =>
       Promise.all(
-        Array.from({ length: 60 }, (_, i) => h.call("GET", ME, { user: wrong(`name-${i}`), headers: from("198.51.100.66") }).then((reply) => reply.status)),
+        Array.from({ length: 60 }, (_, i) =>
+          h.call("GET", ME, { user: wrong(`name-${i}`), headers: from("198.51.100.66") }).then((reply) => reply.status),
+        ),
       ),
     );
     expect(checks).toBe(20);
@@ -95,10 +118,15 @@ describe("failed logins counted per user name and address (issue 27 #6)", () => 
     const colleagues = Array.from({ length: 11 }, (_, i) => ({ name: `colleague-${i}`, password: `password-of-${i}` }));
     await using h = await startHarness();
     const htpasswd = join(h.dir, "colleagues.htpasswd");
-    await writeFile(htpasswd, colleagues.map(({ name, password }) => `${name}:${bcrypt.hashSync(password, 4)}\n`).join(""));
+    await writeFile(
+      htpasswd,
+      colleagues.map(({ name, password }) => `${name}:${bcrypt.hashSync(password, 4)}\n`).join(""),
+    );
     await using office = await startHarness({ env: { SDWAN_HTPASSWD_FILE: htpasswd, SDWAN_VIEWERS: "" } });
     using _checks = overlapping(colleagues.length);
-    const statuses = await Promise.all(colleagues.map((user) => office.call("GET", ME, { user }).then((reply) => reply.status)));
+    const statuses = await Promise.all(
+      colleagues.map((user) => office.call("GET", ME, { user }).then((reply) => reply.status)),
+    );
     expect(statuses).toEqual(colleagues.map(() => 200));
   });
 });

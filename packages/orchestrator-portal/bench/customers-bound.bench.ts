@@ -14,7 +14,13 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { machineLine, markdownTable, median, startServiceProcess, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  startServiceProcess,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { decodeDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import * as E from "fp-ts/lib/Either.js";
 import { DEFAULT_CUSTOMERS_BOUND } from "../src/index.js";
@@ -28,7 +34,8 @@ const MIB = 2 ** 20;
 const mib = (bytes: number): string => (bytes / MIB).toFixed(1);
 
 /** The smallest enterprise the API may send (24 bytes, `{"id":1,"logicalId":"a"}`): each is a customer of 305. */
-const minimal = (count: number, extra: (i: number) => object = () => ({})) => Array.from({ length: count }, (_, i) => ({ id: (i % 9) + 1, logicalId: "a", ...extra(i) }));
+const minimal = (count: number, extra: (i: number) => object = () => ({})) =>
+  Array.from({ length: count }, (_, i) => ({ id: (i % 9) + 1, logicalId: "a", ...extra(i) }));
 // The bytes bound's worst case: an answer near the 64 MiB cap whose customers take just under 32 MiB (a long
 // description each, written out, and as much again in a field the mapping does not read).
 const LONG = 20_000;
@@ -44,7 +51,10 @@ const PARTNERS = {
   atBytes: minimal(LONG, () => ({ description, notes: unread })),
   // The first enterprise not of the usual form (an escaped key) and nested deeper than the fast path once read (64
   // levels; 1,000 is as deep as the simulator's JSON.stringify writes): the fast path passes it and counts on.
-  unusual: [{ id: 0, logicalId: "e0", "a\nb": JSON.parse(`${"[".repeat(NESTING)}${"]".repeat(NESTING)}`) as unknown }, ...minimal(Math.floor((63 * MIB) / 25))],
+  unusual: [
+    { id: 0, logicalId: "e0", "a\nb": JSON.parse(`${"[".repeat(NESTING)}${"]".repeat(NESTING)}`) as unknown },
+    ...minimal(Math.floor((63 * MIB) / 25)),
+  ],
 };
 /**
  * Answers within the enterprises bound whose enterprises are not of the usual form (an escaped key) and hold millions
@@ -59,7 +69,9 @@ const unusualWith = (id: number, bytes: number): string => {
 const MANY = 78;
 const RAW = {
   oneLarge: Buffer.from(`[${unusualWith(1, 63 * MIB)}]`),
-  manySmall: Buffer.from(`[${Array.from({ length: MANY }, (_, i) => unusualWith(i + 1, (63 * MIB) / MANY)).join(",")}]`),
+  manySmall: Buffer.from(
+    `[${Array.from({ length: MANY }, (_, i) => unusualWith(i + 1, (63 * MIB) / MANY)).join(",")}]`,
+  ),
 };
 const scripted = createServer((req, res) => {
   req.resume();
@@ -78,7 +90,12 @@ const scripted = createServer((req, res) => {
 type Partner = keyof typeof PARTNERS | keyof typeof RAW;
 const ids = Object.keys(PARTNERS) as (keyof typeof PARTNERS)[];
 const dataset = decodeDataset({
-  partners: ids.map((id, i) => ({ enterpriseProxyId: 10 + i, name: id, keys: [`key-${id}`], enterprises: PARTNERS[id] })),
+  partners: ids.map((id, i) => ({
+    enterpriseProxyId: 10 + i,
+    name: id,
+    keys: [`key-${id}`],
+    enterprises: PARTNERS[id],
+  })),
   customerKeys: [],
 });
 if (E.isLeft(dataset)) throw new Error(dataset.left);
@@ -111,9 +128,16 @@ interface Run {
 /** A fresh service (its own data directory), one connection to `partner`, and one cold customers request in br then gzip. */
 const coldRequest = async (orchestratorUrl: string, partner: Partner, env: Record<string, string>): Promise<Run> => {
   const dir = await mkdtemp(join(tmpdir(), "sdwan-bench-bound-"));
-  const service = await startServiceProcess({ ...USER, ...env, SDWAN_DATA_DIR: dir, SDWAN_ORCHESTRATOR_TIMEOUT_MS: "120000" });
+  const service = await startServiceProcess({
+    ...USER,
+    ...env,
+    SDWAN_DATA_DIR: dir,
+    SDWAN_ORCHESTRATOR_TIMEOUT_MS: "120000",
+  });
   try {
-    const added = await service.call("POST", "/rest/plugin/sdwan/connections?force=true", { body: { alias: "big", orchestratorUrl, apiKey: `key-${partner}` } });
+    const added = await service.call("POST", "/rest/plugin/sdwan/connections?force=true", {
+      body: { alias: "big", orchestratorUrl, apiKey: `key-${partner}` },
+    });
     if (added.status !== 200) throw new Error(`add: ${added.status} ${added.text}`);
     const idle = await peakRss(service.pid);
     const url = `${service.url}/rest/plugin/sdwan/partner/big/customers`;
@@ -132,26 +156,52 @@ await once(scripted, "listening");
 const scriptedUrl = `http://127.0.0.1:${(scripted.address() as AddressInfo).port}/`;
 try {
   const answerBytes = {
-    ...Object.fromEntries(dataset.right.partners.map((p) => [p.name, Buffer.byteLength(JSON.stringify(p.enterprises))])),
+    ...Object.fromEntries(
+      dataset.right.partners.map((p) => [p.name, Buffer.byteLength(JSON.stringify(p.enterprises))]),
+    ),
     oneLarge: RAW.oneLarge.length,
     manySmall: RAW.manySmall.length,
   } as Record<Partner, number>;
-  const cases: readonly { readonly label: string; readonly partner: Partner; readonly env: Record<string, string> }[] = [
-    { label: "16 MiB of minimal enterprises, **bound lifted** (as before it)", partner: "sixteen", env: UNBOUNDED },
-    { label: "the same answer, default bound", partner: "sixteen", env: {} },
-    { label: `**at the enterprises bound**: ${DEFAULT_CUSTOMERS_BOUND.enterprises.toLocaleString("en-US")} minimal enterprises`, partner: "atCount", env: {} },
-    { label: `**at the bytes bound**: ${LONG.toLocaleString("en-US")} long enterprises, an answer near the 64 MiB cap`, partner: "atBytes", env: {} },
-    { label: `an answer near the 64 MiB cap whose first enterprise is not of the usual form and nests ${NESTING.toLocaleString("en-US")} levels deep, default bound`, partner: "unusual", env: {} },
-    { label: "an answer near the 64 MiB cap: **one enterprise not of the usual form holding 22 million `[]`** in a field not read", partner: "oneLarge", env: {} },
-    { label: `an answer near the 64 MiB cap: **${MANY} enterprises not of the usual form**, 0.8 MiB of \`[]\` each`, partner: "manySmall", env: {} },
-  ];
+  const cases: readonly { readonly label: string; readonly partner: Partner; readonly env: Record<string, string> }[] =
+    [
+      { label: "16 MiB of minimal enterprises, **bound lifted** (as before it)", partner: "sixteen", env: UNBOUNDED },
+      { label: "the same answer, default bound", partner: "sixteen", env: {} },
+      {
+        label: `**at the enterprises bound**: ${DEFAULT_CUSTOMERS_BOUND.enterprises.toLocaleString("en-US")} minimal enterprises`,
+        partner: "atCount",
+        env: {},
+      },
+      {
+        label: `**at the bytes bound**: ${LONG.toLocaleString("en-US")} long enterprises, an answer near the 64 MiB cap`,
+        partner: "atBytes",
+        env: {},
+      },
+      {
+        label: `an answer near the 64 MiB cap whose first enterprise is not of the usual form and nests ${NESTING.toLocaleString("en-US")} levels deep, default bound`,
+        partner: "unusual",
+        env: {},
+      },
+      {
+        label:
+          "an answer near the 64 MiB cap: **one enterprise not of the usual form holding 22 million `[]`** in a field not read",
+        partner: "oneLarge",
+        env: {},
+      },
+      {
+        label: `an answer near the 64 MiB cap: **${MANY} enterprises not of the usual form**, 0.8 MiB of \`[]\` each`,
+        partner: "manySmall",
+        env: {},
+      },
+    ];
   const results: Run[][] = cases.map(() => []);
   // Interleaved rounds, so that the machine's load falls on every case alike.
   for (let round = 0; round < RUNS; round += 1)
     for (const [i, { label, partner, env }] of cases.entries()) {
       const run = await coldRequest(partner in RAW ? scriptedUrl : simulator.url, partner, env);
       results[i]?.push(run);
-      process.stdout.write(`round ${round + 1} ${label}: HTTP ${run.status}, reply ${mib(run.replyBytes)} MiB, peak RSS ${mib(run.peak)} MiB\n`);
+      process.stdout.write(
+        `round ${round + 1} ${label}: HTTP ${run.status}, reply ${mib(run.replyBytes)} MiB, peak RSS ${mib(run.peak)} MiB\n`,
+      );
     }
   const before = median(results[0]?.map((run) => run.peak) ?? []);
   const rows = cases.map(({ label, partner }, i) => {

@@ -72,10 +72,15 @@ const hugePartner = async (): Promise<string> => {
   const store = createInMemoryConnectionRepository();
   await store.insert(aConnection({ alias: "huge-partner", orchestratorUrl: simulator.url, apiKey: KEY }))();
   const coldListing = async () => {
-    const service = createConnectionService({ storage: { ...createInMemoryStorage(), repository: store }, orchestrator: client, customersCacheTtlMs: 600_000 });
+    const service = createConnectionService({
+      storage: { ...createInMemoryStorage(), repository: store },
+      orchestrator: client,
+      customersCacheTtlMs: 600_000,
+    });
     try {
       const listed = await service.listPartnerCustomers("huge-partner")();
-      if (E.isLeft(listed) || listed.right.count !== HUGE_ENTERPRISES) throw new Error("50,000-enterprise cold listing failed");
+      if (E.isLeft(listed) || listed.right.count !== HUGE_ENTERPRISES)
+        throw new Error("50,000-enterprise cold listing failed");
       return listed.right.count;
     } finally {
       service.dispose();
@@ -92,10 +97,22 @@ const hugePartner = async (): Promise<string> => {
     }
     const row = (label: string, runs: readonly Measured<number>[]) => [
       label,
-      range(runs.map((r) => r.durationMs), (v) => v.toFixed(0)),
-      range(runs.map((r) => r.heapGrowth), mib),
-      range(runs.map((r) => r.heapGrowth / answerBytes), (v) => `${v.toFixed(2)}×`),
-      range(runs.map((r) => r.buffersGrowth), mib),
+      range(
+        runs.map((r) => r.durationMs),
+        (v) => v.toFixed(0),
+      ),
+      range(
+        runs.map((r) => r.heapGrowth),
+        mib,
+      ),
+      range(
+        runs.map((r) => r.heapGrowth / answerBytes),
+        (v) => `${v.toFixed(2)}×`,
+      ),
+      range(
+        runs.map((r) => r.buffersGrowth),
+        mib,
+      ),
       mib(Math.max(...runs.map((r) => r.peakRss))),
     ];
     const coldRatio = median(cold.map((r) => r.heapGrowth)) / answerBytes;
@@ -126,7 +143,12 @@ const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
 const repository = createInMemoryConnectionRepository();
 const connection = aConnection({ alias: "big-partner", orchestratorUrl: simulator.url, apiKey: KEY });
 await repository.insert(connection)();
-const newService = () => createConnectionService({ storage: { ...createInMemoryStorage(), repository }, orchestrator, customersCacheTtlMs: 600_000 });
+const newService = () =>
+  createConnectionService({
+    storage: { ...createInMemoryStorage(), repository },
+    orchestrator,
+    customersCacheTtlMs: 600_000,
+  });
 
 try {
   // The simulator's raw answer, fetched over the same kind of keep-alive connection, neither parsed nor mapped.
@@ -167,12 +189,15 @@ try {
   // 100 concurrent first requests on an empty cache: one identify, one enterprises call.
   const flightService = newService();
   simulator.resetCalls();
-  const flight = await measureMemory(() => Promise.all(Array.from({ length: CONCURRENT }, () => flightService.listPartnerCustomers("big-partner")())));
+  const flight = await measureMemory(() =>
+    Promise.all(Array.from({ length: CONCURRENT }, () => flightService.listPartnerCustomers("big-partner")())),
+  );
   const allOk = flight.result.every((answer) => E.isRight(answer) && answer.right.count === ENTERPRISES);
   const enterprisesCalls = simulator.calls.byMethod[ENTERPRISES_METHOD];
   const identifyCalls = simulator.calls.byMethod["enterpriseProxy/getEnterpriseProxyProperty"];
   flightService.dispose();
-  if (!allOk || enterprisesCalls !== 1) throw new Error(`single flight broken: ${enterprisesCalls} enterprises calls, all ok: ${allOk}`);
+  if (!allOk || enterprisesCalls !== 1)
+    throw new Error(`single flight broken: ${enterprisesCalls} enterprises calls, all ok: ${allOk}`);
 
   const coldTimes = cold.map((run) => run.durationMs);
   const huge = await hugePartner();
@@ -187,13 +212,48 @@ each after a raw fetch + JSON.parse of the same answer${gc === undefined ? " (ru
 ${markdownTable(
   ["Measure", "Median", "Min", "Max"],
   [
-    ["Simulator serving the raw answer, inside the server (ms)", ms(median(serveInside)), ms(Math.min(...serveInside)), ms(Math.max(...serveInside))],
-    ["Raw fetch of the same answer, no parsing or mapping (ms)", ms(median(raw)), ms(Math.min(...raw)), ms(Math.max(...raw))],
-    ["Raw fetch + JSON.parse of the same answer: the cold baseline (ms)", ms(median(rawParse)), ms(Math.min(...rawParse)), ms(Math.max(...rawParse))],
-    ["**Cold** listing: identify + list + the customers' JSON (ms)", ms(median(coldTimes)), ms(Math.min(...coldTimes)), ms(Math.max(...coldTimes))],
-    ["Cold listing: peak RSS growth (MiB)", mib(median(cold.map((r) => r.rssGrowth))), mib(Math.min(...cold.map((r) => r.rssGrowth))), mib(Math.max(...cold.map((r) => r.rssGrowth)))],
-    ["Cold listing: peak heap growth (MiB)", mib(median(cold.map((r) => r.heapGrowth))), mib(Math.min(...cold.map((r) => r.heapGrowth))), mib(Math.max(...cold.map((r) => r.heapGrowth)))],
-    [`**Warm** listing from core's cache, ${WARM_RUNS} calls (ms)`, ms(median(warm)), ms(Math.min(...warm)), `${ms(Math.max(...warm))} (p99 ${ms(percentile(warm, 0.99))})`],
+    [
+      "Simulator serving the raw answer, inside the server (ms)",
+      ms(median(serveInside)),
+      ms(Math.min(...serveInside)),
+      ms(Math.max(...serveInside)),
+    ],
+    [
+      "Raw fetch of the same answer, no parsing or mapping (ms)",
+      ms(median(raw)),
+      ms(Math.min(...raw)),
+      ms(Math.max(...raw)),
+    ],
+    [
+      "Raw fetch + JSON.parse of the same answer: the cold baseline (ms)",
+      ms(median(rawParse)),
+      ms(Math.min(...rawParse)),
+      ms(Math.max(...rawParse)),
+    ],
+    [
+      "**Cold** listing: identify + list + the customers' JSON (ms)",
+      ms(median(coldTimes)),
+      ms(Math.min(...coldTimes)),
+      ms(Math.max(...coldTimes)),
+    ],
+    [
+      "Cold listing: peak RSS growth (MiB)",
+      mib(median(cold.map((r) => r.rssGrowth))),
+      mib(Math.min(...cold.map((r) => r.rssGrowth))),
+      mib(Math.max(...cold.map((r) => r.rssGrowth))),
+    ],
+    [
+      "Cold listing: peak heap growth (MiB)",
+      mib(median(cold.map((r) => r.heapGrowth))),
+      mib(Math.min(...cold.map((r) => r.heapGrowth))),
+      mib(Math.max(...cold.map((r) => r.heapGrowth))),
+    ],
+    [
+      `**Warm** listing from core's cache, ${WARM_RUNS} calls (ms)`,
+      ms(median(warm)),
+      ms(Math.min(...warm)),
+      `${ms(Math.max(...warm))} (p99 ${ms(percentile(warm, 0.99))})`,
+    ],
   ],
 )}
 

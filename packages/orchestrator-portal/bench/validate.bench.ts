@@ -12,7 +12,14 @@
  */
 import { Agent } from "node:http";
 import nodeFetch from "node-fetch";
-import { machineLine, markdownTable, median, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  percentile,
+  timeEach,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { createConnectionService, createInMemoryStorage } from "@sdwan-connections/core";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { createPortalOrchestrator } from "../src/index.js";
@@ -38,7 +45,10 @@ const storage = createInMemoryStorage();
 // The customers cache off, so that every listing asks the orchestrator.
 const service = createConnectionService({ storage, orchestrator, customersCacheTtlMs: 0 });
 // Added with force (stored without asking the orchestrator), as `?force` does.
-for (const [alias, apiKey] of [["partner", PARTNER_KEY], ["customer", CUSTOMER_KEY]] as const) {
+for (const [alias, apiKey] of [
+  ["partner", PARTNER_KEY],
+  ["customer", CUSTOMER_KEY],
+] as const) {
   const added = await service.addConnection({ alias, orchestratorUrl: simulator.url, apiKey }, { force: true })();
   if (added._tag === "Left") throw new Error(`could not add ${alias}: ${JSON.stringify(added.left)}`);
 }
@@ -57,7 +67,8 @@ const rawCall = async () => {
 /** Validates `alias` and checks that the key was recognised as `kind`. */
 const validate = (alias: string, kind: "partner" | "customer") => async () => {
   const result = await service.validateConnection(alias)();
-  if (result._tag === "Left" || !result.right.valid || result.right.type !== kind) throw new Error(`${alias} did not validate as a ${kind}: ${JSON.stringify(result)}`);
+  if (result._tag === "Left" || !result.right.valid || result.right.type !== kind)
+    throw new Error(`${alias} did not validate as a ${kind}: ${JSON.stringify(result)}`);
 };
 
 /** The customers of the partner connection through `through`; all of them must come back. */

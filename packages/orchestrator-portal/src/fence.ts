@@ -11,11 +11,18 @@ import { isHostListed } from "./url.js";
  * allowlist names the host itself.
  */
 export const fencedLookup =
-  (allowedHosts: readonly string[] | undefined, resolve: LookupFunction = dnsLookup as LookupFunction): LookupFunction =>
+  (
+    allowedHosts: readonly string[] | undefined,
+    resolve: LookupFunction = dnsLookup as LookupFunction,
+  ): LookupFunction =>
   (hostname, options, callback) =>
     resolve(hostname, options, (error, address, family) => {
       const addresses = typeof address === "string" ? [address] : (address ?? []).map((entry) => entry.address);
-      if (error === null && !isHostListed(hostname, allowedHosts) && addresses.some((one) => E.isLeft(admitsDestination(one)))) {
+      if (
+        error === null &&
+        !isHostListed(hostname, allowedHosts) &&
+        addresses.some((one) => E.isLeft(admitsDestination(one)))
+      ) {
         callback(Object.assign(new Error("fenced destination"), { code: "EFENCED" }), address, family);
         return;
       }

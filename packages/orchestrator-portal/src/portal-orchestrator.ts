@@ -27,8 +27,21 @@ import {
 import { fencedLookup } from "./fence.js";
 import { backoffDelay, parseRetryAfter } from "./retry.js";
 import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
-import { readCustomersByEnterprise, readCustomersJson, type CustomersBound, type Refusal } from "./customers-json/scanner.js";
-import { ApiTokens, describeDecodeFailure, EnterpriseIdentity, ErrorBody, PARSE_LIMIT_BYTES, ProxyProperty, toApiTokens } from "./wire.js";
+import {
+  readCustomersByEnterprise,
+  readCustomersJson,
+  type CustomersBound,
+  type Refusal,
+} from "./customers-json/scanner.js";
+import {
+  ApiTokens,
+  describeDecodeFailure,
+  EnterpriseIdentity,
+  ErrorBody,
+  PARSE_LIMIT_BYTES,
+  ProxyProperty,
+  toApiTokens,
+} from "./wire.js";
 
 /** The part of a fetch response this client reads (node-fetch's and WHATWG's both fit). */
 export interface FetchResponse {
@@ -166,7 +179,14 @@ type Attempt = (
   | { readonly retry: OrchestratorError; readonly waitMs: number; readonly tookMs: number }
 ) & { readonly detail?: string };
 
-const RETRYABLE_NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ECONNABORTED", "EAI_AGAIN", "UND_ERR_SOCKET"]);
+const RETRYABLE_NETWORK_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ECONNABORTED",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+]);
 const TLS_TRUST_CODES = new Set([
   "SELF_SIGNED_CERT_IN_CHAIN",
   "DEPTH_ZERO_SELF_SIGNED_CERT",
@@ -189,12 +209,15 @@ const errorCode = (error: unknown): string | undefined => {
  * apart would let an admin map ports behind this service. The detail goes
  * to the log (`PortalCallEvent.detail`).
  */
-const couldNotConnect = (method: PortalMethod) => orchestratorUnreachable(`Could not connect to the orchestrator for ${method}.`);
+const couldNotConnect = (method: PortalMethod) =>
+  orchestratorUnreachable(`Could not connect to the orchestrator for ${method}.`);
 
 /** Why a connection failed, in words an operator can act on; never a host, port or key. */
 const transportReason = (method: PortalMethod, code: string | undefined): OrchestratorError => {
   if (code !== undefined && TLS_TRUST_CODES.has(code))
-    return orchestratorUnreachable(`The orchestrator's TLS certificate is not trusted (${code}) for ${method}; if a private CA issued it, add that CA (SDWAN_ORCHESTRATOR_CA_FILE).`);
+    return orchestratorUnreachable(
+      `The orchestrator's TLS certificate is not trusted (${code}) for ${method}; if a private CA issued it, add that CA (SDWAN_ORCHESTRATOR_CA_FILE).`,
+    );
   if (code !== undefined && (code.startsWith("CERT_") || code.startsWith("ERR_TLS_")))
     return orchestratorUnreachable(`The orchestrator's TLS certificate was refused (${code}) for ${method}.`);
   return couldNotConnect(method);
@@ -204,7 +227,9 @@ const defaultFetch: FetchLike = (url, init) => nodeFetch(url, init);
 
 // The orchestrator's error body, decoded, when the answer has one (an object with `error`).
 const errorBodyOf = (parsed: unknown) =>
-  typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed ? O.some(ErrorBody.decode(parsed)) : O.none;
+  typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed
+    ? O.some(ErrorBody.decode(parsed))
+    : O.none;
 
 // The body as text, as node-fetch's `text()` decodes it (a byte order mark dropped).
 const utf8 = new TextDecoder();
@@ -226,7 +251,11 @@ const readApiTokens =
     const decoded = ApiTokens.decode(parsed.value);
     return E.isRight(decoded)
       ? E.right(toApiTokens(decoded.right))
-      : E.left(orchestratorGarbage(`The orchestrator's answer to ${method} is not a list of API tokens (${describeDecodeFailure(decoded.left)}).`));
+      : E.left(
+          orchestratorGarbage(
+            `The orchestrator's answer to ${method} is not a list of API tokens (${describeDecodeFailure(decoded.left)}).`,
+          ),
+        );
   };
 
 /** Whether a body is a JSON array, or nothing JSON at all, by its first byte past a byte order mark and white space. */
@@ -265,12 +294,22 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const customersBound = options.customersBound ?? DEFAULT_CUSTOMERS_BOUND;
   /** A listing's answer: the byte scanner first; when it declines, the general path (an enterprise at a time: JSON.parse, io-ts, toCustomer) decides. */
   const readCustomers: ReadAnswer<CustomerList> = (bytes) => {
-    if (!isArrayText(bytes)) return E.left(orchestratorGarbage("The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: the answer is not an array."));
+    if (!isArrayText(bytes))
+      return E.left(
+        orchestratorGarbage(
+          "The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: the answer is not an array.",
+        ),
+      );
     const scanned = readCustomersJson(bytes, customersBound);
-    const read = E.isRight(scanned) && O.isNone(scanned.right) ? readCustomersByEnterprise(bytes, customersBound) : scanned;
+    const read =
+      E.isRight(scanned) && O.isNone(scanned.right) ? readCustomersByEnterprise(bytes, customersBound) : scanned;
     if (E.isLeft(read)) return E.left(refused(read.left, customersBound));
     // Neither read it, so it is not JSON: as any answer that is not, too large to parse whole or not the API.
-    return E.fromOption(() => (bytes.length > PARSE_LIMIT_BYTES ? tooLarge(LISTING, PARSE_LIMIT_BYTES, ` and not ${ENTERPRISES}`) : couldNotConnect(LISTING)))(read.right);
+    return E.fromOption(() =>
+      bytes.length > PARSE_LIMIT_BYTES
+        ? tooLarge(LISTING, PARSE_LIMIT_BYTES, ` and not ${ENTERPRISES}`)
+        : couldNotConnect(LISTING),
+    )(read.right);
   };
   /** Link-local and metadata destinations are refused, unless the allowlist names the host itself. */
   const admitsHost = (hostname: string): E.Either<string, void> => {
@@ -296,8 +335,15 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
    * be. A closed port is retried, a server that does not speak HTTP or answers 404 is not; answered no sooner
    * than this (within the deadline), they take the same time, and no port can be told apart by it (issue 27).
    */
-  const unreachableFloorMs = Array.from({ length: retries }, (_, retry) => Math.min(timeoutMs, backoffBaseMs * 2 ** retry)).reduce((sum, wait) => sum + wait, 0);
-  const padUnreachable = async (result: CallResult, startedAt: number, deadline: Deadline, cancel: AbortSignal): Promise<void> => {
+  const unreachableFloorMs = Array.from({ length: retries }, (_, retry) =>
+    Math.min(timeoutMs, backoffBaseMs * 2 ** retry),
+  ).reduce((sum, wait) => sum + wait, 0);
+  const padUnreachable = async (
+    result: CallResult,
+    startedAt: number,
+    deadline: Deadline,
+    cancel: AbortSignal,
+  ): Promise<void> => {
     if (E.isRight(result) || result.left._tag !== "OrchestratorUnreachable" || cancel.aborted) return;
     const waitMs = Math.min(startedAt + unreachableFloorMs, deadline.expiresAt) - Date.now();
     if (waitMs > 0) await sleep(waitMs, undefined, { signal: cancel }).catch(() => undefined);
@@ -305,14 +351,23 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
 
   /** One HTTP exchange of `exchange.request`, bounded by the deadline and by `cancel`. */
   const attempt = async (
-    exchange: { readonly url: URL; readonly request: PortalRequest; readonly apiKey: string; readonly payload: string; readonly deadline: Deadline; readonly cancel: AbortSignal },
+    exchange: {
+      readonly url: URL;
+      readonly request: PortalRequest;
+      readonly apiKey: string;
+      readonly payload: string;
+      readonly deadline: Deadline;
+      readonly cancel: AbortSignal;
+    },
     retryIndex: number,
   ): Promise<Attempt> => {
     const { url, request, deadline, cancel } = exchange;
     const { method, list } = request;
     const limitBytes = list === undefined ? PARSE_LIMIT_BYTES : LIST_LIMIT_BYTES;
     const started = Date.now();
-    const timedOut = orchestratorTimedOut(`The orchestrator did not answer ${method} within the ${timeoutMs} ms deadline.`);
+    const timedOut = orchestratorTimedOut(
+      `The orchestrator did not answer ${method} within the ${timeoutMs} ms deadline.`,
+    );
     const remaining = deadline.expiresAt - started;
     if (remaining <= 0) return { done: E.left(timedOut) };
     // One controller for both causes: a composite of AbortSignal.any and AbortSignal.timeout was seen not to fire on Node 20.
@@ -329,7 +384,11 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     try {
       const response = await fetch(url.href, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json", authorization: `Token ${exchange.apiKey}` },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          authorization: `Token ${exchange.apiKey}`,
+        },
         body: exchange.payload,
         signal,
         redirect: "manual",
@@ -340,9 +399,11 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       // Read whole, even when unused, so the socket can be reused.
       const bytes = new Uint8Array(await response.arrayBuffer());
       // A list's array is no error body: its reader checks it an item at a time.
-      if (list !== undefined && status >= 200 && status < 300 && isArrayText(bytes)) return { done: E.right({ kind: "ok", status, value: bytes }) };
+      if (list !== undefined && status >= 200 && status < 300 && isArrayText(bytes))
+        return { done: E.right({ kind: "ok", status, value: bytes }) };
       // Parsed whole, so never past the parse limit (1 MiB of `[]` can take 24 MiB parsed): larger is not the API's.
-      if (bytes.length > PARSE_LIMIT_BYTES) return { done: E.left(tooLarge(method, PARSE_LIMIT_BYTES, list === undefined ? "" : ` and not ${list}`)) };
+      if (bytes.length > PARSE_LIMIT_BYTES)
+        return { done: E.left(tooLarge(method, PARSE_LIMIT_BYTES, list === undefined ? "" : ` and not ${list}`)) };
       const parsed = parseJson(bytes);
       const errorBody = O.flatMap(errorBodyOf)(parsed);
       if (status >= 500 && O.isSome(errorBody) && E.isRight(errorBody.value))
@@ -350,35 +411,72 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
         return {
           ...retryAfter(
             parseRetryAfter(response.headers.get("retry-after"), Date.now()),
-            orchestratorFailed(`The orchestrator failed to answer ${method} (${describeAnswer({ status, code: errorBody.value.right.error.code })}); it is the orchestrator's own error, not a refusal of the key.`),
+            orchestratorFailed(
+              `The orchestrator failed to answer ${method} (${describeAnswer({ status, code: errorBody.value.right.error.code })}); it is the orchestrator's own error, not a refusal of the key.`,
+            ),
           ),
           detail: `HTTP ${status} with the orchestrator's error body`,
         };
       if (O.isSome(errorBody) && E.isRight(errorBody.value) && status !== 429)
         return { done: E.right({ kind: "refused", status, code: errorBody.value.right.error.code }) };
       if (status === 429) {
-        const waitMs = O.getOrElse(() => RATE_LIMIT_PENALTY_MS)(parseRetryAfter(response.headers.get("retry-after"), Date.now()));
-        return retryAfter(O.some(waitMs), orchestratorRateLimited(`The orchestrator is rate limiting calls to ${method} (HTTP 429).`, Math.ceil(waitMs / 1000)));
+        const waitMs = O.getOrElse(() => RATE_LIMIT_PENALTY_MS)(
+          parseRetryAfter(response.headers.get("retry-after"), Date.now()),
+        );
+        return retryAfter(
+          O.some(waitMs),
+          orchestratorRateLimited(
+            `The orchestrator is rate limiting calls to ${method} (HTTP 429).`,
+            Math.ceil(waitMs / 1000),
+          ),
+        );
       }
-      if (status >= 500) return { ...retryAfter(parseRetryAfter(response.headers.get("retry-after"), Date.now()), couldNotConnect(method)), detail: `HTTP ${status} without the orchestrator's error body` };
+      if (status >= 500)
+        return {
+          ...retryAfter(parseRetryAfter(response.headers.get("retry-after"), Date.now()), couldNotConnect(method)),
+          detail: `HTTP ${status} without the orchestrator's error body`,
+        };
       if (status === 401 || status === 403) return { done: E.right({ kind: "refused", status }) };
       // Not the portal API: a web server without it, a login redirect (never followed: it could carry the key elsewhere), a page.
-      if (status === 404) return { done: E.left(couldNotConnect(method)), detail: "HTTP 404: no such method; check the orchestrator URL" };
-      if (status >= 300 && status < 400) return { done: E.left(couldNotConnect(method)), detail: `HTTP ${status} redirect, not followed` };
+      if (status === 404)
+        return {
+          done: E.left(couldNotConnect(method)),
+          detail: "HTTP 404: no such method; check the orchestrator URL",
+        };
+      if (status >= 300 && status < 400)
+        return { done: E.left(couldNotConnect(method)), detail: `HTTP ${status} redirect, not followed` };
       if (O.isNone(parsed)) return { done: E.left(couldNotConnect(method)), detail: `HTTP ${status}, not JSON` };
       if (O.isSome(errorBody) && E.isLeft(errorBody.value))
-        return { done: E.left(orchestratorGarbage(`The orchestrator's error answer to ${method} is malformed (${describeDecodeFailure(errorBody.value.left)}).`)) };
-      if (status < 200 || status >= 300) return { done: E.left(orchestratorGarbage(`The orchestrator answered ${method} with HTTP ${status} and no error body.`)) };
+        return {
+          done: E.left(
+            orchestratorGarbage(
+              `The orchestrator's error answer to ${method} is malformed (${describeDecodeFailure(errorBody.value.left)}).`,
+            ),
+          ),
+        };
+      if (status < 200 || status >= 300)
+        return {
+          done: E.left(
+            orchestratorGarbage(`The orchestrator answered ${method} with HTTP ${status} and no error body.`),
+          ),
+        };
       return { done: E.right({ kind: "ok", status, value: bytes }) };
     } catch (error) {
-      if (cancel.aborted) return { done: E.left(orchestratorUnreachable(`The call to ${method} was cancelled: its answer was no longer needed.`)) };
+      if (cancel.aborted)
+        return {
+          done: E.left(
+            orchestratorUnreachable(`The call to ${method} was cancelled: its answer was no longer needed.`),
+          ),
+        };
       if (signal.aborted) return { done: E.left(timedOut) };
       if (typeof error === "object" && error !== null && (error as { type?: unknown }).type === "max-size")
         return { done: E.left(tooLarge(method, limitBytes)) };
       const code = errorCode(error);
       const reason = transportReason(method, code);
       const detail = code ?? "network error";
-      return code !== undefined && RETRYABLE_NETWORK_CODES.has(code) ? { ...retryAfter(O.none, reason), detail } : { done: E.left(reason), detail };
+      return code !== undefined && RETRYABLE_NETWORK_CODES.has(code)
+        ? { ...retryAfter(O.none, reason), detail }
+        : { done: E.left(reason), detail };
     } finally {
       clearTimeout(timer);
       cancel.removeEventListener("abort", abort);
@@ -386,15 +484,33 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   };
 
   /** One portal call: attempts and retries, all inside `deadline`, then its 2xx answer read by `read`. */
-  const call = async <A>(target: OrchestratorTarget, request: PortalRequest, deadline: Deadline, cancel: AbortSignal, read: ReadAnswer<A>): Promise<CallResult<A>> => {
+  const call = async <A>(
+    target: OrchestratorTarget,
+    request: PortalRequest,
+    deadline: Deadline,
+    cancel: AbortSignal,
+    read: ReadAnswer<A>,
+  ): Promise<CallResult<A>> => {
     const { method } = request;
     const started = performance.now();
     const startedAt = Date.now();
     let attempts = 0;
     const finish = async (result: CallResult<A>, detail?: string): Promise<CallResult<A>> => {
       await padUnreachable(result, startedAt, deadline, cancel);
-      const outcome: CallOutcome = cancel.aborted ? "cancelled" : E.isLeft(result) ? result.left._tag : result.right.kind === "refused" ? "refused" : "ok";
-      options.onCall?.({ method, outcome, durationMs: performance.now() - started, attempts, ...(detail === undefined ? {} : { detail }) });
+      const outcome: CallOutcome = cancel.aborted
+        ? "cancelled"
+        : E.isLeft(result)
+          ? result.left._tag
+          : result.right.kind === "refused"
+            ? "refused"
+            : "ok";
+      options.onCall?.({
+        method,
+        outcome,
+        durationMs: performance.now() - started,
+        attempts,
+        ...(detail === undefined ? {} : { detail }),
+      });
       return result;
     };
     const url = portalUrl(target.orchestratorUrl, method);
@@ -402,15 +518,28 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     if (!isHostAllowed(url.right, allowedHosts))
       return finish(E.left(orchestratorRejected("The orchestrator host is not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS.")));
     // A fenced address written as such is never connected to (a name is checked once resolved: see `lookup`).
-    if (E.isLeft(admitsHost(url.right.hostname))) return finish(E.left(couldNotConnect(method)), "fenced destination (link-local or metadata)");
-    const exchange = { url: url.right, request, apiKey: target.apiKey.reveal(), payload: JSON.stringify(request.body), deadline, cancel };
+    if (E.isLeft(admitsHost(url.right.hostname)))
+      return finish(E.left(couldNotConnect(method)), "fenced destination (link-local or metadata)");
+    const exchange = {
+      url: url.right,
+      request,
+      apiKey: target.apiKey.reveal(),
+      payload: JSON.stringify(request.body),
+      deadline,
+      cancel,
+    };
     // Retry only when the wait and one more attempt as long as the last can finish before the deadline.
     const policy = retry(
       handleWhenResult((result) => {
         const last = result as Attempt;
         return "retry" in last && Date.now() + last.waitMs + last.tookMs <= deadline.expiresAt;
       }),
-      { maxAttempts: retries, backoff: new DelegateBackoff((context) => ("value" in context.result ? (context.result.value as { waitMs: number }).waitMs : 0)) },
+      {
+        maxAttempts: retries,
+        backoff: new DelegateBackoff((context) =>
+          "value" in context.result ? (context.result.value as { waitMs: number }).waitMs : 0,
+        ),
+      },
     );
     const last = await policy.execute(({ attempt: retryIndex }) => {
       attempts += 1;
@@ -423,7 +552,10 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     if (done.right.kind === "refused") return finish(E.right(done.right), last.detail);
     const { status, value } = done.right;
     const answer = E.map((decoded: A) => ({ kind: "ok", status, value: decoded }) as const)(read(value));
-    return finish(answer, E.isLeft(answer) && answer.left._tag === "OrchestratorUnreachable" ? `HTTP ${status}, not JSON` : undefined);
+    return finish(
+      answer,
+      E.isLeft(answer) && answer.left._tag === "OrchestratorUnreachable" ? `HTTP ${status}, not JSON` : undefined,
+    );
   };
 
   const identify =
@@ -432,7 +564,13 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       // A partner's id settles it: the customer check's answer is then not needed.
       const customerNotNeeded = new AbortController();
       const [partner, customer] = await Promise.all([
-        call(target, { method: "enterpriseProxy/getEnterpriseProxyProperty", body: {} }, deadline, new AbortController().signal, readJson).then((result) => {
+        call(
+          target,
+          { method: "enterpriseProxy/getEnterpriseProxyProperty", body: {} },
+          deadline,
+          new AbortController().signal,
+          readJson,
+        ).then((result) => {
           if (partnerIdOf(result) !== undefined) customerNotNeeded.abort();
           return result;
         }),
@@ -442,20 +580,42 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     };
 
   const listPartnerCustomers =
-    (target: OrchestratorTarget, partnerId: number, deadline: Deadline = startDeadline()): TaskEither<OrchestratorError, CustomerList> =>
+    (
+      target: OrchestratorTarget,
+      partnerId: number,
+      deadline: Deadline = startDeadline(),
+    ): TaskEither<OrchestratorError, CustomerList> =>
     async () => {
-      const answer = await call(target, { method: LISTING, body: { enterpriseProxyId: partnerId }, list: ENTERPRISES }, deadline, new AbortController().signal, readCustomers);
+      const answer = await call(
+        target,
+        { method: LISTING, body: { enterpriseProxyId: partnerId }, list: ENTERPRISES },
+        deadline,
+        new AbortController().signal,
+        readCustomers,
+      );
       if (E.isLeft(answer)) return answer;
       const { right } = answer;
       if (right.kind === "ok") return E.right(right.value);
       // A success status with an error member contradicts itself: garbage. Otherwise it is a refusal.
       return right.status < 300
-        ? E.left(orchestratorGarbage(`The orchestrator answered getEnterpriseProxyEnterprises with HTTP ${right.status} and an error member (code ${right.code}).`))
-        : E.left(orchestratorRejected(`The orchestrator refused to list partner ${partnerId}'s customers (${describeAnswer(right)}).`));
+        ? E.left(
+            orchestratorGarbage(
+              `The orchestrator answered getEnterpriseProxyEnterprises with HTTP ${right.status} and an error member (code ${right.code}).`,
+            ),
+          )
+        : E.left(
+            orchestratorRejected(
+              `The orchestrator refused to list partner ${partnerId}'s customers (${describeAnswer(right)}).`,
+            ),
+          );
     };
 
   const listApiTokens =
-    (target: OrchestratorTarget, identity: Identity, deadline: Deadline = startDeadline()): TaskEither<OrchestratorError, readonly ApiToken[]> =>
+    (
+      target: OrchestratorTarget,
+      identity: Identity,
+      deadline: Deadline = startDeadline(),
+    ): TaskEither<OrchestratorError, readonly ApiToken[]> =>
     async () => {
       const request: PortalRequest =
         identity.kind === "partner"
@@ -466,8 +626,16 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
       const { right } = answer;
       if (right.kind === "ok") return E.right(right.value);
       return right.status < 300
-        ? E.left(orchestratorGarbage(`The orchestrator answered ${request.method} with HTTP ${right.status} and an error member (code ${right.code}).`))
-        : E.left(orchestratorRejected(`The orchestrator refused to list the API tokens (${describeAnswer(right)}); the key may not read them.`));
+        ? E.left(
+            orchestratorGarbage(
+              `The orchestrator answered ${request.method} with HTTP ${right.status} and an error member (code ${right.code}).`,
+            ),
+          )
+        : E.left(
+            orchestratorRejected(
+              `The orchestrator refused to list the API tokens (${describeAnswer(right)}); the key may not read them.`,
+            ),
+          );
     };
 
   return {
@@ -503,7 +671,10 @@ const describeCheck = (result: CallResult, expected: string): string => {
 
 /** A check that got no answer from the orchestrator's API: it timed out, could not connect, or the orchestrator failed. */
 const gotNoAnswer = (result: CallResult): result is E.Left<OrchestratorError> =>
-  E.isLeft(result) && (result.left._tag === "OrchestratorTimedOut" || result.left._tag === "OrchestratorUnreachable" || result.left._tag === "OrchestratorFailed");
+  E.isLeft(result) &&
+  (result.left._tag === "OrchestratorTimedOut" ||
+    result.left._tag === "OrchestratorUnreachable" ||
+    result.left._tag === "OrchestratorFailed");
 
 /**
  * The identity that the two checks' results give, as the original plugin
@@ -526,7 +697,9 @@ const identityOf = (partner: CallResult, customer: CallResult): E.Either<Orchest
     const decoded = EnterpriseIdentity.decode(customer.right.value);
     if (E.isRight(decoded)) return E.right({ kind: "customer", customerId: decoded.right.id });
   }
-  const rateLimited = [customer, partner].flatMap((result) => (E.isLeft(result) && result.left._tag === "OrchestratorRateLimited" ? [result.left] : []));
+  const rateLimited = [customer, partner].flatMap((result) =>
+    E.isLeft(result) && result.left._tag === "OrchestratorRateLimited" ? [result.left] : [],
+  );
   if (rateLimited[0] !== undefined) return E.left(rateLimited[0]);
   const partnerCheck = `getEnterpriseProxyProperty: ${describeCheck(partner, "enterpriseProxyId")}`;
   const customerCheck = `getEnterprise: ${describeCheck(customer, "id")}`;
@@ -537,7 +710,11 @@ const identityOf = (partner: CallResult, customer: CallResult): E.Either<Orchest
         ...partner.left,
         reason: `${withoutStop(partner.left)}, so it is not known whether the API key is a partner's; the customer check (${customerCheck}) refused it, as it refuses every partner's key.`,
       });
-    return E.left(orchestratorRejected(`The orchestrator accepts the API key neither as a partner's (${partnerCheck}) nor as a customer's (${customerCheck}).`));
+    return E.left(
+      orchestratorRejected(
+        `The orchestrator accepts the API key neither as a partner's (${partnerCheck}) nor as a customer's (${customerCheck}).`,
+      ),
+    );
   }
   if (E.isRight(customer)) return E.left(orchestratorGarbage("The orchestrator's answer to getEnterprise lacks id."));
   // The customer check decides once the partner check said "not a partner"; with neither answered, the reason is the same whatever was met.

@@ -23,8 +23,11 @@ export const portalUrl = (orchestratorUrl: string, method: PortalMethod): E.Eith
     return E.left(orchestratorRejected("The orchestrator URL is not a valid absolute URL."));
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    return E.left(orchestratorRejected(`The orchestrator URL must use http or https, not '${url.protocol.replace(/:$/, "")}'.`));
-  if (url.username !== "" || url.password !== "") return E.left(orchestratorRejected("The orchestrator URL must not contain user information."));
+    return E.left(
+      orchestratorRejected(`The orchestrator URL must use http or https, not '${url.protocol.replace(/:$/, "")}'.`),
+    );
+  if (url.username !== "" || url.password !== "")
+    return E.left(orchestratorRejected("The orchestrator URL must not contain user information."));
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/portal/rest/${method}`;
   url.search = "";
   url.hash = "";
@@ -40,6 +43,9 @@ export const isHostAllowed = (url: URL, allowedHosts: readonly string[] | undefi
 
 /** Whether the allowlist names `hostname` itself (an explicit entry, as a fenced destination needs). */
 export const isHostListed = (hostname: string, allowedHosts: readonly string[] | undefined): boolean => {
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "");
   return allowedHosts !== undefined && allowedHosts.some((allowed) => allowed.replace(/\.$/, "") === host);
 };

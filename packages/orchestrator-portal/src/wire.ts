@@ -31,7 +31,10 @@ export const ApiTokens = t.union([t.array(ApiTokenWire), ApiTokenWire], "ApiToke
 export const toApiTokens = (answer: t.TypeOf<typeof ApiTokens>): readonly ApiToken[] =>
   (Array.isArray(answer) ? answer : [answer]).map(({ tokenUuid, expiration }) => {
     const expiresAt = typeof expiration === "string" ? new Date(expiration) : undefined;
-    return { tokenUuid, expiresAt: expiresAt === undefined || Number.isNaN(expiresAt.getTime()) ? undefined : expiresAt };
+    return {
+      tokenUuid,
+      expiresAt: expiresAt === undefined || Number.isNaN(expiresAt.getTime()) ? undefined : expiresAt,
+    };
   });
 
 /** Rounds to 6 decimals, half away from zero, so -0.0000005 does not become -0. */
@@ -53,7 +56,8 @@ const CONVERSIONS = {
   integer: { codec: optional(t.Int), convert: (value: number | null | undefined): number | null => value ?? null },
   flag: {
     codec: optional(t.union([t.literal(0), t.literal(1), t.boolean])),
-    convert: (value: 0 | 1 | boolean | null | undefined): boolean | null => (value === null || value === undefined ? null : value === 1 || value === true),
+    convert: (value: 0 | 1 | boolean | null | undefined): boolean | null =>
+      value === null || value === undefined ? null : value === 1 || value === true,
   },
   coordinate: { codec: optional(t.number), convert: round6 },
 } as const;
@@ -88,8 +92,12 @@ export const CUSTOMER_MAPPING = [
   ["locale", "locale", "text"],
 ] as const satisfies readonly (readonly [keyof Customer, string, Conversion])[];
 
-type EnterpriseProps = { readonly [Row in (typeof CUSTOMER_MAPPING)[number] as Row[1]]: (typeof CONVERSIONS)[Row[2]]["codec"] };
-const ENTERPRISE_FIELDS = CUSTOMER_MAPPING.map(([, from, conversion]) => [from, CONVERSIONS[conversion].codec] as const);
+type EnterpriseProps = {
+  readonly [Row in (typeof CUSTOMER_MAPPING)[number] as Row[1]]: (typeof CONVERSIONS)[Row[2]]["codec"];
+};
+const ENTERPRISE_FIELDS = CUSTOMER_MAPPING.map(
+  ([, from, conversion]) => [from, CONVERSIONS[conversion].codec] as const,
+);
 
 /**
  * An orchestrator `enterprise`, as `CUSTOMER_MAPPING` reads it: `id` and `logicalId` required; every other
@@ -101,7 +109,8 @@ export type Enterprise = t.TypeOf<typeof Enterprise>;
 /** ORCHESTRATOR.md's mapping (`CUSTOMER_MAPPING`), producing exactly Customer's 20 keys in its order. */
 export const toCustomer = (e: Enterprise): Customer => {
   const customer: Record<string, unknown> = {};
-  for (const [field, from, conversion] of CUSTOMER_MAPPING) customer[field] = (CONVERSIONS[conversion].convert as (value: unknown) => unknown)(e[from]);
+  for (const [field, from, conversion] of CUSTOMER_MAPPING)
+    customer[field] = (CONVERSIONS[conversion].convert as (value: unknown) => unknown)(e[from]);
   return customer as Customer;
 };
 
@@ -118,7 +127,15 @@ const FIELD_NAMES: ReadonlySet<string> = new Set([
  * which come from the network and could be anything.
  */
 export const describeDecodeFailure = (errors: t.Errors): string => {
-  const fields = new Set(errors.map((error) => error.context.map((entry) => entry.key).filter((key) => FIELD_NAMES.has(key)).at(-1) ?? "(shape)"));
+  const fields = new Set(
+    errors.map(
+      (error) =>
+        error.context
+          .map((entry) => entry.key)
+          .filter((key) => FIELD_NAMES.has(key))
+          .at(-1) ?? "(shape)",
+    ),
+  );
   return [...fields].slice(0, 5).join(", ");
 };
 
@@ -128,7 +145,10 @@ export const describeDecodeFailure = (errors: t.Errors): string => {
  * per-value Either and closures: the general path asks it of each enterprise.
  */
 const isEnterprise = (u: unknown): u is Enterprise =>
-  typeof u === "object" && u !== null && !Array.isArray(u) && ENTERPRISE_FIELDS.every(([from, codec]) => codec.is((u as Readonly<Record<string, unknown>>)[from]));
+  typeof u === "object" &&
+  u !== null &&
+  !Array.isArray(u) &&
+  ENTERPRISE_FIELDS.every(([from, codec]) => codec.is((u as Readonly<Record<string, unknown>>)[from]));
 
 /**
  * One enterprise of a getEnterpriseProxyEnterprises answer (the `index`th) as

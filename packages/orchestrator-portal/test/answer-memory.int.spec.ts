@@ -24,8 +24,14 @@ const filled = (before: string, bytes: number, after: string): Buffer => {
   return Buffer.from(`${before}${"[],".repeat(pairs)}[]${after}`);
 };
 // A key with an escape: not the byte-level reading's usual form, so the enterprise takes the general reading.
-const unusual = (id: number, bytes: number) => filled(`{"id":${id},"logicalId":"e${id}","\\u0061":1,"unread":[`, bytes, "]}");
-const list = (items: readonly Buffer[]) => Buffer.concat([Buffer.from("["), ...items.flatMap((item, i) => (i === 0 ? [item] : [Buffer.from(","), item])), Buffer.from("]")]);
+const unusual = (id: number, bytes: number) =>
+  filled(`{"id":${id},"logicalId":"e${id}","\\u0061":1,"unread":[`, bytes, "]}");
+const list = (items: readonly Buffer[]) =>
+  Buffer.concat([
+    Buffer.from("["),
+    ...items.flatMap((item, i) => (i === 0 ? [item] : [Buffer.from(","), item])),
+    Buffer.from("]"),
+  ]);
 
 interface Scripted {
   readonly status: number;
@@ -37,7 +43,11 @@ const CASES: readonly (readonly [string, "identify" | "list", Scripted, unknown]
     "a listing of one enterprise holding 32 MiB of [] in an unread field: garbage naming the size an enterprise may take",
     "list",
     { status: 200, body: list([unusual(1, ANSWER_MIB * MIB)]) },
-    { _tag: "OrchestratorGarbage", reason: "The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: enterprise [0] is larger than 1 MiB." },
+    {
+      _tag: "OrchestratorGarbage",
+      reason:
+        "The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: enterprise [0] is larger than 1 MiB.",
+    },
   ],
   [
     "a listing of 40 such enterprises of 0.8 MiB each: listed, one enterprise parsed at a time",
@@ -49,19 +59,30 @@ const CASES: readonly (readonly [string, "identify" | "list", Scripted, unknown]
     "a listing answer that is no list, 32 MiB: garbage naming the size anything but a list may take",
     "list",
     { status: 200, body: filled('{"unread":[', ANSWER_MIB * MIB, "]}") },
-    { _tag: "OrchestratorGarbage", reason: "The orchestrator's answer to enterpriseProxy/getEnterpriseProxyEnterprises is larger than 1 MiB and not a list of enterprises." },
+    {
+      _tag: "OrchestratorGarbage",
+      reason:
+        "The orchestrator's answer to enterpriseProxy/getEnterpriseProxyEnterprises is larger than 1 MiB and not a list of enterprises.",
+    },
   ],
   [
     "a 400 to the listing with 32 MiB of []: garbage, likewise",
     "list",
     { status: 400, body: filled("[", ANSWER_MIB * MIB, "]") },
-    { _tag: "OrchestratorGarbage", reason: "The orchestrator's answer to enterpriseProxy/getEnterpriseProxyEnterprises is larger than 1 MiB and not a list of enterprises." },
+    {
+      _tag: "OrchestratorGarbage",
+      reason:
+        "The orchestrator's answer to enterpriseProxy/getEnterpriseProxyEnterprises is larger than 1 MiB and not a list of enterprises.",
+    },
   ],
   [
     "both identification checks answered with 32 MiB of []: garbage, read no further than 1 MiB",
     "identify",
     { status: 200, body: filled('{"id":1,"unread":[', ANSWER_MIB * MIB, "]}") },
-    { _tag: "OrchestratorGarbage", reason: "The orchestrator's answer to enterprise/getEnterprise is larger than 1 MiB." },
+    {
+      _tag: "OrchestratorGarbage",
+      reason: "The orchestrator's answer to enterprise/getEnterprise is larger than 1 MiB.",
+    },
   ],
 ];
 
@@ -72,7 +93,9 @@ describe("no orchestrator answer takes the service's memory past a bound, whatev
   beforeAll(async () => {
     server = createServer((request, response) => {
       request.resume();
-      request.on("end", () => response.writeHead(answer.status, { "content-type": "application/json" }).end(answer.body));
+      request.on("end", () =>
+        response.writeHead(answer.status, { "content-type": "application/json" }).end(answer.body),
+      );
     });
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
@@ -82,9 +105,20 @@ describe("no orchestrator answer takes the service's memory past a bound, whatev
 
   /** The call in a process of its own: its result and how far its peak resident set grew past where it was. */
   const callOnce = async (call: "identify" | "list") => {
-    const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", fileURLToPath(new URL("support/call-once.ts", import.meta.url)), url, call], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        "--conditions=sdwan-source",
+        "--import",
+        "tsx",
+        fileURLToPath(new URL("support/call-once.ts", import.meta.url)),
+        url,
+        call,
+      ],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     await once(child, "exit");
@@ -92,10 +126,14 @@ describe("no orchestrator answer takes the service's memory past a bound, whatev
     return { result, growth: peak - rssBefore };
   };
 
-  it.each(CASES)("%s", async (_, call, scripted, expected) => {
-    answer = scripted;
-    const { result, growth } = await callOnce(call);
-    expect(result).toEqual(expected);
-    expect(growth, `grew ${(growth / MIB).toFixed(1)} MiB`).toBeLessThanOrEqual(GROWTH_LIMIT);
-  }, 120_000);
+  it.each(CASES)(
+    "%s",
+    async (_, call, scripted, expected) => {
+      answer = scripted;
+      const { result, growth } = await callOnce(call);
+      expect(result).toEqual(expected);
+      expect(growth, `grew ${(growth / MIB).toFixed(1)} MiB`).toBeLessThanOrEqual(GROWTH_LIMIT);
+    },
+    120_000,
+  );
 });

@@ -8,7 +8,9 @@ let simulator: OrchestratorSimulator;
 
 /** The tokens the simulator's data puts behind `keys`, as core sees them. */
 const tokensOf = (sim: OrchestratorSimulator, keys: readonly string[]) =>
-  (sim.data.apiTokens ?? []).filter((token) => keys.includes(token.key)).map((token) => ({ tokenUuid: token.tokenUuid, expiresAt: new Date(token.expiration) }));
+  (sim.data.apiTokens ?? [])
+    .filter((token) => keys.includes(token.key))
+    .map((token) => ({ tokenUuid: token.tokenUuid, expiresAt: new Date(token.expiration) }));
 let orchestrator: PortalOrchestrator;
 
 for (const prefix of ["", "/vco"]) {

@@ -6,18 +6,29 @@
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import type { CustomerList, OrchestratorError } from "@sdwan-connections/core";
-import { decodeDataset, startOrchestratorSimulator, type OrchestratorSimulator, type PartnerRecord } from "@sdwan-connections/orchestrator-simulator";
+import {
+  decodeDataset,
+  startOrchestratorSimulator,
+  type OrchestratorSimulator,
+  type PartnerRecord,
+} from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCustomersJson } from "../src/customers-json/scanner.js";
 import { createPortalOrchestrator, DEFAULT_CUSTOMERS_BOUND, type CustomersBound } from "../src/index.js";
 import { targetFor } from "./helpers.js";
 
 /** The smallest enterprise the API may send: about 24 bytes, each a customer of about 305. */
-const minimal = (count: number): object[] => Array.from({ length: count }, (_, i) => ({ id: i + 1, logicalId: `e${i + 1}` }));
+const minimal = (count: number): object[] =>
+  Array.from({ length: count }, (_, i) => ({ id: i + 1, logicalId: `e${i + 1}` }));
 // A key JSON.stringify escapes ("a\nb") is not the fast path's usual form: the answer goes to the general path (JSON.parse, io-ts).
 const unusual = (count: number): object[] => [{ id: 0, logicalId: "e0", "a\nb": 1 }, ...minimal(count - 1)];
 
-const partner = (enterpriseProxyId: number, enterprises: object[]) => ({ enterpriseProxyId, name: `partner ${enterpriseProxyId}`, keys: [`partner-key-${enterpriseProxyId}`], enterprises });
+const partner = (enterpriseProxyId: number, enterprises: object[]) => ({
+  enterpriseProxyId,
+  name: `partner ${enterpriseProxyId}`,
+  keys: [`partner-key-${enterpriseProxyId}`],
+  enterprises,
+});
 const data = decodeDataset({
   partners: [
     partner(10, minimal(DEFAULT_CUSTOMERS_BOUND.enterprises)),
@@ -28,7 +39,12 @@ const data = decodeDataset({
   customerKeys: [],
 });
 if (E.isLeft(data)) throw new Error(data.left);
-const [AT_DEFAULT, OVER_DEFAULT, SMALL, SMALL_UNUSUAL] = data.right.partners as [PartnerRecord, PartnerRecord, PartnerRecord, PartnerRecord];
+const [AT_DEFAULT, OVER_DEFAULT, SMALL, SMALL_UNUSUAL] = data.right.partners as [
+  PartnerRecord,
+  PartnerRecord,
+  PartnerRecord,
+  PartnerRecord,
+];
 
 describe("the customers bound, over real HTTP", () => {
   let simulator: OrchestratorSimulator;
@@ -37,16 +53,28 @@ describe("the customers bound, over real HTTP", () => {
   });
   afterAll(() => simulator.stop());
 
-  const list = async (of: PartnerRecord, customersBound?: CustomersBound): Promise<E.Either<OrchestratorError, CustomerList>> => {
-    const orchestrator = createPortalOrchestrator({ allowedHosts: undefined, timeoutMs: 30_000, ...(customersBound === undefined ? {} : { customersBound }) });
+  const list = async (
+    of: PartnerRecord,
+    customersBound?: CustomersBound,
+  ): Promise<E.Either<OrchestratorError, CustomerList>> => {
+    const orchestrator = createPortalOrchestrator({
+      allowedHosts: undefined,
+      timeoutMs: 30_000,
+      ...(customersBound === undefined ? {} : { customersBound }),
+    });
     try {
-      return await orchestrator.listPartnerCustomers(targetFor(simulator.url, of.keys[0] as string), of.enterpriseProxyId)();
+      return await orchestrator.listPartnerCustomers(
+        targetFor(simulator.url, of.keys[0] as string),
+        of.enterpriseProxyId,
+      )();
     } finally {
       orchestrator.close();
     }
   };
-  const countOf = (listed: E.Either<OrchestratorError, CustomerList>) => (E.isRight(listed) ? listed.right.count : listed.left.reason);
-  const bytesOf = (listed: E.Either<OrchestratorError, CustomerList>) => (E.isRight(listed) ? listed.right.json.length : 0);
+  const countOf = (listed: E.Either<OrchestratorError, CustomerList>) =>
+    E.isRight(listed) ? listed.right.count : listed.left.reason;
+  const bytesOf = (listed: E.Either<OrchestratorError, CustomerList>) =>
+    E.isRight(listed) ? listed.right.json.length : 0;
   const OVER_ENTERPRISES = (max: number) => ({
     _tag: "OrchestratorGarbage",
     reason: `The orchestrator's answer to getEnterpriseProxyEnterprises lists more than ${max} enterprises, the bound SDWAN_CUSTOMERS_MAX_ENTERPRISES sets.`,

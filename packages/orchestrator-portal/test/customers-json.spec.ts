@@ -39,8 +39,14 @@ const expectByEnterprise = (bytes: Uint8Array): void => {
   // The JSON as text: vitest compares long byte arrays slowly.
   const text = (json: Uint8Array) => Buffer.from(json).toString("latin1");
   const whole = generalPath(bytes);
-  const expected = E.isRight(whole) ? E.right(O.some(text(whole.right))) : ["not JSON", "the answer is not an array"].includes(whole.left) ? E.right(O.none) : E.left({ invalid: whole.left });
-  const byEnterprise = E.map(O.map((list: CustomerList) => text(list.json)))(readCustomersByEnterprise(bytes, DEFAULT_CUSTOMERS_BOUND));
+  const expected = E.isRight(whole)
+    ? E.right(O.some(text(whole.right)))
+    : ["not JSON", "the answer is not an array"].includes(whole.left)
+      ? E.right(O.none)
+      : E.left({ invalid: whole.left });
+  const byEnterprise = E.map(O.map((list: CustomerList) => text(list.json)))(
+    readCustomersByEnterprise(bytes, DEFAULT_CUSTOMERS_BOUND),
+  );
   expect(byEnterprise, new TextDecoder().decode(bytes).slice(0, 300)).toEqual(expected);
 };
 
@@ -56,7 +62,9 @@ const expectAgreement = (bytes: Uint8Array): boolean => {
   // Both paths measure the same bytes against the bound.
   const { length } = fast.value.json;
   for (const readPath of [readCustomersJson, readCustomersByEnterprise])
-    expect([length, length - 1].map((replyBytes) => E.isRight(readPath(bytes, { ...DEFAULT_CUSTOMERS_BOUND, replyBytes })))).toEqual([true, false]);
+    expect(
+      [length, length - 1].map((replyBytes) => E.isRight(readPath(bytes, { ...DEFAULT_CUSTOMERS_BOUND, replyBytes }))),
+    ).toEqual([true, false]);
   return true;
 };
 
@@ -68,12 +76,15 @@ describe("the customers JSON written from the answer's bytes", () => {
     [1, 0],
     [2, 0.25],
     [3, 1],
-  ])("takes the simulator's answers (seed %i, null share %f) and writes what the general path writes", (seed, nullShare) => {
-    const enterprises = enterprisesOf(seed, nullShare);
-    expect(expectAgreement(encoder.encode(JSON.stringify(enterprises)))).toBe(true);
-    // Pretty-printed, as some servers send it.
-    expect(expectAgreement(encoder.encode(JSON.stringify(enterprises, null, 2)))).toBe(true);
-  });
+  ])(
+    "takes the simulator's answers (seed %i, null share %f) and writes what the general path writes",
+    (seed, nullShare) => {
+      const enterprises = enterprisesOf(seed, nullShare);
+      expect(expectAgreement(encoder.encode(JSON.stringify(enterprises)))).toBe(true);
+      // Pretty-printed, as some servers send it.
+      expect(expectAgreement(encoder.encode(JSON.stringify(enterprises, null, 2)))).toBe(true);
+    },
+  );
 
   it("reads an empty list, and counts what it wrote", () => {
     expect(expectAgreement(encoder.encode(" [ ] "))).toBe(true);
@@ -89,15 +100,33 @@ describe("the customers JSON written from the answer's bytes", () => {
     ].map((text) => encoder.encode(text));
     // A lone continuation byte, a cut-short sequence, an overlong slash, an encoded surrogate: each becomes U+FFFD as in text().
     for (const bad of [[0x80], [0xe6, 0x9d], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
-      answers.push(Uint8Array.from([...encoder.encode('[{"id":1,"logicalId":"x","name":"a'), ...bad, ...encoder.encode('b"}]')]));
+      answers.push(
+        Uint8Array.from([...encoder.encode('[{"id":1,"logicalId":"x","name":"a'), ...bad, ...encoder.encode('b"}]')]),
+      );
     }
     for (const answer of answers) expect(expectAgreement(answer)).toBe(true);
   });
 
   it("numbers: as JSON.parse reads them, and integers only when written as JSON.stringify writes them", () => {
     const agree = (lat: string, id = "1", flag = "1") =>
-      expectAgreement(encoder.encode(`[{"id":${id},"logicalId":"x","lat":${lat},"lon":${lat.startsWith("-") ? lat.slice(1) : `-${lat}`},"alertsEnabled":${flag},"networkId":${id}}]`));
-    for (const lat of ["0", "-0", "45.4642", "1e-7", "0.0000005", "-0.0000005", "123.4567891", "1E3", "1e400", "12345678901234567890"]) expect(agree(lat), lat).toBe(true);
+      expectAgreement(
+        encoder.encode(
+          `[{"id":${id},"logicalId":"x","lat":${lat},"lon":${lat.startsWith("-") ? lat.slice(1) : `-${lat}`},"alertsEnabled":${flag},"networkId":${id}}]`,
+        ),
+      );
+    for (const lat of [
+      "0",
+      "-0",
+      "45.4642",
+      "1e-7",
+      "0.0000005",
+      "-0.0000005",
+      "123.4567891",
+      "1E3",
+      "1e400",
+      "12345678901234567890",
+    ])
+      expect(agree(lat), lat).toBe(true);
     for (const flag of ["0", "1", "true", "false", "null", "1.0", "-0"]) expect(agree("1", "1", flag), flag).toBe(true);
     // Integers written otherwise are left to the general path (which takes them).
     for (const id of ["1.0", "-0", "1e2", "1234567890123456"]) expect(agree("1", id), id).toBe(false);
@@ -106,10 +135,16 @@ describe("the customers JSON written from the answer's bytes", () => {
   it("passes unread fields nested at any depth (100,000 levels: no recursion) and writes what the general path writes", () => {
     for (const depth of [100, 100_000]) {
       const nested = `${"[".repeat(depth)}${"]".repeat(depth)}`;
-      expect(expectAgreement(encoder.encode(`[{"id":1,"extra":{"a":${nested},"b":[{}, {"c":[1,{"d":"e"}]}]},"logicalId":"x"}]`)), `${depth}`).toBe(true);
+      expect(
+        expectAgreement(
+          encoder.encode(`[{"id":1,"extra":{"a":${nested},"b":[{}, {"c":[1,{"d":"e"}]}]},"logicalId":"x"}]`),
+        ),
+        `${depth}`,
+      ).toBe(true);
     }
     // Still checked as JSON: a container closed by the other bracket, a member without its key.
-    for (const broken of ['[{"id":1,"logicalId":"x","extra":[[{]]}]', '[{"id":1,"logicalId":"x","extra":{"a":1,2}}]']) expect(O.isNone(read(encoder.encode(broken))), broken).toBe(true);
+    for (const broken of ['[{"id":1,"logicalId":"x","extra":[[{]]}]', '[{"id":1,"logicalId":"x","extra":{"a":1,2}}]'])
+      expect(O.isNone(read(encoder.encode(broken))), broken).toBe(true);
   });
 
   it("leaves every answer that is not the usual form to the general path", () => {
@@ -140,50 +175,79 @@ describe("the customers JSON written from the answer's bytes", () => {
     for (const text of unusual) expect(O.isNone(read(encoder.encode(text))), text.slice(0, 80)).toBe(true);
   });
 
-  it("never disagrees with the general path on any cut or changed byte of an answer", () => {
-    const answer = encoder.encode(JSON.stringify(enterprisesOf(6, 0.5).slice(0, 2)));
-    for (let cut = 0; cut < answer.length; cut += 1) expectAgreement(answer.subarray(0, cut));
-    fc.assert(
-      fc.property(fc.nat(answer.length - 1), fc.integer({ min: 0, max: 255 }), (at, byte) => {
-        const changed = Uint8Array.from(answer);
-        changed[at] = byte;
-        expectAgreement(changed);
-      }),
-      { numRuns: 3000 },
-    );
-  }, PROPERTY_RUN_TIMEOUT_MS);
+  it(
+    "never disagrees with the general path on any cut or changed byte of an answer",
+    () => {
+      const answer = encoder.encode(JSON.stringify(enterprisesOf(6, 0.5).slice(0, 2)));
+      for (let cut = 0; cut < answer.length; cut += 1) expectAgreement(answer.subarray(0, cut));
+      fc.assert(
+        fc.property(fc.nat(answer.length - 1), fc.integer({ min: 0, max: 255 }), (at, byte) => {
+          const changed = Uint8Array.from(answer);
+          changed[at] = byte;
+          expectAgreement(changed);
+        }),
+        { numRuns: 3000 },
+      );
+    },
+    PROPERTY_RUN_TIMEOUT_MS,
+  );
 
-  it("never disagrees with the general path on generated enterprises, fields of every type included", () => {
-    const anyValue = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom(0, 1, -0), fc.jsonValue());
-    const enterprise = fc.record(
-      {
-        id: fc.oneof(fc.integer(), fc.maxSafeInteger(), anyValue),
-        logicalId: fc.oneof(fc.string({ unit: "grapheme" }), anyValue),
-        name: fc.oneof(fc.string({ unit: "grapheme" }), fc.constant(null), anyValue),
-        alertsEnabled: fc.oneof(fc.constantFrom(0, 1, true, false, null), anyValue),
-        lat: fc.oneof(fc.double({ noNaN: true }), fc.constant(null), anyValue),
-        networkId: fc.oneof(fc.integer(), fc.constant(null), anyValue),
-        extra: fc.jsonValue(),
-      },
-      { requiredKeys: [] },
-    );
-    let fast = 0;
-    fc.assert(
-      fc.property(fc.array(enterprise, { maxLength: 4 }), fc.constantFrom(undefined, 1, "\t"), (enterprises, indent) => {
-        if (expectAgreement(encoder.encode(JSON.stringify(enterprises, null, indent)))) fast += 1;
-      }),
-      { numRuns: 3000 },
-    );
-    // Both kinds of cases were met: answers the fast path took, and answers it left.
-    expect(fast).toBeGreaterThan(50);
-  }, PROPERTY_RUN_TIMEOUT_MS);
+  it(
+    "never disagrees with the general path on generated enterprises, fields of every type included",
+    () => {
+      const anyValue = fc.oneof(
+        fc.string(),
+        fc.string({ unit: "grapheme" }),
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constantFrom(0, 1, -0),
+        fc.jsonValue(),
+      );
+      const enterprise = fc.record(
+        {
+          id: fc.oneof(fc.integer(), fc.maxSafeInteger(), anyValue),
+          logicalId: fc.oneof(fc.string({ unit: "grapheme" }), anyValue),
+          name: fc.oneof(fc.string({ unit: "grapheme" }), fc.constant(null), anyValue),
+          alertsEnabled: fc.oneof(fc.constantFrom(0, 1, true, false, null), anyValue),
+          lat: fc.oneof(fc.double({ noNaN: true }), fc.constant(null), anyValue),
+          networkId: fc.oneof(fc.integer(), fc.constant(null), anyValue),
+          extra: fc.jsonValue(),
+        },
+        { requiredKeys: [] },
+      );
+      let fast = 0;
+      fc.assert(
+        fc.property(
+          fc.array(enterprise, { maxLength: 4 }),
+          fc.constantFrom(undefined, 1, "\t"),
+          (enterprises, indent) => {
+            if (expectAgreement(encoder.encode(JSON.stringify(enterprises, null, indent)))) fast += 1;
+          },
+        ),
+        { numRuns: 3000 },
+      );
+      // Both kinds of cases were met: answers the fast path took, and answers it left.
+      expect(fast).toBeGreaterThan(50);
+    },
+    PROPERTY_RUN_TIMEOUT_MS,
+  );
 });
 
 describe("the customers JSON of long rewritten strings", () => {
   it("has room for strings that grow when written again (each byte that is not UTF-8 becomes three)", () => {
     const bad = Array.from({ length: 5000 }, () => 0xff);
     const field = (name: string) => [...encoder.encode(`"${name}":"`), ...bad, ...encoder.encode('"')];
-    const enterprise = [...encoder.encode('{"id":1,"logicalId":"x",'), ...field("name"), 0x2c, ...field("city"), 0x2c, ...field("description"), ...encoder.encode("}")];
+    const enterprise = [
+      ...encoder.encode('{"id":1,"logicalId":"x",'),
+      ...field("name"),
+      0x2c,
+      ...field("city"),
+      0x2c,
+      ...field("description"),
+      ...encoder.encode("}"),
+    ];
     const answer = Uint8Array.from([0x5b, ...enterprise, 0x2c, ...enterprise, 0x5d]);
     expect(expectAgreement(answer)).toBe(true);
   });
@@ -203,7 +267,8 @@ describe("the customers bound (issue 27: 16 MiB of minimal enterprises made a 20
   it("counts on past an enterprise that is not of the usual form, so the general path never parses an answer over the bound", () => {
     const bound = { ...unbounded, enterprises: 100 };
     // An escaped key: not the usual form, but JSON.
-    const escapedKey = (count: number) => encoder.encode(`[{"id":0,"logicalId":"x","\\u0061":1},${new TextDecoder().decode(minimal(count - 1)).slice(1)}`);
+    const escapedKey = (count: number) =>
+      encoder.encode(`[{"id":0,"logicalId":"x","\\u0061":1},${new TextDecoder().decode(minimal(count - 1)).slice(1)}`);
     expect(read(escapedKey(100), bound)).toEqual(O.none);
     expect(readCustomersJson(escapedKey(101), bound)).toEqual(E.left("enterprises"));
   });
@@ -213,7 +278,9 @@ describe("the customers bound (issue 27: 16 MiB of minimal enterprises made a 20
     const nested = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
     const rest = new TextDecoder().decode(minimal(100)).slice(1);
     for (const first of [`{"id":0,"logicalId":"x","extra":${nested}}`, `{"id":0,"logicalId":"x","\\u0061":${nested}}`])
-      expect(readCustomersJson(encoder.encode(`[${first},${rest}`), bound), first.slice(0, 40)).toEqual(E.left("enterprises"));
+      expect(readCustomersJson(encoder.encode(`[${first},${rest}`), bound), first.slice(0, 40)).toEqual(
+        E.left("enterprises"),
+      );
   });
 
   it("stops reading at the enterprise one past the bound, whatever follows it", () => {
@@ -232,29 +299,49 @@ describe("the customers bound (issue 27: 16 MiB of minimal enterprises made a 20
   });
 
   it("the general path: exactly the bound's enterprises and bytes, one more of either refused, however unusual the enterprises", () => {
-    const answer = encoder.encode(`[{"id":0,"logicalId":"x","\u0061":1},${new TextDecoder().decode(minimal(49, { description: "é".repeat(40) })).slice(1)}`);
+    const answer = encoder.encode(
+      `[{"id":0,"logicalId":"x","\u0061":1},${new TextDecoder().decode(minimal(49, { description: "é".repeat(40) })).slice(1)}`,
+    );
     const list = readCustomersByEnterprise(answer, unbounded);
     const length = E.isRight(list) && O.isSome(list.right) ? list.right.value.json.length : 0;
     expect(E.isRight(readCustomersByEnterprise(answer, { enterprises: 50, replyBytes: length }))).toBe(true);
     expect(readCustomersByEnterprise(answer, { enterprises: 49, replyBytes: length })).toEqual(E.left("enterprises"));
-    expect(readCustomersByEnterprise(answer, { enterprises: 50, replyBytes: length - 1 })).toEqual(E.left("replyBytes"));
+    expect(readCustomersByEnterprise(answer, { enterprises: 50, replyBytes: length - 1 })).toEqual(
+      E.left("replyBytes"),
+    );
   });
 });
 
 describe("one enterprise at a time (issue 27: JSON.parse of a whole answer of [[],[],…] took 23 times its size)", () => {
-  const large = (key: string) => encoder.encode(`[{"id":1,"logicalId":"x"},{"id":2,"logicalId":"y","${key}":[${"[],".repeat(PARSE_LIMIT_BYTES / 3)}[]]},{"id":3,"logicalId":"z"}]`);
+  const large = (key: string) =>
+    encoder.encode(
+      `[{"id":1,"logicalId":"x"},{"id":2,"logicalId":"y","${key}":[${"[],".repeat(PARSE_LIMIT_BYTES / 3)}[]]},{"id":3,"logicalId":"z"}]`,
+    );
 
   it("refuses an enterprise larger than the parse limit, of the usual form or not, naming it and the limit", () => {
     for (const key of ["unread", "\u0061"]) {
       expect(read(large(key)), key).toEqual(O.none);
-      expect(readCustomersByEnterprise(large(key), DEFAULT_CUSTOMERS_BOUND), key).toEqual(E.left({ invalid: "enterprise [1] is larger than 1 MiB" }));
+      expect(readCustomersByEnterprise(large(key), DEFAULT_CUSTOMERS_BOUND), key).toEqual(
+        E.left({ invalid: "enterprise [1] is larger than 1 MiB" }),
+      );
     }
   });
 
   it("parses each enterprise alone: a byte order mark, unusual enterprises beside usual ones, a bad one named after a good one", () => {
     const usual = JSON.stringify(enterprisesOf(7, 0.25).slice(0, 3));
-    for (const text of ["﻿" + usual, `[{"id":1,"logic\u0061lId":"x"},${usual.slice(1)}`, `[${usual.slice(1, -1)},{"id":1.5,"logicalId":"x"},{"id":"bad"}]`, "[1]", "[]"])
+    for (const text of [
+      "﻿" + usual,
+      `[{"id":1,"logic\u0061lId":"x"},${usual.slice(1)}`,
+      `[${usual.slice(1, -1)},{"id":1.5,"logicalId":"x"},{"id":"bad"}]`,
+      "[1]",
+      "[]",
+    ])
       expectByEnterprise(encoder.encode(text));
-    expect(readCustomersByEnterprise(encoder.encode(`[${usual.slice(1, -1)},{"id":1.5,"logicalId":"x"}]`), DEFAULT_CUSTOMERS_BOUND)).toEqual(E.left({ invalid: "enterprise [3] has a missing or invalid id" }));
+    expect(
+      readCustomersByEnterprise(
+        encoder.encode(`[${usual.slice(1, -1)},{"id":1.5,"logicalId":"x"}]`),
+        DEFAULT_CUSTOMERS_BOUND,
+      ),
+    ).toEqual(E.left({ invalid: "enterprise [3] has a missing or invalid id" }));
   });
 });

@@ -2,7 +2,11 @@ import { inspect } from "node:util";
 import { createServer } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
 import type { OrchestratorError } from "@sdwan-connections/core";
-import { startOrchestratorSimulator, type Fault, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import {
+  startOrchestratorSimulator,
+  type Fault,
+  type OrchestratorSimulator,
+} from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPortalOrchestrator, type PortalOrchestrator } from "../src/index.js";
 import { SAMPLE_CUSTOMER_KEY, SAMPLE_PARTNER_KEY, targetFor } from "./helpers.js";
@@ -28,7 +32,12 @@ describe("every simulator fault, through the real client", () => {
 
   beforeAll(async () => {
     simulator = await startOrchestratorSimulator();
-    orchestrator = createPortalOrchestrator({ timeoutMs: 1_000, retries: 2, backoffBaseMs: 10, allowedHosts: undefined });
+    orchestrator = createPortalOrchestrator({
+      timeoutMs: 1_000,
+      retries: 2,
+      backoffBaseMs: 10,
+      allowedHosts: undefined,
+    });
   });
   afterAll(async () => {
     orchestrator.close();
@@ -79,19 +88,28 @@ describe("every simulator fault, through the real client", () => {
 
   it("429 with Retry-After: 0 honoured, retried, then rate limited", async () => {
     const identity = await identifyWith({ kind: "rateLimit", retryAfter: "0" });
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 0 });
+    expect(E.isLeft(identity) && identity.left).toMatchObject({
+      _tag: "OrchestratorRateLimited",
+      retryAfterSeconds: 0,
+    });
     expect(simulator.callsFor(SAMPLE_PARTNER_KEY)[PROPERTY]).toBe(3);
   });
 
   it("429 with a Retry-After longer than the budget: rate limited at once", async () => {
     const identity = await identifyWith({ kind: "rateLimit", retryAfter: "30" });
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 30 });
+    expect(E.isLeft(identity) && identity.left).toMatchObject({
+      _tag: "OrchestratorRateLimited",
+      retryAfterSeconds: 30,
+    });
     expect(simulator.callsFor(SAMPLE_PARTNER_KEY)[PROPERTY]).toBe(1);
   });
 
   it("malformed JSON (not the orchestrator's API): could not connect", async () => {
     const identity = await identifyWith({ kind: "malformedJson" });
-    expect(E.isLeft(identity) && identity.left).toEqual({ _tag: "OrchestratorUnreachable", reason: "Could not connect to the orchestrator for enterprise/getEnterprise." });
+    expect(E.isLeft(identity) && identity.left).toEqual({
+      _tag: "OrchestratorUnreachable",
+      reason: "Could not connect to the orchestrator for enterprise/getEnterprise.",
+    });
     simulator.setFault(SAMPLE_PARTNER_KEY, { kind: "malformedJson" });
     const customers = await orchestrator.listPartnerCustomers(partner(), 10)();
     expect(E.isLeft(customers) && customers.left._tag).toBe("OrchestratorUnreachable");
@@ -143,7 +161,12 @@ describe("every simulator fault, through the real client", () => {
     });
     const identity = await orchestrator.identify(targetFor(`http://127.0.0.1:${free}/`, SAMPLE_PARTNER_KEY))();
     // The same words as for any other way of not reaching the API: no port can be told open or closed from them.
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorUnreachable", reason: expect.stringMatching(/^Could not connect to the orchestrator for enterprise\/getEnterprise( after \d attempts)?\.$/) });
+    expect(E.isLeft(identity) && identity.left).toMatchObject({
+      _tag: "OrchestratorUnreachable",
+      reason: expect.stringMatching(
+        /^Could not connect to the orchestrator for enterprise\/getEnterprise( after \d attempts)?\.$/,
+      ),
+    });
     expectKeyless(identity, SAMPLE_PARTNER_KEY);
   });
 });

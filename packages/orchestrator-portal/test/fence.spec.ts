@@ -6,22 +6,47 @@ import { fencedLookup } from "../src/fence.js";
 const resolvingTo =
   (...addresses: string[]): LookupFunction =>
   (_hostname, _options, callback) =>
-    callback(null, addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 })) as never, undefined as never);
+    callback(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 })) as never,
+      undefined as never,
+    );
 
 const lookUp = (lookup: LookupFunction, hostname: string) =>
   new Promise<NodeJS.ErrnoException | null>((resolve) => lookup(hostname, { all: true }, (error) => resolve(error)));
 
 describe("fencedLookup", () => {
   it("fails a name that resolves to a link-local or metadata address with EFENCED", async () => {
-    const metadata = [["100.100.100.200"], ["192.0.0.192"], ["64:ff9b::a9fe:a9fe"], ["::a9fe:a9fe"], ["::ffff:169.254.169.254"], ["2002:a9fe:a9fe::1"], ["fd20:ce::254"]];
-    for (const addresses of [["169.254.169.254"], ["10.0.0.1", "169.254.0.9"], ["fe80::1"], ["fd00:ec2::254"], ...metadata]) {
-      expect((await lookUp(fencedLookup(undefined, resolvingTo(...addresses)), "vco.example.net"))?.code, addresses.join()).toBe("EFENCED");
+    const metadata = [
+      ["100.100.100.200"],
+      ["192.0.0.192"],
+      ["64:ff9b::a9fe:a9fe"],
+      ["::a9fe:a9fe"],
+      ["::ffff:169.254.169.254"],
+      ["2002:a9fe:a9fe::1"],
+      ["fd20:ce::254"],
+    ];
+    for (const addresses of [
+      ["169.254.169.254"],
+      ["10.0.0.1", "169.254.0.9"],
+      ["fe80::1"],
+      ["fd00:ec2::254"],
+      ...metadata,
+    ]) {
+      expect(
+        (await lookUp(fencedLookup(undefined, resolvingTo(...addresses)), "vco.example.net"))?.code,
+        addresses.join(),
+      ).toBe("EFENCED");
     }
   });
 
   it("passes other addresses, and a host the allowlist names itself", async () => {
     expect(await lookUp(fencedLookup(undefined, resolvingTo("10.0.0.1", "2001:db8::1")), "vco.example.net")).toBeNull();
-    expect(await lookUp(fencedLookup(["vco.example.net"], resolvingTo("169.254.169.254")), "VCO.example.net")).toBeNull();
-    expect((await lookUp(fencedLookup(["other.example.net"], resolvingTo("169.254.169.254")), "vco.example.net"))?.code).toBe("EFENCED");
+    expect(
+      await lookUp(fencedLookup(["vco.example.net"], resolvingTo("169.254.169.254")), "VCO.example.net"),
+    ).toBeNull();
+    expect(
+      (await lookUp(fencedLookup(["other.example.net"], resolvingTo("169.254.169.254")), "vco.example.net"))?.code,
+    ).toBe("EFENCED");
   });
 });

@@ -14,7 +14,13 @@ describe("the key leaves only in the Authorization header of its own connection"
   beforeAll(async () => {
     simulator = await startOrchestratorSimulator();
     other = await startOrchestratorSimulator({ prefix: "/other" });
-    orchestrator = createPortalOrchestrator({ timeoutMs: 600, retries: 1, backoffBaseMs: 5, allowedHosts: undefined, onCall: (e) => void events.push(e) });
+    orchestrator = createPortalOrchestrator({
+      timeoutMs: 600,
+      retries: 1,
+      backoffBaseMs: 5,
+      allowedHosts: undefined,
+      onCall: (e) => void events.push(e),
+    });
   });
   afterAll(async () => {
     orchestrator.close();
@@ -65,7 +71,8 @@ describe("the key leaves only in the Authorization header of its own connection"
       for (const result of results) {
         expect(JSON.stringify(result)).not.toContain(key);
         expect(inspect(result, { depth: 10 })).not.toContain(key);
-        if (E.isLeft(result as E.Either<{ reason: string }, unknown>)) expect(String((result as E.Left<{ reason: string }>).left.reason)).not.toContain(key);
+        if (E.isLeft(result as E.Either<{ reason: string }, unknown>))
+          expect(String((result as E.Left<{ reason: string }>).left.reason)).not.toContain(key);
       }
       expect(JSON.stringify(events)).not.toContain(key);
     }
@@ -73,10 +80,29 @@ describe("the key leaves only in the Authorization header of its own connection"
     // (An answer that is not the orchestrator's API now ends a call as unreachable. Garbage is decided after the call
     // for an identification without the id, so it shows up among the results; within the call for a listing that is
     // not a list of enterprises, as each enterprise is read from the answer's bytes.)
-    const expected = ["ok", "refused", "OrchestratorFailed", "OrchestratorGarbage", "OrchestratorUnreachable", "OrchestratorRateLimited", "OrchestratorTimedOut"];
+    const expected = [
+      "ok",
+      "refused",
+      "OrchestratorFailed",
+      "OrchestratorGarbage",
+      "OrchestratorUnreachable",
+      "OrchestratorRateLimited",
+      "OrchestratorTimedOut",
+    ];
     const outcomes = new Set(events.map((e) => e.outcome));
     expect([...outcomes].filter((outcome) => outcome !== "cancelled").sort()).toEqual(expected.sort());
-    const resultTags = new Set(results.flatMap((result) => (E.isLeft(result as E.Either<{ _tag: string }, unknown>) ? [(result as E.Left<{ _tag: string }>).left._tag] : [])));
-    expect([...resultTags].sort()).toEqual(["OrchestratorFailed", "OrchestratorGarbage", "OrchestratorRateLimited", "OrchestratorRejected", "OrchestratorTimedOut", "OrchestratorUnreachable"]);
+    const resultTags = new Set(
+      results.flatMap((result) =>
+        E.isLeft(result as E.Either<{ _tag: string }, unknown>) ? [(result as E.Left<{ _tag: string }>).left._tag] : [],
+      ),
+    );
+    expect([...resultTags].sort()).toEqual([
+      "OrchestratorFailed",
+      "OrchestratorGarbage",
+      "OrchestratorRateLimited",
+      "OrchestratorRejected",
+      "OrchestratorTimedOut",
+      "OrchestratorUnreachable",
+    ]);
   });
 });

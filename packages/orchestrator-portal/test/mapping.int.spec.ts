@@ -1,6 +1,10 @@
 import * as E from "fp-ts/lib/Either.js";
 import { CUSTOMER_FIELDS, Customer } from "@sdwan-connections/core";
-import { NULLABLE_ENTERPRISE_FIELDS, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import {
+  NULLABLE_ENTERPRISE_FIELDS,
+  startOrchestratorSimulator,
+  type OrchestratorSimulator,
+} from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPortalOrchestrator, type PortalOrchestrator } from "../src/index.js";
 import { expectedCustomer } from "./expected-customer.js";
@@ -37,7 +41,10 @@ describe("mapping every field of every sample enterprise", () => {
   it("exercises the interesting cases: nulls, missing fields, all flags, rounding", async () => {
     const all = [];
     for (const partner of simulator.data.partners) {
-      const customers = await orchestrator.listPartnerCustomers(targetFor(simulator.url, partner.keys[0] as string), partner.enterpriseProxyId)();
+      const customers = await orchestrator.listPartnerCustomers(
+        targetFor(simulator.url, partner.keys[0] as string),
+        partner.enterpriseProxyId,
+      )();
       if (E.isRight(customers)) all.push(...customers.right.items);
     }
     expect(all.some((c) => c.description === "")).toBe(true);
@@ -45,7 +52,9 @@ describe("mapping every field of every sample enterprise", () => {
     expect(all.some((c) => c.locale === "")).toBe(true);
     expect(all.some((c) => c.gatewayPoolId === null)).toBe(true);
     expect(new Set(all.map((c) => c.alertsEnabled))).toEqual(new Set([true, false, null]));
-    expect(new Set(all.map((c) => c.bastionState))).toEqual(new Set(["UNCONFIGURED", "STAGE_REQUESTED", "UNSTAGE_REQUESTED", "STAGED", "UNSTAGED"]));
+    expect(new Set(all.map((c) => c.bastionState))).toEqual(
+      new Set(["UNCONFIGURED", "STAGE_REQUESTED", "UNSTAGE_REQUESTED", "STAGED", "UNSTAGED"]),
+    );
     for (const c of all) {
       for (const coordinate of [c.latitude, c.longitude]) {
         if (coordinate !== null) expect(Math.abs(coordinate * 1e6 - Math.round(coordinate * 1e6))).toBeLessThan(1e-6);

@@ -2,7 +2,21 @@ import * as E from "fp-ts/lib/Either.js";
 import { ApiKey, type OrchestratorUrl } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
 import { createPortalOrchestrator } from "../src/index.js";
-import { ENTERPRISE, ERROR_400, expectNoKey, HTML, make, PROXY, RESET, SECRET, scriptedFetch, type Scripted, tagOf, target, TOKEN_ERROR } from "./scripted-portal.js";
+import {
+  ENTERPRISE,
+  ERROR_400,
+  expectNoKey,
+  HTML,
+  make,
+  PROXY,
+  RESET,
+  SECRET,
+  scriptedFetch,
+  type Scripted,
+  tagOf,
+  target,
+  TOKEN_ERROR,
+} from "./scripted-portal.js";
 
 describe("createPortalOrchestrator", () => {
   it("posts {} with Content-Type and Authorization: Token to the joined URL", async () => {
@@ -14,7 +28,10 @@ describe("createPortalOrchestrator", () => {
       headers: { "content-type": "application/json", accept: "application/json", authorization: `Token ${SECRET}` },
       body: "{}",
     });
-    expect(seen.map((s) => s.url.split("/rest/")[1]).sort()).toEqual(["enterprise/getEnterprise", "enterpriseProxy/getEnterpriseProxyProperty"]);
+    expect(seen.map((s) => s.url.split("/rest/")[1]).sort()).toEqual([
+      "enterprise/getEnterprise",
+      "enterpriseProxy/getEnterpriseProxyProperty",
+    ]);
   });
 
   it("prefers the partner when both checks accept the key", async () => {
@@ -48,7 +65,9 @@ describe("createPortalOrchestrator", () => {
   it("a key accepted as neither is rejected with both reasons, never echoing the orchestrator's message", async () => {
     const { orchestrator } = make({
       partner: [{ status: 400, body: JSON.stringify({ error: { code: -32603, message: `bad token ${SECRET}` } }) }],
-      customer: [{ status: 403, body: JSON.stringify({ error: { code: -32000, message: `token ${SECRET} expired` } }) }],
+      customer: [
+        { status: 403, body: JSON.stringify({ error: { code: -32000, message: `token ${SECRET} expired` } }) },
+      ],
     });
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toEqual({
@@ -85,18 +104,36 @@ describe("createPortalOrchestrator", () => {
 
   // A partner key is always refused by the customer check: when the partner check got no answer, that is the outcome (issue 21).
   it.each<[string, Scripted, string, string]>([
-    ["timed out", { ...PROXY, delayMs: 10_000 }, "OrchestratorTimedOut", "The orchestrator did not answer enterpriseProxy/getEnterpriseProxyProperty within the 300 ms deadline"],
-    ["could not connect", RESET, "OrchestratorUnreachable", "Could not connect to the orchestrator for enterpriseProxy/getEnterpriseProxyProperty"],
-    ["failed", { status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }, "OrchestratorFailed", "The orchestrator failed to answer enterpriseProxy/getEnterpriseProxyProperty (HTTP 500, error code -32603)"],
-  ])("is the partner check's outcome when it %s and the customer check refused the key", async (_, partner, tag, words) => {
-    const { orchestrator } = make({ partner: [partner], customer: [TOKEN_ERROR] }, { timeoutMs: 300 });
-    const identity = await orchestrator.identify(target())();
-    expect(tagOf(identity)).toBe(tag);
-    expect(E.isLeft(identity) && identity.left.reason).toContain(words);
-    expect(E.isLeft(identity) && identity.left.reason).toContain(
-      "so it is not known whether the API key is a partner's; the customer check (getEnterprise: HTTP 400, error code -32000) refused it, as it refuses every partner's key.",
-    );
-  });
+    [
+      "timed out",
+      { ...PROXY, delayMs: 10_000 },
+      "OrchestratorTimedOut",
+      "The orchestrator did not answer enterpriseProxy/getEnterpriseProxyProperty within the 300 ms deadline",
+    ],
+    [
+      "could not connect",
+      RESET,
+      "OrchestratorUnreachable",
+      "Could not connect to the orchestrator for enterpriseProxy/getEnterpriseProxyProperty",
+    ],
+    [
+      "failed",
+      { status: 500, body: '{"error":{"code":-32603,"message":"x"}}' },
+      "OrchestratorFailed",
+      "The orchestrator failed to answer enterpriseProxy/getEnterpriseProxyProperty (HTTP 500, error code -32603)",
+    ],
+  ])(
+    "is the partner check's outcome when it %s and the customer check refused the key",
+    async (_, partner, tag, words) => {
+      const { orchestrator } = make({ partner: [partner], customer: [TOKEN_ERROR] }, { timeoutMs: 300 });
+      const identity = await orchestrator.identify(target())();
+      expect(tagOf(identity)).toBe(tag);
+      expect(E.isLeft(identity) && identity.left.reason).toContain(words);
+      expect(E.isLeft(identity) && identity.left.reason).toContain(
+        "so it is not known whether the API key is a partner's; the customer check (getEnterprise: HTTP 400, error code -32000) refused it, as it refuses every partner's key.",
+      );
+    },
+  );
 
   it("calls a customer check that succeeds without an id garbage", async () => {
     const { orchestrator } = make({ partner: [ERROR_400], customer: [{ status: 200, body: '{"name":"x"}' }] });
@@ -122,11 +159,17 @@ describe("createPortalOrchestrator", () => {
     });
     expect(events.map((e) => e.attempts)).toEqual([3, 3]);
     // What was met goes to the log only (the two checks end together, padded to the same time: in either order).
-    expect(events.map((e) => e.detail).sort()).toEqual(["HTTP 502 without the orchestrator's error body", "HTTP 503 without the orchestrator's error body"]);
+    expect(events.map((e) => e.detail).sort()).toEqual([
+      "HTTP 502 without the orchestrator's error body",
+      "HTTP 503 without the orchestrator's error body",
+    ]);
   });
 
   it("retries a 5xx that carries the orchestrator's error body: the orchestrator failed, it did not refuse the key", async () => {
-    const { orchestrator, methods } = make({ partner: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }, PROXY], customer: [TOKEN_ERROR] });
+    const { orchestrator, methods } = make({
+      partner: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}' }, PROXY],
+      customer: [TOKEN_ERROR],
+    });
     expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
     expect(methods("partner")).toHaveLength(2);
   });
@@ -137,32 +180,54 @@ describe("createPortalOrchestrator", () => {
     const customers = await orchestrator.listPartnerCustomers(target(), 10)();
     expect(E.isLeft(customers) && customers.left).toEqual({
       _tag: "OrchestratorFailed",
-      reason: "The orchestrator failed to answer enterpriseProxy/getEnterpriseProxyEnterprises (HTTP 503, error code -32603); it is the orchestrator's own error, not a refusal of the key.",
+      reason:
+        "The orchestrator failed to answer enterpriseProxy/getEnterpriseProxyEnterprises (HTTP 503, error code -32603); it is the orchestrator's own error, not a refusal of the key.",
     });
-    expect(events.map((e) => [e.outcome, e.attempts, e.detail])).toEqual([["OrchestratorFailed", 3, "HTTP 503 with the orchestrator's error body"]]);
+    expect(events.map((e) => [e.outcome, e.attempts, e.detail])).toEqual([
+      ["OrchestratorFailed", 3, "HTTP 503 with the orchestrator's error body"],
+    ]);
   });
 
   it("retries a 5xx with the error body only while the wait and one more attempt fit the deadline", async () => {
-    const { orchestrator, methods } = make({ list: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}', headers: { "retry-after": "1" } }] }, { timeoutMs: 500 });
+    const { orchestrator, methods } = make(
+      { list: [{ status: 500, body: '{"error":{"code":-32603,"message":"x"}}', headers: { "retry-after": "1" } }] },
+      { timeoutMs: 500 },
+    );
     expect(tagOf(await orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorFailed");
     expect(methods("list")).toHaveLength(1);
   });
 
   it("succeeds when a retry does", async () => {
-    const { orchestrator, methods } = make({ partner: [{ status: 503 }, { status: 429, headers: { "retry-after": "0" } }, PROXY], customer: [TOKEN_ERROR] });
+    const { orchestrator, methods } = make({
+      partner: [{ status: 503 }, { status: 429, headers: { "retry-after": "0" } }, PROXY],
+      customer: [TOKEN_ERROR],
+    });
     expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
     expect(methods("partner")).toHaveLength(3);
   });
 
   it("reports rate limiting after the retries run out", async () => {
-    const { orchestrator, methods } = make({ partner: [ERROR_400], customer: [{ status: 429, headers: { "retry-after": "0" } }] }, { retries: 1 });
+    const { orchestrator, methods } = make(
+      { partner: [ERROR_400], customer: [{ status: 429, headers: { "retry-after": "0" } }] },
+      { retries: 1 },
+    );
     const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 0 });
+    expect(E.isLeft(identity) && identity.left).toMatchObject({
+      _tag: "OrchestratorRateLimited",
+      retryAfterSeconds: 0,
+    });
     expect(methods("customer")).toHaveLength(2);
   });
 
   it("shares a deadline between calls: a listing after a slow identification gets only what is left", async () => {
-    const { orchestrator } = make({ partner: [{ ...PROXY, delayMs: 200 }], customer: [TOKEN_ERROR], list: [{ status: 200, body: "[]", delayMs: 200 }] }, { timeoutMs: 300 });
+    const { orchestrator } = make(
+      {
+        partner: [{ ...PROXY, delayMs: 200 }],
+        customer: [TOKEN_ERROR],
+        list: [{ status: 200, body: "[]", delayMs: 200 }],
+      },
+      { timeoutMs: 300 },
+    );
     const deadline = orchestrator.startDeadline();
     expect(await orchestrator.identify(target(), deadline)()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
     expect(tagOf(await orchestrator.listPartnerCustomers(target(), 10, deadline)())).toBe("OrchestratorTimedOut");
@@ -173,7 +238,10 @@ describe("createPortalOrchestrator", () => {
     const reset = make({ partner: [RESET], customer: [RESET] });
     expect(tagOf(await reset.orchestrator.identify(target())())).toBe("OrchestratorUnreachable");
     expect(reset.methods("customer")).toHaveLength(3);
-    const notFound = { status: 0, throws: Object.assign(new Error(`getaddrinfo ENOTFOUND ${SECRET}`), { code: "ENOTFOUND" }) };
+    const notFound = {
+      status: 0,
+      throws: Object.assign(new Error(`getaddrinfo ENOTFOUND ${SECRET}`), { code: "ENOTFOUND" }),
+    };
     const dns = make({ partner: [notFound], customer: [notFound] });
     const second = await dns.orchestrator.identify(target())();
     expect(E.isLeft(second) && second.left).toEqual({
@@ -185,7 +253,12 @@ describe("createPortalOrchestrator", () => {
   });
 
   it("names an untrusted TLS certificate and how to trust a private CA", async () => {
-    const untrusted = { status: 0, throws: Object.assign(new Error("self-signed certificate in certificate chain"), { code: "SELF_SIGNED_CERT_IN_CHAIN" }) };
+    const untrusted = {
+      status: 0,
+      throws: Object.assign(new Error("self-signed certificate in certificate chain"), {
+        code: "SELF_SIGNED_CERT_IN_CHAIN",
+      }),
+    };
     const { orchestrator } = make({ partner: [untrusted], customer: [untrusted] });
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toEqual({
@@ -196,7 +269,9 @@ describe("createPortalOrchestrator", () => {
   });
 
   it("calls an answer over the size limit garbage", async () => {
-    const { orchestrator } = make({ list: [{ status: 0, throws: Object.assign(new Error("content size over limit"), { type: "max-size" }) }] });
+    const { orchestrator } = make({
+      list: [{ status: 0, throws: Object.assign(new Error("content size over limit"), { type: "max-size" }) }],
+    });
     const customers = await orchestrator.listPartnerCustomers(target(), 10)();
     expect(tagOf(customers)).toBe("OrchestratorGarbage");
   });
@@ -208,8 +283,12 @@ describe("createPortalOrchestrator", () => {
     expect(ok.seen[0]?.body).toBe('{"enterpriseProxyId":10}');
     const contradictory = make({ list: [{ status: 200, body: '{"error":{"code":-32603,"message":"x"}}' }] });
     expect(tagOf(await contradictory.orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorGarbage");
-    expect(tagOf(await make({ list: [ERROR_400] }).orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorRejected");
-    const refused403 = make({ list: [{ status: 403, body: '{"error":{"code":-32000,"message":"Insufficient Permissions"}}' }] });
+    expect(tagOf(await make({ list: [ERROR_400] }).orchestrator.listPartnerCustomers(target(), 10)())).toBe(
+      "OrchestratorRejected",
+    );
+    const refused403 = make({
+      list: [{ status: 403, body: '{"error":{"code":-32000,"message":"Insufficient Permissions"}}' }],
+    });
     expect(tagOf(await refused403.orchestrator.listPartnerCustomers(target(), 10)())).toBe("OrchestratorRejected");
     expect(refused403.seen).toHaveLength(1);
   });
@@ -217,7 +296,10 @@ describe("createPortalOrchestrator", () => {
   it.each<[string, Scripted]>([
     ["a malformed error body", { status: 400, body: '{"error":"nope"}' }],
     ["a 400 without error body", { status: 400, body: "{}" }],
-    ["a 404 with the orchestrator's error body", { status: 404, body: '{"error":{"code":-32601,"message":"Method not found"}}' }],
+    [
+      "a 404 with the orchestrator's error body",
+      { status: 404, body: '{"error":{"code":-32601,"message":"Method not found"}}' },
+    ],
   ])("calls a listing answered with %s garbage (or its refusal)", async (_, step) => {
     const { orchestrator, seen } = make({ list: [step] });
     const customers = await orchestrator.listPartnerCustomers(target(), 10)();
@@ -228,29 +310,49 @@ describe("createPortalOrchestrator", () => {
 
   it.each<[string, Scripted, string]>([
     ["not JSON", { status: 200, body: "<html>" }, "HTTP 200, not JSON"],
-    ["a redirect", { status: 302, headers: { location: "https://elsewhere.example/" } }, "HTTP 302 redirect, not followed"],
+    [
+      "a redirect",
+      { status: 302, headers: { location: "https://elsewhere.example/" } },
+      "HTTP 302 redirect, not followed",
+    ],
     ["a 404 page", { status: 404, body: "not found" }, "HTTP 404: no such method; check the orchestrator URL"],
-  ])("answers a listing answered with %s (not the orchestrator's API) with the one reason 'could not connect'", async (_, step, detail) => {
-    const { orchestrator, seen, events } = make({ list: [step] });
-    const customers = await orchestrator.listPartnerCustomers(target(), 10)();
-    expect(E.isLeft(customers) && customers.left).toEqual({
-      _tag: "OrchestratorUnreachable",
-      reason: "Could not connect to the orchestrator for enterpriseProxy/getEnterpriseProxyEnterprises.",
-    });
-    expect(events.map((event) => event.detail)).toEqual([detail]);
-    expect(seen).toHaveLength(1);
-  });
+  ])(
+    "answers a listing answered with %s (not the orchestrator's API) with the one reason 'could not connect'",
+    async (_, step, detail) => {
+      const { orchestrator, seen, events } = make({ list: [step] });
+      const customers = await orchestrator.listPartnerCustomers(target(), 10)();
+      expect(E.isLeft(customers) && customers.left).toEqual({
+        _tag: "OrchestratorUnreachable",
+        reason: "Could not connect to the orchestrator for enterpriseProxy/getEnterpriseProxyEnterprises.",
+      });
+      expect(events.map((event) => event.detail)).toEqual([detail]);
+      expect(seen).toHaveLength(1);
+    },
+  );
 
   it("reads the token list of a partner (enterpriseProxy/getApiTokens) or a customer (enterprise/getApiTokens) with its id, as an array or the Swagger's one object", async () => {
-    const token = { id: 1, tokenUuid: "9c1b", expiration: "2027-06-11T00:00:00.000Z", state: "ENABLED", isRevoked: false };
-    const { orchestrator, seen } = make({ tokens: [{ status: 200, body: JSON.stringify([token, { tokenUuid: "4e2a", expiration: "never" }]) }, { status: 200, body: JSON.stringify(token) }] });
+    const token = {
+      id: 1,
+      tokenUuid: "9c1b",
+      expiration: "2027-06-11T00:00:00.000Z",
+      state: "ENABLED",
+      isRevoked: false,
+    };
+    const { orchestrator, seen } = make({
+      tokens: [
+        { status: 200, body: JSON.stringify([token, { tokenUuid: "4e2a", expiration: "never" }]) },
+        { status: 200, body: JSON.stringify(token) },
+      ],
+    });
     expect(await orchestrator.listApiTokens(target(), { kind: "partner", partnerId: 10 })()).toEqual(
       E.right([
         { tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00.000Z") },
         { tokenUuid: "4e2a", expiresAt: undefined },
       ]),
     );
-    expect(await orchestrator.listApiTokens(target(), { kind: "customer", customerId: 342 })()).toEqual(E.right([{ tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00.000Z") }]));
+    expect(await orchestrator.listApiTokens(target(), { kind: "customer", customerId: 342 })()).toEqual(
+      E.right([{ tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00.000Z") }]),
+    );
     expect(seen.map(({ url, body }) => [url.split("/rest/")[1], body])).toEqual([
       ["enterpriseProxy/getApiTokens", '{"enterpriseProxyId":10}'],
       ["enterprise/getApiTokens", '{"enterpriseId":342}'],
@@ -260,7 +362,11 @@ describe("createPortalOrchestrator", () => {
   it.each<[string, Scripted, string]>([
     ["the privilege error (400 with an error body)", ERROR_400, "OrchestratorRejected"],
     ["a bare 403", { status: 403 }, "OrchestratorRejected"],
-    ["a 200 with an error member", { status: 200, body: '{"error":{"code":-32603,"message":"x"}}' }, "OrchestratorGarbage"],
+    [
+      "a 200 with an error member",
+      { status: 200, body: '{"error":{"code":-32603,"message":"x"}}' },
+      "OrchestratorGarbage",
+    ],
     ["tokens without a uuid", { status: 200, body: '[{"id":1}]' }, "OrchestratorGarbage"],
     ["HTML", HTML(200), "OrchestratorUnreachable"],
   ])("answers a token list refused or broken: %s", async (_, answer, tag) => {
@@ -277,16 +383,29 @@ describe("createPortalOrchestrator", () => {
       _tag: "OrchestratorUnreachable",
       reason: "Could not connect to the orchestrator for enterpriseProxy/getEnterpriseProxyEnterprises.",
     });
-    expect(events.map(({ outcome, detail }) => [outcome, detail])).toEqual([["OrchestratorUnreachable", "HTTP 200, not JSON"]]);
+    expect(events.map(({ outcome, detail }) => [outcome, detail])).toEqual([
+      ["OrchestratorUnreachable", "HTTP 200, not JSON"],
+    ]);
   });
 
   it("refuses link-local and metadata destinations, at admission and at connect time, unless the allowlist names them", async () => {
     const fenced = createPortalOrchestrator({ allowedHosts: undefined });
-    expect(fenced.admits("http://169.254.169.254/latest/")).toEqual(E.left(expect.stringMatching(/^is a link-local address .*: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it$/)));
-    expect(fenced.admits("http://metadata.google.internal/")).toEqual(E.left(expect.stringContaining("cloud metadata")));
+    expect(fenced.admits("http://169.254.169.254/latest/")).toEqual(
+      E.left(
+        expect.stringMatching(/^is a link-local address .*: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it$/),
+      ),
+    );
+    expect(fenced.admits("http://metadata.google.internal/")).toEqual(
+      E.left(expect.stringContaining("cloud metadata")),
+    );
     expect(fenced.admits("https://vco.example.net/")).toEqual(E.right(undefined));
-    const refused = await fenced.identify({ orchestratorUrl: "http://169.254.169.254/" as OrchestratorUrl, apiKey: ApiKey.unsafeFrom("k") })();
-    expect(E.isLeft(refused) && refused.left.reason).toBe("Could not connect to the orchestrator for enterprise/getEnterprise.");
+    const refused = await fenced.identify({
+      orchestratorUrl: "http://169.254.169.254/" as OrchestratorUrl,
+      apiKey: ApiKey.unsafeFrom("k"),
+    })();
+    expect(E.isLeft(refused) && refused.left.reason).toBe(
+      "Could not connect to the orchestrator for enterprise/getEnterprise.",
+    );
     // "localhost" resolves to loopback: admitted; a name resolving to a link-local address is refused after the lookup.
     const allowed = createPortalOrchestrator({ allowedHosts: ["169.254.169.254"] });
     expect(allowed.admits("http://169.254.169.254/")).toEqual(E.right(undefined));
@@ -296,7 +415,10 @@ describe("createPortalOrchestrator", () => {
 
   describe("host and scheme rules", () => {
     it("refuses a host outside the allowlist without any network call", async () => {
-      const { orchestrator, seen } = make({ partner: [PROXY], customer: [TOKEN_ERROR] }, { allowedHosts: ["vco.example.net"] });
+      const { orchestrator, seen } = make(
+        { partner: [PROXY], customer: [TOKEN_ERROR] },
+        { allowedHosts: ["vco.example.net"] },
+      );
       const refused = await orchestrator.identify(target("https://other.example.net/"))();
       expect(E.isLeft(refused) && refused.left).toEqual({
         _tag: "OrchestratorRejected",

@@ -21,7 +21,10 @@ const listening = async (server: Server): Promise<number> => {
 
 describe("createPortalOrchestrator in real time", () => {
   it("asks both checks at once: a customer key costs one round trip, not two", async () => {
-    const { orchestrator } = make({ partner: [{ ...ERROR_400, delayMs: 100 }], customer: [{ ...ENTERPRISE, delayMs: 100 }] });
+    const { orchestrator } = make({
+      partner: [{ ...ERROR_400, delayMs: 100 }],
+      customer: [{ ...ENTERPRISE, delayMs: 100 }],
+    });
     const started = performance.now();
     expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "customer", customerId: 77 }));
     expect(performance.now() - started).toBeLessThan(190);
@@ -36,7 +39,10 @@ describe("createPortalOrchestrator in real time", () => {
   });
 
   it("honours Retry-After when the wait fits the deadline", async () => {
-    const { orchestrator, methods } = make({ partner: [{ status: 429, headers: { "retry-after": "1" } }, PROXY], customer: [TOKEN_ERROR] }, { timeoutMs: 5_000 });
+    const { orchestrator, methods } = make(
+      { partner: [{ status: 429, headers: { "retry-after": "1" } }, PROXY], customer: [TOKEN_ERROR] },
+      { timeoutMs: 5_000 },
+    );
     const started = performance.now();
     expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
     expect(performance.now() - started).toBeGreaterThanOrEqual(990);
@@ -44,10 +50,16 @@ describe("createPortalOrchestrator in real time", () => {
   });
 
   it("fails at once when a Retry-After does not fit the deadline, passing the wait on", async () => {
-    const { orchestrator, seen } = make({ partner: [{ status: 429, headers: { "retry-after": "120" } }], customer: [{ status: 429, headers: { "retry-after": "120" } }] });
+    const { orchestrator, seen } = make({
+      partner: [{ status: 429, headers: { "retry-after": "120" } }],
+      customer: [{ status: 429, headers: { "retry-after": "120" } }],
+    });
     const started = performance.now();
     const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 120 });
+    expect(E.isLeft(identity) && identity.left).toMatchObject({
+      _tag: "OrchestratorRateLimited",
+      retryAfterSeconds: 120,
+    });
     expect(seen).toHaveLength(2);
     expect(performance.now() - started).toBeLessThan(500);
   });
@@ -56,14 +68,20 @@ describe("createPortalOrchestrator in real time", () => {
     const { orchestrator, seen } = make({ partner: [ERROR_400], customer: [{ status: 429 }] }, { timeoutMs: 3_000 });
     const started = performance.now();
     const identity = await orchestrator.identify(target())();
-    expect(E.isLeft(identity) && identity.left).toMatchObject({ _tag: "OrchestratorRateLimited", retryAfterSeconds: 5 });
+    expect(E.isLeft(identity) && identity.left).toMatchObject({
+      _tag: "OrchestratorRateLimited",
+      retryAfterSeconds: 5,
+    });
     expect(seen).toHaveLength(2);
     expect(performance.now() - started).toBeLessThan(500);
   });
 
   it("bounds all the work of one identification by one deadline, retries and waits included", async () => {
     // Each answer is a 503 after 300 ms: with a 1 s deadline, a third attempt would not fit.
-    const { orchestrator, methods } = make({ partner: [{ status: 503, delayMs: 300 }], customer: [{ status: 503, delayMs: 300 }] }, { timeoutMs: 1_000, retries: 5 });
+    const { orchestrator, methods } = make(
+      { partner: [{ status: 503, delayMs: 300 }], customer: [{ status: 503, delayMs: 300 }] },
+      { timeoutMs: 1_000, retries: 5 },
+    );
     const started = performance.now();
     const identity = await orchestrator.identify(target())();
     expect(tagOf(identity)).toBe("OrchestratorUnreachable");
@@ -72,7 +90,10 @@ describe("createPortalOrchestrator in real time", () => {
   });
 
   it("times out at the deadline when the orchestrator hangs", async () => {
-    const { orchestrator, seen } = make({ partner: [{ ...PROXY, delayMs: 10_000 }], customer: [{ ...ENTERPRISE, delayMs: 10_000 }] }, { timeoutMs: 300 });
+    const { orchestrator, seen } = make(
+      { partner: [{ ...PROXY, delayMs: 10_000 }], customer: [{ ...ENTERPRISE, delayMs: 10_000 }] },
+      { timeoutMs: 300 },
+    );
     const started = performance.now();
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toEqual({
@@ -91,7 +112,9 @@ describe("ports that are not an orchestrator's, in real time (issue 27: 0.27-0.4
     const closedPort = await listening(closed);
     closed.close();
     const garbage = createTcpServer((socket) => socket.end("SSH-2.0-OpenSSH_9.6\r\n"));
-    const notFound = createHttpServer((_req, res) => res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>"));
+    const notFound = createHttpServer((_req, res) =>
+      res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>"),
+    );
     const ports = { closed: closedPort, garbage: await listening(garbage), notFound: await listening(notFound) };
     // The defaults: a 10 s deadline, two retries from 150 ms.
     const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
@@ -103,7 +126,10 @@ describe("ports that are not an orchestrator's, in real time (issue 27: 0.27-0.4
           const identity = await orchestrator.identify(target(`http://127.0.0.1:${ports[kind]}/`))();
           durations[kind].push(performance.now() - started);
           // The same words, whatever was met.
-          expect(E.isLeft(identity) && identity.left).toEqual({ _tag: "OrchestratorUnreachable", reason: "Could not connect to the orchestrator for enterprise/getEnterprise." });
+          expect(E.isLeft(identity) && identity.left).toEqual({
+            _tag: "OrchestratorUnreachable",
+            reason: "Could not connect to the orchestrator for enterprise/getEnterprise.",
+          });
         }
     } finally {
       orchestrator.close();

@@ -66,7 +66,8 @@ describe("the client against a Prism mock of the vendor's Swagger", () => {
       if (decodable) {
         if (E.isLeft(customers)) throw new Error(customers.left.reason);
         expect(customers.right.items).toHaveLength(items.length);
-        for (const customer of customers.right.items) expect(Customer.is(customer) && Object.keys(customer)).toEqual(CUSTOMER_FIELDS);
+        for (const customer of customers.right.items)
+          expect(Customer.is(customer) && Object.keys(customer)).toEqual(CUSTOMER_FIELDS);
         tally.mapped += 1;
       } else {
         expect(E.isLeft(customers) && customers.left._tag).toBe("OrchestratorGarbage");
@@ -89,13 +90,16 @@ describe("the client against a Prism mock of the vendor's Swagger", () => {
     }
   });
 
-  it.each(["code=400", "code=500"])("a partner check forced to %s means 'not a partner': the key is a customer", async (prefer) => {
-    recorder.prefer.set(PARTNER_CHECK, prefer);
-    const identity = await orchestrator.identify(target())();
-    expect(answerOf(PARTNER_CHECK)?.status).toBe(Number(prefer.slice(5)));
-    expect(json(answerOf(PARTNER_CHECK)?.body ?? "")).toMatchObject({ error: { code: expect.any(Number) } });
-    expect(identity).toEqual(E.right({ kind: "customer", customerId: 0 }));
-  });
+  it.each(["code=400", "code=500"])(
+    "a partner check forced to %s means 'not a partner': the key is a customer",
+    async (prefer) => {
+      recorder.prefer.set(PARTNER_CHECK, prefer);
+      const identity = await orchestrator.identify(target())();
+      expect(answerOf(PARTNER_CHECK)?.status).toBe(Number(prefer.slice(5)));
+      expect(json(answerOf(PARTNER_CHECK)?.body ?? "")).toMatchObject({ error: { code: expect.any(Number) } });
+      expect(identity).toEqual(E.right({ kind: "customer", customerId: 0 }));
+    },
+  );
 
   // A 400 is the orchestrator's refusal, asked once; a 500 ("Error parsing or processing request") its failure, retried (issue 21).
   it.each([

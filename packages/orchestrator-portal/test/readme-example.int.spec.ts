@@ -8,7 +8,9 @@ import { createPortalOrchestrator } from "../src/index.js";
 it("runs the README wiring example; validation always asks, customer lists are cached", async () => {
   await using simulator = await startOrchestratorSimulator();
   const observed: string[] = [];
-  const metrics = { observe: (method: string, outcome: string, _durationMs: number) => void observed.push(`${method} ${outcome}`) };
+  const metrics = {
+    observe: (method: string, outcome: string, _durationMs: number) => void observed.push(`${method} ${outcome}`),
+  };
 
   const orchestrator = createPortalOrchestrator({
     timeoutMs: 10_000,

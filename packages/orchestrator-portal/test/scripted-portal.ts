@@ -3,7 +3,12 @@ import { inspect } from "node:util";
 import * as E from "fp-ts/lib/Either.js";
 import { ApiKey, type OrchestratorTarget, type OrchestratorUrl } from "@sdwan-connections/core";
 import { expect } from "vitest";
-import { createPortalOrchestrator, type FetchLike, type PortalCallEvent, type PortalOrchestratorOptions } from "../src/index.js";
+import {
+  createPortalOrchestrator,
+  type FetchLike,
+  type PortalCallEvent,
+  type PortalOrchestratorOptions,
+} from "../src/index.js";
 
 export const SECRET = "unit-secret-key-7f3a9c";
 export const target = (orchestratorUrl = "https://vco.example.net/"): OrchestratorTarget => ({
@@ -44,7 +49,9 @@ export const scriptedFetch = (script: Partial<Record<Check, readonly Scripted[]>
   const fetch: FetchLike = async (url, init) => {
     const check = CHECK_OF[url.split("/portal/rest/")[1] ?? ""] as Check;
     const steps = script[check] ?? [{ status: 500, body: "no script" }];
-    const step = steps[Math.min(seen.filter((s) => CHECK_OF[s.url.split("/portal/rest/")[1] ?? ""] === check).length, steps.length - 1)] as Scripted;
+    const step = steps[
+      Math.min(seen.filter((s) => CHECK_OF[s.url.split("/portal/rest/")[1] ?? ""] === check).length, steps.length - 1)
+    ] as Scripted;
     seen.push({ url, headers: init.headers, body: init.body });
     if (step.delayMs !== undefined) await abortable(step.delayMs, init.signal);
     if (step.throws !== undefined) throw step.throws;
@@ -57,7 +64,10 @@ export const scriptedFetch = (script: Partial<Record<Check, readonly Scripted[]>
   return { fetch, seen };
 };
 
-export const make = (script: Partial<Record<Check, readonly Scripted[]>>, extra: Partial<PortalOrchestratorOptions> = {}) => {
+export const make = (
+  script: Partial<Record<Check, readonly Scripted[]>>,
+  extra: Partial<PortalOrchestratorOptions> = {},
+) => {
   const { fetch, seen } = scriptedFetch(script);
   const events: PortalCallEvent[] = [];
   const orchestrator = createPortalOrchestrator({
@@ -74,7 +84,9 @@ export const make = (script: Partial<Record<Check, readonly Scripted[]>>, extra:
 
 export const expectNoKey = (value: unknown) => {
   expect(JSON.stringify(value)).not.toContain(SECRET);
-  expect(String(E.isLeft(value as E.Either<unknown, unknown>) ? (value as E.Left<{ reason: string }>).left.reason : "")).not.toContain(SECRET);
+  expect(
+    String(E.isLeft(value as E.Either<unknown, unknown>) ? (value as E.Left<{ reason: string }>).left.reason : ""),
+  ).not.toContain(SECRET);
   expect(inspect(value, { depth: 10 })).not.toContain(SECRET);
 };
 
@@ -83,6 +95,13 @@ export const tagOf = (result: E.Either<{ _tag: string }, unknown>) => (E.isLeft(
 export const PROXY = { status: 200, body: '{"id":1001,"enterpriseProxyId":10,"name":"x","value":"y"}' };
 export const ENTERPRISE = { status: 200, body: '{"id":77,"logicalId":"u"}' };
 export const ERROR_400 = { status: 400, body: '{"error":{"code":-32603,"message":"privileges check failed"}}' };
-export const TOKEN_ERROR = { status: 400, body: '{"error":{"code":-32000,"message":"tokenError [expired or invalid token]"}}' };
-export const HTML = (status: number) => ({ status, body: "<html><body><h1>Bad Gateway</h1></body></html>", headers: { "content-type": "text/html" } });
+export const TOKEN_ERROR = {
+  status: 400,
+  body: '{"error":{"code":-32000,"message":"tokenError [expired or invalid token]"}}',
+};
+export const HTML = (status: number) => ({
+  status,
+  body: "<html><body><h1>Bad Gateway</h1></body></html>",
+  headers: { "content-type": "text/html" },
+});
 export const RESET = { status: 0, throws: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) };

@@ -21,14 +21,17 @@ describe("portalUrl", () => {
     expect(join(base)).toBe(expected);
   });
 
-  it.each(["ftp://vco.example.net/", "file:///etc/passwd", "javascript:alert(1)", "not a url", "https://user:pw@vco.example.net/"])(
-    "refuses %s as OrchestratorRejected",
-    (base) => {
-      const url = portalUrl(base, "enterprise/getEnterprise");
-      expect(E.isLeft(url) && url.left._tag).toBe("OrchestratorRejected");
-      expect(JSON.stringify(url)).not.toContain("pw@");
-    },
-  );
+  it.each([
+    "ftp://vco.example.net/",
+    "file:///etc/passwd",
+    "javascript:alert(1)",
+    "not a url",
+    "https://user:pw@vco.example.net/",
+  ])("refuses %s as OrchestratorRejected", (base) => {
+    const url = portalUrl(base, "enterprise/getEnterprise");
+    expect(E.isLeft(url) && url.left._tag).toBe("OrchestratorRejected");
+    expect(JSON.stringify(url)).not.toContain("pw@");
+  });
 });
 
 describe("allowed hosts", () => {

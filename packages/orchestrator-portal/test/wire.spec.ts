@@ -94,28 +94,66 @@ describe("decodeCustomers", () => {
 
 describe("decodeCustomers' fast path agrees with io-ts", () => {
   /** Every kind of JSON value, and near misses of each field's type. */
-  const VALUES: readonly unknown[] = [undefined, null, "", "x", "1", 0, 1, 2, -1, -0, 1.5, 35.770000123, 1e21, true, false, {}, [], [1], { id: 1 }];
+  const VALUES: readonly unknown[] = [
+    undefined,
+    null,
+    "",
+    "x",
+    "1",
+    0,
+    1,
+    2,
+    -1,
+    -0,
+    1.5,
+    35.770000123,
+    1e21,
+    true,
+    false,
+    {},
+    [],
+    [1],
+    { id: 1 },
+  ];
   /** The answer as decoded before the fast path: io-ts for every enterprise, the same reason form. */
   const ioTs = (items: readonly unknown[]) => {
     const customers = [];
     for (const [index, item] of items.entries()) {
       const decoded = Enterprise.decode(item);
-      if (E.isLeft(decoded)) return E.left(`enterprise [${index}] has a missing or invalid ${describeFields(decoded.left)}`);
+      if (E.isLeft(decoded))
+        return E.left(`enterprise [${index}] has a missing or invalid ${describeFields(decoded.left)}`);
       customers.push(toCustomer(decoded.right));
     }
     return E.right(customers);
   };
   const FIELDS = new Set(Object.keys(Enterprise.props));
   const describeFields = (errors: readonly { context: readonly { key: string }[] }[]) =>
-    [...new Set(errors.map((error) => error.context.map((entry) => entry.key).filter((key) => FIELDS.has(key)).at(-1) ?? "(shape)"))].slice(0, 5).join(", ");
+    [
+      ...new Set(
+        errors.map(
+          (error) =>
+            error.context
+              .map((entry) => entry.key)
+              .filter((key) => FIELDS.has(key))
+              .at(-1) ?? "(shape)",
+        ),
+      ),
+    ]
+      .slice(0, 5)
+      .join(", ");
 
-  it.each(Object.keys(Enterprise.props))("%s: every value is accepted, mapped or refused (with io-ts's reason) as io-ts does", (field) => {
-    for (const value of VALUES) {
-      const item = enterprise({ [field]: value });
-      if (value === undefined) delete (item as Record<string, unknown>)[field];
-      expect(decodeCustomers([enterprise(), item]), `${field}: ${JSON.stringify(value)}`).toEqual(ioTs([enterprise(), item]));
-    }
-  });
+  it.each(Object.keys(Enterprise.props))(
+    "%s: every value is accepted, mapped or refused (with io-ts's reason) as io-ts does",
+    (field) => {
+      for (const value of VALUES) {
+        const item = enterprise({ [field]: value });
+        if (value === undefined) delete (item as Record<string, unknown>)[field];
+        expect(decodeCustomers([enterprise(), item]), `${field}: ${JSON.stringify(value)}`).toEqual(
+          ioTs([enterprise(), item]),
+        );
+      }
+    },
+  );
 
   it("refuses what is not a record as io-ts does", () => {
     for (const item of [null, "x", 1, true, [], [enterprise()]]) expect(decodeCustomers([item])).toEqual(ioTs([item]));

@@ -6,7 +6,11 @@ export interface CliOptions {
   readonly port: number;
   readonly prefix: string;
   readonly dataFile?: string;
-  readonly generate?: { readonly partners: number; readonly enterprisesPerPartner: number; readonly nullShare?: number };
+  readonly generate?: {
+    readonly partners: number;
+    readonly enterprisesPerPartner: number;
+    readonly nullShare?: number;
+  };
   /** PEM files: with both, the simulator serves HTTPS. */
   readonly tls?: { readonly keyFile: string; readonly certFile: string };
 }
@@ -15,12 +19,16 @@ export const USAGE = `Usage: sdwan-orchestrator-simulator [--host 127.0.0.1] [--
 Environment: SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_PREFIX, SIMULATOR_DATA, SIMULATOR_GENERATE, SIMULATOR_NULL_SHARE, SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT (same meanings).`;
 
 const positiveInt = (name: string, value: string, min: number): number => {
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 65535 * 1000) throw new Error(`${name}: expected an integer >= ${min}, got '${value}'`);
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 65535 * 1000)
+    throw new Error(`${name}: expected an integer >= ${min}, got '${value}'`);
   return Number(value);
 };
 
 /** Parses argv (without node and script) and env; one clear line on a bad value. */
-export const parseCliOptions = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>): E.Either<string, CliOptions> =>
+export const parseCliOptions = (
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): E.Either<string, CliOptions> =>
   // The checks below throw their line; this is where it is caught.
   E.tryCatch(
     () => readOptions(argv, env),
@@ -44,11 +52,14 @@ const readOptions = (argv: readonly string[], env: Readonly<Record<string, strin
   const generate = get("generate", "SIMULATOR_GENERATE");
   const nullShare = get("null-share", "SIMULATOR_NULL_SHARE");
   if (nullShare !== undefined && (generate === undefined || !/^(0(\.\d+)?|1(\.0+)?)$/.test(nullShare)))
-    throw new Error(`--null-share / SIMULATOR_NULL_SHARE: expected a share from 0 to 1 with --generate, got '${nullShare}'`);
+    throw new Error(
+      `--null-share / SIMULATOR_NULL_SHARE: expected a share from 0 to 1 with --generate, got '${nullShare}'`,
+    );
   const dataFile = get("data", "SIMULATOR_DATA");
   const keyFile = get("tls-key", "SIMULATOR_TLS_KEY");
   const certFile = get("tls-cert", "SIMULATOR_TLS_CERT");
-  if ((keyFile === undefined) !== (certFile === undefined)) throw new Error("--tls-key and --tls-cert (SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT) go together");
+  if ((keyFile === undefined) !== (certFile === undefined))
+    throw new Error("--tls-key and --tls-cert (SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT) go together");
   let generated: CliOptions["generate"];
   if (generate !== undefined) {
     const [partners = "", enterprises = ""] = generate.split(":");

@@ -20,17 +20,25 @@ const main = async (): Promise<void> => {
     ...(options.dataFile === undefined ? {} : { data: await loadDataset(options.dataFile) }),
     ...(options.tls === undefined
       ? {}
-      : { tls: { key: await readFile(options.tls.keyFile, "utf8"), cert: await readFile(options.tls.certFile, "utf8") } }),
+      : {
+          tls: { key: await readFile(options.tls.keyFile, "utf8"), cert: await readFile(options.tls.certFile, "utf8") },
+        }),
   });
   const enterprises = simulator.data.partners.reduce((sum, partner) => sum + partner.enterprises.length, 0);
   print(`Orchestrator simulator listening on ${simulator.url}`);
   print(`Serving ${simulator.data.partners.length} partners with ${enterprises} enterprises.`);
   print("Partner keys (these are fake, sample-only credentials):");
-  for (const partner of simulator.data.partners) print(`  ${partner.keys[0] ?? "(none)"}  enterpriseProxyId=${partner.enterpriseProxyId}  ${partner.enterprises.length} enterprises`);
+  for (const partner of simulator.data.partners)
+    print(
+      `  ${partner.keys[0] ?? "(none)"}  enterpriseProxyId=${partner.enterpriseProxyId}  ${partner.enterprises.length} enterprises`,
+    );
   print("Customer keys:");
-  for (const { key, enterpriseId } of simulator.data.customerKeys.slice(0, 5)) print(`  ${key}  enterprise ${enterpriseId}`);
+  for (const { key, enterpriseId } of simulator.data.customerKeys.slice(0, 5))
+    print(`  ${key}  enterprise ${enterpriseId}`);
   const example = simulator.data.partners[0]?.keys[0] ?? "KEY";
-  print(`Try: curl -s -X POST -H 'Content-Type: application/json' -H 'Authorization: Token ${example}' -d '{}' ${simulator.url}portal/rest/enterpriseProxy/getEnterpriseProxyProperty`);
+  print(
+    `Try: curl -s -X POST -H 'Content-Type: application/json' -H 'Authorization: Token ${example}' -d '{}' ${simulator.url}portal/rest/enterpriseProxy/getEnterpriseProxyProperty`,
+  );
   let stopping = false;
   const shutdown = () => {
     if (stopping) return; // a repeated signal while stopping: the first one's stop goes on

@@ -4,7 +4,15 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
-import { decodeDataset, generateDataset, type ApiTokenRecord, type Dataset, type EnterpriseRecord, type GenerateOptions, type PartnerRecord } from "./dataset.js";
+import {
+  decodeDataset,
+  generateDataset,
+  type ApiTokenRecord,
+  type Dataset,
+  type EnterpriseRecord,
+  type GenerateOptions,
+  type PartnerRecord,
+} from "./dataset.js";
 
 /** The portal methods served, as `{group}/{method}` after `/portal/rest/`. */
 export const PORTAL_METHODS = [
@@ -125,7 +133,11 @@ const normalizePrefix = (prefix: string | undefined): string => {
 
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
   const text = typeof body === "string" ? body : JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 };
 
@@ -134,11 +146,17 @@ const sendHtml = (res: ServerResponse, status: number, html: string, headers: Re
   res.end(html);
 };
 
-const NGINX_502 = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+const NGINX_502 =
+  "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
 
 /** What each method answers under the `missingId` fault: its usual shape, less the id a client looks for. */
 const MISSING_ID_ANSWERS: Record<PortalMethod, unknown> = {
-  "enterpriseProxy/getEnterpriseProxyProperty": { id: 1001, created: "2021-03-04T10:11:12.000Z", name: "vco.enterpriseProxy.displayName", value: "x" },
+  "enterpriseProxy/getEnterpriseProxyProperty": {
+    id: 1001,
+    created: "2021-03-04T10:11:12.000Z",
+    name: "vco.enterpriseProxy.displayName",
+    value: "x",
+  },
   "enterprise/getEnterprise": { logicalId: "00000000-0000-4000-8000-000000000000", name: "x" },
   "enterpriseProxy/getEnterpriseProxyEnterprises": [{}],
   "enterpriseProxy/getApiTokens": [{ id: 1, name: "x" }],
@@ -179,7 +197,11 @@ const proxyProperty = (partner: PartnerRecord) => ({
 });
 
 /** A token as the token lists answer it (Swagger definition `api_token`), of the partner or the enterprise that owns it. */
-const apiToken = (token: ApiTokenRecord, index: number, owner: { readonly enterpriseProxyId: number } | { readonly enterpriseId: number }) => ({
+const apiToken = (
+  token: ApiTokenRecord,
+  index: number,
+  owner: { readonly enterpriseProxyId: number } | { readonly enterpriseId: number },
+) => ({
   id: index + 1,
   tokenUuid: token.tokenUuid,
   name: `token ${index + 1}`,
@@ -210,14 +232,16 @@ const apiToken = (token: ApiTokenRecord, index: number, owner: { readonly enterp
  * - a body that is not a JSON object is a 400 parse error; other paths 404, other verbs 405.
  */
 export const startOrchestratorSimulator = async (options: SimulatorOptions = {}): Promise<OrchestratorSimulator> => {
-  const data = options.generate !== undefined ? generateDataset(options.generate) : (options.data ?? (await loadSampleDataset()));
+  const data =
+    options.generate !== undefined ? generateDataset(options.generate) : (options.data ?? (await loadSampleDataset()));
   const prefix = normalizePrefix(options.prefix);
   const record = options.record ?? true;
 
   const partnerByKey = new Map<string, PartnerRecord>();
   for (const partner of data.partners) for (const key of partner.keys) partnerByKey.set(key, partner);
   const enterpriseById = new Map<number, EnterpriseRecord>();
-  for (const partner of data.partners) for (const enterprise of partner.enterprises) enterpriseById.set(enterprise.id, enterprise);
+  for (const partner of data.partners)
+    for (const enterprise of partner.enterprises) enterpriseById.set(enterprise.id, enterprise);
   const enterpriseByKey = new Map<string, EnterpriseRecord>();
   for (const { key, enterpriseId } of data.customerKeys) {
     const enterprise = enterpriseById.get(enterpriseId);
@@ -226,7 +250,8 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
   const tokenByKey = new Map((data.apiTokens ?? []).map((token) => [token.key, token]));
   const tokensOf = (keys: readonly string[]) => keys.flatMap((key) => tokenByKey.get(key) ?? []);
   const customerKeysOf = new Map<number, string[]>();
-  for (const { key, enterpriseId } of data.customerKeys) customerKeysOf.set(enterpriseId, [...(customerKeysOf.get(enterpriseId) ?? []), key]);
+  for (const { key, enterpriseId } of data.customerKeys)
+    customerKeysOf.set(enterpriseId, [...(customerKeysOf.get(enterpriseId) ?? []), key]);
   // A partner's answer is the same every time: serialize it once.
   const enterprisesJson = new Map<PartnerRecord, string>();
 
@@ -247,7 +272,12 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
     return undefined;
   };
 
-  const answer = (res: ServerResponse, method: PortalMethod, key: string | undefined, params: Record<string, unknown>): void => {
+  const answer = (
+    res: ServerResponse,
+    method: PortalMethod,
+    key: string | undefined,
+    params: Record<string, unknown>,
+  ): void => {
     const partner = key === undefined ? undefined : partnerByKey.get(key);
     const enterprise = key === undefined ? undefined : enterpriseByKey.get(key);
     if (partner === undefined && enterprise === undefined) {
@@ -285,9 +315,21 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
         if (owner === undefined || key === undefined || tokenByKey.get(key)?.readsTokens === false) {
           sendJson(res, 400, errorBody(SERVER_ERROR, "privileges check failed"));
         } else if (partner !== undefined) {
-          sendJson(res, 200, tokensOf(partner.keys).map((token, index) => apiToken(token, index, { enterpriseProxyId: partner.enterpriseProxyId })));
+          sendJson(
+            res,
+            200,
+            tokensOf(partner.keys).map((token, index) =>
+              apiToken(token, index, { enterpriseProxyId: partner.enterpriseProxyId }),
+            ),
+          );
         } else if (enterprise !== undefined) {
-          sendJson(res, 200, tokensOf(customerKeysOf.get(enterprise.id) ?? []).map((token, index) => apiToken(token, index, { enterpriseId: enterprise.id })));
+          sendJson(
+            res,
+            200,
+            tokensOf(customerKeysOf.get(enterprise.id) ?? []).map((token, index) =>
+              apiToken(token, index, { enterpriseId: enterprise.id }),
+            ),
+          );
         }
         return;
       }
@@ -296,7 +338,12 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
 
   const penaltyEnds = new WeakMap<Fault, number>();
 
-  const applyFault = async (res: ServerResponse, req: IncomingMessage, fault: Fault, method: PortalMethod): Promise<boolean> => {
+  const applyFault = async (
+    res: ServerResponse,
+    req: IncomingMessage,
+    fault: Fault,
+    method: PortalMethod,
+  ): Promise<boolean> => {
     switch (fault.kind) {
       case "delay":
         await new Promise((resolve) => setTimeout(resolve, fault.ms));
@@ -305,10 +352,21 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
         sendJson(res, fault.status ?? 500, errorBody(SERVER_ERROR, "An error occurred while processing your request"));
         return true;
       case "rateLimit":
-        sendJson(res, 429, errorBody(SERVER_ERROR, "rate limit exceeded"), fault.retryAfter === undefined ? {} : { "retry-after": fault.retryAfter });
+        sendJson(
+          res,
+          429,
+          errorBody(SERVER_ERROR, "rate limit exceeded"),
+          fault.retryAfter === undefined ? {} : { "retry-after": fault.retryAfter },
+        );
         return true;
       case "malformedJson":
-        sendJson(res, 200, method.endsWith("Enterprises") || method.endsWith("getApiTokens") ? '[{"id": 1, "logicalId": "' : '{"id": 1, "enterpriseProxyId": ');
+        sendJson(
+          res,
+          200,
+          method.endsWith("Enterprises") || method.endsWith("getApiTokens")
+            ? '[{"id": 1, "logicalId": "'
+            : '{"id": 1, "enterpriseProxyId": ',
+        );
         return true;
       case "ratePenalty": {
         const now = Date.now();
@@ -329,10 +387,16 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
         sendJson(res, 200, MISSING_ID_ANSWERS[method]);
         return true;
       case "html":
-        sendHtml(res, fault.status ?? 200, fault.status === 502 ? NGINX_502 : "<html><body><h1>Orchestrator</h1></body></html>");
+        sendHtml(
+          res,
+          fault.status ?? 200,
+          fault.status === 502 ? NGINX_502 : "<html><body><h1>Orchestrator</h1></body></html>",
+        );
         return true;
       case "redirectToLogin":
-        sendHtml(res, 302, '<html><body><a href="login.html">Log in</a></body></html>', { location: `${prefix}/login.html` });
+        sendHtml(res, 302, '<html><body><a href="login.html">Log in</a></body></html>', {
+          location: `${prefix}/login.html`,
+        });
         return true;
       case "reset":
         req.socket.destroy();
@@ -343,7 +407,8 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     const body = await readBody(req).catch(() => undefined);
-    if (record) requests.push({ method: req.method ?? "", url: req.url ?? "", headers: { ...req.headers }, body: body ?? "" });
+    if (record)
+      requests.push({ method: req.method ?? "", url: req.url ?? "", headers: { ...req.headers }, body: body ?? "" });
     const path = (req.url ?? "").split("?")[0] ?? "";
     const base = `${prefix}/portal/rest/`;
     const method = path.startsWith(base) ? (path.slice(base.length) as PortalMethod) : undefined;
@@ -385,7 +450,10 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
       else res.destroy();
     });
   };
-  const server = options.tls === undefined ? createHttpServer(listener) : createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, listener);
+  const server =
+    options.tls === undefined
+      ? createHttpServer(listener)
+      : createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, listener);
   server.keepAliveTimeout = 5_000;
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {

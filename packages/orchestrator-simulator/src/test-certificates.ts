@@ -58,10 +58,17 @@ export const createTestCertificates = (options: { readonly hosts?: readonly stri
     { name: "basicConstraints", cA: false },
     { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
     { name: "extKeyUsage", serverAuth: true },
-    { name: "subjectAltName", altNames: hosts.map((host) => (isIP(host) === 0 ? { type: 2, value: host } : { type: 7, ip: host })) },
+    {
+      name: "subjectAltName",
+      altNames: hosts.map((host) => (isIP(host) === 0 ? { type: 2, value: host } : { type: 7, ip: host })),
+    },
     { name: "authorityKeyIdentifier", keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
   ]);
   serverCert.sign(ca.privateKey, forge.md.sha256.create());
 
-  return { caCert: forge.pki.certificateToPem(caCert), cert: forge.pki.certificateToPem(serverCert), key: server.privatePem };
+  return {
+    caCert: forge.pki.certificateToPem(caCert),
+    cert: forge.pki.certificateToPem(serverCert),
+    key: server.privatePem,
+  };
 };

@@ -2,17 +2,30 @@ import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NULLABLE_ENTERPRISE_FIELDS, PORTAL_METHODS, startOrchestratorSimulator, type Fault, type OrchestratorSimulator, type PortalMethod } from "../src/index.js";
+import {
+  NULLABLE_ENTERPRISE_FIELDS,
+  PORTAL_METHODS,
+  startOrchestratorSimulator,
+  type Fault,
+  type OrchestratorSimulator,
+  type PortalMethod,
+} from "../src/index.js";
 
 // The vendor's Swagger 2.0 file (fixtures/vendor/README.md says where it comes from).
-const SWAGGER = JSON.parse(readFileSync(new URL("../fixtures/vendor/orchestrator-portal-api-v1.swagger.json", import.meta.url), "utf8")) as {
+const SWAGGER = JSON.parse(
+  readFileSync(new URL("../fixtures/vendor/orchestrator-portal-api-v1.swagger.json", import.meta.url), "utf8"),
+) as {
   readonly definitions: Record<string, unknown>;
-  readonly paths: Record<string, { readonly post: { readonly responses: Record<string, { readonly $ref?: string; readonly schema?: unknown }> } }>;
+  readonly paths: Record<
+    string,
+    { readonly post: { readonly responses: Record<string, { readonly $ref?: string; readonly schema?: unknown }> } }
+  >;
   readonly responses: Record<string, { readonly schema?: unknown }>;
 };
 
 type Properties = Record<string, { type?: string }>;
-const enterpriseProperties = (definitions: Record<string, unknown>) => (definitions["enterprise"] as { properties: Properties }).properties;
+const enterpriseProperties = (definitions: Record<string, unknown>) =>
+  (definitions["enterprise"] as { properties: Properties }).properties;
 
 /**
  * The Swagger's definitions, but for the nulls the simulator documents (README, "Deliberate deviations"):
@@ -39,9 +52,14 @@ const documented = (method: PortalMethod): ReadonlyMap<number, ValidateFunction>
   const responses = SWAGGER.paths[`/${method}`]?.post.responses ?? {};
   return new Map(
     Object.entries(responses).map(([status, response]) => {
-      const schema = response.$ref === undefined ? response.schema : SWAGGER.responses[response.$ref.split("/").at(-1) as string]?.schema;
+      const schema =
+        response.$ref === undefined
+          ? response.schema
+          : SWAGGER.responses[response.$ref.split("/").at(-1) as string]?.schema;
       // Rewrite local refs to the schema registered above.
-      const rooted = JSON.parse(JSON.stringify(schema).replaceAll('"#/definitions/', '"swagger.json#/definitions/')) as object;
+      const rooted = JSON.parse(
+        JSON.stringify(schema).replaceAll('"#/definitions/', '"swagger.json#/definitions/'),
+      ) as object;
       return [Number(status), ajv.compile(rooted)];
     }),
   );
@@ -52,7 +70,12 @@ const PARTNER_KEY = "sample-partner-key-1";
 const CUSTOMER_KEY = "sample-customer-key-1-1";
 
 /** What is wrong with one answer, by the Swagger; empty when it conforms. */
-const violations = async (sim: OrchestratorSimulator, method: PortalMethod, key: string | undefined, body = "{}"): Promise<string[]> => {
+const violations = async (
+  sim: OrchestratorSimulator,
+  method: PortalMethod,
+  key: string | undefined,
+  body = "{}",
+): Promise<string[]> => {
   let response: Response;
   try {
     response = await fetch(`${sim.url}portal/rest/${method}`, {
@@ -67,16 +90,19 @@ const violations = async (sim: OrchestratorSimulator, method: PortalMethod, key:
   const text = await response.text();
   const validate = DOCUMENTED.get(method)?.get(response.status);
   if (validate === undefined) return [`HTTP ${response.status} is not documented for ${method}`];
-  if (!(response.headers.get("content-type") ?? "").startsWith("application/json")) return [`content-type ${response.headers.get("content-type")}`];
+  if (!(response.headers.get("content-type") ?? "").startsWith("application/json"))
+    return [`content-type ${response.headers.get("content-type")}`];
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     return ["the body is not JSON"];
   }
-  const check = (value: unknown) => (validate(value) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`));
+  const check = (value: unknown) =>
+    validate(value) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
   // A deliberate deviation (README): the Swagger's token list result is one `api_token`; orchestrators answer an array of them.
-  if (response.status === 200 && TOKEN_LISTS.has(method)) return Array.isArray(json) ? json.flatMap(check) : ["a token list that is not an array"];
+  if (response.status === 200 && TOKEN_LISTS.has(method))
+    return Array.isArray(json) ? json.flatMap(check) : ["a token list that is not an array"];
   return check(json);
 };
 
@@ -90,12 +116,15 @@ describe("the simulator's answers validate against the vendor Swagger", () => {
   afterAll(() => sim.stop());
 
   it("documents 200, 400 and 500 for every method (what the checks below rely on)", () => {
-    for (const method of PORTAL_METHODS) expect([...(DOCUMENTED.get(method)?.keys() ?? [])].sort()).toEqual([200, 400, 500]);
+    for (const method of PORTAL_METHODS)
+      expect([...(DOCUMENTED.get(method)?.keys() ?? [])].sort()).toEqual([200, 400, 500]);
   });
 
   it("allows null in no field but the documented ones: each of them, and no other, is typed in the vendor's own Swagger", () => {
     const vendor = enterpriseProperties(SWAGGER.definitions);
-    const allowed = Object.entries(enterpriseProperties(DEFINITIONS)).filter(([, property]) => Array.isArray(property.type)).map(([field]) => field);
+    const allowed = Object.entries(enterpriseProperties(DEFINITIONS))
+      .filter(([, property]) => Array.isArray(property.type))
+      .map(([field]) => field);
     expect(allowed.sort()).toEqual([...NULLABLE_ENTERPRISE_FIELDS].sort());
     for (const field of NULLABLE_ENTERPRISE_FIELDS) expect(typeof vendor[field]?.type, field).toBe("string");
   });
@@ -103,7 +132,10 @@ describe("the simulator's answers validate against the vendor Swagger", () => {
   it("sends nulls in the sample's listings (as real orchestrators do), which the vendor's Swagger alone would refuse", async () => {
     const strict = new Ajv({ strict: false });
     addFormats.default(strict);
-    const enterprise = strict.compile({ ...(SWAGGER.definitions["enterprise"] as object), definitions: SWAGGER.definitions });
+    const enterprise = strict.compile({
+      ...(SWAGGER.definitions["enterprise"] as object),
+      definitions: SWAGGER.definitions,
+    });
     const listed = sim.data.partners.flatMap((partner) => partner.enterprises);
     const withNull = listed.filter((e) => Object.values(e).includes(null));
     expect(withNull.length).toBeGreaterThan(0);
@@ -111,9 +143,13 @@ describe("the simulator's answers validate against the vendor Swagger", () => {
   });
 
   it("for every key of the sample, every method", async () => {
-    const keys = [...sim.data.partners.flatMap((partner) => partner.keys), ...sim.data.customerKeys.map((customer) => customer.key)];
+    const keys = [
+      ...sim.data.partners.flatMap((partner) => partner.keys),
+      ...sim.data.customerKeys.map((customer) => customer.key),
+    ];
     for (const key of keys)
-      for (const method of PORTAL_METHODS) expect(await violations(sim, method, key), `${method} with ${key}`).toEqual([]);
+      for (const method of PORTAL_METHODS)
+        expect(await violations(sim, method, key), `${method} with ${key}`).toEqual([]);
   });
 
   it("for an unknown key, no token, a body that is not an object, and another partner's id", async () => {
@@ -122,20 +158,25 @@ describe("the simulator's answers validate against the vendor Swagger", () => {
       expect(await violations(sim, method, undefined), method).toEqual([]);
       expect(await violations(sim, method, PARTNER_KEY, "not json"), method).toEqual([]);
     }
-    expect(await violations(sim, "enterpriseProxy/getEnterpriseProxyEnterprises", PARTNER_KEY, '{"enterpriseProxyId":11}')).toEqual([]);
+    expect(
+      await violations(sim, "enterpriseProxy/getEnterpriseProxyEnterprises", PARTNER_KEY, '{"enterpriseProxyId":11}'),
+    ).toEqual([]);
   });
 
   // The faults that imitate a documented answer.
-  it.each<Fault>([{ kind: "serverError" }, { kind: "errorBody", status: 400 }, { kind: "errorBody", status: 500 }, { kind: "delay", ms: 10 }])(
-    "under the fault %j",
-    async (fault) => {
-      for (const key of [PARTNER_KEY, CUSTOMER_KEY]) {
-        sim.setFault("*", fault);
-        for (const method of PORTAL_METHODS) expect(await violations(sim, method, key), `${method} with ${key}`).toEqual([]);
-      }
-      sim.setFault("*", undefined);
-    },
-  );
+  it.each<Fault>([
+    { kind: "serverError" },
+    { kind: "errorBody", status: 400 },
+    { kind: "errorBody", status: 500 },
+    { kind: "delay", ms: 10 },
+  ])("under the fault %j", async (fault) => {
+    for (const key of [PARTNER_KEY, CUSTOMER_KEY]) {
+      sim.setFault("*", fault);
+      for (const method of PORTAL_METHODS)
+        expect(await violations(sim, method, key), `${method} with ${key}`).toEqual([]);
+    }
+    sim.setFault("*", undefined);
+  });
 
   // The deliberate deviations (README, "Deliberate deviations"): each really is outside the Swagger.
   it.each<Fault>([

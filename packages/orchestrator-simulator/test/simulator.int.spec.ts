@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { request as httpsRequest } from "node:https";
-import { createTestCertificates, GENERATED_TOKEN_EXPIRATION, startOrchestratorSimulator, type OrchestratorSimulator, type PortalMethod } from "../src/index.js";
+import {
+  createTestCertificates,
+  GENERATED_TOKEN_EXPIRATION,
+  startOrchestratorSimulator,
+  type OrchestratorSimulator,
+  type PortalMethod,
+} from "../src/index.js";
 
 const PARTNER_KEY = "sample-partner-key-1";
 const CUSTOMER_KEY = "sample-customer-key-1-1";
@@ -61,12 +67,22 @@ describe("orchestrator simulator over HTTP", () => {
   });
 
   it("lists a partner's enterprises, as stored, and only for its own enterpriseProxyId", async () => {
-    const own = await call(sim, "enterpriseProxy/getEnterpriseProxyEnterprises", PARTNER_KEY, '{"enterpriseProxyId":10}');
+    const own = await call(
+      sim,
+      "enterpriseProxy/getEnterpriseProxyEnterprises",
+      PARTNER_KEY,
+      '{"enterpriseProxyId":10}',
+    );
     expect(own.status).toBe(200);
     expect(own.json).toEqual(sim.data.partners[0]?.enterprises);
     const inferred = await call(sim, "enterpriseProxy/getEnterpriseProxyEnterprises", PARTNER_KEY);
     expect(inferred.json).toEqual(own.json);
-    const other = await call(sim, "enterpriseProxy/getEnterpriseProxyEnterprises", PARTNER_KEY, '{"enterpriseProxyId":11}');
+    const other = await call(
+      sim,
+      "enterpriseProxy/getEnterpriseProxyEnterprises",
+      PARTNER_KEY,
+      '{"enterpriseProxyId":11}',
+    );
     expect(other.status).toBe(400);
   });
 
@@ -74,11 +90,19 @@ describe("orchestrator simulator over HTTP", () => {
     const partner = await call(sim, "enterpriseProxy/getApiTokens", PARTNER_KEY, '{"enterpriseProxyId":10}');
     expect(partner.status).toBe(200);
     expect(partner.json).toEqual([
-      expect.objectContaining({ tokenUuid: "00000000-0000-4000-8000-000000000001", expiration: GENERATED_TOKEN_EXPIRATION, state: "ENABLED", isRevoked: false, enterpriseProxyId: 10 }),
+      expect.objectContaining({
+        tokenUuid: "00000000-0000-4000-8000-000000000001",
+        expiration: GENERATED_TOKEN_EXPIRATION,
+        state: "ENABLED",
+        isRevoked: false,
+        enterpriseProxyId: 10,
+      }),
     ]);
     const customer = await call(sim, "enterprise/getApiTokens", CUSTOMER_KEY);
     expect(customer.status).toBe(200);
-    expect(customer.json).toEqual([expect.objectContaining({ tokenUuid: "00000000-0000-4000-8000-000000000002", enterpriseId: 1000 })]);
+    expect(customer.json).toEqual([
+      expect.objectContaining({ tokenUuid: "00000000-0000-4000-8000-000000000002", enterpriseId: 1000 }),
+    ]);
     const privilege = { error: { code: -32603, message: "privileges check failed" } };
     for (const [method, key] of [
       ["enterprise/getApiTokens", "sample-customer-key-1-2"],
@@ -205,7 +229,11 @@ describe("orchestrator simulator over HTTP", () => {
     it("redirects to a login page", async () => {
       await using prefixed = await startOrchestratorSimulator({ prefix: "/vco" });
       prefixed.setFault("*", { kind: "redirectToLogin" });
-      const answer = await fetch(`${prefixed.url}portal/rest/enterprise/getEnterprise`, { method: "POST", body: "{}", redirect: "manual" });
+      const answer = await fetch(`${prefixed.url}portal/rest/enterprise/getEnterprise`, {
+        method: "POST",
+        body: "{}",
+        redirect: "manual",
+      });
       expect([answer.status, answer.headers.get("location")]).toEqual([302, "/vco/login.html"]);
     });
 
@@ -222,7 +250,12 @@ describe("orchestrator simulator over HTTP", () => {
     });
 
     it("limits a fault to one key, one method and a number of calls", async () => {
-      sim.setFault(PARTNER_KEY, { kind: "serverError", status: 503, times: 2, method: "enterpriseProxy/getEnterpriseProxyProperty" });
+      sim.setFault(PARTNER_KEY, {
+        kind: "serverError",
+        status: 503,
+        times: 2,
+        method: "enterpriseProxy/getEnterpriseProxyProperty",
+      });
       expect((await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY)).status).toBe(200);
       expect((await call(sim, "enterprise/getEnterprise", PARTNER_KEY)).status).toBe(400);
       expect((await call(sim, "enterpriseProxy/getEnterpriseProxyProperty", PARTNER_KEY)).status).toBe(503);
@@ -251,10 +284,14 @@ describe("orchestrator simulator options", () => {
     expect(sim.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
     const post = (ca: string | undefined) =>
       new Promise<number | string>((resolve) => {
-        const request = httpsRequest(`${sim.url}portal/rest/enterprise/getEnterprise`, { method: "POST", ...(ca === undefined ? {} : { ca }), headers: { authorization: `Token ${CUSTOMER_KEY}` } }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
+        const request = httpsRequest(
+          `${sim.url}portal/rest/enterprise/getEnterprise`,
+          { method: "POST", ...(ca === undefined ? {} : { ca }), headers: { authorization: `Token ${CUSTOMER_KEY}` } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
         request.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
         request.end("{}");
       });
@@ -264,8 +301,16 @@ describe("orchestrator simulator options", () => {
   });
 
   it("generates N enterprises for load tests", async () => {
-    await using sim = await startOrchestratorSimulator({ generate: { partners: 2, enterprisesPerPartner: 1500 }, record: false });
-    const answer = await call(sim, "enterpriseProxy/getEnterpriseProxyEnterprises", "generated-partner-key-2", '{"enterpriseProxyId":11}');
+    await using sim = await startOrchestratorSimulator({
+      generate: { partners: 2, enterprisesPerPartner: 1500 },
+      record: false,
+    });
+    const answer = await call(
+      sim,
+      "enterpriseProxy/getEnterpriseProxyEnterprises",
+      "generated-partner-key-2",
+      '{"enterpriseProxyId":11}',
+    );
     expect(answer.status).toBe(200);
     expect(answer.json).toHaveLength(1500);
     expect(sim.requests).toHaveLength(0);

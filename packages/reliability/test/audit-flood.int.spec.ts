@@ -6,7 +6,12 @@ const CLIENTS = 20;
 const ORCHESTRATOR = "https://orchestrator.example.net/";
 
 interface AuditPage {
-  readonly entries: readonly { readonly id: string; readonly action: string; readonly alias: string | null; readonly outcome: string }[];
+  readonly entries: readonly {
+    readonly id: string;
+    readonly action: string;
+    readonly alias: string | null;
+    readonly outcome: string;
+  }[];
   readonly next: string | null;
 }
 
@@ -18,11 +23,23 @@ describe("an audit flood", { timeout: 300_000 }, () => {
       // The changes that happened: adds, updates, deletes.
       const changes: string[] = [];
       for (let i = 0; i < 20; i += 1) {
-        expect((await service.call("POST", `${BASE}/connections?force=true`, { body: { alias: `real-${i}`, orchestratorUrl: ORCHESTRATOR, apiKey: `key-${i}` } })).status).toBe(200);
+        expect(
+          (
+            await service.call("POST", `${BASE}/connections?force=true`, {
+              body: { alias: `real-${i}`, orchestratorUrl: ORCHESTRATOR, apiKey: `key-${i}` },
+            })
+          ).status,
+        ).toBe(200);
         changes.push(`add real-${i}`);
       }
       for (let i = 0; i < 5; i += 1) {
-        expect((await service.call("PUT", `${BASE}/connections/real-${i}?force=true`, { body: { orchestratorUrl: `https://moved-${i}.example.net/` } })).status).toBe(200);
+        expect(
+          (
+            await service.call("PUT", `${BASE}/connections/real-${i}?force=true`, {
+              body: { orchestratorUrl: `https://moved-${i}.example.net/` },
+            })
+          ).status,
+        ).toBe(200);
         changes.push(`update real-${i}`);
       }
       for (let i = 15; i < 20; i += 1) {
@@ -37,7 +54,13 @@ describe("an audit flood", { timeout: 300_000 }, () => {
       await Promise.all(
         Array.from({ length: CLIENTS }, async () => {
           for (let i = next++; i < REFUSED; i = next++) {
-            statuses.add((await service.call("POST", `${BASE}/connections`, { body: { alias: `flood-${i}`, orchestratorUrl: "not a url", apiKey: "k" } })).status);
+            statuses.add(
+              (
+                await service.call("POST", `${BASE}/connections`, {
+                  body: { alias: `flood-${i}`, orchestratorUrl: "not a url", apiKey: "k" },
+                })
+              ).status,
+            );
           }
         }),
       );
@@ -45,12 +68,19 @@ describe("an audit flood", { timeout: 300_000 }, () => {
       expect(statuses.statuses.get(400)).toBe(REFUSED);
 
       const entries: AuditPage["entries"][number][] = [];
-      for (let before: string | null = ""; before !== null; ) {
-        const page: AuditPage = (await service.call("GET", `${BASE}/audit?limit=1000${before === "" ? "" : `&before=${encodeURIComponent(before)}`}`)).json<AuditPage>();
+      for (let before: string | null = ""; before !== null;) {
+        const page: AuditPage = (
+          await service.call(
+            "GET",
+            `${BASE}/audit?limit=1000${before === "" ? "" : `&before=${encodeURIComponent(before)}`}`,
+          )
+        ).json<AuditPage>();
         entries.push(...page.entries);
         before = page.next;
       }
-      const kept = new Set(entries.filter((entry) => entry.outcome === "succeeded").map((entry) => `${entry.action} ${entry.alias}`));
+      const kept = new Set(
+        entries.filter((entry) => entry.outcome === "succeeded").map((entry) => `${entry.action} ${entry.alias}`),
+      );
       expect(changes.filter((change) => !kept.has(change))).toEqual([]);
       const refusedKept = entries.filter((entry) => entry.outcome === "failed").length;
       expect(refusedKept).toBe(10_000); // SDWAN_AUDIT_MAX_ATTEMPTS's default: the oldest 100 attempts went, no change did

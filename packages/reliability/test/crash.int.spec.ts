@@ -14,9 +14,15 @@ interface AuditPage {
 /** The aliases of every add the audit trail holds as succeeded, read a page at a time. */
 const auditedAdds = async (service: ServiceProcess): Promise<Set<string>> => {
   const aliases = new Set<string>();
-  for (let before: string | null = ""; before !== null; ) {
-    const page: AuditPage = (await service.call("GET", `${BASE}/audit?limit=1000${before === "" ? "" : `&before=${encodeURIComponent(before)}`}`)).json<AuditPage>();
-    for (const entry of page.entries) if (entry.action === "add" && entry.outcome === "succeeded" && entry.alias !== null) aliases.add(entry.alias);
+  for (let before: string | null = ""; before !== null;) {
+    const page: AuditPage = (
+      await service.call(
+        "GET",
+        `${BASE}/audit?limit=1000${before === "" ? "" : `&before=${encodeURIComponent(before)}`}`,
+      )
+    ).json<AuditPage>();
+    for (const entry of page.entries)
+      if (entry.action === "add" && entry.outcome === "succeeded" && entry.alias !== null) aliases.add(entry.alias);
     before = page.next;
   }
   return aliases;
@@ -36,7 +42,11 @@ describe("SIGKILL during a write storm", { timeout: 300_000 }, () => {
         const writers = Array.from({ length: WRITERS }, async (_, writer) => {
           for (let i = 0; !stop; i += 1) {
             const alias = `k${crash}-w${writer}-${i}`;
-            const reply = await service.call("POST", `${BASE}/connections?force=true`, { body: { alias, orchestratorUrl: ORCHESTRATOR, apiKey: `key-${alias}` } }).catch(() => undefined);
+            const reply = await service
+              .call("POST", `${BASE}/connections?force=true`, {
+                body: { alias, orchestratorUrl: ORCHESTRATOR, apiKey: `key-${alias}` },
+              })
+              .catch(() => undefined);
             if (reply?.status === 200) {
               acknowledged.add(alias);
               written += 1;
@@ -51,11 +61,15 @@ describe("SIGKILL during a write storm", { timeout: 300_000 }, () => {
         const restarted = await startServiceProcess({ SDWAN_DATA_DIR: dir, ...ADMIN });
         try {
           const started = performance.now();
-          const first = await restarted.call("POST", `${BASE}/connections?force=true`, { body: { alias: `after-${crash}`, orchestratorUrl: ORCHESTRATOR, apiKey: "k" } });
+          const first = await restarted.call("POST", `${BASE}/connections?force=true`, {
+            body: { alias: `after-${crash}`, orchestratorUrl: ORCHESTRATOR, apiKey: "k" },
+          });
           firstWriteMs.push(performance.now() - started);
           expect(first.status).toBe(200);
           acknowledged.add(`after-${crash}`);
-          const stored = new Set((await restarted.call("GET", `${BASE}/connections`)).json<{ alias: string }[]>().map(({ alias }) => alias));
+          const stored = new Set(
+            (await restarted.call("GET", `${BASE}/connections`)).json<{ alias: string }[]>().map(({ alias }) => alias),
+          );
           expect([...acknowledged].filter((alias) => !stored.has(alias))).toEqual([]);
           // Each acknowledged change's entry was durable before its answer: the kill lost none.
           const audited = await auditedAdds(restarted);

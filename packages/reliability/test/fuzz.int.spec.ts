@@ -15,11 +15,21 @@ interface Sent {
 /** One raw exchange over node:http: any method, any bytes, the path as written. */
 const send = (url: string, { method, path, headers, body }: Sent) =>
   new Promise<{ status: number; contentType: string | undefined; text: string }>((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(body.length) }) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, contentType: res.headers["content-type"], text: Buffer.concat(chunks).toString("utf8") }));
-    });
+    const req = request(
+      `${url}${path}`,
+      { method, headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(body.length) }) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: res.headers["content-type"],
+            text: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -28,48 +38,104 @@ const percentEscapes = fc
   .array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 6 })
   .map((bytes) => bytes.map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join(""));
 const segment = fc.oneof(
-  fc.constantFrom("lab", "LAB", "%zz", "lab%", "%C0%AF", "%E0%A4%A", "%00", "%2e%2e", "a%2Fb", "%F0%9F%94%91", "x".repeat(300)),
+  fc.constantFrom(
+    "lab",
+    "LAB",
+    "%zz",
+    "lab%",
+    "%C0%AF",
+    "%E0%A4%A",
+    "%00",
+    "%2e%2e",
+    "a%2Fb",
+    "%F0%9F%94%91",
+    "x".repeat(300),
+  ),
   fc.string({ maxLength: 24 }).map(encodeURIComponent),
   percentEscapes,
   fc.tuple(fc.string({ maxLength: 6 }).map(encodeURIComponent), percentEscapes).map(([a, b]) => `${a}${b}`),
 );
 const query = fc.oneof(
   fc.constant(""),
-  fc.constantFrom("?dryrun=true", "?force=true", "?force=maybe", "?verbose=TRUE", "?dryrun=true&dryrun=false", "?__proto__=1", "?x=%zz", "?%zz=1"),
-  fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })).map(([name, value]) => `?${encodeURIComponent(name)}=${encodeURIComponent(value)}`),
-);
-const path = fc.tuple(
-  fc.oneof(
-    fc.constant(`${BASE}/connections`),
-    segment.map((alias) => `${BASE}/connections/${alias}`),
-    segment.map((alias) => `${BASE}/partner/${alias}/customers`),
-    segment.map((anything) => `${BASE}/${anything}`),
-    segment.map((anything) => `/${anything}`),
+  fc.constantFrom(
+    "?dryrun=true",
+    "?force=true",
+    "?force=maybe",
+    "?verbose=TRUE",
+    "?dryrun=true&dryrun=false",
+    "?__proto__=1",
+    "?x=%zz",
+    "?%zz=1",
   ),
-  query,
-).map(([route, options]) => `${route}${options}`);
+  fc
+    .tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }))
+    .map(([name, value]) => `?${encodeURIComponent(name)}=${encodeURIComponent(value)}`),
+);
+const path = fc
+  .tuple(
+    fc.oneof(
+      fc.constant(`${BASE}/connections`),
+      segment.map((alias) => `${BASE}/connections/${alias}`),
+      segment.map((alias) => `${BASE}/partner/${alias}/customers`),
+      segment.map((anything) => `${BASE}/${anything}`),
+      segment.map((anything) => `/${anything}`),
+    ),
+    query,
+  )
+  .map(([route, options]) => `${route}${options}`);
 
 const URL_ = "https://orchestrator.example.net/";
 const asBody = (value: unknown) => Buffer.from(JSON.stringify(value));
 const body = fc.oneof(
   fc.constant(undefined),
   fc.jsonValue({ maxDepth: 4 }).map(asBody),
-  fc.record({ alias: fc.oneof(fc.string(), fc.constant("lab")), orchestratorUrl: fc.oneof(fc.webUrl(), fc.string(), fc.constant(URL_)), apiKey: fc.oneof(fc.string(), fc.constant("k")) }, { requiredKeys: [] }).map(asBody),
+  fc
+    .record(
+      {
+        alias: fc.oneof(fc.string(), fc.constant("lab")),
+        orchestratorUrl: fc.oneof(fc.webUrl(), fc.string(), fc.constant(URL_)),
+        apiKey: fc.oneof(fc.string(), fc.constant("k")),
+      },
+      { requiredKeys: [] },
+    )
+    .map(asBody),
   fc.integer({ min: 1, max: 20_000 }).map((depth) => Buffer.from(`${"[".repeat(depth)}${"]".repeat(depth)}`)),
   fc.integer({ min: 1, max: 5_000 }).map((depth) => Buffer.from(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`)),
   fc.constant(Buffer.from(`{"__proto__":{"admin":true},"alias":"proto","orchestratorUrl":"${URL_}","apiKey":"k"}`)),
-  fc.constant(Buffer.from(`{"constructor":{"prototype":{"x":1}},"alias":"ctor","orchestratorUrl":"${URL_}","apiKey":"k"}`)),
-  fc.constant(Buffer.from(`{"alias":"dup","alias":"dup2","orchestratorUrl":"${URL_}","apiKey":"k"}`)),
-  fc.integer({ min: 60_000, max: 70_000 }).map((length) => asBody({ alias: "huge", orchestratorUrl: URL_, apiKey: "k".repeat(length) })),
-  fc.uint8Array({ minLength: 1, maxLength: 32 }).map((bytes) =>
-    Buffer.concat([Buffer.from(`{"alias":"utf","orchestratorUrl":"${URL_}","apiKey":"k`), Buffer.from(bytes), Buffer.from('"}')]),
+  fc.constant(
+    Buffer.from(`{"constructor":{"prototype":{"x":1}},"alias":"ctor","orchestratorUrl":"${URL_}","apiKey":"k"}`),
   ),
+  fc.constant(Buffer.from(`{"alias":"dup","alias":"dup2","orchestratorUrl":"${URL_}","apiKey":"k"}`)),
+  fc
+    .integer({ min: 60_000, max: 70_000 })
+    .map((length) => asBody({ alias: "huge", orchestratorUrl: URL_, apiKey: "k".repeat(length) })),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 32 })
+    .map((bytes) =>
+      Buffer.concat([
+        Buffer.from(`{"alias":"utf","orchestratorUrl":"${URL_}","apiKey":"k`),
+        Buffer.from(bytes),
+        Buffer.from('"}'),
+      ]),
+    ),
 );
-const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 });
+const printable = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)),
+  maxLength: 40,
+});
 const headers = fc.record(
   {
     "content-type": fc.oneof(
-      fc.constantFrom("application/json", "application/json; charset=utf-8", "application/json; charset=utf-16", "application/json;charset=latin1", "text/plain", "application/problem+json", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded"),
+      fc.constantFrom(
+        "application/json",
+        "application/json; charset=utf-8",
+        "application/json; charset=utf-16",
+        "application/json;charset=latin1",
+        "text/plain",
+        "application/problem+json",
+        "multipart/form-data; boundary=x",
+        "application/x-www-form-urlencoded",
+      ),
       printable,
     ),
     "content-encoding": fc.constantFrom("gzip", "deflate", "br", "x-unknown", "identity"),
@@ -85,7 +151,9 @@ const exchange = fc.record({
   method: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "TRACE"),
   path,
   // Most requests authenticated as the admin, so they reach the routes; the rest exercise authentication.
-  headers: fc.tuple(headers, fc.boolean()).map(([chosen, asAdmin]) => (asAdmin ? { ...chosen, authorization: AUTHORIZATION } : chosen)),
+  headers: fc
+    .tuple(headers, fc.boolean())
+    .map(([chosen, asAdmin]) => (asAdmin ? { ...chosen, authorization: AUTHORIZATION } : chosen)),
   body,
 });
 
@@ -94,7 +162,9 @@ describe("HTTP fuzzing against the service process", { timeout: 600_000 }, () =>
 
   beforeAll(async () => {
     world = await startWorld({ SDWAN_LOGIN_MAX_FAILURES: "1000000", SDWAN_ORCHESTRATOR_TIMEOUT_MS: "2000" });
-    const seeded = await world.service.call("POST", `${BASE}/connections`, { body: { alias: "lab", orchestratorUrl: world.simulator.url, apiKey: "sample-partner-key-1" } });
+    const seeded = await world.service.call("POST", `${BASE}/connections`, {
+      body: { alias: "lab", orchestratorUrl: world.simulator.url, apiKey: "sample-partner-key-1" },
+    });
     expect(seeded.status).toBe(200);
   });
   afterAll(() => world?.close());
@@ -110,9 +180,19 @@ describe("HTTP fuzzing against the service process", { timeout: 600_000 }, () =>
         statuses.add(reply.status);
         expect(reply.status, `${sent.method} ${sent.path}`).toBeLessThan(500);
         if (reply.status >= 400 && sent.method !== "HEAD") {
-          expect(reply.contentType, `${sent.method} ${sent.path} → ${reply.status}`).toBe("application/problem+json; charset=utf-8");
-          expect(JSON.parse(reply.text)).toMatchObject({ type: expect.any(String), title: expect.any(String), status: reply.status, detail: expect.any(String) });
-          expect((await service.call("GET", `${BASE}/connections`)).text, `${sent.method} ${sent.path} → ${reply.status} changed the store`).toBe(before);
+          expect(reply.contentType, `${sent.method} ${sent.path} → ${reply.status}`).toBe(
+            "application/problem+json; charset=utf-8",
+          );
+          expect(JSON.parse(reply.text)).toMatchObject({
+            type: expect.any(String),
+            title: expect.any(String),
+            status: reply.status,
+            detail: expect.any(String),
+          });
+          expect(
+            (await service.call("GET", `${BASE}/connections`)).text,
+            `${sent.method} ${sent.path} → ${reply.status} changed the store`,
+          ).toBe(before);
         }
       }),
       { numRuns: RUNS, interruptAfterTimeLimit: 240_000 },

@@ -13,7 +13,12 @@ type Model = Map<string, string>;
  * validations and customers on its own three aliases (so its part of the
  * final state is a model it can keep alone), all at once with the other clients'.
  */
-const runClient = async (service: ServiceProcess, simulatorUrl: string, client: number, statuses: ReturnType<typeof tally>): Promise<Model> => {
+const runClient = async (
+  service: ServiceProcess,
+  simulatorUrl: string,
+  client: number,
+  statuses: ReturnType<typeof tally>,
+): Promise<Model> => {
   const model: Model = new Map();
   let seed = client * 7919 + 1;
   const next = (n: number) => {
@@ -29,12 +34,16 @@ const runClient = async (service: ServiceProcess, simulatorUrl: string, client: 
     let expected: number;
     switch (next(6)) {
       case 0:
-        reply = await service.call("POST", `${BASE}/connections`, { body: { alias, orchestratorUrl: simulatorUrl, apiKey: KEYS[next(2)] } });
+        reply = await service.call("POST", `${BASE}/connections`, {
+          body: { alias, orchestratorUrl: simulatorUrl, apiKey: KEYS[next(2)] },
+        });
         expected = exists ? 409 : 200;
         if (reply.status === 200) model.set(alias.toLowerCase(), simulatorUrl);
         break;
       case 1:
-        reply = await service.call("PUT", `${BASE}/connections/${alias}?force=true`, { body: { orchestratorUrl: url } });
+        reply = await service.call("PUT", `${BASE}/connections/${alias}?force=true`, {
+          body: { orchestratorUrl: url },
+        });
         expected = exists ? 200 : 404;
         if (reply.status === 200) model.set(alias.toLowerCase(), url);
         break;
@@ -73,11 +82,17 @@ describe("mixed load against the service process", { timeout: 300_000 }, () => {
     const statuses = tally();
     const { service, simulator } = world;
     const started = performance.now();
-    const models = await Promise.all(Array.from({ length: CLIENTS }, (_, client) => runClient(service, simulator.url, client, statuses)));
+    const models = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, client) => runClient(service, simulator.url, client, statuses)),
+    );
     const seconds = (performance.now() - started) / 1000;
     expect([...statuses.statuses.keys()].filter((status) => status >= 500)).toEqual([]);
-    const expected = models.flatMap((model) => [...model]).map(([alias, orchestratorUrl]) => ({ alias, orchestratorUrl }));
-    const listed = (await service.call("GET", `${BASE}/connections`)).json<{ alias: string; orchestratorUrl: string }[]>();
+    const expected = models
+      .flatMap((model) => [...model])
+      .map(([alias, orchestratorUrl]) => ({ alias, orchestratorUrl }));
+    const listed = (await service.call("GET", `${BASE}/connections`)).json<
+      { alias: string; orchestratorUrl: string }[]
+    >();
     expect(listed).toEqual(expected.sort((a, b) => (a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0)));
     // And the same after a restart: every acknowledged write is on disk.
     const restarted = await world.restart();

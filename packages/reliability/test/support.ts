@@ -2,7 +2,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { reportFigures, startServiceProcess, type ServiceProcess } from "@sdwan-connections/bench-kit";
-import { loadSampleDataset, startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import {
+  loadSampleDataset,
+  startOrchestratorSimulator,
+  type OrchestratorSimulator,
+} from "@sdwan-connections/orchestrator-simulator";
 
 export const BASE = "/rest/plugin/sdwan";
 export const ADMIN = { SDWAN_ADMIN_USER: "admin", SDWAN_ADMIN_PASSWORD: "admin-password-1" };
@@ -52,6 +56,10 @@ export const tally = () => {
   return {
     statuses,
     add: (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1),
-    toString: () => [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(", "),
+    toString: () =>
+      [...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(", "),
   };
 };

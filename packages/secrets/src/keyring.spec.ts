@@ -2,7 +2,17 @@ import { randomBytes } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createKeyring, describeSecretError, isSealedSecret, masterKey, masterKeyId, SEAL_PADDING_BYTES, sealedKeyId, type SealedSecret, type SecretError } from "./keyring.js";
+import {
+  createKeyring,
+  describeSecretError,
+  isSealedSecret,
+  masterKey,
+  masterKeyId,
+  SEAL_PADDING_BYTES,
+  sealedKeyId,
+  type SealedSecret,
+  type SecretError,
+} from "./keyring.js";
 
 const KEY_A = masterKey(Buffer.alloc(32, 1));
 const KEY_B = masterKey(Buffer.alloc(32, 2));
@@ -43,7 +53,8 @@ describe("createKeyring", () => {
 
   it("never shows the plaintext, nor its base64 or hex", () => {
     const sealed = keyring.seal(SECRET, "lab");
-    for (const encoding of ["base64", "base64url", "hex"] as const) expect(sealed).not.toContain(Buffer.from(SECRET).toString(encoding));
+    for (const encoding of ["base64", "base64url", "hex"] as const)
+      expect(sealed).not.toContain(Buffer.from(SECRET).toString(encoding));
     expect(sealed).not.toContain(SECRET);
   });
 
@@ -74,12 +85,15 @@ describe("createKeyring", () => {
     expect(failure(withB.open(forged, "lab"))).toEqual({ _tag: "AuthenticationFailed", keyId: KEY_B.id });
   });
 
-  it.each(["", "v1", "v3.00000000.aaaaaaaaaaaaaaaa.aaaaaaaaaaaaaaaaaaaaaa.aa", `v1.${KEY_A.id}.short.tag.ct`, "plain text"])(
-    "refuses a malformed secret %j",
-    (value) => {
-      expect(failure(keyring.open(value, "lab"))).toEqual({ _tag: "MalformedSecret" });
-    },
-  );
+  it.each([
+    "",
+    "v1",
+    "v3.00000000.aaaaaaaaaaaaaaaa.aaaaaaaaaaaaaaaaaaaaaa.aa",
+    `v1.${KEY_A.id}.short.tag.ct`,
+    "plain text",
+  ])("refuses a malformed secret %j", (value) => {
+    expect(failure(keyring.open(value, "lab"))).toEqual({ _tag: "MalformedSecret" });
+  });
 
   it("describes failures without any secret", () => {
     const errors: SecretError[] = [
@@ -92,7 +106,9 @@ describe("createKeyring", () => {
       expect(text).not.toContain(KEY_A.key.toString("base64"));
       expect(text).not.toContain(KEY_B.key.toString("base64"));
     }
-    expect(describeSecretError({ _tag: "UnknownKeyId", keyId: "abcd0123" })).toMatch(/abcd0123.*wrong or missing master key/);
+    expect(describeSecretError({ _tag: "UnknownKeyId", keyId: "abcd0123" })).toMatch(
+      /abcd0123.*wrong or missing master key/,
+    );
   });
 
   it("refuses keys of the wrong size or with a wrong id", () => {
@@ -104,10 +120,13 @@ describe("createKeyring", () => {
 describe("sealed length", () => {
   const keyring = createKeyring({ current: KEY_A });
   // Sealed by the v1 format's own code (before padding) under KEY_A for "lab": stores hold values like it.
-  const SEALED_V1 = "v1.72cd6e84.I524D3rRxKeWIHV9.DfVSOtHjTY8iJRdZ7NKGHw.d7XzKLffy8rBqAuvyXo8DmarjaO5zRmNXd9zdeb21mjirfW8XoTGXcjFCAg" as SealedSecret;
+  const SEALED_V1 =
+    "v1.72cd6e84.I524D3rRxKeWIHV9.DfVSOtHjTY8iJRdZ7NKGHw.d7XzKLffy8rBqAuvyXo8DmarjaO5zRmNXd9zdeb21mjirfW8XoTGXcjFCAg" as SealedSecret;
 
   it("tells nothing about the key's length below one bucket: keys of 1 and 255 bytes seal to the same length", () => {
-    const lengths = new Set(["k", "k".repeat(100), SECRET, "k".repeat(SEAL_PADDING_BYTES - 1)].map((key) => keyring.seal(key, "lab").length));
+    const lengths = new Set(
+      ["k", "k".repeat(100), SECRET, "k".repeat(SEAL_PADDING_BYTES - 1)].map((key) => keyring.seal(key, "lab").length),
+    );
     expect(lengths.size).toBe(1);
     expect(keyring.seal("k".repeat(SEAL_PADDING_BYTES), "lab").length).toBeGreaterThan([...lengths][0] as number);
     expect(keyring.seal(SECRET, "lab")).toMatch(/^v2\./);
@@ -159,20 +178,30 @@ describe("properties", () => {
 
   it("round-trips any text under any key and associated data", () => {
     fc.assert(
-      fc.property(anyKey, fc.string({ unit: "grapheme", maxLength: 200 }), fc.string({ maxLength: 64 }), (key, plaintext, ad) => {
-        const keyring = createKeyring({ current: key });
-        expect(opened(keyring.open(keyring.seal(plaintext, ad), ad))).toBe(plaintext);
-      }),
+      fc.property(
+        anyKey,
+        fc.string({ unit: "grapheme", maxLength: 200 }),
+        fc.string({ maxLength: 64 }),
+        (key, plaintext, ad) => {
+          const keyring = createKeyring({ current: key });
+          expect(opened(keyring.open(keyring.seal(plaintext, ad), ad))).toBe(plaintext);
+        },
+      ),
     );
   });
 
   it("never opens under different associated data", () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 50 }), fc.string({ maxLength: 64 }), fc.string({ maxLength: 64 }), (plaintext, ad, other) => {
-        fc.pre(ad !== other);
-        const keyring = createKeyring({ current: KEY_A });
-        expect(failure(keyring.open(keyring.seal(plaintext, ad), other))._tag).toBe("AuthenticationFailed");
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 50 }),
+        fc.string({ maxLength: 64 }),
+        fc.string({ maxLength: 64 }),
+        (plaintext, ad, other) => {
+          fc.pre(ad !== other);
+          const keyring = createKeyring({ current: KEY_A });
+          expect(failure(keyring.open(keyring.seal(plaintext, ad), other))._tag).toBe("AuthenticationFailed");
+        },
+      ),
     );
   });
 
@@ -184,7 +213,9 @@ describe("properties", () => {
         const fields = rest.map((field) => Buffer.from(field, "base64url"));
         const total = fields.reduce((sum, field) => sum + field.length, 0);
         let at = position % total;
-        const field = fields.findIndex((candidate) => (at < candidate.length ? true : ((at -= candidate.length), false)));
+        const field = fields.findIndex((candidate) =>
+          at < candidate.length ? true : ((at -= candidate.length), false),
+        );
         const target = fields[field] as Buffer;
         target[at] = (target[at] as number) ^ (1 << bit);
         const tampered = [version, keyId, ...fields.map((candidate) => candidate.toString("base64url"))].join(".");
@@ -203,7 +234,11 @@ describe("random keys", () => {
 
 describe("derivedKey", () => {
   it("is the same for one master key and purpose, different for another of either, and never the master key", () => {
-    const [one, again, other] = [createKeyring({ current: KEY_A }), createKeyring({ current: KEY_A, previous: [KEY_B] }), createKeyring({ current: KEY_B })];
+    const [one, again, other] = [
+      createKeyring({ current: KEY_A }),
+      createKeyring({ current: KEY_A, previous: [KEY_B] }),
+      createKeyring({ current: KEY_B }),
+    ];
     expect(one.derivedKey("fingerprint")).toEqual(again.derivedKey("fingerprint"));
     expect(one.derivedKey("fingerprint")).toHaveLength(32);
     expect(one.derivedKey("fingerprint")).not.toEqual(one.derivedKey("something else"));

@@ -41,10 +41,12 @@ export type SealedSecret = string & { readonly __brand: "SealedSecret" };
 const SEALED_PATTERN = /^(v[12])\.([0-9a-f]{8})\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]*)$/;
 
 /** True when `value` has the shape of a sealed secret (says nothing about whether it opens). */
-export const isSealedSecret = (value: unknown): value is SealedSecret => typeof value === "string" && SEALED_PATTERN.test(value);
+export const isSealedSecret = (value: unknown): value is SealedSecret =>
+  typeof value === "string" && SEALED_PATTERN.test(value);
 
 /** The id of the key that sealed `sealed` (its shape was checked when it became a SealedSecret, e.g. by `isSealedSecret`). */
-export const sealedKeyId = (sealed: SealedSecret): string => (SEALED_PATTERN.exec(sealed) as RegExpExecArray)[2] as string;
+export const sealedKeyId = (sealed: SealedSecret): string =>
+  (SEALED_PATTERN.exec(sealed) as RegExpExecArray)[2] as string;
 
 // ISO/IEC 7816-4 padding: the mark, then zeros up to the next multiple (at least the mark is added).
 const pad = (plaintext: Buffer): Buffer => {
@@ -114,8 +116,10 @@ const aad = (format: Format, associatedData: string): Buffer => Buffer.from(aadP
 export const createKeyring = ({ current, previous = [] }: KeyringOptions): Keyring => {
   const keys = new Map<string, Buffer>();
   for (const candidate of [current, ...previous]) {
-    if (candidate.key.length !== MASTER_KEY_BYTES) throw new RangeError(`master key ${candidate.id} must be ${MASTER_KEY_BYTES} bytes`);
-    if (masterKeyId(candidate.key) !== candidate.id) throw new RangeError(`master key id ${candidate.id} does not match its key`);
+    if (candidate.key.length !== MASTER_KEY_BYTES)
+      throw new RangeError(`master key ${candidate.id} must be ${MASTER_KEY_BYTES} bytes`);
+    if (masterKeyId(candidate.key) !== candidate.id)
+      throw new RangeError(`master key id ${candidate.id} does not match its key`);
     if (!keys.has(candidate.id)) keys.set(candidate.id, Buffer.from(candidate.key));
   }
   const currentKey = keys.get(current.id) as Buffer;
@@ -134,11 +138,20 @@ export const createKeyring = ({ current, previous = [] }: KeyringOptions): Keyri
     open: (sealed, associatedData) => {
       const parts = SEALED_PATTERN.exec(sealed);
       if (parts === null) return E.left({ _tag: "MalformedSecret" });
-      const [, format, keyId, iv, tag, ciphertext] = parts as unknown as [string, Format, string, string, string, string];
+      const [, format, keyId, iv, tag, ciphertext] = parts as unknown as [
+        string,
+        Format,
+        string,
+        string,
+        string,
+        string,
+      ];
       const key = keys.get(keyId);
       if (key === undefined) return E.left({ _tag: "UnknownKeyId", keyId });
       try {
-        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), { authTagLength: TAG_BYTES });
+        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), {
+          authTagLength: TAG_BYTES,
+        });
         decipher.setAAD(aad(format, associatedData));
         decipher.setAuthTag(Buffer.from(tag, "base64url"));
         const opened = Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]);
@@ -150,7 +163,9 @@ export const createKeyring = ({ current, previous = [] }: KeyringOptions): Keyri
         return E.left({ _tag: "AuthenticationFailed", keyId });
       }
     },
-    needsRotation: (sealed) => !sealed.startsWith(`${FORMAT}.`) || !isSealedSecret(sealed) || sealedKeyId(sealed) !== current.id,
-    derivedKey: (purpose) => Buffer.from(hkdfSync("sha256", currentKey, Buffer.alloc(0), `sdwan-connections/${purpose}`, MASTER_KEY_BYTES)),
+    needsRotation: (sealed) =>
+      !sealed.startsWith(`${FORMAT}.`) || !isSealedSecret(sealed) || sealedKeyId(sealed) !== current.id,
+    derivedKey: (purpose) =>
+      Buffer.from(hkdfSync("sha256", currentKey, Buffer.alloc(0), `sdwan-connections/${purpose}`, MASTER_KEY_BYTES)),
   };
 };

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { masterKey } from "./keyring.js";
-import { decodeMasterKeyVariables, describeMasterKeyError, loadMasterKeys as loadKeys, type MasterKeyError, type MasterKeys } from "./master-keys.js";
+import {
+  decodeMasterKeyVariables,
+  describeMasterKeyError,
+  loadMasterKeys as loadKeys,
+  type MasterKeyError,
+  type MasterKeys,
+} from "./master-keys.js";
 
 const KEY = Buffer.alloc(32, 7).toString("base64");
 const OLD = Buffer.alloc(32, 9).toString("base64");
@@ -29,7 +35,13 @@ const refused = (result: E.Either<MasterKeyError, MasterKeys>): string => {
 };
 
 // The variables decoded as an embedder without a configuration does, then the keys loaded.
-const loadMasterKeys = async ({ env, dataDir }: { env: Readonly<Record<string, string | undefined>>; dataDir: string }) => {
+const loadMasterKeys = async ({
+  env,
+  dataDir,
+}: {
+  env: Readonly<Record<string, string | undefined>>;
+  dataDir: string;
+}) => {
   const keys = decodeMasterKeyVariables(env);
   return E.isLeft(keys) ? keys : loadKeys({ ...keys.right, dataDir })();
 };
@@ -61,7 +73,9 @@ describe("loadMasterKeys", () => {
   });
 
   it("adds SDWAN_MASTER_KEY_PREVIOUS keys for rotation", async () => {
-    const keys = loaded(await loadMasterKeys({ env: { SDWAN_MASTER_KEY: KEY, SDWAN_MASTER_KEY_PREVIOUS: ` ${OLD} ,` }, dataDir }));
+    const keys = loaded(
+      await loadMasterKeys({ env: { SDWAN_MASTER_KEY: KEY, SDWAN_MASTER_KEY_PREVIOUS: ` ${OLD} ,` }, dataDir }),
+    );
     expect(keys.previous.map((key) => key.id)).toEqual([masterKey(Buffer.alloc(32, 9)).id]);
   });
 
@@ -78,7 +92,9 @@ describe("loadMasterKeys", () => {
 
   it("refuses a bad previous key, naming the variable and entry but not the value", async () => {
     const bad = Buffer.alloc(31, 3).toString("base64");
-    const message = refused(await loadMasterKeys({ env: { SDWAN_MASTER_KEY: KEY, SDWAN_MASTER_KEY_PREVIOUS: `${OLD},${bad}` }, dataDir }));
+    const message = refused(
+      await loadMasterKeys({ env: { SDWAN_MASTER_KEY: KEY, SDWAN_MASTER_KEY_PREVIOUS: `${OLD},${bad}` }, dataDir }),
+    );
     expect(message).toMatch(/^SDWAN_MASTER_KEY_PREVIOUS entry 2 must be/);
     expect(message).not.toContain(bad);
     expect(message).not.toContain(OLD);
@@ -103,6 +119,8 @@ describe("loadMasterKeys", () => {
 
   it("reports a data directory it cannot create", async () => {
     await writeFile(join(root, "file"), "");
-    expect(refused(await loadMasterKeys({ env: {}, dataDir: join(root, "file", "data") }))).toMatch(/cannot be used: (ENOTDIR|EEXIST)/);
+    expect(refused(await loadMasterKeys({ env: {}, dataDir: join(root, "file", "data") }))).toMatch(
+      /cannot be used: (ENOTDIR|EEXIST)/,
+    );
   });
 });

@@ -25,7 +25,11 @@ export const MasterKeyCodec = new t.Type<MasterKey, string, unknown>(
     if (typeof input !== "string") return t.failure(input, context, "must be a string");
     const text = input.trim();
     if (!BASE64_32_BYTES.test(text)) {
-      return t.failure(undefined, context, `must be the base64 encoding of exactly ${MASTER_KEY_BYTES} bytes (e.g. \`openssl rand -base64 32\`)`);
+      return t.failure(
+        undefined,
+        context,
+        `must be the base64 encoding of exactly ${MASTER_KEY_BYTES} bytes (e.g. \`openssl rand -base64 32\`)`,
+      );
     }
     return t.success(masterKey(Buffer.from(text, "base64")));
   },
@@ -75,7 +79,10 @@ export const PreviousMasterKeysCodec = new t.Type<readonly MasterKey[], string, 
   (u): u is readonly MasterKey[] => Array.isArray(u) && u.every((key) => MasterKeyCodec.is(key)),
   (input, context) => {
     if (typeof input !== "string") return t.failure(input, context, "must be a string");
-    const items = input.split(",").map((item) => item.trim()).filter((item) => item !== "");
+    const items = input
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
     const keys: MasterKey[] = [];
     for (const [index, item] of items.entries()) {
       const decoded = MasterKeyCodec.decode(item);
@@ -94,12 +101,18 @@ export const PreviousMasterKeysCodec = new t.Type<readonly MasterKey[], string, 
 export const decodeMasterKeyVariables = (
   env: Readonly<Record<string, string | undefined>>,
 ): E.Either<MasterKeyError, { readonly current: MasterKey | undefined; readonly previous: readonly MasterKey[] }> => {
-  const invalid = (variable: string) => (errors: t.Errors): MasterKeyError => ({ _tag: "InvalidMasterKeyVariable", variable, reason: reasonOf(errors) });
-  const previous = E.mapLeft(invalid(PREVIOUS_MASTER_KEYS_VARIABLE))(PreviousMasterKeysCodec.decode(env[PREVIOUS_MASTER_KEYS_VARIABLE] ?? ""));
+  const invalid =
+    (variable: string) =>
+    (errors: t.Errors): MasterKeyError => ({ _tag: "InvalidMasterKeyVariable", variable, reason: reasonOf(errors) });
+  const previous = E.mapLeft(invalid(PREVIOUS_MASTER_KEYS_VARIABLE))(
+    PreviousMasterKeysCodec.decode(env[PREVIOUS_MASTER_KEYS_VARIABLE] ?? ""),
+  );
   if (E.isLeft(previous)) return previous;
   const current = env[MASTER_KEY_VARIABLE];
   if (current === undefined || current.trim() === "") return E.right({ current: undefined, previous: previous.right });
-  return E.bimap(invalid(MASTER_KEY_VARIABLE), (key: MasterKey) => ({ current: key, previous: previous.right }))(MasterKeyCodec.decode(current));
+  return E.bimap(invalid(MASTER_KEY_VARIABLE), (key: MasterKey) => ({ current: key, previous: previous.right }))(
+    MasterKeyCodec.decode(current),
+  );
 };
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown error";

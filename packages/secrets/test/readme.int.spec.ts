@@ -18,7 +18,9 @@ describe("the README", () => {
       expect(result.opened).toBe("the-api-key");
       expect(result.sealed).toMatch(/^v2\.[0-9a-f]{8}\./);
       expect(result.needsRotation).toBe(false);
-      await expect(sealAndOpen({ SDWAN_MASTER_KEY: "too-short" }, dataDir)).rejects.toThrow(/^SDWAN_MASTER_KEY must be the base64/);
+      await expect(sealAndOpen({ SDWAN_MASTER_KEY: "too-short" }, dataDir)).rejects.toThrow(
+        /^SDWAN_MASTER_KEY must be the base64/,
+      );
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -1,4 +1,10 @@
-import { createKeyring, decodeMasterKeyVariables, describeMasterKeyError, describeSecretError, loadMasterKeys } from "@sdwan-connections/secrets";
+import {
+  createKeyring,
+  decodeMasterKeyVariables,
+  describeMasterKeyError,
+  describeSecretError,
+  loadMasterKeys,
+} from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 
 /** Seal an apiKey for storage and open it again; the lowercase alias is the associated data. */

@@ -7,7 +7,13 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { machineLine, markdownTable, median, startSimulatorProcess, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  startSimulatorProcess,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import {
   createConnectionService,
   createInMemoryHealthLedger,
@@ -45,13 +51,20 @@ const run = async <A>(task: TaskEither<DomainError, A>): Promise<A> => {
 const simulator = await startSimulatorProcess(1);
 const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
 const dataDir = await mkdtemp(join(tmpdir(), "sdwan-bench-health-"));
-const opened = await openConnectionsFile({ dataDir, keyring: createKeyring({ current: masterKey(Buffer.alloc(32, 0x42)) }) })();
+const opened = await openConnectionsFile({
+  dataDir,
+  keyring: createKeyring({ current: masterKey(Buffer.alloc(32, 0x42)) }),
+})();
 if (E.isLeft(opened)) throw new Error(describeConnectionsFileError(opened.left));
 const repository: ConnectionRepository = createLowdbConnectionRepository(opened.right);
 await Promise.all(
-  Array.from({ length: CONNECTIONS }, (_, i) => run(repository.insert(aConnection({ alias: `conn-${i}`, orchestratorUrl: simulator.url, apiKey: PARTNER_KEY })))),
+  Array.from({ length: CONNECTIONS }, (_, i) =>
+    run(repository.insert(aConnection({ alias: `conn-${i}`, orchestratorUrl: simulator.url, apiKey: PARTNER_KEY }))),
+  ),
 );
-const connections: StoredConnection[] = await Promise.all((await run(repository.list())).map(({ alias }) => run(repository.get(alias))));
+const connections: StoredConnection[] = await Promise.all(
+  (await run(repository.list())).map(({ alias }) => run(repository.get(alias))),
+);
 
 /** The baseline: every connection's identification, `CONCURRENCY` at a time, nothing recorded. */
 const callsAlone = async (): Promise<void> => {
@@ -59,7 +72,8 @@ const callsAlone = async (): Promise<void> => {
   const worker = async () => {
     for (let i = next++; i < connections.length; i = next++) {
       const identity = await orchestrator.identify(connections[i] as StoredConnection)();
-      if (E.isLeft(identity)) throw new Error(`the simulator refused ${connections[i]?.alias}: ${identity.left.reason}`);
+      if (E.isLeft(identity))
+        throw new Error(`the simulator refused ${connections[i]?.alias}: ${identity.left.reason}`);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -78,7 +92,8 @@ const roundWith = async (ledger: HealthLedger): Promise<void> => {
   await service.dispose();
   const health = await run(ledger.list());
   const valid = health.filter((one) => one.state === "valid").length;
-  if (errors > 0 || valid !== CONNECTIONS) throw new Error(`a round recorded ${valid} of ${CONNECTIONS} connections valid, with ${errors} store errors`);
+  if (errors > 0 || valid !== CONNECTIONS)
+    throw new Error(`a round recorded ${valid} of ${CONNECTIONS} connections valid, with ${errors} store errors`);
 };
 
 /** Wall-clock seconds, and this process's CPU seconds (the simulator's are the same for every row: it answers the same calls). */
@@ -110,7 +125,9 @@ try {
     await ledger.close();
     fileBytes = (await stat(join(healthDir, HEALTH_FILE))).size;
     await rm(healthDir, { recursive: true, force: true });
-    process.stdout.write(`run ${i + 1}: ${JSON.stringify({ alone: alone.at(-1), lowdb: lowdb.at(-1), memory: memory.at(-1) })}\n`);
+    process.stdout.write(
+      `run ${i + 1}: ${JSON.stringify({ alone: alone.at(-1), lowdb: lowdb.at(-1), memory: memory.at(-1) })}\n`,
+    );
   }
 } finally {
   await opened.right.close();
@@ -131,7 +148,11 @@ const row = (what: string, samples: Sample[]) => [
 ];
 const table = markdownTable(
   ["what", "wall s (median)", "connections/s", "wall ÷ calls alone", "CPU s of this process", "CPU ÷ calls alone"],
-  [row("the orchestrator calls alone (baseline)", alone), row("a round, health.json ledger", lowdb), row("a round, in-memory ledger", memory)],
+  [
+    row("the orchestrator calls alone (baseline)", alone),
+    row("a round, health.json ledger", lowdb),
+    row("a round, in-memory ledger", memory),
+  ],
 );
 const within = wall(lowdb) / wall(alone) <= TARGET;
 

@@ -6,7 +6,15 @@
 import { mkdtemp, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { machineLine, markdownTable, median, opsPerSecond, percentile, timeEach, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  opsPerSecond,
+  percentile,
+  timeEach,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { ApiKey, type Alias, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
 import { aConnection, anAuditEntry } from "@sdwan-connections/core/testing";
 import { createKeyring, masterKey } from "@sdwan-connections/secrets";
@@ -55,7 +63,9 @@ const aStore = async (dataDir: string, size: number, audit?: AuditJournal) => {
   if (E.isLeft(opened)) throw new Error(describeConnectionsFileError(opened.left));
   const repository = createLowdbConnectionRepository(opened.right);
   await Promise.all(
-    Array.from({ length: size }, (_, i) => run(repository.insert(aConnection({ alias: `conn-${i}`, orchestratorUrl: urlFor(i), apiKey: apiKeyFor(i) })))),
+    Array.from({ length: size }, (_, i) =>
+      run(repository.insert(aConnection({ alias: `conn-${i}`, orchestratorUrl: urlFor(i), apiKey: apiKeyFor(i) }))),
+    ),
   );
   return { file: opened.right, repository };
 };
@@ -83,7 +93,8 @@ const measure = async (size: number): Promise<Row> => {
     const baselineFsync: number[] = [];
     const floor: number[] = [];
     const directory = await open(dataDir, "r");
-    const timeOne = async (operation: () => Promise<unknown>): Promise<number> => ((await timeEach(1, operation))[0] as number);
+    const timeOne = async (operation: () => Promise<unknown>): Promise<number> =>
+      (await timeEach(1, operation))[0] as number;
     for (let i = 0; i < writes + WARM_UP; i += 1) {
       const keep = i >= WARM_UP;
       // add: a new connection each time, removed again (not timed) so the store keeps its size.
@@ -92,17 +103,32 @@ const measure = async (size: number): Promise<Row> => {
       );
       await run(repository.delete(`extra-${i}` as Alias));
       const updated = await timeOne(() =>
-        run(repository.update(pick(i), { orchestratorUrl: urlFor(i + 1) as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(apiKeyFor(i + 1)) })),
+        run(
+          repository.update(pick(i), {
+            orchestratorUrl: urlFor(i + 1) as OrchestratorUrl,
+            apiKey: ApiKey.unsafeFrom(apiKeyFor(i + 1)),
+          }),
+        ),
       );
       const addedAudited = await timeOne(() =>
         run(
           audited.repository.insert(
             aConnection({ alias: `extra-${i}`, orchestratorUrl: urlFor(i), apiKey: apiKeyFor(i) }),
-            anAuditEntry({ action: "add", alias: `extra-${i}` as Alias, fields: ["alias", "orchestratorUrl", "apiKey"] }),
+            anAuditEntry({
+              action: "add",
+              alias: `extra-${i}` as Alias,
+              fields: ["alias", "orchestratorUrl", "apiKey"],
+            }),
           ),
         ),
       );
-      await run(audited.repository.delete(`extra-${i}` as Alias, undefined, anAuditEntry({ action: "delete", alias: `extra-${i}` as Alias, fields: [] })));
+      await run(
+        audited.repository.delete(
+          `extra-${i}` as Alias,
+          undefined,
+          anAuditEntry({ action: "delete", alias: `extra-${i}` as Alias, fields: [] }),
+        ),
+      );
       const updatedAudited = await timeOne(() =>
         run(
           audited.repository.update(
@@ -143,11 +169,25 @@ const measure = async (size: number): Promise<Row> => {
     }
     await directory.close();
     const get = (await timeEach(READS + WARM_UP, (i) => run(repository.get(pick(i))))).slice(WARM_UP);
-    const list = (await timeEach(LISTS[size as (typeof SIZES)[number]] + WARM_UP, () => run(repository.list()))).slice(WARM_UP);
+    const list = (await timeEach(LISTS[size as (typeof SIZES)[number]] + WARM_UP, () => run(repository.list()))).slice(
+      WARM_UP,
+    );
     await file.close();
     await audited.file.close();
     await auditLog.close();
-    return { size, fileBytes: (await stat(path)).size, add, update, addAudited, updateAudited, get, list, baseline, baselineFsync, floor };
+    return {
+      size,
+      fileBytes: (await stat(path)).size,
+      add,
+      update,
+      addAudited,
+      updateAudited,
+      get,
+      list,
+      baseline,
+      baselineFsync,
+      floor,
+    };
   } finally {
     await rm(dataDir, { recursive: true, force: true });
     await rm(auditedDir, { recursive: true, force: true });
@@ -166,7 +206,14 @@ for (const size of SIZES) {
 
 const throughput = markdownTable(
   ["stored connections", "file size", "add ops/s", "update ops/s", "get ops/s", "list ops/s"],
-  rows.map((row) => [row.size.toLocaleString("en-US"), kib(row.fileBytes), ops(row.add), ops(row.update), ops(row.get), ops(row.list)]),
+  rows.map((row) => [
+    row.size.toLocaleString("en-US"),
+    kib(row.fileBytes),
+    ops(row.add),
+    ops(row.update),
+    ops(row.get),
+    ops(row.list),
+  ]),
 );
 const ratio = (samples: number[], reference: number[]) => `${(median(samples) / median(reference)).toFixed(2)}×`;
 const writeCost = markdownTable(
@@ -195,7 +242,15 @@ const writeCost = markdownTable(
 );
 
 const auditCost = markdownTable(
-  ["stored connections", "add p50 (ms)", "add with durable audit p50 (ms)", "ratio", "update p50 (ms)", "update with durable audit p50 (ms)", "ratio"],
+  [
+    "stored connections",
+    "add p50 (ms)",
+    "add with durable audit p50 (ms)",
+    "ratio",
+    "update p50 (ms)",
+    "update with durable audit p50 (ms)",
+    "ratio",
+  ],
   rows.map((row) => [
     row.size.toLocaleString("en-US"),
     ms(median(row.add)),

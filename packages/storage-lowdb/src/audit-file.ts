@@ -30,13 +30,22 @@ const APPENDS_PER_PRUNE = 500;
 
 // Exact: a change's entry also carries `commit` (see AuditJournal), which lists do not show. `version` is absent
 // from entries that have none, and from lines written before it was kept.
-const AuditLine = t.exact(t.intersection([t.type({ ...AuditEntryProps, at: IsoTimeCodec, requestId: t.union([t.string, t.null]) }), t.partial({ version: t.number })]));
+const AuditLine = t.exact(
+  t.intersection([
+    t.type({ ...AuditEntryProps, at: IsoTimeCodec, requestId: t.union([t.string, t.null]) }),
+    t.partial({ version: t.number }),
+  ]),
+);
 const CommitMark = t.type({ commit: t.number });
 
 const line = (entry: AuditEntry, commit?: number): string =>
   `${JSON.stringify({ ...AuditLine.encode(entry as t.TypeOf<typeof AuditLine>), ...(commit === undefined ? {} : { commit }) })}\n`;
 
-const decodeLine = (raw: string): E.Either<unknown, unknown> => E.tryCatch(() => JSON.parse(raw) as unknown, (error) => error);
+const decodeLine = (raw: string): E.Either<unknown, unknown> =>
+  E.tryCatch(
+    () => JSON.parse(raw) as unknown,
+    (error) => error,
+  );
 
 /**
  * The trail as read: its entries, the store version each change's entry awaits (`commit`, by id), and the
@@ -73,7 +82,9 @@ const WATCH_INTERVAL_MS = 250;
  */
 const committedVersionIn = (dataDir: string) => async (): Promise<number> => {
   const path = join(dataDir, CONNECTIONS_FILE);
-  const handle = await open(path, "r").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : Promise.reject(error)));
+  const handle = await open(path, "r").catch((error: NodeJS.ErrnoException) =>
+    error.code === "ENOENT" ? undefined : Promise.reject(error),
+  );
   if (handle === undefined) return 0;
   try {
     const head = Buffer.alloc(256);
@@ -93,14 +104,20 @@ const committedVersionIn = (dataDir: string) => async (): Promise<number> => {
  * its last newline (after it, an append cut short), and before the lines that end it and record a change
  * that never reached connections.json (their `commit` above the version it holds).
  */
-const soundEndIn = async (tail: Buffer, from: number, committedVersion: () => Promise<number>): Promise<number | undefined> => {
+const soundEndIn = async (
+  tail: Buffer,
+  from: number,
+  committedVersion: () => Promise<number>,
+): Promise<number | undefined> => {
   let end = tail.lastIndexOf(0x0a) + 1;
   let committed: number | undefined;
   for (;;) {
     if (end === 0) return from === 0 ? 0 : undefined;
     const start = tail.lastIndexOf(0x0a, end - 2) + 1;
     if (start === 0 && from > 0) return undefined;
-    const mark = E.flatMap((json: unknown) => CommitMark.decode(json))(decodeLine(tail.toString("utf8", start, end - 1)));
+    const mark = E.flatMap((json: unknown) => CommitMark.decode(json))(
+      decodeLine(tail.toString("utf8", start, end - 1)),
+    );
     if (E.isLeft(mark)) return from + end;
     committed ??= await committedVersion();
     if (mark.right.commit <= committed) return from + end;
@@ -184,10 +201,15 @@ export const createLowdbAuditLog = ({
   let reported = "";
 
   const readTrail = async (): Promise<ReadTrail> => {
-    const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? "" : Promise.reject(error)));
+    const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) =>
+      error.code === "ENOENT" ? "" : Promise.reject(error),
+    );
     const trail = parse(text);
     const { damaged } = trail;
-    const found = damaged.length === 0 ? "" : `${AUDIT_FILE}: ${damaged.length} damaged line(s) skipped (line ${damaged.slice(0, 20).join(", ")}${damaged.length > 20 ? ", …" : ""}); the next rewrite drops them.`;
+    const found =
+      damaged.length === 0
+        ? ""
+        : `${AUDIT_FILE}: ${damaged.length} damaged line(s) skipped (line ${damaged.slice(0, 20).join(", ")}${damaged.length > 20 ? ", …" : ""}); the next rewrite drops them.`;
     if (found !== reported) {
       reported = found;
       if (found !== "") onWarning?.(found);
@@ -216,7 +238,13 @@ export const createLowdbAuditLog = ({
   const lookForOthers = async (): Promise<void> => {
     const now = await stat(path).catch(() => undefined);
     const seen = now === undefined ? undefined : { ino: now.ino, size: now.size, mtimeMs: now.mtimeMs };
-    if (!awaitingCommit && seen?.ino === watched?.ino && seen?.size === watched?.size && seen?.mtimeMs === watched?.mtimeMs) return;
+    if (
+      !awaitingCommit &&
+      seen?.ino === watched?.ino &&
+      seen?.size === watched?.size &&
+      seen?.mtimeMs === watched?.mtimeMs
+    )
+      return;
     watched = seen;
     const { entries, commits } = await readTrail();
     const committed = commits.size === 0 ? 0 : await committedVersion();
@@ -275,7 +303,12 @@ export const createLowdbAuditLog = ({
     const temporary = `${path}.${process.pid}.tmp`;
     const handle = await open(temporary, "w", 0o600);
     try {
-      await handle.writeFile([...kept].reverse().map((entry) => line(entry)).join(""));
+      await handle.writeFile(
+        [...kept]
+          .reverse()
+          .map((entry) => line(entry))
+          .join(""),
+      );
       await handle.datasync();
     } finally {
       await handle.close();
@@ -334,14 +367,16 @@ export const createLowdbAuditLog = ({
 
   /** Runs `work` on the opened file, under the lock (in `serially`: this process's appends never contend for it). */
   const locked = async <A>(work: (handle: FileHandle) => Promise<A>): Promise<A> => {
-    const done = await lock.run(async () => {
-      const handle = await open(path, "a+", 0o600);
-      try {
-        return await work(handle);
-      } finally {
-        await handle.close();
-      }
-    })().catch((error: unknown) => E.left(errorCode(error)));
+    const done = await lock
+      .run(async () => {
+        const handle = await open(path, "a+", 0o600);
+        try {
+          return await work(handle);
+        } finally {
+          await handle.close();
+        }
+      })()
+      .catch((error: unknown) => E.left(errorCode(error)));
     if (E.isRight(done)) return done.right;
     failing ??= done.left;
     throw new Error(done.left);
@@ -349,11 +384,17 @@ export const createLowdbAuditLog = ({
 
   const pruneSometimes = async (count: number): Promise<void> => {
     // At the first append, then once per APPENDS_PER_PRUNE entries.
-    if (appends === 0 || Math.floor((appends + count) / APPENDS_PER_PRUNE) > Math.floor(appends / APPENDS_PER_PRUNE)) await prune();
+    if (appends === 0 || Math.floor((appends + count) / APPENDS_PER_PRUNE) > Math.floor(appends / APPENDS_PER_PRUNE))
+      await prune();
     appends += count;
   };
 
-  const failure = (what: string) => (error: unknown) => E.left(storageFailure(`Storage failure while ${what} the audit trail: ${error instanceof Error ? error.message : String(error)}.`));
+  const failure = (what: string) => (error: unknown) =>
+    E.left(
+      storageFailure(
+        `Storage failure while ${what} the audit trail: ${error instanceof Error ? error.message : String(error)}.`,
+      ),
+    );
 
   // Appends of this process, its own and the connections file's, run one at a time (never contending for the lock).
   const serially = createSerialQueue();
@@ -398,7 +439,9 @@ export const createLowdbAuditLog = ({
           await cutBack(handle, start);
         }),
       ).then(() => E.right(undefined), failure("writing"));
-      return E.mapLeft(() => storageFailure(`The audit trail ${path} cannot be appended to: ${failing ?? "unknown error"}.`))(tested);
+      return E.mapLeft(() =>
+        storageFailure(`The audit trail ${path} cannot be appended to: ${failing ?? "unknown error"}.`),
+      )(tested);
     },
   };
 
@@ -415,7 +458,8 @@ export const createLowdbAuditLog = ({
     },
     list: (query) => () =>
       read().then((entries) => E.right(selectAuditPage(entries, query, retention)), failure("reading")),
-    listAfter: (after, limit) => () => read().then((entries) => E.right(selectAuditAfter(entries, after, limit, retention)), failure("reading")),
+    listAfter: (after, limit) => () =>
+      read().then((entries) => E.right(selectAuditAfter(entries, after, limit, retention)), failure("reading")),
     subscribe: (listener) => () =>
       startWatching().then(() => {
         const remove = listeners.add(listener);

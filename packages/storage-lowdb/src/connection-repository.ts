@@ -31,7 +31,11 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   const reveal = (key: string, stored: StoredConnection): E.Either<DomainError, Connection> => {
     const opened = keyring.open(stored.sealedApiKey, key);
     return E.isLeft(opened)
-      ? E.left(storageFailure(`The stored apiKey of '${stored.alias}' cannot be decrypted: ${describeSecretError(opened.left)}.`))
+      ? E.left(
+          storageFailure(
+            `The stored apiKey of '${stored.alias}' cannot be decrypted: ${describeSecretError(opened.left)}.`,
+          ),
+        )
       : E.right({
           alias: stored.alias,
           orchestratorUrl: stored.orchestratorUrl,
@@ -43,10 +47,16 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   };
 
   // The stored connection, if it exists and is at an expected version; checked inside the mutation, so atomically.
-  const current = (connections: ReadonlyMap<string, StoredConnection>, alias: string, expected: ExpectedVersions | undefined) => {
+  const current = (
+    connections: ReadonlyMap<string, StoredConnection>,
+    alias: string,
+    expected: ExpectedVersions | undefined,
+  ) => {
     const existing = connections.get(aliasKey(alias));
     if (existing === undefined) return E.left(notFound(alias));
-    return expected === undefined || expected.includes(existing.version) ? E.right(existing) : E.left(versionMismatch(existing.alias, existing.version));
+    return expected === undefined || expected.includes(existing.version)
+      ? E.right(existing)
+      : E.left(versionMismatch(existing.alias, existing.version));
   };
 
   const get: ConnectionRepository["get"] = (alias) => async () => {
@@ -66,7 +76,11 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     if (listed?.generation !== file.generation) {
       // From db.data, not `state`: the two may differ if another reader re-read the file meanwhile, and
       // db.data changes together with the generation.
-      const summaries = Object.freeze([...file.db.data.connections.values()].map(({ alias, orchestratorUrl }) => Object.freeze({ alias, orchestratorUrl })));
+      const summaries = Object.freeze(
+        [...file.db.data.connections.values()].map(({ alias, orchestratorUrl }) =>
+          Object.freeze({ alias, orchestratorUrl }),
+        ),
+      );
       listed = { generation: file.generation, summaries };
     }
     return E.right(listed.summaries);
@@ -82,7 +96,17 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       if (existing !== undefined) return E.left(alreadyExists(existing.alias));
       const { alias, orchestratorUrl, apiKeyExpiresAt } = connection;
       const version = nextVersion();
-      connections.set(key, storedConnection({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt, ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: apiKeyExpiresAt.toISOString() }) }));
+      connections.set(
+        key,
+        storedConnection({
+          alias,
+          orchestratorUrl,
+          sealedApiKey,
+          version,
+          apiKeySetAt,
+          ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: apiKeyExpiresAt.toISOString() }),
+        }),
+      );
       return E.right({ value: undefined, changed: true, version });
     }, entry)();
   };
@@ -90,44 +114,52 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   const update: ConnectionRepository["update"] = (alias, change, expected, entry) => () => {
     const key = aliasKey(alias);
     const sealed = change.apiKey === undefined ? undefined : keyring.seal(change.apiKey.reveal(), key);
-    return file.mutate((connections, nextVersion): E.Either<DomainError, { value: Connection; changed: boolean; version: number }> => {
-      const existing = current(connections, alias, expected);
-      if (E.isLeft(existing)) return existing;
-      const stored = reveal(key, existing.right);
-      if (E.isLeft(stored)) return stored;
-      // The key is compared opened, in memory: sealed twice, the same key never gives the same bytes.
-      const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== stored.right.apiKey.reveal();
-      const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
-      const expiresAt = declaredExpiryAfter(stored.right, change, newKey);
-      if (!newKey && !newUrl && sameTime(expiresAt, stored.right.apiKeyExpiresAt)) return E.right({ value: stored.right, changed: false, version: stored.right.version });
-      const { apiKeyExpiresAt: _stored, ...kept } = existing.right;
-      const updated = storedConnection({
-        ...kept,
-        ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt.toISOString() }),
-        orchestratorUrl: change.orchestratorUrl ?? existing.right.orchestratorUrl,
-        sealedApiKey: newKey && sealed !== undefined ? sealed : existing.right.sealedApiKey,
-        version: nextVersion(),
-        apiKeySetAt: newKey ? new Date().toISOString() : existing.right.apiKeySetAt,
-      });
-      connections.set(key, updated);
-      const apiKeySetAt = updated.apiKeySetAt === null ? null : new Date(updated.apiKeySetAt);
-      const { apiKeyExpiresAt: _before, ...unchanged } = stored.right;
-      const value: Connection = {
-        ...unchanged,
-        orchestratorUrl: updated.orchestratorUrl,
-        apiKey: change.apiKey ?? stored.right.apiKey,
-        version: updated.version,
-        apiKeySetAt,
-        ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
-      };
-      return E.right({ value, changed: true, version: updated.version });
-    }, entry)();
+    return file.mutate(
+      (connections, nextVersion): E.Either<DomainError, { value: Connection; changed: boolean; version: number }> => {
+        const existing = current(connections, alias, expected);
+        if (E.isLeft(existing)) return existing;
+        const stored = reveal(key, existing.right);
+        if (E.isLeft(stored)) return stored;
+        // The key is compared opened, in memory: sealed twice, the same key never gives the same bytes.
+        const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== stored.right.apiKey.reveal();
+        const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
+        const expiresAt = declaredExpiryAfter(stored.right, change, newKey);
+        if (!newKey && !newUrl && sameTime(expiresAt, stored.right.apiKeyExpiresAt))
+          return E.right({ value: stored.right, changed: false, version: stored.right.version });
+        const { apiKeyExpiresAt: _stored, ...kept } = existing.right;
+        const updated = storedConnection({
+          ...kept,
+          ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt.toISOString() }),
+          orchestratorUrl: change.orchestratorUrl ?? existing.right.orchestratorUrl,
+          sealedApiKey: newKey && sealed !== undefined ? sealed : existing.right.sealedApiKey,
+          version: nextVersion(),
+          apiKeySetAt: newKey ? new Date().toISOString() : existing.right.apiKeySetAt,
+        });
+        connections.set(key, updated);
+        const apiKeySetAt = updated.apiKeySetAt === null ? null : new Date(updated.apiKeySetAt);
+        const { apiKeyExpiresAt: _before, ...unchanged } = stored.right;
+        const value: Connection = {
+          ...unchanged,
+          orchestratorUrl: updated.orchestratorUrl,
+          apiKey: change.apiKey ?? stored.right.apiKey,
+          version: updated.version,
+          apiKeySetAt,
+          ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
+        };
+        return E.right({ value, changed: true, version: updated.version });
+      },
+      entry,
+    )();
   };
 
   const remove: ConnectionRepository["delete"] = (alias, expected, entry) =>
     file.mutate(
       (connections) =>
-        E.map((removed: { readonly version: number }) => ({ value: void connections.delete(aliasKey(alias)), changed: true, version: removed.version }))(current(connections, alias, expected)),
+        E.map((removed: { readonly version: number }) => ({
+          value: void connections.delete(aliasKey(alias)),
+          changed: true,
+          version: removed.version,
+        }))(current(connections, alias, expected)),
       entry,
     );
 

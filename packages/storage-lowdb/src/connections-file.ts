@@ -1,12 +1,23 @@
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { entryAsWritten, storageFailure, type AuditEntry, type DomainError, type KeyRotationReport } from "@sdwan-connections/core";
+import {
+  entryAsWritten,
+  storageFailure,
+  type AuditEntry,
+  type DomainError,
+  type KeyRotationReport,
+} from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { Low } from "lowdb";
 import { DurableFileAdapter } from "./durable-file-adapter.js";
-import { ConnectionsFileFailure, describeConnectionsFileError, errorCode, type ConnectionsFileError } from "./errors.js";
+import {
+  ConnectionsFileFailure,
+  describeConnectionsFileError,
+  errorCode,
+  type ConnectionsFileError,
+} from "./errors.js";
 import { CONNECTIONS_FILE, emptyState, type ConnectionsState, type StoredConnection } from "./file-format.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import type { AuditJournal } from "./audit-file.js";
@@ -72,7 +83,8 @@ export interface ConnectionsFile {
   close(): Promise<void>;
 }
 
-const failureOf = (error: unknown): ConnectionsFileError | undefined => (error instanceof ConnectionsFileFailure ? error.error : undefined);
+const failureOf = (error: unknown): ConnectionsFileError | undefined =>
+  error instanceof ConnectionsFileFailure ? error.error : undefined;
 
 /** Turns anything thrown while reading or writing into a StorageFailure whose reason is safe to show. */
 const toStorageFailure = (path: string, error: unknown): DomainError => {
@@ -104,7 +116,8 @@ const removeOrphanedTemporaries = async (path: string): Promise<void> => {
 };
 
 /** The lock's failure, thrown inside the I/O wrapper that turns it into a value. */
-const lockFailure = (path: string, reason: string) => new ConnectionsFileFailure({ _tag: "FileUnreadable", path, reason });
+const lockFailure = (path: string, reason: string) =>
+  new ConnectionsFileFailure({ _tag: "FileUnreadable", path, reason });
 
 /**
  * Opens (creating when missing) `connections.json` in `dataDir`. Fails,
@@ -117,7 +130,12 @@ const lockFailure = (path: string, reason: string) => new ConnectionsFileFailure
  * and key rotation (`rotation.ts`).
  */
 export const openConnectionsFile =
-  ({ dataDir, keyring, lockStaleMs = 10_000, audit }: OpenConnectionsFileOptions): TaskEither<ConnectionsFileError, ConnectionsFile> =>
+  ({
+    dataDir,
+    keyring,
+    lockStaleMs = 10_000,
+    audit,
+  }: OpenConnectionsFileOptions): TaskEither<ConnectionsFileError, ConnectionsFile> =>
   async () => {
     const path = join(dataDir, CONNECTIONS_FILE);
     const adapter = new DurableFileAdapter(path, keyring);
@@ -183,7 +201,8 @@ export const openConnectionsFile =
           let changed = false;
           const entries: AuditEntry[] = [];
           const outcomes = batch.map(({ mutation, entry }) => {
-            if (entry !== undefined && audit === undefined) return E.left(storageFailure(`The connections file ${path} was opened without its audit trail.`));
+            if (entry !== undefined && audit === undefined)
+              return E.left(storageFailure(`The connections file ${path} was opened without its audit trail.`));
             const outcome = mutation(connections, nextVersion);
             if (E.isLeft(outcome)) return outcome;
             changed ||= outcome.right.changed;
@@ -201,11 +220,13 @@ export const openConnectionsFile =
           appended =
             audit === undefined || (entries.length === 0 && !changed)
               ? undefined
-              : audit.append(entries, state.lastVersion, settled)().then((result) => {
-                  if (E.isRight(result) || entries.length === 0) return;
-                  unaudited = result.left;
-                  throw new Error("the audit trail cannot be written");
-                });
+              : audit
+                  .append(entries, state.lastVersion, settled)()
+                  .then((result) => {
+                    if (E.isRight(result) || entries.length === 0) return;
+                    unaudited = result.left;
+                    throw new Error("the audit trail cannot be written");
+                  });
           appended?.catch(() => undefined); // awaited below or by the rename
           if (changed) {
             generation += 1;
@@ -252,13 +273,16 @@ export const openConnectionsFile =
       mutate:
         <A>(mutation: Mutation<A>, entry?: AuditEntry) =>
         () =>
-          closed ? Promise.resolve(closedFailure) : groupCommit.submit<A>({ mutation: mutation as Mutation<unknown>, entry })(),
+          closed
+            ? Promise.resolve(closedFailure)
+            : groupCommit.submit<A>({ mutation: mutation as Mutation<unknown>, entry })(),
       rotate: (entry) => file.mutate(resealKeys(keyring), entry),
       ping: () => async () => {
         const state = await file.read()();
         if (E.isLeft(state)) return state;
         const written = await canWrite();
-        if (E.isLeft(written)) return E.left(storageFailure(`The data directory ${dataDir} cannot be written: ${written.left}.`));
+        if (E.isLeft(written))
+          return E.left(storageFailure(`The data directory ${dataDir} cannot be written: ${written.left}.`));
         return audit === undefined ? E.right(undefined) : audit.ready()();
       },
       close: async () => {

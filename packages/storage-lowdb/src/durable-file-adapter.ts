@@ -18,7 +18,11 @@ interface KnownVersion {
 }
 
 const sameVersion = (known: KnownVersion | undefined, current: Stats): boolean =>
-  known !== undefined && known.ino === current.ino && known.dev === current.dev && known.size === current.size && known.mtimeMs === current.mtimeMs;
+  known !== undefined &&
+  known.ino === current.ino &&
+  known.dev === current.dev &&
+  known.size === current.size &&
+  known.mtimeMs === current.mtimeMs;
 
 const versionOf = (handle: FileHandle, stats: Stats): KnownVersion => ({
   handle,
@@ -36,7 +40,9 @@ const checkKeyIds = (path: string, state: ConnectionsState, keyring: Keyring): C
     const keyId = sealedKeyId(connection.sealedApiKey);
     if (!known.has(keyId)) unknown.add(keyId);
   }
-  return unknown.size === 0 ? undefined : { _tag: "WrongMasterKey", path, unknownKeyIds: [...unknown].sort(), knownKeyIds: keyring.keyIds };
+  return unknown.size === 0
+    ? undefined
+    : { _tag: "WrongMasterKey", path, unknownKeyIds: [...unknown].sort(), knownKeyIds: keyring.keyIds };
 };
 
 /**
@@ -91,7 +97,8 @@ export class DurableFileAdapter implements Adapter<ConnectionsState> {
     try {
       // Stats and text come from the same handle, so they describe the same version even if a rename happens meanwhile.
       const stats = await handle.stat();
-      if (!stats.isFile()) throw new ConnectionsFileFailure({ _tag: "FileUnreadable", path: this.path, reason: "not a regular file" });
+      if (!stats.isFile())
+        throw new ConnectionsFileFailure({ _tag: "FileUnreadable", path: this.path, reason: "not a regular file" });
       const text = await handle.readFile("utf8");
       const parsed = parseConnectionsFile(text, this.path);
       if (E.isLeft(parsed)) throw new ConnectionsFileFailure(parsed.left);
@@ -124,12 +131,15 @@ export class DurableFileAdapter implements Adapter<ConnectionsState> {
     if (this.#scratch.length < length) this.#scratch = Buffer.allocUnsafe(Math.ceil(length * 1.25));
     const bytes = serializeInto(state, this.#scratch.subarray(0, length));
     this.#sequence += 1;
-    const temporary = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${this.#sequence}.${randomBytes(3).toString("hex")}.tmp`);
+    const temporary = join(
+      dirname(this.path),
+      `.${basename(this.path)}.${process.pid}.${this.#sequence}.${randomBytes(3).toString("hex")}.tmp`,
+    );
     const handle = await open(temporary, "wx", 0o600);
     let stats: Stats;
     try {
       // One write call (FileHandle.writeFile would cut 4 MB into 8 calls of 512 KiB, each a trip to the thread pool).
-      for (let offset = 0; offset < bytes.length; ) {
+      for (let offset = 0; offset < bytes.length;) {
         const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, offset);
         if (bytesWritten === 0) throw Object.assign(new Error("short write"), { code: "EIO" });
         offset += bytesWritten;

@@ -6,7 +6,12 @@ export type ConnectionsFileError =
   | { readonly _tag: "FileUnreadable"; readonly path: string; readonly reason: string }
   | { readonly _tag: "FileCorrupt"; readonly path: string; readonly reason: string }
   | { readonly _tag: "FutureVersion"; readonly path: string; readonly version: number; readonly supported: number }
-  | { readonly _tag: "WrongMasterKey"; readonly path: string; readonly unknownKeyIds: readonly string[]; readonly knownKeyIds: readonly string[] }
+  | {
+      readonly _tag: "WrongMasterKey";
+      readonly path: string;
+      readonly unknownKeyIds: readonly string[];
+      readonly knownKeyIds: readonly string[];
+    }
   | { readonly _tag: "FileMissing"; readonly path: string };
 
 /** One line an operator can act on; safe to log. */
@@ -38,4 +43,5 @@ export class ConnectionsFileFailure extends Error {
 }
 
 /** The code of a Node.js system error (ENOENT, EACCES…), for messages that name no value. */
-export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown error";
+export const errorCode = (error: unknown): string =>
+  (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown error";

@@ -3,12 +3,25 @@ import { createKeyring, masterKey } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseConnectionsFile, serializedLength, serializeInto, storedConnection, type StoredConnection } from "./file-format.js";
+import {
+  parseConnectionsFile,
+  serializedLength,
+  serializeInto,
+  storedConnection,
+  type StoredConnection,
+} from "./file-format.js";
 
 const keyring = createKeyring({ current: masterKey(Buffer.alloc(32, 3)) });
-const serialize = (connections: ReadonlyMap<string, StoredConnection>, scratch?: Buffer, lastVersion = Math.max(0, ...[...connections.values()].map((c) => c.version))): string => {
+const serialize = (
+  connections: ReadonlyMap<string, StoredConnection>,
+  scratch?: Buffer,
+  lastVersion = Math.max(0, ...[...connections.values()].map((c) => c.version)),
+): string => {
   const state = { connections, lastVersion };
-  return serializeInto(state, (scratch ?? Buffer.alloc(serializedLength(state))).subarray(0, serializedLength(state))).toString("utf8");
+  return serializeInto(
+    state,
+    (scratch ?? Buffer.alloc(serializedLength(state))).subarray(0, serializedLength(state)),
+  ).toString("utf8");
 };
 const mapOf = (records: { alias: string; url: string; key: string; version?: number }[]) =>
   new Map(
@@ -25,25 +38,61 @@ const mapOf = (records: { alias: string; url: string; key: string; version?: num
   );
 
 const aliasArbitrary = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,20}$/);
-const urlArbitrary = fc.constantFrom("https://vco.example.net/", "http://10.0.0.1:8080/api", "https://ünï.example.net/p?q=1");
+const urlArbitrary = fc.constantFrom(
+  "https://vco.example.net/",
+  "http://10.0.0.1:8080/api",
+  "https://ünï.example.net/p?q=1",
+);
 
 describe("the file format", () => {
   it("reads back exactly what it wrote, in order, for any connections", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.record({ alias: aliasArbitrary, url: urlArbitrary, key: fc.string({ minLength: 1 }), version: fc.integer({ min: 1, max: 2 ** 40 }) }), { selector: (r) => r.alias.toLowerCase(), maxLength: 20 }), (records) => {
-        const connections = mapOf(records);
-        const parsed = parseConnectionsFile(serialize(connections), "connections.json");
-        if (E.isLeft(parsed)) throw new Error(parsed.left._tag);
-        expect([...parsed.right.connections.entries()].map(([key, c]) => [key, c.alias, c.orchestratorUrl, c.sealedApiKey, c.version, c.apiKeySetAt])).toEqual(
-          [...connections.entries()].map(([key, c]) => [key, c.alias, c.orchestratorUrl, c.sealedApiKey, c.version, c.apiKeySetAt]),
-        );
-      }),
+      fc.property(
+        fc.uniqueArray(
+          fc.record({
+            alias: aliasArbitrary,
+            url: urlArbitrary,
+            key: fc.string({ minLength: 1 }),
+            version: fc.integer({ min: 1, max: 2 ** 40 }),
+          }),
+          { selector: (r) => r.alias.toLowerCase(), maxLength: 20 },
+        ),
+        (records) => {
+          const connections = mapOf(records);
+          const parsed = parseConnectionsFile(serialize(connections), "connections.json");
+          if (E.isLeft(parsed)) throw new Error(parsed.left._tag);
+          expect(
+            [...parsed.right.connections.entries()].map(([key, c]) => [
+              key,
+              c.alias,
+              c.orchestratorUrl,
+              c.sealedApiKey,
+              c.version,
+              c.apiKeySetAt,
+            ]),
+          ).toEqual(
+            [...connections.entries()].map(([key, c]) => [
+              key,
+              c.alias,
+              c.orchestratorUrl,
+              c.sealedApiKey,
+              c.version,
+              c.apiKeySetAt,
+            ]),
+          );
+        },
+      ),
       { numRuns: 50 },
     );
   });
 
   it("writes an empty store as an empty list", () => {
-    expect(JSON.parse(serialize(new Map()))).toEqual({ format: "sdwan-connections/connections", version: 4, lastVersion: 0, connections: [] });
+    expect(JSON.parse(serialize(new Map()))).toEqual({
+      format: "sdwan-connections/connections",
+      version: 4,
+      lastVersion: 0,
+      connections: [],
+    });
   });
 
   it("keeps the last version given, and never reads it below a stored connection's version", () => {
@@ -57,7 +106,14 @@ describe("the file format", () => {
   it("reads a version 2 file, its last version the greatest stored", () => {
     const sealedApiKey = keyring.seal("k", "lab");
     const record = { orchestratorUrl: "https://vco.example.net/", sealedApiKey, apiKeySetAt: null };
-    const v2 = JSON.stringify({ format: "sdwan-connections/connections", version: 2, connections: [{ alias: "Lab", version: 7, ...record }, { alias: "b", version: 3, ...record, sealedApiKey: keyring.seal("k", "b") }] });
+    const v2 = JSON.stringify({
+      format: "sdwan-connections/connections",
+      version: 2,
+      connections: [
+        { alias: "Lab", version: 7, ...record },
+        { alias: "b", version: 3, ...record, sealedApiKey: keyring.seal("k", "b") },
+      ],
+    });
     const parsed = parseConnectionsFile(v2, "connections.json");
     if (E.isLeft(parsed)) throw new Error(parsed.left._tag);
     expect(parsed.right.lastVersion).toBe(7);
@@ -73,13 +129,23 @@ describe("the file format", () => {
     });
     const parsed = parseConnectionsFile(v1, "connections.json");
     if (E.isLeft(parsed)) throw new Error(parsed.left._tag);
-    expect(parsed.right.connections.get("lab")).toMatchObject({ alias: "Lab", sealedApiKey, version: 1, apiKeySetAt: null });
+    expect(parsed.right.connections.get("lab")).toMatchObject({
+      alias: "Lab",
+      sealedApiKey,
+      version: 1,
+      apiKeySetAt: null,
+    });
   });
 
   it("refuses a version that is not a positive integer and a key date that is not an ISO time, naming the field only", () => {
     const sealedApiKey = keyring.seal("k", "lab");
     const file = (record: object) =>
-      JSON.stringify({ format: "sdwan-connections/connections", version: 3, lastVersion: 9, connections: [{ alias: "Lab", orchestratorUrl: "https://vco.example.net/", sealedApiKey, ...record }] });
+      JSON.stringify({
+        format: "sdwan-connections/connections",
+        version: 3,
+        lastVersion: 9,
+        connections: [{ alias: "Lab", orchestratorUrl: "https://vco.example.net/", sealedApiKey, ...record }],
+      });
     for (const [record, field] of [
       [{ version: 0, apiKeySetAt: null }, "connections.0.version"],
       [{ version: 1.5, apiKeySetAt: null }, "connections.0.version"],

@@ -1,4 +1,11 @@
-import { AliasCodec, aliasKey, OrchestratorUrlCodec, strictObject, type Alias, type OrchestratorUrl } from "@sdwan-connections/core";
+import {
+  AliasCodec,
+  aliasKey,
+  OrchestratorUrlCodec,
+  strictObject,
+  type Alias,
+  type OrchestratorUrl,
+} from "@sdwan-connections/core";
 import { isSealedSecret, type SealedSecret } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
@@ -54,15 +61,31 @@ export interface ConnectionsState {
   lastVersion: number;
 }
 
-export const storedConnection = ({ alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt, apiKeyExpiresAt }: ConnectionRecord): StoredConnection => {
-  const record = { alias, orchestratorUrl, sealedApiKey, version, apiKeySetAt, ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }) };
+export const storedConnection = ({
+  alias,
+  orchestratorUrl,
+  sealedApiKey,
+  version,
+  apiKeySetAt,
+  apiKeyExpiresAt,
+}: ConnectionRecord): StoredConnection => {
+  const record = {
+    alias,
+    orchestratorUrl,
+    sealedApiKey,
+    version,
+    apiKeySetAt,
+    ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
+  };
   return { ...record, line: Buffer.from(JSON.stringify(record), "utf8") };
 };
 
 export const emptyState = (): ConnectionsState => ({ connections: new Map(), lastVersion: 0 });
 
 const header = (lastVersion: number) =>
-  Buffer.from(`{"format":${JSON.stringify(FILE_FORMAT)},"version":${SCHEMA_VERSION},"lastVersion":${lastVersion},"connections":[`);
+  Buffer.from(
+    `{"format":${JSON.stringify(FILE_FORMAT)},"version":${SCHEMA_VERSION},"lastVersion":${lastVersion},"connections":[`,
+  );
 const EMPTY_FOOTER = Buffer.from("]}\n");
 const FIRST = Buffer.from("\n");
 const SEPARATOR = Buffer.from(",\n");
@@ -106,33 +129,67 @@ export const serializeInto = ({ connections, lastVersion }: ConnectionsState, ta
 const SealedSecretCodec = new t.Type<SealedSecret, string, unknown>(
   "SealedSecret",
   isSealedSecret,
-  (input, context) => (isSealedSecret(input) ? t.success(input) : t.failure(input, context, "must be a sealed secret (v2.<keyId>.<iv>.<tag>.<ciphertext>, or v1)")),
+  (input, context) =>
+    isSealedSecret(input)
+      ? t.success(input)
+      : t.failure(input, context, "must be a sealed secret (v2.<keyId>.<iv>.<tag>.<ciphertext>, or v1)"),
   (value) => value,
 );
 
 // A check as an io-ts codec whose failure message names the rule, never the value.
 const checked = <A>(name: string, is: (input: unknown) => input is A, message: string): t.Type<A, A, unknown> =>
-  new t.Type<A, A, unknown>(name, is, (input, context) => (is(input) ? t.success(input) : t.failure(input, context, message)), (value) => value);
+  new t.Type<A, A, unknown>(
+    name,
+    is,
+    (input, context) => (is(input) ? t.success(input) : t.failure(input, context, message)),
+    (value) => value,
+  );
 
 const ISO_UTC_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
-const IsoTimeCodec = checked("IsoTime", (input): input is string => typeof input === "string" && ISO_UTC_TIME.test(input) && !Number.isNaN(Date.parse(input)), "must be an ISO 8601 UTC time");
-const VersionCodec = checked("Version", (input): input is number => Number.isSafeInteger(input) && (input as number) >= 1, "must be a positive integer");
-const LastVersionCodec = checked("LastVersion", (input): input is number => Number.isSafeInteger(input) && (input as number) >= 0, "must be a whole number");
+const IsoTimeCodec = checked(
+  "IsoTime",
+  (input): input is string => typeof input === "string" && ISO_UTC_TIME.test(input) && !Number.isNaN(Date.parse(input)),
+  "must be an ISO 8601 UTC time",
+);
+const VersionCodec = checked(
+  "Version",
+  (input): input is number => Number.isSafeInteger(input) && (input as number) >= 1,
+  "must be a positive integer",
+);
+const LastVersionCodec = checked(
+  "LastVersion",
+  (input): input is number => Number.isSafeInteger(input) && (input as number) >= 0,
+  "must be a whole number",
+);
 
 const RecordV1Props = { alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec, sealedApiKey: SealedSecretCodec };
 const RecordV1Codec = strictObject("ConnectionV1", RecordV1Props, t.type(RecordV1Props));
 const RecordProps = { ...RecordV1Props, version: VersionCodec, apiKeySetAt: t.union([IsoTimeCodec, t.null]) };
 const RecordCodec = strictObject("Connection", RecordProps, t.type(RecordProps));
 const RecordV4Props = { ...RecordProps, apiKeyExpiresAt: IsoTimeCodec };
-const RecordV4Codec = strictObject("Connection", RecordV4Props, t.intersection([t.type(RecordProps), t.partial({ apiKeyExpiresAt: IsoTimeCodec })]));
+const RecordV4Codec = strictObject(
+  "Connection",
+  RecordV4Props,
+  t.intersection([t.type(RecordProps), t.partial({ apiKeyExpiresAt: IsoTimeCodec })]),
+);
 
 const FileV1Props = { format: t.literal(FILE_FORMAT), version: t.literal(1), connections: t.array(RecordV1Codec) };
 const FileV1Codec = strictObject("ConnectionsFileV1", FileV1Props, t.type(FileV1Props));
 const FileV2Props = { format: t.literal(FILE_FORMAT), version: t.literal(2), connections: t.array(RecordCodec) };
 const FileV2Codec = strictObject("ConnectionsFileV2", FileV2Props, t.type(FileV2Props));
-const FileV3Props = { format: t.literal(FILE_FORMAT), version: t.literal(3), lastVersion: LastVersionCodec, connections: t.array(RecordCodec) };
+const FileV3Props = {
+  format: t.literal(FILE_FORMAT),
+  version: t.literal(3),
+  lastVersion: LastVersionCodec,
+  connections: t.array(RecordCodec),
+};
 const FileV3Codec = strictObject("ConnectionsFileV3", FileV3Props, t.type(FileV3Props));
-const FileProps = { format: t.literal(FILE_FORMAT), version: t.literal(SCHEMA_VERSION), lastVersion: LastVersionCodec, connections: t.array(RecordV4Codec) };
+const FileProps = {
+  format: t.literal(FILE_FORMAT),
+  version: t.literal(SCHEMA_VERSION),
+  lastVersion: LastVersionCodec,
+  connections: t.array(RecordV4Codec),
+};
 const FileCodec = strictObject("ConnectionsFile", FileProps, t.type(FileProps));
 
 // Names the path of each problem and the codec's own message, never the offending value.
@@ -163,14 +220,17 @@ interface DecodedFile {
 /** The connections (and last version) of a document at any known version: version 1's get version 1 and an unknown key date. */
 const decodeFile = (document: { readonly version: number }): t.Validation<DecodedFile> => {
   if (document.version === 1)
-    return E.map((v1: t.TypeOf<typeof FileV1Codec>) => ({ connections: v1.connections.map((record) => ({ ...record, version: 1, apiKeySetAt: null })) }))(FileV1Codec.decode(document));
+    return E.map((v1: t.TypeOf<typeof FileV1Codec>) => ({
+      connections: v1.connections.map((record) => ({ ...record, version: 1, apiKeySetAt: null })),
+    }))(FileV1Codec.decode(document));
   if (document.version === 2) return FileV2Codec.decode(document);
   return document.version === 3 ? FileV3Codec.decode(document) : FileCodec.decode(document);
 };
 
 /** Parses and checks the file's text. */
 export const parseConnectionsFile = (text: string, path: string): E.Either<ConnectionsFileError, ConnectionsState> => {
-  const corrupt = (reason: string): E.Either<ConnectionsFileError, never> => E.left({ _tag: "FileCorrupt", path, reason });
+  const corrupt = (reason: string): E.Either<ConnectionsFileError, never> =>
+    E.left({ _tag: "FileCorrupt", path, reason });
   if (text.trim() === "") return corrupt("the file is empty");
   let document: unknown;
   try {
@@ -181,7 +241,8 @@ export const parseConnectionsFile = (text: string, path: string): E.Either<Conne
   if (typeof document !== "object" || document === null || Array.isArray(document)) return corrupt("not a JSON object");
   const { format, version } = document as { format?: unknown; version?: unknown };
   if (format !== FILE_FORMAT) return corrupt(`not a connections file (format must be "${FILE_FORMAT}")`);
-  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) return corrupt("version must be a positive integer");
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1)
+    return corrupt("version must be a positive integer");
   if (version > SCHEMA_VERSION) return E.left({ _tag: "FutureVersion", path, version, supported: SCHEMA_VERSION });
   const decoded = decodeFile(document as { version: number });
   if (E.isLeft(decoded)) return corrupt(describeDecodeErrors(decoded.left));

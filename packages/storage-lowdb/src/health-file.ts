@@ -2,7 +2,17 @@ import { randomBytes } from "node:crypto";
 import { statSync, type Stats } from "node:fs";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { AliasCodec, aliasKey, IsoTimeCodec, storageFailure, toFieldErrors, withCheck, type ConnectionHealth, type DomainError, type HealthLedger } from "@sdwan-connections/core";
+import {
+  AliasCodec,
+  aliasKey,
+  IsoTimeCodec,
+  storageFailure,
+  toFieldErrors,
+  withCheck,
+  type ConnectionHealth,
+  type DomainError,
+  type HealthLedger,
+} from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
@@ -18,7 +28,9 @@ const HealthCodec = t.type({
   alias: AliasCodec,
   state: t.union([Outcome, t.literal("unknown")]),
   since: t.union([IsoTimeCodec, t.null]),
-  checks: t.readonlyArray(t.type({ at: IsoTimeCodec, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) })),
+  checks: t.readonlyArray(
+    t.type({ at: IsoTimeCodec, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) }),
+  ),
 });
 const WarningsCodec = t.type({ mark: t.string, thresholds: t.array(t.number) });
 const HealthFileCodec = t.intersection([
@@ -42,13 +54,16 @@ interface Ledger {
 /** One member of a JSON object, comma first: `,"key":value`. */
 const member = (key: string, value: unknown): Buffer => Buffer.from(`,${JSON.stringify(key)}:${JSON.stringify(value)}`);
 /** The members, as the inside of a JSON object (the first without its comma). */
-const members = (encoded: readonly Buffer[]): readonly Buffer[] => encoded.map((bytes, index) => (index === 0 ? bytes.subarray(1) : bytes));
+const members = (encoded: readonly Buffer[]): readonly Buffer[] =>
+  encoded.map((bytes, index) => (index === 0 ? bytes.subarray(1) : bytes));
 
 /** The file's bytes, copied once from each connection's and claim's own. */
 const encode = (ledger: Ledger): Buffer =>
   Buffer.concat([
     Buffer.from('{"connections":{'),
-    ...members([...ledger.connections].map(([key, entry]) => (entry.bytes ??= member(key, HealthCodec.encode(entry.health))))),
+    ...members(
+      [...ledger.connections].map(([key, entry]) => (entry.bytes ??= member(key, HealthCodec.encode(entry.health)))),
+    ),
     Buffer.from('},"claims":{'),
     ...members([...ledger.claims].map(([key, claim]) => (claim.bytes ??= member(key, claim.window)))),
     Buffer.from('},"warnings":{'),
@@ -62,7 +77,11 @@ type KnownVersion = { readonly handle: FileHandle; readonly stats: Stats } | "ab
 const sameFile = (known: KnownVersion | undefined, stats: Stats | undefined): boolean =>
   known === "absent" || stats === undefined
     ? known === "absent" && stats === undefined
-    : known !== undefined && known.stats.ino === stats.ino && known.stats.dev === stats.dev && known.stats.size === stats.size && known.stats.mtimeMs === stats.mtimeMs;
+    : known !== undefined &&
+      known.stats.ino === stats.ino &&
+      known.stats.dev === stats.dev &&
+      known.stats.size === stats.size &&
+      known.stats.mtimeMs === stats.mtimeMs;
 
 /** One change of the ledger, made in place: whether it changed anything, and what the caller is answered. */
 type Change = (ledger: Ledger) => { readonly changed: boolean; readonly answer: unknown };
@@ -84,7 +103,10 @@ export interface LowdbHealthLedgerOptions {
  * Reads take no lock. The lock registers this process only at its first write, so a command that only
  * reads writes nothing.
  */
-export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: LowdbHealthLedgerOptions): HealthLedger & { close(): Promise<void> } => {
+export const createLowdbHealthLedger = ({
+  dataDir,
+  lockStaleMs = 10_000,
+}: LowdbHealthLedgerOptions): HealthLedger & { close(): Promise<void> } => {
   const path = join(dataDir, HEALTH_FILE);
   let lock: FileLock | undefined;
   let ledger: Ledger = { connections: new Map(), claims: new Map(), warnings: new Map() };
@@ -93,11 +115,16 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
   const serially = createSerialQueue();
 
   const failure = (what: string) => (error: unknown) =>
-    E.left(storageFailure(`Storage failure while ${what} ${HEALTH_FILE}: ${error instanceof Error ? error.message : String(error)}.`));
+    E.left(
+      storageFailure(
+        `Storage failure while ${what} ${HEALTH_FILE}: ${error instanceof Error ? error.message : String(error)}.`,
+      ),
+    );
 
   /** Takes `next` as the version in memory, closing the handle of the one before. */
   const remember = (next: KnownVersion | undefined): void => {
-    if (known !== undefined && known !== "absent") closing = Promise.all([closing, known.handle.close().catch(() => undefined)]);
+    if (known !== undefined && known !== "absent")
+      closing = Promise.all([closing, known.handle.close().catch(() => undefined)]);
     known = next;
   };
 
@@ -129,14 +156,21 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
       json = JSON.parse(await handle.readFile("utf8"));
     } catch (error) {
       await handle.close();
-      if (error instanceof SyntaxError) return E.left(storageFailure(`Storage failure: ${HEALTH_FILE} is not JSON; move it away to start every state unknown.`));
+      if (error instanceof SyntaxError)
+        return E.left(
+          storageFailure(`Storage failure: ${HEALTH_FILE} is not JSON; move it away to start every state unknown.`),
+        );
       throw error;
     }
     const decoded = HealthFileCodec.decode(json);
     if (E.isLeft(decoded)) {
       await handle.close();
       const fields = toFieldErrors(decoded.left, "health").map((error) => `${error.field} ${error.message}`);
-      return E.left(storageFailure(`Storage failure: ${HEALTH_FILE} is not a health file (${fields.join("; ")}); move it away to start every state unknown.`));
+      return E.left(
+        storageFailure(
+          `Storage failure: ${HEALTH_FILE} is not a health file (${fields.join("; ")}); move it away to start every state unknown.`,
+        ),
+      );
     }
     ledger = {
       connections: new Map(Object.entries(decoded.right.connections).map(([key, health]) => [key, { health }])),
@@ -188,10 +222,13 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
     return answers;
   };
   const groupCommit = createGroupCommit<Change>(serially, async (batch) => {
-    const done = await (lock ??= createFileLock(path, lockStaleMs)).run(() => apply(batch))().catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
+    const done = await (lock ??= createFileLock(path, lockStaleMs))
+      .run(() => apply(batch))()
+      .catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
     return E.isLeft(done) ? batch.map(() => failure("writing")(done.left)) : done.right;
   });
-  const update = <A>(change: (ledger: Ledger) => { readonly changed: boolean; readonly answer: A }) => groupCommit.submit<A>(change);
+  const update = <A>(change: (ledger: Ledger) => { readonly changed: boolean; readonly answer: A }) =>
+    groupCommit.submit<A>(change);
 
   return {
     claim: (alias, window) =>
@@ -225,7 +262,9 @@ export const createLowdbHealthLedger = ({ dataDir, lockStaleMs = 10_000 }: Lowdb
     list: () => async () => {
       try {
         const current = isCurrent() ? E.right(ledger) : await serially(refresh);
-        return E.map(({ connections }: Ledger): readonly ConnectionHealth[] => [...connections.values()].map(({ health }) => health))(current);
+        return E.map(({ connections }: Ledger): readonly ConnectionHealth[] =>
+          [...connections.values()].map(({ health }) => health),
+        )(current);
       } catch (error) {
         return failure("reading")(error);
       }

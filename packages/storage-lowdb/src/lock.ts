@@ -141,7 +141,10 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
       await mkdir(breakDir);
     } catch {
       // Another process is breaking it; a break directory older than a few seconds was left by a dead breaker.
-      const age = await stat(breakDir).then((stats) => Date.now() - stats.mtimeMs, () => 0);
+      const age = await stat(breakDir).then(
+        (stats) => Date.now() - stats.mtimeMs,
+        () => 0,
+      );
       if (age > 5_000) await rmdir(breakDir).catch(() => undefined);
       return;
     }
@@ -162,12 +165,19 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
       const giveUpAt = Date.now() + 2 * stale;
       for (let wait = 1; ; wait = Math.min(wait * 1.5, 25)) {
         try {
-          const release = await lockfile.lock(path, { realpath: false, lockfilePath: lockDir, stale, retries: 0, onCompromised });
+          const release = await lockfile.lock(path, {
+            realpath: false,
+            lockfilePath: lockDir,
+            stale,
+            retries: 0,
+            onCompromised,
+          });
           await claim();
           return E.right(() => release().catch(() => undefined));
         } catch (error) {
           if (errorCode(error) !== "ELOCKED") return E.left(`cannot take the lock ${lockDir} (${errorCode(error)})`);
-          if (Date.now() > giveUpAt) return E.left(`cannot take the lock ${lockDir} (held for more than ${2 * stale} ms)`);
+          if (Date.now() > giveUpAt)
+            return E.left(`cannot take the lock ${lockDir} (held for more than ${2 * stale} ms)`);
         }
         await breakIfOrphaned();
         await pause(wait * (0.5 + Math.random()));

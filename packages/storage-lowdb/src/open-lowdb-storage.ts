@@ -42,7 +42,14 @@ export interface OpenLowdbStorageOptions {
  * another master key. `close` flushes pending writes and releases the locks.
  */
 export const openLowdbStorage =
-  ({ dataDir, keyring, auditRetention, failureWindowMs = 60_000, lockStaleMs, onWarning }: OpenLowdbStorageOptions): TaskEither<DomainError, Storage> =>
+  ({
+    dataDir,
+    keyring,
+    auditRetention,
+    failureWindowMs = 60_000,
+    lockStaleMs,
+    onWarning,
+  }: OpenLowdbStorageOptions): TaskEither<DomainError, Storage> =>
   async () => {
     const locking = lockStaleMs === undefined ? {} : { lockStaleMs };
     const audit = createLowdbAuditLog({

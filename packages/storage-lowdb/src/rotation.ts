@@ -16,7 +16,12 @@ export const resealKeys =
     for (const [key, connection] of connections) {
       if (!keyring.needsRotation(connection.sealedApiKey)) continue;
       const opened = keyring.open(connection.sealedApiKey, key);
-      if (E.isLeft(opened)) return E.left(storageFailure(`Cannot rotate the apiKey of '${connection.alias}': ${opened.left._tag}; nothing was re-sealed.`));
+      if (E.isLeft(opened))
+        return E.left(
+          storageFailure(
+            `Cannot rotate the apiKey of '${connection.alias}': ${opened.left._tag}; nothing was re-sealed.`,
+          ),
+        );
       resealed.push([key, storedConnection({ ...connection, sealedApiKey: keyring.seal(opened.right, key) })]);
     }
     for (const [key, connection] of resealed) connections.set(key, connection);

@@ -1,7 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { IsoTimeCodec, storageFailure, toFieldErrors, type DomainError, type ServiceToken, type ServiceTokenStore } from "@sdwan-connections/core";
+import {
+  IsoTimeCodec,
+  storageFailure,
+  toFieldErrors,
+  type DomainError,
+  type ServiceToken,
+  type ServiceTokenStore,
+} from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
@@ -49,7 +56,10 @@ export interface LowdbServiceTokenStoreOptions {
  * older than a second, so a revocation is seen by every process within one. A change reads the file under a
  * cross-process lock of its own, then replaces it atomically (temporary file, fdatasync, rename).
  */
-export const createLowdbServiceTokenStore = ({ dataDir, lockStaleMs = 10_000 }: LowdbServiceTokenStoreOptions): ServiceTokenStore & { close(): Promise<void> } => {
+export const createLowdbServiceTokenStore = ({
+  dataDir,
+  lockStaleMs = 10_000,
+}: LowdbServiceTokenStoreOptions): ServiceTokenStore & { close(): Promise<void> } => {
   const path = join(dataDir, TOKENS_FILE);
   const serially = createSerialQueue();
   let lock: FileLock | undefined;
@@ -58,13 +68,20 @@ export const createLowdbServiceTokenStore = ({ dataDir, lockStaleMs = 10_000 }: 
   let byHash = new Map<string, Entry>();
   const remember = (next: Entry[]): Entry[] => {
     entries = next;
-    byHash = new Map(next.flatMap((entry) => [[entry.hash, entry] as const, ...(entry.previous === undefined ? [] : [[entry.previous.hash, entry] as const])]));
+    byHash = new Map(
+      next.flatMap((entry) => [
+        [entry.hash, entry] as const,
+        ...(entry.previous === undefined ? [] : [[entry.previous.hash, entry] as const]),
+      ]),
+    );
     return next;
   };
   let loaded: { readonly version: string; readonly at: number } | undefined;
 
   const failure = (what: string, error: unknown) =>
-    storageFailure(`Storage failure while ${what} ${TOKENS_FILE}: ${error instanceof Error ? error.message : String(error)}.`);
+    storageFailure(
+      `Storage failure while ${what} ${TOKENS_FILE}: ${error instanceof Error ? error.message : String(error)}.`,
+    );
 
   const versionOnDisk = async (): Promise<string> => {
     try {
@@ -80,7 +97,12 @@ export const createLowdbServiceTokenStore = ({ dataDir, lockStaleMs = 10_000 }: 
   const refresh: TaskEither<DomainError, Entry[]> = async () => {
     const version = await versionOnDisk();
     if (loaded?.version === version && Date.now() - loaded.at < MAX_AGE_MS) return E.right(entries);
-    const text = version === "absent" ? '{"tokens":[]}' : await readFile(path, "utf8").catch((error: unknown) => (errorCode(error) === "ENOENT" ? '{"tokens":[]}' : Promise.reject(error)));
+    const text =
+      version === "absent"
+        ? '{"tokens":[]}'
+        : await readFile(path, "utf8").catch((error: unknown) =>
+            errorCode(error) === "ENOENT" ? '{"tokens":[]}' : Promise.reject(error),
+          );
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -113,7 +135,11 @@ export const createLowdbServiceTokenStore = ({ dataDir, lockStaleMs = 10_000 }: 
     loaded = undefined; // the next lookup takes the new file's version
   };
 
-  const read = <A>(what: string, answer: (current: readonly Entry[], index: ReadonlyMap<string, Entry>) => A): TaskEither<DomainError, A> =>
+  const read =
+    <A>(
+      what: string,
+      answer: (current: readonly Entry[], index: ReadonlyMap<string, Entry>) => A,
+    ): TaskEither<DomainError, A> =>
     async () => {
       try {
         return E.map((current: readonly Entry[]) => answer(current, byHash))(await serially(refresh));
@@ -123,7 +149,11 @@ export const createLowdbServiceTokenStore = ({ dataDir, lockStaleMs = 10_000 }: 
     };
 
   /** One change under the lock: `next` is the tokens after it (undefined: nothing changes), with the caller's answer. */
-  const change = <A>(what: string, next: (current: readonly Entry[]) => { readonly tokens?: Entry[]; readonly answer: A }): TaskEither<DomainError, A> =>
+  const change =
+    <A>(
+      what: string,
+      next: (current: readonly Entry[]) => { readonly tokens?: Entry[]; readonly answer: A },
+    ): TaskEither<DomainError, A> =>
     async () => {
       const done = await serially(() =>
         (lock ??= createFileLock(path, lockStaleMs)).run(async () => {
@@ -140,13 +170,17 @@ export const createLowdbServiceTokenStore = ({ dataDir, lockStaleMs = 10_000 }: 
   return {
     create: (token, hash) =>
       change("writing", (current) =>
-        current.some((entry) => entry.name === token.name) ? { answer: false } : { tokens: [...current, { ...token, hash }], answer: true },
+        current.some((entry) => entry.name === token.name)
+          ? { answer: false }
+          : { tokens: [...current, { ...token, hash }], answer: true },
       ),
     list: () => read("reading", (current) => current.map(tokenOf)),
     find: (hash, now) =>
       read("reading", (_current, index) => {
         const entry = index.get(hash);
-        const proved = entry !== undefined && (entry.hash === hash ? now < entry.expiresAt : entry.previous !== undefined && now < entry.previous.until);
+        const proved =
+          entry !== undefined &&
+          (entry.hash === hash ? now < entry.expiresAt : entry.previous !== undefined && now < entry.previous.until);
         return proved ? tokenOf(entry) : undefined;
       }),
     renew: (id, { hash, expiresAt, previousUntil }) =>
@@ -157,9 +191,17 @@ export const createLowdbServiceTokenStore = ({ dataDir, lockStaleMs = 10_000 }: 
         return { tokens: current.map((one) => (one.id === id ? renewed : one)), answer: tokenOf(renewed) };
       }),
     revoke: (id) =>
-      change("writing", (current) => (current.some((one) => one.id === id) ? { tokens: current.filter((one) => one.id !== id), answer: true } : { answer: false })),
+      change("writing", (current) =>
+        current.some((one) => one.id === id)
+          ? { tokens: current.filter((one) => one.id !== id), answer: true }
+          : { answer: false },
+      ),
     touch: (id, at) =>
-      change("writing", (current) => (current.some((one) => one.id === id) ? { tokens: current.map((one) => (one.id === id ? { ...one, lastUsedAt: at } : one)), answer: undefined } : { answer: undefined })),
+      change("writing", (current) =>
+        current.some((one) => one.id === id)
+          ? { tokens: current.map((one) => (one.id === id ? { ...one, lastUsedAt: at } : one)), answer: undefined }
+          : { answer: undefined },
+      ),
     close: async () => {
       await serially(async () => undefined);
       await lock?.close();

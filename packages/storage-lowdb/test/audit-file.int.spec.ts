@@ -47,7 +47,10 @@ describe("audit.jsonl", () => {
     await writeFile(path, `${text}{"id":"cut sh`);
     expect(await expectRight(log.list({ limit: 10 }))).toEqual([entry]);
     const later = anAuditEntry({ at: new Date(entry.at.getTime() + 1) });
-    await writeFile(path, `${text}{"id":"x","secret":"pasted-secret"}\nnot json\n${text.replace(entry.id, later.id).replace(entry.at.toISOString(), later.at.toISOString())}`);
+    await writeFile(
+      path,
+      `${text}{"id":"x","secret":"pasted-secret"}\nnot json\n${text.replace(entry.id, later.id).replace(entry.at.toISOString(), later.at.toISOString())}`,
+    );
     expect(await expectRight(log.list({ limit: 10 }))).toEqual([later, entry]);
     expect(warnings).toEqual([`${AUDIT_FILE}: 2 damaged line(s) skipped (line 2, 3); the next rewrite drops them.`]);
     // Reported once, not at every list.
@@ -80,7 +83,10 @@ describe("audit.jsonl", () => {
     const path = join(directory, AUDIT_FILE);
     await writeFile(path, "", { mode: 0o600 });
     const old = [anAuditEntry(), anAuditEntry(), anAuditEntry()];
-    const seeded = createLowdbAuditLog({ dataDir: directory, retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 100 } });
+    const seeded = createLowdbAuditLog({
+      dataDir: directory,
+      retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 100 },
+    });
     opened.push(seeded);
     for (const entry of old) await expectRight(seeded.record(entry));
     const [first, ...rest] = (await readFile(path, "utf8")).split("\n");

@@ -1,6 +1,11 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { describeConnectionRepositoryContract, describeHealthLedgerContract, describeServiceTokenStoreContract, describeStorageContract } from "@sdwan-connections/core/contract";
+import {
+  describeConnectionRepositoryContract,
+  describeHealthLedgerContract,
+  describeServiceTokenStoreContract,
+  describeStorageContract,
+} from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
 import { createLowdbAuditLog } from "../src/audit-file.js";
 import type { ConnectionsFile } from "../src/connections-file.js";

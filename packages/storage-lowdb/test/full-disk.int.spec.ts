@@ -34,14 +34,18 @@ describe("the embedded audit trail on a full disk", () => {
     const seeding = await openStorage(directory.path);
     await run(seeding.audit.record(anAuditEntry()));
     // Close below the limit: a few more entries fit, then one is cut short.
-    while ((await readFile(join(directory.path, AUDIT_FILE))).length < LIMIT - 1_500) await run(seeding.audit.record(anAuditEntry()));
+    while ((await readFile(join(directory.path, AUDIT_FILE))).length < LIMIT - 1_500)
+      await run(seeding.audit.record(anAuditEntry()));
     await seeding.close();
 
     const full = startFixture(["record", directory.path, "12"], LIMIT);
     expect((await full.exited).code).toBe(0);
     const acknowledged = full.lines.filter((line) => line === "ack").length;
     expect(acknowledged).toBeGreaterThan(0);
-    expect(full.lines.slice(acknowledged)).toEqual([...Array<string>(12 - acknowledged).fill("fail StorageFailure"), "ping fail StorageFailure"]);
+    expect(full.lines.slice(acknowledged)).toEqual([
+      ...Array<string>(12 - acknowledged).fill("fail StorageFailure"),
+      "ping fail StorageFailure",
+    ]);
     const text = await readFile(join(directory.path, AUDIT_FILE), "utf8");
     expect(text.endsWith("\n")).toBe(true);
 
@@ -53,14 +57,20 @@ describe("the embedded audit trail on a full disk", () => {
     await run(storage.repository.ping());
     expect(await run(storage.audit.list({ limit: 1000 }))).toEqual([after, ...before]);
     await storage.close();
-    expect((await readFile(join(directory.path, AUDIT_FILE), "utf8")).split("\n").slice(0, -1).every((line) => line.startsWith("{") && line.endsWith("}"))).toBe(true);
+    expect(
+      (await readFile(join(directory.path, AUDIT_FILE), "utf8"))
+        .split("\n")
+        .slice(0, -1)
+        .every((line) => line.startsWith("{") && line.endsWith("}")),
+    ).toBe(true);
   });
 
   it("keeps no 'succeeded' entry of a change whose file could not be replaced", async () => {
     await using directory = await temporaryDirectory();
     const seeding = await openStorage(directory.path);
     // connections.json past the limit: its replacement cannot be written, while the trail's append fits.
-    for (let i = 0; (await readFile(join(directory.path, "connections.json"))).length < LIMIT; i += 1) await run(seeding.repository.insert(aConnection({ alias: `seed-${i}` })));
+    for (let i = 0; (await readFile(join(directory.path, "connections.json"))).length < LIMIT; i += 1)
+      await run(seeding.repository.insert(aConnection({ alias: `seed-${i}` })));
     await seeding.close();
 
     const adding = startFixture(["add", directory.path, "phantom"], LIMIT);
@@ -73,7 +83,12 @@ describe("the embedded audit trail on a full disk", () => {
   it("keeps no entry of a change whose writer died before the change landed, and keeps the next change's", async () => {
     await using directory = await temporaryDirectory();
     const seeding = await openStorage(directory.path);
-    await run(seeding.repository.insert(aConnection({ alias: "first" }), anAuditEntry({ action: "add", alias: "first" as never })));
+    await run(
+      seeding.repository.insert(
+        aConnection({ alias: "first" }),
+        anAuditEntry({ action: "add", alias: "first" as never }),
+      ),
+    );
     await seeding.close();
 
     // A writer appends the entry of the store's next change (version 2), then is killed before its change lands.
@@ -86,7 +101,12 @@ describe("the embedded audit trail on a full disk", () => {
     // The next start cuts it off; the next change (version 2 too) keeps its own entry.
     const storage = await openStorage(directory.path);
     expect(await readFile(join(directory.path, AUDIT_FILE), "utf8")).not.toContain("never-landed");
-    await run(storage.repository.insert(aConnection({ alias: "second" }), anAuditEntry({ action: "add", alias: "second" as never })));
+    await run(
+      storage.repository.insert(
+        aConnection({ alias: "second" }),
+        anAuditEntry({ action: "add", alias: "second" as never }),
+      ),
+    );
     await storage.close();
     expect((await listAll(directory.path)).map((entry) => entry.alias)).toEqual(["second", "first"]);
   });

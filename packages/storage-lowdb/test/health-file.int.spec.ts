@@ -24,7 +24,12 @@ vi.mock("node:fs/promises", async (importOriginal) => {
 });
 
 const lab = "lab" as Alias;
-const check: HealthCheck = { at: new Date("2026-11-24T01:00:00.000Z"), outcome: "invalid", latencyMs: 7, reason: "The orchestrator refused the apiKey." };
+const check: HealthCheck = {
+  at: new Date("2026-11-24T01:00:00.000Z"),
+  outcome: "invalid",
+  latencyMs: 7,
+  reason: "The orchestrator refused the apiKey.",
+};
 
 describe("the embedded store's health states (health.json)", () => {
   it("survive the process that recorded them: a ledger opened later reads them", async () => {
@@ -41,7 +46,9 @@ describe("the embedded store's health states (health.json)", () => {
     await using directory = await temporaryDirectory();
     const ledger = createLowdbHealthLedger({ dataDir: directory.path });
     const aliases = Array.from({ length: 40 }, (_, i) => `conn-${i % 20}` as Alias);
-    const before = await Promise.all(aliases.map((alias, i) => run(ledger.record(alias, { ...check, outcome: i < 20 ? "invalid" : "valid" }))));
+    const before = await Promise.all(
+      aliases.map((alias, i) => run(ledger.record(alias, { ...check, outcome: i < 20 ? "invalid" : "valid" }))),
+    );
     expect(before).toEqual([...Array<string>(20).fill("unknown"), ...Array<string>(20).fill("invalid")]);
     const listed = await run(ledger.list());
     expect(listed).toHaveLength(20);
@@ -51,7 +58,10 @@ describe("the embedded store's health states (health.json)", () => {
 
   it("keeps the states in memory between changes: reads the file only when another ledger replaced it", async () => {
     await using directory = await temporaryDirectory();
-    const [ledger, other] = [createLowdbHealthLedger({ dataDir: directory.path }), createLowdbHealthLedger({ dataDir: directory.path })];
+    const [ledger, other] = [
+      createLowdbHealthLedger({ dataDir: directory.path }),
+      createLowdbHealthLedger({ dataDir: directory.path }),
+    ];
     await run(ledger.record(lab, check));
     healthReads.count = 0;
     for (let window = 1; window <= 5; window += 1) {
@@ -61,7 +71,10 @@ describe("the embedded store's health states (health.json)", () => {
     expect(healthReads.count).toBe(0);
     await run(other.record(lab, { ...check, outcome: "valid", reason: null }));
     healthReads.count = 0;
-    expect((await run(ledger.list()))[0]).toMatchObject({ state: "valid", checks: [{ outcome: "valid" }, { outcome: "invalid" }] });
+    expect((await run(ledger.list()))[0]).toMatchObject({
+      state: "valid",
+      checks: [{ outcome: "valid" }, { outcome: "invalid" }],
+    });
     expect(await run(ledger.claim(lab, 5))).toBe(false);
     expect(healthReads.count).toBe(1);
     await Promise.all([ledger.close(), other.close()]);
@@ -81,7 +94,14 @@ describe("the embedded store's health states (health.json)", () => {
     await writeFile(path, JSON.stringify({ connections: { lab: { alias: "lab", state: "great" } }, claims: {} }));
     const ledger = createLowdbHealthLedger({ dataDir: directory.path });
     const listed = await ledger.list()();
-    expect(listed).toEqual(E.left(expect.objectContaining({ _tag: "StorageFailure", reason: expect.stringContaining("health.json is not a health file") })));
+    expect(listed).toEqual(
+      E.left(
+        expect.objectContaining({
+          _tag: "StorageFailure",
+          reason: expect.stringContaining("health.json is not a health file"),
+        }),
+      ),
+    );
     expect(E.isLeft(await ledger.record(lab, check)())).toBe(true);
     expect(JSON.parse(await readFile(path, "utf8"))).toMatchObject({ connections: { lab: { state: "great" } } });
     await ledger.close();

@@ -80,7 +80,10 @@ describe("the file lock", () => {
     try {
       await leaveLock(path, holder.pid as number, startTime(holder.pid as number));
       attempt = lock.run(async () => "held")();
-      const outcome = await Promise.race([attempt, new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_500))]);
+      const outcome = await Promise.race([
+        attempt,
+        new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_500)),
+      ]);
       expect(outcome).toBe("still waiting");
     } finally {
       holder.kill("SIGKILL");
@@ -98,7 +101,10 @@ describe("the file lock", () => {
     let release: () => void = () => undefined;
     const held = one.run(() => new Promise<void>((resolve) => (release = resolve)))();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const outcome = await Promise.race([two.run(async () => "held")(), new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_000))]);
+    const outcome = await Promise.race([
+      two.run(async () => "held")(),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting"), 1_000)),
+    ]);
     expect(outcome).toBe("still waiting");
     release();
     await held;

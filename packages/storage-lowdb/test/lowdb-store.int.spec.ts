@@ -56,9 +56,24 @@ describe("the connections file", () => {
     const file = await openOrThrow({ dataDir: directory.path, audit: audit.journal });
     const repository = createLowdbConnectionRepository(file);
     const before = await readFile(fileIn(directory.path), "utf8");
-    expect((await failureOf(repository.insert(aConnection({ alias: "new" }), anAuditEntry({ action: "add" }))))._tag).toBe("StorageFailure");
-    expect((await failureOf(repository.update(alias("lab"), { orchestratorUrl: url("https://moved.example.net") }, undefined, anAuditEntry())))._tag).toBe("StorageFailure");
-    expect((await failureOf(repository.delete(alias("prod"), undefined, anAuditEntry({ action: "delete" }))))._tag).toBe("StorageFailure");
+    expect(
+      (await failureOf(repository.insert(aConnection({ alias: "new" }), anAuditEntry({ action: "add" }))))._tag,
+    ).toBe("StorageFailure");
+    expect(
+      (
+        await failureOf(
+          repository.update(
+            alias("lab"),
+            { orchestratorUrl: url("https://moved.example.net") },
+            undefined,
+            anAuditEntry(),
+          ),
+        )
+      )._tag,
+    ).toBe("StorageFailure");
+    expect(
+      (await failureOf(repository.delete(alias("prod"), undefined, anAuditEntry({ action: "delete" }))))._tag,
+    ).toBe("StorageFailure");
     expect(await readFile(fileIn(directory.path), "utf8")).toBe(before);
     expect((await failureOf(repository.get(alias("new"))))._tag).toBe("NotFound");
     expect((await run(repository.get(alias("lab")))).orchestratorUrl).not.toBe("https://moved.example.net");
@@ -68,7 +83,11 @@ describe("the connections file", () => {
     await audit.close();
 
     const bare = await openOrThrow({ dataDir: directory.path });
-    expect((await failureOf(createLowdbConnectionRepository(bare).insert(aConnection({ alias: "other" }), anAuditEntry({ action: "add" }))))).toMatchObject({
+    expect(
+      await failureOf(
+        createLowdbConnectionRepository(bare).insert(aConnection({ alias: "other" }), anAuditEntry({ action: "add" })),
+      ),
+    ).toMatchObject({
       _tag: "StorageFailure",
       reason: expect.stringContaining("without its audit trail"),
     });
@@ -81,7 +100,12 @@ describe("the connections file", () => {
     const file = await openOrThrow({ dataDir });
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
     expect((await stat(fileIn(dataDir))).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(fileIn(dataDir), "utf8"))).toEqual({ format: FILE_FORMAT, version: SCHEMA_VERSION, lastVersion: 0, connections: [] });
+    expect(JSON.parse(await readFile(fileIn(dataDir), "utf8"))).toEqual({
+      format: FILE_FORMAT,
+      version: SCHEMA_VERSION,
+      lastVersion: 0,
+      connections: [],
+    });
     await run(createLowdbConnectionRepository(file).insert(aConnection({ alias: "lab" })));
     // Every write replaces the file: the replacement must be 0600 too.
     expect((await stat(fileIn(dataDir))).mode & 0o777).toBe(0o600);
@@ -158,8 +182,16 @@ describe("a start", () => {
     ["an empty file", "", /the file is empty/],
     ["another JSON document", `[{"apiKey":"${SECRET}"}]`, /not a JSON object/],
     ["a file of another format", `{"apiKey":"${SECRET}"}`, /not a connections file/],
-    ["a record with a plain apiKey", `{"format":"${FILE_FORMAT}","version":1,"connections":[{"alias":"lab","orchestratorUrl":"https://x.example.net","apiKey":"${SECRET}"}]}`, /connections\.0\.apiKey is not a known field/],
-    ["a bad URL", `{"format":"${FILE_FORMAT}","version":1,"connections":[{"alias":"lab","orchestratorUrl":"ftp://${SECRET}","sealedApiKey":"v1.00000000.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AA"}]}`, /connections\.0\.orchestratorUrl must use http or https/],
+    [
+      "a record with a plain apiKey",
+      `{"format":"${FILE_FORMAT}","version":1,"connections":[{"alias":"lab","orchestratorUrl":"https://x.example.net","apiKey":"${SECRET}"}]}`,
+      /connections\.0\.apiKey is not a known field/,
+    ],
+    [
+      "a bad URL",
+      `{"format":"${FILE_FORMAT}","version":1,"connections":[{"alias":"lab","orchestratorUrl":"ftp://${SECRET}","sealedApiKey":"v1.00000000.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AA"}]}`,
+      /connections\.0\.orchestratorUrl must use http or https/,
+    ],
   ])("refuses %s as corrupt, never echoing its content, and leaves it untouched", async (_case, content, reason) => {
     await using directory = await temporaryDirectory();
     await writeFile(fileIn(directory.path), content, { mode: 0o600 });
@@ -179,16 +211,25 @@ describe("a start", () => {
     const document = JSON.parse(text) as { connections: unknown[] };
     document.connections.push({ ...(document.connections[0] as object), alias: "LAB" });
     await writeFile(fileIn(directory.path), JSON.stringify(document));
-    expect(describeConnectionsFileError(await openFailure(directory.path))).toMatch(/connections\.2\.alias repeats an earlier alias/);
+    expect(describeConnectionsFileError(await openFailure(directory.path))).toMatch(
+      /connections\.2\.alias repeats an earlier alias/,
+    );
   });
 
   it("refuses a file of a newer schema version and leaves it untouched", async () => {
     await using directory = await temporaryDirectory();
-    const content = JSON.stringify({ format: FILE_FORMAT, version: SCHEMA_VERSION + 1, connections: [], newField: true });
+    const content = JSON.stringify({
+      format: FILE_FORMAT,
+      version: SCHEMA_VERSION + 1,
+      connections: [],
+      newField: true,
+    });
     await writeFile(fileIn(directory.path), content);
     const error = await openFailure(directory.path);
     expect(error).toMatchObject({ _tag: "FutureVersion", version: SCHEMA_VERSION + 1 });
-    expect(describeConnectionsFileError(error)).toContain(`schema version ${SCHEMA_VERSION + 1}, newer than the ${SCHEMA_VERSION} this version understands`);
+    expect(describeConnectionsFileError(error)).toContain(
+      `schema version ${SCHEMA_VERSION + 1}, newer than the ${SCHEMA_VERSION} this version understands`,
+    );
     expect(await readFile(fileIn(directory.path), "utf8")).toBe(content);
   });
 
@@ -236,7 +277,10 @@ describe("while running", () => {
     const repository = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path }));
     // A directory where the probe writes its file: the write fails even for root, as it would on a full disk.
     await mkdir(join(directory.path, WRITE_PROBE_FILE));
-    expect(await failureOf(repository.ping())).toEqual({ _tag: "StorageFailure", reason: `The data directory ${directory.path} cannot be written: EISDIR.` });
+    expect(await failureOf(repository.ping())).toEqual({
+      _tag: "StorageFailure",
+      reason: `The data directory ${directory.path} cannot be written: EISDIR.`,
+    });
     await rmdir(join(directory.path, WRITE_PROBE_FILE));
     // The answer is reused for a second, so readiness polled often stays cheap.
     await expect.poll(async () => E.isRight(await repository.ping()()), { timeout: 5_000 }).toBe(true);
@@ -246,12 +290,17 @@ describe("while running", () => {
   it("is not ready while its audit trail cannot be appended to, and ready again once it can", async () => {
     await using directory = await temporaryDirectory();
     const audit = createLowdbAuditLog({ dataDir: directory.path, lockStaleMs: 2000 });
-    const repository = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path, audit: audit.journal }));
+    const repository = createLowdbConnectionRepository(
+      await openOrThrow({ dataDir: directory.path, audit: audit.journal }),
+    );
     await run(repository.ping());
     // The trail's file cannot be appended to (a directory in its place): the attempt's entry is not recorded.
     await mkdir(join(directory.path, "audit.jsonl"));
     expect((await failureOf(audit.record(anAuditEntry())))._tag).toBe("StorageFailure");
-    expect(await failureOf(repository.ping())).toEqual({ _tag: "StorageFailure", reason: `The audit trail ${join(directory.path, "audit.jsonl")} cannot be appended to: EISDIR.` });
+    expect(await failureOf(repository.ping())).toEqual({
+      _tag: "StorageFailure",
+      reason: `The audit trail ${join(directory.path, "audit.jsonl")} cannot be appended to: EISDIR.`,
+    });
     await rmdir(join(directory.path, "audit.jsonl"));
     // The check's own test append succeeds now, and leaves nothing behind.
     await run(repository.ping());
@@ -262,7 +311,9 @@ describe("while running", () => {
   it("detects an apiKey moved to another record (it was sealed for its own alias)", async () => {
     await using directory = await temporaryDirectory();
     await seeded(directory.path);
-    const document = JSON.parse(await readFile(fileIn(directory.path), "utf8")) as { connections: { sealedApiKey: string }[] };
+    const document = JSON.parse(await readFile(fileIn(directory.path), "utf8")) as {
+      connections: { sealedApiKey: string }[];
+    };
     const [lab, prod] = document.connections as [{ sealedApiKey: string }, { sealedApiKey: string }];
     [lab.sealedApiKey, prod.sealedApiKey] = [prod.sealedApiKey, lab.sealedApiKey];
     await writeFile(fileIn(directory.path), JSON.stringify(document));
@@ -270,7 +321,8 @@ describe("while running", () => {
     const error = await failureOf(repository.get(alias("lab")));
     expect(error._tag).toBe("StorageFailure");
     expect(JSON.stringify(error)).toMatch(/failed authentication/);
-    for (const needle of [...encodings(SECRET), ...encodings("prod-key-0123456789")]) expect(JSON.stringify(error)).not.toContain(needle);
+    for (const needle of [...encodings(SECRET), ...encodings("prod-key-0123456789")])
+      expect(JSON.stringify(error)).not.toContain(needle);
   });
 });
 
@@ -288,10 +340,14 @@ describe("master key rotation", () => {
     await during.close();
 
     const newKeyId = keyringOf(OTHER_MASTER_KEY).currentKeyId;
-    const document = JSON.parse(await readFile(fileIn(directory.path), "utf8")) as { connections: { sealedApiKey: string }[] };
+    const document = JSON.parse(await readFile(fileIn(directory.path), "utf8")) as {
+      connections: { sealedApiKey: string }[];
+    };
     expect(document.connections.every((c) => c.sealedApiKey.startsWith(`v2.${newKeyId}.`))).toBe(true);
 
-    const after = createLowdbConnectionRepository(await openOrThrow({ dataDir: directory.path, keyring: keyringOf(OTHER_MASTER_KEY) }));
+    const after = createLowdbConnectionRepository(
+      await openOrThrow({ dataDir: directory.path, keyring: keyringOf(OTHER_MASTER_KEY) }),
+    );
     expect((await run(after.get(alias("LAB")))).apiKey.reveal()).toBe(SECRET);
     expect((await run(after.get(alias("prod")))).apiKey.reveal()).toBe("prod-key-0123456789");
     expect((await run(after.get(alias("new")))).apiKey.reveal()).toBe("new-key");

@@ -13,14 +13,19 @@ import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 
 const env = { SDWAN_MASTER_KEY: MASTER_KEY.toString("base64") };
 const storedAliases = async (dataDir: string): Promise<string[]> =>
-  (JSON.parse(await readFile(join(dataDir, "connections.json"), "utf8")) as { connections: { alias: string }[] }).connections.map((c) => c.alias);
+  (
+    JSON.parse(await readFile(join(dataDir, "connections.json"), "utf8")) as { connections: { alias: string }[] }
+  ).connections.map((c) => c.alias);
 
 describe("several processes on one file", () => {
   it("loses no add when two processes and this one add at once", async () => {
     await using directory = await temporaryDirectory();
     const file = await openOrThrow({ dataDir: directory.path, keyring: keyringOf() });
     const repository = createLowdbConnectionRepository(file);
-    const children = [startAddingProcess(directory.path, "one", 150, 4, env), startAddingProcess(directory.path, "two", 150, 4, env)];
+    const children = [
+      startAddingProcess(directory.path, "one", 150, 4, env),
+      startAddingProcess(directory.path, "two", 150, 4, env),
+    ];
     await Promise.all(children.map((child) => child.ready));
     const mine = Array.from({ length: 150 }, (_, i) => `here-${i}`);
     await Promise.all(mine.map((a) => run(repository.insert(aConnection({ alias: a })))));
@@ -48,7 +53,9 @@ describe("several processes on one file", () => {
     // As the service wires it: the store's changes, the default customers cache TTL (a minute).
     const service = createConnectionService({ storage, orchestrator });
     try {
-      await run(storage.repository.insert(aConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: partnerKey })));
+      await run(
+        storage.repository.insert(aConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: partnerKey })),
+      );
       expect((await run(service.listPartnerCustomers("lab"))).count).toBe(3);
       expect(await runUpdatingProcess(directory.path, "lab", customerKey, env)).toEqual({ code: 0, stderr: "" });
       expect(await service.listPartnerCustomers("lab")()).toEqual(E.left({ _tag: "NotAPartner", alias: "lab" }));
@@ -68,7 +75,9 @@ describe("several processes on one file", () => {
     // Starts the file with some bulk so that each write takes a while.
     const seed = await openOrThrow({ dataDir: directory.path });
     const seedRepository = createLowdbConnectionRepository(seed);
-    await Promise.all(Array.from({ length: 2000 }, (_, i) => run(seedRepository.insert(aConnection({ alias: `seed-${i}` })))));
+    await Promise.all(
+      Array.from({ length: 2000 }, (_, i) => run(seedRepository.insert(aConnection({ alias: `seed-${i}` })))),
+    );
     await seed.close();
 
     const storm = startAddingProcess(directory.path, "storm", 100_000, 16, env);

@@ -54,7 +54,8 @@ export const startAddingProcess = (
     acknowledged,
     ready,
     exited,
-    acknowledgedAtLeast: (n) => new Promise<void>((resolve) => (acknowledged.length >= n ? resolve() : waiters.push({ n, resolve }))),
+    acknowledgedAtLeast: (n) =>
+      new Promise<void>((resolve) => (acknowledged.length >= n ? resolve() : waiters.push({ n, resolve }))),
   };
 };
 
@@ -79,7 +80,10 @@ export const startFixture = (args: readonly string[], fileSizeLimit?: number): F
   const child =
     fileSizeLimit === undefined
       ? spawn(node[0] as string, node.slice(1), { cwd: PACKAGE_DIR, stdio: ["ignore", "pipe", "pipe"] })
-      : spawn("bash", ["-c", `ulimit -f ${fileSizeLimit / 1024} && exec "$@"`, "bash", ...node], { cwd: PACKAGE_DIR, stdio: ["ignore", "pipe", "pipe"] });
+      : spawn("bash", ["-c", `ulimit -f ${fileSizeLimit / 1024} && exec "$@"`, "bash", ...node], {
+          cwd: PACKAGE_DIR,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
   const lines: string[] = [];
   const waiters: { prefix: string; resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
   let stderr = "";
@@ -90,7 +94,10 @@ export const startFixture = (args: readonly string[], fileSizeLimit?: number): F
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
     child.on("exit", (code, signal) => {
-      for (const waiter of waiters) waiter.reject(new Error(`the fixture exited (${code ?? signal}) before printing '${waiter.prefix}': ${stderr}`));
+      for (const waiter of waiters)
+        waiter.reject(
+          new Error(`the fixture exited (${code ?? signal}) before printing '${waiter.prefix}': ${stderr}`),
+        );
       resolve({ code, signal, stderr });
     }),
   );
@@ -108,12 +115,21 @@ export const startFixture = (args: readonly string[], fileSizeLimit?: number): F
 };
 
 /** Runs test/fixtures/update-connection.ts in a new node process: sets the apiKey of `alias`; resolves with its exit code and stderr. */
-export const runUpdatingProcess = (dataDir: string, alias: string, apiKey: string, env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> => {
-  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", UPDATE_CONNECTION, dataDir, alias, apiKey], {
-    cwd: PACKAGE_DIR,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+export const runUpdatingProcess = (
+  dataDir: string,
+  alias: string,
+  apiKey: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string }> => {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=sdwan-source", "--import", "tsx", UPDATE_CONNECTION, dataDir, alias, apiKey],
+    {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));

@@ -19,7 +19,9 @@ export const temporaryDirectory = async (): Promise<{ path: string; [Symbol.asyn
 };
 
 /** Opens the store or throws with the operator's message. */
-export const openOrThrow = async (options: Partial<OpenConnectionsFileOptions> & { dataDir: string }): Promise<ConnectionsFile> => {
+export const openOrThrow = async (
+  options: Partial<OpenConnectionsFileOptions> & { dataDir: string },
+): Promise<ConnectionsFile> => {
   const opened = await openConnectionsFile({ keyring: keyringOf(), lockStaleMs: 2000, ...options })();
   if (E.isLeft(opened)) throw new Error(describeConnectionsFileError(opened.left));
   return opened.right;

@@ -1,5 +1,10 @@
 import { describeError } from "@sdwan-connections/core";
-import { createKeyring, decodeMasterKeyVariables, describeMasterKeyError, loadMasterKeys } from "@sdwan-connections/secrets";
+import {
+  createKeyring,
+  decodeMasterKeyVariables,
+  describeMasterKeyError,
+  loadMasterKeys,
+} from "@sdwan-connections/secrets";
 import { openLowdbStorage } from "@sdwan-connections/storage-lowdb";
 import * as E from "fp-ts/lib/Either.js";
 

@@ -5,7 +5,11 @@ import { openPostgresStorage } from "@sdwan-connections/storage-postgres";
 
 /** What a composition root does with SDWAN_STORAGE=postgres. */
 export async function startOnPostgres(databaseUrl: string, keyring: Keyring, orchestrator: Orchestrator) {
-  const storage = await openPostgresStorage({ databaseUrl, keyring, onError: (line) => process.stderr.write(`${line}\n`) })();
+  const storage = await openPostgresStorage({
+    databaseUrl,
+    keyring,
+    onError: (line) => process.stderr.write(`${line}\n`),
+  })();
   if (E.isLeft(storage)) throw new Error(describeError(storage.left)); // never contains the URL or its password
 
   // The store's `changes` make every instance drop its customers cache for a connection another instance updated or deleted.

@@ -33,15 +33,24 @@ export interface PostgresAuditLogOptions {
 /** The channel migration 9's trigger announces each committed entry's id on. */
 export const AUDIT_ENTRIES_CHANNEL = "sdwan_audit_entries";
 
-
 /** A row of `audit_entries`; rows are outside input, so they are decoded. */
-const AuditRow = t.type({ ...AuditEntryProps, at: DateCodec, request_id: t.union([t.string, t.null]), version: t.union([t.number, t.null]) });
+const AuditRow = t.type({
+  ...AuditEntryProps,
+  at: DateCodec,
+  request_id: t.union([t.string, t.null]),
+  version: t.union([t.number, t.null]),
+});
 
 const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
   pipe(
     AuditRow.decode(row),
     E.bimap(
-      (errors) => storageFailure(`Storage failure: an audit entry is invalid (${toFieldErrors(errors, "row").map((error) => `${error.field} ${error.message}`).join("; ")}).`),
+      (errors) =>
+        storageFailure(
+          `Storage failure: an audit entry is invalid (${toFieldErrors(errors, "row")
+            .map((error) => `${error.field} ${error.message}`)
+            .join("; ")}).`,
+        ),
       ({ request_id, failure, version, ...row }): AuditEntry => ({
         ...row,
         requestId: request_id,
@@ -51,25 +60,29 @@ const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
     ),
   );
 
-const COLUMNS = "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail, version";
+const COLUMNS =
+  "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail, version";
 
 /** Inserts an entry through `client`: the log's own pool, or the transaction of the change it records. */
 export const insertAuditEntry = async (client: Pick<PoolClient, "query">, entry: AuditEntry): Promise<void> => {
-  await client.query(`insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
-    entry.id,
-    entry.at,
-    entry.actor,
-    entry.requestId,
-    entry.action,
-    entry.alias,
-    entry.fields,
-    entry.forced,
-    entry.validation,
-    entry.outcome,
-    entry.failure,
-    entry.detail,
-    entry.version ?? null,
-  ]);
+  await client.query(
+    `insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [
+      entry.id,
+      entry.at,
+      entry.actor,
+      entry.requestId,
+      entry.action,
+      entry.alias,
+      entry.fields,
+      entry.forced,
+      entry.validation,
+      entry.outcome,
+      entry.failure,
+      entry.detail,
+      entry.version ?? null,
+    ],
+  );
 };
 
 /**
@@ -97,7 +110,12 @@ const oldestKeptBy = (retention: AuditRetention) => new Date(Date.now() - retent
  * (migration 9, at commit, from any instance) is read back, those announced
  * meanwhile together, and told in the order announced.
  */
-export const createPostgresAuditLog = ({ pool, retention = DEFAULT_AUDIT_RETENTION, listener, onError = () => undefined }: PostgresAuditLogOptions): AuditLog & { close(): Promise<void> } => {
+export const createPostgresAuditLog = ({
+  pool,
+  retention = DEFAULT_AUDIT_RETENTION,
+  listener,
+  onError = () => undefined,
+}: PostgresAuditLogOptions): AuditLog & { close(): Promise<void> } => {
   const query = (what: string, text: string, values: readonly unknown[]) =>
     TE.tryCatch(async () => (await pool.query(text, values as unknown[])).rows as unknown[], databaseFailure(what));
   const oldestKept = () => oldestKeptBy(retention);
@@ -123,7 +141,11 @@ export const createPostgresAuditLog = ({ pool, retention = DEFAULT_AUDIT_RETENTI
     while (announced.length > 0) {
       const ids = announced;
       announced = [];
-      const found = await readEntries("reading announced audit entries", `select ${COLUMNS} from audit_entries where id = any($1)`, [ids])();
+      const found = await readEntries(
+        "reading announced audit entries",
+        `select ${COLUMNS} from audit_entries where id = any($1)`,
+        [ids],
+      )();
       if (E.isLeft(found)) reportFailure(found.left);
       else {
         const byId = new Map(found.right.map((entry) => [entry.id, entry]));
@@ -145,7 +167,9 @@ export const createPostgresAuditLog = ({ pool, retention = DEFAULT_AUDIT_RETENTI
       onPayload,
       // Best effort: what committed while the connection was down, from the newest entry told.
       onRestored: () =>
-        void listAfter(lastTold, 10_000)().then((found) => (E.isRight(found) ? tellAll(found.right) : reportFailure(found.left))),
+        void listAfter(lastTold, 10_000)().then((found) =>
+          E.isRight(found) ? tellAll(found.right) : reportFailure(found.left),
+        ),
       onError,
     }).catch((error: unknown) => {
       channel = undefined;
@@ -163,7 +187,9 @@ export const createPostgresAuditLog = ({ pool, retention = DEFAULT_AUDIT_RETENTI
     record: (entry) =>
       pipe(
         TE.tryCatch(() => insertAuditEntry(pool, entry), databaseFailure("recording an audit entry")),
-        TE.flatMap(() => TE.tryCatch(() => pruneAuditTrail(pool, retention), databaseFailure("pruning the audit trail"))),
+        TE.flatMap(() =>
+          TE.tryCatch(() => pruneAuditTrail(pool, retention), databaseFailure("pruning the audit trail")),
+        ),
       ),
 
     listAfter,

@@ -3,7 +3,13 @@ import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type pg from "pg";
-import { AliasCodec, EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges, type DomainError } from "@sdwan-connections/core";
+import {
+  AliasCodec,
+  EVERY_CONNECTION,
+  type ConnectionChangeNotice,
+  type ConnectionChanges,
+  type DomainError,
+} from "@sdwan-connections/core";
 import { databaseFailure, describeDatabaseError } from "./database-errors.js";
 import { listenChannel } from "./listen-channel.js";
 
@@ -53,9 +59,12 @@ export interface PostgresConnectionChanges extends ConnectionChanges {
  *
  * Resolves once LISTEN is in place, so no change published afterwards is missed.
  */
-export const createPostgresConnectionChanges = (options: PostgresConnectionChangesOptions): TE.TaskEither<DomainError, PostgresConnectionChanges> => {
+export const createPostgresConnectionChanges = (
+  options: PostgresConnectionChangesOptions,
+): TE.TaskEither<DomainError, PostgresConnectionChanges> => {
   const channel = options.channel ?? DEFAULT_CHANGES_CHANNEL;
-  if (!CHANNEL_PATTERN.test(channel)) throw new RangeError("channel must be a lower-case identifier of at most 63 characters");
+  if (!CHANNEL_PATTERN.test(channel))
+    throw new RangeError("channel must be a lower-case identifier of at most 63 characters");
   const { pool } = options;
   const origin = randomUUID();
   const listeners = new Set<(notice: ConnectionChangeNotice) => void>();

@@ -43,21 +43,24 @@ const COLUMNS = "alias, orchestrator_url, api_key, version, api_key_set_at, api_
  * Runs `work`'s task in a transaction on a client of its own: committed when it answers a success, rolled
  * back when it answers a failure (a failure thrown, which rejects the task, is the database's: `what` names it).
  */
-const inTransaction =
-  <A>(pool: Pool, what: string, work: (client: PoolClient) => TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
-    pipe(
-      TE.tryCatch(
-        () =>
-          withDedicatedClient(pool, async (client) => {
-            await client.query("begin");
-            const result = await work(client)();
-            await client.query(E.isRight(result) ? "commit" : "rollback");
-            return result;
-          }),
-        databaseFailure(what),
-      ),
-      TE.chainEitherK(identity),
-    );
+const inTransaction = <A>(
+  pool: Pool,
+  what: string,
+  work: (client: PoolClient) => TE.TaskEither<DomainError, A>,
+): TE.TaskEither<DomainError, A> =>
+  pipe(
+    TE.tryCatch(
+      () =>
+        withDedicatedClient(pool, async (client) => {
+          await client.query("begin");
+          const result = await work(client)();
+          await client.query(E.isRight(result) ? "commit" : "rollback");
+          return result;
+        }),
+      databaseFailure(what),
+    ),
+    TE.chainEitherK(identity),
+  );
 
 /**
  * Core's ConnectionRepository on PostgreSQL. Every statement is
@@ -69,7 +72,11 @@ const inTransaction =
  * concurrent writers on any number of instances queue and never lose each
  * other's fields; versions come from one sequence (migration 6).
  */
-export const createPostgresConnectionRepository = ({ pool, keyring, auditRetention = DEFAULT_AUDIT_RETENTION }: PostgresConnectionRepositoryOptions): ConnectionRepository => {
+export const createPostgresConnectionRepository = ({
+  pool,
+  keyring,
+  auditRetention = DEFAULT_AUDIT_RETENTION,
+}: PostgresConnectionRepositoryOptions): ConnectionRepository => {
   const decode = decodeConnection(keyring);
 
   const query = <R>(what: string, text: string, values: readonly unknown[] = []) =>
@@ -79,7 +86,10 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
   const missedWrite =
     (client: PoolClient, alias: Alias): TE.TaskEither<DomainError, never> =>
     async () => {
-      const { rows } = await client.query<{ alias: string; version: number }>("select alias, version from connections where alias_key = $1", [aliasKey(alias)]);
+      const { rows } = await client.query<{ alias: string; version: number }>(
+        "select alias, version from connections where alias_key = $1",
+        [aliasKey(alias)],
+      );
       const row = rows[0];
       return E.left(row === undefined ? notFound(alias) : versionMismatch(row.alias, row.version));
     };
@@ -98,17 +108,28 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
     pipe(
       inTransaction(pool, what, (client) => async () => {
         const result = await work(client)();
-        if (E.isRight(result) && entry !== undefined) await insertAuditEntry(client, entryAsWritten(entry, changed(result.right), result.right.version));
+        if (E.isRight(result) && entry !== undefined)
+          await insertAuditEntry(client, entryAsWritten(entry, changed(result.right), result.right.version));
         return result;
       }),
       // The entry is committed: a retention that could not be applied now is applied by the next one.
-      TE.tap(() => (entry === undefined ? TE.right(undefined) : TE.fromTask(() => pruneAuditTrail(pool, auditRetention).catch(() => undefined)))),
+      TE.tap(() =>
+        entry === undefined
+          ? TE.right(undefined)
+          : TE.fromTask(() => pruneAuditTrail(pool, auditRetention).catch(() => undefined)),
+      ),
     );
 
   const locked =
-    (client: PoolClient, alias: Alias, expected: ExpectedVersions | undefined): TE.TaskEither<DomainError, StoredConnection> =>
+    (
+      client: PoolClient,
+      alias: Alias,
+      expected: ExpectedVersions | undefined,
+    ): TE.TaskEither<DomainError, StoredConnection> =>
     async () => {
-      const { rows } = await client.query(`select ${COLUMNS} from connections where alias_key = $1 for update`, [aliasKey(alias)]);
+      const { rows } = await client.query(`select ${COLUMNS} from connections where alias_key = $1 for update`, [
+        aliasKey(alias),
+      ]);
       const row: unknown = rows[0];
       if (row === undefined) return E.left(notFound(alias));
       return pipe(
@@ -123,7 +144,9 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
   return {
     get: (alias) =>
       pipe(
-        query<unknown>(`reading connection '${alias}'`, `select ${COLUMNS} from connections where alias_key = $1`, [aliasKey(alias)]),
+        query<unknown>(`reading connection '${alias}'`, `select ${COLUMNS} from connections where alias_key = $1`, [
+          aliasKey(alias),
+        ]),
         TE.chainEitherK((rows) => (rows[0] === undefined ? E.left(notFound(alias)) : decode(rows[0]))),
       ),
 
@@ -138,16 +161,16 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
       const sealed = keyring.seal(connection.apiKey.reveal(), key);
       return pipe(
         write(`adding connection '${connection.alias}'`, entry, (client) => async () => {
-        try {
-          const { rows } = await client.query<{ version: number }>(
-            "insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at, api_key_expires_at) values ($1, $2, $3, $4, now(), $5) returning version",
-            [key, connection.alias, connection.orchestratorUrl, sealed, connection.apiKeyExpiresAt ?? null],
-          );
-          return E.right({ version: rows[0]?.version ?? 0 });
-        } catch (error) {
-          if (!hasSqlState(error, UNIQUE_VIOLATION)) throw error;
-          return E.left(alreadyExists(connection.alias)); // rolled back
-        }
+          try {
+            const { rows } = await client.query<{ version: number }>(
+              "insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at, api_key_expires_at) values ($1, $2, $3, $4, now(), $5) returning version",
+              [key, connection.alias, connection.orchestratorUrl, sealed, connection.apiKeyExpiresAt ?? null],
+            );
+            return E.right({ version: rows[0]?.version ?? 0 });
+          } catch (error) {
+            if (!hasSqlState(error, UNIQUE_VIOLATION)) throw error;
+            return E.left(alreadyExists(connection.alias)); // rolled back
+          }
         }),
         TE.map(() => undefined),
       );
@@ -164,9 +187,11 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
             const current = await locked(client, alias, expected)();
             if (E.isLeft(current)) return current;
             const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== current.right.apiKey.reveal();
-            const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
+            const newUrl =
+              change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
             const expiresAt = declaredExpiryAfter(current.right, change, newKey);
-            if (!newKey && !newUrl && sameTime(expiresAt, current.right.apiKeyExpiresAt)) return E.right({ connection: current.right, changed: false, version: current.right.version });
+            if (!newKey && !newUrl && sameTime(expiresAt, current.right.apiKeyExpiresAt))
+              return E.right({ connection: current.right, changed: false, version: current.right.version });
             const { rows } = await client.query(
               `update connections
                   set orchestrator_url = coalesce($2, orchestrator_url),
@@ -177,9 +202,18 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
                       updated_at = now()
                 where alias_key = $1
             returning ${COLUMNS}`,
-              [aliasKey(alias), newUrl ? change.orchestratorUrl : null, newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null, expiresAt ?? null],
+              [
+                aliasKey(alias),
+                newUrl ? change.orchestratorUrl : null,
+                newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null,
+                expiresAt ?? null,
+              ],
             );
-            return E.map((connection: StoredConnection) => ({ connection, changed: true, version: connection.version }))(decode(rows[0]));
+            return E.map((connection: StoredConnection) => ({
+              connection,
+              changed: true,
+              version: connection.version,
+            }))(decode(rows[0]));
           },
           (written) => written.changed,
         ),
@@ -210,11 +244,14 @@ export const createPostgresConnectionRepository = ({ pool, keyring, auditRetenti
         ),
         TE.chainEitherK(([row]) =>
           row === undefined || row.in_recovery || row.read_only === "on"
-            ? E.left(storageFailure("Storage failure while checking the database: PostgreSQL is read-only (a standby?)."))
+            ? E.left(
+                storageFailure("Storage failure while checking the database: PostgreSQL is read-only (a standby?)."),
+              )
             : E.right(undefined),
         ),
       ),
 
-    resealKeys: (entry) => rotateKeys(pool, keyring, entry === undefined ? undefined : (client) => insertAuditEntry(client, entry)),
+    resealKeys: (entry) =>
+      rotateKeys(pool, keyring, entry === undefined ? undefined : (client) => insertAuditEntry(client, entry)),
   };
 };

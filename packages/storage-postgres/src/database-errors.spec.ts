@@ -1,14 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { databaseFailure, describeDatabaseError, hasSqlState } from "./database-errors.js";
 
-const withCode = (code: string, message = "server said: value 'hunter2' is bad") => Object.assign(new Error(message), { code });
+const withCode = (code: string, message = "server said: value 'hunter2' is bad") =>
+  Object.assign(new Error(message), { code });
 
 describe("describeDatabaseError", () => {
   it.each([
     [withCode("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432"), "PostgreSQL cannot be reached (ECONNREFUSED)"],
     [withCode("08006"), "PostgreSQL cannot be reached (SQLSTATE 08006)"],
     [withCode("57P01"), "PostgreSQL cannot be reached (SQLSTATE 57P01)"],
-    [withCode("28P01", 'password authentication failed for user "sdwan"'), "PostgreSQL refused the credentials (SQLSTATE 28P01)"],
+    [
+      withCode("28P01", 'password authentication failed for user "sdwan"'),
+      "PostgreSQL refused the credentials (SQLSTATE 28P01)",
+    ],
     [withCode("3D000"), "the PostgreSQL database does not exist (SQLSTATE 3D000)"],
     [withCode("42P01"), "the connections table is missing: run the migrations (SQLSTATE 42P01)"],
     [withCode("22P02"), "PostgreSQL failed the query (SQLSTATE 22P02)"],
@@ -21,7 +25,7 @@ describe("describeDatabaseError", () => {
   });
 
   it("never copies the driver's message, which may quote values or the connection string", () => {
-    const described = describeDatabaseError(withCode("22P02", "invalid input syntax: \"postgres://sdwan:hunter2@db\""));
+    const described = describeDatabaseError(withCode("22P02", 'invalid input syntax: "postgres://sdwan:hunter2@db"'));
     expect(described).not.toContain("hunter2");
   });
 

@@ -13,9 +13,20 @@ const codeOf = (error: unknown): string | undefined => {
 export const hasSqlState = (error: unknown, code: string): boolean => codeOf(error) === code;
 
 // Errors pg raises itself, without a code; matched only to classify, never echoed.
-const PG_TIMEOUT = /timeout exceeded when trying to connect|Query read timeout|Connection terminated due to connection timeout/;
-const PG_TERMINATED = /Connection terminated|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end/;
-const NODE_NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
+const PG_TIMEOUT =
+  /timeout exceeded when trying to connect|Query read timeout|Connection terminated due to connection timeout/;
+const PG_TERMINATED =
+  /Connection terminated|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end/;
+const NODE_NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+]);
 
 /**
  * Says in our own words why a query failed. The driver's message is never

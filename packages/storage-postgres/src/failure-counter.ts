@@ -13,7 +13,9 @@ export interface PostgresFailureCounterOptions {
 }
 
 const countOf = (answer: RateLimiterRes | null): FailureCount =>
-  answer === null ? { count: 0, msLeft: 0 } : { count: answer.consumedPoints, msLeft: Math.max(0, answer.msBeforeNext) };
+  answer === null
+    ? { count: 0, msLeft: 0 }
+    : { count: answer.consumedPoints, msLeft: Math.max(0, answer.msBeforeNext) };
 
 /**
  * Core's FailureCounter in `sdwan_login_failures`, shared by every instance:

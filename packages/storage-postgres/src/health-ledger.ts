@@ -4,7 +4,18 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Pool } from "pg";
-import { AliasCodec, aliasKey, HEALTH_HISTORY, IsoTimeCodec, storageFailure, toFieldErrors, type ConnectionHealth, type DomainError, type HealthLedger, type HealthState } from "@sdwan-connections/core";
+import {
+  AliasCodec,
+  aliasKey,
+  HEALTH_HISTORY,
+  IsoTimeCodec,
+  storageFailure,
+  toFieldErrors,
+  type ConnectionHealth,
+  type DomainError,
+  type HealthLedger,
+  type HealthState,
+} from "@sdwan-connections/core";
 import { databaseFailure } from "./database-errors.js";
 import { DateCodec } from "./rows.js";
 import { withDedicatedClient } from "./dedicated-client.js";
@@ -22,7 +33,11 @@ const HealthRow = t.type({
 
 const decodeRow = (row: unknown): E.Either<DomainError, ConnectionHealth> =>
   E.mapLeft((errors: t.Errors) =>
-    storageFailure(`Storage failure: a connection's health is invalid (${toFieldErrors(errors, "row").map((error) => `${error.field} ${error.message}`).join("; ")}).`),
+    storageFailure(
+      `Storage failure: a connection's health is invalid (${toFieldErrors(errors, "row")
+        .map((error) => `${error.field} ${error.message}`)
+        .join("; ")}).`,
+    ),
   )(HealthRow.decode(row));
 
 /**
@@ -33,7 +48,10 @@ const decodeRow = (row: unknown): E.Either<DomainError, ConnectionHealth> =>
  */
 export const createPostgresHealthLedger = ({ pool }: { readonly pool: Pool }): HealthLedger => {
   const query = (what: string, text: string, values: readonly unknown[] = []) =>
-    TE.tryCatch(async () => (await pool.query(text, values as unknown[])).rows as Record<string, unknown>[], databaseFailure(what));
+    TE.tryCatch(
+      async () => (await pool.query(text, values as unknown[])).rows as Record<string, unknown>[],
+      databaseFailure(what),
+    );
 
   return {
     claim: (alias, window) =>
@@ -70,8 +88,14 @@ export const createPostgresHealthLedger = ({ pool }: { readonly pool: Pool }): H
         () =>
           withDedicatedClient(pool, async (client) => {
             await client.query("begin");
-            await client.query("insert into connection_health (alias_key, alias, state) values ($1, $2, 'unknown') on conflict (alias_key) do nothing", [aliasKey(alias), alias]);
-            const before = await client.query<{ state: HealthState }>("select state from connection_health where alias_key = $1 for update", [aliasKey(alias)]);
+            await client.query(
+              "insert into connection_health (alias_key, alias, state) values ($1, $2, 'unknown') on conflict (alias_key) do nothing",
+              [aliasKey(alias), alias],
+            );
+            const before = await client.query<{ state: HealthState }>(
+              "select state from connection_health where alias_key = $1 for update",
+              [aliasKey(alias)],
+            );
             await client.query(
               `update connection_health set
                  state = $2,
@@ -100,7 +124,10 @@ export const createPostgresHealthLedger = ({ pool }: { readonly pool: Pool }): H
 
     list: () =>
       pipe(
-        query("reading the connections' health", "select alias, state, since, checks from connection_health where state <> 'unknown'"),
+        query(
+          "reading the connections' health",
+          "select alias, state, since, checks from connection_health where state <> 'unknown'",
+        ),
         TE.chainEitherK((rows) => A.traverse(E.Applicative)(decodeRow)(rows)),
       ),
   };

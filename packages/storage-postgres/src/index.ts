@@ -9,7 +9,14 @@ export {
   type PostgresConnectionChangesOptions,
 } from "./connection-changes.js";
 export { describeDatabaseError } from "./database-errors.js";
-export { migrate, MIGRATION_LOCK_KEY, MIGRATIONS, SCHEMA_VERSION, type Migration, type MigrationReport } from "./migrations.js";
+export {
+  migrate,
+  MIGRATION_LOCK_KEY,
+  MIGRATIONS,
+  SCHEMA_VERSION,
+  type Migration,
+  type MigrationReport,
+} from "./migrations.js";
 export { rotateKeys, verifyMasterKeys } from "./rotate-keys.js";
 export { openPostgresStorage, type OpenPostgresStorageOptions } from "./open-postgres-storage.js";
 export { createPostgresAuditLog, type PostgresAuditLogOptions } from "./audit-log.js";

@@ -208,12 +208,16 @@ const run =
            applied_at timestamptz not null default now()
          )`,
       );
-      const { rows } = await client.query<{ version: number }>("select version from schema_migrations order by version");
+      const { rows } = await client.query<{ version: number }>(
+        "select version from schema_migrations order by version",
+      );
       const done = new Set(rows.map((row) => row.version));
       const newest = Math.max(0, ...done);
       const known = Math.max(0, ...migrations.map((migration) => migration.version));
       if (newest > known) {
-        return E.left(`the database schema is at version ${newest}, newer than this release knows (${known}): upgrade the service`);
+        return E.left(
+          `the database schema is at version ${newest}, newer than this release knows (${known}): upgrade the service`,
+        );
       }
       const applied: number[] = [];
       for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
@@ -221,7 +225,10 @@ const run =
         await client.query("begin");
         try {
           await client.query(migration.sql);
-          await client.query("insert into schema_migrations (version, name) values ($1, $2)", [migration.version, migration.name]);
+          await client.query("insert into schema_migrations (version, name) values ($1, $2)", [
+            migration.version,
+            migration.name,
+          ]);
           await client.query("commit");
         } catch (error) {
           await client.query("rollback").catch(() => undefined);
@@ -242,11 +249,18 @@ const run =
  * instance dies mid-way) and when run again. Refuses a database whose schema
  * is newer than this release.
  */
-export const migrate = (pool: Pool, migrations: readonly Migration[] = MIGRATIONS): TE.TaskEither<DomainError, MigrationReport> =>
+export const migrate = (
+  pool: Pool,
+  migrations: readonly Migration[] = MIGRATIONS,
+): TE.TaskEither<DomainError, MigrationReport> =>
   pipe(
     TE.tryCatch(
       () => withDedicatedClient(pool, (client) => run(client, migrations)()),
       databaseFailure("migrating the schema"),
     ),
-    TE.chainEitherK(E.mapLeft((reason: string): DomainError => storageFailure(`Storage failure while migrating the schema: ${reason}.`))),
+    TE.chainEitherK(
+      E.mapLeft((reason: string): DomainError =>
+        storageFailure(`Storage failure while migrating the schema: ${reason}.`),
+      ),
+    ),
   );

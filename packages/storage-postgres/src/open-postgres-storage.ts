@@ -32,9 +32,20 @@ export interface OpenPostgresStorageOptions {
  * HTTP server has drained.
  */
 export const openPostgresStorage =
-  ({ databaseUrl, keyring, auditRetention, failureWindowMs = 60_000, onError = () => undefined }: OpenPostgresStorageOptions): TE.TaskEither<DomainError, Storage> =>
+  ({
+    databaseUrl,
+    keyring,
+    auditRetention,
+    failureWindowMs = 60_000,
+    onError = () => undefined,
+  }: OpenPostgresStorageOptions): TE.TaskEither<DomainError, Storage> =>
   async () => {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, query_timeout: 10_000 });
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: 10,
+      connectionTimeoutMillis: 5_000,
+      query_timeout: 10_000,
+    });
     // An idle client dying (database restart) must not crash the process; the pool opens a new one.
     pool.on("error", () => onError("an idle PostgreSQL connection was lost"));
     const changes = await pipe(
@@ -46,9 +57,18 @@ export const openPostgresStorage =
       await pool.end().catch(() => undefined);
       return changes;
     }
-    const audit = createPostgresAuditLog({ pool, listener: { connectionString: databaseUrl }, onError, ...(auditRetention === undefined ? {} : { retention: auditRetention }) });
+    const audit = createPostgresAuditLog({
+      pool,
+      listener: { connectionString: databaseUrl },
+      onError,
+      ...(auditRetention === undefined ? {} : { retention: auditRetention }),
+    });
     return E.right({
-      repository: createPostgresConnectionRepository({ pool, keyring, ...(auditRetention === undefined ? {} : { auditRetention }) }),
+      repository: createPostgresConnectionRepository({
+        pool,
+        keyring,
+        ...(auditRetention === undefined ? {} : { auditRetention }),
+      }),
       changes: changes.right,
       fingerprints: masterKeyFingerprints(keyring),
       audit,

@@ -16,7 +16,11 @@ import { withDedicatedClient } from "./dedicated-client.js";
  * `alongside` runs in the same transaction before it commits (the rotation's
  * audit entry).
  */
-export const rotateKeys = (pool: Pool, keyring: Keyring, alongside?: (client: PoolClient) => Promise<void>): TE.TaskEither<DomainError, KeyRotationReport> => {
+export const rotateKeys = (
+  pool: Pool,
+  keyring: Keyring,
+  alongside?: (client: PoolClient) => Promise<void>,
+): TE.TaskEither<DomainError, KeyRotationReport> => {
   // On the client of its own; a database error rejects the task, and the wrapper below names it.
   const reseal =
     (client: PoolClient): TE.TaskEither<DomainError, KeyRotationReport> =>
@@ -62,9 +66,11 @@ export const verifyMasterKeys = (pool: Pool, keyring: Keyring): TE.TaskEither<Do
   pipe(
     TE.tryCatch(
       async () =>
-        (await pool.query<{ key_id: string }>("select distinct split_part(api_key, '.', 2) as key_id from connections order by 1")).rows.map(
-          (row) => row.key_id,
-        ),
+        (
+          await pool.query<{ key_id: string }>(
+            "select distinct split_part(api_key, '.', 2) as key_id from connections order by 1",
+          )
+        ).rows.map((row) => row.key_id),
       databaseFailure("checking the master keys"),
     ),
     TE.chainEitherK((stored) => {

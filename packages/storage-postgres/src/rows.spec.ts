@@ -24,21 +24,25 @@ describe("decodeConnection", () => {
   it("opens the sealed key with the lower-cased alias as associated data", () => {
     const decoded = decodeConnection(keyring)(row());
     if (E.isLeft(decoded)) throw new Error(JSON.stringify(decoded.left));
-    expect([decoded.right.alias, decoded.right.orchestratorUrl, decoded.right.apiKey.reveal(), decoded.right.version, decoded.right.apiKeySetAt]).toEqual([
-      "Lab",
-      "https://vco.example.net/",
-      SECRET,
-      3,
-      new Date("2026-11-22T10:00:00Z"),
-    ]);
+    expect([
+      decoded.right.alias,
+      decoded.right.orchestratorUrl,
+      decoded.right.apiKey.reveal(),
+      decoded.right.version,
+      decoded.right.apiKeySetAt,
+    ]).toEqual(["Lab", "https://vco.example.net/", SECRET, 3, new Date("2026-11-22T10:00:00Z")]);
   });
 
   it("refuses a key sealed for another alias", () => {
-    expect(reason(decodeConnection(keyring)(row({ api_key: keyring.seal(SECRET, "prod") })))).toMatch(/connection 'Lab' cannot be opened/);
+    expect(reason(decodeConnection(keyring)(row({ api_key: keyring.seal(SECRET, "prod") })))).toMatch(
+      /connection 'Lab' cannot be opened/,
+    );
   });
 
   it("refuses a key that opens to something that is not an apiKey", () => {
-    expect(reason(decodeConnection(keyring)(row({ api_key: keyring.seal("", "lab") })))).toMatch(/is not a valid apiKey/);
+    expect(reason(decodeConnection(keyring)(row({ api_key: keyring.seal("", "lab") })))).toMatch(
+      /is not a valid apiKey/,
+    );
   });
 
   it.each([
@@ -59,6 +63,8 @@ describe("decodeConnection", () => {
 
 describe("decodeSummary", () => {
   it("needs no key", () => {
-    expect(decodeSummary({ alias: "Lab", orchestrator_url: "https://x.example.net" })).toEqual(E.right({ alias: "Lab", orchestratorUrl: "https://x.example.net" }));
+    expect(decodeSummary({ alias: "Lab", orchestrator_url: "https://x.example.net" })).toEqual(
+      E.right({ alias: "Lab", orchestratorUrl: "https://x.example.net" }),
+    );
   });
 });

@@ -64,11 +64,17 @@ export const decodeConnection =
       E.chain(({ alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at }) =>
         pipe(
           keyring.open(api_key, aliasKey(alias)),
-          E.mapLeft((error) => storageFailure(`Storage failure: the apiKey of connection '${alias}' cannot be opened: ${describeSecretError(error)}.`)),
+          E.mapLeft((error) =>
+            storageFailure(
+              `Storage failure: the apiKey of connection '${alias}' cannot be opened: ${describeSecretError(error)}.`,
+            ),
+          ),
           E.chain((plaintext) =>
             pipe(
               ApiKeyCodec.decode(plaintext),
-              E.mapLeft(() => storageFailure(`Storage failure: the apiKey of connection '${alias}' is not a valid apiKey.`)),
+              E.mapLeft(() =>
+                storageFailure(`Storage failure: the apiKey of connection '${alias}' is not a valid apiKey.`),
+              ),
             ),
           ),
           E.map((apiKey) => ({

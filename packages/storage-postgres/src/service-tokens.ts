@@ -3,7 +3,13 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Pool } from "pg";
-import { storageFailure, toFieldErrors, type DomainError, type ServiceToken, type ServiceTokenStore } from "@sdwan-connections/core";
+import {
+  storageFailure,
+  toFieldErrors,
+  type DomainError,
+  type ServiceToken,
+  type ServiceTokenStore,
+} from "@sdwan-connections/core";
 import { databaseFailure } from "./database-errors.js";
 import { DateCodec } from "./rows.js";
 
@@ -28,7 +34,12 @@ const tokenOf = (row: unknown): E.Either<DomainError, ServiceToken> =>
   pipe(
     TokenRow.decode(row),
     E.bimap(
-      (errors) => storageFailure(`Storage failure: a service token is invalid (${toFieldErrors(errors, "row").map((error) => `${error.field} ${error.message}`).join("; ")}).`),
+      (errors) =>
+        storageFailure(
+          `Storage failure: a service token is invalid (${toFieldErrors(errors, "row")
+            .map((error) => `${error.field} ${error.message}`)
+            .join("; ")}).`,
+        ),
       (decoded) => ({
         id: decoded.id,
         name: decoded.name,
@@ -43,7 +54,8 @@ const tokenOf = (row: unknown): E.Either<DomainError, ServiceToken> =>
   );
 
 /** The first row as a token, or undefined when there is none. */
-const firstToken = (rows: readonly unknown[]): E.Either<DomainError, ServiceToken | undefined> => (rows[0] === undefined ? E.right(undefined) : tokenOf(rows[0]));
+const firstToken = (rows: readonly unknown[]): E.Either<DomainError, ServiceToken | undefined> =>
+  rows[0] === undefined ? E.right(undefined) : tokenOf(rows[0]);
 
 /**
  * Core's ServiceTokenStore in `sdwan_service_tokens`, shared by every instance: each lookup is one query on a
@@ -61,7 +73,17 @@ export const createPostgresServiceTokenStore = ({ pool }: { readonly pool: Pool 
         count(
           "creating a service token",
           `insert into ${SERVICE_TOKENS_TABLE} (${COLUMNS}, hash) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (name) do nothing`,
-          [token.id, token.name, token.role, token.lifetimeDays, token.expiresAt, token.lastUsedAt, token.createdBy, token.createdAt, hash],
+          [
+            token.id,
+            token.name,
+            token.role,
+            token.lifetimeDays,
+            token.expiresAt,
+            token.lastUsedAt,
+            token.createdBy,
+            token.createdAt,
+            hash,
+          ],
         ),
       ),
     list: () =>
@@ -87,7 +109,16 @@ export const createPostgresServiceTokenStore = ({ pool }: { readonly pool: Pool 
         ),
         TE.chainEitherK(firstToken),
       ),
-    revoke: (id) => TE.map((deleted: number) => deleted === 1)(count("revoking a service token", `delete from ${SERVICE_TOKENS_TABLE} where id = $1`, [id])),
-    touch: (id, at) => TE.map(() => undefined)(count("recording a service token's use", `update ${SERVICE_TOKENS_TABLE} set last_used_at = $2 where id = $1`, [id, at])),
+    revoke: (id) =>
+      TE.map((deleted: number) => deleted === 1)(
+        count("revoking a service token", `delete from ${SERVICE_TOKENS_TABLE} where id = $1`, [id]),
+      ),
+    touch: (id, at) =>
+      TE.map(() => undefined)(
+        count("recording a service token's use", `update ${SERVICE_TOKENS_TABLE} set last_used_at = $2 where id = $1`, [
+          id,
+          at,
+        ]),
+      ),
   };
 };

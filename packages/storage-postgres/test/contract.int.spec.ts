@@ -107,13 +107,22 @@ describeServiceTokenStoreContract("PostgresServiceTokenStore", {
 });
 
 // Each "instance" publishes through its own pool and listens through its own proxy, which `interrupt` cuts.
-const instances = new Map<ConnectionChanges, { readonly changes: PostgresConnectionChanges; readonly proxy: OutageProxy }>();
+const instances = new Map<
+  ConnectionChanges,
+  { readonly changes: PostgresConnectionChanges; readonly proxy: OutageProxy }
+>();
 describeConnectionChangesContract("PostgresConnectionChanges", {
   make: async () => {
     const pool = aPool(postgres.connectionString, 2);
     pools.push(pool);
     const proxy = await startOutageProxy(postgres.connectionString);
-    const changes = await expectRight(createPostgresConnectionChanges({ pool, listener: { connectionString: proxy.connectionString }, reconnectDelayMs: 50 }));
+    const changes = await expectRight(
+      createPostgresConnectionChanges({
+        pool,
+        listener: { connectionString: proxy.connectionString },
+        reconnectDelayMs: 50,
+      }),
+    );
     instances.set(changes, { changes, proxy });
     return changes;
   },
@@ -164,6 +173,8 @@ describeStorageContract("openPostgresStorage", {
   // Each opening is a new pool and listener on the same database, as a restarted instance's; the contract closes it.
   open: () => expectRight(openPostgresStorage({ databaseUrl: postgres.connectionString, keyring })),
   reset: async () => {
-    await admin.query(`truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}, ${SERVICE_TOKENS_TABLE}`);
+    await admin.query(
+      `truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}, ${SERVICE_TOKENS_TABLE}`,
+    );
   },
 });

@@ -2,8 +2,23 @@ import * as E from "fp-ts/lib/Either.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type * as TE from "fp-ts/lib/TaskEither.js";
-import { ApiKey, createConnectionService, createInMemoryStorage, EVERY_CONNECTION, type Alias, type ConnectionChangeNotice, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
-import { aConnection, aCustomer, createInMemoryOrchestrator, expectLeft, expectRight } from "@sdwan-connections/core/testing";
+import {
+  ApiKey,
+  createConnectionService,
+  createInMemoryStorage,
+  EVERY_CONNECTION,
+  type Alias,
+  type ConnectionChangeNotice,
+  type DomainError,
+  type OrchestratorUrl,
+} from "@sdwan-connections/core";
+import {
+  aConnection,
+  aCustomer,
+  createInMemoryOrchestrator,
+  expectLeft,
+  expectRight,
+} from "@sdwan-connections/core/testing";
 import {
   createPostgresAuditLog,
   createPostgresConnectionChanges,
@@ -28,8 +43,17 @@ const pool = (url = postgres.connectionString) => {
   pools.push(created);
   return created;
 };
-const changesOver = async (over: pg.Pool, options: { reconnectDelayMs?: number; onError?: (message: string) => void } = {}) => {
-  const changes = await expectRight(createPostgresConnectionChanges({ pool: over, listener: { connectionString: postgres.connectionString }, ...options }));
+const changesOver = async (
+  over: pg.Pool,
+  options: { reconnectDelayMs?: number; onError?: (message: string) => void } = {},
+) => {
+  const changes = await expectRight(
+    createPostgresConnectionChanges({
+      pool: over,
+      listener: { connectionString: postgres.connectionString },
+      ...options,
+    }),
+  );
   closers.push(() => changes.close());
   return changes;
 };
@@ -57,7 +81,9 @@ describe("migrate", () => {
       const [a, b] = [pool(url), pool(url)];
       const [first, second] = await Promise.all([expectRight(migrate(a)), expectRight(migrate(b))]);
       // Migration versions may leave gaps (numbers are handed out to changes made side by side).
-      expect([...first.applied, ...second.applied].sort((x, y) => x - y)).toEqual(MIGRATIONS.map((migration) => migration.version).sort((x, y) => x - y));
+      expect([...first.applied, ...second.applied].sort((x, y) => x - y)).toEqual(
+        MIGRATIONS.map((migration) => migration.version).sort((x, y) => x - y),
+      );
       expect(first.version).toBe(SCHEMA_VERSION);
       expect(second.version).toBe(SCHEMA_VERSION);
       const { rows } = await a.query("select version from schema_migrations");
@@ -89,13 +115,23 @@ describe("migrate", () => {
 
   it("takes over the failed-login table an earlier release let rate-limiter-flexible create; the key column holds v1 and v2 only", async () => {
     const earlier = pool(await postgres.database("earlier_failures"));
-    await expectRight(migrate(earlier, MIGRATIONS.filter((migration) => migration.version < 5)));
-    await earlier.query("create table sdwan_login_failures (key varchar(255) primary key, points integer not null default 0, expire bigint)");
+    await expectRight(
+      migrate(
+        earlier,
+        MIGRATIONS.filter((migration) => migration.version < 5),
+      ),
+    );
+    await earlier.query(
+      "create table sdwan_login_failures (key varchar(255) primary key, points integer not null default 0, expire bigint)",
+    );
     await earlier.query("insert into sdwan_login_failures values ('rlflx:client', 3, $1)", [Date.now() + 60_000]);
     expect((await expectRight(migrate(earlier))).applied).toContain(5);
     expect((await earlier.query("select points from sdwan_login_failures")).rows).toEqual([{ points: 3 }]);
     const insert = (apiKey: string) =>
-      earlier.query("insert into connections (alias_key, alias, orchestrator_url, api_key) values ($1, $1, 'https://vco.example.net/', $2)", [apiKey.slice(0, 2), apiKey]);
+      earlier.query(
+        "insert into connections (alias_key, alias, orchestrator_url, api_key) values ($1, $1, 'https://vco.example.net/', $2)",
+        [apiKey.slice(0, 2), apiKey],
+      );
     await insert("v2.sealed");
     await expect(insert("v3.sealed")).rejects.toMatchObject({ code: "23514" });
   });
@@ -105,21 +141,31 @@ describe("migrate", () => {
     await expectRight(migrate(newer));
     await newer.query("insert into schema_migrations (version, name) values (999, 'from the future')");
     const error = await expectLeft(migrate(newer));
-    expect(error).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(/version 999, newer than this release knows/) });
+    expect(error).toEqual({
+      _tag: "StorageFailure",
+      reason: expect.stringMatching(/version 999, newer than this release knows/),
+    });
   });
 });
 
 describe("two instances writing one connection", () => {
   it("lose none of many concurrent updates of different fields", async () => {
-    const [a, b] = [createPostgresConnectionRepository({ pool: pool(), keyring }), createPostgresConnectionRepository({ pool: pool(), keyring })];
-    await expectRight(a.insert(aConnection({ alias: "shared", orchestratorUrl: "https://start.example.net", apiKey: "start-key" })));
+    const [a, b] = [
+      createPostgresConnectionRepository({ pool: pool(), keyring }),
+      createPostgresConnectionRepository({ pool: pool(), keyring }),
+    ];
+    await expectRight(
+      a.insert(aConnection({ alias: "shared", orchestratorUrl: "https://start.example.net", apiKey: "start-key" })),
+    );
     const rounds = Array.from({ length: 100 }, (_, i) => i);
     await Promise.all([
       (async () => {
-        for (const i of rounds) await expectRight(a.update(alias("shared"), { orchestratorUrl: url(`https://a-${i}.example.net`) }));
+        for (const i of rounds)
+          await expectRight(a.update(alias("shared"), { orchestratorUrl: url(`https://a-${i}.example.net`) }));
       })(),
       (async () => {
-        for (const i of rounds) await expectRight(b.update(alias("SHARED"), { apiKey: ApiKey.unsafeFrom(`b-key-${i}`) }));
+        for (const i of rounds)
+          await expectRight(b.update(alias("SHARED"), { apiKey: ApiKey.unsafeFrom(`b-key-${i}`) }));
       })(),
     ]);
     for (const reader of [a, b]) {
@@ -130,9 +176,15 @@ describe("two instances writing one connection", () => {
   });
 
   it("let exactly one of two instances' concurrent inserts of one alias win", async () => {
-    const [a, b] = [createPostgresConnectionRepository({ pool: pool(), keyring }), createPostgresConnectionRepository({ pool: pool(), keyring })];
+    const [a, b] = [
+      createPostgresConnectionRepository({ pool: pool(), keyring }),
+      createPostgresConnectionRepository({ pool: pool(), keyring }),
+    ];
     for (const i of Array.from({ length: 20 }, (_, n) => n)) {
-      const results = await Promise.all([a.insert(aConnection({ alias: `dup-${i}` }))(), b.insert(aConnection({ alias: `DUP-${i}` }))()]);
+      const results = await Promise.all([
+        a.insert(aConnection({ alias: `dup-${i}` }))(),
+        b.insert(aConnection({ alias: `DUP-${i}` }))(),
+      ]);
       expect(results.filter(E.isRight)).toHaveLength(1);
       expect(results.filter(E.isLeft).map((result) => result.left._tag)).toEqual(["AlreadyExists"]);
     }
@@ -146,8 +198,12 @@ describe("connection changes across instances", () => {
     const a = await changesOver(pool());
     const seen: ConnectionChangeNotice[] = [];
     b.subscribe((changed) => seen.push(changed));
-    await pool().query("select pg_terminate_backend(pid) from pg_stat_activity where query like 'listen %' and pid <> pg_backend_pid()");
-    await vi.waitFor(() => expect(errors.some((message) => message.startsWith("lost the LISTEN connection"))).toBe(true));
+    await pool().query(
+      "select pg_terminate_backend(pid) from pg_stat_activity where query like 'listen %' and pid <> pg_backend_pid()",
+    );
+    await vi.waitFor(() =>
+      expect(errors.some((message) => message.startsWith("lost the LISTEN connection"))).toBe(true),
+    );
     await vi.waitFor(() => expect(b.listening()).toBe(true), { timeout: 5_000 });
     expect(seen).toEqual([EVERY_CONNECTION]);
     await vi.waitFor(
@@ -188,7 +244,9 @@ describe("connection changes across instances", () => {
   });
 
   it("refuse a channel that is not a plain identifier", () => {
-    expect(() => createPostgresConnectionChanges({ pool: pool(), channel: 'x"; drop table connections; --' })).toThrow(RangeError);
+    expect(() => createPostgresConnectionChanges({ pool: pool(), channel: 'x"; drop table connections; --' })).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -196,7 +254,17 @@ describe("the audit trail of two service instances", () => {
   it("has every acknowledged write's entry visible from the other instance as soon as the write answers: many writes, 0 missing", async () => {
     const anInstance = () => {
       const over = pool();
-      return { service: createConnectionService({ storage: { ...createInMemoryStorage(), repository: createPostgresConnectionRepository({ pool: over, keyring }), audit: createPostgresAuditLog({ pool: over }) }, orchestrator: createInMemoryOrchestrator([]) }), audit: createPostgresAuditLog({ pool: over }) };
+      return {
+        service: createConnectionService({
+          storage: {
+            ...createInMemoryStorage(),
+            repository: createPostgresConnectionRepository({ pool: over, keyring }),
+            audit: createPostgresAuditLog({ pool: over }),
+          },
+          orchestrator: createInMemoryOrchestrator([]),
+        }),
+        audit: createPostgresAuditLog({ pool: over }),
+      };
     };
     const [a, b] = [anInstance(), anInstance()];
     const missing: string[] = [];
@@ -208,8 +276,17 @@ describe("the audit trail of two service instances", () => {
           const name = `audited-${writer}-${i}`;
           const requestId = `req-${name}`;
           const writes: (() => TE.TaskEither<DomainError, unknown>)[] = [
-            () => a.service.addConnection({ alias: name, orchestratorUrl: "https://vco.example.net", apiKey: `key-${name}` }, { force: true, by: { name: "a", requestId: `${requestId}-add` } }),
-            () => a.service.updateConnection(name, { orchestratorUrl: "https://moved.example.net" }, { force: true, by: { name: "a", requestId: `${requestId}-update` } }),
+            () =>
+              a.service.addConnection(
+                { alias: name, orchestratorUrl: "https://vco.example.net", apiKey: `key-${name}` },
+                { force: true, by: { name: "a", requestId: `${requestId}-add` } },
+              ),
+            () =>
+              a.service.updateConnection(
+                name,
+                { orchestratorUrl: "https://moved.example.net" },
+                { force: true, by: { name: "a", requestId: `${requestId}-update` } },
+              ),
             () => a.service.deleteConnection(name, { by: { name: "a", requestId: `${requestId}-delete` } }),
           ];
           for (const [step, write] of writes.entries()) {
@@ -217,7 +294,8 @@ describe("the audit trail of two service instances", () => {
             acknowledged += 1;
             const entries = await expectRight(b.audit.list({ limit: 10, alias: alias(name) }));
             const wanted = `${requestId}-${["add", "update", "delete"][step]}`;
-            if (!entries.some((entry) => entry.requestId === wanted && entry.outcome === "succeeded")) missing.push(wanted);
+            if (!entries.some((entry) => entry.requestId === wanted && entry.outcome === "succeeded"))
+              missing.push(wanted);
           }
         }
       }),
@@ -239,7 +317,14 @@ describe("customers caches of two service instances", () => {
       { apiKey: "old-partner-key", identity: { kind: "partner", partnerId: PARTNER }, customers: before },
       { apiKey: "new-partner-key", identity: { kind: "partner", partnerId: PARTNER }, customers: after },
     ]);
-    const service = createConnectionService({ storage: { ...createInMemoryStorage(), repository: createPostgresConnectionRepository({ pool: over, keyring }), changes }, orchestrator });
+    const service = createConnectionService({
+      storage: {
+        ...createInMemoryStorage(),
+        repository: createPostgresConnectionRepository({ pool: over, keyring }),
+        changes,
+      },
+      orchestrator,
+    });
     closers.push(async () => service.dispose());
     return { service, orchestrator, changes };
   };
@@ -251,7 +336,13 @@ describe("customers caches of two service instances", () => {
     const [a, b] = [await anInstance(), await anInstance()];
     const heardByB: ConnectionChangeNotice[] = [];
     b.changes.subscribe((changed) => heardByB.push(changed));
-    await expectRight(a.service.addConnection({ alias: "Partner", orchestratorUrl: "https://vco.example.net", apiKey: "old-partner-key" }));
+    await expectRight(
+      a.service.addConnection({
+        alias: "Partner",
+        orchestratorUrl: "https://vco.example.net",
+        apiKey: "old-partner-key",
+      }),
+    );
 
     expect(await customerNames(b.service, "partner")).toEqual(["BEFORE"]);
     expect(await customerNames(b.service, "PARTNER")).toEqual(["BEFORE"]);
@@ -263,8 +354,16 @@ describe("customers caches of two service instances", () => {
     expect(b.orchestrator.calls.listPartnerCustomers).toBe(2);
 
     await expectRight(a.service.deleteConnection("PARTNER"));
-    await vi.waitFor(() => expect(heardByB.map((heard) => String(heard).toLowerCase())).toEqual(["partner", "partner"]));
-    await expectRight(a.service.addConnection({ alias: "partner", orchestratorUrl: "https://vco.example.net", apiKey: "old-partner-key" }));
+    await vi.waitFor(() =>
+      expect(heardByB.map((heard) => String(heard).toLowerCase())).toEqual(["partner", "partner"]),
+    );
+    await expectRight(
+      a.service.addConnection({
+        alias: "partner",
+        orchestratorUrl: "https://vco.example.net",
+        apiKey: "old-partner-key",
+      }),
+    );
     expect(await customerNames(b.service, "partner")).toEqual(["BEFORE"]);
     expect(b.orchestrator.calls.listPartnerCustomers).toBe(3);
   });

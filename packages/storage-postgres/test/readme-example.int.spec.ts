@@ -26,11 +26,23 @@ describe("the README's wiring example", () => {
   });
 
   it("serves a connection service, and stops", async () => {
-    const orchestrator = createInMemoryOrchestrator([{ apiKey: "partner-secret", identity: { kind: "partner", partnerId: 7 }, customers: [] }]);
+    const orchestrator = createInMemoryOrchestrator([
+      { apiKey: "partner-secret", identity: { kind: "partner", partnerId: 7 }, customers: [] },
+    ]);
     const { service, stop } = await startOnPostgres(postgres.connectionString, aKeyring(), orchestrator);
     try {
-      expect(await expectRight(service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "partner-secret" }))).toBe("added");
-      expect(await expectRight(service.listConnections())).toEqual([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }]);
+      expect(
+        await expectRight(
+          service.addConnection({
+            alias: "lab",
+            orchestratorUrl: "https://vco.example.net/",
+            apiKey: "partner-secret",
+          }),
+        ),
+      ).toBe("added");
+      expect(await expectRight(service.listConnections())).toEqual([
+        { alias: "lab", orchestratorUrl: "https://vco.example.net/" },
+      ]);
     } finally {
       await stop();
     }
@@ -41,7 +53,9 @@ describe("openPostgresStorage", () => {
   it("refuses to open with one line that does not show the password", async () => {
     const url = postgres.connectionString.replace(postgres.password, "wrong-password-xyz");
     const error = await expectLeft(openPostgresStorage({ databaseUrl: url, keyring: aKeyring() }));
-    expect(describeError(error)).toBe("Storage failure while migrating the schema: PostgreSQL refused the credentials (SQLSTATE 28P01).");
+    expect(describeError(error)).toBe(
+      "Storage failure while migrating the schema: PostgreSQL refused the credentials (SQLSTATE 28P01).",
+    );
   });
 
   it("refuses to open when the master key is not the one the connections were stored with", async () => {
@@ -51,6 +65,8 @@ describe("openPostgresStorage", () => {
     await expectRight(first.repository.ping());
     await first.close();
     const error = await expectLeft(openPostgresStorage({ databaseUrl, keyring: aKeyring() }));
-    expect(describeError(error)).toMatch(/^The database holds apiKeys sealed with master key id\(s\) [0-9a-f]{8}, .*: wrong master key\./);
+    expect(describeError(error)).toMatch(
+      /^The database holds apiKeys sealed with master key id\(s\) [0-9a-f]{8}, .*: wrong master key\./,
+    );
   });
 });

@@ -45,18 +45,30 @@ afterAll(async () => {
 describe("stored rows are outside input", () => {
   it("reports a corrupt sealed apiKey as a StorageFailure naming the connection, not the value", async () => {
     const corrupt = `v1.${keyring.currentKeyId}.${"A".repeat(16)}.${"B".repeat(22)}.${Buffer.from(SECRET).toString("base64url")}`;
-    await raw.query("insert into connections (alias_key, alias, orchestrator_url, api_key) values ($1, $2, $3, $4)", ["lab", "lab", "https://vco.example.net", corrupt]);
+    await raw.query("insert into connections (alias_key, alias, orchestrator_url, api_key) values ($1, $2, $3, $4)", [
+      "lab",
+      "lab",
+      "https://vco.example.net",
+      corrupt,
+    ]);
     const error = await expectLeft(repository.get(alias("lab")));
-    expect(error).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(/connection 'lab' cannot be opened: .*failed authentication/) });
+    expect(error).toEqual({
+      _tag: "StorageFailure",
+      reason: expect.stringMatching(/connection 'lab' cannot be opened: .*failed authentication/),
+    });
     expect(exposed(error)).not.toContain(corrupt.split(".")[4]);
     // Listing does not open keys, so one bad key does not hide the other connections.
-    expect(await expectRight(repository.list())).toEqual([{ alias: "lab", orchestratorUrl: "https://vco.example.net" }]);
+    expect(await expectRight(repository.list())).toEqual([
+      { alias: "lab", orchestratorUrl: "https://vco.example.net" },
+    ]);
   });
 
   it("refuses a sealed apiKey moved onto another connection", async () => {
     await expectRight(repository.insert(aConnection({ alias: "lab", apiKey: SECRET })));
     await expectRight(repository.insert(aConnection({ alias: "prod", apiKey: "prod-key" })));
-    await raw.query("update connections set api_key = (select api_key from connections where alias_key = 'lab') where alias_key = 'prod'");
+    await raw.query(
+      "update connections set api_key = (select api_key from connections where alias_key = 'lab') where alias_key = 'prod'",
+    );
     const error = await expectLeft(repository.get(alias("prod")));
     expect(error._tag).toBe("StorageFailure");
     expect(exposed(error)).not.toContain(SECRET);
@@ -77,9 +89,15 @@ describe("stored rows are outside input", () => {
   });
 
   it("keeps the database itself from storing a plain apiKey or a mis-keyed alias", async () => {
-    const insert = (values: string[]) => raw.query("insert into connections (alias_key, alias, orchestrator_url, api_key) values ($1, $2, $3, $4)", values);
+    const insert = (values: string[]) =>
+      raw.query(
+        "insert into connections (alias_key, alias, orchestrator_url, api_key) values ($1, $2, $3, $4)",
+        values,
+      );
     await expect(insert(["lab", "lab", "https://x.example.net", SECRET])).rejects.toMatchObject({ code: "23514" });
-    await expect(insert(["lab", "LAB-2", "https://x.example.net", keyring.seal(SECRET, "lab")])).rejects.toMatchObject({ code: "23514" });
+    await expect(insert(["lab", "LAB-2", "https://x.example.net", keyring.seal(SECRET, "lab")])).rejects.toMatchObject({
+      code: "23514",
+    });
   });
 });
 
@@ -90,7 +108,9 @@ describe("master keys", () => {
     const error = await expectLeft(other.get(alias("lab")));
     expect(error).toEqual({
       _tag: "StorageFailure",
-      reason: expect.stringMatching(new RegExp(`sealed with master key ${keyring.currentKeyId}.*wrong or missing master key`)),
+      reason: expect.stringMatching(
+        new RegExp(`sealed with master key ${keyring.currentKeyId}.*wrong or missing master key`),
+      ),
     });
   });
 
@@ -98,11 +118,14 @@ describe("master keys", () => {
     const oldKey = masterKey(randomBytes(32));
     const newKey = masterKey(randomBytes(32));
     const before = createPostgresConnectionRepository({ pool: raw, keyring: createKeyring({ current: oldKey }) });
-    for (const name of ["a", "b", "c"]) await expectRight(before.insert(aConnection({ alias: name, apiKey: `${SECRET}-${name}` })));
+    for (const name of ["a", "b", "c"])
+      await expectRight(before.insert(aConnection({ alias: name, apiKey: `${SECRET}-${name}` })));
     const rotating = createKeyring({ current: newKey, previous: [oldKey] });
     expect(await expectLeft(verifyMasterKeys(raw, createKeyring({ current: newKey })))).toEqual({
       _tag: "StorageFailure",
-      reason: expect.stringContaining(`sealed with master key id(s) ${oldKey.id}, but the configured key id(s) are ${newKey.id}: wrong master key`),
+      reason: expect.stringContaining(
+        `sealed with master key id(s) ${oldKey.id}, but the configured key id(s) are ${newKey.id}: wrong master key`,
+      ),
     });
     await expectRight(verifyMasterKeys(raw, rotating));
     expect(await expectRight(rotateKeys(raw, rotating))).toEqual({ rotated: 3, total: 3 });
@@ -118,11 +141,20 @@ describe("master keys", () => {
     const oldKey = masterKey(randomBytes(32));
     const old = createKeyring({ current: oldKey });
     for (const name of ["a-fine", "z-stray"]) {
-      await expectRight(createPostgresConnectionRepository({ pool: raw, keyring: name === "a-fine" ? old : aKeyring() }).insert(aConnection({ alias: name, apiKey: SECRET })));
+      await expectRight(
+        createPostgresConnectionRepository({ pool: raw, keyring: name === "a-fine" ? old : aKeyring() }).insert(
+          aConnection({ alias: name, apiKey: SECRET }),
+        ),
+      );
     }
     const rotating = createKeyring({ current: masterKey(randomBytes(32)), previous: [oldKey] });
     const error = await expectLeft(rotateKeys(raw, rotating));
-    expect(error).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(/connection 'z-stray' cannot be opened.*wrong or missing master key.*nothing was re-sealed/) });
+    expect(error).toEqual({
+      _tag: "StorageFailure",
+      reason: expect.stringMatching(
+        /connection 'z-stray' cannot be opened.*wrong or missing master key.*nothing was re-sealed/,
+      ),
+    });
     const { rows } = await raw.query<{ api_key: string }>("select api_key from connections where alias_key = 'a-fine'");
     expect(rows[0]?.api_key.startsWith(`v2.${old.currentKeyId}.`)).toBe(true);
   });
@@ -133,8 +165,12 @@ describe("every statement is parameterised", () => {
     const hostile = "x'); drop table connections; --";
     const hostileUrl = "https://vco.example.net/?q=';drop table connections;--";
     // The Alias codec would refuse this: cast, to show the SQL does not depend on it.
-    await expectRight(repository.insert(aConnection({ alias: hostile, orchestratorUrl: hostileUrl, apiKey: "k'; --" })));
-    const { rows } = await raw.query("select alias, orchestrator_url from connections where alias_key = lower($1)", [hostile]);
+    await expectRight(
+      repository.insert(aConnection({ alias: hostile, orchestratorUrl: hostileUrl, apiKey: "k'; --" })),
+    );
+    const { rows } = await raw.query("select alias, orchestrator_url from connections where alias_key = lower($1)", [
+      hostile,
+    ]);
     expect(rows).toEqual([{ alias: hostile, orchestrator_url: hostileUrl }]);
     // Reading it back refuses the row (stored rows are decoded like any input); deleting needs no decoding.
     expect((await expectLeft(repository.get(alias(hostile.toUpperCase()))))._tag).toBe("StorageFailure");
@@ -149,21 +185,35 @@ describe("database failures", () => {
     const unreachable = pool(`postgres://sdwan:${password}@127.0.0.1:1/sdwan`);
     const wrongPassword = pool(postgres.connectionString.replace(postgres.password, password));
     const cases: [ConnectionRepository, RegExp][] = [
-      [createPostgresConnectionRepository({ pool: unreachable, keyring }), /PostgreSQL cannot be reached \(ECONNREFUSED\)/],
-      [createPostgresConnectionRepository({ pool: wrongPassword, keyring }), /PostgreSQL refused the credentials \(SQLSTATE 28P01\)/],
+      [
+        createPostgresConnectionRepository({ pool: unreachable, keyring }),
+        /PostgreSQL cannot be reached \(ECONNREFUSED\)/,
+      ],
+      [
+        createPostgresConnectionRepository({ pool: wrongPassword, keyring }),
+        /PostgreSQL refused the credentials \(SQLSTATE 28P01\)/,
+      ],
     ];
     for (const [broken, expected] of cases) {
-      for (const task of [broken.get(alias("lab")), broken.insert(aConnection({ alias: "lab", apiKey: SECRET })), broken.ping()] as const) {
+      for (const task of [
+        broken.get(alias("lab")),
+        broken.insert(aConnection({ alias: "lab", apiKey: SECRET })),
+        broken.ping(),
+      ] as const) {
         const error = await expectLeft<DomainError, unknown>(task);
         expect(error).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(expected) });
-        for (const secret of [password, postgres.password, SECRET, "postgres://", "127.0.0.1"]) expect(exposed(error)).not.toContain(secret);
+        for (const secret of [password, postgres.password, SECRET, "postgres://", "127.0.0.1"])
+          expect(exposed(error)).not.toContain(secret);
       }
     }
   });
 
   it("makes ping fail on a database that was never migrated", async () => {
     const bare = createPostgresConnectionRepository({ pool: pool(await postgres.database("bare")), keyring });
-    expect(await expectLeft(bare.ping())).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(/run the migrations/) });
+    expect(await expectLeft(bare.ping())).toEqual({
+      _tag: "StorageFailure",
+      reason: expect.stringMatching(/run the migrations/),
+    });
   });
 
   it("makes ping fail on a read-only database", async () => {
@@ -171,6 +221,9 @@ describe("database failures", () => {
     await expectRight(migrate(pool(url)));
     await raw.query('alter database "readonly" set default_transaction_read_only = on');
     const readOnly = createPostgresConnectionRepository({ pool: pool(url), keyring });
-    expect(await expectLeft(readOnly.ping())).toEqual({ _tag: "StorageFailure", reason: expect.stringMatching(/read-only/) });
+    expect(await expectLeft(readOnly.ping())).toEqual({
+      _tag: "StorageFailure",
+      reason: expect.stringMatching(/read-only/),
+    });
   });
 });

@@ -11,7 +11,9 @@ import { GenericContainer, Wait, type StartedTestContainer } from "testcontainer
  */
 const IMAGE = process.env["SDWAN_TEST_POSTGRES_IMAGE"] ?? "postgres:16";
 // The local image logs readiness once; the official one twice (once for its init server).
-const READY_LOG_COUNT = Number(process.env["SDWAN_TEST_POSTGRES_READY_LOG_COUNT"] ?? (IMAGE.startsWith("sdwan/") ? 1 : 2));
+const READY_LOG_COUNT = Number(
+  process.env["SDWAN_TEST_POSTGRES_READY_LOG_COUNT"] ?? (IMAGE.startsWith("sdwan/") ? 1 : 2),
+);
 const USER = "sdwan";
 
 export interface StartedPostgres {
@@ -32,7 +34,9 @@ export const freePort = (): Promise<number> =>
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 
@@ -91,4 +95,3 @@ export const startPostgres = async ({ label }: { readonly label: string }): Prom
     },
   };
 };
-

@@ -29,12 +29,16 @@ export const loadCertificateAuthorities =
     try {
       text = await readFile(file, "utf8");
     } catch (error) {
-      return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      return E.left(
+        `SDWAN_ORCHESTRATOR_CA_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     }
     const certificates = text.match(PEM_CERTIFICATE) ?? [];
     if (certificates.length === 0) return E.left(`SDWAN_ORCHESTRATOR_CA_FILE: ${file} holds no PEM certificate`);
     const unreadable = certificates.findIndex((pem) => !isReadableCertificate(pem));
-    return unreadable === -1 ? E.right(certificates) : E.left(`SDWAN_ORCHESTRATOR_CA_FILE: certificate ${unreadable + 1} in ${file} cannot be read`);
+    return unreadable === -1
+      ? E.right(certificates)
+      : E.left(`SDWAN_ORCHESTRATOR_CA_FILE: certificate ${unreadable + 1} in ${file} cannot be read`);
   };
 
 /** The orchestrator-portal HTTP client, with the configured deadline, host allowlist and CAs. */
@@ -43,7 +47,10 @@ export const openPortalOrchestrator =
   async () => {
     // Loaded when asked for, not with the composition: a CLI command given the offline orchestrator never loads it.
     const { createPortalOrchestrator } = await import("@sdwan-connections/orchestrator-portal");
-    const ca = config.orchestratorCaFile === undefined ? E.right(undefined) : await loadCertificateAuthorities(config.orchestratorCaFile)();
+    const ca =
+      config.orchestratorCaFile === undefined
+        ? E.right(undefined)
+        : await loadCertificateAuthorities(config.orchestratorCaFile)();
     return E.map((ca: readonly string[] | undefined) =>
       createPortalOrchestrator({
         timeoutMs: config.orchestratorTimeoutMs,
@@ -52,7 +59,11 @@ export const openPortalOrchestrator =
         ...(ca === undefined ? {} : { ca }),
         // Answers say only "could not connect"; what was met (a code, an answer that is not the API) is logged here.
         onCall: ({ method, outcome, attempts, durationMs, detail }) => {
-          if (detail !== undefined) logger.warn({ method, outcome, attempts, durationMs: Math.round(durationMs), detail }, "orchestrator call failed");
+          if (detail !== undefined)
+            logger.warn(
+              { method, outcome, attempts, durationMs: Math.round(durationMs), detail },
+              "orchestrator call failed",
+            );
         },
       }),
     )(ca);

@@ -9,7 +9,17 @@ import { scrollToShow, visibleRows } from "../virtual-window.js";
 const ROW_HEIGHT = 32;
 const STACKED_ROW_HEIGHT = 104;
 
-const COLUMNS = (["name", "id", "city", "state", "country", "bastionState", "accountNumber"] as const satisfies readonly CustomerField[]).map((field) => ({
+const COLUMNS = (
+  [
+    "name",
+    "id",
+    "city",
+    "state",
+    "country",
+    "bastionState",
+    "accountNumber",
+  ] as const satisfies readonly CustomerField[]
+).map((field) => ({
   field,
   label: CUSTOMER_LABELS[field],
 }));
@@ -89,13 +99,20 @@ export const CustomersTable = ({
             <div role="columnheader" key={field} aria-sort={sort?.field === field ? sort.direction : "none"}>
               <button type="button" onClick={() => onSort(field)}>
                 {label}
-                <span aria-hidden="true">{sort?.field === field ? (sort.direction === "ascending" ? " ▲" : " ▼") : ""}</span>
+                <span aria-hidden="true">
+                  {sort?.field === field ? (sort.direction === "ascending" ? " ▲" : " ▼") : ""}
+                </span>
               </button>
             </div>
           ))}
         </div>
       </div>
-      <div role="rowgroup" class="grid-body" ref={body} onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}>
+      <div
+        role="rowgroup"
+        class="grid-body"
+        ref={body}
+        onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
+      >
         <div class="grid-spacer" style={{ height: `${rows.length * rowHeight}px` }}>
           {rows.slice(first, last).map((customer, offset) => {
             const index = first + offset;

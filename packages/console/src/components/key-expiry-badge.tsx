@@ -5,7 +5,8 @@ import { useLoad } from "../use-load.js";
 const DAY_MS = 24 * 3600 * 1000;
 
 /** Whole days left before `expiresAt`, rounded up as the service counts them (docs/interface.md §10); 0 or less once expired. */
-export const daysLeft = (expiresAt: string, now: number): number => Math.ceil((Date.parse(expiresAt) - now) / DAY_MS) + 0; // + 0: never -0
+export const daysLeft = (expiresAt: string, now: number): number =>
+  Math.ceil((Date.parse(expiresAt) - now) / DAY_MS) + 0; // + 0: never -0
 
 /** The colour, by the windows `/metrics` counts: urgent within 7 days (and expired), soon within 30. */
 const urgencyOf = (days: number): string => (days <= 7 ? "expiry-urgent" : days <= 30 ? "expiry-soon" : "expiry-ok");
@@ -23,10 +24,15 @@ export const KeyExpiryBadge = ({
   readonly source: string | null | undefined;
   readonly unknown?: string;
 }) => {
-  if (expiresAt === null || expiresAt === undefined) return unknown === undefined ? null : <span class="badge unknown">{unknown}</span>;
+  if (expiresAt === null || expiresAt === undefined)
+    return unknown === undefined ? null : <span class="badge unknown">{unknown}</span>;
   const days = daysLeft(expiresAt, Date.now());
   return (
-    <span class={`badge ${urgencyOf(days)}`} data-testid="key-expiry" title={`The key expires at ${expiresAt} (${source ?? "unknown source"})`}>
+    <span
+      class={`badge ${urgencyOf(days)}`}
+      data-testid="key-expiry"
+      title={`The key expires at ${expiresAt} (${source ?? "unknown source"})`}
+    >
       {days <= 0 ? "key expired" : `key: ${days} ${days === 1 ? "day" : "days"} left`}
     </span>
   );
@@ -35,6 +41,11 @@ export const KeyExpiryBadge = ({
 /** The badge of one connection of a list, from its stored form (no orchestrator call): nothing while loading or unknown. */
 export const StoredKeyExpiry = ({ alias }: { readonly alias: string }) => {
   const session = useSession();
-  const [stored] = useLoad(() => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored), [session, alias]);
-  return stored.state === "ready" ? <KeyExpiryBadge expiresAt={stored.value.apiKeyExpiresAt} source={stored.value.apiKeyExpirySource} /> : null;
+  const [stored] = useLoad(
+    () => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored),
+    [session, alias],
+  );
+  return stored.state === "ready" ? (
+    <KeyExpiryBadge expiresAt={stored.value.apiKeyExpiresAt} source={stored.value.apiKeyExpirySource} />
+  ) : null;
 };

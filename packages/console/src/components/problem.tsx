@@ -1,7 +1,13 @@
 import type { FieldError, Problem } from "../api.js";
 
 /** A problem+json answer: its title and detail, and each field's message (those a form shows beside their field are left out). */
-export const ProblemMessage = ({ problem, shownBesideFields = [] }: { readonly problem: Problem; readonly shownBesideFields?: readonly string[] }) => {
+export const ProblemMessage = ({
+  problem,
+  shownBesideFields = [],
+}: {
+  readonly problem: Problem;
+  readonly shownBesideFields?: readonly string[];
+}) => {
   const others = (problem.errors ?? []).filter((error) => !shownBesideFields.includes(error.field));
   return (
     <div class="problem" role="alert">
@@ -9,7 +15,11 @@ export const ProblemMessage = ({ problem, shownBesideFields = [] }: { readonly p
         <strong>{problem.title}</strong>
         {problem.status > 0 ? ` (${problem.status})` : ""}
       </p>
-      {problem.errors === undefined ? <p>{problem.detail}</p> : others.length === 0 ? <p>Correct the fields marked above.</p> : null}
+      {problem.errors === undefined ? (
+        <p>{problem.detail}</p>
+      ) : others.length === 0 ? (
+        <p>Correct the fields marked above.</p>
+      ) : null}
       {others.length > 0 ? (
         <ul>
           {others.map((error) => (

@@ -1,5 +1,12 @@
 /** The console's one time format: the reader's local time to the minute, with its zone ("05/14/2024, 09:30 CEST"). */
-const LOCAL = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+const LOCAL = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  timeZoneName: "short",
+});
 
 export const localTime = (iso: string): string => {
   const date = new Date(iso);

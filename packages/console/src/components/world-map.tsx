@@ -27,7 +27,10 @@ export type CustomerPlace = Place<Customer>;
 
 const locate = (customers: readonly Customer[]): readonly Located<Customer>[] =>
   customers.flatMap((customer) => {
-    const point = customer.latitude === null || customer.longitude === null ? null : projection([customer.longitude, customer.latitude]);
+    const point =
+      customer.latitude === null || customer.longitude === null
+        ? null
+        : projection([customer.longitude, customer.latitude]);
     return point === null ? [] : [{ x: point[0], y: point[1], item: customer }];
   });
 
@@ -50,7 +53,8 @@ const loadWorld = (): Promise<World> =>
  * logarithm of their number, up to 14 (10 on a map narrower than 500 px, a
  * phone's, where neighbouring cities are closer).
  */
-const radius = (count: number, mapWidth: number): number => Math.min(mapWidth < 500 ? 10 : 14, 4 + 1.5 * Math.log(count));
+const radius = (count: number, mapWidth: number): number =>
+  Math.min(mapWidth < 500 ? 10 : 14, 4 + 1.5 * Math.log(count));
 
 /** How far a pointer moves before a press becomes a drag (and no longer a click on a mark). */
 const DRAG_PX = 4;
@@ -77,7 +81,10 @@ export const WorldMap = ({
   const [drawn, setDrawn] = useState<World | undefined>(undefined);
   useEffect(() => {
     let current = true;
-    loadWorld().then((loaded) => current && setDrawn(loaded), () => undefined);
+    loadWorld().then(
+      (loaded) => current && setDrawn(loaded),
+      () => undefined,
+    );
     return () => {
       current = false;
     };
@@ -98,22 +105,41 @@ export const WorldMap = ({
   const places = useMemo(() => groupPlaces(located, GROUP_PX / pixels), [located, pixels]);
   // Where each mark is drawn (in the frame's units): at its place, seen through the view, then spread apart where marks overlap.
   const marks = useMemo(() => {
-    const discs = places.map((place) => ({ x: (place.x * view.k + view.x) * scale, y: (place.y * view.k + view.y) * scale, r: radius(place.items.length, WIDTH * scale) }));
-    return spreadApart(discs).map((point, index) => ({ x: point.x / scale, y: point.y / scale, r: discs[index]!.r / scale, from: { x: discs[index]!.x / scale, y: discs[index]!.y / scale } }));
+    const discs = places.map((place) => ({
+      x: (place.x * view.k + view.x) * scale,
+      y: (place.y * view.k + view.y) * scale,
+      r: radius(place.items.length, WIDTH * scale),
+    }));
+    return spreadApart(discs).map((point, index) => ({
+      x: point.x / scale,
+      y: point.y / scale,
+      r: discs[index]!.r / scale,
+      from: { x: discs[index]!.x / scale, y: discs[index]!.y / scale },
+    }));
   }, [places, view, scale]);
   // The keyboard's order: west to east (the drawing order is largest first).
-  const westToEast = useMemo(() => places.map((_, index) => index).sort((a, b) => (places[a]?.x ?? 0) - (places[b]?.x ?? 0)), [places]);
+  const westToEast = useMemo(
+    () => places.map((_, index) => index).sort((a, b) => (places[a]?.x ?? 0) - (places[b]?.x ?? 0)),
+    [places],
+  );
   const [active, setActive] = useState(0); // a position in westToEast
   useEffect(() => setActive(0), [places]);
   const activePlace = westToEast[active];
-  const selectedPoint = selected?.latitude != null && selected.longitude != null ? projection([selected.longitude, selected.latitude]) : null;
+  const selectedPoint =
+    selected?.latitude != null && selected.longitude != null
+      ? projection([selected.longitude, selected.latitude])
+      : null;
 
   const onKeyDown = (event: KeyboardEvent): void => {
     const target = keyTarget(event.key, active, westToEast.length);
     if (target !== undefined) {
       event.preventDefault();
       setActive(target);
-    } else if ((event.key === "Enter" || event.key === " ") && activePlace !== undefined && places[activePlace] !== undefined) {
+    } else if (
+      (event.key === "Enter" || event.key === " ") &&
+      activePlace !== undefined &&
+      places[activePlace] !== undefined
+    ) {
       event.preventDefault();
       onPlace(places[activePlace]);
     }
@@ -124,7 +150,8 @@ export const WorldMap = ({
     const box = svg.current!.getBoundingClientRect();
     return [((clientX - box.left) / box.width) * WIDTH, ((clientY - box.top) / box.height) * HEIGHT];
   };
-  const zoomAt = (factor: number, cx = WIDTH / 2, cy = HEIGHT / 2): void => setView((current) => zoomedAt(current, factor, cx, cy, WIDTH, HEIGHT));
+  const zoomAt = (factor: number, cx = WIDTH / 2, cy = HEIGHT / 2): void =>
+    setView((current) => zoomedAt(current, factor, cx, cy, WIDTH, HEIGHT));
   const onWheel = (event: WheelEvent): void => {
     event.preventDefault();
     zoomAt(Math.exp(-event.deltaY * 0.002), ...inFrame(event.clientX, event.clientY));
@@ -155,7 +182,15 @@ export const WorldMap = ({
     }
     const [ox, oy] = inFrame(...other);
     const factor = Math.hypot(nx - ox, ny - oy) / (Math.hypot(bx - ox, by - oy) || 1);
-    setView((current) => pannedBy(zoomedAt(current, factor, (bx + ox) / 2, (by + oy) / 2, WIDTH, HEIGHT), (nx - bx) / 2, (ny - by) / 2, WIDTH, HEIGHT));
+    setView((current) =>
+      pannedBy(
+        zoomedAt(current, factor, (bx + ox) / 2, (by + oy) / 2, WIDTH, HEIGHT),
+        (nx - bx) / 2,
+        (ny - by) / 2,
+        WIDTH,
+        HEIGHT,
+      ),
+    );
   };
   const onPointerEnd = (event: PointerEvent): void => {
     pointers.current.delete(event.pointerId);
@@ -200,7 +235,9 @@ export const WorldMap = ({
         </g>
         <g class="leaders" aria-hidden="true">
           {marks.map((mark, index) =>
-            Math.hypot(mark.x - mark.from.x, mark.y - mark.from.y) * scale < 1 ? null : <line key={index} x1={mark.from.x} y1={mark.from.y} x2={mark.x} y2={mark.y} />,
+            Math.hypot(mark.x - mark.from.x, mark.y - mark.from.y) * scale < 1 ? null : (
+              <line key={index} x1={mark.from.x} y1={mark.from.y} x2={mark.x} y2={mark.y} />
+            ),
           )}
         </g>
         {/* `tabindex` in lower case: Preact sets an SVG element's props as attributes, and SVG's are case-sensitive. */}
@@ -246,12 +283,17 @@ export const WorldMap = ({
           })}
         </g>
         {selectedPoint === null ? null : (
-          <circle class="selected" cx={selectedPoint[0] * view.k + view.x} cy={selectedPoint[1] * view.k + view.y} r={8 / scale} />
+          <circle
+            class="selected"
+            cx={selectedPoint[0] * view.k + view.x}
+            cy={selectedPoint[1] * view.k + view.y}
+            r={8 / scale}
+          />
         )}
       </svg>
       <figcaption>
-        {located.length} of {customers.length} customers have a location. Click a mark, or focus the map and use the arrow keys and Enter, to see its customers.
-        Zoom with the wheel, a pinch or the buttons; drag to move.
+        {located.length} of {customers.length} customers have a location. Click a mark, or focus the map and use the
+        arrow keys and Enter, to see its customers. Zoom with the wheel, a pinch or the buttons; drag to move.
       </figcaption>
     </figure>
   );

@@ -23,11 +23,19 @@ const Field = ({
   readonly problem: Problem | undefined;
 } & Record<string, unknown>) => {
   const message = fieldMessage(problem?.errors, name);
-  const described = [hint === undefined ? "" : `${name}-hint`, message === undefined ? "" : `${name}-error`].filter(Boolean).join(" ");
+  const described = [hint === undefined ? "" : `${name}-hint`, message === undefined ? "" : `${name}-error`]
+    .filter(Boolean)
+    .join(" ");
   return (
     <div class="field">
       <label for={name}>{label}</label>
-      <input id={name} name={name} aria-invalid={message !== undefined} aria-describedby={described || undefined} {...input} />
+      <input
+        id={name}
+        name={name}
+        aria-invalid={message !== undefined}
+        aria-describedby={described || undefined}
+        {...input}
+      />
       {hint === undefined ? null : (
         <p class="hint" id={`${name}-hint`}>
           {hint}
@@ -54,7 +62,10 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
   const session = useSession();
   const editing = alias !== undefined;
   const [current] = useLoad(
-    () => (alias === undefined ? Promise.resolve(undefined) : getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored)),
+    () =>
+      alias === undefined
+        ? Promise.resolve(undefined)
+        : getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored),
     [alias, session],
   );
   const form = useRef<HTMLFormElement>(null);
@@ -73,14 +84,21 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
     const query = submission === "dry-run" ? "?dryrun=true" : submission === "force" ? "?force=true" : "";
     const request =
       alias === undefined
-        ? call(session.authorization, "POST", `/connections${query}`, { body: { alias: text("alias"), orchestratorUrl, apiKey } })
+        ? call(session.authorization, "POST", `/connections${query}`, {
+            body: { alias: text("alias"), orchestratorUrl, apiKey },
+          })
         : call(session.authorization, "PUT", `${aliasPath(alias)}${query}`, {
             // Only what changed: an empty key keeps the stored one.
             body: {
-              ...(current.state === "ready" && current.value?.orchestratorUrl === orchestratorUrl ? {} : { orchestratorUrl }),
+              ...(current.state === "ready" && current.value?.orchestratorUrl === orchestratorUrl
+                ? {}
+                : { orchestratorUrl }),
               ...(apiKey === "" ? {} : { apiKey }),
             },
-            headers: current.state === "ready" && current.value !== undefined ? { "if-match": `"${current.value.version}"` } : {},
+            headers:
+              current.state === "ready" && current.value !== undefined
+                ? { "if-match": `"${current.value.version}"` }
+                : {},
           });
     setBusy(true);
     setNotice(undefined);
@@ -113,7 +131,16 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
     <>
       <h1 tabIndex={-1}>{title}</h1>
       <form ref={form} onSubmit={submit} aria-label={title} novalidate>
-        {editing ? null : <Field name="alias" label="Alias" hint="Letters, digits, '.', '_' and '-'; at most 64." problem={problem} required autocomplete="off" />}
+        {editing ? null : (
+          <Field
+            name="alias"
+            label="Alias"
+            hint="Letters, digits, '.', '_' and '-'; at most 64."
+            problem={problem}
+            required
+            autocomplete="off"
+          />
+        )}
         <Field
           name="orchestratorUrl"
           label="Orchestrator URL"
@@ -127,7 +154,9 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
         <Field
           name="apiKey"
           label="API key"
-          hint={editing ? "Leave empty to keep the stored key. It is never shown." : "Write-only: it is never shown again."}
+          hint={
+            editing ? "Leave empty to keep the stored key. It is never shown." : "Write-only: it is never shown again."
+          }
           problem={problem}
           type="password"
           autocomplete="new-password"

@@ -1,6 +1,16 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { aliasPath, AuditPage, call, ConnectionDetail, ConnectionStored, getJson, Health, healthOf, type Problem } from "../api.js";
+import {
+  aliasPath,
+  AuditPage,
+  call,
+  ConnectionDetail,
+  ConnectionStored,
+  getJson,
+  Health,
+  healthOf,
+  type Problem,
+} from "../api.js";
 import { DeleteDialog } from "../components/delete-dialog.js";
 import { LastKnownHealth } from "../components/health-badge.js";
 import { KeyExpiryBadge } from "../components/key-expiry-badge.js";
@@ -12,16 +22,41 @@ import { problemOf, useLoad, type Loaded } from "../use-load.js";
 
 const AUDIT_ENTRIES = 50;
 
-const Section = <A,>({ title, loaded, children }: { readonly title: string; readonly loaded: Loaded<A>; readonly children: (value: A) => ComponentChildren }) => (
+const Section = <A,>({
+  title,
+  loaded,
+  children,
+}: {
+  readonly title: string;
+  readonly loaded: Loaded<A>;
+  readonly children: (value: A) => ComponentChildren;
+}) => (
   <section aria-label={title}>
     <h2>{title}</h2>
-    {loaded.state === "loading" ? <p aria-live="polite">Loading…</p> : loaded.state === "failed" ? <ProblemMessage problem={loaded.problem} /> : children(loaded.value)}
+    {loaded.state === "loading" ? (
+      <p aria-live="polite">Loading…</p>
+    ) : loaded.state === "failed" ? (
+      <ProblemMessage problem={loaded.problem} />
+    ) : (
+      children(loaded.value)
+    )}
   </section>
 );
 
 /** The last known state and the last checks; read again once `validated` (the page's own validation, which records its outcome). */
-const HealthHistory = ({ session, alias, validated }: { readonly session: Session; readonly alias: string; readonly validated: boolean }) => {
-  const [loaded] = useLoad(() => getJson(session.authorization, "/health/connections", Health), [session, alias, validated]);
+const HealthHistory = ({
+  session,
+  alias,
+  validated,
+}: {
+  readonly session: Session;
+  readonly alias: string;
+  readonly validated: boolean;
+}) => {
+  const [loaded] = useLoad(
+    () => getJson(session.authorization, "/health/connections", Health),
+    [session, alias, validated],
+  );
   return (
     <Section title="Health" loaded={loaded}>
       {(health) => {
@@ -43,30 +78,30 @@ const HealthHistory = ({ session, alias, validated }: { readonly session: Sessio
             </p>
             {mine === undefined || mine.checks.length === 0 ? null : (
               <table class="stacks">
-                  <caption class="visually-hidden">Last health checks, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">At</th>
-                      <th scope="col">Outcome</th>
-                      <th scope="col">Latency (ms)</th>
-                      <th scope="col">Reason</th>
+                <caption class="visually-hidden">Last health checks, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">At</th>
+                    <th scope="col">Outcome</th>
+                    <th scope="col">Latency (ms)</th>
+                    <th scope="col">Reason</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {mine.checks.map((check) => (
+                    <tr key={check.at}>
+                      <td data-label="At">
+                        <Time at={check.at} />
+                      </td>
+                      <td data-label="Outcome">{check.outcome}</td>
+                      <td data-label="Latency (ms)" class="number">
+                        {check.latencyMs}
+                      </td>
+                      <td data-label="Reason">{check.reason ?? null}</td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {mine.checks.map((check) => (
-                      <tr key={check.at}>
-                        <td data-label="At">
-                          <Time at={check.at} />
-                        </td>
-                        <td data-label="Outcome">{check.outcome}</td>
-                        <td data-label="Latency (ms)" class="number">
-                          {check.latencyMs}
-                        </td>
-                        <td data-label="Reason">{check.reason ?? null}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                  ))}
+                </tbody>
+              </table>
             )}
           </>
         );
@@ -86,36 +121,38 @@ const AuditTrail = ({ session, alias }: { readonly session: Session; readonly al
         entries.length === 0 ? (
           <p>No entries.</p>
         ) : (
-            <table class="stacks">
-              <caption class="visually-hidden">The connection's last {AUDIT_ENTRIES} audit entries, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">At</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Fields</th>
-                  <th scope="col">Validation</th>
-                  <th scope="col">Outcome</th>
+          <table class="stacks">
+            <caption class="visually-hidden">The connection's last {AUDIT_ENTRIES} audit entries, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">At</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Action</th>
+                <th scope="col">Fields</th>
+                <th scope="col">Validation</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((entry) => (
+                <tr key={entry.id}>
+                  <td data-label="At">
+                    <Time at={entry.at} />
+                  </td>
+                  <td data-label="Actor">{entry.actor}</td>
+                  <td data-label="Action">
+                    {entry.action}
+                    {entry.forced ? " (forced)" : ""}
+                  </td>
+                  <td data-label="Fields">{entry.fields.join(", ")}</td>
+                  <td data-label="Validation">{entry.validation}</td>
+                  <td data-label="Outcome">
+                    {entry.outcome === "failed" ? `failed: ${entry.failure ?? ""}` : (entry.detail ?? entry.outcome)}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {entries.map((entry) => (
-                  <tr key={entry.id}>
-                    <td data-label="At">
-                      <Time at={entry.at} />
-                    </td>
-                    <td data-label="Actor">{entry.actor}</td>
-                    <td data-label="Action">
-                      {entry.action}
-                      {entry.forced ? " (forced)" : ""}
-                    </td>
-                    <td data-label="Fields">{entry.fields.join(", ")}</td>
-                    <td data-label="Validation">{entry.validation}</td>
-                    <td data-label="Outcome">{entry.outcome === "failed" ? `failed: ${entry.failure ?? ""}` : (entry.detail ?? entry.outcome)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </tbody>
+          </table>
         )
       }
     </Section>
@@ -129,8 +166,14 @@ const AuditTrail = ({ session, alias }: { readonly session: Session; readonly al
  */
 export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
   const session = useSession();
-  const [stored] = useLoad(() => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored), [session, alias]);
-  const [validation] = useLoad(() => getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail), [session, alias]);
+  const [stored] = useLoad(
+    () => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored),
+    [session, alias],
+  );
+  const [validation] = useLoad(
+    () => getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail),
+    [session, alias],
+  );
   const [deleting, setDeleting] = useState(false);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
 
@@ -165,14 +208,20 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
               <dt>Version</dt>
               <dd>{connection.version}</dd>
               <dt>Key set at</dt>
-              <dd>{connection.apiKeySetAt === null ? "before keys were dated" : <Time at={connection.apiKeySetAt} />}</dd>
+              <dd>
+                {connection.apiKeySetAt === null ? "before keys were dated" : <Time at={connection.apiKeySetAt} />}
+              </dd>
               <dt>Key fingerprint</dt>
               <dd>
                 <code>{connection.apiKeyFingerprint}</code>
               </dd>
               <dt>Key expires</dt>
               <dd>
-                <KeyExpiryBadge expiresAt={connection.apiKeyExpiresAt} source={connection.apiKeyExpirySource} unknown="unknown" />
+                <KeyExpiryBadge
+                  expiresAt={connection.apiKeyExpiresAt}
+                  source={connection.apiKeyExpirySource}
+                  unknown="unknown"
+                />
               </dd>
             </dl>
             {isAdmin(session) ? (
@@ -185,7 +234,11 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
                 </button>
               </div>
             ) : null}
-            <DeleteDialog alias={deleting ? alias : undefined} onCancel={() => setDeleting(false)} onConfirm={() => remove(connection.version)} />
+            <DeleteDialog
+              alias={deleting ? alias : undefined}
+              onCancel={() => setDeleting(false)}
+              onConfirm={() => remove(connection.version)}
+            />
           </>
         )}
       </Section>
@@ -195,7 +248,9 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
             <dl class="facts">
               <dt>Valid</dt>
               <dd data-testid="valid">
-                <span class={`badge ${connection.valid ? "valid" : "invalid"}`}>{connection.valid ? "valid" : "not valid"}</span>
+                <span class={`badge ${connection.valid ? "valid" : "invalid"}`}>
+                  {connection.valid ? "valid" : "not valid"}
+                </span>
               </dd>
               {connection.type === undefined ? null : (
                 <>

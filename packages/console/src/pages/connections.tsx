@@ -16,7 +16,11 @@ const Connections = t.array(ConnectionSummary);
 export const ConnectionsPage = () => {
   const session = useSession();
   const [loaded, reload] = useLoad(
-    () => Promise.all([getJson(session.authorization, "/connections", Connections), getJson(session.authorization, "/health/connections", Health)]),
+    () =>
+      Promise.all([
+        getJson(session.authorization, "/connections", Connections),
+        getJson(session.authorization, "/health/connections", Health),
+      ]),
     [session],
   );
   const [deleting, setDeleting] = useState<string | undefined>(undefined);
@@ -62,60 +66,75 @@ export const ConnectionsPage = () => {
             <p>No connections yet.</p>
           ) : (
             <>
-            <div class="toolbar">
-              <label for="connection-search">Search connections</label>
-              <input id="connection-search" type="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} placeholder="alias or URL" />
-              <span role="status">
-                {shown.length === loaded.value[0].length
-                  ? `${shown.length} connections`
-                  : shown.length === 0
-                    ? `No connection matches “${search.trim()}” (of ${loaded.value[0].length})`
-                    : `${shown.length} of ${loaded.value[0].length} connections`}
-              </span>
-            </div>
-            <table class="connections stacks">
-              <caption class="visually-hidden">Connections and their health</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Alias</th>
-                  <th scope="col">Orchestrator URL</th>
-                  <th scope="col">Health</th>
-                  <th scope="col">Key expiry</th>
-                  {isAdmin(session) ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map(({ alias, orchestratorUrl }) => (
-                  <tr key={alias}>
-                    <td class="title">
-                      <a href={href({ page: "connection", alias })}>{alias}</a>
-                    </td>
-                    <td data-label="Orchestrator URL">{orchestratorUrl}</td>
-                    <td data-label="Health">
-                      <LastKnownHealth health={healthOf(loaded.value[1], alias)} />
-                    </td>
-                    <td data-label="Key expiry">
-                      <StoredKeyExpiry alias={alias} />
-                    </td>
-                    {isAdmin(session) ? (
-                      <td class="actions">
-                        <a class="button" href={href({ page: "edit", alias })} aria-label={`Edit ${alias}`}>
-                          Edit
-                        </a>
-                        <button type="button" class="danger" onClick={() => setDeleting(alias)} aria-label={`Delete ${alias}`}>
-                          Delete
-                        </button>
-                      </td>
-                    ) : null}
+              <div class="toolbar">
+                <label for="connection-search">Search connections</label>
+                <input
+                  id="connection-search"
+                  type="search"
+                  value={search}
+                  onInput={(event) => setSearch(event.currentTarget.value)}
+                  placeholder="alias or URL"
+                />
+                <span role="status">
+                  {shown.length === loaded.value[0].length
+                    ? `${shown.length} connections`
+                    : shown.length === 0
+                      ? `No connection matches “${search.trim()}” (of ${loaded.value[0].length})`
+                      : `${shown.length} of ${loaded.value[0].length} connections`}
+                </span>
+              </div>
+              <table class="connections stacks">
+                <caption class="visually-hidden">Connections and their health</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Alias</th>
+                    <th scope="col">Orchestrator URL</th>
+                    <th scope="col">Health</th>
+                    <th scope="col">Key expiry</th>
+                    {isAdmin(session) ? <th scope="col">Actions</th> : null}
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {shown.map(({ alias, orchestratorUrl }) => (
+                    <tr key={alias}>
+                      <td class="title">
+                        <a href={href({ page: "connection", alias })}>{alias}</a>
+                      </td>
+                      <td data-label="Orchestrator URL">{orchestratorUrl}</td>
+                      <td data-label="Health">
+                        <LastKnownHealth health={healthOf(loaded.value[1], alias)} />
+                      </td>
+                      <td data-label="Key expiry">
+                        <StoredKeyExpiry alias={alias} />
+                      </td>
+                      {isAdmin(session) ? (
+                        <td class="actions">
+                          <a class="button" href={href({ page: "edit", alias })} aria-label={`Edit ${alias}`}>
+                            Edit
+                          </a>
+                          <button
+                            type="button"
+                            class="danger"
+                            onClick={() => setDeleting(alias)}
+                            aria-label={`Delete ${alias}`}
+                          >
+                            Delete
+                          </button>
+                        </td>
+                      ) : null}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
             </>
           )}
         </>
       ) : null}
-      <DeleteDialog alias={deleting} onCancel={() => setDeleting(undefined)} onConfirm={() => deleting !== undefined && remove(deleting)} />
+      <DeleteDialog
+        alias={deleting}
+        onCancel={() => setDeleting(undefined)}
+        onConfirm={() => deleting !== undefined && remove(deleting)}
+      />
     </>
   );
 };

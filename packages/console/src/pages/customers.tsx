@@ -4,7 +4,15 @@ import { Customer, getJson } from "../api.js";
 import { CustomersTable } from "../components/customers-table.js";
 import { ProblemMessage } from "../components/problem.js";
 import { WorldMap, type CustomerPlace } from "../components/world-map.js";
-import { CUSTOMER_LABELS, customerValue, filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "../customers-view.js";
+import {
+  CUSTOMER_LABELS,
+  customerValue,
+  filterCustomers,
+  indexCustomers,
+  nextSort,
+  sortCustomers,
+  type Sort,
+} from "../customers-view.js";
 import { placeLabel } from "../places.js";
 import { href } from "../router.js";
 import { useSession } from "../session.js";
@@ -24,7 +32,10 @@ const CustomerFacts = ({ customer }: { readonly customer: Customer }) => (
 /** A partner's customers: a filter, a sortable virtualised table, a world map, and the chosen customer. */
 export const CustomersPage = ({ alias }: { readonly alias: string }) => {
   const session = useSession();
-  const [loaded, reload] = useLoad(() => getJson(session.authorization, `/partner/${encodeURIComponent(alias)}/customers`, Customers), [session, alias]);
+  const [loaded, reload] = useLoad(
+    () => getJson(session.authorization, `/partner/${encodeURIComponent(alias)}/customers`, Customers),
+    [session, alias],
+  );
   const indexed = useMemo(() => (loaded.state === "ready" ? indexCustomers(loaded.value) : []), [loaded]);
   const [filter, setFilter] = useState("");
   const [sort, setSort] = useState<Sort | undefined>(undefined);
@@ -74,12 +85,20 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
                 ))}
               </ul>
             ) : null}
-            {selected === undefined && place === undefined ? <p>Click a mark on the map, or a row of the table.</p> : null}
+            {selected === undefined && place === undefined ? (
+              <p>Click a mark on the map, or a row of the table.</p>
+            ) : null}
           </section>
           <div class="table-area">
             <div class="toolbar">
               <label for="customer-filter">Filter customers</label>
-              <input id="customer-filter" type="search" value={filter} onInput={(event) => setFilter(event.currentTarget.value)} placeholder="name, city, country…" />
+              <input
+                id="customer-filter"
+                type="search"
+                value={filter}
+                onInput={(event) => setFilter(event.currentTarget.value)}
+                placeholder="name, city, country…"
+              />
               <span role="status">
                 {rows.length === indexed.length
                   ? `${indexed.length} customers`
@@ -88,7 +107,13 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
                     : `${rows.length} of ${indexed.length} customers`}
               </span>
             </div>
-            <CustomersTable rows={rows} sort={sort} onSort={(field) => setSort(nextSort(sort, field))} selected={selected} onSelect={setSelected} />
+            <CustomersTable
+              rows={rows}
+              sort={sort}
+              onSort={(field) => setSort(nextSort(sort, field))}
+              selected={selected}
+              onSelect={setSelected}
+            />
           </div>
         </div>
       ) : null}

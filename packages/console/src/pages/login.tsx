@@ -79,7 +79,15 @@ export const LoginPage = ({
         <label for="user">User</label>
         <input id="user" name="user" autocomplete="username" required autofocus={user === ""} defaultValue={user} />
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required autofocus={user !== ""} ref={password} />
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          autofocus={user !== ""}
+          ref={password}
+        />
         <button type="submit" disabled={busy}>
           Sign in
         </button>

@@ -8,7 +8,10 @@ import { customerListOf } from "../domain/customer-list.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 import { TEST_KEYS } from "../../testing/index.js";
 
-const target = { orchestratorUrl: "https://vco.example.net" as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(TEST_KEYS.partner) };
+const target = {
+  orchestratorUrl: "https://vco.example.net" as OrchestratorUrl,
+  apiKey: ApiKey.unsafeFrom(TEST_KEYS.partner),
+};
 const deadline = { expiresAt: 42 };
 
 describe("decorateOrchestrator", () => {
@@ -28,7 +31,9 @@ describe("decorateOrchestrator", () => {
     expect(inner.identify).toHaveBeenCalledWith(target, deadline);
     expect(await forwarded.listPartnerCustomers(target, 7, deadline)()).toEqual(await inner.listPartnerCustomers()());
     expect(inner.listPartnerCustomers).toHaveBeenCalledWith(target, 7, deadline);
-    expect(await forwarded.listApiTokens(target, { kind: "partner", partnerId: 7 }, deadline)()).toEqual(E.right([{ tokenUuid: "9c1b", expiresAt: undefined }]));
+    expect(await forwarded.listApiTokens(target, { kind: "partner", partnerId: 7 }, deadline)()).toEqual(
+      E.right([{ tokenUuid: "9c1b", expiresAt: undefined }]),
+    );
     expect(inner.listApiTokens).toHaveBeenCalledWith(target, { kind: "partner", partnerId: 7 }, deadline);
 
     const identify = vi.fn(() => TE.right({ kind: "partner" as const, partnerId: 7 }));

@@ -13,7 +13,8 @@ export const hmacFingerprints = (secret: Buffer): KeyFingerprints => ({
 });
 
 /** The stores' fingerprints: under a key derived from the master key (a keyring's `derivedKey`), the same for every instance of a deployment. */
-export const masterKeyFingerprints = (keyring: { derivedKey(purpose: string): Buffer }): KeyFingerprints => hmacFingerprints(keyring.derivedKey("apiKey-fingerprint/v1"));
+export const masterKeyFingerprints = (keyring: { derivedKey(purpose: string): Buffer }): KeyFingerprints =>
+  hmacFingerprints(keyring.derivedKey("apiKey-fingerprint/v1"));
 
 /** Fingerprints under a random secret of this process: for embedding core alone; they change at every start. */
 export const createProcessKeyFingerprints = (): KeyFingerprints => hmacFingerprints(randomBytes(32));

@@ -1,5 +1,12 @@
 import * as E from "fp-ts/lib/Either.js";
-import { DEFAULT_AUDIT_RETENTION, retainedAuditEntries, selectAuditAfter, selectAuditPage, type AuditEntry, type AuditRetention } from "../domain/audit.js";
+import {
+  DEFAULT_AUDIT_RETENTION,
+  retainedAuditEntries,
+  selectAuditAfter,
+  selectAuditPage,
+  type AuditEntry,
+  type AuditRetention,
+} from "../domain/audit.js";
 import type { AuditLog } from "../ports/audit-log.js";
 import { createAuditListeners } from "./audit-listeners.js";
 

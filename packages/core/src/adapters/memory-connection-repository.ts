@@ -48,7 +48,9 @@ const write =
       const checked = check();
       if (E.isLeft(checked)) return checked;
       if (entry !== undefined) {
-        const recorded = await store.audit.record(entryAsWritten(entry, changes(checked.right), version(checked.right)))();
+        const recorded = await store.audit.record(
+          entryAsWritten(entry, changes(checked.right), version(checked.right)),
+        )();
         if (E.isLeft(recorded)) return recorded;
       }
       return E.right(apply(checked.right));
@@ -67,18 +69,25 @@ const lazily =
  * A connection repository over a Map, for unit tests and for embedding core
  * without persistence. It passes the same contract suite as the real stores.
  */
-export const createInMemoryConnectionRepository = (store: InMemoryConnectionStore = createInMemoryConnectionStore()): ConnectionRepository => {
+export const createInMemoryConnectionRepository = (
+  store: InMemoryConnectionStore = createInMemoryConnectionStore(),
+): ConnectionRepository => {
   const { connections } = store;
   // The stored connection, if it exists and is at an expected version.
   const current = (alias: string, expected: ExpectedVersions | undefined): E.Either<DomainError, StoredConnection> => {
     const existing = connections.get(aliasKey(alias));
     if (existing === undefined) return E.left(notFound(alias));
-    return expected === undefined || expected.includes(existing.version) ? E.right(existing) : E.left(versionMismatch(existing.alias, existing.version));
+    return expected === undefined || expected.includes(existing.version)
+      ? E.right(existing)
+      : E.left(versionMismatch(existing.alias, existing.version));
   };
   const nextVersion = () => (store.lastVersion += 1);
   return {
     get: (alias) => lazily(() => E.fromNullable(notFound(alias))(connections.get(aliasKey(alias)))),
-    list: () => lazily(() => E.right([...connections.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl })))),
+    list: () =>
+      lazily(() =>
+        E.right([...connections.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }))),
+      ),
     insert: (connection, entry) =>
       write(
         store,
@@ -87,15 +96,23 @@ export const createInMemoryConnectionRepository = (store: InMemoryConnectionStor
           const existing = connections.get(aliasKey(connection.alias));
           return existing === undefined ? E.right(undefined) : E.left(alreadyExists(existing.alias));
         },
-        () => void connections.set(aliasKey(connection.alias), { ...connection, version: nextVersion(), apiKeySetAt: new Date() }),
+        () =>
+          void connections.set(aliasKey(connection.alias), {
+            ...connection,
+            version: nextVersion(),
+            apiKeySetAt: new Date(),
+          }),
         undefined,
         () => store.lastVersion + 1,
       ),
     update: (alias, change, expected, entry) => {
-      const sameKey = (existing: StoredConnection) => change.apiKey === undefined || change.apiKey.reveal() === existing.apiKey.reveal();
+      const sameKey = (existing: StoredConnection) =>
+        change.apiKey === undefined || change.apiKey.reveal() === existing.apiKey.reveal();
       const expiry = (existing: StoredConnection) => declaredExpiryAfter(existing, change, !sameKey(existing));
       const changes = (existing: StoredConnection) =>
-        !sameKey(existing) || (change.orchestratorUrl !== undefined && change.orchestratorUrl !== existing.orchestratorUrl) || !sameTime(expiry(existing), existing.apiKeyExpiresAt);
+        !sameKey(existing) ||
+        (change.orchestratorUrl !== undefined && change.orchestratorUrl !== existing.orchestratorUrl) ||
+        !sameTime(expiry(existing), existing.apiKeyExpiresAt);
       return write(
         store,
         entry,
@@ -128,6 +145,12 @@ export const createInMemoryConnectionRepository = (store: InMemoryConnectionStor
       ),
     ping: () => lazily(() => E.right(undefined)),
     // Nothing is sealed in memory: nothing to re-seal.
-    resealKeys: (entry) => write(store, entry, () => E.right(undefined), () => ({ rotated: 0, total: connections.size })),
+    resealKeys: (entry) =>
+      write(
+        store,
+        entry,
+        () => E.right(undefined),
+        () => ({ rotated: 0, total: connections.size }),
+      ),
   };
 };

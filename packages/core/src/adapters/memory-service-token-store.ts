@@ -30,17 +30,23 @@ export const createInMemoryServiceTokenStore = (): ServiceTokenStore => {
     list: () => async () => E.right([...entries.values()].map((entry) => entry.token)),
     find: (hash, now) => async () => {
       const entry = entries.get(ids.get(hash) ?? "");
-      const proved = entry !== undefined && (entry.hash === hash ? now < entry.token.expiresAt : entry.previous !== undefined && now < entry.previous.until);
+      const proved =
+        entry !== undefined &&
+        (entry.hash === hash
+          ? now < entry.token.expiresAt
+          : entry.previous !== undefined && now < entry.previous.until);
       return E.right(proved ? entry.token : undefined);
     },
-    renew: (id, { hash, expiresAt, previousUntil }) => async () => {
-      const entry = entries.get(id);
-      if (entry === undefined) return E.right(undefined);
-      forget(entry);
-      const token = { ...entry.token, expiresAt };
-      put({ token, hash, previous: { hash: entry.hash, until: previousUntil } });
-      return E.right(token);
-    },
+    renew:
+      (id, { hash, expiresAt, previousUntil }) =>
+      async () => {
+        const entry = entries.get(id);
+        if (entry === undefined) return E.right(undefined);
+        forget(entry);
+        const token = { ...entry.token, expiresAt };
+        put({ token, hash, previous: { hash: entry.hash, until: previousUntil } });
+        return E.right(token);
+      },
     revoke: (id) => async () => {
       const entry = entries.get(id);
       if (entry !== undefined) forget(entry);

@@ -1,6 +1,10 @@
 import { createInMemoryFailureCounter } from "./memory-failure-counter.js";
 import { createInMemoryHealthLedger } from "./memory-health-ledger.js";
-import { createInMemoryConnectionRepository, createInMemoryConnectionStore, type InMemoryConnectionStore } from "./memory-connection-repository.js";
+import {
+  createInMemoryConnectionRepository,
+  createInMemoryConnectionStore,
+  type InMemoryConnectionStore,
+} from "./memory-connection-repository.js";
 import { createInProcessConnectionChanges } from "./in-process-connection-changes.js";
 import { createProcessKeyFingerprints } from "./hmac-fingerprints.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
@@ -30,7 +34,10 @@ const fingerprintsFor = perStore<KeyFingerprints>(createProcessKeyFingerprints);
 const serviceTokensFor = perStore<ServiceTokenStore>(createInMemoryServiceTokenStore);
 
 /** The Storage port in this process's memory: for tests, benchmarks and embedders' experiments, never production. */
-export const createInMemoryStorage = ({ store = createInMemoryConnectionStore(), failureWindowMs = 60_000 }: InMemoryStorageOptions = {}): Storage => ({
+export const createInMemoryStorage = ({
+  store = createInMemoryConnectionStore(),
+  failureWindowMs = 60_000,
+}: InMemoryStorageOptions = {}): Storage => ({
   repository: createInMemoryConnectionRepository(store),
   changes: createInProcessConnectionChanges(),
   fingerprints: fingerprintsFor(store),

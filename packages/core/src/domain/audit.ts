@@ -14,7 +14,18 @@ import { CONNECTION_FIELDS } from "./requests.js";
  * by the background checks, a key check that did not match, a write refused to a user who may only read, or a
  * key nearing or past its expiry (`key-expiring`, `key-expired`: attempts, never changes, whatever their number).
  */
-export const AUDIT_ACTIONS = ["add", "dry-run", "update", "delete", "rotate-master-key", "health-change", "key-check", "forbidden", "key-expiring", "key-expired"] as const;
+export const AUDIT_ACTIONS = [
+  "add",
+  "dry-run",
+  "update",
+  "delete",
+  "rotate-master-key",
+  "health-change",
+  "key-check",
+  "forbidden",
+  "key-expiring",
+  "key-expired",
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Why an attempt failed: a use case's error, a key that did not match (key check), or a role that may not write. */
@@ -75,7 +86,8 @@ export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set(["add", "update"
  * the trail keeps by its own retention; everything else is an attempt (refused, failed, a dry run, a key check,
  * a health change), kept apart so that no number of attempts can push a change out.
  */
-export const isAuditedChange = (entry: Pick<AuditEntry, "action" | "outcome">): boolean => entry.outcome === "succeeded" && CHANGE_ACTIONS.has(entry.action);
+export const isAuditedChange = (entry: Pick<AuditEntry, "action" | "outcome">): boolean =>
+  entry.outcome === "succeeded" && CHANGE_ACTIONS.has(entry.action);
 
 /**
  * The entry a store records for a write given `entry` that succeeded: as given, with the connection's `version`
@@ -89,7 +101,8 @@ export const entryAsWritten = (entry: AuditEntry, changed: boolean, version?: nu
 });
 
 /** What a health change's entry says in `detail`: `valid → unreachable: <reason>`; read back by `healthChangeOf`. */
-export const healthChangeDetail = ({ from, to, reason }: HealthTransition): string => `${from} → ${to}${reason === null ? "" : `: ${reason}`}`;
+export const healthChangeDetail = ({ from, to, reason }: HealthTransition): string =>
+  `${from} → ${to}${reason === null ? "" : `: ${reason}`}`;
 
 /** A health state change as its entry's `detail` tells it. */
 export interface HealthTransition {
@@ -113,7 +126,8 @@ export const healthChangeOf = (detail: string | null): O.Option<HealthTransition
 let sequence = 0;
 
 /** A codec accepting exactly the strings of `values`. */
-const oneOf = <K extends string>(values: readonly K[]) => t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
+const oneOf = <K extends string>(values: readonly K[]) =>
+  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
 
 /**
  * The codecs of an entry's fields that every store keeps as they are, for the stores to decode what they
@@ -148,7 +162,11 @@ export interface AuditRetention {
   readonly maxAgeMs: number;
 }
 
-export const DEFAULT_AUDIT_RETENTION: AuditRetention = { maxEntries: 10_000, maxAttempts: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 };
+export const DEFAULT_AUDIT_RETENTION: AuditRetention = {
+  maxEntries: 10_000,
+  maxAttempts: 10_000,
+  maxAgeMs: 90 * 24 * 3600 * 1000,
+};
 
 /** A page of the trail, newest first: entries of `alias` (any case) at or after `since`, older than the entry `before`. */
 export interface AuditQuery {
@@ -175,13 +193,17 @@ const text = <A>(name: string, message: string, parse: (input: string) => A | un
     String,
   );
 const SinceCodec = text("Since", "must be an ISO 8601 time, e.g. 2026-11-22T10:00:00Z", (input) => {
-  const time = /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(input) ? new Date(input) : undefined;
+  const time = /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(input)
+    ? new Date(input)
+    : undefined;
   return time === undefined || Number.isNaN(time.getTime()) ? undefined : time;
 });
 const LimitCodec = text("Limit", `must be a whole number from 1 to ${AUDIT_PAGE_MAX}`, (input) =>
   /^\d{1,4}$/.test(input) && Number(input) >= 1 && Number(input) <= AUDIT_PAGE_MAX ? Number(input) : undefined,
 );
-const BeforeCodec = text("Before", "must be the `next` of an earlier page", (input) => (AUDIT_ID.test(input) ? input : undefined));
+const BeforeCodec = text("Before", "must be the `next` of an earlier page", (input) =>
+  AUDIT_ID.test(input) ? input : undefined,
+);
 
 const AuditQueryParts = t.partial({ alias: AliasCodec, since: SinceCodec, limit: LimitCodec, before: BeforeCodec });
 const AUDIT_QUERY_NAMES = ["alias", "since", "limit", "before"];
@@ -192,10 +214,15 @@ const AUDIT_QUERY_NAMES = ["alias", "since", "limit", "before"];
  */
 export const decodeAuditQuery = (input: Readonly<Record<string, unknown>>): E.Either<DomainError, AuditQuery> => {
   if (Object.keys(input).some((name) => !AUDIT_QUERY_NAMES.includes(name))) {
-    return E.left(invalidInput([{ field: "query", message: `holds an option the audit does not know (known: ${AUDIT_QUERY_NAMES.join(", ")})` }]));
+    return E.left(
+      invalidInput([
+        { field: "query", message: `holds an option the audit does not know (known: ${AUDIT_QUERY_NAMES.join(", ")})` },
+      ]),
+    );
   }
   return E.bimap(
-    (errors: t.Errors) => invalidInput(toFieldErrors(errors, "query").map((error) => ({ ...error, field: `query.${error.field}` }))),
+    (errors: t.Errors) =>
+      invalidInput(toFieldErrors(errors, "query").map((error) => ({ ...error, field: `query.${error.field}` }))),
     (parts: t.TypeOf<typeof AuditQueryParts>): AuditQuery => ({ ...parts, limit: parts.limit ?? AUDIT_PAGE_DEFAULT }),
   )(AuditQueryParts.decode(input));
 };
@@ -217,7 +244,9 @@ export const selectAuditPage = (
   let attempts = 0;
   return [...entries]
     .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .filter((entry) => (isAuditedChange(entry) ? (changes += 1) <= retention.maxEntries : (attempts += 1) <= retention.maxAttempts))
+    .filter((entry) =>
+      isAuditedChange(entry) ? (changes += 1) <= retention.maxEntries : (attempts += 1) <= retention.maxAttempts,
+    )
     .filter(
       (entry) =>
         entry.at.getTime() >= oldest &&
@@ -229,7 +258,11 @@ export const selectAuditPage = (
 };
 
 /** Every entry `retention` still keeps, newest first: what a store that rewrites its trail keeps of it. */
-export const retainedAuditEntries = (entries: readonly AuditEntry[], retention: AuditRetention, now = Date.now()): readonly AuditEntry[] =>
+export const retainedAuditEntries = (
+  entries: readonly AuditEntry[],
+  retention: AuditRetention,
+  now = Date.now(),
+): readonly AuditEntry[] =>
   selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention, now);
 
 /**

@@ -95,14 +95,18 @@ describe("OrchestratorUrl", () => {
         path: fc.array(segment, { maxLength: 5 }),
         query: fc.option(segment, { nil: undefined }),
       })
-      .map(({ scheme, host, port, path, query }) =>
-        `${scheme}://${host.join(".")}${port === undefined ? "" : `:${port}`}/${path.join("/")}${query === undefined ? "" : `?q=${query}`}`,
+      .map(
+        ({ scheme, host, port, path, query }) =>
+          `${scheme}://${host.join(".")}${port === undefined ? "" : `:${port}`}/${path.join("/")}${query === undefined ? "" : `?q=${query}`}`,
       );
     fc.assert(fc.property(url, (u) => E.isRight(OrchestratorUrlCodec.decode(u))));
   });
 
   it("refuses every format character (category Cf) anywhere, as the interface's pattern does", () => {
-    const format = fc.integer({ min: 0, max: 0x10ffff }).map((code) => String.fromCodePoint(code)).filter((c) => /\p{Cf}/u.test(c));
+    const format = fc
+      .integer({ min: 0, max: 0x10ffff })
+      .map((code) => String.fromCodePoint(code))
+      .filter((c) => /\p{Cf}/u.test(c));
     const base = "https://vco.example.net/path";
     fc.assert(
       fc.property(format, fc.nat(base.length), (c, at) => {
@@ -128,7 +132,8 @@ describe("ApiKey", () => {
     );
     expect(E.isRight(ApiKeyCodec.decode("k".repeat(8192)))).toBe(true);
     // Any visible text, spaces inside and astral characters included, is kept as given.
-    for (const key of ["key with spaces", "ключ-🔑-鍵", " padded "]) expect(E.isRight(ApiKeyCodec.decode(key))).toBe(true);
+    for (const key of ["key with spaces", "ключ-🔑-鍵", " padded "])
+      expect(E.isRight(ApiKeyCodec.decode(key))).toBe(true);
   });
 
   it.each([

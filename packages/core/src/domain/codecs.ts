@@ -13,7 +13,13 @@ type Branded<B extends string> = string & { readonly __brand: B };
  * failures say which rule was broken and never carry the value into their
  * message, so the same helper is safe for secrets.
  */
-const ruledString = <A>(name: string, rule: StringRule, is: (u: unknown) => u is A, make: (s: string) => A, encode: (a: A) => string) =>
+const ruledString = <A>(
+  name: string,
+  rule: StringRule,
+  is: (u: unknown) => u is A,
+  make: (s: string) => A,
+  encode: (a: A) => string,
+) =>
   new t.Type<A, string, unknown>(
     name,
     is,
@@ -54,7 +60,8 @@ export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u;
  * reversed in the console, the CLI and exports) anywhere. WHATWG parsing would quietly repair other forms
  * (`http:/host`, `http:\\host`), which must be refused, not stored.
  */
-export const ORCHESTRATOR_URL_PATTERN = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#@\\\s\p{Cc}\p{Cf}]+(?:[/?][^#\\\s\p{Cc}\p{Cf}]*)?$/u;
+export const ORCHESTRATOR_URL_PATTERN =
+  /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#@\\\s\p{Cc}\p{Cf}]+(?:[/?][^#\\\s\p{Cc}\p{Cf}]*)?$/u;
 /** No control character (C0, DEL, C1): none of them belong in a header value. */
 const NO_CONTROL_CHARACTER = /^\P{Cc}*$/u;
 /**
@@ -81,7 +88,8 @@ export const aliasRule: StringRule = (value) => {
 export const orchestratorUrlRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
   if (value.length > ORCHESTRATOR_URL_MAX_LENGTH) return `must be at most ${ORCHESTRATOR_URL_MAX_LENGTH} characters`;
-  if (WHITESPACE.test(value) || !NO_CONTROL_CHARACTER.test(value)) return "must not contain spaces or control characters";
+  if (WHITESPACE.test(value) || !NO_CONTROL_CHARACTER.test(value))
+    return "must not contain spaces or control characters";
   if (FORMAT_CHARACTER.test(value)) return "must not contain invisible format characters (such as U+202E or U+200B)";
   let url: URL;
   try {
@@ -101,7 +109,8 @@ export const apiKeyRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
   if (value.length > API_KEY_MAX_LENGTH) return `must be at most ${API_KEY_MAX_LENGTH} characters`;
   if (KEY_UNSAFE.control.test(value)) return "must not contain control characters";
-  if (KEY_UNSAFE.altered.test(value)) return "must be valid UTF-8 text (it holds an invalid byte sequence or a lone surrogate)";
+  if (KEY_UNSAFE.altered.test(value))
+    return "must be valid UTF-8 text (it holds an invalid byte sequence or a lone surrogate)";
   if (KEY_UNSAFE.invisible.test(value)) return "must not contain invisible format characters or line separators";
   if (!API_KEY_PATTERN.test(value)) return "must not be only whitespace";
   return undefined;
@@ -129,7 +138,9 @@ export const IsoTimeCodec = new t.Type<Date, string, unknown>(
   (input): input is Date => input instanceof Date && !Number.isNaN(input.getTime()),
   (input, context) => {
     const time = typeof input === "string" && ISO_UTC_MILLISECONDS.test(input) ? new Date(input) : undefined;
-    return time !== undefined && !Number.isNaN(time.getTime()) ? t.success(time) : t.failure(input, context, "must be an ISO 8601 UTC time");
+    return time !== undefined && !Number.isNaN(time.getTime())
+      ? t.success(time)
+      : t.failure(input, context, "must be an ISO 8601 UTC time");
   },
   (time) => time.toISOString(),
 );
@@ -150,7 +161,8 @@ export const Rfc3339TimeCodec = new t.Type<Date, string, unknown>(
   (input): input is Date => input instanceof Date && !Number.isNaN(input.getTime()),
   (input, context) => {
     if (input === undefined) return t.failure(input, context, "is required");
-    const time = typeof input === "string" && RFC_3339.test(input) && isCalendarDate(input) ? new Date(input) : undefined;
+    const time =
+      typeof input === "string" && RFC_3339.test(input) && isCalendarDate(input) ? new Date(input) : undefined;
     return time !== undefined && !Number.isNaN(time.getTime())
       ? t.success(time)
       : t.failure(input, context, "must be an RFC 3339 time with an offset, e.g. 2027-01-31T00:00:00Z");
@@ -159,4 +171,5 @@ export const Rfc3339TimeCodec = new t.Type<Date, string, unknown>(
 );
 
 /** A connection's version written as text (an entity tag's, a command-line option's): a positive integer, else none. */
-export const versionFromText = (text: string): O.Option<number> => (/^[1-9]\d{0,14}$/.test(text) ? O.some(Number(text)) : O.none);
+export const versionFromText = (text: string): O.Option<number> =>
+  /^[1-9]\d{0,14}$/.test(text) ? O.some(Number(text)) : O.none;

@@ -42,8 +42,11 @@ export type ConnectionChange = Partial<Pick<Connection, ChangeableField>>;
  * the one the change gives; else none when the key changes (a new key never inherits the old one's date); else
  * the stored one. Every store applies this one rule.
  */
-export const declaredExpiryAfter = (stored: Pick<Connection, "apiKeyExpiresAt">, change: ConnectionChange, newKey: boolean): Date | undefined =>
-  change.apiKeyExpiresAt ?? (newKey ? undefined : stored.apiKeyExpiresAt);
+export const declaredExpiryAfter = (
+  stored: Pick<Connection, "apiKeyExpiresAt">,
+  change: ConnectionChange,
+  newKey: boolean,
+): Date | undefined => change.apiKeyExpiresAt ?? (newKey ? undefined : stored.apiKeyExpiresAt);
 
 /** Whether two optional times are the same moment. */
 export const sameTime = (a: Date | undefined, b: Date | undefined): boolean => a?.getTime() === b?.getTime();
@@ -57,6 +60,4 @@ export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
 
 /** How the orchestrator identified a key it accepted. */
 export type Identity =
-  | { readonly kind: "partner"; readonly partnerId: number }
-  | { readonly kind: "customer"; readonly customerId: number };
-
+  { readonly kind: "partner"; readonly partnerId: number } | { readonly kind: "customer"; readonly customerId: number };

@@ -44,8 +44,12 @@ describe("admitsDestination", () => {
   });
 
   it("names the IPv4 address an IPv6 form embeds, and how", () => {
-    expect(admitsDestination("[64:ff9b::a9fe:a9fe]")).toEqual(E.left("embeds 169.254.169.254 (NAT64), which is a link-local address (where cloud metadata services answer)"));
-    expect(admitsDestination("[::ffff:100.100.100.200]")).toEqual(E.left("embeds 100.100.100.200 (IPv4-mapped), which is a cloud metadata service"));
+    expect(admitsDestination("[64:ff9b::a9fe:a9fe]")).toEqual(
+      E.left("embeds 169.254.169.254 (NAT64), which is a link-local address (where cloud metadata services answer)"),
+    );
+    expect(admitsDestination("[::ffff:100.100.100.200]")).toEqual(
+      E.left("embeds 100.100.100.200 (IPv4-mapped), which is a cloud metadata service"),
+    );
   });
 
   it.each([
@@ -66,10 +70,7 @@ describe("admitsDestination", () => {
     "2002:a00:1::1",
     "2001:0:a00:1::1",
     "2a00:1450::a9fe:a9fe",
-  ])(
-    "allows %s",
-    (host) => {
-      expect(admitsDestination(host)).toEqual(E.right(undefined));
-    },
-  );
+  ])("allows %s", (host) => {
+    expect(admitsDestination(host)).toEqual(E.right(undefined));
+  });
 });

@@ -49,7 +49,8 @@ const ipv6Bytes = (canonical: string): number[] => {
   return hextets.flatMap((hextet) => [hextet >> 8, hextet & 0xff]);
 };
 
-const startsWith = (bytes: readonly number[], prefix: readonly number[]) => prefix.every((byte, i) => bytes[i] === byte);
+const startsWith = (bytes: readonly number[], prefix: readonly number[]) =>
+  prefix.every((byte, i) => bytes[i] === byte);
 const pick = (bytes: readonly number[], positions: readonly number[]) => positions.map((i) => bytes[i] ?? 0);
 
 /**
@@ -64,17 +65,16 @@ const embeddedIpv4 = (bytes: readonly number[]): { readonly form: string; readon
   const zeros = (n: number) => Array.from({ length: n }, () => 0);
   const last4 = [12, 13, 14, 15];
   if (startsWith(bytes, [...zeros(10), 0xff, 0xff])) return [{ form: "IPv4-mapped", octets: pick(bytes, last4) }];
-  if (startsWith(bytes, [...zeros(8), 0xff, 0xff, 0, 0])) return [{ form: "IPv4-translated", octets: pick(bytes, last4) }];
+  if (startsWith(bytes, [...zeros(8), 0xff, 0xff, 0, 0]))
+    return [{ form: "IPv4-translated", octets: pick(bytes, last4) }];
   if (startsWith(bytes, zeros(12))) return [{ form: "IPv4-compatible", octets: pick(bytes, last4) }];
   if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, ...zeros(8)])) return [{ form: "NAT64", octets: pick(bytes, last4) }];
   if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, 0, 1]))
     // RFC 6052 §2.2: prefix lengths /48, /56, /64 and /96 (byte 8 is reserved).
-    return [
-      [6, 7, 9, 10],
-      [7, 9, 10, 11],
-      [9, 10, 11, 12],
-      last4,
-    ].map((positions) => ({ form: "local-use NAT64", octets: pick(bytes, positions) }));
+    return [[6, 7, 9, 10], [7, 9, 10, 11], [9, 10, 11, 12], last4].map((positions) => ({
+      form: "local-use NAT64",
+      octets: pick(bytes, positions),
+    }));
   if (startsWith(bytes, [0x20, 0x02])) return [{ form: "6to4", octets: pick(bytes, [2, 3, 4, 5]) }];
   if (startsWith(bytes, [0x20, 0x01, 0, 0]))
     return [
@@ -96,7 +96,10 @@ const ADMITTED: E.Either<string, void> = E.right(undefined);
  * operator may still allow one explicitly (SDWAN_ORCHESTRATOR_ALLOWED_HOSTS).
  */
 export const admitsDestination = (host: string): E.Either<string, void> => {
-  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  const name = host
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "");
   if (METADATA_HOST_NAMES.includes(name)) return E.left(METADATA);
   if (isIP(name) === 4) {
     const reason = fencedIpv4(name.split(".").map(Number));

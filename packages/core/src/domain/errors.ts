@@ -33,7 +33,11 @@ export type DomainErrorTag = DomainError["_tag"];
 
 export const notFound = (alias: string): DomainError => ({ _tag: "NotFound", alias });
 export const alreadyExists = (alias: string): DomainError => ({ _tag: "AlreadyExists", alias });
-export const versionMismatch = (alias: string, version: number): DomainError => ({ _tag: "VersionMismatch", alias, version });
+export const versionMismatch = (alias: string, version: number): DomainError => ({
+  _tag: "VersionMismatch",
+  alias,
+  version,
+});
 export const invalidInput = (errors: readonly FieldError[]): DomainError => ({ _tag: "InvalidInput", errors });
 export const validationRefused = (alias: string, cause: OrchestratorError): DomainError => ({
   _tag: "ValidationRefused",
@@ -45,7 +49,10 @@ export const storageFailure = (reason: string): DomainError => ({ _tag: "Storage
 
 export const orchestratorRejected = (reason: string): OrchestratorError => ({ _tag: "OrchestratorRejected", reason });
 export const orchestratorFailed = (reason: string): OrchestratorError => ({ _tag: "OrchestratorFailed", reason });
-export const orchestratorUnreachable = (reason: string): OrchestratorError => ({ _tag: "OrchestratorUnreachable", reason });
+export const orchestratorUnreachable = (reason: string): OrchestratorError => ({
+  _tag: "OrchestratorUnreachable",
+  reason,
+});
 export const orchestratorTimedOut = (reason: string): OrchestratorError => ({ _tag: "OrchestratorTimedOut", reason });
 export const orchestratorGarbage = (reason: string): OrchestratorError => ({ _tag: "OrchestratorGarbage", reason });
 export const orchestratorRateLimited = (reason: string, retryAfterSeconds?: number): OrchestratorError =>

@@ -12,14 +12,23 @@ import { KEY_EXPIRY_SOURCES, parseKeyExpiryDetail, type KeyExpiryDetail } from "
 export const EVENT_TYPE_PREFIX = "org.sdwan-connections.";
 
 /** Every event type, without the prefix (docs/interface.md, Events). */
-export const EVENT_TYPES = ["connection.added", "connection.updated", "connection.deleted", "connection.health.changed", "connection.key.expiring", "connection.key.expired"] as const;
+export const EVENT_TYPES = [
+  "connection.added",
+  "connection.updated",
+  "connection.deleted",
+  "connection.health.changed",
+  "connection.key.expiring",
+  "connection.key.expired",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Where every event comes from (CloudEvents `source`, a URI reference): this service, whichever instance wrote it. */
 export const EVENT_SOURCE = "/sdwan-connections";
 
-const oneOf = <K extends string>(values: readonly K[]) => t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
-const prefixed = <K extends string>(types: readonly K[]) => oneOf(types.map((type) => `${EVENT_TYPE_PREFIX}${type}` as `${typeof EVENT_TYPE_PREFIX}${K}`));
+const oneOf = <K extends string>(values: readonly K[]) =>
+  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
+const prefixed = <K extends string>(types: readonly K[]) =>
+  oneOf(types.map((type) => `${EVENT_TYPE_PREFIX}${type}` as `${typeof EVENT_TYPE_PREFIX}${K}`));
 
 // The CloudEvents 1.0 attributes every event has (JSON structured mode); `subject` is the connection's alias.
 const Envelope = {
@@ -32,17 +41,38 @@ const Envelope = {
 };
 
 /** A change's data: the version it left (or removed), the names of the fields it set (never values), who, and whether validation was skipped. */
-const ChangeData = t.exact(t.type({ version: t.union([t.number, t.null]), fields: t.array(t.string), actor: t.string, forced: t.boolean }));
+const ChangeData = t.exact(
+  t.type({ version: t.union([t.number, t.null]), fields: t.array(t.string), actor: t.string, forced: t.boolean }),
+);
 /** A health state change's data: the states, why (null when valid), and when the check ran. */
-const HealthChangedData = t.exact(t.type({ from: oneOf(HEALTH_STATES), to: oneOf(HEALTH_STATES), reason: t.union([t.string, t.null]), checkedAt: t.string }));
+const HealthChangedData = t.exact(
+  t.type({
+    from: oneOf(HEALTH_STATES),
+    to: oneOf(HEALTH_STATES),
+    reason: t.union([t.string, t.null]),
+    checkedAt: t.string,
+  }),
+);
 /** A key-expiry warning's data (SPEC §10): when the key expires, the whole days left then (0 or less at expiry), and where the date came from. */
 const KeyExpiryData = t.exact(t.type({ expiresAt: t.string, daysLeft: t.number, source: oneOf(KEY_EXPIRY_SOURCES) }));
 
 /** One event as CloudEvents 1.0 JSON (structured mode): the only form events take, on every channel. Never a key. */
 export const CloudEventCodec = t.union([
-  t.exact(t.type({ ...Envelope, type: prefixed(["connection.added", "connection.updated", "connection.deleted"] as const), data: ChangeData })),
+  t.exact(
+    t.type({
+      ...Envelope,
+      type: prefixed(["connection.added", "connection.updated", "connection.deleted"] as const),
+      data: ChangeData,
+    }),
+  ),
   t.exact(t.type({ ...Envelope, type: prefixed(["connection.health.changed"] as const), data: HealthChangedData })),
-  t.exact(t.type({ ...Envelope, type: prefixed(["connection.key.expiring", "connection.key.expired"] as const), data: KeyExpiryData })),
+  t.exact(
+    t.type({
+      ...Envelope,
+      type: prefixed(["connection.key.expiring", "connection.key.expired"] as const),
+      data: KeyExpiryData,
+    }),
+  ),
 ]);
 export type CloudEvent = t.TypeOf<typeof CloudEventCodec>;
 
@@ -59,7 +89,10 @@ const envelopeOf = (entry: AuditEntry & { readonly alias: string }) => ({
 });
 
 const CHANGE_TYPES = { add: "connection.added", update: "connection.updated", delete: "connection.deleted" } as const;
-const KEY_EXPIRY_TYPES = { "key-expiring": "connection.key.expiring", "key-expired": "connection.key.expired" } as const;
+const KEY_EXPIRY_TYPES = {
+  "key-expiring": "connection.key.expiring",
+  "key-expired": "connection.key.expired",
+} as const;
 
 /**
  * The event an audit entry is, if any: a change that happened (add, update, delete), a health state change, or a
@@ -121,9 +154,21 @@ const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
   "EventTypes",
   (_input): _input is readonly RegExp[] => false,
   (input, context) => {
-    const patterns = typeof input === "string" ? input.split(",").map((pattern) => pattern.trim().replace(EVENT_TYPE_PREFIX, "")) : [];
-    const valid = patterns.length > 0 && patterns.every((pattern) => /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => globRegExp(pattern).test(type)));
-    return valid ? t.success(patterns.map((pattern) => globRegExp(pattern))) : t.failure(input, context, `must be a comma-separated list of event types, \`*\` a wildcard (known: ${EVENT_TYPES.join(", ")})`);
+    const patterns =
+      typeof input === "string" ? input.split(",").map((pattern) => pattern.trim().replace(EVENT_TYPE_PREFIX, "")) : [];
+    const valid =
+      patterns.length > 0 &&
+      patterns.every(
+        (pattern) =>
+          /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => globRegExp(pattern).test(type)),
+      );
+    return valid
+      ? t.success(patterns.map((pattern) => globRegExp(pattern)))
+      : t.failure(
+          input,
+          context,
+          `must be a comma-separated list of event types, \`*\` a wildcard (known: ${EVENT_TYPES.join(", ")})`,
+        );
   },
   String,
 );
@@ -144,7 +189,11 @@ const EVENTS_QUERY_NAMES = ["types", "alias", "lastEventId"];
 /** The events query from text (an HTTP query string): every part optional; an unknown name is refused without being echoed. */
 export const decodeEventsQuery = (input: Readonly<Record<string, unknown>>): E.Either<DomainError, EventsQuery> => {
   if (Object.keys(input).some((name) => !EVENTS_QUERY_NAMES.includes(name))) {
-    return E.left(invalidInput([{ field: "query", message: `holds an option events do not know (known: ${EVENTS_QUERY_NAMES.join(", ")})` }]));
+    return E.left(
+      invalidInput([
+        { field: "query", message: `holds an option events do not know (known: ${EVENTS_QUERY_NAMES.join(", ")})` },
+      ]),
+    );
   }
   return pipe(
     EventsQueryParts.decode(input),
@@ -165,4 +214,5 @@ export const decodeEventsQuery = (input: Readonly<Record<string, unknown>>): E.E
 export const selectsEvent =
   (query: EventsQuery) =>
   (event: CloudEvent): boolean =>
-    (query.types === undefined || query.types.some((type) => type.test(eventTypeOf(event)))) && (query.alias === undefined || query.alias.test(event.subject));
+    (query.types === undefined || query.types.some((type) => type.test(eventTypeOf(event)))) &&
+    (query.alias === undefined || query.alias.test(event.subject));

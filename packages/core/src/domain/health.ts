@@ -6,7 +6,9 @@ export const HEALTH_STATES = ["valid", "invalid", "unreachable", "unknown"] as c
 export type HealthState = (typeof HEALTH_STATES)[number];
 
 /** What one check can find: every state but `unknown`. */
-export const HEALTH_CHECK_OUTCOMES = HEALTH_STATES.filter((state): state is Exclude<HealthState, "unknown"> => state !== "unknown");
+export const HEALTH_CHECK_OUTCOMES = HEALTH_STATES.filter(
+  (state): state is Exclude<HealthState, "unknown"> => state !== "unknown",
+);
 
 /** One background check of a connection. */
 export interface HealthCheck {
@@ -33,7 +35,11 @@ export const healthOutcomeOf = (error: OrchestratorError | undefined): HealthChe
 export const HEALTH_HISTORY = 10;
 
 /** A connection's health after `check` (`before`: its health so far, if any): what every ledger stores. */
-export const withCheck = (before: ConnectionHealth | undefined, alias: Alias, check: HealthCheck): ConnectionHealth => ({
+export const withCheck = (
+  before: ConnectionHealth | undefined,
+  alias: Alias,
+  check: HealthCheck,
+): ConnectionHealth => ({
   alias: before?.alias ?? alias,
   state: check.outcome,
   since: before?.state === check.outcome ? (before.since ?? check.at) : check.at,

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { ApiKey } from "./api-key.js";
-import { daysLeft, dueThreshold, keyExpiryDetail, keyMark, parseKeyExpiryDetail, storedKeyExpiry, tokenExpiryOf, tokenUuidOf } from "./key-expiry.js";
+import {
+  daysLeft,
+  dueThreshold,
+  keyExpiryDetail,
+  keyMark,
+  parseKeyExpiryDetail,
+  storedKeyExpiry,
+  tokenExpiryOf,
+  tokenUuidOf,
+} from "./key-expiry.js";
 
 import { aJwt } from "../../testing/builders.js";
 
@@ -33,7 +42,10 @@ describe("a key's own expiry (JWT exp)", () => {
 describe("the sources, in order", () => {
   const jwt = key(aJwt({ exp: 1_800_000_000 }));
   it("declared wins over the key's own", () => {
-    expect(storedKeyExpiry({ apiKey: jwt, apiKeyExpiresAt: new Date("2026-12-01T00:00:00Z") })).toEqual({ expiresAt: new Date("2026-12-01T00:00:00Z"), source: "declared" });
+    expect(storedKeyExpiry({ apiKey: jwt, apiKeyExpiresAt: new Date("2026-12-01T00:00:00Z") })).toEqual({
+      expiresAt: new Date("2026-12-01T00:00:00Z"),
+      source: "declared",
+    });
   });
   it("then the token's", () => {
     expect(storedKeyExpiry({ apiKey: jwt })).toEqual({ expiresAt: new Date(1_800_000_000_000), source: "token" });
@@ -72,7 +84,12 @@ describe("the threshold due", () => {
 
 describe("the audit detail", () => {
   it("is read back as written", () => {
-    const detail = { expiresAt: new Date("2027-01-31T00:00:00.000Z"), daysLeft: 7, source: "token" as const, threshold: 7 };
+    const detail = {
+      expiresAt: new Date("2027-01-31T00:00:00.000Z"),
+      daysLeft: 7,
+      source: "token" as const,
+      threshold: 7,
+    };
     expect(parseKeyExpiryDetail(keyExpiryDetail(detail))).toEqual(detail);
     expect(parseKeyExpiryDetail("valid → invalid")).toBeUndefined();
     expect(parseKeyExpiryDetail(null)).toBeUndefined();

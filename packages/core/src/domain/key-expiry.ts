@@ -59,14 +59,17 @@ export const tokenExpiryOf = (apiKey: ApiKey): Date | undefined => {
 export const tokenUuidOf = (apiKey: ApiKey): string | undefined => claimsOf(apiKey).tokenUuid;
 
 /** The expiry known without asking the orchestrator: the declared one, else the key's own. */
-export const storedKeyExpiry = (connection: Pick<StoredConnection, "apiKey" | "apiKeyExpiresAt">): KeyExpiry | undefined => {
+export const storedKeyExpiry = (
+  connection: Pick<StoredConnection, "apiKey" | "apiKeyExpiresAt">,
+): KeyExpiry | undefined => {
   if (connection.apiKeyExpiresAt !== undefined) return { expiresAt: connection.apiKeyExpiresAt, source: "declared" };
   const token = tokenExpiryOf(connection.apiKey);
   return token === undefined ? undefined : { expiresAt: token, source: "token" };
 };
 
 /** Whole days left before `expiresAt`, rounded up (a key expiring in 6.5 days has 7 left); 0 or less once expired. */
-export const daysLeft = (expiresAt: Date, now: Date): number => Math.ceil((expiresAt.getTime() - now.getTime()) / DAY_MS) + 0; // + 0: never -0
+export const daysLeft = (expiresAt: Date, now: Date): number =>
+  Math.ceil((expiresAt.getTime() - now.getTime()) / DAY_MS) + 0; // + 0: never -0
 
 /**
  * The warning due now, if any: `0` once the key has expired, else the smallest threshold (days) whose moment
@@ -107,5 +110,7 @@ export const parseKeyExpiryDetail = (detail: string | null): KeyExpiryDetail | u
   if (match === null) return undefined;
   const [, at = "", left = "", source = "", threshold = ""] = match;
   const expiresAt = new Date(at);
-  return Number.isNaN(expiresAt.getTime()) ? undefined : { expiresAt, daysLeft: Number(left), source: source as KeyExpirySource, threshold: Number(threshold) };
+  return Number.isNaN(expiresAt.getTime())
+    ? undefined
+    : { expiresAt, daysLeft: Number(left), source: source as KeyExpirySource, threshold: Number(threshold) };
 };

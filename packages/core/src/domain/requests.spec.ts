@@ -25,7 +25,9 @@ describe("AddConnectionRequest", () => {
     expect(E.isRight(result) && result.right.apiKeyExpiresAt?.toISOString()).toBe("2027-01-31T00:00:00.000Z");
     expect(E.isRight(decodeAdd(valid)) && "apiKeyExpiresAt" in (decodeAdd(valid) as E.Right<object>).right).toBe(false);
     for (const bad of ["2027-01-31", "tomorrow", "2027-02-30T00:00:00Z", 1_800_000_000, null])
-      expect(fieldErrors(decodeAdd({ ...valid, apiKeyExpiresAt: bad }))).toEqual([{ field: "apiKeyExpiresAt", message: "must be an RFC 3339 time with an offset, e.g. 2027-01-31T00:00:00Z" }]);
+      expect(fieldErrors(decodeAdd({ ...valid, apiKeyExpiresAt: bad }))).toEqual([
+        { field: "apiKeyExpiresAt", message: "must be an RFC 3339 time with an offset, e.g. 2027-01-31T00:00:00Z" },
+      ]);
   });
 
   it("names every missing field", () => {
@@ -49,14 +51,19 @@ describe("AddConnectionRequest", () => {
 
   it("names each invalid field with its rule", () => {
     expect(fieldErrors(decodeAdd({ alias: "-bad", orchestratorUrl: "ftp://x", apiKey: "" }))).toEqual([
-      { field: "alias", message: "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'" },
+      {
+        field: "alias",
+        message: "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'",
+      },
       { field: "orchestratorUrl", message: "must use http or https" },
       { field: "apiKey", message: "must not be empty" },
     ]);
   });
 
   it("refuses a field of the wrong type", () => {
-    expect(fieldErrors(decodeAdd({ ...valid, apiKey: 12 }))).toEqual([{ field: "apiKey", message: "must be a string" }]);
+    expect(fieldErrors(decodeAdd({ ...valid, apiKey: 12 }))).toEqual([
+      { field: "apiKey", message: "must be a string" },
+    ]);
   });
 });
 
@@ -72,7 +79,9 @@ describe("UpdateConnectionRequest", () => {
   });
 
   it("refuses a body with neither", () => {
-    expect(fieldErrors(decodeUpdate({}))).toEqual([{ field: "body", message: "must contain orchestratorUrl, apiKey or both" }]);
+    expect(fieldErrors(decodeUpdate({}))).toEqual([
+      { field: "body", message: "must contain orchestratorUrl, apiKey or both" },
+    ]);
     expect(fieldErrors(decodeUpdate({ alias: "lab" }))).toEqual([
       { field: "body", message: "must contain orchestratorUrl, apiKey or both" },
     ]);
@@ -80,7 +89,9 @@ describe("UpdateConnectionRequest", () => {
 
   it("tolerates an alias, still checking its format", () => {
     expect(E.isRight(decodeUpdate({ alias: "lab", apiKey: "k" }))).toBe(true);
-    expect(fieldErrors(decodeUpdate({ alias: "", apiKey: "k" }))).toEqual([{ field: "alias", message: "must not be empty" }]);
+    expect(fieldErrors(decodeUpdate({ alias: "", apiKey: "k" }))).toEqual([
+      { field: "alias", message: "must not be empty" },
+    ]);
   });
 
   it("refuses unknown keys", () => {

@@ -12,12 +12,18 @@ export const CONNECTION_FIELDS = {
   apiKey: ApiKeyCodec,
   apiKeyExpiresAt: Rfc3339TimeCodec,
 } satisfies FieldCodecs;
-export const CHANGEABLE_FIELDS = Object.keys(CONNECTION_FIELDS).filter((field): field is ChangeableField => field !== "alias");
+export const CHANGEABLE_FIELDS = Object.keys(CONNECTION_FIELDS).filter(
+  (field): field is ChangeableField => field !== "alias",
+);
 
 const { apiKeyExpiresAt, ...requiredFields } = CONNECTION_FIELDS;
 
 /** Body of "add a connection": alias, URL and key, and the key's declared expiry if the client knows it; nothing else. */
-export const AddConnectionRequest = strictObject("AddConnectionRequest", CONNECTION_FIELDS, t.intersection([t.type(requiredFields), t.partial({ apiKeyExpiresAt })]));
+export const AddConnectionRequest = strictObject(
+  "AddConnectionRequest",
+  CONNECTION_FIELDS,
+  t.intersection([t.type(requiredFields), t.partial({ apiKeyExpiresAt })]),
+);
 export type AddConnectionRequest = t.TypeOf<typeof AddConnectionRequest>;
 
 const keyCheckProps = { apiKey: ApiKeyCodec };

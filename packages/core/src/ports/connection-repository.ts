@@ -1,7 +1,13 @@
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { AuditEntry } from "../domain/audit.js";
 import type { Alias } from "../domain/codecs.js";
-import type { Connection, ConnectionChange, ConnectionSummary, ExpectedVersions, StoredConnection } from "../domain/connection.js";
+import type {
+  Connection,
+  ConnectionChange,
+  ConnectionSummary,
+  ExpectedVersions,
+  StoredConnection,
+} from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
 
 /** What a key rotation did: re-sealed connections, out of all stored. */
@@ -52,7 +58,12 @@ export interface ConnectionRepository {
    * are one atomic step: a version not among them fails with
    * `VersionMismatch` and changes nothing, whatever other writers do.
    */
-  update(alias: Alias, change: ConnectionChange, expected?: ExpectedVersions, entry?: AuditEntry): TaskEither<DomainError, StoredConnection>;
+  update(
+    alias: Alias,
+    change: ConnectionChange,
+    expected?: ExpectedVersions,
+    entry?: AuditEntry,
+  ): TaskEither<DomainError, StoredConnection>;
   /** Removes the connection, or `NotFound`; with `expected`, atomically only at one of those versions, else `VersionMismatch`. */
   delete(alias: Alias, expected?: ExpectedVersions, entry?: AuditEntry): TaskEither<DomainError, void>;
   /** Succeeds when the store can be read and written now (for readiness checks). */

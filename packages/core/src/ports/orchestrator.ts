@@ -38,10 +38,18 @@ export interface Orchestrator {
    */
   identify(target: OrchestratorTarget, deadline?: Deadline): TaskEither<OrchestratorError, Identity>;
   /** The customers (enterprises) of the partner `partnerId`, as `identify` found it. */
-  listPartnerCustomers(target: OrchestratorTarget, partnerId: number, deadline?: Deadline): TaskEither<OrchestratorError, CustomerList>;
+  listPartnerCustomers(
+    target: OrchestratorTarget,
+    partnerId: number,
+    deadline?: Deadline,
+  ): TaskEither<OrchestratorError, CustomerList>;
   /**
    * The API tokens of the partner or customer `identity` names (as `identify` found it), for the expiry of
    * the key among them (docs/interface.md §10). A key without the right to read them is `OrchestratorRejected`.
    */
-  listApiTokens(target: OrchestratorTarget, identity: Identity, deadline?: Deadline): TaskEither<OrchestratorError, readonly ApiToken[]>;
+  listApiTokens(
+    target: OrchestratorTarget,
+    identity: Identity,
+    deadline?: Deadline,
+  ): TaskEither<OrchestratorError, readonly ApiToken[]>;
 }

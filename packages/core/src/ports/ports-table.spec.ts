@@ -17,19 +17,32 @@ const documentedPorts = (markdown: string) => {
 
 describe("docs/architecture.md's ports table", () => {
   it("names exactly the ports in core/src/ports, once each", () => {
-    const files = readdirSync(new URL(".", import.meta.url)).filter((file) => file.endsWith(".ts") && !file.endsWith(".spec.ts"));
-    const documented = documentedPorts(readFileSync(new URL("../../../../docs/architecture.md", import.meta.url), "utf8"));
+    const files = readdirSync(new URL(".", import.meta.url)).filter(
+      (file) => file.endsWith(".ts") && !file.endsWith(".spec.ts"),
+    );
+    const documented = documentedPorts(
+      readFileSync(new URL("../../../../docs/architecture.md", import.meta.url), "utf8"),
+    );
     expect([...documented].sort()).toEqual(files.map(portOf).sort());
   });
 });
 
 describe("core/src/ports", () => {
   it("holds interfaces and types only: implementations are adapters", () => {
-    const files = readdirSync(new URL(".", import.meta.url)).filter((file) => file.endsWith(".ts") && !file.endsWith(".spec.ts"));
+    const files = readdirSync(new URL(".", import.meta.url)).filter(
+      (file) => file.endsWith(".ts") && !file.endsWith(".spec.ts"),
+    );
     for (const file of files) {
-      const values = [...readFileSync(new URL(file, import.meta.url), "utf8").matchAll(/^export (?:const|let|function|class) (\w+)/gm)].map((match) => match[1]);
+      const values = [
+        ...readFileSync(new URL(file, import.meta.url), "utf8").matchAll(
+          /^export (?:const|let|function|class) (\w+)/gm,
+        ),
+      ].map((match) => match[1]);
       // EVERY_CONNECTION is part of the ConnectionChanges contract (what a listener may hear), not an implementation.
-      expect(values.filter((name) => name !== "EVERY_CONNECTION"), file).toEqual([]);
+      expect(
+        values.filter((name) => name !== "EVERY_CONNECTION"),
+        file,
+      ).toEqual([]);
     }
   });
 });

@@ -4,31 +4,118 @@ import { createConnectionService } from "./connection-service.js";
 import { storageFailure, type DomainError } from "../domain/errors.js";
 import { createInMemoryAuditLog } from "../adapters/memory-audit-log.js";
 import { createInMemoryStorage } from "../adapters/memory-storage.js";
-import { createInMemoryConnectionStore, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+import {
+  createInMemoryConnectionStore,
+  createTestWorld,
+  expectLeft,
+  expectRight,
+  TEST_KEYS,
+} from "../../testing/index.js";
 import type { Alias } from "../domain/codecs.js";
 import { isAuditedChange } from "../domain/audit.js";
 import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator.js";
 
 const ADMIN = { name: "admin", requestId: "req-1" };
-const body = (overrides: Record<string, unknown> = {}) => ({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner, ...overrides });
+const body = (overrides: Record<string, unknown> = {}) => ({
+  alias: "Lab",
+  orchestratorUrl: "https://vco.example.net",
+  apiKey: TEST_KEYS.partner,
+  ...overrides,
+});
 
 describe("the audit trail", () => {
   it("records each write with its actor, request, alias, the names of the fields given, validation and outcome; newest first", async () => {
     const { service } = createTestWorld();
     await expectRight(service.addConnection(body(), { by: ADMIN }));
     await expectRight(service.addConnection(body({ alias: "dry" }), { dryRun: true, by: ADMIN }));
-    await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { force: true, by: { name: "ops" } }));
-    await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { dryRun: true, by: { name: "ops" } }));
+    await expectRight(
+      service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { force: true, by: { name: "ops" } }),
+    );
+    await expectRight(
+      service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { dryRun: true, by: { name: "ops" } }),
+    );
     await expectRight(service.deleteConnection("LAB", { by: ADMIN }));
     await expectRight(service.rotateMasterKey({ by: ADMIN }));
     const { entries } = await expectRight(service.listAudit({}));
-    expect(entries.map(({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }) => ({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }))).toEqual([
-      { action: "rotate-master-key", actor: "admin", requestId: "req-1", alias: null, fields: [], forced: false, validation: "not-asked", outcome: "succeeded", failure: null },
-      { action: "delete", actor: "admin", requestId: "req-1", alias: "LAB", fields: [], forced: false, validation: "not-asked", outcome: "succeeded", failure: null },
-      { action: "dry-run", actor: "ops", requestId: null, alias: "lab", fields: ["apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },
-      { action: "update", actor: "ops", requestId: null, alias: "lab", fields: ["apiKey"], forced: true, validation: "not-asked", outcome: "succeeded", failure: null },
-      { action: "dry-run", actor: "admin", requestId: "req-1", alias: "dry", fields: ["alias", "orchestratorUrl", "apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },
-      { action: "add", actor: "admin", requestId: "req-1", alias: "Lab", fields: ["alias", "orchestratorUrl", "apiKey"], forced: false, validation: "valid", outcome: "succeeded", failure: null },
+    expect(
+      entries.map(({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }) => ({
+        action,
+        actor,
+        requestId,
+        alias,
+        fields,
+        forced,
+        validation,
+        outcome,
+        failure,
+      })),
+    ).toEqual([
+      {
+        action: "rotate-master-key",
+        actor: "admin",
+        requestId: "req-1",
+        alias: null,
+        fields: [],
+        forced: false,
+        validation: "not-asked",
+        outcome: "succeeded",
+        failure: null,
+      },
+      {
+        action: "delete",
+        actor: "admin",
+        requestId: "req-1",
+        alias: "LAB",
+        fields: [],
+        forced: false,
+        validation: "not-asked",
+        outcome: "succeeded",
+        failure: null,
+      },
+      {
+        action: "dry-run",
+        actor: "ops",
+        requestId: null,
+        alias: "lab",
+        fields: ["apiKey"],
+        forced: false,
+        validation: "valid",
+        outcome: "succeeded",
+        failure: null,
+      },
+      {
+        action: "update",
+        actor: "ops",
+        requestId: null,
+        alias: "lab",
+        fields: ["apiKey"],
+        forced: true,
+        validation: "not-asked",
+        outcome: "succeeded",
+        failure: null,
+      },
+      {
+        action: "dry-run",
+        actor: "admin",
+        requestId: "req-1",
+        alias: "dry",
+        fields: ["alias", "orchestratorUrl", "apiKey"],
+        forced: false,
+        validation: "valid",
+        outcome: "succeeded",
+        failure: null,
+      },
+      {
+        action: "add",
+        actor: "admin",
+        requestId: "req-1",
+        alias: "Lab",
+        fields: ["alias", "orchestratorUrl", "apiKey"],
+        forced: false,
+        validation: "valid",
+        outcome: "succeeded",
+        failure: null,
+      },
     ]);
   });
 
@@ -38,26 +125,62 @@ describe("the audit trail", () => {
     await expectLeft(service.updateConnection("secret-looking key!", { apiKey: "another-secret-key" }, { by: ADMIN }));
     await expectLeft(service.deleteConnection("ghost"));
     const { entries } = await expectRight(service.listAudit({}));
-    expect(entries.map(({ action, alias, validation, outcome, failure, actor }) => ({ action, alias, validation, outcome, failure, actor }))).toEqual([
-      { action: "delete", alias: "ghost", validation: "not-asked", outcome: "failed", failure: "NotFound", actor: "anonymous" },
-      { action: "update", alias: null, validation: "not-asked", outcome: "failed", failure: "InvalidInput", actor: "admin" },
-      { action: "add", alias: "Lab", validation: "invalid", outcome: "failed", failure: "ValidationRefused", actor: "admin" },
+    expect(
+      entries.map(({ action, alias, validation, outcome, failure, actor }) => ({
+        action,
+        alias,
+        validation,
+        outcome,
+        failure,
+        actor,
+      })),
+    ).toEqual([
+      {
+        action: "delete",
+        alias: "ghost",
+        validation: "not-asked",
+        outcome: "failed",
+        failure: "NotFound",
+        actor: "anonymous",
+      },
+      {
+        action: "update",
+        alias: null,
+        validation: "not-asked",
+        outcome: "failed",
+        failure: "InvalidInput",
+        actor: "admin",
+      },
+      {
+        action: "add",
+        alias: "Lab",
+        validation: "invalid",
+        outcome: "failed",
+        failure: "ValidationRefused",
+        actor: "admin",
+      },
     ]);
     const text = JSON.stringify(entries);
-    for (const secret of [TEST_KEYS.refused, "another-secret-key", "secret-looking"]) expect(text).not.toContain(secret);
+    for (const secret of [TEST_KEYS.refused, "another-secret-key", "secret-looking"])
+      expect(text).not.toContain(secret);
   });
 
   it("selects by alias, time and page; refuses an unknown option without echoing it and names a bad one", async () => {
     const { service } = createTestWorld();
     await expectRight(service.addConnection(body(), { by: ADMIN }));
     await expectRight(service.addConnection(body({ alias: "other" }), { by: ADMIN }));
-    expect((await expectRight(service.listAudit({ alias: "LAB" }))).entries.map((entry) => entry.alias)).toEqual(["Lab"]);
+    expect((await expectRight(service.listAudit({ alias: "LAB" }))).entries.map((entry) => entry.alias)).toEqual([
+      "Lab",
+    ]);
     const first = await expectRight(service.listAudit({ limit: "1" }));
     expect(first.next).toBe(first.entries[0]?.id);
     const last = await expectRight(service.listAudit({ limit: "1", before: first.next }));
     expect(last.entries.map((entry) => entry.alias)).toEqual(["Lab"]);
     expect((await expectRight(service.listAudit({ before: last.next }))).next).toBeNull();
-    expect(await expectRight(service.listAudit({ since: "2999-01-01T00:00:00Z" }))).toEqual({ entries: [], next: null });
+    expect(await expectRight(service.listAudit({ since: "2999-01-01T00:00:00Z" }))).toEqual({
+      entries: [],
+      next: null,
+    });
     const unknown = await expectLeft(service.listAudit({ "pasted-secret": "x" }));
     expect(JSON.stringify(unknown)).not.toContain("pasted-secret");
     expect(await expectLeft(service.listAudit({ limit: "0", since: "yesterday" }))).toMatchObject({
@@ -77,7 +200,9 @@ describe("the audit trail", () => {
       onAuditFailure: vi.fn((error: DomainError) => void failures.push(error)),
     });
     // The change's entry could not be recorded: the change is refused and not made; its failure is an attempt.
-    expect(await expectLeft(service.addConnection(body(), { force: true }))).toEqual(storageFailure("the audit store is down"));
+    expect(await expectLeft(service.addConnection(body(), { force: true }))).toEqual(
+      storageFailure("the audit store is down"),
+    );
     expect((await expectLeft(repository.get("lab" as Alias)))._tag).toBe("NotFound");
     expect(await expectLeft(service.deleteConnection("ghost"))).toMatchObject({ _tag: "NotFound" });
     expect(failures).toEqual([storageFailure("the audit store is down"), storageFailure("the audit store is down")]);
@@ -85,11 +210,18 @@ describe("the audit trail", () => {
 
   it("has every entry of a write in the store's log when the write answers, without waiting for anything else", async () => {
     const store = createInMemoryConnectionStore();
-    const service = createConnectionService({ storage: createInMemoryStorage({ store }), orchestrator: createInMemoryOrchestrator([]) });
+    const service = createConnectionService({
+      storage: createInMemoryStorage({ store }),
+      orchestrator: createInMemoryOrchestrator([]),
+    });
     const answered = [
       await service.addConnection(body(), { force: true, by: ADMIN })(),
       await service.addConnection(body(), { force: true, by: ADMIN })(),
-      await service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }, { force: true, by: ADMIN })(),
+      await service.updateConnection(
+        "lab",
+        { orchestratorUrl: "https://moved.example.net/" },
+        { force: true, by: ADMIN },
+      )(),
       await service.deleteConnection("lab", { by: ADMIN })(),
     ];
     expect(answered.map((result) => result._tag)).toEqual(["Right", "Left", "Right", "Right"]);
@@ -106,38 +238,99 @@ describe("the audit trail", () => {
   it("records an update that changes nothing as an unchanged attempt, which never pushes a change out", async () => {
     const retention = { maxEntries: 5, maxAttempts: 1000, maxAgeMs: 60 * 60_000 };
     const store = createInMemoryConnectionStore(createInMemoryAuditLog(retention));
-    const inStore = createConnectionService({ storage: createInMemoryStorage({ store }), orchestrator: createInMemoryOrchestrator([]) });
+    const inStore = createConnectionService({
+      storage: createInMemoryStorage({ store }),
+      orchestrator: createInMemoryOrchestrator([]),
+    });
     // The same over a store with the default retentions.
-    const inService = createConnectionService({ storage: createInMemoryStorage(), orchestrator: createInMemoryOrchestrator([]) });
+    const inService = createConnectionService({
+      storage: createInMemoryStorage(),
+      orchestrator: createInMemoryOrchestrator([]),
+    });
     for (const service of [inStore, inService]) {
       await expectRight(service.addConnection(body(), { force: true, by: ADMIN }));
-      for (const url of ["https://a.example.net/", "https://b.example.net/", "https://c.example.net/", "https://d.example.net/"]) {
+      for (const url of [
+        "https://a.example.net/",
+        "https://b.example.net/",
+        "https://c.example.net/",
+        "https://d.example.net/",
+      ]) {
         await expectRight(service.updateConnection("lab", { orchestratorUrl: url }, { force: true, by: ADMIN }));
       }
       for (let i = 0; i < 300; i += 1) {
-        expect(await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://d.example.net/" }, { force: true, by: ADMIN }))).toBe("unchanged");
+        expect(
+          await expectRight(
+            service.updateConnection("lab", { orchestratorUrl: "https://d.example.net/" }, { force: true, by: ADMIN }),
+          ),
+        ).toBe("unchanged");
       }
       const { entries } = await expectRight(service.listAudit({ limit: "1000" }));
       expect(entries.filter((entry) => entry.outcome === "unchanged")).toHaveLength(300);
-      expect(entries.filter((entry) => isAuditedChange(entry)).map(({ action, outcome }) => [action, outcome])).toEqual([
-        ...Array(4).fill(["update", "succeeded"]),
-        ["add", "succeeded"],
-      ]);
+      expect(entries.filter((entry) => isAuditedChange(entry)).map(({ action, outcome }) => [action, outcome])).toEqual(
+        [...Array(4).fill(["update", "succeeded"]), ["add", "succeeded"]],
+      );
     }
   });
 
   it("records a key check that did not match and a write refused to a viewer as refused attempts, with the actor and request", async () => {
     const { service } = createTestWorld();
     await expectRight(service.addConnection(body(), { by: ADMIN }));
-    expect(await expectRight(service.checkApiKey("lab", { apiKey: "a-guess" }, { by: { name: "mallory", requestId: "req-9" } }))).toEqual({ matches: false });
-    expect(await expectRight(service.checkApiKey("lab", { apiKey: TEST_KEYS.partner }, { by: ADMIN }))).toEqual({ matches: true });
+    expect(
+      await expectRight(
+        service.checkApiKey("lab", { apiKey: "a-guess" }, { by: { name: "mallory", requestId: "req-9" } }),
+      ),
+    ).toEqual({ matches: false });
+    expect(await expectRight(service.checkApiKey("lab", { apiKey: TEST_KEYS.partner }, { by: ADMIN }))).toEqual({
+      matches: true,
+    });
     await service.recordForbiddenWrite({ name: "viewer", requestId: "req-10" }, { method: "DELETE", alias: "lab" });
-    await service.recordForbiddenWrite({ name: "viewer", requestId: "req-11" }, { method: "POST", alias: "not an alias!" });
+    await service.recordForbiddenWrite(
+      { name: "viewer", requestId: "req-11" },
+      { method: "POST", alias: "not an alias!" },
+    );
     const { entries } = await expectRight(service.listAudit({ limit: "3" }));
-    expect(entries.map(({ action, actor, requestId, alias, fields, outcome, failure, detail }) => ({ action, actor, requestId, alias, fields, outcome, failure, detail }))).toEqual([
-      { action: "forbidden", actor: "viewer", requestId: "req-11", alias: null, fields: [], outcome: "failed", failure: "Forbidden", detail: "POST" },
-      { action: "forbidden", actor: "viewer", requestId: "req-10", alias: "lab", fields: [], outcome: "failed", failure: "Forbidden", detail: "DELETE" },
-      { action: "key-check", actor: "mallory", requestId: "req-9", alias: "lab", fields: ["apiKey"], outcome: "failed", failure: "KeyMismatch", detail: null },
+    expect(
+      entries.map(({ action, actor, requestId, alias, fields, outcome, failure, detail }) => ({
+        action,
+        actor,
+        requestId,
+        alias,
+        fields,
+        outcome,
+        failure,
+        detail,
+      })),
+    ).toEqual([
+      {
+        action: "forbidden",
+        actor: "viewer",
+        requestId: "req-11",
+        alias: null,
+        fields: [],
+        outcome: "failed",
+        failure: "Forbidden",
+        detail: "POST",
+      },
+      {
+        action: "forbidden",
+        actor: "viewer",
+        requestId: "req-10",
+        alias: "lab",
+        fields: [],
+        outcome: "failed",
+        failure: "Forbidden",
+        detail: "DELETE",
+      },
+      {
+        action: "key-check",
+        actor: "mallory",
+        requestId: "req-9",
+        alias: "lab",
+        fields: ["apiKey"],
+        outcome: "failed",
+        failure: "KeyMismatch",
+        detail: null,
+      },
     ]);
     expect(JSON.stringify(entries)).not.toContain("a-guess");
   });

@@ -1,7 +1,20 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { AUDITED_FIELDS, CHANGE_ACTIONS, auditEntryId, decodeAuditQuery, healthChangeDetail, type Actor, type AuditedField, type AuditAction, type AuditEntry, type AuditFailure, type AuditOutcome, type ValidationOutcome } from "../domain/audit.js";
+import {
+  AUDITED_FIELDS,
+  CHANGE_ACTIONS,
+  auditEntryId,
+  decodeAuditQuery,
+  healthChangeDetail,
+  type Actor,
+  type AuditedField,
+  type AuditAction,
+  type AuditEntry,
+  type AuditFailure,
+  type AuditOutcome,
+  type ValidationOutcome,
+} from "../domain/audit.js";
 import { AliasCodec, type Alias } from "../domain/codecs.js";
 import type { DomainError } from "../domain/errors.js";
 import { CHANGEABLE_FIELDS } from "../domain/requests.js";
@@ -29,7 +42,9 @@ const aliasOrNull = (raw: unknown): Alias | null => E.getOrElseW(() => null)(Ali
 
 // The names of the known fields a body sets; never their values.
 const fieldsGiven = (body: unknown, known: readonly AuditedField[]): readonly AuditedField[] =>
-  typeof body === "object" && body !== null && !Array.isArray(body) ? known.filter((field) => Object.hasOwn(body, field)) : [];
+  typeof body === "object" && body !== null && !Array.isArray(body)
+    ? known.filter((field) => Object.hasOwn(body, field))
+    : [];
 
 const validationOf = (subject: Subject, result: E.Either<DomainError, unknown>): ValidationOutcome => {
   if (subject.forced || subject.action === "delete" || subject.action === "rotate-master-key") return "not-asked";
@@ -116,22 +131,44 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     };
   };
   /** An attempt refused before or without any write (a key that did not match, a role that may not write). */
-  const refused = (by: Actor | undefined, subject: Subject, failure: AuditFailure, detail: string | null): Promise<void> =>
-    recordNow({ ...entryOf(by, subject, E.right(undefined)), validation: "not-asked", outcome: "failed", failure, detail });
+  const refused = (
+    by: Actor | undefined,
+    subject: Subject,
+    failure: AuditFailure,
+    detail: string | null,
+  ): Promise<void> =>
+    recordNow({
+      ...entryOf(by, subject, E.right(undefined)),
+      validation: "not-asked",
+      outcome: "failed",
+      failure,
+      detail,
+    });
   return {
     ofAdd: (body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean }): Subject => ({
       action: options.dryRun === true ? "dry-run" : "add",
-      alias: aliasOrNull(typeof body === "object" && body !== null ? (body as Record<string, unknown>)["alias"] : undefined),
+      alias: aliasOrNull(
+        typeof body === "object" && body !== null ? (body as Record<string, unknown>)["alias"] : undefined,
+      ),
       fields: fieldsGiven(body, AUDITED_FIELDS),
       forced: options.force === true,
     }),
-    ofUpdate: (rawAlias: string, body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean }): Subject => ({
+    ofUpdate: (
+      rawAlias: string,
+      body: unknown,
+      options: { readonly dryRun?: boolean; readonly force?: boolean },
+    ): Subject => ({
       action: options.dryRun === true ? "dry-run" : "update",
       alias: aliasOrNull(rawAlias),
       fields: fieldsGiven(body, CHANGEABLE_FIELDS),
       forced: options.force === true,
     }),
-    ofDelete: (rawAlias: string): Subject => ({ action: "delete", alias: aliasOrNull(rawAlias), fields: [], forced: false }),
+    ofDelete: (rawAlias: string): Subject => ({
+      action: "delete",
+      alias: aliasOrNull(rawAlias),
+      fields: [],
+      forced: false,
+    }),
     ofRotation: (): Subject => ({ action: "rotate-master-key", alias: null, fields: [], forced: false }),
 
     /**
@@ -139,9 +176,15 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
      * recorded: a change's by the store, with the change (when the store records them); anything else's here.
      */
     audited:
-      <A>(by: Actor | undefined, subject: Subject, write: (through: ConnectionRepository) => TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
+      <A>(
+        by: Actor | undefined,
+        subject: Subject,
+        write: (through: ConnectionRepository) => TE.TaskEither<DomainError, A>,
+      ): TE.TaskEither<DomainError, A> =>
       async () => {
-        const carried = CHANGE_ACTIONS.has(subject.action) ? carryingEntry(repository, () => entryOf(by, subject, E.right(undefined))) : undefined;
+        const carried = CHANGE_ACTIONS.has(subject.action)
+          ? carryingEntry(repository, () => entryOf(by, subject, E.right(undefined)))
+          : undefined;
         const result = await write(carried?.view ?? repository)();
         if (carried?.recorded() !== true) await recordNow(entryOf(by, subject, result));
         return result;
@@ -149,25 +192,50 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
 
     /** A key check that did not match: a refused attempt (a guess at the key), recorded before the answer. */
     keyMismatch: (by: Actor | undefined, rawAlias: string): Promise<void> =>
-      refused(by, { action: "key-check", alias: aliasOrNull(rawAlias), fields: ["apiKey"], forced: false }, "KeyMismatch", null),
+      refused(
+        by,
+        { action: "key-check", alias: aliasOrNull(rawAlias), fields: ["apiKey"], forced: false },
+        "KeyMismatch",
+        null,
+      ),
 
     /** A write refused to a user who may only read: a refused attempt (its method in `detail`), recorded before the answer. */
     forbidden: (by: Actor | undefined, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
-      refused(by, { action: "forbidden", alias: aliasOrNull(write.alias), fields: [], forced: false }, "Forbidden", write.method),
+      refused(
+        by,
+        { action: "forbidden", alias: aliasOrNull(write.alias), fields: [], forced: false },
+        "Forbidden",
+        write.method,
+      ),
 
     /**
      * A state change a check found: the background health checks' (by `health-monitor`) or a validation's (by
      * `validation`, which waits for it: answered, its entry is listed by every instance). Never fails.
      */
-    healthChanged: ({ alias, from, to, check }: HealthChange, by: "health-monitor" | "validation" = "health-monitor"): Promise<void> => {
+    healthChanged: (
+      { alias, from, to, check }: HealthChange,
+      by: "health-monitor" | "validation" = "health-monitor",
+    ): Promise<void> => {
       const subject: Subject = { action: "health-change", alias: aliasOrNull(alias), fields: [], forced: false };
       const detail = healthChangeDetail({ from, to, reason: check.reason });
-      return recordInBackground({ ...entryOf({ name: by }, subject, E.right(undefined)), id: auditEntryId(check.at), at: check.at, validation: "not-asked", detail });
+      return recordInBackground({
+        ...entryOf({ name: by }, subject, E.right(undefined)),
+        id: auditEntryId(check.at),
+        at: check.at,
+        validation: "not-asked",
+        detail,
+      });
     },
     /** A key nearing (`key-expiring`) or past (`key-expired`) its expiry, as the key-expiry watch found it. */
     keyExpiryWarned: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date): void => {
       const subject: Subject = { action, alias, fields: [], forced: false };
-      recordInBackground({ ...entryOf({ name: "key-expiry" }, subject, E.right(undefined)), id: auditEntryId(at), at, validation: "not-asked", detail });
+      recordInBackground({
+        ...entryOf({ name: "key-expiry" }, subject, E.right(undefined)),
+        id: auditEntryId(at),
+        at,
+        validation: "not-asked",
+        detail,
+      });
     },
     settled,
 
@@ -177,7 +245,10 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
         TE.fromTask(settled),
         TE.flatMap(() => TE.fromEither(decodeAuditQuery(query))),
         TE.flatMap((decoded) =>
-          TE.map((entries: readonly AuditEntry[]) => ({ entries, next: entries.length === decoded.limit ? (entries.at(-1)?.id ?? null) : null }))(audit.list(decoded)),
+          TE.map((entries: readonly AuditEntry[]) => ({
+            entries,
+            next: entries.length === decoded.limit ? (entries.at(-1)?.id ?? null) : null,
+          }))(audit.list(decoded)),
         ),
       ),
   };

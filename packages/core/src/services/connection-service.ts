@@ -25,13 +25,23 @@ import type { Orchestrator } from "../ports/orchestrator.js";
 import type { Storage } from "../ports/storage.js";
 import { addConnection, type AddConnectionOptions, type AddConnectionOutcome } from "../use-cases/add-connection.js";
 import { checkApiKey } from "../use-cases/check-api-key.js";
-import { applyPlan, planConfiguration, type ApplyOptions, type Plan, type StepResult } from "../use-cases/configuration.js";
+import {
+  applyPlan,
+  planConfiguration,
+  type ApplyOptions,
+  type Plan,
+  type StepResult,
+} from "../use-cases/configuration.js";
 import { deleteConnection, type DeleteConnectionOptions } from "../use-cases/delete-connection.js";
 import { describeConnection, type ConnectionDetails } from "../use-cases/describe-connection.js";
 import { listConnections } from "../use-cases/list-connections.js";
 import { listPartnerCustomers } from "../use-cases/list-partner-customers.js";
 import { rotateMasterKey } from "../use-cases/rotate-master-key.js";
-import { updateConnection, type UpdateConnectionOptions, type UpdateConnectionOutcome } from "../use-cases/update-connection.js";
+import {
+  updateConnection,
+  type UpdateConnectionOptions,
+  type UpdateConnectionOutcome,
+} from "../use-cases/update-connection.js";
 import { validateConnection, type ValidationResult } from "../use-cases/validate-connection.js";
 
 export const DEFAULT_CUSTOMERS_CACHE_TTL_MS = 60_000;
@@ -79,7 +89,11 @@ type By = { readonly by?: Actor };
 export interface ConnectionService {
   listConnections(): TE.TaskEither<DomainError, readonly ConnectionSummary[]>;
   addConnection(body: unknown, options?: AddConnectionOptions & By): TE.TaskEither<DomainError, AddConnectionOutcome>;
-  updateConnection(rawAlias: string, body: unknown, options?: UpdateConnectionOptions & By): TE.TaskEither<DomainError, UpdateConnectionOutcome>;
+  updateConnection(
+    rawAlias: string,
+    body: unknown,
+    options?: UpdateConnectionOptions & By,
+  ): TE.TaskEither<DomainError, UpdateConnectionOutcome>;
   validateConnection(rawAlias: string): TE.TaskEither<DomainError, ValidationResult>;
   /** One connection as stored (version, key date, key fingerprint), without asking the orchestrator. */
   describeConnection(rawAlias: string): TE.TaskEither<DomainError, ConnectionDetails>;
@@ -106,7 +120,10 @@ export interface ConnectionService {
    * Follows the event log for one reader, from a query given as text (`types`, `alias`, `lastEventId`): what
    * came after `lastEventId` (or a reset), then every new event, each handed to `deliver`. Answers the stop.
    */
-  followEvents(query: Readonly<Record<string, unknown>>, deliver: (item: FeedItem) => void): TE.TaskEither<DomainError, () => void>;
+  followEvents(
+    query: Readonly<Record<string, unknown>>,
+    deliver: (item: FeedItem) => void,
+  ): TE.TaskEither<DomainError, () => void>;
   /** Stops listening for changes and waits for the health changes' entries still being recorded; the store belongs to the caller. */
   dispose(): Promise<void>;
 }
@@ -125,12 +142,19 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     clock: options.clock ?? systemClock,
     ...(options.onCustomersCacheLookup === undefined ? {} : { onLookup: options.onCustomersCacheLookup }),
   });
-  const unsubscribe = changes.subscribe((notice) => (notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice)));
+  const unsubscribe = changes.subscribe((notice) =>
+    notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice),
+  );
   const trail = createAuditTrail({ audit, repository, onFailure: options.onAuditFailure });
   const health = options.health ?? {};
   // A validation's outcome is recorded as the connection's health; a state it changes is audited (an event) once,
   // by the validation that changed it (the ledger answers the state before each record), before it answers.
-  const healthStates = createHealthStates({ ledger, repository, onChange: (change) => trail.healthChanged(change, "validation"), onError: health.onError });
+  const healthStates = createHealthStates({
+    ledger,
+    repository,
+    onChange: (change) => trail.healthChanged(change, "validation"),
+    onError: health.onError,
+  });
   const clock = options.clock ?? systemClock;
   const watch = createKeyExpiryWatch({
     repository,
@@ -166,17 +190,25 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
   // Each audited write's use case writes through the repository the trail gives it (one that carries the entry).
   const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
     pipe(
-      trail.audited(options.by, trail.ofAdd(body, options), (through) => addConnection({ repository: through, orchestrator })(body, options)),
-      TE.tap((outcome) => (outcome === "added" ? watchStored((body as Record<string, unknown>)["alias"]) : TE.right(undefined))),
+      trail.audited(options.by, trail.ofAdd(body, options), (through) =>
+        addConnection({ repository: through, orchestrator })(body, options),
+      ),
+      TE.tap((outcome) =>
+        outcome === "added" ? watchStored((body as Record<string, unknown>)["alias"]) : TE.right(undefined),
+      ),
     );
   const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
     pipe(
-      trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) => updateConnection({ repository: through, orchestrator, changes })(rawAlias, body, options)),
+      trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) =>
+        updateConnection({ repository: through, orchestrator, changes })(rawAlias, body, options),
+      ),
       TE.tap((outcome) => (outcome === "updated" ? watchStored(rawAlias) : TE.right(undefined))),
     );
   const deleteConnectionAudited = (rawAlias: string, options: DeleteConnectionOptions & By = {}) =>
     pipe(
-      trail.audited(options.by, trail.ofDelete(rawAlias), (through) => deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget })(rawAlias, options)),
+      trail.audited(options.by, trail.ofDelete(rawAlias), (through) =>
+        deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget })(rawAlias, options),
+      ),
       TE.tap(() => TE.right(watch.forget(rawAlias))),
     );
   const checkKey = checkApiKey({ repository, fingerprints });
@@ -185,17 +217,27 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     listConnections: listConnections({ repository }),
     addConnection: addConnectionAudited,
     updateConnection: updateConnectionAudited,
-    validateConnection: validateConnection({ repository, orchestrator, fingerprints, recordHealth: healthStates.record, learnedExpiry: watch.learned }),
+    validateConnection: validateConnection({
+      repository,
+      orchestrator,
+      fingerprints,
+      recordHealth: healthStates.record,
+      learnedExpiry: watch.learned,
+    }),
     describeConnection: describeConnection({ repository, fingerprints, learnedExpiry: watch.learned }),
     checkApiKey: (rawAlias: string, body: unknown, options: By = {}) =>
       pipe(
         checkKey(rawAlias, body),
-        TE.tap((result) => (result.matches ? TE.right(undefined) : TE.fromTask(() => trail.keyMismatch(options.by, rawAlias)))),
+        TE.tap((result) =>
+          result.matches ? TE.right(undefined) : TE.fromTask(() => trail.keyMismatch(options.by, rawAlias)),
+        ),
       ),
-    recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> => trail.forbidden(by, write),
+    recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
+      trail.forbidden(by, write),
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
-    rotateMasterKey: (options: By = {}) => trail.audited(options.by, trail.ofRotation(), (through) => rotateMasterKey({ repository: through })()),
+    rotateMasterKey: (options: By = {}) =>
+      trail.audited(options.by, trail.ofRotation(), (through) => rotateMasterKey({ repository: through })()),
     planConfiguration: planConfiguration({ repository, fingerprints }),
     applyPlan: (plan: Plan, options: ApplyOptions & By = {}) => {
       const by = options.by === undefined ? {} : { by: options.by };
@@ -214,7 +256,11 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       counts: watch.counts,
     },
     listAudit: trail.list,
-    followEvents: (query, deliver) => pipe(TE.fromEither(decodeEventsQuery(query)), TE.flatMap((decoded) => followEvents(audit)(decoded, deliver))),
+    followEvents: (query, deliver) =>
+      pipe(
+        TE.fromEither(decodeEventsQuery(query)),
+        TE.flatMap((decoded) => followEvents(audit)(decoded, deliver)),
+      ),
     dispose: async (): Promise<void> => {
       unsubscribe();
       await monitor?.stop();

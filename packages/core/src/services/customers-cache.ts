@@ -38,7 +38,10 @@ export interface CustomersCacheOptions {
 }
 
 export const createCustomersCache = ({ ttlMs, clock, onLookup }: CustomersCacheOptions): CustomersCache => {
-  const fresh = new Map<string, { readonly version: number; readonly customers: CustomerList; readonly expiresAt: number }>();
+  const fresh = new Map<
+    string,
+    { readonly version: number; readonly customers: CustomerList; readonly expiresAt: number }
+  >();
   const inFlight = new Map<string, { readonly version: number; readonly flight: Flight }>();
 
   const get =
@@ -60,7 +63,8 @@ export const createCustomersCache = ({ ttlMs, clock, onLookup }: CustomersCacheO
         // Store only if nobody dropped this alias, or loaded another version of it, while we were loading.
         if (inFlight.get(key)?.flight === flight) {
           inFlight.delete(key);
-          if (result._tag === "Right" && ttlMs > 0) fresh.set(key, { version, customers: result.right, expiresAt: clock.now() + ttlMs });
+          if (result._tag === "Right" && ttlMs > 0)
+            fresh.set(key, { version, customers: result.right, expiresAt: clock.now() + ttlMs });
         }
         return result;
       });

@@ -10,7 +10,12 @@ import { CloudEventCodec, decodeEventsQuery, eventOf, type CloudEvent } from "..
 import { keyExpiryDetail } from "../domain/key-expiry.js";
 import { followEvents, type FeedItem } from "./event-feed.js";
 
-const body = (overrides: Record<string, unknown> = {}) => ({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner, ...overrides });
+const body = (overrides: Record<string, unknown> = {}) => ({
+  alias: "Lab",
+  orchestratorUrl: "https://vco.example.net",
+  apiKey: TEST_KEYS.partner,
+  ...overrides,
+});
 const query = (raw: Record<string, unknown> = {}) => expectRight(async () => decodeEventsQuery(raw));
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 const eventsOf = (items: readonly FeedItem[]) => items.flatMap((item) => (item._tag === "event" ? [item.event] : []));
@@ -19,13 +24,43 @@ describe("events: the audit trail as CloudEvents", () => {
   it("makes an event of each change that happened and each health change, nothing of attempts, dry runs, key checks or rotations", () => {
     const details: Partial<Record<AuditEntry["action"], string>> = {
       "health-change": "valid → unreachable: timed out",
-      "key-expiring": keyExpiryDetail({ expiresAt: new Date("2027-01-01T00:00:00Z"), daysLeft: 7, source: "declared", threshold: 7 }),
-      "key-expired": keyExpiryDetail({ expiresAt: new Date("2027-01-01T00:00:00Z"), daysLeft: 0, source: "token", threshold: 0 }),
+      "key-expiring": keyExpiryDetail({
+        expiresAt: new Date("2027-01-01T00:00:00Z"),
+        daysLeft: 7,
+        source: "declared",
+        threshold: 7,
+      }),
+      "key-expired": keyExpiryDetail({
+        expiresAt: new Date("2027-01-01T00:00:00Z"),
+        daysLeft: 0,
+        source: "token",
+        threshold: 0,
+      }),
     };
-    const events = AUDIT_ACTIONS.map((action) => ({ action, event: eventOf(anAuditEntry({ action, detail: details[action] ?? null, version: 7 })) }));
-    expect(events.filter(({ event }) => O.isSome(event)).map(({ action }) => action)).toEqual(["add", "update", "delete", "health-change", "key-expiring", "key-expired"]);
-    for (const outcome of ["failed", "unchanged"] as const) expect(eventOf(anAuditEntry({ action: "update", outcome, failure: outcome === "failed" ? "NotFound" : null }))).toEqual(O.none);
-    const entry = anAuditEntry({ action: "update", alias: "Lab" as Alias, fields: ["apiKey"], forced: true, version: 7, actor: "ops" });
+    const events = AUDIT_ACTIONS.map((action) => ({
+      action,
+      event: eventOf(anAuditEntry({ action, detail: details[action] ?? null, version: 7 })),
+    }));
+    expect(events.filter(({ event }) => O.isSome(event)).map(({ action }) => action)).toEqual([
+      "add",
+      "update",
+      "delete",
+      "health-change",
+      "key-expiring",
+      "key-expired",
+    ]);
+    for (const outcome of ["failed", "unchanged"] as const)
+      expect(
+        eventOf(anAuditEntry({ action: "update", outcome, failure: outcome === "failed" ? "NotFound" : null })),
+      ).toEqual(O.none);
+    const entry = anAuditEntry({
+      action: "update",
+      alias: "Lab" as Alias,
+      fields: ["apiKey"],
+      forced: true,
+      version: 7,
+      actor: "ops",
+    });
     expect(eventOf(entry)).toEqual(
       O.some({
         specversion: "1.0",
@@ -41,34 +76,72 @@ describe("events: the audit trail as CloudEvents", () => {
   });
 
   it("reads a health change's states and reason back, and every event is what the one codec accepts, never a key", () => {
-    const entry = anAuditEntry({ action: "health-change", detail: "valid → invalid: The orchestrator refused the API key.", validation: "not-asked" });
+    const entry = anAuditEntry({
+      action: "health-change",
+      detail: "valid → invalid: The orchestrator refused the API key.",
+      validation: "not-asked",
+    });
     const event = O.toUndefined(eventOf(entry)) as CloudEvent;
-    expect(event.data).toEqual({ from: "valid", to: "invalid", reason: "The orchestrator refused the API key.", checkedAt: entry.at.toISOString() });
+    expect(event.data).toEqual({
+      from: "valid",
+      to: "invalid",
+      reason: "The orchestrator refused the API key.",
+      checkedAt: entry.at.toISOString(),
+    });
     expect(CloudEventCodec.is(event)).toBe(true);
     expect(E.isRight(CloudEventCodec.decode(JSON.parse(JSON.stringify(event))))).toBe(true);
-    expect(eventOf(anAuditEntry({ action: "health-change", detail: "unknown → valid" }))).toMatchObject(O.some({ data: { from: "unknown", to: "valid", reason: null } }));
+    expect(eventOf(anAuditEntry({ action: "health-change", detail: "unknown → valid" }))).toMatchObject(
+      O.some({ data: { from: "unknown", to: "valid", reason: null } }),
+    );
   });
 
   it("makes a key-expiry warning a connection.key.expiring or .expired event with its date, days left and source (SPEC §9, §10)", () => {
     const expiresAt = new Date("2027-01-01T00:00:00Z");
-    const expiring = anAuditEntry({ action: "key-expiring", alias: "Lab" as Alias, actor: "key-expiry", detail: keyExpiryDetail({ expiresAt, daysLeft: 7, source: "orchestrator", threshold: 7 }) });
+    const expiring = anAuditEntry({
+      action: "key-expiring",
+      alias: "Lab" as Alias,
+      actor: "key-expiry",
+      detail: keyExpiryDetail({ expiresAt, daysLeft: 7, source: "orchestrator", threshold: 7 }),
+    });
     const event = O.toUndefined(eventOf(expiring)) as CloudEvent;
-    expect(event).toMatchObject({ type: "org.sdwan-connections.connection.key.expiring", subject: "Lab", data: { expiresAt: "2027-01-01T00:00:00.000Z", daysLeft: 7, source: "orchestrator" } });
+    expect(event).toMatchObject({
+      type: "org.sdwan-connections.connection.key.expiring",
+      subject: "Lab",
+      data: { expiresAt: "2027-01-01T00:00:00.000Z", daysLeft: 7, source: "orchestrator" },
+    });
     expect(E.isRight(CloudEventCodec.decode(JSON.parse(JSON.stringify(event))))).toBe(true);
-    const expired = anAuditEntry({ action: "key-expired", alias: "Lab" as Alias, detail: keyExpiryDetail({ expiresAt, daysLeft: 0, source: "declared", threshold: 0 }) });
-    expect(eventOf(expired)).toMatchObject(O.some({ type: "org.sdwan-connections.connection.key.expired", data: { daysLeft: 0, source: "declared" } }));
-    expect(eventOf(anAuditEntry({ action: "key-expired", alias: "Lab" as Alias, detail: "not a warning's detail" }))).toEqual(O.none);
+    const expired = anAuditEntry({
+      action: "key-expired",
+      alias: "Lab" as Alias,
+      detail: keyExpiryDetail({ expiresAt, daysLeft: 0, source: "declared", threshold: 0 }),
+    });
+    expect(eventOf(expired)).toMatchObject(
+      O.some({ type: "org.sdwan-connections.connection.key.expired", data: { daysLeft: 0, source: "declared" } }),
+    );
+    expect(
+      eventOf(anAuditEntry({ action: "key-expired", alias: "Lab" as Alias, detail: "not a warning's detail" })),
+    ).toEqual(O.none);
   });
 
   it("decodes the query: type patterns naming known types, an alias glob in any case, an event id; anything else refused by name", async () => {
-    const decoded = await query({ types: "connection.health.*,org.sdwan-connections.connection.added", alias: "lab-*" });
+    const decoded = await query({
+      types: "connection.health.*,org.sdwan-connections.connection.added",
+      alias: "lab-*",
+    });
     const event = (type: string, subject: string) => ({ type: `org.sdwan-connections.${type}`, subject }) as CloudEvent;
     const { selectsEvent } = await import("../domain/events.js");
     expect(selectsEvent(decoded)(event("connection.health.changed", "LAB-1"))).toBe(true);
     expect(selectsEvent(decoded)(event("connection.added", "lab-2"))).toBe(true);
     expect(selectsEvent(decoded)(event("connection.deleted", "lab-2"))).toBe(false);
     expect(selectsEvent(decoded)(event("connection.added", "prod"))).toBe(false);
-    for (const bad of [{ types: "conection.added" }, { types: "" }, { alias: "lab?" }, { lastEventId: "42" }, { types: ["connection.added", "x"] }, { secret: "pasted" }]) {
+    for (const bad of [
+      { types: "conection.added" },
+      { types: "" },
+      { alias: "lab?" },
+      { lastEventId: "42" },
+      { types: ["connection.added", "x"] },
+      { secret: "pasted" },
+    ]) {
       const error = await expectLeft(async () => decodeEventsQuery(bad));
       expect(error._tag).toBe("InvalidInput");
       expect(JSON.stringify(error)).not.toContain("pasted");
@@ -82,7 +155,9 @@ describe("following events", () => {
     const items: FeedItem[] = [];
     const stop = await expectRight(service.followEvents({}, (item) => items.push(item)));
     const healthOnly: FeedItem[] = [];
-    const stopHealth = await expectRight(service.followEvents({ types: "connection.health.*", alias: "L*" }, (item) => healthOnly.push(item)));
+    const stopHealth = await expectRight(
+      service.followEvents({ types: "connection.health.*", alias: "L*" }, (item) => healthOnly.push(item)),
+    );
     await expectRight(service.addConnection(body()));
     await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }));
     await expectRight(service.addConnection(body({ alias: "dry" }), { dryRun: true }));
@@ -93,13 +168,26 @@ describe("following events", () => {
     await expectRight(service.validateConnection("lab"));
     await expectRight(service.deleteConnection("lab"));
     await service.dispose();
-    const types = eventsOf(items).map((event) => `${event.type.replace("org.sdwan-connections.", "")} ${event.subject}`);
-    expect(types).toEqual(["connection.added Lab", "connection.updated lab", "connection.health.changed Lab", "connection.health.changed Lab", "connection.deleted lab"]);
+    const types = eventsOf(items).map(
+      (event) => `${event.type.replace("org.sdwan-connections.", "")} ${event.subject}`,
+    );
+    expect(types).toEqual([
+      "connection.added Lab",
+      "connection.updated lab",
+      "connection.health.changed Lab",
+      "connection.health.changed Lab",
+      "connection.deleted lab",
+    ]);
     expect(eventsOf(healthOnly).map((event) => event.data)).toMatchObject([
       { from: "unknown", to: "valid" },
       { from: "valid", to: "unreachable", reason: "timed out" },
     ]);
-    const versions = eventsOf(items).filter((event) => event.type.endsWith("connection.added") || event.type.endsWith("connection.updated") || event.type.endsWith("deleted"));
+    const versions = eventsOf(items).filter(
+      (event) =>
+        event.type.endsWith("connection.added") ||
+        event.type.endsWith("connection.updated") ||
+        event.type.endsWith("deleted"),
+    );
     const [added, updated, deleted] = versions.map((event) => (event.data as { version: number }).version);
     expect(added).toBeLessThan(updated as number);
     expect(deleted).toBe(updated);
@@ -110,7 +198,9 @@ describe("following events", () => {
 
   it("replays what came after the last event id, then goes live, with no gap and no repeat at the seam", async () => {
     const audit = createInMemoryAuditLog();
-    const entries = Array.from({ length: 1200 }, (_, i) => anAuditEntry({ at: new Date(Date.now() - 60_000 + i), action: "add", alias: `c${i}` as Alias }));
+    const entries = Array.from({ length: 1200 }, (_, i) =>
+      anAuditEntry({ at: new Date(Date.now() - 60_000 + i), action: "add", alias: `c${i}` as Alias }),
+    );
     for (const entry of entries.slice(0, 1100)) await expectRight(audit.record(entry));
     const items: FeedItem[] = [];
     const following = followEvents(audit)(await query({ lastEventId: entries[50]?.id }), (item) => items.push(item))();
@@ -124,7 +214,9 @@ describe("following events", () => {
 
   it("answers reset to an id older than the oldest entry kept, then goes live", async () => {
     const audit = createInMemoryAuditLog({ maxEntries: 3, maxAttempts: 3, maxAgeMs: 3_600_000 });
-    const entries: AuditEntry[] = Array.from({ length: 4 }, (_, i) => anAuditEntry({ at: new Date(Date.now() - 10_000 + i), action: "add" }));
+    const entries: AuditEntry[] = Array.from({ length: 4 }, (_, i) =>
+      anAuditEntry({ at: new Date(Date.now() - 10_000 + i), action: "add" }),
+    );
     for (const entry of entries) await expectRight(audit.record(entry));
     const items: FeedItem[] = [];
     await expectRight(followEvents(audit)(await query({ lastEventId: entries[0]?.id }), (item) => items.push(item)));
@@ -134,6 +226,9 @@ describe("following events", () => {
     // Kept: replayed from there.
     const resumed: FeedItem[] = [];
     await expectRight(followEvents(audit)(await query({ lastEventId: entries[2]?.id }), (item) => resumed.push(item)));
-    expect(resumed.map((item) => (item._tag === "event" ? item.event.id : "reset"))).toEqual([entries[3]?.id, later.id]);
+    expect(resumed.map((item) => (item._tag === "event" ? item.event.id : "reset"))).toEqual([
+      entries[3]?.id,
+      later.id,
+    ]);
   });
 });

@@ -54,23 +54,28 @@ export const followEvents =
   };
 
 const catchUp =
-  (audit: AuditLog, lastEventId: string | undefined, deliver: (item: FeedItem) => void, replay: (entry: AuditEntry) => void): TE.TaskEither<DomainError, void> =>
+  (
+    audit: AuditLog,
+    lastEventId: string | undefined,
+    deliver: (item: FeedItem) => void,
+    replay: (entry: AuditEntry) => void,
+  ): TE.TaskEither<DomainError, void> =>
   async () => {
-  if (lastEventId === undefined) return E.right(undefined);
-  const oldest = await audit.listAfter(null, 1)();
-  if (E.isLeft(oldest)) return oldest;
-  const oldestId = oldest.right[0]?.id;
-  // Not kept and older than everything kept (or nothing kept at all): what followed it may be gone.
-  if (oldestId === undefined || lastEventId < oldestId) {
-    deliver({ _tag: "reset" });
-    return E.right(undefined);
-  }
-  for (let after = lastEventId; ; ) {
-    const page = await audit.listAfter(after, REPLAY_PAGE)();
-    if (E.isLeft(page)) return page;
-    page.right.forEach(replay);
-    const last = page.right.at(-1);
-    if (last === undefined || page.right.length < REPLAY_PAGE) return E.right(undefined);
-    after = last.id;
-  }
-};
+    if (lastEventId === undefined) return E.right(undefined);
+    const oldest = await audit.listAfter(null, 1)();
+    if (E.isLeft(oldest)) return oldest;
+    const oldestId = oldest.right[0]?.id;
+    // Not kept and older than everything kept (or nothing kept at all): what followed it may be gone.
+    if (oldestId === undefined || lastEventId < oldestId) {
+      deliver({ _tag: "reset" });
+      return E.right(undefined);
+    }
+    for (let after = lastEventId; ;) {
+      const page = await audit.listAfter(after, REPLAY_PAGE)();
+      if (E.isLeft(page)) return page;
+      page.right.forEach(replay);
+      const last = page.right.at(-1);
+      if (last === undefined || page.right.length < REPLAY_PAGE) return E.right(undefined);
+      after = last.id;
+    }
+  };

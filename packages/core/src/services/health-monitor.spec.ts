@@ -36,21 +36,54 @@ const world = () => {
   ]);
   // Slow, and counting how many checks run at once.
   const checks = slowAndCounted();
-  const slow: Orchestrator = { ...orchestrator, identify: (target, deadline) => () => checks.run(orchestrator.identify(target, deadline)) };
+  const slow: Orchestrator = {
+    ...orchestrator,
+    identify: (target, deadline) => () => checks.run(orchestrator.identify(target, deadline)),
+  };
   const changes: HealthChange[] = [];
   const instance = () =>
-    createConnectionService({ storage, orchestrator: slow, health: { intervalMs: HOUR, onChange: (change) => void changes.push(change) } });
-  return { repository: storage.repository, orchestrator, slow, instances: [instance(), instance()], changes, mostAtOnce: checks.mostAtOnce };
+    createConnectionService({
+      storage,
+      orchestrator: slow,
+      health: { intervalMs: HOUR, onChange: (change) => void changes.push(change) },
+    });
+  return {
+    repository: storage.repository,
+    orchestrator,
+    slow,
+    instances: [instance(), instance()],
+    changes,
+    mostAtOnce: checks.mostAtOnce,
+  };
 };
 
 describe("background health", () => {
   it("checks every connection once per interval across instances, a few at a time, and tells each state", async () => {
     const { orchestrator, instances, mostAtOnce } = world();
-    const [one, two] = instances as [ReturnType<typeof createConnectionService>, ReturnType<typeof createConnectionService>];
+    const [one, two] = instances as [
+      ReturnType<typeof createConnectionService>,
+      ReturnType<typeof createConnectionService>,
+    ];
     expect(await expectRight(one.connectionsHealth())).toEqual([]);
-    for (let i = 0; i < 10; i += 1) await expectRight(one.addConnection({ alias: `c${i}`, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
-    await expectRight(one.addConnection({ alias: "refused", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.refused }, { force: true }));
-    await expectRight(one.addConnection({ alias: "slow", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.customer }, { force: true }));
+    for (let i = 0; i < 10; i += 1)
+      await expectRight(
+        one.addConnection(
+          { alias: `c${i}`, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner },
+          { force: true },
+        ),
+      );
+    await expectRight(
+      one.addConnection(
+        { alias: "refused", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.refused },
+        { force: true },
+      ),
+    );
+    await expectRight(
+      one.addConnection(
+        { alias: "slow", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.customer },
+        { force: true },
+      ),
+    );
     orchestrator.failWith(TEST_KEYS.customer, orchestratorTimedOut("no answer within 10000 ms"));
     expect((await expectRight(two.connectionsHealth())).every((health) => health.state === "unknown")).toBe(true);
 
@@ -58,16 +91,30 @@ describe("background health", () => {
     await Promise.all([one.healthMonitor?.round(), two.healthMonitor?.round(), one.healthMonitor?.round()]);
     expect(orchestrator.calls.identify).toBe(12);
     expect(mostAtOnce()).toBeLessThanOrEqual(4 * 2); // two instances, four each
-    const states = Object.fromEntries((await expectRight(two.connectionsHealth())).map((health) => [health.alias, health.state]));
+    const states = Object.fromEntries(
+      (await expectRight(two.connectionsHealth())).map((health) => [health.alias, health.state]),
+    );
     expect(states).toMatchObject({ c0: "valid", c9: "valid", refused: "invalid", slow: "unreachable" });
     const [slow] = (await expectRight(one.connectionsHealth())).filter((health) => health.alias === "slow");
-    expect(slow?.checks).toEqual([{ at: expect.any(Date), outcome: "unreachable", latencyMs: expect.any(Number), reason: "no answer within 10000 ms" }]);
+    expect(slow?.checks).toEqual([
+      {
+        at: expect.any(Date),
+        outcome: "unreachable",
+        latencyMs: expect.any(Number),
+        reason: "no answer within 10000 ms",
+      },
+    ]);
   });
 
   it("hears, logs through onChange and audits each change of state, and only changes", async () => {
     const { orchestrator, instances, changes } = world();
     const [one] = instances as [ReturnType<typeof createConnectionService>];
-    await expectRight(one.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    await expectRight(
+      one.addConnection(
+        { alias: "lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner },
+        { force: true },
+      ),
+    );
     const monitor = createConnectionService({
       storage: createInMemoryStorage(),
       orchestrator,
@@ -75,14 +122,22 @@ describe("background health", () => {
     expect(monitor).toBeUndefined(); // no interval, no checks
     await one.healthMonitor?.round();
     expect(changes.map(({ alias, from, to }) => `${alias}: ${from} → ${to}`)).toEqual(["lab: unknown → valid"]);
-    const audited = (await expectRight(one.listAudit({ alias: "lab" }))).entries.filter((entry) => entry.action === "health-change");
+    const audited = (await expectRight(one.listAudit({ alias: "lab" }))).entries.filter(
+      (entry) => entry.action === "health-change",
+    );
     expect(audited).toMatchObject([{ actor: "health-monitor", alias: "lab", detail: "unknown → valid" }]);
   });
 
   it("claims connections ahead of their checks, so that a ledger that batches its writes gets many claims at once", async () => {
     const { repository, orchestrator, slow, instances, mostAtOnce } = world();
     const [one] = instances as [ReturnType<typeof createConnectionService>];
-    for (let i = 0; i < 40; i += 1) await expectRight(one.addConnection({ alias: `c${i}`, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    for (let i = 0; i < 40; i += 1)
+      await expectRight(
+        one.addConnection(
+          { alias: `c${i}`, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner },
+          { force: true },
+        ),
+      );
     const memory = createInMemoryHealthLedger();
     // A ledger whose claims take a while, as a write to a file or a database does; counting how many wait at once.
     const claims = slowAndCounted();

@@ -54,7 +54,18 @@ const createLimiter = (limit: number) => {
  * connections at once, and never one that is still being checked; claims
  * run ahead of the checks, so that a ledger can write many at once.
  */
-export const createHealthMonitor = ({ repository, orchestrator, ledger, intervalMs, concurrency = 4, lookahead = 256, onChange, onChecked, onRound, onError }: HealthMonitorOptions) => {
+export const createHealthMonitor = ({
+  repository,
+  orchestrator,
+  ledger,
+  intervalMs,
+  concurrency = 4,
+  lookahead = 256,
+  onChange,
+  onChecked,
+  onRound,
+  onError,
+}: HealthMonitorOptions) => {
   const states = createHealthStates({ ledger, repository, onChange, onError });
   const checking = new Set<string>();
   // In this instance, whatever rounds overlap: at most `lookahead` connections between their claim and their
@@ -99,9 +110,12 @@ export const createHealthMonitor = ({ repository, orchestrator, ledger, interval
   const schedule = (): void => {
     if (stopped) return;
     const nextInterval = (Math.floor(Date.now() / intervalMs) + 1) * intervalMs;
-    timer = setTimeout(() => {
-      current = round().finally(schedule);
-    }, nextInterval - Date.now() + Math.random() * intervalMs * 0.5);
+    timer = setTimeout(
+      () => {
+        current = round().finally(schedule);
+      },
+      nextInterval - Date.now() + Math.random() * intervalMs * 0.5,
+    );
     timer.unref();
   };
 

@@ -19,14 +19,22 @@ export interface HealthChange {
 
 /** Asks the orchestrator whose key the connection holds, timed: its answer, and the health check that answer is. */
 export const identifyAsCheck =
-  (orchestrator: Orchestrator, connection: StoredConnection): T.Task<{ readonly identity: E.Either<OrchestratorError, Identity>; readonly check: HealthCheck }> =>
+  (
+    orchestrator: Orchestrator,
+    connection: StoredConnection,
+  ): T.Task<{ readonly identity: E.Either<OrchestratorError, Identity>; readonly check: HealthCheck }> =>
   async () => {
     const started = performance.now();
     const identity = await orchestrator.identify(connection)();
     const failure = E.isLeft(identity) ? identity.left : undefined;
     return {
       identity,
-      check: { at: new Date(), outcome: healthOutcomeOf(failure), latencyMs: Math.round(performance.now() - started), reason: failure?.reason ?? null },
+      check: {
+        at: new Date(),
+        outcome: healthOutcomeOf(failure),
+        latencyMs: Math.round(performance.now() - started),
+        reason: failure?.reason ?? null,
+      },
     };
   };
 
@@ -71,7 +79,8 @@ export const createHealthStates = ({ ledger, repository, onChange, onError }: He
         if (E.isLeft(previous)) return onError?.(previous.left);
         // A delete that forgot the state between the read and the write: forget what was written.
         if (E.isLeft(await repository.get(checked.alias)())) return forget(checked.alias)();
-        if (previous.right !== check.outcome) await onChange?.({ alias: checked.alias, from: previous.right, to: check.outcome, check });
+        if (previous.right !== check.outcome)
+          await onChange?.({ alias: checked.alias, from: previous.right, to: check.outcome, check });
       },
     forget,
   };

@@ -7,12 +7,17 @@ import { createIdentityMemory } from "./identity-memory.js";
 import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator.js";
 
 const PARTNER = { kind: "partner", partnerId: 7 } as const;
-const target = (apiKey: string, url = "https://vco.example.net/"): OrchestratorTarget => ({ orchestratorUrl: url as OrchestratorUrl, apiKey: ApiKey.unsafeFrom(apiKey) });
+const target = (apiKey: string, url = "https://vco.example.net/"): OrchestratorTarget => ({
+  orchestratorUrl: url as OrchestratorUrl,
+  apiKey: ApiKey.unsafeFrom(apiKey),
+});
 
 describe("createIdentityMemory", () => {
   it("remembers an identification under the key's digest and the URL, never the key itself", async () => {
     const memory = createIdentityMemory((apiKey) => `length ${apiKey.reveal().length}`);
-    const orchestrator = memory.remembering(createInMemoryOrchestrator([{ apiKey: "partner-key-1", identity: PARTNER }]));
+    const orchestrator = memory.remembering(
+      createInMemoryOrchestrator([{ apiKey: "partner-key-1", identity: PARTNER }]),
+    );
     expect(await orchestrator.identify(target("partner-key-1"))()).toEqual(E.right(PARTNER));
     expect(memory.recall(target("partner-key-1"))).toEqual(PARTNER);
     // Another key with the same digest finds it: the memory knows digests only.
@@ -22,7 +27,9 @@ describe("createIdentityMemory", () => {
 
   it("by default tells keys apart by a keyed digest of this process", async () => {
     const memory = createIdentityMemory();
-    const orchestrator = memory.remembering(createInMemoryOrchestrator([{ apiKey: "partner-key-1", identity: PARTNER }]));
+    const orchestrator = memory.remembering(
+      createInMemoryOrchestrator([{ apiKey: "partner-key-1", identity: PARTNER }]),
+    );
     await orchestrator.identify(target("partner-key-1"))();
     expect(memory.recall(target("partner-key-1"))).toEqual(PARTNER);
     expect(memory.recall(target("partner-key-2"))).toBeUndefined();
@@ -31,7 +38,9 @@ describe("createIdentityMemory", () => {
   it("keeps at most 10,000 keys, forgetting the oldest first", async () => {
     const keys = Array.from({ length: 10_001 }, (_, i) => `key-${i}`);
     const memory = createIdentityMemory((apiKey) => apiKey.reveal());
-    const orchestrator = memory.remembering(createInMemoryOrchestrator(keys.map((apiKey) => ({ apiKey, identity: PARTNER }))));
+    const orchestrator = memory.remembering(
+      createInMemoryOrchestrator(keys.map((apiKey) => ({ apiKey, identity: PARTNER }))),
+    );
     for (const key of keys) await orchestrator.identify(target(key))();
     expect(memory.recall(target("key-0"))).toBeUndefined();
     expect(memory.recall(target("key-1"))).toEqual(PARTNER);

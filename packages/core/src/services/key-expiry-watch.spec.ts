@@ -12,21 +12,39 @@ const START = Date.UTC(2026, 10, 1);
 // Two instances over one store, with background health (hourly) or without; one clock.
 const world = (healthIntervalMs?: number) => {
   const storage = createInMemoryStorage();
-  const orchestrator = createInMemoryOrchestrator([{ apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] }]);
+  const orchestrator = createInMemoryOrchestrator([
+    { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] },
+  ]);
   const clock = createManualClock(START);
   const instance = () =>
-    createConnectionService({ storage, orchestrator, clock, ...(healthIntervalMs === undefined ? {} : { health: { intervalMs: healthIntervalMs } }) });
+    createConnectionService({
+      storage,
+      orchestrator,
+      clock,
+      ...(healthIntervalMs === undefined ? {} : { health: { intervalMs: healthIntervalMs } }),
+    });
   const [one, two] = [instance(), instance()];
   const warnings = async () =>
     (await expectRight(one.listAudit({ limit: "1000" }))).entries
       .filter((entry) => entry.action === "key-expiring" || entry.action === "key-expired")
-      .map((entry) => ({ alias: entry.alias, action: entry.action, actor: entry.actor, outcome: entry.outcome, ...parseKeyExpiryDetail(entry.detail) }))
+      .map((entry) => ({
+        alias: entry.alias,
+        action: entry.action,
+        actor: entry.actor,
+        outcome: entry.outcome,
+        ...parseKeyExpiryDetail(entry.detail),
+      }))
       .reverse();
   return { storage, clock, orchestrator, one, two, warnings };
 };
 
 const add = (service: ReturnType<typeof createConnectionService>, alias: string, extra: Record<string, unknown> = {}) =>
-  expectRight(service.addConnection({ alias, orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner, ...extra }, { force: true }));
+  expectRight(
+    service.addConnection(
+      { alias, orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner, ...extra },
+      { force: true },
+    ),
+  );
 
 describe("key-expiry warnings", () => {
   it("warns at each threshold once, and at expiry, whichever instance scans, however often", async () => {
@@ -41,13 +59,19 @@ describe("key-expiry warnings", () => {
       clock.advance(days * DAY);
       await scanBoth();
     }
-    expect((await warnings()).map(({ action, threshold, daysLeft, source }) => ({ action, threshold, daysLeft, source }))).toEqual([
+    expect(
+      (await warnings()).map(({ action, threshold, daysLeft, source }) => ({ action, threshold, daysLeft, source })),
+    ).toEqual([
       { action: "key-expiring", threshold: 30, daysLeft: 30, source: "declared" },
       { action: "key-expiring", threshold: 7, daysLeft: 7, source: "declared" },
       { action: "key-expiring", threshold: 1, daysLeft: 1, source: "declared" },
       { action: "key-expired", threshold: 0, daysLeft: 0, source: "declared" },
     ]);
-    expect((await warnings()).every((warning) => warning.actor === "key-expiry" && warning.alias === "lab" && warning.outcome === "succeeded")).toBe(true);
+    expect(
+      (await warnings()).every(
+        (warning) => warning.actor === "key-expiry" && warning.alias === "lab" && warning.outcome === "succeeded",
+      ),
+    ).toBe(true);
   });
 
   it("warns only for the most urgent threshold when it is first seen late, and again for a new key", async () => {
@@ -56,7 +80,9 @@ describe("key-expiry warnings", () => {
     await one.keyExpiryWatch.scanNow();
     expect((await warnings()).map((warning) => warning.threshold)).toEqual([7]);
     // A new key, without a declared expiry, but a JWT whose exp is 3 days away.
-    await expectRight(one.updateConnection("lab", { apiKey: aJwt({ exp: (START + 3 * DAY) / 1000 }) }, { force: true }));
+    await expectRight(
+      one.updateConnection("lab", { apiKey: aJwt({ exp: (START + 3 * DAY) / 1000 }) }, { force: true }),
+    );
     clock.advance(1);
     await one.keyExpiryWatch.scanNow();
     expect((await warnings()).map(({ threshold, source }) => ({ threshold, source }))).toEqual([
@@ -87,7 +113,9 @@ describe("key-expiry warnings", () => {
     const { one } = world();
     await add(one, "lab", { apiKeyExpiresAt: new Date(START + 6 * DAY).toISOString() });
     expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 1, within30Days: 1 });
-    await expectRight(one.updateConnection("lab", { apiKeyExpiresAt: new Date(START + 25 * DAY).toISOString() }, { force: true }));
+    await expectRight(
+      one.updateConnection("lab", { apiKeyExpiresAt: new Date(START + 25 * DAY).toISOString() }, { force: true }),
+    );
     expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 0, within30Days: 1 });
     await expectRight(one.deleteConnection("lab"));
     expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 0, within30Days: 0 });
@@ -97,7 +125,11 @@ describe("key-expiry warnings", () => {
     const { one, orchestrator, warnings } = world(3_600_000);
     const listed = aJwt({ tokenUuid: "9c1b" });
     const unlisted = aJwt({ tokenUuid: "4e2a" });
-    orchestrator.setAccount(listed, { identity: { kind: "partner", partnerId: 7 }, apiKey: listed, apiTokens: [{ tokenUuid: "9c1b", expiresAt: new Date(START + 6 * DAY) }] });
+    orchestrator.setAccount(listed, {
+      identity: { kind: "partner", partnerId: 7 },
+      apiKey: listed,
+      apiTokens: [{ tokenUuid: "9c1b", expiresAt: new Date(START + 6 * DAY) }],
+    });
     orchestrator.setAccount(unlisted, { identity: { kind: "customer", customerId: 342 }, apiKey: unlisted }); // no right to read tokens
     await add(one, "listed", { apiKey: listed });
     await add(one, "unlisted", { apiKey: unlisted });
@@ -108,8 +140,12 @@ describe("key-expiry warnings", () => {
       await one.keyExpiryWatch.scanNow();
     }
     expect(orchestrator.calls.listApiTokens).toBe(2); // once per token key; the opaque key is never asked about
-    expect((await warnings()).map(({ alias, threshold, source }) => ({ alias, threshold, source }))).toEqual([{ alias: "listed", threshold: 7, source: "orchestrator" }]);
-    expect(await expectRight(one.describeConnection("listed"))).toMatchObject({ apiKeyExpiry: { expiresAt: new Date(START + 6 * DAY), source: "orchestrator" } });
+    expect((await warnings()).map(({ alias, threshold, source }) => ({ alias, threshold, source }))).toEqual([
+      { alias: "listed", threshold: 7, source: "orchestrator" },
+    ]);
+    expect(await expectRight(one.describeConnection("listed"))).toMatchObject({
+      apiKeyExpiry: { expiresAt: new Date(START + 6 * DAY), source: "orchestrator" },
+    });
     const refused = await expectRight(one.validateConnection("unlisted"));
     expect(refused).toMatchObject({ valid: true, apiKeyExpiry: undefined });
     expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 1, within30Days: 1 });

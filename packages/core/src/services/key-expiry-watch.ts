@@ -5,7 +5,16 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import { aliasKey, type Alias } from "../domain/codecs.js";
 import type { StoredConnection } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
-import { daysLeft, dueThreshold, keyExpiryDetail, keyMark, listedKeyExpiry, storedKeyExpiry, tokenUuidOf, type KeyExpiry } from "../domain/key-expiry.js";
+import {
+  daysLeft,
+  dueThreshold,
+  keyExpiryDetail,
+  keyMark,
+  listedKeyExpiry,
+  storedKeyExpiry,
+  tokenUuidOf,
+  type KeyExpiry,
+} from "../domain/key-expiry.js";
 import type { Clock } from "../ports/clock.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthLedger } from "../ports/health-ledger.js";
@@ -39,12 +48,21 @@ const DAY_MS = 24 * 3600 * 1000;
  * a threshold or expires, each warning once per key (claimed in the ledger, so one instance makes it, once,
  * whatever restarts), and keeps the expiry of every connection it saw for the counts of `/metrics`.
  */
-export const createKeyExpiryWatch = ({ repository, ledger, warn, thresholds, clock, orchestrator, onError }: KeyExpiryWatchOptions) => {
+export const createKeyExpiryWatch = ({
+  repository,
+  ledger,
+  warn,
+  thresholds,
+  clock,
+  orchestrator,
+  onError,
+}: KeyExpiryWatchOptions) => {
   const known = new Map<string, Date>();
   // What the orchestrator's token list told of each connection's key (undefined: nothing, or not allowed to
   // read it), under a mark of the key and URL asked about: asked once per key, not per round.
   const learnedByAlias = new Map<string, { readonly mark: string; readonly expiry: KeyExpiry | undefined }>();
-  const markOf = (connection: StoredConnection, uuid: string) => `${connection.apiKeySetAt?.toISOString() ?? "undated"} ${uuid} ${connection.orchestratorUrl}`;
+  const markOf = (connection: StoredConnection, uuid: string) =>
+    `${connection.apiKeySetAt?.toISOString() ?? "undated"} ${uuid} ${connection.orchestratorUrl}`;
 
   /** The expiry the orchestrator told of the connection's present key, if it was asked. */
   const learned = (connection: StoredConnection): KeyExpiry | undefined => {
@@ -96,7 +114,12 @@ export const createKeyExpiryWatch = ({ repository, ledger, warn, thresholds, clo
       const claimed = await ledger.claimKeyWarning(connection.alias, keyMark(connection, expiry), threshold)();
       if (E.isLeft(claimed)) return onError?.(claimed.left);
       if (!claimed.right) return;
-      const detail = keyExpiryDetail({ expiresAt: expiry.expiresAt, daysLeft: daysLeft(expiry.expiresAt, now), source: expiry.source, threshold });
+      const detail = keyExpiryDetail({
+        expiresAt: expiry.expiresAt,
+        daysLeft: daysLeft(expiry.expiresAt, now),
+        source: expiry.source,
+        threshold,
+      });
       warn(connection.alias, threshold === 0 ? "key-expired" : "key-expiring", detail, now);
     };
 
@@ -117,7 +140,8 @@ export const createKeyExpiryWatch = ({ repository, ledger, warn, thresholds, clo
 
   const counts = (): KeyExpiryCounts => {
     const now = clock.now();
-    const within = (days: number) => [...known.values()].filter((expiresAt) => expiresAt.getTime() - now <= days * DAY_MS).length;
+    const within = (days: number) =>
+      [...known.values()].filter((expiresAt) => expiresAt.getTime() - now <= days * DAY_MS).length;
     return { within7Days: within(7), within30Days: within(30) };
   };
 

@@ -13,7 +13,9 @@ describe("addConnection", () => {
   it("stores a connection whose key the orchestrator accepts", async () => {
     const { service, repository } = createTestWorld();
     expect(await expectRight(service.addConnection(body()))).toBe("added");
-    expect(await expectRight(repository.list())).toEqual([{ alias: "Lab", orchestratorUrl: "https://vco.example.net/" }]);
+    expect(await expectRight(repository.list())).toEqual([
+      { alias: "Lab", orchestratorUrl: "https://vco.example.net/" },
+    ]);
   });
 
   it("refuses a key the orchestrator rejects, storing nothing", async () => {
@@ -34,7 +36,9 @@ describe("addConnection", () => {
 
   it("stores without asking the orchestrator when forced", async () => {
     const { service, orchestrator } = createTestWorld();
-    expect(await expectRight(service.addConnection(body({ apiKey: TEST_KEYS.refused }), { force: true }))).toBe("added");
+    expect(await expectRight(service.addConnection(body({ apiKey: TEST_KEYS.refused }), { force: true }))).toBe(
+      "added",
+    );
     expect(orchestrator.calls.identify).toBe(0);
   });
 
@@ -54,7 +58,9 @@ describe("addConnection", () => {
     const error = await expectLeft(service.addConnection(body({ alias: "LAB" })));
     expect(error).toEqual({ _tag: "AlreadyExists", alias: "Lab" });
     expect(orchestrator.calls.identify).toBe(1);
-    expect((await expectLeft(service.addConnection(body({ alias: "lab" }), { dryRun: true })))._tag).toBe("AlreadyExists");
+    expect((await expectLeft(service.addConnection(body({ alias: "lab" }), { dryRun: true })))._tag).toBe(
+      "AlreadyExists",
+    );
   });
 
   it("refuses invalid input before touching any port", async () => {

@@ -42,9 +42,6 @@ export const addConnection =
       TE.flatMap((connection) =>
         options.dryRun === true
           ? TE.right<DomainError, AddConnectionOutcome>("dry-run")
-          : pipe(
-              deps.repository.insert(connection),
-              TE.as<AddConnectionOutcome>("added"),
-            ),
+          : pipe(deps.repository.insert(connection), TE.as<AddConnectionOutcome>("added")),
       ),
     );

@@ -3,7 +3,13 @@ import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testi
 
 const setup = async () => {
   const world = createTestWorld();
-  await expectRight(world.service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }));
+  await expectRight(
+    world.service.addConnection({
+      alias: "Lab",
+      orchestratorUrl: "https://vco.example.net",
+      apiKey: TEST_KEYS.partner,
+    }),
+  );
   return world;
 };
 
@@ -12,7 +18,9 @@ describe("checkApiKey", () => {
     const { service, orchestrator } = await setup();
     orchestrator.calls.identify = 0;
     expect(await expectRight(service.checkApiKey("LAB", { apiKey: TEST_KEYS.partner }))).toEqual({ matches: true });
-    expect(await expectRight(service.checkApiKey("lab", { apiKey: `${TEST_KEYS.partner}x` }))).toEqual({ matches: false });
+    expect(await expectRight(service.checkApiKey("lab", { apiKey: `${TEST_KEYS.partner}x` }))).toEqual({
+      matches: false,
+    });
     expect(orchestrator.calls.identify).toBe(0);
   });
 
@@ -29,8 +37,13 @@ describe("checkApiKey", () => {
   it("refuses a body without exactly one valid apiKey, and answers NotFound for an unknown alias", async () => {
     const { service } = await setup();
     expect((await expectLeft(service.checkApiKey("lab", {})))._tag).toBe("InvalidInput");
-    expect((await expectLeft(service.checkApiKey("lab", { apiKey: TEST_KEYS.partner, extra: 1 })))._tag).toBe("InvalidInput");
+    expect((await expectLeft(service.checkApiKey("lab", { apiKey: TEST_KEYS.partner, extra: 1 })))._tag).toBe(
+      "InvalidInput",
+    );
     expect((await expectLeft(service.checkApiKey("lab", { apiKey: "" })))._tag).toBe("InvalidInput");
-    expect(await expectLeft(service.checkApiKey("ghost", { apiKey: TEST_KEYS.partner }))).toEqual({ _tag: "NotFound", alias: "ghost" });
+    expect(await expectLeft(service.checkApiKey("ghost", { apiKey: TEST_KEYS.partner }))).toEqual({
+      _tag: "NotFound",
+      alias: "ghost",
+    });
   });
 });

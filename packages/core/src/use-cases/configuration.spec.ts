@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
 import { planForNoStore } from "./configuration.js";
 
-const entry = (alias: string, apiKey: string = TEST_KEYS.partner, orchestratorUrl = "https://vco.example.net/") => ({ alias, orchestratorUrl, apiKey });
+const entry = (alias: string, apiKey: string = TEST_KEYS.partner, orchestratorUrl = "https://vco.example.net/") => ({
+  alias,
+  orchestratorUrl,
+  apiKey,
+});
 const summary = (results: readonly { step: { action: string; alias: string }; outcome: string }[]) =>
   results.map(({ step, outcome }) => `${step.action} ${step.alias}: ${outcome}`);
 
@@ -11,7 +15,9 @@ describe("configuration as code", () => {
     const { service } = createTestWorld();
     const desired = Array.from({ length: 50 }, (_, index) => entry(`c${index}`));
     const plan = await expectRight(service.planConfiguration(desired));
-    expect(summary(await service.applyPlan(plan, { force: true, concurrency: 16 }))).toEqual(desired.map(({ alias }) => `create ${alias}: applied`));
+    expect(summary(await service.applyPlan(plan, { force: true, concurrency: 16 }))).toEqual(
+      desired.map(({ alias }) => `create ${alias}: applied`),
+    );
     expect(await expectRight(service.listConnections())).toHaveLength(50);
   });
 
@@ -20,7 +26,11 @@ describe("configuration as code", () => {
     const plan = await expectRight(service.planConfiguration([entry("a"), entry("b"), entry("c")]));
     const stop = new AbortController();
     stop.abort();
-    expect(summary(await service.applyPlan(plan, { signal: stop.signal }))).toEqual(["create a: skipped", "create b: skipped", "create c: skipped"]);
+    expect(summary(await service.applyPlan(plan, { signal: stop.signal }))).toEqual([
+      "create a: skipped",
+      "create b: skipped",
+      "create c: skipped",
+    ]);
     expect(await expectRight(service.listConnections())).toEqual([]);
   });
 
@@ -32,7 +42,10 @@ describe("configuration as code", () => {
       { action: "create", alias: "Lab", fields: ["orchestratorUrl", "apiKey"] },
       { action: "create", alias: "edge", fields: ["orchestratorUrl", "apiKey"] },
     ]);
-    expect(summary(await service.applyPlan(plan, { by: { name: "ops" } }))).toEqual(["create Lab: applied", "create edge: applied"]);
+    expect(summary(await service.applyPlan(plan, { by: { name: "ops" } }))).toEqual([
+      "create Lab: applied",
+      "create edge: applied",
+    ]);
     const again = await expectRight(service.planConfiguration(desired));
     expect(again.steps.map((step) => step.action)).toEqual(["unchanged", "unchanged"]);
     const audited = (await expectRight(service.listAudit({}))).entries.length;
@@ -42,7 +55,9 @@ describe("configuration as code", () => {
 
   it("updates only what differs (the key compared by fingerprint), and deletes what the file omits only with prune", async () => {
     const { service } = createTestWorld();
-    await service.applyPlan(await expectRight(service.planConfiguration([entry("lab"), entry("old"), entry("edge", TEST_KEYS.customer)])));
+    await service.applyPlan(
+      await expectRight(service.planConfiguration([entry("lab"), entry("old"), entry("edge", TEST_KEYS.customer)])),
+    );
     const desired = [entry("LAB", TEST_KEYS.partner, "https://moved.example.net/"), entry("edge", TEST_KEYS.partner)];
     expect((await expectRight(service.planConfiguration(desired))).steps).toEqual([
       { action: "update", alias: "lab", fields: ["orchestratorUrl"] },
@@ -50,7 +65,11 @@ describe("configuration as code", () => {
     ]);
     const pruning = await expectRight(service.planConfiguration(desired, { prune: true }));
     expect(pruning.steps.at(-1)).toEqual({ action: "delete", alias: "old", fields: [] });
-    expect(summary(await service.applyPlan(pruning))).toEqual(["update lab: applied", "update edge: applied", "delete old: applied"]);
+    expect(summary(await service.applyPlan(pruning))).toEqual([
+      "update lab: applied",
+      "update edge: applied",
+      "delete old: applied",
+    ]);
     expect(await expectRight(service.listConnections())).toEqual([
       { alias: "edge", orchestratorUrl: "https://vco.example.net/" },
       { alias: "lab", orchestratorUrl: "https://moved.example.net/" },
@@ -63,9 +82,13 @@ describe("configuration as code", () => {
     const results = await service.applyPlan(plan);
     expect(summary(results)).toEqual(["create refused: failed", "create good: applied"]);
     expect(results[0]).toMatchObject({ error: { _tag: "ValidationRefused" } });
-    expect(summary(await service.applyPlan(await expectRight(service.planConfiguration([entry("refused", TEST_KEYS.refused)])), { force: true }))).toEqual([
-      "create refused: applied",
-    ]);
+    expect(
+      summary(
+        await service.applyPlan(await expectRight(service.planConfiguration([entry("refused", TEST_KEYS.refused)])), {
+          force: true,
+        }),
+      ),
+    ).toEqual(["create refused: applied"]);
   });
 
   it("refuses a file with a repeated alias or a bad entry, naming the place and never a value", async () => {
@@ -74,7 +97,9 @@ describe("configuration as code", () => {
       _tag: "InvalidInput",
       errors: [{ field: "connections.1.alias", message: expect.stringContaining("repeats") }],
     });
-    const bad = await expectLeft(service.planConfiguration([{ ...entry("lab", "a-secret-value"), orchestratorUrl: "ftp://x" }]));
+    const bad = await expectLeft(
+      service.planConfiguration([{ ...entry("lab", "a-secret-value"), orchestratorUrl: "ftp://x" }]),
+    );
     expect(bad).toMatchObject({ _tag: "InvalidInput", errors: [{ field: "connections.0.orchestratorUrl" }] });
     expect(JSON.stringify(bad)).not.toContain("a-secret-value");
   });
@@ -102,10 +127,11 @@ describe("configuration as code", () => {
   });
 
   it("plans against no store (a dry run creates none): every entry created, the file checked as ever", async () => {
-    expect((await expectRight(planForNoStore([entry("lab"), entry("edge", TEST_KEYS.customer)], { prune: true }))).steps.map((step) => `${step.action} ${step.alias}`)).toEqual([
-      "create lab",
-      "create edge",
-    ]);
+    expect(
+      (await expectRight(planForNoStore([entry("lab"), entry("edge", TEST_KEYS.customer)], { prune: true }))).steps.map(
+        (step) => `${step.action} ${step.alias}`,
+      ),
+    ).toEqual(["create lab", "create edge"]);
     expect(await expectLeft(planForNoStore([entry("lab"), entry("LAB")]))).toMatchObject({ _tag: "InvalidInput" });
   });
 
@@ -113,18 +139,30 @@ describe("configuration as code", () => {
   it("plans an entry without a key unchanged when stored at the same URL, its key not checked; otherwise says a key is needed", async () => {
     const { service } = createTestWorld();
     await service.applyPlan(await expectRight(service.planConfiguration([entry("lab"), entry("edge")])));
-    const keyless = (alias: string, orchestratorUrl = "https://vco.example.net/") => ({ alias, orchestratorUrl, keySource: `env:SDWAN_APIKEY_${alias.toUpperCase()}` });
+    const keyless = (alias: string, orchestratorUrl = "https://vco.example.net/") => ({
+      alias,
+      orchestratorUrl,
+      keySource: `env:SDWAN_APIKEY_${alias.toUpperCase()}`,
+    });
     const plan = await expectRight(service.planConfiguration([keyless("LAB"), entry("edge", TEST_KEYS.customer)]));
     expect(plan.steps).toEqual([
       { action: "unchanged", alias: "lab", fields: [], keySource: "env:SDWAN_APIKEY_LAB", keyChecked: false },
       { action: "update", alias: "edge", fields: ["apiKey"] },
     ]);
     expect(summary(await service.applyPlan(plan))).toEqual(["unchanged lab: unchanged", "update edge: applied"]);
-    expect(await expectLeft(service.planConfiguration([keyless("lab", "https://moved.example.net/"), keyless("new")]))).toEqual({
+    expect(
+      await expectLeft(service.planConfiguration([keyless("lab", "https://moved.example.net/"), keyless("new")])),
+    ).toEqual({
       _tag: "InvalidInput",
       errors: [
-        { field: "connections.0.apiKey", message: "env:SDWAN_APIKEY_LAB gives no key, and one is needed to create this connection or change its URL" },
-        { field: "connections.1.apiKey", message: "env:SDWAN_APIKEY_NEW gives no key, and one is needed to create this connection or change its URL" },
+        {
+          field: "connections.0.apiKey",
+          message: "env:SDWAN_APIKEY_LAB gives no key, and one is needed to create this connection or change its URL",
+        },
+        {
+          field: "connections.1.apiKey",
+          message: "env:SDWAN_APIKEY_NEW gives no key, and one is needed to create this connection or change its URL",
+        },
       ],
     });
   });

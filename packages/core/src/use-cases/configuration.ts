@@ -34,12 +34,20 @@ const decodeDesired = (raw: unknown): E.Either<DomainError, readonly Wanted[]> =
   const errors: FieldError[] = [];
   const desired: Wanted[] = [];
   for (const [index, entry] of raw.entries()) {
-    const record = typeof entry === "object" && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : undefined;
+    const record =
+      typeof entry === "object" && entry !== null && !Array.isArray(entry)
+        ? (entry as Record<string, unknown>)
+        : undefined;
     const { keySource, ...request } = record ?? {};
-    const decoded = record === undefined || "apiKey" in request ? decodeInput(AddConnectionRequest, "entry")(record === undefined ? entry : request) : decodeInput(KeylessEntry, "entry")(request);
-    if (keySource !== undefined && typeof keySource !== "string") errors.push({ field: `connections.${index}.keySource`, message: "must be a string" });
+    const decoded =
+      record === undefined || "apiKey" in request
+        ? decodeInput(AddConnectionRequest, "entry")(record === undefined ? entry : request)
+        : decodeInput(KeylessEntry, "entry")(request);
+    if (keySource !== undefined && typeof keySource !== "string")
+      errors.push({ field: `connections.${index}.keySource`, message: "must be a string" });
     else if (E.isRight(decoded)) desired.push({ connection: decoded.right, keySource, index });
-    if (E.isLeft(decoded) && decoded.left._tag === "InvalidInput") errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
+    if (E.isLeft(decoded) && decoded.left._tag === "InvalidInput")
+      errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
   }
   return errors.length === 0 ? E.right(desired) : E.left(invalidInput(errors));
 };
@@ -57,7 +65,12 @@ export type PlanStep =
   | ({ readonly action: "create"; readonly alias: Alias; readonly fields: readonly ChangeableField[] } & FromSource)
   | ({ readonly action: "update"; readonly alias: Alias; readonly fields: readonly ChangeableField[] } & FromSource)
   | { readonly action: "delete"; readonly alias: Alias; readonly fields: readonly [] }
-  | ({ readonly action: "unchanged"; readonly alias: Alias; readonly fields: readonly []; readonly keyChecked?: false } & FromSource);
+  | ({
+      readonly action: "unchanged";
+      readonly alias: Alias;
+      readonly fields: readonly [];
+      readonly keyChecked?: false;
+    } & FromSource);
 
 export interface Plan {
   readonly steps: readonly PlanStep[];
@@ -69,7 +82,12 @@ const refuseRepeats = (desired: readonly Wanted[]): E.Either<DomainError, readon
   const seen = new Set<string>();
   for (const [index, { connection }] of desired.entries()) {
     const key = aliasKey(connection.alias);
-    if (seen.has(key)) return E.left(invalidInput([{ field: `connections.${index}.alias`, message: "repeats an earlier alias (aliases match in any case)" }]));
+    if (seen.has(key))
+      return E.left(
+        invalidInput([
+          { field: `connections.${index}.alias`, message: "repeats an earlier alias (aliases match in any case)" },
+        ]),
+      );
     seen.add(key);
   }
   return E.right(desired);
@@ -88,13 +106,24 @@ const stepFor =
     const source = keySource === undefined ? {} : { keySource };
     if (!hasKey(connection)) {
       const needsKey = invalidInput([
-        { field: `connections.${index}.apiKey`, message: `${keySource ?? "its reference"} gives no key, and one is needed to create this connection or change its URL` },
+        {
+          field: `connections.${index}.apiKey`,
+          message: `${keySource ?? "its reference"} gives no key, and one is needed to create this connection or change its URL`,
+        },
       ]);
       return pipe(
         deps.repository.get(connection.alias),
         TE.orElse((error) => TE.left(error._tag === "NotFound" ? needsKey : error)),
         TE.flatMap((current) =>
-          current.orchestratorUrl === connection.orchestratorUrl ? TE.right<DomainError, PlanStep>({ action: "unchanged", alias: current.alias, fields: [], ...source, keyChecked: false }) : TE.left(needsKey),
+          current.orchestratorUrl === connection.orchestratorUrl
+            ? TE.right<DomainError, PlanStep>({
+                action: "unchanged",
+                alias: current.alias,
+                fields: [],
+                ...source,
+                keyChecked: false,
+              })
+            : TE.left(needsKey),
         ),
       );
     }
@@ -103,13 +132,27 @@ const stepFor =
       TE.map((current): PlanStep => {
         const fields = [
           ...(current.orchestratorUrl === connection.orchestratorUrl ? [] : (["orchestratorUrl"] as const)),
-          ...(deps.fingerprints.fingerprint(current.alias, current.apiKey) === deps.fingerprints.fingerprint(current.alias, connection.apiKey) ? [] : (["apiKey"] as const)),
-          ...(connection.apiKeyExpiresAt === undefined || sameTime(connection.apiKeyExpiresAt, current.apiKeyExpiresAt) ? [] : (["apiKeyExpiresAt"] as const)),
+          ...(deps.fingerprints.fingerprint(current.alias, current.apiKey) ===
+          deps.fingerprints.fingerprint(current.alias, connection.apiKey)
+            ? []
+            : (["apiKey"] as const)),
+          ...(connection.apiKeyExpiresAt === undefined || sameTime(connection.apiKeyExpiresAt, current.apiKeyExpiresAt)
+            ? []
+            : (["apiKeyExpiresAt"] as const)),
         ];
-        return fields.length === 0 ? { action: "unchanged", alias: current.alias, fields: [], ...source } : { action: "update", alias: current.alias, fields, ...source };
+        return fields.length === 0
+          ? { action: "unchanged", alias: current.alias, fields: [], ...source }
+          : { action: "update", alias: current.alias, fields, ...source };
       }),
       TE.orElse((error) =>
-        error._tag === "NotFound" ? TE.right<DomainError, PlanStep>({ action: "create", alias: connection.alias, fields: CHANGEABLE_FIELDS.filter((field) => connection[field] !== undefined), ...source }) : TE.left(error),
+        error._tag === "NotFound"
+          ? TE.right<DomainError, PlanStep>({
+              action: "create",
+              alias: connection.alias,
+              fields: CHANGEABLE_FIELDS.filter((field) => connection[field] !== undefined),
+              ...source,
+            })
+          : TE.left(error),
       ),
     );
   };
@@ -143,9 +186,18 @@ export const planConfiguration =
             if (errors.length > 0) return E.left(invalidInput(errors));
             const wanted = new Set(desired.map(({ connection }) => aliasKey(connection.alias)));
             if (options.prune === true) {
-              for (const summary of stored) if (!wanted.has(aliasKey(summary.alias))) steps.push({ action: "delete", alias: summary.alias, fields: [] });
+              for (const summary of stored)
+                if (!wanted.has(aliasKey(summary.alias)))
+                  steps.push({ action: "delete", alias: summary.alias, fields: [] });
             }
-            return E.right({ steps, desired: new Map(desired.flatMap(({ connection }) => (hasKey(connection) ? [[aliasKey(connection.alias), connection] as const] : []))) });
+            return E.right({
+              steps,
+              desired: new Map(
+                desired.flatMap(({ connection }) =>
+                  hasKey(connection) ? [[aliasKey(connection.alias), connection] as const] : [],
+                ),
+              ),
+            });
           }),
         ),
       ),
@@ -174,7 +226,11 @@ type Write = TE.TaskEither<DomainError, unknown>;
 // The request body the writes take (they decode it as any request's): the given fields, the key revealed for it.
 const bodyOf = (desired: DesiredConnection, fields: readonly ChangeableField[]): Record<string, string> =>
   Object.fromEntries(
-    fields.flatMap((field) => (desired[field] === undefined ? [] : [[field, (CONNECTION_FIELDS[field] as t.Encoder<unknown, string>).encode(desired[field])]])),
+    fields.flatMap((field) =>
+      desired[field] === undefined
+        ? []
+        : [[field, (CONNECTION_FIELDS[field] as t.Encoder<unknown, string>).encode(desired[field])]],
+    ),
   );
 
 export interface ApplyOptions {
@@ -223,10 +279,17 @@ export const applyPlan =
         else if (signal?.aborted === true) results[index] = { step, outcome: "skipped" };
         else {
           const done = await Promise.race([write(), stopped]);
-          results[index] = done === "stopped" ? { step, outcome: "interrupted" } : E.isRight(done) ? { step, outcome: "applied" } : { step, outcome: "failed", error: done.left };
+          results[index] =
+            done === "stopped"
+              ? { step, outcome: "interrupted" }
+              : E.isRight(done)
+                ? { step, outcome: "applied" }
+                : { step, outcome: "failed", error: done.left };
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, plan.steps.length)) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, plan.steps.length)) }, worker),
+    );
     return results;
   };

@@ -4,15 +4,23 @@ import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testi
 describe("deleteConnection", () => {
   it("removes the connection in any case", async () => {
     const { service } = createTestWorld();
-    await expectRight(service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }));
+    await expectRight(
+      service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }),
+    );
     await expectRight(service.deleteConnection("LAB"));
     expect(await expectRight(service.listConnections())).toEqual([]);
   });
 
   it("at an expected version only", async () => {
     const { service } = createTestWorld();
-    await expectRight(service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }));
-    expect(await expectLeft(service.deleteConnection("lab", { expectedVersions: [2] }))).toEqual({ _tag: "VersionMismatch", alias: "Lab", version: 1 });
+    await expectRight(
+      service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }),
+    );
+    expect(await expectLeft(service.deleteConnection("lab", { expectedVersions: [2] }))).toEqual({
+      _tag: "VersionMismatch",
+      alias: "Lab",
+      version: 1,
+    });
     await expectRight(service.deleteConnection("lab", { expectedVersions: [1] }));
     expect(await expectRight(service.listConnections())).toEqual([]);
   });
@@ -25,12 +33,21 @@ describe("deleteConnection", () => {
 
   it("removes the connection's health state: the alias added again starts unknown", async () => {
     const { service, orchestrator } = createTestWorld();
-    await expectRight(service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }));
+    await expectRight(
+      service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }),
+    );
     orchestrator.setAccount(TEST_KEYS.partner, undefined);
     await expectRight(service.validateConnection("lab"));
     expect((await expectRight(service.connectionsHealth()))[0]?.state).toBe("invalid");
     await expectRight(service.deleteConnection("LAB"));
-    await expectRight(service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
-    expect(await expectRight(service.connectionsHealth())).toEqual([{ alias: "lab", state: "unknown", since: null, checks: [] }]);
+    await expectRight(
+      service.addConnection(
+        { alias: "lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner },
+        { force: true },
+      ),
+    );
+    expect(await expectRight(service.connectionsHealth())).toEqual([
+      { alias: "lab", state: "unknown", since: null, checks: [] },
+    ]);
   });
 });

@@ -5,7 +5,12 @@ import { detailsAnswer } from "./describe-connection.js";
 describe("describeConnection", () => {
   it("shows what is stored, with the key's fingerprint, without asking the orchestrator", async () => {
     const { service, orchestrator } = createTestWorld();
-    await expectRight(service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }, { force: true }));
+    await expectRight(
+      service.addConnection(
+        { alias: "Lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner },
+        { force: true },
+      ),
+    );
     const details = await expectRight(service.describeConnection("lab"));
     expect(details).toEqual({
       alias: "Lab",

@@ -14,7 +14,10 @@ import type { KeyFingerprints } from "../ports/key-fingerprints.js";
  * orchestrator's token list told the key-expiry watch).
  */
 export type ConnectionDetails = ConnectionSummary &
-  Pick<StoredConnection, "version" | "apiKeySetAt"> & { readonly apiKeyFingerprint: string; readonly apiKeyExpiry: KeyExpiry | undefined };
+  Pick<StoredConnection, "version" | "apiKeySetAt"> & {
+    readonly apiKeyFingerprint: string;
+    readonly apiKeyExpiry: KeyExpiry | undefined;
+  };
 
 /** The expiry the orchestrator told of a connection's key, when the key-expiry watch asked it (`KeyExpiryWatch.learned`). */
 export type LearnedExpiry = (connection: StoredConnection) => KeyExpiry | undefined;
@@ -46,6 +49,14 @@ export const detailsAnswer = (details: ConnectionDetails) => ({
  * form, `If-Match`) or its key's fingerprint, not a verdict on the key.
  */
 export const describeConnection =
-  (deps: { readonly repository: ConnectionRepository; readonly fingerprints: KeyFingerprints; readonly learnedExpiry?: LearnedExpiry }) =>
+  (deps: {
+    readonly repository: ConnectionRepository;
+    readonly fingerprints: KeyFingerprints;
+    readonly learnedExpiry?: LearnedExpiry;
+  }) =>
   (rawAlias: string): TE.TaskEither<DomainError, ConnectionDetails> =>
-    pipe(TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)), TE.flatMap(deps.repository.get), TE.map(detailsOf(deps.fingerprints, deps.learnedExpiry)));
+    pipe(
+      TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
+      TE.flatMap(deps.repository.get),
+      TE.map(detailsOf(deps.fingerprints, deps.learnedExpiry)),
+    );

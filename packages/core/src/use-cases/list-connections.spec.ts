@@ -9,7 +9,9 @@ describe("listConnections", () => {
   it("lists alias and URL only, sorted by alias ignoring case", async () => {
     const { service } = createTestWorld();
     for (const alias of ["delta", "Bravo", "alpha", "Charlie"]) {
-      await expectRight(service.addConnection({ alias, orchestratorUrl: `https://${alias}.example.net`, apiKey: "k" }, { force: true }));
+      await expectRight(
+        service.addConnection({ alias, orchestratorUrl: `https://${alias}.example.net`, apiKey: "k" }, { force: true }),
+      );
     }
     const listed = await expectRight(service.listConnections());
     expect(listed.map((c) => c.alias)).toEqual(["alpha", "Bravo", "Charlie", "delta"]);
@@ -17,7 +19,10 @@ describe("listConnections", () => {
   });
 
   it("sorts a list a store hands back unchanged only once, and a new list again", async () => {
-    const summary = (alias: string): ConnectionSummary => ({ alias: alias as Alias, orchestratorUrl: "https://x.example.net" as OrchestratorUrl });
+    const summary = (alias: string): ConnectionSummary => ({
+      alias: alias as Alias,
+      orchestratorUrl: "https://x.example.net" as OrchestratorUrl,
+    });
     let stored = [summary("b"), summary("A")];
     const repository = { ...createInMemoryConnectionRepository(), list: () => TE.right(stored) };
     const list = listConnections({ repository });

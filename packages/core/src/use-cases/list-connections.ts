@@ -22,5 +22,6 @@ const sortByAliasIgnoringCase = (connections: readonly ConnectionSummary[]): rea
 
 /** Every connection's alias and URL, sorted by alias ignoring case. */
 export const listConnections =
-  (deps: { readonly repository: ConnectionRepository }) => (): TE.TaskEither<DomainError, readonly ConnectionSummary[]> =>
+  (deps: { readonly repository: ConnectionRepository }) =>
+  (): TE.TaskEither<DomainError, readonly ConnectionSummary[]> =>
     pipe(deps.repository.list(), TE.map(sortByAliasIgnoringCase));

@@ -16,9 +16,18 @@ const identifiedWorld = async (apiKey: string = TEST_KEYS.partner, force = false
   return world;
 };
 
-const setup = async (apiKey: string = TEST_KEYS.partner, ttlMs = 60_000, changes: ConnectionChanges = createInProcessConnectionChanges()) => {
+const setup = async (
+  apiKey: string = TEST_KEYS.partner,
+  ttlMs = 60_000,
+  changes: ConnectionChanges = createInProcessConnectionChanges(),
+) => {
   const world = createTestWorld({ customersCacheTtlMs: ttlMs, changes });
-  await expectRight(world.service.addConnection({ alias: "Partner", orchestratorUrl: "https://vco.example.net", apiKey }, { force: true }));
+  await expectRight(
+    world.service.addConnection(
+      { alias: "Partner", orchestratorUrl: "https://vco.example.net", apiKey },
+      { force: true },
+    ),
+  );
   return world;
 };
 
@@ -30,7 +39,10 @@ describe("listPartnerCustomers", () => {
 
   it("refuses a customer connection as NotAPartner", async () => {
     const { service } = await setup(TEST_KEYS.customer);
-    expect(await expectLeft(service.listPartnerCustomers("partner"))).toEqual({ _tag: "NotAPartner", alias: "Partner" });
+    expect(await expectLeft(service.listPartnerCustomers("partner"))).toEqual({
+      _tag: "NotAPartner",
+      alias: "Partner",
+    });
   });
 
   it("passes orchestrator failures through", async () => {
@@ -92,7 +104,9 @@ describe("listPartnerCustomers", () => {
     const { service, orchestrator } = await setup();
     const gate = orchestrator.pause();
     const inFlight = service.listPartnerCustomers("partner")();
-    await expectRight(service.updateConnection("partner", { orchestratorUrl: "https://moved.example.net" }, { force: true }));
+    await expectRight(
+      service.updateConnection("partner", { orchestratorUrl: "https://moved.example.net" }, { force: true }),
+    );
     gate.release();
     await inFlight;
     await expectRight(service.listPartnerCustomers("partner"));
@@ -105,7 +119,10 @@ describe("listPartnerCustomers", () => {
     const { service, repository, orchestrator } = await setup(TEST_KEYS.partner, 60_000, silent);
     await expectRight(service.listPartnerCustomers("partner"));
     await expectRight(repository.update("partner" as Alias, { apiKey: ApiKey.unsafeFrom(TEST_KEYS.customer) }));
-    expect(await expectLeft(service.listPartnerCustomers("partner"))).toEqual({ _tag: "NotAPartner", alias: "Partner" });
+    expect(await expectLeft(service.listPartnerCustomers("partner"))).toEqual({
+      _tag: "NotAPartner",
+      alias: "Partner",
+    });
     await expectRight(repository.update("partner" as Alias, { apiKey: ApiKey.unsafeFrom(TEST_KEYS.partner) }));
     await expectRight(service.listPartnerCustomers("partner"));
     await expectRight(service.listPartnerCustomers("partner"));
@@ -123,11 +140,21 @@ describe("listPartnerCustomers", () => {
       },
     };
     const { service, orchestrator } = await setup(TEST_KEYS.partner, 60_000, lossy);
-    await expectRight(service.addConnection({ alias: "Other", orchestratorUrl: "https://other.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    await expectRight(
+      service.addConnection(
+        { alias: "Other", orchestratorUrl: "https://other.example.net", apiKey: TEST_KEYS.partner },
+        { force: true },
+      ),
+    );
     await expectRight(service.listPartnerCustomers("partner"));
     await expectRight(service.listPartnerCustomers("other"));
     const gate = orchestrator.pause();
-    await expectRight(service.addConnection({ alias: "Third", orchestratorUrl: "https://third.example.net", apiKey: TEST_KEYS.partner }, { force: true }));
+    await expectRight(
+      service.addConnection(
+        { alias: "Third", orchestratorUrl: "https://third.example.net", apiKey: TEST_KEYS.partner },
+        { force: true },
+      ),
+    );
     const inFlight = service.listPartnerCustomers("third")();
     await new Promise((resolve) => setImmediate(resolve)); // its load has started
     listeners.forEach((listener) => listener(EVERY_CONNECTION));
@@ -166,7 +193,11 @@ describe("listPartnerCustomers", () => {
     it("forgets an identity whose listing is refused, and identifies the key again within the same request", async () => {
       const { service, orchestrator } = await identifiedWorld();
       const moved = [aCustomer({ id: 9, name: "MOVED" })];
-      orchestrator.setAccount(TEST_KEYS.partner, { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 99 }, customers: moved });
+      orchestrator.setAccount(TEST_KEYS.partner, {
+        apiKey: TEST_KEYS.partner,
+        identity: { kind: "partner", partnerId: 99 },
+        customers: moved,
+      });
       expect((await expectRight(service.listPartnerCustomers("lab"))).items).toEqual(moved);
       expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 2, listApiTokens: 0 });
       await expectRight(service.listPartnerCustomers("lab"));
@@ -182,7 +213,9 @@ describe("listPartnerCustomers", () => {
 
     it("is not carried to the same key at another orchestrator URL", async () => {
       const { service, orchestrator } = await identifiedWorld();
-      await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://other.example.net" }, { force: true }));
+      await expectRight(
+        service.updateConnection("lab", { orchestratorUrl: "https://other.example.net" }, { force: true }),
+      );
       await expectRight(service.listPartnerCustomers("lab"));
       expect(orchestrator.calls).toEqual({ identify: 2, listPartnerCustomers: 1, listApiTokens: 0 });
     });

@@ -27,7 +27,10 @@ export const listPartnerCustomers =
     readonly customersCache: CustomersCache;
   }) =>
   (rawAlias: string): TE.TaskEither<DomainError, CustomerList> => {
-    const identifyThenList = (connection: StoredConnection, deadline: Deadline): TE.TaskEither<DomainError, CustomerList> =>
+    const identifyThenList = (
+      connection: StoredConnection,
+      deadline: Deadline,
+    ): TE.TaskEither<DomainError, CustomerList> =>
       pipe(
         deps.orchestrator.identify(connection, deadline),
         TE.mapLeft((error): DomainError => error),

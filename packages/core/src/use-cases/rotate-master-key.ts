@@ -8,6 +8,5 @@ import type { ConnectionRepository, KeyRotationReport } from "../ports/connectio
  * retired. Changes no connection's alias, URL or key.
  */
 export const rotateMasterKey =
-  (deps: { readonly repository: ConnectionRepository }) =>
-  (): TaskEither<DomainError, KeyRotationReport> =>
+  (deps: { readonly repository: ConnectionRepository }) => (): TaskEither<DomainError, KeyRotationReport> =>
     deps.repository.resealKeys();

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createInMemoryOrchestrator, createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
+import {
+  createInMemoryOrchestrator,
+  createTestWorld,
+  expectLeft,
+  expectRight,
+  TEST_KEYS,
+} from "../../testing/index.js";
 import { createConnectionService } from "../services/connection-service.js";
 import type { Alias } from "../domain/codecs.js";
 import { createInMemoryStorage } from "../adapters/memory-storage.js";
@@ -9,7 +15,11 @@ import type { ConnectionChangeNotice } from "../ports/connection-changes.js";
 const setup = async () => {
   const world = createTestWorld();
   await expectRight(
-    world.service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner }),
+    world.service.addConnection({
+      alias: "Lab",
+      orchestratorUrl: "https://vco.example.net",
+      apiKey: TEST_KEYS.partner,
+    }),
   );
   world.orchestrator.calls.identify = 0;
   return world;
@@ -50,18 +60,26 @@ describe("updateConnection", () => {
 
   it("in a dry run, validates the connection as the change would make it, and stores nothing", async () => {
     const world = await setup();
-    expect(await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { dryRun: true }))).toBe("dry-run");
+    expect(
+      await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { dryRun: true })),
+    ).toBe("dry-run");
     expect(world.orchestrator.calls.identify).toBe(1);
     expect(await stored(world)).toMatchObject({ version: 1 });
     expect((await stored(world)).apiKey.reveal()).toBe(TEST_KEYS.partner);
-    const refused = await expectLeft(world.service.updateConnection("lab", { apiKey: TEST_KEYS.refused }, { dryRun: true }));
+    const refused = await expectLeft(
+      world.service.updateConnection("lab", { apiKey: TEST_KEYS.refused }, { dryRun: true }),
+    );
     expect(refused).toMatchObject({ _tag: "ValidationRefused" });
-    expect(await expectRight(world.service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }))).toBe("updated");
+    expect(
+      await expectRight(world.service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" })),
+    ).toBe("updated");
   });
 
   it("at an expected version only: another fails before the orchestrator is asked, and changes nothing", async () => {
     const world = await setup();
-    const error = await expectLeft(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [2] }));
+    const error = await expectLeft(
+      world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [2] }),
+    );
     expect(error).toEqual({ _tag: "VersionMismatch", alias: "Lab", version: 1 });
     expect(world.orchestrator.calls.identify).toBe(0);
     expect(await stored(world)).toMatchObject({ version: 1 });
@@ -75,16 +93,33 @@ describe("updateConnection", () => {
     changes.subscribe((notice) => void published.push(notice));
     const storage = { ...createInMemoryStorage(), changes };
     const { repository } = storage;
-    const orchestrator = createInMemoryOrchestrator([{ apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] }]);
+    const orchestrator = createInMemoryOrchestrator([
+      { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] },
+    ]);
     const service = createConnectionService({ storage, orchestrator });
-    await expectRight(service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }));
+    await expectRight(
+      service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }),
+    );
     const added = await expectRight(repository.get("lab" as Alias));
-    expect(await expectRight(service.updateConnection("LAB", { orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }))).toBe("unchanged");
-    expect(await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { expectedVersions: [added.version] }))).toBe("unchanged");
-    expect(await expectRight(repository.get("lab" as Alias))).toMatchObject({ version: added.version, apiKeySetAt: added.apiKeySetAt });
+    expect(
+      await expectRight(
+        service.updateConnection("LAB", { orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }),
+      ),
+    ).toBe("unchanged");
+    expect(
+      await expectRight(
+        service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { expectedVersions: [added.version] }),
+      ),
+    ).toBe("unchanged");
+    expect(await expectRight(repository.get("lab" as Alias))).toMatchObject({
+      version: added.version,
+      apiKeySetAt: added.apiKeySetAt,
+    });
     // An update drops the cached customers, whatever it changed (SPEC §4): announced, so every instance drops them.
     expect(published).toEqual(["lab", "lab"]);
-    expect(await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }))).toBe("updated");
+    expect(await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }))).toBe(
+      "updated",
+    );
     expect(published).toEqual(["lab", "lab", "lab"]);
     expect((await expectRight(repository.get("lab" as Alias))).version).toBeGreaterThan(added.version);
   });
@@ -95,19 +130,26 @@ describe("updateConnection", () => {
     await expectRight(world.service.listPartnerCustomers("lab"));
     await expectRight(world.service.listPartnerCustomers("lab"));
     expect(world.orchestrator.calls.listPartnerCustomers).toBe(1);
-    expect(await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { force: true }))).toBe("unchanged");
+    expect(
+      await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { force: true })),
+    ).toBe("unchanged");
     await expectRight(world.service.listPartnerCustomers("lab"));
     expect(world.orchestrator.calls.listPartnerCustomers).toBe(2);
   });
 
   it("answers NotFound for an unknown alias", async () => {
     const world = await setup();
-    expect(await expectLeft(world.service.updateConnection("ghost", { apiKey: "k" }))).toEqual({ _tag: "NotFound", alias: "ghost" });
+    expect(await expectLeft(world.service.updateConnection("ghost", { apiKey: "k" }))).toEqual({
+      _tag: "NotFound",
+      alias: "ghost",
+    });
   });
 
   it("tolerates the path's alias in the body, in any case", async () => {
     const world = await setup();
-    await expectRight(world.service.updateConnection("lab", { alias: "LAB", orchestratorUrl: "https://x.example.net" }));
+    await expectRight(
+      world.service.updateConnection("lab", { alias: "LAB", orchestratorUrl: "https://x.example.net" }),
+    );
   });
 
   it("refuses another alias in the body", async () => {
@@ -121,7 +163,9 @@ describe("updateConnection", () => {
   it("refuses an empty change, unknown fields and a bad path alias", async () => {
     const world = await setup();
     expect((await expectLeft(world.service.updateConnection("lab", {})))._tag).toBe("InvalidInput");
-    expect((await expectLeft(world.service.updateConnection("lab", { apiKey: "k", url: "x" })))._tag).toBe("InvalidInput");
+    expect((await expectLeft(world.service.updateConnection("lab", { apiKey: "k", url: "x" })))._tag).toBe(
+      "InvalidInput",
+    );
     expect(await expectLeft(world.service.updateConnection("bad alias", { apiKey: "k" }))).toMatchObject({
       _tag: "InvalidInput",
       errors: [{ field: "alias" }],

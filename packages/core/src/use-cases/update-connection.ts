@@ -53,13 +53,23 @@ export const updateConnection =
     readonly orchestrator: Orchestrator;
     readonly changes: ConnectionChanges;
   }) =>
-  (rawAlias: string, body: unknown, options: UpdateConnectionOptions = {}): TE.TaskEither<DomainError, UpdateConnectionOutcome> =>
+  (
+    rawAlias: string,
+    body: unknown,
+    options: UpdateConnectionOptions = {},
+  ): TE.TaskEither<DomainError, UpdateConnectionOutcome> =>
     pipe(
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap((alias) =>
         pipe(
           TE.fromEither(decodeChange(alias, body)),
-          TE.tap((change) => TE.fromEither(change.orchestratorUrl === undefined ? E.right(undefined) : requireAdmitted(deps.orchestrator, change.orchestratorUrl))),
+          TE.tap((change) =>
+            TE.fromEither(
+              change.orchestratorUrl === undefined
+                ? E.right(undefined)
+                : requireAdmitted(deps.orchestrator, change.orchestratorUrl),
+            ),
+          ),
           TE.flatMap((change) =>
             pipe(
               deps.repository.get(alias),
@@ -68,7 +78,9 @@ export const updateConnection =
                 (current) => options.expectedVersions?.includes(current.version) ?? true,
                 (current) => versionMismatch(current.alias, current.version),
               ),
-              TE.tap((current) => requireAccepted(deps.orchestrator, alias, options.force === true)({ ...current, ...change })),
+              TE.tap((current) =>
+                requireAccepted(deps.orchestrator, alias, options.force === true)({ ...current, ...change }),
+              ),
               TE.map((current) => ({ change, readVersion: current.version })),
             ),
           ),
@@ -79,7 +91,9 @@ export const updateConnection =
                   deps.repository.update(alias, change, options.expectedVersions),
                   TE.tap((updated) => TE.fromTask(() => deps.changes.publish(updated.alias))),
                   // The version read is still the stored one: the change changed nothing.
-                  TE.map((updated): UpdateConnectionOutcome => (updated.version === readVersion ? "unchanged" : "updated")),
+                  TE.map((updated): UpdateConnectionOutcome =>
+                    updated.version === readVersion ? "unchanged" : "updated",
+                  ),
                 ),
           ),
         ),

@@ -4,7 +4,9 @@ import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testi
 
 const setup = async (apiKey: string) => {
   const world = createTestWorld();
-  await expectRight(world.service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net/", apiKey }, { force: true }));
+  await expectRight(
+    world.service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net/", apiKey }, { force: true }),
+  );
   return world;
 };
 
@@ -29,13 +31,19 @@ describe("validateConnection", () => {
 
   it("reports a refused key as invalid, saying why", async () => {
     const { service } = await setup(TEST_KEYS.refused);
-    expect(await expectRight(service.validateConnection("lab"))).toMatchObject({ valid: false, reason: expect.any(String) });
+    expect(await expectRight(service.validateConnection("lab"))).toMatchObject({
+      valid: false,
+      reason: expect.any(String),
+    });
   });
 
   it("reports an orchestrator that times out as invalid, not as a failure", async () => {
     const { service, orchestrator } = await setup(TEST_KEYS.partner);
     orchestrator.failWith(TEST_KEYS.partner, orchestratorTimedOut("no answer within 10000 ms"));
-    expect(await expectRight(service.validateConnection("lab"))).toMatchObject({ valid: false, reason: "no answer within 10000 ms" });
+    expect(await expectRight(service.validateConnection("lab"))).toMatchObject({
+      valid: false,
+      reason: "no answer within 10000 ms",
+    });
   });
 
   it("asks the orchestrator every time, so a revoked key shows at once", async () => {
@@ -53,11 +61,17 @@ describe("validateConnection", () => {
 
   it("records each outcome, its time and its reason as the connection's last known health", async () => {
     const { service, orchestrator } = await setup(TEST_KEYS.partner);
-    expect(await expectRight(service.connectionsHealth())).toEqual([{ alias: "Lab", state: "unknown", since: null, checks: [] }]);
+    expect(await expectRight(service.connectionsHealth())).toEqual([
+      { alias: "Lab", state: "unknown", since: null, checks: [] },
+    ]);
     const before = Date.now();
     await expectRight(service.validateConnection("LAB"));
     const [valid] = await expectRight(service.connectionsHealth());
-    expect(valid).toMatchObject({ alias: "Lab", state: "valid", checks: [{ outcome: "valid", reason: null, latencyMs: expect.any(Number) }] });
+    expect(valid).toMatchObject({
+      alias: "Lab",
+      state: "valid",
+      checks: [{ outcome: "valid", reason: null, latencyMs: expect.any(Number) }],
+    });
     expect(valid?.since?.getTime()).toBeGreaterThanOrEqual(before);
     expect(valid?.checks[0]?.at).toEqual(valid?.since);
 
@@ -80,9 +94,16 @@ describe("validateConnection", () => {
     const validating = service.validateConnection("lab")();
     await new Promise((resolve) => setImmediate(resolve)); // the orchestrator is being asked
     await expectRight(service.deleteConnection("lab"));
-    await expectRight(service.addConnection({ alias: "Lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.refused }, { force: true }));
+    await expectRight(
+      service.addConnection(
+        { alias: "Lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.refused },
+        { force: true },
+      ),
+    );
     gate.release();
     await validating;
-    expect(await expectRight(service.connectionsHealth())).toEqual([{ alias: "Lab", state: "unknown", since: null, checks: [] }]);
+    expect(await expectRight(service.connectionsHealth())).toEqual([
+      { alias: "Lab", state: "unknown", since: null, checks: [] },
+    ]);
   });
 });

@@ -18,7 +18,10 @@ import { detailsAnswer, detailsOf, type ConnectionDetails, type LearnedExpiry } 
  * (the CLI's exit code); the stored version, key date and key fingerprint.
  */
 export type ValidationResult = ConnectionDetails &
-  ({ readonly valid: true; readonly type: ConnectionKind } | { readonly valid: false; readonly reason: string; readonly failure: OrchestratorError["_tag"] });
+  (
+    | { readonly valid: true; readonly type: ConnectionKind }
+    | { readonly valid: false; readonly reason: string; readonly failure: OrchestratorError["_tag"] }
+  );
 
 /**
  * A validation as the interface answers it (docs/interface.md §2): alias, URL and `valid`; verbose adds the
@@ -55,11 +58,10 @@ export const validateConnection =
         return pipe(
           identifyAsCheck(deps.orchestrator, connection),
           T.tap(({ check }) => deps.recordHealth(connection, check)),
-          T.map(
-            ({ identity }): ValidationResult =>
-              identity._tag === "Right"
-                ? { ...summary, valid: true, type: identity.right.kind }
-                : { ...summary, valid: false, reason: identity.left.reason, failure: identity.left._tag },
+          T.map(({ identity }): ValidationResult =>
+            identity._tag === "Right"
+              ? { ...summary, valid: true, type: identity.right.kind }
+              : { ...summary, valid: false, reason: identity.left.reason, failure: identity.left._tag },
           ),
           TE.fromTask,
         );

@@ -27,7 +27,13 @@ interface Endpoint {
   served: number;
 }
 
-export const startBalancer = async ({ readinessPath, pollMs }: { readonly readinessPath: string; readonly pollMs: number }): Promise<Balancer> => {
+export const startBalancer = async ({
+  readinessPath,
+  pollMs,
+}: {
+  readonly readinessPath: string;
+  readonly pollMs: number;
+}): Promise<Balancer> => {
   const endpoints = new Map<string, Endpoint>();
   let next = 0;
   const poll = async (): Promise<void> => {

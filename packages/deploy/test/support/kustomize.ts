@@ -29,7 +29,8 @@ const KNOWN_FIELDS = new Set(["apiVersion", "kind", "resources", "patches"]);
 type Operation = { readonly op: "add" | "replace" | "remove"; readonly path: string; readonly value?: unknown };
 type Patch = { readonly path: string; readonly target: { readonly kind: string; readonly name: string } };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Every document of a YAML file (empty documents skipped); a syntax error throws with the file's name. */
 export const readYamlDocuments = (file: string): unknown[] =>
@@ -44,7 +45,8 @@ const asManifest = (value: unknown, file: string): Manifest => {
     throw new Error(`${file}: a document without apiVersion and kind`);
   }
   const metadata = value["metadata"];
-  if (!isRecord(metadata) || typeof metadata["name"] !== "string") throw new Error(`${file}: a ${value["kind"]} without metadata.name`);
+  if (!isRecord(metadata) || typeof metadata["name"] !== "string")
+    throw new Error(`${file}: a ${value["kind"]} without metadata.name`);
   return value as Manifest;
 };
 
@@ -67,7 +69,8 @@ const applyOperation = (document: unknown, operation: Operation, where: string):
   }
   if (Array.isArray(parent)) {
     const index = last === "-" ? parent.length : Number(last);
-    if (!Number.isInteger(index) || index < 0 || index > parent.length) throw new Error(`${where}: ${operation.path} is out of range`);
+    if (!Number.isInteger(index) || index < 0 || index > parent.length)
+      throw new Error(`${where}: ${operation.path} is out of range`);
     if (operation.op !== "add" && index >= parent.length) throw new Error(`${where}: ${operation.path} does not exist`);
     if (operation.op === "add") parent.splice(index, 0, operation.value);
     else if (operation.op === "replace") parent[index] = operation.value;
@@ -85,7 +88,11 @@ const readOperations = (file: string): Operation[] => {
   const [operations] = readYamlDocuments(file);
   if (!Array.isArray(operations)) throw new Error(`${file}: a patch must be a list of JSON 6902 operations`);
   for (const operation of operations) {
-    if (!isRecord(operation) || !["add", "replace", "remove"].includes(String(operation["op"])) || typeof operation["path"] !== "string") {
+    if (
+      !isRecord(operation) ||
+      !["add", "replace", "remove"].includes(String(operation["op"])) ||
+      typeof operation["path"] !== "string"
+    ) {
       throw new Error(`${file}: only add, replace and remove operations with a path are supported`);
     }
   }
@@ -102,13 +109,20 @@ export const render = (directory: string): Manifest[] => {
   const resources = (kustomization["resources"] ?? []) as string[];
   const objects = resources.flatMap((resource) => {
     const path = resolve(directory, resource);
-    return statSync(path).isDirectory() ? render(path) : readYamlDocuments(path).map((value) => asManifest(value, path));
+    return statSync(path).isDirectory()
+      ? render(path)
+      : readYamlDocuments(path).map((value) => asManifest(value, path));
   });
   const rendered = structuredClone(objects);
   for (const patch of (kustomization["patches"] ?? []) as Patch[]) {
     const where = join(directory, patch.path);
-    const targets = rendered.filter((object) => object.kind === patch.target.kind && object.metadata.name === patch.target.name);
-    if (targets.length !== 1) throw new Error(`${where}: its target ${patch.target.kind}/${patch.target.name} matches ${targets.length} objects`);
+    const targets = rendered.filter(
+      (object) => object.kind === patch.target.kind && object.metadata.name === patch.target.name,
+    );
+    if (targets.length !== 1)
+      throw new Error(
+        `${where}: its target ${patch.target.kind}/${patch.target.name} matches ${targets.length} objects`,
+      );
     for (const operation of readOperations(where)) applyOperation(targets[0], operation, where);
   }
   return rendered;

@@ -5,7 +5,8 @@ import { freePort } from "@sdwan-connections/e2e/support/containers";
 import type { ContainerRun } from "./pod.js";
 
 const run = promisify(execFile);
-const docker = async (...args: string[]): Promise<string> => (await run("docker", args, { maxBuffer: 16 * 1024 * 1024 })).stdout.trim();
+const docker = async (...args: string[]): Promise<string> =>
+  (await run("docker", args, { maxBuffer: 16 * 1024 * 1024 })).stdout.trim();
 
 /**
  * One pod of a manifest, played by `docker run` on the host network: the
@@ -35,7 +36,11 @@ const execIn = (name: string, command: readonly string[], input?: Buffer): Promi
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
     child.once("error", reject);
-    child.once("close", (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${command.join(" ")} exited ${code}: ${err.trim()}`))));
+    child.once("close", (code) =>
+      code === 0
+        ? resolve(Buffer.concat(out))
+        : reject(new Error(`${command.join(" ")} exited ${code}: ${err.trim()}`)),
+    );
     child.stdin.end(input);
   });
 
@@ -65,7 +70,9 @@ export const startPodContainer = async (image: string, pod: ContainerRun, label:
     String(pod.memoryLimitBytes),
     "--memory-swap",
     String(pod.memoryLimitBytes),
-    ...(pod.readOnlyRootFilesystem ? ["--read-only", "--tmpfs", `/data:ro,mode=0700,uid=${pod.user.replace(":", ",gid=")}`] : []),
+    ...(pod.readOnlyRootFilesystem
+      ? ["--read-only", "--tmpfs", `/data:ro,mode=0700,uid=${pod.user.replace(":", ",gid=")}`]
+      : []),
     ...pod.writablePaths.flatMap((path) => ["--tmpfs", `${path}:rw,${FS_GROUP_VOLUME}${gid}`]),
     ...Object.entries(environment).flatMap(([key, value]) => ["--env", `${key}=${value}`]),
     image,
@@ -77,7 +84,10 @@ export const startPodContainer = async (image: string, pod: ContainerRun, label:
     terminate: async () => {
       await new Promise((done) => setTimeout(done, pod.preStopSeconds * 1000));
       await docker("kill", "--signal", "SIGTERM", name);
-      const grace = setTimeout(() => void docker("kill", name).catch(() => undefined), (pod.terminationGracePeriodSeconds - pod.preStopSeconds) * 1000);
+      const grace = setTimeout(
+        () => void docker("kill", name).catch(() => undefined),
+        (pod.terminationGracePeriodSeconds - pod.preStopSeconds) * 1000,
+      );
       try {
         return Number(await docker("wait", name));
       } finally {
@@ -90,7 +100,13 @@ export const startPodContainer = async (image: string, pod: ContainerRun, label:
     },
     exec: (command, input) => execIn(name, command, input),
     memoryPeak: async () =>
-      Number(await execIn(name, ["sh", "-c", "cat /sys/fs/cgroup/memory.peak 2>/dev/null || cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes"])),
+      Number(
+        await execIn(name, [
+          "sh",
+          "-c",
+          "cat /sys/fs/cgroup/memory.peak 2>/dev/null || cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes",
+        ]),
+      ),
     remove: async () => {
       await docker("rm", "--force", name).catch(() => undefined);
     },
@@ -108,7 +124,9 @@ export const waitUntilAnswers = async (pod: PodContainer, path: string, timeoutM
     if (status === 200) return;
     if (Date.now() > deadline) {
       const logs = await pod.logs().catch(() => "(no logs)");
-      throw new Error(`${pod.name}: ${path} answered ${status || "nothing"} after ${timeoutMs} ms\n${logs.trimEnd().split("\n").slice(-20).join("\n")}`);
+      throw new Error(
+        `${pod.name}: ${path} answered ${status || "nothing"} after ${timeoutMs} ms\n${logs.trimEnd().split("\n").slice(-20).join("\n")}`,
+      );
     }
     await new Promise((done) => setTimeout(done, 200));
   }

@@ -46,7 +46,8 @@ export const resolveEnvironment = (objects: readonly Manifest[], secrets: Secret
       (configKey !== undefined ? configMap(configKey.name ?? "")[configKey.key] : undefined) ??
       (secretKey !== undefined ? secrets[`${secretKey.name}/${secretKey.key}`] : undefined);
     if (value !== undefined) environment[variable.name] = value;
-    else if (configKey?.optional !== true && secretKey?.optional !== true) throw new Error(`${variable.name}: its value is missing`);
+    else if (configKey?.optional !== true && secretKey?.optional !== true)
+      throw new Error(`${variable.name}: its value is missing`);
   }
   return environment;
 };
@@ -85,7 +86,9 @@ export const containerRun = (objects: readonly Manifest[], secrets: Secrets): Co
     environment: resolveEnvironment(objects, secrets),
     user: `${uid}:${gid}`,
     readOnlyRootFilesystem: container.securityContext?.readOnlyRootFilesystem === true,
-    writablePaths: (container.volumeMounts ?? []).filter((mount) => mount.readOnly !== true).map((mount) => mount.mountPath),
+    writablePaths: (container.volumeMounts ?? [])
+      .filter((mount) => mount.readOnly !== true)
+      .map((mount) => mount.mountPath),
     memoryLimitBytes: bytesOf(memory),
     preStopSeconds: container.lifecycle?.preStop?.sleep?.seconds ?? 0,
     terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds ?? 30,

@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, type WaitStrategy } from "testcontainers";
+import {
+  GenericContainer,
+  getContainerRuntimeClient,
+  type StartedTestContainer,
+  type WaitStrategy,
+} from "testcontainers";
 import { freePort } from "@sdwan-connections/storage-postgres/testing";
 import { SERVICE_IMAGE } from "./image.js";
 
@@ -9,7 +14,8 @@ import { SERVICE_IMAGE } from "./image.js";
  * so the same code runs on that daemon and on a laptop's Docker.
  */
 
-const SETUP_HINT = "run `.ci/containers.sh up && set -a && . .ci/containers.env && set +a` first, or use a machine with Docker";
+const SETUP_HINT =
+  "run `.ci/containers.sh up && set -a && . .ci/containers.env && set +a` first, or use a machine with Docker";
 
 /** Fails with one line when no container runtime answers (these tests never skip). */
 export const assertContainerRuntime = async (): Promise<void> => {
@@ -40,7 +46,12 @@ const demux = (raw: Buffer): string => {
 };
 
 export const containerLogs = async (container: DockerodeContainer, tail?: number): Promise<string> => {
-  const raw = (await container.logs({ stdout: true, stderr: true, follow: false, ...(tail === undefined ? {} : { tail }) })) as unknown;
+  const raw = (await container.logs({
+    stdout: true,
+    stderr: true,
+    follow: false,
+    ...(tail === undefined ? {} : { tail }),
+  })) as unknown;
   return Buffer.isBuffer(raw) ? demux(raw) : String(raw);
 };
 
@@ -82,7 +93,10 @@ class ServiceReady implements WaitStrategy {
         () => 0,
       );
       if (status === 200) return;
-      if (Date.now() > deadline) throw new Error(`service not ready after ${this.startupTimeoutMs} ms (${this.url} answered ${status || "nothing"})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `service not ready after ${this.startupTimeoutMs} ms (${this.url} answered ${status || "nothing"})`,
+        );
       await new Promise((done) => setTimeout(done, 200));
     }
   }
@@ -118,7 +132,8 @@ export const startService = async (options: ServiceOptions): Promise<StartedServ
     .withLabels({ "sdwan.test": "e2e" })
     .withWaitStrategy(new ServiceReady(`${origin}/readyz`))
     .withStartupTimeout(60_000);
-  if (options.dataDir !== undefined) builder = builder.withBindMounts([{ source: options.dataDir, target: "/data", mode: "rw" }]);
+  if (options.dataDir !== undefined)
+    builder = builder.withBindMounts([{ source: options.dataDir, target: "/data", mode: "rw" }]);
   if (options.user !== undefined) builder = builder.withUser(options.user);
   if (options.name !== undefined) builder = builder.withName(`${options.name}-${randomBytes(4).toString("hex")}`);
   const container = await builder.start();

@@ -7,7 +7,10 @@ export const CUSTOMER_KEY = "sample-customer-key-1-1";
 /** Enterprises of partner 1 in fixtures/sample.json. */
 export const PARTNER_1_CUSTOMERS = 180;
 
-export const anAdmin = (): Credentials => ({ user: "e2e-admin", password: `e2e-pw-${randomBytes(12).toString("base64url")}` });
+export const anAdmin = (): Credentials => ({
+  user: "e2e-admin",
+  password: `e2e-pw-${randomBytes(12).toString("base64url")}`,
+});
 export const aMasterKey = (): string => randomBytes(32).toString("base64");
 
 /**

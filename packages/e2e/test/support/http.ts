@@ -22,7 +22,8 @@ export const call = async (
 ): Promise<Reply> => {
   const headers: Record<string, string> = {};
   if (options.credentials !== undefined) {
-    headers["authorization"] = `Basic ${Buffer.from(`${options.credentials.user}:${options.credentials.password}`).toString("base64")}`;
+    headers["authorization"] =
+      `Basic ${Buffer.from(`${options.credentials.user}:${options.credentials.password}`).toString("base64")}`;
   }
   if (options.body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(`${origin}${path}`, {

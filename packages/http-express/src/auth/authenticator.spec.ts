@@ -11,7 +11,9 @@ const header = (name: string, password: string) => `Basic ${Buffer.from(`${name}
 describe("parseBasic", () => {
   it("splits at the first colon and refuses other schemes", () => {
     expect(parseBasic(header("ann", "a:b"))).toEqual(O.some({ name: "ann", password: "a:b" }));
-    expect(parseBasic("basic " + Buffer.from("ann:x").toString("base64"))).toEqual(O.some({ name: "ann", password: "x" }));
+    expect(parseBasic("basic " + Buffer.from("ann:x").toString("base64"))).toEqual(
+      O.some({ name: "ann", password: "x" }),
+    );
     expect(parseBasic("Bearer abc")).toEqual(O.none);
     expect(parseBasic(`Basic ${Buffer.from("no-colon").toString("base64")}`)).toEqual(O.none);
     expect(parseBasic(undefined)).toEqual(O.none);

@@ -42,7 +42,9 @@ const dummyHashFor = (users: Users): string => {
 /** The name and password of a `Basic` header (parsed by jshttp's basic-auth); none when it is not one or names nobody. */
 export const parseBasic = (header: string | undefined): O.Option<{ name: string; password: string }> => {
   const credentials = header === undefined ? undefined : parse(header);
-  return credentials === undefined || credentials.name === "" ? O.none : O.some({ name: credentials.name, password: credentials.pass });
+  return credentials === undefined || credentials.name === ""
+    ? O.none
+    : O.some({ name: credentials.name, password: credentials.pass });
 };
 
 /**

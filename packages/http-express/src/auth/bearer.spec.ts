@@ -2,7 +2,12 @@ import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import { claimAt, parseBearer, userOfClaims } from "./bearer.js";
 
-const mapping = { usernameClaim: "preferred_username", groupsClaim: "groups", adminGroups: ["ops"], viewerGroups: ["noc", "support"] };
+const mapping = {
+  usernameClaim: "preferred_username",
+  groupsClaim: "groups",
+  adminGroups: ["ops"],
+  viewerGroups: ["noc", "support"],
+};
 
 describe("parseBearer", () => {
   it("takes the token of a Bearer header (any case of the scheme), nothing else", () => {
@@ -26,15 +31,23 @@ describe("claimAt", () => {
 
 describe("userOfClaims", () => {
   it("names the principal oidc:NAME from the username claim, else sub", () => {
-    expect(userOfClaims({ sub: "1234", preferred_username: "ann", groups: ["ops"] }, mapping)).toEqual(E.right({ name: "oidc:ann", role: "admin" }));
-    expect(userOfClaims({ sub: "1234", preferred_username: "" }, mapping)).toEqual(E.right({ name: "oidc:1234", role: undefined }));
-    expect(userOfClaims({ preferred_username: 7 }, mapping)).toEqual(E.left("it names no user (neither preferred_username nor sub)"));
+    expect(userOfClaims({ sub: "1234", preferred_username: "ann", groups: ["ops"] }, mapping)).toEqual(
+      E.right({ name: "oidc:ann", role: "admin" }),
+    );
+    expect(userOfClaims({ sub: "1234", preferred_username: "" }, mapping)).toEqual(
+      E.right({ name: "oidc:1234", role: undefined }),
+    );
+    expect(userOfClaims({ preferred_username: 7 }, mapping)).toEqual(
+      E.left("it names no user (neither preferred_username nor sub)"),
+    );
   });
 
   it("gives admin for an admin group, else viewer for a viewer group, else no role; a single group may be a string", () => {
     expect(userOfClaims({ sub: "u", groups: ["support", "ops"] }, mapping)).toMatchObject(E.right({ role: "admin" }));
     expect(userOfClaims({ sub: "u", groups: "noc" }, mapping)).toMatchObject(E.right({ role: "viewer" }));
     expect(userOfClaims({ sub: "u", groups: ["OPS", 3] }, mapping)).toMatchObject(E.right({ role: undefined }));
-    expect(userOfClaims({ sub: "u", realm_access: { roles: ["ops"] } }, { ...mapping, groupsClaim: "realm_access.roles" })).toMatchObject(E.right({ role: "admin" }));
+    expect(
+      userOfClaims({ sub: "u", realm_access: { roles: ["ops"] } }, { ...mapping, groupsClaim: "realm_access.roles" }),
+    ).toMatchObject(E.right({ role: "admin" }));
   });
 });

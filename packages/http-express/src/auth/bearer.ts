@@ -19,7 +19,9 @@ import type { AuthenticatedUser } from "./authenticator.js";
 import { sha256 } from "./users.js";
 
 /** Why a bearer token is not admitted: the token itself (401), or the provider whose keys would check it (503). */
-export type BearerRefusal = { readonly _tag: "InvalidToken"; readonly reason: string } | { readonly _tag: "ProviderUnavailable"; readonly retryAfterSeconds: number };
+export type BearerRefusal =
+  | { readonly _tag: "InvalidToken"; readonly reason: string }
+  | { readonly _tag: "ProviderUnavailable"; readonly retryAfterSeconds: number };
 
 export interface BearerAuthenticator {
   /** The user a recently verified token proves, without waiting; undefined when it must be checked. */
@@ -36,7 +38,19 @@ export interface BearerOptions {
 }
 
 /** Signatures by a key pair only: never `none`, never a shared secret (HS*), which the public JWKS would hand to anyone. */
-const ASYMMETRIC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
+const ASYMMETRIC_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
 const CLOCK_TOLERANCE_S = 30;
 const FETCH_TIMEOUT_MS = 5_000;
 /** After the provider failed to answer, tokens that need its keys are answered 503 this long without asking it again. */
@@ -48,25 +62,46 @@ const VERIFIED_TTL_MS = 60_000;
 const MAX_VERIFIED = 10_000;
 
 /** The token of an `Authorization: Bearer` header (RFC 6750 §2.1), or undefined. */
-export const parseBearer = (header: string | undefined): string | undefined => /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header ?? "")?.[1];
+export const parseBearer = (header: string | undefined): string | undefined =>
+  /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header ?? "")?.[1];
 
 const Discovery = t.type({ issuer: t.string, jwks_uri: t.string });
 
 /** A claim by its name, or else by a dotted path into nested claims (`realm_access.roles`); a name with dots (a URL) is read as it is first. */
 export const claimAt = (claims: JWTPayload, path: string): unknown =>
-  path in claims ? claims[path] : path.split(".").reduce<unknown>((value, key) => (typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined), claims);
+  path in claims
+    ? claims[path]
+    : path
+        .split(".")
+        .reduce<unknown>(
+          (value, key) =>
+            typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined,
+          claims,
+        );
 
 /**
  * The user a verified token's claims name: `oidc:NAME` (the username claim, else `sub`), admin when one of its
  * groups is an admin group, else viewer when one is a viewer group, else no role (it reads nothing until grants exist).
  */
-export const userOfClaims = (claims: JWTPayload, oidc: Pick<OidcConfig, "usernameClaim" | "groupsClaim" | "adminGroups" | "viewerGroups">): E.Either<string, AuthenticatedUser> => {
+export const userOfClaims = (
+  claims: JWTPayload,
+  oidc: Pick<OidcConfig, "usernameClaim" | "groupsClaim" | "adminGroups" | "viewerGroups">,
+): E.Either<string, AuthenticatedUser> => {
   const named = claimAt(claims, oidc.usernameClaim);
   const name = typeof named === "string" && named !== "" ? named : claims.sub;
   if (name === undefined || name === "") return E.left(`it names no user (neither ${oidc.usernameClaim} nor sub)`);
   const listed = claimAt(claims, oidc.groupsClaim);
-  const groups = typeof listed === "string" ? [listed] : Array.isArray(listed) ? listed.filter((group): group is string => typeof group === "string") : [];
-  const role = groups.some((group) => oidc.adminGroups.includes(group)) ? "admin" : groups.some((group) => oidc.viewerGroups.includes(group)) ? "viewer" : undefined;
+  const groups =
+    typeof listed === "string"
+      ? [listed]
+      : Array.isArray(listed)
+        ? listed.filter((group): group is string => typeof group === "string")
+        : [];
+  const role = groups.some((group) => oidc.adminGroups.includes(group))
+    ? "admin"
+    : groups.some((group) => oidc.viewerGroups.includes(group))
+      ? "viewer"
+      : undefined;
   return E.right({ name: `oidc:${name}`, role });
 };
 
@@ -80,13 +115,20 @@ const reasonOf = (error: unknown): string => {
     return error.reason === "missing" ? `it has no ${error.claim} claim` : `its ${error.claim} claim is not valid`;
   }
   if (error instanceof errors.JWSSignatureVerificationFailed) return "its signature does not verify";
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return "its signature is by no key the provider publishes";
-  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return "its algorithm is not allowed (asymmetric only: never none or HS*)";
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
+    return "its signature is by no key the provider publishes";
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported)
+    return "its algorithm is not allowed (asymmetric only: never none or HS*)";
   return "it is not a well-formed JWT";
 };
 
 /** Failures of the key set that are about the token, not the provider. */
-const TOKEN_FAULTS = new Set([errors.JWKSNoMatchingKey.code, errors.JWKSMultipleMatchingKeys.code, errors.JOSENotSupported.code, errors.JOSEAlgNotAllowed.code]);
+const TOKEN_FAULTS = new Set([
+  errors.JWKSNoMatchingKey.code,
+  errors.JWKSMultipleMatchingKeys.code,
+  errors.JOSENotSupported.code,
+  errors.JOSEAlgNotAllowed.code,
+]);
 
 /** The provider's keys cannot be had now: thrown through jose's key lookup to tell a 503 from a 401. */
 class ProviderUnreachable extends Error {}
@@ -103,14 +145,20 @@ const whyUnreachable = (error: unknown): string => {
  * refused from the token alone (its form, algorithm and issuer) is, before any key is looked up; a token that
  * passes is remembered for a minute, like verified Basic credentials.
  */
-export const createBearerAuthenticator = (oidc: OidcConfig, { clock, logger, keyRefetchCooldownMs = 30_000 }: BearerOptions): BearerAuthenticator => {
+export const createBearerAuthenticator = (
+  oidc: OidcConfig,
+  { clock, logger, keyRefetchCooldownMs = 30_000 }: BearerOptions,
+): BearerAuthenticator => {
   let keys: Promise<RemoteJWKSet> | undefined;
   const fetched: ExportedJWKSCache | Record<string, never> = {};
   let unavailableUntil = 0;
   let verified = new Map<string, { readonly user: AuthenticatedUser; readonly expiresAt: number }>();
 
   const warn = (error: unknown): void =>
-    logger.warn({ issuer: oidc.issuer, problem: whyUnreachable(error) }, "OpenID provider unreachable: bearer tokens needing keys not cached are answered 503");
+    logger.warn(
+      { issuer: oidc.issuer, problem: whyUnreachable(error) },
+      "OpenID provider unreachable: bearer tokens needing keys not cached are answered 503",
+    );
   const unreachable = (error: unknown): ProviderUnreachable => {
     unavailableUntil = clock.now() + RETRY_AFTER_MS;
     warn(error);
@@ -119,16 +167,26 @@ export const createBearerAuthenticator = (oidc: OidcConfig, { clock, logger, key
 
   const discover = async (): Promise<RemoteJWKSet> => {
     const url = `${oidc.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
-    const response = await fetch(url, { headers: { accept: "application/json" }, redirect: "error", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const response = await fetch(url, {
+      headers: { accept: "application/json" },
+      redirect: "error",
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
     if (response.status !== 200) throw new Error(`discovery answered ${response.status}`);
     const document = Discovery.decode(await response.json());
     if (E.isLeft(document)) throw new Error("discovery document without issuer and jwks_uri");
     // OpenID Connect Discovery §4.3: the document must be the issuer's own.
     if (document.right.issuer !== oidc.issuer) throw new Error("discovery document of another issuer");
     const jwksUri = new URL(document.right.jwks_uri);
-    if (jwksUri.protocol !== "https:" && jwksUri.protocol !== new URL(oidc.issuer).protocol) throw new Error("jwks_uri is not https");
+    if (jwksUri.protocol !== "https:" && jwksUri.protocol !== new URL(oidc.issuer).protocol)
+      throw new Error("jwks_uri is not https");
     // Never stale by age (cacheMaxAge): an old key set keeps checking tokens while the provider is down, refreshed below.
-    return createRemoteJWKSet(jwksUri, { cooldownDuration: keyRefetchCooldownMs, timeoutDuration: FETCH_TIMEOUT_MS, cacheMaxAge: Infinity, [jwksCache]: fetched });
+    return createRemoteJWKSet(jwksUri, {
+      cooldownDuration: keyRefetchCooldownMs,
+      timeoutDuration: FETCH_TIMEOUT_MS,
+      cacheMaxAge: Infinity,
+      [jwksCache]: fetched,
+    });
   };
 
   const keySet = (): Promise<RemoteJWKSet> =>
@@ -145,7 +203,8 @@ export const createBearerAuthenticator = (oidc: OidcConfig, { clock, logger, key
     try {
       const key = await set(header, token);
       // A failed refresh keeps the keys it had: the provider being down stops nobody whose key is cached.
-      if ("uat" in fetched && clock.now() - fetched.uat > KEYS_REFRESH_MS && !set.reloading) void set.reload().catch(warn);
+      if ("uat" in fetched && clock.now() - fetched.uat > KEYS_REFRESH_MS && !set.reloading)
+        void set.reload().catch(warn);
       return key;
     } catch (error) {
       throw error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code) ? error : unreachable(error);
@@ -169,7 +228,8 @@ export const createBearerAuthenticator = (oidc: OidcConfig, { clock, logger, key
       if (hit !== undefined) return E.right(hit);
       let claims: JWTPayload;
       try {
-        if (!ASYMMETRIC_ALGORITHMS.includes(decodeProtectedHeader(token).alg ?? "none")) return invalid(reasonOf(new errors.JOSEAlgNotAllowed()));
+        if (!ASYMMETRIC_ALGORITHMS.includes(decodeProtectedHeader(token).alg ?? "none"))
+          return invalid(reasonOf(new errors.JOSEAlgNotAllowed()));
         claims = decodeJwt(token);
       } catch {
         return invalid("it is not a well-formed JWT");
@@ -189,11 +249,17 @@ export const createBearerAuthenticator = (oidc: OidcConfig, { clock, logger, key
         const user = userOfClaims(payload, oidc);
         if (E.isLeft(user)) return invalid(user.left);
         if (verified.size >= MAX_VERIFIED) verified = new Map();
-        verified.set(cacheKey(token), { user: user.right, expiresAt: Math.min(now + VERIFIED_TTL_MS, ((payload.exp ?? 0) + CLOCK_TOLERANCE_S) * 1000) });
+        verified.set(cacheKey(token), {
+          user: user.right,
+          expiresAt: Math.min(now + VERIFIED_TTL_MS, ((payload.exp ?? 0) + CLOCK_TOLERANCE_S) * 1000),
+        });
         return user;
       } catch (error) {
         return error instanceof ProviderUnreachable
-          ? E.left({ _tag: "ProviderUnavailable", retryAfterSeconds: Math.max(1, Math.ceil((unavailableUntil - clock.now()) / 1000)) })
+          ? E.left({
+              _tag: "ProviderUnavailable",
+              retryAfterSeconds: Math.max(1, Math.ceil((unavailableUntil - clock.now()) / 1000)),
+            })
           : invalid(reasonOf(error));
       }
     };

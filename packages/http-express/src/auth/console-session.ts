@@ -25,7 +25,9 @@ export interface SessionTokens {
  * random, so sessions end with the process. Never the master key itself (HKDF, its own label).
  */
 export const sessionSigningKey = (masterKey: Buffer | undefined): Buffer =>
-  masterKey === undefined ? randomBytes(32) : Buffer.from(hkdfSync("sha256", masterKey, Buffer.alloc(0), "sdwan-connections/console-session/v1", 32));
+  masterKey === undefined
+    ? randomBytes(32)
+    : Buffer.from(hkdfSync("sha256", masterKey, Buffer.alloc(0), "sdwan-connections/console-session/v1", 32));
 
 /**
  * Stateless session tokens for the console (docs/interface.md §5): `sdc_<expiry ms>.<user, base64url>.<HMAC-SHA256>`.
@@ -37,7 +39,10 @@ export const createSessionTokens = (key: Buffer, clock: Clock, ttlMs = SESSION_T
     issue: (name) => {
       const expiresAt = clock.now() + ttlMs;
       const payload = `${expiresAt}.${Buffer.from(name).toString("base64url")}`;
-      return { token: `${PREFIX}${payload}.${mac(payload).toString("base64url")}`, expiresAt: new Date(expiresAt).toISOString() };
+      return {
+        token: `${PREFIX}${payload}.${mac(payload).toString("base64url")}`,
+        expiresAt: new Date(expiresAt).toISOString(),
+      };
     },
     verify: (token) => {
       const match = /^sdc_(\d{1,15})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token);

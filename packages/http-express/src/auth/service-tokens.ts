@@ -1,5 +1,12 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { decodeInput, strictObject, type Clock, type DomainError, type ServiceToken, type ServiceTokenStore } from "@sdwan-connections/core";
+import {
+  decodeInput,
+  strictObject,
+  type Clock,
+  type DomainError,
+  type ServiceToken,
+  type ServiceTokenStore,
+} from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
@@ -26,7 +33,10 @@ const integerIn = (name: string, min: number, max: number) =>
   new t.Type<number, number, unknown>(
     name,
     (input): input is number => Number.isInteger(input) && (input as number) >= min && (input as number) <= max,
-    (input, context) => (Number.isInteger(input) && (input as number) >= min && (input as number) <= max ? t.success(input as number) : t.failure(input, context, `must be a whole number from ${min} to ${max}`)),
+    (input, context) =>
+      Number.isInteger(input) && (input as number) >= min && (input as number) <= max
+        ? t.success(input as number)
+        : t.failure(input, context, `must be a whole number from ${min} to ${max}`),
     (value) => value,
   );
 const TokenName = new t.Type<string, string, unknown>(
@@ -35,11 +45,26 @@ const TokenName = new t.Type<string, string, unknown>(
   (input, context) =>
     typeof input === "string" && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(input)
       ? t.success(input)
-      : t.failure(input, context, "must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit"),
+      : t.failure(
+          input,
+          context,
+          "must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit",
+        ),
   (value) => value,
 );
-const createProps = { name: TokenName, expiresInDays: integerIn("ExpiresInDays", 1, 365), role: t.keyof({ admin: null, viewer: null }) };
-const CreateTokenRequest = strictObject("CreateTokenRequest", createProps, t.intersection([t.type({ name: createProps.name, expiresInDays: createProps.expiresInDays }), t.partial({ role: createProps.role })]));
+const createProps = {
+  name: TokenName,
+  expiresInDays: integerIn("ExpiresInDays", 1, 365),
+  role: t.keyof({ admin: null, viewer: null }),
+};
+const CreateTokenRequest = strictObject(
+  "CreateTokenRequest",
+  createProps,
+  t.intersection([
+    t.type({ name: createProps.name, expiresInDays: createProps.expiresInDays }),
+    t.partial({ role: createProps.role }),
+  ]),
+);
 const renewProps = { overlapHours: integerIn("OverlapHours", 0, 720) };
 const RenewTokenRequest = strictObject("RenewTokenRequest", renewProps, t.partial(renewProps));
 
@@ -67,7 +92,9 @@ const listed = ({ id, name, role, expiresAt, lastUsedAt, createdBy, createdAt }:
 });
 
 /** Why a service token admits no one: the detail never holds the token. */
-export type ServiceTokenRefusal = { readonly _tag: "InvalidToken"; readonly reason: string } | { readonly _tag: "Unavailable"; readonly error: DomainError };
+export type ServiceTokenRefusal =
+  | { readonly _tag: "InvalidToken"; readonly reason: string }
+  | { readonly _tag: "Unavailable"; readonly error: DomainError };
 
 export interface ServiceTokens {
   /** The principal a recently verified header proves, without waiting; undefined when it must be checked. */
@@ -91,9 +118,18 @@ const hashOf = (secret: string): string => createHash("sha256").update(secret).d
  * that hash (no bcrypt: 256 random bits leave nothing to guess), then trusted for VERIFIED_TTL_MS at most, so
  * every instance stops admitting a revoked token within it. Its last use is written at most once a minute.
  */
-export const createServiceTokens = ({ store, clock }: { readonly store: ServiceTokenStore; readonly clock: Clock }): ServiceTokens => {
+export const createServiceTokens = ({
+  store,
+  clock,
+}: {
+  readonly store: ServiceTokenStore;
+  readonly clock: Clock;
+}): ServiceTokens => {
   // By hash: the principal, its token, and until when (this process's monotonic time) it is trusted.
-  const verified = new Map<string, { readonly user: AuthenticatedUser; readonly token: ServiceToken; readonly until: number }>();
+  const verified = new Map<
+    string,
+    { readonly user: AuthenticatedUser; readonly token: ServiceToken; readonly until: number }
+  >();
   const lastTouched = new Map<string, number>();
 
   const noteUse = (token: ServiceToken): void => {
@@ -116,18 +152,27 @@ export const createServiceTokens = ({ store, clock }: { readonly store: ServiceT
   return {
     cached: (header) => {
       const entry = verified.get(hashOf(header.slice("Bearer ".length)));
-      if (entry === undefined || performance.now() >= entry.until || clock.now() >= entry.token.expiresAt.getTime()) return undefined;
+      if (entry === undefined || performance.now() >= entry.until || clock.now() >= entry.token.expiresAt.getTime())
+        return undefined;
       noteUse(entry.token);
       return entry.user;
     },
     verify: (header) => {
       const secret = header.slice("Bearer ".length);
-      if (!SECRET.test(secret)) return TE.left({ _tag: "InvalidToken", reason: "it is not a service token (sdw_ and 43 base64url characters)" });
+      if (!SECRET.test(secret))
+        return TE.left({
+          _tag: "InvalidToken",
+          reason: "it is not a service token (sdw_ and 43 base64url characters)",
+        });
       const hash = hashOf(secret);
       return pipe(
         store.find(hash, new Date(clock.now())),
         TE.mapLeft((error): ServiceTokenRefusal => ({ _tag: "Unavailable", error })),
-        TE.flatMap((token) => (token === undefined ? TE.left<ServiceTokenRefusal>({ _tag: "InvalidToken", reason: "unknown, revoked or expired" }) : TE.right(token))),
+        TE.flatMap((token) =>
+          token === undefined
+            ? TE.left<ServiceTokenRefusal>({ _tag: "InvalidToken", reason: "unknown, revoked or expired" })
+            : TE.right(token),
+        ),
         TE.map((token) => {
           const user = { name: `token:${token.name}`, role: token.role };
           verified.set(hash, { user, token, until: performance.now() + VERIFIED_TTL_MS });
@@ -188,4 +233,3 @@ export const createServiceTokens = ({ store, clock }: { readonly store: ServiceT
       ),
   };
 };
-

@@ -138,9 +138,14 @@ const createGate = (counter: FailureCounter, limit: number): Gate => {
 export const createLoginThrottle = ({ maxFailures, counter }: LoginThrottleOptions): LoginThrottle => {
   const pairs = createGate(counter, maxFailures);
   const addresses = createGate(counter, maxFailures * ADDRESS_LIMIT_FACTOR);
-  const later = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+  const later = (a: number | undefined, b: number | undefined): number | undefined =>
+    a === undefined ? b : b === undefined ? a : Math.max(a, b);
   return {
-    retryAfterSeconds: (address, user) => later(addresses.retryAfterSeconds(address), user === undefined ? undefined : pairs.retryAfterSeconds(pairKey({ address, user }))),
+    retryAfterSeconds: (address, user) =>
+      later(
+        addresses.retryAfterSeconds(address),
+        user === undefined ? undefined : pairs.retryAfterSeconds(pairKey({ address, user })),
+      ),
     reserve: async (attempt) => {
       // The name first: a guesser stopped on its name takes no point of its address's.
       const pair = await pairs.reserve(pairKey(attempt));

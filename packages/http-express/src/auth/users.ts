@@ -29,7 +29,8 @@ export const bcryptCost = (hash: string): number => Number(hash.slice(4, 6));
  * check costs about as long as the slowest user's, so the time of a failed
  * login tells neither whether the user exists nor which kind of user it is.
  */
-export const highestCost = (hashes: Iterable<string>): number => Math.max(MIN_BCRYPT_COST, ...[...hashes].map(bcryptCost));
+export const highestCost = (hashes: Iterable<string>): number =>
+  Math.max(MIN_BCRYPT_COST, ...[...hashes].map(bcryptCost));
 
 /**
  * Parses an htpasswd file: `name:hash` lines, `#` comments and blank lines
@@ -141,7 +142,9 @@ export const ensureAdmin =
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // Another instance sharing the data directory created it first: its password was printed there.
-      return code === "EEXIST" ? E.right({ user: GENERATED_ADMIN_USER, file }) : E.left(`SDWAN_DATA_DIR: cannot create ${file} (${code ?? "unknown error"})`);
+      return code === "EEXIST"
+        ? E.right({ user: GENERATED_ADMIN_USER, file })
+        : E.left(`SDWAN_DATA_DIR: cannot create ${file} (${code ?? "unknown error"})`);
     }
     return E.right({ user: GENERATED_ADMIN_USER, password, file });
   };

@@ -17,5 +17,8 @@ export const auditForbidden =
   (service: ConnectionService) =>
   (req: Request, res: Response): Promise<void> => {
     const alias = aliasInPath(req.path);
-    return service.recordForbiddenWrite(actorOf(res.locals), { method: req.method, ...(alias === undefined ? {} : { alias }) });
+    return service.recordForbiddenWrite(actorOf(res.locals), {
+      method: req.method,
+      ...(alias === undefined ? {} : { alias }),
+    });
   };

@@ -16,7 +16,10 @@ import { clientOf } from "./request-context.js";
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
 /** What checking new credentials ends in: the user they prove (or none), or a refusal before any check. */
-type Verdict = { readonly user: AuthenticatedUser | undefined } | { readonly retryAfterSeconds: number } | { readonly unavailable: DomainError };
+type Verdict =
+  | { readonly user: AuthenticatedUser | undefined }
+  | { readonly retryAfterSeconds: number }
+  | { readonly unavailable: DomainError };
 
 export interface AuthenticateOptions {
   readonly authenticator: Authenticator;
@@ -38,7 +41,15 @@ export interface AuthenticateOptions {
  * without a promise turn (the common case); only a new one waits for the
  * shared failure count and bcrypt.
  */
-export const authenticate = ({ authenticator, throttle, metrics, bearer, serviceTokens, healthIntervalMs, onForbidden }: AuthenticateOptions): RequestHandler => {
+export const authenticate = ({
+  authenticator,
+  throttle,
+  metrics,
+  bearer,
+  serviceTokens,
+  healthIntervalMs,
+  onForbidden,
+}: AuthenticateOptions): RequestHandler => {
   const noRole = withoutRole(healthIntervalMs);
   // With a provider, every 401 offers both schemes (SPEC §11); a refused token's says why it was (RFC 6750 §3).
   const unauthorized = (req: Request, res: Response, detail: string, bearerError = ""): void => {
@@ -49,12 +60,25 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, service
       ...(req.headers["x-requested-with"] === undefined ? ['Basic realm="sdwan", charset="UTF-8"'] : []),
       ...(bearer === undefined && bearerError === "" ? [] : [`Bearer realm="sdwan"${bearerError}`]),
     ];
-    sendProblem(res, problem("unauthorized", detail, challenges.length === 0 ? {} : { headers: { "WWW-Authenticate": challenges.join(", ") } }));
+    sendProblem(
+      res,
+      problem(
+        "unauthorized",
+        detail,
+        challenges.length === 0 ? {} : { headers: { "WWW-Authenticate": challenges.join(", ") } },
+      ),
+    );
   };
 
   const admit = (req: Request, res: Response, next: NextFunction, user: AuthenticatedUser | undefined): void => {
     if (user === undefined) {
-      unauthorized(req, res, bearer === undefined ? "Valid HTTP Basic credentials are required." : "Valid HTTP Basic credentials or a bearer token are required.");
+      unauthorized(
+        req,
+        res,
+        bearer === undefined
+          ? "Valid HTTP Basic credentials are required."
+          : "Valid HTTP Basic credentials or a bearer token are required.",
+      );
       return;
     }
     res.locals["user"] = user;
@@ -110,9 +134,13 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, service
     }
     sendProblem(
       res,
-      problem("identity-provider-unavailable", "The OpenID provider's keys cannot be read right now; HTTP Basic credentials still work.", {
-        headers: { "Retry-After": String(refusal.retryAfterSeconds) },
-      }),
+      problem(
+        "identity-provider-unavailable",
+        "The OpenID provider's keys cannot be read right now; HTTP Basic credentials still work.",
+        {
+          headers: { "Retry-After": String(refusal.retryAfterSeconds) },
+        },
+      ),
     );
   };
 
@@ -130,7 +158,9 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, service
   ): void => {
     if (cached !== undefined) return admit(req, res, next, cached);
     verify()()
-      .then((verdict) => (verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuse(req, res, verdict.left)))
+      .then((verdict) =>
+        verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuse(req, res, verdict.left),
+      )
       .catch(next);
   };
 
@@ -139,7 +169,12 @@ export const authenticate = ({ authenticator, throttle, metrics, bearer, service
     const header = req.headers.authorization;
     // A service token is one lookup of its hash: nothing to guess (256 random bits), so no bcrypt and no failed-login count.
     if (serviceTokens !== undefined && isServiceToken(header)) {
-      checkToken([req, res, next], serviceTokens.cached(header), () => serviceTokens.verify(header), refuseServiceToken);
+      checkToken(
+        [req, res, next],
+        serviceTokens.cached(header),
+        () => serviceTokens.verify(header),
+        refuseServiceToken,
+      );
       return;
     }
     // A bearer token is checked by its signature: cheap, and nothing to guess, so the failed-login count has no part in it.

@@ -57,7 +57,10 @@ export const errorHandler =
       sendProblem(res, known);
       return;
     }
-    logger.error({ errorName: (error as Error | undefined)?.name ?? typeof error }, "unexpected error while answering a request");
+    logger.error(
+      { errorName: (error as Error | undefined)?.name ?? typeof error },
+      "unexpected error while answering a request",
+    );
     if (res.headersSent) {
       res.destroy();
       return;

@@ -25,7 +25,21 @@ export const withExpectedVersions = async (
   if (header === undefined || header.trim() === "*") return handler({});
   const tags = header.split(",").map((tag) => ENTITY_TAG.exec(tag.trim()));
   if (tags.some((tag) => tag === null)) {
-    return sendProblem(res, invalidRequest([{ field: "If-Match", message: 'must be * or entity tags such as "3", as the ETag of GET gave them' }]));
+    return sendProblem(
+      res,
+      invalidRequest([
+        { field: "If-Match", message: 'must be * or entity tags such as "3", as the ETag of GET gave them' },
+      ]),
+    );
   }
-  return handler({ expectedVersions: tags.flatMap((tag) => (tag?.[1] === undefined ? O.match(() => [], (version: number) => [version])(versionFromText(tag?.[2] ?? "")) : [])) });
+  return handler({
+    expectedVersions: tags.flatMap((tag) =>
+      tag?.[1] === undefined
+        ? O.match(
+            () => [],
+            (version: number) => [version],
+          )(versionFromText(tag?.[2] ?? ""))
+        : [],
+    ),
+  });
 };

@@ -15,7 +15,10 @@ const requireJson: RequestHandler = (req, res, next) => {
   const mediaType = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
   const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
   if (!JSON_MEDIA_TYPE.test(mediaType) || (charset !== undefined && charset !== "utf-8" && charset !== "utf8")) {
-    sendProblem(res, problem("unsupported-media-type", "The request body must be JSON in UTF-8 (Content-Type: application/json)."));
+    sendProblem(
+      res,
+      problem("unsupported-media-type", "The request body must be JSON in UTF-8 (Content-Type: application/json)."),
+    );
     return;
   }
   // Declared too large (and not compressed): refused before reading, where body-parser would first wait for the whole body.
@@ -28,7 +31,10 @@ const requireJson: RequestHandler = (req, res, next) => {
 };
 
 /** A JSON body of at most BODY_LIMIT_BYTES; its parse errors are answered by the error handler, in our own words. */
-export const jsonBody: RequestHandler[] = [requireJson, express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true })];
+export const jsonBody: RequestHandler[] = [
+  requireJson,
+  express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }),
+];
 
 /** As `jsonBody` when the request has a body; a request without one (no length, or 0) passes with none. */
 export const optionalJsonBody: RequestHandler = (req, res, next) => {

@@ -36,5 +36,11 @@ export const withoutRole =
       const decoded = decodeInput(AliasCodec, "alias")(alias);
       return sendProblem(res, domainErrorToProblem(E.isLeft(decoded) ? decoded.left : notFound(decoded.right)));
     }
-    sendProblem(res, problem("forbidden", "This user has no role (in none of the provider's admin or viewer groups): it may read nothing."));
+    sendProblem(
+      res,
+      problem(
+        "forbidden",
+        "This user has no role (in none of the provider's admin or viewer groups): it may read nothing.",
+      ),
+    );
   };

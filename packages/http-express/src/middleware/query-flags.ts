@@ -12,7 +12,10 @@ export type Flag = "dryrun" | "force" | "stored" | "verbose";
  * `dryRun=true` must never silently store a connection. Errors name the
  * known options, never the unknown ones.
  */
-export const decodeFlags = <F extends Flag>(query: Request["query"], allowed: readonly F[]): E.Either<readonly FieldError[], Record<F, boolean>> => {
+export const decodeFlags = <F extends Flag>(
+  query: Request["query"],
+  allowed: readonly F[],
+): E.Either<readonly FieldError[], Record<F, boolean>> => {
   const flags = Object.fromEntries(allowed.map((name) => [name, false])) as Record<F, boolean>;
   const errors: FieldError[] = [];
   const unknown = Object.keys(query).some((name) => !(allowed as readonly string[]).includes(name));
@@ -20,7 +23,10 @@ export const decodeFlags = <F extends Flag>(query: Request["query"], allowed: re
   if (unknown) {
     errors.push({
       field: "query",
-      message: allowed.length === 0 ? "this endpoint takes no query parameters" : `holds an option this endpoint does not know (known: ${allowed.join(", ")})`,
+      message:
+        allowed.length === 0
+          ? "this endpoint takes no query parameters"
+          : `holds an option this endpoint does not know (known: ${allowed.join(", ")})`,
     });
   }
   for (const [name, value] of Object.entries(query)) {
@@ -36,7 +42,10 @@ export const decodeFlags = <F extends Flag>(query: Request["query"], allowed: re
 
 /** A handler that receives its decoded query options; a bad query is answered 400 before it runs. */
 export const withFlags =
-  <F extends Flag>(allowed: readonly F[], handler: (req: Request, res: Response, flags: Record<F, boolean>) => Promise<void>): RequestHandler =>
+  <F extends Flag>(
+    allowed: readonly F[],
+    handler: (req: Request, res: Response, flags: Record<F, boolean>) => Promise<void>,
+  ): RequestHandler =>
   async (req, res) => {
     const decoded = decodeFlags(req.query, allowed);
     if (E.isLeft(decoded)) sendProblem(res, invalidRequest(decoded.left));

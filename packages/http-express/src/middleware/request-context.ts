@@ -30,17 +30,29 @@ const SECURITY_HEADERS = Object.entries({
 });
 
 /** The user the authentication middleware admitted, for the request log. */
-export const userOf = (locals: Record<string, unknown>): AuthenticatedUser | undefined => locals["user"] as AuthenticatedUser | undefined;
+export const userOf = (locals: Record<string, unknown>): AuthenticatedUser | undefined =>
+  locals["user"] as AuthenticatedUser | undefined;
 
 /** The client's address (behind the trusted proxies), as the request context found it: what the login throttle counts by and the request log names. */
 export const clientOf = (locals: Record<string, unknown>): string => locals["client"] as string;
 
 /** Who made the request, for the audit trail: the admitted user and the request's id. */
-export const actorOf = (locals: Record<string, unknown>): Actor => ({ name: userOf(locals)?.name ?? "anonymous", requestId: locals["requestId"] as string });
+export const actorOf = (locals: Record<string, unknown>): Actor => ({
+  name: userOf(locals)?.name ?? "anonymous",
+  requestId: locals["requestId"] as string,
+});
 
 /** Request id, client address, security headers, and one log line and one metric sample per answered request. */
 export const requestContext =
-  ({ logger, metrics, clientAddress }: { readonly logger: Logger; readonly metrics: Metrics; readonly clientAddress: ClientAddress }): RequestHandler =>
+  ({
+    logger,
+    metrics,
+    clientAddress,
+  }: {
+    readonly logger: Logger;
+    readonly metrics: Metrics;
+    readonly clientAddress: ClientAddress;
+  }): RequestHandler =>
   (req, res, next) => {
     const started = process.hrtime.bigint();
     const path = req.path; // before routers rewrite it
@@ -49,7 +61,10 @@ export const requestContext =
     res.setHeader("X-Request-Id", requestId);
     res.locals["requestId"] = requestId;
     const forwardedFor = req.headers["x-forwarded-for"];
-    const client = clientAddress(req.socket.remoteAddress, Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor);
+    const client = clientAddress(
+      req.socket.remoteAddress,
+      Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor,
+    );
     res.locals["client"] = client;
     for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
     res.on("finish", () => {
@@ -58,7 +73,15 @@ export const requestContext =
       metrics.recordRequest(req.method, route, res.statusCode, seconds);
       // Never headers, query values or bodies: they may hold credentials or keys.
       logger.info(
-        { requestId, client, method: req.method, route, status: res.statusCode, durationMs: Math.round(seconds * 1e6) / 1e3, user: userOf(res.locals)?.name },
+        {
+          requestId,
+          client,
+          method: req.method,
+          route,
+          status: res.statusCode,
+          durationMs: Math.round(seconds * 1e6) / 1e3,
+          user: userOf(res.locals)?.name,
+        },
         "request",
       );
     });

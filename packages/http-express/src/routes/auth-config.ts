@@ -10,7 +10,9 @@ import { sendJson } from "../respond.js";
  */
 export const authConfigRoutes = (oidc: OidcConfig | undefined): Router => {
   const router = Router({ caseSensitive: true, strict: false });
-  const answer = { oidc: oidc?.clientId === undefined ? null : { issuer: oidc.issuer, clientId: oidc.clientId, scopes: oidc.scopes } };
+  const answer = {
+    oidc: oidc?.clientId === undefined ? null : { issuer: oidc.issuer, clientId: oidc.clientId, scopes: oidc.scopes },
+  };
   router
     .route("/auth/config")
     .get(withFlags([], async (_req, res) => sendJson(res, 200, answer)))

@@ -27,7 +27,9 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
     .route("/connections")
     .get(
       withFlags([], (req, res) =>
-        respond(res, service.listConnections(), (connections) => sendRepresentation(req, res, connections, () => JSON.stringify(connections, SUMMARY_KEYS))),
+        respond(res, service.listConnections(), (connections) =>
+          sendRepresentation(req, res, connections, () => JSON.stringify(connections, SUMMARY_KEYS)),
+        ),
       ),
     )
     .post(
@@ -63,7 +65,12 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
         withExpectedVersions(req, res, (expectedVersions) =>
           respond(
             res,
-            service.updateConnection(req.params["alias"] as string, req.body, { dryRun: dryrun, force, ...expectedVersions, by: actorOf(res.locals) }),
+            service.updateConnection(req.params["alias"] as string, req.body, {
+              dryRun: dryrun,
+              force,
+              ...expectedVersions,
+              by: actorOf(res.locals),
+            }),
             (outcome) => sendText(res, ANSWER_TEXT[outcome]),
           ),
         ),
@@ -72,8 +79,10 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
     .delete(
       withFlags([], (req, res) =>
         withExpectedVersions(req, res, (expectedVersions) =>
-          respond(res, service.deleteConnection(req.params["alias"] as string, { ...expectedVersions, by: actorOf(res.locals) }), () =>
-            void res.status(204).end(),
+          respond(
+            res,
+            service.deleteConnection(req.params["alias"] as string, { ...expectedVersions, by: actorOf(res.locals) }),
+            () => void res.status(204).end(),
           ),
         ),
       ),
@@ -86,18 +95,27 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
       jsonBody,
       withFlags([], async (req, res) => {
         // Reserved before the comparison, so concurrent guesses cannot all pass one count; given back unless it was a mismatch.
-        const reservation = await throttle?.reserve({ address: `key-check ${clientOf(res.locals)}`, user: actorOf(res.locals).name });
+        const reservation = await throttle?.reserve({
+          address: `key-check ${clientOf(res.locals)}`,
+          user: actorOf(res.locals).name,
+        });
         if (reservation?._tag === "Unavailable") return sendProblem(res, domainErrorToProblem(reservation.error));
         if (reservation?._tag === "Refused") {
           sendProblem(
             res,
-            problem("too-many-key-checks", "Too many key checks that did not match from this client; try again later.", {
-              headers: { "Retry-After": String(reservation.retryAfterSeconds) },
-            }),
+            problem(
+              "too-many-key-checks",
+              "Too many key checks that did not match from this client; try again later.",
+              {
+                headers: { "Retry-After": String(reservation.retryAfterSeconds) },
+              },
+            ),
           );
           return;
         }
-        const checked = await service.checkApiKey(req.params["alias"] as string, req.body, { by: actorOf(res.locals) })();
+        const checked = await service.checkApiKey(req.params["alias"] as string, req.body, {
+          by: actorOf(res.locals),
+        })();
         if (E.isRight(checked) && !checked.right.matches) await reservation?.failed();
         else reservation?.giveBack();
         await respond(res, TE.fromEither(checked), (result) => sendJson(res, 200, { matches: result.matches }));

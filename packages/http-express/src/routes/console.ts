@@ -22,7 +22,8 @@ const consolePolicy = (providerOrigin: string | undefined): string =>
 // Vite names the files under assets/ by their content: they never change, so browsers may keep them.
 const IMMUTABLE = /[/\\]assets[/\\]/;
 
-const cacheControlOf = (path: string): string => (IMMUTABLE.test(path) ? "public, max-age=31536000, immutable" : "no-cache");
+const cacheControlOf = (path: string): string =>
+  IMMUTABLE.test(path) ? "public, max-age=31536000, immutable" : "no-cache";
 
 // The files the console's build writes `.br` and `.gz` twins of (when above 1 KiB).
 const COMPRESSIBLE = /\.(js|css|json|svg|html)$/;
@@ -48,11 +49,15 @@ const precompressed =
     res.type(extname(req.path));
     res.setHeader("Content-Encoding", accepted);
     res.setHeader("Cache-Control", cacheControlOf(req.path));
-    res.sendFile(`.${req.path}.${accepted === "br" ? "br" : "gz"}`, { root: directory, cacheControl: false, dotfiles: "deny" }, (error) => {
-      if (error === undefined || res.headersSent) return;
-      res.removeHeader("Content-Encoding"); // no twin: the file as it is
-      next();
-    });
+    res.sendFile(
+      `.${req.path}.${accepted === "br" ? "br" : "gz"}`,
+      { root: directory, cacheControl: false, dotfiles: "deny" },
+      (error) => {
+        if (error === undefined || res.headersSent) return;
+        res.removeHeader("Content-Encoding"); // no twin: the file as it is
+        next();
+      },
+    );
   };
 
 /**
@@ -71,7 +76,10 @@ export const consoleRoutes = (directory: string, providerOrigin?: string): Route
       next();
     },
     precompressed(directory),
-    express.static(directory, { cacheControl: false, setHeaders: (res, path) => res.setHeader("Cache-Control", cacheControlOf(path)) }),
+    express.static(directory, {
+      cacheControl: false,
+      setHeaders: (res, path) => res.setHeader("Cache-Control", cacheControlOf(path)),
+    }),
   );
   return router;
 };

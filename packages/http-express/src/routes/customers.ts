@@ -13,7 +13,9 @@ export const customersRoutes = (service: ConnectionService): Router => {
     .get(
       withFlags([], (req, res) =>
         // The customers cache hands back the same list until it refills: its JSON made once, and one compression per encoding, per fill.
-        respond(res, service.listPartnerCustomers(req.params["alias"] as string), (customers) => sendRepresentation(req, res, customers, () => customers.json)),
+        respond(res, service.listPartnerCustomers(req.params["alias"] as string), (customers) =>
+          sendRepresentation(req, res, customers, () => customers.json),
+        ),
       ),
     )
     .all(methodNotAllowed("GET, HEAD"));

@@ -1,4 +1,10 @@
-import { CloudEventCodec, eventTypeOf, type CloudEvent, type ConnectionService, type FeedItem } from "@sdwan-connections/core";
+import {
+  CloudEventCodec,
+  eventTypeOf,
+  type CloudEvent,
+  type ConnectionService,
+  type FeedItem,
+} from "@sdwan-connections/core";
 import { Router } from "express";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { methodNotAllowed } from "../middleware/errors.js";
@@ -28,7 +34,9 @@ const frames = new WeakMap<CloudEvent, string>();
 /** One item as the Server-Sent Events wire format frames it; the event's JSON is one line, so one `data:` line. */
 const frame = (item: FeedItem): string => {
   if (item._tag === "reset") return RESET;
-  const framed = frames.get(item.event) ?? `id: ${item.event.id}\nevent: ${eventTypeOf(item.event)}\ndata: ${JSON.stringify(CloudEventCodec.encode(item.event))}\n\n`;
+  const framed =
+    frames.get(item.event) ??
+    `id: ${item.event.id}\nevent: ${eventTypeOf(item.event)}\ndata: ${JSON.stringify(CloudEventCodec.encode(item.event))}\n\n`;
   frames.set(item.event, framed);
   return framed;
 };
@@ -38,17 +46,32 @@ const frame = (item: FeedItem): string => {
  * query is decoded by the use case; `Last-Event-ID` (sent by a reconnecting EventSource) wins over
  * `?lastEventId=`. Never compressed: each frame is written as it comes.
  */
-export const eventsRoutes = (service: ConnectionService, { streams, maxStreams, heartbeatMs, draining }: EventsOptions): Router => {
+export const eventsRoutes = (
+  service: ConnectionService,
+  { streams, maxStreams, heartbeatMs, draining }: EventsOptions,
+): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/events")
     .get(async (req, res) => {
       if (draining()) {
-        sendProblem(res, problem("shutting-down", "The service is shutting down: reconnect to another instance, or to this one once it is back.", { headers: { "Retry-After": "5" } }));
+        sendProblem(
+          res,
+          problem(
+            "shutting-down",
+            "The service is shutting down: reconnect to another instance, or to this one once it is back.",
+            { headers: { "Retry-After": "5" } },
+          ),
+        );
         return;
       }
       if (streams.size >= maxStreams) {
-        sendProblem(res, problem("too-many-event-streams", `This instance serves at most ${maxStreams} event streams at once.`, { headers: { "Retry-After": "10" } }));
+        sendProblem(
+          res,
+          problem("too-many-event-streams", `This instance serves at most ${maxStreams} event streams at once.`, {
+            headers: { "Retry-After": "10" },
+          }),
+        );
         return;
       }
       if (req.method === "HEAD") {
@@ -56,7 +79,10 @@ export const eventsRoutes = (service: ConnectionService, { streams, maxStreams, 
         return;
       }
       const header = req.headers["last-event-id"];
-      const query = { ...(req.query as Record<string, unknown>), ...(typeof header === "string" && header !== "" ? { lastEventId: header } : {}) };
+      const query = {
+        ...(req.query as Record<string, unknown>),
+        ...(typeof header === "string" && header !== "" ? { lastEventId: header } : {}),
+      };
       // Counted before the feed opens, so streams opening at once never pass the cap together.
       const end = () => res.end();
       streams.add(end);

@@ -17,7 +17,11 @@ export const meRoutes = (): Router => {
       withFlags([], async (_req, res) => {
         const user = userOf(res.locals);
         // A provider's user in no admin or viewer group has no role (null): it may read nothing.
-        sendJson(res, 200, user === undefined ? { user: "anonymous", role: "admin" } : { user: user.name, role: user.role ?? null });
+        sendJson(
+          res,
+          200,
+          user === undefined ? { user: "anonymous", role: "admin" } : { user: user.name, role: user.role ?? null },
+        );
       }),
     )
     .all(methodNotAllowed("GET, HEAD"));

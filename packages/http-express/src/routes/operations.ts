@@ -5,7 +5,12 @@ import { sendRepresentation } from "../representation.js";
 import { sendJson } from "../respond.js";
 
 /** The operations endpoints, served at the root beside the API (§7). */
-export const OPERATION_PATHS = { health: "/healthz", ready: "/readyz", metrics: "/metrics", openApi: `${BASE_PATH}/openapi.json` } as const;
+export const OPERATION_PATHS = {
+  health: "/healthz",
+  ready: "/readyz",
+  metrics: "/metrics",
+  openApi: `${BASE_PATH}/openapi.json`,
+} as const;
 
 export interface OperationsOptions {
   readonly metrics: Metrics;
@@ -27,6 +32,8 @@ export const operationsRoutes = ({ metrics, ready, draining }: OperationsOptions
     res.setHeader("Content-Type", metrics.registry.contentType);
     res.end(await metrics.registry.metrics());
   });
-  router.get(OPERATION_PATHS.openApi, (req, res) => sendRepresentation(req, res, openApiDocument, () => JSON.stringify(openApiDocument), "public, max-age=300"));
+  router.get(OPERATION_PATHS.openApi, (req, res) =>
+    sendRepresentation(req, res, openApiDocument, () => JSON.stringify(openApiDocument), "public, max-age=300"),
+  );
   return router;
 };

@@ -21,11 +21,20 @@ export const sessionRoutes = (sessions: SessionTokens | undefined): Router => {
       withFlags([], async (req, res) => {
         const user = userOf(res.locals);
         if (sessions === undefined || user === undefined) {
-          sendProblem(res, problem("no-such-endpoint", "This service runs without authentication: there are no sessions."));
+          sendProblem(
+            res,
+            problem("no-such-endpoint", "This service runs without authentication: there are no sessions."),
+          );
           return;
         }
         if (O.isNone(parseBasic(req.headers.authorization))) {
-          sendProblem(res, problem("forbidden", "A session starts from a user name and password (Basic credentials), not from another session."));
+          sendProblem(
+            res,
+            problem(
+              "forbidden",
+              "A session starts from a user name and password (Basic credentials), not from another session.",
+            ),
+          );
           return;
         }
         res.setHeader("Cache-Control", "no-store");

@@ -10,7 +10,10 @@ import { respond, sendJson, sendProblem } from "../respond.js";
 /** Whether the user may manage tokens (an admin); answers the 403 or 404 itself when not. */
 const mayManage = (tokens: ServiceTokens | undefined, res: Response): tokens is ServiceTokens => {
   if (tokens === undefined) {
-    sendProblem(res, problem("no-such-endpoint", "This service runs without authentication: there are no service tokens."));
+    sendProblem(
+      res,
+      problem("no-such-endpoint", "This service runs without authentication: there are no service tokens."),
+    );
     return false;
   }
   if (userOf(res.locals)?.role !== "admin") {
@@ -20,7 +23,8 @@ const mayManage = (tokens: ServiceTokens | undefined, res: Response): tokens is 
   return true;
 };
 
-const noSuchToken = (res: Response) => sendProblem(res, problem("token-not-found", "There is no service token with this id."));
+const noSuchToken = (res: Response) =>
+  sendProblem(res, problem("token-not-found", "There is no service token with this id."));
 
 /** Answers a token with its secret: never cached, as GET /session's. */
 const sendIssued = (res: Response, status: number, issued: unknown) => {
@@ -46,7 +50,15 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
       withFlags([], async (req, res) => {
         if (!mayManage(tokens, res)) return;
         await respond(res, tokens.create(req.body, actorOf(res.locals).name), (issued) =>
-          issued === undefined ? sendProblem(res, problem("token-already-exists", "A service token of this name exists: revoke it or choose another name.")) : sendIssued(res, 201, issued),
+          issued === undefined
+            ? sendProblem(
+                res,
+                problem(
+                  "token-already-exists",
+                  "A service token of this name exists: revoke it or choose another name.",
+                ),
+              )
+            : sendIssued(res, 201, issued),
         );
       }),
     )
@@ -56,7 +68,9 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
     .delete(
       withFlags([], async (req, res) => {
         if (!mayManage(tokens, res)) return;
-        await respond(res, tokens.revoke(req.params["id"] as string), (revoked) => (revoked ? void res.status(204).end() : noSuchToken(res)));
+        await respond(res, tokens.revoke(req.params["id"] as string), (revoked) =>
+          revoked ? void res.status(204).end() : noSuchToken(res),
+        );
       }),
     )
     .all(methodNotAllowed("DELETE"));
@@ -66,7 +80,9 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
       optionalJsonBody,
       withFlags([], async (req, res) => {
         if (!mayManage(tokens, res)) return;
-        await respond(res, tokens.renew(req.params["id"] as string, req.body), (issued) => (issued === undefined ? noSuchToken(res) : sendIssued(res, 200, issued)));
+        await respond(res, tokens.renew(req.params["id"] as string, req.body), (issued) =>
+          issued === undefined ? noSuchToken(res) : sendIssued(res, 200, issued),
+        );
       }),
     )
     .all(methodNotAllowed("POST"));

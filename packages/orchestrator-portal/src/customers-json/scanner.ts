@@ -39,7 +39,10 @@ export type Refusal = keyof CustomersBound | { readonly invalid: string };
  * JSON, however deeply it nests), so every answer over the enterprises bound is refused before the general
  * path parses it.
  */
-export const readCustomersJson = (bytes: Uint8Array, bound: CustomersBound): E.Either<Refusal, O.Option<CustomerList>> => read(bytes, bound, false);
+export const readCustomersJson = (
+  bytes: Uint8Array,
+  bound: CustomersBound,
+): E.Either<Refusal, O.Option<CustomerList>> => read(bytes, bound, false);
 
 /**
  * The general path of a getEnterpriseProxyEnterprises answer, the authority on what it means: each enterprise
@@ -49,9 +52,16 @@ export const readCustomersJson = (bytes: Uint8Array, bound: CustomersBound): E.E
  * that is not a JSON array answers none (the caller parses it whole, if it is small). Held to `bound` as
  * `readCustomersJson` is.
  */
-export const readCustomersByEnterprise = (bytes: Uint8Array, bound: CustomersBound): E.Either<Refusal, O.Option<CustomerList>> => read(bytes, bound, true);
+export const readCustomersByEnterprise = (
+  bytes: Uint8Array,
+  bound: CustomersBound,
+): E.Either<Refusal, O.Option<CustomerList>> => read(bytes, bound, true);
 
-const read = (bytes: Uint8Array, bound: CustomersBound, general: boolean): E.Either<Refusal, O.Option<CustomerList>> => {
+const read = (
+  bytes: Uint8Array,
+  bound: CustomersBound,
+  general: boolean,
+): E.Either<Refusal, O.Option<CustomerList>> => {
   try {
     const done = transform(bytes, bound, general);
     if (typeof done === "string") return E.left({ invalid: done });
@@ -85,7 +95,9 @@ const FIELDS: readonly Field[] = CUSTOMER_MAPPING.map(([field, from, conversion]
   prefix: encoder.encode(`${slot === 0 ? "{" : ","}"${field}":`),
 }));
 
-const REQUIRED: readonly number[] = FIELDS.filter(({ conversion }) => conversion === "required-text" || conversion === "required-integer").map(({ slot }) => slot);
+const REQUIRED: readonly number[] = FIELDS.filter(
+  ({ conversion }) => conversion === "required-text" || conversion === "required-integer",
+).map(({ slot }) => slot);
 
 // The known fields by the shape of their key (length and first byte): a key is compared with a couple of names at most.
 const MAX_KEY = 64;
@@ -122,7 +134,9 @@ const FALSE = 5;
 
 /** Bytes that need no attention inside a string: printable ASCII but the quote and the backslash. */
 const PLAIN = 1;
-const STRING_BYTE = Uint8Array.from({ length: 256 }, (_, byte) => (byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH ? PLAIN : 0));
+const STRING_BYTE = Uint8Array.from({ length: 256 }, (_, byte) =>
+  byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH ? PLAIN : 0,
+);
 
 /** Thrown to leave the fast path, or by the general one on an answer that is not a JSON array; either answers none. */
 const NOT_USUAL = new Error("not the usual form");
@@ -132,13 +146,18 @@ const OVER_REPLY_BYTES = new Error("over the reply bytes bound");
 
 const isDigit = (byte: number | undefined): boolean => byte !== undefined && byte >= ZERO && byte <= NINE;
 const isHex = (byte: number | undefined): boolean =>
-  byte !== undefined && ((byte >= ZERO && byte <= NINE) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66));
+  byte !== undefined &&
+  ((byte >= ZERO && byte <= NINE) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66));
 
 /**
  * The customers' JSON and count, the answer being within the bound; with `general` false, undefined when an
  * enterprise is not of the usual form; with `general` true, the reason of the first enterprise that is not one.
  */
-const transform = (bytes: Uint8Array, bound: CustomersBound, general: boolean): { readonly json: Uint8Array; readonly count: number } | string | undefined => {
+const transform = (
+  bytes: Uint8Array,
+  bound: CustomersBound,
+  general: boolean,
+): { readonly json: Uint8Array; readonly count: number } | string | undefined => {
   const end = bytes.length;
   let at = 0;
 
@@ -192,7 +211,17 @@ const transform = (bytes: Uint8Array, bound: CustomersBound, general: boolean): 
         if (escape === 0x75) {
           if (!(isHex(bytes[i]) && isHex(bytes[i + 1]) && isHex(bytes[i + 2]) && isHex(bytes[i + 3]))) fail();
           i += 4;
-        } else if (escape !== QUOTE && escape !== BACKSLASH && escape !== 0x2f && escape !== 0x62 && escape !== 0x66 && escape !== 0x6e && escape !== 0x72 && escape !== 0x74) fail();
+        } else if (
+          escape !== QUOTE &&
+          escape !== BACKSLASH &&
+          escape !== 0x2f &&
+          escape !== 0x62 &&
+          escape !== 0x66 &&
+          escape !== 0x6e &&
+          escape !== 0x72 &&
+          escape !== 0x74
+        )
+          fail();
       }
     }
     at = i;
@@ -251,7 +280,13 @@ const transform = (bytes: Uint8Array, bound: CustomersBound, general: boolean): 
       at = i + 4;
       return TRUE;
     }
-    if (bytes[i] === 0x66 && bytes[i + 1] === 0x61 && bytes[i + 2] === 0x6c && bytes[i + 3] === 0x73 && bytes[i + 4] === 0x65) {
+    if (
+      bytes[i] === 0x66 &&
+      bytes[i + 1] === 0x61 &&
+      bytes[i + 2] === 0x6c &&
+      bytes[i + 3] === 0x73 &&
+      bytes[i + 4] === 0x65
+    ) {
       at = i + 5;
       return FALSE;
     }
@@ -346,13 +381,18 @@ const transform = (bytes: Uint8Array, bound: CustomersBound, general: boolean): 
       const value = readNumber();
       const integral = conversion === "integer" || conversion === "required-integer";
       // An integer written otherwise than JSON.stringify writes it ("1.0", "-0", 1e3) is rare: the general path writes it.
-      if ((integral && !(canonical && Number.isInteger(value))) || (conversion === "flag" && value !== 0 && value !== 1)) fail();
+      if (
+        (integral && !(canonical && Number.isInteger(value))) ||
+        (conversion === "flag" && value !== 0 && value !== 1)
+      )
+        fail();
       if (!integral && conversion !== "flag" && conversion !== "coordinate") fail();
       kinds[slot] = NUMBER;
       numbers[slot] = value;
     } else {
       const kind = readLiteral();
-      if (kind === NULL ? conversion === "required-text" || conversion === "required-integer" : conversion !== "flag") fail();
+      if (kind === NULL ? conversion === "required-text" || conversion === "required-integer" : conversion !== "flag")
+        fail();
       kinds[slot] = kind;
     }
     ends[slot] = at;
@@ -360,7 +400,11 @@ const transform = (bytes: Uint8Array, bound: CustomersBound, general: boolean): 
 
   /** A string that JSON.stringify would write otherwise than it is: decoded (bad bytes become U+FFFD), parsed and written again, as the general path does. */
   const rewritten = (slot: number): Uint8Array =>
-    encoder.encode(JSON.stringify(JSON.parse(decoder.decode(bytes.subarray(starts[slot] as number, ends[slot] as number))) as string));
+    encoder.encode(
+      JSON.stringify(
+        JSON.parse(decoder.decode(bytes.subarray(starts[slot] as number, ends[slot] as number))) as string,
+      ),
+    );
 
   /** The customer of the enterprise just read, in CUSTOMER_MAPPING's order, as toCustomer + JSON.stringify write it. */
   const writeCustomer = (afterAnother: boolean): void => {
@@ -383,7 +427,10 @@ const transform = (bytes: Uint8Array, bound: CustomersBound, general: boolean): 
         case "required-text":
         case "text": {
           if (kind !== STRING) text = '""';
-          else if (flags[slot] === 0 || (flags[slot] === NON_ASCII && isUtf8(bytes.subarray(starts[slot] as number, ends[slot] as number)))) {
+          else if (
+            flags[slot] === 0 ||
+            (flags[slot] === NON_ASCII && isUtf8(bytes.subarray(starts[slot] as number, ends[slot] as number)))
+          ) {
             // Already what JSON.stringify writes for it.
             start = starts[slot] as number;
             stop = ends[slot] as number;
@@ -406,7 +453,12 @@ const transform = (bytes: Uint8Array, bound: CustomersBound, general: boolean): 
           } else text = "null";
           break;
         case "flag":
-          text = kind === TRUE || (kind === NUMBER && numbers[slot] === 1) ? "true" : kind === FALSE || kind === NUMBER ? "false" : "null";
+          text =
+            kind === TRUE || (kind === NUMBER && numbers[slot] === 1)
+              ? "true"
+              : kind === FALSE || kind === NUMBER
+                ? "false"
+                : "null";
           break;
         case "coordinate":
           text = kind === NUMBER ? JSON.stringify(round6(numbers[slot])) : "null";

@@ -7,9 +7,16 @@ import { fileURLToPath } from "node:url";
 import nodeFetch from "node-fetch";
 import type { FetchLike } from "../../src/index.js";
 
-const SWAGGER = new URL("../../../orchestrator-simulator/fixtures/vendor/orchestrator-portal-api-v1.swagger.json", import.meta.url);
+const SWAGGER = new URL(
+  "../../../orchestrator-simulator/fixtures/vendor/orchestrator-portal-api-v1.swagger.json",
+  import.meta.url,
+);
 const PRISM = fileURLToPath(new URL("../../node_modules/.bin/prism", import.meta.url));
-const METHODS = ["/enterpriseProxy/getEnterpriseProxyProperty", "/enterprise/getEnterprise", "/enterpriseProxy/getEnterpriseProxyEnterprises"];
+const METHODS = [
+  "/enterpriseProxy/getEnterpriseProxyProperty",
+  "/enterprise/getEnterprise",
+  "/enterpriseProxy/getEnterpriseProxyEnterprises",
+];
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -36,9 +43,17 @@ export const startPrismMock = async (): Promise<PrismMock> => {
   const dir = await mkdtemp(join(tmpdir(), "sdwan-prism-"));
   const file = join(dir, "portal.json");
   const { basePath: _basePath, ...rest } = swagger;
-  await writeFile(file, JSON.stringify({ ...rest, paths: Object.fromEntries(METHODS.map((path) => [`/portal/rest${path}`, swagger.paths[path]])) }));
+  await writeFile(
+    file,
+    JSON.stringify({
+      ...rest,
+      paths: Object.fromEntries(METHODS.map((path) => [`/portal/rest${path}`, swagger.paths[path]])),
+    }),
+  );
   const port = await freePort();
-  const child = spawn(PRISM, ["mock", "-h", "127.0.0.1", "-p", String(port), file], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(PRISM, ["mock", "-h", "127.0.0.1", "-p", String(port), file], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const listening = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Prism did not start within 60 s:\n${output}`)), 60_000);
@@ -83,7 +98,10 @@ export const preferringFetch = () => {
   const fetch: FetchLike = async (url, init) => {
     const method = url.split("/portal/rest/")[1] ?? "";
     const header = prefer.get(method);
-    const response = await nodeFetch(url, { ...init, headers: { ...init.headers, ...(header === undefined ? {} : { prefer: header }) } });
+    const response = await nodeFetch(url, {
+      ...init,
+      headers: { ...init.headers, ...(header === undefined ? {} : { prefer: header }) },
+    });
     const bytes = await response.arrayBuffer();
     answers.push({ method, status: response.status, body: new TextDecoder().decode(bytes) });
     return { status: response.status, headers: response.headers, arrayBuffer: async () => bytes };
