@@ -448,12 +448,12 @@ export const COMMANDS: readonly Command[] = [
     options: OUTPUT_OPTIONS,
     readsKey: () => true,
     notes: `${KEY_NOTE} Compared in constant time; the orchestrator is not asked. Exits 0 when they match, 9 when they differ.`,
-    run: ({ service, args: [alias], apiKey }) =>
+    run: ({ service, args: [alias], apiKey, by }) =>
       TE.map(({ matches }: { readonly matches: boolean }): CommandOutput => ({
         data: { matches },
         forPeople: () => (matches ? "The key matches the stored one.\n" : "The key differs from the stored one.\n"),
         exitCode: matches ? EXIT.ok : EXIT.keyMismatch,
-      }))(service.checkApiKey(alias as string, { apiKey })),
+      }))(service.checkApiKey(alias as string, { apiKey }, { by })),
   },
   {
     name: "delete",

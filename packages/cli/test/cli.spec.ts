@@ -1,5 +1,5 @@
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
@@ -299,6 +299,13 @@ describe("tables for people, JSON and YAML for scripts", () => {
       stdout: '{\n  "matches": false\n}\n',
       stderr: "",
     });
+    // The mismatch is audited as the one who ran the command, as every write is (SPEC §11: the actor is the principal).
+    const audit = JSON.parse((await run(["audit", "-o", "json"], { dataDir })).stdout) as {
+      entries: { actor: string; action: string }[];
+    };
+    expect(audit.entries.filter((entry) => entry.action === "key-check").map((entry) => entry.actor)).toEqual([
+      `cli:${userInfo().username}`,
+    ]);
   });
 
   it("speaks of arguments and options, not of the REST API's fields", async () => {
