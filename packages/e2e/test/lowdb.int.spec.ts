@@ -83,6 +83,38 @@ describe("a service container with the default lowdb store on a data directory",
     expect(one.json).toEqual({ alias: "lab", orchestratorUrl: simulator.url, valid: true });
   });
 
+  it("carries the CLI, which works on the pod's own store beside the running service (kubectl exec)", async () => {
+    const service = running.at(-1);
+    if (service === undefined) throw new Error("the first test started no container");
+    const cli = (...args: string[]) => service.container.exec(["sdwan-connections", ...args]);
+
+    const listed = await cli("list", "-o", "json");
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ alias: "lab", orchestratorUrl: simulator.url }),
+    ]);
+
+    // A key is never an argument: piped in on standard input, as an operator would from a file.
+    const added = await service.container.exec(
+      ["sh", "-c", `printf %s "$KEY" | sdwan-connections add lab-cli ${simulator.url}`],
+      { env: { KEY: PARTNER_KEY } },
+    );
+    expect(added.exitCode, added.stderr).toBe(0);
+    expect(added.output).not.toContain(PARTNER_KEY);
+
+    // The running service sees the CLI's write at once, its customers included.
+    const api = recordingClient(service.origin, admin, replies);
+    expect((await api.get("/connections/lab-cli")).json).toEqual({
+      alias: "lab-cli",
+      orchestratorUrl: simulator.url,
+      valid: true,
+    });
+    expect((await api.get("/partner/lab-cli/customers")).json).toHaveLength(PARTNER_1_CUSTOMERS);
+    const removed = await cli("delete", "lab-cli");
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect((await api.get("/connections/lab-cli")).status).toBe(404);
+  });
+
   it("serves the operator console from the image, with its files", async () => {
     const service = running.at(-1);
     if (service === undefined) throw new Error("the first test started no container");
