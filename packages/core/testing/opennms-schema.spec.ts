@@ -62,9 +62,16 @@ describe("the OpenNMS event check (event.xsd)", () => {
     ['"<" in an attribute', event(MINIMAL, ` uuid="<"`), "not well-formed"],
     ["a tag not closed", event(`<source>s</sourc><time>t</time>`), "not well-formed"],
     ["two roots", `${event(MINIMAL)}<event/>`, "not well-formed"],
-    ["a comment", event(`<!-- x -->${MINIMAL}`), "not well-formed"],
+    ["a comment with -- inside", event(`<!-- a -- b -->${MINIMAL}`), "not well-formed"],
+    ["a comment not closed", event(`<!-- a ${MINIMAL}`), "not well-formed"],
+    ["CDATA", event(`<source><![CDATA[s]]></source><time>2026-11-25T20:00:00Z</time>`), "not well-formed"],
   ])("refuses %s", (_name, document, error) => {
     expect(opennmsEventErrors(document).join("\n")).toContain(error);
+  });
+
+  it("skips comments, before, inside and after the root", () => {
+    const document = `<!-- a --><event xmlns="${EVENT_NS}"><!-- b -->${MINIMAL}<!-- c --></event><!-- d -->`;
+    expect(opennmsEventErrors(document)).toEqual([]);
   });
 
   it("reads entities and character references back", () => {

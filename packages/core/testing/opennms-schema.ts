@@ -42,7 +42,7 @@ const decode = (raw: string, where: string): string => {
 
 /**
  * Reads an XML document (an optional declaration and one element), strictly: well-formedness as XML 1.0 asks it,
- * for the subset these files use (no DTD, comments, processing instructions or CDATA). Throws on anything else.
+ * for the subset these files use (comments, but no DTD, processing instructions or CDATA). Throws on anything else.
  */
 export const parseXml = (document: string): XmlElement => {
   let at = 0;
@@ -58,6 +58,20 @@ export const parseXml = (document: string): XmlElement => {
   };
   const expect = (literal: string) =>
     document.startsWith(literal, at) ? (at += literal.length) : fail(`"${literal}" expected`);
+
+  // A comment is skipped; XML forbids "--" inside one.
+  const comment = (): boolean => {
+    if (!document.startsWith("<!--", at)) return false;
+    const end = document.indexOf("-->", at + 4);
+    if (end < 0 || document.slice(at + 4, end).includes("--")) fail("a comment not closed, or with -- inside");
+    decode(document.slice(at + 4, end).replace(/&/g, "&amp;"), "a comment");
+    at = end + 3;
+    return true;
+  };
+  const misc = () => {
+    do match(SPACE);
+    while (comment());
+  };
 
   const element = (): XmlElement => {
     expect("<");
@@ -96,8 +110,9 @@ export const parseXml = (document: string): XmlElement => {
       text += decode(raw, `<${name}>`);
       at = next;
       if (document.startsWith("</", at)) break;
+      if (comment()) continue;
       if (document.startsWith("<!", at) || document.startsWith("<?", at)) {
-        fail("a comment, CDATA, DTD or processing instruction (outside the subset)");
+        fail("CDATA, a DTD or a processing instruction (outside the subset)");
       }
       children.push(element());
     }
@@ -108,9 +123,9 @@ export const parseXml = (document: string): XmlElement => {
   };
 
   match(/<\?xml[ \t\r\n]+version=(["'])1\.0\1(?:[ \t\r\n]+encoding=(["'])UTF-8\2)?[ \t\r\n]*\?>/iy);
-  match(SPACE);
+  misc();
   const root = element();
-  match(SPACE);
+  misc();
   if (at !== document.length) fail("content after the root element");
   return root;
 };

@@ -172,7 +172,7 @@ describe("never a key", () => {
     ];
     for (const source of sources) {
       const event = aCloudEvent(source);
-      const smuggled = { ...event, apiKey: KEY, data: { ...event.data, apiKey: KEY } } as CloudEvent;
+      const smuggled = { ...event, apiKey: KEY, data: { ...event.data, apiKey: KEY } } as unknown as CloudEvent;
       const xml = opennmsEventXml(smuggled, { orchestratorUrl: URL, apiKey: KEY } as { orchestratorUrl: string });
       expect(xml).not.toBeNull();
       expect(xml).not.toContain(KEY);
