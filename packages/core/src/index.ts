@@ -88,6 +88,12 @@ export {
   type EventsQuery,
   type EventType,
 } from "./domain/events.js";
+export {
+  opennmsEventXml,
+  OPENNMS_EVENT_NAMESPACE,
+  OPENNMS_EVENT_SOURCE,
+  OPENNMS_UEIS,
+} from "./domain/opennms-event.js";
 export type { FeedItem } from "./services/event-feed.js";
 export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";
 export type { AuditPage } from "./services/audit-trail.js";

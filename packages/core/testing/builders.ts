@@ -1,6 +1,12 @@
+import * as O from "fp-ts/lib/Option.js";
+import { healthChangeDetail } from "../src/domain/audit.js";
 import {
   ApiKey,
   auditEntryId,
+  eventOf,
+  keyExpiryDetail,
+  type CloudEvent,
+  type HealthState,
   type Alias,
   type AuditEntry,
   type Connection,
@@ -66,3 +72,37 @@ const jwtPart = (value: unknown) => Buffer.from(JSON.stringify(value)).toString(
 /** A JWT as an orchestrator hands out API tokens, with these claims; its signature is never checked, so any bytes do. */
 export const aJwt = (claims: Record<string, unknown>): string =>
   `${jwtPart({ alg: "HS256", typ: "JWT" })}.${jwtPart(claims)}.c2lnbmF0dXJl`;
+
+/** What `aCloudEvent` makes an event of: a change, a health state change or a key-expiry warning, of `alias` ("lab"). */
+export type CloudEventSource = { readonly alias?: string; readonly actor?: string } & (
+  | { readonly action: "add" | "update" | "delete" }
+  | { readonly action: "health-change"; readonly from: HealthState; readonly to: HealthState; readonly reason?: string }
+  | { readonly action: "key-expiring" | "key-expired"; readonly daysLeft: number }
+);
+
+/** The CloudEvent the service makes (`eventOf`) of the audit entry `source` describes. */
+export const aCloudEvent = (source: CloudEventSource): CloudEvent => {
+  const at = new Date("2026-11-25T20:00:00.000Z");
+  const detail =
+    source.action === "health-change"
+      ? healthChangeDetail({ from: source.from, to: source.to, reason: source.reason ?? null })
+      : source.action === "key-expiring" || source.action === "key-expired"
+        ? keyExpiryDetail({
+            expiresAt: new Date(at.getTime() + source.daysLeft * 24 * 3600 * 1000),
+            daysLeft: source.daysLeft,
+            source: "declared",
+            threshold: Math.max(source.daysLeft, 0),
+          })
+        : null;
+  const event = eventOf(
+    anAuditEntry({
+      at,
+      action: source.action,
+      alias: (source.alias ?? "lab") as Alias,
+      actor: source.actor ?? "admin",
+      detail,
+    }),
+  );
+  if (O.isNone(event)) throw new Error(`no event for ${JSON.stringify(source)}`);
+  return event.value;
+};

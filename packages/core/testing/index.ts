@@ -1,4 +1,4 @@
-export { aConnection, aJwt, anAuditEntry, aCustomer } from "./builders.js";
+export { aCloudEvent, aConnection, aJwt, anAuditEntry, aCustomer, type CloudEventSource } from "./builders.js";
 export {
   createInMemoryConnectionRepository,
   createInMemoryConnectionStore,
@@ -11,3 +11,14 @@ export {
 } from "./in-memory-orchestrator.js";
 export { createManualClock, createTestWorld, TEST_CUSTOMER_ID, TEST_KEYS, TEST_PARTNER_ID } from "./test-world.js";
 export { expectLeft, expectRight } from "./run.js";
+export {
+  eventconfErrors,
+  expandOpennmsKey,
+  opennmsEventErrors,
+  OPENNMS_NAMESPACES,
+  OPENNMS_SEVERITIES,
+  parseXml,
+  readOpennmsEvent,
+  type OpennmsEventRead,
+  type XmlElement,
+} from "./opennms-schema.js";

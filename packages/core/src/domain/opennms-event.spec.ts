@@ -1,0 +1,182 @@
+import { describe, expect, it } from "vitest";
+import { OPENNMS_EVENT_SOURCE, OPENNMS_UEIS, opennmsEventXml } from "./opennms-event.js";
+import type { CloudEvent } from "./events.js";
+
+import {
+  aCloudEvent,
+  expandOpennmsKey,
+  opennmsEventErrors,
+  readOpennmsEvent,
+  type CloudEventSource,
+} from "../../testing/index.js";
+
+const URL = "https://vco.example.net/";
+const UEI = (name: string) => `uei.opennms.org/sdwan/${name}`;
+
+/** The event OpenNMS would take in for `event`, checked against event.xsd first. */
+const sent = (event: CloudEvent, orchestratorUrl: string | null = URL) => {
+  const xml = opennmsEventXml(event, { orchestratorUrl });
+  if (xml === null) throw new Error("nothing sent");
+  expect(opennmsEventErrors(xml)).toEqual([]);
+  return readOpennmsEvent(xml);
+};
+const reductionKeyOf = (read: ReturnType<typeof sent>) => expandOpennmsKey(read.alarmData!["reduction-key"]!, read);
+const clearKeyOf = (read: ReturnType<typeof sent>) => {
+  const key = read.alarmData!["clear-key"];
+  return key === undefined ? undefined : expandOpennmsKey(key, read);
+};
+
+describe("the OpenNMS event of each event type (SPEC §9, kind: opennms)", () => {
+  it.each<[string, CloudEventSource, string, string, string, string | undefined, Record<string, string>]>([
+    [
+      "a connection found invalid raises connectionInvalid",
+      { action: "health-change", from: "valid", to: "invalid", reason: "the orchestrator refused the key" },
+      "connectionInvalid",
+      "Major",
+      "1",
+      undefined,
+      { reason: "the orchestrator refused the key" },
+    ],
+    [
+      "a connection found unreachable raises connectionUnreachable",
+      { action: "health-change", from: "unknown", to: "unreachable", reason: "timed out after 10 s" },
+      "connectionUnreachable",
+      "Minor",
+      "1",
+      undefined,
+      { reason: "timed out after 10 s" },
+    ],
+    [
+      "an invalid connection found valid clears connectionInvalid",
+      { action: "health-change", from: "invalid", to: "valid" },
+      "connectionValid",
+      "Normal",
+      "2",
+      `${UEI("connectionInvalid")}:lab`,
+      { problemUei: UEI("connectionInvalid") },
+    ],
+    [
+      "an unreachable connection found valid clears connectionUnreachable",
+      { action: "health-change", from: "unreachable", to: "valid" },
+      "connectionValid",
+      "Normal",
+      "2",
+      `${UEI("connectionUnreachable")}:lab`,
+      { problemUei: UEI("connectionUnreachable") },
+    ],
+    [
+      "a key-expiry warning raises keyExpiring with the days left",
+      { action: "key-expiring", daysLeft: 7 },
+      "keyExpiring",
+      "Warning",
+      "3",
+      undefined,
+      { daysLeft: "7", reason: "the key expires at 2026-12-02T20:00:00.000Z (declared)" },
+    ],
+    [
+      "an expired key raises keyExpired",
+      { action: "key-expired", daysLeft: 0 },
+      "keyExpired",
+      "Major",
+      "3",
+      undefined,
+      { daysLeft: "0", reason: "the key expires at 2026-11-25T20:00:00.000Z (declared)" },
+    ],
+    [
+      "a deletion clears the connection's connectionInvalid",
+      { action: "delete", actor: "ops" },
+      "connectionDeleted",
+      "Normal",
+      "2",
+      `${UEI("connectionInvalid")}:lab`,
+      { reason: "deleted by ops", problemUei: UEI("connectionInvalid") },
+    ],
+  ])("%s", (_name, source, name, severity, alarmType, clearKey, parms) => {
+    const event = aCloudEvent(source);
+    const read = sent(event);
+    expect(read).toMatchObject({
+      uuid: event.id,
+      uei: UEI(name),
+      source: OPENNMS_EVENT_SOURCE,
+      time: event.time,
+      severity,
+    });
+    expect(read.parms).toEqual({ alias: "lab", orchestratorUrl: URL, ...parms });
+    expect(read.alarmData).toMatchObject({ "reduction-key": "%uei%:%parm[alias]%", "alarm-type": alarmType });
+    expect(reductionKeyOf(read)).toBe(`${UEI(name)}:lab`);
+    expect(clearKeyOf(read)).toBe(clearKey);
+    expect(OPENNMS_UEIS).toContain(read.uei);
+  });
+
+  it.each<[string, CloudEventSource]>([
+    ["an add", { action: "add" }],
+    ["an update", { action: "update" }],
+    ["a first check that finds the connection valid", { action: "health-change", from: "unknown", to: "valid" }],
+    ["a change to unknown", { action: "health-change", from: "invalid", to: "unknown" }],
+  ])("sends nothing for %s (null): it raises and clears nothing", (_name, source) => {
+    expect(opennmsEventXml(aCloudEvent(source), { orchestratorUrl: URL })).toBeNull();
+  });
+
+  it("raises the new problem when a connection goes from one problem to the other", () => {
+    const read = sent(aCloudEvent({ action: "health-change", from: "invalid", to: "unreachable", reason: "DNS" }));
+    expect(read.uei).toBe(UEI("connectionUnreachable"));
+    expect(read.alarmData?.["alarm-type"]).toBe("1");
+  });
+
+  it("keeps one alarm per connection: each problem's key names its alias, and the resolution clears exactly it", () => {
+    for (const problem of ["invalid", "unreachable"] as const) {
+      const raised = ["lab", "edge-1"].map((alias) =>
+        reductionKeyOf(sent(aCloudEvent({ action: "health-change", alias, from: "valid", to: problem }))),
+      );
+      const cleared = ["lab", "edge-1"].map((alias) =>
+        clearKeyOf(sent(aCloudEvent({ action: "health-change", alias, from: problem, to: "valid" }))),
+      );
+      expect(new Set(raised).size).toBe(2);
+      expect(cleared).toEqual(raised);
+    }
+  });
+
+  it("leaves orchestratorUrl out when it is not known", () => {
+    expect(sent(aCloudEvent({ action: "delete" }), null).parms).not.toHaveProperty("orchestratorUrl");
+  });
+});
+
+describe("escaping what the event carries", () => {
+  const HOSTILE = `<b>&amp; ]]> "double" 'single' </value></parm><parm><parmName>apiKey</parmName><value>x ünïcødé 🛰️ 東京`;
+
+  it("keeps hostile reasons, aliases and URLs as text: the document stays an OpenNMS event with the same parms", () => {
+    const event = { ...aCloudEvent({ action: "health-change", from: "valid", to: "invalid", reason: HOSTILE }) };
+    const read = sent({ ...event, subject: HOSTILE, id: `${event.id}"/><x a="` }, HOSTILE);
+    expect(read.parms).toEqual({ alias: HOSTILE, orchestratorUrl: HOSTILE, reason: HOSTILE });
+    expect(read.uuid).toBe(`${event.id}"/><x a="`);
+    expect(reductionKeyOf(read)).toBe(`${UEI("connectionInvalid")}:${HOSTILE}`);
+  });
+
+  it("replaces the characters XML 1.0 cannot carry (control characters, lone surrogates) with U+FFFD", () => {
+    const reason = "a\u0000b\u0007c\u001Bd\uD800e\uDC00f\uFFFEg\ttab\nline";
+    const read = sent(aCloudEvent({ action: "health-change", from: "valid", to: "unreachable", reason }));
+    expect(read.parms["reason"]).toBe("a\uFFFDb\uFFFDc\uFFFDd\uFFFDe\uFFFDf\uFFFDg\ttab\nline");
+  });
+});
+
+describe("never a key", () => {
+  const KEY = "sk-live-0123456789abcdef-SECRET";
+
+  it("writes only the fields it knows: a key smuggled into an event (extra attributes, data) never appears", () => {
+    const sources: CloudEventSource[] = [
+      { action: "health-change", from: "valid", to: "invalid" },
+      { action: "health-change", from: "unreachable", to: "valid" },
+      { action: "key-expiring", daysLeft: 30 },
+      { action: "key-expired", daysLeft: -1 },
+      { action: "delete" },
+    ];
+    for (const source of sources) {
+      const event = aCloudEvent(source);
+      const smuggled = { ...event, apiKey: KEY, data: { ...event.data, apiKey: KEY } } as unknown as CloudEvent;
+      const xml = opennmsEventXml(smuggled, { orchestratorUrl: URL, apiKey: KEY } as { orchestratorUrl: string });
+      expect(xml).not.toBeNull();
+      expect(xml).not.toContain(KEY);
+      expect(xml).not.toMatch(/apiKey/i);
+    }
+  });
+});

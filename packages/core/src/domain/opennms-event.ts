@@ -1,0 +1,145 @@
+import type { CloudEvent } from "./events.js";
+import type { HealthState } from "./health.js";
+
+/** The namespace of OpenNMS's `event.xsd` (`elementFormDefault="qualified"`): every element of an event is in it. */
+export const OPENNMS_EVENT_NAMESPACE = "http://xmlns.opennms.org/xsd/event";
+
+/** What OpenNMS shows as the event's `source`. */
+export const OPENNMS_EVENT_SOURCE = "sdwan-connections";
+
+const UEI_PREFIX = "uei.opennms.org/sdwan/";
+
+/** Every UEI the `opennms` webhook kind sends (SPEC §9); the shipped eventconf file defines each. */
+export const OPENNMS_UEIS = [
+  "connectionInvalid",
+  "connectionUnreachable",
+  "connectionValid",
+  "keyExpiring",
+  "keyExpired",
+  "connectionDeleted",
+].map((name) => `${UEI_PREFIX}${name}`);
+
+/** One alarm per connection and UEI (SPEC §9): OpenNMS expands the tokens when it takes the event in. */
+const REDUCTION_KEY = "%uei%:%parm[alias]%";
+/**
+ * What a resolution clears: the problem alarm named by the `problemUei` parm. One resolution UEI
+ * (`connectionValid`) ends either problem, so the problem it ends travels as a parm, not in the key.
+ */
+const CLEAR_KEY = "%parm[problemUei]%:%parm[alias]%";
+
+/** OpenNMS alarm types: 1 a problem, 2 its resolution, 3 a problem nothing resolves. */
+type AlarmType = 1 | 2 | 3;
+
+interface OpennmsEvent {
+  readonly name: string;
+  readonly severity: "Normal" | "Warning" | "Minor" | "Major";
+  readonly alarmType: AlarmType;
+  readonly parms: Readonly<Record<string, string | null>>;
+}
+
+const PROBLEMS: Partial<Record<HealthState, { readonly name: string; readonly severity: OpennmsEvent["severity"] }>> = {
+  invalid: { name: "connectionInvalid", severity: "Major" },
+  unreachable: { name: "connectionUnreachable", severity: "Minor" },
+};
+
+/**
+ * The OpenNMS event a CloudEvent becomes, as OpenNMS's severity and alarm fields see it; null when it means nothing
+ * to an alarm list:
+ * - a health change to `invalid` or `unreachable` raises that problem; back to `valid` from one of them resolves it;
+ *   any other change (`unknown` → `valid`, to `unknown`) neither raises nor clears anything;
+ * - key expiry warnings are problems nothing resolves (a new key simply stops the warnings), reduced to one
+ *   alarm per connection whose count tells the thresholds passed;
+ * - a deletion resolves the connection's `connectionInvalid` alarm (the problem an operator most often answers by
+ *   deleting: the one clear key an OpenNMS event carries can end only one problem);
+ * - adds and updates are not sent: they raise and clear nothing, and a health change follows any that matters.
+ * A change from one problem to the other raises the new one and leaves the earlier raised (OpenNMS's own clean-up
+ * or an operator ends it): one OpenNMS event clears at most one alarm.
+ */
+const opennmsEventOf = (event: CloudEvent): OpennmsEvent | null => {
+  switch (event.type) {
+    case "org.sdwan-connections.connection.health.changed": {
+      const { from, to, reason } = event.data;
+      const raised = PROBLEMS[to];
+      if (raised !== undefined) return { ...raised, alarmType: 1, parms: { reason } };
+      const resolved = PROBLEMS[from];
+      return to === "valid" && resolved !== undefined
+        ? {
+            name: "connectionValid",
+            severity: "Normal",
+            alarmType: 2,
+            parms: { reason: null, problemUei: `${UEI_PREFIX}${resolved.name}` },
+          }
+        : null;
+    }
+    case "org.sdwan-connections.connection.key.expiring":
+    case "org.sdwan-connections.connection.key.expired": {
+      const { expiresAt, daysLeft, source } = event.data;
+      const expired = event.type === "org.sdwan-connections.connection.key.expired";
+      return {
+        name: expired ? "keyExpired" : "keyExpiring",
+        severity: expired ? "Major" : "Warning",
+        alarmType: 3,
+        parms: { reason: `the key expires at ${expiresAt} (${source})`, daysLeft: String(daysLeft) },
+      };
+    }
+    case "org.sdwan-connections.connection.deleted":
+      return {
+        name: "connectionDeleted",
+        severity: "Normal",
+        alarmType: 2,
+        parms: { reason: `deleted by ${event.data.actor}`, problemUei: `${UEI_PREFIX}connectionInvalid` },
+      };
+    case "org.sdwan-connections.connection.added":
+    case "org.sdwan-connections.connection.updated":
+      return null;
+  }
+};
+
+// What XML 1.0 cannot carry, even escaped (anything outside its `Char` production: most control characters, lone
+// surrogates, U+FFFE, U+FFFF): such characters become U+FFFD.
+const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&apos;",
+};
+
+/** `text` safe as element content or a quoted attribute value. */
+const xml = (text: string): string => text.replace(NOT_XML, "\uFFFD").replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+const parmXml = ([name, value]: readonly [string, string]) =>
+  `    <parm><parmName>${xml(name)}</parmName><value type="string" encoding="text">${xml(value)}</value></parm>`;
+
+/**
+ * The OpenNMS event (XML, OpenNMS's `event.xsd`) the `opennms` webhook kind posts to `…/opennms/rest/events` for
+ * `event`, or **null when the event is not sent** to OpenNMS (adds, updates, and health changes that neither raise
+ * nor clear a problem). Parms: `alias`, `orchestratorUrl` (when known), `reason` and `daysLeft` (when they apply),
+ * `problemUei` (on resolutions: the problem they clear). Only those fields are read from `event`, every value is
+ * escaped, and nothing else (never a key) is written.
+ */
+export const opennmsEventXml = (event: CloudEvent, context: { orchestratorUrl: string | null }): string | null => {
+  const sent = opennmsEventOf(event);
+  if (sent === null) return null;
+  const parms = Object.entries({
+    alias: event.subject,
+    orchestratorUrl: context.orchestratorUrl,
+    ...sent.parms,
+  }).filter((parm): parm is [string, string] => parm[1] !== null);
+  const clearKey = sent.alarmType === 2 ? ` clear-key="${xml(CLEAR_KEY)}"` : "";
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<event xmlns="${OPENNMS_EVENT_NAMESPACE}" uuid="${xml(event.id)}">`,
+    `  <uei>${UEI_PREFIX}${sent.name}</uei>`,
+    `  <source>${OPENNMS_EVENT_SOURCE}</source>`,
+    `  <time>${xml(event.time)}</time>`,
+    `  <parms>`,
+    ...parms.map(parmXml),
+    `  </parms>`,
+    `  <severity>${sent.severity}</severity>`,
+    `  <alarm-data reduction-key="${xml(REDUCTION_KEY)}" alarm-type="${sent.alarmType}"${clearKey} auto-clean="false"/>`,
+    `</event>`,
+    ``,
+  ].join("\n");
+};

@@ -1,0 +1,76 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { OPENNMS_UEIS, opennmsEventXml } from "@sdwan-connections/core";
+import {
+  aCloudEvent,
+  eventconfErrors,
+  parseXml,
+  readOpennmsEvent,
+  type CloudEventSource,
+  type XmlElement,
+} from "@sdwan-connections/core/testing";
+import { describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "./support/kustomize.js";
+
+const FILE = readFileSync(join(PACKAGE_ROOT, "opennms/sdwan-connections.events.xml"), "utf8");
+const DOC = readFileSync(join(PACKAGE_ROOT, "../../docs/opennms.md"), "utf8");
+
+/** One event of each kind the encoder sends, so every UEI is met. */
+const SOURCES: readonly CloudEventSource[] = [
+  { action: "health-change", from: "valid", to: "invalid", reason: "refused" },
+  { action: "health-change", from: "valid", to: "unreachable", reason: "timed out" },
+  { action: "health-change", from: "invalid", to: "valid" },
+  { action: "health-change", from: "unreachable", to: "valid" },
+  { action: "key-expiring", daysLeft: 7 },
+  { action: "key-expired", daysLeft: 0 },
+  { action: "delete" },
+];
+const SENT = SOURCES.map((source) =>
+  readOpennmsEvent(opennmsEventXml(aCloudEvent(source), { orchestratorUrl: "https://vco.example.net/" }) ?? ""),
+);
+
+const definitions = (): readonly XmlElement[] => parseXml(FILE).children;
+const childText = (event: XmlElement, name: string) => event.children.find((child) => child.name === name)?.text;
+const definitionOf = (uei: string | undefined) => definitions().find((event) => childText(event, "uei") === uei);
+
+describe("the OpenNMS eventconf file (sdwan-connections.events.xml)", () => {
+  it("is an eventconf file as OpenNMS's eventconf.xsd defines it", () => {
+    expect(eventconfErrors(FILE)).toEqual([]);
+  });
+
+  it("defines every UEI the encoder sends, once each, and no other", () => {
+    const defined = definitions().map((event) => childText(event, "uei"));
+    expect([...defined].sort()).toEqual([...OPENNMS_UEIS].sort());
+    expect(new Set(SENT.map((event) => event.uei))).toEqual(new Set(OPENNMS_UEIS));
+  });
+
+  it.each(SENT.map((event) => [event.uei, event] as const))(
+    "%s: the same severity and alarm data (reduction key, type, clear key) as the events sent",
+    (_uei, sent) => {
+      const definition = definitionOf(sent.uei);
+      expect(childText(definition!, "severity")).toBe(sent.severity);
+      expect(definition!.children.find((child) => child.name === "alarm-data")?.attributes).toEqual(sent.alarmData);
+    },
+  );
+
+  it.each(SENT.map((event) => [event.uei, event] as const))(
+    "%s: its texts and keys name only parms the events carry",
+    (_uei, sent) => {
+      const texts = definitionOf(sent.uei)!.children.flatMap((child) => [
+        child.text,
+        ...Object.values(child.attributes),
+      ]);
+      for (const [, parm] of texts.join(" ").matchAll(/%parm\[([^\]]+)\]%/g))
+        expect(Object.keys(sent.parms)).toContain(parm);
+    },
+  );
+
+  it("is what docs/opennms.md shows: its example is the event an invalid connection found valid gets", () => {
+    const example = /```xml\n(<event [\s\S]*?<\/event>)\n```/.exec(DOC)?.[1];
+    const xml = opennmsEventXml(aCloudEvent({ action: "health-change", from: "invalid", to: "valid" }), {
+      orchestratorUrl: "https://vco.example.net/",
+    });
+    const withoutUuid = (text: string | null | undefined) => text?.replace(/ uuid="[^"]*"/, "");
+    expect(withoutUuid(`<?xml version="1.0" encoding="UTF-8"?>\n${example}\n`)).toBe(withoutUuid(xml));
+  });
+});
