@@ -225,7 +225,9 @@ const RecentEvents = ({ events, state }: { readonly events: readonly LiveEvent[]
               <td data-label="At">
                 <Time at={event.time} />
               </td>
-              <td data-label="Event">{event.type.replace(TYPE_PREFIX, "")}</td>
+              <td data-label="Event" class="event-type">
+                {event.type.replace(TYPE_PREFIX, "")}
+              </td>
               <td data-label="Detail">{eventDetail(event)}</td>
             </tr>
           ))}
