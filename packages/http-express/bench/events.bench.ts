@@ -53,6 +53,7 @@ const latencies = (stream: EventStream): number[] =>
 const main = async (): Promise<void> => {
   const loadBefore = await loadAverage();
   const postgres = await startPostgres({ label: "http-express-events-bench" });
+  const version = String((await postgres.rows("show server_version"))[0]?.["server_version"]).split(" ")[0];
   const dir = await mkdtemp(join(tmpdir(), "sdwan-bench-events-"));
   const masterKey = randomBytes(32).toString("base64");
   const env = (name: string) => ({
@@ -106,7 +107,7 @@ const main = async (): Promise<void> => {
       "## events: from commit to an SSE client, and what idle streams cost",
       "",
       `${await machineLine()}. \`pnpm --filter @sdwan-connections/http-express bench:events\` (\`bench/events.bench.ts\`), issue 29:`,
-      "two instances of the service, each its own process (`pnpm start`'s, from sources), on one PostgreSQL 16 database in a",
+      `two instances of the service, each its own process (\`pnpm start\`'s, from sources), on one PostgreSQL ${version} database in a`,
       `container (fsync off). Instance A takes ${WRITES} adds one after another (after ${WARM_UP} not counted); one stream on A`,
       "and one on B read every event. Latency is from the event's `time` (its audit entry's, stamped just before the",
       "commit) to its arrival at the client, one clock. On B the event comes by PostgreSQL's NOTIFY after the commit and B",
