@@ -78,6 +78,24 @@ export const AuditPage = t.type({
 });
 export type AuditEntry = t.TypeOf<typeof AuditPage>["entries"][number];
 
+/** What the console reads of an event (a CloudEvent of `GET /events`, docs/interface.md §9): never a key. */
+export const LiveEvent = t.type({
+  id: t.string,
+  type: t.string,
+  subject: t.string,
+  time: t.string,
+  data: t.partial({
+    actor: t.string,
+    forced: t.boolean,
+    from: t.string,
+    to: t.string,
+    reason: nullable(t.string),
+    expiresAt: t.string,
+    daysLeft: t.number,
+  }),
+});
+export type LiveEvent = t.TypeOf<typeof LiveEvent>;
+
 // The customer's 20 fields are core's own codec (an entry of core that needs nothing but io-ts).
 export { Customer } from "@sdwan-connections/core/customer";
 
@@ -131,6 +149,7 @@ export const basicAuthorization = (user: string, password: string): string => {
 export interface CallOptions {
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -155,6 +174,7 @@ export const call = async (
       ...options.headers,
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   // A session token refused (expired, or the user removed): the console asks for the password again.
   if (response.status === 401 && authorization.startsWith("Bearer ")) dispatchEvent(new Event(SESSION_ENDED));

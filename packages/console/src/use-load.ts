@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type Problem } from "./api.js";
 
 export type Loaded<A> =
@@ -24,13 +24,18 @@ export const problemOf = (error: unknown): Problem =>
         detail: error instanceof Error ? error.message : String(error),
       };
 
-/** Runs `load` whenever `deps` change (and on `reload`); an answer that arrives after a newer load began is dropped. */
-export const useLoad = <A>(load: () => Promise<A>, deps: readonly unknown[]): [Loaded<A>, () => void] => {
+/**
+ * Runs `load` whenever `deps` change (and on `reload`); an answer that arrives after a newer load began is dropped.
+ * `refresh` loads again while the value already shown stays (no "Loading…"): for what an event says has changed.
+ */
+export const useLoad = <A>(load: () => Promise<A>, deps: readonly unknown[]): [Loaded<A>, () => void, () => void] => {
   const [loaded, setLoaded] = useState<Loaded<A>>({ state: "loading" });
   const [round, setRound] = useState(0);
+  const quiet = useRef(false);
   useEffect(() => {
     let current = true;
-    setLoaded({ state: "loading" });
+    if (!quiet.current) setLoaded({ state: "loading" });
+    quiet.current = false;
     load().then(
       (value) => current && setLoaded({ state: "ready", value }),
       (error: unknown) => current && setLoaded({ state: "failed", problem: problemOf(error) }),
@@ -39,5 +44,10 @@ export const useLoad = <A>(load: () => Promise<A>, deps: readonly unknown[]): [L
       current = false;
     };
   }, [...deps, round]);
-  return [loaded, useCallback(() => setRound((n) => n + 1), [])];
+  const reload = useCallback(() => setRound((n) => n + 1), []);
+  const refresh = useCallback(() => {
+    quiet.current = true;
+    setRound((n) => n + 1);
+  }, []);
+  return [loaded, reload, refresh];
 };

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import {
   aliasPath,
   AuditPage,
@@ -9,6 +9,7 @@ import {
   getJson,
   Health,
   healthOf,
+  type LiveEvent,
   type Problem,
 } from "../api.js";
 import { DeleteDialog } from "../components/delete-dialog.js";
@@ -18,9 +19,21 @@ import { Time } from "../components/time.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href, navigate } from "../router.js";
 import { isAdmin, useSession, type Session } from "../session.js";
+import type { FollowState } from "../events.js";
+import { useEvents } from "../use-events.js";
 import { problemOf, useLoad, type Loaded } from "../use-load.js";
 
 const AUDIT_ENTRIES = 50;
+/** The events the page keeps, newest first. */
+const RECENT_EVENTS = 10;
+const TYPE_PREFIX = "org.sdwan-connections.";
+
+/** Calls `refresh` each time `changes` goes up (an event said what `refresh` reads has changed). */
+const useRefreshOn = (changes: number, refresh: () => void): void => {
+  useEffect(() => {
+    if (changes > 0) refresh();
+  }, [changes]);
+};
 
 const Section = <A,>({
   title,
@@ -48,15 +61,19 @@ const HealthHistory = ({
   session,
   alias,
   validated,
+  changes,
 }: {
   readonly session: Session;
   readonly alias: string;
   readonly validated: boolean;
+  /** Health changes the page's events announced. */
+  readonly changes: number;
 }) => {
-  const [loaded] = useLoad(
+  const [loaded, , refresh] = useLoad(
     () => getJson(session.authorization, "/health/connections", Health),
     [session, alias, validated],
   );
+  useRefreshOn(changes, refresh);
   return (
     <Section title="Health" loaded={loaded}>
       {(health) => {
@@ -110,11 +127,21 @@ const HealthHistory = ({
   );
 };
 
-const AuditTrail = ({ session, alias }: { readonly session: Session; readonly alias: string }) => {
-  const [loaded] = useLoad(
+const AuditTrail = ({
+  session,
+  alias,
+  changes,
+}: {
+  readonly session: Session;
+  readonly alias: string;
+  /** Events the page received: each is an audit entry. */
+  readonly changes: number;
+}) => {
+  const [loaded, , refresh] = useLoad(
     () => getJson(session.authorization, `/audit?alias=${encodeURIComponent(alias)}&limit=${AUDIT_ENTRIES}`, AuditPage),
     [session, alias],
   );
+  useRefreshOn(changes, refresh);
   return (
     <Section title="Audit trail" loaded={loaded}>
       {({ entries }) =>
@@ -159,16 +186,87 @@ const AuditTrail = ({ session, alias }: { readonly session: Session; readonly al
   );
 };
 
+/** What an event says, in a few words: who made a change, a health change and why, the days a key has left. */
+const eventDetail = ({ data }: LiveEvent): string => {
+  if (data.to !== undefined)
+    return `${data.from ?? "unknown"} → ${data.to}${data.reason == null ? "" : `: ${data.reason}`}`;
+  if (data.daysLeft !== undefined)
+    return data.daysLeft <= 0 ? "the key has expired" : `key: ${data.daysLeft} days left`;
+  return `by ${data.actor ?? "unknown"}${data.forced === true ? " (forced)" : ""}`;
+};
+
+const FOLLOW_STATES: Record<FollowState, string> = {
+  connecting: "Connecting to the event stream…",
+  live: "Live: new events appear here as they happen.",
+  reconnecting: "The event stream dropped: reconnecting, without missing an event…",
+};
+
+const RecentEvents = ({ events, state }: { readonly events: readonly LiveEvent[]; readonly state: FollowState }) => (
+  <section aria-label="Recent events">
+    <h2>Recent events</h2>
+    <p class="note" role="status">
+      {FOLLOW_STATES[state]}
+    </p>
+    {events.length === 0 ? (
+      <p>None since this page opened.</p>
+    ) : (
+      <table class="stacks">
+        <caption class="visually-hidden">The connection's events since this page opened, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">At</th>
+            <th scope="col">Event</th>
+            <th scope="col">Detail</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((event) => (
+            <tr key={event.id}>
+              <td data-label="At">
+                <Time at={event.time} />
+              </td>
+              <td data-label="Event" class="event-type">
+                {event.type.replace(TYPE_PREFIX, "")}
+              </td>
+              <td data-label="Detail">{eventDetail(event)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+  </section>
+);
+
 /**
  * One connection: first as stored (URL, version, key date and fingerprint:
  * no orchestrator call, so at once), then its validation now (verbose), its
- * health and its audit trail.
+ * health and its audit trail. Its events follow live: each is listed, and the sections it changes are read
+ * again (the stored form on a change or a key warning, the health on a health change, the audit trail on any).
  */
 export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
   const session = useSession();
-  const [stored] = useLoad(
+  const [stored, , refreshStored] = useLoad(
     () => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored),
     [session, alias],
+  );
+  const [recent, setRecent] = useState<readonly LiveEvent[]>([]);
+  const [changes, setChanges] = useState({ health: 0, any: 0 });
+  useEffect(() => setRecent([]), [alias]);
+  const readAgain = (health: boolean): void => {
+    setChanges((counts) => ({ health: counts.health + (health ? 1 : 0), any: counts.any + 1 }));
+  };
+  const following = useEvents(
+    `alias=${encodeURIComponent(alias)}`,
+    (event) => {
+      setRecent((events) => [event, ...events].slice(0, RECENT_EVENTS));
+      const health = event.type.endsWith(".health.changed");
+      if (!health) refreshStored();
+      readAgain(health);
+    },
+    () => {
+      refreshStored();
+      readAgain(true);
+    },
   );
   const [validation] = useLoad(
     () => getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail),
@@ -275,9 +373,15 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
           </>
         )}
       </Section>
-      <HealthHistory session={session} alias={alias} validated={validation.state !== "loading"} />
+      <HealthHistory
+        session={session}
+        alias={alias}
+        validated={validation.state !== "loading"}
+        changes={changes.health}
+      />
+      <RecentEvents events={recent} state={following} />
       {isAdmin(session) ? (
-        <AuditTrail session={session} alias={alias} />
+        <AuditTrail session={session} alias={alias} changes={changes.any} />
       ) : (
         <section aria-label="Audit trail">
           <h2>Audit trail</h2>

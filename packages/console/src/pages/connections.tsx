@@ -7,15 +7,19 @@ import { ProblemMessage } from "../components/problem.js";
 import { href } from "../router.js";
 import { isAdmin, useSession } from "../session.js";
 import { filterConnections } from "../connections-filter.js";
+import { useEvents } from "../use-events.js";
 import { problemOf, useLoad } from "../use-load.js";
 import * as t from "io-ts";
 
 const Connections = t.array(ConnectionSummary);
 
-/** Every connection, with its last known health state (and when it was checked); adding, editing and deleting for admins. */
+/**
+ * Every connection, with its last known health state (and when it was checked), kept current by the health
+ * events; adding, editing and deleting for admins.
+ */
 export const ConnectionsPage = () => {
   const session = useSession();
-  const [loaded, reload] = useLoad(
+  const [loaded, reload, refresh] = useLoad(
     () =>
       Promise.all([
         getJson(session.authorization, "/connections", Connections),
@@ -23,6 +27,8 @@ export const ConnectionsPage = () => {
       ]),
     [session],
   );
+  // A health state changed somewhere: the list and its health are read again, the rows shown meanwhile.
+  useEvents("types=connection.health.changed", refresh, refresh);
   const [deleting, setDeleting] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [search, setSearch] = useState("");
