@@ -645,6 +645,42 @@ describe("the console in Debian's chromium, against the service and the orchestr
     expect(await chosen.locator("dt").allTextContents()).not.toContain("enterpriseId");
   });
 
+  it("zooms the map with a two-finger pinch on a phone, and pans it with one finger", { timeout: 60_000 }, async () => {
+    const phone = await newPage({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    await signIn(phone, service.url, ADMIN.user, ADMIN.password);
+    await phone.evaluate(() => (location.hash = "#/connections/partner-lab/customers"));
+    await phone.getByText(`${CUSTOMERS} customers`, { exact: true }).waitFor({ timeout: 20_000 });
+    const map = phone.locator("figure.map svg");
+    await map.scrollIntoViewIfNeeded();
+    const box = (await map.boundingBox())!;
+    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+    // Playwright's touchscreen taps with one finger only: the fingers go through the DevTools protocol, as a phone's would.
+    const cdp = await phone.context().newCDPSession(phone);
+    const touch = (type: "touchStart" | "touchMove" | "touchEnd", points: readonly (readonly [number, number])[]) =>
+      cdp.send("Input.dispatchTouchEvent", {
+        type,
+        touchPoints: points.map(([x, y], id) => ({ x, y, id, radiusX: 4, radiusY: 4, force: 1 })),
+      });
+    const fingers = (apart: number, dx = 0, dy = 0) =>
+      [
+        [cx - apart + dx, cy + dy],
+        [cx + apart + dx, cy + dy],
+      ] as const;
+    await touch("touchStart", fingers(20));
+    for (let apart = 24; apart <= 80; apart += 4) await touch("touchMove", fingers(apart));
+    await touch("touchEnd", []);
+    const zoom = phone.getByTestId("zoom");
+    await expect.poll(async () => Number.parseFloat((await zoom.textContent()) || "1")).toBeGreaterThan(2);
+
+    const land = phone.locator("figure.map svg > g").first();
+    const before = await land.getAttribute("transform");
+    await touch("touchStart", [[cx, cy]]);
+    for (let step = 1; step <= 6; step++) await touch("touchMove", [[cx + step * 10, cy]]);
+    await touch("touchEnd", []);
+    await expect.poll(() => land.getAttribute("transform")).not.toBe(before);
+    expect(await sidewaysOverflow(phone)).toBeLessThanOrEqual(0);
+  });
+
   it("shows a viewer no control that writes", async () => {
     const viewer = await newPage();
     await signIn(viewer, service.url, VIEWER.user, VIEWER.password);
