@@ -23,6 +23,9 @@ import {
   type ConnectionDetails,
   type CloudEvent,
   type FeedItem,
+  type KeyExpiry,
+  aliasKey,
+  daysLeft,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
@@ -146,6 +149,8 @@ const LABELS: Record<string, string> = {
   apiKeyFingerprint: "Key fingerprint",
   apiKeyExpiresAt: "Key expires at",
   apiKeyExpirySource: "Key expiry from",
+  apiKeyDaysLeft: "Key days left",
+  health: "Health",
   at: "At",
   actor: "Actor",
   action: "Action",
@@ -258,10 +263,58 @@ export const stopExitCode = (signal: AbortSignal): number | undefined =>
 
 const CUSTOMER_COLUMNS: readonly (keyof Customer)[] = ["id", "name", "enterpriseId", "city", "country", "bastionState"];
 
+// Whole days before a key's known expiry (SPEC §10), as the console shows them; null when the expiry is not known.
+const keyDaysLeft = (expiry: KeyExpiry | undefined): number | null =>
+  expiry === undefined ? null : daysLeft(expiry.expiresAt, new Date());
+
 const detailsOutput = (details: ConnectionDetails): CommandOutput => {
   const data = detailsAnswer(details);
-  return { data, forPeople: (width) => record(fieldsOf(data), width) };
+  // People also see the days left, beside the date; scripts get the interface's answer.
+  const { apiKeyExpirySource, ...rest } = data;
+  const shown = { ...rest, apiKeyDaysLeft: keyDaysLeft(details.apiKeyExpiry), apiKeyExpirySource };
+  return { data, forPeople: (width) => record(fieldsOf(shown), width) };
 };
+
+const WIDE_COLUMNS = [
+  "alias",
+  "orchestratorUrl",
+  "health",
+  "apiKeyExpiresAt",
+  "apiKeyDaysLeft",
+  "apiKeyExpirySource",
+] as const;
+
+/** `list -o wide`: each connection with its health and its key's expiry (date, days left, where it is known from). */
+const wideList = (service: ConnectionService): TE.TaskEither<DomainError, CommandOutput> =>
+  pipe(
+    TE.Do,
+    TE.apS("health", service.connectionsHealth()),
+    TE.apS(
+      "connections",
+      pipe(
+        service.listConnections(),
+        // One at a time: through a service each is a request.
+        TE.flatMap(TE.traverseSeqArray(({ alias }) => service.describeConnection(alias))),
+      ),
+    ),
+    TE.map(({ health, connections }): CommandOutput => {
+      const data = connections.map((details) => ({
+        ...detailsAnswer(details),
+        apiKeyDaysLeft: keyDaysLeft(details.apiKeyExpiry),
+        health: health.find((entry) => aliasKey(entry.alias) === aliasKey(details.alias))?.state ?? "unknown",
+      }));
+      return {
+        data,
+        forPeople: (width) =>
+          tableOrNone(
+            "No connections.",
+            WIDE_COLUMNS.map(label),
+            data.map((row) => WIDE_COLUMNS.map((column) => cell(row[column]))),
+            width,
+          ),
+      };
+    }),
+  );
 
 /**
  * apply: the file read, planned by `plan`, then printed (a dry run) or carried out through `service`; a dry
@@ -335,23 +388,34 @@ const eventLine = (event: CloudEvent): string => {
 export const COMMANDS: readonly Command[] = [
   {
     name: "list",
-    summary: "the connections (alias and orchestrator URL)",
+    summary: "the connections (alias and orchestrator URL; -o wide adds health and key expiry)",
     args: [],
-    options: OUTPUT_OPTIONS,
-    run: ({ service }) =>
-      TE.map((connections: readonly ConnectionSummary[]): CommandOutput => {
-        const data = connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }));
-        return {
-          data,
-          forPeople: (width) =>
-            tableOrNone(
-              "No connections.",
-              [label("alias"), label("orchestratorUrl")],
-              data.map(({ alias, orchestratorUrl }) => [alias, orchestratorUrl]),
-              width,
-            ),
-        };
-      })(service.listConnections()),
+    options: {
+      ...OUTPUT_OPTIONS,
+      output: {
+        type: "string",
+        short: "o",
+        value: "table|wide|json|yaml",
+        description:
+          "the answer's format (default: table on a terminal, json otherwise); wide: a table with each connection's health and its key's expiry, days left and source",
+      },
+    },
+    run: ({ service, options }) =>
+      options["output"] === "wide"
+        ? wideList(service)
+        : TE.map((connections: readonly ConnectionSummary[]): CommandOutput => {
+            const data = connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }));
+            return {
+              data,
+              forPeople: (width) =>
+                tableOrNone(
+                  "No connections.",
+                  [label("alias"), label("orchestratorUrl")],
+                  data.map(({ alias, orchestratorUrl }) => [alias, orchestratorUrl]),
+                  width,
+                ),
+            };
+          })(service.listConnections()),
   },
   {
     name: "get",
