@@ -455,6 +455,58 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
   });
 });
 
+// A stream that ends (the service restarted, the network cut) is opened again with the last event's id: nothing lost, nothing twice.
+describe("events --follow through a service that restarts", { timeout: 120_000 }, () => {
+  it("reconnects with Last-Event-ID and prints every event once, those written while it was away included", async () => {
+    const dataDir = await makeDataDir();
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const port = String((free.address() as { port: number }).port);
+    await new Promise((resolve) => free.close(resolve));
+    const serviceEnv = {
+      SDWAN_DATA_DIR: dataDir,
+      SDWAN_ADMIN_USER: ADMIN.name,
+      SDWAN_ADMIN_PASSWORD: ADMIN.password,
+      SDWAN_PORT: port,
+    };
+    let service = await startServiceProcess(serviceEnv);
+    const modeEnv = await modeEnvironment("service", () => service.url);
+    inMode = modeEnv.env;
+    const add = (alias: string) =>
+      service.call("POST", `${BASE}/connections?force=true`, {
+        body: { alias, orchestratorUrl: "https://vco.example.net/", apiKey: PARTNER_KEY },
+      });
+    try {
+      // Followed from a first event's id: what comes after it is printed however long the stream takes to open.
+      await add("first");
+      const [first] = (await service.call("GET", `${BASE}/audit?limit=1`)).json<{ entries: { id: string }[] }>()
+        .entries;
+      const events = following(dataDir, ["events", "--follow", "--since-id", first?.id ?? ""]);
+      await add("before-restart");
+      await events.waitFor('"before-restart"');
+      await service.stop();
+      service = await startServiceProcess(serviceEnv);
+      // Written before the CLI is back (it waits longer each time it finds no service): replayed from its Last-Event-ID.
+      await add("while-away");
+      await events.waitFor('"while-away"');
+      await add("after-reconnect");
+      const printed = await events.waitFor('"after-reconnect"');
+      expect(await events.stop(130)).toBe(0);
+      const lines = printed
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { id: string; subject: string });
+      expect(lines.map(({ subject }) => subject)).toEqual(["before-restart", "while-away", "after-reconnect"]);
+      expect(new Set(lines.map(({ id }) => id)).size).toBe(3);
+    } finally {
+      inMode = () => ({});
+      await service.stop();
+      await modeEnv.cleanUp();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 // Issue 30: the installed command looked for ./data wherever it ran, and `add` made a store there.
 describe("without a context", { timeout: 120_000 }, () => {
   it("says loudly that it uses ./data, never creates a store there unasked, and a context names one that add creates", async () => {
