@@ -300,7 +300,9 @@ const outputFormat = (command: CommandSpec, options: Options, stdout: OutputStre
     return formats.includes(chosen)
       ? E.right(chosen === "json" || chosen === "yaml" ? chosen : "table")
       : E.left(`-o must be ${formats.slice(0, -1).join(", ")} or ${formats.at(-1)}, not '${chosen}'`);
-  return E.right(options["json"] === true || stdout.isTTY !== true ? "json" : "table");
+  return E.right(
+    options["json"] === true || (stdout.isTTY !== true && command.saysInWords !== true) ? "json" : "table",
+  );
 };
 
 const render = async (output: CommandOutput, format: OutputFormat, stdout: OutputStream): Promise<string> => {

@@ -54,6 +54,8 @@ export interface CommandSpec {
   readonly notes?: string;
   /** Left out of the help and of completion (what the completion script itself calls). */
   readonly hidden?: boolean;
+  /** A write whose answer is a line of words wherever it goes; -o json or yaml asks for its result as data. */
+  readonly saysInWords?: boolean;
 }
 
 export interface CommandInput {
@@ -112,6 +114,26 @@ export const OUTPUT_OPTIONS: Record<string, OptionSpec> = {
   },
   json: { type: "boolean", description: "the same as -o json" },
 };
+const WRITE_OUTPUT_OPTIONS: Record<string, OptionSpec> = {
+  ...OUTPUT_OPTIONS,
+  output: {
+    ...(OUTPUT_OPTIONS["output"] as OptionSpec),
+    description: "the result's format (default: a line of words; json or yaml: {alias, outcome, message})",
+  },
+};
+// A write's words: the interface's (docs/interface.md §1), but an update that changed nothing says so.
+const WRITE_TEXT = {
+  ...ANSWER_TEXT,
+  unchanged: "Connection unchanged: it already had this URL and key",
+  deleted: "Connection successfully deleted",
+} as const;
+
+/** A write's result: its words for people (the default), `{alias, outcome, message}` for -o json or yaml. */
+const writeOutput = (alias: string, outcome: keyof typeof WRITE_TEXT): CommandOutput => {
+  const data = { alias, outcome, message: WRITE_TEXT[outcome] };
+  return { data, forPeople: () => `${data.message}\n` };
+};
+
 const KEY_NOTE = "The apiKey is read from standard input: typed at a prompt, not shown, ended by Enter; or piped in.";
 
 const IF_MATCH_OPTION: Record<string, OptionSpec> = {
@@ -433,13 +455,15 @@ export const COMMANDS: readonly Command[] = [
     options: {
       "dry-run": { type: "boolean", description: "validate only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
+      ...WRITE_OUTPUT_OPTIONS,
     },
+    saysInWords: true,
     progress: "asking the orchestrator",
     readsKey: () => true,
     createsStore: (options) => options["dry-run"] !== true,
     notes: KEY_NOTE,
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
-      TE.map((outcome: keyof typeof ANSWER_TEXT) => message(`${ANSWER_TEXT[outcome]}\n`))(
+      TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome))(
         service.addConnection(
           { alias, orchestratorUrl, apiKey },
           { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
@@ -457,7 +481,9 @@ export const COMMANDS: readonly Command[] = [
       "dry-run": { type: "boolean", description: "validate the changed connection only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...IF_MATCH_OPTION,
+      ...WRITE_OUTPUT_OPTIONS,
     },
+    saysInWords: true,
     progress: "asking the orchestrator",
     readsKey: (options) => options["key"] === true,
     notes: KEY_NOTE,
@@ -474,7 +500,7 @@ export const COMMANDS: readonly Command[] = [
             { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
           ),
         ),
-        TE.map((outcome: keyof typeof ANSWER_TEXT) => message(`${ANSWER_TEXT[outcome]}\n`)),
+        TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome)),
       ),
   },
   {
@@ -523,12 +549,13 @@ export const COMMANDS: readonly Command[] = [
     name: "delete",
     summary: "remove a connection",
     args: ["alias"],
-    options: IF_MATCH_OPTION,
+    options: { ...IF_MATCH_OPTION, ...WRITE_OUTPUT_OPTIONS },
+    saysInWords: true,
     run: ({ service, args: [alias], options, by }) =>
       pipe(
         TE.fromEither(expectedVersions(options)),
         TE.flatMap((expected) => service.deleteConnection(alias as string, { ...expected, by })),
-        TE.map(() => message("Connection successfully deleted\n")),
+        TE.map(() => writeOutput(alias as string, "deleted")),
       ),
   },
   {

@@ -313,13 +313,24 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
     alias: string,
     body: unknown,
     options: { readonly dryRun?: boolean; readonly force?: boolean; readonly expectedVersions?: readonly number[] },
-  ) =>
-    TE.map(() => outcomeOf(options.dryRun, "updated" as const))(
-      call("PUT", `${at(alias)}${query(options)}`, alias, {
-        body,
-        ...(options.expectedVersions?.[0] === undefined ? {} : { ifMatch: options.expectedVersions[0] }),
-      }),
+  ) => {
+    const put = call("PUT", `${at(alias)}${query(options)}`, alias, {
+      body,
+      ...(options.expectedVersions?.[0] === undefined ? {} : { ifMatch: options.expectedVersions[0] }),
+    });
+    if (options.dryRun === true) return TE.map(() => "dry-run" as const)(put);
+    // The service answers both in the same words (SPEC §1); an update that changed nothing keeps the version.
+    return pipe(
+      describe(alias),
+      TE.flatMap((before) =>
+        pipe(
+          put,
+          TE.flatMap(() => describe(alias)),
+          TE.map((after) => (after.version === before.version ? ("unchanged" as const) : ("updated" as const))),
+        ),
+      ),
     );
+  };
 
   const keyCheck = (alias: string, body: unknown) =>
     pipe(

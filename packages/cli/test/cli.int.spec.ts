@@ -245,6 +245,37 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     for (const alias of ["expiring", "checked-wide"]) expect((await cli(dataDir, ["delete", alias])).code).toBe(0);
   });
 
+  // Issue 30: "a no-op update says 'updated'", "writes refuse -o json".
+  it("an update that changes nothing says unchanged; writes give their result as JSON with -o json, words by default", async () => {
+    expect(
+      JSON.parse((await cli(dataDir, ["add", "written", simulator.url, "--force", "-o", "json"], PARTNER_KEY)).stdout),
+    ).toEqual({ alias: "written", outcome: "added", message: "Connection successfully added" });
+    const version = () =>
+      service
+        .call("GET", `${BASE}/connections/written?stored=true`)
+        .then((got) => got.json<{ version: number }>().version);
+    const before = await version();
+    expect(await cli(dataDir, ["update", "written", "--url", simulator.url, "--force"])).toMatchObject({
+      code: 0,
+      stdout: "Connection unchanged: it already had this URL and key\n",
+    });
+    expect(await version()).toBe(before);
+    expect(
+      JSON.parse(
+        (await cli(dataDir, ["update", "written", "--url", `${simulator.url}moved/`, "--force", "--json"])).stdout,
+      ),
+    ).toEqual({ alias: "written", outcome: "updated", message: "Connection successfully updated" });
+    expect(await version()).toBeGreaterThan(before);
+    expect((await cli(dataDir, ["update", "written", "--url", simulator.url, "--force", "-o", "yaml"])).stdout).toBe(
+      "alias: written\noutcome: updated\nmessage: Connection successfully updated\n",
+    );
+    expect(JSON.parse((await cli(dataDir, ["delete", "written", "-o", "json"])).stdout)).toEqual({
+      alias: "written",
+      outcome: "deleted",
+      message: "Connection successfully deleted",
+    });
+  });
+
   it("update --dry-run validates the changed connection and stores nothing", async () => {
     expect(await cli(dataDir, ["update", "lab", "--url", simulator.url.replace(/\/$/, ""), "--dry-run"])).toMatchObject(
       { code: 0, stdout: "Dry run successful\n" },

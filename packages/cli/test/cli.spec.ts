@@ -73,7 +73,10 @@ describe("help, usage and completion (no store needed)", () => {
       [["list", "--bogus"], "list: unknown option --bogus; see 'sdwan-connections list --help'"],
       [["list", "-x"], "list: unknown option -x; see 'sdwan-connections list --help'"],
       [["list", "--json=yes"], "list: --json takes no value; see 'sdwan-connections list --help'"],
-      [["list", "-o", "xml"], "list: -o must be table, json or yaml, not 'xml'; see 'sdwan-connections list --help'"],
+      [
+        ["list", "-o", "xml"],
+        "list: -o must be table, wide, json or yaml, not 'xml'; see 'sdwan-connections list --help'",
+      ],
       [["delete"], "delete: expects <alias>; see 'sdwan-connections delete --help'"],
       [["delete", "a", "b"], "delete: expects <alias>; see 'sdwan-connections delete --help'"],
       [["list", "extra"], "list: takes no arguments; see 'sdwan-connections list --help'"],
@@ -258,7 +261,7 @@ describe("tables for people, JSON and YAML for scripts", () => {
     const shown = await run(["get", "LAB"], { tty: true, dataDir });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(
-      /^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\nKey expires at +-\nKey expiry from +-\n$/,
+      /^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\nKey expires at +-\nKey days left +-\nKey expiry from +-\n$/,
     );
     expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toEqual({
       alias: "lab",
