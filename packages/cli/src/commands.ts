@@ -54,6 +54,8 @@ export interface CommandSpec {
   readonly notes?: string;
   /** Left out of the help and of completion (what the completion script itself calls). */
   readonly hidden?: boolean;
+  /** Whether its <alias> names a new connection (add): completion offers no stored alias for it. */
+  readonly namesNewAlias?: boolean;
   /** A write whose answer is a line of words wherever it goes; -o json or yaml asks for its result as data. */
   readonly saysInWords?: boolean;
 }
@@ -450,6 +452,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "add",
     summary: "add a connection, validated with its orchestrator first",
+    namesNewAlias: true,
     asksOrchestrator: true,
     args: ["alias", "orchestratorUrl"],
     options: {
