@@ -199,83 +199,6 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     expect(customers).toHaveLength(simulator.data.partners[0]?.enterprises.length ?? -1);
   });
 
-  // SPEC §10: the CLI's `list -o wide` and `get` show the key's expiry, its days left and where it is known from.
-  it("list -o wide shows each connection's health and key expiry with days left; get shows the days left", async () => {
-    const expiresAt = new Date(Date.now() + 10 * 24 * 3600_000 - 3600_000).toISOString();
-    await service.call("POST", `${BASE}/connections?force=true`, {
-      body: { alias: "expiring", orchestratorUrl: simulator.url, apiKey: "expiring-key", apiKeyExpiresAt: expiresAt },
-    });
-    await service.call("POST", `${BASE}/connections`, {
-      body: { alias: "checked-wide", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
-    });
-    expect((await cli(dataDir, ["validate", "checked-wide"])).code).toBe(0);
-    const wide = await cli(dataDir, ["list", "-o", "wide"]);
-    expect(wide.code).toBe(0);
-    const [header, ...rows] = wide.stdout.trimEnd().split("\n");
-    expect(header?.split(/\s{2,}/)).toEqual([
-      "Alias",
-      "Orchestrator URL",
-      "Health",
-      "Key expires at",
-      "Key days left",
-      "Key expiry from",
-    ]);
-    expect(rows.find((row) => row.startsWith("expiring "))?.split(/\s{2,}/)).toEqual([
-      "expiring",
-      simulator.url,
-      "unknown",
-      expiresAt,
-      "10",
-      "declared",
-    ]);
-    // Validated: valid, no expiry known.
-    expect(rows.find((row) => row.startsWith("checked-wide "))?.split(/\s{2,}/)).toEqual([
-      "checked-wide",
-      simulator.url,
-      "valid",
-      "-",
-      "-",
-      "-",
-    ]);
-    const got = await cli(dataDir, ["get", "expiring", "-o", "table"]);
-    expect(got.stdout).toMatch(new RegExp(`Key expires at +${expiresAt}\n`));
-    expect(got.stdout).toMatch(/Key days left +10\n/);
-    expect(got.stdout).toMatch(/Key expiry from +declared\n/);
-    expect((await cli(dataDir, ["get", "expiring", "-o", "wide"])).code).toBe(2);
-    for (const alias of ["expiring", "checked-wide"]) expect((await cli(dataDir, ["delete", alias])).code).toBe(0);
-  });
-
-  // Issue 30: "a no-op update says 'updated'", "writes refuse -o json".
-  it("an update that changes nothing says unchanged; writes give their result as JSON with -o json, words by default", async () => {
-    expect(
-      JSON.parse((await cli(dataDir, ["add", "written", simulator.url, "--force", "-o", "json"], PARTNER_KEY)).stdout),
-    ).toEqual({ alias: "written", outcome: "added", message: "Connection successfully added" });
-    const version = () =>
-      service
-        .call("GET", `${BASE}/connections/written?stored=true`)
-        .then((got) => got.json<{ version: number }>().version);
-    const before = await version();
-    expect(await cli(dataDir, ["update", "written", "--url", simulator.url, "--force"])).toMatchObject({
-      code: 0,
-      stdout: "Connection unchanged: it already had this URL and key\n",
-    });
-    expect(await version()).toBe(before);
-    expect(
-      JSON.parse(
-        (await cli(dataDir, ["update", "written", "--url", `${simulator.url}moved/`, "--force", "--json"])).stdout,
-      ),
-    ).toEqual({ alias: "written", outcome: "updated", message: "Connection successfully updated" });
-    expect(await version()).toBeGreaterThan(before);
-    expect((await cli(dataDir, ["update", "written", "--url", simulator.url, "--force", "-o", "yaml"])).stdout).toBe(
-      "alias: written\noutcome: updated\nmessage: Connection successfully updated\n",
-    );
-    expect(JSON.parse((await cli(dataDir, ["delete", "written", "-o", "json"])).stdout)).toEqual({
-      alias: "written",
-      outcome: "deleted",
-      message: "Connection successfully deleted",
-    });
-  });
-
   it("update --dry-run validates the changed connection and stores nothing", async () => {
     expect(await cli(dataDir, ["update", "lab", "--url", simulator.url.replace(/\/$/, ""), "--dry-run"])).toMatchObject(
       { code: 0, stdout: "Dry run successful\n" },
@@ -483,6 +406,83 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     expect(lines[0]?.data).toMatchObject({ actor: ADMIN.name, forced: true });
     expect(printed).not.toContain(PARTNER_KEY);
     await service.call("DELETE", `${BASE}/connections/other`);
+  });
+
+  // SPEC §10: the CLI's `list -o wide` and `get` show the key's expiry, its days left and where it is known from.
+  it("list -o wide shows each connection's health and key expiry with days left; get shows the days left", async () => {
+    const expiresAt = new Date(Date.now() + 10 * 24 * 3600_000 - 3600_000).toISOString();
+    await service.call("POST", `${BASE}/connections?force=true`, {
+      body: { alias: "expiring", orchestratorUrl: simulator.url, apiKey: "expiring-key", apiKeyExpiresAt: expiresAt },
+    });
+    await service.call("POST", `${BASE}/connections`, {
+      body: { alias: "checked-wide", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+    });
+    expect((await cli(dataDir, ["validate", "checked-wide"])).code).toBe(0);
+    const wide = await cli(dataDir, ["list", "-o", "wide"]);
+    expect(wide.code).toBe(0);
+    const [header, ...rows] = wide.stdout.trimEnd().split("\n");
+    expect(header?.split(/\s{2,}/)).toEqual([
+      "Alias",
+      "Orchestrator URL",
+      "Health",
+      "Key expires at",
+      "Key days left",
+      "Key expiry from",
+    ]);
+    expect(rows.find((row) => row.startsWith("expiring "))?.split(/\s{2,}/)).toEqual([
+      "expiring",
+      simulator.url,
+      "unknown",
+      expiresAt,
+      "10",
+      "declared",
+    ]);
+    // Validated: valid, no expiry known.
+    expect(rows.find((row) => row.startsWith("checked-wide "))?.split(/\s{2,}/)).toEqual([
+      "checked-wide",
+      simulator.url,
+      "valid",
+      "-",
+      "-",
+      "-",
+    ]);
+    const got = await cli(dataDir, ["get", "expiring", "-o", "table"]);
+    expect(got.stdout).toMatch(new RegExp(`Key expires at +${expiresAt}\n`));
+    expect(got.stdout).toMatch(/Key days left +10\n/);
+    expect(got.stdout).toMatch(/Key expiry from +declared\n/);
+    expect((await cli(dataDir, ["get", "expiring", "-o", "wide"])).code).toBe(2);
+    for (const alias of ["expiring", "checked-wide"]) expect((await cli(dataDir, ["delete", alias])).code).toBe(0);
+  });
+
+  // Issue 30: "a no-op update says 'updated'", "writes refuse -o json".
+  it("an update that changes nothing says unchanged; writes give their result as JSON with -o json, words by default", async () => {
+    expect(
+      JSON.parse((await cli(dataDir, ["add", "written", simulator.url, "--force", "-o", "json"], PARTNER_KEY)).stdout),
+    ).toEqual({ alias: "written", outcome: "added", message: "Connection successfully added" });
+    const version = () =>
+      service
+        .call("GET", `${BASE}/connections/written?stored=true`)
+        .then((got) => got.json<{ version: number }>().version);
+    const before = await version();
+    expect(await cli(dataDir, ["update", "written", "--url", simulator.url, "--force"])).toMatchObject({
+      code: 0,
+      stdout: "Connection unchanged: it already had this URL and key\n",
+    });
+    expect(await version()).toBe(before);
+    expect(
+      JSON.parse(
+        (await cli(dataDir, ["update", "written", "--url", `${simulator.url}moved/`, "--force", "--json"])).stdout,
+      ),
+    ).toEqual({ alias: "written", outcome: "updated", message: "Connection successfully updated" });
+    expect(await version()).toBeGreaterThan(before);
+    expect((await cli(dataDir, ["update", "written", "--url", simulator.url, "--force", "-o", "yaml"])).stdout).toBe(
+      "alias: written\noutcome: updated\nmessage: Connection successfully updated\n",
+    );
+    expect(JSON.parse((await cli(dataDir, ["delete", "written", "-o", "json"])).stdout)).toEqual({
+      alias: "written",
+      outcome: "deleted",
+      message: "Connection successfully deleted",
+    });
   });
 });
 
