@@ -320,13 +320,18 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
     });
     if (options.dryRun === true) return TE.map(() => "dry-run" as const)(put);
     // The service answers both in the same words (SPEC §1); an update that changed nothing keeps the version.
+    // The version before is read first; when it cannot be, the PUT's own error is the answer, as in the local mode.
     return pipe(
-      describe(alias),
+      TE.fromTask(describe(alias)),
       TE.flatMap((before) =>
         pipe(
           put,
-          TE.flatMap(() => describe(alias)),
-          TE.map((after) => (after.version === before.version ? ("unchanged" as const) : ("updated" as const))),
+          TE.flatMap(() => (E.isLeft(before) ? TE.right(undefined) : describe(alias))),
+          TE.map((after) =>
+            E.isRight(before) && after?.version === before.right.version
+              ? ("unchanged" as const)
+              : ("updated" as const),
+          ),
         ),
       ),
     );

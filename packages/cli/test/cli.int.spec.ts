@@ -478,6 +478,11 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     expect((await cli(dataDir, ["update", "written", "--url", simulator.url, "--force", "-o", "yaml"])).stdout).toBe(
       "alias: written\noutcome: updated\nmessage: Connection successfully updated\n",
     );
+    // Reading the version first changes no error: a bad change to a missing connection is a usage error in both modes.
+    expect(await cli(dataDir, ["update", "ghost", "--url", "not a url"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--url:"),
+    });
     expect(JSON.parse((await cli(dataDir, ["delete", "written", "-o", "json"])).stdout)).toEqual({
       alias: "written",
       outcome: "deleted",
