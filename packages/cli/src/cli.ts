@@ -289,17 +289,20 @@ const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed>
   return E.right({ kind: "run", command, args: positionals, options: values as Options });
 };
 
-const OUTPUT_FORMATS = ["table", "json", "yaml"] as const;
-type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+type OutputFormat = "table" | "json" | "yaml";
 
-// -o, or --json, or the default: a table on a terminal, JSON for scripts.
-const outputFormat = (options: Options, stdout: OutputStream): E.Either<string, OutputFormat> => {
+// -o, or --json, or the default: a table on a terminal, JSON for scripts. A command whose -o names more
+// formats (list's wide) draws them itself, as a table.
+const outputFormat = (command: CommandSpec, options: Options, stdout: OutputStream): E.Either<string, OutputFormat> => {
   const chosen = options["output"];
+  const formats = (command.options["output"]?.value ?? "table|json|yaml").split("|");
   if (typeof chosen === "string")
-    return (OUTPUT_FORMATS as readonly string[]).includes(chosen)
-      ? E.right(chosen as OutputFormat)
-      : E.left(`-o must be table, json or yaml, not '${chosen}'`);
-  return E.right(options["json"] === true || stdout.isTTY !== true ? "json" : "table");
+    return formats.includes(chosen)
+      ? E.right(chosen === "json" || chosen === "yaml" ? chosen : "table")
+      : E.left(`-o must be ${formats.slice(0, -1).join(", ")} or ${formats.at(-1)}, not '${chosen}'`);
+  return E.right(
+    options["json"] === true || (stdout.isTTY !== true && command.saysInWords !== true) ? "json" : "table",
+  );
 };
 
 const render = async (output: CommandOutput, format: OutputFormat, stdout: OutputStream): Promise<string> => {
@@ -360,7 +363,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     return EXIT.ok;
   }
   const { command, args, options } = parsed.right;
-  const format = outputFormat(options, io.stdout);
+  const format = outputFormat(command, options, io.stdout);
   if (E.isLeft(format)) return fail(EXIT.usage, `${command.name}: ${format.left}`, hintFor(command));
   if (!COMMANDS.includes(command as Command)) {
     const printed = await (command as LocalCommand | ConfigCommand).print(args, io.env, options)();

@@ -23,6 +23,9 @@ import {
   type ConnectionDetails,
   type CloudEvent,
   type FeedItem,
+  type KeyExpiry,
+  aliasKey,
+  daysLeft,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
@@ -51,6 +54,10 @@ export interface CommandSpec {
   readonly notes?: string;
   /** Left out of the help and of completion (what the completion script itself calls). */
   readonly hidden?: boolean;
+  /** Whether its <alias> names a new connection (add): completion offers no stored alias for it. */
+  readonly namesNewAlias?: boolean;
+  /** A write whose answer is a line of words wherever it goes; -o json or yaml asks for its result as data. */
+  readonly saysInWords?: boolean;
 }
 
 export interface CommandInput {
@@ -109,6 +116,26 @@ export const OUTPUT_OPTIONS: Record<string, OptionSpec> = {
   },
   json: { type: "boolean", description: "the same as -o json" },
 };
+const WRITE_OUTPUT_OPTIONS: Record<string, OptionSpec> = {
+  ...OUTPUT_OPTIONS,
+  output: {
+    ...(OUTPUT_OPTIONS["output"] as OptionSpec),
+    description: "the result's format (default: a line of words; json or yaml: {alias, outcome, message})",
+  },
+};
+// A write's words: the interface's (docs/interface.md §1), but an update that changed nothing says so.
+const WRITE_TEXT = {
+  ...ANSWER_TEXT,
+  unchanged: "Connection unchanged: it already had this URL and key",
+  deleted: "Connection successfully deleted",
+} as const;
+
+/** A write's result: its words for people (the default), `{alias, outcome, message}` for -o json or yaml. */
+const writeOutput = (alias: string, outcome: keyof typeof WRITE_TEXT): CommandOutput => {
+  const data = { alias, outcome, message: WRITE_TEXT[outcome] };
+  return { data, forPeople: () => `${data.message}\n` };
+};
+
 const KEY_NOTE = "The apiKey is read from standard input: typed at a prompt, not shown, ended by Enter; or piped in.";
 
 const IF_MATCH_OPTION: Record<string, OptionSpec> = {
@@ -146,6 +173,8 @@ const LABELS: Record<string, string> = {
   apiKeyFingerprint: "Key fingerprint",
   apiKeyExpiresAt: "Key expires at",
   apiKeyExpirySource: "Key expiry from",
+  apiKeyDaysLeft: "Key days left",
+  health: "Health",
   at: "At",
   actor: "Actor",
   action: "Action",
@@ -258,10 +287,58 @@ export const stopExitCode = (signal: AbortSignal): number | undefined =>
 
 const CUSTOMER_COLUMNS: readonly (keyof Customer)[] = ["id", "name", "enterpriseId", "city", "country", "bastionState"];
 
+// Whole days before a key's known expiry (SPEC §10), as the console shows them; null when the expiry is not known.
+const keyDaysLeft = (expiry: KeyExpiry | undefined): number | null =>
+  expiry === undefined ? null : daysLeft(expiry.expiresAt, new Date());
+
 const detailsOutput = (details: ConnectionDetails): CommandOutput => {
   const data = detailsAnswer(details);
-  return { data, forPeople: (width) => record(fieldsOf(data), width) };
+  // People also see the days left, beside the date; scripts get the interface's answer.
+  const { apiKeyExpirySource, ...rest } = data;
+  const shown = { ...rest, apiKeyDaysLeft: keyDaysLeft(details.apiKeyExpiry), apiKeyExpirySource };
+  return { data, forPeople: (width) => record(fieldsOf(shown), width) };
 };
+
+const WIDE_COLUMNS = [
+  "alias",
+  "orchestratorUrl",
+  "health",
+  "apiKeyExpiresAt",
+  "apiKeyDaysLeft",
+  "apiKeyExpirySource",
+] as const;
+
+/** `list -o wide`: each connection with its health and its key's expiry (date, days left, where it is known from). */
+const wideList = (service: ConnectionService): TE.TaskEither<DomainError, CommandOutput> =>
+  pipe(
+    TE.Do,
+    TE.apS("health", service.connectionsHealth()),
+    TE.apS(
+      "connections",
+      pipe(
+        service.listConnections(),
+        // One at a time: through a service each is a request.
+        TE.flatMap(TE.traverseSeqArray(({ alias }) => service.describeConnection(alias))),
+      ),
+    ),
+    TE.map(({ health, connections }): CommandOutput => {
+      const data = connections.map((details) => ({
+        ...detailsAnswer(details),
+        apiKeyDaysLeft: keyDaysLeft(details.apiKeyExpiry),
+        health: health.find((entry) => aliasKey(entry.alias) === aliasKey(details.alias))?.state ?? "unknown",
+      }));
+      return {
+        data,
+        forPeople: (width) =>
+          tableOrNone(
+            "No connections.",
+            WIDE_COLUMNS.map(label),
+            data.map((row) => WIDE_COLUMNS.map((column) => cell(row[column]))),
+            width,
+          ),
+      };
+    }),
+  );
 
 /**
  * apply: the file read, planned by `plan`, then printed (a dry run) or carried out through `service`; a dry
@@ -335,23 +412,34 @@ const eventLine = (event: CloudEvent): string => {
 export const COMMANDS: readonly Command[] = [
   {
     name: "list",
-    summary: "the connections (alias and orchestrator URL)",
+    summary: "the connections (alias and orchestrator URL; -o wide adds health and key expiry)",
     args: [],
-    options: OUTPUT_OPTIONS,
-    run: ({ service }) =>
-      TE.map((connections: readonly ConnectionSummary[]): CommandOutput => {
-        const data = connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }));
-        return {
-          data,
-          forPeople: (width) =>
-            tableOrNone(
-              "No connections.",
-              [label("alias"), label("orchestratorUrl")],
-              data.map(({ alias, orchestratorUrl }) => [alias, orchestratorUrl]),
-              width,
-            ),
-        };
-      })(service.listConnections()),
+    options: {
+      ...OUTPUT_OPTIONS,
+      output: {
+        type: "string",
+        short: "o",
+        value: "table|wide|json|yaml",
+        description:
+          "the answer's format (default: table on a terminal, json otherwise); wide: a table with each connection's health and its key's expiry, days left and source",
+      },
+    },
+    run: ({ service, options }) =>
+      options["output"] === "wide"
+        ? wideList(service)
+        : TE.map((connections: readonly ConnectionSummary[]): CommandOutput => {
+            const data = connections.map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }));
+            return {
+              data,
+              forPeople: (width) =>
+                tableOrNone(
+                  "No connections.",
+                  [label("alias"), label("orchestratorUrl")],
+                  data.map(({ alias, orchestratorUrl }) => [alias, orchestratorUrl]),
+                  width,
+                ),
+            };
+          })(service.listConnections()),
   },
   {
     name: "get",
@@ -364,18 +452,21 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "add",
     summary: "add a connection, validated with its orchestrator first",
+    namesNewAlias: true,
     asksOrchestrator: true,
     args: ["alias", "orchestratorUrl"],
     options: {
       "dry-run": { type: "boolean", description: "validate only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
+      ...WRITE_OUTPUT_OPTIONS,
     },
+    saysInWords: true,
     progress: "asking the orchestrator",
     readsKey: () => true,
     createsStore: (options) => options["dry-run"] !== true,
     notes: KEY_NOTE,
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
-      TE.map((outcome: keyof typeof ANSWER_TEXT) => message(`${ANSWER_TEXT[outcome]}\n`))(
+      TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome))(
         service.addConnection(
           { alias, orchestratorUrl, apiKey },
           { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
@@ -393,7 +484,9 @@ export const COMMANDS: readonly Command[] = [
       "dry-run": { type: "boolean", description: "validate the changed connection only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...IF_MATCH_OPTION,
+      ...WRITE_OUTPUT_OPTIONS,
     },
+    saysInWords: true,
     progress: "asking the orchestrator",
     readsKey: (options) => options["key"] === true,
     notes: KEY_NOTE,
@@ -410,7 +503,7 @@ export const COMMANDS: readonly Command[] = [
             { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
           ),
         ),
-        TE.map((outcome: keyof typeof ANSWER_TEXT) => message(`${ANSWER_TEXT[outcome]}\n`)),
+        TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome)),
       ),
   },
   {
@@ -459,12 +552,13 @@ export const COMMANDS: readonly Command[] = [
     name: "delete",
     summary: "remove a connection",
     args: ["alias"],
-    options: IF_MATCH_OPTION,
+    options: { ...IF_MATCH_OPTION, ...WRITE_OUTPUT_OPTIONS },
+    saysInWords: true,
     run: ({ service, args: [alias], options, by }) =>
       pipe(
         TE.fromEither(expectedVersions(options)),
         TE.flatMap((expected) => service.deleteConnection(alias as string, { ...expected, by })),
-        TE.map(() => message("Connection successfully deleted\n")),
+        TE.map(() => writeOutput(alias as string, "deleted")),
       ),
   },
   {

@@ -12,10 +12,29 @@ const wordsOf = (command: CommandSpec, commands: readonly CommandSpec[]): string
     "--help",
   ].join(" ");
 
+// What completes an option's value, from what its help calls it: one of its listed values (`table|json|yaml`),
+// a file, a stored alias; anything else (a URL, a version, a time) is the person's to type: nothing offered.
+const valueCompletion = (value: string | undefined): string =>
+  value === "file"
+    ? `COMPREPLY=($(compgen -f -- "$current")); return`
+    : value === "alias"
+      ? `words="$(${PROGRAM} __complete aliases 2>/dev/null)"`
+      : `words="${value?.includes("|") === true ? value.split("|").join(" ") : ""}"`;
+
+// A command's options that take a value, as `case` patterns of the command and the word before the cursor.
+const optionValueCases = (command: CommandSpec): string[] =>
+  Object.entries(command.options)
+    .filter(([, spec]) => spec.type === "string")
+    .map(
+      ([name, spec]) =>
+        `    ${[`--${name}`, ...(spec.short === undefined ? [] : [`-${spec.short}`])].map((option) => `"${command.name} ${option}"`).join("|")}) ${valueCompletion(spec.value)} ;;`,
+    );
+
 /**
- * A bash completion script (also read by zsh through bashcompinit): commands, each command's options, and
- * for a command's <alias> the stored aliases, which the script asks of the CLI itself
- * (`sdwan-connections __complete aliases`: the local store only, no orchestrator is asked).
+ * A bash completion script (also read by zsh through bashcompinit): commands, each command's options, an
+ * option's values (listed ones, files for -f, aliases), and for a command's existing <alias> the stored
+ * aliases, which the script asks of the CLI itself (`sdwan-connections __complete aliases`: no orchestrator is
+ * asked); `add`, which names a new connection, is offered none.
  */
 export const bashCompletion = (commands: readonly CommandSpec[]): string => {
   const shown = commands.filter((command) => command.hidden !== true && !command.name.includes(" "));
@@ -24,7 +43,7 @@ export const bashCompletion = (commands: readonly CommandSpec[]): string => {
     .map((command) =>
       command.args[0]?.includes("|") === true
         ? `    ${command.name}) words="${command.args[0].split("|").join(" ")} ${optionWords(command)}" ;;`
-        : command.args[0] === "alias"
+        : command.args[0] === "alias" && command.namesNewAlias !== true
           ? `    ${command.name}) if [ "$COMP_CWORD" -eq 2 ]; then words="$(${PROGRAM} __complete aliases 2>/dev/null)"; else words="${optionWords(command)}"; fi ;;`
           : `    ${command.name}) words="${optionWords(command)}" ;;`,
     )
@@ -32,14 +51,18 @@ export const bashCompletion = (commands: readonly CommandSpec[]): string => {
   return `# ${PROGRAM} completion for bash. Install: ${PROGRAM} completion bash > /etc/bash_completion.d/${PROGRAM}
 # (zsh: autoload -U +X bashcompinit && bashcompinit, then source this file)
 _${PROGRAM.replace(/-/g, "_")}() {
-  local current="\${COMP_WORDS[COMP_CWORD]}" words
+  local current="\${COMP_WORDS[COMP_CWORD]}" previous="\${COMP_WORDS[COMP_CWORD-1]}" words
   if [ "$COMP_CWORD" -eq 1 ]; then
     words="${[...shown.map((command) => command.name), "help", "--help", "--version"].join(" ")}"
   else
+    case "\${COMP_WORDS[1]} $previous" in
+${shown.flatMap(optionValueCases).join("\n")}
+    *)
     case "\${COMP_WORDS[1]}" in
 ${cases}
     help) words="${shown.map((command) => command.name).join(" ")}" ;;
     *) words="" ;;
+    esac ;;
     esac
   fi
   COMPREPLY=($(compgen -W "$words" -- "$current"))

@@ -58,6 +58,10 @@ export interface ServiceEndpoint {
 }
 
 const BASE = "/rest/plugin/sdwan";
+// How long `events --follow` waits before opening an ended stream again: doubling from the first to the most, with jitter.
+const RECONNECT_MS = { first: 250, max: 5_000 };
+// Three of the service's heartbeats (one at least every 15 s) missed: the stream is taken for cut.
+const STREAM_IDLE_MS = 45_000;
 // A key stored at the service, as the planner sees it: never a key itself (the service never answers one).
 const STORED_KEY = "\u0000stored";
 
@@ -309,13 +313,29 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
     alias: string,
     body: unknown,
     options: { readonly dryRun?: boolean; readonly force?: boolean; readonly expectedVersions?: readonly number[] },
-  ) =>
-    TE.map(() => outcomeOf(options.dryRun, "updated" as const))(
-      call("PUT", `${at(alias)}${query(options)}`, alias, {
-        body,
-        ...(options.expectedVersions?.[0] === undefined ? {} : { ifMatch: options.expectedVersions[0] }),
-      }),
+  ) => {
+    const put = call("PUT", `${at(alias)}${query(options)}`, alias, {
+      body,
+      ...(options.expectedVersions?.[0] === undefined ? {} : { ifMatch: options.expectedVersions[0] }),
+    });
+    if (options.dryRun === true) return TE.map(() => "dry-run" as const)(put);
+    // The service answers both in the same words (SPEC §1); an update that changed nothing keeps the version.
+    // The version before is read first; when it cannot be, the PUT's own error is the answer, as in the local mode.
+    return pipe(
+      TE.fromTask(describe(alias)),
+      TE.flatMap((before) =>
+        pipe(
+          put,
+          TE.flatMap(() => (E.isLeft(before) ? TE.right(undefined) : describe(alias))),
+          TE.map((after) =>
+            E.isRight(before) && after?.version === before.right.version
+              ? ("unchanged" as const)
+              : ("updated" as const),
+          ),
+        ),
+      ),
     );
+  };
 
   const keyCheck = (alias: string, body: unknown) =>
     pipe(
@@ -440,63 +460,100 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
           `${origin}${BASE}/events?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
         );
         const stop = new AbortController();
-        // No timeout: the stream is idle between events (the service sends a comment at least every 15 s).
-        const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
-          headers: {
-            accept: "text/event-stream",
-            ...(endpoint.authorization === undefined ? {} : { authorization: endpoint.authorization }),
-          },
-          signal: stop.signal,
-          ...(endpoint.ca === undefined ? {} : { ca: endpoint.ca }),
-        });
-        call.on("error", (error: NodeJS.ErrnoException) =>
-          resolve(
-            E.left(storageFailure(`The service at ${origin} cannot be reached (${error.code ?? error.message}).`)),
-          ),
-        );
-        call.on("response", (response) => {
-          if (response.statusCode !== 200) {
-            const chunks: Buffer[] = [];
-            response.on("data", (chunk: Buffer) => chunks.push(chunk));
-            response.on(
-              "end",
-              () =>
+        // The last event seen: a stream that ends (a restart, a cut) is opened again from it, so none is lost or repeated.
+        let lastEventId: string | undefined;
+        let opened = false;
+        let delayMs = RECONNECT_MS.first;
+        let timer: NodeJS.Timeout | undefined;
+        stop.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+        const reconnect = () => {
+          if (stop.signal.aborted) return;
+          timer = setTimeout(connect, delayMs * (0.5 + Math.random() / 2));
+          delayMs = Math.min(delayMs * 2, RECONNECT_MS.max);
+        };
+        // The first answer settles the command (a service that cannot be reached or refuses: its error); after it, every end is reconnected.
+        const failed = (error: DomainError) => (opened ? reconnect() : resolve(E.left(error)));
+        function connect(): void {
+          let ended = false;
+          const end = () => {
+            if (ended) return;
+            ended = true;
+            reconnect();
+          };
+          const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
+            headers: {
+              accept: "text/event-stream",
+              ...(endpoint.authorization === undefined ? {} : { authorization: endpoint.authorization }),
+              // Wins over ?lastEventId= (SPEC §9): what came after the last event seen is replayed first.
+              ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+            },
+            signal: stop.signal,
+            // A connection of its own, closed with the stream: a kept-alive one would hold a stopping service's drain.
+            agent: false,
+            // The service sends a comment at least every 15 s: a stream silent for longer was cut without a word.
+            timeout: STREAM_IDLE_MS,
+            ...(endpoint.ca === undefined ? {} : { ca: endpoint.ca }),
+          });
+          call.on("timeout", () => call.destroy());
+          call.on("error", (error: NodeJS.ErrnoException) =>
+            ended
+              ? undefined
+              : opened
+                ? end()
+                : failed(
+                    storageFailure(`The service at ${origin} cannot be reached (${error.code ?? error.message}).`),
+                  ),
+          );
+          call.on("response", (response) => {
+            if (response.statusCode !== 200) {
+              const chunks: Buffer[] = [];
+              response.on("data", (chunk: Buffer) => chunks.push(chunk));
+              response.on("end", () => {
+                if (opened) return end();
+                ended = true;
                 void problemError(
                   { status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") },
                   undefined,
-                ).then((error) => resolve(E.left(error))),
-            );
-            return;
-          }
-          resolve(E.right(() => stop.abort()));
-          // Server-Sent Events: frames end with a blank line; `event:` names it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
-          let pending = "";
-          response.setEncoding("utf8");
-          response.on("error", () => undefined);
-          response.on("data", (chunk: string) => {
-            pending += chunk;
-            const frames = pending.split("\n\n");
-            pending = frames.pop() ?? "";
-            for (const frame of frames) {
-              const lines = frame.split("\n");
-              const event = lines
-                .find((line) => line.startsWith("event:"))
-                ?.slice("event:".length)
-                .trim();
-              const data = lines
-                .filter((line) => line.startsWith("data:"))
-                .map((line) => line.slice("data:".length).trimStart())
-                .join("\n");
-              if (event === "reset") deliver({ _tag: "reset" });
-              else if (data !== "") {
-                // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.
-                const decoded = json(CloudEventCodec, { status: response.statusCode ?? 0, text: data });
-                if (E.isRight(decoded)) deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
-              }
+                ).then(failed);
+              });
+              return;
             }
+            response.on("error", end);
+            response.on("close", end);
+            if (!opened) resolve(E.right(() => stop.abort()));
+            opened = true;
+            delayMs = RECONNECT_MS.first;
+            // Server-Sent Events: frames end with a blank line; `id:` is the event's, `event:` names it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
+            let pending = "";
+            response.setEncoding("utf8");
+            response.on("data", (chunk: string) => {
+              pending += chunk;
+              const frames = pending.split("\n\n");
+              pending = frames.pop() ?? "";
+              for (const frame of frames) {
+                const lines = frame.split("\n");
+                const field = (name: string) =>
+                  lines
+                    .find((line) => line.startsWith(`${name}:`))
+                    ?.slice(name.length + 1)
+                    .trim();
+                const data = lines
+                  .filter((line) => line.startsWith("data:"))
+                  .map((line) => line.slice("data:".length).trimStart())
+                  .join("\n");
+                if (field("event") === "reset") deliver({ _tag: "reset" });
+                else if (data !== "") {
+                  // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.
+                  const decoded = json(CloudEventCodec, { status: response.statusCode ?? 0, text: data });
+                  if (E.isRight(decoded)) deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
+                }
+                lastEventId = field("id") ?? lastEventId;
+              }
+            });
           });
-        });
-        call.end();
+          call.end();
+        }
+        connect();
       }),
     dispose: async () => undefined,
   };

@@ -407,6 +407,140 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     expect(printed).not.toContain(PARTNER_KEY);
     await service.call("DELETE", `${BASE}/connections/other`);
   });
+
+  // SPEC §10: the CLI's `list -o wide` and `get` show the key's expiry, its days left and where it is known from.
+  it("list -o wide shows each connection's health and key expiry with days left; get shows the days left", async () => {
+    const expiresAt = new Date(Date.now() + 10 * 24 * 3600_000 - 3600_000).toISOString();
+    await service.call("POST", `${BASE}/connections?force=true`, {
+      body: { alias: "expiring", orchestratorUrl: simulator.url, apiKey: "expiring-key", apiKeyExpiresAt: expiresAt },
+    });
+    await service.call("POST", `${BASE}/connections`, {
+      body: { alias: "checked-wide", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+    });
+    expect((await cli(dataDir, ["validate", "checked-wide"])).code).toBe(0);
+    const wide = await cli(dataDir, ["list", "-o", "wide"]);
+    expect(wide.code).toBe(0);
+    const [header, ...rows] = wide.stdout.trimEnd().split("\n");
+    expect(header?.split(/\s{2,}/)).toEqual([
+      "Alias",
+      "Orchestrator URL",
+      "Health",
+      "Key expires at",
+      "Key days left",
+      "Key expiry from",
+    ]);
+    expect(rows.find((row) => row.startsWith("expiring "))?.split(/\s{2,}/)).toEqual([
+      "expiring",
+      simulator.url,
+      "unknown",
+      expiresAt,
+      "10",
+      "declared",
+    ]);
+    // Validated: valid, no expiry known.
+    expect(rows.find((row) => row.startsWith("checked-wide "))?.split(/\s{2,}/)).toEqual([
+      "checked-wide",
+      simulator.url,
+      "valid",
+      "-",
+      "-",
+      "-",
+    ]);
+    const got = await cli(dataDir, ["get", "expiring", "-o", "table"]);
+    expect(got.stdout).toMatch(new RegExp(`Key expires at +${expiresAt}\n`));
+    expect(got.stdout).toMatch(/Key days left +10\n/);
+    expect(got.stdout).toMatch(/Key expiry from +declared\n/);
+    expect((await cli(dataDir, ["get", "expiring", "-o", "wide"])).code).toBe(2);
+    for (const alias of ["expiring", "checked-wide"]) expect((await cli(dataDir, ["delete", alias])).code).toBe(0);
+  });
+
+  // Issue 30: "a no-op update says 'updated'", "writes refuse -o json".
+  it("an update that changes nothing says unchanged; writes give their result as JSON with -o json, words by default", async () => {
+    expect(
+      JSON.parse((await cli(dataDir, ["add", "written", simulator.url, "--force", "-o", "json"], PARTNER_KEY)).stdout),
+    ).toEqual({ alias: "written", outcome: "added", message: "Connection successfully added" });
+    const version = () =>
+      service
+        .call("GET", `${BASE}/connections/written?stored=true`)
+        .then((got) => got.json<{ version: number }>().version);
+    const before = await version();
+    expect(await cli(dataDir, ["update", "written", "--url", simulator.url, "--force"])).toMatchObject({
+      code: 0,
+      stdout: "Connection unchanged: it already had this URL and key\n",
+    });
+    expect(await version()).toBe(before);
+    expect(
+      JSON.parse(
+        (await cli(dataDir, ["update", "written", "--url", `${simulator.url}moved/`, "--force", "--json"])).stdout,
+      ),
+    ).toEqual({ alias: "written", outcome: "updated", message: "Connection successfully updated" });
+    expect(await version()).toBeGreaterThan(before);
+    expect((await cli(dataDir, ["update", "written", "--url", simulator.url, "--force", "-o", "yaml"])).stdout).toBe(
+      "alias: written\noutcome: updated\nmessage: Connection successfully updated\n",
+    );
+    // Reading the version first changes no error: a bad change to a missing connection is a usage error in both modes.
+    expect(await cli(dataDir, ["update", "ghost", "--url", "not a url"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--url:"),
+    });
+    expect(JSON.parse((await cli(dataDir, ["delete", "written", "-o", "json"])).stdout)).toEqual({
+      alias: "written",
+      outcome: "deleted",
+      message: "Connection successfully deleted",
+    });
+  });
+});
+
+// A stream that ends (the service restarted, the network cut) is opened again with the last event's id: nothing lost, nothing twice.
+describe("events --follow through a service that restarts", { timeout: 120_000 }, () => {
+  it("reconnects with Last-Event-ID and prints every event once, those written while it was away included", async () => {
+    const dataDir = await makeDataDir();
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const port = String((free.address() as { port: number }).port);
+    await new Promise((resolve) => free.close(resolve));
+    const serviceEnv = {
+      SDWAN_DATA_DIR: dataDir,
+      SDWAN_ADMIN_USER: ADMIN.name,
+      SDWAN_ADMIN_PASSWORD: ADMIN.password,
+      SDWAN_PORT: port,
+    };
+    let service = await startServiceProcess(serviceEnv);
+    const modeEnv = await modeEnvironment("service", () => service.url);
+    inMode = modeEnv.env;
+    const add = (alias: string) =>
+      service.call("POST", `${BASE}/connections?force=true`, {
+        body: { alias, orchestratorUrl: "https://vco.example.net/", apiKey: PARTNER_KEY },
+      });
+    try {
+      // Followed from a first event's id: what comes after it is printed however long the stream takes to open.
+      await add("first");
+      const [first] = (await service.call("GET", `${BASE}/audit?limit=1`)).json<{ entries: { id: string }[] }>()
+        .entries;
+      const events = following(dataDir, ["events", "--follow", "--since-id", first?.id ?? ""]);
+      await add("before-restart");
+      await events.waitFor('"before-restart"');
+      await service.stop();
+      service = await startServiceProcess(serviceEnv);
+      // Written before the CLI is back (it waits longer each time it finds no service): replayed from its Last-Event-ID.
+      await add("while-away");
+      await events.waitFor('"while-away"');
+      await add("after-reconnect");
+      const printed = await events.waitFor('"after-reconnect"');
+      expect(await events.stop(130)).toBe(0);
+      const lines = printed
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { id: string; subject: string });
+      expect(lines.map(({ subject }) => subject)).toEqual(["before-restart", "while-away", "after-reconnect"]);
+      expect(new Set(lines.map(({ id }) => id)).size).toBe(3);
+    } finally {
+      inMode = () => ({});
+      await service.stop();
+      await modeEnv.cleanUp();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
 });
 
 // Issue 30: the installed command looked for ./data wherever it ran, and `add` made a store there.

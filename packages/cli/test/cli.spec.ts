@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
@@ -73,7 +74,10 @@ describe("help, usage and completion (no store needed)", () => {
       [["list", "--bogus"], "list: unknown option --bogus; see 'sdwan-connections list --help'"],
       [["list", "-x"], "list: unknown option -x; see 'sdwan-connections list --help'"],
       [["list", "--json=yes"], "list: --json takes no value; see 'sdwan-connections list --help'"],
-      [["list", "-o", "xml"], "list: -o must be table, json or yaml, not 'xml'; see 'sdwan-connections list --help'"],
+      [
+        ["list", "-o", "xml"],
+        "list: -o must be table, wide, json or yaml, not 'xml'; see 'sdwan-connections list --help'",
+      ],
       [["delete"], "delete: expects <alias>; see 'sdwan-connections delete --help'"],
       [["delete", "a", "b"], "delete: expects <alias>; see 'sdwan-connections delete --help'"],
       [["list", "extra"], "list: takes no arguments; see 'sdwan-connections list --help'"],
@@ -101,6 +105,46 @@ describe("help, usage and completion (no store needed)", () => {
     );
     expect(bash.stdout).toContain('completion) words="bash zsh --help" ;;');
     expect((await run(["completion", "zsh"])).stdout).toMatch(/^autoload -U \+X bashcompinit && bashcompinit\n/);
+  });
+});
+
+// Issue 30: "completion offers `--` for `-o`, no files for `-f`, existing aliases for `add`". The script run by a real bash.
+describe("the completion script in bash", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "sdwan-cli-completion-"));
+    await writeFile(join(dir, "connections.yaml"), "[]\n");
+    await writeFile(join(dir, "other.json"), "[]\n");
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  // What bash offers after `words` (the command line up to the cursor, the last word being completed), in `dir`;
+  // the CLI's own `__complete aliases` answers two stored aliases.
+  const offered = async (...words: string[]): Promise<string[]> => {
+    const script = (await run(["completion", "bash"])).stdout;
+    const line = ["sdwan-connections", ...words].map((word) => `'${word}'`).join(" ");
+    const shell = `sdwan-connections() { printf 'lab\\nprod\\n'; }
+${script}
+COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _sdwan_connections; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    return execFileSync("bash", ["--norc", "-c", shell], { cwd: dir, encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .sort();
+  };
+
+  it("completes -o with its values, -f with files, existing aliases but not for add, nothing for a free value", async () => {
+    expect(await offered("list", "-o", "")).toEqual(["json", "table", "wide", "yaml"]);
+    expect(await offered("validate", "lab", "--output", "")).toEqual(["json", "table", "yaml"]);
+    expect(await offered("add", "new", "https://vco.example.net/", "-o", "j")).toEqual(["json"]);
+    expect(await offered("export", "-o", "")).toEqual(["json", "yaml"]);
+    expect(await offered("apply", "-f", "")).toEqual(["connections.yaml", "other.json"]);
+    expect(await offered("apply", "--file", "c")).toEqual(["connections.yaml"]);
+    expect(await offered("get", "")).toEqual(["lab", "prod"]);
+    expect(await offered("audit", "--alias", "p")).toEqual(["prod"]);
+    // A new alias: its options, never the stored ones.
+    expect(await offered("add", "")).toEqual(["--dry-run", "--force", "--help", "--json", "--output"]);
+    expect(await offered("update", "lab", "--url", "")).toEqual([]);
+    expect(await offered("update", "lab", "--d")).toEqual(["--dry-run"]);
   });
 });
 
@@ -258,7 +302,7 @@ describe("tables for people, JSON and YAML for scripts", () => {
     const shown = await run(["get", "LAB"], { tty: true, dataDir });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(
-      /^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\nKey expires at +-\nKey expiry from +-\n$/,
+      /^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\nKey expires at +-\nKey days left +-\nKey expiry from +-\n$/,
     );
     expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toEqual({
       alias: "lab",

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -100,5 +100,25 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^sdwan-connections: SDWAN_DATABASE_URL: /);
     expect(result.stderr).not.toMatch(/Cannot find (module|package)|ERR_MODULE_NOT_FOUND/);
+  });
+});
+
+// Issue 30: `pnpm -s cli …` printed turbo's banner and took seconds before anything, every time.
+describe("pnpm -s cli in the repository", { timeout: 180_000 }, () => {
+  const repository = join(PACKAGE_DIR, "../..");
+  const pnpmCli = () => run("pnpm", ["-s", "cli", "--version"], { cwd: repository });
+
+  it("prints only the answer when the bundle is up to date, and rebuilds it, saying so on stderr, when a source changed", async () => {
+    await pnpmCli();
+    expect(await pnpmCli()).toEqual({ stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
+    // A dependency's source changed after the bundle was built.
+    const built = (await stat(join(PACKAGE_DIR, "dist/pack/lib/main.js"))).mtime;
+    const source = join(PACKAGE_DIR, "../core/src/index.ts");
+    const later = new Date(built.getTime() + 1_000);
+    await utimes(source, later, later);
+    const rebuilt = await pnpmCli();
+    expect(rebuilt.stdout).toBe(`sdwan-connections ${packageJson.version}\n`);
+    expect(rebuilt.stderr).toBe("sdwan-connections: building the CLI (its sources changed since the last build)\n");
+    expect(await pnpmCli()).toEqual({ stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
   });
 });

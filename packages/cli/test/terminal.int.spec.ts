@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startServiceProcess } from "@sdwan-connections/bench-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -38,8 +39,8 @@ describe("the key prompt in a real terminal", { timeout: 120_000 }, () => {
   const held: Socket[] = [];
 
   // The CLI from its sources, in a tmux window 100 columns wide; its exit code printed after it.
-  const start = (session: string, command: string) => {
-    const cli = `SDWAN_DATA_DIR=${dataDir} SDWAN_LOG_LEVEL=error SDWAN_ORCHESTRATOR_TIMEOUT_MS=3000 ${process.execPath} --conditions=sdwan-source --import tsx src/main.ts`;
+  const start = (session: string, command: string, env = "") => {
+    const cli = `${env} SDWAN_DATA_DIR=${dataDir} SDWAN_LOG_LEVEL=error SDWAN_ORCHESTRATOR_TIMEOUT_MS=3000 ${process.execPath} --conditions=sdwan-source --import tsx src/main.ts`;
     tmux(
       "new-session",
       "-d",
@@ -109,5 +110,50 @@ describe("the key prompt in a real terminal", { timeout: 120_000 }, () => {
     expect(checked).not.toContain("apiKey (");
     expect(checked).toContain("The key matches the stored one.");
     expect(checked).toContain("EXIT=0");
+  });
+
+  it("events --follow through a service prints each event once on the screen across a restart of the service, and Ctrl-C ends it (exit 0)", async () => {
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const port = String((free.address() as { port: number }).port);
+    await new Promise((resolve) => free.close(resolve));
+    const serviceDir = await mkdtemp(join(tmpdir(), "sdwan-cli-terminal-service-"));
+    const admin = { SDWAN_ADMIN_USER: "admin", SDWAN_ADMIN_PASSWORD: "admin-password-1" };
+    const serviceEnv = { SDWAN_DATA_DIR: serviceDir, SDWAN_PORT: port, ...admin };
+    let service = await startServiceProcess(serviceEnv);
+    const configHome = join(serviceDir, "config");
+    await mkdir(join(configHome, "sdwan-connections"), { recursive: true });
+    await writeFile(join(configHome, "admin.password"), `${admin.SDWAN_ADMIN_PASSWORD}\n`);
+    await writeFile(
+      join(configHome, "sdwan-connections", "config.yaml"),
+      `current-context: svc\ncontexts:\n  - name: svc\n    server: ${service.url}\n    user: admin\n    password-file: ${join(configHome, "admin.password")}\n`,
+    );
+    const add = (alias: string) =>
+      service.call("POST", "/rest/plugin/sdwan/connections?force=true", {
+        body: { alias, orchestratorUrl: "https://vco.example.net/", apiKey: "terminal-key-1" },
+      });
+    const shown = (alias: string) => (text: string) => text.includes(`connection.added  ${alias}`);
+    try {
+      await add("first");
+      const [first] = (await service.call("GET", "/rest/plugin/sdwan/audit?limit=1")).json<{
+        entries: { id: string }[];
+      }>().entries;
+      start("events", `CLI events --follow --since-id ${first?.id ?? ""}`, `XDG_CONFIG_HOME=${configHome}`);
+      await add("before-restart");
+      await waitFor("events", shown("before-restart"), "the event before the restart");
+      await service.stop();
+      service = await startServiceProcess(serviceEnv);
+      await add("while-away");
+      await waitFor("events", shown("while-away"), "the event written while the CLI was away");
+      tmux("send-keys", "-t", "events", "C-c");
+      const done = await waitFor("events", (text) => text.includes("EXIT="), "the exit code");
+      expect(done.split("connection.added  before-restart")).toHaveLength(2);
+      expect(done.split("connection.added  while-away")).toHaveLength(2);
+      expect(done).not.toContain("connection.added  first");
+      expect(done).toContain("EXIT=0");
+    } finally {
+      await service.stop();
+      await rm(serviceDir, { recursive: true, force: true });
+    }
   });
 });
