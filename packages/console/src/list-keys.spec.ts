@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keyTarget } from "../src/list-keys.js";
+import { keyTarget } from "./list-keys.js";
 
 describe("keyTarget", () => {
   it("moves one step with the arrows, a page with Page Up and Down, to the ends with Home and End", () => {

@@ -5,7 +5,7 @@ import { createTestCertificates } from "@sdwan-connections/orchestrator-simulato
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli.js";
+import { runCli } from "./cli.js";
 
 // Contexts (issue 30): the CLI's own configuration file, in a configuration directory of each test's own.
 describe("contexts", () => {

@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { masterKey } from "./keyring.js";
+import { masterKey } from "../src/keyring.js";
 import {
   decodeMasterKeyVariables,
   describeMasterKeyError,
   loadMasterKeys as loadKeys,
   type MasterKeyError,
   type MasterKeys,
-} from "./master-keys.js";
+} from "../src/master-keys.js";
 
 const KEY = Buffer.alloc(32, 7).toString("base64");
 const OLD = Buffer.alloc(32, 9).toString("base64");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sseParser, type SseMessage } from "../src/sse.js";
+import { sseParser, type SseMessage } from "./sse.js";
 
 const parse = (...chunks: string[]): SseMessage[] => {
   const messages: SseMessage[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { href, parseRoute, type Route } from "../src/router.js";
+import { href, parseRoute, type Route } from "./router.js";
 
 describe("routes", () => {
   const routes: readonly Route[] = [

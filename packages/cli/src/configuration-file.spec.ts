@@ -4,8 +4,8 @@ import { copyFile, link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli.js";
-import { keyVariable, readConfiguration } from "../src/configuration-file.js";
+import { runCli } from "./cli.js";
+import { keyVariable, readConfiguration } from "./configuration-file.js";
 
 /** runCli in this process on `dataDir`, `stdin` as the key when one is read. */
 const runOn = async (dataDir: string, argv: readonly string[], env: Record<string, string>, stdin: string) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { groupPlaces, placeLabel, type Located } from "../src/places.js";
-import { customer } from "./customer.js";
+import { groupPlaces, placeLabel, type Located } from "./places.js";
+import { customer } from "../test/customer.js";
 
 const CELL = 4;
 const at = (x: number, y: number, item: string): Located<string> => ({ x, y, item });

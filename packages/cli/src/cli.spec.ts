@@ -4,8 +4,8 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
-import { HELP, runCli } from "../src/cli.js";
-import { COMMANDS } from "../src/commands.js";
+import { HELP, runCli } from "./cli.js";
+import { COMMANDS } from "./commands.js";
 
 interface RunOptions {
   readonly tty?: boolean;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bounded, MAX_ZOOM, pannedBy, spreadApart, WHOLE_WORLD, zoomedAt } from "../src/map-view.js";
+import { bounded, MAX_ZOOM, pannedBy, spreadApart, WHOLE_WORLD, zoomedAt } from "./map-view.js";
 
 const [W, H] = [960, 500];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scrollToShow, visibleRows } from "../src/virtual-window.js";
+import { scrollToShow, visibleRows } from "./virtual-window.js";
 
 describe("visibleRows", () => {
   it("renders the rows in view and the overscan around them, within the list", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Customer } from "../src/api.js";
-import { filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "../src/customers-view.js";
-import { customer } from "./customer.js";
+import type { Customer } from "./api.js";
+import { filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "./customers-view.js";
+import { customer } from "../test/customer.js";
 
 const viewCustomers = (customers: Parameters<typeof filterCustomers>[0], filter: string, sort: Sort | undefined) =>
   sortCustomers(filterCustomers(customers, filter), sort);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { filterConnections } from "../src/connections-filter.js";
+import { filterConnections } from "./connections-filter.js";
 
 const connections = [
   { alias: "Lab", orchestratorUrl: "https://lab.example.net/" },

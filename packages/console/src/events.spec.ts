@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { retryDelayMs } from "../src/events.js";
+import { retryDelayMs } from "./events.js";
 
 describe("retryDelayMs", () => {
   it("doubles from 0.5 s to at most 10 s, 20 % either side", () => {

@@ -8,7 +8,7 @@ import {
   generateDataset,
   NULLABLE_ENTERPRISE_FIELDS,
   parseCliOptions,
-} from "../src/index.js";
+} from "./index.js";
 
 const sample: unknown = JSON.parse(readFileSync(new URL("../fixtures/sample.json", import.meta.url), "utf8"));
 
