@@ -1,6 +1,6 @@
 import type { LookupFunction } from "node:net";
 import { describe, expect, it } from "vitest";
-import { fencedLookup } from "../src/fence.js";
+import { fencedLookup } from "./fence.js";
 
 /** A resolver that answers every name with `addresses` (as `all: true` lookups get them). */
 const resolvingTo =

@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { ApiKey, type OrchestratorUrl } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
-import { createPortalOrchestrator } from "../src/index.js";
+import { createPortalOrchestrator } from "./index.js";
 import {
   ENTERPRISE,
   ERROR_400,
@@ -16,7 +16,7 @@ import {
   tagOf,
   target,
   TOKEN_ERROR,
-} from "./scripted-portal.js";
+} from "../test/scripted-portal.js";
 
 describe("createPortalOrchestrator", () => {
   it("posts {} with Content-Type and Authorization: Token to the joined URL", async () => {

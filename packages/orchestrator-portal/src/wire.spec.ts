@@ -2,7 +2,7 @@ import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { CUSTOMER_FIELDS, Customer } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
-import { backoffDelay, decodeCustomers, Enterprise, parseRetryAfter, round6, toCustomer } from "../src/index.js";
+import { backoffDelay, decodeCustomers, Enterprise, parseRetryAfter, round6, toCustomer } from "./index.js";
 
 const enterprise = (overrides: Record<string, unknown> = {}) => ({
   id: 342,
