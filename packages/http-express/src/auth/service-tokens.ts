@@ -174,7 +174,7 @@ export const createServiceTokens = ({
             : TE.right(token),
         ),
         TE.map((token) => {
-          const user = { name: `token:${token.name}`, role: token.role };
+          const user = { name: `token:${token.name}`, role: token.role ?? undefined };
           verified.set(hash, { user, token, until: performance.now() + VERIFIED_TTL_MS });
           noteUse(token);
           return user;
