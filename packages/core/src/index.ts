@@ -138,6 +138,7 @@ export type { GrantStore } from "./ports/grant-store.js";
 export { createInMemoryGrantStore } from "./adapters/memory-grant-store.js";
 export {
   accessOf,
+  type Access,
   AliasPatternCodec,
   describeGrant,
   GRANT_VERBS,
@@ -146,6 +147,7 @@ export {
   patternMatches,
   sameGrant,
   SubjectCodec,
+  SUBJECT_PATTERN,
   verbsOf,
   type AliasPattern,
   type Grant,

@@ -1,4 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
+import { globRegExp } from "./glob.js";
 import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
@@ -147,9 +148,6 @@ export interface EventsQuery {
   /** The id of the last event the reader has: what came after it is replayed first. */
   readonly lastEventId: string | undefined;
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-const globRegExp = (glob: string, flags = "") => new RegExp(`^${glob.split("*").map(escapeRegExp).join(".*")}$`, flags);
 
 // A type pattern (with or without the prefix) that names at least one known type: a typo is refused, not silent.
 const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(

@@ -1,6 +1,14 @@
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import { GrantRequestCodec, patternMatches, verbsOf, type Grant, type GrantVerb, type Principal } from "./grants.js";
+import {
+  accessOf,
+  GrantRequestCodec,
+  patternMatches,
+  verbsOf,
+  type Grant,
+  type GrantVerb,
+  type Principal,
+} from "./grants.js";
 
 let ids = 0;
 const grant = (subject: string, verb: GrantVerb, pattern: string): Grant =>
@@ -47,6 +55,7 @@ describe("verbsOf: allow-only union of the role and the grants", () => {
     expect(verbsOf(alice, "EMEA-1", grants)).toEqual(["read", "use"]);
     expect(verbsOf(alice, "lab", grants)).toEqual(["read", "use", "manage"]);
     expect(verbsOf(alice, "apac-1", grants)).toEqual([]);
+    expect([accessOf(alice, grants).granted("manage"), accessOf(alice, []).granted("read")]).toEqual([true, false]);
     // The name must be the principal's whole name: user:alice is not oidc:alice.
     expect(verbsOf({ ...alice, name: "user:alice", groups: [] }, "lab", grants)).toEqual([]);
   });

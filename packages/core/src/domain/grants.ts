@@ -1,6 +1,7 @@
 import * as t from "io-ts";
 import { ALIAS_MAX_LENGTH, aliasKey, brandedString, type Branded } from "./codecs.js";
 import { strictObject } from "./decode.js";
+import { globRegExp, globSource } from "./glob.js";
 
 /** What a grant allows on the aliases it covers, each verb including the ones before it (SPEC §11). */
 export const GRANT_VERBS = ["read", "use", "manage"] as const;
@@ -64,46 +65,50 @@ const ROLE_LEVEL: Readonly<Record<Role, number>> = { admin: 3, viewer: 2 };
 /** The verbs a level gives: each verb includes the ones before it. */
 const verbsAt = (level: number): readonly GrantVerb[] => GRANT_VERBS.slice(0, level);
 
-/** The glob as a regular expression source: `*` any run of alias characters, everything else literally. */
-const globSource = (pattern: string): string =>
-  aliasKey(pattern)
-    .split("*")
-    .map((part) => part.replace(/[.]/g, "\\."))
-    .join(".*");
-
 /** Whether `pattern` covers `alias`, ignoring case. */
 export const patternMatches = (pattern: string, alias: string): boolean =>
-  new RegExp(`^${globSource(pattern)}$`).test(aliasKey(alias));
+  globRegExp(aliasKey(pattern)).test(aliasKey(alias));
+
+/** What a principal may do, compiled once for many aliases. */
+export interface Access {
+  /** The verbs on `alias`: the union (allow only) of the role's and of the grants'. */
+  verbs(alias: string): readonly GrantVerb[];
+  /** Whether some grant (not the role) gives `verb`, or a verb after it, on some alias. */
+  granted(verb: GrantVerb): boolean;
+}
 
 /**
- * The verbs `principal` has on an alias, compiled once for many aliases: the union (allow only) of its role's
- * and of the grants to it or to one of its groups. One regular expression per verb, so a list of any length
- * costs one test per alias and verb.
+ * What `principal` may do: its role, and the grants to it or to one of its groups. One regular expression per
+ * verb, so a list of any length costs at most one test per alias and verb.
  */
-export const accessOf = (principal: Principal, grants: readonly Grant[]): ((alias: string) => readonly GrantVerb[]) => {
+export const accessOf = (principal: Principal, grants: readonly Grant[]): Access => {
   const subjects = new Set([principal.name, ...principal.groups.map((group) => `group:${group}`)]);
   const floor = principal.role === undefined ? 0 : ROLE_LEVEL[principal.role];
   const patterns = GRANT_VERBS.map((verb) =>
     grants
       .filter((grant) => grant.verb === verb && subjects.has(grant.subject))
-      .map((grant) => globSource(grant.pattern)),
+      .map((grant) => globSource(aliasKey(grant.pattern))),
   );
   const tests = patterns.map((sources, index) =>
     index + 1 <= floor || sources.length === 0 ? undefined : new RegExp(`^(?:${sources.join("|")})$`),
   );
-  return (alias) => {
-    const key = aliasKey(alias);
-    let level = floor;
-    for (let index = tests.length - 1; index >= level; index -= 1) {
-      if (tests[index]?.test(key) === true) {
-        level = index + 1;
-        break;
+  const grantedLevel = patterns.reduce((level, sources, index) => (sources.length > 0 ? index + 1 : level), 0);
+  return {
+    verbs: (alias) => {
+      const key = aliasKey(alias);
+      let level = floor;
+      for (let index = tests.length - 1; index >= level; index -= 1) {
+        if (tests[index]?.test(key) === true) {
+          level = index + 1;
+          break;
+        }
       }
-    }
-    return verbsAt(level);
+      return verbsAt(level);
+    },
+    granted: (verb) => grantedLevel >= GRANT_VERBS.indexOf(verb) + 1,
   };
 };
 
 /** The verbs `principal` has on `alias` (SPEC §11's decision for one alias). */
 export const verbsOf = (principal: Principal, alias: string, grants: readonly Grant[]): readonly GrantVerb[] =>
-  accessOf(principal, grants)(alias);
+  accessOf(principal, grants).verbs(alias);
