@@ -1,27 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningService } from "../src/service.js";
-import { anAddBody, BASE, client, startWiredService } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { anAddBody, BASE, client } from "./harness.js";
+import { bearer, usePostgresInstances } from "./postgres-instances.js";
 
-let postgres: StartedPostgres;
-const masterKey = randomBytes(32).toString("base64");
-
-beforeAll(async () => {
-  postgres = await startPostgres({ label: "http-express-grants" });
-});
-afterAll(async () => {
-  await postgres?.stop();
-});
-
-const instance = (): Promise<RunningService> =>
-  startWiredService({
-    SDWAN_STORAGE: "postgres",
-    SDWAN_DATABASE_URL: postgres.connectionString,
-    SDWAN_MASTER_KEY: masterKey,
-  });
-
-const bearer = (token: string) => ({ user: null, headers: { authorization: `Bearer ${token}` } });
+const { instance } = usePostgresInstances("http-express-grants");
 
 /** How long until `seen` holds for what `call` lists to `token` (polled every 20 ms, given up after 3 s). */
 const listedAfter = async (
