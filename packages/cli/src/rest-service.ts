@@ -41,7 +41,7 @@ import * as t from "io-ts";
  */
 export type RemoteService = Omit<
   ConnectionService,
-  "rotateMasterKey" | "recordForbiddenWrite" | "healthMonitor" | "keyExpiryWatch"
+  "rotateMasterKey" | "recordForbiddenWrite" | "healthMonitor" | "keyExpiryWatch" | "grants"
 >;
 
 export interface ServiceEndpoint {

@@ -23,6 +23,8 @@ export interface Config {
   readonly admin: { readonly user: string; readonly password: string } | undefined;
   readonly htpasswdFile: string | undefined;
   readonly viewers: readonly string[];
+  /** SDWAN_GROUPS_FILE: `group: member, member` lines (`decodeGroupsFile`); undefined: groups only from the provider. */
+  readonly groupsFile: string | undefined;
   readonly orchestratorTimeoutMs: number;
   readonly customersCacheTtlMs: number;
   /** The bound on one partner's customers (`SDWAN_CUSTOMERS_MAX_ENTERPRISES`, `SDWAN_CUSTOMERS_MAX_REPLY_BYTES`): beyond it the orchestrator answered garbage. */
@@ -243,6 +245,7 @@ export const EnvCodecs = {
   ),
   SDWAN_HTPASSWD_FILE: envValue<string | undefined>("SDWAN_HTPASSWD_FILE", text, optional),
   SDWAN_VIEWERS: envValue("SDWAN_VIEWERS", list, withDefault<readonly string[]>([])),
+  SDWAN_GROUPS_FILE: envValue<string | undefined>("SDWAN_GROUPS_FILE", text, optional),
   SDWAN_ORCHESTRATOR_TIMEOUT_MS: envValue("SDWAN_ORCHESTRATOR_TIMEOUT_MS", integer(1, 600_000), withDefault(10_000)),
   SDWAN_CUSTOMERS_CACHE_TTL_MS: envValue("SDWAN_CUSTOMERS_CACHE_TTL_MS", integer(0, 86_400_000), withDefault(60_000)),
   SDWAN_CUSTOMERS_MAX_ENTERPRISES: envValue(
@@ -375,6 +378,7 @@ export const loadConfig = (
         : { user: v.SDWAN_ADMIN_USER, password: v.SDWAN_ADMIN_PASSWORD },
     htpasswdFile: v.SDWAN_HTPASSWD_FILE,
     viewers: v.SDWAN_VIEWERS,
+    groupsFile: v.SDWAN_GROUPS_FILE,
     orchestratorTimeoutMs: v.SDWAN_ORCHESTRATOR_TIMEOUT_MS,
     customersCacheTtlMs: v.SDWAN_CUSTOMERS_CACHE_TTL_MS,
     customersBound: { enterprises: v.SDWAN_CUSTOMERS_MAX_ENTERPRISES, replyBytes: v.SDWAN_CUSTOMERS_MAX_REPLY_BYTES },
@@ -409,3 +413,48 @@ export const loadConfig = (
     events: { maxStreams: v.SDWAN_EVENTS_MAX_STREAMS, heartbeatMs: v.SDWAN_EVENTS_HEARTBEAT_S * 1000 },
   });
 };
+
+/** Each principal's groups, by the principal's name (`user:NAME`, `oidc:NAME`, `token:NAME`). */
+export type Groups = ReadonlyMap<string, readonly string[]>;
+
+const GROUP_NAME = /^[^\s,:#]{1,128}$/u;
+// A member: a local user's plain name, or a principal (`oidc:NAME`, `token:NAME`, `user:NAME`).
+const MEMBER = /^(?:(?:user|oidc|token):)?[^\s,:#]{1,256}$/u;
+
+/**
+ * SDWAN_GROUPS_FILE's contents: `group: member, member` lines, `#` comments and blank lines; a member is a
+ * local user's name (`alice`, principal `user:alice`) or a principal (`oidc:bob`, `token:ci`). A group may span
+ * several lines. Decoding refuses the whole file at its first bad line, named by its number.
+ */
+export const GroupsFileCodec = new t.Type<Groups, string, unknown>(
+  "GroupsFile",
+  (input): input is Groups => input instanceof Map,
+  (input, context) => {
+    if (typeof input !== "string") return t.failure(input, context, "must be text");
+    const groups = new Map<string, string[]>();
+    const lines = input.split(/\r?\n/);
+    for (const [index, line] of lines.entries()) {
+      const trimmed = line.trim();
+      if (trimmed === "" || trimmed.startsWith("#")) continue;
+      const colon = trimmed.indexOf(":");
+      const group = trimmed.slice(0, colon).trim();
+      const members = trimmed
+        .slice(colon + 1)
+        .split(",")
+        .map((member) => member.trim())
+        .filter((member) => member !== "");
+      if (colon < 0 || !GROUP_NAME.test(group) || !members.every((member) => MEMBER.test(member)))
+        return t.failure(
+          input,
+          context,
+          `line ${index + 1}: must be \`group: member, member\` (a group name without spaces, commas or colons; members are user names or principals such as oidc:NAME)`,
+        );
+      for (const member of members) {
+        const principal = /^(?:user|oidc|token):/.test(member) ? member : `user:${member}`;
+        groups.set(principal, [...new Set([...(groups.get(principal) ?? []), group])]);
+      }
+    }
+    return t.success(groups);
+  },
+  (groups) => [...groups].flatMap(([principal, names]) => names.map((group) => `${group}: ${principal}`)).join("\n"),
+);

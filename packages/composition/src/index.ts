@@ -1,3 +1,4 @@
+export { GroupsFileCodec, type Groups } from "./config.js";
 export { compose, type Composition, type ComposeOptions } from "./compose.js";
 export {
   EnvCodecs,

@@ -24,6 +24,8 @@ import { describeOrchestratorContract } from "./orchestrator-contract.js";
 import { describeStorageContract } from "./storage-contract.js";
 import { describeServiceTokenStoreContract } from "./service-token-store-contract.js";
 import { createInMemoryServiceTokenStore } from "../src/adapters/memory-service-token-store.js";
+import { describeGrantStoreContract } from "./grant-store-contract.js";
+import { createInMemoryGrantStore } from "../src/adapters/memory-grant-store.js";
 import { createInMemoryStorage } from "../src/adapters/memory-storage.js";
 
 let store = createInMemoryConnectionStore();
@@ -121,5 +123,13 @@ describeServiceTokenStoreContract("InMemoryServiceTokenStore", {
   make: async () => (serviceTokens ??= createInMemoryServiceTokenStore()),
   reset: async () => {
     serviceTokens = undefined;
+  },
+});
+
+let grants: ReturnType<typeof createInMemoryGrantStore> | undefined;
+describeGrantStoreContract("InMemoryGrantStore", {
+  make: async () => (grants ??= createInMemoryGrantStore()),
+  reset: async () => {
+    grants = undefined;
   },
 });

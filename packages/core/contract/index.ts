@@ -24,4 +24,5 @@ export {
   describeServiceTokenStoreContract,
   type ServiceTokenStoreContractOptions,
 } from "./service-token-store-contract.js";
+export { describeGrantStoreContract, type GrantStoreContractOptions } from "./grant-store-contract.js";
 export { describeStorageContract, type StorageContractOptions } from "./storage-contract.js";

@@ -80,6 +80,14 @@ export const describeServiceTokenStoreContract = (name: string, options: Service
       expect(await run(two.create(aToken(), "again"))).toBe(true);
     });
 
+    it("keeps a token without a role (one that may do only what its grants give)", async () => {
+      const [one, two] = [await options.make(), await options.make()];
+      const token = aToken({ role: null });
+      await run(one.create(token, "granted"));
+      expect(await run(two.find("granted", at(1)))).toEqual(token);
+      expect(await run(two.list())).toEqual([token]);
+    });
+
     it("records the last use on every instance, and ignores an unknown token", async () => {
       const [one, two] = [await options.make(), await options.make()];
       const token = aToken();

@@ -1,6 +1,12 @@
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it, vi } from "vitest";
-import { type Alias, type ConnectionChangeNotice, type Storage } from "../src/index.js";
+import {
+  type Alias,
+  type AliasPattern,
+  type ConnectionChangeNotice,
+  type Storage,
+  type Subject,
+} from "../src/index.js";
 import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
 import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
@@ -92,6 +98,24 @@ export const describeStorageContract = (name: string, options: StorageContractOp
       const second = await options.open();
       try {
         expect(await run(second.serviceTokens.find("the-hash", new Date()))).toEqual(token);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it("keeps grants across a close and a reopen", async () => {
+      const grant = {
+        id: "00000000-0000-4000-9000-000000000001",
+        subject: "group:emea" as Subject,
+        pattern: "emea-*" as AliasPattern,
+        verb: "use" as const,
+      };
+      const first = await options.open();
+      await run(first.grants.add(grant));
+      await first.close();
+      const second = await options.open();
+      try {
+        expect(await run(second.grants.list())).toEqual([grant]);
       } finally {
         await second.close();
       }

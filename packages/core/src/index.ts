@@ -140,6 +140,29 @@ export type {
   ServiceTokenStore,
 } from "./ports/service-token-store.js";
 export { createInMemoryServiceTokenStore } from "./adapters/memory-service-token-store.js";
+export type { GrantStore } from "./ports/grant-store.js";
+export { createInMemoryGrantStore } from "./adapters/memory-grant-store.js";
+export {
+  accessOf,
+  type Access,
+  AliasPatternCodec,
+  describeGrant,
+  GRANT_VERBS,
+  GrantRequestCodec,
+  GrantVerbCodec,
+  patternMatches,
+  sameGrant,
+  SubjectCodec,
+  SUBJECT_PATTERN,
+  verbsOf,
+  type AliasPattern,
+  type Grant,
+  type GrantRequest,
+  type GrantVerb,
+  type Principal,
+  type Role,
+  type Subject,
+} from "./domain/grants.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
 export type { CacheOutcome } from "./services/customers-cache.js";
@@ -151,6 +174,7 @@ export {
   type ConnectionServiceOptions,
 } from "./services/connection-service.js";
 // The use cases are reached through the service, which audits every write: none is exported on its own.
+export type { GrantService } from "./services/grants.js";
 export type { AddConnectionOptions, AddConnectionOutcome } from "./use-cases/add-connection.js";
 export type { DeleteConnectionOptions } from "./use-cases/delete-connection.js";
 export type { UpdateConnectionOptions, UpdateConnectionOutcome } from "./use-cases/update-connection.js";

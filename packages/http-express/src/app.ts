@@ -1,4 +1,4 @@
-import type { Logger, Metrics, Network, OidcConfig } from "@sdwan-connections/composition";
+import type { Groups, Logger, Metrics, Network, OidcConfig } from "@sdwan-connections/composition";
 import type { ConnectionService } from "@sdwan-connections/core";
 import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
@@ -7,6 +7,7 @@ import type { SessionTokens } from "./auth/console-session.js";
 import type { ServiceTokens } from "./auth/service-tokens.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import { authenticate } from "./middleware/authenticate.js";
+import { authorize } from "./middleware/authorize.js";
 import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
 import { auditForbidden } from "./middleware/audit-forbidden.js";
 import { clientAddressBehind } from "./middleware/client-address.js";
@@ -22,6 +23,9 @@ import { consoleRoutes } from "./routes/console.js";
 import { meRoutes } from "./routes/me.js";
 import { sessionRoutes } from "./routes/session.js";
 import { tokensRoutes } from "./routes/tokens.js";
+import { grantsRoutes } from "./routes/grants.js";
+
+const noGroups = (): Groups => new Map();
 import { operationsRoutes } from "./routes/operations.js";
 
 export interface AppOptions {
@@ -36,6 +40,8 @@ export interface AppOptions {
         readonly bearer?: BearerAuthenticator | undefined;
         readonly sessions?: SessionTokens;
         readonly serviceTokens?: ServiceTokens;
+        /** SDWAN_GROUPS_FILE's groups, as read last (none when not given). */
+        readonly groups: () => Groups;
       }
     | undefined;
   /** The OpenID provider (SDWAN_OIDC_*), told to the console by GET /auth/config. */
@@ -87,7 +93,10 @@ export const createApp = ({
   // Before the credentials: how to get some.
   api.use(authConfigRoutes(oidc));
   if (auth !== undefined)
-    api.use(authenticate({ ...auth, metrics, healthIntervalMs, onForbidden: auditForbidden(service) }));
+    api.use(
+      authenticate({ ...auth, metrics }),
+      authorize({ grants: service.grants, groups: auth.groups, onForbidden: auditForbidden(service) }),
+    );
   api.use(
     connectionsRoutes(service, auth?.throttle),
     customersRoutes(service),
@@ -96,7 +105,8 @@ export const createApp = ({
     meRoutes(),
     sessionRoutes(auth?.sessions),
     eventsRoutes(service, { ...events, draining }),
-    tokensRoutes(auth?.serviceTokens),
+    tokensRoutes(auth?.serviceTokens, service.grants),
+    grantsRoutes(service, auth?.groups ?? noGroups),
   );
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);

@@ -15,7 +15,7 @@ import {
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { authModule } from "./auth/auth-module.js";
-import { ensureAdmin, loadUsers, type GeneratedAdmin } from "./auth/users.js";
+import { ensureAdmin, loadGroups, loadUsers, type GeneratedAdmin } from "./auth/users.js";
 import { httpModule } from "./http-module.js";
 import { HTTP_TOKENS } from "./tokens.js";
 
@@ -81,11 +81,13 @@ export const startService =
       (options.announce ?? ((text) => process.stdout.write(text)))(announceGeneratedAdmin(generated.right));
     const users = await loadUsers(config)();
     if (E.isLeft(users)) return users;
+    const groups = await loadGroups(config.groupsFile)();
+    if (E.isLeft(groups)) return groups;
 
     const composed = await compose(config, {
       ...options,
       // Without the authentication bound, the app serves without credentials.
-      modules: [...(options.authenticate === false ? [] : [authModule(users.right)]), httpModule()],
+      modules: [...(options.authenticate === false ? [] : [authModule(users.right, groups.right)]), httpModule()],
     })();
     if (E.isLeft(composed)) return composed;
     const composition = composed.right;

@@ -1,3 +1,4 @@
+import type { Groups } from "@sdwan-connections/composition";
 import type { Express } from "express";
 import type { ServiceIdentifier } from "inversify";
 import type { Authenticator } from "./auth/authenticator.js";
@@ -25,6 +26,8 @@ export interface Auth {
   readonly sessions: SessionTokens;
   /** Service tokens (`Bearer sdw_…`, SPEC §11) in the store. */
   readonly serviceTokens: ServiceTokens;
+  /** SDWAN_GROUPS_FILE's groups, as read last. */
+  readonly groups: () => Groups;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,8 @@ export const HTTP_TOKENS = {
   Lifecycle: Symbol.for("sdwan.http.Lifecycle") as ServiceIdentifier<Lifecycle>,
   /** The users read at start; the authentication reloads them when their files change. */
   Users: Symbol.for("sdwan.http.Users") as ServiceIdentifier<Users>,
+  /** SDWAN_GROUPS_FILE's groups read at start; the authentication reloads them when the file changes. */
+  Groups: Symbol.for("sdwan.http.Groups") as ServiceIdentifier<Groups>,
   Auth: Symbol.for("sdwan.http.Auth") as ServiceIdentifier<Auth>,
   App: Symbol.for("sdwan.http.App") as ServiceIdentifier<Express>,
 } as const;

@@ -215,11 +215,13 @@ describe("two instances on PostgreSQL, one losing the database for a while (docs
 
   it("the other's change made during the outage reaches B's answers within 1 s of B listening again", async () => {
     const proxy = await startOutageProxy(databaseUrl);
-    /** LISTEN connections open on the database right now (one per instance that listens). */
+    /** Connection-change LISTEN connections open on the database right now (one per instance that listens; grants have their own). */
     const listeners = async (): Promise<number> =>
       Number(
         (
-          await postgres.rows("select count(*) from pg_stat_activity where query like 'listen %' and state = 'idle'")
+          await postgres.rows(
+            `select count(*) from pg_stat_activity where query like 'listen "sdwan_connection_changes"%' and state = 'idle'`,
+          )
         )[0]?.["count"],
       );
     // Customers cached for an hour: only a change notice or a reset refreshes them. B reaches the database only through the proxy.

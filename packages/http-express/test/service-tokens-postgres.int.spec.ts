@@ -1,27 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningService } from "../src/service.js";
-import { BASE, client, startWiredService } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { BASE, client } from "./harness.js";
+import { bearer, usePostgresInstances } from "./postgres-instances.js";
 
-let postgres: StartedPostgres;
-const masterKey = randomBytes(32).toString("base64");
-
-beforeAll(async () => {
-  postgres = await startPostgres({ label: "http-express-tokens" });
-});
-afterAll(async () => {
-  await postgres?.stop();
-});
-
-const instance = (): Promise<RunningService> =>
-  startWiredService({
-    SDWAN_STORAGE: "postgres",
-    SDWAN_DATABASE_URL: postgres.connectionString,
-    SDWAN_MASTER_KEY: masterKey,
-  });
-
-const bearer = (token: string) => ({ user: null, headers: { authorization: `Bearer ${token}` } });
+const { postgres, instance } = usePostgresInstances("http-express-tokens");
 
 /** How long until `call` stops admitting `token` (polled every 20 ms, given up after 3 s). */
 const refusedAfter = async (call: ReturnType<typeof client>, token: string, since: number): Promise<number> => {
@@ -68,7 +49,7 @@ describe("service tokens on PostgreSQL (SPEC §11)", () => {
       await b.close();
       b = await instance();
       expect((await callB()("GET", `${BASE}/me`, bearer(token))).status).toBe(200);
-      const rows = JSON.stringify(await postgres.rows("select * from sdwan_service_tokens"));
+      const rows = JSON.stringify(await postgres().rows("select * from sdwan_service_tokens"));
       expect(rows).not.toContain(token.slice(4));
       expect(rows).not.toContain(renewed.token.slice(4));
     } finally {

@@ -101,7 +101,7 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     expect((await h.call("GET", TOKENS, { user: VIEWER })).status).toBe(403);
   });
 
-  it("decodes the bodies: 400 naming each bad or unknown field (grants included, until grants exist), 409 for a name taken, 404 for an unknown id", async () => {
+  it("decodes the bodies: 400 naming each bad or unknown field (a bad grant included), 409 for a name taken, 404 for an unknown id", async () => {
     await using h = await startHarness();
     const bad = async (body: unknown, fields: string[]) => {
       const answer = await h.call("POST", TOKENS, { body });
@@ -120,7 +120,12 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     await bad({ name: "ci", expiresInDays: 1, role: "root" }, ["role"]);
     await bad({ name: "", expiresInDays: 1 }, ["name"]);
     await bad({ name: "a b", expiresInDays: 1 }, ["name"]);
-    await bad({ name: "ci", expiresInDays: 1, grants: [] }, ["grants"]);
+    await bad({ name: "ci", expiresInDays: 1, grants: "*" }, ["grants"]);
+    await bad({ name: "ci", expiresInDays: 1, grants: [{ pattern: "lab?", verb: "read" }] }, ["grants.pattern"]);
+    await bad({ name: "ci", expiresInDays: 1, grants: [{ subject: "user:x", pattern: "lab", verb: "read" }] }, [
+      "grants.subject",
+    ]);
+    await bad({ name: "ci", expiresInDays: 1, shadow: true }, ["shadow"]);
     await bad([], ["body"]);
     expect((await h.call("GET", TOKENS)).json()).toEqual([]);
 

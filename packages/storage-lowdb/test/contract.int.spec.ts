@@ -4,6 +4,7 @@ import {
   describeConnectionRepositoryContract,
   describeHealthLedgerContract,
   describeServiceTokenStoreContract,
+  describeGrantStoreContract,
   describeStorageContract,
 } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
@@ -12,6 +13,7 @@ import type { ConnectionsFile } from "../src/connections-file.js";
 import { createLowdbHealthLedger } from "../src/health-file.js";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 import { createLowdbServiceTokenStore } from "../src/tokens-file.js";
+import { createLowdbGrantStore } from "../src/grants-file.js";
 import { keyringOf, openOrThrow, temporaryDirectory } from "./support.js";
 import { createLowdbConnectionRepository } from "../src/connection-repository.js";
 
@@ -85,6 +87,28 @@ describeServiceTokenStoreContract("LowdbServiceTokenStore", {
   close: async () => {
     await Promise.all(tokenStores.map((tokens) => tokens.close()));
     await rm(tokensDirectory.path, { recursive: true, force: true });
+  },
+});
+
+const grantsDirectory = await temporaryDirectory();
+let grantsDir = grantsDirectory.path;
+const grantStores: { close(): Promise<void> }[] = [];
+
+describeGrantStoreContract("LowdbGrantStore", {
+  // Each store over the same grants.json, as another process's would be.
+  make: async () => {
+    const grants = createLowdbGrantStore({ dataDir: grantsDir, lockStaleMs: 2000 });
+    grantStores.push(grants);
+    return grants;
+  },
+  reset: async () => {
+    generation += 1;
+    grantsDir = join(grantsDirectory.path, `store-${generation}`);
+    await mkdir(grantsDir);
+  },
+  close: async () => {
+    await Promise.all(grantStores.map((grants) => grants.close()));
+    await rm(grantsDirectory.path, { recursive: true, force: true });
   },
 });
 

@@ -23,3 +23,4 @@ export { createPostgresAuditLog, type PostgresAuditLogOptions } from "./audit-lo
 export { createPostgresHealthLedger } from "./health-ledger.js";
 export { createPostgresFailureCounter, FAILURES_TABLE, type PostgresFailureCounterOptions } from "./failure-counter.js";
 export { createPostgresServiceTokenStore, SERVICE_TOKENS_TABLE } from "./service-tokens.js";
+export { createPostgresGrantStore, GRANTS_TABLE, GRANT_CHANGES_CHANNEL, type PostgresGrantStore } from "./grants.js";

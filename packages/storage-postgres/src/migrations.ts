@@ -176,6 +176,38 @@ export const MIGRATIONS: readonly Migration[] = [
         previous_until timestamptz
       )`,
   },
+  {
+    // Grants (SPEC §11): one per subject, verb and pattern in any case, kept in the order given. Every change is
+    // announced on the channel `sdwan_grant_changes` (at commit, whichever session makes it), so every instance
+    // reads them again; a grant's add or removal is an audited change, kept by the changes' retention. A service
+    // token created with grants and no role has none (null).
+    version: 12,
+    name: "grants",
+    sql: `
+      create table sdwan_grants (
+        position bigserial unique,
+        id       uuid primary key,
+        subject  text not null,
+        pattern  text not null,
+        verb     text not null check (verb in ('read', 'use', 'manage'))
+      );
+      alter table sdwan_service_tokens alter column role drop not null;
+      create unique index sdwan_grants_said_once on sdwan_grants (subject, lower(pattern), verb);
+      create function sdwan_announce_grant_change() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify('sdwan_grant_changes', '');
+          return null;
+        end
+      $$;
+      create trigger sdwan_grants_announced after insert or update or delete or truncate on sdwan_grants
+        for each statement execute function sdwan_announce_grant_change();
+      alter table audit_entries drop column kind;
+      alter table audit_entries add column kind text generated always as (
+        case when outcome = 'succeeded' and action in ('add', 'update', 'delete', 'rotate-master-key', 'grant-add', 'grant-remove')
+          then 'change' else 'attempt' end
+      ) stored;
+      create index audit_entries_by_kind on audit_entries (kind, id)`,
+  },
 ];
 
 /** The newest schema version this release knows. */

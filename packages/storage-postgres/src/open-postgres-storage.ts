@@ -6,6 +6,7 @@ import { masterKeyFingerprints, type AuditRetention, type DomainError, type Stor
 import { createPostgresFailureCounter } from "./failure-counter.js";
 import { createPostgresHealthLedger } from "./health-ledger.js";
 import { createPostgresServiceTokenStore } from "./service-tokens.js";
+import { createPostgresGrantStore } from "./grants.js";
 import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { createPostgresConnectionChanges } from "./connection-changes.js";
@@ -57,6 +58,12 @@ export const openPostgresStorage =
       await pool.end().catch(() => undefined);
       return changes;
     }
+    const grants = await createPostgresGrantStore({ pool, listener: { connectionString: databaseUrl }, onError })();
+    if (E.isLeft(grants)) {
+      await changes.right.close();
+      await pool.end().catch(() => undefined);
+      return grants;
+    }
     const audit = createPostgresAuditLog({
       pool,
       listener: { connectionString: databaseUrl },
@@ -75,8 +82,10 @@ export const openPostgresStorage =
       health: createPostgresHealthLedger({ pool }),
       failures: createPostgresFailureCounter({ pool, windowMs: failureWindowMs }),
       serviceTokens: createPostgresServiceTokenStore({ pool }),
+      grants: grants.right,
       close: async () => {
         await changes.right.close();
+        await grants.right.close();
         await audit.close();
         await pool.end();
       },

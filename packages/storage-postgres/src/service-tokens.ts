@@ -22,7 +22,7 @@ const COLUMNS = "id, name, role, lifetime_days, expires_at, last_used_at, create
 const TokenRow = t.type({
   id: t.string,
   name: t.string,
-  role: t.keyof({ admin: null, viewer: null }),
+  role: t.union([t.keyof({ admin: null, viewer: null }), t.null]),
   lifetime_days: t.number,
   expires_at: DateCodec,
   last_used_at: t.union([DateCodec, t.null]),

@@ -8,6 +8,7 @@ import {
   describeFailureCounterContract,
   describeHealthLedgerContract,
   describeServiceTokenStoreContract,
+  describeGrantStoreContract,
   describeStorageContract,
 } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
@@ -18,6 +19,8 @@ import {
   createPostgresFailureCounter,
   createPostgresHealthLedger,
   createPostgresServiceTokenStore,
+  createPostgresGrantStore,
+  GRANTS_TABLE,
   FAILURES_TABLE,
   SERVICE_TOKENS_TABLE,
   migrate,
@@ -91,6 +94,22 @@ describeHealthLedgerContract("PostgresHealthLedger", {
   },
   reset: async () => {
     await admin.query("truncate connection_health");
+  },
+});
+
+describeGrantStoreContract("PostgresGrantStore", {
+  // Each store over its own pool and LISTEN connection, as another instance's would be.
+  make: async () => {
+    const pool = aPool(postgres.connectionString, 2);
+    testPools.push(pool);
+    const grants = await expectRight(
+      createPostgresGrantStore({ pool, listener: { connectionString: postgres.connectionString } }),
+    );
+    testLogs.push(grants);
+    return grants;
+  },
+  reset: async () => {
+    await admin.query(`truncate ${GRANTS_TABLE}`);
   },
 });
 
@@ -174,7 +193,7 @@ describeStorageContract("openPostgresStorage", {
   open: () => expectRight(openPostgresStorage({ databaseUrl: postgres.connectionString, keyring })),
   reset: async () => {
     await admin.query(
-      `truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}, ${SERVICE_TOKENS_TABLE}`,
+      `truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}, ${SERVICE_TOKENS_TABLE}, ${GRANTS_TABLE}`,
     );
   },
 });

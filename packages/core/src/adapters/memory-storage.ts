@@ -10,6 +10,8 @@ import { createProcessKeyFingerprints } from "./hmac-fingerprints.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 import type { ServiceTokenStore } from "../ports/service-token-store.js";
 import { createInMemoryServiceTokenStore } from "./memory-service-token-store.js";
+import type { GrantStore } from "../ports/grant-store.js";
+import { createInMemoryGrantStore } from "./memory-grant-store.js";
 import type { Storage } from "../ports/storage.js";
 
 export interface InMemoryStorageOptions {
@@ -32,6 +34,7 @@ const perStore = <A>(make: () => A): ((store: InMemoryConnectionStore) => A) => 
 const fingerprintsFor = perStore<KeyFingerprints>(createProcessKeyFingerprints);
 // A store's service tokens outlive a storage over it, as a restart keeps them.
 const serviceTokensFor = perStore<ServiceTokenStore>(createInMemoryServiceTokenStore);
+const grantsFor = perStore<GrantStore>(createInMemoryGrantStore);
 
 /** The Storage port in this process's memory: for tests, benchmarks and embedders' experiments, never production. */
 export const createInMemoryStorage = ({
@@ -45,5 +48,6 @@ export const createInMemoryStorage = ({
   health: createInMemoryHealthLedger(),
   failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),
   serviceTokens: serviceTokensFor(store),
+  grants: grantsFor(store),
   close: async () => undefined,
 });

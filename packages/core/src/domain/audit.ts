@@ -12,7 +12,8 @@ import { CONNECTION_FIELDS } from "./requests.js";
 /**
  * What an audit entry records: a write to the connections, a master-key rotation, a health state change found
  * by the background checks, a key check that did not match, a write refused to a user who may only read, or a
- * key nearing or past its expiry (`key-expiring`, `key-expired`: attempts, never changes, whatever their number).
+ * key nearing or past its expiry (`key-expiring`, `key-expired`: attempts, never changes, whatever their number), or
+ * a grant added or removed (`grant-add`, `grant-remove`: no alias, the grant in `detail`, e.g. `group:emea use emea-*`).
  */
 export const AUDIT_ACTIONS = [
   "add",
@@ -25,6 +26,8 @@ export const AUDIT_ACTIONS = [
   "forbidden",
   "key-expiring",
   "key-expired",
+  "grant-add",
+  "grant-remove",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -79,7 +82,14 @@ export interface AuditEntry {
 }
 
 /** The actions that change the store: their entry is written with the change, and kept as a change when it succeeded. */
-export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set(["add", "update", "delete", "rotate-master-key"]);
+export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set([
+  "add",
+  "update",
+  "delete",
+  "rotate-master-key",
+  "grant-add",
+  "grant-remove",
+]);
 
 /**
  * Whether an entry records a change that happened (an add, update, delete or rotation that succeeded), which

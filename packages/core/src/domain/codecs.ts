@@ -3,10 +3,10 @@ import * as t from "io-ts";
 import { ApiKey } from "./api-key.js";
 
 /** A check returning why a string is not acceptable, or undefined when it is. */
-type StringRule = (value: string) => string | undefined;
+export type StringRule = (value: string) => string | undefined;
 
 /** A string proven to follow the rules of `B` (a compile-time marker only). */
-type Branded<B extends string> = string & { readonly __brand: B };
+export type Branded<B extends string> = string & { readonly __brand: B };
 
 /**
  * A codec for a string that must follow `rule`, producing `A` from it. Its
@@ -32,7 +32,7 @@ const ruledString = <A>(
     encode,
   );
 
-const brandedString = <A extends string>(name: string, rule: StringRule) =>
+export const brandedString = <A extends string>(name: string, rule: StringRule) =>
   ruledString<A>(
     name,
     rule,

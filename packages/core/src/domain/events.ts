@@ -1,4 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
+import { globRegExp } from "./glob.js";
 import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
@@ -97,7 +98,7 @@ const KEY_EXPIRY_TYPES = {
 /**
  * The event an audit entry is, if any: a change that happened (add, update, delete), a health state change, or a
  * key-expiry warning.
- * Attempts (failed, refused, unchanged), dry runs, key checks and rotations are not events. Every action is
+ * Attempts (failed, refused, unchanged), dry runs, key checks, rotations and grant changes are not events. Every action is
  * named here, so a new one does not compile until it is mapped.
  */
 export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
@@ -130,6 +131,8 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
     case "rotate-master-key":
     case "key-check":
     case "forbidden":
+    case "grant-add":
+    case "grant-remove":
       return O.none;
     default: {
       const unmapped: never = action;
@@ -145,9 +148,6 @@ export interface EventsQuery {
   /** The id of the last event the reader has: what came after it is replayed first. */
   readonly lastEventId: string | undefined;
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-const globRegExp = (glob: string, flags = "") => new RegExp(`^${glob.split("*").map(escapeRegExp).join(".*")}$`, flags);
 
 // A type pattern (with or without the prefix) that names at least one known type: a typo is refused, not silent.
 const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(

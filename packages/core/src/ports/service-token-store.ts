@@ -9,7 +9,8 @@ export interface ServiceToken {
   readonly id: string;
   /** Unique in the store: the token's principal is `token:NAME`. */
   readonly name: string;
-  readonly role: ServiceTokenRole;
+  /** None (null) for a token created with grants and no role: it may do only what its grants give. */
+  readonly role: ServiceTokenRole | null;
   /** The lifetime it was created with; a renewal starts it again. */
   readonly lifetimeDays: number;
   readonly expiresAt: Date;

@@ -2,6 +2,7 @@ import type { AuditLog } from "./audit-log.js";
 import type { ConnectionChanges } from "./connection-changes.js";
 import type { ConnectionRepository } from "./connection-repository.js";
 import type { FailureCounter } from "./failure-counter.js";
+import type { GrantStore } from "./grant-store.js";
 import type { HealthLedger } from "./health-ledger.js";
 import type { KeyFingerprints } from "./key-fingerprints.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
@@ -24,6 +25,8 @@ export interface Storage {
   readonly failures: FailureCounter;
   /** Service tokens, by the hash of their secrets (SPEC §11). */
   readonly serviceTokens: ServiceTokenStore;
+  /** Who may do what on which aliases (SPEC §11). */
+  readonly grants: GrantStore;
   /** Waits for pending writes, then releases the store (call it after the drivers have drained). */
   close(): Promise<void>;
 }

@@ -17,6 +17,7 @@ import {
 } from "../domain/audit.js";
 import { AliasCodec, type Alias } from "../domain/codecs.js";
 import type { DomainError } from "../domain/errors.js";
+import { describeGrant, type Grant } from "../domain/grants.js";
 import { CHANGEABLE_FIELDS } from "../domain/requests.js";
 import type { AuditLog } from "../ports/audit-log.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -226,6 +227,13 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
         detail,
       });
     },
+    /** A grant added or removed by `by`: a change, recorded before the answer, the grant in `detail`. */
+    grantChanged: (by: Actor | undefined, action: "grant-add" | "grant-remove", grant: Grant): Promise<void> =>
+      recordNow({
+        ...entryOf(by, { action, alias: null, fields: [], forced: false }, E.right(undefined)),
+        validation: "not-asked",
+        detail: describeGrant(grant),
+      }),
     /** A key nearing (`key-expiring`) or past (`key-expired`) its expiry, as the key-expiry watch found it. */
     keyExpiryWarned: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date): void => {
       const subject: Subject = { action, alias, fields: [], forced: false };

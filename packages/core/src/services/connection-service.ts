@@ -1,4 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
+import { createGrantService, type GrantService } from "./grants.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Actor } from "../domain/audit.js";
@@ -124,6 +125,8 @@ export interface ConnectionService {
     query: Readonly<Record<string, unknown>>,
     deliver: (item: FeedItem) => void,
   ): TE.TaskEither<DomainError, () => void>;
+  /** Who may do what on which aliases (SPEC §11): grants kept in memory, their changes audited. */
+  readonly grants: GrantService;
   /** Stops listening for changes and waits for the health changes' entries still being recorded; the store belongs to the caller. */
   dispose(): Promise<void>;
 }
@@ -212,6 +215,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       TE.tap(() => TE.right(watch.forget(rawAlias))),
     );
   const checkKey = checkApiKey({ repository, fingerprints });
+  const grants = createGrantService({ store: options.storage.grants, audited: trail.grantChanged });
 
   return {
     listConnections: listConnections({ repository }),
@@ -261,8 +265,10 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
         TE.fromEither(decodeEventsQuery(query)),
         TE.flatMap((decoded) => followEvents(audit)(decoded, deliver)),
       ),
+    grants,
     dispose: async (): Promise<void> => {
       unsubscribe();
+      grants.dispose();
       await monitor?.stop();
       await watch.stop();
       await trail.settled();

@@ -1,7 +1,7 @@
 import { unwatchFile, watchFile, type Stats } from "node:fs";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule, inject, injectable, preDestroy } from "inversify";
-import { TOKENS, type Config, type Logger } from "@sdwan-connections/composition";
+import { TOKENS, type Config, type Groups, type Logger } from "@sdwan-connections/composition";
 import type { Storage } from "@sdwan-connections/core";
 import type { Clock } from "@sdwan-connections/core";
 import { HTTP_TOKENS, type Auth } from "../tokens.js";
@@ -10,7 +10,7 @@ import { createBearerAuthenticator, type BearerAuthenticator } from "./bearer.js
 import { createServiceTokens, type ServiceTokens } from "./service-tokens.js";
 import { createSessionTokens, sessionSigningKey, withConsoleSessions, type SessionTokens } from "./console-session.js";
 import { createLoginThrottle, type LoginThrottle } from "./throttle.js";
-import { generatedAdminFile, loadUsers, type Users } from "./users.js";
+import { generatedAdminFile, loadGroups, loadUsers, type Users } from "./users.js";
 
 const WATCH_INTERVAL_MS = 1_000;
 
@@ -30,12 +30,14 @@ export class WatchedUsersAuth implements Auth {
   readonly bearer: BearerAuthenticator | undefined;
   readonly sessions: SessionTokens;
   readonly serviceTokens: ServiceTokens;
+  private currentGroups: Groups;
   private readonly files: readonly string[];
   private reloads = 0;
 
   constructor(
     @inject(TOKENS.Config) private readonly config: Config,
     @inject(HTTP_TOKENS.Users) users: Users,
+    @inject(HTTP_TOKENS.Groups) groups: Groups,
     @inject(TOKENS.Clock) clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(TOKENS.Storage) { failures, serviceTokens }: Storage,
@@ -45,14 +47,26 @@ export class WatchedUsersAuth implements Auth {
     this.serviceTokens = createServiceTokens({ store: serviceTokens, clock });
     this.throttle = createLoginThrottle({ maxFailures: config.loginMaxFailures, counter: failures });
     this.bearer = config.oidc === undefined ? undefined : createBearerAuthenticator(config.oidc, { clock, logger });
-    this.files = [config.htpasswdFile, generatedAdminFile(config.dataDir)].filter((file) => file !== undefined);
+    this.currentGroups = groups;
+    this.files = [config.htpasswdFile, generatedAdminFile(config.dataDir), config.groupsFile].filter(
+      (file) => file !== undefined,
+    );
     for (const file of this.files) watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, this.reload);
   }
+
+  readonly groups = (): Groups => this.currentGroups;
 
   private readonly reload = (current: Stats, previous: Stats): void => {
     // watchFile also reports a file that is missing and stays missing: nothing to read again then.
     if (current.mtimeMs === previous.mtimeMs && current.ino === previous.ino && current.size === previous.size) return;
     const reloading = ++this.reloads;
+    void loadGroups(this.config.groupsFile)().then((next) => {
+      if (reloading !== this.reloads) return;
+      // An unreadable groups file keeps the groups before it: removing them could only take rights away.
+      if (E.isLeft(next))
+        this.logger.error({ problem: next.left }, "groups file unreadable; the groups read before stay");
+      else this.currentGroups = next.right;
+    });
     void loadUsers(this.config)().then((next) => {
       // A later change is being read already: this answer may be about a half-written file.
       if (reloading !== this.reloads) return;
@@ -72,8 +86,9 @@ export class WatchedUsersAuth implements Auth {
   }
 }
 
-export const authModule = (users: Users) =>
+export const authModule = (users: Users, groups: Groups = new Map()) =>
   new ContainerModule(({ bind }) => {
     bind(HTTP_TOKENS.Users).toConstantValue(users);
+    bind(HTTP_TOKENS.Groups).toConstantValue(groups);
     bind(HTTP_TOKENS.Auth).to(WatchedUsersAuth).inSingletonScope();
   });

@@ -9,6 +9,8 @@ export interface AuthenticatedUser {
   readonly name: string;
   /** None for a provider's user in no admin or viewer group: it reads nothing (SPEC §11, before grants). */
   readonly role: Role | undefined;
+  /** The groups the OpenID provider's claim names (SDWAN_GROUPS_FILE adds its own when grants are decided). */
+  readonly groups?: readonly string[];
 }
 
 export interface Authenticator {

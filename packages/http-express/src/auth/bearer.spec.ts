@@ -30,12 +30,12 @@ describe("claimAt", () => {
 });
 
 describe("userOfClaims", () => {
-  it("names the principal oidc:NAME from the username claim, else sub", () => {
+  it("names the principal oidc:NAME from the username claim, else sub, with its groups", () => {
     expect(userOfClaims({ sub: "1234", preferred_username: "ann", groups: ["ops"] }, mapping)).toEqual(
-      E.right({ name: "oidc:ann", role: "admin" }),
+      E.right({ name: "oidc:ann", role: "admin", groups: ["ops"] }),
     );
     expect(userOfClaims({ sub: "1234", preferred_username: "" }, mapping)).toEqual(
-      E.right({ name: "oidc:1234", role: undefined }),
+      E.right({ name: "oidc:1234", role: undefined, groups: [] }),
     );
     expect(userOfClaims({ preferred_username: 7 }, mapping)).toEqual(
       E.left("it names no user (neither preferred_username nor sub)"),

@@ -81,7 +81,7 @@ export const claimAt = (claims: JWTPayload, path: string): unknown =>
 
 /**
  * The user a verified token's claims name: `oidc:NAME` (the username claim, else `sub`), admin when one of its
- * groups is an admin group, else viewer when one is a viewer group, else no role (it reads nothing until grants exist).
+ * groups is an admin group, else viewer when one is a viewer group, else no role (it may do what its grants give).
  */
 export const userOfClaims = (
   claims: JWTPayload,
@@ -102,7 +102,7 @@ export const userOfClaims = (
     : groups.some((group) => oidc.viewerGroups.includes(group))
       ? "viewer"
       : undefined;
-  return E.right({ name: `oidc:${name}`, role });
+  return E.right({ name: `oidc:${name}`, role, groups });
 };
 
 /** What the detail of a 401 says about a token jose refused: which check failed, never the token. */

@@ -1,6 +1,8 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import {
+  AliasPatternCodec,
   decodeInput,
+  GrantVerbCodec,
   strictObject,
   type Clock,
   type DomainError,
@@ -52,19 +54,24 @@ const TokenName = new t.Type<string, string, unknown>(
         ),
   (value) => value,
 );
+const tokenGrantProps = { pattern: AliasPatternCodec, verb: GrantVerbCodec };
 const createProps = {
   name: TokenName,
   expiresInDays: integerIn("ExpiresInDays", 1, 365),
   role: t.keyof({ admin: null, viewer: null }),
+  /** Grants to the token's principal, `token:NAME` (SPEC §11). */
+  grants: t.array(strictObject("TokenGrant", tokenGrantProps, t.type(tokenGrantProps))),
 };
 const CreateTokenRequest = strictObject(
   "CreateTokenRequest",
   createProps,
   t.intersection([
     t.type({ name: createProps.name, expiresInDays: createProps.expiresInDays }),
-    t.partial({ role: createProps.role }),
+    t.partial({ role: createProps.role, grants: createProps.grants }),
   ]),
 );
+/** What a token's creation grants its principal: `{pattern, verb}` each. */
+export type TokenGrants = t.TypeOf<typeof createProps.grants>;
 const renewProps = { overlapHours: integerIn("OverlapHours", 0, 720) };
 const RenewTokenRequest = strictObject("RenewTokenRequest", renewProps, t.partial(renewProps));
 
@@ -101,8 +108,15 @@ export interface ServiceTokens {
   cached(header: string): AuthenticatedUser | undefined;
   /** The principal (`token:NAME`) an `Authorization: Bearer sdw_…` header proves now. */
   verify(header: string): TE.TaskEither<ServiceTokenRefusal, AuthenticatedUser>;
-  /** Decodes a creation's body and makes the token; undefined when its name is taken. */
-  create(body: unknown, createdBy: string): TE.TaskEither<DomainError, IssuedToken | undefined>;
+  /**
+   * Decodes a creation's body and makes the token, with the grants its principal is to get (the caller adds
+   * them); undefined when its name is taken. Without a role it is a viewer, unless grants are given: then it
+   * has none, and may do only what they give.
+   */
+  create(
+    body: unknown,
+    createdBy: string,
+  ): TE.TaskEither<DomainError, { readonly issued: IssuedToken; readonly grants: TokenGrants } | undefined>;
   list(): TE.TaskEither<DomainError, readonly ListedToken[]>;
   /** False when there is no such token. */
   revoke(id: string): TE.TaskEither<DomainError, boolean>;
@@ -174,7 +188,7 @@ export const createServiceTokens = ({
             : TE.right(token),
         ),
         TE.map((token) => {
-          const user = { name: `token:${token.name}`, role: token.role };
+          const user = { name: `token:${token.name}`, role: token.role ?? undefined };
           verified.set(hash, { user, token, until: performance.now() + VERIFIED_TTL_MS });
           noteUse(token);
           return user;
@@ -184,12 +198,12 @@ export const createServiceTokens = ({
     create: (body, createdBy) =>
       pipe(
         TE.fromEither(decodeInput(CreateTokenRequest, "body")(body)),
-        TE.flatMap(({ name, expiresInDays, role = "viewer" }) => {
+        TE.flatMap(({ name, expiresInDays, role, grants = [] }) => {
           const now = clock.now();
           const token: ServiceToken = {
             id: randomUUID(),
             name,
-            role,
+            role: role ?? (grants.length > 0 ? null : "viewer"),
             lifetimeDays: expiresInDays,
             expiresAt: new Date(now + expiresInDays * DAY_MS),
             lastUsedAt: null,
@@ -197,7 +211,9 @@ export const createServiceTokens = ({
             createdAt: new Date(Math.floor(now / 1000) * 1000),
           };
           const { secret, hash } = newSecret();
-          return TE.map((created: boolean) => (created ? issue(token, secret) : undefined))(store.create(token, hash));
+          return TE.map((created: boolean) => (created ? { issued: issue(token, secret), grants } : undefined))(
+            store.create(token, hash),
+          );
         }),
       ),
     list: () => TE.map((tokens: readonly ServiceToken[]) => tokens.map(listed))(store.list()),

@@ -1,3 +1,5 @@
+import { GroupsFileCodec, type Groups } from "@sdwan-connections/composition";
+import type * as t from "io-ts";
 import { createHash, randomBytes } from "node:crypto";
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -111,6 +113,19 @@ export const loadUsers =
       users.set(sources.admin.user, { role: "admin", hash: await bcrypt.hash(sources.admin.password, cost) });
     }
     return E.right(users);
+  };
+
+/** SDWAN_GROUPS_FILE's groups (none when it is not set), decoded by the composition's GroupsFileCodec; a missing file is an error. */
+export const loadGroups =
+  (groupsFile: string | undefined): TaskEither<string, Groups> =>
+  async () => {
+    if (groupsFile === undefined) return E.right(new Map());
+    const text = await readIfPresent(groupsFile)();
+    if (E.isLeft(text)) return E.left(`SDWAN_GROUPS_FILE: ${text.left}`);
+    if (text.right === undefined) return E.left(`SDWAN_GROUPS_FILE: no file at ${groupsFile}`);
+    return E.mapLeft((errors: t.Errors) => `SDWAN_GROUPS_FILE: ${errors[0]?.message ?? "is not a groups file"}`)(
+      GroupsFileCodec.decode(text.right),
+    );
   };
 
 /** The admin generated when no user was configured: its password only when it was created just now. */

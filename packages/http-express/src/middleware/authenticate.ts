@@ -10,10 +10,7 @@ import { isServiceToken, type ServiceTokenRefusal, type ServiceTokens } from "..
 import type { Attempt, LoginThrottle } from "../auth/throttle.js";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { sendProblem } from "../respond.js";
-import { withoutRole } from "./no-role.js";
 import { clientOf } from "./request-context.js";
-
-const READ_METHODS = new Set(["GET", "HEAD"]);
 
 /** What checking new credentials ends in: the user they prove (or none), or a refusal before any check. */
 type Verdict =
@@ -29,15 +26,11 @@ export interface AuthenticateOptions {
   readonly bearer?: BearerAuthenticator | undefined;
   /** Service tokens (`Bearer sdw_…`); undefined: none. */
   readonly serviceTokens?: ServiceTokens | undefined;
-  /** For the empty health list of a user without a role. */
-  readonly healthIntervalMs?: number | undefined;
-  /** Audits a write refused to a user who may only read; the 403 is sent once it settles. */
-  readonly onForbidden?: (req: Request, res: Response) => Promise<void>;
 }
 
 /**
- * HTTP Basic credentials, the failed-login throttle, and roles: a viewer
- * only reads. Synchronous on purpose: a recently verified header is admitted
+ * HTTP Basic credentials, bearer and service tokens, and the failed-login
+ * throttle: who is asking (what it may do is `authorize`'s). Synchronous on purpose: a recently verified header is admitted
  * without a promise turn (the common case); only a new one waits for the
  * shared failure count and bcrypt.
  */
@@ -47,10 +40,7 @@ export const authenticate = ({
   metrics,
   bearer,
   serviceTokens,
-  healthIntervalMs,
-  onForbidden,
 }: AuthenticateOptions): RequestHandler => {
-  const noRole = withoutRole(healthIntervalMs);
   // With a provider, every 401 offers both schemes (SPEC §11); a refused token's says why it was (RFC 6750 §3).
   const unauthorized = (req: Request, res: Response, detail: string, bearerError = ""): void => {
     metrics.loginFailures.inc({ status: "401" });
@@ -81,17 +71,8 @@ export const authenticate = ({
       );
       return;
     }
+    // What it may do is `authorize`'s to decide.
     res.locals["user"] = user;
-    if (user.role === undefined) {
-      noRole(req, res, next);
-      return;
-    }
-    if (user.role !== "admin" && !READ_METHODS.has(req.method)) {
-      const refuse = () => sendProblem(res, problem("forbidden", "This user may only read (role viewer)."));
-      if (onForbidden === undefined) refuse();
-      else void onForbidden(req, res).finally(refuse);
-      return;
-    }
     next();
   };
 

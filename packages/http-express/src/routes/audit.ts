@@ -1,21 +1,37 @@
 import type { ConnectionService } from "@sdwan-connections/core";
 import { Router } from "express";
 import { problem } from "../errors.js";
+import { accessOfRequest, mayRead } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { userOf } from "../middleware/request-context.js";
 import { respond, sendJson, sendProblem } from "../respond.js";
 
-/** docs/interface.md §1: the audit trail, newest first, a page at a time; admins only (it names every user's writes). */
+/**
+ * docs/interface.md §1: the audit trail, newest first, a page at a time; admins only (it names every user's writes),
+ * and a principal without a role, for the connections its grants let it read (a page may then hold fewer entries).
+ */
 export const auditRoutes = (service: ConnectionService): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/audit")
     .get(async (req, res) => {
-      if (userOf(res.locals)?.role === "viewer") {
+      const user = userOf(res.locals);
+      const access = accessOfRequest(res.locals);
+      // A principal without a role whose grants let it read connections sees their entries (SPEC §11); no one else.
+      if (user !== undefined && user.role !== "admin" && access?.granted("read") !== true) {
         sendProblem(res, problem("forbidden", "The audit trail is for admins only."));
         return;
       }
-      await respond(res, service.listAudit(req.query), (page) => sendJson(res, 200, page));
+      const readable = mayRead(res.locals);
+      await respond(res, service.listAudit(req.query), (page) =>
+        sendJson(
+          res,
+          200,
+          access === undefined
+            ? page
+            : { ...page, entries: page.entries.filter(({ alias }) => alias !== null && readable(alias)) },
+        ),
+      );
     })
     .all(methodNotAllowed("GET, HEAD"));
   return router;

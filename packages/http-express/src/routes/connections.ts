@@ -4,6 +4,7 @@ import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { LoginThrottle } from "../auth/throttle.js";
 import { domainErrorToProblem, problem } from "../errors.js";
+import { accessOfRequest, mayRead } from "../middleware/authorize.js";
 import { connectionTag, withExpectedVersions } from "../middleware/if-match.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { actorOf, clientOf } from "../middleware/request-context.js";
@@ -26,19 +27,38 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
   router
     .route("/connections")
     .get(
-      withFlags([], (req, res) =>
-        respond(res, service.listConnections(), (connections) =>
-          sendRepresentation(req, res, connections, () => JSON.stringify(connections, SUMMARY_KEYS)),
-        ),
-      ),
+      withFlags([], (req, res) => {
+        const readable = mayRead(res.locals);
+        return respond(res, service.listConnections(), (all) => {
+          // Filtered, never refused (SPEC §11): what the user may not read is not there.
+          const connections =
+            accessOfRequest(res.locals) === undefined ? all : all.filter(({ alias }) => readable(alias));
+          sendRepresentation(req, res, connections, () => JSON.stringify(connections, SUMMARY_KEYS));
+        });
+      }),
     )
     .post(
       jsonBody,
-      withFlags(["dryrun", "force"], (req, res, { dryrun, force }) =>
-        respond(res, service.addConnection(req.body, { dryRun: dryrun, force, by: actorOf(res.locals) }), (outcome) =>
-          sendText(res, ANSWER_TEXT[outcome]),
-        ),
-      ),
+      withFlags(["dryrun", "force"], async (req, res, { dryrun, force }) => {
+        // Outside every manage pattern: refused before anything is looked up, so a 409 never tells what exists.
+        const access = accessOfRequest(res.locals);
+        const alias: unknown = (req.body as Record<string, unknown> | null)?.["alias"];
+        if (access !== undefined && !access.verbs(typeof alias === "string" ? alias : "").includes("manage")) {
+          await service.recordForbiddenWrite(actorOf(res.locals), {
+            method: req.method,
+            ...(typeof alias === "string" ? { alias } : {}),
+          });
+          return sendProblem(
+            res,
+            problem("forbidden", "This principal may not add a connection of this alias: no manage grant covers it."),
+          );
+        }
+        await respond(
+          res,
+          service.addConnection(req.body, { dryRun: dryrun, force, by: actorOf(res.locals) }),
+          (outcome) => sendText(res, ANSWER_TEXT[outcome]),
+        );
+      }),
     )
     .all(methodNotAllowed("GET, HEAD, POST"));
 

@@ -5,6 +5,7 @@ import {
   type ConnectionService,
   type FeedItem,
 } from "@sdwan-connections/core";
+import { mayRead } from "../middleware/authorize.js";
 import { Router } from "express";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { methodNotAllowed } from "../middleware/errors.js";
@@ -97,7 +98,11 @@ export const eventsRoutes = (
       // What the feed hands on before the headers are out (its catch-up) waits for them.
       const held: FeedItem[] = [];
       let write: (item: FeedItem) => void = (item) => void held.push(item);
-      const followed = await service.followEvents(query, (item) => write(item))();
+      // Filtered by what the user may read (SPEC §11): a connection it may not read has no events for it.
+      const readable = mayRead(res.locals);
+      const followed = await service.followEvents(query, (item) => {
+        if (item._tag === "reset" || readable(item.event.subject)) write(item);
+      })();
       if (followed._tag === "Left") {
         streams.delete(end);
         sendProblem(res, domainErrorToProblem(followed.left));

@@ -1,5 +1,6 @@
 import type { ConnectionService } from "@sdwan-connections/core";
 import { Router } from "express";
+import { mayRead } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { respond, sendJson } from "../respond.js";
@@ -16,11 +17,19 @@ export const healthRoutes = (service: ConnectionService, intervalMs: number | un
   router
     .route("/health/connections")
     .get(
-      withFlags([], (_req, res) =>
-        respond(res, service.connectionsHealth(), (connections) =>
-          sendJson(res, 200, healthAnswer(intervalMs, connections)),
-        ),
-      ),
+      withFlags([], (_req, res) => {
+        const readable = mayRead(res.locals);
+        return respond(res, service.connectionsHealth(), (connections) =>
+          sendJson(
+            res,
+            200,
+            healthAnswer(
+              intervalMs,
+              connections.filter(({ alias }) => readable(alias)),
+            ),
+          ),
+        );
+      }),
     )
     .all(methodNotAllowed("GET, HEAD"));
   return router;

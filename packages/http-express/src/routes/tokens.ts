@@ -1,5 +1,8 @@
 import { Router, type Response } from "express";
-import type { ServiceTokens } from "../auth/service-tokens.js";
+import type { Grant, GrantService } from "@sdwan-connections/core";
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type { ListedToken, ServiceTokens, TokenGrants } from "../auth/service-tokens.js";
 import { problem } from "../errors.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { optionalJsonBody, jsonBody } from "../middleware/json-body.js";
@@ -36,7 +39,7 @@ const sendIssued = (res: Response, status: number, issued: unknown) => {
  * docs/interface.md "Service tokens" (SPEC §11): create (the secret shown once), list (never a secret), revoke
  * and renew with overlap; admins only. Served without authentication (benchmarks), there are none.
  */
-export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
+export const tokensRoutes = (tokens: ServiceTokens | undefined, grants: GrantService): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/tokens")
@@ -49,16 +52,30 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
       jsonBody,
       withFlags([], async (req, res) => {
         if (!mayManage(tokens, res)) return;
-        await respond(res, tokens.create(req.body, actorOf(res.locals).name), (issued) =>
-          issued === undefined
-            ? sendProblem(
-                res,
-                problem(
-                  "token-already-exists",
-                  "A service token of this name exists: revoke it or choose another name.",
-                ),
-              )
-            : sendIssued(res, 201, issued),
+        const by = actorOf(res.locals);
+        await respond(
+          res,
+          pipe(
+            tokens.create(req.body, by.name),
+            // Its grants, each audited as the creator's change (one saying the same as an existing grant is there already).
+            TE.tap((created) =>
+              created === undefined
+                ? TE.right(undefined)
+                : TE.traverseSeqArray(({ pattern, verb }: TokenGrants[number]) =>
+                    grants.add({ subject: `token:${created.issued.name}`, pattern, verb }, by),
+                  )(created.grants),
+            ),
+          ),
+          (created) =>
+            created === undefined
+              ? sendProblem(
+                  res,
+                  problem(
+                    "token-already-exists",
+                    "A service token of this name exists: revoke it or choose another name.",
+                  ),
+                )
+              : sendIssued(res, 201, created.issued),
         );
       }),
     )
@@ -68,8 +85,31 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
     .delete(
       withFlags([], async (req, res) => {
         if (!mayManage(tokens, res)) return;
-        await respond(res, tokens.revoke(req.params["id"] as string), (revoked) =>
-          revoked ? void res.status(204).end() : noSuchToken(res),
+        const id = req.params["id"] as string;
+        const by = actorOf(res.locals);
+        await respond(
+          res,
+          pipe(
+            TE.Do,
+            TE.bind("named", () =>
+              TE.map((all: readonly ListedToken[]) => all.find((one) => one.id === id))(tokens.list()),
+            ),
+            TE.bind("revoked", () => tokens.revoke(id)),
+            // Its grants go with it: a later token of the same name starts with none.
+            TE.tap(({ named, revoked }) =>
+              named === undefined || !revoked
+                ? TE.right(undefined)
+                : pipe(
+                    grants.list(),
+                    TE.flatMap(
+                      TE.traverseSeqArray((grant: Grant) =>
+                        grant.subject === `token:${named.name}` ? grants.remove(grant.id, by) : TE.right(undefined),
+                      ),
+                    ),
+                  ),
+            ),
+          ),
+          ({ revoked }) => (revoked ? void res.status(204).end() : noSuchToken(res)),
         );
       }),
     )

@@ -1,0 +1,114 @@
+import * as t from "io-ts";
+import { ALIAS_MAX_LENGTH, aliasKey, brandedString, type Branded } from "./codecs.js";
+import { strictObject } from "./decode.js";
+import { globRegExp, globSource } from "./glob.js";
+
+/** What a grant allows on the aliases it covers, each verb including the ones before it (SPEC §11). */
+export const GRANT_VERBS = ["read", "use", "manage"] as const;
+export type GrantVerb = (typeof GRANT_VERBS)[number];
+
+/** Who a grant is for: a principal (`user:NAME`, `oidc:NAME`, `token:NAME`) or a group (`group:NAME`). */
+export type Subject = Branded<"Subject">;
+/** An alias glob: alias characters and `*` (any run of them), matched ignoring case as aliases are. */
+export type AliasPattern = Branded<"AliasPattern">;
+
+export const SUBJECT_KINDS = ["user", "oidc", "token", "group"] as const;
+export const SUBJECT_PATTERN = /^(?:user|oidc|token|group):[^\s\p{Cc}\p{Cf}]{1,256}$/u;
+export const ALIAS_GLOB_PATTERN = /^[A-Za-z0-9._*-]+$/u;
+
+export const SubjectCodec = brandedString<Subject>("Subject", (value) =>
+  SUBJECT_PATTERN.test(value)
+    ? undefined
+    : `must be ${SUBJECT_KINDS.map((kind) => `${kind}:NAME`).join(", ")} (a name of 1 to 256 visible characters)`,
+);
+export const AliasPatternCodec = brandedString<AliasPattern>("AliasPattern", (value) =>
+  value.length > 0 && value.length <= ALIAS_MAX_LENGTH && ALIAS_GLOB_PATTERN.test(value)
+    ? undefined
+    : `must be 1 to ${ALIAS_MAX_LENGTH} letters, digits, '.', '_', '-' or '*' (any run of characters)`,
+);
+export const GrantVerbCodec = t.keyof({ read: null, use: null, manage: null }, "GrantVerb");
+
+/** A grant: `subject` may do `verb` (and the verbs before it) on every alias `pattern` matches. */
+export interface Grant {
+  readonly id: string;
+  readonly subject: Subject;
+  readonly pattern: AliasPattern;
+  readonly verb: GrantVerb;
+}
+
+const grantProps = { subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec };
+/** A grant as a request gives it (POST /grants, a service token's `grants`): no id, no other field. */
+export const GrantRequestCodec = strictObject("GrantRequest", grantProps, t.type(grantProps));
+export type GrantRequest = t.TypeOf<typeof GrantRequestCodec>;
+
+/** Whether two grants say the same thing (the store refuses the second): same subject, verb and pattern ignoring case. */
+export const sameGrant = (a: Omit<Grant, "id">, b: Omit<Grant, "id">): boolean =>
+  a.subject === b.subject && a.verb === b.verb && aliasKey(a.pattern) === aliasKey(b.pattern);
+
+/** How a grant reads in the audit trail and in logs: `user:alice manage prod-*`. */
+export const describeGrant = ({ subject, verb, pattern }: Omit<Grant, "id">): string => `${subject} ${verb} ${pattern}`;
+
+/** The roles of SPEC §5: an admin may do everything, a viewer call every GET endpoint. */
+export type Role = "admin" | "viewer";
+
+/** Who is asking, as the access decision needs it. */
+export interface Principal {
+  /** `user:NAME`, `oidc:NAME` or `token:NAME`. */
+  readonly name: string;
+  /** Its groups' names (without `group:`). */
+  readonly groups: readonly string[];
+  readonly role: Role | undefined;
+}
+
+// SPEC §5: a viewer may call every GET endpoint, so it reads and uses (validates, lists customers) every connection.
+const ROLE_LEVEL: Readonly<Record<Role, number>> = { admin: 3, viewer: 2 };
+/** The verbs a level gives: each verb includes the ones before it. */
+const verbsAt = (level: number): readonly GrantVerb[] => GRANT_VERBS.slice(0, level);
+
+/** Whether `pattern` covers `alias`, ignoring case. */
+export const patternMatches = (pattern: string, alias: string): boolean =>
+  globRegExp(aliasKey(pattern)).test(aliasKey(alias));
+
+/** What a principal may do, compiled once for many aliases. */
+export interface Access {
+  /** The verbs on `alias`: the union (allow only) of the role's and of the grants'. */
+  verbs(alias: string): readonly GrantVerb[];
+  /** Whether some grant (not the role) gives `verb`, or a verb after it, on some alias. */
+  granted(verb: GrantVerb): boolean;
+}
+
+/**
+ * What `principal` may do: its role, and the grants to it or to one of its groups. One regular expression per
+ * verb, so a list of any length costs at most one test per alias and verb.
+ */
+export const accessOf = (principal: Principal, grants: readonly Grant[]): Access => {
+  const subjects = new Set([principal.name, ...principal.groups.map((group) => `group:${group}`)]);
+  const floor = principal.role === undefined ? 0 : ROLE_LEVEL[principal.role];
+  const patterns = GRANT_VERBS.map((verb) =>
+    grants
+      .filter((grant) => grant.verb === verb && subjects.has(grant.subject))
+      .map((grant) => globSource(aliasKey(grant.pattern))),
+  );
+  const tests = patterns.map((sources, index) =>
+    index + 1 <= floor || sources.length === 0 ? undefined : new RegExp(`^(?:${sources.join("|")})$`),
+  );
+  const grantedLevel = patterns.reduce((level, sources, index) => (sources.length > 0 ? index + 1 : level), 0);
+  return {
+    verbs: (alias) => {
+      const key = aliasKey(alias);
+      let level = floor;
+      for (let index = tests.length - 1; index >= level; index -= 1) {
+        if (tests[index]?.test(key) === true) {
+          level = index + 1;
+          break;
+        }
+      }
+      return verbsAt(level);
+    },
+    granted: (verb) => grantedLevel >= GRANT_VERBS.indexOf(verb) + 1,
+  };
+};
+
+/** The verbs `principal` has on `alias` (SPEC §11's decision for one alias). */
+export const verbsOf = (principal: Principal, alias: string, grants: readonly Grant[]): readonly GrantVerb[] =>
+  accessOf(principal, grants).verbs(alias);

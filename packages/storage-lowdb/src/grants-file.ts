@@ -1,0 +1,121 @@
+import {
+  AliasPatternCodec,
+  GrantVerbCodec,
+  sameGrant,
+  SubjectCodec,
+  type Grant,
+  type GrantStore,
+} from "@sdwan-connections/core";
+import * as t from "io-ts";
+import { openSharedJsonFile } from "./shared-json-file.js";
+
+/** Name of the grants' file inside the data directory. */
+export const GRANTS_FILE = "grants.json";
+
+const GrantsFileCodec = t.type({
+  grants: t.array(t.type({ id: t.string, subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec })),
+});
+
+export interface LowdbGrantStoreOptions {
+  /** The data directory, as for `openConnectionsFile`. */
+  readonly dataDir: string;
+  /** As `openConnectionsFile`'s: after how long a dead process's lock is taken over (ms). */
+  readonly lockStaleMs?: number;
+  /** How often the file is looked at (a `stat`) for another process's change while someone listens; 250 ms when not given. */
+  readonly pollMs?: number;
+}
+
+/**
+ * Grants in `grants.json` beside `connections.json`, shared by every process over the data directory
+ * (`openSharedJsonFile`). While a subscriber listens, the file is looked at every `pollMs`: another process's
+ * change is told within a second; this one's, before the change answers.
+ */
+export const createLowdbGrantStore = ({
+  dataDir,
+  lockStaleMs,
+  pollMs = 250,
+}: LowdbGrantStoreOptions): GrantStore & { close(): Promise<void> } => {
+  const file = openSharedJsonFile({
+    dataDir,
+    name: GRANTS_FILE,
+    codec: GrantsFileCodec,
+    empty: { grants: [] },
+    what: "a grants file",
+    lockStaleMs,
+  });
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const listener of listeners) listener();
+  };
+  let poll: NodeJS.Timeout | undefined;
+  let looking = false;
+  const look = async () => {
+    if (looking) return;
+    looking = true;
+    try {
+      // Read once it changed, so it is not told again; an unreadable file is told too (readers then report it).
+      if (await file.changedOnDisk()) {
+        await file.read("reading", () => undefined)();
+        changed();
+      }
+    } finally {
+      looking = false;
+    }
+  };
+  const change = <A>(next: (current: readonly Grant[]) => { readonly grants?: Grant[]; readonly answer: A }) =>
+    file.change("writing", ({ grants: current }) => {
+      const { grants, answer } = next(current);
+      return { contents: grants === undefined ? undefined : { grants }, answer };
+    });
+  const told =
+    <A>(task: () => Promise<A>, didChange: (answer: A) => boolean) =>
+    async (): Promise<A> => {
+      const answer = await task();
+      if (didChange(answer)) changed();
+      return answer;
+    };
+
+  return {
+    list: () => file.read("reading", ({ grants }) => grants),
+    add: (grant) =>
+      told(
+        change((current) =>
+          current.some((one) => sameGrant(one, grant))
+            ? { answer: false }
+            : { grants: [...current, grant], answer: true },
+        ),
+        (added) => added._tag === "Right" && added.right,
+      ),
+    remove: (id) =>
+      told(
+        change((current) => {
+          const removed = current.find((one) => one.id === id);
+          return removed === undefined
+            ? { answer: undefined }
+            : { grants: current.filter((one) => one !== removed), answer: removed };
+        }),
+        (removed) => removed._tag === "Right" && removed.right !== undefined,
+      ),
+    subscribe: (listener) => {
+      listeners.add(listener);
+      if (poll === undefined) {
+        // The version now is the one listeners start from.
+        void file.read("reading", () => undefined)();
+        poll = setInterval(() => void look(), pollMs);
+        poll.unref();
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && poll !== undefined) {
+          clearInterval(poll);
+          poll = undefined;
+        }
+      };
+    },
+    close: async () => {
+      if (poll !== undefined) clearInterval(poll);
+      poll = undefined;
+      await file.close();
+    },
+  };
+};
