@@ -25,6 +25,7 @@ import { describeStorageContract } from "./storage-contract.js";
 import { describeServiceTokenStoreContract } from "./service-token-store-contract.js";
 import { createInMemoryServiceTokenStore } from "../src/adapters/memory-service-token-store.js";
 import { createInMemoryStorage } from "../src/adapters/memory-storage.js";
+import { describeWebhookStoreContract } from "./webhook-store-contract.js";
 
 let store = createInMemoryConnectionStore();
 
@@ -121,5 +122,13 @@ describeServiceTokenStoreContract("InMemoryServiceTokenStore", {
   make: async () => (serviceTokens ??= createInMemoryServiceTokenStore()),
   reset: async () => {
     serviceTokens = undefined;
+  },
+});
+
+let webhooksStore = createInMemoryConnectionStore();
+describeWebhookStoreContract("InMemoryWebhookStore", {
+  open: async () => createInMemoryStorage({ store: webhooksStore }),
+  reset: async () => {
+    webhooksStore = createInMemoryConnectionStore();
   },
 });

@@ -25,3 +25,4 @@ export {
   type ServiceTokenStoreContractOptions,
 } from "./service-token-store-contract.js";
 export { describeStorageContract, type StorageContractOptions } from "./storage-contract.js";
+export { describeWebhookStoreContract, type WebhookStoreContractOptions } from "./webhook-store-contract.js";

@@ -134,6 +134,33 @@ export type {
   ServiceTokenStore,
 } from "./ports/service-token-store.js";
 export { createInMemoryServiceTokenStore } from "./adapters/memory-service-token-store.js";
+export type { WebhookStore } from "./ports/webhook-store.js";
+export { createInMemoryWebhookStore } from "./adapters/memory-webhook-store.js";
+export {
+  DEFAULT_WEBHOOK_RETRY_S,
+  DELIVERY_STATUSES,
+  decodeWebhookRequest,
+  newWebhookSecret,
+  nextAfter,
+  pingBody,
+  WEBHOOK_ENCODERS,
+  WEBHOOK_KINDS,
+  webhookRequest,
+  webhookSelects,
+  webhooksFor,
+  webhookSignature,
+  type ClaimedDelivery,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryNext,
+  type DeliveryStatus,
+  type Webhook,
+  type WebhookAnswer,
+  type WebhookKind,
+  type WebhookRequest,
+  type WebhookRequestBody,
+  type WebhookSecrets,
+} from "./domain/webhook.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
 export type { CacheOutcome } from "./services/customers-cache.js";
@@ -150,3 +177,11 @@ export type { DeleteConnectionOptions } from "./use-cases/delete-connection.js";
 export type { UpdateConnectionOptions, UpdateConnectionOutcome } from "./use-cases/update-connection.js";
 export { validationAnswer, type ValidationResult } from "./use-cases/validate-connection.js";
 export { detailsAnswer, type ConnectionDetails } from "./use-cases/describe-connection.js";
+export {
+  createWebhooks,
+  WEBHOOK_TIMEOUT_MS,
+  type CreatedWebhook,
+  type WebhookSender,
+  type Webhooks,
+  type WebhooksOptions,
+} from "./services/webhooks.js";

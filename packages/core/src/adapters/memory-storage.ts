@@ -11,6 +11,8 @@ import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 import type { ServiceTokenStore } from "../ports/service-token-store.js";
 import { createInMemoryServiceTokenStore } from "./memory-service-token-store.js";
 import type { Storage } from "../ports/storage.js";
+import type { WebhookStore } from "../ports/webhook-store.js";
+import { createInMemoryWebhookStore } from "./memory-webhook-store.js";
 
 export interface InMemoryStorageOptions {
   /** The connections and audit trail; share one between storages to model a restart. */
@@ -20,18 +22,24 @@ export interface InMemoryStorageOptions {
 }
 
 /** One value per store, made at its first storage: what a deployment keeps across restarts. */
-const perStore = <A>(make: () => A): ((store: InMemoryConnectionStore) => A) => {
+const perStore = <A>(make: (store: InMemoryConnectionStore) => A): ((store: InMemoryConnectionStore) => A) => {
   const values = new WeakMap<InMemoryConnectionStore, A>();
   return (store) => {
-    const value = values.get(store) ?? make();
+    const value = values.get(store) ?? make(store);
     values.set(store, value);
     return value;
   };
 };
 // One store, one deployment: every storage over a store fingerprints as the first did.
-const fingerprintsFor = perStore<KeyFingerprints>(createProcessKeyFingerprints);
+const fingerprintsFor = perStore<KeyFingerprints>(() => createProcessKeyFingerprints());
 // A store's service tokens outlive a storage over it, as a restart keeps them.
-const serviceTokensFor = perStore<ServiceTokenStore>(createInMemoryServiceTokenStore);
+const serviceTokensFor = perStore<ServiceTokenStore>(() => createInMemoryServiceTokenStore());
+// A store's webhooks and outbox too; the outbox hears the store's audit log as it records (in the same tick).
+const webhooksFor = perStore<WebhookStore>((store) => {
+  const webhooks = createInMemoryWebhookStore();
+  void store.audit.subscribe(webhooks.enqueue)();
+  return webhooks;
+});
 
 /** The Storage port in this process's memory: for tests, benchmarks and embedders' experiments, never production. */
 export const createInMemoryStorage = ({
@@ -45,5 +53,6 @@ export const createInMemoryStorage = ({
   health: createInMemoryHealthLedger(),
   failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),
   serviceTokens: serviceTokensFor(store),
+  webhooks: webhooksFor(store),
   close: async () => undefined,
 });

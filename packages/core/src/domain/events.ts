@@ -147,7 +147,12 @@ export interface EventsQuery {
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-const globRegExp = (glob: string, flags = "") => new RegExp(`^${glob.split("*").map(escapeRegExp).join(".*")}$`, flags);
+export const globRegExp = (glob: string, flags = "") =>
+  new RegExp(`^${glob.split("*").map(escapeRegExp).join(".*")}$`, flags);
+
+/** Whether `pattern` (without the prefix, `*` any run of characters) names at least one known type. */
+export const isEventTypePattern = (pattern: string): boolean =>
+  /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => globRegExp(pattern).test(type));
 
 // A type pattern (with or without the prefix) that names at least one known type: a typo is refused, not silent.
 const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
@@ -156,12 +161,7 @@ const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
   (input, context) => {
     const patterns =
       typeof input === "string" ? input.split(",").map((pattern) => pattern.trim().replace(EVENT_TYPE_PREFIX, "")) : [];
-    const valid =
-      patterns.length > 0 &&
-      patterns.every(
-        (pattern) =>
-          /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => globRegExp(pattern).test(type)),
-      );
+    const valid = patterns.length > 0 && patterns.every(isEventTypePattern);
     return valid
       ? t.success(patterns.map((pattern) => globRegExp(pattern)))
       : t.failure(

@@ -5,6 +5,7 @@ import type { FailureCounter } from "./failure-counter.js";
 import type { HealthLedger } from "./health-ledger.js";
 import type { KeyFingerprints } from "./key-fingerprints.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
+import type { WebhookStore } from "./webhook-store.js";
 
 /**
  * A store's whole face, as one `open…Storage(options)` of each store package answers it (and core/testing's
@@ -24,6 +25,8 @@ export interface Storage {
   readonly failures: FailureCounter;
   /** Service tokens, by the hash of their secrets (SPEC §11). */
   readonly serviceTokens: ServiceTokenStore;
+  /** Webhooks and their outbox, which `audit` writes (SPEC §9). */
+  readonly webhooks: WebhookStore;
   /** Waits for pending writes, then releases the store (call it after the drivers have drained). */
   close(): Promise<void>;
 }
