@@ -48,7 +48,11 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
     it("keeps webhooks and their secrets (opened as given), lists them oldest first, removes them", () =>
       withStorage(async (storage) => {
         const first = aWebhook();
-        const second = aWebhook({ kind: "opennms", types: ["connection.health.*"] });
+        const second = aWebhook({
+          kind: "opennms",
+          types: ["connection.health.*"],
+          createdAt: new Date("2026-01-02T00:00:00.000Z"),
+        });
         await run(storage.webhooks.create(first, secrets));
         await run(storage.webhooks.create(second, { ...secrets, credentials: { username: "admin", password: "pw" } }));
         expect(await run(storage.webhooks.list())).toEqual([first, second]);

@@ -176,6 +176,36 @@ export const MIGRATIONS: readonly Migration[] = [
         previous_until timestamptz
       )`,
   },
+  {
+    // Webhooks (SPEC §9), their secrets sealed as apiKeys, and the outbox: one delivery row per webhook an event
+    // goes to, inserted by the statement that inserts the audit entry; relays claim them (for update skip locked).
+    version: 11,
+    name: "webhooks and their outbox",
+    sql: `
+      create table sdwan_webhooks (
+        id          uuid primary key,
+        url         text not null,
+        types       text[] not null,
+        kind        text not null check (kind in ('cloudevents', 'opennms')),
+        created_at  timestamptz not null,
+        disabled_at timestamptz,
+        secrets     text not null
+      );
+      create table sdwan_webhook_deliveries (
+        seq             bigserial primary key,
+        id              uuid not null unique,
+        webhook_id      uuid not null references sdwan_webhooks (id) on delete cascade,
+        event_id        text not null,
+        event           jsonb not null,
+        status          text not null default 'pending' check (status in ('pending', 'delivered', 'dead')),
+        next_attempt_at timestamptz not null,
+        attempts        jsonb not null default '[]',
+        lease_owner     text,
+        lease_until     timestamptz
+      );
+      create index sdwan_webhook_deliveries_pending on sdwan_webhook_deliveries (webhook_id, seq) where status = 'pending';
+      create index sdwan_webhook_deliveries_history on sdwan_webhook_deliveries (webhook_id, seq desc)`,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -5,6 +5,7 @@ import pg from "pg";
 import { masterKeyFingerprints, type AuditRetention, type DomainError, type Storage } from "@sdwan-connections/core";
 import { createPostgresFailureCounter } from "./failure-counter.js";
 import { createPostgresHealthLedger } from "./health-ledger.js";
+import { createPostgresWebhookStore } from "./webhooks.js";
 import { createPostgresServiceTokenStore } from "./service-tokens.js";
 import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
@@ -75,6 +76,7 @@ export const openPostgresStorage =
       health: createPostgresHealthLedger({ pool }),
       failures: createPostgresFailureCounter({ pool, windowMs: failureWindowMs }),
       serviceTokens: createPostgresServiceTokenStore({ pool }),
+      webhooks: createPostgresWebhookStore({ pool, keyring }),
       close: async () => {
         await changes.right.close();
         await audit.close();

@@ -9,6 +9,7 @@ import {
   describeHealthLedgerContract,
   describeServiceTokenStoreContract,
   describeStorageContract,
+  describeWebhookStoreContract,
 } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
 import {
@@ -174,7 +175,14 @@ describeStorageContract("openPostgresStorage", {
   open: () => expectRight(openPostgresStorage({ databaseUrl: postgres.connectionString, keyring })),
   reset: async () => {
     await admin.query(
-      `truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}, ${SERVICE_TOKENS_TABLE}`,
+      `truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}, ${SERVICE_TOKENS_TABLE}, sdwan_webhooks, sdwan_webhook_deliveries`,
     );
+  },
+});
+
+describeWebhookStoreContract("PostgresWebhookStore", {
+  open: () => expectRight(openPostgresStorage({ databaseUrl: postgres.connectionString, keyring })),
+  reset: async () => {
+    await admin.query("truncate connections, audit_entries, sdwan_webhooks, sdwan_webhook_deliveries");
   },
 });
