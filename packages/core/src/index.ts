@@ -138,6 +138,7 @@ export type { WebhookStore } from "./ports/webhook-store.js";
 export { createInMemoryWebhookStore } from "./adapters/memory-webhook-store.js";
 export {
   DEFAULT_WEBHOOK_RETRY_S,
+  DELIVERIES_PAGE,
   DELIVERY_STATUSES,
   decodeWebhookRequest,
   newWebhookSecret,

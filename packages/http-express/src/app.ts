@@ -1,5 +1,5 @@
 import type { Logger, Metrics, Network, OidcConfig } from "@sdwan-connections/composition";
-import type { ConnectionService } from "@sdwan-connections/core";
+import type { ConnectionService, Webhooks } from "@sdwan-connections/core";
 import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { BearerAuthenticator } from "./auth/bearer.js";
@@ -22,6 +22,7 @@ import { consoleRoutes } from "./routes/console.js";
 import { meRoutes } from "./routes/me.js";
 import { sessionRoutes } from "./routes/session.js";
 import { tokensRoutes } from "./routes/tokens.js";
+import { webhooksRoutes } from "./routes/webhooks.js";
 import { operationsRoutes } from "./routes/operations.js";
 
 export interface AppOptions {
@@ -52,6 +53,8 @@ export interface AppOptions {
   readonly consoleDirectory?: string | undefined;
   /** GET /events: the open streams (ended first at shutdown), their cap and heartbeat; 200 streams, 15 s when not given. */
   readonly events?: { readonly streams: EventStreams; readonly maxStreams: number; readonly heartbeatMs: number };
+  /** Webhooks' use cases (SPEC §9); undefined: no /webhooks endpoints (an embedder's app without them). */
+  readonly webhooks?: Webhooks | undefined;
 }
 
 /**
@@ -73,6 +76,7 @@ export const createApp = ({
   trustedProxies = [],
   oidc,
   events = { streams: new Set(), maxStreams: 200, heartbeatMs: 15_000 },
+  webhooks,
 }: AppOptions): express.Express => {
   const app = express();
   app.disable("x-powered-by");
@@ -97,6 +101,7 @@ export const createApp = ({
     sessionRoutes(auth?.sessions),
     eventsRoutes(service, { ...events, draining }),
     tokensRoutes(auth?.serviceTokens),
+    webhooksRoutes(webhooks),
   );
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);

@@ -299,3 +299,22 @@ export const decodeWebhookRequest = (input: unknown): E.Either<DomainError, Webh
       });
     }),
   );
+
+/** GET /webhooks/{id}/deliveries's page size: `limit` from 1 to 100, 20 when not given. */
+export const DELIVERIES_PAGE = { default: 20, max: 100 } as const;
+const DeliveriesQuery = t.partial({
+  limit: t.refinement(
+    t.string,
+    (raw) => /^\d{1,3}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= DELIVERIES_PAGE.max,
+    "a whole number from 1 to 100",
+  ),
+});
+
+/** The deliveries' page size from a query string; an unknown name is refused without being echoed. */
+export const decodeDeliveriesLimit = (input: Readonly<Record<string, unknown>>): E.Either<DomainError, number> =>
+  Object.keys(input).some((name) => name !== "limit")
+    ? E.left(invalidInput([{ field: "query", message: "holds an option deliveries do not know (known: limit)" }]))
+    : pipe(
+        decodeInput(DeliveriesQuery, "query")(input),
+        E.map(({ limit }) => (limit === undefined ? DELIVERIES_PAGE.default : Number(limit))),
+      );

@@ -114,7 +114,7 @@ describe("createWebhooks", () => {
     await vi.waitFor(() => expect(receiver.received).toHaveLength(3), { timeout: 3_000, interval: 10 });
     await relay.stop();
     expect(receiver.received.map(({ body }) => (body as { subject: string }).subject)).toEqual(["a", "b", "c"]);
-    const history = await run(webhooks.deliveries(created.id, 10));
+    const history = await run(webhooks.deliveries(created.id, { limit: "10" }));
     expect(history?.map((one) => [one.status, one.attempts.map((tried) => tried.status)])).toEqual([
       ["delivered", [200]],
       ["delivered", [200]],

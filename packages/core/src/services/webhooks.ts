@@ -7,6 +7,7 @@ import type { DomainError } from "../domain/errors.js";
 import {
   DEFAULT_WEBHOOK_RETRY_S,
   WEBHOOK_ENCODERS,
+  decodeDeliveriesLimit,
   decodeWebhookRequest,
   newWebhookSecret,
   nextAfter,
@@ -40,7 +41,7 @@ export interface WebhooksOptions {
   /** How often an idle relay looks for due deliveries (ms). */
   readonly pollMs?: number;
   /** Checks a receiver's URL before it is stored (the destination fence, `https:` only unless allowed). */
-  readonly admitsUrl?: (url: string) => E.Either<DomainError, void>;
+  readonly admitsUrl?: (url: string) => TE.TaskEither<DomainError, void>;
   /** An orchestrator URL for a connection's events (OpenNMS parms), when known. */
   readonly orchestratorUrlOf?: (alias: string) => Promise<string | null>;
   readonly random?: () => number;
@@ -62,7 +63,7 @@ export const createWebhooks = ({
   clock,
   retrySchedule = DEFAULT_WEBHOOK_RETRY_S,
   pollMs = 500,
-  admitsUrl = () => E.right(undefined),
+  admitsUrl = () => TE.right(undefined),
   orchestratorUrlOf = async () => null,
   random = Math.random,
   onAttempt,
@@ -142,7 +143,7 @@ export const createWebhooks = ({
     create: (input: unknown): TE.TaskEither<DomainError, CreatedWebhook> =>
       pipe(
         TE.fromEither(decodeWebhookRequest(input)),
-        TE.tap(({ url }) => TE.fromEither(admitsUrl(url))),
+        TE.tap(({ url }) => admitsUrl(url)),
         TE.flatMap(({ url, types, kind, credentials }) => {
           const webhook: Webhook = { id: randomUUID(), url, types, kind, createdAt: now(), disabledAt: null };
           const secret = newWebhookSecret();
@@ -155,10 +156,20 @@ export const createWebhooks = ({
     list: () => store.list(),
     get: (id: string) => store.get(id),
     remove: (id: string) => store.remove(id),
-    deliveries: (id: string, limit: number): TE.TaskEither<DomainError, readonly Delivery[] | undefined> =>
+    /** Webhook `id`'s newest deliveries (`query.limit` of them), newest first; undefined when it is unknown. */
+    deliveries: (
+      id: string,
+      query: Readonly<Record<string, unknown>>,
+    ): TE.TaskEither<DomainError, readonly Delivery[] | undefined> =>
       pipe(
-        store.get(id),
-        TE.flatMap((webhook) => (webhook === undefined ? TE.right(undefined) : store.deliveries(id, limit))),
+        TE.fromEither(decodeDeliveriesLimit(query)),
+        TE.flatMap((limit) =>
+          pipe(
+            store.get(id),
+            TE.map((webhook) => ({ webhook, limit })),
+          ),
+        ),
+        TE.flatMap(({ webhook, limit }) => (webhook === undefined ? TE.right(undefined) : store.deliveries(id, limit))),
       ),
     /** Sends a ping now (never through the outbox, never recorded): what the receiver answered. */
     ping: (id: string): TE.TaskEither<DomainError, (DeliveryAttempt & { readonly kind: WebhookKind }) | undefined> =>
