@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { reportFigures } from "@sdwan-connections/bench-kit";
 import { openService } from "@sdwan-connections/composition";
 import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
 import * as E from "fp-ts/lib/Either.js";
@@ -115,7 +116,10 @@ describe("webhooks: two instances on one PostgreSQL", { timeout: 300_000 }, () =
         lost: aliases.length - delivered,
         duplicates: ids.length - delivered,
       };
-      console.info(`webhook SIGKILL figures: ${JSON.stringify(figures)}`);
+      await reportFigures(
+        "reliability:webhook-sigkill",
+        `| changes | SIGKILLs | delivered | lost | duplicates |\n|---|---|---|---|---|\n| ${figures.changes} | ${figures.kills} | ${figures.delivered} | ${figures.lost} | ${figures.duplicates} |`,
+      );
       expect(figures.lost).toBe(0);
       // Per webhook in order: the subjects of first deliveries follow the order of the changes.
       const firstSeen = [...new Map(world.receiver.accepted.map(({ id, body }) => [id, body.subject])).values()];

@@ -3,10 +3,13 @@ import { join } from "node:path";
 import {
   DELIVERY_STATUSES,
   IsoTimeCodec,
+  oneOf,
   eventOf,
   WEBHOOK_KINDS,
   type ClaimedDelivery,
   type Delivery,
+  type DeliveryAttempt,
+  type DeliveryNext,
   type Webhook,
   type WebhookSecrets,
   type WebhookStore,
@@ -24,8 +27,6 @@ export const WEBHOOKS_FILE = "webhooks.json";
 // Settled deliveries kept per webhook (its history); pending ones are always kept.
 const HISTORY = 100;
 
-const oneOf = <K extends string>(values: readonly K[]) =>
-  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
 const WebhookEntry = t.type({
   id: t.string,
   url: t.string,
@@ -120,8 +121,47 @@ export const createLowdbWebhookStore = ({
       .reverse();
   };
 
-  /** Under the lock: the file with the trail's new outbox lines turned into pending deliveries (itself when none). */
-  const withOutbox = async (current: WebhooksFile): Promise<WebhooksFile> => {
+  // Settlements not written yet: the next change writes them first.
+  let settlements: { id: string; owner: string; attempt: DeliveryAttempt; next: DeliveryNext }[] = [];
+  /** `current` with the settlements waiting (each only while its owner still holds the delivery). */
+  const settled = (current: WebhooksFile): WebhooksFile => {
+    const waiting = settlements;
+    settlements = [];
+    let { webhooks, deliveries } = current;
+    for (const { id, owner, attempt, next } of waiting) {
+      const delivery = deliveries.find((one) => one.id === id);
+      if (delivery === undefined || delivery.lease?.owner !== owner) continue;
+      const done: DeliveryEntry = {
+        ...delivery,
+        status: next.status === "gone" ? "dead" : next.status,
+        nextAttemptAt: next.status === "pending" ? next.at : attempt.at,
+        attempts: [...delivery.attempts, attempt],
+        lease: null,
+      };
+      if (next.status === "gone")
+        webhooks = webhooks.map((webhook) =>
+          webhook.id === delivery.webhookId ? { ...webhook, disabledAt: attempt.at } : webhook,
+        );
+      deliveries = deliveries.map((one) => (one.id === id ? done : one));
+    }
+    return waiting.length === 0 ? current : { ...current, webhooks, deliveries: trimmed(deliveries, webhooks) };
+  };
+
+  /** `answer` over the file as it is, the settlements waiting written first. */
+  const view = <A>(answer: (current: WebhooksFile) => A) =>
+    settlements.length === 0
+      ? file.read(answer)
+      : file.change(async (read) => {
+          const current = settled(read);
+          return { value: current, answer: answer(current) };
+        });
+
+  /**
+   * Under the lock: the file with the settlements waiting and the trail's new outbox lines turned into pending
+   * deliveries (itself when neither).
+   */
+  const withOutbox = async (read: WebhooksFile): Promise<WebhooksFile> => {
+    const current = settled(read);
     const outbox = await outboxAfter(current.cursor);
     if (outbox.cursor === current.cursor) return current;
     const known = new Set(current.webhooks.map((webhook) => webhook.id));
@@ -167,8 +207,8 @@ export const createLowdbWebhookStore = ({
         },
         answer: undefined,
       })),
-    list: () => file.read(({ webhooks }) => webhooks.map(webhookOf)),
-    get: (id) => file.read(({ webhooks }) => webhooks.map(webhookOf).find((webhook) => webhook.id === id)),
+    list: () => view(({ webhooks }) => webhooks.map(webhookOf)),
+    get: (id) => view(({ webhooks }) => webhooks.map(webhookOf).find((webhook) => webhook.id === id)),
     secrets: (id) =>
       file.read(({ webhooks }) => {
         const entry = webhooks.find((webhook) => webhook.id === id);
@@ -186,14 +226,17 @@ export const createLowdbWebhookStore = ({
         const byId = new Map(current.webhooks.map((webhook) => [webhook.id, webhook]));
         const deliveries = [...current.deliveries];
         const claimed: ClaimedDelivery[] = [];
-        const seen = new Set<string>();
+        // The webhooks whose run ended (a delivery not due, or held by another owner).
+        const ended = new Set<string>();
         for (const [index, delivery] of deliveries.entries()) {
           if (claimed.length >= limit) break;
           const webhook = byId.get(delivery.webhookId);
-          if (delivery.status !== "pending" || webhook === undefined || seen.has(webhook.id)) continue;
-          seen.add(webhook.id);
+          if (delivery.status !== "pending" || webhook === undefined || ended.has(webhook.id)) continue;
           const leased = delivery.lease !== null && delivery.lease.owner !== owner && delivery.lease.until > now;
-          if (webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) continue;
+          if (webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
+            ended.add(webhook.id);
+            continue;
+          }
           const leasedNow = { ...delivery, lease: { owner, until: leaseUntil } };
           deliveries[index] = leasedNow;
           claimed.push({
@@ -207,25 +250,11 @@ export const createLowdbWebhookStore = ({
           ? { answer: claimed }
           : { value: { ...current, deliveries }, answer: claimed };
       }),
-    settle: (id, owner, attempt, next) =>
-      file.change(async (current) => {
-        const delivery = current.deliveries.find((one) => one.id === id);
-        if (delivery === undefined || delivery.lease?.owner !== owner) return { answer: undefined };
-        const settled: DeliveryEntry = {
-          ...delivery,
-          status: next.status === "gone" ? "dead" : next.status,
-          nextAttemptAt: next.status === "pending" ? next.at : attempt.at,
-          attempts: [...delivery.attempts, attempt],
-          lease: null,
-        };
-        const webhooks = current.webhooks.map((webhook) =>
-          next.status === "gone" && webhook.id === delivery.webhookId
-            ? { ...webhook, disabledAt: attempt.at }
-            : webhook,
-        );
-        const deliveries = current.deliveries.map((one) => (one.id === id ? settled : one));
-        return { value: { ...current, webhooks, deliveries: trimmed(deliveries, webhooks) }, answer: undefined };
-      }),
+    // Written with the next change (a claim, most often: one write per round, not two per delivery).
+    settle: (id, owner, attempt, next) => async () => {
+      settlements.push({ id, owner, attempt, next });
+      return E.right(undefined);
+    },
     deliveries: (id, limit) =>
       file.change(async (read) => {
         const current = await withOutbox(read);
@@ -250,6 +279,9 @@ export const createLowdbWebhookStore = ({
         );
         return { value: { ...current, webhooks }, answer: { rotated: stale.length, total: webhooks.length } };
       }),
-    close: file.close,
+    close: async () => {
+      if (settlements.length > 0) await file.change(async (read) => ({ value: settled(read), answer: undefined }))();
+      await file.close();
+    },
   };
 };

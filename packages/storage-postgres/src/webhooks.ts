@@ -6,6 +6,7 @@ import type { Pool, PoolClient } from "pg";
 import {
   CloudEventCodec,
   DELIVERY_STATUSES,
+  oneOf,
   storageFailure,
   toFieldErrors,
   WEBHOOK_KINDS,
@@ -20,9 +21,6 @@ import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
 import { databaseFailure } from "./database-errors.js";
 import { withDedicatedClient } from "./dedicated-client.js";
 import { DateCodec } from "./rows.js";
-
-const oneOf = <K extends string>(values: readonly K[]) =>
-  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
 
 const WEBHOOK_COLUMNS = "id, url, types, kind, created_at, disabled_at, secrets";
 const WebhookRow = t.type({
@@ -162,31 +160,39 @@ export const createPostgresWebhookStore = ({
     claim: (owner, now, leaseUntil, limit) =>
       query("claiming webhook deliveries", async () => {
         const { rows } = await pool.query(
-          `with heads as (
-             select distinct on (d.webhook_id) d.seq, d.next_attempt_at, d.lease_owner, d.lease_until
-               from sdwan_webhook_deliveries d join sdwan_webhooks w on w.id = d.webhook_id
-              where d.status = 'pending' and w.disabled_at is null
-              order by d.webhook_id, d.seq
-           ), due as (
-             select d.seq from sdwan_webhook_deliveries d join heads h on h.seq = d.seq
-              where h.next_attempt_at <= $1 and (h.lease_until is null or h.lease_until <= $1 or h.lease_owner = $2)
-              order by d.seq limit $4
-              for update of d skip locked
+          // The webhooks no other claim holds now (their rows locked to the end of this statement; an insert's
+          // key share does not wait for it), then per webhook its pending rows up to the first held or not due.
+          `with mine as (
+             select id from sdwan_webhooks where disabled_at is null for no key update skip locked
+           ), pending as (
+             select d.seq, d.webhook_id,
+                    row_number() over (partition by d.webhook_id order by d.seq) as position,
+                    not (d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until <= $1 or d.lease_owner = $2)) as held
+               from sdwan_webhook_deliveries d join mine on mine.id = d.webhook_id
+              where d.status = 'pending'
+           ), runs as (
+             select p.seq from pending p
+              where not exists (select 1 from pending q where q.webhook_id = p.webhook_id and q.held and q.position <= p.position)
+              order by p.seq limit $4
            )
-           update sdwan_webhook_deliveries d set lease_owner = $2, lease_until = $3 from due
-            where d.seq = due.seq and d.status = 'pending'
+           update sdwan_webhook_deliveries d set lease_owner = $2, lease_until = $3 from runs
+            where d.seq = runs.seq
            returning ${DELIVERY_COLUMNS.split(", ")
              .map((column) => `d.${column}`)
              .join(", ")}, d.seq`,
           [now, owner, leaseUntil, limit],
         );
-        const deliveries = decodeRows(DeliveryRow, "a webhook delivery", rows);
+        // In the order of the outbox (an update's returning rows come in no order).
+        const ordered = [...rows].sort((x: { seq: string }, y: { seq: string }) =>
+          BigInt(x.seq) < BigInt(y.seq) ? -1 : 1,
+        );
+        const deliveries = decodeRows(DeliveryRow, "a webhook delivery", ordered);
         if (E.isLeft(deliveries) || deliveries.right.length === 0) return E.map(() => [])(deliveries);
         const webhooks = await webhookRows("where id::text = any($1)", [deliveries.right.map((row) => row.webhook_id)]);
         if (E.isLeft(webhooks)) return webhooks;
         const byId = new Map(webhooks.right.map((row) => [row.id, row]));
         const claimed: ClaimedDelivery[] = [];
-        for (const row of [...deliveries.right].sort((a, b) => (a.event_id < b.event_id ? -1 : 1))) {
+        for (const row of deliveries.right) {
           const webhook = byId.get(row.webhook_id);
           if (webhook === undefined) continue;
           const secrets = openSecrets(webhook);

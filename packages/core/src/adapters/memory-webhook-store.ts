@@ -62,15 +62,18 @@ export const createInMemoryWebhookStore = (): WebhookStore & { enqueue(entry: Au
     },
     claim: (owner, now, leaseUntil, limit) => async () => {
       const claimed: ClaimedDelivery[] = [];
-      const seen = new Set<string>();
+      // The webhooks whose run ended (a delivery not due, or held by another owner).
+      const ended = new Set<string>();
       for (const row of rows) {
         const { delivery } = row;
         const target = webhooks.get(delivery.webhookId);
         if (claimed.length >= limit) break;
-        if (delivery.status !== "pending" || seen.has(delivery.webhookId) || target === undefined) continue;
-        seen.add(delivery.webhookId);
+        if (delivery.status !== "pending" || ended.has(delivery.webhookId) || target === undefined) continue;
         const leased = row.lease !== undefined && row.lease.owner !== owner && row.lease.until > now;
-        if (target.webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) continue;
+        if (target.webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
+          ended.add(delivery.webhookId);
+          continue;
+        }
         row.lease = { owner, until: leaseUntil };
         claimed.push({ delivery, webhook: target.webhook, secrets: target.secrets, event: row.event });
       }

@@ -3,7 +3,7 @@ import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
 import { AUDIT_ID, healthChangeOf, type AuditEntry, type HealthTransition } from "./audit.js";
-import { toFieldErrors } from "./decode.js";
+import { oneOf, toFieldErrors } from "./decode.js";
 import { invalidInput, type DomainError } from "./errors.js";
 import { HEALTH_STATES } from "./health.js";
 import { KEY_EXPIRY_SOURCES, parseKeyExpiryDetail, type KeyExpiryDetail } from "./key-expiry.js";
@@ -25,8 +25,6 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Where every event comes from (CloudEvents `source`, a URI reference): this service, whichever instance wrote it. */
 export const EVENT_SOURCE = "/sdwan-connections";
 
-const oneOf = <K extends string>(values: readonly K[]) =>
-  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
 const prefixed = <K extends string>(types: readonly K[]) =>
   oneOf(types.map((type) => `${EVENT_TYPE_PREFIX}${type}` as `${typeof EVENT_TYPE_PREFIX}${K}`));
 

@@ -4,7 +4,7 @@ import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
 import type { AuditEntry } from "./audit.js";
-import { decodeInput, strictObject } from "./decode.js";
+import { decodeInput, oneOf, strictObject } from "./decode.js";
 import { invalidInput, type DomainError } from "./errors.js";
 import {
   EVENT_SOURCE,
@@ -242,7 +242,7 @@ const Credential = t.refinement(
 const CreateWebhookProps = {
   url: WebhookUrl,
   types: t.array(EventTypePattern),
-  kind: t.keyof({ cloudevents: null, opennms: null }),
+  kind: oneOf(WEBHOOK_KINDS),
   username: Credential,
   password: Credential,
 };

@@ -24,14 +24,16 @@ export interface WebhookStore {
   /** Removes webhook `id` and its deliveries; false when unknown. */
   remove(id: string): TaskEither<DomainError, boolean>;
   /**
-   * Claims, for `owner` until `leaseUntil`, at most `limit` deliveries due at `now`: per enabled webhook only its
-   * oldest pending one (events reach a webhook in order), unless another owner's lease on it still runs. A
-   * lease that ran out (its owner died) is claimed again: at least once.
+   * Claims, for `owner` until `leaseUntil`, at most `limit` deliveries due at `now`: per enabled webhook a run of
+   * its oldest pending ones, oldest first, ending before the first that is not due or that another owner's lease
+   * still holds (events reach a webhook in order; one owner at a time has them). A lease that ran out (its owner
+   * died) is claimed again: at least once.
    */
   claim(owner: string, now: Date, leaseUntil: Date, limit: number): TaskEither<DomainError, readonly ClaimedDelivery[]>;
   /**
-   * Records `attempt` on delivery `id` and what follows (`gone`: the delivery is dead and its webhook disabled).
-   * Nothing when `owner`'s lease was taken over meanwhile (another owner's attempt decides).
+   * Records `attempt` on delivery `id` and what follows (`gone`: the delivery is dead and its webhook disabled),
+   * by the next change of the store at the latest (a store may write settlements with its next claim: one lost
+   * in a crash means the delivery is made again). Nothing when `owner`'s lease was taken over meanwhile.
    */
   settle(id: string, owner: string, attempt: DeliveryAttempt, next: DeliveryNext): TaskEither<DomainError, void>;
   /** Webhook `id`'s newest `limit` deliveries, newest first (their attempts, never bodies). */

@@ -84,7 +84,7 @@ const aReceiver = (statuses: number[] = []) => {
 };
 
 describe("createWebhooks", () => {
-  const setUp = (statuses?: number[]) => {
+  const setUp = async (statuses?: number[]) => {
     const storage = createInMemoryStorage();
     const receiver = aReceiver(statuses);
     // Real time, moved on by `advance` (past a retry's wait).
@@ -99,13 +99,13 @@ describe("createWebhooks", () => {
     });
     const add = (alias: string) =>
       run(storage.repository.insert(aConnection({ alias }), anAuditEntry({ action: "add", alias: alias as Alias })));
-    return { storage, receiver, webhooks, add, advance: (ms: number) => (ahead += ms) };
+    const created = await run(webhooks.create({ url: "https://receiver.example/hook" }));
+    receiver.useSecret(created.secret);
+    return { receiver, webhooks, created, add, advance: (ms: number) => (ahead += ms) };
   };
 
   it("delivers every event once, in order, signed so that standardwebhooks verifies it, the secret shown at creation only", async () => {
-    const { receiver, webhooks, add } = setUp();
-    const created = await run(webhooks.create({ url: "https://receiver.example/hook" }));
-    receiver.useSecret(created.secret);
+    const { receiver, webhooks, add, created } = await setUp();
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(JSON.stringify(await run(webhooks.list()))).not.toContain(created.secret);
     for (const alias of ["a", "b", "c"]) await add(alias);
@@ -123,9 +123,7 @@ describe("createWebhooks", () => {
   });
 
   it("retries a 503 after the schedule's wait, the events behind it waiting, then goes on in order", async () => {
-    const { receiver, webhooks, add, advance } = setUp([503]);
-    const created = await run(webhooks.create({ url: "https://receiver.example/hook" }));
-    receiver.useSecret(created.secret);
+    const { receiver, add, advance, webhooks } = await setUp([503]);
     await add("a");
     await add("b");
     const relay = webhooks.createRelay();
@@ -140,9 +138,7 @@ describe("createWebhooks", () => {
   });
 
   it("disables a webhook whose receiver answers 410", async () => {
-    const { receiver, webhooks, add } = setUp([410]);
-    const created = await run(webhooks.create({ url: "https://receiver.example/hook" }));
-    receiver.useSecret(created.secret);
+    const { receiver, webhooks, add, created } = await setUp([410]);
     await add("a");
     await add("b");
     const relay = webhooks.createRelay();
@@ -156,9 +152,7 @@ describe("createWebhooks", () => {
   });
 
   it("pings a webhook at once, signed, and answers what the receiver said", async () => {
-    const { receiver, webhooks } = setUp([204]);
-    const created = await run(webhooks.create({ url: "https://receiver.example/hook" }));
-    receiver.useSecret(created.secret);
+    const { receiver, webhooks, created } = await setUp([204]);
     expect(await run(webhooks.ping(created.id))).toMatchObject({ status: 204, error: null, kind: "cloudevents" });
     expect(receiver.received[0]?.body).toMatchObject({ type: "org.sdwan-connections.webhook.ping" });
     expect(await run(webhooks.ping("unknown"))).toBeUndefined();

@@ -54,7 +54,7 @@ export interface WebhooksOptions {
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 // A claim outlives the attempt it covers: another relay takes it over only once its owner is surely gone.
 const LEASE_MS = 3 * WEBHOOK_TIMEOUT_MS;
-const CLAIM_LIMIT = 32;
+const CLAIM_LIMIT = 100;
 
 /** The webhooks' use cases (admin, SPEC §9) and the relay that delivers their outbox. */
 export const createWebhooks = ({
@@ -85,13 +85,15 @@ export const createWebhooks = ({
     return { answer, done };
   };
 
-  const deliver = async (owner: string, { delivery, webhook, secrets, event }: ClaimedDelivery): Promise<void> => {
+  /** Makes one attempt and records it; true when the delivery is settled (delivered or dead), not to be tried again. */
+  const deliver = async (owner: string, { delivery, webhook, secrets, event }: ClaimedDelivery): Promise<boolean> => {
     const body = WEBHOOK_ENCODERS[webhook.kind](event, { orchestratorUrl: await orchestratorUrlOf(event.subject) });
     const { answer, done } = await attempt(webhookRequest(webhook, secrets, event.id, body, now()));
     onAttempt?.({ ...done, webhookId: webhook.id, eventId: event.id });
     const next = nextAfter(answer, delivery.attempts.length + 1, now(), retrySchedule, random);
     const settled = await store.settle(delivery.id, owner, done, next)();
     if (E.isLeft(settled)) onError?.(settled.left);
+    return next.status === "delivered" || next.status === "dead";
   };
 
   /** One relay per instance: claims due deliveries and makes them, one at a time per webhook, all webhooks at once. */
@@ -106,7 +108,14 @@ export const createWebhooks = ({
         const claimed = await store.claim(owner, at, new Date(at.getTime() + LEASE_MS), CLAIM_LIMIT)();
         if (E.isLeft(claimed)) return onError?.(claimed.left);
         if (claimed.right.length === 0 || stopped) return;
-        await Promise.all(claimed.right.map((one) => deliver(owner, one)));
+        // Every webhook at once; each one's run in order, ended at its first delivery not made (the rest wait for it).
+        const runs = new Map<string, ClaimedDelivery[]>();
+        for (const one of claimed.right) runs.set(one.webhook.id, [...(runs.get(one.webhook.id) ?? []), one]);
+        await Promise.all(
+          [...runs.values()].map(async (run) => {
+            for (const one of run) if (!(await deliver(owner, one)) || stopped) return;
+          }),
+        );
       }
     };
     const schedule = () => {
