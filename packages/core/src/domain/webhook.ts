@@ -111,13 +111,16 @@ export interface EncodedBody {
   readonly body: string;
 }
 
-/** How each kind writes an event: the one table a new kind goes into. */
+/** How each kind writes an event (null: the kind sends nothing for it): the one table a new kind goes into. */
 export const WEBHOOK_ENCODERS: Record<
   WebhookKind,
-  (event: CloudEvent, context: { readonly orchestratorUrl: string | null }) => EncodedBody
+  (event: CloudEvent, context: { readonly orchestratorUrl: string | null }) => EncodedBody | null
 > = {
   cloudevents: (event) => ({ contentType: "application/json", body: JSON.stringify(event) }),
-  opennms: (event, context) => ({ contentType: "application/xml", body: opennmsEventXml(event, context) }),
+  opennms: (event, context) => {
+    const body = opennmsEventXml(event, { orchestratorUrl: context.orchestratorUrl });
+    return body === null ? null : { contentType: "application/xml", body };
+  },
 };
 
 /** A ping's body: a CloudEvent of its own type (never in the event log), or the OpenNMS event that names it. */

@@ -88,6 +88,18 @@ export const createWebhooks = ({
   /** Makes one attempt and records it; true when the delivery is settled (delivered or dead), not to be tried again. */
   const deliver = async (owner: string, { delivery, webhook, secrets, event }: ClaimedDelivery): Promise<boolean> => {
     const body = WEBHOOK_ENCODERS[webhook.kind](event, { orchestratorUrl: await orchestratorUrlOf(event.subject) });
+    if (body === null) {
+      // Nothing of this kind for this event (an OpenNMS webhook and an event OpenNMS has no UEI for): settled, unsent.
+      const skipped = {
+        at: now(),
+        status: null,
+        error: `no ${webhook.kind} form for this event: not sent`,
+        latencyMs: 0,
+      };
+      const settled = await store.settle(delivery.id, owner, skipped, { status: "delivered" })();
+      if (E.isLeft(settled)) onError?.(settled.left);
+      return true;
+    }
     const { answer, done } = await attempt(webhookRequest(webhook, secrets, event.id, body, now()));
     onAttempt?.({ ...done, webhookId: webhook.id, eventId: event.id });
     const next = nextAfter(answer, delivery.attempts.length + 1, now(), retrySchedule, random);
