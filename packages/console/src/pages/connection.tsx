@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import {
   aliasPath,
   AuditPage,
@@ -298,9 +298,12 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
   const readAgain = (health: boolean): void => {
     setChanges((counts) => ({ health: counts.health + (health ? 1 : 0), any: counts.any + 1 }));
   };
+  // While the page's own delete is under way, its event (which may come before the answer) reads nothing again.
+  const removing = useRef(false);
   const following = useEvents(
     `alias=${encodeURIComponent(alias)}`,
     (event) => {
+      if (removing.current) return;
       setRecent((events) => [event, ...events].slice(0, RECENT_EVENTS));
       const health = event.type.endsWith(".health.changed");
       if (!health) refreshStored();
@@ -324,9 +327,13 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
 
   const remove = (version: number): void => {
     setDeleting(false);
+    removing.current = true;
     call(session.authorization, "DELETE", aliasPath(alias), { headers: { "if-match": `"${version}"` } }).then(
       () => navigate({ page: "connections" }),
-      (error: unknown) => setProblem(problemOf(error)),
+      (error: unknown) => {
+        removing.current = false;
+        setProblem(problemOf(error));
+      },
     );
   };
 
