@@ -154,6 +154,7 @@ export {
   sameGrant,
   SubjectCodec,
   SUBJECT_PATTERN,
+  subjectsOf,
   verbsOf,
   type AliasPattern,
   type Grant,

@@ -106,7 +106,7 @@ export const createApp = ({
     customersRoutes(service),
     auditRoutes(service),
     healthRoutes(service, healthIntervalMs),
-    meRoutes(),
+    meRoutes(service.grants, auth?.groups ?? noGroups),
     sessionRoutes(auth?.sessions),
     eventsRoutes(service, { ...events, draining }),
     tokensRoutes(auth?.serviceTokens, service.grants),

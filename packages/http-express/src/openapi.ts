@@ -591,6 +591,12 @@ export const openApiDocument = {
         operationId: "whoAmI",
         summary:
           "The user the credentials belong to and their role (admin or viewer): how a client checks a sign-in and learns what it may offer.",
+        parameters: [
+          flag(
+            "grants",
+            "Add `grants`: the grants to the principal or to one of its groups, as `{pattern, verb}` (SPEC §11).",
+          ),
+        ],
         responses: {
           "200": {
             description: "The signed-in user.",
@@ -608,6 +614,11 @@ export const openApiDocument = {
                     role: {
                       enum: ["admin", "viewer", null],
                       description: "null: a provider's user in no admin or viewer group (it may read nothing).",
+                    },
+                    grants: {
+                      type: "array",
+                      description: "With grants=true only: what the principal may do beside its role.",
+                      items: { $ref: "#/components/schemas/PatternGrant" },
                     },
                   },
                 },
@@ -1089,15 +1100,7 @@ export const openApiDocument = {
           grants: {
             type: "array",
             description: "Grants to the token's principal token:NAME, each audited as a change by the creator.",
-            items: {
-              type: "object",
-              required: ["pattern", "verb"],
-              additionalProperties: false,
-              properties: {
-                pattern: { $ref: "#/components/schemas/AliasPattern" },
-                verb: { $ref: "#/components/schemas/GrantVerb" },
-              },
-            },
+            items: { $ref: "#/components/schemas/PatternGrant" },
           },
         },
       },
@@ -1136,6 +1139,15 @@ export const openApiDocument = {
         properties: {
           id: { type: "string", format: "uuid" },
           subject: { $ref: "#/components/schemas/Subject" },
+          pattern: { $ref: "#/components/schemas/AliasPattern" },
+          verb: { $ref: "#/components/schemas/GrantVerb" },
+        },
+      },
+      PatternGrant: {
+        type: "object",
+        required: ["pattern", "verb"],
+        additionalProperties: false,
+        properties: {
           pattern: { $ref: "#/components/schemas/AliasPattern" },
           verb: { $ref: "#/components/schemas/GrantVerb" },
         },
