@@ -119,9 +119,12 @@ export {
   applyPlan,
   planConfiguration,
   planForNoStore,
+  stepName,
   type ApplyOptions,
   type DesiredConnection,
+  type GrantStep,
   type Plan,
+  type PlanOptions,
   type PlanStep,
   type StepResult,
 } from "./use-cases/configuration.js";

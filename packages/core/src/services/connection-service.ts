@@ -31,6 +31,7 @@ import {
   planConfiguration,
   type ApplyOptions,
   type Plan,
+  type PlanOptions,
   type StepResult,
 } from "../use-cases/configuration.js";
 import { deleteConnection, type DeleteConnectionOptions } from "../use-cases/delete-connection.js";
@@ -106,7 +107,7 @@ export interface ConnectionService {
   listPartnerCustomers(rawAlias: string): TE.TaskEither<DomainError, CustomerList>;
   rotateMasterKey(options?: By): TE.TaskEither<DomainError, KeyRotationReport>;
   /** What applying a configuration (connections with their keys) would change; see `planConfiguration`. */
-  planConfiguration(rawDesired: unknown, options?: { readonly prune?: boolean }): TE.TaskEither<DomainError, Plan>;
+  planConfiguration(rawDesired: unknown, options?: PlanOptions): TE.TaskEither<DomainError, Plan>;
   /** Carries out a plan through the audited writes, as `by`; a failed step does not stop the rest. */
   applyPlan(plan: Plan, options?: ApplyOptions & By): Promise<readonly StepResult[]>;
   /** Every connection's health: the last background check's or validation's outcome (`unknown` until one). */
@@ -242,13 +243,15 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
     rotateMasterKey: (options: By = {}) =>
       trail.audited(options.by, trail.ofRotation(), (through) => rotateMasterKey({ repository: through })()),
-    planConfiguration: planConfiguration({ repository, fingerprints }),
+    planConfiguration: planConfiguration({ repository, fingerprints, grants }),
     applyPlan: (plan: Plan, options: ApplyOptions & By = {}) => {
       const by = options.by === undefined ? {} : { by: options.by };
       return applyPlan({
         add: (body, force) => addConnectionAudited(body, { force, ...by }),
         update: (alias, change, force) => updateConnectionAudited(alias, change, { force, ...by }),
         remove: (alias) => deleteConnectionAudited(alias, by),
+        addGrant: (grant) => grants.add(grant, options.by),
+        removeGrant: (id) => grants.remove(id, options.by),
       })(plan, options);
     },
     connectionsHealth: listConnectionsHealth({ repository, ledger }),
