@@ -44,7 +44,7 @@ import * as t from "io-ts";
  */
 export type RemoteService = Omit<
   ConnectionService,
-  "rotateMasterKey" | "recordForbiddenWrite" | "healthMonitor" | "keyExpiryWatch"
+  "rotateMasterKey" | "recordForbiddenWrite" | "recordTokenChange" | "healthMonitor" | "keyExpiryWatch"
 >;
 
 export interface ServiceEndpoint {

@@ -105,7 +105,7 @@ export const createApp = ({
     meRoutes(),
     sessionRoutes(auth?.sessions),
     eventsRoutes(service, { ...events, draining }),
-    tokensRoutes(auth?.serviceTokens, service.grants),
+    tokensRoutes(auth?.serviceTokens, service),
     grantsRoutes(service, auth?.groups ?? noGroups),
   );
   app.use(BASE_PATH, api);

@@ -9,7 +9,7 @@ import type { CustomerList } from "../domain/customer-list.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionHealth } from "../domain/health.js";
 import type { KeyRotationReport } from "../ports/connection-repository.js";
-import { createAuditTrail, type AuditPage } from "./audit-trail.js";
+import { createAuditTrail, type AuditedToken, type AuditPage, type TokenChange } from "./audit-trail.js";
 import { followEvents, type FeedItem } from "./event-feed.js";
 import { decodeEventsQuery } from "../domain/events.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
@@ -103,6 +103,8 @@ export interface ConnectionService {
   checkApiKey(rawAlias: string, body: unknown, options?: By): TE.TaskEither<DomainError, { readonly matches: boolean }>;
   /** Audits a write refused to `by`, a user who may only read (the driver refuses it; `method` is the request's). */
   recordForbiddenWrite(by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void>;
+  /** Audits a service token created, renewed or revoked by `by` (the driver manages the tokens): a change, never the secret. */
+  recordTokenChange(by: Actor, action: TokenChange, token: AuditedToken): Promise<void>;
   deleteConnection(rawAlias: string, options?: DeleteConnectionOptions & By): TE.TaskEither<DomainError, void>;
   listPartnerCustomers(rawAlias: string): TE.TaskEither<DomainError, CustomerList>;
   rotateMasterKey(options?: By): TE.TaskEither<DomainError, KeyRotationReport>;
@@ -239,6 +241,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       ),
     recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
       trail.forbidden(by, write),
+    recordTokenChange: trail.tokenChanged,
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
     rotateMasterKey: (options: By = {}) =>
