@@ -15,7 +15,8 @@ import { CONNECTION_FIELDS } from "./requests.js";
  * key nearing or past its expiry (`key-expiring`, `key-expired`: attempts, never changes, whatever their number), or
  * a grant added or removed (`grant-add`, `grant-remove`: no alias, the grant in `detail`, e.g. `group:emea use emea-*`),
  * or a service token created, renewed or revoked (`token-create`, `token-renew`, `token-revoke`: no alias, the token's
- * name and role in `detail`, e.g. `token:ci viewer`, never its secret).
+ * name and role in `detail`, e.g. `token:ci viewer`, never its secret), or a service token nearing or past its
+ * expiry (`token-expiring`, `token-expired`: attempts, no alias, the token's name and expiry in `detail`).
  */
 export const AUDIT_ACTIONS = [
   "add",
@@ -33,6 +34,8 @@ export const AUDIT_ACTIONS = [
   "token-create",
   "token-renew",
   "token-revoke",
+  "token-expiring",
+  "token-expired",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

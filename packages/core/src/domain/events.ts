@@ -136,6 +136,9 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
     case "token-create":
     case "token-renew":
     case "token-revoke":
+    case "token-expiring":
+    case "token-expired":
+      // A token's expiry is the admins' (the audit trail), not a connection's event: /events is read by every user.
       return O.none;
     default: {
       const unmapped: never = action;

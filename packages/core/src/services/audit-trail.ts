@@ -260,6 +260,16 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
         detail,
       });
     },
+    /** A service token nearing (`token-expiring`) or past (`token-expired`) its expiry, as the key-expiry watch found it. */
+    tokenExpiryWarned: (action: "token-expiring" | "token-expired", detail: string, at: Date): void => {
+      recordInBackground({
+        ...entryOf({ name: "key-expiry" }, { action, alias: null, fields: [], forced: false }, E.right(undefined)),
+        id: auditEntryId(at),
+        at,
+        validation: "not-asked",
+        detail,
+      });
+    },
     settled,
 
     /** A page, newest first, and the `before` of the next page (null when this one is the last). */

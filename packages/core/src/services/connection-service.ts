@@ -166,6 +166,8 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     repository,
     ledger,
     warn: trail.keyExpiryWarned,
+    tokens: options.storage.serviceTokens,
+    warnToken: trail.tokenExpiryWarned,
     thresholds: options.keyExpiry?.warnDays ?? DEFAULT_KEY_EXPIRY_WARN_DAYS,
     clock,
     orchestrator,
