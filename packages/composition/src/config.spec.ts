@@ -36,6 +36,7 @@ describe("loadConfig", () => {
         auditRetention: { maxEntries: 10_000, maxAttempts: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 },
         console: true,
         events: { maxStreams: 200, heartbeatMs: 15_000 },
+        webhooks: { retrySchedule: [10, 60, 300, 1800, 7200, 21600, 86400], allowHttp: false },
       }),
     );
   });

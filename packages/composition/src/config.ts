@@ -2,7 +2,12 @@ import { isIP } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
 import { MasterKeyCodec, PreviousMasterKeysCodec, type MasterKey } from "@sdwan-connections/secrets";
 import * as t from "io-ts";
-import { DEFAULT_AUDIT_RETENTION, DEFAULT_KEY_EXPIRY_WARN_DAYS, type AuditRetention } from "@sdwan-connections/core";
+import {
+  DEFAULT_AUDIT_RETENTION,
+  DEFAULT_KEY_EXPIRY_WARN_DAYS,
+  DEFAULT_WEBHOOK_RETRY_S,
+  type AuditRetention,
+} from "@sdwan-connections/core";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -50,6 +55,8 @@ export interface Config {
   readonly apiKeyDir: string | undefined;
   /** GET /events: at most `maxStreams` open at once per instance (SDWAN_EVENTS_MAX_STREAMS), a comment every `heartbeatMs` (SDWAN_EVENTS_HEARTBEAT_S). */
   readonly events: { readonly maxStreams: number; readonly heartbeatMs: number };
+  /** Webhooks (SPEC §9): the waits before each retry (SDWAN_WEBHOOK_RETRY_S, s), and whether `http:` receivers are allowed (SDWAN_WEBHOOK_ALLOW_HTTP). */
+  readonly webhooks: { readonly retrySchedule: readonly number[]; readonly allowHttp: boolean };
   /** SPEC §11: bearer tokens from an OpenID provider (SDWAN_OIDC_*); undefined: Basic only, as before. */
   readonly oidc: OidcConfig | undefined;
 }
@@ -220,6 +227,14 @@ const warnDays = (raw: string): E.Either<string, readonly number[]> => {
     : E.left("must be comma-separated whole numbers of days from 1 to 366, e.g. 30,7,1");
 };
 
+// The waits before each webhook retry, in seconds: whole numbers from 1 to a week, at least one.
+const retrySeconds = (raw: string): E.Either<string, readonly number[]> => {
+  const items = raw.split(",").map((item) => item.trim());
+  return items.every((item) => /^\d{1,6}$/.test(item) && Number(item) >= 1 && Number(item) <= 604_800)
+    ? E.right(items.map(Number))
+    : E.left("must be comma-separated whole numbers of seconds from 1 to 604800, e.g. 10,60,300");
+};
+
 /** The environment, one codec per variable, in the order of docs/interface.md §6. */
 export const EnvCodecs = {
   SDWAN_HOST: envValue("SDWAN_HOST", listenHost, withDefault("127.0.0.1")),
@@ -305,6 +320,12 @@ export const EnvCodecs = {
   ),
   SDWAN_EVENTS_MAX_STREAMS: envValue("SDWAN_EVENTS_MAX_STREAMS", integer(1, 100_000), withDefault(200)),
   SDWAN_EVENTS_HEARTBEAT_S: envValue("SDWAN_EVENTS_HEARTBEAT_S", integer(1, 15), withDefault(15)),
+  SDWAN_WEBHOOK_RETRY_S: envValue("SDWAN_WEBHOOK_RETRY_S", retrySeconds, withDefault(DEFAULT_WEBHOOK_RETRY_S)),
+  SDWAN_WEBHOOK_ALLOW_HTTP: envValue(
+    "SDWAN_WEBHOOK_ALLOW_HTTP",
+    oneOf(["true", "false"] as const),
+    withDefault("false" as const),
+  ),
 };
 
 /** The SDWAN_OIDC_* variables that mean nothing without an issuer. */
@@ -411,6 +432,7 @@ export const loadConfig = (
             scopes: v.SDWAN_OIDC_SCOPES,
           },
     events: { maxStreams: v.SDWAN_EVENTS_MAX_STREAMS, heartbeatMs: v.SDWAN_EVENTS_HEARTBEAT_S * 1000 },
+    webhooks: { retrySchedule: v.SDWAN_WEBHOOK_RETRY_S, allowHttp: v.SDWAN_WEBHOOK_ALLOW_HTTP === "true" },
   });
 };
 

@@ -11,6 +11,7 @@ import {
   type ConnectionService,
   type Orchestrator,
   type Storage,
+  type Webhooks,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
@@ -20,6 +21,7 @@ import { checkDataDirectory } from "./data-dir.js";
 import { lazyLogSink, type LogSink } from "./log-sink.js";
 import type { Metrics } from "./metrics.js";
 import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
+import { openWebhooks } from "./parts/webhooks.js";
 import { startupFailure } from "./startup-error.js";
 import { openStore } from "./stores.js";
 
@@ -50,6 +52,8 @@ export interface OpenedService {
   readonly storage: Storage;
   readonly orchestrator: Orchestrator;
   readonly service: ConnectionService;
+  /** Webhooks (SPEC §9): their use cases, and the relay the REST service starts. */
+  readonly webhooks: Webhooks;
   /** The service first (the audit entries it is still recording reach the store), then the orchestrator's sockets, the store, the logs. */
   close(): Promise<void>;
 }
@@ -106,7 +110,9 @@ export const openService =
       });
       metrics?.watchKeyExpiry(service.keyExpiryWatch.counts);
       opened.push(() => service.dispose());
-      return E.right({ config, storage: storage.right, orchestrator: orchestrator.right, service, close });
+      const webhooks = openWebhooks(config, storage.right, overrides.clock ?? systemClock, logger);
+      opened.push(webhooks.close);
+      return E.right({ config, storage: storage.right, orchestrator: orchestrator.right, service, webhooks, close });
     } catch (error) {
       await close().catch(() => undefined);
       return E.left(startupFailure(error));

@@ -1,4 +1,4 @@
-import type { Clock, ConnectionService, Orchestrator, Storage } from "@sdwan-connections/core";
+import type { Clock, ConnectionService, Orchestrator, Storage, Webhooks } from "@sdwan-connections/core";
 import type { ServiceIdentifier } from "inversify";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
@@ -13,4 +13,5 @@ export const TOKENS = {
   Storage: Symbol.for("sdwan.Storage") as ServiceIdentifier<Storage>,
   Orchestrator: Symbol.for("sdwan.Orchestrator") as ServiceIdentifier<Orchestrator>,
   ConnectionService: Symbol.for("sdwan.ConnectionService") as ServiceIdentifier<ConnectionService>,
+  Webhooks: Symbol.for("sdwan.Webhooks") as ServiceIdentifier<Webhooks>,
 } as const;

@@ -7,9 +7,28 @@ export const API = "/rest/plugin/sdwan";
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 // Every answer is decoded before the page uses it: a service of another version shows as an error, never as a half-drawn page.
-// A provider's user in no admin or viewer group has no role (null).
-export const Me = t.type({ user: t.string, role: nullable(t.keyof({ admin: null, viewer: null })) });
+export const Verb = t.keyof({ read: null, use: null, manage: null });
+export type Verb = t.TypeOf<typeof Verb>;
+/** A grant to the signed-in principal or to one of its groups (`GET /me?grants=true`). */
+const PatternGrant = t.type({ pattern: t.string, verb: Verb });
+// A provider's user in no admin or viewer group has no role (null); its grants say what it may do beside the role.
+export const Me = t.type({
+  user: t.string,
+  role: nullable(t.keyof({ admin: null, viewer: null })),
+  grants: t.array(PatternGrant),
+});
 export type Me = t.TypeOf<typeof Me>;
+/** Who is signed in, with the grants the console's controls follow. */
+export const ME_PATH = "/me?grants=true";
+
+/** A grant as `GET /grants` lists it. */
+export const Grant = t.type({ id: t.string, subject: t.string, pattern: t.string, verb: Verb });
+export type Grant = t.TypeOf<typeof Grant>;
+/** Who may do what on a connection (`GET /connections/{alias}/access`). */
+export const ConnectionAccess = t.type({
+  alias: t.string,
+  subjects: t.array(t.type({ subject: t.string, verbs: t.array(Verb) })),
+});
 
 export const ConnectionSummary = t.type({ alias: t.string, orchestratorUrl: t.string });
 export type ConnectionSummary = t.TypeOf<typeof ConnectionSummary>;

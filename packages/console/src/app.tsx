@@ -1,18 +1,20 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { getJson, Me, SESSION_ENDED, type Problem } from "./api.js";
+import { getJson, Me, ME_PATH, SESSION_ENDED, type Problem } from "./api.js";
 import { completeSignIn, isProviderAnswer, providerOfService, providerSignOutUrl, type OidcProvider } from "./oidc.js";
 import { ConnectionPage } from "./pages/connection.js";
 import { ConnectionForm } from "./pages/connection-form.js";
 import { ConnectionsPage } from "./pages/connections.js";
 import { CustomersPage } from "./pages/customers.js";
+import { GrantsPage } from "./pages/grants.js";
 import { LoginPage, providerProblem } from "./pages/login.js";
 import { href, useRoute, type Route } from "./router.js";
+import { may, mayAdd } from "./rights.js";
 import { forget, isAdmin, remember, remembered, SessionContext, type Session } from "./session.js";
 
 const NotAllowed = () => (
   <>
     <h1 tabIndex={-1}>Not allowed</h1>
-    <p>This user may only read (role viewer).</p>
+    <p>Neither this user's role nor its grants allow this page.</p>
   </>
 );
 
@@ -21,13 +23,15 @@ const Page = ({ route, session }: { readonly route: Route; readonly session: Ses
     case "connections":
       return <ConnectionsPage />;
     case "add":
-      return isAdmin(session) ? <ConnectionForm /> : <NotAllowed />;
+      return mayAdd(session) ? <ConnectionForm /> : <NotAllowed />;
     case "connection":
       return <ConnectionPage alias={route.alias} />;
     case "edit":
-      return isAdmin(session) ? <ConnectionForm alias={route.alias} /> : <NotAllowed />;
+      return may(session, "manage", route.alias) ? <ConnectionForm alias={route.alias} /> : <NotAllowed />;
     case "customers":
       return <CustomersPage alias={route.alias} />;
+    case "grants":
+      return isAdmin(session) ? <GrantsPage /> : <NotAllowed />;
   }
 };
 
@@ -92,7 +96,7 @@ export const App = () => {
       )
         .then(async ({ accessToken, idToken }) => {
           const authorization = `Bearer ${accessToken}`;
-          const me = await getJson(authorization, "/me", Me);
+          const me = await getJson(authorization, ME_PATH, Me);
           remember({
             user: me.user,
             token: accessToken,
@@ -106,7 +110,7 @@ export const App = () => {
     // A reload: the service checks the tab's token (GET /me); a refused one (ended, expired) asks to sign in again.
     if (isProviderAnswer() || kept?.token === undefined) return;
     const authorization = `Bearer ${kept.token}`;
-    getJson(authorization, "/me", Me).then(
+    getJson(authorization, ME_PATH, Me).then(
       (me) => setState({ phase: "signed-in", session: { ...me, authorization } }),
       () => signOut("Your session has ended: sign in again."),
     );
@@ -144,6 +148,7 @@ export const App = () => {
         </a>
         <nav aria-label="Main">
           <a href={href({ page: "connections" })}>Connections</a>
+          {isAdmin(session) ? <a href={href({ page: "grants" })}>Grants</a> : null}
         </nav>
         <span class="who">
           {session.user} ({session.role ?? "no role"})

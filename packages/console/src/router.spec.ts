@@ -5,6 +5,7 @@ describe("routes", () => {
   const routes: readonly Route[] = [
     { page: "connections" },
     { page: "add" },
+    { page: "grants" },
     { page: "connection", alias: "Lab-1.a_b" },
     { page: "edit", alias: "lab" },
     { page: "customers", alias: "partner" },

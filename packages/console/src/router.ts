@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 export type Route =
   | { readonly page: "connections" }
   | { readonly page: "add" }
+  | { readonly page: "grants" }
   | { readonly page: "connection"; readonly alias: string }
   | { readonly page: "edit"; readonly alias: string }
   | { readonly page: "customers"; readonly alias: string };
@@ -22,6 +23,7 @@ const decoded = (text: string): string | undefined => {
 /** The page a fragment names; anything else (an unknown path, a malformed escape) is the connections page. */
 export const parseRoute = (hash: string): Route => {
   if (hash === "#/add") return { page: "add" };
+  if (hash === "#/grants") return { page: "grants" };
   const match = CONNECTION.exec(hash);
   const alias = match?.[1] === undefined ? undefined : decoded(match[1]);
   if (match === null || alias === undefined) return { page: "connections" };
@@ -38,6 +40,8 @@ export const href = (route: Route): string => {
       return "#/";
     case "add":
       return "#/add";
+    case "grants":
+      return "#/grants";
     case "connection":
       return `#/connections/${encodeURIComponent(route.alias)}`;
     case "edit":

@@ -27,6 +27,7 @@ import { createInMemoryServiceTokenStore } from "../src/adapters/memory-service-
 import { describeGrantStoreContract } from "./grant-store-contract.js";
 import { createInMemoryGrantStore } from "../src/adapters/memory-grant-store.js";
 import { createInMemoryStorage } from "../src/adapters/memory-storage.js";
+import { describeWebhookStoreContract } from "./webhook-store-contract.js";
 
 let store = createInMemoryConnectionStore();
 
@@ -131,5 +132,13 @@ describeGrantStoreContract("InMemoryGrantStore", {
   make: async () => (grants ??= createInMemoryGrantStore()),
   reset: async () => {
     grants = undefined;
+  },
+});
+
+let webhooksStore = createInMemoryConnectionStore();
+describeWebhookStoreContract("InMemoryWebhookStore", {
+  open: async () => createInMemoryStorage({ store: webhooksStore }),
+  reset: async () => {
+    webhooksStore = createInMemoryConnectionStore();
   },
 });

@@ -26,3 +26,4 @@ export {
 } from "./service-token-store-contract.js";
 export { describeGrantStoreContract, type GrantStoreContractOptions } from "./grant-store-contract.js";
 export { describeStorageContract, type StorageContractOptions } from "./storage-contract.js";
+export { describeWebhookStoreContract, type WebhookStoreContractOptions } from "./webhook-store-contract.js";

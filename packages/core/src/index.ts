@@ -46,7 +46,7 @@ export { ANSWER_TEXT } from "./domain/answers.js";
 export { Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { customerListOf, customerListOfJson, type CustomerList } from "./domain/customer-list.js";
 export { admitsDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
-export { decodeInput, strictObject, toFieldErrors } from "./domain/decode.js";
+export { decodeInput, oneOf, strictObject, toFieldErrors } from "./domain/decode.js";
 export * from "./domain/errors.js";
 export {
   auditEntryId,
@@ -157,6 +157,7 @@ export {
   sameGrant,
   SubjectCodec,
   SUBJECT_PATTERN,
+  subjectsOf,
   verbsOf,
   type AliasPattern,
   type Grant,
@@ -166,6 +167,34 @@ export {
   type Role,
   type Subject,
 } from "./domain/grants.js";
+export type { WebhookStore } from "./ports/webhook-store.js";
+export { createInMemoryWebhookStore } from "./adapters/memory-webhook-store.js";
+export {
+  DEFAULT_WEBHOOK_RETRY_S,
+  DELIVERIES_PAGE,
+  DELIVERY_STATUSES,
+  decodeWebhookRequest,
+  newWebhookSecret,
+  nextAfter,
+  pingBody,
+  WEBHOOK_ENCODERS,
+  WEBHOOK_KINDS,
+  webhookRequest,
+  webhookSelects,
+  webhooksFor,
+  webhookSignature,
+  type ClaimedDelivery,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryNext,
+  type DeliveryStatus,
+  type Webhook,
+  type WebhookAnswer,
+  type WebhookKind,
+  type WebhookRequest,
+  type WebhookRequestBody,
+  type WebhookSecrets,
+} from "./domain/webhook.js";
 export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/memory-storage.js";
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
 export type { CacheOutcome } from "./services/customers-cache.js";
@@ -183,3 +212,11 @@ export type { DeleteConnectionOptions } from "./use-cases/delete-connection.js";
 export type { UpdateConnectionOptions, UpdateConnectionOutcome } from "./use-cases/update-connection.js";
 export { validationAnswer, type ValidationResult } from "./use-cases/validate-connection.js";
 export { detailsAnswer, type ConnectionDetails } from "./use-cases/describe-connection.js";
+export {
+  createWebhooks,
+  WEBHOOK_TIMEOUT_MS,
+  type CreatedWebhook,
+  type WebhookSender,
+  type Webhooks,
+  type WebhooksOptions,
+} from "./services/webhooks.js";

@@ -1,5 +1,5 @@
 import type { Groups, Logger, Metrics, Network, OidcConfig } from "@sdwan-connections/composition";
-import type { ConnectionService } from "@sdwan-connections/core";
+import type { ConnectionService, Webhooks } from "@sdwan-connections/core";
 import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { BearerAuthenticator } from "./auth/bearer.js";
@@ -24,6 +24,7 @@ import { meRoutes } from "./routes/me.js";
 import { sessionRoutes } from "./routes/session.js";
 import { tokensRoutes } from "./routes/tokens.js";
 import { grantsRoutes } from "./routes/grants.js";
+import { webhooksRoutes } from "./routes/webhooks.js";
 
 const noGroups = (): Groups => new Map();
 import { operationsRoutes } from "./routes/operations.js";
@@ -58,6 +59,8 @@ export interface AppOptions {
   readonly consoleDirectory?: string | undefined;
   /** GET /events: the open streams (ended first at shutdown), their cap and heartbeat; 200 streams, 15 s when not given. */
   readonly events?: { readonly streams: EventStreams; readonly maxStreams: number; readonly heartbeatMs: number };
+  /** Webhooks' use cases (SPEC §9); undefined: no /webhooks endpoints (an embedder's app without them). */
+  readonly webhooks?: Webhooks | undefined;
 }
 
 /**
@@ -79,6 +82,7 @@ export const createApp = ({
   trustedProxies = [],
   oidc,
   events = { streams: new Set(), maxStreams: 200, heartbeatMs: 15_000 },
+  webhooks,
 }: AppOptions): express.Express => {
   const app = express();
   app.disable("x-powered-by");
@@ -102,11 +106,12 @@ export const createApp = ({
     customersRoutes(service),
     auditRoutes(service),
     healthRoutes(service, healthIntervalMs),
-    meRoutes(),
+    meRoutes(service.grants, auth?.groups ?? noGroups),
     sessionRoutes(auth?.sessions),
     eventsRoutes(service, { ...events, draining }),
     tokensRoutes(auth?.serviceTokens, service),
     grantsRoutes(service, auth?.groups ?? noGroups),
+    webhooksRoutes(webhooks),
   );
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);

@@ -27,6 +27,7 @@ export const PROBLEMS = {
   "no-such-endpoint": { status: 404, title: "Not found" },
   "token-not-found": { status: 404, title: "Service token not found" },
   "grant-not-found": { status: 404, title: "Grant not found" },
+  "webhook-not-found": { status: 404, title: "Webhook not found" },
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   "already-exists": { status: 409, title: "Connection already exists" },
   "not-a-partner": { status: 409, title: "Not a partner connection" },

@@ -1,6 +1,6 @@
 import { TOKENS, type Config, type Logger, type Metrics } from "@sdwan-connections/composition";
 import { CONSOLE_DIRECTORY } from "@sdwan-connections/console";
-import type { ConnectionService, Storage } from "@sdwan-connections/core";
+import type { ConnectionService, Storage, Webhooks } from "@sdwan-connections/core";
 import { ContainerModule } from "inversify";
 import { createApp } from "./app.js";
 import { HTTP_TOKENS, type Auth, type Lifecycle } from "./tokens.js";
@@ -21,6 +21,7 @@ export const httpModule = () =>
         config: Config,
         storage: Storage,
         lifecycle: Lifecycle,
+        webhooks: Webhooks,
         auth: Auth | undefined,
       ) =>
         createApp({
@@ -35,6 +36,7 @@ export const httpModule = () =>
           trustedProxies: config.trustedProxies,
           oidc: config.oidc,
           events: { streams: lifecycle.eventStreams, ...config.events },
+          webhooks,
         }),
       [
         TOKENS.ConnectionService,
@@ -43,6 +45,7 @@ export const httpModule = () =>
         TOKENS.Config,
         TOKENS.Storage,
         HTTP_TOKENS.Lifecycle,
+        TOKENS.Webhooks,
         { serviceIdentifier: HTTP_TOKENS.Auth, optional: true },
       ],
     );

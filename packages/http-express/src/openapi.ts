@@ -42,6 +42,34 @@ const PROBLEM_STATUSES = [...new Set(Object.values(PROBLEMS).map(({ status }) =>
 export const BASE_PATH = "/rest/plugin/sdwan";
 /** The largest request body accepted (413 above it): part of the interface, so defined with its document. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
+const webhookProperties = {
+  id: { type: "string", format: "uuid" },
+  url: { type: "string" },
+  types: { type: "array", items: { type: "string" } },
+  kind: { type: "string", enum: ["cloudevents", "opennms"] },
+  createdAt: { type: "string", format: "date-time" },
+  disabledAt: {
+    type: ["string", "null"],
+    format: "date-time",
+    description: "When the receiver answered 410 Gone: nothing is delivered from then on.",
+  },
+} as const;
+
+const attemptProperties = {
+  at: { type: "string", format: "date-time" },
+  status: { type: ["integer", "null"], description: "The receiver's HTTP status; null when none came." },
+  error: { type: ["string", "null"], description: "Why no answer came (a network error code, timeout)." },
+  latencyMs: { type: "number" },
+} as const;
+
+const webhookIdParameter = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The webhook's id.",
+  schema: { type: "string" },
+} as const;
+
 const problem = (description: string) => ({
   description,
   content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
@@ -563,6 +591,12 @@ export const openApiDocument = {
         operationId: "whoAmI",
         summary:
           "The user the credentials belong to and their role (admin or viewer): how a client checks a sign-in and learns what it may offer.",
+        parameters: [
+          flag(
+            "grants",
+            "Add `grants`: the grants to the principal or to one of its groups, as `{pattern, verb}` (SPEC §11).",
+          ),
+        ],
         responses: {
           "200": {
             description: "The signed-in user.",
@@ -580,6 +614,11 @@ export const openApiDocument = {
                     role: {
                       enum: ["admin", "viewer", null],
                       description: "null: a provider's user in no admin or viewer group (it may read nothing).",
+                    },
+                    grants: {
+                      type: "array",
+                      description: "With grants=true only: what the principal may do beside its role.",
+                      items: { $ref: "#/components/schemas/PatternGrant" },
                     },
                   },
                 },
@@ -815,6 +854,110 @@ export const openApiDocument = {
         },
       },
     },
+    "/webhooks": {
+      get: {
+        operationId: "listWebhooks",
+        summary: "The webhooks, oldest first; never a secret. Admins only.",
+        responses: {
+          "200": {
+            description: "Every webhook.",
+            content: {
+              "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Webhook" } } },
+            },
+          },
+          ...commonErrors,
+          "403": problem("Only admins may manage webhooks."),
+        },
+      },
+      post: {
+        operationId: "createWebhook",
+        summary:
+          "Creates a webhook: every event of its types is POSTed to the URL at least once, in order, signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is in this answer only; the store keeps it sealed. Admins only.",
+        requestBody: jsonBody("#/components/schemas/CreateWebhookRequest"),
+        responses: {
+          "201": {
+            description: "The webhook, with its signing secret (never cached).",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/CreatedWebhook" } } },
+          },
+          ...commonErrors,
+          "403": problem("Only admins may manage webhooks."),
+          "413": writeErrors["413"],
+          "415": writeErrors["415"],
+        },
+      },
+    },
+    "/webhooks/{id}": {
+      parameters: [webhookIdParameter],
+      get: {
+        operationId: "getWebhook",
+        summary: "One webhook; never its secret. Admins only.",
+        responses: {
+          "200": {
+            description: "The webhook.",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Webhook" } } },
+          },
+          ...commonErrors,
+          "403": problem("Only admins may manage webhooks."),
+          "404": problem("There is no such webhook."),
+        },
+      },
+      delete: {
+        operationId: "deleteWebhook",
+        summary: "Deletes a webhook and its pending deliveries. Admins only.",
+        responses: {
+          "204": { description: "Deleted." },
+          ...commonErrors,
+          "403": problem("Only admins may manage webhooks."),
+          "404": problem("There is no such webhook."),
+        },
+      },
+    },
+    "/webhooks/{id}/ping": {
+      parameters: [webhookIdParameter],
+      post: {
+        operationId: "pingWebhook",
+        summary:
+          "Sends a signed ping (type org.sdwan-connections.webhook.ping; never in the event log nor the deliveries) now, and answers what the receiver said. Admins only.",
+        responses: {
+          "200": {
+            description: "The attempt.",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/PingAnswer" } } },
+          },
+          ...commonErrors,
+          "403": problem("Only admins may manage webhooks."),
+          "404": problem("There is no such webhook."),
+        },
+      },
+    },
+    "/webhooks/{id}/deliveries": {
+      parameters: [webhookIdParameter],
+      get: {
+        operationId: "listWebhookDeliveries",
+        summary:
+          "A webhook's newest deliveries, newest first: status and each attempt's answer and latency, never a body. Admins only.",
+        parameters: [
+          {
+            name: "limit",
+            in: "query",
+            required: false,
+            schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "The deliveries.",
+            content: {
+              "application/json": {
+                schema: { type: "array", items: { $ref: "#/components/schemas/WebhookDelivery" } },
+              },
+            },
+          },
+          ...commonErrors,
+          "403": problem("Only admins may manage webhooks."),
+          "404": problem("There is no such webhook."),
+        },
+      },
+    },
     "/partner/{alias}/customers": {
       parameters: [aliasParameter],
       get: {
@@ -869,6 +1012,75 @@ export const openApiDocument = {
           },
         },
       },
+      CreateWebhookRequest: {
+        type: "object",
+        required: ["url"],
+        additionalProperties: false,
+        properties: {
+          url: {
+            type: "string",
+            maxLength: 2048,
+            description:
+              "The receiver: https (http only with SDWAN_WEBHOOK_ALLOW_HTTP=true); the destination fence applies.",
+          },
+          types: {
+            type: "array",
+            items: { type: "string" },
+            description: "Event types, `*` a wildcard (e.g. connection.health.*); every event when left out.",
+          },
+          kind: { type: "string", enum: ["cloudevents", "opennms"], default: "cloudevents" },
+          username: { type: "string", description: "kind opennms only: Basic credentials for OpenNMS's REST API." },
+          password: { type: "string", writeOnly: true, description: "kind opennms only; sealed at rest." },
+        },
+      },
+      Webhook: {
+        type: "object",
+        required: ["id", "url", "types", "kind", "createdAt", "disabledAt"],
+        additionalProperties: false,
+        properties: webhookProperties,
+      },
+      CreatedWebhook: {
+        type: "object",
+        required: ["id", "url", "types", "kind", "createdAt", "disabledAt", "secret"],
+        additionalProperties: false,
+        properties: {
+          ...webhookProperties,
+          secret: {
+            type: "string",
+            pattern: "^whsec_",
+            description: "The signing secret (whsec_ + base64 of its bytes): shown in this answer only.",
+          },
+        },
+      },
+      WebhookAttempt: {
+        type: "object",
+        required: ["at", "status", "error", "latencyMs"],
+        additionalProperties: false,
+        properties: attemptProperties,
+      },
+      PingAnswer: {
+        type: "object",
+        required: ["at", "status", "error", "latencyMs", "kind"],
+        additionalProperties: false,
+        properties: { ...attemptProperties, kind: { type: "string", enum: ["cloudevents", "opennms"] } },
+      },
+      WebhookDelivery: {
+        type: "object",
+        required: ["id", "webhookId", "eventId", "status", "nextAttemptAt", "attempts"],
+        additionalProperties: false,
+        properties: {
+          id: { type: "string", format: "uuid" },
+          webhookId: { type: "string", format: "uuid" },
+          eventId: { type: "string", description: "The event's id (the audit entry's): the webhook-id header." },
+          status: { type: "string", enum: ["pending", "delivered", "dead"] },
+          nextAttemptAt: {
+            type: "string",
+            format: "date-time",
+            description: "When it is tried next (pending), or was settled.",
+          },
+          attempts: { type: "array", items: { $ref: "#/components/schemas/WebhookAttempt" } },
+        },
+      },
       CreateServiceTokenRequest: {
         type: "object",
         required: ["name", "expiresInDays"],
@@ -888,15 +1100,7 @@ export const openApiDocument = {
           grants: {
             type: "array",
             description: "Grants to the token's principal token:NAME, each audited as a change by the creator.",
-            items: {
-              type: "object",
-              required: ["pattern", "verb"],
-              additionalProperties: false,
-              properties: {
-                pattern: { $ref: "#/components/schemas/AliasPattern" },
-                verb: { $ref: "#/components/schemas/GrantVerb" },
-              },
-            },
+            items: { $ref: "#/components/schemas/PatternGrant" },
           },
         },
       },
@@ -935,6 +1139,15 @@ export const openApiDocument = {
         properties: {
           id: { type: "string", format: "uuid" },
           subject: { $ref: "#/components/schemas/Subject" },
+          pattern: { $ref: "#/components/schemas/AliasPattern" },
+          verb: { $ref: "#/components/schemas/GrantVerb" },
+        },
+      },
+      PatternGrant: {
+        type: "object",
+        required: ["pattern", "verb"],
+        additionalProperties: false,
+        properties: {
           pattern: { $ref: "#/components/schemas/AliasPattern" },
           verb: { $ref: "#/components/schemas/GrantVerb" },
         },

@@ -117,6 +117,9 @@ export const startService =
     // Background health checks (SDWAN_HEALTH_INTERVAL_S): this service runs them; stopped when it closes.
     composition.service.healthMonitor?.start();
     composition.service.keyExpiryWatch.start();
+    // The webhooks' relay: this instance claims due deliveries, as every other instance over the store does.
+    const relay = composition.webhooks.createRelay();
+    relay.start();
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
@@ -130,6 +133,7 @@ export const startService =
         const timer = setTimeout(() => server.closeAllConnections(), options.drainTimeoutMs ?? 10_000);
         await drained;
         clearTimeout(timer);
+        await relay.stop();
         logger.info("stopped");
         // Every module's deactivation: users' watchers, the use cases, the store, the orchestrator's sockets, the logs.
         await composition.close();

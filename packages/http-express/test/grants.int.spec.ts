@@ -181,6 +181,34 @@ describe("grants (SPEC §11: Grants, Decisions)", () => {
     expect((await g.call("GET", `${CONNECTIONS}/nothing/access`)).status).toBe(404);
   });
 
+  it("GET /me?grants=true adds the grants to the principal and to its groups as {pattern, verb}; without it, /me is unchanged", async () => {
+    await using h = await startHarness();
+    await writeFile(join(h.dir, "groups"), "ops: viewer\n");
+    await using g = await startHarness({ env: { SDWAN_GROUPS_FILE: join(h.dir, "groups") } });
+    for (const body of [
+      { subject: "group:ops", pattern: "lab-*", verb: "manage" },
+      { subject: "user:viewer", pattern: "prod-1", verb: "read" },
+      { subject: "user:other", pattern: "*", verb: "manage" },
+    ])
+      expect((await g.call("POST", GRANTS, { body })).status).toBe(201);
+    expect((await g.call("GET", `${BASE}/me?grants=true`, { user: VIEWER })).json()).toEqual({
+      user: VIEWER.name,
+      role: "viewer",
+      grants: [
+        { pattern: "lab-*", verb: "manage" },
+        { pattern: "prod-1", verb: "read" },
+      ],
+    });
+    expect((await g.call("GET", `${BASE}/me`, { user: VIEWER })).json()).toEqual({ user: VIEWER.name, role: "viewer" });
+    expect((await g.call("GET", `${BASE}/me?grants=yes`, { user: VIEWER })).status).toBe(400);
+    const token = await grantedToken(g, [{ pattern: "emea-*", verb: "use" }]);
+    expect((await g.call("GET", `${BASE}/me?grants=true`, token)).json()).toEqual({
+      user: "token:emea-team",
+      role: null,
+      grants: [{ pattern: "emea-*", verb: "use" }],
+    });
+  });
+
   it("refuses to start on a groups file that is not one, naming the line", async () => {
     await using h = await startHarness();
     await writeFile(join(h.dir, "bad-groups"), "ops: viewer\nno colon here\n");

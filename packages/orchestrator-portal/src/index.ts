@@ -12,3 +12,4 @@ export type { CustomersBound } from "./customers-json/scanner.js";
 export { backoffDelay, parseRetryAfter } from "./retry.js";
 export { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 export { decodeCustomers, Enterprise, round6, toCustomer } from "./wire.js";
+export { admitsWebhookUrl, createWebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";

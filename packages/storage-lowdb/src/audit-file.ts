@@ -13,6 +13,8 @@ import {
   type AuditLog,
   type AuditRetention,
   type DomainError,
+  type Webhook,
+  webhooksFor,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
@@ -37,9 +39,25 @@ const AuditLine = t.exact(
   ]),
 );
 const CommitMark = t.type({ commit: t.number });
+// The outbox: the ids of the webhooks an entry's event is delivered to, written in the entry's own line.
+const WebhooksMark = t.type({ webhooks: t.array(t.string) });
 
-const line = (entry: AuditEntry, commit?: number): string =>
-  `${JSON.stringify({ ...AuditLine.encode(entry as t.TypeOf<typeof AuditLine>), ...(commit === undefined ? {} : { commit }) })}\n`;
+/** Which webhooks an entry goes to (their ids; none when it is not an event). */
+type Targets = (entry: AuditEntry) => readonly string[];
+
+const line = (entry: AuditEntry, targets: Targets, commit?: number): string => {
+  const webhooks = targets(entry);
+  return `${JSON.stringify({
+    ...AuditLine.encode(entry as t.TypeOf<typeof AuditLine>),
+    ...(commit === undefined ? {} : { commit }),
+    ...(webhooks.length === 0 ? {} : { webhooks }),
+  })}\n`;
+};
+
+const targetsOf =
+  (webhooks: readonly Webhook[]): Targets =>
+  (entry) =>
+    webhooksFor(entry, webhooks).map((webhook) => webhook.id);
 
 const decodeLine = (raw: string): E.Either<unknown, unknown> =>
   E.tryCatch(
@@ -54,12 +72,14 @@ const decodeLine = (raw: string): E.Either<unknown, unknown> =>
 interface ReadTrail {
   readonly entries: AuditEntry[];
   readonly commits: Map<string, number>;
+  /** The webhooks each entry's event goes to (by id), for the entries that name any. */
+  readonly webhooks: Map<string, readonly string[]>;
   readonly damaged: number[];
 }
 
 // Every complete line, decoded; a last line without its newline is an append under way or cut short, and is skipped.
 const parse = (text: string): ReadTrail => {
-  const trail: ReadTrail = { entries: [], commits: new Map(), damaged: [] };
+  const trail: ReadTrail = { entries: [], commits: new Map(), webhooks: new Map(), damaged: [] };
   for (const [index, raw] of text.split("\n").slice(0, -1).entries()) {
     const json = decodeLine(raw);
     const decoded = E.flatMap((value: unknown) => AuditLine.decode(value))(json);
@@ -68,6 +88,8 @@ const parse = (text: string): ReadTrail => {
       trail.entries.push(decoded.right as AuditEntry);
       const mark = E.flatMap((value: unknown) => CommitMark.decode(value))(json);
       if (E.isRight(mark)) trail.commits.set(decoded.right.id, mark.right.commit);
+      const targets = E.flatMap((value: unknown) => WebhooksMark.decode(value))(json);
+      if (E.isRight(targets)) trail.webhooks.set(decoded.right.id, targets.right.webhooks);
     }
   }
   return trail;
@@ -160,6 +182,14 @@ export interface LowdbAuditLogOptions {
   readonly lockStaleMs?: number;
   /** Told, once per change of what it found, of lines of the file that are not audit entries (skipped): a line safe to log. */
   readonly onWarning?: (message: string) => void;
+  /** The webhooks now (read under the trail's lock, before each append): each entry's line names those its event goes to. */
+  readonly webhooks?: () => Promise<readonly Webhook[]>;
+}
+
+/** The outbox as the trail holds it: the landed entries after a cursor that name webhooks, and the cursor after them. */
+export interface TrailOutbox {
+  readonly marked: readonly { readonly entry: AuditEntry; readonly webhooks: readonly string[] }[];
+  readonly cursor: string | null;
 }
 
 // ready()'s test append: one block, spaces (never a line of its own should it stay: the next append cuts it off).
@@ -184,8 +214,14 @@ export const createLowdbAuditLog = ({
   retention = DEFAULT_AUDIT_RETENTION,
   lockStaleMs = 10_000,
   onWarning,
+  webhooks = async () => [],
 }: LowdbAuditLogOptions): AuditLog & {
   readonly journal: AuditJournal;
+  /**
+   * The entries that name webhooks after entry `cursor` (every one when null), in the file's order, up to the first
+   * whose change has not landed (yet, or ever): what relays turn into deliveries.
+   */
+  outboxAfter(cursor: string | null): Promise<TrailOutbox>;
   /** Makes the file's end sound now (at a start); a failure is left to `journal.ready` to report. */
   repair(): Promise<void>;
   close(): Promise<void>;
@@ -297,7 +333,8 @@ export const createLowdbAuditLog = ({
   };
 
   const prune = async (): Promise<void> => {
-    const entries = await read();
+    const trail = await readTrail();
+    const { entries } = trail;
     const kept = retainedAuditEntries(entries, retention);
     if (kept.length === entries.length) return;
     const temporary = `${path}.${process.pid}.tmp`;
@@ -306,7 +343,7 @@ export const createLowdbAuditLog = ({
       await handle.writeFile(
         [...kept]
           .reverse()
-          .map((entry) => line(entry))
+          .map((entry) => line(entry, () => trail.webhooks.get(entry.id) ?? []))
           .join(""),
       );
       await handle.datasync();
@@ -401,7 +438,8 @@ export const createLowdbAuditLog = ({
   const groupCommit = createGroupCommit<AuditEntry>(serially, async (batch) => {
     const landed = ownAppend(batch);
     const result = await locked(async (handle) => {
-      await appendSoundly(handle, batch.map((entry) => line(entry)).join(""));
+      const targets = targetsOf(await webhooks());
+      await appendSoundly(handle, batch.map((entry) => line(entry, targets)).join(""));
       await pruneSometimes(batch.length);
     }).then(() => E.right(undefined), failure("writing"));
     landed(E.isRight(result));
@@ -415,7 +453,8 @@ export const createLowdbAuditLog = ({
         let kept = false;
         serially(() =>
           locked(async (handle) => {
-            const start = await appendSoundly(handle, entries.map((entry) => line(entry, version)).join(""));
+            const targets = targetsOf(await webhooks());
+            const start = await appendSoundly(handle, entries.map((entry) => line(entry, targets, version)).join(""));
             answer(E.right(undefined));
             await settled.catch(() => undefined);
             if (version > (await committedVersion())) {
@@ -448,6 +487,22 @@ export const createLowdbAuditLog = ({
   return {
     record: (entry) => groupCommit.submit<void>(entry),
     journal,
+    outboxAfter: async (cursor) => {
+      const { entries, commits, webhooks: targets } = await readTrail();
+      const committed = commits.size === 0 ? 0 : await committedVersion();
+      const at = cursor === null ? -1 : entries.findIndex((entry) => entry.id === cursor);
+      // A cursor the trail no longer holds (pruned): what is newer than it.
+      const after = at === -1 && cursor !== null ? entries.filter((entry) => entry.id > cursor) : entries.slice(at + 1);
+      const marked: { entry: AuditEntry; webhooks: readonly string[] }[] = [];
+      let last = cursor;
+      for (const entry of after) {
+        if ((commits.get(entry.id) ?? 0) > committed) break;
+        const named = targets.get(entry.id);
+        if (named !== undefined) marked.push({ entry, webhooks: named });
+        last = entry.id;
+      }
+      return { marked, cursor: last };
+    },
     repair: async () => {
       // Looked at without the lock first: a sound file (the usual case) is left alone, unlocked.
       const handle = await open(path, "r").catch(() => undefined);

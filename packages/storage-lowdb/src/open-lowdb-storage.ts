@@ -17,6 +17,7 @@ import { describeConnectionsFileError } from "./errors.js";
 import { createLowdbHealthLedger } from "./health-file.js";
 import { createLowdbServiceTokenStore } from "./tokens-file.js";
 import { createLowdbGrantStore } from "./grants-file.js";
+import { createLowdbWebhookStore } from "./webhooks-file.js";
 
 export interface OpenLowdbStorageOptions {
   /** The data directory (SDWAN_DATA_DIR); created with mode 0700 when missing. */
@@ -39,7 +40,7 @@ export interface OpenLowdbStorageOptions {
 /**
  * Core's Storage port in the data directory (`SDWAN_STORAGE=lowdb`): `connections.json` with its apiKeys sealed
  * by the keyring, the audit trail beside it (`audit.jsonl`), whose entries the file appends with its
- * changes, the health states (`health.json`) and the service tokens (`tokens.json`), the grants (`grants.json`). Fails, touching nothing, when the file is unreadable, corrupt, of a newer schema or sealed with
+ * changes, the health states (`health.json`), the service tokens (`tokens.json`), the grants (`grants.json`) and the webhooks (`webhooks.json`). Fails, touching nothing, when the file is unreadable, corrupt, of a newer schema or sealed with
  * another master key. `close` flushes pending writes and releases the locks.
  */
 export const openLowdbStorage =
@@ -53,8 +54,16 @@ export const openLowdbStorage =
   }: OpenLowdbStorageOptions): TaskEither<DomainError, Storage> =>
   async () => {
     const locking = lockStaleMs === undefined ? {} : { lockStaleMs };
+    // The trail's appends name the webhooks each event goes to (the outbox); the webhooks read those lines.
+    const webhooks = createLowdbWebhookStore({
+      dataDir,
+      keyring,
+      outboxAfter: (cursor) => audit.outboxAfter(cursor),
+      ...locking,
+    });
     const audit = createLowdbAuditLog({
       dataDir,
+      webhooks: webhooks.current,
       ...locking,
       ...(auditRetention === undefined ? {} : { retention: auditRetention }),
       ...(onWarning === undefined ? {} : { onWarning }),
@@ -65,7 +74,7 @@ export const openLowdbStorage =
     // The file appends its changes' audit entries through the trail's journal, in each write's group commit.
     const file = await openConnectionsFile({ dataDir, keyring, audit: audit.journal, ...locking })();
     if (E.isLeft(file)) {
-      await Promise.all([audit.close(), health.close(), serviceTokens.close(), grants.close()]);
+      await Promise.all([audit.close(), health.close(), serviceTokens.close(), grants.close(), webhooks.close()]);
       return E.left(storageFailure(describeConnectionsFileError(file.left)));
     }
     // What a full disk or a crash left at the trail's end goes before anything is appended (and lists skip it meanwhile).
@@ -82,12 +91,15 @@ export const openLowdbStorage =
       // Shared by every process over the directory, and kept across restarts.
       serviceTokens,
       grants,
+      // Shared by every process over the directory; the outbox is the trail's own lines.
+      webhooks,
       close: async () => {
         await file.right.close();
         await audit.close();
         await health.close();
         await serviceTokens.close();
         await grants.close();
+        await webhooks.close();
       },
     });
   };

@@ -27,14 +27,17 @@ export interface SharedJsonFileOptions<A> {
   readonly lockStaleMs?: number | undefined;
 }
 
+/** What a change leaves: the contents after it (undefined: nothing changes), and the caller's answer. */
+export interface Changed<A, B> {
+  readonly contents?: A | undefined;
+  readonly answer: B;
+}
+
 export interface SharedJsonFile<A> {
   /** The contents as on disk now (read again unless the file is the version in memory, read less than a second ago), answered by `answer`. */
   read<B>(what: string, answer: (contents: A) => B): TaskEither<DomainError, B>;
   /** One change under the cross-process lock: `next` gives the contents after it (undefined: nothing changes) and the caller's answer. */
-  change<B>(
-    what: string,
-    next: (contents: A) => { readonly contents?: A | undefined; readonly answer: B },
-  ): TaskEither<DomainError, B>;
+  change<B>(what: string, next: (contents: A) => Changed<A, B> | Promise<Changed<A, B>>): TaskEither<DomainError, B>;
   /** Whether the file on disk is not the version last read or written (another process replaced it). */
   changedOnDisk(): Promise<boolean>;
   /** Waits for the reads and changes under way, then releases the lock. */
@@ -43,7 +46,7 @@ export interface SharedJsonFile<A> {
 
 /**
  * A small JSON file beside `connections.json`, shared by every process over the data directory (service tokens,
- * grants). A read takes the file again when a `stat` shows another process replaced it, or when what is in
+ * grants, webhooks). A read takes the file again when a `stat` shows another process replaced it, or when what is in
  * memory is older than a second, so every process sees a change within one. A change reads the file under a
  * cross-process lock of its own, then replaces it atomically (temporary file, fdatasync, rename).
  */
@@ -132,7 +135,7 @@ export const openSharedJsonFile = <A>({
         (lock ??= createFileLock(path, lockStaleMs)).run(async () => {
           const current = await refresh();
           if (E.isLeft(current)) return current;
-          const { contents: after, answer } = next(current.right);
+          const { contents: after, answer } = await next(current.right);
           if (after !== undefined) await write(after);
           return E.right(answer);
         })(),

@@ -6,6 +6,7 @@ import {
   describeServiceTokenStoreContract,
   describeGrantStoreContract,
   describeStorageContract,
+  describeWebhookStoreContract,
 } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
 import { createLowdbAuditLog } from "../src/audit-file.js";
@@ -122,4 +123,16 @@ describeStorageContract("openLowdbStorage", {
     storageDataDir = join(storageDirectory.path, `store-${storages}`);
   },
   close: () => rm(storageDirectory.path, { recursive: true, force: true }),
+});
+
+const webhooksDirectory = await temporaryDirectory();
+let webhooksDataDir = webhooksDirectory.path;
+describeWebhookStoreContract("LowdbWebhookStore", {
+  open: async () =>
+    expectRight(openLowdbStorage({ dataDir: webhooksDataDir, keyring: keyringOf(), lockStaleMs: 2000 })),
+  reset: async () => {
+    storages += 1;
+    webhooksDataDir = join(webhooksDirectory.path, `store-${storages}`);
+  },
+  close: () => rm(webhooksDirectory.path, { recursive: true, force: true }),
 });

@@ -1,5 +1,6 @@
 import * as A from "fp-ts/lib/Array.js";
 import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
@@ -9,6 +10,8 @@ import {
   AuditEntryProps,
   createAuditListeners,
   DEFAULT_AUDIT_RETENTION,
+  eventOf,
+  eventTypeOf,
   storageFailure,
   toFieldErrors,
   type AuditEntry,
@@ -63,10 +66,21 @@ const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
 const COLUMNS =
   "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail, version";
 
-/** Inserts an entry through `client`: the log's own pool, or the transaction of the change it records. */
+/**
+ * Inserts an entry through `client`: the log's own pool, or the transaction of the change it records. An entry that
+ * is an event inserts, in the same statement, a pending delivery for each enabled webhook wanting it (the outbox).
+ */
 export const insertAuditEntry = async (client: Pick<PoolClient, "query">, entry: AuditEntry): Promise<void> => {
+  const event = eventOf(entry);
+  const insert = `insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
   await client.query(
-    `insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    O.isNone(event)
+      ? insert
+      : `with entry as (${insert} returning id)
+         insert into sdwan_webhook_deliveries (id, webhook_id, event_id, event, next_attempt_at)
+         select gen_random_uuid(), w.id, entry.id, $14, $2 from sdwan_webhooks w, entry
+          where w.disabled_at is null and exists (select 1 from unnest(w.types) p where $15 like replace(p, '*', '%'))
+          order by w.id`,
     [
       entry.id,
       entry.at,
@@ -81,6 +95,7 @@ export const insertAuditEntry = async (client: Pick<PoolClient, "query">, entry:
       entry.failure,
       entry.detail,
       entry.version ?? null,
+      ...(O.isNone(event) ? [] : [JSON.stringify(event.value), eventTypeOf(event.value)]),
     ],
   );
 };

@@ -177,6 +177,36 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
   },
   {
+    // Webhooks (SPEC §9), their secrets sealed as apiKeys, and the outbox: one delivery row per webhook an event
+    // goes to, inserted by the statement that inserts the audit entry; relays claim them (for update skip locked).
+    version: 11,
+    name: "webhooks and their outbox",
+    sql: `
+      create table sdwan_webhooks (
+        id          uuid primary key,
+        url         text not null,
+        types       text[] not null,
+        kind        text not null check (kind in ('cloudevents', 'opennms')),
+        created_at  timestamptz not null,
+        disabled_at timestamptz,
+        secrets     text not null
+      );
+      create table sdwan_webhook_deliveries (
+        seq             bigserial primary key,
+        id              uuid not null unique,
+        webhook_id      uuid not null references sdwan_webhooks (id) on delete cascade,
+        event_id        text not null,
+        event           jsonb not null,
+        status          text not null default 'pending' check (status in ('pending', 'delivered', 'dead')),
+        next_attempt_at timestamptz not null,
+        attempts        jsonb not null default '[]',
+        lease_owner     text,
+        lease_until     timestamptz
+      );
+      create index sdwan_webhook_deliveries_pending on sdwan_webhook_deliveries (webhook_id, seq) where status = 'pending';
+      create index sdwan_webhook_deliveries_history on sdwan_webhook_deliveries (webhook_id, seq desc)`,
+  },
+  {
     // Grants (SPEC §11): one per subject, verb and pattern in any case, kept in the order given. Every change is
     // announced on the channel `sdwan_grant_changes` (at commit, whichever session makes it), so every instance
     // reads them again; a grant's add or removal is an audited change, kept by the changes' retention. A service

@@ -5,6 +5,7 @@ import pg from "pg";
 import { masterKeyFingerprints, type AuditRetention, type DomainError, type Storage } from "@sdwan-connections/core";
 import { createPostgresFailureCounter } from "./failure-counter.js";
 import { createPostgresHealthLedger } from "./health-ledger.js";
+import { createPostgresWebhookStore } from "./webhooks.js";
 import { createPostgresServiceTokenStore } from "./service-tokens.js";
 import { createPostgresGrantStore } from "./grants.js";
 import { createPostgresAuditLog } from "./audit-log.js";
@@ -83,6 +84,7 @@ export const openPostgresStorage =
       failures: createPostgresFailureCounter({ pool, windowMs: failureWindowMs }),
       serviceTokens: createPostgresServiceTokenStore({ pool }),
       grants: grants.right,
+      webhooks: createPostgresWebhookStore({ pool, keyring }),
       close: async () => {
         await changes.right.close();
         await grants.right.close();

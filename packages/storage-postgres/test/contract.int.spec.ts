@@ -10,6 +10,7 @@ import {
   describeServiceTokenStoreContract,
   describeGrantStoreContract,
   describeStorageContract,
+  describeWebhookStoreContract,
 } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
 import {
@@ -193,7 +194,14 @@ describeStorageContract("openPostgresStorage", {
   open: () => expectRight(openPostgresStorage({ databaseUrl: postgres.connectionString, keyring })),
   reset: async () => {
     await admin.query(
-      `truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}, ${SERVICE_TOKENS_TABLE}, ${GRANTS_TABLE}`,
+      `truncate connections, audit_entries, connection_health, ${FAILURES_TABLE}, ${SERVICE_TOKENS_TABLE}, ${GRANTS_TABLE}, sdwan_webhooks, sdwan_webhook_deliveries`,
     );
+  },
+});
+
+describeWebhookStoreContract("PostgresWebhookStore", {
+  open: () => expectRight(openPostgresStorage({ databaseUrl: postgres.connectionString, keyring })),
+  reset: async () => {
+    await admin.query("truncate connections, audit_entries, sdwan_webhooks, sdwan_webhook_deliveries");
   },
 });

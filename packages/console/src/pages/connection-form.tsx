@@ -1,7 +1,8 @@
 import { useRef, useState } from "preact/hooks";
 import { aliasPath, call, ConnectionStored, getJson, type Problem } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
-import { fieldMessage, ProblemMessage } from "../components/problem.js";
+import { Field } from "../components/field.js";
+import { ProblemMessage } from "../components/problem.js";
 import { href, navigate } from "../router.js";
 import { useSession } from "../session.js";
 import { problemOf, useLoad } from "../use-load.js";
@@ -9,46 +10,6 @@ import { problemOf, useLoad } from "../use-load.js";
 const FIELDS = ["alias", "orchestratorUrl", "apiKey"];
 
 type Submission = "dry-run" | "save" | "force";
-
-const Field = ({
-  name,
-  label,
-  hint,
-  problem,
-  ...input
-}: {
-  readonly name: string;
-  readonly label: string;
-  readonly hint?: string;
-  readonly problem: Problem | undefined;
-} & Record<string, unknown>) => {
-  const message = fieldMessage(problem?.errors, name);
-  const described = [hint === undefined ? "" : `${name}-hint`, message === undefined ? "" : `${name}-error`]
-    .filter(Boolean)
-    .join(" ");
-  return (
-    <div class="field">
-      <label for={name}>{label}</label>
-      <input
-        id={name}
-        name={name}
-        aria-invalid={message !== undefined}
-        aria-describedby={described || undefined}
-        {...input}
-      />
-      {hint === undefined ? null : (
-        <p class="hint" id={`${name}-hint`}>
-          {hint}
-        </p>
-      )}
-      {message === undefined ? null : (
-        <p class="field-error" id={`${name}-error`}>
-          {message}
-        </p>
-      )}
-    </div>
-  );
-};
 
 /**
  * Add (no `alias`) or edit a connection. Editing reads the connection as

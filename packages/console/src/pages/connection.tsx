@@ -1,9 +1,10 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import {
   aliasPath,
   AuditPage,
   call,
+  ConnectionAccess,
   ConnectionDetail,
   ConnectionStored,
   getJson,
@@ -17,6 +18,7 @@ import { LastKnownHealth } from "../components/health-badge.js";
 import { KeyExpiryBadge } from "../components/key-expiry-badge.js";
 import { Time } from "../components/time.js";
 import { ProblemMessage } from "../components/problem.js";
+import { may } from "../rights.js";
 import { href, navigate } from "../router.js";
 import { isAdmin, useSession, type Session } from "../session.js";
 import type { FollowState } from "../events.js";
@@ -186,6 +188,47 @@ const AuditTrail = ({
   );
 };
 
+/** Who may do what on the connection beside the roles (admins only): each subject its grants name, and its verbs. */
+const AccessPanel = ({ session, alias }: { readonly session: Session; readonly alias: string }) => {
+  const [loaded] = useLoad(
+    () => getJson(session.authorization, `${aliasPath(alias)}/access`, ConnectionAccess),
+    [session, alias],
+  );
+  return (
+    <Section title="Access" loaded={loaded}>
+      {({ subjects }) => (
+        <>
+          <p class="note">
+            Admins manage every connection and viewers read and use every one; beside them, what grants give (
+            <a href={href({ page: "grants" })}>Grants</a>).
+          </p>
+          {subjects.length === 0 ? (
+            <p>No grant covers this connection.</p>
+          ) : (
+            <table class="stacks">
+              <caption class="visually-hidden">Who the grants covering this connection give what verbs</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Subject</th>
+                  <th scope="col">May</th>
+                </tr>
+              </thead>
+              <tbody>
+                {subjects.map(({ subject, verbs }) => (
+                  <tr key={subject}>
+                    <td class="title">{subject}</td>
+                    <td data-label="May">{verbs.join(", ")}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </Section>
+  );
+};
+
 /** What an event says, in a few words: who made a change, a health change and why, the days a key has left. */
 const eventDetail = ({ data }: LiveEvent): string => {
   if (data.to !== undefined)
@@ -255,9 +298,12 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
   const readAgain = (health: boolean): void => {
     setChanges((counts) => ({ health: counts.health + (health ? 1 : 0), any: counts.any + 1 }));
   };
+  // While the page's own delete is under way, its event (which may come before the answer) reads nothing again.
+  const removing = useRef(false);
   const following = useEvents(
     `alias=${encodeURIComponent(alias)}`,
     (event) => {
+      if (removing.current) return;
       setRecent((events) => [event, ...events].slice(0, RECENT_EVENTS));
       const health = event.type.endsWith(".health.changed");
       if (!health) refreshStored();
@@ -268,8 +314,12 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
       readAgain(true);
     },
   );
+  // Validating asks the orchestrator: a principal that may only read the connection is not offered it.
   const [validation] = useLoad(
-    () => getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail),
+    () =>
+      may(session, "use", alias)
+        ? getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail)
+        : Promise.resolve(undefined),
     [session, alias],
   );
   const [deleting, setDeleting] = useState(false);
@@ -277,9 +327,13 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
 
   const remove = (version: number): void => {
     setDeleting(false);
+    removing.current = true;
     call(session.authorization, "DELETE", aliasPath(alias), { headers: { "if-match": `"${version}"` } }).then(
       () => navigate({ page: "connections" }),
-      (error: unknown) => setProblem(problemOf(error)),
+      (error: unknown) => {
+        removing.current = false;
+        setProblem(problemOf(error));
+      },
     );
   };
 
@@ -322,7 +376,7 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
                 />
               </dd>
             </dl>
-            {isAdmin(session) ? (
+            {may(session, "manage", alias) ? (
               <div class="actions">
                 <a class="button" href={href({ page: "edit", alias })}>
                   Edit
@@ -341,38 +395,43 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
         )}
       </Section>
       <Section title="Validation" loaded={validation}>
-        {(connection) => (
-          <>
-            <dl class="facts">
-              <dt>Valid</dt>
-              <dd data-testid="valid">
-                <span class={`badge ${connection.valid ? "valid" : "invalid"}`}>
-                  {connection.valid ? "valid" : "not valid"}
-                </span>
-              </dd>
-              {connection.type === undefined ? null : (
-                <>
-                  <dt>Type</dt>
-                  <dd>{connection.type}</dd>
-                </>
-              )}
-              {connection.reason === undefined ? null : (
-                <>
-                  <dt>Reason</dt>
-                  <dd>{connection.reason}</dd>
-                </>
-              )}
-            </dl>
-            {connection.type === "partner" ? (
-              <div class="actions">
-                <a class="button primary" href={href({ page: "customers", alias })}>
-                  Customers
-                </a>
-              </div>
-            ) : null}
-          </>
-        )}
+        {(connection) =>
+          connection === undefined ? (
+            <p>This principal may only read this connection: validating it (and listing its customers) needs "use".</p>
+          ) : (
+            <>
+              <dl class="facts">
+                <dt>Valid</dt>
+                <dd data-testid="valid">
+                  <span class={`badge ${connection.valid ? "valid" : "invalid"}`}>
+                    {connection.valid ? "valid" : "not valid"}
+                  </span>
+                </dd>
+                {connection.type === undefined ? null : (
+                  <>
+                    <dt>Type</dt>
+                    <dd>{connection.type}</dd>
+                  </>
+                )}
+                {connection.reason === undefined ? null : (
+                  <>
+                    <dt>Reason</dt>
+                    <dd>{connection.reason}</dd>
+                  </>
+                )}
+              </dl>
+              {connection.type === "partner" ? (
+                <div class="actions">
+                  <a class="button primary" href={href({ page: "customers", alias })}>
+                    Customers
+                  </a>
+                </div>
+              ) : null}
+            </>
+          )
+        }
       </Section>
+      {isAdmin(session) ? <AccessPanel session={session} alias={alias} /> : null}
       <HealthHistory
         session={session}
         alias={alias}

@@ -5,7 +5,8 @@ import { LastKnownHealth } from "../components/health-badge.js";
 import { StoredKeyExpiry } from "../components/key-expiry-badge.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href } from "../router.js";
-import { isAdmin, useSession } from "../session.js";
+import { may, mayAdd } from "../rights.js";
+import { useSession } from "../session.js";
 import { filterConnections } from "../connections-filter.js";
 import { useEvents } from "../use-events.js";
 import { problemOf, useLoad } from "../use-load.js";
@@ -15,7 +16,7 @@ const Connections = t.array(ConnectionSummary);
 
 /**
  * Every connection, with its last known health state (and when it was checked), kept current by the health
- * events; adding, editing and deleting for admins.
+ * events; adding, editing and deleting where the role or the grants allow (`manage`).
  */
 export const ConnectionsPage = () => {
   const session = useSession();
@@ -52,7 +53,7 @@ export const ConnectionsPage = () => {
         <button type="button" onClick={reload}>
           Refresh
         </button>
-        {isAdmin(session) ? (
+        {mayAdd(session) ? (
           <a class="button primary" href={href({ page: "add" })}>
             Add connection
           </a>
@@ -97,7 +98,7 @@ export const ConnectionsPage = () => {
                     <th scope="col">Orchestrator URL</th>
                     <th scope="col">Health</th>
                     <th scope="col">Key expiry</th>
-                    {isAdmin(session) ? <th scope="col">Actions</th> : null}
+                    {mayAdd(session) ? <th scope="col">Actions</th> : null}
                   </tr>
                 </thead>
                 <tbody>
@@ -113,19 +114,23 @@ export const ConnectionsPage = () => {
                       <td data-label="Key expiry">
                         <StoredKeyExpiry alias={alias} />
                       </td>
-                      {isAdmin(session) ? (
+                      {mayAdd(session) ? (
                         <td class="actions">
-                          <a class="button" href={href({ page: "edit", alias })} aria-label={`Edit ${alias}`}>
-                            Edit
-                          </a>
-                          <button
-                            type="button"
-                            class="danger"
-                            onClick={() => setDeleting(alias)}
-                            aria-label={`Delete ${alias}`}
-                          >
-                            Delete
-                          </button>
+                          {may(session, "manage", alias) ? (
+                            <>
+                              <a class="button" href={href({ page: "edit", alias })} aria-label={`Edit ${alias}`}>
+                                Edit
+                              </a>
+                              <button
+                                type="button"
+                                class="danger"
+                                onClick={() => setDeleting(alias)}
+                                aria-label={`Delete ${alias}`}
+                              >
+                                Delete
+                              </button>
+                            </>
+                          ) : null}
                         </td>
                       ) : null}
                     </tr>

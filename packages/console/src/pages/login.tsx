@@ -1,12 +1,12 @@
 import * as t from "io-ts";
 import { useRef, useState } from "preact/hooks";
-import { basicAuthorization, getJson, Me, type Problem } from "../api.js";
+import { basicAuthorization, getJson, Me, ME_PATH, type Problem } from "../api.js";
 import { ProblemMessage } from "../components/problem.js";
 import { signInAtProvider, type OidcProvider } from "../oidc.js";
 import type { Session } from "../session.js";
 import { problemOf } from "../use-load.js";
 
-const ConsoleSession = t.intersection([Me, t.type({ token: t.string })]);
+const ConsoleSession = t.type({ token: t.string });
 
 /** A sign-in at the provider that did not come through (refused there, or the provider unreachable). */
 export const providerProblem = (error: unknown): Problem => ({
@@ -43,14 +43,17 @@ export const LoginPage = ({
     const authorization = basicAuthorization(String(data.get("user")), String(data.get("password")));
     password.current!.value = ""; // the password does not stay in the page
     setBusy(true);
-    getJson(authorization, "/session", ConsoleSession).then(
-      ({ user: name, role, token }) => onSignIn({ user: name, role, authorization: `Bearer ${token}` }, token),
-      (error: unknown) => {
+    getJson(authorization, "/session", ConsoleSession)
+      // Then who it is and its grants, with the session: the controls shown follow them.
+      .then(async ({ token }) => {
+        const bearer = `Bearer ${token}`;
+        onSignIn({ ...(await getJson(bearer, ME_PATH, Me)), authorization: bearer }, token);
+      })
+      .catch((error: unknown) => {
         setBusy(false);
         setProblem(problemOf(error));
         password.current?.focus();
-      },
-    );
+      });
   };
   const signInAtTheProvider = (chosen: OidcProvider): void => {
     setBusy(true);

@@ -13,6 +13,8 @@ import { createInMemoryServiceTokenStore } from "./memory-service-token-store.js
 import type { GrantStore } from "../ports/grant-store.js";
 import { createInMemoryGrantStore } from "./memory-grant-store.js";
 import type { Storage } from "../ports/storage.js";
+import type { WebhookStore } from "../ports/webhook-store.js";
+import { createInMemoryWebhookStore } from "./memory-webhook-store.js";
 
 export interface InMemoryStorageOptions {
   /** The connections and audit trail; share one between storages to model a restart. */
@@ -22,19 +24,25 @@ export interface InMemoryStorageOptions {
 }
 
 /** One value per store, made at its first storage: what a deployment keeps across restarts. */
-const perStore = <A>(make: () => A): ((store: InMemoryConnectionStore) => A) => {
+const perStore = <A>(make: (store: InMemoryConnectionStore) => A): ((store: InMemoryConnectionStore) => A) => {
   const values = new WeakMap<InMemoryConnectionStore, A>();
   return (store) => {
-    const value = values.get(store) ?? make();
+    const value = values.get(store) ?? make(store);
     values.set(store, value);
     return value;
   };
 };
 // One store, one deployment: every storage over a store fingerprints as the first did.
-const fingerprintsFor = perStore<KeyFingerprints>(createProcessKeyFingerprints);
+const fingerprintsFor = perStore<KeyFingerprints>(() => createProcessKeyFingerprints());
 // A store's service tokens outlive a storage over it, as a restart keeps them.
-const serviceTokensFor = perStore<ServiceTokenStore>(createInMemoryServiceTokenStore);
-const grantsFor = perStore<GrantStore>(createInMemoryGrantStore);
+const serviceTokensFor = perStore<ServiceTokenStore>(() => createInMemoryServiceTokenStore());
+const grantsFor = perStore<GrantStore>(() => createInMemoryGrantStore());
+// A store's webhooks and outbox too; the outbox hears the store's audit log as it records (in the same tick).
+const webhooksFor = perStore<WebhookStore>((store) => {
+  const webhooks = createInMemoryWebhookStore();
+  void store.audit.subscribe(webhooks.enqueue)();
+  return webhooks;
+});
 
 /** The Storage port in this process's memory: for tests, benchmarks and embedders' experiments, never production. */
 export const createInMemoryStorage = ({
@@ -49,5 +57,6 @@ export const createInMemoryStorage = ({
   failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),
   serviceTokens: serviceTokensFor(store),
   grants: grantsFor(store),
+  webhooks: webhooksFor(store),
   close: async () => undefined,
 });

@@ -62,3 +62,7 @@ export const strictObject = <P extends t.Props, C extends t.Any>(name: string, p
     },
     codec.encode,
   );
+
+/** A codec of one of `values` (string literals). */
+export const oneOf = <K extends string>(values: readonly K[]) =>
+  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);

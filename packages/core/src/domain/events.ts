@@ -4,7 +4,7 @@ import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
 import { AUDIT_ID, healthChangeOf, type AuditEntry, type HealthTransition } from "./audit.js";
-import { toFieldErrors } from "./decode.js";
+import { oneOf, toFieldErrors } from "./decode.js";
 import { invalidInput, type DomainError } from "./errors.js";
 import { HEALTH_STATES } from "./health.js";
 import { KEY_EXPIRY_SOURCES, parseKeyExpiryDetail, type KeyExpiryDetail } from "./key-expiry.js";
@@ -26,8 +26,6 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Where every event comes from (CloudEvents `source`, a URI reference): this service, whichever instance wrote it. */
 export const EVENT_SOURCE = "/sdwan-connections";
 
-const oneOf = <K extends string>(values: readonly K[]) =>
-  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
 const prefixed = <K extends string>(types: readonly K[]) =>
   oneOf(types.map((type) => `${EVENT_TYPE_PREFIX}${type}` as `${typeof EVENT_TYPE_PREFIX}${K}`));
 
@@ -155,6 +153,10 @@ export interface EventsQuery {
   readonly lastEventId: string | undefined;
 }
 
+/** Whether `pattern` (without the prefix, `*` any run of characters) names at least one known type. */
+export const isEventTypePattern = (pattern: string): boolean =>
+  /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => globRegExp(pattern).test(type));
+
 // A type pattern (with or without the prefix) that names at least one known type: a typo is refused, not silent.
 const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
   "EventTypes",
@@ -162,12 +164,7 @@ const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
   (input, context) => {
     const patterns =
       typeof input === "string" ? input.split(",").map((pattern) => pattern.trim().replace(EVENT_TYPE_PREFIX, "")) : [];
-    const valid =
-      patterns.length > 0 &&
-      patterns.every(
-        (pattern) =>
-          /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => globRegExp(pattern).test(type)),
-      );
+    const valid = patterns.length > 0 && patterns.every(isEventTypePattern);
     return valid
       ? t.success(patterns.map((pattern) => globRegExp(pattern)))
       : t.failure(

@@ -77,12 +77,16 @@ export interface Access {
   granted(verb: GrantVerb): boolean;
 }
 
+/** The subjects whose grants are a principal's: itself and each of its groups. */
+export const subjectsOf = (principal: Principal): ReadonlySet<string> =>
+  new Set([principal.name, ...principal.groups.map((group) => `group:${group}`)]);
+
 /**
  * What `principal` may do: its role, and the grants to it or to one of its groups. One regular expression per
  * verb, so a list of any length costs at most one test per alias and verb.
  */
 export const accessOf = (principal: Principal, grants: readonly Grant[]): Access => {
-  const subjects = new Set([principal.name, ...principal.groups.map((group) => `group:${group}`)]);
+  const subjects = subjectsOf(principal);
   const floor = principal.role === undefined ? 0 : ROLE_LEVEL[principal.role];
   const patterns = GRANT_VERBS.map((verb) =>
     grants

@@ -6,6 +6,7 @@ import type { GrantStore } from "./grant-store.js";
 import type { HealthLedger } from "./health-ledger.js";
 import type { KeyFingerprints } from "./key-fingerprints.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
+import type { WebhookStore } from "./webhook-store.js";
 
 /**
  * A store's whole face, as one `open…Storage(options)` of each store package answers it (and core/testing's
@@ -27,6 +28,8 @@ export interface Storage {
   readonly serviceTokens: ServiceTokenStore;
   /** Who may do what on which aliases (SPEC §11). */
   readonly grants: GrantStore;
+  /** Webhooks and their outbox, which `audit` writes (SPEC §9). */
+  readonly webhooks: WebhookStore;
   /** Waits for pending writes, then releases the store (call it after the drivers have drained). */
   close(): Promise<void>;
 }

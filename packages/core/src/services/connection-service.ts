@@ -139,7 +139,7 @@ export interface ConnectionService {
  * behaviour, audit trail and customers cache included, as the REST service and the CLI.
  */
 export const createConnectionService = (options: ConnectionServiceOptions): ConnectionService => {
-  const { repository, changes, fingerprints, audit, health: ledger } = options.storage;
+  const { repository, changes, fingerprints, audit, health: ledger, webhooks } = options.storage;
   // Every identification (add, update, validate, customers, health) is remembered, for the customers' single round trip.
   const identities = createIdentityMemory();
   const orchestrator = identities.remembering(options.orchestrator);
@@ -247,7 +247,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
     rotateMasterKey: (options: By = {}) =>
-      trail.audited(options.by, trail.ofRotation(), (through) => rotateMasterKey({ repository: through })()),
+      trail.audited(options.by, trail.ofRotation(), (through) => rotateMasterKey({ repository: through, webhooks })()),
     planConfiguration: planConfiguration({ repository, fingerprints, grants }),
     applyPlan: (plan: Plan, options: ApplyOptions & By = {}) => {
       const by = options.by === undefined ? {} : { by: options.by };

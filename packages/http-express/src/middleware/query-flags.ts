@@ -4,7 +4,7 @@ import * as E from "fp-ts/lib/Either.js";
 import { invalidRequest } from "../errors.js";
 import { sendProblem } from "../respond.js";
 
-export type Flag = "dryrun" | "force" | "stored" | "verbose";
+export type Flag = "dryrun" | "force" | "grants" | "stored" | "verbose";
 
 /**
  * Decodes the query options a route accepts: `true` or `false` (any case).

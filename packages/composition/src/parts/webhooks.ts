@@ -1,0 +1,63 @@
+import {
+  createWebhooks,
+  describeError,
+  type Alias,
+  type Clock,
+  type Storage,
+  type Webhooks,
+} from "@sdwan-connections/core";
+import { pipe } from "fp-ts/lib/function.js";
+import * as E from "fp-ts/lib/Either.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type { Config } from "../config.js";
+import type { LogSink } from "../log-sink.js";
+import { loadCertificateAuthorities } from "./orchestrator.js";
+
+/**
+ * The webhooks' use cases and relay (SPEC §9), sending through orchestrator-portal's webhook sender (the destination
+ * fence, SDWAN_ORCHESTRATOR_CA_FILE's CAs, SDWAN_WEBHOOK_ALLOW_HTTP), loaded at the first webhook created or sent:
+ * a CLI command never loads it. Attempts are logged with status and latency, never a body.
+ */
+export const openWebhooks = (
+  config: Config,
+  storage: Storage,
+  clock: Clock,
+  logger: LogSink,
+): Webhooks & { close(): void } => {
+  let loaded: ReturnType<typeof load> | undefined;
+  const load = async () => {
+    const { admitsWebhookUrl, createWebhookSender } = await import("@sdwan-connections/orchestrator-portal");
+    const ca =
+      config.orchestratorCaFile === undefined
+        ? undefined
+        : await loadCertificateAuthorities(config.orchestratorCaFile)();
+    const options = {
+      allowedHosts: config.orchestratorAllowedHosts,
+      allowHttp: config.webhooks.allowHttp,
+      ...(ca === undefined || E.isLeft(ca) ? {} : { ca: ca.right }),
+    };
+    // The start already refused an unreadable file (the orchestrator client reads it first); said again should it have changed.
+    if (ca !== undefined && E.isLeft(ca)) logger.error({ problem: ca.left }, "webhook receivers' CAs not read");
+    return { admits: admitsWebhookUrl(options), sender: createWebhookSender(options) };
+  };
+  const sender = () => (loaded ??= load());
+  const webhooks = createWebhooks({
+    store: storage.webhooks,
+    clock,
+    retrySchedule: config.webhooks.retrySchedule,
+    sender: { send: async (request, timeoutMs) => (await sender()).sender.send(request, timeoutMs) },
+    admitsUrl: (url) =>
+      pipe(
+        TE.fromTask(sender),
+        TE.flatMapEither(({ admits }) => admits(url)),
+      ),
+    orchestratorUrlOf: async (alias) => {
+      const found = await storage.repository.get(alias as Alias)();
+      return E.isRight(found) ? found.right.orchestratorUrl : null;
+    },
+    onAttempt: ({ webhookId, eventId, status, error, latencyMs }) =>
+      logger.info({ webhookId, eventId, status, error, latencyMs }, "webhook delivery attempt"),
+    onError: (error) => logger.warn({ problem: describeError(error) }, "webhook outbox not read or written"),
+  });
+  return { ...webhooks, close: () => void loaded?.then(({ sender: opened }) => opened.close()) };
+};

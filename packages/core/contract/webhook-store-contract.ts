@@ -1,0 +1,175 @@
+import { randomUUID } from "node:crypto";
+import * as E from "fp-ts/lib/Either.js";
+import { describe, expect, it } from "vitest";
+import type { Alias, DeliveryAttempt, Storage, Webhook, WebhookSecrets } from "../src/index.js";
+import { aConnection, anAuditEntry } from "../testing/builders.js";
+import { expectRight as run } from "../testing/run.js";
+import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
+
+export interface WebhookStoreContractOptions extends StoreUnderTest {
+  /** Opens the store under test (its webhooks and the audit log that writes their outbox); every opening shares one store. */
+  open(): Promise<Storage>;
+}
+
+const aWebhook = (fields: Partial<Webhook> = {}): Webhook => ({
+  id: randomUUID(),
+  url: "https://receiver.example/hook",
+  types: ["*"],
+  kind: "cloudevents",
+  createdAt: new Date("2026-01-01T00:00:00.000Z"),
+  disabledAt: null,
+  ...fields,
+});
+const secrets: WebhookSecrets = { secret: "whsec_c2VjcmV0LWJ5dGVzLW9mLXRoZS13ZWJob29r", credentials: null };
+const anAttempt = (status: number | null, at = new Date()): DeliveryAttempt => ({
+  at,
+  status,
+  error: status === null ? "ECONNREFUSED" : null,
+  latencyMs: 3,
+});
+const later = (ms: number) => new Date(Date.now() + ms);
+
+/** The behaviour every WebhookStore adapter must show, with its store's audit log writing the outbox. */
+export const describeWebhookStoreContract = (name: string, options: WebhookStoreContractOptions): void => {
+  describe(`${name} satisfies the WebhookStore contract`, () => {
+    useStoreUnderTest(options);
+
+    const withStorage = async (test: (storage: Storage) => Promise<void>) => {
+      const storage = await options.open();
+      try {
+        await test(storage);
+      } finally {
+        await storage.close();
+      }
+    };
+    const add = (storage: Storage, alias: string) =>
+      run(storage.repository.insert(aConnection({ alias }), anAuditEntry({ action: "add", alias: alias as Alias })));
+
+    it("keeps webhooks and their secrets (opened as given), lists them oldest first, removes them", () =>
+      withStorage(async (storage) => {
+        const first = aWebhook();
+        const second = aWebhook({
+          kind: "opennms",
+          types: ["connection.health.*"],
+          createdAt: new Date("2026-01-02T00:00:00.000Z"),
+        });
+        await run(storage.webhooks.create(first, secrets));
+        await run(storage.webhooks.create(second, { ...secrets, credentials: { username: "admin", password: "pw" } }));
+        expect(await run(storage.webhooks.list())).toEqual([first, second]);
+        expect(await run(storage.webhooks.get(second.id))).toEqual(second);
+        expect(await run(storage.webhooks.secrets(second.id))).toEqual({
+          ...secrets,
+          credentials: { username: "admin", password: "pw" },
+        });
+        expect(await run(storage.webhooks.remove(first.id))).toBe(true);
+        expect(await run(storage.webhooks.remove(first.id))).toBe(false);
+        expect(await run(storage.webhooks.get(first.id))).toBeUndefined();
+      }));
+
+    it("writes, with a change's audit entry, one pending delivery per enabled webhook that wants its event; none for what is not an event", () =>
+      withStorage(async (storage) => {
+        const every = aWebhook();
+        const deletes = aWebhook({ types: ["connection.deleted"] });
+        await run(storage.webhooks.create(every, secrets));
+        await run(storage.webhooks.create(deletes, secrets));
+        await add(storage, "lab");
+        // Refused (the alias is taken) and a failed attempt: no event, no delivery.
+        expect(
+          E.isLeft(
+            await storage.repository.insert(
+              aConnection({ alias: "LAB" }),
+              anAuditEntry({ action: "add", alias: "LAB" as Alias }),
+            )(),
+          ),
+        ).toBe(true);
+        await run(storage.audit.record(anAuditEntry({ action: "update", outcome: "failed" })));
+        await run(
+          storage.repository.delete(
+            "lab" as Alias,
+            undefined,
+            anAuditEntry({ action: "delete", alias: "lab" as Alias }),
+          ),
+        );
+        const toEvery = await run(storage.webhooks.deliveries(every.id, 10));
+        expect(toEvery.map((one) => one.status)).toEqual(["pending", "pending"]);
+        const toDeletes = await run(storage.webhooks.deliveries(deletes.id, 10));
+        expect(toDeletes).toHaveLength(1);
+        expect(toDeletes[0]?.eventId).toBe(toEvery[0]?.eventId);
+      }));
+
+    it("hands each webhook a run of its oldest pending deliveries, in order, to one owner at a time; a retry waiting holds those after it", () =>
+      withStorage(async (storage) => {
+        const webhook = aWebhook();
+        await run(storage.webhooks.create(webhook, secrets));
+        for (const alias of ["one", "two", "three"]) await add(storage, alias);
+        expect(
+          (await run(storage.webhooks.claim("a", new Date(), later(30_000), 1))).map((one) => one.event.subject),
+        ).toEqual(["one"]);
+        const first = await run(storage.webhooks.claim("a", new Date(), later(30_000), 10));
+        expect(first.map((one) => one.event.subject)).toEqual(["one", "two", "three"]);
+        expect(first[0]?.secrets).toEqual(secrets);
+        // Held by "a": another owner gets nothing of this webhook.
+        expect(await run(storage.webhooks.claim("b", new Date(), later(30_000), 10))).toEqual([]);
+        await run(storage.webhooks.settle(first[0]!.delivery.id, "a", anAttempt(204), { status: "delivered" }));
+        // A retry later: the webhook waits (nothing behind it overtakes), then it is due again.
+        await run(
+          storage.webhooks.settle(first[1]!.delivery.id, "a", anAttempt(503), { status: "pending", at: later(60_000) }),
+        );
+        expect(await run(storage.webhooks.claim("a", new Date(), later(30_000), 10))).toEqual([]);
+        const again = await run(storage.webhooks.claim("b", later(61_000), later(90_000), 10));
+        expect(again.map((one) => [one.event.subject, one.delivery.attempts.map((tried) => tried.status)])).toEqual([
+          ["two", [503]],
+          ["three", []],
+        ]);
+        const history = await run(storage.webhooks.deliveries(webhook.id, 2));
+        expect(history.map((one) => one.status)).toEqual(["pending", "pending"]);
+        expect((await run(storage.webhooks.deliveries(webhook.id, 10))).at(-1)?.status).toBe("delivered");
+      }));
+
+    it("takes over a claim whose lease ran out (its owner died); the late owner's settle then changes nothing", () =>
+      withStorage(async (storage) => {
+        await run(storage.webhooks.create(aWebhook(), secrets));
+        await add(storage, "lab");
+        const [claimed] = await run(storage.webhooks.claim("dead", new Date(), later(1_000), 10));
+        const [taken] = await run(storage.webhooks.claim("alive", later(2_000), later(30_000), 10));
+        expect(taken?.delivery.id).toBe(claimed?.delivery.id);
+        await run(storage.webhooks.settle(claimed!.delivery.id, "dead", anAttempt(500), { status: "dead" }));
+        await run(storage.webhooks.settle(taken!.delivery.id, "alive", anAttempt(200), { status: "delivered" }));
+        const [delivery] = await run(storage.webhooks.deliveries(taken!.webhook.id, 1));
+        expect([delivery?.status, delivery?.attempts.map((one) => one.status)]).toEqual(["delivered", [200]]);
+      }));
+
+    it("disables a webhook whose receiver is gone (410): its delivery dead, nothing more claimed or written for it", () =>
+      withStorage(async (storage) => {
+        const webhook = aWebhook();
+        await run(storage.webhooks.create(webhook, secrets));
+        await add(storage, "one");
+        await add(storage, "two");
+        const [claimed] = await run(storage.webhooks.claim("a", new Date(), later(30_000), 10));
+        const goneAt = new Date();
+        await run(storage.webhooks.settle(claimed!.delivery.id, "a", anAttempt(410, goneAt), { status: "gone" }));
+        expect((await run(storage.webhooks.get(webhook.id)))?.disabledAt).toEqual(goneAt);
+        expect(await run(storage.webhooks.claim("a", later(1), later(30_000), 10))).toEqual([]);
+        await add(storage, "three");
+        expect((await run(storage.webhooks.deliveries(webhook.id, 10))).map((one) => one.status)).toEqual([
+          "pending",
+          "dead",
+        ]);
+      }));
+
+    it("keeps webhooks and pending deliveries across a close and a reopen", async () => {
+      const webhook = aWebhook();
+      await withStorage(async (storage) => {
+        await run(storage.webhooks.create(webhook, secrets));
+        await add(storage, "lab");
+      });
+      await withStorage(async (storage) => {
+        expect(await run(storage.webhooks.get(webhook.id))).toEqual(webhook);
+        const claimed = await run(storage.webhooks.claim("a", new Date(), later(30_000), 10));
+        expect(claimed.map((one) => [one.event.type, one.event.subject])).toEqual([
+          ["org.sdwan-connections.connection.added", "lab"],
+        ]);
+      });
+    });
+  });
+};

@@ -1,0 +1,109 @@
+import { randomUUID } from "node:crypto";
+import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
+import type { AuditEntry } from "../domain/audit.js";
+import { eventOf, type CloudEvent } from "../domain/events.js";
+import {
+  webhooksFor,
+  type ClaimedDelivery,
+  type Delivery,
+  type Webhook,
+  type WebhookSecrets,
+} from "../domain/webhook.js";
+import type { WebhookStore } from "../ports/webhook-store.js";
+
+interface Row {
+  delivery: Delivery;
+  readonly event: CloudEvent;
+  lease: { readonly owner: string; readonly until: Date } | undefined;
+}
+
+/**
+ * Webhooks and their outbox in this process's memory (the fake of unit tests). `enqueue` is the outbox's write:
+ * the store's audit log calls it as it records an entry, in the same tick.
+ */
+export const createInMemoryWebhookStore = (): WebhookStore & { enqueue(entry: AuditEntry): void } => {
+  const webhooks = new Map<string, { webhook: Webhook; secrets: WebhookSecrets }>();
+  // Oldest first: the order of the audit log.
+  let rows: Row[] = [];
+  const right = <A>(value: A) => E.right<never, A>(value);
+
+  return {
+    enqueue: (entry) => {
+      const event = eventOf(entry);
+      if (O.isNone(event)) return;
+      const targets = webhooksFor(
+        entry,
+        [...webhooks.values()].map(({ webhook }) => webhook),
+      );
+      for (const webhook of targets)
+        rows.push({
+          delivery: {
+            id: randomUUID(),
+            webhookId: webhook.id,
+            eventId: entry.id,
+            status: "pending",
+            nextAttemptAt: entry.at,
+            attempts: [],
+          },
+          event: event.value,
+          lease: undefined,
+        });
+    },
+    create: (webhook, secrets) => async () => {
+      webhooks.set(webhook.id, { webhook, secrets });
+      return right(undefined);
+    },
+    list: () => async () => right([...webhooks.values()].map(({ webhook }) => webhook)),
+    get: (id) => async () => right(webhooks.get(id)?.webhook),
+    remove: (id) => async () => {
+      rows = rows.filter((row) => row.delivery.webhookId !== id);
+      return right(webhooks.delete(id));
+    },
+    claim: (owner, now, leaseUntil, limit) => async () => {
+      const claimed: ClaimedDelivery[] = [];
+      // The webhooks whose run ended (a delivery not due, or held by another owner).
+      const ended = new Set<string>();
+      for (const row of rows) {
+        const { delivery } = row;
+        const target = webhooks.get(delivery.webhookId);
+        if (claimed.length >= limit) break;
+        if (delivery.status !== "pending" || ended.has(delivery.webhookId) || target === undefined) continue;
+        const leased = row.lease !== undefined && row.lease.owner !== owner && row.lease.until > now;
+        if (target.webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
+          ended.add(delivery.webhookId);
+          continue;
+        }
+        row.lease = { owner, until: leaseUntil };
+        claimed.push({ delivery, webhook: target.webhook, secrets: target.secrets, event: row.event });
+      }
+      return right(claimed);
+    },
+    settle: (id, owner, attempt, next) => async () => {
+      const row = rows.find((one) => one.delivery.id === id);
+      if (row === undefined || row.lease?.owner !== owner) return right(undefined);
+      row.lease = undefined;
+      const status = next.status === "gone" ? "dead" : next.status;
+      row.delivery = {
+        ...row.delivery,
+        status,
+        nextAttemptAt: next.status === "pending" ? next.at : attempt.at,
+        attempts: [...row.delivery.attempts, attempt],
+      };
+      const target = webhooks.get(row.delivery.webhookId);
+      if (next.status === "gone" && target !== undefined)
+        webhooks.set(target.webhook.id, { ...target, webhook: { ...target.webhook, disabledAt: attempt.at } });
+      return right(undefined);
+    },
+    deliveries: (id, limit) => async () =>
+      right(
+        rows
+          .filter((row) => row.delivery.webhookId === id)
+          .map((row) => row.delivery)
+          .reverse()
+          .slice(0, limit),
+      ),
+    secrets: (id) => async () => right(webhooks.get(id)?.secrets),
+    resealSecrets: () => async () => right({ rotated: 0, total: webhooks.size }),
+  };
+};

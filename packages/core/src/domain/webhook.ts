@@ -1,0 +1,323 @@
+import { createHmac, randomBytes } from "node:crypto";
+import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as t from "io-ts";
+import type { AuditEntry } from "./audit.js";
+import { decodeInput, oneOf, strictObject } from "./decode.js";
+import { invalidInput, type DomainError } from "./errors.js";
+import {
+  EVENT_SOURCE,
+  EVENT_TYPE_PREFIX,
+  eventOf,
+  eventTypeOf,
+  isEventTypePattern,
+  type CloudEvent,
+} from "./events.js";
+import { globRegExp } from "./glob.js";
+import { opennmsEventXml } from "./opennms-event.js";
+
+export const WEBHOOK_KINDS = ["cloudevents", "opennms"] as const;
+export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
+
+/** A webhook as it is listed: never its secret nor its credentials. */
+export interface Webhook {
+  readonly id: string;
+  readonly url: string;
+  /** Event type patterns (without the prefix, `*` any run of characters); `["*"]` is every event. */
+  readonly types: readonly string[];
+  readonly kind: WebhookKind;
+  readonly createdAt: Date;
+  /** When a receiver answered 410 Gone: nothing is delivered to it from then on. */
+  readonly disabledAt: Date | null;
+}
+
+/** What a webhook keeps sealed at rest (as apiKeys are): the signing secret, and an `opennms` kind's Basic credentials. */
+export interface WebhookSecrets {
+  /** `whsec_` + base64 of the signing key's bytes (Standard Webhooks). */
+  readonly secret: string;
+  readonly credentials: { readonly username: string; readonly password: string } | null;
+}
+
+export const DELIVERY_STATUSES = ["pending", "delivered", "dead"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One try at a delivery: what the receiver answered (or the network error), and how long it took. Never a body. */
+export interface DeliveryAttempt {
+  readonly at: Date;
+  /** The HTTP status, null when no answer came (network error, timeout, fence). */
+  readonly status: number | null;
+  /** Why it failed without an answer; null otherwise. */
+  readonly error: string | null;
+  readonly latencyMs: number;
+}
+
+/** One event to one webhook: an outbox row, written with the audit entry it carries. */
+export interface Delivery {
+  readonly id: string;
+  readonly webhookId: string;
+  /** The event's id: the audit entry's, and the `webhook-id` header. */
+  readonly eventId: string;
+  readonly status: DeliveryStatus;
+  /** When it is due next (pending), or was settled. */
+  readonly nextAttemptAt: Date;
+  readonly attempts: readonly DeliveryAttempt[];
+}
+
+/** A delivery a relay claimed: what it needs to make the attempt. */
+export interface ClaimedDelivery {
+  readonly delivery: Delivery;
+  readonly webhook: Webhook;
+  readonly secrets: WebhookSecrets;
+  readonly event: CloudEvent;
+}
+
+/** What happens to a delivery after an attempt. */
+export type DeliveryNext =
+  | { readonly status: "pending"; readonly at: Date }
+  | { readonly status: "delivered" | "dead" }
+  | { readonly status: "gone" };
+
+const SECRET_PREFIX = "whsec_";
+
+/** A new signing secret: 32 random bytes, as Standard Webhooks writes them. */
+export const newWebhookSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
+
+/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret's bytes (Standard Webhooks). */
+export const webhookSignature = (secret: string, id: string, timestamp: number, body: string): string =>
+  `v1,${createHmac("sha256", Buffer.from(secret.slice(SECRET_PREFIX.length), "base64"))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest("base64")}`;
+
+/** The events a webhook wants. */
+export const webhookSelects =
+  (webhook: Webhook) =>
+  (event: CloudEvent): boolean =>
+    webhook.types.some((pattern) => globRegExp(pattern).test(eventTypeOf(event)));
+
+/** The webhooks an audit entry is delivered to (its event, when it is one, to each enabled webhook wanting it). */
+export const webhooksFor = (entry: AuditEntry, webhooks: readonly Webhook[]): readonly Webhook[] =>
+  pipe(
+    eventOf(entry),
+    O.match(
+      () => [],
+      (event) => webhooks.filter((webhook) => webhook.disabledAt === null && webhookSelects(webhook)(event)),
+    ),
+  );
+
+/** What a body is sent as, per kind. */
+export interface EncodedBody {
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** How each kind writes an event (null: the kind sends nothing for it): the one table a new kind goes into. */
+export const WEBHOOK_ENCODERS: Record<
+  WebhookKind,
+  (event: CloudEvent, context: { readonly orchestratorUrl: string | null }) => EncodedBody | null
+> = {
+  cloudevents: (event) => ({ contentType: "application/json", body: JSON.stringify(event) }),
+  opennms: (event, context) => {
+    const body = opennmsEventXml(event, { orchestratorUrl: context.orchestratorUrl });
+    return body === null ? null : { contentType: "application/xml", body };
+  },
+};
+
+/** A ping's body: a CloudEvent of its own type (never in the event log), or the OpenNMS event that names it. */
+export const pingBody = (webhook: Webhook, id: string, at: Date): EncodedBody =>
+  webhook.kind === "cloudevents"
+    ? {
+        contentType: "application/json",
+        body: JSON.stringify({
+          specversion: "1.0",
+          id,
+          source: EVENT_SOURCE,
+          subject: webhook.id,
+          type: `${EVENT_TYPE_PREFIX}webhook.ping`,
+          time: at.toISOString(),
+          datacontenttype: "application/json",
+          data: {},
+        }),
+      }
+    : {
+        contentType: "application/xml",
+        body: `<event xmlns="http://xmlns.opennms.org/xsd/event"><uei>uei.opennms.org/sdwan/ping</uei><source>sdwan-connections</source><time>${at.toISOString()}</time></event>`,
+      };
+
+/** One POST to a receiver, signed: what a `WebhookSender` sends. */
+export interface WebhookRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** The signed request for `body`, sent as event `id` at `at`. */
+export const webhookRequest = (
+  webhook: Webhook,
+  secrets: WebhookSecrets,
+  id: string,
+  { contentType, body }: EncodedBody,
+  at: Date,
+): WebhookRequest => {
+  const timestamp = Math.floor(at.getTime() / 1000);
+  const basic =
+    secrets.credentials === null
+      ? {}
+      : {
+          authorization: `Basic ${Buffer.from(`${secrets.credentials.username}:${secrets.credentials.password}`).toString("base64")}`,
+        };
+  return {
+    url: webhook.url,
+    body,
+    headers: {
+      "content-type": contentType,
+      "webhook-id": id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": webhookSignature(secrets.secret, id, timestamp, body),
+      ...basic,
+    },
+  };
+};
+
+/** What a receiver answered: its status and `Retry-After` (ms), or the network error. */
+export type WebhookAnswer =
+  | { readonly _tag: "answered"; readonly status: number; readonly retryAfterMs: number | null }
+  | { readonly _tag: "failed"; readonly error: string };
+
+/** The default SDWAN_WEBHOOK_RETRY_S: the waits (s) before each retry; after the last, the delivery is dead. */
+export const DEFAULT_WEBHOOK_RETRY_S: readonly number[] = [10, 60, 300, 1800, 7200, 21600, 86400];
+
+/**
+ * What follows an answer, for a delivery tried `tried` times so far (this attempt included): 2xx delivered, 410
+ * gone (the webhook is disabled), network errors, 408, 429 and 5xx retried after the schedule's wait (±20 %
+ * jitter; a longer Retry-After wins) until the schedule is over (dead), any other status dead.
+ */
+export const nextAfter = (
+  answer: WebhookAnswer,
+  tried: number,
+  at: Date,
+  schedule: readonly number[],
+  random: () => number,
+): DeliveryNext => {
+  if (answer._tag === "answered") {
+    if (answer.status >= 200 && answer.status < 300) return { status: "delivered" };
+    if (answer.status === 410) return { status: "gone" };
+    const retried = answer.status === 408 || answer.status === 429 || answer.status >= 500;
+    if (!retried) return { status: "dead" };
+  }
+  const wait = schedule[tried - 1];
+  if (wait === undefined) return { status: "dead" };
+  const jittered = wait * 1000 * (0.8 + 0.4 * random());
+  const retryAfter = answer._tag === "answered" ? (answer.retryAfterMs ?? 0) : 0;
+  return { status: "pending", at: new Date(at.getTime() + Math.max(jittered, retryAfter)) };
+};
+
+const EventTypePattern = new t.Type<string, string, unknown>(
+  "EventTypePattern",
+  (input): input is string => typeof input === "string",
+  (input, context) => {
+    const pattern = typeof input === "string" ? input.replace(EVENT_TYPE_PREFIX, "") : undefined;
+    return pattern !== undefined && isEventTypePattern(pattern)
+      ? t.success(pattern)
+      : t.failure(input, context, "must be an event type or a pattern of them (`*` a wildcard)");
+  },
+  String,
+);
+
+const WebhookUrl = new t.Type<string, string, unknown>(
+  "WebhookUrl",
+  (input): input is string => typeof input === "string",
+  (input, context) => {
+    const url = typeof input === "string" && input.length <= 2048 ? URL.parse(input) : null;
+    return url !== null && (url.protocol === "https:" || url.protocol === "http:") && url.username === ""
+      ? t.success(url.href)
+      : t.failure(input, context, "must be an http(s) URL without credentials, at most 2048 characters");
+  },
+  String,
+);
+
+const Credential = t.refinement(
+  t.string,
+  (value) => value.length > 0 && value.length <= 256,
+  "a non-empty string of at most 256 characters",
+);
+
+const CreateWebhookProps = {
+  url: WebhookUrl,
+  types: t.array(EventTypePattern),
+  kind: oneOf(WEBHOOK_KINDS),
+  username: Credential,
+  password: Credential,
+};
+
+const CreateWebhookBody = strictObject(
+  "CreateWebhookRequest",
+  CreateWebhookProps,
+  t.intersection([
+    t.type({ url: CreateWebhookProps.url }),
+    t.partial({
+      types: CreateWebhookProps.types,
+      kind: CreateWebhookProps.kind,
+      username: CreateWebhookProps.username,
+      password: CreateWebhookProps.password,
+    }),
+  ]),
+);
+
+/** A webhook to create: what POST /webhooks gives, checked. */
+export interface WebhookRequestBody {
+  readonly url: string;
+  readonly types: readonly string[];
+  readonly kind: WebhookKind;
+  readonly credentials: WebhookSecrets["credentials"];
+}
+
+/**
+ * POST /webhooks's body: `url`, `types` (default every event), `kind` (default `cloudevents`); `username` and
+ * `password` both, for the `opennms` kind only (OpenNMS's REST API wants Basic credentials).
+ */
+export const decodeWebhookRequest = (input: unknown): E.Either<DomainError, WebhookRequestBody> =>
+  pipe(
+    decodeInput(CreateWebhookBody, "body")(input),
+    E.flatMap(({ url, types, kind = "cloudevents", username, password }) => {
+      const opennms = kind === "opennms";
+      const both = username !== undefined && password !== undefined;
+      const none = username === undefined && password === undefined;
+      if (opennms ? !both : !none)
+        return E.left(
+          invalidInput([
+            {
+              field: "body.username",
+              message: opennms
+                ? "and password are both needed by the opennms kind"
+                : "and password are for the opennms kind only",
+            },
+          ]),
+        );
+      return E.right({
+        url,
+        types: types === undefined || types.length === 0 ? ["*"] : types,
+        kind,
+        credentials: both ? { username, password } : null,
+      });
+    }),
+  );
+
+/** GET /webhooks/{id}/deliveries's page size: `limit` from 1 to 100, 20 when not given. */
+export const DELIVERIES_PAGE = { default: 20, max: 100 } as const;
+const DeliveriesQuery = t.partial({
+  limit: t.refinement(
+    t.string,
+    (raw) => /^\d{1,3}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= DELIVERIES_PAGE.max,
+    "a whole number from 1 to 100",
+  ),
+});
+
+/** The deliveries' page size from a query string; an unknown name is refused without being echoed. */
+export const decodeDeliveriesLimit = (input: Readonly<Record<string, unknown>>): E.Either<DomainError, number> =>
+  Object.keys(input).some((name) => name !== "limit")
+    ? E.left(invalidInput([{ field: "query", message: "holds an option deliveries do not know (known: limit)" }]))
+    : pipe(
+        decodeInput(DeliveriesQuery, "query")(input),
+        E.map(({ limit }) => (limit === undefined ? DELIVERIES_PAGE.default : Number(limit))),
+      );

@@ -1,0 +1,89 @@
+import type { Webhooks } from "@sdwan-connections/core";
+import { Router, type Request, type Response } from "express";
+import { problem } from "../errors.js";
+import { methodNotAllowed } from "../middleware/errors.js";
+import { jsonBody } from "../middleware/json-body.js";
+import { withFlags } from "../middleware/query-flags.js";
+import { userOf } from "../middleware/request-context.js";
+import { respond, sendJson, sendProblem } from "../respond.js";
+
+/** Whether the user may manage webhooks (not a viewer); answers the 403 or 404 itself when not. */
+const mayManage = (webhooks: Webhooks | undefined, res: Response): webhooks is Webhooks => {
+  if (webhooks === undefined) {
+    sendProblem(res, problem("no-such-endpoint", "This service has no webhooks."));
+    return false;
+  }
+  if (userOf(res.locals)?.role === "viewer") {
+    sendProblem(res, problem("forbidden", "Webhooks are for admins only."));
+    return false;
+  }
+  return true;
+};
+
+const noSuchWebhook = (res: Response) =>
+  sendProblem(res, problem("webhook-not-found", "There is no webhook with this id."));
+
+/** Answers `found`, or 404 when undefined. */
+const sendFound =
+  (res: Response, status = 200) =>
+  (found: unknown) =>
+    found === undefined ? noSuchWebhook(res) : sendJson(res, status, found);
+
+/**
+ * docs/interface.md "Webhooks" (SPEC §9), admins only: create (the secret shown once), list, get, delete, ping,
+ * and a webhook's deliveries (status and latency of each attempt, never a body).
+ */
+export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
+  const router = Router({ caseSensitive: true, strict: false });
+  const id = (req: Request) => req.params["id"] as string;
+  router
+    .route("/webhooks")
+    .get(
+      withFlags([], async (_req, res) => {
+        if (mayManage(webhooks, res)) await respond(res, webhooks.list(), (list) => sendJson(res, 200, list));
+      }),
+    )
+    .post(
+      jsonBody,
+      withFlags([], async (req, res) => {
+        if (!mayManage(webhooks, res)) return;
+        await respond(res, webhooks.create(req.body), (created) => {
+          // The secret is in this answer only: never cached.
+          res.setHeader("Cache-Control", "no-store");
+          sendJson(res, 201, created);
+        });
+      }),
+    )
+    .all(methodNotAllowed("GET, HEAD, POST"));
+  router
+    .route("/webhooks/:id")
+    .get(
+      withFlags([], async (req, res) => {
+        if (mayManage(webhooks, res)) await respond(res, webhooks.get(id(req)), sendFound(res));
+      }),
+    )
+    .delete(
+      withFlags([], async (req, res) => {
+        if (!mayManage(webhooks, res)) return;
+        await respond(res, webhooks.remove(id(req)), (removed) =>
+          removed ? void res.status(204).end() : noSuchWebhook(res),
+        );
+      }),
+    )
+    .all(methodNotAllowed("GET, HEAD, DELETE"));
+  router
+    .route("/webhooks/:id/ping")
+    .post(
+      withFlags([], async (req, res) => {
+        if (mayManage(webhooks, res)) await respond(res, webhooks.ping(id(req)), sendFound(res));
+      }),
+    )
+    .all(methodNotAllowed("POST"));
+  router
+    .route("/webhooks/:id/deliveries")
+    .get(async (req, res) => {
+      if (mayManage(webhooks, res)) await respond(res, webhooks.deliveries(id(req), req.query), sendFound(res));
+    })
+    .all(methodNotAllowed("GET, HEAD"));
+  return router;
+};

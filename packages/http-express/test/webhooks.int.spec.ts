@@ -1,0 +1,127 @@
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { anAddBody, BASE, client, makeDataDir, startHarness, startWiredService, VIEWER } from "./harness.js";
+import { startWebhookReceiver } from "./webhook-receiver.js";
+
+const WEBHOOKS = `${BASE}/webhooks`;
+const CONNECTIONS = `${BASE}/connections`;
+
+/** The service trusting the receiver's test CA through SDWAN_ORCHESTRATOR_CA_FILE. */
+const serviceTrusting = async (caCert: string, env: Record<string, string> = {}) => {
+  const dir = await makeDataDir();
+  const caFile = join(dir, "receiver-ca.pem");
+  await writeFile(caFile, caCert);
+  const service = await startWiredService({ SDWAN_ORCHESTRATOR_CA_FILE: caFile, ...env });
+  const close = async () => {
+    await service.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { ...service, close, [Symbol.asyncDispose]: close };
+};
+
+describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () => {
+  it("delivers every change in order to an https receiver trusted through SDWAN_ORCHESTRATOR_CA_FILE, signed so standardwebhooks verifies it; the secret is shown once", async () => {
+    await using receiver = await startWebhookReceiver();
+    await using service = await serviceTrusting(receiver.caCert);
+    const call = client(service.url);
+    const created = await call("POST", WEBHOOKS, { body: { url: receiver.url } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    const webhook = created.json<{ id: string; secret: string; types: string[]; kind: string }>();
+    expect(webhook).toMatchObject({ types: ["*"], kind: "cloudevents", secret: expect.stringMatching(/^whsec_/) });
+    receiver.useSecret(webhook.secret);
+    expect((await call("GET", WEBHOOKS)).text).not.toContain(webhook.secret);
+    expect((await call("GET", `${WEBHOOKS}/${webhook.id}`)).json()).not.toHaveProperty("secret");
+
+    expect((await call("POST", CONNECTIONS, { body: anAddBody() })).status).toBe(200);
+    expect(
+      (await call("PUT", `${CONNECTIONS}/Lab`, { body: { orchestratorUrl: "https://moved.example.net" } })).status,
+    ).toBe(200);
+    expect((await call("DELETE", `${CONNECTIONS}/Lab`)).status).toBe(204);
+    await vi.waitFor(() => expect(receiver.accepted).toHaveLength(3), { timeout: 10_000, interval: 50 });
+    expect(receiver.refused).toEqual([]);
+    expect(receiver.accepted.map(({ body }) => body.type)).toEqual([
+      "org.sdwan-connections.connection.added",
+      "org.sdwan-connections.connection.updated",
+      "org.sdwan-connections.connection.deleted",
+    ]);
+    // webhook-id is the event id, which is the audit id.
+    expect(receiver.accepted.map(({ id, body }) => id === body.id)).toEqual([true, true, true]);
+    expect(receiver.accepted[0]?.headers["content-type"]).toBe("application/json");
+    const audit = (await call("GET", `${BASE}/audit?limit=10`)).json<{
+      entries: { id: string; action: string }[];
+    }>().entries;
+    expect(receiver.accepted.map(({ id }) => id)).toEqual(
+      audit
+        .filter((entry) => ["add", "update", "delete"].includes(entry.action))
+        .map((entry) => entry.id)
+        .reverse(),
+    );
+
+    await vi.waitFor(
+      async () => {
+        const deliveries = (await call("GET", `${WEBHOOKS}/${webhook.id}/deliveries?limit=2`)).json<
+          { status: string; attempts: { status: number; latencyMs: number }[] }[]
+        >();
+        expect(deliveries.map((one) => [one.status, one.attempts.map((attempt) => attempt.status)])).toEqual([
+          ["delivered", [200]],
+          ["delivered", [200]],
+        ]);
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+    const ping = await call("POST", `${WEBHOOKS}/${webhook.id}/ping`);
+    expect(ping.json()).toMatchObject({ status: 200, error: null, kind: "cloudevents" });
+    expect(receiver.accepted.at(-1)?.body.type).toBe("org.sdwan-connections.webhook.ping");
+    expect((await call("DELETE", `${WEBHOOKS}/${webhook.id}`)).status).toBe(204);
+    expect((await call("GET", `${WEBHOOKS}/${webhook.id}`)).status).toBe(404);
+  });
+
+  it("refuses plain http (unless SDWAN_WEBHOOK_ALLOW_HTTP=true), a link-local receiver, unknown fields, and viewers", async () => {
+    await using harness = await startHarness();
+    const { call } = harness;
+    for (const body of [
+      { url: "http://127.0.0.1:9/hook" },
+      { url: "https://169.254.169.254/latest" },
+      { url: "https://receiver.example/hook", secret: "mine" },
+      { url: "https://receiver.example/hook", kind: "opennms" },
+    ])
+      expect((await call("POST", WEBHOOKS, { body })).status).toBe(400);
+    expect((await call("GET", WEBHOOKS, { user: VIEWER })).status).toBe(403);
+    expect(
+      (await call("POST", WEBHOOKS, { user: VIEWER, body: { url: "https://receiver.example/hook" } })).status,
+    ).toBe(403);
+    expect((await call("GET", `${WEBHOOKS}/unknown/deliveries?limit=500`)).status).toBe(400);
+    await using allowing = await startWiredService({ SDWAN_WEBHOOK_ALLOW_HTTP: "true" });
+    expect((await client(allowing.url)("POST", WEBHOOKS, { body: { url: "http://127.0.0.1:9/hook" } })).status).toBe(
+      201,
+    );
+  });
+
+  it("a receiver down for a while (answering 503), then back: every event delivered, in order", async () => {
+    await using receiver = await startWebhookReceiver();
+    await using service = await serviceTrusting(receiver.caCert, { SDWAN_WEBHOOK_RETRY_S: "1,1,1,1,1,1,1,1,1,1" });
+    const call = client(service.url);
+    const webhook = (await call("POST", WEBHOOKS, { body: { url: receiver.url, types: ["connection.added"] } })).json<{
+      id: string;
+      secret: string;
+    }>();
+    receiver.useSecret(webhook.secret);
+    let down = true;
+    receiver.answerWith(() => (down ? 503 : 200));
+    const aliases = Array.from({ length: 8 }, (_, index) => `lab-${index}`);
+    for (const alias of aliases)
+      expect((await call("POST", CONNECTIONS, { body: anAddBody({ alias }) })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(receiver.accepted).toEqual([]);
+    down = false;
+    await vi.waitFor(() => expect(receiver.accepted).toHaveLength(aliases.length), { timeout: 20_000, interval: 50 });
+    expect(receiver.accepted.map(({ body }) => body.subject)).toEqual(aliases);
+    const [first] = (await call("GET", `${WEBHOOKS}/${webhook.id}/deliveries?limit=100`))
+      .json<{ attempts: { status: number }[] }[]>()
+      .reverse();
+    expect(first?.attempts.length).toBeGreaterThan(1);
+    expect(first?.attempts.at(0)?.status).toBe(503);
+  });
+});

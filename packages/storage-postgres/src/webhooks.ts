@@ -1,0 +1,278 @@
+import * as E from "fp-ts/lib/Either.js";
+import { identity, pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import * as t from "io-ts";
+import type { Pool, PoolClient } from "pg";
+import {
+  CloudEventCodec,
+  DELIVERY_STATUSES,
+  oneOf,
+  storageFailure,
+  toFieldErrors,
+  WEBHOOK_KINDS,
+  type ClaimedDelivery,
+  type Delivery,
+  type DomainError,
+  type Webhook,
+  type WebhookSecrets,
+  type WebhookStore,
+} from "@sdwan-connections/core";
+import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
+import { databaseFailure } from "./database-errors.js";
+import { withDedicatedClient } from "./dedicated-client.js";
+import { DateCodec } from "./rows.js";
+
+const WEBHOOK_COLUMNS = "id, url, types, kind, created_at, disabled_at, secrets";
+const WebhookRow = t.type({
+  id: t.string,
+  url: t.string,
+  types: t.array(t.string),
+  kind: oneOf(WEBHOOK_KINDS),
+  created_at: DateCodec,
+  disabled_at: t.union([DateCodec, t.null]),
+  secrets: t.string,
+});
+type WebhookRow = t.TypeOf<typeof WebhookRow>;
+
+const DELIVERY_COLUMNS = "id, webhook_id, event_id, event, status, next_attempt_at, attempts";
+const AttemptJson = t.type({
+  at: t.string,
+  status: t.union([t.number, t.null]),
+  error: t.union([t.string, t.null]),
+  latencyMs: t.number,
+});
+const DeliveryRow = t.type({
+  id: t.string,
+  webhook_id: t.string,
+  event_id: t.string,
+  event: CloudEventCodec,
+  status: oneOf(DELIVERY_STATUSES),
+  next_attempt_at: DateCodec,
+  attempts: t.array(AttemptJson),
+});
+type DeliveryRow = t.TypeOf<typeof DeliveryRow>;
+
+const decodeRows = <A>(
+  codec: t.Decoder<unknown, A>,
+  what: string,
+  rows: readonly unknown[],
+): E.Either<DomainError, A[]> =>
+  pipe(
+    rows.map((row) => codec.decode(row)),
+    E.sequenceArray,
+    E.bimap(
+      (errors) =>
+        storageFailure(
+          `Storage failure: ${what} is invalid (${toFieldErrors(errors, "row")
+            .map((error) => `${error.field} ${error.message}`)
+            .join("; ")}).`,
+        ),
+      (decoded) => [...decoded],
+    ),
+  );
+
+const webhookOf = (row: WebhookRow): Webhook => ({
+  id: row.id,
+  url: row.url,
+  types: row.types,
+  kind: row.kind,
+  createdAt: row.created_at,
+  disabledAt: row.disabled_at,
+});
+const deliveryOf = (row: DeliveryRow): Delivery => ({
+  id: row.id,
+  webhookId: row.webhook_id,
+  eventId: row.event_id,
+  status: row.status,
+  nextAttemptAt: row.next_attempt_at,
+  attempts: row.attempts.map((attempt) => ({ ...attempt, at: new Date(attempt.at) })),
+});
+const associatedData = (id: string) => `webhook:${id}`;
+
+/**
+ * Webhooks in `sdwan_webhooks` (secrets sealed by the keyring) and their outbox in `sdwan_webhook_deliveries`,
+ * whose rows the audit log's insert writes (migration 11). A claim leases each enabled webhook's oldest pending
+ * row when due, `for update skip locked`: two relays never take the same row, and a lease that ran out (its
+ * owner died) is taken over.
+ */
+export const createPostgresWebhookStore = ({
+  pool,
+  keyring,
+}: {
+  readonly pool: Pool;
+  readonly keyring: Keyring;
+}): WebhookStore => {
+  // `run` may reject (a database error): named here, then its own Left passed on.
+  const query = <A>(what: string, run: TE.TaskEither<DomainError, A>): TE.TaskEither<DomainError, A> =>
+    pipe(TE.tryCatch(run, databaseFailure(what)), TE.chainEitherK(identity));
+
+  const openSecrets = (row: WebhookRow): E.Either<DomainError, WebhookSecrets> =>
+    pipe(
+      keyring.open(row.secrets, associatedData(row.id)),
+      E.bimap(
+        (error) =>
+          storageFailure(
+            `Storage failure: the secrets of webhook ${row.id} do not open: ${describeSecretError(error)}.`,
+          ),
+        (opened) => JSON.parse(opened) as WebhookSecrets,
+      ),
+    );
+  const webhookRows = async (where: string, values: readonly unknown[]) =>
+    decodeRows(
+      WebhookRow,
+      "a webhook",
+      (await pool.query(`select ${WEBHOOK_COLUMNS} from sdwan_webhooks ${where} order by created_at, id`, [...values]))
+        .rows,
+    );
+
+  return {
+    create: (webhook, secrets) =>
+      query("creating a webhook", async () => {
+        await pool.query(`insert into sdwan_webhooks (${WEBHOOK_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7)`, [
+          webhook.id,
+          webhook.url,
+          webhook.types,
+          webhook.kind,
+          webhook.createdAt,
+          webhook.disabledAt,
+          keyring.seal(JSON.stringify(secrets), associatedData(webhook.id)),
+        ]);
+        return E.right(undefined);
+      }),
+    list: () =>
+      query("listing webhooks", async () =>
+        E.map((rows: WebhookRow[]) => rows.map(webhookOf))(await webhookRows("", [])),
+      ),
+    get: (id) =>
+      query("reading a webhook", async () =>
+        E.map((rows: WebhookRow[]) => rows.map(webhookOf)[0])(await webhookRows("where id::text = $1", [id])),
+      ),
+    secrets: (id) =>
+      query("reading a webhook", async () =>
+        E.flatMap((rows: WebhookRow[]) => (rows[0] === undefined ? E.right(undefined) : openSecrets(rows[0])))(
+          await webhookRows("where id::text = $1", [id]),
+        ),
+      ),
+    remove: (id) =>
+      query("removing a webhook", async () =>
+        E.right(((await pool.query("delete from sdwan_webhooks where id::text = $1", [id])).rowCount ?? 0) > 0),
+      ),
+    claim: (owner, now, leaseUntil, limit) =>
+      query("claiming webhook deliveries", async () => {
+        const { rows } = await pool.query(
+          // The webhooks no other claim holds now (their rows locked to the end of this statement; an insert's
+          // key share does not wait for it), then per webhook its pending rows up to the first held or not due.
+          `with mine as (
+             select id from sdwan_webhooks where disabled_at is null for no key update skip locked
+           ), pending as (
+             select d.seq, d.webhook_id,
+                    row_number() over (partition by d.webhook_id order by d.seq) as position,
+                    not (d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until <= $1 or d.lease_owner = $2)) as held
+               from sdwan_webhook_deliveries d join mine on mine.id = d.webhook_id
+              where d.status = 'pending'
+           ), runs as (
+             select p.seq from pending p
+              where not exists (select 1 from pending q where q.webhook_id = p.webhook_id and q.held and q.position <= p.position)
+              order by p.seq limit $4
+           )
+           update sdwan_webhook_deliveries d set lease_owner = $2, lease_until = $3 from runs
+            where d.seq = runs.seq
+           returning ${DELIVERY_COLUMNS.split(", ")
+             .map((column) => `d.${column}`)
+             .join(", ")}, d.seq`,
+          [now, owner, leaseUntil, limit],
+        );
+        // In the order of the outbox (an update's returning rows come in no order).
+        const ordered = [...rows].sort((x: { seq: string }, y: { seq: string }) =>
+          BigInt(x.seq) < BigInt(y.seq) ? -1 : 1,
+        );
+        const deliveries = decodeRows(DeliveryRow, "a webhook delivery", ordered);
+        if (E.isLeft(deliveries) || deliveries.right.length === 0) return E.map(() => [])(deliveries);
+        const webhooks = await webhookRows("where id::text = any($1)", [deliveries.right.map((row) => row.webhook_id)]);
+        if (E.isLeft(webhooks)) return webhooks;
+        const byId = new Map(webhooks.right.map((row) => [row.id, row]));
+        const claimed: ClaimedDelivery[] = [];
+        for (const row of deliveries.right) {
+          const webhook = byId.get(row.webhook_id);
+          if (webhook === undefined) continue;
+          const secrets = openSecrets(webhook);
+          if (E.isLeft(secrets)) return secrets;
+          claimed.push({
+            delivery: deliveryOf(row),
+            webhook: webhookOf(webhook),
+            secrets: secrets.right,
+            event: row.event,
+          });
+        }
+        return E.right(claimed);
+      }),
+    settle: (id, owner, attempt, next) =>
+      query("recording a webhook delivery", async () => {
+        await pool.query(
+          `with settled as (
+             update sdwan_webhook_deliveries
+                set status = $3, next_attempt_at = $4, attempts = attempts || $5::jsonb, lease_owner = null, lease_until = null
+              where id::text = $1 and lease_owner = $2
+             returning webhook_id
+           )
+           update sdwan_webhooks set disabled_at = $6 where $7 and id = (select webhook_id from settled)`,
+          [
+            id,
+            owner,
+            next.status === "gone" ? "dead" : next.status,
+            next.status === "pending" ? next.at : attempt.at,
+            JSON.stringify([{ ...attempt, at: attempt.at.toISOString() }]),
+            attempt.at,
+            next.status === "gone",
+          ],
+        );
+        return E.right(undefined);
+      }),
+    deliveries: (id, limit) =>
+      query("listing webhook deliveries", async () =>
+        E.map((rows: DeliveryRow[]) => rows.map(deliveryOf))(
+          decodeRows(
+            DeliveryRow,
+            "a webhook delivery",
+            (
+              await pool.query(
+                `select ${DELIVERY_COLUMNS} from sdwan_webhook_deliveries where webhook_id::text = $1 order by seq desc limit $2`,
+                [id, limit],
+              )
+            ).rows,
+          ),
+        ),
+      ),
+    resealSecrets: () =>
+      query("re-sealing webhook secrets", () =>
+        withDedicatedClient(pool, async (client: PoolClient) => {
+          await client.query("begin");
+          const rows = decodeRows(
+            WebhookRow,
+            "a webhook",
+            (await client.query(`select ${WEBHOOK_COLUMNS} from sdwan_webhooks order by id for update`)).rows,
+          );
+          if (E.isLeft(rows)) {
+            await client.query("rollback");
+            return rows;
+          }
+          let rotated = 0;
+          for (const row of rows.right) {
+            if (!keyring.needsRotation(row.secrets)) continue;
+            const secrets = openSecrets(row);
+            if (E.isLeft(secrets)) {
+              await client.query("rollback");
+              return secrets;
+            }
+            await client.query("update sdwan_webhooks set secrets = $2 where id = $1", [
+              row.id,
+              keyring.seal(JSON.stringify(secrets.right), associatedData(row.id)),
+            ]);
+            rotated += 1;
+          }
+          await client.query("commit");
+          return E.right({ rotated, total: rows.right.length });
+        }),
+      ),
+  };
+};
