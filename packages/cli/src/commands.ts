@@ -26,6 +26,9 @@ import {
   type KeyExpiry,
   aliasKey,
   daysLeft,
+  stepName,
+  type Grant,
+  type GrantStep,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
@@ -225,14 +228,21 @@ const auditCell = (entry: AuditEntry, column: (typeof AUDIT_COLUMNS)[number]): s
 };
 
 const SYMBOLS: Record<PlanStep["action"], string> = { create: "+", update: "~", delete: "-", unchanged: "=" };
-const describePlan = (steps: readonly PlanStep[]): string => {
+const describePlan = ({ steps, grants }: { steps: readonly PlanStep[]; grants: readonly GrantStep[] }): string => {
   const count = (action: PlanStep["action"]) => steps.filter((step) => step.action === action).length;
+  const grantCount = (action: GrantStep["action"]) => grants.filter((step) => step.action === action).length;
   return [
     `Plan: ${count("create")} to create, ${count("update")} to update, ${count("delete")} to delete, ${count("unchanged")} unchanged`,
     ...steps.map(
       (step) =>
         `  ${SYMBOLS[step.action]} ${step.action.padEnd(9)} ${step.alias}${step.action === "update" ? ` (${step.fields.join(", ")})` : ""}${"keySource" in step && step.keySource !== undefined ? `, key from ${step.keySource}` : ""}${"keyChecked" in step ? " (not set: key not checked)" : ""}`,
     ),
+    ...(grants.length === 0
+      ? []
+      : [
+          `Grants: ${grantCount("create")} to create, ${grantCount("delete")} to delete, ${grantCount("unchanged")} unchanged`,
+          ...grants.map((step) => `  ${SYMBOLS[step.action]} ${step.action.padEnd(9)} ${stepName(step)}`),
+        ]),
     "",
   ].join("\n");
 };
@@ -259,8 +269,8 @@ const describeResults = (results: readonly StepResult[]): string => {
     .filter((result) => result.outcome !== "unchanged")
     .map((result) =>
       result.outcome === "failed"
-        ? `  not applied: ${result.step.action} ${result.step.alias}: ${describeForCli(result.error)}`
-        : `  ${NOT_APPLIED[result.outcome] ?? result.outcome}: ${result.step.action} ${result.step.alias}`,
+        ? `  not applied: ${result.step.action} ${stepName(result.step)}: ${describeForCli(result.error)}`
+        : `  ${NOT_APPLIED[result.outcome] ?? result.outcome}: ${result.step.action} ${stepName(result.step)}`,
     );
   const count = (outcome: StepResult["outcome"]) => results.filter((result) => result.outcome === outcome).length;
   const stopped = count("interrupted") + count("skipped");
@@ -353,12 +363,14 @@ const applyConfiguration = (
     ? TE.left(invalidInput([{ field: "--file", message: "is required: apply -f FILE" }]))
     : pipe(
         readConfiguration(options["file"], keySources, { requireKeys: options["require-keys"] === true }),
-        TE.flatMap((connections) => plan(connections, { prune: options["prune"] === true })),
+        TE.flatMap(({ connections, grants }) =>
+          plan(connections, { prune: options["prune"] === true, ...(grants === undefined ? {} : { grants }) }),
+        ),
         TE.flatMap((planned) =>
           options["dry-run"] === true || service === undefined
             ? TE.right<DomainError, CommandOutput>({
-                data: { plan: planned.steps },
-                forPeople: () => describePlan(planned.steps),
+                data: { plan: planned.steps, grants: planned.grants },
+                forPeople: () => describePlan(planned),
               })
             : TE.fromTask(async (): Promise<CommandOutput> => {
                 const force = options["force"] === true;
@@ -371,13 +383,14 @@ const applyConfiguration = (
                 return {
                   data: {
                     plan: planned.steps,
+                    grants: planned.grants,
                     results: results.map((result) => ({
                       action: result.step.action,
-                      alias: result.step.alias,
+                      ...("grant" in result.step ? { grant: result.step.grant } : { alias: result.step.alias }),
                       ...resultView(result),
                     })),
                   },
-                  forPeople: () => `${describePlan(planned.steps)}\n${describeResults(results)}`,
+                  forPeople: () => `${describePlan(planned)}\n${describeResults(results)}`,
                   exitCode: applyExitCode(results, stopExitCode(signal)),
                 };
               }),
@@ -596,7 +609,8 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: "export",
-    summary: "the connections as a configuration file for `apply`: keys as env: references, never their values",
+    summary:
+      "the connections and grants as a configuration file for `apply`: keys as env: references, never their values",
     args: [],
     options: {
       format: {
@@ -611,9 +625,22 @@ export const COMMANDS: readonly Command[] = [
       options["format"] !== undefined && options["format"] !== "yaml" && options["format"] !== "json"
         ? TE.left(invalidInput([{ field: "--format", message: "must be yaml or json" }]))
         : pipe(
-            service.listConnections(),
-            TE.flatMap((connections) =>
-              TE.fromTask(() => exportConfiguration(connections, options["format"] === "json" ? "json" : "yaml")),
+            TE.Do,
+            TE.apS("connections", service.listConnections()),
+            // Grants are for admins: a viewer through a service gets a file without them, which `apply` leaves alone.
+            TE.apS(
+              "grants",
+              pipe(
+                service.grants.list(),
+                TE.orElse((error): TE.TaskEither<DomainError, readonly Grant[] | undefined> =>
+                  error._tag === "InvalidInput" ? TE.right(undefined) : TE.left(error),
+                ),
+              ),
+            ),
+            TE.flatMap(({ connections, grants }) =>
+              TE.fromTask(() =>
+                exportConfiguration(connections, grants, options["format"] === "json" ? "json" : "yaml"),
+              ),
             ),
             TE.map(message),
           ),
@@ -632,7 +659,10 @@ export const COMMANDS: readonly Command[] = [
         description: "the configuration file (YAML or JSON, at most 16 MiB), as `export` writes it",
       },
       "dry-run": { type: "boolean", description: "print the plan only" },
-      prune: { type: "boolean", description: "also delete the connections the file does not name" },
+      prune: {
+        type: "boolean",
+        description: "also delete the connections (and, when it has a grants: list, the grants) the file does not name",
+      },
       "require-keys": {
         type: "boolean",
         description:
@@ -646,6 +676,7 @@ export const COMMANDS: readonly Command[] = [
     notes: [
       `Keys come from references: env:${KEY_VARIABLE_PREFIX}NAME (only variables with that prefix) or file:NAME (a regular file of at most 16 KiB in the directory SDWAN_APIKEY_DIR names, which file: references need); two connections may not share one, and none may be a master key. The plan says where each key comes from. An entry whose variable is not set is unchanged if its connection is stored at that URL (key not checked), else refused; --require-keys refuses it anyway.`,
       "Each entry is validated with its orchestrator unless --force. A step that fails does not stop the others; the output says which were applied and which were not, and the exit code is that of the first failure.",
+      "A grants: list (subject, pattern, verb) is planned too: grants it says are created, and with --prune stored ones it does not say are deleted; a file without one leaves the grants alone.",
       "Applying the same file again changes nothing. Ctrl-C or SIGTERM stops it at once, saying what was applied. A dry run creates nothing: where no store is yet, its plan creates every entry.",
     ].join(" "),
     run: (input) => applyConfiguration(input, input.service.planConfiguration, input.service),

@@ -345,7 +345,7 @@ describe("reading a configuration file", () => {
         masterKeys: [],
       })();
       process.env = live;
-      expect(connections).toMatchObject({ right: { length: 1_000 } });
+      expect(connections).toMatchObject({ right: { connections: { length: 1_000 } } });
       expect(read).toEqual([]);
     } finally {
       process.env = live;

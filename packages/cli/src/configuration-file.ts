@@ -9,6 +9,7 @@ import {
   type ConnectionSummary,
   type DomainError,
   type FieldError,
+  type Grant,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
@@ -24,8 +25,13 @@ import { loadYaml } from "./yaml.js";
  *   - alias: lab
  *     orchestratorUrl: https://vco.example.net/
  *     apiKey: env:SDWAN_APIKEY_LAB
+ * grants:
+ *   - subject: group:emea
+ *     pattern: emea-*
+ *     verb: use
  * ```
  *
+ * `grants:` is optional (SPEC §11): without it, `apply` leaves the stored grants alone.
  * A file comes from anyone: its references reach only what is meant to hold keys. A variable must carry
  * the key prefix (never a setting of the service, such as SDWAN_MASTER_KEY); a file must be a small regular
  * file in the one directory the operator named for key files (SDWAN_APIKEY_DIR), links resolved, and outside
@@ -60,8 +66,14 @@ const entryProps = {
   apiKeyExpiresAt: t.union([t.string, t.undefined]),
 } satisfies Record<keyof Connection, t.Mixed>;
 const Entry = strictObject("ConfigurationEntry", entryProps, t.type(entryProps));
-const fileProps = { connections: t.array(t.unknown) };
+const fileProps = { connections: t.array(t.unknown), grants: t.union([t.array(t.unknown), t.undefined]) };
 const ConfigurationFile = strictObject("ConfigurationFile", fileProps, t.type(fileProps));
+
+/** A configuration file read: its connections, keys resolved, and its `grants:` list (core decodes each) when it has one. */
+export interface ConfigurationRead {
+  readonly connections: readonly Record<string, string>[];
+  readonly grants: readonly unknown[] | undefined;
+}
 
 type Entry = t.TypeOf<typeof Entry>;
 
@@ -73,9 +85,14 @@ type Entry = t.TypeOf<typeof Entry>;
 export const keyVariable = (alias: string): string =>
   `${KEY_VARIABLE_PREFIX}${alias.toUpperCase().replace(/[^A-Z0-9]/g, (character) => `_${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`)}`;
 
-/** The connections as a configuration file (YAML, or JSON), each key a reference to `keyVariable(alias)`. */
+/**
+ * The connections and grants as a configuration file (YAML, or JSON), each key a reference to `keyVariable(alias)`;
+ * no grants (none stored, or the user may not list them) leave the list out, so that `apply` leaves the grants
+ * alone, and a store without grants exports as before.
+ */
 export const exportConfiguration = async (
   connections: readonly ConnectionSummary[],
+  grants: readonly Grant[] | undefined,
   format: "yaml" | "json",
 ): Promise<string> => {
   const document = {
@@ -84,6 +101,9 @@ export const exportConfiguration = async (
       orchestratorUrl,
       apiKey: `env:${keyVariable(alias)}`,
     })),
+    ...(grants === undefined || grants.length === 0
+      ? {}
+      : { grants: grants.map(({ subject, pattern, verb }) => ({ subject, pattern, verb })) }),
   };
   return format === "json" ? `${JSON.stringify(document, null, 2)}\n` : (await loadYaml()).stringify(document);
 };
@@ -270,7 +290,7 @@ const parseDocument =
 /**
  * Reads a configuration file (YAML or JSON, a regular file of at most 16 MiB), decodes it and resolves every
  * key reference: the connections as core's `planConfiguration` takes them (each with its `keySource`, the
- * reference), or InvalidInput naming each bad place (never a value). Two connections may not share a
+ * reference) and its `grants:` list, or InvalidInput naming each bad place (never a value). Two connections may not share a
  * reference: each has its own key. An unset key variable leaves its entry without `apiKey` (the plan then
  * finds it unchanged, its key not checked, or says a key is needed), unless `requireKeys`.
  */
@@ -279,7 +299,7 @@ export const readConfiguration =
     path: string,
     sources: KeySources,
     options: { readonly requireKeys?: boolean } = {},
-  ): TaskEither<DomainError, readonly Record<string, string>[]> =>
+  ): TaskEither<DomainError, ConfigurationRead> =>
   async () => {
     const text = await readRegularFile(path, CONFIGURATION_FILE_MAX_BYTES)();
     const document = E.isLeft(text) ? text : await parseDocument(text.right)();
@@ -325,5 +345,5 @@ export const readConfiguration =
         });
       }
     }
-    return errors.length === 0 ? E.right(connections) : E.left(invalidInput(errors));
+    return errors.length === 0 ? E.right({ connections, grants: file.right.grants }) : E.left(invalidInput(errors));
   };

@@ -2,6 +2,9 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import {
   AliasCodec,
+  AliasPatternCodec,
+  GrantVerbCodec,
+  SubjectCodec,
   CloudEventCodec,
   Customer,
   OrchestratorUrlCodec,
@@ -41,7 +44,7 @@ import * as t from "io-ts";
  */
 export type RemoteService = Omit<
   ConnectionService,
-  "rotateMasterKey" | "recordForbiddenWrite" | "healthMonitor" | "keyExpiryWatch" | "grants"
+  "rotateMasterKey" | "recordForbiddenWrite" | "recordTokenChange" | "healthMonitor" | "keyExpiryWatch"
 >;
 
 export interface ServiceEndpoint {
@@ -126,6 +129,7 @@ const AuditAnswer = t.type({
   next: t.union([t.string, t.null]),
 });
 const Matches = t.type({ matches: t.boolean });
+const GrantAnswer = t.type({ id: t.string, subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec });
 const FieldErrors = t.array(t.type({ field: t.string, message: t.string }));
 const ProblemBody = t.intersection([
   t.type({ type: t.string, detail: t.string }),
@@ -343,6 +347,20 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
       TE.flatMap((answer) => TE.fromEither(json(Matches, answer))),
     );
 
+  // The grants (SPEC §11, admins): the service audits each change as this context's user.
+  const listGrants = () => read(t.array(GrantAnswer), "/grants");
+  const grants: RemoteService["grants"] = {
+    list: listGrants,
+    add: (body) =>
+      pipe(
+        call("POST", "/grants", undefined, { body, ok: 201 }),
+        TE.flatMap((answer) => TE.fromEither(json(GrantAnswer, answer))),
+      ),
+    remove: (id) =>
+      TE.map(() => undefined)(call("DELETE", `/grants/${encodeURIComponent(id)}`, undefined, { ok: 204 })),
+    dispose: () => undefined,
+  };
+
   // What planning learnt of the stored connections: each version (the writes' If-Match) and whether the file's key is the stored one.
   const versions = new Map<string, number>();
   const sameKey = new Map<string, boolean>();
@@ -422,6 +440,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
         );
       return planConfiguration({
         repository: { get, list: () => read(t.array(Summary), "/connections") },
+        grants,
         fingerprints: {
           fingerprint: (alias, apiKey) =>
             (apiKey as unknown) === STORED_KEY || sameKey.get(aliasKey(alias)) === true ? "stored" : "given",
@@ -442,8 +461,11 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
             ...(options.signal === undefined ? {} : { signal: options.signal }),
           }),
         remove: (alias) => remove(alias, versions.get(aliasKey(alias)), options.signal),
+        addGrant: grants.add,
+        removeGrant: grants.remove,
       })(plan, { ...options, concurrency: Math.min(options.concurrency ?? 1, 8) }),
     connectionsHealth,
+    grants,
     listAudit: (queryValues) =>
       TE.map(({ entries, next }: t.TypeOf<typeof AuditAnswer>) => ({
         entries: entries as unknown as readonly AuditEntry[],

@@ -837,4 +837,59 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
     });
     expect((await cli(dataDir, ["apply"])).code).toBe(2);
   });
+
+  // SPEC §11: configuration as code carries grants; apply plans them, deletes only with --prune.
+  it("carries grants: planned (text and JSON), a dry run changes nothing, deleted only with --prune, exported", async () => {
+    type Grants = {
+      grants: { action: string; grant: { subject: string } }[];
+      results?: { action: string; grant?: { subject: string }; outcome: string }[];
+    };
+    const grantsOf = (run: { stdout: string }) =>
+      (JSON.parse(run.stdout) as Grants).grants.map(({ action, grant }) => `${action} ${grant.subject}`);
+    const exported = async () =>
+      (JSON.parse((await cli(dataDir, ["export", "-o", "json"])).stdout) as { grants?: unknown[] }).grants;
+    const both = await writeConfiguration(
+      "grants.yaml",
+      `connections: []\ngrants:\n  - subject: group:emea\n    pattern: "emea-*"\n    verb: use\n  - subject: token:ci\n    pattern: lab\n    verb: manage\n`,
+    );
+    const dryRun = await cli(dataDir, ["apply", "-f", both, "--dry-run"], "", env());
+    expect(dryRun.code).toBe(0);
+    expect(grantsOf(dryRun)).toEqual(["create group:emea", "create token:ci"]);
+    const text = await cli(dataDir, ["apply", "-f", both, "--dry-run", "-o", "table"], "", env());
+    expect(text.stdout).toContain(
+      "Grants: 2 to create, 0 to delete, 0 unchanged\n  + create    grant group:emea use emea-*\n  + create    grant token:ci manage lab\n",
+    );
+    expect(await exported()).toBeUndefined();
+
+    const applied = await cli(dataDir, ["apply", "-f", both], "", env());
+    expect(applied.code).toBe(0);
+    expect(
+      (JSON.parse(applied.stdout) as Grants).results?.map(({ grant, outcome }) => `${grant?.subject}: ${outcome}`),
+    ).toEqual(["group:emea: applied", "token:ci: applied"]);
+    expect(await exported()).toEqual([
+      { subject: "group:emea", pattern: "emea-*", verb: "use" },
+      { subject: "token:ci", pattern: "lab", verb: "manage" },
+    ]);
+
+    const one = await writeConfiguration(
+      "one-grant.yaml",
+      `connections: []\ngrants:\n  - subject: group:emea\n    pattern: "EMEA-*"\n    verb: use\n`,
+    );
+    expect(grantsOf(await cli(dataDir, ["apply", "-f", one], "", env()))).toEqual(["unchanged group:emea"]);
+    expect(await exported()).toHaveLength(2);
+    const pruned = await cli(dataDir, ["apply", "-f", one, "--prune"], "", env());
+    expect(pruned.code).toBe(0);
+    expect(grantsOf(pruned)).toEqual(["unchanged group:emea", "delete token:ci"]);
+    expect(await exported()).toEqual([{ subject: "group:emea", pattern: "emea-*", verb: "use" }]);
+
+    const bad = await writeConfiguration(
+      "bad-grant.yaml",
+      `connections: []\ngrants:\n  - subject: alice\n    pattern: lab\n    verb: own\n`,
+    );
+    const refused = await cli(dataDir, ["apply", "-f", bad, "--prune"], "", env());
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("grants.0.subject");
+    expect(refused.stderr).toContain("grants.0.verb");
+    expect(await exported()).toHaveLength(1);
+  });
 });

@@ -83,6 +83,10 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
           anAuditEntry({ at: minutesAgo(30 - i), action: i % 3 === 0 ? "add" : i % 3 === 1 ? "update" : "delete" }),
         ),
         anAuditEntry({ at: minutesAgo(4), action: "rotate-master-key", alias: null }),
+        // Changes to no connection (SPEC §11): grants and service tokens.
+        ...(["grant-add", "grant-remove", "token-create", "token-renew", "token-revoke"] as const).map((action, i) =>
+          anAuditEntry({ at: minutesAgo(3.9 - i / 10), action, alias: null, fields: [], validation: "not-asked" }),
+        ),
       ];
       for (const entry of changes) await run((logs[0] as AuditLog).record(entry));
       // 1,010 attempts of every kind, from two logs at once, all newer than every change.
@@ -101,7 +105,7 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
       await Promise.all(attempts.map((entry, i) => run((logs[i % 2] as AuditLog).record(entry))));
       const kept = await run((logs[1] as AuditLog).list({ limit: 1000 }));
       const keptIds = new Set(kept.map((entry) => entry.id));
-      // The newest 20 changes all stay (the 6 oldest went, pushed out by newer changes only), and the newest 50 attempts.
+      // The newest 20 changes all stay (the 11 oldest went, pushed out by newer changes only), and the newest 50 attempts.
       const newestChanges = [...changes].sort((a, b) => (a.id < b.id ? 1 : -1)).slice(0, 20);
       expect(newestChanges.filter((entry) => !keptIds.has(entry.id))).toEqual([]);
       expect(kept.filter((entry) => isAuditedChange(entry))).toHaveLength(20);

@@ -96,7 +96,7 @@ export {
 } from "./domain/opennms-event.js";
 export type { FeedItem } from "./services/event-feed.js";
 export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";
-export type { AuditPage } from "./services/audit-trail.js";
+export type { AuditedToken, AuditPage, TokenChange } from "./services/audit-trail.js";
 export {
   HEALTH_CHECK_OUTCOMES,
   HEALTH_HISTORY,
@@ -119,9 +119,12 @@ export {
   applyPlan,
   planConfiguration,
   planForNoStore,
+  stepName,
   type ApplyOptions,
   type DesiredConnection,
+  type GrantStep,
   type Plan,
+  type PlanOptions,
   type PlanStep,
   type StepResult,
 } from "./use-cases/configuration.js";

@@ -109,7 +109,7 @@ export const createApp = ({
     meRoutes(service.grants, auth?.groups ?? noGroups),
     sessionRoutes(auth?.sessions),
     eventsRoutes(service, { ...events, draining }),
-    tokensRoutes(auth?.serviceTokens, service.grants),
+    tokensRoutes(auth?.serviceTokens, service),
     grantsRoutes(service, auth?.groups ?? noGroups),
     webhooksRoutes(webhooks),
   );

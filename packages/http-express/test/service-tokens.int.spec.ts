@@ -197,6 +197,36 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     await expectRefused(h, again.token);
   });
 
+  it("audits creating, renewing and revoking a token as the admin's changes: its name and role, never a secret", async () => {
+    await using h = await startHarness();
+    const ci = await create(h, { name: "ci", expiresInDays: 30, role: "admin" });
+    const scoped = await create(h, { name: "scoped", expiresInDays: 5, grants: [{ pattern: "lab-*", verb: "use" }] });
+    const renewed = (await h.call("POST", `${TOKENS}/${ci.id}/renew`)).json<Issued>();
+    expect((await h.call("DELETE", `${TOKENS}/${scoped.id}`)).status).toBe(204);
+    // What changed nothing is not audited: an unknown token's renewal or revocation.
+    expect((await h.call("POST", `${TOKENS}/${scoped.id}/renew`)).status).toBe(404);
+    expect((await h.call("DELETE", `${TOKENS}/${scoped.id}`)).status).toBe(404);
+    const audit = await h.call("GET", `${BASE}/audit`);
+    expect(audit.status).toBe(200);
+    type Entry = { action: string; actor: string; alias: string | null; detail: string | null; outcome: string };
+    expect(
+      audit
+        .json<{ entries: Entry[] }>()
+        .entries.filter(({ action }) => action.startsWith("token-"))
+        .map(({ action, actor, alias, detail, outcome }) => ({ action, actor, alias, detail, outcome })),
+    ).toEqual([
+      { action: "token-revoke", actor: ADMIN.name, alias: null, detail: "token:scoped no-role", outcome: "succeeded" },
+      { action: "token-renew", actor: ADMIN.name, alias: null, detail: "token:ci admin", outcome: "succeeded" },
+      { action: "token-create", actor: ADMIN.name, alias: null, detail: "token:scoped no-role", outcome: "succeeded" },
+      { action: "token-create", actor: ADMIN.name, alias: null, detail: "token:ci admin", outcome: "succeeded" },
+    ]);
+    for (const secret of [ci.token, scoped.token, renewed.token]) {
+      expect(audit.text).not.toContain(secret);
+      expect(audit.text).not.toContain(secret.slice(4));
+      expect(audit.text).not.toContain(createHash("sha256").update(secret).digest("hex"));
+    }
+  });
+
   it("records the last use at most once a minute", async () => {
     const clock = createManualClock(Date.now());
     await using h = await startHarness({ clock });

@@ -238,6 +238,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) stored;
       create index audit_entries_by_kind on audit_entries (kind, id)`,
   },
+  {
+    // Service tokens' creations, renewals and revocations are audited changes (SPEC §11), kept by the changes' retention.
+    version: 13,
+    name: "token changes audited",
+    sql: `
+      alter table audit_entries drop column kind;
+      alter table audit_entries add column kind text generated always as (
+        case when outcome = 'succeeded' and action in ('add', 'update', 'delete', 'rotate-master-key', 'grant-add',
+          'grant-remove', 'token-create', 'token-renew', 'token-revoke')
+          then 'change' else 'attempt' end
+      ) stored;
+      create index audit_entries_by_kind on audit_entries (kind, id)`,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -13,7 +13,10 @@ import { CONNECTION_FIELDS } from "./requests.js";
  * What an audit entry records: a write to the connections, a master-key rotation, a health state change found
  * by the background checks, a key check that did not match, a write refused to a user who may only read, or a
  * key nearing or past its expiry (`key-expiring`, `key-expired`: attempts, never changes, whatever their number), or
- * a grant added or removed (`grant-add`, `grant-remove`: no alias, the grant in `detail`, e.g. `group:emea use emea-*`).
+ * a grant added or removed (`grant-add`, `grant-remove`: no alias, the grant in `detail`, e.g. `group:emea use emea-*`),
+ * or a service token created, renewed or revoked (`token-create`, `token-renew`, `token-revoke`: no alias, the token's
+ * name and role in `detail`, e.g. `token:ci viewer`, never its secret), or a service token nearing or past its
+ * expiry (`token-expiring`, `token-expired`: attempts, no alias, the token's name and expiry in `detail`).
  */
 export const AUDIT_ACTIONS = [
   "add",
@@ -28,6 +31,11 @@ export const AUDIT_ACTIONS = [
   "key-expired",
   "grant-add",
   "grant-remove",
+  "token-create",
+  "token-renew",
+  "token-revoke",
+  "token-expiring",
+  "token-expired",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -89,6 +97,9 @@ export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set([
   "rotate-master-key",
   "grant-add",
   "grant-remove",
+  "token-create",
+  "token-renew",
+  "token-revoke",
 ]);
 
 /**

@@ -96,7 +96,7 @@ const KEY_EXPIRY_TYPES = {
 /**
  * The event an audit entry is, if any: a change that happened (add, update, delete), a health state change, or a
  * key-expiry warning.
- * Attempts (failed, refused, unchanged), dry runs, key checks, rotations and grant changes are not events. Every action is
+ * Attempts (failed, refused, unchanged), dry runs, key checks, rotations, grant and token changes are not events. Every action is
  * named here, so a new one does not compile until it is mapped.
  */
 export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
@@ -131,6 +131,12 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
     case "forbidden":
     case "grant-add":
     case "grant-remove":
+    case "token-create":
+    case "token-renew":
+    case "token-revoke":
+    case "token-expiring":
+    case "token-expired":
+      // A token's expiry is the admins' (the audit trail), not a connection's event: /events is read by every user.
       return O.none;
     default: {
       const unmapped: never = action;

@@ -23,6 +23,14 @@ import type { AuditLog } from "../ports/audit-log.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthChange } from "./health-states.js";
 
+/** A service token's change (SPEC §11), audited as a change to no connection. */
+export type TokenChange = "token-create" | "token-renew" | "token-revoke";
+/** What the trail says of a service token: never its secret. */
+export interface AuditedToken {
+  readonly name: string;
+  readonly role: string | null;
+}
+
 /** A page of the audit trail. */
 export interface AuditPage {
   readonly entries: readonly AuditEntry[];
@@ -145,6 +153,14 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
       failure,
       detail,
     });
+  // A change to no connection (a grant, a service token), recorded before its answer.
+  const changeOfNoConnection = (by: Actor | undefined, action: AuditAction, detail: string): Promise<void> =>
+    recordNow({
+      ...entryOf(by, { action, alias: null, fields: [], forced: false }, E.right(undefined)),
+      validation: "not-asked",
+      detail,
+    });
+
   return {
     ofAdd: (body: unknown, options: { readonly dryRun?: boolean; readonly force?: boolean }): Subject => ({
       action: options.dryRun === true ? "dry-run" : "add",
@@ -229,16 +245,25 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     },
     /** A grant added or removed by `by`: a change, recorded before the answer, the grant in `detail`. */
     grantChanged: (by: Actor | undefined, action: "grant-add" | "grant-remove", grant: Grant): Promise<void> =>
-      recordNow({
-        ...entryOf(by, { action, alias: null, fields: [], forced: false }, E.right(undefined)),
-        validation: "not-asked",
-        detail: describeGrant(grant),
-      }),
+      changeOfNoConnection(by, action, describeGrant(grant)),
+    /** A service token created, renewed or revoked by `by`: a change, recorded before the answer, its name and role in `detail` (never its secret). */
+    tokenChanged: (by: Actor | undefined, action: TokenChange, token: AuditedToken): Promise<void> =>
+      changeOfNoConnection(by, action, `token:${token.name} ${token.role ?? "no-role"}`),
     /** A key nearing (`key-expiring`) or past (`key-expired`) its expiry, as the key-expiry watch found it. */
     keyExpiryWarned: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date): void => {
       const subject: Subject = { action, alias, fields: [], forced: false };
       recordInBackground({
         ...entryOf({ name: "key-expiry" }, subject, E.right(undefined)),
+        id: auditEntryId(at),
+        at,
+        validation: "not-asked",
+        detail,
+      });
+    },
+    /** A service token nearing (`token-expiring`) or past (`token-expired`) its expiry, as the key-expiry watch found it. */
+    tokenExpiryWarned: (action: "token-expiring" | "token-expired", detail: string, at: Date): void => {
+      recordInBackground({
+        ...entryOf({ name: "key-expiry" }, { action, alias: null, fields: [], forced: false }, E.right(undefined)),
         id: auditEntryId(at),
         at,
         validation: "not-asked",

@@ -9,7 +9,7 @@ import type { CustomerList } from "../domain/customer-list.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionHealth } from "../domain/health.js";
 import type { KeyRotationReport } from "../ports/connection-repository.js";
-import { createAuditTrail, type AuditPage } from "./audit-trail.js";
+import { createAuditTrail, type AuditedToken, type AuditPage, type TokenChange } from "./audit-trail.js";
 import { followEvents, type FeedItem } from "./event-feed.js";
 import { decodeEventsQuery } from "../domain/events.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
@@ -31,6 +31,7 @@ import {
   planConfiguration,
   type ApplyOptions,
   type Plan,
+  type PlanOptions,
   type StepResult,
 } from "../use-cases/configuration.js";
 import { deleteConnection, type DeleteConnectionOptions } from "../use-cases/delete-connection.js";
@@ -102,11 +103,13 @@ export interface ConnectionService {
   checkApiKey(rawAlias: string, body: unknown, options?: By): TE.TaskEither<DomainError, { readonly matches: boolean }>;
   /** Audits a write refused to `by`, a user who may only read (the driver refuses it; `method` is the request's). */
   recordForbiddenWrite(by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void>;
+  /** Audits a service token created, renewed or revoked by `by` (the driver manages the tokens): a change, never the secret. */
+  recordTokenChange(by: Actor, action: TokenChange, token: AuditedToken): Promise<void>;
   deleteConnection(rawAlias: string, options?: DeleteConnectionOptions & By): TE.TaskEither<DomainError, void>;
   listPartnerCustomers(rawAlias: string): TE.TaskEither<DomainError, CustomerList>;
   rotateMasterKey(options?: By): TE.TaskEither<DomainError, KeyRotationReport>;
   /** What applying a configuration (connections with their keys) would change; see `planConfiguration`. */
-  planConfiguration(rawDesired: unknown, options?: { readonly prune?: boolean }): TE.TaskEither<DomainError, Plan>;
+  planConfiguration(rawDesired: unknown, options?: PlanOptions): TE.TaskEither<DomainError, Plan>;
   /** Carries out a plan through the audited writes, as `by`; a failed step does not stop the rest. */
   applyPlan(plan: Plan, options?: ApplyOptions & By): Promise<readonly StepResult[]>;
   /** Every connection's health: the last background check's or validation's outcome (`unknown` until one). */
@@ -163,6 +166,8 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     repository,
     ledger,
     warn: trail.keyExpiryWarned,
+    tokens: options.storage.serviceTokens,
+    warnToken: trail.tokenExpiryWarned,
     thresholds: options.keyExpiry?.warnDays ?? DEFAULT_KEY_EXPIRY_WARN_DAYS,
     clock,
     orchestrator,
@@ -238,17 +243,20 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       ),
     recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
       trail.forbidden(by, write),
+    recordTokenChange: trail.tokenChanged,
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
     rotateMasterKey: (options: By = {}) =>
       trail.audited(options.by, trail.ofRotation(), (through) => rotateMasterKey({ repository: through, webhooks })()),
-    planConfiguration: planConfiguration({ repository, fingerprints }),
+    planConfiguration: planConfiguration({ repository, fingerprints, grants }),
     applyPlan: (plan: Plan, options: ApplyOptions & By = {}) => {
       const by = options.by === undefined ? {} : { by: options.by };
       return applyPlan({
         add: (body, force) => addConnectionAudited(body, { force, ...by }),
         update: (alias, change, force) => updateConnectionAudited(alias, change, { force, ...by }),
         remove: (alias) => deleteConnectionAudited(alias, by),
+        addGrant: (grant) => grants.add(grant, options.by),
+        removeGrant: (id) => grants.remove(id, options.by),
       })(plan, options);
     },
     connectionsHealth: listConnectionsHealth({ repository, ledger }),

@@ -150,4 +150,73 @@ describe("key-expiry warnings", () => {
     expect(refused).toMatchObject({ valid: true, apiKeyExpiry: undefined });
     expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 1, within30Days: 1 });
   });
+
+  describe("service tokens (SPEC §11: warned before expiry like keys)", () => {
+    const token = (id: string, name: string, expiresAt: number) => ({
+      id,
+      name,
+      role: "viewer" as const,
+      lifetimeDays: 40,
+      expiresAt: new Date(expiresAt),
+      lastUsedAt: null,
+      createdBy: "admin",
+      createdAt: new Date(START),
+    });
+    const tokenWarnings = async (service: ReturnType<typeof createConnectionService>) =>
+      (await expectRight(service.listAudit({ limit: "1000" }))).entries
+        .filter((entry) => entry.action.startsWith("token-"))
+        .map(({ action, alias, actor, outcome, detail }) => ({ action, alias, actor, outcome, detail }))
+        .reverse();
+
+    it("warns at each threshold once and at expiry, whichever instance scans, with or without background health; a renewal starts again", async () => {
+      for (const healthIntervalMs of [undefined, 3_600_000]) {
+        const { storage, clock, one, two } = world(healthIntervalMs);
+        // Named like a connection the watch also warns of: neither's claims hide the other's warnings.
+        const id = "00000000-0000-4000-8000-000000000001";
+        await expectRight(storage.serviceTokens.create(token(id, "lab", START + 40 * DAY), "a".repeat(64)));
+        await add(one, "lab", { apiKeyExpiresAt: new Date(START + 40 * DAY).toISOString() });
+        const scanBoth = () =>
+          Promise.all([one.keyExpiryWatch.scanNow(), two.keyExpiryWatch.scanNow(), one.keyExpiryWatch.scanNow()]);
+        await scanBoth();
+        for (const days of [10, 1, 1, 20, 1, 5, 1, 1, 1, 1]) {
+          clock.advance(days * DAY);
+          await scanBoth();
+        }
+        const expected = [
+          [30, 30],
+          [7, 7],
+          [1, 1],
+          [0, 0],
+        ].map(([daysLeft, threshold]) => ({
+          action: threshold === 0 ? "token-expired" : "token-expiring",
+          alias: null,
+          actor: "key-expiry",
+          outcome: "succeeded",
+          detail: `token:lab expiresAt=${new Date(START + 40 * DAY).toISOString()} daysLeft=${daysLeft} threshold=${threshold}`,
+        }));
+        expect(await tokenWarnings(one)).toEqual(expected);
+        // The connection of the same name was warned of too (with background health, by its rounds, not run here).
+        if (healthIntervalMs === undefined)
+          expect(
+            (await expectRight(one.listAudit({ limit: "1000" }))).entries.filter(
+              ({ action }) => action === "key-expired",
+            ),
+          ).toHaveLength(1);
+
+        // A renewal: a new expiry, whose thresholds are warned of again.
+        await expectRight(
+          storage.serviceTokens.renew(id, {
+            hash: "b".repeat(64),
+            expiresAt: new Date(clock.now() + 5 * DAY),
+            previousUntil: new Date(clock.now()),
+          }),
+        );
+        await scanBoth();
+        expect(
+          (await tokenWarnings(two)).slice(4).map(({ action, detail }) => `${action} ${detail?.split(" ").at(-1)}`),
+        ).toEqual(["token-expiring threshold=7"]);
+        await Promise.all([one.dispose(), two.dispose()]);
+      }
+    });
+  });
 });

@@ -19,6 +19,7 @@ import type { Clock } from "../ports/clock.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthLedger } from "../ports/health-ledger.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
+import type { ServiceToken, ServiceTokenStore } from "../ports/service-token-store.js";
 
 /** How many keys expire (or have expired) within 7 and within 30 days, for `/metrics`. */
 export interface KeyExpiryCounts {
@@ -37,11 +38,22 @@ export interface KeyExpiryWatchOptions {
   readonly clock: Clock;
   /** Asked for its token list (best effort) about a key that is an orchestrator token stating no expiry; none: never asked. */
   readonly orchestrator?: Orchestrator | undefined;
+  /** The service tokens (SPEC §11), warned of like keys at every scan; none: not watched. */
+  readonly tokens?: ServiceTokenStore | undefined;
+  /** Records a token's warning (the audit trail's `tokenExpiryWarned`). */
+  readonly warnToken?: (action: "token-expiring" | "token-expired", detail: string, at: Date) => void;
   /** A ledger or store that could not be read or written; the watch goes on. */
   readonly onError?: ((error: DomainError) => void) | undefined;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+
+// A token's warnings are claimed under `token:ID`: `:` is no alias character, so no connection's claims meet them.
+const tokenClaim = (token: ServiceToken) => `token:${token.id}` as Alias;
+
+/** What a token's warning says: its principal and expiry, never its secret. */
+export const tokenExpiryDetail = (token: ServiceToken, now: Date, threshold: number): string =>
+  `token:${token.name} expiresAt=${token.expiresAt.toISOString()} daysLeft=${daysLeft(token.expiresAt, now)} threshold=${threshold}`;
 
 /**
  * Watches the keys' expiry (docs/interface.md §10): `check` warns, through the audit trail, when a key crosses
@@ -55,6 +67,8 @@ export const createKeyExpiryWatch = ({
   thresholds,
   clock,
   orchestrator,
+  tokens,
+  warnToken,
   onError,
 }: KeyExpiryWatchOptions) => {
   const known = new Map<string, Date>();
@@ -123,7 +137,29 @@ export const createKeyExpiryWatch = ({
       warn(connection.alias, threshold === 0 ? "key-expired" : "key-expiring", detail, now);
     };
 
-  /** Every stored connection's stored expiry (declared, or the key's own) checked, warning with `warnNow`. */
+  /**
+   * Every service token's expiry checked, warning at the thresholds and at expiry, once per token, expiry and
+   * threshold (a renewal's new expiry starts them again), whichever instance claims it first.
+   */
+  const scanTokens = async (): Promise<void> => {
+    if (tokens === undefined || warnToken === undefined) return;
+    const listed = await tokens.list()();
+    if (E.isLeft(listed)) return onError?.(listed.left);
+    const now = new Date(clock.now());
+    for (const token of listed.right) {
+      const threshold = dueThreshold(token.expiresAt, now, thresholds);
+      if (threshold === undefined) continue;
+      const claimed = await ledger.claimKeyWarning(tokenClaim(token), token.expiresAt.toISOString(), threshold)();
+      if (E.isLeft(claimed)) onError?.(claimed.left);
+      else if (claimed.right)
+        warnToken(threshold === 0 ? "token-expired" : "token-expiring", tokenExpiryDetail(token, now, threshold), now);
+    }
+  };
+
+  /**
+   * Every stored connection's stored expiry (declared, or the key's own) checked, warning with `warnNow`; then
+   * every service token's, warning always (no health round looks at tokens).
+   */
   const scan =
     (warnNow: boolean): T.Task<void> =>
     async () => {
@@ -136,6 +172,7 @@ export const createKeyExpiryWatch = ({
         if (E.isRight(stored)) await check(stored.right, { warn: warnNow })();
         else if (stored.left._tag !== "NotFound") onError?.(stored.left);
       }
+      await scanTokens();
     };
 
   const counts = (): KeyExpiryCounts => {

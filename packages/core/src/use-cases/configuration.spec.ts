@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
-import { planForNoStore } from "./configuration.js";
+import { planForNoStore, stepName, type StepResult } from "./configuration.js";
 
 const entry = (alias: string, apiKey: string = TEST_KEYS.partner, orchestratorUrl = "https://vco.example.net/") => ({
   alias,
   orchestratorUrl,
   apiKey,
 });
-const summary = (results: readonly { step: { action: string; alias: string }; outcome: string }[]) =>
-  results.map(({ step, outcome }) => `${step.action} ${step.alias}: ${outcome}`);
+const summary = (results: readonly StepResult[]) =>
+  results.map(({ step, outcome }) => `${step.action} ${stepName(step)}: ${outcome}`);
 
 describe("configuration as code", () => {
   it("applies several steps at once, answering in the plan's order", async () => {
@@ -164,6 +164,76 @@ describe("configuration as code", () => {
           message: "env:SDWAN_APIKEY_NEW gives no key, and one is needed to create this connection or change its URL",
         },
       ],
+    });
+  });
+
+  describe("grants (SPEC §11: apply plans them; deletes only with --prune)", () => {
+    const grant = (subject: string, pattern: string, verb = "read") => ({ subject, pattern, verb });
+
+    it("creates the grants the file says, audited as the applier, and finds them unchanged the second time", async () => {
+      const { service } = createTestWorld();
+      const grants = [grant("user:alice", "prod-*", "manage"), grant("group:emea", "emea-*")];
+      const plan = await expectRight(service.planConfiguration([], { grants }));
+      expect(plan.grants.map(({ action }) => action)).toEqual(["create", "create"]);
+      expect(summary(await service.applyPlan(plan, { by: { name: "ops" } }))).toEqual([
+        "create grant user:alice manage prod-*: applied",
+        "create grant group:emea read emea-*: applied",
+      ]);
+      expect((await expectRight(service.grants.list())).map(({ subject }) => subject)).toEqual([
+        "user:alice",
+        "group:emea",
+      ]);
+      const audit = await expectRight(service.listAudit({}));
+      expect(audit.entries.filter(({ action }) => action === "grant-add").map(({ actor }) => actor)).toEqual([
+        "ops",
+        "ops",
+      ]);
+      // The same grant with its pattern in another case is the same grant.
+      const again = await expectRight(
+        service.planConfiguration([], { grants: [grant("user:alice", "PROD-*", "manage"), grants[1]], prune: true }),
+      );
+      expect(again.grants.map(({ action }) => action)).toEqual(["unchanged", "unchanged"]);
+    });
+
+    it("deletes a stored grant the file does not say only with prune, and leaves grants alone without a list", async () => {
+      const { service } = createTestWorld();
+      await expectRight(service.grants.add(grant("user:bob", "lab")));
+      await expectRight(service.grants.add(grant("user:alice", "prod-*")));
+      const kept = await expectRight(service.planConfiguration([], { grants: [grant("user:alice", "prod-*")] }));
+      expect(kept.grants.map(({ action, grant: { subject } }) => `${action} ${subject}`)).toEqual([
+        "unchanged user:alice",
+      ]);
+      expect((await expectRight(service.planConfiguration([], { prune: true }))).grants).toEqual([]);
+      const pruned = await expectRight(
+        service.planConfiguration([], { grants: [grant("user:alice", "prod-*")], prune: true }),
+      );
+      expect(summary(await service.applyPlan(pruned))).toEqual([
+        "unchanged grant user:alice read prod-*: unchanged",
+        "delete grant user:bob read lab: applied",
+      ]);
+      expect((await expectRight(service.grants.list())).map(({ subject }) => subject)).toEqual(["user:alice"]);
+    });
+
+    it("refuses a malformed or repeated grant at its place, changing nothing", async () => {
+      const { service } = createTestWorld();
+      const error = await expectLeft(
+        service.planConfiguration([], {
+          grants: [
+            grant("alice", "prod-*"),
+            grant("user:bob", "lab", "write"),
+            grant("user:c", "x"),
+            grant("user:c", "X"),
+          ],
+        }),
+      );
+      expect(error).toMatchObject({ _tag: "InvalidInput" });
+      expect(error._tag === "InvalidInput" ? error.errors.map(({ field }) => field) : []).toEqual([
+        "grants.0.subject",
+        "grants.1.verb",
+        "grants.3",
+      ]);
+      await expectLeft(service.planConfiguration([], { grants: "user:alice" }));
+      expect(await expectRight(service.grants.list())).toEqual([]);
     });
   });
 });

@@ -7,6 +7,7 @@ import { decodeInput, strictObject } from "../domain/decode.js";
 import { invalidInput, notFound, type DomainError, type FieldError } from "../domain/errors.js";
 import { sameTime, type ChangeableField } from "../domain/connection.js";
 import { AddConnectionRequest, CHANGEABLE_FIELDS, CONNECTION_FIELDS } from "../domain/requests.js";
+import { describeGrant, GrantRequestCodec, sameGrant, type Grant, type GrantRequest } from "../domain/grants.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 
@@ -72,8 +73,24 @@ export type PlanStep =
       readonly keyChecked?: false;
     } & FromSource);
 
+/**
+ * One grant step of a plan (SPEC §11: configuration as code carries grants): the grant, and the stored one's
+ * `id` for a step that finds it stored (`delete`, `unchanged`).
+ */
+export interface GrantStep {
+  readonly action: "create" | "delete" | "unchanged";
+  readonly grant: GrantRequest;
+  readonly id?: string;
+}
+
+/** How a step is named in a plan's lines: the alias, or `grant SUBJECT VERB PATTERN`. */
+export const stepName = (step: PlanStep | GrantStep): string =>
+  "grant" in step ? `grant ${describeGrant(step.grant)}` : step.alias;
+
 export interface Plan {
   readonly steps: readonly PlanStep[];
+  /** The grant steps, when the file has a `grants:` list (without one, the stored grants are left alone). */
+  readonly grants: readonly GrantStep[];
   /** The desired connections, decoded, by alias key: what create and update steps apply. */
   readonly desired: ReadonlyMap<string, DesiredConnection>;
 }
@@ -97,7 +114,44 @@ const refuseRepeats = (desired: readonly Wanted[]): E.Either<DomainError, readon
 interface PlanDeps {
   readonly repository: Pick<ConnectionRepository, "get" | "list">;
   readonly fingerprints: KeyFingerprints;
+  readonly grants: { list(): TE.TaskEither<DomainError, readonly Grant[]> };
 }
+
+/**
+ * The grant steps of a file's `grants:` list against the stored grants: create what no stored grant says
+ * (same subject and verb, the pattern in any case), with `prune` delete the stored ones the list does not say.
+ * Each entry decoded on its own (`grants.1.verb`); a repeat is refused, as a repeated alias is.
+ */
+const planGrants = (
+  raw: unknown,
+  stored: readonly Grant[],
+  prune: boolean,
+): E.Either<DomainError, readonly GrantStep[]> => {
+  if (!Array.isArray(raw)) return E.left(invalidInput([{ field: "grants", message: "must be a list" }]));
+  const errors: FieldError[] = [];
+  const wanted: GrantRequest[] = [];
+  for (const [index, entry] of raw.entries()) {
+    const decoded = decodeInput(GrantRequestCodec, "entry")(entry);
+    if (E.isLeft(decoded)) {
+      if (decoded.left._tag === "InvalidInput")
+        errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `grants.${index}.${error.field}` })));
+    } else if (wanted.some((earlier) => sameGrant(earlier, decoded.right)))
+      errors.push({ field: `grants.${index}`, message: "repeats an earlier grant (patterns match in any case)" });
+    else wanted.push(decoded.right);
+  }
+  if (errors.length > 0) return E.left(invalidInput(errors));
+  return E.right([
+    ...wanted.map((grant): GrantStep => {
+      const found = stored.find((one) => sameGrant(one, grant));
+      return found === undefined ? { action: "create", grant } : { action: "unchanged", grant, id: found.id };
+    }),
+    ...(prune
+      ? stored
+          .filter((one) => !wanted.some((grant) => sameGrant(one, grant)))
+          .map(({ id, ...grant }): GrantStep => ({ action: "delete", grant, id }))
+      : []),
+  ]);
+};
 
 // What one desired connection asks of the store: create it, update the fields that differ, or nothing.
 const stepFor =
@@ -157,21 +211,38 @@ const stepFor =
     );
   };
 
+export interface PlanOptions {
+  /** Also delete what the file does not name (connections; grants when it has a `grants:` list). */
+  readonly prune?: boolean;
+  /** The file's `grants:` list, undecoded; undefined leaves the stored grants alone. */
+  readonly grants?: unknown;
+}
+
 /**
  * What applying `rawDesired` would do to the store: create what is missing, update what differs (the URL
  * compared as written, the key by its fingerprint, so no stored key is read out), and with `prune` delete
  * what the file does not name; the rest is unchanged. Applying the same file twice plans nothing the second time.
  * An entry without `apiKey` (its reference gave none) is unchanged when stored at the same URL, its key not
- * checked; otherwise an error at its place, as every such entry's.
+ * checked; otherwise an error at its place, as every such entry's. `grants`, the file's `grants:` list when
+ * it has one, is planned against the stored grants (see `planGrants`).
  * Linear in the file's size: one lookup per entry, the steps gathered in one array (fp-ts's array traverse
  * copies the array at every element, quadratic for a file of 100,000 entries).
  */
 export const planConfiguration =
   (deps: PlanDeps) =>
-  (rawDesired: unknown, options: { readonly prune?: boolean } = {}): TE.TaskEither<DomainError, Plan> =>
+  (rawDesired: unknown, options: PlanOptions = {}): TE.TaskEither<DomainError, Plan> =>
     pipe(
       TE.fromEither(pipe(decodeDesired(rawDesired), E.flatMap(refuseRepeats))),
-      TE.flatMap((desired) =>
+      TE.bindTo("desired"),
+      TE.bind("grants", () =>
+        options.grants === undefined
+          ? TE.right<DomainError, readonly GrantStep[]>([])
+          : pipe(
+              deps.grants.list(),
+              TE.flatMap((stored) => TE.fromEither(planGrants(options.grants, stored, options.prune === true))),
+            ),
+      ),
+      TE.flatMap(({ desired, grants }) =>
         pipe(
           deps.repository.list(),
           TE.flatMap((stored): TE.TaskEither<DomainError, Plan> => async () => {
@@ -192,6 +263,7 @@ export const planConfiguration =
             }
             return E.right({
               steps,
+              grants,
               desired: new Map(
                 desired.flatMap(({ connection }) =>
                   hasKey(connection) ? [[aliasKey(connection.alias), connection] as const] : [],
@@ -211,6 +283,7 @@ export const planForNoStore = planConfiguration({
   repository: { get: (alias) => TE.left(notFound(alias)), list: () => TE.right([]) },
   // Never asked: nothing is stored to compare a key with.
   fingerprints: { fingerprint: () => "" },
+  grants: { list: () => TE.right([]) },
 });
 
 /**
@@ -218,8 +291,8 @@ export const planForNoStore = planConfiguration({
  * effect); `skipped`: not started, because the apply was stopped.
  */
 export type StepResult =
-  | { readonly step: PlanStep; readonly outcome: "applied" | "unchanged" | "interrupted" | "skipped" }
-  | { readonly step: PlanStep; readonly outcome: "failed"; readonly error: DomainError };
+  | { readonly step: PlanStep | GrantStep; readonly outcome: "applied" | "unchanged" | "interrupted" | "skipped" }
+  | { readonly step: PlanStep | GrantStep; readonly outcome: "failed"; readonly error: DomainError };
 
 type Write = TE.TaskEither<DomainError, unknown>;
 
@@ -243,14 +316,17 @@ export interface ApplyOptions {
 
 /**
  * Carries out a plan through the given writes (the service's audited add, update and delete: each
- * validated with the orchestrator unless `force`), up to `concurrency` steps at once. A step that fails
- * does not stop the others: the results, in the plan's order, say exactly which were applied and which were not.
+ * validated with the orchestrator unless `force`) and the grant writes, up to `concurrency` steps at once. A step
+ * that fails does not stop the others: the results, in the plan's order (the connections', then the grants'), say
+ * exactly which were applied and which were not.
  */
 export const applyPlan =
   (writes: {
     readonly add: (body: Record<string, string>, force: boolean) => Write;
     readonly update: (alias: Alias, change: Record<string, string>, force: boolean) => Write;
     readonly remove: (alias: Alias) => Write;
+    readonly addGrant: (grant: GrantRequest) => Write;
+    readonly removeGrant: (id: string) => Write;
   }) =>
   async (plan: Plan, options: ApplyOptions = {}): Promise<readonly StepResult[]> => {
     const force = options.force === true;
@@ -259,7 +335,13 @@ export const applyPlan =
       if (signal?.aborted === true) resolve("stopped");
       signal?.addEventListener("abort", () => resolve("stopped"), { once: true });
     });
-    const writeOf = (step: PlanStep): Write | undefined => {
+    const writeOf = (step: PlanStep | GrantStep): Write | undefined => {
+      if ("grant" in step)
+        return step.action === "create"
+          ? writes.addGrant(step.grant)
+          : step.action === "delete" && step.id !== undefined
+            ? writes.removeGrant(step.id)
+            : undefined;
       const desired = plan.desired.get(aliasKey(step.alias));
       return step.action === "create" && desired !== undefined
         ? writes.add({ alias: desired.alias, ...bodyOf(desired, step.fields) }, force)
@@ -269,11 +351,12 @@ export const applyPlan =
             ? writes.remove(step.alias)
             : undefined;
     };
+    const steps: readonly (PlanStep | GrantStep)[] = [...plan.steps, ...plan.grants];
     const results: StepResult[] = [];
     let next = 0;
     const worker = async (): Promise<void> => {
-      for (let index = next++; index < plan.steps.length; index = next++) {
-        const step = plan.steps[index] as PlanStep;
+      for (let index = next++; index < steps.length; index = next++) {
+        const step = steps[index] as PlanStep | GrantStep;
         const write = writeOf(step);
         if (write === undefined) results[index] = { step, outcome: "unchanged" };
         else if (signal?.aborted === true) results[index] = { step, outcome: "skipped" };
@@ -288,8 +371,6 @@ export const applyPlan =
         }
       }
     };
-    await Promise.all(
-      Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, plan.steps.length)) }, worker),
-    );
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, steps.length)) }, worker));
     return results;
   };

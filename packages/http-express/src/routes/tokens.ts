@@ -1,5 +1,5 @@
 import { Router, type Response } from "express";
-import type { Grant, GrantService } from "@sdwan-connections/core";
+import type { ConnectionService, Grant } from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { ListedToken, ServiceTokens, TokenGrants } from "../auth/service-tokens.js";
@@ -37,9 +37,13 @@ const sendIssued = (res: Response, status: number, issued: unknown) => {
 
 /**
  * docs/interface.md "Service tokens" (SPEC §11): create (the secret shown once), list (never a secret), revoke
- * and renew with overlap; admins only. Served without authentication (benchmarks), there are none.
+ * and renew with overlap; admins only, each change audited (never the secret). Served without authentication
+ * (benchmarks), there are none.
  */
-export const tokensRoutes = (tokens: ServiceTokens | undefined, grants: GrantService): Router => {
+export const tokensRoutes = (
+  tokens: ServiceTokens | undefined,
+  { grants, recordTokenChange }: Pick<ConnectionService, "grants" | "recordTokenChange">,
+): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/tokens")
@@ -57,6 +61,11 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined, grants: GrantSer
           res,
           pipe(
             tokens.create(req.body, by.name),
+            TE.tap((created) =>
+              created === undefined
+                ? TE.right(undefined)
+                : TE.fromTask(() => recordTokenChange(by, "token-create", created.issued)),
+            ),
             // Its grants, each audited as the creator's change (one saying the same as an existing grant is there already).
             TE.tap((created) =>
               created === undefined
@@ -95,6 +104,11 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined, grants: GrantSer
               TE.map((all: readonly ListedToken[]) => all.find((one) => one.id === id))(tokens.list()),
             ),
             TE.bind("revoked", () => tokens.revoke(id)),
+            TE.tap(({ named, revoked }) =>
+              named === undefined || !revoked
+                ? TE.right(undefined)
+                : TE.fromTask(() => recordTokenChange(by, "token-revoke", named)),
+            ),
             // Its grants go with it: a later token of the same name starts with none.
             TE.tap(({ named, revoked }) =>
               named === undefined || !revoked
@@ -120,8 +134,18 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined, grants: GrantSer
       optionalJsonBody,
       withFlags([], async (req, res) => {
         if (!mayManage(tokens, res)) return;
-        await respond(res, tokens.renew(req.params["id"] as string, req.body), (issued) =>
-          issued === undefined ? noSuchToken(res) : sendIssued(res, 200, issued),
+        const by = actorOf(res.locals);
+        await respond(
+          res,
+          pipe(
+            tokens.renew(req.params["id"] as string, req.body),
+            TE.tap((issued) =>
+              issued === undefined
+                ? TE.right(undefined)
+                : TE.fromTask(() => recordTokenChange(by, "token-renew", issued)),
+            ),
+          ),
+          (issued) => (issued === undefined ? noSuchToken(res) : sendIssued(res, 200, issued)),
         );
       }),
     )
