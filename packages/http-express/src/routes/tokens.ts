@@ -61,18 +61,19 @@ export const tokensRoutes = (
           res,
           pipe(
             tokens.create(req.body, by.name),
+            // Audited, then its grants, each audited as the creator's change (one saying the same as an existing
+            // grant is there already).
             TE.tap((created) =>
               created === undefined
                 ? TE.right(undefined)
-                : TE.fromTask(() => recordTokenChange(by, "token-create", created.issued)),
-            ),
-            // Its grants, each audited as the creator's change (one saying the same as an existing grant is there already).
-            TE.tap((created) =>
-              created === undefined
-                ? TE.right(undefined)
-                : TE.traverseSeqArray(({ pattern, verb }: TokenGrants[number]) =>
-                    grants.add({ subject: `token:${created.issued.name}`, pattern, verb }, by),
-                  )(created.grants),
+                : pipe(
+                    TE.fromTask(() => recordTokenChange(by, "token-create", created.issued)),
+                    TE.flatMap(() =>
+                      TE.traverseSeqArray(({ pattern, verb }: TokenGrants[number]) =>
+                        grants.add({ subject: `token:${created.issued.name}`, pattern, verb }, by),
+                      )(created.grants),
+                    ),
+                  ),
             ),
           ),
           (created) =>
@@ -104,17 +105,13 @@ export const tokensRoutes = (
               TE.map((all: readonly ListedToken[]) => all.find((one) => one.id === id))(tokens.list()),
             ),
             TE.bind("revoked", () => tokens.revoke(id)),
-            TE.tap(({ named, revoked }) =>
-              named === undefined || !revoked
-                ? TE.right(undefined)
-                : TE.fromTask(() => recordTokenChange(by, "token-revoke", named)),
-            ),
-            // Its grants go with it: a later token of the same name starts with none.
+            // Audited, and its grants go with it: a later token of the same name starts with none.
             TE.tap(({ named, revoked }) =>
               named === undefined || !revoked
                 ? TE.right(undefined)
                 : pipe(
-                    grants.list(),
+                    TE.fromTask(() => recordTokenChange(by, "token-revoke", named)),
+                    TE.flatMap(() => grants.list()),
                     TE.flatMap(
                       TE.traverseSeqArray((grant: Grant) =>
                         grant.subject === `token:${named.name}` ? grants.remove(grant.id, by) : TE.right(undefined),
