@@ -38,7 +38,7 @@ export const admitsWebhookUrl =
 
 /**
  * Core's WebhookSender over node-fetch, with the orchestrator client's destination fence and CAs: one POST per
- * attempt, TLS verified, no redirect followed, the answer's body never read beyond its end. Never throws.
+ * call, TLS verified, no redirect followed, the answer's body never read beyond its end. Never throws.
  */
 export const createWebhookSender = (options: WebhookSenderOptions = {}): WebhookSender & { close(): void } => {
   const admits = admitsWebhookUrl(options);
