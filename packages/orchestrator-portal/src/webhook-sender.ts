@@ -37,7 +37,7 @@ export const admitsWebhookUrl =
 
 /**
  * Core's WebhookSender over node's own HTTP client, with the orchestrator client's destination fence and CAs: one
- * POST per attempt, TLS verified, no redirect followed, the answer's body drained, never kept. Never throws. (Not
+ * POST per call, TLS verified, no redirect followed, the answer's body drained, never kept. Never throws. (Not
  * node-fetch, as the orchestrator client: a relay makes one POST per event, and node-fetch's streams and abort
  * signals tripled what one costs.)
  */
