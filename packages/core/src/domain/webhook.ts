@@ -116,15 +116,19 @@ export interface EncodedBody {
  * How each kind writes an event: the bodies one delivery of it posts, in order (none: the kind sends nothing for
  * it). The one table a new kind goes into. A CloudEvent is one body (`webhook-id` the event id); an OpenNMS event
  * carries one clear key, so an event that ends several alarms, or ends one and raises another, is several, each
- * with its own `webhook-id` (the OpenNMS event's uuid), so a receiver deduping on it keeps them all.
+ * with its own `webhook-id` (the OpenNMS event's uuid), so a receiver deduping on it keeps them all. The context is
+ * looked up only by the kinds that use it (the connection's orchestrator URL: a read of the store per delivery).
  */
 export const WEBHOOK_ENCODERS: Record<
   WebhookKind,
-  (event: CloudEvent, context: { readonly orchestratorUrl: string | null }) => readonly EncodedBody[]
+  (
+    event: CloudEvent,
+    context: { readonly orchestratorUrl: () => Promise<string | null> },
+  ) => Promise<readonly EncodedBody[]>
 > = {
-  cloudevents: (event) => [{ id: event.id, contentType: "application/json", body: JSON.stringify(event) }],
-  opennms: (event, context) =>
-    opennmsEvents(event, { orchestratorUrl: context.orchestratorUrl }).map(({ uuid, xml }) => ({
+  cloudevents: async (event) => [{ id: event.id, contentType: "application/json", body: JSON.stringify(event) }],
+  opennms: async (event, context) =>
+    opennmsEvents(event, { orchestratorUrl: await context.orchestratorUrl() }).map(({ uuid, xml }) => ({
       id: uuid,
       contentType: "application/xml",
       body: xml,

@@ -114,7 +114,9 @@ export const createWebhooks = ({
    * changes nothing).
    */
   const deliver = async (owner: string, { delivery, webhook, secrets, event }: ClaimedDelivery): Promise<boolean> => {
-    const bodies = WEBHOOK_ENCODERS[webhook.kind](event, { orchestratorUrl: await orchestratorUrlOf(event.subject) });
+    const bodies = await WEBHOOK_ENCODERS[webhook.kind](event, {
+      orchestratorUrl: () => orchestratorUrlOf(event.subject),
+    });
     const [first, ...rest] = bodies;
     if (first === undefined) {
       // Nothing of this kind for this event (an OpenNMS webhook and an event OpenNMS has no UEI for): settled, unsent.
