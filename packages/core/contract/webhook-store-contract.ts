@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import type { Alias, DeliveryAttempt, Storage, Webhook, WebhookSecrets } from "../src/index.js";
+import {
+  WEBHOOK_HISTORY,
+  type Alias,
+  type DeliveryAttempt,
+  type Storage,
+  type Webhook,
+  type WebhookSecrets,
+} from "../src/index.js";
 import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
 import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
@@ -155,6 +162,37 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
           "pending",
           "dead",
         ]);
+      }));
+
+    it("keeps per webhook the newest settled deliveries of its history, and every pending one", () =>
+      withStorage(async (storage) => {
+        const settled = aWebhook();
+        const waiting = aWebhook();
+        await run(storage.webhooks.create(settled, secrets));
+        await run(storage.webhooks.create(waiting, secrets));
+        const beyond = 5;
+        for (let change = 0; change < WEBHOOK_HISTORY + beyond + 2; change += 1)
+          await run(storage.audit.record(anAuditEntry()));
+        const claimed = (await run(storage.webhooks.claim("a", new Date(), later(30_000), 1_000)))
+          .filter((one) => one.webhook.id === settled.id)
+          .map((one) => one.delivery);
+        // The last two stay pending; of the others, alternately delivered and dead.
+        for (const [index, delivery] of claimed.slice(0, -2).entries())
+          await run(
+            storage.webhooks.settle(delivery.id, "a", anAttempt(index % 2 === 0 ? 204 : 400), {
+              status: index % 2 === 0 ? "delivered" : "dead",
+            }),
+          );
+        const kept = await run(storage.webhooks.deliveries(settled.id, 1_000));
+        expect(kept.map((one) => one.id)).toEqual(
+          claimed
+            .slice(beyond)
+            .map((one) => one.id)
+            .reverse(),
+        );
+        expect(kept.filter((one) => one.status !== "pending")).toHaveLength(WEBHOOK_HISTORY);
+        // Another webhook's pending deliveries, more than a history, are all kept.
+        expect(await run(storage.webhooks.deliveries(waiting.id, 1_000))).toHaveLength(WEBHOOK_HISTORY + beyond + 2);
       }));
 
     it("keeps webhooks and pending deliveries across a close and a reopen", async () => {

@@ -5,6 +5,7 @@ import {
   oneOf,
   eventOf,
   WEBHOOK_KINDS,
+  withinHistory,
   type ClaimedDelivery,
   type Delivery,
   type DeliveryAttempt,
@@ -22,9 +23,6 @@ import { openSharedJsonFile } from "./shared-json-file.js";
 
 /** Name of the webhooks' file inside the data directory: the webhooks (secrets sealed) and their deliveries' state. */
 export const WEBHOOKS_FILE = "webhooks.json";
-
-// Settled deliveries kept per webhook (its history); pending ones are always kept.
-const HISTORY = 100;
 
 const WebhookEntry = t.type({
   id: t.string,
@@ -107,18 +105,11 @@ export const createLowdbWebhookStore = ({
   };
   /** Settled deliveries beyond each webhook's history are dropped; those of removed webhooks too. */
   const trimmed = (deliveries: readonly DeliveryEntry[], webhooks: readonly WebhookEntry[]): DeliveryEntry[] => {
-    const settled = new Map<string, number>();
     const known = new Set(webhooks.map((webhook) => webhook.id));
-    return [...deliveries]
-      .reverse()
-      .filter((delivery) => {
-        if (!known.has(delivery.webhookId)) return false;
-        if (delivery.status === "pending") return true;
-        const count = (settled.get(delivery.webhookId) ?? 0) + 1;
-        settled.set(delivery.webhookId, count);
-        return count <= HISTORY;
-      })
-      .reverse();
+    return withinHistory(
+      deliveries.filter((delivery) => known.has(delivery.webhookId)),
+      (delivery) => delivery,
+    );
   };
 
   // Settlements not written yet: the next change writes them first.
