@@ -167,15 +167,16 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
     it("keeps per webhook the newest settled deliveries of its history, and every pending one", () =>
       withStorage(async (storage) => {
         const settled = aWebhook();
-        const waiting = aWebhook();
+        const other = aWebhook();
         await run(storage.webhooks.create(settled, secrets));
-        await run(storage.webhooks.create(waiting, secrets));
+        await run(storage.webhooks.create(other, secrets));
         const beyond = 5;
         for (let change = 0; change < WEBHOOK_HISTORY + beyond + 2; change += 1)
           await run(storage.audit.record(anAuditEntry()));
-        const claimed = (await run(storage.webhooks.claim("a", new Date(), later(30_000), 1_000)))
-          .filter((one) => one.webhook.id === settled.id)
-          .map((one) => one.delivery);
+        const everyClaimed = await run(storage.webhooks.claim("a", new Date(), later(30_000), 1_000));
+        const claimedOf = (webhook: Webhook) =>
+          everyClaimed.filter((one) => one.webhook.id === webhook.id).map((one) => one.delivery);
+        const claimed = claimedOf(settled);
         // The last two stay pending; of the others, alternately delivered and dead.
         for (const [index, delivery] of claimed.slice(0, -2).entries())
           await run(
@@ -183,6 +184,9 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
               status: index % 2 === 0 ? "delivered" : "dead",
             }),
           );
+        // The other webhook's oldest three settle too: counted in its own history, not pushed out by the first's.
+        for (const delivery of claimedOf(other).slice(0, 3))
+          await run(storage.webhooks.settle(delivery.id, "a", anAttempt(204), { status: "delivered" }));
         const kept = await run(storage.webhooks.deliveries(settled.id, 1_000));
         expect(kept.map((one) => one.id)).toEqual(
           claimed
@@ -191,8 +195,12 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
             .reverse(),
         );
         expect(kept.filter((one) => one.status !== "pending")).toHaveLength(WEBHOOK_HISTORY);
-        // Another webhook's pending deliveries, more than a history, are all kept.
-        expect(await run(storage.webhooks.deliveries(waiting.id, 1_000))).toHaveLength(WEBHOOK_HISTORY + beyond + 2);
+        // The other webhook: its three settled and its pending ones, more than a history, all kept.
+        expect((await run(storage.webhooks.deliveries(other.id, 1_000))).map((one) => one.id)).toEqual(
+          claimedOf(other)
+            .map((one) => one.id)
+            .reverse(),
+        );
       }));
 
     it("keeps webhooks and pending deliveries across a close and a reopen", async () => {
