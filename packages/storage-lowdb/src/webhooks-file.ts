@@ -5,6 +5,7 @@ import {
   oneOf,
   eventOf,
   WEBHOOK_KINDS,
+  withinHistory,
   type ClaimedDelivery,
   type DomainError,
   type Delivery,
@@ -28,9 +29,6 @@ import { openSharedJsonFile } from "./shared-json-file.js";
 export const WEBHOOKS_FILE = "webhooks.json";
 /** Name of the file of what happened to the outbox: the webhooks' deliveries and how far the trail was read. */
 export const DELIVERIES_FILE = "webhook-deliveries.json";
-
-// Settled deliveries kept per webhook (its history); pending ones are always kept.
-const HISTORY = 100;
 
 const WebhookEntry = t.type({
   id: t.string,
@@ -134,18 +132,11 @@ export const createLowdbWebhookStore = ({
   };
   /** Settled deliveries beyond each webhook's history are dropped (their event too); those of removed webhooks too. */
   const trimmed = (deliveries: readonly DeliveryEntry[], webhooks: readonly WebhookEntry[]): DeliveryEntry[] => {
-    const settled = new Map<string, number>();
     const known = new Set(webhooks.map((webhook) => webhook.id));
-    return [...deliveries]
-      .reverse()
-      .filter((delivery) => {
-        if (!known.has(delivery.webhookId)) return false;
-        if (delivery.status === "pending") return true;
-        const count = (settled.get(delivery.webhookId) ?? 0) + 1;
-        settled.set(delivery.webhookId, count);
-        return count <= HISTORY;
-      })
-      .reverse();
+    return withinHistory(
+      deliveries.filter((delivery) => known.has(delivery.webhookId)),
+      (delivery) => delivery,
+    );
   };
 
   // Settlements not written yet: the next change of the deliveries writes them first.
