@@ -11,14 +11,15 @@ export interface Received {
   readonly headers: IncomingMessage["headers"];
 }
 
+/** Picks the status of a verified request, at once or after a while (a receiver that takes time to answer). */
+export type Answer = (request: Received) => number | Promise<number>;
+
 /**
  * A loopback webhook receiver (HTTPS with a test CA, or plain HTTP) that verifies every request as a Standard
  * Webhooks receiver does, with the `standardwebhooks` package; `answer` picks each status (200 by default).
  * Requests that fail verification are counted, never accepted.
  */
-export const startWebhookReceiver = async (
-  options: { readonly tls?: boolean; readonly answer?: (request: Received) => number } = {},
-) => {
+export const startWebhookReceiver = async (options: { readonly tls?: boolean; readonly answer?: Answer } = {}) => {
   const certificates = createTestCertificates();
   const accepted: Received[] = [];
   const refused: string[] = [];
@@ -29,17 +30,20 @@ export const startWebhookReceiver = async (
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const payload = Buffer.concat(chunks).toString("utf8");
+      let received: Received;
       try {
         if (secret === undefined) throw new Error("no secret yet");
         const body = new Webhook(secret).verify(payload, req.headers as Record<string, string>) as Received["body"];
-        const received = { id: req.headers["webhook-id"] as string, body, headers: req.headers };
-        const status = answer(received);
-        if (status >= 200 && status < 300) accepted.push(received);
-        res.writeHead(status).end();
+        received = { id: req.headers["webhook-id"] as string, body, headers: req.headers };
       } catch (error) {
         refused.push(String(error));
         res.writeHead(400).end();
+        return;
       }
+      void Promise.resolve(answer(received)).then((status) => {
+        if (status >= 200 && status < 300) accepted.push(received);
+        res.writeHead(status).end();
+      });
     });
   };
   const tls = options.tls ?? true;
@@ -54,7 +58,7 @@ export const startWebhookReceiver = async (
     accepted,
     refused,
     useSecret: (value: string) => (secret = value),
-    answerWith: (next: (request: Received) => number) => (answer = next),
+    answerWith: (next: Answer) => (answer = next),
     [Symbol.asyncDispose]: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
