@@ -157,6 +157,34 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
         ]);
       }));
 
+    it("turns every event into one delivery, in order, when two openings of the store write and claim by turns", async () => {
+      const [one, other] = [await options.open(), await options.open()];
+      try {
+        const webhook = aWebhook();
+        await run(one.webhooks.create(webhook, secrets));
+        const aliases = Array.from({ length: 24 }, (_, index) => `turn-${index}`);
+        const claimed: string[] = [];
+        const claimAndSettle = async (storage: Storage, owner: string) => {
+          for (const { delivery, event } of await run(storage.webhooks.claim(owner, new Date(), later(30_000), 5))) {
+            claimed.push(event.subject);
+            await run(storage.webhooks.settle(delivery.id, owner, anAttempt(204), { status: "delivered" }));
+          }
+        };
+        for (const [index, alias] of aliases.entries()) {
+          await add(index % 3 === 0 ? other : one, alias);
+          if (index % 4 === 3) await claimAndSettle(index % 8 === 3 ? one : other, index % 8 === 3 ? "one" : "other");
+        }
+        for (let round = 0; round < 10 && claimed.length < aliases.length; round += 1) {
+          await claimAndSettle(other, "other");
+          await claimAndSettle(one, "one");
+        }
+        expect(claimed).toEqual(aliases);
+      } finally {
+        await one.close();
+        await other.close();
+      }
+    });
+
     it("keeps webhooks and pending deliveries across a close and a reopen", async () => {
       const webhook = aWebhook();
       await withStorage(async (storage) => {

@@ -89,10 +89,11 @@ export {
   type EventType,
 } from "./domain/events.js";
 export {
-  opennmsEventXml,
+  opennmsEvents,
   OPENNMS_EVENT_NAMESPACE,
   OPENNMS_EVENT_SOURCE,
   OPENNMS_UEIS,
+  type OpennmsEventDocument,
 } from "./domain/opennms-event.js";
 export type { FeedItem } from "./services/event-feed.js";
 export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { OPENNMS_UEIS, opennmsEventXml } from "@sdwan-connections/core";
+import { OPENNMS_UEIS, opennmsEvents } from "@sdwan-connections/core";
 import {
   aCloudEvent,
   eventconfErrors,
@@ -21,12 +21,15 @@ const SOURCES: readonly CloudEventSource[] = [
   { action: "health-change", from: "valid", to: "unreachable", reason: "timed out" },
   { action: "health-change", from: "invalid", to: "valid" },
   { action: "health-change", from: "unreachable", to: "valid" },
+  { action: "health-change", from: "invalid", to: "unreachable", reason: "timed out" },
   { action: "key-expiring", daysLeft: 7 },
   { action: "key-expired", daysLeft: 0 },
   { action: "delete" },
 ];
-const SENT = SOURCES.map((source) =>
-  readOpennmsEvent(opennmsEventXml(aCloudEvent(source), { orchestratorUrl: "https://vco.example.net/" }) ?? ""),
+const SENT = SOURCES.flatMap((source) =>
+  opennmsEvents(aCloudEvent(source), { orchestratorUrl: "https://vco.example.net/" }).map(({ xml }) =>
+    readOpennmsEvent(xml),
+  ),
 );
 
 const definitions = (): readonly XmlElement[] => parseXml(FILE).children;
@@ -67,9 +70,9 @@ describe("the OpenNMS eventconf file (sdwan-connections.events.xml)", () => {
 
   it("is what docs/opennms.md shows: its example is the event an invalid connection found valid gets", () => {
     const example = /```xml\n(<event [\s\S]*?<\/event>)\n```/.exec(DOC)?.[1];
-    const xml = opennmsEventXml(aCloudEvent({ action: "health-change", from: "invalid", to: "valid" }), {
+    const xml = opennmsEvents(aCloudEvent({ action: "health-change", from: "invalid", to: "valid" }), {
       orchestratorUrl: "https://vco.example.net/",
-    });
+    })[0]?.xml;
     const withoutUuid = (text: string | null | undefined) => text?.replace(/ uuid="[^"]*"/, "");
     expect(withoutUuid(`<?xml version="1.0" encoding="UTF-8"?>\n${example}\n`)).toBe(withoutUuid(xml));
   });

@@ -78,6 +78,61 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     expect((await call("GET", `${WEBHOOKS}/${webhook.id}`)).status).toBe(404);
   });
 
+  it("an opennms webhook: what OpenNMS gets nothing for is delivered with no POST; a deletion posts four OpenNMS events, in order, clearing each of the connection's alarms", async () => {
+    await using receiver = await startWebhookReceiver();
+    await using service = await serviceTrusting(receiver.caCert);
+    const call = client(service.url);
+    const created = await call("POST", WEBHOOKS, {
+      body: { url: receiver.url, kind: "opennms", username: "sdwan-events", password: "opennms-password" },
+    });
+    expect(created.status).toBe(201);
+    const webhook = created.json<{ id: string; secret: string }>();
+    receiver.useSecret(webhook.secret);
+
+    expect((await call("POST", CONNECTIONS, { body: anAddBody() })).status).toBe(200);
+    expect((await call("DELETE", `${CONNECTIONS}/Lab`)).status).toBe(204);
+    await vi.waitFor(() => expect(receiver.accepted).toHaveLength(4), { timeout: 10_000, interval: 50 });
+    expect(receiver.refused).toEqual([]);
+    const uei = (name: string) => `uei.opennms.org/sdwan/${name}`;
+    expect(
+      receiver.accepted.map(({ body, opennms }) => [body.type, body.subject, opennms?.parms["problemUei"]]),
+    ).toEqual(
+      ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired"].map((alarm) => [
+        uei("connectionDeleted"),
+        "Lab",
+        uei(alarm),
+      ]),
+    );
+    const deleted = (await call("GET", `${BASE}/audit?limit=10`))
+      .json<{ entries: { id: string; action: string }[] }>()
+      .entries.find((entry) => entry.action === "delete")!.id;
+    expect(receiver.accepted.map(({ id, body }) => [id, body.id])).toEqual(
+      [deleted, `${deleted}-2`, `${deleted}-3`, `${deleted}-4`].map((id) => [id, id]),
+    );
+    for (const { headers } of receiver.accepted) {
+      expect(headers["content-type"]).toBe("application/xml");
+      expect(headers["authorization"]).toBe(`Basic ${Buffer.from("sdwan-events:opennms-password").toString("base64")}`);
+    }
+
+    // The add (and the health change its validation found, when there is one) settled with no POST; the deletion
+    // delivered in one attempt.
+    await vi.waitFor(
+      async () => {
+        const [last, ...earlier] = (await call("GET", `${WEBHOOKS}/${webhook.id}/deliveries?limit=10`)).json<
+          { eventId: string; status: string; attempts: { status: number | null; error: string | null }[] }[]
+        >();
+        expect(last).toMatchObject({ eventId: deleted, status: "delivered", attempts: [{ status: 200, error: null }] });
+        expect(earlier.length).toBeGreaterThan(0);
+        for (const one of earlier)
+          expect(one).toMatchObject({
+            status: "delivered",
+            attempts: [{ status: null, error: "no opennms form for this event: not sent" }],
+          });
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+  });
+
   it("refuses plain http (unless SDWAN_WEBHOOK_ALLOW_HTTP=true), a link-local receiver, unknown fields, and viewers", async () => {
     await using harness = await startHarness();
     const { call } = harness;

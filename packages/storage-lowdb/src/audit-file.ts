@@ -66,31 +66,39 @@ const decodeLine = (raw: string): E.Either<unknown, unknown> =>
   );
 
 /**
- * The trail as read: its entries, the store version each change's entry awaits (`commit`, by id), and the
- * numbers of the lines that are not one (never their content: it may be anything).
+ * The trail as read: its entries, where each one's line ends (the byte after its newline, in the file), the store
+ * version each change's entry awaits (`commit`, by id), and the numbers of the lines that are not one (never their
+ * content: it may be anything).
  */
 interface ReadTrail {
   readonly entries: AuditEntry[];
+  readonly ends: number[];
   readonly commits: Map<string, number>;
   /** The webhooks each entry's event goes to (by id), for the entries that name any. */
   readonly webhooks: Map<string, readonly string[]>;
   readonly damaged: number[];
 }
 
-// Every complete line, decoded; a last line without its newline is an append under way or cut short, and is skipped.
-const parse = (text: string): ReadTrail => {
-  const trail: ReadTrail = { entries: [], commits: new Map(), webhooks: new Map(), damaged: [] };
-  for (const [index, raw] of text.split("\n").slice(0, -1).entries()) {
-    const json = decodeLine(raw);
+/**
+ * Every complete line of `bytes` (the file from byte `from` on), decoded; a last line without its newline is an
+ * append under way or cut short, and is skipped.
+ */
+const parse = (bytes: Buffer, from = 0): ReadTrail => {
+  const trail: ReadTrail = { entries: [], ends: [], commits: new Map(), webhooks: new Map(), damaged: [] };
+  for (let start = 0, index = 1, end = bytes.indexOf(0x0a); end !== -1; index += 1) {
+    const json = decodeLine(bytes.toString("utf8", start, end));
     const decoded = E.flatMap((value: unknown) => AuditLine.decode(value))(json);
-    if (E.isLeft(decoded)) trail.damaged.push(index + 1);
+    if (E.isLeft(decoded)) trail.damaged.push(index);
     else {
       trail.entries.push(decoded.right as AuditEntry);
+      trail.ends.push(from + end + 1);
       const mark = E.flatMap((value: unknown) => CommitMark.decode(value))(json);
       if (E.isRight(mark)) trail.commits.set(decoded.right.id, mark.right.commit);
       const targets = E.flatMap((value: unknown) => WebhooksMark.decode(value))(json);
       if (E.isRight(targets)) trail.webhooks.set(decoded.right.id, targets.right.webhooks);
     }
+    start = end + 1;
+    end = bytes.indexOf(0x0a, start);
   }
   return trail;
 };
@@ -235,12 +243,14 @@ export const createLowdbAuditLog = ({
   // Where this process left the file (its inode and size): a file still so needs no look at its end.
   let leftAt: { readonly ino: number; readonly size: number } | undefined;
   let reported = "";
+  // Where the outbox was last read up to: the file, the byte after the line of the entry that is the cursor.
+  let outboxRead: { readonly file: string; readonly end: number; readonly cursor: string | null } | undefined;
 
   const readTrail = async (): Promise<ReadTrail> => {
-    const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) =>
-      error.code === "ENOENT" ? "" : Promise.reject(error),
+    const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) =>
+      error.code === "ENOENT" ? Buffer.alloc(0) : Promise.reject(error),
     );
-    const trail = parse(text);
+    const trail = parse(bytes);
     const { damaged } = trail;
     const found =
       damaged.length === 0
@@ -488,20 +498,40 @@ export const createLowdbAuditLog = ({
     record: (entry) => groupCommit.submit<void>(entry),
     journal,
     outboxAfter: async (cursor) => {
-      const { entries, commits, webhooks: targets } = await readTrail();
-      const committed = commits.size === 0 ? 0 : await committedVersion();
-      const at = cursor === null ? -1 : entries.findIndex((entry) => entry.id === cursor);
-      // A cursor the trail no longer holds (pruned): what is newer than it.
-      const after = at === -1 && cursor !== null ? entries.filter((entry) => entry.id > cursor) : entries.slice(at + 1);
-      const marked: { entry: AuditEntry; webhooks: readonly string[] }[] = [];
-      let last = cursor;
-      for (const entry of after) {
-        if ((commits.get(entry.id) ?? 0) > committed) break;
-        const named = targets.get(entry.id);
-        if (named !== undefined) marked.push({ entry, webhooks: named });
-        last = entry.id;
+      const handle = await open(path, "r").catch((error: NodeJS.ErrnoException) =>
+        error.code === "ENOENT" ? undefined : Promise.reject(error),
+      );
+      if (handle === undefined) return { marked: [], cursor };
+      try {
+        // Only what follows the cursor's line when this process read up to it last, in this file (not rewritten since).
+        const { ino, birthtimeMs, size } = await handle.stat();
+        const file = `${ino}:${birthtimeMs}`; // inodes are reused
+        const from =
+          outboxRead?.file === file && outboxRead.cursor === cursor && outboxRead.end <= size ? outboxRead.end : 0;
+        const bytes = Buffer.alloc(size - from);
+        await handle.read(bytes, 0, bytes.length, from);
+        const { entries, ends, commits, webhooks: targets } = parse(bytes, from);
+        const committed = commits.size === 0 ? 0 : await committedVersion();
+        const at = from > 0 || cursor === null ? -1 : entries.findIndex((entry) => entry.id === cursor);
+        // Read whole, the entries after the cursor's; after a cursor the trail no longer holds (pruned), the newer ones.
+        const before = (index: number, entry: AuditEntry) =>
+          from === 0 && cursor !== null && (at === -1 ? entry.id <= cursor : index <= at);
+        const marked: { entry: AuditEntry; webhooks: readonly string[] }[] = [];
+        let last = cursor;
+        let end = at === -1 ? from : (ends[at] ?? from);
+        for (const [index, entry] of entries.entries()) {
+          if (before(index, entry)) continue;
+          if ((commits.get(entry.id) ?? 0) > committed) break;
+          const named = targets.get(entry.id);
+          if (named !== undefined) marked.push({ entry, webhooks: named });
+          last = entry.id;
+          end = ends[index] ?? end;
+        }
+        if (end > 0) outboxRead = { file, end, cursor: last };
+        return { marked, cursor: last };
+      } finally {
+        await handle.close();
       }
-      return { marked, cursor: last };
     },
     repair: async () => {
       // Looked at without the lock first: a sound file (the usual case) is left alone, unlocked.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OPENNMS_EVENT_SOURCE, OPENNMS_UEIS, opennmsEventXml } from "./opennms-event.js";
+import { OPENNMS_EVENT_SOURCE, OPENNMS_UEIS, opennmsEvents } from "./opennms-event.js";
 import type { CloudEvent } from "./events.js";
 
 import {
@@ -8,20 +8,28 @@ import {
   opennmsEventErrors,
   readOpennmsEvent,
   type CloudEventSource,
+  type OpennmsEventRead,
 } from "../../testing/index.js";
 
 const URL = "https://vco.example.net/";
 const UEI = (name: string) => `uei.opennms.org/sdwan/${name}`;
 
-/** The event OpenNMS would take in for `event`, checked against event.xsd first. */
+/** The events OpenNMS would take in for `event`, in order, each checked against event.xsd first. */
+const sentAll = (event: CloudEvent, orchestratorUrl: string | null = URL) =>
+  opennmsEvents(event, { orchestratorUrl }).map(({ uuid, xml }) => {
+    expect(opennmsEventErrors(xml)).toEqual([]);
+    const read = readOpennmsEvent(xml);
+    expect(read.uuid).toBe(uuid);
+    return read;
+  });
+/** The one event OpenNMS would take in for `event`. */
 const sent = (event: CloudEvent, orchestratorUrl: string | null = URL) => {
-  const xml = opennmsEventXml(event, { orchestratorUrl });
-  if (xml === null) throw new Error("nothing sent");
-  expect(opennmsEventErrors(xml)).toEqual([]);
-  return readOpennmsEvent(xml);
+  const all = sentAll(event, orchestratorUrl);
+  expect(all).toHaveLength(1);
+  return all[0]!;
 };
-const reductionKeyOf = (read: ReturnType<typeof sent>) => expandOpennmsKey(read.alarmData!["reduction-key"]!, read);
-const clearKeyOf = (read: ReturnType<typeof sent>) => {
+const reductionKeyOf = (read: OpennmsEventRead) => expandOpennmsKey(read.alarmData!["reduction-key"]!, read);
+const clearKeyOf = (read: OpennmsEventRead) => {
   const key = read.alarmData!["clear-key"];
   return key === undefined ? undefined : expandOpennmsKey(key, read);
 };
@@ -82,15 +90,6 @@ describe("the OpenNMS event of each event type (SPEC §9, kind: opennms)", () =>
       undefined,
       { daysLeft: "0", reason: "the key expires at 2026-11-25T20:00:00.000Z (declared)" },
     ],
-    [
-      "a deletion clears the connection's connectionInvalid",
-      { action: "delete", actor: "ops" },
-      "connectionDeleted",
-      "Normal",
-      "2",
-      `${UEI("connectionInvalid")}:lab`,
-      { reason: "deleted by ops", problemUei: UEI("connectionInvalid") },
-    ],
   ])("%s", (_name, source, name, severity, alarmType, clearKey, parms) => {
     const event = aCloudEvent(source);
     const read = sent(event);
@@ -113,14 +112,54 @@ describe("the OpenNMS event of each event type (SPEC §9, kind: opennms)", () =>
     ["an update", { action: "update" }],
     ["a first check that finds the connection valid", { action: "health-change", from: "unknown", to: "valid" }],
     ["a change to unknown", { action: "health-change", from: "invalid", to: "unknown" }],
-  ])("sends nothing for %s (null): it raises and clears nothing", (_name, source) => {
-    expect(opennmsEventXml(aCloudEvent(source), { orchestratorUrl: URL })).toBeNull();
+  ])("sends nothing for %s: it raises and clears nothing", (_name, source) => {
+    expect(opennmsEvents(aCloudEvent(source), { orchestratorUrl: URL })).toEqual([]);
   });
 
-  it("raises the new problem when a connection goes from one problem to the other", () => {
-    const read = sent(aCloudEvent({ action: "health-change", from: "invalid", to: "unreachable", reason: "DNS" }));
-    expect(read.uei).toBe(UEI("connectionUnreachable"));
-    expect(read.alarmData?.["alarm-type"]).toBe("1");
+  it.each<[string, "invalid" | "unreachable", "invalid" | "unreachable"]>([
+    ["invalid to unreachable", "invalid", "unreachable"],
+    ["unreachable to invalid", "unreachable", "invalid"],
+  ])("a connection gone from %s clears the earlier problem, then raises the new one", (_name, from, to) => {
+    const event = aCloudEvent({ action: "health-change", from, to, reason: "DNS" });
+    const [clear, raise, ...more] = sentAll(event);
+    expect(more).toEqual([]);
+    const earlier = UEI(from === "invalid" ? "connectionInvalid" : "connectionUnreachable");
+    const later = UEI(to === "invalid" ? "connectionInvalid" : "connectionUnreachable");
+    expect(clear).toMatchObject({ uuid: event.id, uei: UEI("connectionProblemChanged"), severity: "Normal" });
+    expect(clear!.parms).toEqual({ alias: "lab", orchestratorUrl: URL, reason: `now ${to}`, problemUei: earlier });
+    expect(clear!.alarmData?.["alarm-type"]).toBe("2");
+    expect(clearKeyOf(clear!)).toBe(`${earlier}:lab`);
+    expect(raise).toMatchObject({ uuid: `${event.id}-2`, uei: later, parms: { reason: "DNS" } });
+    expect(raise!.alarmData?.["alarm-type"]).toBe("1");
+    expect(reductionKeyOf(raise!)).toBe(`${later}:lab`);
+  });
+
+  it("a deletion clears every alarm the connection can have: one connectionDeleted per alarm, each its own uuid", () => {
+    const event = aCloudEvent({ action: "delete", actor: "ops" });
+    const cleared = sentAll(event);
+    const alarms = ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired"].map(UEI);
+    expect(cleared.map((read) => read.uuid)).toEqual([event.id, `${event.id}-2`, `${event.id}-3`, `${event.id}-4`]);
+    for (const [index, read] of cleared.entries()) {
+      expect(read).toMatchObject({ uei: UEI("connectionDeleted"), severity: "Normal", time: event.time });
+      expect(read.parms).toEqual({
+        alias: "lab",
+        orchestratorUrl: URL,
+        reason: "deleted by ops",
+        problemUei: alarms[index],
+      });
+      expect(read.alarmData).toMatchObject({ "reduction-key": "%uei%:%parm[alias]%", "alarm-type": "2" });
+      expect(clearKeyOf(read)).toBe(`${alarms[index]}:lab`);
+    }
+    // What it clears is exactly what the problems and warnings raise.
+    const raised = (
+      [
+        { action: "health-change", from: "valid", to: "invalid" },
+        { action: "health-change", from: "valid", to: "unreachable" },
+        { action: "key-expiring", daysLeft: 7 },
+        { action: "key-expired", daysLeft: 0 },
+      ] as const
+    ).map((source) => reductionKeyOf(sent(aCloudEvent(source))));
+    expect(cleared.map(clearKeyOf)).toEqual(raised);
   });
 
   it("keeps one alarm per connection: each problem's key names its alias, and the resolution clears exactly it", () => {
@@ -137,7 +176,8 @@ describe("the OpenNMS event of each event type (SPEC §9, kind: opennms)", () =>
   });
 
   it("leaves orchestratorUrl out when it is not known", () => {
-    expect(sent(aCloudEvent({ action: "delete" }), null).parms).not.toHaveProperty("orchestratorUrl");
+    for (const read of sentAll(aCloudEvent({ action: "delete" }), null))
+      expect(read.parms).not.toHaveProperty("orchestratorUrl");
   });
 });
 
@@ -166,6 +206,7 @@ describe("never a key", () => {
     const sources: CloudEventSource[] = [
       { action: "health-change", from: "valid", to: "invalid" },
       { action: "health-change", from: "unreachable", to: "valid" },
+      { action: "health-change", from: "unreachable", to: "invalid" },
       { action: "key-expiring", daysLeft: 30 },
       { action: "key-expired", daysLeft: -1 },
       { action: "delete" },
@@ -173,10 +214,12 @@ describe("never a key", () => {
     for (const source of sources) {
       const event = aCloudEvent(source);
       const smuggled = { ...event, apiKey: KEY, data: { ...event.data, apiKey: KEY } } as unknown as CloudEvent;
-      const xml = opennmsEventXml(smuggled, { orchestratorUrl: URL, apiKey: KEY } as { orchestratorUrl: string });
-      expect(xml).not.toBeNull();
-      expect(xml).not.toContain(KEY);
-      expect(xml).not.toMatch(/apiKey/i);
+      const events = opennmsEvents(smuggled, { orchestratorUrl: URL, apiKey: KEY } as { orchestratorUrl: string });
+      expect(events).not.toEqual([]);
+      for (const { xml } of events) {
+        expect(xml).not.toContain(KEY);
+        expect(xml).not.toMatch(/apiKey/i);
+      }
     }
   });
 });

@@ -14,6 +14,7 @@ export const OPENNMS_UEIS = [
   "connectionInvalid",
   "connectionUnreachable",
   "connectionValid",
+  "connectionProblemChanged",
   "keyExpiring",
   "keyExpired",
   "connectionDeleted",
@@ -22,8 +23,9 @@ export const OPENNMS_UEIS = [
 /** One alarm per connection and UEI (SPEC §9): OpenNMS expands the tokens when it takes the event in. */
 const REDUCTION_KEY = "%uei%:%parm[alias]%";
 /**
- * What a resolution clears: the problem alarm named by the `problemUei` parm. One resolution UEI
- * (`connectionValid`) ends either problem, so the problem it ends travels as a parm, not in the key.
+ * What a resolution clears: the alarm named by the `problemUei` parm. One resolution UEI ends any of several alarms
+ * (`connectionValid` either problem, `connectionDeleted` each of a connection's alarms), so the alarm it ends
+ * travels as a parm, not in the key.
  */
 const CLEAR_KEY = "%parm[problemUei]%:%parm[alias]%";
 
@@ -42,56 +44,62 @@ const PROBLEMS: Partial<Record<HealthState, { readonly name: string; readonly se
   unreachable: { name: "connectionUnreachable", severity: "Minor" },
 };
 
+/** Every alarm a connection can have: what its deletion clears (SPEC §9: `connectionDeleted` "clears the problems"). */
+const CONNECTION_ALARMS = ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired"] as const;
+
+/** A resolution (`name`) of the connection's `problem` alarm. */
+const resolution = (name: string, problem: string, reason: string | null): OpennmsEvent => ({
+  name,
+  severity: "Normal",
+  alarmType: 2,
+  parms: { reason, problemUei: `${UEI_PREFIX}${problem}` },
+});
+
 /**
- * The OpenNMS event a CloudEvent becomes, as OpenNMS's severity and alarm fields see it; null when it means nothing
- * to an alarm list:
- * - a health change to `invalid` or `unreachable` raises that problem; back to `valid` from one of them resolves it;
- *   any other change (`unknown` → `valid`, to `unknown`) neither raises nor clears anything;
+ * The OpenNMS events a CloudEvent becomes, in the order they are sent (clears before raises), as OpenNMS's severity
+ * and alarm fields see them; none when it means nothing to an alarm list:
+ * - a health change to `invalid` or `unreachable` raises that problem; from the other problem, it first clears the
+ *   earlier one with `connectionProblemChanged` (not `connectionValid`: the connection is not valid, and an
+ *   operator's event list should not say so); back to `valid` from a problem, `connectionValid` clears it; any other
+ *   change (`unknown` → `valid`, to `unknown`) neither raises nor clears anything;
  * - key expiry warnings are problems nothing resolves (a new key simply stops the warnings), reduced to one
  *   alarm per connection whose count tells the thresholds passed;
- * - a deletion resolves the connection's `connectionInvalid` alarm (the problem an operator most often answers by
- *   deleting: the one clear key an OpenNMS event carries can end only one problem);
+ * - a deletion clears every alarm the connection can have, one `connectionDeleted` per alarm (one OpenNMS event
+ *   carries one clear key);
  * - adds and updates are not sent: they raise and clear nothing, and a health change follows any that matters.
- * A change from one problem to the other raises the new one and leaves the earlier raised (OpenNMS's own clean-up
- * or an operator ends it): one OpenNMS event clears at most one alarm.
  */
-const opennmsEventOf = (event: CloudEvent): OpennmsEvent | null => {
+const opennmsEventsOf = (event: CloudEvent): readonly OpennmsEvent[] => {
   switch (event.type) {
     case "org.sdwan-connections.connection.health.changed": {
       const { from, to, reason } = event.data;
       const raised = PROBLEMS[to];
-      if (raised !== undefined) return { ...raised, alarmType: 1, parms: { reason } };
-      const resolved = PROBLEMS[from];
-      return to === "valid" && resolved !== undefined
-        ? {
-            name: "connectionValid",
-            severity: "Normal",
-            alarmType: 2,
-            parms: { reason: null, problemUei: `${UEI_PREFIX}${resolved.name}` },
-          }
-        : null;
+      const earlier = from === to ? undefined : PROBLEMS[from];
+      if (raised !== undefined) {
+        const raise: OpennmsEvent = { ...raised, alarmType: 1, parms: { reason } };
+        return earlier === undefined
+          ? [raise]
+          : [resolution("connectionProblemChanged", earlier.name, `now ${to}`), raise];
+      }
+      return to === "valid" && earlier !== undefined ? [resolution("connectionValid", earlier.name, null)] : [];
     }
     case "org.sdwan-connections.connection.key.expiring":
     case "org.sdwan-connections.connection.key.expired": {
       const { expiresAt, daysLeft, source } = event.data;
       const expired = event.type === "org.sdwan-connections.connection.key.expired";
-      return {
-        name: expired ? "keyExpired" : "keyExpiring",
-        severity: expired ? "Major" : "Warning",
-        alarmType: 3,
-        parms: { reason: `the key expires at ${expiresAt} (${source})`, daysLeft: String(daysLeft) },
-      };
+      return [
+        {
+          name: expired ? "keyExpired" : "keyExpiring",
+          severity: expired ? "Major" : "Warning",
+          alarmType: 3,
+          parms: { reason: `the key expires at ${expiresAt} (${source})`, daysLeft: String(daysLeft) },
+        },
+      ];
     }
     case "org.sdwan-connections.connection.deleted":
-      return {
-        name: "connectionDeleted",
-        severity: "Normal",
-        alarmType: 2,
-        parms: { reason: `deleted by ${event.data.actor}`, problemUei: `${UEI_PREFIX}connectionInvalid` },
-      };
+      return CONNECTION_ALARMS.map((alarm) => resolution("connectionDeleted", alarm, `deleted by ${event.data.actor}`));
     case "org.sdwan-connections.connection.added":
     case "org.sdwan-connections.connection.updated":
-      return null;
+      return [];
   }
 };
 
@@ -112,34 +120,45 @@ const xml = (text: string): string => text.replace(NOT_XML, "\uFFFD").replace(/[
 const parmXml = ([name, value]: readonly [string, string]) =>
   `    <parm><parmName>${xml(name)}</parmName><value type="string" encoding="text">${xml(value)}</value></parm>`;
 
+/** One OpenNMS event as it is posted: its `uuid` and its XML. */
+export interface OpennmsEventDocument {
+  readonly uuid: string;
+  readonly xml: string;
+}
+
 /**
- * The OpenNMS event (XML, OpenNMS's `event.xsd`) the `opennms` webhook kind posts to `…/opennms/rest/events` for
- * `event`, or **null when the event is not sent** to OpenNMS (adds, updates, and health changes that neither raise
- * nor clear a problem). Parms: `alias`, `orchestratorUrl` (when known), `reason` and `daysLeft` (when they apply),
- * `problemUei` (on resolutions: the problem they clear). Only those fields are read from `event`, every value is
- * escaped, and nothing else (never a key) is written.
+ * The OpenNMS events (XML, OpenNMS's `event.xsd`) the `opennms` webhook kind posts to `…/opennms/rest/events` for
+ * `event`, in order, one POST each; **none when the event is not sent** to OpenNMS (adds, updates, and health
+ * changes that neither raise nor clear a problem). Each has its own `uuid`: the event's id, then `<id>-2`, `<id>-3`…
+ * Parms: `alias`, `orchestratorUrl` (when known), `reason` and `daysLeft` (when they apply), `problemUei` (on
+ * resolutions: the alarm they clear). Only those fields are read from `event`, every value is escaped, and nothing
+ * else (never a key) is written.
  */
-export const opennmsEventXml = (event: CloudEvent, context: { orchestratorUrl: string | null }): string | null => {
-  const sent = opennmsEventOf(event);
-  if (sent === null) return null;
-  const parms = Object.entries({
-    alias: event.subject,
-    orchestratorUrl: context.orchestratorUrl,
-    ...sent.parms,
-  }).filter((parm): parm is [string, string] => parm[1] !== null);
-  const clearKey = sent.alarmType === 2 ? ` clear-key="${xml(CLEAR_KEY)}"` : "";
-  return [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<event xmlns="${OPENNMS_EVENT_NAMESPACE}" uuid="${xml(event.id)}">`,
-    `  <uei>${UEI_PREFIX}${sent.name}</uei>`,
-    `  <source>${OPENNMS_EVENT_SOURCE}</source>`,
-    `  <time>${xml(event.time)}</time>`,
-    `  <parms>`,
-    ...parms.map(parmXml),
-    `  </parms>`,
-    `  <severity>${sent.severity}</severity>`,
-    `  <alarm-data reduction-key="${xml(REDUCTION_KEY)}" alarm-type="${sent.alarmType}"${clearKey} auto-clean="false"/>`,
-    `</event>`,
-    ``,
-  ].join("\n");
-};
+export const opennmsEvents = (
+  event: CloudEvent,
+  context: { orchestratorUrl: string | null },
+): readonly OpennmsEventDocument[] =>
+  opennmsEventsOf(event).map((sent, index) => {
+    const uuid = index === 0 ? event.id : `${event.id}-${index + 1}`;
+    const parms = Object.entries({
+      alias: event.subject,
+      orchestratorUrl: context.orchestratorUrl,
+      ...sent.parms,
+    }).filter((parm): parm is [string, string] => parm[1] !== null);
+    const clearKey = sent.alarmType === 2 ? ` clear-key="${xml(CLEAR_KEY)}"` : "";
+    const document = [
+      `<?xml version="1.0" encoding="UTF-8"?>`,
+      `<event xmlns="${OPENNMS_EVENT_NAMESPACE}" uuid="${xml(uuid)}">`,
+      `  <uei>${UEI_PREFIX}${sent.name}</uei>`,
+      `  <source>${OPENNMS_EVENT_SOURCE}</source>`,
+      `  <time>${xml(event.time)}</time>`,
+      `  <parms>`,
+      ...parms.map(parmXml),
+      `  </parms>`,
+      `  <severity>${sent.severity}</severity>`,
+      `  <alarm-data reduction-key="${xml(REDUCTION_KEY)}" alarm-type="${sent.alarmType}"${clearKey} auto-clean="false"/>`,
+      `</event>`,
+      ``,
+    ].join("\n");
+    return { uuid, xml: document };
+  });

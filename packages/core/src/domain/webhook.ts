@@ -15,7 +15,7 @@ import {
   type CloudEvent,
 } from "./events.js";
 import { globRegExp } from "./glob.js";
-import { opennmsEventXml } from "./opennms-event.js";
+import { opennmsEvents } from "./opennms-event.js";
 
 export const WEBHOOK_KINDS = ["cloudevents", "opennms"] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
@@ -105,28 +105,41 @@ export const webhooksFor = (entry: AuditEntry, webhooks: readonly Webhook[]): re
     ),
   );
 
-/** What a body is sent as, per kind. */
+/** One body to POST, as a kind writes it: its `webhook-id`, content type and text. */
 export interface EncodedBody {
+  readonly id: string;
   readonly contentType: string;
   readonly body: string;
 }
 
-/** How each kind writes an event (null: the kind sends nothing for it): the one table a new kind goes into. */
+/**
+ * How each kind writes an event: the bodies one delivery of it posts, in order (none: the kind sends nothing for
+ * it). The one table a new kind goes into. A CloudEvent is one body (`webhook-id` the event id); an OpenNMS event
+ * carries one clear key, so an event that ends several alarms, or ends one and raises another, is several, each
+ * with its own `webhook-id` (the OpenNMS event's uuid), so a receiver deduping on it keeps them all. The context is
+ * looked up only by the kinds that use it (the connection's orchestrator URL: a read of the store per delivery).
+ */
 export const WEBHOOK_ENCODERS: Record<
   WebhookKind,
-  (event: CloudEvent, context: { readonly orchestratorUrl: string | null }) => EncodedBody | null
+  (
+    event: CloudEvent,
+    context: { readonly orchestratorUrl: () => Promise<string | null> },
+  ) => Promise<readonly EncodedBody[]>
 > = {
-  cloudevents: (event) => ({ contentType: "application/json", body: JSON.stringify(event) }),
-  opennms: (event, context) => {
-    const body = opennmsEventXml(event, { orchestratorUrl: context.orchestratorUrl });
-    return body === null ? null : { contentType: "application/xml", body };
-  },
+  cloudevents: async (event) => [{ id: event.id, contentType: "application/json", body: JSON.stringify(event) }],
+  opennms: async (event, context) =>
+    opennmsEvents(event, { orchestratorUrl: await context.orchestratorUrl() }).map(({ uuid, xml }) => ({
+      id: uuid,
+      contentType: "application/xml",
+      body: xml,
+    })),
 };
 
 /** A ping's body: a CloudEvent of its own type (never in the event log), or the OpenNMS event that names it. */
 export const pingBody = (webhook: Webhook, id: string, at: Date): EncodedBody =>
   webhook.kind === "cloudevents"
     ? {
+        id,
         contentType: "application/json",
         body: JSON.stringify({
           specversion: "1.0",
@@ -140,6 +153,7 @@ export const pingBody = (webhook: Webhook, id: string, at: Date): EncodedBody =>
         }),
       }
     : {
+        id,
         contentType: "application/xml",
         body: `<event xmlns="http://xmlns.opennms.org/xsd/event"><uei>uei.opennms.org/sdwan/ping</uei><source>sdwan-connections</source><time>${at.toISOString()}</time></event>`,
       };
@@ -151,12 +165,11 @@ export interface WebhookRequest {
   readonly body: string;
 }
 
-/** The signed request for `body`, sent as event `id` at `at`. */
+/** The signed request for `body`, sent at `at`. */
 export const webhookRequest = (
   webhook: Webhook,
   secrets: WebhookSecrets,
-  id: string,
-  { contentType, body }: EncodedBody,
+  { id, contentType, body }: EncodedBody,
   at: Date,
 ): WebhookRequest => {
   const timestamp = Math.floor(at.getTime() / 1000);
@@ -184,6 +197,10 @@ export type WebhookAnswer =
   | { readonly _tag: "answered"; readonly status: number; readonly retryAfterMs: number | null }
   | { readonly _tag: "failed"; readonly error: string };
 
+/** Whether the receiver took the request (2xx). */
+export const succeeded = (answer: WebhookAnswer): boolean =>
+  answer._tag === "answered" && answer.status >= 200 && answer.status < 300;
+
 /** The default SDWAN_WEBHOOK_RETRY_S: the waits (s) before each retry; after the last, the delivery is dead. */
 export const DEFAULT_WEBHOOK_RETRY_S: readonly number[] = [10, 60, 300, 1800, 7200, 21600, 86400];
 
@@ -199,8 +216,8 @@ export const nextAfter = (
   schedule: readonly number[],
   random: () => number,
 ): DeliveryNext => {
+  if (succeeded(answer)) return { status: "delivered" };
   if (answer._tag === "answered") {
-    if (answer.status >= 200 && answer.status < 300) return { status: "delivered" };
     if (answer.status === 410) return { status: "gone" };
     const retried = answer.status === 408 || answer.status === 429 || answer.status >= 500;
     if (!retried) return { status: "dead" };

@@ -2,9 +2,12 @@ import * as E from "fp-ts/lib/Either.js";
 import { Webhook as Receiver } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
 import { createInMemoryStorage } from "../adapters/memory-storage.js";
+import { healthChangeDetail } from "../domain/audit.js";
 import type { Alias } from "../domain/codecs.js";
+import type { HealthState } from "../domain/health.js";
 import { decodeWebhookRequest, nextAfter, type WebhookAnswer, type WebhookRequest } from "../domain/webhook.js";
 import { aConnection, anAuditEntry } from "../../testing/builders.js";
+import { readOpennmsEvent } from "../../testing/opennms-schema.js";
 import { expectRight as run } from "../../testing/run.js";
 import { createWebhooks, type WebhookSender } from "./webhooks.js";
 
@@ -156,5 +159,179 @@ describe("createWebhooks", () => {
     expect(await run(webhooks.ping(created.id))).toMatchObject({ status: 204, error: null, kind: "cloudevents" });
     expect(receiver.received[0]?.body).toMatchObject({ type: "org.sdwan-connections.webhook.ping" });
     expect(await run(webhooks.ping("unknown"))).toBeUndefined();
+  });
+});
+
+/**
+ * OpenNMS's REST `POST /events` in memory: checks each request's signature with standardwebhooks (its body is XML,
+ * so signed again and compared rather than `verify`'s JSON), its Basic credentials, and its body against event.xsd;
+ * answers the next scripted status. Every request is kept, with the status it got and the timeout it was given.
+ */
+const anOpennms = (statuses: number[] = []) => {
+  const received: {
+    readonly id: string;
+    readonly status: number;
+    readonly timeoutMs: number;
+    readonly event: ReturnType<typeof readOpennmsEvent>;
+  }[] = [];
+  let secret = "";
+  let latencyMs = 0;
+  let ahead = 0;
+  const sender: WebhookSender = {
+    send: async (request: WebhookRequest, timeoutMs: number) => {
+      const headers = request.headers as Record<string, string>;
+      const id = headers["webhook-id"]!;
+      const signedAt = new Date(Number(headers["webhook-timestamp"]) * 1000);
+      expect(headers["webhook-signature"]).toBe(new Receiver(secret).sign(id, signedAt, request.body));
+      expect(headers["authorization"]).toBe(`Basic ${Buffer.from("opennms:pw").toString("base64")}`);
+      expect(headers["content-type"]).toBe("application/xml");
+      const event = readOpennmsEvent(request.body);
+      const status = statuses.shift() ?? 202;
+      ahead += latencyMs;
+      received.push({ id, status, timeoutMs, event });
+      return answered(status);
+    },
+  };
+  return {
+    sender,
+    received,
+    clock: { now: () => Date.now() + ahead },
+    useSecret: (value: string) => (secret = value),
+    /** How long each POST takes, on the clock. */
+    takes: (ms: number) => (latencyMs = ms),
+    advance: (ms: number) => (ahead += ms),
+  };
+};
+
+describe("createWebhooks, kind opennms (several OpenNMS events per delivery)", () => {
+  const UEI = (name: string) => `uei.opennms.org/sdwan/${name}`;
+  const setUp = async (statuses?: number[]) => {
+    const storage = createInMemoryStorage();
+    const opennms = anOpennms(statuses);
+    const webhooks = createWebhooks({
+      store: storage.webhooks,
+      sender: opennms.sender,
+      clock: opennms.clock,
+      retrySchedule: schedule,
+      pollMs: 5,
+      random: () => 0.5,
+    });
+    const created = await run(
+      webhooks.create({
+        url: "https://nms.example/opennms/rest/events",
+        kind: "opennms",
+        username: "opennms",
+        password: "pw",
+      }),
+    );
+    opennms.useSecret(created.secret);
+    const add = (alias: string) =>
+      run(storage.repository.insert(aConnection({ alias }), anAuditEntry({ action: "add", alias: alias as Alias })));
+    const health = (alias: string, from: HealthState, to: HealthState) =>
+      run(
+        storage.audit.record(
+          anAuditEntry({
+            action: "health-change",
+            alias: alias as Alias,
+            detail: healthChangeDetail({ from, to, reason: `${to} now` }),
+          }),
+        ),
+      );
+    const remove = (alias: string) =>
+      run(
+        storage.repository.delete(alias as Alias, undefined, anAuditEntry({ action: "delete", alias: alias as Alias })),
+      );
+    const history = async () =>
+      (await run(webhooks.deliveries(created.id, { limit: "100" })))!
+        .map(({ eventId, status, attempts }) => ({ eventId, status, attempts }))
+        .reverse();
+    return { opennms, webhooks, add, health, remove, history };
+  };
+
+  it("settles an event OpenNMS gets nothing for (an add) delivered with no POST; the events after it go in order, a problem switch as its clear then its raise, a deletion as 4 clears", async () => {
+    const { opennms, webhooks, add, health, remove, history } = await setUp();
+    opennms.takes(100);
+    await add("lab");
+    await health("lab", "valid", "invalid");
+    await health("lab", "invalid", "unreachable");
+    await remove("lab");
+    const relay = webhooks.createRelay();
+    relay.start();
+    await vi.waitFor(() => expect(opennms.received).toHaveLength(7), { timeout: 3_000, interval: 10 });
+    await relay.stop();
+    const alarms = ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired"].map(UEI);
+    expect(opennms.received.map(({ event }) => [event.uei, event.parms["problemUei"]])).toEqual([
+      [UEI("connectionInvalid"), undefined],
+      [UEI("connectionProblemChanged"), UEI("connectionInvalid")],
+      [UEI("connectionUnreachable"), undefined],
+      ...alarms.map((alarm) => [UEI("connectionDeleted"), alarm]),
+    ]);
+    // Each POST's webhook-id is its event's uuid: distinct, so a receiver deduping on it keeps them all.
+    expect(opennms.received.map(({ id, event }) => id === event.uuid)).toEqual(Array(7).fill(true));
+    expect(new Set(opennms.received.map(({ id }) => id)).size).toBe(7);
+
+    const [added, invalid, switched, deleted, ...more] = await history();
+    expect(more).toEqual([]);
+    expect(added).toMatchObject({
+      status: "delivered",
+      attempts: [{ status: null, error: "no opennms form for this event: not sent", latencyMs: 0 }],
+    });
+    expect(opennms.received.map(({ id }) => id)).toEqual([
+      invalid!.eventId,
+      switched!.eventId,
+      `${switched!.eventId}-2`,
+      deleted!.eventId,
+      `${deleted!.eventId}-2`,
+      `${deleted!.eventId}-3`,
+      `${deleted!.eventId}-4`,
+    ]);
+    // One attempt per delivery, whatever its POSTs: the last one's status, their latencies summed.
+    for (const [delivery, posts] of [
+      [invalid, 1],
+      [switched, 2],
+      [deleted, 4],
+    ] as const) {
+      expect(delivery).toMatchObject({ status: "delivered", attempts: [{ status: 202, error: null }] });
+      expect(delivery?.attempts[0]?.latencyMs).toBeGreaterThanOrEqual(100 * posts);
+    }
+    // One timeout for the attempt: each POST is given what is left of it.
+    const [first, second] = opennms.received.filter(({ id }) => id.startsWith(deleted!.eventId));
+    expect(first!.timeoutMs).toBeLessThanOrEqual(10_000);
+    expect(second!.timeoutMs).toBeLessThanOrEqual(first!.timeoutMs - 100);
+  });
+
+  it("retries a delivery whose 2nd POST fails from its first, posting none after the failed one, the events behind it waiting; then delivers them all in order", async () => {
+    const { opennms, webhooks, add, health, remove, history } = await setUp([202, 503]);
+    await add("lab");
+    await remove("lab");
+    await health("edge", "invalid", "unreachable");
+    const relay = webhooks.createRelay();
+    relay.start();
+    await vi.waitFor(() => expect(opennms.received).toHaveLength(2), { timeout: 3_000, interval: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(opennms.received).toHaveLength(2);
+    const [, waiting, behind] = await history();
+    expect(waiting).toMatchObject({ status: "pending", attempts: [{ status: 503, error: null }] });
+    expect(behind).toMatchObject({ status: "pending", attempts: [] });
+    opennms.advance(10_001);
+    await vi.waitFor(() => expect(opennms.received).toHaveLength(8), { timeout: 3_000, interval: 10 });
+    await relay.stop();
+    const deleted = (status: number) => (n: number) => [
+      n === 1 ? waiting!.eventId : `${waiting!.eventId}-${n}`,
+      status,
+      UEI("connectionDeleted"),
+    ];
+    expect(opennms.received.map(({ id, status, event }) => [id, status, event.uei])).toEqual([
+      deleted(202)(1),
+      deleted(503)(2),
+      ...[1, 2, 3, 4].map(deleted(202)),
+      [behind!.eventId, 202, UEI("connectionProblemChanged")],
+      [`${behind!.eventId}-2`, 202, UEI("connectionUnreachable")],
+    ]);
+    expect((await history()).map(({ status, attempts }) => [status, attempts.map((tried) => tried.status)])).toEqual([
+      ["delivered", [null]],
+      ["delivered", [503, 202]],
+      ["delivered", [202]],
+    ]);
   });
 });
