@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import type { Alias, DeliveryAttempt, Storage, Webhook, WebhookSecrets } from "../src/index.js";
+import {
+  WEBHOOK_HISTORY,
+  type Alias,
+  type DeliveryAttempt,
+  type Storage,
+  type Webhook,
+  type WebhookSecrets,
+} from "../src/index.js";
 import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
 import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
@@ -155,6 +162,45 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
           "pending",
           "dead",
         ]);
+      }));
+
+    it("keeps per webhook the newest settled deliveries of its history, and every pending one", () =>
+      withStorage(async (storage) => {
+        const settled = aWebhook();
+        const other = aWebhook();
+        await run(storage.webhooks.create(settled, secrets));
+        await run(storage.webhooks.create(other, secrets));
+        const beyond = 5;
+        for (let change = 0; change < WEBHOOK_HISTORY + beyond + 2; change += 1)
+          await run(storage.audit.record(anAuditEntry()));
+        const everyClaimed = await run(storage.webhooks.claim("a", new Date(), later(30_000), 1_000));
+        const claimedOf = (webhook: Webhook) =>
+          everyClaimed.filter((one) => one.webhook.id === webhook.id).map((one) => one.delivery);
+        const claimed = claimedOf(settled);
+        // The last two stay pending; of the others, alternately delivered and dead.
+        for (const [index, delivery] of claimed.slice(0, -2).entries())
+          await run(
+            storage.webhooks.settle(delivery.id, "a", anAttempt(index % 2 === 0 ? 204 : 400), {
+              status: index % 2 === 0 ? "delivered" : "dead",
+            }),
+          );
+        // The other webhook's oldest three settle too: counted in its own history, not pushed out by the first's.
+        for (const delivery of claimedOf(other).slice(0, 3))
+          await run(storage.webhooks.settle(delivery.id, "a", anAttempt(204), { status: "delivered" }));
+        const kept = await run(storage.webhooks.deliveries(settled.id, 1_000));
+        expect(kept.map((one) => one.id)).toEqual(
+          claimed
+            .slice(beyond)
+            .map((one) => one.id)
+            .reverse(),
+        );
+        expect(kept.filter((one) => one.status !== "pending")).toHaveLength(WEBHOOK_HISTORY);
+        // The other webhook: its three settled and its pending ones, more than a history, all kept.
+        expect((await run(storage.webhooks.deliveries(other.id, 1_000))).map((one) => one.id)).toEqual(
+          claimedOf(other)
+            .map((one) => one.id)
+            .reverse(),
+        );
       }));
 
     it("turns every event into one delivery, in order, when two openings of the store write and claim by turns", async () => {

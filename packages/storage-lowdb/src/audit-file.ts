@@ -192,6 +192,8 @@ export interface LowdbAuditLogOptions {
   readonly onWarning?: (message: string) => void;
   /** The webhooks now (read under the trail's lock, before each append): each entry's line names those its event goes to. */
   readonly webhooks?: () => Promise<readonly Webhook[]>;
+  /** The last entry the webhooks' relays turned into deliveries: a rewrite keeps the outbox lines after it. */
+  readonly outboxCursor?: () => Promise<string | null>;
 }
 
 /** The outbox as the trail holds it: the landed entries after a cursor that name webhooks, and the cursor after them. */
@@ -223,6 +225,7 @@ export const createLowdbAuditLog = ({
   lockStaleMs = 10_000,
   onWarning,
   webhooks = async () => [],
+  outboxCursor = async () => null,
 }: LowdbAuditLogOptions): AuditLog & {
   readonly journal: AuditJournal;
   /**
@@ -345,17 +348,17 @@ export const createLowdbAuditLog = ({
   const prune = async (): Promise<void> => {
     const trail = await readTrail();
     const { entries } = trail;
-    const kept = retainedAuditEntries(entries, retention);
+    const retained = new Set(retainedAuditEntries(entries, retention));
+    const cursor = retained.size === entries.length ? null : await outboxCursor();
+    // Lines of the outbox no relay has read yet stay, however old: their events are still to be delivered.
+    const kept = entries.filter(
+      (entry) => retained.has(entry) || (trail.webhooks.has(entry.id) && (cursor === null || entry.id > cursor)),
+    );
     if (kept.length === entries.length) return;
     const temporary = `${path}.${process.pid}.tmp`;
     const handle = await open(temporary, "w", 0o600);
     try {
-      await handle.writeFile(
-        [...kept]
-          .reverse()
-          .map((entry) => line(entry, () => trail.webhooks.get(entry.id) ?? []))
-          .join(""),
-      );
+      await handle.writeFile(kept.map((entry) => line(entry, () => trail.webhooks.get(entry.id) ?? [])).join(""));
       await handle.datasync();
     } finally {
       await handle.close();

@@ -40,7 +40,7 @@ export interface OpenLowdbStorageOptions {
 /**
  * Core's Storage port in the data directory (`SDWAN_STORAGE=lowdb`): `connections.json` with its apiKeys sealed
  * by the keyring, the audit trail beside it (`audit.jsonl`), whose entries the file appends with its
- * changes, the health states (`health.json`), the service tokens (`tokens.json`), the grants (`grants.json`) and the webhooks (`webhooks.json`). Fails, touching nothing, when the file is unreadable, corrupt, of a newer schema or sealed with
+ * changes, the health states (`health.json`), the service tokens (`tokens.json`), the grants (`grants.json`) and the webhooks (`webhooks.json`, `webhook-deliveries.json`). Fails, touching nothing, when the file is unreadable, corrupt, of a newer schema or sealed with
  * another master key. `close` flushes pending writes and releases the locks.
  */
 export const openLowdbStorage =
@@ -64,6 +64,7 @@ export const openLowdbStorage =
     const audit = createLowdbAuditLog({
       dataDir,
       webhooks: webhooks.current,
+      outboxCursor: webhooks.cursor,
       ...locking,
       ...(auditRetention === undefined ? {} : { retention: auditRetention }),
       ...(onWarning === undefined ? {} : { onWarning }),

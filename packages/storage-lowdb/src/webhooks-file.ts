@@ -5,7 +5,9 @@ import {
   oneOf,
   eventOf,
   WEBHOOK_KINDS,
+  withinHistory,
   type ClaimedDelivery,
+  type DomainError,
   type Delivery,
   type DeliveryAttempt,
   type DeliveryNext,
@@ -15,16 +17,18 @@ import {
 } from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
 import * as O from "fp-ts/lib/Option.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { TrailOutbox } from "./audit-file.js";
 import { openSharedJsonFile } from "./shared-json-file.js";
 
-/** Name of the webhooks' file inside the data directory: the webhooks (secrets sealed) and their deliveries' state. */
+/** Name of the webhooks' file inside the data directory: the webhooks, their secrets sealed. */
 export const WEBHOOKS_FILE = "webhooks.json";
-
-// Settled deliveries kept per webhook (its history); pending ones are always kept.
-const HISTORY = 100;
+/** Name of the file of what happened to the outbox: the webhooks' deliveries and how far the trail was read. */
+export const DELIVERIES_FILE = "webhook-deliveries.json";
 
 const WebhookEntry = t.type({
   id: t.string,
@@ -50,17 +54,22 @@ const DeliveryEntry = t.type({
   status: oneOf(DELIVERY_STATUSES),
   nextAttemptAt: IsoTimeCodec,
   attempts: t.array(Attempt),
-  /** The event as it is delivered (CloudEvents JSON): the audit entry may be pruned before it is. */
+  /** The event as it is delivered (CloudEvents JSON) while pending: the audit entry may be pruned before it is. */
   event: t.string,
   lease: t.union([t.type({ owner: t.string, until: IsoTimeCodec }), t.null]),
 });
 type DeliveryEntry = t.TypeOf<typeof DeliveryEntry>;
-const WebhooksFileCodec = t.type({
-  webhooks: t.array(WebhookEntry),
+const DeliveriesFileCodec = t.type({
   deliveries: t.array(DeliveryEntry),
   /** The last audit entry turned into deliveries. */
   cursor: t.union([t.string, t.null]),
 });
+type DeliveriesFile = t.TypeOf<typeof DeliveriesFileCodec>;
+const WebhooksFileCodec = t.intersection([
+  t.type({ webhooks: t.array(WebhookEntry) }),
+  // Where the deliveries were kept before they had a file of their own: taken from there once.
+  t.partial(DeliveriesFileCodec.props),
+]);
 type WebhooksFile = t.TypeOf<typeof WebhooksFileCodec>;
 
 const webhookOf = ({ sealed: _sealed, ...webhook }: WebhookEntry): Webhook => webhook;
@@ -77,10 +86,12 @@ export interface LowdbWebhookStoreOptions {
 }
 
 /**
- * Webhooks in `webhooks.json` beside `connections.json`. The outbox rows are the audit trail's own lines (each
- * names the webhooks its event goes to, written in the same append: an acknowledged change always has them);
- * this file keeps what happened to them. A claim, under the file's lock, first turns the trail's new lines into
- * deliveries (up to the first whose change has not landed), then leases the due ones.
+ * Webhooks in `webhooks.json` beside `connections.json`, and their deliveries in `webhook-deliveries.json`. The
+ * outbox rows are the audit trail's own lines (each names the webhooks its event goes to, written in the same
+ * append: an acknowledged change always has them); the deliveries file keeps what happened to them. A claim, under
+ * that file's lock, first turns the trail's new lines into deliveries (up to the first whose change has not
+ * landed), then leases the due ones. Two files, so that the trail's appends, which read the webhooks, never wait
+ * for the relays' claims and settlements.
  */
 export const createLowdbWebhookStore = ({
   dataDir,
@@ -90,141 +101,165 @@ export const createLowdbWebhookStore = ({
 }: LowdbWebhookStoreOptions): WebhookStore & {
   /** The webhooks (for the trail's appends). */
   current(): Promise<readonly Webhook[]>;
+  /** How far the trail was turned into deliveries (its later lines naming webhooks are the outbox still). */
+  cursor(): Promise<string | null>;
   close(): Promise<void>;
 } => {
-  const file = openSharedJsonFile<WebhooksFile>({
-    dataDir,
+  const shared = { dataDir, lockStaleMs };
+  const webhooksFile = openSharedJsonFile<WebhooksFile>({
+    ...shared,
     name: WEBHOOKS_FILE,
     codec: WebhooksFileCodec,
-    empty: { webhooks: [], deliveries: [], cursor: null },
+    empty: { webhooks: [] },
     what: "a webhooks file",
-    lockStaleMs,
   });
+  const deliveriesFile = openSharedJsonFile<DeliveriesFile>({
+    ...shared,
+    name: DELIVERIES_FILE,
+    codec: DeliveriesFileCodec,
+    empty: { deliveries: [], cursor: null },
+    what: "a webhook deliveries file",
+  });
+  const webhooksNow = async (): Promise<WebhooksFile> => {
+    const read = await webhooksFile.read("reading", (contents) => contents)();
+    if (E.isLeft(read)) throw new Error(read.left._tag === "StorageFailure" ? read.left.reason : read.left._tag);
+    return read.right;
+  };
   const openSecrets = (entry: WebhookEntry): WebhookSecrets => {
     const opened = keyring.open(entry.sealed, associatedData(entry.id));
     if (E.isLeft(opened)) throw new Error(`the secrets of webhook ${entry.id} do not open (${opened.left._tag})`);
     return JSON.parse(opened.right) as WebhookSecrets;
   };
-  /** Settled deliveries beyond each webhook's history are dropped; those of removed webhooks too. */
+  /** Settled deliveries beyond each webhook's history are dropped (their event too); those of removed webhooks too. */
   const trimmed = (deliveries: readonly DeliveryEntry[], webhooks: readonly WebhookEntry[]): DeliveryEntry[] => {
-    const settled = new Map<string, number>();
     const known = new Set(webhooks.map((webhook) => webhook.id));
-    return [...deliveries]
-      .reverse()
-      .filter((delivery) => {
-        if (!known.has(delivery.webhookId)) return false;
-        if (delivery.status === "pending") return true;
-        const count = (settled.get(delivery.webhookId) ?? 0) + 1;
-        settled.set(delivery.webhookId, count);
-        return count <= HISTORY;
-      })
-      .reverse();
+    return withinHistory(
+      deliveries.filter((delivery) => known.has(delivery.webhookId)),
+      (delivery) => delivery,
+    );
   };
 
-  // Settlements not written yet: the next change writes them first.
+  // Settlements not written yet: the next change of the deliveries writes them first.
   let settlements: { id: string; owner: string; attempt: DeliveryAttempt; next: DeliveryNext }[] = [];
-  /** `current` with the settlements waiting (each only while its owner still holds the delivery). */
-  const settled = (current: WebhooksFile): WebhooksFile => {
+  /**
+   * Under the deliveries' lock: the deliveries with the settlements waiting (each only while its owner still holds
+   * the delivery) and the trail's new outbox lines turned into pending deliveries; `gone`, the webhooks whose
+   * receiver is gone.
+   */
+  const withOutbox = async (read: DeliveriesFile) => {
+    const { webhooks, ...legacy } = await webhooksNow();
+    const start =
+      read.cursor === null && legacy.cursor !== undefined && legacy.cursor !== null ? { ...read, ...legacy } : read;
     const waiting = settlements;
     settlements = [];
-    let { webhooks, deliveries } = current;
+    const deliveries = [...start.deliveries];
+    const gone: { readonly webhookId: string; readonly at: Date }[] = [];
     for (const { id, owner, attempt, next } of waiting) {
-      const delivery = deliveries.find((one) => one.id === id);
+      const index = deliveries.findIndex((one) => one.id === id);
+      const delivery = deliveries[index];
       if (delivery === undefined || delivery.lease?.owner !== owner) continue;
-      const done: DeliveryEntry = {
+      if (next.status === "gone") gone.push({ webhookId: delivery.webhookId, at: attempt.at });
+      deliveries[index] = {
         ...delivery,
         status: next.status === "gone" ? "dead" : next.status,
         nextAttemptAt: next.status === "pending" ? next.at : attempt.at,
         attempts: [...delivery.attempts, attempt],
+        event: next.status === "pending" ? delivery.event : "",
         lease: null,
       };
-      if (next.status === "gone")
-        webhooks = webhooks.map((webhook) =>
-          webhook.id === delivery.webhookId ? { ...webhook, disabledAt: attempt.at } : webhook,
-        );
-      deliveries = deliveries.map((one) => (one.id === id ? done : one));
     }
-    return waiting.length === 0 ? current : { ...current, webhooks, deliveries: trimmed(deliveries, webhooks) };
+    const outbox = await outboxAfter(start.cursor);
+    const known = new Set(webhooks.map((webhook) => webhook.id));
+    for (const { entry, webhooks: named } of outbox.marked) {
+      const event = O.toNullable(eventOf(entry));
+      if (event !== null)
+        for (const webhookId of named.filter((id) => known.has(id)))
+          deliveries.push({
+            id: randomUUID(),
+            webhookId,
+            eventId: entry.id,
+            status: "pending",
+            nextAttemptAt: entry.at,
+            attempts: [],
+            event: JSON.stringify(event),
+            lease: null,
+          });
+    }
+    const kept = trimmed(deliveries, webhooks);
+    const changed =
+      start !== read || waiting.length > 0 || outbox.cursor !== start.cursor || kept.length !== deliveries.length;
+    return { current: { deliveries: kept, cursor: outbox.cursor }, webhooks, gone, changed };
   };
 
-  /** `answer` over the file as it is, the settlements waiting written first. */
-  const view = <A>(answer: (current: WebhooksFile) => A) =>
-    settlements.length === 0
-      ? file.read("reading", answer)
-      : file.change("writing", async (read) => {
-          const current = settled(read);
-          return { contents: current, answer: answer(current) };
-        });
-
-  /**
-   * Under the lock: the file with the settlements waiting and the trail's new outbox lines turned into pending
-   * deliveries (itself when neither).
-   */
-  const withOutbox = async (read: WebhooksFile): Promise<WebhooksFile> => {
-    const current = settled(read);
-    const outbox = await outboxAfter(current.cursor);
-    if (outbox.cursor === current.cursor) return current;
-    const known = new Set(current.webhooks.map((webhook) => webhook.id));
-    const added = outbox.marked.flatMap(({ entry, webhooks }) =>
-      O.match(
-        (): DeliveryEntry[] => [],
-        (event) =>
-          webhooks
-            .filter((id) => known.has(id))
-            .map((webhookId): DeliveryEntry => ({
-              id: randomUUID(),
-              webhookId,
-              eventId: entry.id,
-              status: "pending",
-              nextAttemptAt: entry.at,
-              attempts: [],
-              event: JSON.stringify(event),
-              lease: null,
-            })),
-      )(eventOf(entry)),
+  /** One change of the deliveries (`answer` over them, with the webhooks), then the webhooks found gone disabled. */
+  const changeDeliveries = <A>(
+    answer: (deliveries: DeliveryEntry[], webhooks: readonly WebhookEntry[]) => { answer: A; changed?: boolean },
+  ): TaskEither<DomainError, A> =>
+    pipe(
+      deliveriesFile.change("writing", async (read) => {
+        const { current, webhooks, gone, changed } = await withOutbox(read);
+        const answered = answer(current.deliveries, webhooks);
+        const contents = changed || answered.changed === true ? current : undefined;
+        return { contents, answer: { answer: answered.answer, gone } };
+      }),
+      TE.tap(({ gone }) => (gone.length === 0 ? TE.right(undefined) : disable(gone))),
+      TE.map(({ answer }) => answer),
     );
-    return { ...current, deliveries: [...current.deliveries, ...added], cursor: outbox.cursor };
-  };
+  /** Disables the webhooks whose receiver answered 410, from that attempt's time. */
+  const disable = (gone: readonly { readonly webhookId: string; readonly at: Date }[]) =>
+    changeWebhooks((webhooks) => ({
+      webhooks: webhooks.map((webhook) => {
+        const at = gone.find((one) => one.webhookId === webhook.id)?.at;
+        return at === undefined || webhook.disabledAt !== null ? webhook : { ...webhook, disabledAt: at };
+      }),
+      answer: undefined,
+    }));
+
+  /** One change of the webhooks' list: `next` gives the webhooks after it (undefined: nothing changes). */
+  const changeWebhooks = <A>(next: (webhooks: readonly WebhookEntry[]) => { webhooks?: WebhookEntry[]; answer: A }) =>
+    webhooksFile.change("writing", (current) => {
+      const { webhooks, answer } = next(current.webhooks);
+      return { contents: webhooks === undefined ? undefined : { webhooks }, answer };
+    });
+  const webhooksAnswer = <A>(answer: (webhooks: readonly WebhookEntry[]) => A) =>
+    webhooksFile.read("reading", ({ webhooks }) => answer(webhooks));
 
   return {
-    current: async () => {
-      const read = await file.read("reading", ({ webhooks }) => webhooks.map(webhookOf))();
+    current: async () => (await webhooksNow()).webhooks.map(webhookOf),
+    cursor: async () => {
+      const read = await deliveriesFile.read("reading", ({ cursor }) => cursor)();
       if (E.isLeft(read)) throw new Error(read.left._tag);
       return read.right;
     },
     create: (webhook, secrets) =>
-      file.change("writing", async (current) => ({
-        contents: {
-          ...current,
-          webhooks: [
-            ...current.webhooks,
-            {
-              ...webhook,
-              types: [...webhook.types],
-              sealed: keyring.seal(JSON.stringify(secrets), associatedData(webhook.id)),
-            },
-          ],
-        },
+      changeWebhooks((webhooks) => ({
+        webhooks: [
+          ...webhooks,
+          {
+            ...webhook,
+            types: [...webhook.types],
+            sealed: keyring.seal(JSON.stringify(secrets), associatedData(webhook.id)),
+          },
+        ],
         answer: undefined,
       })),
-    list: () => view(({ webhooks }) => webhooks.map(webhookOf)),
-    get: (id) => view(({ webhooks }) => webhooks.map(webhookOf).find((webhook) => webhook.id === id)),
+    list: () => webhooksAnswer((webhooks) => webhooks.map(webhookOf)),
+    get: (id) => webhooksAnswer((webhooks) => webhooks.map(webhookOf).find((webhook) => webhook.id === id)),
     secrets: (id) =>
-      file.read("reading", ({ webhooks }) => {
+      webhooksAnswer((webhooks) => {
         const entry = webhooks.find((webhook) => webhook.id === id);
         return entry === undefined ? undefined : openSecrets(entry);
       }),
+    // Its deliveries go with the next change of the deliveries (none is claimed meanwhile: it is not a webhook).
     remove: (id) =>
-      file.change("writing", async (current) => {
-        if (!current.webhooks.some((webhook) => webhook.id === id)) return { answer: false };
-        const webhooks = current.webhooks.filter((webhook) => webhook.id !== id);
-        return { contents: { ...current, webhooks, deliveries: trimmed(current.deliveries, webhooks) }, answer: true };
-      }),
+      changeWebhooks((webhooks) =>
+        webhooks.some((webhook) => webhook.id === id)
+          ? { webhooks: webhooks.filter((webhook) => webhook.id !== id), answer: true }
+          : { answer: false },
+      ),
     claim: (owner, now, leaseUntil, limit) =>
-      file.change("writing", async (read) => {
-        const current = await withOutbox(read);
-        const byId = new Map(current.webhooks.map((webhook) => [webhook.id, webhook]));
-        const deliveries = [...current.deliveries];
+      changeDeliveries((deliveries, webhooks) => {
+        const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
         const claimed: ClaimedDelivery[] = [];
         // The webhooks whose run ended (a delivery not due, or held by another owner).
         const ended = new Set<string>();
@@ -246,43 +281,39 @@ export const createLowdbWebhookStore = ({
             event: JSON.parse(delivery.event) as ClaimedDelivery["event"],
           });
         }
-        return current === read && claimed.length === 0
-          ? { answer: claimed }
-          : { contents: { ...current, deliveries }, answer: claimed };
+        return { answer: claimed, changed: claimed.length > 0 };
       }),
-    // Written with the next change (a claim, most often: one write per round, not two per delivery).
-    settle: (id, owner, attempt, next) => async () => {
+    // Written with the next change of the deliveries (a claim, most often: one write per round, not two per
+    // delivery); at once when the receiver is gone, so that the webhook is disabled now.
+    settle: (id, owner, attempt, next) => {
       settlements.push({ id, owner, attempt, next });
-      return E.right(undefined);
+      return next.status !== "gone" ? TE.right(undefined) : changeDeliveries(() => ({ answer: undefined }));
     },
     deliveries: (id, limit) =>
-      file.change("writing", async (read) => {
-        const current = await withOutbox(read);
-        const answer = current.deliveries
+      changeDeliveries((deliveries) => ({
+        answer: deliveries
           .filter((delivery) => delivery.webhookId === id)
           .reverse()
           .slice(0, limit)
-          .map(deliveryOf);
-        return current === read ? { answer } : { contents: current, answer };
-      }),
+          .map(deliveryOf),
+      })),
     resealSecrets: () =>
-      file.change("writing", async (current) => {
-        const stale = current.webhooks.filter((webhook) => keyring.needsRotation(webhook.sealed));
-        if (stale.length === 0) return { answer: { rotated: 0, total: current.webhooks.length } };
-        const webhooks = current.webhooks.map((webhook) =>
-          keyring.needsRotation(webhook.sealed)
-            ? {
-                ...webhook,
-                sealed: keyring.seal(JSON.stringify(openSecrets(webhook)), associatedData(webhook.id)),
-              }
-            : webhook,
-        );
-        return { contents: { ...current, webhooks }, answer: { rotated: stale.length, total: webhooks.length } };
+      changeWebhooks((webhooks) => {
+        const stale = webhooks.filter((webhook) => keyring.needsRotation(webhook.sealed));
+        if (stale.length === 0) return { answer: { rotated: 0, total: webhooks.length } };
+        return {
+          webhooks: webhooks.map((webhook) =>
+            keyring.needsRotation(webhook.sealed)
+              ? { ...webhook, sealed: keyring.seal(JSON.stringify(openSecrets(webhook)), associatedData(webhook.id)) }
+              : webhook,
+          ),
+          answer: { rotated: stale.length, total: webhooks.length },
+        };
       }),
     close: async () => {
-      if (settlements.length > 0)
-        await file.change("writing", async (read) => ({ contents: settled(read), answer: undefined }))();
-      await file.close();
+      if (settlements.length > 0) await changeDeliveries(() => ({ answer: undefined }))();
+      await deliveriesFile.close();
+      await webhooksFile.close();
     },
   };
 };

@@ -1,13 +1,32 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { expectRight } from "@sdwan-connections/core/testing";
+import type { Alias, Storage } from "@sdwan-connections/core";
+import { aConnection, anAuditEntry, expectRight } from "@sdwan-connections/core/testing";
 import { describe, expect, it } from "vitest";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
-import { WEBHOOKS_FILE } from "../src/webhooks-file.js";
+import { DELIVERIES_FILE, WEBHOOKS_FILE } from "../src/webhooks-file.js";
 import { keyringOf, temporaryDirectory } from "./support.js";
 
-describe("webhooks.json", () => {
+const aWebhook = () => ({
+  id: randomUUID(),
+  url: "https://receiver.example/hook",
+  types: ["*"],
+  kind: "cloudevents" as const,
+  createdAt: new Date(),
+  disabledAt: null,
+});
+const signing = { secret: `whsec_${randomBytes(32).toString("base64")}`, credentials: null };
+const add = (storage: Storage, alias: string) =>
+  expectRight(
+    storage.repository.insert(aConnection({ alias }), anAuditEntry({ action: "add", alias: alias as Alias })),
+  );
+const claimAll = async (storage: Storage) =>
+  (await expectRight(storage.webhooks.claim("relay", new Date(), new Date(Date.now() + 30_000), 1000))).map(
+    ({ event }) => event.subject,
+  );
+
+describe("webhooks.json and webhook-deliveries.json", () => {
   it("keeps secrets sealed, and a master-key rotation re-seals them so that the new key alone opens them", async () => {
     await using directory = await temporaryDirectory();
     const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
@@ -40,6 +59,82 @@ describe("webhooks.json", () => {
       expect(await expectRight(rotated.webhooks.secrets(webhook.id))).toEqual(secrets);
     } finally {
       await rotated.close();
+    }
+  });
+
+  it("keeps the trail's outbox lines no relay has read through a rewrite that prunes, then lets them go", async () => {
+    await using directory = await temporaryDirectory();
+    const retention = { maxEntries: 3, maxAttempts: 3, maxAgeMs: 86_400_000 };
+    // Each opening prunes the trail at its first append.
+    const open = () =>
+      expectRight(
+        openLowdbStorage({
+          dataDir: directory.path,
+          keyring: keyringOf(),
+          lockStaleMs: 2000,
+          auditRetention: retention,
+        }),
+      );
+    const aliases = Array.from({ length: 8 }, (_, index) => `pruned-${index}`);
+    const first = await open();
+    await expectRight(first.webhooks.create(aWebhook(), signing));
+    for (const alias of aliases.slice(0, 7)) await add(first, alias);
+    await first.close();
+    const trail = async () => (await readFile(join(directory.path, "audit.jsonl"), "utf8")).trim().split("\n");
+    const second = await open();
+    await add(second, aliases[7]!);
+    expect(await expectRight(second.audit.list({ limit: 100 }))).toHaveLength(3);
+    await second.close(); // the rewrite done
+    expect(await trail()).toHaveLength(8);
+    const third = await open();
+    expect(await claimAll(third)).toEqual(aliases);
+    await third.close();
+    const fourth = await open();
+    await add(fourth, "after");
+    await fourth.close();
+    const lines = await trail();
+    expect(lines.length).toBeLessThanOrEqual(4);
+  });
+
+  it("takes the deliveries from webhooks.json, where they were kept before they had a file of their own", async () => {
+    await using directory = await temporaryDirectory();
+    const open = () =>
+      expectRight(openLowdbStorage({ dataDir: directory.path, keyring: keyringOf(), lockStaleMs: 2000 }));
+    const webhook = aWebhook();
+    const first = await open();
+    await expectRight(first.webhooks.create(webhook, signing));
+    await add(first, "one");
+    await add(first, "two");
+    const [one] = await expectRight(first.webhooks.claim("relay", new Date(), new Date(Date.now() + 30_000), 1));
+    await expectRight(
+      first.webhooks.settle(
+        one!.delivery.id,
+        "relay",
+        { at: new Date(), status: 204, error: null, latencyMs: 1 },
+        { status: "delivered" },
+      ),
+    );
+    await first.close();
+    const webhooksPath = join(directory.path, WEBHOOKS_FILE);
+    const deliveriesPath = join(directory.path, DELIVERIES_FILE);
+    const legacy = {
+      ...JSON.parse(await readFile(webhooksPath, "utf8")),
+      ...JSON.parse(await readFile(deliveriesPath, "utf8")),
+    };
+    await writeFile(webhooksPath, JSON.stringify(legacy));
+    await rm(deliveriesPath);
+
+    const second = await open();
+    try {
+      expect(await claimAll(second)).toEqual(["two"]);
+      expect((await expectRight(second.webhooks.deliveries(webhook.id, 10))).map((one) => one.status)).toEqual([
+        "pending",
+        "delivered",
+      ]);
+      await expectRight(second.webhooks.create(aWebhook(), signing));
+      expect(Object.keys(JSON.parse(await readFile(webhooksPath, "utf8")))).toEqual(["webhooks"]);
+    } finally {
+      await second.close();
     }
   });
 });

@@ -251,6 +251,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ) stored;
       create index audit_entries_by_kind on audit_entries (kind, id)`,
   },
+  {
+    // A webhook's history (SPEC §9): each settlement deletes its webhook's settled deliveries beyond the newest 100
+    // (core's WEBHOOK_HISTORY), read newest first from this index; the history grown before it is trimmed once.
+    version: 14,
+    name: "webhook delivery history bounded",
+    sql: `
+      create index sdwan_webhook_deliveries_settled on sdwan_webhook_deliveries (webhook_id, seq desc)
+        where status <> 'pending';
+      delete from sdwan_webhook_deliveries d using (
+        select seq, row_number() over (partition by webhook_id order by seq desc) as position
+          from sdwan_webhook_deliveries where status <> 'pending'
+      ) settled
+      where d.seq = settled.seq and settled.position > 100`,
+  },
 ];
 
 /** The newest schema version this release knows. */

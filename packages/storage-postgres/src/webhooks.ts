@@ -9,6 +9,7 @@ import {
   oneOf,
   storageFailure,
   toFieldErrors,
+  WEBHOOK_HISTORY,
   WEBHOOK_KINDS,
   type ClaimedDelivery,
   type Delivery,
@@ -209,13 +210,30 @@ export const createPostgresWebhookStore = ({
     settle: (id, owner, attempt, next) =>
       query("recording a webhook delivery", async () => {
         await pool.query(
+          // A settlement also deletes its webhook's settled deliveries beyond the history (a retry deletes none):
+          // the newest are read from their index, and the first beyond it goes with those before it (one row in the
+          // steady state). The statement sees the table as it was before it, so this delivery is counted apart; rows
+          // another settlement is deleting at once are left to it (no waits, no deadlocks). The id is a claim's.
           `with settled as (
              update sdwan_webhook_deliveries
                 set status = $3, next_attempt_at = $4, attempts = attempts || $5::jsonb, lease_owner = null, lease_until = null
-              where id::text = $1 and lease_owner = $2
-             returning webhook_id
+              where id = $1::uuid and lease_owner = $2
+             returning webhook_id, seq, status
+           ), disabled as (
+             update sdwan_webhooks set disabled_at = $6 where $7 and id = (select webhook_id from settled)
+           ), history as (
+             (select seq from sdwan_webhook_deliveries
+               where webhook_id = (select webhook_id from settled where status <> 'pending') and status <> 'pending'
+               order by seq desc limit $8 + 1)
+             union all
+             select seq from settled where status <> 'pending'
            )
-           update sdwan_webhooks set disabled_at = $6 where $7 and id = (select webhook_id from settled)`,
+           delete from sdwan_webhook_deliveries where seq in (
+             select seq from sdwan_webhook_deliveries
+              where webhook_id = (select webhook_id from settled) and status <> 'pending'
+                and seq <= (select seq from history order by seq desc offset $8 limit 1)
+                for update skip locked
+           )`,
           [
             id,
             owner,
@@ -224,6 +242,7 @@ export const createPostgresWebhookStore = ({
             JSON.stringify([{ ...attempt, at: attempt.at.toISOString() }]),
             attempt.at,
             next.status === "gone",
+            WEBHOOK_HISTORY,
           ],
         );
         return E.right(undefined);

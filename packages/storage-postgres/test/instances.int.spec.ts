@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -7,6 +8,7 @@ import {
   createConnectionService,
   createInMemoryStorage,
   EVERY_CONNECTION,
+  WEBHOOK_HISTORY,
   type Alias,
   type ConnectionChangeNotice,
   type DomainError,
@@ -15,6 +17,7 @@ import {
 import {
   aConnection,
   aCustomer,
+  anAuditEntry,
   createInMemoryOrchestrator,
   expectLeft,
   expectRight,
@@ -25,6 +28,7 @@ import {
   createPostgresConnectionRepository,
   migrate,
   MIGRATIONS,
+  openPostgresStorage,
   SCHEMA_VERSION,
   type PostgresConnectionChanges,
 } from "../src/index.js";
@@ -136,6 +140,35 @@ describe("migrate", () => {
     await expect(insert("v3.sealed")).rejects.toMatchObject({ code: "23514" });
   });
 
+  it("trims, once, the webhook delivery history grown before it was bounded: its newest 100 settled kept, every pending one", async () => {
+    const grown = pool(await postgres.database("grown_history"));
+    await expectRight(
+      migrate(
+        grown,
+        MIGRATIONS.filter((migration) => migration.version < 14),
+      ),
+    );
+    await grown.query(
+      `insert into sdwan_webhooks (id, url, types, kind, created_at, secrets)
+       values (gen_random_uuid(), 'https://receiver.example/hook', '{*}', 'cloudevents', now(), 'v1.sealed')`,
+    );
+    // Deliveries 1 to 150, every 50th still pending.
+    await grown.query(
+      `insert into sdwan_webhook_deliveries (id, webhook_id, event_id, event, status, next_attempt_at)
+       select gen_random_uuid(), w.id, n::text as event_id, '{}', case when n % 50 = 0 then 'pending' else 'delivered' end, now()
+         from sdwan_webhooks w, generate_series(1, 150) n order by n`,
+    );
+    expect((await expectRight(migrate(grown))).applied).toContain(14);
+    const numbers = Array.from({ length: 150 }, (_, index) => index + 1);
+    const newestSettled = numbers.filter((n) => n % 50 !== 0).slice(-100);
+    const { rows } = await grown.query<{ event_id: string }>(
+      "select event_id from sdwan_webhook_deliveries order by seq",
+    );
+    expect(rows.map((row) => Number(row.event_id))).toEqual(
+      numbers.filter((n) => n % 50 === 0 || newestSettled.includes(n)),
+    );
+  });
+
   it("refuses a database whose schema is newer than this release", async () => {
     const newer = pool(await postgres.database("newer"));
     await expectRight(migrate(newer));
@@ -188,6 +221,62 @@ describe("two instances writing one connection", () => {
       expect(results.filter(E.isRight)).toHaveLength(1);
       expect(results.filter(E.isLeft).map((result) => result.left._tag)).toEqual(["AlreadyExists"]);
     }
+  });
+});
+
+describe("the webhook delivery history of two instances", () => {
+  it("stays bounded while both settle one webhook's deliveries at once: none fails, no pending one goes, the next settlement leaves exactly the history", async () => {
+    const databaseUrl = await postgres.database("webhook_history");
+    const open = async () => {
+      const storage = await expectRight(openPostgresStorage({ databaseUrl, keyring }));
+      closers.push(() => storage.close());
+      return storage;
+    };
+    const [a, b] = [await open(), await open()];
+    const webhook = {
+      id: randomUUID(),
+      url: "https://receiver.example/hook",
+      types: ["*"],
+      kind: "cloudevents" as const,
+      createdAt: new Date(),
+      disabledAt: null,
+    };
+    await expectRight(a.webhooks.create(webhook, { secret: "whsec_c2VjcmV0", credentials: null }));
+    const concurrent = 40;
+    for (let change = 0; change < WEBHOOK_HISTORY + concurrent + 2; change += 1)
+      await expectRight(a.audit.record(anAuditEntry()));
+    const claimed = (
+      await expectRight(a.webhooks.claim("relay", new Date(), new Date(Date.now() + 60_000), 1_000))
+    ).map((one) => one.delivery.id);
+    const settle = (storage: typeof a, id: string) =>
+      expectRight(
+        storage.webhooks.settle(
+          id,
+          "relay",
+          { at: new Date(), status: 204, error: null, latencyMs: 1 },
+          { status: "delivered" },
+        ),
+      );
+    for (const id of claimed.slice(0, WEBHOOK_HISTORY)) await settle(a, id);
+    await Promise.all(claimed.slice(WEBHOOK_HISTORY, -2).map((id, index) => settle(index % 2 === 0 ? a : b, id)));
+    const counts = async () =>
+      Object.fromEntries(
+        (
+          await pool(databaseUrl).query<{ status: string; count: number }>(
+            "select status, count(*)::int as count from sdwan_webhook_deliveries group by status",
+          )
+        ).rows.map((row) => [row.status, row.count]),
+      );
+    // Settlements at once each count their own delivery, not the others': a few more may stay, for a while.
+    const afterwards = await counts();
+    expect(afterwards["pending"]).toBe(2);
+    expect(afterwards["delivered"]).toBeGreaterThanOrEqual(WEBHOOK_HISTORY);
+    expect(afterwards["delivered"]).toBeLessThan(WEBHOOK_HISTORY + concurrent);
+    await settle(b, claimed.at(-2)!);
+    expect(await counts()).toEqual({ pending: 1, delivered: WEBHOOK_HISTORY });
+    expect((await expectRight(a.webhooks.deliveries(webhook.id, 1_000))).map((one) => one.id)).toEqual(
+      claimed.slice(-(WEBHOOK_HISTORY + 1)).reverse(),
+    );
   });
 });
 

@@ -5,6 +5,7 @@ import type { AuditEntry } from "../domain/audit.js";
 import { eventOf, type CloudEvent } from "../domain/events.js";
 import {
   webhooksFor,
+  withinHistory,
   type ClaimedDelivery,
   type Delivery,
   type Webhook,
@@ -90,6 +91,7 @@ export const createInMemoryWebhookStore = (): WebhookStore & { enqueue(entry: Au
         nextAttemptAt: next.status === "pending" ? next.at : attempt.at,
         attempts: [...row.delivery.attempts, attempt],
       };
+      rows = withinHistory(rows, (one) => one.delivery);
       const target = webhooks.get(row.delivery.webhookId);
       if (next.status === "gone" && target !== undefined)
         webhooks.set(target.webhook.id, { ...target, webhook: { ...target.webhook, disabledAt: attempt.at } });

@@ -64,6 +64,27 @@ export interface Delivery {
   readonly attempts: readonly DeliveryAttempt[];
 }
 
+/** Settled (delivered or dead) deliveries a store keeps per webhook, the newest: its history. Pending ones are all kept. */
+export const WEBHOOK_HISTORY = 100;
+
+/** Of `deliveries` (oldest first), those a store keeps: every pending one, and per webhook its newest settled ones. */
+export const withinHistory = <A>(
+  deliveries: readonly A[],
+  deliveryOf: (one: A) => Pick<Delivery, "webhookId" | "status">,
+): A[] => {
+  const settled = new Map<string, number>();
+  return deliveries
+    .toReversed()
+    .filter((one) => {
+      const { webhookId, status } = deliveryOf(one);
+      if (status === "pending") return true;
+      const count = (settled.get(webhookId) ?? 0) + 1;
+      settled.set(webhookId, count);
+      return count <= WEBHOOK_HISTORY;
+    })
+    .reverse();
+};
+
 /** A delivery a relay claimed: what it needs to make the attempt. */
 export interface ClaimedDelivery {
   readonly delivery: Delivery;

@@ -36,7 +36,10 @@ export interface WebhookStore {
    * in a crash means the delivery is made again). Nothing when `owner`'s lease was taken over meanwhile.
    */
   settle(id: string, owner: string, attempt: DeliveryAttempt, next: DeliveryNext): TaskEither<DomainError, void>;
-  /** Webhook `id`'s newest `limit` deliveries, newest first (their attempts, never bodies). */
+  /**
+   * Webhook `id`'s newest `limit` deliveries, newest first (their attempts, never bodies). The store keeps every
+   * pending delivery and the newest `WEBHOOK_HISTORY` settled ones of each webhook: settlements delete those beyond.
+   */
   deliveries(id: string, limit: number): TaskEither<DomainError, readonly Delivery[]>;
   /** Webhook `id`'s secrets, opened (for a ping). */
   secrets(id: string): TaskEither<DomainError, WebhookSecrets | undefined>;
