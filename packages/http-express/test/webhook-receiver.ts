@@ -16,6 +16,9 @@ export interface Received {
   readonly headers: IncomingMessage["headers"];
 }
 
+/** Picks the status of a verified request, at once or after a while (a receiver that takes time to answer). */
+export type Answer = (request: Received) => number | Promise<number>;
+
 /**
  * The body of a request signed with `secret`, as a Standard Webhooks receiver checks it. standardwebhooks' `verify`
  * parses the body as JSON, so an XML body (an OpenNMS event, which must also pass OpenNMS's event.xsd) is checked
@@ -42,9 +45,7 @@ const verified = (secret: string, payload: string, headers: Record<string, strin
  * `answer` picks each status (200 by default).
  * Requests that fail verification are counted, never accepted.
  */
-export const startWebhookReceiver = async (
-  options: { readonly tls?: boolean; readonly answer?: (request: Received) => number } = {},
-) => {
+export const startWebhookReceiver = async (options: { readonly tls?: boolean; readonly answer?: Answer } = {}) => {
   const certificates = createTestCertificates();
   const accepted: Received[] = [];
   const refused: string[] = [];
@@ -55,16 +56,19 @@ export const startWebhookReceiver = async (
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const payload = Buffer.concat(chunks).toString("utf8");
+      let received: Received;
       try {
         if (secret === undefined) throw new Error("no secret yet");
-        const received = { ...verified(secret, payload, req.headers as Record<string, string>), headers: req.headers };
-        const status = answer(received);
-        if (status >= 200 && status < 300) accepted.push(received);
-        res.writeHead(status).end();
+        received = { ...verified(secret, payload, req.headers as Record<string, string>), headers: req.headers };
       } catch (error) {
         refused.push(String(error));
         res.writeHead(400).end();
+        return;
       }
+      void Promise.resolve(answer(received)).then((status) => {
+        if (status >= 200 && status < 300) accepted.push(received);
+        res.writeHead(status).end();
+      });
     });
   };
   const tls = options.tls ?? true;
@@ -79,7 +83,7 @@ export const startWebhookReceiver = async (
     accepted,
     refused,
     useSecret: (value: string) => (secret = value),
-    answerWith: (next: (request: Received) => number) => (answer = next),
+    answerWith: (next: Answer) => (answer = next),
     [Symbol.asyncDispose]: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
