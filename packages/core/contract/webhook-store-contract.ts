@@ -73,6 +73,21 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
         expect(await run(storage.webhooks.get(first.id))).toBeUndefined();
       }));
 
+    it("answers an id not in the form its ids have (a UUID in lower case) as an unknown id, never a failure", () =>
+      withStorage(async (storage) => {
+        const webhook = aWebhook();
+        await run(storage.webhooks.create(webhook, secrets));
+        await add(storage, "lab");
+        for (const id of ["not-a-uuid", "", webhook.id.toUpperCase(), `{${webhook.id}}`, "' or ''='"]) {
+          expect(await run(storage.webhooks.get(id))).toBeUndefined();
+          expect(await run(storage.webhooks.secrets(id))).toBeUndefined();
+          expect(await run(storage.webhooks.deliveries(id, 10))).toEqual([]);
+          expect(await run(storage.webhooks.remove(id))).toBe(false);
+        }
+        expect(await run(storage.webhooks.get(webhook.id))).toEqual(webhook);
+        expect(await run(storage.webhooks.deliveries(webhook.id, 10))).toHaveLength(1);
+      }));
+
     it("writes, with a change's audit entry, one pending delivery per enabled webhook that wants its event; none for what is not an event", () =>
       withStorage(async (storage) => {
         const every = aWebhook();

@@ -4,6 +4,7 @@ export {
   ApiKeyCodec,
   OrchestratorUrlCodec,
   aliasKey,
+  isUuid,
   ALIAS_MAX_LENGTH,
   ALIAS_PATTERN,
   API_KEY_PATTERN,

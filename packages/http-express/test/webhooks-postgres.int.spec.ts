@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { reportFigures } from "@sdwan-connections/bench-kit";
@@ -52,6 +52,7 @@ const setUp = async (name: string) => {
   };
   const [url] = await Promise.all([start("one"), start("two")]);
   const webhook = (await client(url as string)("POST", `${BASE}/webhooks`, { body: { url: receiver.url } })).json<{
+    id: string;
     secret: string;
   }>();
   receiver.useSecret(webhook.secret);
@@ -65,7 +66,7 @@ const setUp = async (name: string) => {
     await receiver[Symbol.asyncDispose]();
     await rm(dir, { recursive: true, force: true });
   };
-  return { receiver, instances, start, add, close };
+  return { receiver, instances, start, add, close, call: client(url as string), webhookId: webhook.id };
 };
 
 describe("webhooks: two instances on one PostgreSQL", { timeout: 300_000 }, () => {
@@ -83,6 +84,23 @@ describe("webhooks: two instances on one PostgreSQL", { timeout: 300_000 }, () =
       expect(new Set(ids).size).toBe(aliases.length);
       expect(ids).toHaveLength(aliases.length);
       expect(world.receiver.refused).toEqual([]);
+    } finally {
+      await world.close();
+    }
+  });
+
+  it("answers an id that is no webhook's, whether or not it has a UUID's form, as unknown (404): never a database error", async () => {
+    const world = await setUp("webhooks_ids");
+    try {
+      await world.add("lab");
+      for (const id of ["not-a-uuid", world.webhookId.toUpperCase(), randomUUID()]) {
+        const path = `${BASE}/webhooks/${encodeURIComponent(id)}`;
+        expect((await world.call("GET", path)).status).toBe(404);
+        expect((await world.call("GET", `${path}/deliveries`)).status).toBe(404);
+        expect((await world.call("POST", `${path}/ping`)).status).toBe(404);
+        expect((await world.call("DELETE", path)).status).toBe(404);
+      }
+      expect((await world.call("GET", `${BASE}/webhooks/${world.webhookId}/deliveries`)).status).toBe(200);
     } finally {
       await world.close();
     }

@@ -6,6 +6,7 @@ import type { Pool, PoolClient } from "pg";
 import {
   CloudEventCodec,
   DELIVERY_STATUSES,
+  isUuid,
   oneOf,
   storageFailure,
   toFieldErrors,
@@ -125,6 +126,9 @@ export const createPostgresWebhookStore = ({
       (await pool.query(`select ${WEBHOOK_COLUMNS} from sdwan_webhooks ${where} order by created_at, id`, [...values]))
         .rows,
     );
+  // Every lookup by id reads the primary key (a uuid); an id of another form is none (core's isUuid).
+  const webhookById = async (id: string) =>
+    isUuid(id) ? webhookRows("where id = $1::uuid", [id]) : E.right<DomainError, WebhookRow[]>([]);
 
   return {
     create: (webhook, secrets) =>
@@ -146,17 +150,19 @@ export const createPostgresWebhookStore = ({
       ),
     get: (id) =>
       query("reading a webhook", async () =>
-        E.map((rows: WebhookRow[]) => rows.map(webhookOf)[0])(await webhookRows("where id::text = $1", [id])),
+        E.map((rows: WebhookRow[]) => rows.map(webhookOf)[0])(await webhookById(id)),
       ),
     secrets: (id) =>
       query("reading a webhook", async () =>
         E.flatMap((rows: WebhookRow[]) => (rows[0] === undefined ? E.right(undefined) : openSecrets(rows[0])))(
-          await webhookRows("where id::text = $1", [id]),
+          await webhookById(id),
         ),
       ),
     remove: (id) =>
       query("removing a webhook", async () =>
-        E.right(((await pool.query("delete from sdwan_webhooks where id::text = $1", [id])).rowCount ?? 0) > 0),
+        E.right(
+          isUuid(id) && ((await pool.query("delete from sdwan_webhooks where id = $1::uuid", [id])).rowCount ?? 0) > 0,
+        ),
       ),
     claim: (owner, now, leaseUntil, limit) =>
       query("claiming webhook deliveries", async () => {
@@ -189,7 +195,9 @@ export const createPostgresWebhookStore = ({
         );
         const deliveries = decodeRows(DeliveryRow, "a webhook delivery", ordered);
         if (E.isLeft(deliveries) || deliveries.right.length === 0) return E.map(() => [])(deliveries);
-        const webhooks = await webhookRows("where id::text = any($1)", [deliveries.right.map((row) => row.webhook_id)]);
+        const webhooks = await webhookRows("where id = any($1::uuid[])", [
+          deliveries.right.map((row) => row.webhook_id),
+        ]);
         if (E.isLeft(webhooks)) return webhooks;
         const byId = new Map(webhooks.right.map((row) => [row.id, row]));
         const claimed: ClaimedDelivery[] = [];
@@ -253,12 +261,14 @@ export const createPostgresWebhookStore = ({
           decodeRows(
             DeliveryRow,
             "a webhook delivery",
-            (
-              await pool.query(
-                `select ${DELIVERY_COLUMNS} from sdwan_webhook_deliveries where webhook_id::text = $1 order by seq desc limit $2`,
-                [id, limit],
-              )
-            ).rows,
+            isUuid(id)
+              ? (
+                  await pool.query(
+                    `select ${DELIVERY_COLUMNS} from sdwan_webhook_deliveries where webhook_id = $1::uuid order by seq desc limit $2`,
+                    [id, limit],
+                  )
+                ).rows
+              : [],
           ),
         ),
       ),

@@ -1,9 +1,10 @@
 import * as E from "fp-ts/lib/Either.js";
 import fc from "fast-check";
+import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ApiKey } from "./api-key.js";
-import { AliasCodec, ApiKeyCodec, ORCHESTRATOR_URL_PATTERN, OrchestratorUrlCodec } from "./codecs.js";
+import { AliasCodec, ApiKeyCodec, isUuid, ORCHESTRATOR_URL_PATTERN, OrchestratorUrlCodec } from "./codecs.js";
 import { decodeInput } from "./decode.js";
 
 const problem = (result: E.Either<unknown, unknown>) => (E.isLeft(result) ? JSON.stringify(result.left) : "accepted");
@@ -166,5 +167,23 @@ describe("ApiKey", () => {
     const texts = [JSON.stringify({ key }), `${key}`, String(key), inspect({ key }), inspect(key)];
     for (const text of texts) expect(text).not.toContain("super-secret");
     expect(key.reveal()).toBe("super-secret");
+  });
+});
+
+describe("isUuid", () => {
+  it("takes the UUIDs randomUUID writes", () => {
+    for (let one = 0; one < 100; one += 1) expect(isUuid(randomUUID())).toBe(true);
+  });
+
+  // PostgreSQL's uuid takes the last three as a stored id's: matching them would find ids the other stores do not.
+  it.each([
+    "not-a-uuid",
+    "",
+    "0b7e2c4e-8f1a-4c3b-9d2e-5a6f7b8c9d0e ",
+    "0B7E2C4E-8F1A-4C3B-9D2E-5A6F7B8C9D0E",
+    "{0b7e2c4e-8f1a-4c3b-9d2e-5a6f7b8c9d0e}",
+    "0b7e2c4e8f1a4c3b9d2e5a6f7b8c9d0e",
+  ])("refuses %j", (id) => {
+    expect(isUuid(id)).toBe(false);
   });
 });

@@ -127,6 +127,15 @@ export const ApiKeyCodec = ruledString<ApiKey>(
   (key) => key.reveal(),
 );
 
+/**
+ * Whether `id` is a UUID as `randomUUID` writes it (lower case, hyphenated), the form of every id the services give
+ * (grants, service tokens, webhooks): anything else names none. A store whose ids are typed (PostgreSQL's `uuid`)
+ * answers such an id as unknown without asking its database, which would refuse it, and matches only this form,
+ * as the other stores' exact comparisons do.
+ */
+export const isUuid = (id: string): boolean =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
+
 /** Two aliases name the same connection when they are equal ignoring case. */
 export const aliasKey = (alias: string): string => alias.toLowerCase();
 

@@ -14,7 +14,9 @@ import type { KeyRotationReport } from "./connection-repository.js";
  * Webhooks and their outbox (SPEC §9), shared by every instance over one store. The store seals the secrets as it
  * seals apiKeys. The outbox is written by the store's audit log: recording an entry that is an event writes, in
  * the same transaction (the embedded store: the same append), one pending delivery per enabled webhook that
- * wants it, so an acknowledged change always has its deliveries. Relays on any instance claim them.
+ * wants it, so an acknowledged change always has its deliveries. Relays on any instance claim them. An id is the
+ * caller's text (a URL's path): one no webhook has, of any form (not a lower-case UUID, core's `isUuid`, included),
+ * is answered as unknown by every read and removal by id, never as a failure.
  */
 export interface WebhookStore {
   create(webhook: Webhook, secrets: WebhookSecrets): TaskEither<DomainError, void>;

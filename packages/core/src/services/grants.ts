@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Actor } from "../domain/audit.js";
+import { isUuid } from "../domain/codecs.js";
 import { decodeInput } from "../domain/decode.js";
 import type { DomainError } from "../domain/errors.js";
 import { GrantRequestCodec, type Grant } from "../domain/grants.js";
@@ -27,8 +28,6 @@ export interface GrantServiceOptions {
   /** Records a grant change in the audit trail (as a change), before the change's call answers. */
   readonly audited: (by: Actor | undefined, action: "grant-add" | "grant-remove", grant: Grant) => Promise<void>;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const createGrantService = ({ store, audited }: GrantServiceOptions): GrantService => {
   // The list in memory, and the store's changes counted: a read started before a change is not kept as current.
@@ -80,7 +79,7 @@ export const createGrantService = ({ store, audited }: GrantServiceOptions): Gra
     remove: (id, by) =>
       pipe(
         // A grant's id is a UUID: anything else names none (and never reaches a store that types its ids).
-        UUID.test(id) ? store.remove(id) : TE.right(undefined),
+        isUuid(id) ? store.remove(id) : TE.right(undefined),
         TE.tap((removed) =>
           removed === undefined ? TE.right(undefined) : TE.fromTask(() => audited(by, "grant-remove", removed)),
         ),

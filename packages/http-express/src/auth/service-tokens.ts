@@ -3,6 +3,7 @@ import {
   AliasPatternCodec,
   decodeInput,
   GrantVerbCodec,
+  isUuid,
   strictObject,
   type Clock,
   type DomainError,
@@ -18,7 +19,6 @@ const PREFIX = "sdw_";
 const BEARER = `Bearer ${PREFIX}`;
 // `sdw_` and 32 random bytes in base64url.
 const SECRET = /^sdw_[A-Za-z0-9_-]{43}$/;
-const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 /** How long a verified token is trusted without asking the store again: a revocation is seen within it (SPEC §11: 1 s). */
@@ -218,7 +218,7 @@ export const createServiceTokens = ({
       ),
     list: () => TE.map((tokens: readonly ServiceToken[]) => tokens.map(listed))(store.list()),
     revoke: (id) =>
-      ID.test(id)
+      isUuid(id)
         ? TE.map((revoked: boolean) => {
             forget(id);
             return revoked;
@@ -228,7 +228,7 @@ export const createServiceTokens = ({
       pipe(
         TE.fromEither(decodeInput(RenewTokenRequest, "body")(body ?? {})),
         TE.flatMap(({ overlapHours = DEFAULT_OVERLAP_HOURS }) => {
-          if (!ID.test(id)) return TE.right(undefined);
+          if (!isUuid(id)) return TE.right(undefined);
           const now = clock.now();
           const { secret, hash } = newSecret();
           return pipe(
