@@ -30,6 +30,9 @@ export const WEBHOOKS_FILE = "webhooks.json";
 /** Name of the file of what happened to the outbox: the webhooks' deliveries and how far the trail was read. */
 export const DELIVERIES_FILE = "webhook-deliveries.json";
 
+// How long a settlement may wait to be written with a claim before it is written by itself.
+const SETTLEMENTS_WAIT_MS = 250;
+
 const WebhookEntry = t.type({
   id: t.string,
   url: t.string,
@@ -139,7 +142,8 @@ export const createLowdbWebhookStore = ({
     );
   };
 
-  // Settlements not written yet: the next change of the deliveries writes them first.
+  // Settlements not written yet: the next change of the deliveries writes them first (`flush`: one that will).
+  let flush: NodeJS.Timeout | undefined;
   let settlements: { id: string; owner: string; attempt: DeliveryAttempt; next: DeliveryNext }[] = [];
   /**
    * Under the deliveries' lock: the deliveries with the settlements waiting (each only while its owner still holds
@@ -284,10 +288,16 @@ export const createLowdbWebhookStore = ({
         return { answer: claimed, changed: claimed.length > 0 };
       }),
     // Written with the next change of the deliveries (a claim, most often: one write per round, not two per
-    // delivery); at once when the receiver is gone, so that the webhook is disabled now.
+    // delivery), within SETTLEMENTS_WAIT_MS at the latest (what a crash makes a relay send again); at once when the
+    // receiver is gone, so that the webhook is disabled now.
     settle: (id, owner, attempt, next) => {
       settlements.push({ id, owner, attempt, next });
-      return next.status !== "gone" ? TE.right(undefined) : changeDeliveries(() => ({ answer: undefined }));
+      if (next.status === "gone") return changeDeliveries(() => ({ answer: undefined }));
+      flush ??= setTimeout(() => {
+        flush = undefined;
+        void changeDeliveries(() => ({ answer: undefined }))();
+      }, SETTLEMENTS_WAIT_MS).unref();
+      return TE.right(undefined);
     },
     deliveries: (id, limit) =>
       changeDeliveries((deliveries) => ({
@@ -311,6 +321,7 @@ export const createLowdbWebhookStore = ({
         };
       }),
     close: async () => {
+      clearTimeout(flush);
       if (settlements.length > 0) await changeDeliveries(() => ({ answer: undefined }))();
       await deliveriesFile.close();
       await webhooksFile.close();

@@ -137,4 +137,29 @@ describe("webhooks.json and webhook-deliveries.json", () => {
       await second.close();
     }
   });
+
+  it("writes a settlement by itself within a quarter of a second when no claim comes (what a crash can make a relay send again)", async () => {
+    await using directory = await temporaryDirectory();
+    const storage = await expectRight(
+      openLowdbStorage({ dataDir: directory.path, keyring: keyringOf(), lockStaleMs: 2000 }),
+    );
+    try {
+      await expectRight(storage.webhooks.create(aWebhook(), signing));
+      await add(storage, "one");
+      const [claimed] = await expectRight(
+        storage.webhooks.claim("relay", new Date(), new Date(Date.now() + 30_000), 1),
+      );
+      const attempt = { at: new Date(), status: 204, error: null, latencyMs: 1 };
+      await expectRight(storage.webhooks.settle(claimed!.delivery.id, "relay", attempt, { status: "delivered" }));
+      const onDisk = async () =>
+        JSON.parse(await readFile(join(directory.path, DELIVERIES_FILE), "utf8")).deliveries.map(
+          (delivery: { status: string }) => delivery.status,
+        );
+      expect(await onDisk()).toEqual(["pending"]);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await onDisk()).toEqual(["delivered"]);
+    } finally {
+      await storage.close();
+    }
+  });
 });
