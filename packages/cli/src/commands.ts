@@ -760,7 +760,7 @@ export const COMMANDS: readonly Command[] = [
       ...OUTPUT_OPTIONS,
     },
     notes:
-      "Each event is a CloudEvents 1.0 object (docs/interface.md §9): a line of its own, as JSON for scripts (-o json or yaml: one JSON object a line; yaml separates them with ---) or in words on a terminal. Where the stream starts again after events were dropped by retention, a line says so. Works on the local store (seeing the service's writes too) and through a service (GET /events).",
+      "Each event is a CloudEvents 1.0 object (docs/interface.md §9): a line of its own, as JSON for scripts (-o json or yaml: one JSON object a line; yaml separates them with ---) or in words on a terminal. Where the stream starts again after events were dropped by retention, a line says so. Works on the local store (seeing the service's writes too) and through a service (GET /events): a stream that ends is opened again after a restart or a cut, but a refusal (credentials revoked or no longer allowed) ends the command with its error and exit code.",
     stopsCleanly: true,
     run: ({ service, options, signal, emit }) => {
       if (options["follow"] !== true)
@@ -774,16 +774,19 @@ export const COMMANDS: readonly Command[] = [
         item._tag === "reset"
           ? emit({ reset: true }, "(events before this point were dropped by retention: read the state again)")
           : emit(item.event, eventLine(item.event));
+      // Until Ctrl-C or SIGTERM (exit 0), or until the follow ends by itself: then with its error, as a first refusal.
+      let finish: (answer: E.Either<DomainError, CommandOutput>) => void = () => undefined;
+      const finished = new Promise<E.Either<DomainError, CommandOutput>>((resolve) => (finish = resolve));
+      const stopped = () => finish(E.right(message("")));
+      if (signal.aborted) stopped();
+      else signal.addEventListener("abort", stopped, { once: true });
       return pipe(
-        service.followEvents(query, deliver),
-        TE.flatMap((stopFollowing) =>
-          TE.fromTask(async (): Promise<CommandOutput> => {
-            if (!signal.aborted)
-              await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
-            stopFollowing();
-            return message("");
-          }),
-        ),
+        service.followEvents(query, deliver, (error) => finish(E.left(error))),
+        TE.flatMap((stopFollowing) => async () => {
+          const answer = await finished;
+          stopFollowing();
+          return answer;
+        }),
       );
     },
   },

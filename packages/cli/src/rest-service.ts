@@ -65,6 +65,9 @@ const BASE = "/rest/plugin/sdwan";
 const RECONNECT_MS = { first: 250, max: 5_000 };
 // Three of the service's heartbeats (one at least every 15 s) missed: the stream is taken for cut.
 const STREAM_IDLE_MS = 45_000;
+// An answer the same request would get again (4xx: credentials refused or no longer allowing it, a query or an
+// endpoint not this service's) ends `events --follow`; 408, 429, 5xx and cuts are passing, opened again.
+const endsFollow = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 429;
 // A key stored at the service, as the planner sees it: never a key itself (the service never answers one).
 const STORED_KEY = "\u0000stored";
 
@@ -476,7 +479,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
           `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
         ),
       ),
-    followEvents: (queryValues, deliver) => () =>
+    followEvents: (queryValues, deliver, ended) => () =>
       new Promise((resolve) => {
         const url = new URL(
           `${origin}${BASE}/events?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
@@ -493,13 +496,19 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
           timer = setTimeout(connect, delayMs * (0.5 + Math.random() / 2));
           delayMs = Math.min(delayMs * 2, RECONNECT_MS.max);
         };
-        // The first answer settles the command (a service that cannot be reached or refuses: its error); after it, every end is reconnected.
-        const failed = (error: DomainError) => (opened ? reconnect() : resolve(E.left(error)));
+        // The first answer settles the command (a service that cannot be reached or refuses: its error); after it, a
+        // refusal that would be answered again ends the follow with the same error, and every other end is reconnected.
+        const failed = (error: DomainError) => {
+          if (!opened) return resolve(E.left(error));
+          if (stop.signal.aborted) return;
+          stop.abort();
+          ended?.(error);
+        };
         function connect(): void {
-          let ended = false;
+          let closed = false;
           const end = () => {
-            if (ended) return;
-            ended = true;
+            if (closed) return;
+            closed = true;
             reconnect();
           };
           const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
@@ -518,7 +527,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
           });
           call.on("timeout", () => call.destroy());
           call.on("error", (error: NodeJS.ErrnoException) =>
-            ended
+            closed
               ? undefined
               : opened
                 ? end()
@@ -531,8 +540,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
               const chunks: Buffer[] = [];
               response.on("data", (chunk: Buffer) => chunks.push(chunk));
               response.on("end", () => {
-                if (opened) return end();
-                ended = true;
+                if (opened && !endsFollow(response.statusCode ?? 0)) return end();
+                closed = true;
                 void problemError(
                   { status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") },
                   undefined,

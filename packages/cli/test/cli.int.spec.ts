@@ -59,7 +59,7 @@ const modeEnvironment = async (
  */
 let inMode: () => Record<string, string> = () => ({});
 
-const binary = async (
+const spawnBinary = (
   dataDir: string,
   args: readonly string[],
   input = "",
@@ -87,9 +87,14 @@ const binary = async (
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdin.end(input);
-  const [code] = await once(child, "exit");
-  return { code: code as number, stdout, stderr };
+  return {
+    stdout: () => stdout,
+    // Once its output is all read.
+    exited: once(child, "close").then(([code]) => ({ code: code as number, stdout, stderr })),
+    kill: () => child.kill("SIGKILL"),
+  };
 };
+const binary = (...given: Parameters<typeof spawnBinary>) => spawnBinary(...given).exited;
 
 /**
  * The same command run in this process through the CliIo seam main.ts fills in: standard input is
@@ -493,18 +498,23 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
 
 // A stream that ends (the service restarted, the network cut) is opened again with the last event's id: nothing lost, nothing twice.
 describe("events --follow through a service that restarts", { timeout: 120_000 }, () => {
-  it("reconnects with Last-Event-ID and prints every event once, those written while it was away included", async () => {
-    const dataDir = await makeDataDir();
+  // What starts the service on the same port each time: the CLI's context names it once.
+  const serviceOnItsPort = async (dataDir: string) => {
     const free = createServer();
     await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
     const port = String((free.address() as { port: number }).port);
     await new Promise((resolve) => free.close(resolve));
-    const serviceEnv = {
+    return {
       SDWAN_DATA_DIR: dataDir,
       SDWAN_ADMIN_USER: ADMIN.name,
       SDWAN_ADMIN_PASSWORD: ADMIN.password,
       SDWAN_PORT: port,
     };
+  };
+
+  it("reconnects with Last-Event-ID and prints every event once, those written while it was away included", async () => {
+    const dataDir = await makeDataDir();
+    const serviceEnv = await serviceOnItsPort(dataDir);
     let service = await startServiceProcess(serviceEnv);
     const modeEnv = await modeEnvironment("service", () => service.url);
     inMode = modeEnv.env;
@@ -538,6 +548,67 @@ describe("events --follow through a service that restarts", { timeout: 120_000 }
       inMode = () => ({});
       await service.stop();
       await modeEnv.cleanUp();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  // A refusal is not a cut: the same request would be refused again, so the follow ends, saying why (the process itself).
+  it("ends as a first connection would be refused when its service token was revoked meanwhile: exit 2 within seconds of the service's return, the token never printed", async () => {
+    const dataDir = await makeDataDir();
+    const configHome = await mkdtemp(join(tmpdir(), "sdwan-cli-config-"));
+    const serviceEnv = await serviceOnItsPort(dataDir);
+    let service = await startServiceProcess(serviceEnv);
+    let events: ReturnType<typeof spawnBinary> | undefined;
+    try {
+      const made = await service.call("POST", `${BASE}/tokens`, {
+        body: { name: "follower", expiresInDays: 1, role: "viewer" },
+      });
+      expect(made.status).toBe(201);
+      const token = made.json<{ id: string; token: string }>();
+      const tokenFile = join(configHome, "follower.token");
+      await writeFile(tokenFile, `${token.token}\n`);
+      mkdirSync(join(configHome, "sdwan-connections"));
+      writeFileSync(
+        join(configHome, "sdwan-connections", "config.yaml"),
+        `current-context: svc\ncontexts:\n  - name: svc\n    server: ${service.url}\n    token-file: ${tokenFile}\n`,
+      );
+      const env = { XDG_CONFIG_HOME: configHome };
+      const add = (alias: string) =>
+        service.call("POST", `${BASE}/connections?force=true`, {
+          body: { alias, orchestratorUrl: "https://vco.example.net/", apiKey: PARTNER_KEY },
+        });
+      // Followed from a first event's id: what comes after it is printed however long the process takes to start.
+      await add("first");
+      const [first] = (await service.call("GET", `${BASE}/audit?limit=1`)).json<{ entries: { id: string }[] }>()
+        .entries;
+      const args = ["events", "--follow", "--since-id", first?.id ?? ""];
+      events = spawnBinary(dataDir, args, "", env);
+      await add("followed");
+      for (let i = 0; i < 400 && !events.stdout().includes('"followed"'); i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(events.stdout()).toContain('"followed"');
+
+      expect((await service.call("DELETE", `${BASE}/tokens/${token.id}`)).status).toBe(204);
+      await service.stop();
+      service = await startServiceProcess(serviceEnv);
+      const back = performance.now();
+      // Bounded here, so that a follow that never ends fails the test and is killed.
+      const ended = await Promise.race([
+        events.exited,
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 30_000)),
+      ]);
+      const afterReturn = performance.now() - back;
+      const refused = await binary(dataDir, args, "", env);
+      expect(ended?.code).toBe(2);
+      expect(ended?.stderr).toContain("context 'svc': the service refused the credentials");
+      expect({ code: ended?.code, stderr: ended?.stderr }).toEqual({ code: refused.code, stderr: refused.stderr });
+      expect(`${ended?.stdout}${ended?.stderr}`).not.toContain(token.token.slice("sdw_".length));
+      // The longest wait between two reconnects is 5 s.
+      expect(afterReturn).toBeLessThan(8_000);
+    } finally {
+      events?.kill();
+      await service.stop();
+      await rm(configHome, { recursive: true, force: true });
       await rm(dataDir, { recursive: true, force: true });
     }
   });

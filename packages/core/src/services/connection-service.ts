@@ -123,10 +123,13 @@ export interface ConnectionService {
   /**
    * Follows the event log for one reader, from a query given as text (`types`, `alias`, `lastEventId`): what
    * came after `lastEventId` (or a reset), then every new event, each handed to `deliver`. Answers the stop.
+   * A follow that opened and then cannot go on (through a service: credentials no longer accepted) stops and
+   * tells `ended` why, once; the store's own feed never stops by itself, so it never calls it.
    */
   followEvents(
     query: Readonly<Record<string, unknown>>,
     deliver: (item: FeedItem) => void,
+    ended?: (error: DomainError) => void,
   ): TE.TaskEither<DomainError, () => void>;
   /** Who may do what on which aliases (SPEC §11): grants kept in memory, their changes audited. */
   readonly grants: GrantService;
