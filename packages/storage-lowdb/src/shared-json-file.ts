@@ -107,9 +107,14 @@ export const openSharedJsonFile = <A>({
   const write = async (next: A): Promise<void> => {
     const temporary = `${path}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`;
     const handle = await open(temporary, "wx", 0o600);
+    let written: string;
     try {
       await handle.writeFile(JSON.stringify(codec.encode(next)));
       await handle.datasync();
+      // The version the file will show once renamed (a rename keeps the inode, its size and mtime): what this
+      // process wrote is not read back, while a replacement by another process since is still seen.
+      const { ino, size, mtimeMs } = await handle.stat();
+      written = `${ino}:${size}:${mtimeMs}`;
     } catch (error) {
       await handle.close();
       await unlink(temporary).catch(() => undefined);
@@ -117,8 +122,8 @@ export const openSharedJsonFile = <A>({
     }
     await handle.close();
     await rename(temporary, path);
-    lastVersion = await versionOnDisk().catch(() => undefined);
-    loaded = undefined; // the next read takes the new file's version
+    lastVersion = written;
+    loaded = { version: written, at: Date.now() };
     contents = next;
   };
 
