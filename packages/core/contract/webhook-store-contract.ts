@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
 import {
@@ -9,7 +8,7 @@ import {
   type Webhook,
   type WebhookSecrets,
 } from "../src/index.js";
-import { aConnection, anAuditEntry } from "../testing/builders.js";
+import { aConnection, anAuditEntry, aWebhook } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
 import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
 
@@ -18,15 +17,6 @@ export interface WebhookStoreContractOptions extends StoreUnderTest {
   open(): Promise<Storage>;
 }
 
-const aWebhook = (fields: Partial<Webhook> = {}): Webhook => ({
-  id: randomUUID(),
-  url: "https://receiver.example/hook",
-  types: ["*"],
-  kind: "cloudevents",
-  createdAt: new Date("2026-01-01T00:00:00.000Z"),
-  disabledAt: null,
-  ...fields,
-});
 const secrets: WebhookSecrets = { secret: "whsec_c2VjcmV0LWJ5dGVzLW9mLXRoZS13ZWJob29r", credentials: null };
 const anAttempt = (status: number | null, at = new Date()): DeliveryAttempt => ({
   at,

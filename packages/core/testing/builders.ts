@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import * as O from "fp-ts/lib/Option.js";
 import { healthChangeDetail } from "../src/domain/audit.js";
 import {
@@ -12,6 +13,7 @@ import {
   type Connection,
   type Customer,
   type OrchestratorUrl,
+  type Webhook,
 } from "../src/index.js";
 
 /** A connection for tests; every field can be overridden with plain strings. */
@@ -106,3 +108,14 @@ export const aCloudEvent = (source: CloudEventSource): CloudEvent => {
   if (O.isNone(event)) throw new Error(`no event for ${JSON.stringify(source)}`);
   return event.value;
 };
+
+/** A webhook for tests (every event, CloudEvents); any field can be overridden. */
+export const aWebhook = (fields: Partial<Webhook> = {}): Webhook => ({
+  id: randomUUID(),
+  url: "https://receiver.example/hook",
+  types: ["*"],
+  kind: "cloudevents",
+  createdAt: new Date("2026-01-01T00:00:00.000Z"),
+  disabledAt: null,
+  ...fields,
+});

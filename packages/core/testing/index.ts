@@ -1,4 +1,12 @@
-export { aCloudEvent, aConnection, aJwt, anAuditEntry, aCustomer, type CloudEventSource } from "./builders.js";
+export {
+  aCloudEvent,
+  aConnection,
+  aJwt,
+  anAuditEntry,
+  aCustomer,
+  aWebhook,
+  type CloudEventSource,
+} from "./builders.js";
 export {
   createInMemoryConnectionRepository,
   createInMemoryConnectionStore,

@@ -2,20 +2,12 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Alias, Storage } from "@sdwan-connections/core";
-import { aConnection, anAuditEntry, expectRight } from "@sdwan-connections/core/testing";
+import { aConnection, anAuditEntry, aWebhook, expectRight } from "@sdwan-connections/core/testing";
 import { describe, expect, it } from "vitest";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 import { DELIVERIES_FILE, WEBHOOKS_FILE } from "../src/webhooks-file.js";
 import { keyringOf, temporaryDirectory } from "./support.js";
 
-const aWebhook = () => ({
-  id: randomUUID(),
-  url: "https://receiver.example/hook",
-  types: ["*"],
-  kind: "cloudevents" as const,
-  createdAt: new Date(),
-  disabledAt: null,
-});
 const signing = { secret: `whsec_${randomBytes(32).toString("base64")}`, credentials: null };
 const add = (storage: Storage, alias: string) =>
   expectRight(

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -18,6 +17,7 @@ import {
   aConnection,
   aCustomer,
   anAuditEntry,
+  aWebhook,
   createInMemoryOrchestrator,
   expectLeft,
   expectRight,
@@ -233,14 +233,7 @@ describe("the webhook delivery history of two instances", () => {
       return storage;
     };
     const [a, b] = [await open(), await open()];
-    const webhook = {
-      id: randomUUID(),
-      url: "https://receiver.example/hook",
-      types: ["*"],
-      kind: "cloudevents" as const,
-      createdAt: new Date(),
-      disabledAt: null,
-    };
+    const webhook = aWebhook();
     await expectRight(a.webhooks.create(webhook, { secret: "whsec_c2VjcmV0", credentials: null }));
     const concurrent = 40;
     for (let change = 0; change < WEBHOOK_HISTORY + concurrent + 2; change += 1)

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { anAuditEntry, expectRight } from "@sdwan-connections/core/testing";
+import { anAuditEntry, aWebhook, expectRight } from "@sdwan-connections/core/testing";
 import { createPostgresAuditLog, migrate } from "../src/index.js";
 import { createPostgresWebhookStore } from "../src/webhooks.js";
 import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
@@ -57,14 +57,7 @@ afterAll(async () => {
 describe("reads of one webhook", () => {
   it("use the primary key and the history's index, not a scan of the tables (a webhook's deliveries among 40 000)", async () => {
     const store = createPostgresWebhookStore({ pool, keyring: aKeyring() });
-    const webhook = {
-      id: randomUUID(),
-      url: "https://receiver.example/hook",
-      types: ["*"],
-      kind: "cloudevents" as const,
-      createdAt: new Date(),
-      disabledAt: null,
-    };
+    const webhook = aWebhook();
     await expectRight(store.create(webhook, { secret: "whsec_c2VjcmV0", credentials: null }));
     const audit = createPostgresAuditLog({ pool });
     for (let change = 0; change < 20; change += 1) await expectRight(audit.record(anAuditEntry()));
