@@ -23,7 +23,7 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { TrailOutbox } from "./audit-file.js";
-import { openSharedJsonFile } from "./shared-json-file.js";
+import { openSharedJsonFile, type SharedJsonFile } from "./shared-json-file.js";
 
 /** Name of the webhooks' file inside the data directory: the webhooks, their secrets sealed. */
 export const WEBHOOKS_FILE = "webhooks.json";
@@ -123,11 +123,13 @@ export const createLowdbWebhookStore = ({
     empty: { deliveries: [], cursor: null },
     what: "a webhook deliveries file",
   });
-  const webhooksNow = async (): Promise<WebhooksFile> => {
-    const read = await webhooksFile.read("reading", (contents) => contents)();
+  /** What a file holds now, for the trail (whose appends and rewrites fail by throwing): a failure thrown. */
+  const readNow = async <A, B>(file: SharedJsonFile<A>, answer: (contents: A) => B): Promise<B> => {
+    const read = await file.read("reading", answer)();
     if (E.isLeft(read)) throw new Error(read.left._tag === "StorageFailure" ? read.left.reason : read.left._tag);
     return read.right;
   };
+  const webhooksNow = () => readNow(webhooksFile, (contents) => contents);
   const openSecrets = (entry: WebhookEntry): WebhookSecrets => {
     const opened = keyring.open(entry.sealed, associatedData(entry.id));
     if (E.isLeft(opened)) throw new Error(`the secrets of webhook ${entry.id} do not open (${opened.left._tag})`);
@@ -230,11 +232,7 @@ export const createLowdbWebhookStore = ({
 
   return {
     current: async () => (await webhooksNow()).webhooks.map(webhookOf),
-    cursor: async () => {
-      const read = await deliveriesFile.read("reading", ({ cursor }) => cursor)();
-      if (E.isLeft(read)) throw new Error(read.left._tag);
-      return read.right;
-    },
+    cursor: () => readNow(deliveriesFile, ({ cursor }) => cursor),
     create: (webhook, secrets) =>
       changeWebhooks((webhooks) => ({
         webhooks: [
