@@ -293,7 +293,8 @@ export const createLowdbWebhookStore = ({
       if (next.status === "gone") return changeDeliveries(() => ({ answer: undefined }));
       flush ??= setTimeout(() => {
         flush = undefined;
-        void changeDeliveries(() => ({ answer: undefined }))();
+        // A claim meanwhile wrote them: nothing to do.
+        if (settlements.length > 0) void changeDeliveries(() => ({ answer: undefined }))();
       }, SETTLEMENTS_WAIT_MS).unref();
       return TE.right(undefined);
     },
