@@ -13,12 +13,19 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { machineLine, markdownTable, RELIABILITY_FILE, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  RELIABILITY_FILE,
+  sized,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
+import type { ConnectionSummary } from "@sdwan-connections/core";
 import { runCli } from "../src/cli.js";
 import { exportConfiguration } from "../src/configuration-file.js";
 
-const SIZES = [1_000, 10_000, 100_000] as const;
-const PROCESS_SIZES = [10_000, 100_000] as const;
+const SIZES = sized([1_000, 10_000, 100_000], [100]);
+const PROCESS_SIZES = sized([10_000, 100_000], [100]);
 // The installed command, as `pnpm bench` builds it first.
 const BIN = fileURLToPath(new URL("../dist/pack/lib/main.js", import.meta.url));
 const MASTER_KEY = Buffer.alloc(32, 7).toString("base64");
@@ -118,7 +125,7 @@ for (const size of PROCESS_SIZES) {
   try {
     // The file `export` writes: YAML, each key `env:SDWAN_APIKEY_<ALIAS>`.
     const file = join(root, "connections.yaml");
-    await writeFile(file, await exportConfiguration(entriesOf(size), "yaml"));
+    await writeFile(file, await exportConfiguration(entriesOf(size) as ConnectionSummary[], undefined, "yaml"));
     const env = {
       SDWAN_DATA_DIR: join(root, "data"),
       SDWAN_LOG_LEVEL: "error",

@@ -13,12 +13,13 @@ import {
   markdownTable,
   median,
   percentile,
+  sized,
   timeEach,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
 
 const BIN = fileURLToPath(new URL("../dist/pack/lib/main.js", import.meta.url));
-const ROUNDS = 40;
+const ROUNDS = sized(40, 2);
 const CONNECTIONS = 100;
 const run = promisify(execFile);
 

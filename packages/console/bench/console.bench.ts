@@ -11,6 +11,7 @@ import {
   markdownTable,
   median,
   percentile,
+  sized,
   startServiceProcess,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -19,9 +20,9 @@ import type { Page } from "playwright-core";
 import { launchChromium, signIn } from "../test/browser.js";
 
 const ADMIN = { user: "bench", password: "bench-password-1" };
-const SIZES = [100, 10_000] as const;
-const REPEATS = 11;
-const SCROLL_FRAMES = 300;
+const SIZES = sized<readonly [number, number]>([100, 10_000], [100, 1_000]);
+const REPEATS = sized(11, 1);
+const SCROLL_FRAMES = sized(300, 20);
 
 /** ms from a change made in the page to the end of the next frame after it (Preact renders, the browser paints). */
 const timeToNextFrame = (page: Page, change: string): Promise<number> =>

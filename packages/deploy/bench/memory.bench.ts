@@ -8,15 +8,21 @@
  *   pnpm --filter @sdwan-connections/deploy bench   (needs Docker, as the tests do)
  */
 import { randomBytes } from "node:crypto";
-import { machineLine, markdownTable, startSimulatorProcess, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  sized,
+  startSimulatorProcess,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { assertContainerRuntime, startPostgres } from "@sdwan-connections/e2e/support/containers";
 import { buildServiceImage, SERVICE_IMAGE } from "@sdwan-connections/e2e/support/image";
 import { OVERLAYS, type Overlay, renderOverlay } from "../test/support/kustomize.js";
 import { containerRun } from "../test/support/pod.js";
 import { startPodContainer, waitUntilAnswers, type PodContainer } from "../test/support/pod-container.js";
 
-const CONNECTIONS = 10_000;
-const CUSTOMERS = 10_000;
+const CONNECTIONS = sized(10_000, 200);
+const CUSTOMERS = sized(10_000, 200);
 const WRITERS = 8;
 const ADMIN = { user: "bench", password: `pw-${randomBytes(12).toString("base64url")}` };
 const AUTHORIZATION = `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString("base64")}`;

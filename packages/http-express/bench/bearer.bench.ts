@@ -14,6 +14,7 @@ import {
   markdownTable,
   median,
   runAutocannon,
+  sized,
   timeEach,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -25,10 +26,10 @@ import { startService } from "../src/service.js";
 import { HTTP_TOKENS } from "../src/tokens.js";
 import { ADMIN_GROUP, AUDIENCE, startTestProvider } from "../test/oidc-provider.js";
 
-const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 2);
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
+const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? sized(2, 1));
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? sized(5, 1));
 /** First contacts measured of each kind. */
-const FIRSTS = Number(process.env["BENCH_FIRSTS"] ?? 30);
+const FIRSTS = Number(process.env["BENCH_FIRSTS"] ?? sized(30, 3));
 const STORED = 100;
 const LIST_PATH = "/rest/plugin/sdwan/connections";
 const basic = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString("base64")}`;

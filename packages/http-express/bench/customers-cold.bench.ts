@@ -20,6 +20,7 @@ import {
   machineLine,
   markdownTable,
   median,
+  sized,
   startSimulatorProcess,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -30,8 +31,8 @@ import * as E from "fp-ts/lib/Either.js";
 import { pino } from "pino";
 import { startService } from "../src/service.js";
 
-const ENTERPRISES = 10_000;
-const RUNS = Number(process.env["BENCH_ROUNDS"] ?? 15);
+const ENTERPRISES = sized(10_000, 500);
+const RUNS = Number(process.env["BENCH_ROUNDS"] ?? sized(15, 2));
 const WARM_UP = 2;
 const KEY = "generated-partner-key-1";
 const USER = { name: "bench", password: "bench-password-1" };

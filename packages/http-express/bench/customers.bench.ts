@@ -21,6 +21,7 @@ import {
   measureMemory,
   median,
   runAutocannon,
+  sized,
   startSimulatorProcess,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -29,9 +30,9 @@ import * as E from "fp-ts/lib/Either.js";
 import { pino } from "pino";
 import { startService, type RunningService } from "../src/service.js";
 
-const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 3);
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
-const COLD_RUNS = 15;
+const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? sized(3, 1));
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? sized(3, 1));
+const COLD_RUNS = sized(15, 2);
 const CONNECTIONS = 10;
 const KEY = "generated-partner-key-1";
 const USER = { name: "bench", password: "bench-password-1" };

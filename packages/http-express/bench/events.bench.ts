@@ -17,6 +17,7 @@ import {
   machineLine,
   markdownTable,
   percentile,
+  sized,
   startServiceProcess,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -24,9 +25,9 @@ import { startPostgres } from "@sdwan-connections/storage-postgres/testing";
 import { ADMIN, BASE } from "../test/harness.js";
 import { openEventStream, type EventStream } from "../test/sse-client.js";
 
-const WRITES = Number(process.env["BENCH_WRITES"] ?? 300);
-const WARM_UP = 20;
-const IDLE_STREAMS = 200;
+const WRITES = Number(process.env["BENCH_WRITES"] ?? sized(300, 20));
+const WARM_UP = sized(20, 2);
+const IDLE_STREAMS = sized(200, 10);
 const EVENTS = `${BASE}/events?types=connection.added`;
 
 /** Resident memory of a process, in MiB (Linux). */

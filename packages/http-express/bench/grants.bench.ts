@@ -8,7 +8,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { machineLine, markdownTable, median, runAutocannon, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  runAutocannon,
+  sized,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { loadConfig } from "@sdwan-connections/composition";
 import { createInMemoryStorage } from "@sdwan-connections/core";
 import { aConnection } from "@sdwan-connections/core/testing";
@@ -16,10 +23,10 @@ import * as E from "fp-ts/lib/Either.js";
 import { pino } from "pino";
 import { startService } from "../src/service.js";
 
-const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 2);
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
+const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? sized(2, 1));
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? sized(5, 1));
 const REGIONS = 20;
-const PER_REGION = 500;
+const PER_REGION = sized(500, 10);
 const USER = { name: "bench", password: "bench-password-1" };
 const BASIC = `Basic ${Buffer.from(`${USER.name}:${USER.password}`).toString("base64")}`;
 const BASE = "/rest/plugin/sdwan";

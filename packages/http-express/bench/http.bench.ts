@@ -11,7 +11,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { machineLine, markdownTable, median, runAutocannon, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import {
+  machineLine,
+  markdownTable,
+  median,
+  runAutocannon,
+  sized,
+  writeBenchmarkSection,
+} from "@sdwan-connections/bench-kit";
 import { loadConfig } from "@sdwan-connections/composition";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import express from "express";
@@ -20,9 +27,9 @@ import { pino } from "pino";
 import { startService, type RunningService } from "../src/service.js";
 import { createInMemoryStorage } from "@sdwan-connections/core";
 
-const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 2);
+const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? sized(2, 1));
 /** Rows are measured in interleaved rounds and the median kept: the machine may be shared and noisy. */
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? sized(5, 1));
 const CONNECTIONS = 10;
 const STORED = 100;
 const USER = { name: "bench", password: "bench-password-1" };

@@ -12,14 +12,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { machineLine, markdownTable, median, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
+import { machineLine, markdownTable, median, sized, writeBenchmarkSection } from "@sdwan-connections/bench-kit";
 import { loadConfig, openService } from "@sdwan-connections/composition";
 import { createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 import { startPostgres } from "@sdwan-connections/storage-postgres/testing";
 import * as E from "fp-ts/lib/Either.js";
 
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
-const ADDS = Number(process.env["BENCH_ADDS"] ?? 1000);
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? sized(5, 1));
+const ADDS = Number(process.env["BENCH_ADDS"] ?? sized(1000, 50));
 // Adds in flight at once, as a service's concurrent requests.
 const CONCURRENCY = 10;
 const KEY = "bench-partner-key-1";

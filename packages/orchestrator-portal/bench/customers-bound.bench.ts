@@ -18,6 +18,7 @@ import {
   machineLine,
   markdownTable,
   median,
+  sized,
   startServiceProcess,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -26,7 +27,7 @@ import * as E from "fp-ts/lib/Either.js";
 import { DEFAULT_CUSTOMERS_BOUND } from "../src/index.js";
 
 const LIMIT_MIB = 512;
-const RUNS = Number(process.env["BENCH_ROUNDS"] ?? 2);
+const RUNS = Number(process.env["BENCH_ROUNDS"] ?? sized(2, 1));
 const USER = { SDWAN_ADMIN_USER: "bench", SDWAN_ADMIN_PASSWORD: "bench-password-1" };
 const AUTHORIZATION = `Basic ${Buffer.from(`${USER.SDWAN_ADMIN_USER}:${USER.SDWAN_ADMIN_PASSWORD}`).toString("base64")}`;
 const UNBOUNDED = { SDWAN_CUSTOMERS_MAX_ENTERPRISES: "10000000", SDWAN_CUSTOMERS_MAX_REPLY_BYTES: "1073741824" };

@@ -20,6 +20,7 @@ import {
   measureMemory,
   median,
   percentile,
+  sized,
   startSimulatorProcess,
   timeEach,
   writeBenchmarkSection,
@@ -29,11 +30,11 @@ import { aConnection, createInMemoryConnectionRepository } from "@sdwan-connecti
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { createPortalOrchestrator } from "../src/index.js";
 
-const ENTERPRISES = 10_000;
-const HUGE_ENTERPRISES = 50_000;
-const COLD_RUNS = 7;
-const HUGE_RUNS = 3;
-const WARM_RUNS = 2_000;
+const ENTERPRISES = sized(10_000, 500);
+const HUGE_ENTERPRISES = sized(50_000, 1_000);
+const COLD_RUNS = sized(7, 1);
+const HUGE_RUNS = sized(3, 1);
+const WARM_RUNS = sized(2_000, 20);
 const CONCURRENT = 100;
 const KEY = "generated-partner-key-1";
 const ENTERPRISES_METHOD = "enterpriseProxy/getEnterpriseProxyEnterprises";

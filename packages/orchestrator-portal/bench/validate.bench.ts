@@ -17,6 +17,7 @@ import {
   markdownTable,
   median,
   percentile,
+  sized,
   timeEach,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -25,8 +26,8 @@ import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simu
 import { createPortalOrchestrator } from "../src/index.js";
 
 const CALL_MS = 100;
-const WARMUP = 3;
-const RUNS = 30;
+const WARMUP = sized(3, 1);
+const RUNS = sized(30, 3);
 const ONE_CALL = 1.2;
 const TWO_CALLS = 2.2;
 const PARTNER_KEY = "sample-partner-key-1";

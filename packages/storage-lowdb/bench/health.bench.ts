@@ -11,6 +11,7 @@ import {
   machineLine,
   markdownTable,
   median,
+  sized,
   startSimulatorProcess,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -33,8 +34,8 @@ import { openConnectionsFile } from "../src/connections-file.js";
 import { describeConnectionsFileError } from "../src/errors.js";
 import { createLowdbHealthLedger, HEALTH_FILE } from "../src/health-file.js";
 
-const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 10_000);
-const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
+const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? sized(10_000, 100));
+const RUNS = Number(process.env["BENCH_RUNS"] ?? sized(3, 1));
 /** As the monitor's default: orchestrator calls at once. */
 const CONCURRENCY = 4;
 const INTERVAL_MS = 5_000;

@@ -12,6 +12,7 @@ import {
   median,
   opsPerSecond,
   percentile,
+  sized,
   timeEach,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -27,7 +28,7 @@ import { describeConnectionsFileError } from "../src/errors.js";
 
 const SIZES = [10, 1_000, 10_000] as const;
 const WRITES: Record<(typeof SIZES)[number], number> = { 10: 400, 1_000: 300, 10_000: 120 };
-const READS = 2_000;
+const READS = sized(2_000, 50);
 const LISTS: Record<(typeof SIZES)[number], number> = { 10: 2_000, 1_000: 500, 10_000: 100 };
 const WARM_UP = 10;
 
@@ -199,7 +200,7 @@ const ops = (samples: number[]) => Math.round(opsPerSecond(samples)).toLocaleStr
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 const rows: Row[] = [];
-for (const size of SIZES) {
+for (const size of sized<readonly (typeof SIZES)[number][]>(SIZES, [10])) {
   rows.push(await measure(size));
   process.stdout.write(`measured ${size} connections\n`);
 }
