@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -11,6 +11,7 @@ import { startPostgres } from "@sdwan-connections/storage-postgres/testing";
 import * as E from "fp-ts/lib/Either.js";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storeSnippets } from "./fixtures/readme-snippets.js";
 
 // core's README shows an embedder the real stores; core cannot depend on them, the composition already does:
 // its README's snippets are compiled and run here, exactly as they are written there.
@@ -24,17 +25,6 @@ interface Snippets {
   embedOverLowdb(dataDir: string): Promise<Embedded>;
   embedOverPostgres(databaseUrl: string, key: Buffer): Promise<Embedded>;
 }
-
-/** The `ts` blocks of the README's "Embedding it" section that open a real store, as written. */
-const storeSnippets = async (): Promise<Record<"lowdb" | "postgres", string>> => {
-  const readme = await readFile(join(ROOT, "packages/core/README.md"), "utf8");
-  const section = readme.split(/^## /m).find((part) => part.startsWith("Embedding it\n")) ?? "";
-  const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? "");
-  const opening = (store: string) => blocks.filter((code) => code.includes(`open${store}Storage(`));
-  const [lowdb, postgres] = [opening("Lowdb"), opening("Postgres")];
-  expect([lowdb.length, postgres.length]).toEqual([1, 1]);
-  return { lowdb: lowdb[0] ?? "", postgres: postgres[0] ?? "" };
-};
 
 /** The compiler's complaints about `files`, with the repository's options: none when they compile. */
 const compile = (files: readonly string[]): string => {
