@@ -136,7 +136,7 @@ const GrantAnswer = t.type({ id: t.string, subject: SubjectCodec, pattern: Alias
 const FieldErrors = t.array(t.type({ field: t.string, message: t.string }));
 const ProblemBody = t.intersection([
   t.type({ type: t.string, detail: t.string }),
-  t.partial({ errors: FieldErrors, failure: t.string }),
+  t.partial({ errors: FieldErrors, cause: t.string, reason: t.string }),
 ]);
 
 // The problem types of orchestrator errors (SPEC §3), by the error each stands for.
@@ -148,28 +148,11 @@ const ORCHESTRATOR_PROBLEMS: Readonly<Record<string, OrchestratorError["_tag"]>>
   "orchestrator-garbage": "OrchestratorGarbage",
   "orchestrator-rate-limited": "OrchestratorRateLimited",
 };
-const TAGS = new Set<string>(Object.values(ORCHESTRATOR_PROBLEMS));
 const orchestratorError = (_tag: OrchestratorError["_tag"], reason: string): OrchestratorError => ({ _tag, reason });
 
-/**
- * Why the service refused an add or update (422): its problem names the orchestrator's reason but not, today,
- * its kind. A `failure` member (the error's tag) is used when the service gives one; otherwise the kind is
- * told from the reason the orchestrator client wrote: only its refusals of a key or of a URL are refusals.
- */
-const refusalCause = (detail: string, failure: string | undefined): OrchestratorError => {
-  // The reason follows the first colon after the quoted alias ("…connection 'x': reason", "…connection 'x' was not saved: reason").
-  const reason = detail.replace(/^[^']*'[^']*'[^:]*: /, "");
-  if (failure !== undefined && TAGS.has(failure))
-    return orchestratorError(failure as OrchestratorError["_tag"], reason);
-  return orchestratorError(
-    /accepts the API key neither|refused to list|not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS|orchestrator URL (is not|must)/.test(
-      reason,
-    )
-      ? "OrchestratorRejected"
-      : "OrchestratorUnreachable",
-    reason,
-  );
-};
+/** Why the service refused an add or update (422): the orchestrator problem that refused it, and its reason. */
+const refusalCause = (detail: string, cause: string | undefined, reason: string | undefined): OrchestratorError =>
+  orchestratorError(ORCHESTRATOR_PROBLEMS[cause ?? ""] ?? "OrchestratorFailed", reason ?? detail);
 
 const slugOf = (type: string): string => type.replace(/^urn:sdwan-connections:problem:/, "");
 
@@ -237,7 +220,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
     const body = json(ProblemBody, answer);
     if (E.isLeft(body))
       return answer.status === 401 ? blame(`the service refused the credentials (HTTP 401)`) : body.left;
-    const { type, detail, errors, failure } = body.right;
+    const { type, detail, errors, cause, reason } = body.right;
     switch (slugOf(type)) {
       case "invalid-input":
         return invalidInput(errors ?? [{ field: "input", message: detail }]);
@@ -263,7 +246,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
         return E.isRight(now) ? versionMismatch(now.right.alias, now.right.version) : now.left;
       }
       case "validation-refused":
-        return validationRefused(alias ?? "", refusalCause(detail, failure));
+        return validationRefused(alias ?? "", refusalCause(detail, cause, reason));
       default: {
         const tag = ORCHESTRATOR_PROBLEMS[slugOf(type)];
         return tag === undefined ? storageFailure(detail) : orchestratorError(tag, detail);

@@ -13,6 +13,10 @@ export interface ProblemBody {
   readonly status: number;
   readonly detail: string;
   readonly errors?: readonly FieldError[];
+  /** Of a refused validation (422): the orchestrator problem that refused it, for clients to branch on. */
+  readonly cause?: OrchestratorProblemSlug;
+  /** Of a refused validation (422): the orchestrator's reason, as the detail ends with it. */
+  readonly reason?: string;
 }
 
 /**
@@ -60,7 +64,11 @@ export const problemType = (slug: ProblemSlug): string => `urn:sdwan-connections
 export const problem = (
   slug: ProblemSlug,
   detail: string,
-  extra: { readonly errors?: readonly FieldError[]; readonly headers?: Readonly<Record<string, string>> } = {},
+  extra: {
+    readonly errors?: readonly FieldError[];
+    readonly refusal?: { readonly cause: OrchestratorProblemSlug; readonly reason: string };
+    readonly headers?: Readonly<Record<string, string>>;
+  } = {},
 ): Problem => {
   const { status, title } = PROBLEMS[slug];
   return {
@@ -71,6 +79,7 @@ export const problem = (
       status,
       detail,
       ...(extra.errors === undefined ? {} : { errors: extra.errors }),
+      ...extra.refusal,
     },
     ...(extra.headers === undefined ? {} : { headers: extra.headers }),
   };
@@ -79,7 +88,7 @@ export const problem = (
 export const invalidRequest = (errors: readonly FieldError[]): Problem =>
   problem("invalid-input", errors.map((e) => `${e.field}: ${e.message}`).join("; "), { errors });
 
-const retryAfterHeader = (error: OrchestratorError): { readonly headers?: Readonly<Record<string, string>> } =>
+const retryAfterHeader = (error: OrchestratorError): { headers?: Readonly<Record<string, string>> } =>
   error._tag === "OrchestratorRateLimited" && error.retryAfterSeconds !== undefined
     ? { headers: { "Retry-After": String(error.retryAfterSeconds) } }
     : {};
@@ -88,7 +97,7 @@ const retryAfterHeader = (error: OrchestratorError): { readonly headers?: Readon
  * What each orchestrator error is as a problem. 502 for every answer of the orchestrator this service cannot
  * use: a failure (`orchestrator-failed`) is the upstream's, not this service's (500) and not the key's (rejected).
  */
-const ORCHESTRATOR_PROBLEMS = {
+export const ORCHESTRATOR_PROBLEMS = {
   OrchestratorTimedOut: "orchestrator-timeout",
   OrchestratorRateLimited: "orchestrator-rate-limited",
   OrchestratorRejected: "orchestrator-rejected",
@@ -96,6 +105,8 @@ const ORCHESTRATOR_PROBLEMS = {
   OrchestratorUnreachable: "orchestrator-unreachable",
   OrchestratorGarbage: "orchestrator-garbage",
 } as const satisfies Record<OrchestratorError["_tag"], ProblemSlug>;
+
+export type OrchestratorProblemSlug = (typeof ORCHESTRATOR_PROBLEMS)[OrchestratorError["_tag"]];
 
 /**
  * The one place where a domain error becomes an HTTP answer. Every message
@@ -120,7 +131,10 @@ export const domainErrorToProblem = (error: DomainError): Problem => {
       return problem(
         "validation-refused",
         `${PROBLEMS[ORCHESTRATOR_PROBLEMS[error.cause._tag]].title}, so connection '${error.alias}' was not saved: ${error.cause.reason}`,
-        retryAfterHeader(error.cause),
+        {
+          refusal: { cause: ORCHESTRATOR_PROBLEMS[error.cause._tag], reason: error.cause.reason },
+          ...retryAfterHeader(error.cause),
+        },
       );
     case "StorageFailure":
       return problem("storage-unavailable", "The connection store cannot be used right now.");

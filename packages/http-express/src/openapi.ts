@@ -22,7 +22,7 @@ import {
   ORCHESTRATOR_URL_MAX_LENGTH,
   ORCHESTRATOR_URL_PATTERN,
 } from "@sdwan-connections/core";
-import { PROBLEMS, problemType, type ProblemSlug } from "./errors.js";
+import { ORCHESTRATOR_PROBLEMS, PROBLEMS, problemType, type ProblemSlug } from "./errors.js";
 
 /**
  * The OpenAPI 3.1 document of the interface, served at
@@ -1384,6 +1384,16 @@ export const openApiDocument = {
               additionalProperties: false,
               properties: { field: { type: "string" }, message: { type: "string" } },
             },
+          },
+          cause: {
+            type: "string",
+            enum: Object.values(ORCHESTRATOR_PROBLEMS),
+            description:
+              "Of a refused validation (422): the orchestrator problem that refused it (the slug of its problem type). Clients branch on it, never on the detail's text.",
+          },
+          reason: {
+            type: "string",
+            description: "Of a refused validation (422): the orchestrator's reason, as the detail ends with it.",
           },
         },
       },

@@ -72,6 +72,13 @@ const WORDS: Record<string, RegExp> = {
   "orchestrator-garbage": /lacks id/,
 };
 
+/** A refused add or update tells its cause as data (the problem's `cause` and `reason`), the same outcome as customers. */
+const expectRefusal = (reply: Reply, customers: string) => {
+  const { detail, cause, reason } = reply.json<{ detail: string; cause?: string; reason?: string }>();
+  expect(cause).toBe(customers.split(/[ ,]/)[1]);
+  expect(detail.endsWith(`: ${reason ?? "(none)"}`)).toBe(true);
+};
+
 /** For a key found not valid: validate's reason and add's detail say the same outcome as customers, and count no attempts. */
 const expectReason = (reason: string, customers: string) => {
   const words = WORDS[customers.split(/[ ,]/)[1] ?? ""];
@@ -146,7 +153,10 @@ describe("every orchestrator answer form, over HTTP (docs/orchestrator-compatibi
         call("POST", `${BASE}/connections`, { body: { alias: "row-added", orchestratorUrl, apiKey } }),
       );
       expectAnswer(added, row.add);
-      if (row.validate === "invalid") expectReason(added.json<{ detail: string }>().detail, row.customers);
+      if (row.validate === "invalid") {
+        expectReason(added.json<{ detail: string }>().detail, row.customers);
+        expectRefusal(added, row.customers);
+      }
       const updated = await timed(call("PUT", `${BASE}/connections/row`, { body: { apiKey } }));
       expectAnswer(updated, row.update);
       if (row.validate === "invalid") expectReason(updated.json<{ detail: string }>().detail, row.customers);

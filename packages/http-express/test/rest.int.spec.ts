@@ -88,6 +88,8 @@ describe("docs/interface.md §1: the wire contract", () => {
     const refused = await h.call("POST", CONNECTIONS, { body: anAddBody({ apiKey: TEST_KEYS.refused }) });
     expect(refused.status).toBe(422);
     expect(problemOf(refused).detail).toContain("refused the API key");
+    // What refused it, as data: clients branch on `cause`, never on the detail's words.
+    expect(problemOf(refused)).toMatchObject({ cause: "orchestrator-rejected", reason: expect.any(String) });
     expect(refused.text).not.toContain(TEST_KEYS.refused);
     const forced = await h.call("POST", `${CONNECTIONS}?force=true`, {
       body: anAddBody({ apiKey: TEST_KEYS.refused }),
@@ -101,6 +103,10 @@ describe("docs/interface.md §1: the wire contract", () => {
       const reply = await h.call("POST", CONNECTIONS, { body: anAddBody({ apiKey: TEST_KEYS.customer }) });
       expect(reply.status).toBe(422);
       expect(problemOf(reply).detail).toContain("Cannot connect");
+      expect(problemOf(reply)).toMatchObject({
+        cause: "orchestrator-unreachable",
+        reason: "Cannot connect to the orchestrator.",
+      });
     } finally {
       orchestrator.failWith(TEST_KEYS.customer, undefined);
     }
