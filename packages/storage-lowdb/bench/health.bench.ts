@@ -1,7 +1,7 @@
-// `pnpm bench:health`: one background health round over 10,000 connections on the embedded store, against
-// the orchestrator simulator (its own process, real HTTP on 127.0.0.1), beside the baseline measured in the
-// same run: the same orchestrator calls, as many at once, without any ledger. Also a round whose ledger is
-// in memory (what the store did before health.json). Rounds and baselines alternate, so a loaded machine
+// `pnpm bench:health`: one background health round over 10,000 connections on the embedded store (its audit
+// trail included), against the orchestrator simulator (its own process, real HTTP on 127.0.0.1), beside the
+// baseline measured in the same run: the same orchestrator calls, as many at once, without any ledger. Also a
+// round whose ledger is in memory (what the store did before health.json). Rounds and baselines alternate, so a loaded machine
 // weighs on both alike. Writes the "health-lowdb" section of docs/benchmarks.md.
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -18,8 +18,7 @@ import {
 import {
   createConnectionService,
   createInMemoryHealthLedger,
-  createInMemoryStorage,
-  type ConnectionRepository,
+  describeError,
   type DomainError,
   type HealthLedger,
   type StoredConnection,
@@ -29,10 +28,8 @@ import { createPortalOrchestrator } from "@sdwan-connections/orchestrator-portal
 import { createKeyring, masterKey } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { createLowdbConnectionRepository } from "../src/connection-repository.js";
-import { openConnectionsFile } from "../src/connections-file.js";
-import { describeConnectionsFileError } from "../src/errors.js";
 import { createLowdbHealthLedger, HEALTH_FILE } from "../src/health-file.js";
+import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 
 const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? sized(10_000, 100));
 const RUNS = Number(process.env["BENCH_RUNS"] ?? sized(3, 1));
@@ -52,12 +49,14 @@ const run = async <A>(task: TaskEither<DomainError, A>): Promise<A> => {
 const simulator = await startSimulatorProcess(1);
 const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
 const dataDir = await mkdtemp(join(tmpdir(), "sdwan-bench-health-"));
-const opened = await openConnectionsFile({
+// The embedded store's whole face: its connections, and the audit trail where a round records health changes.
+const opened = await openLowdbStorage({
   dataDir,
   keyring: createKeyring({ current: masterKey(Buffer.alloc(32, 0x42)) }),
 })();
-if (E.isLeft(opened)) throw new Error(describeConnectionsFileError(opened.left));
-const repository: ConnectionRepository = createLowdbConnectionRepository(opened.right);
+if (E.isLeft(opened)) throw new Error(describeError(opened.left));
+const storage = opened.right;
+const { repository } = storage;
 await Promise.all(
   Array.from({ length: CONNECTIONS }, (_, i) =>
     run(repository.insert(aConnection({ alias: `conn-${i}`, orchestratorUrl: simulator.url, apiKey: PARTNER_KEY }))),
@@ -83,9 +82,9 @@ const callsAlone = async (): Promise<void> => {
 /** One background round over every connection with `ledger`; fails unless each connection was recorded valid. */
 const roundWith = async (ledger: HealthLedger): Promise<void> => {
   let errors = 0;
-  // The service's monitor (CONCURRENCY calls at once, its default) over this store's repository and `ledger`.
+  // The service's monitor (CONCURRENCY calls at once, its default) over the embedded store with `ledger`.
   const service = createConnectionService({
-    storage: { ...createInMemoryStorage(), repository, health: ledger },
+    storage: { ...storage, health: ledger },
     orchestrator,
     health: { intervalMs: INTERVAL_MS, onError: () => (errors += 1) },
   });
@@ -110,6 +109,8 @@ const measure = async (work: () => Promise<void>): Promise<Sample> => {
   return { wall: (performance.now() - started) / 1000, cpu: (used.user + used.system) / 1e6 };
 };
 
+// The machine may be shared: its load is part of the figures.
+const loadAtStart = loadavg()[0] as number;
 const alone: Sample[] = [];
 const lowdb: Sample[] = [];
 const memory: Sample[] = [];
@@ -131,7 +132,7 @@ try {
     );
   }
 } finally {
-  await opened.right.close();
+  await storage.close();
   orchestrator.close();
   simulator.child.kill();
   await rm(dataDir, { recursive: true, force: true });
@@ -159,26 +160,16 @@ const within = wall(lowdb) / wall(alone) <= TARGET;
 
 const markdown = `## storage-lowdb: background health at ${CONNECTIONS.toLocaleString("en-US")} connections (health.json)
 
-${await machineLine()}, load average ${loadavg()[0]?.toFixed(1)} at the end. \`pnpm --filter @sdwan-connections/storage-lowdb bench:health\`; median of ${RUNS} runs. The orchestrator is the
-simulator in its own process, over HTTP on 127.0.0.1 (keep-alive), every key a partner's. A round is the monitor's: claim, read the
-connection, identify it (${CONCURRENCY} at once), record the check; each starts on a fresh \`health.json\` (the first round after a start, the slowest:
-every connection is new to the file; ${Math.round(fileBytes / 1024).toLocaleString("en-US")} KiB after it). The baseline is the same identifications,
-${CONCURRENCY} at once, with nothing claimed or recorded, measured in the same run, alternating with the rounds. Target: a round within ${TARGET}× the
-baseline (issue 27, item 4): ${within ? "met" : "**not met**"}.
+${await machineLine()}, load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]?.toFixed(1)} at the end. \`pnpm --filter @sdwan-connections/storage-lowdb bench:health\`; median of ${RUNS} runs. The orchestrator is the
+simulator in its own process, over HTTP on 127.0.0.1 (keep-alive), every key a partner's. A round is the monitor's over the embedded store: claim,
+read the connection (its key unsealed), identify it (${CONCURRENCY} at once), record the check, and record each health change in the audit trail
+(\`audit.jsonl\`, durable before the round goes on); each starts on a fresh \`health.json\` (the first round after a start, the slowest:
+every connection is new to it and changes from unknown to valid; ${Math.round(fileBytes / 1024).toLocaleString("en-US")} KiB after it). The baseline is the
+same identifications, ${CONCURRENCY} at once, with nothing claimed or recorded, measured in the same run, alternating with the rounds. Target: a round
+within ${TARGET}× the baseline's wall time (issue 27, item 4): ${within ? "met" : "**not met**"}. This process's CPU seconds are the steadier measure on a
+shared machine (the simulator's are the same for every row: it answers the same calls).
 
 ${table}
-
-Before (issue 27): every batch of claims and records read, decoded and copied the whole file again (it had just written it itself),
-and a round claimed each connection only once a check slot was free, so a batch held at most ${CONCURRENCY} changes: 21-27 connections/s
-at 10,000, the first round over 6 minutes. Now the ledger keeps the states in memory (read again only when a \`stat\` shows another
-process replaced the file), a write re-encodes only the connections that changed, and the monitor claims up to 256 connections
-ahead of their checks, so one write carries hundreds of claims and records.
-
-The machine was shared with other work while this ran (load average 13-19 on its 2 cores): wall times swing by up to 2× from run to
-run, whichever row ran when the load was lower looks faster. This process's CPU seconds are the steadier measure (the simulator's
-are the same for every row: it answers the same calls). A first version that built the file as one string at every write (about
-55 ms of CPU per write at 10,000) measured 1.67× wall and 1.96× CPU here; each connection's and claim's bytes are now kept from
-write to write, and a write copies them.
 `;
 
 await writeBenchmarkSection("health-lowdb", markdown);
