@@ -472,7 +472,7 @@ export const openApiDocument = {
       get: {
         operationId: "listConnectionsHealth",
         summary:
-          "Every connection's last known health: its state (valid, invalid, unreachable, unknown until checked), since when, and its last checks, newest first. Every validation (GET /connections/{alias}) is a check; background checks run every SDWAN_HEALTH_INTERVAL_S seconds (off by default). A deleted connection's health goes with it.",
+          "Every connection's last known health: its state (valid, invalid, unreachable, unknown until checked), since when, and its last checks, newest first. Every validation (GET /connections/{alias}) is a check; background checks run every SDWAN_HEALTH_INTERVAL_S seconds (300 by default; 0 turns them off). A deleted connection's health goes with it.",
         responses: {
           "200": {
             description: "The interval (null when the checks are off) and one entry per connection, sorted by alias.",
@@ -1021,7 +1021,7 @@ export const openApiDocument = {
             type: "string",
             maxLength: 2048,
             description:
-              "The receiver: https (http only with SDWAN_WEBHOOK_ALLOW_HTTP=true); the destination fence applies.",
+              "The receiver: https (http only to the hosts SDWAN_WEBHOOK_ALLOW_HTTP names, or any when it is true); the destination fence applies.",
           },
           types: {
             type: "array",
