@@ -1,7 +1,6 @@
 import {
   createWebhooks,
   describeError,
-  type Alias,
   type Clock,
   type Storage,
   type Webhooks,
@@ -51,10 +50,6 @@ export const openWebhooks = (
         TE.fromTask(sender),
         TE.flatMapEither(({ admits }) => admits(url)),
       ),
-    orchestratorUrlOf: async (alias) => {
-      const found = await storage.repository.get(alias as Alias)();
-      return E.isRight(found) ? found.right.orchestratorUrl : null;
-    },
     onAttempt: ({ webhookId, eventId, status, error, latencyMs }) =>
       logger.info({ webhookId, eventId, status, error, latencyMs }, "webhook delivery attempt"),
     onError: (error) => logger.warn({ problem: describeError(error) }, "webhook outbox not read or written"),

@@ -130,19 +130,16 @@ export interface OpennmsEventDocument {
  * The OpenNMS events (XML, OpenNMS's `event.xsd`) the `opennms` webhook kind posts to `…/opennms/rest/events` for
  * `event`, in order, one POST each; **none when the event is not sent** to OpenNMS (adds, updates, and health
  * changes that neither raise nor clear a problem). Each has its own `uuid`: the event's id, then `<id>-2`, `<id>-3`…
- * Parms: `alias`, `orchestratorUrl` (when known), `reason` and `daysLeft` (when they apply), `problemUei` (on
+ * Parms: `alias`, `orchestratorUrl` (when the event tells it: never read from the store at delivery), `reason` and `daysLeft` (when they apply), `problemUei` (on
  * resolutions: the alarm they clear). Only those fields are read from `event`, every value is escaped, and nothing
  * else (never a key) is written.
  */
-export const opennmsEvents = (
-  event: CloudEvent,
-  context: { orchestratorUrl: string | null },
-): readonly OpennmsEventDocument[] =>
+export const opennmsEvents = (event: CloudEvent): readonly OpennmsEventDocument[] =>
   opennmsEventsOf(event).map((sent, index) => {
     const uuid = index === 0 ? event.id : `${event.id}-${index + 1}`;
     const parms = Object.entries({
       alias: event.subject,
-      orchestratorUrl: context.orchestratorUrl,
+      orchestratorUrl: event.data.orchestratorUrl ?? null,
       ...sent.parms,
     }).filter((parm): parm is [string, string] => parm[1] !== null);
     const clearKey = sent.alarmType === 2 ? ` clear-key="${xml(CLEAR_KEY)}"` : "";
