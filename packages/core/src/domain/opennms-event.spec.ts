@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OPENNMS_EVENT_SOURCE, OPENNMS_UEIS, opennmsEvents } from "./opennms-event.js";
+import { OPENNMS_EVENT_SOURCE, OPENNMS_UEIS, opennmsEvents, opennmsPing } from "./opennms-event.js";
 import type { CloudEvent } from "./events.js";
 
 import {
@@ -193,6 +193,17 @@ describe("the OpenNMS event of each event type (SPEC §9, kind: opennms)", () =>
       for (const { xml } of opennmsEvents(event))
         expect(readOpennmsEvent(xml).parms["orchestratorUrl"]).toBe("https://gone.example/");
     }
+  });
+});
+
+describe("the ping (POST /webhooks/{id}/ping, kind opennms)", () => {
+  it("is an OpenNMS event of a UEI the eventconf file defines, Normal, naming the webhook, with no alarm data", () => {
+    const { uuid, xml } = opennmsPing("2026-11-25T20:00:00.000Z-000001145e", new Date("2026-11-25T20:00:00Z"), "w1");
+    expect(opennmsEventErrors(xml)).toEqual([]);
+    const read = readOpennmsEvent(xml);
+    expect(read).toMatchObject({ uuid, uei: UEI("ping"), severity: "Normal", parms: { webhookId: "w1" } });
+    expect(read.alarmData).toBeUndefined();
+    expect(OPENNMS_UEIS).toContain(UEI("ping"));
   });
 });
 

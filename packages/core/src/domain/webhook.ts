@@ -15,7 +15,7 @@ import {
   type CloudEvent,
 } from "./events.js";
 import { globRegExp } from "./glob.js";
-import { opennmsEvents } from "./opennms-event.js";
+import { opennmsEvents, opennmsPing } from "./opennms-event.js";
 
 export const WEBHOOK_KINDS = ["cloudevents", "opennms"] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
@@ -167,11 +167,7 @@ export const pingBody = (webhook: Webhook, id: string, at: Date): EncodedBody =>
           data: {},
         }),
       }
-    : {
-        id,
-        contentType: "application/xml",
-        body: `<event xmlns="http://xmlns.opennms.org/xsd/event"><uei>uei.opennms.org/sdwan/ping</uei><source>sdwan-connections</source><time>${at.toISOString()}</time></event>`,
-      };
+    : { id, contentType: "application/xml", body: opennmsPing(id, at, webhook.id).xml };
 
 /** One POST to a receiver, signed: what a `WebhookSender` sends. */
 export interface WebhookRequest {
