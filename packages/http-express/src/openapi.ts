@@ -572,7 +572,7 @@ export const openApiDocument = {
         responses: {
           "200": {
             description:
-              "An endless text/event-stream. Each event's `data:` is one CloudEvent: `specversion` 1.0, `id` (the audit id), `source`, `type` (org.sdwan-connections.connection.added|updated|deleted with data {version, fields, actor, forced}; org.sdwan-connections.connection.health.changed with data {from, to, reason, checkedAt}; org.sdwan-connections.connection.key.expiring|expired with data {expiresAt, daysLeft, source}), `subject` (the alias), `time`, `datacontenttype` application/json. Never a key.",
+              "An endless text/event-stream. Each event's `data:` is one CloudEvent: `specversion` 1.0, `id` (the audit id), `source`, `type` (org.sdwan-connections.connection.added|updated|deleted with data {version, fields, actor, forced}; org.sdwan-connections.connection.health.changed with data {from, to, reason, checkedAt}; org.sdwan-connections.connection.key.expiring|expired with data {expiresAt, daysLeft, source}; every data also orchestratorUrl, the connection's as it was, when known), `subject` (the alias), `time`, `datacontenttype` application/json. Never a key.",
             content: { "text/event-stream": { schema: { type: "string" } } },
           },
           ...commonErrors,
@@ -1295,6 +1295,11 @@ export const openApiDocument = {
           detail: {
             type: ["string", "null"],
             description: "For a health change: `valid → unreachable` and the check's reason.",
+          },
+          orchestratorUrl: {
+            type: "string",
+            description:
+              "The orchestrator URL of the connection the entry is about, as it was then (a change's, a health change's, a key warning's): what its event tells. Absent when not known.",
           },
           version: {
             type: "integer",
