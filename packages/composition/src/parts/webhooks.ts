@@ -1,10 +1,4 @@
-import {
-  createWebhooks,
-  describeError,
-  type Clock,
-  type Storage,
-  type Webhooks,
-} from "@sdwan-connections/core";
+import { createWebhooks, describeError, type Clock, type Storage, type Webhooks } from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
