@@ -133,9 +133,22 @@ describe("docs/opennms.md as written, against an OpenNMS-like REST API on loopba
     lines.push(...eventList(1), ...alarmList(opennms.alarms()));
     take("key-expiring");
 
-    // Each later round runs in the next 300 s interval (the one the schedule would run it in).
+    // Each later round runs in the next 300 s interval (the one the schedule would run it in). The clock jumps only
+    // once every delivery is settled: a jump past a claim's lease in the middle of its attempt would let it be
+    // claimed again.
+    const settled = () =>
+      vi.waitFor(
+        async () => {
+          const deliveries = (await call("GET", `${BASE}/webhooks/${webhook.id}/deliveries?limit=100`)).json<
+            { status: string }[]
+          >();
+          expect(deliveries.filter(({ status }) => status === "pending")).toEqual([]);
+        },
+        { timeout: 10_000, interval: 50 },
+      );
     vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
     const nextInterval = async () => {
+      await settled();
       vi.setSystemTime(Date.now() + 300_000);
       await round();
     };
@@ -170,8 +183,16 @@ describe("docs/opennms.md as written, against an OpenNMS-like REST API on loopba
     lines.push(...eventList(3), ...alarmList(opennms.alarms()));
     take("works-again");
 
-    // Every document was an OpenNMS event as event.xsd defines it, with OpenNMS's credentials.
+    // Every document was an OpenNMS event as event.xsd defines it, with OpenNMS's credentials, and each came once.
+    await settled();
     expect(opennms.refused).toEqual([]);
+    expect(opennms.events.map((event) => event.uei)).toEqual(
+      ["ping", "keyExpiring", "connectionInvalid", "connectionValid"].map(UEI),
+    );
+    // A page is a plain-text file: no secret in it (the signing secret is shown once, to the caller only).
+    const page = [...transcripts.values()].join("\n");
+    expect(page).not.toContain(created.json<{ secret: string }>().secret);
+    expect(page).not.toContain(ADMIN.password);
     await writeTranscripts("opennms.md", transcripts);
   });
 });
