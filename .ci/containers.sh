@@ -10,7 +10,10 @@
 #   .ci/containers.sh env    print .ci/containers.env.
 #   .ci/containers.sh run -- CMD...
 #                            up, then run CMD with the env exported (the root
-#                            `pnpm test` runs its suites this way).
+#                            `pnpm test` runs its suites this way); when this
+#                            `up` started the daemon, `down` once CMD ends,
+#                            keeping CMD's exit code (SDWAN_KEEP_DOCKERD=1
+#                            leaves it running for the next run).
 #
 # Use:   .ci/containers.sh up && set -a && . .ci/containers.env && set +a
 #
@@ -339,6 +342,7 @@ cmd_up() {
   [ ${#pkgs[@]} -eq 0 ] || apt_install "${pkgs[@]}"
   command -v docker >/dev/null || die "no docker CLI after installing docker.io"
   start_daemon
+  STARTED_DAEMON=1
   USE_HOST="$OUR_HOST"; build_local_images
   write_env "$OUR_HOST" "$IMG_PG" "$IMG_NODE" 1
   log "done"
@@ -367,8 +371,13 @@ case "${1:-}" in
   env) trap - ERR; [ -s "$ENV_FILE" ] && cat "$ENV_FILE" || { echo "containers.sh: no $ENV_FILE; run '$0 up'" >&2; exit 1; } ;;
   run)
     shift; [ "${1:-}" = "--" ] && shift
+    STARTED_DAEMON=0
     cmd_up >&2
     trap - ERR; set -a; . "$ENV_FILE"; set +a
-    exec "$@" ;;
+    # What this run started, it stops (the exit code stays CMD's); a daemon found running is left as it was.
+    if [ "$STARTED_DAEMON" = 1 ] && [ "${SDWAN_KEEP_DOCKERD:-}" != 1 ]; then trap 'cmd_down' EXIT; else exec "$@"; fi
+    set +e
+    "$@"
+    exit $? ;;
   *) trap - ERR; echo "usage: $0 up|down|env|run -- CMD..." >&2; exit 2 ;;
 esac

@@ -689,7 +689,7 @@ export const COMMANDS: readonly Command[] = [
     args: [],
     options: OUTPUT_OPTIONS,
     notes:
-      "Every validation records its outcome; the REST service also checks in the background when SDWAN_HEALTH_INTERVAL_S is set. The service, its instances and the CLI share the states, and they survive restarts (PostgreSQL: the database; the embedded store: health.json in the data directory).",
+      "Every validation records its outcome; the REST service also checks in the background every SDWAN_HEALTH_INTERVAL_S seconds (300 by default, 0 off). The service, its instances and the CLI share the states, and they survive restarts (PostgreSQL: the database; the embedded store: health.json in the data directory).",
     run: ({ service }) =>
       TE.map((connections: readonly ConnectionHealth[]): CommandOutput => ({
         data: connections,

@@ -14,7 +14,7 @@ describe("loadConfig", () => {
     expect(loadConfig({})).toEqual(
       E.right({
         host: "127.0.0.1",
-        port: 8980,
+        port: 8990,
         dataDir: "./data",
         dataDirFromDefault: true,
         storage: "lowdb",
@@ -36,7 +36,8 @@ describe("loadConfig", () => {
         auditRetention: { maxEntries: 10_000, maxAttempts: 10_000, maxAgeMs: 90 * 24 * 3600 * 1000 },
         console: true,
         events: { maxStreams: 200, heartbeatMs: 15_000 },
-        webhooks: { retrySchedule: [10, 60, 300, 1800, 7200, 21600, 86400], allowHttp: false },
+        webhooks: { retrySchedule: [10, 60, 300, 1800, 7200, 21600, 86400], allowHttp: [] },
+        healthIntervalMs: 300_000,
       }),
     );
   });
@@ -154,6 +155,23 @@ describe("loadConfig", () => {
     [{ SDWAN_VIEWERS: "ann" }, "SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set"],
   ])("refuses %j with one line naming the variable", (env, line) => {
     expect(fails(env)).toBe(line);
+  });
+
+  it("turns background health off with 0, and reads SDWAN_WEBHOOK_ALLOW_HTTP as true, false or the hosts http may reach", () => {
+    const config = (env: Record<string, string>) => E.getOrElseW((left: string) => left)(loadConfig(env));
+    expect(config({ SDWAN_HEALTH_INTERVAL_S: "0" })).toMatchObject({ healthIntervalMs: undefined });
+    expect(config({ SDWAN_HEALTH_INTERVAL_S: "60" })).toMatchObject({ healthIntervalMs: 60_000 });
+    expect(fails({ SDWAN_HEALTH_INTERVAL_S: "4" })).toBe(
+      "SDWAN_HEALTH_INTERVAL_S: must be 0 (off) or an integer from 5 to 86400",
+    );
+    expect(config({ SDWAN_WEBHOOK_ALLOW_HTTP: "true" })).toMatchObject({ webhooks: { allowHttp: "any" } });
+    expect(config({ SDWAN_WEBHOOK_ALLOW_HTTP: "false" })).toMatchObject({ webhooks: { allowHttp: [] } });
+    expect(config({ SDWAN_WEBHOOK_ALLOW_HTTP: " OpenNMS.example , 10.0.0.5,[::1]" })).toMatchObject({
+      webhooks: { allowHttp: ["opennms.example", "10.0.0.5", "::1"] },
+    });
+    expect(fails({ SDWAN_WEBHOOK_ALLOW_HTTP: "yes please" })).toBe(
+      "SDWAN_WEBHOOK_ALLOW_HTTP: must be true, false, or a comma-separated list of host names or IP addresses",
+    );
   });
 
   it("reads a list of blanks as no allowlist (any host)", () => {

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
+import { pipe } from "fp-ts/lib/function.js";
 import { MasterKeyCodec, PreviousMasterKeysCodec, type MasterKey } from "@sdwan-connections/secrets";
 import * as t from "io-ts";
 import {
@@ -55,8 +56,8 @@ export interface Config {
   readonly apiKeyDir: string | undefined;
   /** GET /events: at most `maxStreams` open at once per instance (SDWAN_EVENTS_MAX_STREAMS), a comment every `heartbeatMs` (SDWAN_EVENTS_HEARTBEAT_S). */
   readonly events: { readonly maxStreams: number; readonly heartbeatMs: number };
-  /** Webhooks (SPEC §9): the waits before each retry (SDWAN_WEBHOOK_RETRY_S, s), and whether `http:` receivers are allowed (SDWAN_WEBHOOK_ALLOW_HTTP). */
-  readonly webhooks: { readonly retrySchedule: readonly number[]; readonly allowHttp: boolean };
+  /** Webhooks (SPEC §9): the waits before each retry (SDWAN_WEBHOOK_RETRY_S, s), and which `http:` receivers are allowed (SDWAN_WEBHOOK_ALLOW_HTTP). */
+  readonly webhooks: { readonly retrySchedule: readonly number[]; readonly allowHttp: HttpReceivers };
   /** SPEC §11: bearer tokens from an OpenID provider (SDWAN_OIDC_*); undefined: Basic only, as before. */
   readonly oidc: OidcConfig | undefined;
 }
@@ -77,6 +78,9 @@ export interface OidcConfig {
   readonly clientId: string | undefined;
   readonly scopes: readonly string[];
 }
+
+/** The `http:` webhook receivers allowed: on any host, or on the hosts listed (lower-cased; none by default). */
+export type HttpReceivers = "any" | readonly string[];
 
 /** An IPv4 or IPv6 network: `address/prefix` (a bare address is one host). */
 export interface Network {
@@ -175,6 +179,23 @@ const hostList = (raw: string): E.Either<string, readonly string[] | undefined> 
   return E.right(hosts.length === 0 ? undefined : hosts);
 };
 
+/**
+ * SDWAN_WEBHOOK_ALLOW_HTTP: `true` any host, `false` none, or the hosts (names or addresses) whose receivers may be
+ * `http:`, e.g. a stock OpenNMS's REST on port 8990: plain HTTP to those only.
+ */
+const httpReceivers = (raw: string): E.Either<string, HttpReceivers> =>
+  raw === "true"
+    ? E.right("any")
+    : raw === "false"
+      ? E.right([])
+      : pipe(
+          hostList(raw),
+          E.bimap(
+            () => "must be true, false, or a comma-separated list of host names or IP addresses",
+            (hosts) => hosts ?? [],
+          ),
+        );
+
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 /** An issuer is https, or http on a loopback address only (tests, a sidecar): tokens are trusted on its word. */
@@ -219,6 +240,10 @@ const networkList = (raw: string): E.Either<string, readonly Network[]> =>
       .filter((item) => item !== ""),
   );
 
+// Background health's period in seconds: 0 turns it off, else 5 s to a day.
+const healthInterval = (raw: string): E.Either<string, number> =>
+  raw === "0" ? E.right(0) : E.mapLeft(() => "must be 0 (off) or an integer from 5 to 86400")(integer(5, 86_400)(raw));
+
 // Days before a key's expiry, each a whole number from 1 to 366 (the orchestrator caps a key at 12 months), at least one.
 const warnDays = (raw: string): E.Either<string, readonly number[]> => {
   const items = raw.split(",").map((item) => item.trim());
@@ -238,7 +263,7 @@ const retrySeconds = (raw: string): E.Either<string, readonly number[]> => {
 /** The environment, one codec per variable, in the order of docs/interface.md §6. */
 export const EnvCodecs = {
   SDWAN_HOST: envValue("SDWAN_HOST", listenHost, withDefault("127.0.0.1")),
-  SDWAN_PORT: envValue("SDWAN_PORT", integer(0, 65535), withDefault(8980)),
+  SDWAN_PORT: envValue("SDWAN_PORT", integer(0, 65535), withDefault(8990)),
   SDWAN_DATA_DIR: envValue("SDWAN_DATA_DIR", text, withDefault("./data")),
   SDWAN_STORAGE: envValue("SDWAN_STORAGE", oneOf(["lowdb", "postgres"] as const), withDefault("lowdb" as const)),
   SDWAN_DATABASE_URL: envValue<string | undefined>("SDWAN_DATABASE_URL", databaseUrl, optional),
@@ -283,7 +308,7 @@ export const EnvCodecs = {
   SDWAN_LOGIN_MAX_FAILURES: envValue("SDWAN_LOGIN_MAX_FAILURES", integer(1, 1_000_000), withDefault(10)),
   SDWAN_LOGIN_WINDOW_MS: envValue("SDWAN_LOGIN_WINDOW_MS", integer(1_000, 86_400_000), withDefault(60_000)),
   SDWAN_TRUSTED_PROXIES: envValue("SDWAN_TRUSTED_PROXIES", networkList, withDefault<readonly Network[]>([])),
-  SDWAN_HEALTH_INTERVAL_S: envValue<number | undefined>("SDWAN_HEALTH_INTERVAL_S", integer(5, 86_400), optional),
+  SDWAN_HEALTH_INTERVAL_S: envValue("SDWAN_HEALTH_INTERVAL_S", healthInterval, withDefault(300)),
   SDWAN_KEY_EXPIRY_WARN_DAYS: envValue(
     "SDWAN_KEY_EXPIRY_WARN_DAYS",
     warnDays,
@@ -321,11 +346,7 @@ export const EnvCodecs = {
   SDWAN_EVENTS_MAX_STREAMS: envValue("SDWAN_EVENTS_MAX_STREAMS", integer(1, 100_000), withDefault(200)),
   SDWAN_EVENTS_HEARTBEAT_S: envValue("SDWAN_EVENTS_HEARTBEAT_S", integer(1, 15), withDefault(15)),
   SDWAN_WEBHOOK_RETRY_S: envValue("SDWAN_WEBHOOK_RETRY_S", retrySeconds, withDefault(DEFAULT_WEBHOOK_RETRY_S)),
-  SDWAN_WEBHOOK_ALLOW_HTTP: envValue(
-    "SDWAN_WEBHOOK_ALLOW_HTTP",
-    oneOf(["true", "false"] as const),
-    withDefault("false" as const),
-  ),
+  SDWAN_WEBHOOK_ALLOW_HTTP: envValue("SDWAN_WEBHOOK_ALLOW_HTTP", httpReceivers, withDefault<HttpReceivers>([])),
 };
 
 /** The SDWAN_OIDC_* variables that mean nothing without an issuer. */
@@ -409,7 +430,7 @@ export const loadConfig = (
     loginMaxFailures: v.SDWAN_LOGIN_MAX_FAILURES,
     loginWindowMs: v.SDWAN_LOGIN_WINDOW_MS,
     trustedProxies: v.SDWAN_TRUSTED_PROXIES,
-    healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === undefined ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
+    healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === 0 ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
     keyExpiryWarnDays: v.SDWAN_KEY_EXPIRY_WARN_DAYS,
     auditRetention: {
       maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES,
@@ -432,7 +453,7 @@ export const loadConfig = (
             scopes: v.SDWAN_OIDC_SCOPES,
           },
     events: { maxStreams: v.SDWAN_EVENTS_MAX_STREAMS, heartbeatMs: v.SDWAN_EVENTS_HEARTBEAT_S * 1000 },
-    webhooks: { retrySchedule: v.SDWAN_WEBHOOK_RETRY_S, allowHttp: v.SDWAN_WEBHOOK_ALLOW_HTTP === "true" },
+    webhooks: { retrySchedule: v.SDWAN_WEBHOOK_RETRY_S, allowHttp: v.SDWAN_WEBHOOK_ALLOW_HTTP },
   });
 };
 

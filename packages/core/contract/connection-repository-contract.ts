@@ -368,7 +368,7 @@ export const describeConnectionRepositoryContract = (
       expect((await run(repository.get(alias("lab")))).version).toBeGreaterThan(added);
     });
 
-    it("records the entry a write is given with its change and the version it left or removed, visible through the store's audit log and from every repository", async () => {
+    it("records the entry a write is given with its change, the version and orchestrator URL it left or removed, visible through the store's audit log and from every repository", async () => {
       const other = await options.make();
       const entries: AuditEntry[] = [];
       // The entry given to a write; the store records it, or `recordedAs` it (a thunk: the version is known once written).
@@ -382,7 +382,10 @@ export const describeConnectionRepositoryContract = (
       await run(
         repository.insert(
           aConnection({ alias: "lab", apiKey: SECRET }),
-          entry({ action: "add", fields: ["alias", "orchestratorUrl", "apiKey"] }, () => ({ version: added.version })),
+          entry({ action: "add", fields: ["alias", "orchestratorUrl", "apiKey"] }, () => ({
+            version: added.version,
+            orchestratorUrl: added.orchestratorUrl,
+          })),
         ),
       );
       const added = await run(other.get(alias("lab")));
@@ -391,7 +394,10 @@ export const describeConnectionRepositoryContract = (
           alias("lab"),
           { orchestratorUrl: url("https://moved.example.net") },
           [added.version],
-          entry({ action: "update", fields: ["orchestratorUrl"] }, () => ({ version: moved.version })),
+          entry({ action: "update", fields: ["orchestratorUrl"] }, () => ({
+            version: moved.version,
+            orchestratorUrl: moved.orchestratorUrl,
+          })),
         ),
       );
       // An update that changes nothing still answers a request that succeeded: its entry is recorded too, as what it
@@ -401,7 +407,11 @@ export const describeConnectionRepositoryContract = (
           alias("lab"),
           { apiKey: ApiKey.unsafeFrom(SECRET) },
           undefined,
-          entry({ action: "update", fields: ["apiKey"] }, () => ({ outcome: "unchanged", version: moved.version })),
+          entry({ action: "update", fields: ["apiKey"] }, () => ({
+            outcome: "unchanged",
+            version: moved.version,
+            orchestratorUrl: moved.orchestratorUrl,
+          })),
         ),
       );
       await run(
@@ -411,10 +421,15 @@ export const describeConnectionRepositoryContract = (
         other.delete(
           alias("LAB"),
           undefined,
-          entry({ action: "delete", fields: [], validation: "not-asked" }, () => ({ version: moved.version })),
+          // The removed connection's URL: its events tell it once the connection is gone (SPEC §9).
+          entry({ action: "delete", fields: [], validation: "not-asked" }, () => ({
+            version: moved.version,
+            orchestratorUrl: moved.orchestratorUrl,
+          })),
         ),
       );
       expect(added.version).toBeLessThan(moved.version);
+      expect(moved.orchestratorUrl).not.toBe(added.orchestratorUrl);
       const audit = await options.audit();
       expect(await run(audit.list({ limit: 100 }))).toEqual(
         entries.map((made, i) => ({ ...made, ...recordedAs[i]?.() })).reverse(),

@@ -94,6 +94,7 @@ export {
   OPENNMS_EVENT_NAMESPACE,
   OPENNMS_EVENT_SOURCE,
   OPENNMS_UEIS,
+  opennmsPing,
   type OpennmsEventDocument,
 } from "./domain/opennms-event.js";
 export type { FeedItem } from "./services/event-feed.js";

@@ -76,7 +76,12 @@ export const aJwt = (claims: Record<string, unknown>): string =>
   `${jwtPart({ alg: "HS256", typ: "JWT" })}.${jwtPart(claims)}.c2lnbmF0dXJl`;
 
 /** What `aCloudEvent` makes an event of: a change, a health state change or a key-expiry warning, of `alias` ("lab"). */
-export type CloudEventSource = { readonly alias?: string; readonly actor?: string } & (
+export type CloudEventSource = {
+  readonly alias?: string;
+  readonly actor?: string;
+  /** The connection's orchestrator URL its entry kept; none when not given. */
+  readonly orchestratorUrl?: string;
+} & (
   | { readonly action: "add" | "update" | "delete" }
   | { readonly action: "health-change"; readonly from: HealthState; readonly to: HealthState; readonly reason?: string }
   | { readonly action: "key-expiring" | "key-expired"; readonly daysLeft: number }
@@ -103,6 +108,7 @@ export const aCloudEvent = (source: CloudEventSource): CloudEvent => {
       alias: (source.alias ?? "lab") as Alias,
       actor: source.actor ?? "admin",
       detail,
+      ...(source.orchestratorUrl === undefined ? {} : { orchestratorUrl: source.orchestratorUrl }),
     }),
   );
   if (O.isNone(event)) throw new Error(`no event for ${JSON.stringify(source)}`);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor";
 import { Deployment, type IDeployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler, type IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
-import { type INetworkPolicy, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import { type IIngress, type INetworkPolicy, Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { type IPodDisruptionBudget, PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { ConfigMap, type IConfigMap, type IService, PersistentVolumeClaim, Service } from "kubernetes-models/v1";
 import { describe, expect, it } from "vitest";
@@ -28,6 +28,7 @@ const MODELS: Readonly<Record<string, new (data: never) => { validate(): void }>
   "v1/PersistentVolumeClaim": PersistentVolumeClaim,
   "apps/v1/Deployment": Deployment,
   "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
+  "networking.k8s.io/v1/Ingress": Ingress,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "monitoring.coreos.com/v1/ServiceMonitor": ServiceMonitor,
@@ -279,13 +280,13 @@ describe("the postgres topology", () => {
     expect(labelsMatch(budget.spec?.selector?.matchLabels, podLabels)).toBe(true);
   });
 
-  it("lets out only DNS, the orchestrators' HTTPS and the database", () => {
+  it("lets out only DNS, the orchestrators' HTTPS, OpenNMS's REST and the database", () => {
     const policy = find<INetworkPolicy>(objects, "NetworkPolicy");
     expect(policy.spec?.policyTypes).toEqual(["Ingress", "Egress"]);
     const ports = (policy.spec?.egress ?? []).flatMap((rule) =>
       (rule.ports ?? []).map((p) => `${p.protocol}/${p.port}`),
     );
-    expect(ports.sort()).toEqual(["TCP/443", "TCP/53", "TCP/5432", "UDP/53"]);
+    expect(ports.sort()).toEqual(["TCP/443", "TCP/53", "TCP/5432", "TCP/8980", "UDP/53"]);
   });
 
   it("has an autoscaler example that scales this Deployment and never below the budget's need", () => {
@@ -296,6 +297,22 @@ describe("the postgres topology", () => {
       name: deployment.metadata?.name,
     });
     expect(autoscaler?.spec?.minReplicas).toBe(deployment.spec?.replicas);
+  });
+
+  it("has an Ingress example that sends every path to the Service's port, on a port the NetworkPolicy admits", () => {
+    const [ingress] = readExample("ingress.yaml") as unknown as IIngress[];
+    const service = find<IService>(objects, "Service");
+    const backends = (ingress?.spec?.rules ?? []).flatMap((rule) =>
+      (rule.http?.paths ?? []).map((path) => [path.path, path.backend.service]),
+    );
+    expect(backends).toEqual([["/", { name: service.metadata?.name, port: { name: "http" } }]]);
+    const port = service.spec?.ports?.find((p) => p.name === "http");
+    expect(port).toBeDefined();
+    const admitted = (find<INetworkPolicy>(objects, "NetworkPolicy").spec?.ingress ?? []).flatMap((rule) =>
+      (rule.ports ?? []).map((p) => p.port),
+    );
+    expect(admitted).toContain(port?.port);
+    expect(ingress?.spec?.tls?.[0]?.hosts).toEqual(ingress?.spec?.rules?.map((rule) => rule.host));
   });
 
   it("has a ServiceMonitor example that selects the Service and scrapes its port's /metrics", () => {
@@ -316,7 +333,18 @@ const egressOf = (objects: Manifest[]) =>
   }));
 
 describe.each(OVERLAYS)("overlay %s's egress", (overlay) => {
-  const [dns, orchestrators] = egressOf(renderOverlay(overlay));
+  const [dns, orchestrators, opennms] = egressOf(renderOverlay(overlay));
+
+  // Issue 38: a webhook to OpenNMS (its REST on port 8980, docs/opennms.md) was dropped silently: only 443, 53
+  // and 5432 were let out.
+  it("reaches OpenNMS's REST on its port 8980, on a pod of the cluster or an address outside it", () => {
+    expect(opennms?.ports).toEqual(["TCP/8980"]);
+    expect(opennms?.to).toEqual([
+      { namespaceSelector: {} },
+      { ipBlock: { cidr: "0.0.0.0/0" } },
+      { ipBlock: { cidr: "::/0" } },
+    ]);
+  });
 
   it("reaches the orchestrators' HTTPS over IPv4 and IPv6", () => {
     expect(orchestrators?.ports).toEqual(["TCP/443"]);

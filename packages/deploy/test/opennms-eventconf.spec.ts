@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { OPENNMS_UEIS, opennmsEvents } from "@sdwan-connections/core";
+import { OPENNMS_UEIS, opennmsEvents, opennmsPing } from "@sdwan-connections/core";
 import {
   aCloudEvent,
   eventconfErrors,
@@ -15,7 +15,7 @@ import { PACKAGE_ROOT } from "./support/kustomize.js";
 const FILE = readFileSync(join(PACKAGE_ROOT, "opennms/sdwan-connections.events.xml"), "utf8");
 const DOC = readFileSync(join(PACKAGE_ROOT, "../../docs/opennms.md"), "utf8");
 
-/** One event of each kind the encoder sends, so every UEI is met. */
+/** One event of each kind the encoder sends, so every UEI is met (the ping's apart). */
 const SOURCES: readonly CloudEventSource[] = [
   { action: "health-change", from: "valid", to: "invalid", reason: "refused" },
   { action: "health-change", from: "valid", to: "unreachable", reason: "timed out" },
@@ -26,11 +26,14 @@ const SOURCES: readonly CloudEventSource[] = [
   { action: "key-expired", daysLeft: 0 },
   { action: "delete" },
 ];
-const SENT = SOURCES.flatMap((source) =>
-  opennmsEvents(aCloudEvent(source), { orchestratorUrl: "https://vco.example.net/" }).map(({ xml }) =>
-    readOpennmsEvent(xml),
+const SENT = [
+  ...SOURCES.flatMap((source) =>
+    opennmsEvents(aCloudEvent({ ...source, orchestratorUrl: "https://vco.example.net/" })).map(({ xml }) =>
+      readOpennmsEvent(xml),
+    ),
   ),
-);
+  readOpennmsEvent(opennmsPing("2026-11-25T20:00:00.000Z-000001145e", new Date(), "b7e3c1d2").xml),
+];
 
 const definitions = (): readonly XmlElement[] => parseXml(FILE).children;
 const childText = (event: XmlElement, name: string) => event.children.find((child) => child.name === name)?.text;
@@ -70,9 +73,14 @@ describe("the OpenNMS eventconf file (sdwan-connections.events.xml)", () => {
 
   it("is what docs/opennms.md shows: its example is the event an invalid connection found valid gets", () => {
     const example = /```xml\n(<event [\s\S]*?<\/event>)\n```/.exec(DOC)?.[1];
-    const xml = opennmsEvents(aCloudEvent({ action: "health-change", from: "invalid", to: "valid" }), {
-      orchestratorUrl: "https://vco.example.net/",
-    })[0]?.xml;
+    const xml = opennmsEvents(
+      aCloudEvent({
+        action: "health-change",
+        from: "invalid",
+        to: "valid",
+        orchestratorUrl: "https://vco.example.net/",
+      }),
+    )[0]?.xml;
     const withoutUuid = (text: string | null | undefined) => text?.replace(/ uuid="[^"]*"/, "");
     expect(withoutUuid(`<?xml version="1.0" encoding="UTF-8"?>\n${example}\n`)).toBe(withoutUuid(xml));
   });

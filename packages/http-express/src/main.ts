@@ -14,13 +14,17 @@ const fail = (line: string): never => {
 const config = loadConfig();
 if (E.isLeft(config)) fail(config.left);
 else {
-  const service = await startService(config.right)();
-  if (E.isLeft(service)) fail(service.left);
-  else {
+  // The generated admin's password is printed last, after the listening line: nothing scrolls it away.
+  let adminAnnouncement = "";
+  const service = await startService(config.right, { announce: (text) => (adminAnnouncement = text) })();
+  if (E.isLeft(service)) {
+    process.stdout.write(adminAnnouncement);
+    fail(service.left);
+  } else {
     const { url, close } = service.right;
     const consoleUrl = config.right.console ? `, console: ${url}/console/` : "";
     process.stdout.write(
-      `sdwan-connections listening on ${url}/rest/plugin/sdwan (OpenAPI: ${url}/rest/plugin/sdwan/openapi.json${consoleUrl})\n`,
+      `sdwan-connections listening on ${url}/rest/plugin/sdwan (OpenAPI: ${url}/rest/plugin/sdwan/openapi.json${consoleUrl})\n${adminAnnouncement}`,
     );
     let stopping = false;
     const stop = (): void => {

@@ -472,7 +472,7 @@ export const openApiDocument = {
       get: {
         operationId: "listConnectionsHealth",
         summary:
-          "Every connection's last known health: its state (valid, invalid, unreachable, unknown until checked), since when, and its last checks, newest first. Every validation (GET /connections/{alias}) is a check; background checks run every SDWAN_HEALTH_INTERVAL_S seconds (off by default). A deleted connection's health goes with it.",
+          "Every connection's last known health: its state (valid, invalid, unreachable, unknown until checked), since when, and its last checks, newest first. Every validation (GET /connections/{alias}) is a check; background checks run every SDWAN_HEALTH_INTERVAL_S seconds (300 by default; 0 turns them off). A deleted connection's health goes with it.",
         responses: {
           "200": {
             description: "The interval (null when the checks are off) and one entry per connection, sorted by alias.",
@@ -572,7 +572,7 @@ export const openApiDocument = {
         responses: {
           "200": {
             description:
-              "An endless text/event-stream. Each event's `data:` is one CloudEvent: `specversion` 1.0, `id` (the audit id), `source`, `type` (org.sdwan-connections.connection.added|updated|deleted with data {version, fields, actor, forced}; org.sdwan-connections.connection.health.changed with data {from, to, reason, checkedAt}; org.sdwan-connections.connection.key.expiring|expired with data {expiresAt, daysLeft, source}), `subject` (the alias), `time`, `datacontenttype` application/json. Never a key.",
+              "An endless text/event-stream. Each event's `data:` is one CloudEvent: `specversion` 1.0, `id` (the audit id), `source`, `type` (org.sdwan-connections.connection.added|updated|deleted with data {version, fields, actor, forced}; org.sdwan-connections.connection.health.changed with data {from, to, reason, checkedAt}; org.sdwan-connections.connection.key.expiring|expired with data {expiresAt, daysLeft, source}; every data also orchestratorUrl, the connection's as it was, when known), `subject` (the alias), `time`, `datacontenttype` application/json. Never a key.",
             content: { "text/event-stream": { schema: { type: "string" } } },
           },
           ...commonErrors,
@@ -1021,7 +1021,7 @@ export const openApiDocument = {
             type: "string",
             maxLength: 2048,
             description:
-              "The receiver: https (http only with SDWAN_WEBHOOK_ALLOW_HTTP=true); the destination fence applies.",
+              "The receiver: https (http only to the hosts SDWAN_WEBHOOK_ALLOW_HTTP names, or any when it is true); the destination fence applies.",
           },
           types: {
             type: "array",
@@ -1295,6 +1295,11 @@ export const openApiDocument = {
           detail: {
             type: ["string", "null"],
             description: "For a health change: `valid → unreachable` and the check's reason.",
+          },
+          orchestratorUrl: {
+            type: "string",
+            description:
+              "The orchestrator URL of the connection the entry is about, as it was then (a change's, a health change's, a key warning's): what its event tells. Absent when not known.",
           },
           version: {
             type: "integer",

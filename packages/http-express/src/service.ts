@@ -20,7 +20,10 @@ import { httpModule } from "./http-module.js";
 import { HTTP_TOKENS } from "./tokens.js";
 
 export interface ServiceOptions extends Pick<ComposeOptions, "storage" | "orchestrator" | "logDestination" | "clock"> {
-  /** Where the one-time generated admin password, or at a restart the reminder of that admin, is printed (default stdout). */
+  /**
+   * Where the one-time generated admin password, or at a restart the reminder of that admin, is printed (default
+   * stdout): once the service listens and its logs are written, so that it is the last thing a first start prints.
+   */
   readonly announce?: (text: string) => void;
   /** False serves without credentials (benchmarks only). */
   readonly authenticate?: boolean;
@@ -77,8 +80,23 @@ export const startService =
   async () => {
     const generated = await ensureAdmin(config)();
     if (E.isLeft(generated)) return generated;
-    if (generated.right !== undefined)
-      (options.announce ?? ((text) => process.stdout.write(text)))(announceGeneratedAdmin(generated.right));
+    const announce = (admin: GeneratedAdmin) =>
+      (options.announce ?? ((text) => process.stdout.write(text)))(announceGeneratedAdmin(admin));
+    const started = await serve(config, options, announce, generated.right)();
+    // A first start that failed after making the admin still shows its password: it is never shown again.
+    if (E.isLeft(started) && generated.right !== undefined) announce(generated.right);
+    return started;
+  };
+
+/** `startService` once the generated admin is made: `announce` tells it once the service listens. */
+const serve =
+  (
+    config: Config,
+    options: ServiceOptions,
+    announce: (admin: GeneratedAdmin) => void,
+    generated: GeneratedAdmin | undefined,
+  ): TaskEither<string, RunningService> =>
+  async () => {
     const users = await loadUsers(config)();
     if (E.isLeft(users)) return users;
     const groups = await loadGroups(config.groupsFile)();
@@ -114,6 +132,11 @@ export const startService =
       return url;
     }
     logger.info({ url: url.right, storage: config.storage, dataDir: resolve(config.dataDir) }, "listening");
+    if (generated !== undefined) {
+      // The logs written first: the password must not scroll away above them.
+      await new Promise<void>((flushed) => logger.flush(() => flushed()));
+      announce(generated);
+    }
     // Background health checks (SDWAN_HEALTH_INTERVAL_S): this service runs them; stopped when it closes.
     composition.service.healthMonitor?.start();
     composition.service.keyExpiryWatch.start();

@@ -88,8 +88,9 @@ export const startService = async (config: Config, options: ServiceOptions = {})
   return started.right;
 };
 
+/** A test service's configuration: background health (on by default) off unless `env` turns it on, so its rounds add no event a test counts. */
 export const testConfig = (env: Record<string, string | undefined>): Config => {
-  const config = loadConfig({ SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "info", ...env });
+  const config = loadConfig({ SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "info", SDWAN_HEALTH_INTERVAL_S: "0", ...env });
   if (E.isLeft(config)) throw new Error(config.left);
   return config.right;
 };

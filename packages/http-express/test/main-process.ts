@@ -8,7 +8,13 @@ const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 export const runMain = (env: Record<string, string>, entry = "src/main.ts") => {
   const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", entry], {
     cwd: PACKAGE_DIR,
-    env: { PATH: process.env["PATH"] ?? "", SDWAN_PORT: "0", SDWAN_LOG_LEVEL: "warn", ...env },
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      SDWAN_PORT: "0",
+      SDWAN_LOG_LEVEL: "warn",
+      SDWAN_HEALTH_INTERVAL_S: "0",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

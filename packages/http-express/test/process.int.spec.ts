@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { BASE, client, makeDataDir } from "./harness.js";
 import { runMain } from "./main-process.js";
 
@@ -38,6 +38,30 @@ describe("the service process (main.ts)", { timeout: 90_000 }, () => {
       );
     } finally {
       blocker.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Issue 38 (first contact): the password scrolled away above the logs; now it is the last thing a first start prints.
+  it("first start: the generated admin's password is the last thing printed, after the logs and the listening line", async () => {
+    const dir = join(await makeDataDir(), "data");
+    const run = runMain({ SDWAN_DATA_DIR: dir, SDWAN_LOG_LEVEL: "info" });
+    try {
+      await run.listening();
+      await vi.waitFor(() => expect(run.out()).toContain("this password is shown only now."), { timeout: 10_000 });
+      const lines = run
+        .out()
+        .split("\n")
+        .filter((line) => line.trim() !== "");
+      const listening = lines.findIndex((line) => line.startsWith("sdwan-connections listening on "));
+      const logged = lines.findLastIndex((line) => line.startsWith("{"));
+      const password = lines.findIndex((line) => /^ {2}password: \S+$/.test(line));
+      expect(logged).toBeGreaterThanOrEqual(0);
+      expect(listening).toBeGreaterThan(logged);
+      expect(password).toBeGreaterThan(listening);
+      expect(lines.at(-1)).toMatch(/this password is shown only now\.$/);
+    } finally {
+      kill(run.child);
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -133,7 +133,7 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     );
   });
 
-  it("refuses plain http (unless SDWAN_WEBHOOK_ALLOW_HTTP=true), a link-local receiver, unknown fields, and viewers", async () => {
+  it("refuses plain http (unless SDWAN_WEBHOOK_ALLOW_HTTP is true or names the host), a link-local receiver, unknown fields, and viewers", async () => {
     await using harness = await startHarness();
     const { call } = harness;
     for (const body of [
@@ -152,6 +152,15 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     expect((await client(allowing.url)("POST", WEBHOOKS, { body: { url: "http://127.0.0.1:9/hook" } })).status).toBe(
       201,
     );
+    // A list of hosts lets http through to those only (a stock OpenNMS's REST, docs/opennms.md).
+    await using listing = await startWiredService({ SDWAN_WEBHOOK_ALLOW_HTTP: "opennms.example, 127.0.0.1" });
+    for (const [url, status] of [
+      ["http://127.0.0.1:8980/opennms/rest/events", 201],
+      ["http://OpenNMS.example:8980/opennms/rest/events", 201],
+      ["http://localhost:8980/opennms/rest/events", 400],
+      ["http://other.example:8980/opennms/rest/events", 400],
+    ] as const)
+      expect((await client(listing.url)("POST", WEBHOOKS, { body: { url } })).status, url).toBe(status);
   });
 
   it("a receiver down for a while (answering 503), then back: every event delivered, in order", async () => {

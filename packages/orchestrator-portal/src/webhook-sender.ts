@@ -13,8 +13,8 @@ export interface WebhookSenderOptions {
   readonly ca?: readonly string[];
   /** Hosts let through the destination fence (SDWAN_ORCHESTRATOR_ALLOWED_HOSTS). */
   readonly allowedHosts?: readonly string[] | undefined;
-  /** SDWAN_WEBHOOK_ALLOW_HTTP: plain `http:` receivers too. */
-  readonly allowHttp?: boolean;
+  /** SDWAN_WEBHOOK_ALLOW_HTTP: plain `http:` receivers too, on any host or on the hosts listed only. */
+  readonly allowHttp?: "any" | readonly string[];
 }
 
 /**
@@ -22,12 +22,18 @@ export interface WebhookSenderOptions {
  * cloud metadata; SPEC §4) unless the allowlist names the host. A name is checked again once resolved.
  */
 export const admitsWebhookUrl =
-  ({ allowedHosts, allowHttp = false }: WebhookSenderOptions) =>
+  ({ allowedHosts, allowHttp = [] }: WebhookSenderOptions) =>
   (url: string): E.Either<DomainError, void> => {
     const parsed = new URL(url);
-    if (parsed.protocol !== "https:" && !(allowHttp && parsed.protocol === "http:"))
+    const httpAllowed = allowHttp === "any" || isHostListed(parsed.hostname, allowHttp);
+    if (parsed.protocol !== "https:" && !(httpAllowed && parsed.protocol === "http:"))
       return E.left(
-        invalidInput([{ field: "body.url", message: "must be https (http only when SDWAN_WEBHOOK_ALLOW_HTTP=true)" }]),
+        invalidInput([
+          {
+            field: "body.url",
+            message: "must be https (http only to the hosts SDWAN_WEBHOOK_ALLOW_HTTP names, or any when it is true)",
+          },
+        ]),
       );
     const admitted = admitsDestination(parsed.hostname);
     return E.isRight(admitted) || isHostListed(parsed.hostname, allowedHosts)

@@ -30,12 +30,12 @@ export const AUDIT_FILE = "audit.jsonl";
 // Appends between two rewrites that drop what the retention no longer keeps (lists leave it out before).
 const APPENDS_PER_PRUNE = 500;
 
-// Exact: a change's entry also carries `commit` (see AuditJournal), which lists do not show. `version` is absent
-// from entries that have none, and from lines written before it was kept.
+// Exact: a change's entry also carries `commit` (see AuditJournal), which lists do not show. `version` and
+// `orchestratorUrl` are absent from entries that have none, and from lines written before they were kept.
 const AuditLine = t.exact(
   t.intersection([
     t.type({ ...AuditEntryProps, at: IsoTimeCodec, requestId: t.union([t.string, t.null]) }),
-    t.partial({ version: t.number }),
+    t.partial({ version: t.number, orchestratorUrl: t.string }),
   ]),
 );
 const CommitMark = t.type({ commit: t.number });

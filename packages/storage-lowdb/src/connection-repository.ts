@@ -107,7 +107,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: apiKeyExpiresAt.toISOString() }),
         }),
       );
-      return E.right({ value: undefined, changed: true, version });
+      return E.right({ value: undefined, changed: true, version, orchestratorUrl });
     }, entry)();
   };
 
@@ -115,7 +115,10 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     const key = aliasKey(alias);
     const sealed = change.apiKey === undefined ? undefined : keyring.seal(change.apiKey.reveal(), key);
     return file.mutate(
-      (connections, nextVersion): E.Either<DomainError, { value: Connection; changed: boolean; version: number }> => {
+      (
+        connections,
+        nextVersion,
+      ): E.Either<DomainError, { value: Connection; changed: boolean; version: number; orchestratorUrl: string }> => {
         const existing = current(connections, alias, expected);
         if (E.isLeft(existing)) return existing;
         const stored = reveal(key, existing.right);
@@ -125,7 +128,12 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
         const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
         const expiresAt = declaredExpiryAfter(stored.right, change, newKey);
         if (!newKey && !newUrl && sameTime(expiresAt, stored.right.apiKeyExpiresAt))
-          return E.right({ value: stored.right, changed: false, version: stored.right.version });
+          return E.right({
+            value: stored.right,
+            changed: false,
+            version: stored.right.version,
+            orchestratorUrl: stored.right.orchestratorUrl,
+          });
         const { apiKeyExpiresAt: _stored, ...kept } = existing.right;
         const updated = storedConnection({
           ...kept,
@@ -146,7 +154,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           apiKeySetAt,
           ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
         };
-        return E.right({ value, changed: true, version: updated.version });
+        return E.right({ value, changed: true, version: updated.version, orchestratorUrl: updated.orchestratorUrl });
       },
       entry,
     )();
@@ -155,10 +163,11 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   const remove: ConnectionRepository["delete"] = (alias, expected, entry) =>
     file.mutate(
       (connections) =>
-        E.map((removed: { readonly version: number }) => ({
+        E.map((removed: { readonly version: number; readonly orchestratorUrl: string }) => ({
           value: void connections.delete(aliasKey(alias)),
           changed: true,
           version: removed.version,
+          orchestratorUrl: removed.orchestratorUrl,
         }))(current(connections, alias, expected)),
       entry,
     );

@@ -206,7 +206,10 @@ export const openConnectionsFile =
             const outcome = mutation(connections, nextVersion);
             if (E.isLeft(outcome)) return outcome;
             changed ||= outcome.right.changed;
-            if (entry !== undefined) entries.push(entryAsWritten(entry, outcome.right.changed, outcome.right.version));
+            if (entry !== undefined)
+              entries.push(
+                entryAsWritten(entry, outcome.right.changed, outcome.right.version, outcome.right.orchestratorUrl),
+              );
             return E.right(outcome.right.value);
           });
           // Every change raises the store's version (a delete or a rotation gives none otherwise): the audit

@@ -10,4 +10,7 @@ import type { StoredConnection } from "./file-format.js";
 export type Mutation<A> = (
   connections: Map<string, StoredConnection>,
   nextVersion: () => number,
-) => E.Either<DomainError, { readonly value: A; readonly changed: boolean; readonly version?: number }>;
+) => E.Either<
+  DomainError,
+  { readonly value: A; readonly changed: boolean; readonly version?: number; readonly orchestratorUrl?: string }
+>;

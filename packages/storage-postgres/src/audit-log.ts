@@ -42,6 +42,7 @@ const AuditRow = t.type({
   at: DateCodec,
   request_id: t.union([t.string, t.null]),
   version: t.union([t.number, t.null]),
+  orchestrator_url: t.union([t.string, t.null]),
 });
 
 const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
@@ -54,17 +55,18 @@ const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
             .map((error) => `${error.field} ${error.message}`)
             .join("; ")}).`,
         ),
-      ({ request_id, failure, version, ...row }): AuditEntry => ({
+      ({ request_id, failure, version, orchestrator_url, ...row }): AuditEntry => ({
         ...row,
         requestId: request_id,
         failure: failure as AuditEntry["failure"],
         ...(version === null ? {} : { version }),
+        ...(orchestrator_url === null ? {} : { orchestratorUrl: orchestrator_url }),
       }),
     ),
   );
 
 const COLUMNS =
-  "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail, version";
+  "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail, version, orchestrator_url";
 
 /**
  * Inserts an entry through `client`: the log's own pool, or the transaction of the change it records. An entry that
@@ -72,14 +74,14 @@ const COLUMNS =
  */
 export const insertAuditEntry = async (client: Pick<PoolClient, "query">, entry: AuditEntry): Promise<void> => {
   const event = eventOf(entry);
-  const insert = `insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+  const insert = `insert into audit_entries (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
   await client.query(
     O.isNone(event)
       ? insert
       : `with entry as (${insert} returning id)
          insert into sdwan_webhook_deliveries (id, webhook_id, event_id, event, next_attempt_at)
-         select gen_random_uuid(), w.id, entry.id, $14, $2 from sdwan_webhooks w, entry
-          where w.disabled_at is null and exists (select 1 from unnest(w.types) p where $15 like replace(p, '*', '%'))
+         select gen_random_uuid(), w.id, entry.id, $15, $2 from sdwan_webhooks w, entry
+          where w.disabled_at is null and exists (select 1 from unnest(w.types) p where $16 like replace(p, '*', '%'))
           order by w.id`,
     [
       entry.id,
@@ -95,6 +97,7 @@ export const insertAuditEntry = async (client: Pick<PoolClient, "query">, entry:
       entry.failure,
       entry.detail,
       entry.version ?? null,
+      entry.orchestratorUrl ?? null,
       ...(O.isNone(event) ? [] : [JSON.stringify(event.value), eventTypeOf(event.value)]),
     ],
   );

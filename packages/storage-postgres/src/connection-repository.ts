@@ -99,7 +99,7 @@ export const createPostgresConnectionRepository = ({
    * whether the result changed anything and the connection's version it left or removed); then the retention
    * is applied (outside it).
    */
-  const write = <A extends { readonly version: number }>(
+  const write = <A extends { readonly version: number; readonly orchestratorUrl: string }>(
     what: string,
     entry: AuditEntry | undefined,
     work: (client: PoolClient) => TE.TaskEither<DomainError, A>,
@@ -109,7 +109,10 @@ export const createPostgresConnectionRepository = ({
       inTransaction(pool, what, (client) => async () => {
         const result = await work(client)();
         if (E.isRight(result) && entry !== undefined)
-          await insertAuditEntry(client, entryAsWritten(entry, changed(result.right), result.right.version));
+          await insertAuditEntry(
+            client,
+            entryAsWritten(entry, changed(result.right), result.right.version, result.right.orchestratorUrl),
+          );
         return result;
       }),
       // The entry is committed: a retention that could not be applied now is applied by the next one.
@@ -166,7 +169,7 @@ export const createPostgresConnectionRepository = ({
               "insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at, api_key_expires_at) values ($1, $2, $3, $4, now(), $5) returning version",
               [key, connection.alias, connection.orchestratorUrl, sealed, connection.apiKeyExpiresAt ?? null],
             );
-            return E.right({ version: rows[0]?.version ?? 0 });
+            return E.right({ version: rows[0]?.version ?? 0, orchestratorUrl: connection.orchestratorUrl });
           } catch (error) {
             if (!hasSqlState(error, UNIQUE_VIOLATION)) throw error;
             return E.left(alreadyExists(connection.alias)); // rolled back
@@ -191,7 +194,12 @@ export const createPostgresConnectionRepository = ({
               change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
             const expiresAt = declaredExpiryAfter(current.right, change, newKey);
             if (!newKey && !newUrl && sameTime(expiresAt, current.right.apiKeyExpiresAt))
-              return E.right({ connection: current.right, changed: false, version: current.right.version });
+              return E.right({
+                connection: current.right,
+                changed: false,
+                version: current.right.version,
+                orchestratorUrl: current.right.orchestratorUrl,
+              });
             const { rows } = await client.query(
               `update connections
                   set orchestrator_url = coalesce($2, orchestrator_url),
@@ -213,6 +221,7 @@ export const createPostgresConnectionRepository = ({
               connection,
               changed: true,
               version: connection.version,
+              orchestratorUrl: connection.orchestratorUrl,
             }))(decode(rows[0]));
           },
           (written) => written.changed,
@@ -223,12 +232,14 @@ export const createPostgresConnectionRepository = ({
     delete: (alias, expected, entry) =>
       pipe(
         write(`deleting connection '${alias}'`, entry, (client) => async () => {
-          const { rows } = await client.query<{ version: number }>(
-            "delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[])) returning version",
+          const { rows } = await client.query<{ version: number; orchestrator_url: string }>(
+            "delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[])) returning version, orchestrator_url",
             [aliasKey(alias), expected ?? null],
           );
           const removed = rows[0];
-          return removed === undefined ? missedWrite(client, alias)() : E.right(removed);
+          return removed === undefined
+            ? missedWrite(client, alias)()
+            : E.right({ version: removed.version, orchestratorUrl: removed.orchestrator_url });
         }),
         TE.map(() => undefined),
       ),

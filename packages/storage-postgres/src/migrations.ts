@@ -265,6 +265,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ) settled
       where d.seq = settled.seq and settled.position > 100`,
   },
+  {
+    // An entry keeps the orchestrator URL of the connection it is about, as it was then (core's AuditEntry
+    // `orchestratorUrl`): its event tells receivers the URL even once the connection is gone (SPEC §9).
+    version: 15,
+    name: "audit entry orchestrator URLs",
+    sql: `alter table audit_entries add column orchestrator_url text`,
+  },
 ];
 
 /** The newest schema version this release knows. */

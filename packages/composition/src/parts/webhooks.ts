@@ -1,11 +1,4 @@
-import {
-  createWebhooks,
-  describeError,
-  type Alias,
-  type Clock,
-  type Storage,
-  type Webhooks,
-} from "@sdwan-connections/core";
+import { createWebhooks, describeError, type Clock, type Storage, type Webhooks } from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
@@ -51,10 +44,6 @@ export const openWebhooks = (
         TE.fromTask(sender),
         TE.flatMapEither(({ admits }) => admits(url)),
       ),
-    orchestratorUrlOf: async (alias) => {
-      const found = await storage.repository.get(alias as Alias)();
-      return E.isRight(found) ? found.right.orchestratorUrl : null;
-    },
     onAttempt: ({ webhookId, eventId, status, error, latencyMs }) =>
       logger.info({ webhookId, eventId, status, error, latencyMs }, "webhook delivery attempt"),
     onError: (error) => logger.warn({ problem: describeError(error) }, "webhook outbox not read or written"),

@@ -41,15 +41,17 @@ const write =
     check: () => E.Either<DomainError, S>,
     apply: (checked: S) => A,
     changes: (checked: S) => boolean = () => true,
-    version: (checked: S) => number | undefined = () => undefined,
+    written: (checked: S) => { readonly version: number; readonly orchestratorUrl: string } | undefined = () =>
+      undefined,
   ): TaskEither<DomainError, A> =>
   () => {
     const run: TaskEither<DomainError, A> = async () => {
       const checked = check();
       if (E.isLeft(checked)) return checked;
       if (entry !== undefined) {
+        const connection = written(checked.right);
         const recorded = await store.audit.record(
-          entryAsWritten(entry, changes(checked.right), version(checked.right)),
+          entryAsWritten(entry, changes(checked.right), connection?.version, connection?.orchestratorUrl),
         )();
         if (E.isLeft(recorded)) return recorded;
       }
@@ -103,7 +105,7 @@ export const createInMemoryConnectionRepository = (
             apiKeySetAt: new Date(),
           }),
         undefined,
-        () => store.lastVersion + 1,
+        () => ({ version: store.lastVersion + 1, orchestratorUrl: connection.orchestratorUrl }),
       ),
     update: (alias, change, expected, entry) => {
       const sameKey = (existing: StoredConnection) =>
@@ -131,7 +133,10 @@ export const createInMemoryConnectionRepository = (
           return updated;
         },
         changes,
-        (existing) => (changes(existing) ? store.lastVersion + 1 : existing.version),
+        (existing) => ({
+          version: changes(existing) ? store.lastVersion + 1 : existing.version,
+          orchestratorUrl: change.orchestratorUrl ?? existing.orchestratorUrl,
+        }),
       );
     },
     delete: (alias, expected, entry) =>
@@ -141,7 +146,7 @@ export const createInMemoryConnectionRepository = (
         () => current(alias, expected),
         () => void connections.delete(aliasKey(alias)),
         undefined,
-        (existing) => existing.version,
+        (existing) => existing,
       ),
     ping: () => lazily(() => E.right(undefined)),
     // Nothing is sealed in memory: nothing to re-seal.

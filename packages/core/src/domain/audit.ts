@@ -87,6 +87,12 @@ export interface AuditEntry {
    * records the change; absent otherwise, and in entries written before stores kept it.
    */
   readonly version?: number;
+  /**
+   * The orchestrator URL of the connection the entry is about, as it was then (a change's, set by the store that
+   * records it; a health change's or key warning's, as checked): what its event tells a receiver, whatever the
+   * store holds when the event is delivered. Absent when not known, and in entries written before entries kept it.
+   */
+  readonly orchestratorUrl?: string;
 }
 
 /** The actions that change the store: their entry is written with the change, and kept as a change when it succeeded. */
@@ -112,13 +118,19 @@ export const isAuditedChange = (entry: Pick<AuditEntry, "action" | "outcome">): 
 
 /**
  * The entry a store records for a write given `entry` that succeeded: as given, with the connection's `version`
- * the write left or removed (none for a rotation), except an update that changed nothing (`changed` false),
- * recorded as `unchanged` so that it never counts against the changes' retention.
+ * and `orchestratorUrl` the write left or removed (none for a rotation), except an update that changed nothing
+ * (`changed` false), recorded as `unchanged` so that it never counts against the changes' retention.
  */
-export const entryAsWritten = (entry: AuditEntry, changed: boolean, version?: number): AuditEntry => ({
+export const entryAsWritten = (
+  entry: AuditEntry,
+  changed: boolean,
+  version?: number,
+  orchestratorUrl?: string,
+): AuditEntry => ({
   ...entry,
   ...(changed || entry.action !== "update" ? {} : { outcome: "unchanged" }),
   ...(version === undefined ? {} : { version }),
+  ...(orchestratorUrl === undefined ? {} : { orchestratorUrl }),
 });
 
 /** What a health change's entry says in `detail`: `valid → unreachable: <reason>`; read back by `healthChangeOf`. */

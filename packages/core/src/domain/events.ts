@@ -39,21 +39,29 @@ const Envelope = {
   datacontenttype: t.literal("application/json"),
 };
 
+/**
+ * Every event's data may also tell the connection's orchestrator URL as it was when the event happened (absent when
+ * not known: entries written before they kept it): receivers need not ask the store, where it may be gone.
+ */
+const dataWithUrl = <P extends t.Props>(props: P) =>
+  t.exact(t.intersection([t.type(props), t.partial({ orchestratorUrl: t.string })]));
+
 /** A change's data: the version it left (or removed), the names of the fields it set (never values), who, and whether validation was skipped. */
-const ChangeData = t.exact(
-  t.type({ version: t.union([t.number, t.null]), fields: t.array(t.string), actor: t.string, forced: t.boolean }),
-);
+const ChangeData = dataWithUrl({
+  version: t.union([t.number, t.null]),
+  fields: t.array(t.string),
+  actor: t.string,
+  forced: t.boolean,
+});
 /** A health state change's data: the states, why (null when valid), and when the check ran. */
-const HealthChangedData = t.exact(
-  t.type({
-    from: oneOf(HEALTH_STATES),
-    to: oneOf(HEALTH_STATES),
-    reason: t.union([t.string, t.null]),
-    checkedAt: t.string,
-  }),
-);
+const HealthChangedData = dataWithUrl({
+  from: oneOf(HEALTH_STATES),
+  to: oneOf(HEALTH_STATES),
+  reason: t.union([t.string, t.null]),
+  checkedAt: t.string,
+});
 /** A key-expiry warning's data (SPEC §10): when the key expires, the whole days left then (0 or less at expiry), and where the date came from. */
-const KeyExpiryData = t.exact(t.type({ expiresAt: t.string, daysLeft: t.number, source: oneOf(KEY_EXPIRY_SOURCES) }));
+const KeyExpiryData = dataWithUrl({ expiresAt: t.string, daysLeft: t.number, source: oneOf(KEY_EXPIRY_SOURCES) });
 
 /** One event as CloudEvents 1.0 JSON (structured mode): the only form events take, on every channel. Never a key. */
 export const CloudEventCodec = t.union([
@@ -101,6 +109,7 @@ const KEY_EXPIRY_TYPES = {
  */
 export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
   const { alias } = entry;
+  const url = entry.orchestratorUrl === undefined ? {} : { orchestratorUrl: entry.orchestratorUrl };
   if (alias === null || entry.outcome !== "succeeded") return O.none;
   const action = entry.action;
   switch (action) {
@@ -110,20 +119,26 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
       return O.some({
         ...envelopeOf({ ...entry, alias }),
         type: `${EVENT_TYPE_PREFIX}${CHANGE_TYPES[action]}`,
-        data: { version: entry.version ?? null, fields: [...entry.fields], actor: entry.actor, forced: entry.forced },
+        data: {
+          version: entry.version ?? null,
+          fields: [...entry.fields],
+          actor: entry.actor,
+          forced: entry.forced,
+          ...url,
+        },
       });
     case "health-change":
       return O.map(({ from, to, reason }: HealthTransition): CloudEvent => ({
         ...envelopeOf({ ...entry, alias }),
         type: `${EVENT_TYPE_PREFIX}connection.health.changed`,
-        data: { from, to, reason, checkedAt: entry.at.toISOString() },
+        data: { from, to, reason, checkedAt: entry.at.toISOString(), ...url },
       }))(healthChangeOf(entry.detail));
     case "key-expiring":
     case "key-expired":
       return O.map(({ expiresAt, daysLeft, source }: KeyExpiryDetail): CloudEvent => ({
         ...envelopeOf({ ...entry, alias }),
         type: `${EVENT_TYPE_PREFIX}${KEY_EXPIRY_TYPES[action]}`,
-        data: { expiresAt: expiresAt.toISOString(), daysLeft, source },
+        data: { expiresAt: expiresAt.toISOString(), daysLeft, source, ...url },
       }))(O.fromNullable(parseKeyExpiryDetail(entry.detail)));
     case "dry-run":
     case "rotate-master-key":

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OPENNMS_EVENT_SOURCE, OPENNMS_UEIS, opennmsEvents } from "./opennms-event.js";
+import { OPENNMS_EVENT_SOURCE, OPENNMS_UEIS, opennmsEvents, opennmsPing } from "./opennms-event.js";
 import type { CloudEvent } from "./events.js";
 
 import {
@@ -14,9 +14,15 @@ import {
 const URL = "https://vco.example.net/";
 const UEI = (name: string) => `uei.opennms.org/sdwan/${name}`;
 
-/** The events OpenNMS would take in for `event`, in order, each checked against event.xsd first. */
+/** `event` telling `orchestratorUrl` (null: not known), as an entry that kept it makes it. */
+const withUrl = (event: CloudEvent, orchestratorUrl: string | null): CloudEvent => {
+  const { orchestratorUrl: _told, ...data } = event.data;
+  return { ...event, data: orchestratorUrl === null ? data : { ...data, orchestratorUrl } } as CloudEvent;
+};
+
+/** The events OpenNMS would take in for `event` (telling `orchestratorUrl`), in order, each checked against event.xsd first. */
 const sentAll = (event: CloudEvent, orchestratorUrl: string | null = URL) =>
-  opennmsEvents(event, { orchestratorUrl }).map(({ uuid, xml }) => {
+  opennmsEvents(withUrl(event, orchestratorUrl)).map(({ uuid, xml }) => {
     expect(opennmsEventErrors(xml)).toEqual([]);
     const read = readOpennmsEvent(xml);
     expect(read.uuid).toBe(uuid);
@@ -113,7 +119,7 @@ describe("the OpenNMS event of each event type (SPEC §9, kind: opennms)", () =>
     ["a first check that finds the connection valid", { action: "health-change", from: "unknown", to: "valid" }],
     ["a change to unknown", { action: "health-change", from: "invalid", to: "unknown" }],
   ])("sends nothing for %s: it raises and clears nothing", (_name, source) => {
-    expect(opennmsEvents(aCloudEvent(source), { orchestratorUrl: URL })).toEqual([]);
+    expect(opennmsEvents(withUrl(aCloudEvent(source), URL))).toEqual([]);
   });
 
   it.each<[string, "invalid" | "unreachable", "invalid" | "unreachable"]>([
@@ -179,6 +185,26 @@ describe("the OpenNMS event of each event type (SPEC §9, kind: opennms)", () =>
     for (const read of sentAll(aCloudEvent({ action: "delete" }), null))
       expect(read.parms).not.toHaveProperty("orchestratorUrl");
   });
+
+  it("takes orchestratorUrl from the event (the audit entry's, as it was), never from elsewhere", () => {
+    for (const action of ["delete", "key-expired"] as const) {
+      const event = aCloudEvent({ action, daysLeft: 0, orchestratorUrl: "https://gone.example/" });
+      expect(event.data.orchestratorUrl).toBe("https://gone.example/");
+      for (const { xml } of opennmsEvents(event))
+        expect(readOpennmsEvent(xml).parms["orchestratorUrl"]).toBe("https://gone.example/");
+    }
+  });
+});
+
+describe("the ping (POST /webhooks/{id}/ping, kind opennms)", () => {
+  it("is an OpenNMS event of a UEI the eventconf file defines, Normal, naming the webhook, with no alarm data", () => {
+    const { uuid, xml } = opennmsPing("2026-11-25T20:00:00.000Z-000001145e", new Date("2026-11-25T20:00:00Z"), "w1");
+    expect(opennmsEventErrors(xml)).toEqual([]);
+    const read = readOpennmsEvent(xml);
+    expect(read).toMatchObject({ uuid, uei: UEI("ping"), severity: "Normal", parms: { webhookId: "w1" } });
+    expect(read.alarmData).toBeUndefined();
+    expect(OPENNMS_UEIS).toContain(UEI("ping"));
+  });
 });
 
 describe("escaping what the event carries", () => {
@@ -214,7 +240,7 @@ describe("never a key", () => {
     for (const source of sources) {
       const event = aCloudEvent(source);
       const smuggled = { ...event, apiKey: KEY, data: { ...event.data, apiKey: KEY } } as unknown as CloudEvent;
-      const events = opennmsEvents(smuggled, { orchestratorUrl: URL, apiKey: KEY } as { orchestratorUrl: string });
+      const events = opennmsEvents(withUrl(smuggled, URL));
       expect(events).not.toEqual([]);
       for (const { xml } of events) {
         expect(xml).not.toContain(KEY);

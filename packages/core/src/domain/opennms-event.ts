@@ -9,8 +9,12 @@ export const OPENNMS_EVENT_SOURCE = "sdwan-connections";
 
 const UEI_PREFIX = "uei.opennms.org/sdwan/";
 
-/** Every UEI the `opennms` webhook kind sends (SPEC §9); the shipped eventconf file defines each. */
+/** What `POST /webhooks/{id}/ping` sends an `opennms` webhook: an event that raises no alarm. */
+const PING = "ping";
+
+/** Every UEI the `opennms` webhook kind sends (SPEC §9), the ping's too; the shipped eventconf file defines each. */
 export const OPENNMS_UEIS = [
+  PING,
   "connectionInvalid",
   "connectionUnreachable",
   "connectionValid",
@@ -126,39 +130,51 @@ export interface OpennmsEventDocument {
   readonly xml: string;
 }
 
+const document = (uuid: string, name: string, time: string, parms: readonly string[], tail: readonly string[]) =>
+  [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<event xmlns="${OPENNMS_EVENT_NAMESPACE}" uuid="${xml(uuid)}">`,
+    `  <uei>${UEI_PREFIX}${name}</uei>`,
+    `  <source>${OPENNMS_EVENT_SOURCE}</source>`,
+    `  <time>${xml(time)}</time>`,
+    ...(parms.length === 0 ? [] : [`  <parms>`, ...parms, `  </parms>`]),
+    ...tail,
+    `</event>`,
+    ``,
+  ].join("\n");
+
+/**
+ * The event `POST /webhooks/{id}/ping` posts to an `opennms` webhook (`uuid` its `webhook-id`): `…/ping`, Normal,
+ * no alarm data, so it shows in OpenNMS's event list (the "check that it works" of docs/opennms.md) and raises no
+ * alarm; its `webhookId` parm names the webhook pinged.
+ */
+export const opennmsPing = (uuid: string, at: Date, webhookId: string): OpennmsEventDocument => ({
+  uuid,
+  xml: document(uuid, PING, at.toISOString(), [parmXml(["webhookId", webhookId])], [`  <severity>Normal</severity>`]),
+});
+
 /**
  * The OpenNMS events (XML, OpenNMS's `event.xsd`) the `opennms` webhook kind posts to `…/opennms/rest/events` for
  * `event`, in order, one POST each; **none when the event is not sent** to OpenNMS (adds, updates, and health
  * changes that neither raise nor clear a problem). Each has its own `uuid`: the event's id, then `<id>-2`, `<id>-3`…
- * Parms: `alias`, `orchestratorUrl` (when known), `reason` and `daysLeft` (when they apply), `problemUei` (on
+ * Parms: `alias`, `orchestratorUrl` (when the event tells it: never read from the store at delivery), `reason` and `daysLeft` (when they apply), `problemUei` (on
  * resolutions: the alarm they clear). Only those fields are read from `event`, every value is escaped, and nothing
  * else (never a key) is written.
  */
-export const opennmsEvents = (
-  event: CloudEvent,
-  context: { orchestratorUrl: string | null },
-): readonly OpennmsEventDocument[] =>
+export const opennmsEvents = (event: CloudEvent): readonly OpennmsEventDocument[] =>
   opennmsEventsOf(event).map((sent, index) => {
     const uuid = index === 0 ? event.id : `${event.id}-${index + 1}`;
     const parms = Object.entries({
       alias: event.subject,
-      orchestratorUrl: context.orchestratorUrl,
+      orchestratorUrl: event.data.orchestratorUrl ?? null,
       ...sent.parms,
     }).filter((parm): parm is [string, string] => parm[1] !== null);
     const clearKey = sent.alarmType === 2 ? ` clear-key="${xml(CLEAR_KEY)}"` : "";
-    const document = [
-      `<?xml version="1.0" encoding="UTF-8"?>`,
-      `<event xmlns="${OPENNMS_EVENT_NAMESPACE}" uuid="${xml(uuid)}">`,
-      `  <uei>${UEI_PREFIX}${sent.name}</uei>`,
-      `  <source>${OPENNMS_EVENT_SOURCE}</source>`,
-      `  <time>${xml(event.time)}</time>`,
-      `  <parms>`,
-      ...parms.map(parmXml),
-      `  </parms>`,
-      `  <severity>${sent.severity}</severity>`,
-      `  <alarm-data reduction-key="${xml(REDUCTION_KEY)}" alarm-type="${sent.alarmType}"${clearKey} auto-clean="false"/>`,
-      `</event>`,
-      ``,
-    ].join("\n");
-    return { uuid, xml: document };
+    return {
+      uuid,
+      xml: document(uuid, sent.name, event.time, parms.map(parmXml), [
+        `  <severity>${sent.severity}</severity>`,
+        `  <alarm-data reduction-key="${xml(REDUCTION_KEY)}" alarm-type="${sent.alarmType}"${clearKey} auto-clean="false"/>`,
+      ]),
+    };
   });

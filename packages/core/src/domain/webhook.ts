@@ -15,7 +15,7 @@ import {
   type CloudEvent,
 } from "./events.js";
 import { globRegExp } from "./glob.js";
-import { opennmsEvents } from "./opennms-event.js";
+import { opennmsEvents, opennmsPing } from "./opennms-event.js";
 
 export const WEBHOOK_KINDS = ["cloudevents", "opennms"] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
@@ -137,19 +137,13 @@ export interface EncodedBody {
  * How each kind writes an event: the bodies one delivery of it posts, in order (none: the kind sends nothing for
  * it). The one table a new kind goes into. A CloudEvent is one body (`webhook-id` the event id); an OpenNMS event
  * carries one clear key, so an event that ends several alarms, or ends one and raises another, is several, each
- * with its own `webhook-id` (the OpenNMS event's uuid), so a receiver deduping on it keeps them all. The context is
- * looked up only by the kinds that use it (the connection's orchestrator URL: a read of the store per delivery).
+ * with its own `webhook-id` (the OpenNMS event's uuid), so a receiver deduping on it keeps them all. Everything a
+ * body says comes from the event (SPEC §9: never from the store at delivery time).
  */
-export const WEBHOOK_ENCODERS: Record<
-  WebhookKind,
-  (
-    event: CloudEvent,
-    context: { readonly orchestratorUrl: () => Promise<string | null> },
-  ) => Promise<readonly EncodedBody[]>
-> = {
-  cloudevents: async (event) => [{ id: event.id, contentType: "application/json", body: JSON.stringify(event) }],
-  opennms: async (event, context) =>
-    opennmsEvents(event, { orchestratorUrl: await context.orchestratorUrl() }).map(({ uuid, xml }) => ({
+export const WEBHOOK_ENCODERS: Record<WebhookKind, (event: CloudEvent) => readonly EncodedBody[]> = {
+  cloudevents: (event) => [{ id: event.id, contentType: "application/json", body: JSON.stringify(event) }],
+  opennms: (event) =>
+    opennmsEvents(event).map(({ uuid, xml }) => ({
       id: uuid,
       contentType: "application/xml",
       body: xml,
@@ -173,11 +167,7 @@ export const pingBody = (webhook: Webhook, id: string, at: Date): EncodedBody =>
           data: {},
         }),
       }
-    : {
-        id,
-        contentType: "application/xml",
-        body: `<event xmlns="http://xmlns.opennms.org/xsd/event"><uei>uei.opennms.org/sdwan/ping</uei><source>sdwan-connections</source><time>${at.toISOString()}</time></event>`,
-      };
+    : { id, contentType: "application/xml", body: opennmsPing(id, at, webhook.id).xml };
 
 /** One POST to a receiver, signed: what a `WebhookSender` sends. */
 export interface WebhookRequest {

@@ -22,6 +22,7 @@ import { CHANGEABLE_FIELDS } from "../domain/requests.js";
 import type { AuditLog } from "../ports/audit-log.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthChange } from "./health-states.js";
+import type { WarnedConnection } from "./key-expiry-watch.js";
 
 /** A service token's change (SPEC §11), audited as a change to no connection. */
 export type TokenChange = "token-create" | "token-renew" | "token-revoke";
@@ -230,7 +231,7 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
      * `validation`, which waits for it: answered, its entry is listed by every instance). Never fails.
      */
     healthChanged: (
-      { alias, from, to, check }: HealthChange,
+      { alias, orchestratorUrl, from, to, check }: HealthChange,
       by: "health-monitor" | "validation" = "health-monitor",
     ): Promise<void> => {
       const subject: Subject = { action: "health-change", alias: aliasOrNull(alias), fields: [], forced: false };
@@ -241,6 +242,7 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
         at: check.at,
         validation: "not-asked",
         detail,
+        orchestratorUrl,
       });
     },
     /** A grant added or removed by `by`: a change, recorded before the answer, the grant in `detail`. */
@@ -250,7 +252,12 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     tokenChanged: (by: Actor | undefined, action: TokenChange, token: AuditedToken): Promise<void> =>
       changeOfNoConnection(by, action, `token:${token.name} ${token.role ?? "no-role"}`),
     /** A key nearing (`key-expiring`) or past (`key-expired`) its expiry, as the key-expiry watch found it. */
-    keyExpiryWarned: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date): void => {
+    keyExpiryWarned: (
+      { alias, orchestratorUrl }: WarnedConnection,
+      action: "key-expiring" | "key-expired",
+      detail: string,
+      at: Date,
+    ): void => {
       const subject: Subject = { action, alias, fields: [], forced: false };
       recordInBackground({
         ...entryOf({ name: "key-expiry" }, subject, E.right(undefined)),
@@ -258,6 +265,7 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
         at,
         validation: "not-asked",
         detail,
+        orchestratorUrl,
       });
     },
     /** A service token nearing (`token-expiring`) or past (`token-expired`) its expiry, as the key-expiry watch found it. */

@@ -12,6 +12,8 @@ import type { Orchestrator } from "../ports/orchestrator.js";
 /** A connection whose state a check changed. */
 export interface HealthChange {
   readonly alias: string;
+  /** The checked connection's orchestrator URL: what the change's event tells. */
+  readonly orchestratorUrl: string;
   readonly from: HealthState;
   readonly to: HealthState;
   readonly check: HealthCheck;
@@ -80,7 +82,13 @@ export const createHealthStates = ({ ledger, repository, onChange, onError }: He
         // A delete that forgot the state between the read and the write: forget what was written.
         if (E.isLeft(await repository.get(checked.alias)())) return forget(checked.alias)();
         if (previous.right !== check.outcome)
-          await onChange?.({ alias: checked.alias, from: previous.right, to: check.outcome, check });
+          await onChange?.({
+            alias: checked.alias,
+            orchestratorUrl: checked.orchestratorUrl,
+            from: previous.right,
+            to: check.outcome,
+            check,
+          });
       },
     forget,
   };

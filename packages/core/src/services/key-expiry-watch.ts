@@ -27,12 +27,23 @@ export interface KeyExpiryCounts {
   readonly within30Days: number;
 }
 
+/** The connection a key warning is about: its alias, and its orchestrator URL for the warning's event. */
+export interface WarnedConnection {
+  readonly alias: Alias;
+  readonly orchestratorUrl: string;
+}
+
 export interface KeyExpiryWatchOptions {
   readonly repository: ConnectionRepository;
   /** Where the warnings made are claimed: once per key and threshold, across instances and restarts. */
   readonly ledger: HealthLedger;
   /** Records a warning's audit entry (the audit trail's `keyExpiryWarned`). */
-  readonly warn: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date) => void;
+  readonly warn: (
+    connection: WarnedConnection,
+    action: "key-expiring" | "key-expired",
+    detail: string,
+    at: Date,
+  ) => void;
   /** Days before the expiry to warn at (`SDWAN_KEY_EXPIRY_WARN_DAYS`). */
   readonly thresholds: readonly number[];
   readonly clock: Clock;
@@ -134,7 +145,7 @@ export const createKeyExpiryWatch = ({
         source: expiry.source,
         threshold,
       });
-      warn(connection.alias, threshold === 0 ? "key-expired" : "key-expiring", detail, now);
+      warn(connection, threshold === 0 ? "key-expired" : "key-expiring", detail, now);
     };
 
   /**

@@ -10,6 +10,8 @@ import { aConnection, anAuditEntry } from "../../testing/builders.js";
 import { readOpennmsEvent } from "../../testing/opennms-schema.js";
 import { expectRight as run } from "../../testing/run.js";
 import { createWebhooks, type WebhookSender } from "./webhooks.js";
+import { createConnectionService } from "./connection-service.js";
+import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator.js";
 
 const schedule = [10, 60];
 const at = new Date("2026-01-01T00:00:00.000Z");
@@ -333,5 +335,56 @@ describe("createWebhooks, kind opennms (several OpenNMS events per delivery)", (
       ["delivered", [503, 202]],
       ["delivered", [202]],
     ]);
+  });
+});
+
+// Regression (issue 36, finding 6): the orchestratorUrl parm was read from the store at delivery, so every event
+// delivered after a delete had none. Now it is the connection's URL as its entry kept it.
+describe("createWebhooks, kind opennms: the parms come from the event", () => {
+  it("tells the orchestrator URL of a connection found invalid, warned about and deleted, all delivered after the delete", async () => {
+    const storage = createInMemoryStorage();
+    const url = "https://vco.example.net/";
+    const service = createConnectionService({
+      storage,
+      orchestrator: createInMemoryOrchestrator([]),
+      clock: { now: () => Date.now() },
+    });
+    const opennms = anOpennms();
+    const webhooks = createWebhooks({
+      store: storage.webhooks,
+      sender: opennms.sender,
+      clock: opennms.clock,
+      pollMs: 5,
+    });
+    const created = await run(
+      webhooks.create({
+        url: "https://nms.example/opennms/rest/events",
+        kind: "opennms",
+        username: "opennms",
+        password: "pw",
+      }),
+    );
+    opennms.useSecret(created.secret);
+    const expiresAt = new Date(Date.now() - 60_000).toISOString();
+    await run(
+      service.addConnection(
+        { alias: "lab", orchestratorUrl: url, apiKey: "refused", apiKeyExpiresAt: expiresAt },
+        { force: true },
+      ),
+    );
+    await service.validateConnection("lab")();
+    await service.keyExpiryWatch.scanNow();
+    await run(service.listAudit({})); // the background entries (health, key warning) recorded
+    await run(service.deleteConnection("lab"));
+    const relay = webhooks.createRelay();
+    relay.start();
+    await vi.waitFor(() => expect(opennms.received).toHaveLength(6), { timeout: 3_000, interval: 10 });
+    await relay.stop();
+    expect(
+      opennms.received.map(({ event }) => [
+        event.uei?.replace("uei.opennms.org/sdwan/", ""),
+        event.parms["orchestratorUrl"],
+      ]),
+    ).toEqual([["connectionInvalid", url], ["keyExpired", url], ...Array(4).fill(["connectionDeleted", url])]);
   });
 });

@@ -44,8 +44,6 @@ export interface WebhooksOptions {
   readonly pollMs?: number;
   /** Checks a receiver's URL before it is stored (the destination fence, `https:` only unless allowed). */
   readonly admitsUrl?: (url: string) => TE.TaskEither<DomainError, void>;
-  /** An orchestrator URL for a connection's events (OpenNMS parms), when known. */
-  readonly orchestratorUrlOf?: (alias: string) => Promise<string | null>;
   readonly random?: () => number;
   /** Told of each attempt made (never a body). */
   readonly onAttempt?: (attempt: DeliveryAttempt & { readonly webhookId: string; readonly eventId: string }) => void;
@@ -66,7 +64,6 @@ export const createWebhooks = ({
   retrySchedule = DEFAULT_WEBHOOK_RETRY_S,
   pollMs = 500,
   admitsUrl = () => TE.right(undefined),
-  orchestratorUrlOf = async () => null,
   random = Math.random,
   onAttempt,
   onError,
@@ -114,9 +111,7 @@ export const createWebhooks = ({
    * changes nothing).
    */
   const deliver = async (owner: string, { delivery, webhook, secrets, event }: ClaimedDelivery): Promise<boolean> => {
-    const bodies = await WEBHOOK_ENCODERS[webhook.kind](event, {
-      orchestratorUrl: () => orchestratorUrlOf(event.subject),
-    });
+    const bodies = WEBHOOK_ENCODERS[webhook.kind](event);
     const [first, ...rest] = bodies;
     if (first === undefined) {
       // Nothing of this kind for this event (an OpenNMS webhook and an event OpenNMS has no UEI for): settled, unsent.
