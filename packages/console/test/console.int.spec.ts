@@ -167,7 +167,9 @@ describe("the console in Debian's chromium, against the service and the orchestr
       ),
     );
     await page.reload();
-    await page.getByText("Your session has ended: sign in again.").waitFor();
+    // Said as the user signed in: with a user name and password, never another scheme's words.
+    await page.getByRole("alert").getByText("Your session has ended", { exact: true }).waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("user name and password (HTTP Basic)");
     expect(await page.getByLabel("User").inputValue()).toBe(ADMIN.user);
     await page.context().close();
   });

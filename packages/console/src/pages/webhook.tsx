@@ -15,6 +15,10 @@ const FILTERS = ["every", ...DELIVERY_STATUSES];
 /** The newest deliveries a page shows: the most the service gives in one answer. */
 const LIMIT = 100;
 
+/** How many deliveries are shown: "1 dead delivery, newest first". */
+const counted = (count: number, status: string): string =>
+  `${count} ${status === "every" ? "" : `${status} `}${count === 1 ? "delivery" : "deliveries"}, newest first${count === LIMIT ? ` (the newest ${LIMIT})` : ""}.`;
+
 /** When a delivery is due (pending) or was settled. */
 const WhenCell = ({ delivery }: { readonly delivery: Delivery }) => (
   <td data-label={delivery.status === "pending" ? "Next try" : "Settled"}>
@@ -32,7 +36,7 @@ export const WebhookPage = ({ id }: { readonly id: string }) => {
   const [status, setStatus] = useState("every");
   const [webhook] = useLoad(() => getJson(session.authorization, path, Webhook), [session, id]);
   const query = `?limit=${LIMIT}${status === "every" ? "" : `&status=${status}`}`;
-  const [deliveries, reload, refresh] = useLoad(
+  const [deliveries, , refresh] = useLoad(
     () => getJson(session.authorization, `${path}/deliveries${query}`, Deliveries),
     [session, id, query],
   );
@@ -128,7 +132,7 @@ export const WebhookPage = ({ id }: { readonly id: string }) => {
               ))}
             </select>
           </div>
-          <button type="button" onClick={reload}>
+          <button type="button" onClick={refresh}>
             Refresh
           </button>
         </div>
@@ -136,6 +140,11 @@ export const WebhookPage = ({ id }: { readonly id: string }) => {
         {deliveries.state === "failed" ? <ProblemMessage problem={deliveries.problem} /> : null}
         {deliveries.state === "ready" && deliveries.value.length === 0 ? (
           <p>{status === "every" ? "No deliveries yet." : `No ${status} deliveries.`}</p>
+        ) : null}
+        {deliveries.state === "ready" && deliveries.value.length > 0 ? (
+          <p class="note">
+            {counted(deliveries.value.length, status)}
+          </p>
         ) : null}
         {deliveries.state === "ready" && deliveries.value.length > 0 ? (
           <table class="stacks">
