@@ -142,9 +142,7 @@ export const WebhookPage = ({ id }: { readonly id: string }) => {
           <p>{status === "every" ? "No deliveries yet." : `No ${status} deliveries.`}</p>
         ) : null}
         {deliveries.state === "ready" && deliveries.value.length > 0 ? (
-          <p class="note">
-            {counted(deliveries.value.length, status)}
-          </p>
+          <p class="note">{counted(deliveries.value.length, status)}</p>
         ) : null}
         {deliveries.state === "ready" && deliveries.value.length > 0 ? (
           <table class="stacks">
