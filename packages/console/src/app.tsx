@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { getJson, Me, ME_PATH, SESSION_ENDED, type Problem } from "./api.js";
+import { ApiError, getJson, Me, ME_PATH, SESSION_ENDED, type Problem } from "./api.js";
 import { completeSignIn, isProviderAnswer, providerOfService, providerSignOutUrl, type OidcProvider } from "./oidc.js";
 import { ConnectionPage } from "./pages/connection.js";
 import { ConnectionForm } from "./pages/connection-form.js";
@@ -11,6 +11,7 @@ import { TokensPage } from "./pages/tokens.js";
 import { WebhookPage } from "./pages/webhook.js";
 import { WebhooksPage } from "./pages/webhooks.js";
 import { href, useRoute, type Route } from "./router.js";
+import { schemeOf } from "./schemes.js";
 import { may, mayAdd } from "./rights.js";
 import { forget, isAdmin, remember, remembered, SessionContext, type Session } from "./session.js";
 import { problemOf } from "./use-load.js";
@@ -47,7 +48,13 @@ const Page = ({ route, session }: { readonly route: Route; readonly session: Ses
 
 type State =
   | { readonly phase: "resuming" }
-  | { readonly phase: "signed-out"; readonly user?: string; readonly failure?: Problem }
+  | {
+      readonly phase: "signed-out";
+      readonly user?: string;
+      readonly failure?: Problem;
+      /** The tab's service token was refused: the sign-in offers the token form first. */
+      readonly withToken?: boolean;
+    }
   | { readonly phase: "signed-in"; readonly session: Session };
 
 /**
@@ -71,14 +78,17 @@ export const App = () => {
   // `failure`: why the service no longer accepts the tab's token, in words naming how the user signed in.
   const signOut = (failure?: Problem): void => {
     const kept = remembered();
-    // A local user's name stays for the next sign-in, the token goes; a provider's user signs in there again.
-    const user = kept?.provider === true ? undefined : kept?.user;
+    // A local user's name stays for the next sign-in, the token goes; a provider's user signs in there again, and
+    // a service token's user with a token.
+    const withToken = kept?.token !== undefined && schemeOf(`Bearer ${kept.token}`) === "token";
+    const user = kept?.provider === true || withToken ? undefined : kept?.user;
     if (user === undefined) forget();
     else remember({ user });
     setState({
       phase: "signed-out",
       ...(user === undefined ? {} : { user }),
       ...(failure === undefined ? {} : { failure }),
+      ...(withToken ? { withToken } : {}),
     });
   };
   // Signing out of a provider's session ends it at the provider too, whose page comes back to the console.
@@ -123,7 +133,9 @@ export const App = () => {
     const authorization = `Bearer ${kept.token}`;
     getJson(authorization, ME_PATH, Me).then(
       (me) => setState({ phase: "signed-in", session: { ...me, authorization } }),
-      (error: unknown) => signOut(problemOf(error)),
+      // A refusal (401) has signed the tab out already (SESSION_ENDED), knowing how it had signed in.
+      (error: unknown) =>
+        error instanceof ApiError && error.problem.status === 401 ? undefined : signOut(problemOf(error)),
     );
   }, []);
   useEffect(() => {
@@ -139,6 +151,7 @@ export const App = () => {
         user={state.user}
         provider={provider}
         failure={state.failure}
+        withToken={state.withToken === true}
         onSignIn={(session, token) => {
           remember({ user: session.user, token });
           setState({ phase: "signed-in", session });

@@ -252,6 +252,9 @@ describe("the Tokens and Webhooks pages (SPEC §9, §11), in Debian's chromium",
     const said = await page.getByRole("alert").textContent();
     expect(said).toContain("revoked or expired");
     expect(said).not.toMatch(/Basic|password/);
+    // Not a local user: no user name kept, the token's form open for another token.
+    expect(await page.getByLabel("User").inputValue()).toBe("");
+    await page.getByLabel("Service token", { exact: true }).waitFor();
     await screenshot(page, "phone-token-refused");
     await page.context().close();
   });

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 
 /**
- * A secret the service shows once (a service token, a webhook's signing secret): in a read-only field, selected, with
+ * A secret the service shows once (a service token, a webhook's signing secret): in a read-only text area, selected, with
  * a Copy button, until **Done** forgets it. The page holds it only while this is shown.
  */
 export const SecretOnce = ({
@@ -13,7 +13,7 @@ export const SecretOnce = ({
   readonly secret: string;
   readonly onDone: () => void;
 }) => {
-  const field = useRef<HTMLInputElement>(null);
+  const field = useRef<HTMLTextAreaElement>(null);
   const [copied, setCopied] = useState<string | undefined>(undefined);
   useEffect(() => {
     field.current?.focus();
@@ -38,7 +38,8 @@ export const SecretOnce = ({
         <label for="secret" class="visually-hidden">
           {label}
         </label>
-        <input id="secret" ref={field} readOnly value={secret} spellcheck={false} autocomplete="off" />
+        {/* A text area, so that the whole secret shows on a phone too (wrapped), not the start of it. */}
+        <textarea id="secret" ref={field} readOnly value={secret} rows={2} spellcheck={false} autocomplete="off" />
         <button type="button" onClick={copy}>
           Copy
         </button>

@@ -35,12 +35,15 @@ export const LoginPage = ({
   user = "",
   provider,
   failure,
+  withToken = false,
   onSignIn,
 }: {
   readonly user?: string | undefined;
   readonly provider?: OidcProvider | null | undefined;
   /** Why the last sign-in failed, or why the tab's session ended (in words naming how the user signed in). */
   readonly failure?: Problem | undefined;
+  /** Whether to offer the service token's form first (the tab's token was refused). */
+  readonly withToken?: boolean;
   readonly onSignIn: (session: Session, token: string) => void;
 }) => {
   const [problem, setProblem] = useState<Problem | undefined>(failure);
@@ -104,7 +107,14 @@ export const LoginPage = ({
           </>
         )}
         <label for="user">User</label>
-        <input id="user" name="user" autocomplete="username" required autofocus={user === ""} defaultValue={user} />
+        <input
+          id="user"
+          name="user"
+          autocomplete="username"
+          required
+          autofocus={user === "" && !withToken}
+          defaultValue={user}
+        />
         <label for="password">Password</label>
         <input
           id="password"
@@ -120,11 +130,19 @@ export const LoginPage = ({
         </button>
         {problem === undefined ? null : <ProblemMessage problem={problem} />}
       </form>
-      <details class="token-sign-in">
+      <details class="token-sign-in" open={withToken}>
         <summary>Sign in with a service token</summary>
         <form onSubmit={withServiceToken} aria-label="Sign in with a service token">
           <label for="token">Service token</label>
-          <input id="token" name="token" type="password" autocomplete="off" required spellcheck={false} />
+          <input
+            id="token"
+            name="token"
+            type="password"
+            autocomplete="off"
+            required
+            spellcheck={false}
+            autofocus={withToken}
+          />
           <button type="submit" disabled={busy}>
             Sign in with the token
           </button>
