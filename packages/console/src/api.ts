@@ -1,6 +1,6 @@
 import { isLeft } from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
-import { refusal } from "./schemes.js";
+import { providerUnavailable, refusal } from "./schemes.js";
 
 /** Where the REST API is served, on the console's own origin. */
 export const API = "/rest/plugin/sdwan";
@@ -165,7 +165,8 @@ const FieldError = t.type({ field: t.string, message: t.string });
 export type FieldError = t.TypeOf<typeof FieldError>;
 const ProblemBody = t.intersection([
   t.type({ title: t.string, status: t.number, detail: t.string }),
-  t.partial({ errors: t.array(FieldError) }),
+  // `type`: the problem's tag (a URN), what a client branches on, never the words.
+  t.partial({ errors: t.array(FieldError), type: t.string }),
 ]);
 export type Problem = t.TypeOf<typeof ProblemBody>;
 
@@ -240,7 +241,7 @@ export const call = async (
   });
   if (response.ok) return response;
   const problem = await problemFromResponse(response);
-  if (response.status !== 401) throw new ApiError(problem);
+  if (response.status !== 401) throw new ApiError(providerUnavailable(problem) ?? problem);
   // Refused credentials, in words naming the scheme the user signed in with.
   const refused = refusal(authorization, problem, response.headers.get("www-authenticate"));
   // A token refused (a session ended, a provider's token expired, a service token revoked): the console signs out.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { refusal, schemeOf } from "./schemes.js";
+import { providerUnavailable, refusal, schemeOf } from "./schemes.js";
 
 const BASIC_WORDS = "Valid HTTP Basic credentials are required.";
 const generic = { title: "Unauthorized", status: 401, detail: BASIC_WORDS };
@@ -37,5 +37,20 @@ describe("refused credentials, named as the user signed in", () => {
     );
     // A password is never a bearer token: the challenge says nothing about it.
     expect(refusal("Basic YWRtaW46cHc=", generic, INVALID_TOKEN).detail).not.toContain("The service's answer");
+  });
+
+  it("says a provider that cannot be reached to the provider's user, by the problem's tag", () => {
+    const unavailable = {
+      type: "urn:sdwan-connections:problem:identity-provider-unavailable",
+      title: "The OpenID provider cannot be reached",
+      status: 503,
+      detail: "The OpenID provider's keys cannot be read right now; HTTP Basic credentials still work.",
+    };
+    expect(providerUnavailable(unavailable)).toMatchObject({ status: 503 });
+    expect(providerUnavailable(unavailable)?.detail).toContain("(OIDC bearer)");
+    expect(providerUnavailable(unavailable)?.detail).not.toContain("Basic");
+    expect(providerUnavailable({ ...unavailable, type: "urn:sdwan-connections:problem:store-unavailable" })).toBe(
+      undefined,
+    );
   });
 });

@@ -54,3 +54,20 @@ export const refusal = (authorization: string, problem: Problem, challenge: stri
     detail: checked ? `${detail} The service's answer: ${problem.detail}` : detail,
   };
 };
+
+/** The service's tag for a bearer token it cannot check now: the OpenID provider's keys cannot be read. */
+const PROVIDER_UNAVAILABLE = "urn:sdwan-connections:problem:identity-provider-unavailable";
+
+/**
+ * A 503 because the provider's keys cannot be read, said to the provider's user (the service's words speak of
+ * Basic credentials, which still work, to whoever asks): what is wrong with their sign-in, and that it passes.
+ */
+export const providerUnavailable = (problem: Problem & { readonly type?: string }): Problem | undefined =>
+  problem.type === PROVIDER_UNAVAILABLE
+    ? {
+        title: "Your sign-in at the OpenID provider cannot be checked now",
+        status: problem.status,
+        detail:
+          "The service cannot read the OpenID provider's keys to check your access token (OIDC bearer) right now: try again in a moment, or sign in as a local user.",
+      }
+    : undefined;
