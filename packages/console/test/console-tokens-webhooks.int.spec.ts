@@ -260,7 +260,7 @@ describe("the Tokens and Webhooks pages (SPEC §9, §11), in Debian's chromium",
   });
 
   for (const [name, options] of VIEWPORTS) {
-    it(`an admin adds webhooks (the secret shown once), pings one, and reads its deliveries by status (${name})`, async () => {
+    it(`an admin adds webhooks (the secret shown once), pings one, reads its deliveries by status and redelivers a dead one (${name})`, async () => {
       receiver.state.status = 200;
       const page = await newPage(options);
       await signIn(page, service.url, ADMIN.user, ADMIN.password);
@@ -352,6 +352,25 @@ describe("the Tokens and Webhooks pages (SPEC §9, §11), in Debian's chromium",
       expect(await deliveryRows.count()).toBe(1);
       await usable(page);
       await screenshot(page, name === "phone" ? "phone-webhook-deliveries" : "webhook-deliveries");
+
+      // Redeliver the dead one, the receiver well again: a new attempt of the same event (same webhook-id), delivered.
+      const eventId = (await dead.locator("td.title").textContent())!;
+      const tries = () => receiver.received.filter((one) => one.path === path && one.headers["webhook-id"] === eventId);
+      expect(tries()).toHaveLength(2);
+      await page.getByRole("button", { name: `Redeliver ${eventId}`, exact: true }).click();
+      await page.getByRole("status").getByText(`Sending event ${eventId} again`).waitFor();
+      await expect.poll(() => tries().length, SETTLED).toBe(3);
+      expect(signedWith(secret, tries()[2]!)).toBe(true);
+      await deliveries.getByLabel("Status").selectOption("delivered");
+      const again = withStatus("delivered").filter({ hasText: eventId });
+      await expect
+        .poll(async () => {
+          await deliveries.getByRole("button", { name: "Refresh" }).click();
+          return again.count();
+        }, SETTLED)
+        .toBe(1);
+      await again.getByText("HTTP 200").waitFor();
+      expect(await again.locator("td[data-label=Attempts]").textContent()).toBe("1");
 
       // Ping from here too; then delete the webhook after a confirmation.
       await page.getByRole("button", { name: "Ping", exact: true }).click();
