@@ -1,5 +1,6 @@
 import { isLeft } from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
+import { providerUnavailable, refusal } from "./schemes.js";
 
 /** Where the REST API is served, on the console's own origin. */
 export const API = "/rest/plugin/sdwan";
@@ -29,6 +30,48 @@ export const ConnectionAccess = t.type({
   alias: t.string,
   subjects: t.array(t.type({ subject: t.string, verbs: t.array(Verb) })),
 });
+
+/** A service token as `GET /tokens` lists it (SPEC §11): never its secret. A token made with grants only has no role. */
+export const ServiceToken = t.type({
+  id: t.string,
+  name: t.string,
+  role: nullable(t.keyof({ admin: null, viewer: null })),
+  expiresAt: t.string,
+  lastUsedAt: nullable(t.string),
+  createdBy: t.string,
+  createdAt: t.string,
+});
+export type ServiceToken = t.TypeOf<typeof ServiceToken>;
+/** The answer of a creation or a renewal, the only ones with the secret (`sdw_…`). */
+export const IssuedToken = t.intersection([ServiceToken, t.type({ token: t.string })]);
+
+export const WEBHOOK_KINDS = ["cloudevents", "opennms"] as const;
+/** A webhook as `GET /webhooks` lists it (SPEC §9): never its secret nor an OpenNMS password. */
+export const Webhook = t.type({
+  id: t.string,
+  url: t.string,
+  types: t.array(t.string),
+  kind: t.keyof({ cloudevents: null, opennms: null }),
+  createdAt: t.string,
+  disabledAt: nullable(t.string),
+});
+export type Webhook = t.TypeOf<typeof Webhook>;
+/** The answer of a creation, the only one with the signing secret (`whsec_…`). */
+export const CreatedWebhook = t.intersection([Webhook, t.type({ secret: t.string })]);
+/** One try at a delivery, or a ping: the receiver's status (null when none came: then the error), and how long it took. */
+const Attempt = t.type({ at: t.string, status: nullable(t.number), error: nullable(t.string), latencyMs: t.number });
+export type Attempt = t.TypeOf<typeof Attempt>;
+export const PingAnswer = t.intersection([Attempt, t.type({ kind: Webhook.props.kind })]);
+export const DELIVERY_STATUSES = ["pending", "delivered", "dead"] as const;
+export const Delivery = t.type({
+  id: t.string,
+  webhookId: t.string,
+  eventId: t.string,
+  status: t.keyof({ pending: null, delivered: null, dead: null }),
+  nextAttemptAt: t.string,
+  attempts: t.array(Attempt),
+});
+export type Delivery = t.TypeOf<typeof Delivery>;
 
 export const ConnectionSummary = t.type({ alias: t.string, orchestratorUrl: t.string });
 export type ConnectionSummary = t.TypeOf<typeof ConnectionSummary>;
@@ -122,7 +165,8 @@ const FieldError = t.type({ field: t.string, message: t.string });
 export type FieldError = t.TypeOf<typeof FieldError>;
 const ProblemBody = t.intersection([
   t.type({ title: t.string, status: t.number, detail: t.string }),
-  t.partial({ errors: t.array(FieldError) }),
+  // `type`: the problem's tag (a URN), what a client branches on, never the words.
+  t.partial({ errors: t.array(FieldError), type: t.string }),
 ]);
 export type Problem = t.TypeOf<typeof ProblemBody>;
 
@@ -195,19 +239,32 @@ export const call = async (
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-  // A session token refused (expired, or the user removed): the console asks for the password again.
-  if (response.status === 401 && authorization.startsWith("Bearer ")) dispatchEvent(new Event(SESSION_ENDED));
-  if (!response.ok) throw new ApiError(await problemFromResponse(response));
-  return response;
+  if (response.ok) return response;
+  const problem = await problemFromResponse(response);
+  if (response.status !== 401) throw new ApiError(providerUnavailable(problem) ?? problem);
+  // Refused credentials, in words naming the scheme the user signed in with.
+  const refused = refusal(authorization, problem, response.headers.get("www-authenticate"));
+  // A token refused (a session ended, a provider's token expired, a service token revoked): the console signs out.
+  if (authorization.startsWith("Bearer ")) dispatchEvent(new CustomEvent(SESSION_ENDED, { detail: refused }));
+  throw new ApiError(refused);
 };
 
-/** The window event `call` sends when the service no longer accepts the session. */
+/** The window event (its `detail` the refusal, a Problem) `call` sends when the service no longer accepts the tab's token. */
 export const SESSION_ENDED = "sdwan:session-ended";
 
 /** A call whose JSON answer is decoded with `codec`. */
-export const getJson = async <A>(authorization: string, path: string, codec: t.Decoder<unknown, A>): Promise<A> => {
-  const response = await call(authorization, "GET", path);
-  return decode(codec, await response.json(), `GET ${path}`);
+export const callJson = async <A>(
+  authorization: string,
+  method: string,
+  path: string,
+  codec: t.Decoder<unknown, A>,
+  options: CallOptions = {},
+): Promise<A> => {
+  const response = await call(authorization, method, path, options);
+  return decode(codec, await response.json(), `${method} ${path}`);
 };
+
+export const getJson = <A>(authorization: string, path: string, codec: t.Decoder<unknown, A>): Promise<A> =>
+  callJson(authorization, "GET", path, codec);
 
 export const aliasPath = (alias: string): string => `/connections/${encodeURIComponent(alias)}`;

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { getJson, Me, ME_PATH, SESSION_ENDED, type Problem } from "./api.js";
+import { ApiError, getJson, Me, ME_PATH, SESSION_ENDED, type Problem } from "./api.js";
 import { completeSignIn, isProviderAnswer, providerOfService, providerSignOutUrl, type OidcProvider } from "./oidc.js";
 import { ConnectionPage } from "./pages/connection.js";
 import { ConnectionForm } from "./pages/connection-form.js";
@@ -7,9 +7,14 @@ import { ConnectionsPage } from "./pages/connections.js";
 import { CustomersPage } from "./pages/customers.js";
 import { GrantsPage } from "./pages/grants.js";
 import { LoginPage, providerProblem } from "./pages/login.js";
+import { TokensPage } from "./pages/tokens.js";
+import { WebhookPage } from "./pages/webhook.js";
+import { WebhooksPage } from "./pages/webhooks.js";
 import { href, useRoute, type Route } from "./router.js";
+import { schemeOf } from "./schemes.js";
 import { may, mayAdd } from "./rights.js";
 import { forget, isAdmin, remember, remembered, SessionContext, type Session } from "./session.js";
+import { problemOf } from "./use-load.js";
 
 const NotAllowed = () => (
   <>
@@ -32,12 +37,24 @@ const Page = ({ route, session }: { readonly route: Route; readonly session: Ses
       return <CustomersPage alias={route.alias} />;
     case "grants":
       return isAdmin(session) ? <GrantsPage /> : <NotAllowed />;
+    case "tokens":
+      return isAdmin(session) ? <TokensPage /> : <NotAllowed />;
+    case "webhooks":
+      return isAdmin(session) ? <WebhooksPage /> : <NotAllowed />;
+    case "webhook":
+      return isAdmin(session) ? <WebhookPage id={route.id} /> : <NotAllowed />;
   }
 };
 
 type State =
   | { readonly phase: "resuming" }
-  | { readonly phase: "signed-out"; readonly user?: string; readonly notice?: string; readonly failure?: Problem }
+  | {
+      readonly phase: "signed-out";
+      readonly user?: string;
+      readonly failure?: Problem;
+      /** The tab's service token was refused: the sign-in offers the token form first. */
+      readonly withToken?: boolean;
+    }
   | { readonly phase: "signed-in"; readonly session: Session };
 
 /**
@@ -56,18 +73,22 @@ export const App = () => {
   // After a page change, the page's heading takes the focus, so screen readers and keyboard users start there.
   useEffect(() => {
     main.current?.querySelector<HTMLElement>("h1")?.focus();
-  }, [route.page, "alias" in route ? route.alias : undefined]);
+  }, [route.page, "alias" in route ? route.alias : "id" in route ? route.id : undefined]);
 
-  const signOut = (notice?: string): void => {
+  // `failure`: why the service no longer accepts the tab's token, in words naming how the user signed in.
+  const signOut = (failure?: Problem): void => {
     const kept = remembered();
-    // A local user's name stays for the next sign-in, the token goes; a provider's user signs in there again.
-    const user = kept?.provider === true ? undefined : kept?.user;
+    // A local user's name stays for the next sign-in, the token goes; a provider's user signs in there again, and
+    // a service token's user with a token.
+    const withToken = kept?.token !== undefined && schemeOf(`Bearer ${kept.token}`) === "token";
+    const user = kept?.provider === true || withToken ? undefined : kept?.user;
     if (user === undefined) forget();
     else remember({ user });
     setState({
       phase: "signed-out",
       ...(user === undefined ? {} : { user }),
-      ...(notice === undefined ? {} : { notice }),
+      ...(failure === undefined ? {} : { failure }),
+      ...(withToken ? { withToken } : {}),
     });
   };
   // Signing out of a provider's session ends it at the provider too, whose page comes back to the console.
@@ -112,11 +133,13 @@ export const App = () => {
     const authorization = `Bearer ${kept.token}`;
     getJson(authorization, ME_PATH, Me).then(
       (me) => setState({ phase: "signed-in", session: { ...me, authorization } }),
-      () => signOut("Your session has ended: sign in again."),
+      // A refusal (401) has signed the tab out already (SESSION_ENDED), knowing how it had signed in.
+      (error: unknown) =>
+        error instanceof ApiError && error.problem.status === 401 ? undefined : signOut(problemOf(error)),
     );
   }, []);
   useEffect(() => {
-    const ended = (): void => signOut("Your session has ended: sign in again.");
+    const ended = (event: Event): void => signOut((event as CustomEvent<Problem>).detail);
     addEventListener(SESSION_ENDED, ended);
     return () => removeEventListener(SESSION_ENDED, ended);
   }, []);
@@ -126,9 +149,9 @@ export const App = () => {
     return (
       <LoginPage
         user={state.user}
-        notice={state.notice}
         provider={provider}
         failure={state.failure}
+        withToken={state.withToken === true}
         onSignIn={(session, token) => {
           remember({ user: session.user, token });
           setState({ phase: "signed-in", session });
@@ -148,7 +171,13 @@ export const App = () => {
         </a>
         <nav aria-label="Main">
           <a href={href({ page: "connections" })}>Connections</a>
-          {isAdmin(session) ? <a href={href({ page: "grants" })}>Grants</a> : null}
+          {isAdmin(session) ? (
+            <>
+              <a href={href({ page: "grants" })}>Grants</a>
+              <a href={href({ page: "tokens" })}>Tokens</a>
+              <a href={href({ page: "webhooks" })}>Webhooks</a>
+            </>
+          ) : null}
         </nav>
         <span class="who">
           {session.user} ({session.role ?? "no role"})

@@ -6,6 +6,9 @@ describe("routes", () => {
     { page: "connections" },
     { page: "add" },
     { page: "grants" },
+    { page: "tokens" },
+    { page: "webhooks" },
+    { page: "webhook", id: "0b7c6e2a-1f0d-4c9e-9a53-5c1f2b9d8e71" },
     { page: "connection", alias: "Lab-1.a_b" },
     { page: "edit", alias: "lab" },
     { page: "customers", alias: "partner" },
@@ -29,6 +32,11 @@ describe("routes", () => {
       "#/connections/%E0%A4%A",
       "#/connections/%/edit",
       "#/connections/50%25%zz/customers",
+      "#/webhooks/",
+      "#/webhooks/a/b",
+      "#/webhooks/%zz",
+      "#/toString",
+      "#/tokens/x",
     ])
       expect(parseRoute(hash)).toEqual({ page: "connections" });
   });

@@ -171,7 +171,11 @@ describe("the console signs in at an OpenID provider (authorization code + PKCE)
         sessionStorage.setItem(key, JSON.stringify({ ...session, token: `${session.token.slice(0, -4)}AAAA` }));
       }, STORAGE_KEY);
       await page.reload();
-      await page.getByText("Your session has ended: sign in again.").waitFor();
+      // Said as the user signed in (at the provider), with the service's reason; never Basic credentials.
+      const refused = page.getByRole("alert");
+      await refused.getByText("Your sign-in at the OpenID provider was refused", { exact: true }).waitFor();
+      expect(await refused.textContent()).toMatch(/OIDC bearer.*The service's answer: ./);
+      expect(await refused.textContent()).not.toMatch(/Basic/);
       expect(await page.getByLabel("User").inputValue()).toBe(""); // a provider's user is not a local user
       expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - innerWidth)).toBe(0);
       await screenshot(page, "phone-sign-in-provider");

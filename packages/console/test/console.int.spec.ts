@@ -125,7 +125,9 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await page.getByLabel("User").fill(ADMIN.user);
     await page.getByLabel("Password").fill("not-the-password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("alert").getByText("Unauthorized").waitFor();
+    // In the words of the scheme used: a user name and password (HTTP Basic).
+    await page.getByRole("alert").getByText("User name or password refused").waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("(HTTP Basic)");
     // The user name stays, only the password is emptied, and it has the focus for the next try.
     expect(await page.getByLabel("User").inputValue()).toBe(ADMIN.user);
     expect(await page.getByLabel("Password").inputValue()).toBe("");
@@ -167,7 +169,9 @@ describe("the console in Debian's chromium, against the service and the orchestr
       ),
     );
     await page.reload();
-    await page.getByText("Your session has ended: sign in again.").waitFor();
+    // Said as the user signed in: with a user name and password, never another scheme's words.
+    await page.getByRole("alert").getByText("Your session has ended", { exact: true }).waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("user name and password (HTTP Basic)");
     expect(await page.getByLabel("User").inputValue()).toBe(ADMIN.user);
     await page.context().close();
   });

@@ -1,6 +1,6 @@
 import * as t from "io-ts";
 import { useRef, useState } from "preact/hooks";
-import { basicAuthorization, getJson, Me, ME_PATH, type Problem } from "../api.js";
+import { ApiError, basicAuthorization, getJson, Me, ME_PATH, type Problem } from "../api.js";
 import { ProblemMessage } from "../components/problem.js";
 import { signInAtProvider, type OidcProvider } from "../oidc.js";
 import type { Session } from "../session.js";
@@ -8,30 +8,42 @@ import { problemOf } from "../use-load.js";
 
 const ConsoleSession = t.type({ token: t.string });
 
-/** A sign-in at the provider that did not come through (refused there, or the provider unreachable). */
-export const providerProblem = (error: unknown): Problem => ({
-  title: "The sign-in at the provider failed",
+/** A sign-in at the provider that did not come through (refused there or by the service, or the provider unreachable). */
+export const providerProblem = (error: unknown): Problem =>
+  error instanceof ApiError
+    ? error.problem
+    : {
+        title: "The sign-in at the provider failed",
+        status: 0,
+        detail: error instanceof Error ? error.message : String(error),
+      };
+
+const SERVICE_TOKEN = /^sdw_/;
+const NOT_A_SERVICE_TOKEN: Problem = {
+  title: "Not a service token",
   status: 0,
-  detail: error instanceof Error ? error.message : String(error),
-});
+  detail: "A service token starts with sdw_ (an admin makes one on the Tokens page; it is shown once).",
+};
 
 /**
  * Sign in at the OpenID provider, when the service has one for the console, or with the service's own users:
  * the password is sent once (HTTP Basic) for a session token (GET /session), which the console keeps instead.
- * A refusal keeps the user name and empties only the password, which takes the focus.
+ * A refusal keeps the user name and empties only the password, which takes the focus. Or with a service token
+ * (`sdw_…`, sent as a bearer token), kept for the tab as a session token is.
  */
 export const LoginPage = ({
   user = "",
-  notice,
   provider,
   failure,
+  withToken = false,
   onSignIn,
 }: {
   readonly user?: string | undefined;
-  readonly notice?: string | undefined;
   readonly provider?: OidcProvider | null | undefined;
-  /** Why the last sign-in at the provider failed. */
+  /** Why the last sign-in failed, or why the tab's session ended (in words naming how the user signed in). */
   readonly failure?: Problem | undefined;
+  /** Whether to offer the service token's form first (the tab's token was refused). */
+  readonly withToken?: boolean;
   readonly onSignIn: (session: Session, token: string) => void;
 }) => {
   const [problem, setProblem] = useState<Problem | undefined>(failure);
@@ -55,6 +67,26 @@ export const LoginPage = ({
         password.current?.focus();
       });
   };
+  const withServiceToken = (event: SubmitEvent): void => {
+    event.preventDefault();
+    const field = (event.currentTarget as HTMLFormElement).elements.namedItem("token") as HTMLInputElement;
+    const token = field.value.trim();
+    field.value = ""; // as the password: the token lives in the tab's session only
+    if (!SERVICE_TOKEN.test(token)) {
+      setProblem(NOT_A_SERVICE_TOKEN);
+      return;
+    }
+    const bearer = `Bearer ${token}`;
+    setBusy(true);
+    getJson(bearer, ME_PATH, Me).then(
+      (me) => onSignIn({ ...me, authorization: bearer }, token),
+      (error: unknown) => {
+        setBusy(false);
+        setProblem(problemOf(error));
+        field.focus();
+      },
+    );
+  };
   const signInAtTheProvider = (chosen: OidcProvider): void => {
     setBusy(true);
     signInAtProvider(chosen).catch((error: unknown) => {
@@ -66,11 +98,6 @@ export const LoginPage = ({
     <main class="login">
       <h1>sdwan-connections</h1>
       <form onSubmit={submit} aria-label="Sign in">
-        {notice === undefined ? null : (
-          <p class="notice" role="status">
-            {notice}
-          </p>
-        )}
         {provider == null ? null : (
           <>
             <button type="button" class="provider" disabled={busy} onClick={() => signInAtTheProvider(provider)}>
@@ -80,7 +107,14 @@ export const LoginPage = ({
           </>
         )}
         <label for="user">User</label>
-        <input id="user" name="user" autocomplete="username" required autofocus={user === ""} defaultValue={user} />
+        <input
+          id="user"
+          name="user"
+          autocomplete="username"
+          required
+          autofocus={user === "" && !withToken}
+          defaultValue={user}
+        />
         <label for="password">Password</label>
         <input
           id="password"
@@ -96,6 +130,24 @@ export const LoginPage = ({
         </button>
         {problem === undefined ? null : <ProblemMessage problem={problem} />}
       </form>
+      <details class="token-sign-in" open={withToken}>
+        <summary>Sign in with a service token</summary>
+        <form onSubmit={withServiceToken} aria-label="Sign in with a service token">
+          <label for="token">Service token</label>
+          <input
+            id="token"
+            name="token"
+            type="password"
+            autocomplete="off"
+            required
+            spellcheck={false}
+            autofocus={withToken}
+          />
+          <button type="submit" disabled={busy}>
+            Sign in with the token
+          </button>
+        </form>
+      </details>
     </main>
   );
 };

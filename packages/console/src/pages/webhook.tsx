@@ -1,0 +1,201 @@
+import * as t from "io-ts";
+import { useState } from "preact/hooks";
+import { call, Delivery, DELIVERY_STATUSES, getJson, Webhook, type Problem } from "../api.js";
+import { ProblemMessage } from "../components/problem.js";
+import { Time } from "../components/time.js";
+import { href } from "../router.js";
+import { useSession } from "../session.js";
+import { problemOf, useLoad } from "../use-load.js";
+import { answerOf, typesText } from "../webhook-words.js";
+import { ping, WebhookState } from "./webhooks.js";
+
+const Deliveries = t.array(Delivery);
+/** The status filter's choices: every delivery, or those of one status (`?status=`). */
+const FILTERS = ["every", ...DELIVERY_STATUSES];
+/** The newest deliveries a page shows: the most the service gives in one answer. */
+const LIMIT = 100;
+
+/** How many deliveries are shown: "1 dead delivery, newest first". */
+const counted = (count: number, status: string): string =>
+  `${count} ${status === "every" ? "" : `${status} `}${count === 1 ? "delivery" : "deliveries"}, newest first${count === LIMIT ? ` (the newest ${LIMIT})` : ""}.`;
+
+/** When a delivery is due (pending) or was settled. */
+const WhenCell = ({ delivery }: { readonly delivery: Delivery }) => (
+  <td data-label={delivery.status === "pending" ? "Next try" : "Settled"}>
+    <Time at={delivery.nextAttemptAt} />
+  </td>
+);
+
+/**
+ * One webhook and its newest deliveries (SPEC §9): each one's status, attempts and the last answer with its latency,
+ * filtered by status; a dead or delivered one can be sent again (a new attempt of the same event, same `webhook-id`).
+ */
+export const WebhookPage = ({ id }: { readonly id: string }) => {
+  const session = useSession();
+  const path = `/webhooks/${encodeURIComponent(id)}`;
+  const [status, setStatus] = useState("every");
+  const [webhook] = useLoad(() => getJson(session.authorization, path, Webhook), [session, id]);
+  const query = `?limit=${LIMIT}${status === "every" ? "" : `&status=${status}`}`;
+  const [deliveries, , refresh] = useLoad(
+    () => getJson(session.authorization, `${path}/deliveries${query}`, Deliveries),
+    [session, id, query],
+  );
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+
+  const settled = (message: string): void => {
+    setBusy(false);
+    setProblem(undefined);
+    setNotice(message);
+    refresh();
+  };
+  const failed = (error: unknown): void => {
+    setBusy(false);
+    setNotice(undefined);
+    setProblem(problemOf(error));
+  };
+  const redeliver = (delivery: Delivery): void => {
+    setBusy(true);
+    call(session.authorization, "POST", `${path}/deliveries/${encodeURIComponent(delivery.id)}/redeliver`).then(
+      () => settled(`Sending event ${delivery.eventId} again: a new attempt, with the same webhook-id.`),
+      failed,
+    );
+  };
+
+  if (webhook.state === "loading") return <p aria-live="polite">Loading…</p>;
+  if (webhook.state === "failed")
+    return (
+      <>
+        <h1 tabIndex={-1}>Webhook</h1>
+        <ProblemMessage problem={webhook.problem} />
+        <p>
+          <a href={href({ page: "webhooks" })}>Every webhook</a>
+        </p>
+      </>
+    );
+  const hook = webhook.value;
+  return (
+    <>
+      <p class="note">
+        <a href={href({ page: "webhooks" })}>Webhooks</a> /
+      </p>
+      <h1 tabIndex={-1} class="wrap-anywhere">
+        {hook.url}
+      </h1>
+      <dl class="facts">
+        <dt>Kind</dt>
+        <dd>{hook.kind}</dd>
+        <dt>Event types</dt>
+        <dd>{typesText(hook.types)}</dd>
+        <dt>Added</dt>
+        <dd>
+          <Time at={hook.createdAt} />
+        </dd>
+        <dt>State</dt>
+        <dd>
+          <WebhookState webhook={hook} />
+        </dd>
+      </dl>
+      <div class="actions">
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            ping(session.authorization, hook).then((outcome) => {
+              setBusy(false);
+              setProblem(undefined);
+              setNotice(outcome);
+            }, failed);
+          }}
+        >
+          Ping
+        </button>
+      </div>
+      {problem === undefined ? null : <ProblemMessage problem={problem} />}
+      {notice === undefined ? null : (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <section aria-label="Deliveries">
+        <h2>Deliveries</h2>
+        <div class="toolbar">
+          <div class="field inline">
+            <label for="status">Status</label>
+            <select id="status" value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
+              {FILTERS.map((option) => (
+                <option key={option} value={option}>
+                  {option}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="button" onClick={refresh}>
+            Refresh
+          </button>
+        </div>
+        {deliveries.state === "loading" ? <p aria-live="polite">Loading…</p> : null}
+        {deliveries.state === "failed" ? <ProblemMessage problem={deliveries.problem} /> : null}
+        {deliveries.state === "ready" && deliveries.value.length === 0 ? (
+          <p>{status === "every" ? "No deliveries yet." : `No ${status} deliveries.`}</p>
+        ) : null}
+        {deliveries.state === "ready" && deliveries.value.length > 0 ? (
+          <p class="note">{counted(deliveries.value.length, status)}</p>
+        ) : null}
+        {deliveries.state === "ready" && deliveries.value.length > 0 ? (
+          <table class="stacks">
+            <caption class="visually-hidden">The newest deliveries, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last answer</th>
+                <th scope="col">Latency</th>
+                <th scope="col">Next try or settled</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {deliveries.value.map((delivery) => {
+                const last = delivery.attempts.at(-1);
+                return (
+                  <tr key={delivery.id}>
+                    <td class="title">
+                      <code>{delivery.eventId}</code>
+                    </td>
+                    <td data-label="Status">
+                      <span class={`badge delivery-${delivery.status}`}>{delivery.status}</span>
+                    </td>
+                    <td data-label="Attempts" class="number">
+                      {delivery.attempts.length}
+                    </td>
+                    <td data-label="Last answer">{last === undefined ? "" : answerOf(last)}</td>
+                    <td data-label="Latency" class="number">
+                      {last === undefined ? "" : `${last.latencyMs} ms`}
+                    </td>
+                    <WhenCell delivery={delivery} />
+                    <td class="actions">
+                      {delivery.status === "pending" ? null : (
+                        <button
+                          type="button"
+                          disabled={busy}
+                          onClick={() => redeliver(delivery)}
+                          aria-label={`Redeliver ${delivery.eventId}`}
+                        >
+                          Redeliver
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        ) : null}
+      </section>
+    </>
+  );
+};
