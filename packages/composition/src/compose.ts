@@ -34,7 +34,7 @@ export const compose =
     const clock = options.clock ?? systemClock;
     const opened = await openService(config, { ...options, logger, metrics, clock })();
     if (E.isLeft(opened)) return await flushLogs().then(() => opened);
-    const { storage, orchestrator, service, webhooks } = opened.right;
+    const { storage, orchestrator, service, webhooks, tracing } = opened.right;
     const container = new Container({ defaultScope: "Singleton" });
     const close = async () => {
       await container.unbindAllAsync();
@@ -52,6 +52,7 @@ export const compose =
           bind(TOKENS.Orchestrator).toConstantValue(orchestrator);
           bind(TOKENS.ConnectionService).toConstantValue(service);
           bind(TOKENS.Webhooks).toConstantValue(webhooks);
+          if (tracing !== undefined) bind(TOKENS.Tracing).toConstantValue(tracing);
         }),
         ...(options.modules ?? []),
       );

@@ -23,6 +23,7 @@ import type { Metrics } from "./metrics.js";
 import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
 import { openWebhooks } from "./parts/webhooks.js";
 import { startupFailure } from "./startup-error.js";
+import type { Tracing } from "./tracing.js";
 import { openStore } from "./stores.js";
 
 export { loadConfig, processEnvironment, type Config } from "./config.js";
@@ -54,6 +55,8 @@ export interface OpenedService {
   readonly service: ConnectionService;
   /** Webhooks (SPEC §9): their use cases, and the relay the REST service starts. */
   readonly webhooks: Webhooks;
+  /** The spans' maker when traces are on (OTEL_*), for the REST driver's requests; undefined: off. */
+  readonly tracing: Tracing | undefined;
   /** The service first (the audit entries it is still recording reach the store), then the orchestrator's sockets, the store, the logs. */
   close(): Promise<void>;
 }
@@ -77,24 +80,30 @@ export const openService =
       for (const closeOne of [...opened].reverse()) await closeOne();
     };
     try {
-      const storage = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
-      if (E.isLeft(storage)) return await close().then(() => storage);
-      if (overrides.storage === undefined) opened.push(() => storage.right.close());
+      // Off unless OTEL_* turn it on: then its module and the SDK load, and the seams below are wrapped; else nothing is.
+      const tracing =
+        config.tracing === undefined ? undefined : (await import("./tracing.js")).openTracing(config.tracing);
+      if (tracing !== undefined) opened.push(tracing.shutdown); // closed last: the spans of the closing are sent
+      const store = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
+      if (E.isLeft(store)) return await close().then(() => store);
+      if (overrides.storage === undefined) opened.push(() => store.right.close());
+      const storage = tracing?.traceStorage(store.right, config.storage) ?? store.right;
       const orchestrator =
         overrides.orchestrator === undefined
-          ? await openPortalOrchestrator(config, logger)()
+          ? await openPortalOrchestrator(config, logger, tracing)()
           : E.right(overrides.orchestrator);
       if (E.isLeft(orchestrator)) return await close().then(() => orchestrator);
       if (overrides.orchestrator === undefined) opened.push(() => closeOrchestrator(orchestrator.right));
       const { metrics } = overrides;
+      const traced = tracing?.traceOrchestrator(orchestrator.right) ?? orchestrator.right;
       // After each round of checks: the counts per state for /metrics.
       const refreshHealthCounts = async () => {
         const health = await service.connectionsHealth()();
         if (E.isRight(health)) metrics?.setHealthCounts(health.right.map((entry) => entry.state));
       };
       const service = createConnectionService({
-        storage: storage.right,
-        orchestrator: metrics?.instrumentOrchestrator(orchestrator.right) ?? orchestrator.right,
+        storage,
+        orchestrator: metrics?.instrumentOrchestrator(traced) ?? traced,
         clock: overrides.clock ?? systemClock,
         onAuditFailure: (error) => logger.error({ problem: describeError(error) }, "audit entry not recorded"),
         health: {
@@ -110,9 +119,17 @@ export const openService =
       });
       metrics?.watchKeyExpiry(service.keyExpiryWatch.counts);
       opened.push(() => service.dispose());
-      const webhooks = openWebhooks(config, storage.right, overrides.clock ?? systemClock, logger);
+      const webhooks = openWebhooks(config, storage, overrides.clock ?? systemClock, logger, tracing);
       opened.push(webhooks.close);
-      return E.right({ config, storage: storage.right, orchestrator: orchestrator.right, service, webhooks, close });
+      return E.right({
+        config,
+        storage,
+        orchestrator: orchestrator.right,
+        service,
+        webhooks,
+        tracing,
+        close,
+      });
     } catch (error) {
       await close().catch(() => undefined);
       return E.left(startupFailure(error));

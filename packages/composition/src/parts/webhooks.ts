@@ -4,6 +4,7 @@ import {
   type Alias,
   type Clock,
   type Storage,
+  type WebhookSender,
   type Webhooks,
 } from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
@@ -11,6 +12,7 @@ import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Config } from "../config.js";
 import type { LogSink } from "../log-sink.js";
+import type { Tracing } from "../tracing.js";
 import { loadCertificateAuthorities } from "./orchestrator.js";
 
 /**
@@ -23,6 +25,7 @@ export const openWebhooks = (
   storage: Storage,
   clock: Clock,
   logger: LogSink,
+  tracing?: Tracing,
 ): Webhooks & { close(): void } => {
   let loaded: ReturnType<typeof load> | undefined;
   const load = async () => {
@@ -41,11 +44,12 @@ export const openWebhooks = (
     return { admits: admitsWebhookUrl(options), sender: createWebhookSender(options) };
   };
   const sender = () => (loaded ??= load());
+  const send: WebhookSender = { send: async (request, timeoutMs) => (await sender()).sender.send(request, timeoutMs) };
   const webhooks = createWebhooks({
     store: storage.webhooks,
     clock,
     retrySchedule: config.webhooks.retrySchedule,
-    sender: { send: async (request, timeoutMs) => (await sender()).sender.send(request, timeoutMs) },
+    sender: tracing?.traceWebhookSender(send) ?? send,
     admitsUrl: (url) =>
       pipe(
         TE.fromTask(sender),
