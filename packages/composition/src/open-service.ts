@@ -82,7 +82,9 @@ export const openService =
     try {
       // Off unless OTEL_* turn it on: then its module and the SDK load, and the seams below are wrapped; else nothing is.
       const tracing =
-        config.tracing === undefined ? undefined : (await import("./tracing.js")).openTracing(config.tracing);
+        config.tracing === undefined
+          ? undefined
+          : (await import("./tracing.js")).openTracing(config.tracing, { logger });
       if (tracing !== undefined) opened.push(tracing.shutdown); // closed last: the spans of the closing are sent
       const store = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
       if (E.isLeft(store)) return await close().then(() => store);

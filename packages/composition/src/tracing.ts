@@ -19,7 +19,7 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { setGlobalErrorHandler, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
@@ -30,6 +30,7 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
   type Sampler,
+  type SpanExporter,
 } from "@opentelemetry/sdk-trace";
 import {
   ATTR_DB_OPERATION_NAME,
@@ -51,6 +52,7 @@ import {
 import type { FetchLike } from "@sdwan-connections/orchestrator-portal";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { Config, TracingConfig } from "./config.js";
+import type { LogSink } from "./log-sink.js";
 
 /** The spans the service makes; `openTracing` answers one when the configuration turns traces on. */
 export interface Tracing {
@@ -74,6 +76,9 @@ export interface Tracing {
   /** Sends the spans still waiting, then stops. */
   shutdown(): Promise<void>;
 }
+
+/** A collector that does not answer is said once a minute at most, not at every batch. */
+const EXPORT_FAILURE_LOG_MS = 60_000;
 
 // Methods outside this set are named _OTHER (the semantic conventions' word), so clients cannot grow the span names.
 const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]);
@@ -158,17 +163,34 @@ const inSpan =
       }
     });
 
-/** The span exporter, processor and provider for the configuration, with the W3C trace context propagator. */
-export const openTracing = (config: TracingConfig): Tracing => {
+/**
+ * The span exporter (OTLP/HTTP, JSON; `exporter` in tests), processor and provider for the configuration, with the
+ * W3C trace context propagator. Failed exports are logged (a minute apart at most), never the spans or the headers.
+ */
+export const openTracing = (
+  config: TracingConfig,
+  { logger, exporter: given }: { readonly logger: LogSink; readonly exporter?: SpanExporter },
+): Tracing => {
   // The one context manager of the process (AsyncLocalStorage); an embedder's own, already set, is kept.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  const exporter = new OTLPTraceExporter({
-    url: config.endpoint,
-    headers: config.headers(),
-    timeoutMillis: config.timeoutMs,
-    // The exporter's CompressionAlgorithm enum, whose values are these very strings.
-    compression: config.compression as never,
-  });
+  let loggedAt = -Infinity;
+  const report = (error: unknown) => {
+    if (Date.now() - loggedAt < EXPORT_FAILURE_LOG_MS) return;
+    loggedAt = Date.now();
+    // The error's kind and first words: an exporter's message names the status, not what was sent.
+    const problem = error instanceof Error ? `${error.name}: ${error.message.slice(0, 200)}` : "unknown";
+    logger.warn({ problem, endpoint: new URL(config.endpoint).origin }, "traces not exported");
+  };
+  setGlobalErrorHandler(report);
+  const exporter =
+    given ??
+    new OTLPTraceExporter({
+      url: config.endpoint,
+      headers: config.headers(),
+      timeoutMillis: config.timeoutMs,
+      // The exporter's CompressionAlgorithm enum, whose values are these very strings.
+      compression: config.compression as never,
+    });
   const provider = new TracerProvider({
     resource: resourceFromAttributes(config.resource),
     sampler: samplerOf(config.sampler),
@@ -314,6 +336,7 @@ export const openTracing = (config: TracingConfig): Tracing => {
           },
         ),
     }),
-    shutdown: () => provider.shutdown(),
+    // The last batch's failure is said as the others are: a collector that is down never fails the service's stop.
+    shutdown: () => provider.shutdown().catch(report),
   };
 };
