@@ -60,9 +60,15 @@ describe("openTracing", () => {
     const { tracing, spans } = openForTest();
     const storage = tracing.traceStorage(createInMemoryStorage(), "lowdb");
     await storage.repository.list()();
-    await inRequest(tracing, () => storage.repository.get("absent" as never)());
-    const [get, request, ...rest] = await spans();
+    await storage.changes.publish("lab" as never);
+    await inRequest(tracing, async () => {
+      await storage.repository.get("absent" as never)();
+      await storage.changes.publish("absent" as never);
+    });
+    const [get, publish, request, ...rest] = await spans();
     expect(rest).toEqual([]);
+    expect(publish).toMatchObject({ name: "changes.publish", attributes: { "db.operation.name": "changes.publish" } });
+    expect(publish?.parentSpanContext?.spanId).toBe(request?.spanContext().spanId);
     expect(request).toMatchObject({ name: "GET /rest/plugin/sdwan/connections", kind: SpanKind.SERVER });
     expect(get).toMatchObject({
       name: "repository.get",

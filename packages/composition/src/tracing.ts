@@ -97,29 +97,42 @@ type StoreCalls<P> = {
   [K in keyof P]: P[K] extends (...args: never[]) => TaskEither<unknown, unknown> | Promise<unknown> ? K : never;
 }[keyof P];
 
+/** How a store call answers: a TaskEither (run later, its span from the run) or a promise (under way at the call). */
+type CallKind<F> = F extends (...args: never[]) => TaskEither<unknown, unknown> ? "task" : "promise";
+
 /**
- * Every store call, per field of the store's face: a port given a new call (or the face a new port) does not compile
- * until it is named here, so no call goes untraced by omission.
+ * Every store call, per field of the store's face, with how it answers: a port given a new call (or the face a new
+ * port) does not compile until it is named here, so no call goes untraced by omission.
  */
-const STORE_CALLS: { readonly [F in Exclude<keyof Storage, "close">]: Record<StoreCalls<Storage[F]>, true> } = {
-  repository: { get: true, list: true, insert: true, update: true, delete: true, ping: true, resealKeys: true },
-  changes: { publish: true },
+const STORE_CALLS: {
+  readonly [F in Exclude<keyof Storage, "close">]: { readonly [K in StoreCalls<Storage[F]>]: CallKind<Storage[F][K]> };
+} = {
+  repository: {
+    get: "task",
+    list: "task",
+    insert: "task",
+    update: "task",
+    delete: "task",
+    ping: "task",
+    resealKeys: "task",
+  },
+  changes: { publish: "promise" },
   fingerprints: {},
-  audit: { record: true, list: true, listAfter: true, subscribe: true },
-  health: { claim: true, record: true, claimKeyWarning: true, forget: true, list: true },
-  failures: { add: true, remove: true, peek: true },
-  serviceTokens: { create: true, list: true, find: true, renew: true, revoke: true, touch: true },
-  grants: { list: true, add: true, remove: true },
+  audit: { record: "task", list: "task", listAfter: "task", subscribe: "task" },
+  health: { claim: "task", record: "task", claimKeyWarning: "task", forget: "task", list: "task" },
+  failures: { add: "task", remove: "task", peek: "task" },
+  serviceTokens: { create: "task", list: "task", find: "task", renew: "task", revoke: "task", touch: "task" },
+  grants: { list: "task", add: "task", remove: "task" },
   webhooks: {
-    create: true,
-    list: true,
-    get: true,
-    remove: true,
-    claim: true,
-    settle: true,
-    deliveries: true,
-    secrets: true,
-    resealSecrets: true,
+    create: "task",
+    list: "task",
+    get: "task",
+    remove: "task",
+    claim: "task",
+    settle: "task",
+    deliveries: "task",
+    secrets: "task",
+    resealSecrets: "task",
   },
 };
 
@@ -208,33 +221,37 @@ export const openTracing = (
 
   const traceCalls = <P extends object>(
     port: P,
-    calls: Record<string, true>,
+    calls: Readonly<Record<string, "task" | "promise">>,
     attributes: Attributes,
     field: string,
   ): P => {
     const traced: Record<string, unknown> = {};
-    for (const method of Object.keys(calls)) {
+    for (const [method, kind] of Object.entries(calls)) {
       const call = (port as Record<string, (...args: unknown[]) => unknown>)[method];
       if (call === undefined) continue;
       const name = `${field}.${method}`;
       const spanAttributes = { ...attributes, [ATTR_DB_OPERATION_NAME]: name };
-      traced[method] = (...args: unknown[]) => {
-        const answer = call.apply(port, args);
-        // A TaskEither is run later; a promise is already under way (and so is its span, from here).
-        if (typeof answer === "function") {
-          return () =>
-            trace.getSpan(context.active()) === undefined
-              ? (answer as () => unknown)()
-              : inSpan(
-                  tracer,
-                  name,
-                  spanAttributes,
-                  answer as TaskEither<{ _tag: string }, unknown>,
-                  SpanKind.CLIENT,
-                )();
-        }
-        return answer;
-      };
+      // Only under a span (a request's, an orchestrator call's): the relay's idle polls make none.
+      const inWork = () => trace.getSpan(context.active()) !== undefined;
+      traced[method] =
+        kind === "task"
+          ? (...args: unknown[]) => {
+              const task = call.apply(port, args) as TaskEither<{ _tag: string }, unknown>;
+              return () => (inWork() ? inSpan(tracer, name, spanAttributes, task, SpanKind.CLIENT)() : task());
+            }
+          : (...args: unknown[]) =>
+              inWork()
+                ? tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes: spanAttributes }, async (span) => {
+                    try {
+                      const answer = await call.apply(port, args);
+                      endWith(span, undefined);
+                      return answer;
+                    } catch (error) {
+                      endWith(span, (error as Error).name);
+                      throw error;
+                    }
+                  })
+                : call.apply(port, args);
     }
     // The port's other members (subscriptions, synchronous calls, fields) as they are, called on the port itself.
     return new Proxy(port, {
