@@ -58,12 +58,13 @@ import type { LogSink } from "./log-sink.js";
 export interface Tracing {
   /**
    * One incoming request as a server span, its parent the caller's `traceparent` if any: `proceed` runs inside it
-   * and is handed `end`, which names the route pattern and status once the answer is sent (or cut off).
+   * and is handed `end`, which names the route pattern and status once the answer is sent (or cut off), and the
+   * trace's id (for the request's log line).
    */
   serveRequest(
     method: string,
     headers: IncomingHttpHeaders,
-    proceed: (end: (route: string, status: number) => void) => void,
+    proceed: (end: (route: string, status: number) => void, traceId: string) => void,
   ): void;
   /** Each store call a span (a child of the work that made it: the relay's idle polls make none). */
   traceStorage(storage: Storage, system: Config["storage"]): Storage;
@@ -276,7 +277,7 @@ export const openTracing = (
           span.updateName(`${method} ${route}`);
           span.setAttributes({ [ATTR_HTTP_ROUTE]: route, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
           endWith(span, status >= 500 ? String(status) : undefined);
-        }),
+        }, span.spanContext().traceId),
       );
     },
     traceStorage: (storage, system) => {

@@ -39,6 +39,7 @@ describe("OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
       OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_TOKEN}`,
       OTEL_SERVICE_NAME: "sdwan-under-test",
       OTEL_BSP_SCHEDULE_DELAY: "100",
+      SDWAN_LOG_LEVEL: "info", // the request lines, which name their trace
     });
     try {
       const call = client(await run.listening());
@@ -109,6 +110,16 @@ describe("OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
       expect(sentToOrchestrator.map(({ parentId }) => parentId).sort()).toEqual(
         attempts.map(({ spanId }) => spanId).sort(),
       );
+
+      // The request's log line names its trace, so a slow line in the logs leads to its trace.
+      const lines = run
+        .out()
+        .split("\n")
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => JSON.parse(line) as { method: string; route: string; traceId?: string });
+      expect(
+        lines.find(({ method, route }) => method === "POST" && route === "/rest/plugin/sdwan/connections"),
+      ).toMatchObject({ traceId: callerTrace });
 
       // A request without a traceparent starts a trace; the listing's orchestrator calls are in it.
       const listing = spans.find(named("GET /rest/plugin/sdwan/partner/{alias}/customers")) as ReceivedSpan;

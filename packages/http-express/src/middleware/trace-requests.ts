@@ -11,7 +11,8 @@ export const traceRequests =
   (tracing: Tracing): RequestHandler =>
   (req, res, next) => {
     const path = req.path; // before routers rewrite it
-    tracing.serveRequest(req.method, req.headers, (end) => {
+    tracing.serveRequest(req.method, req.headers, (end, traceId) => {
+      res.locals["traceId"] = traceId; // the request's log line names its trace
       // "close" comes after "finish", and alone when the client went away first.
       res.on("close", () => end(routeLabel(path), res.statusCode));
       next();
