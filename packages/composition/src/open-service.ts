@@ -45,6 +45,8 @@ export interface ServiceOverrides {
   readonly orchestrator?: Orchestrator;
   /** Orchestrator calls measured, health counts and customers cache lookups counted (none unless given: nobody scrapes a command). */
   readonly metrics?: Metrics;
+  /** Spans for store calls, orchestrator calls and webhook POSTs (none unless given: the REST service's, when OTEL_* turn traces on; a command exports none). */
+  readonly tracing?: Tracing;
 }
 
 /** An opened service: the store opened, the use cases ready. */
@@ -55,8 +57,6 @@ export interface OpenedService {
   readonly service: ConnectionService;
   /** Webhooks (SPEC §9): their use cases, and the relay the REST service starts. */
   readonly webhooks: Webhooks;
-  /** The spans' maker when traces are on (OTEL_*), for the REST driver's requests; undefined: off. */
-  readonly tracing: Tracing | undefined;
   /** The service first (the audit entries it is still recording reach the store), then the orchestrator's sockets, the store, the logs. */
   close(): Promise<void>;
 }
@@ -80,12 +80,8 @@ export const openService =
       for (const closeOne of [...opened].reverse()) await closeOne();
     };
     try {
-      // Off unless OTEL_* turn it on: then its module and the SDK load, and the seams below are wrapped; else nothing is.
-      const tracing =
-        config.tracing === undefined
-          ? undefined
-          : (await import("./tracing.js")).openTracing(config.tracing, { logger });
-      if (tracing !== undefined) opened.push(tracing.shutdown); // closed last: the spans of the closing are sent
+      // Without a tracing (traces off, or a command) nothing below is wrapped.
+      const { tracing } = overrides;
       const store = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
       if (E.isLeft(store)) return await close().then(() => store);
       if (overrides.storage === undefined) opened.push(() => store.right.close());
@@ -129,7 +125,6 @@ export const openService =
         orchestrator: orchestrator.right,
         service,
         webhooks,
-        tracing,
         close,
       });
     } catch (error) {
