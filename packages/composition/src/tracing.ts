@@ -1,9 +1,10 @@
 /**
- * OpenTelemetry traces (docs/interface.md §6, "Traces"): loaded only when the configuration turns them on, so with
- * them off none of this module, nor the SDK, is loaded, and nothing is wrapped. Every span is made at a seam the
- * composition already owns (the store's face, the orchestrator port and its fetch, the webhook sender) or at the
- * REST driver's first middleware; core knows nothing of it. Attributes name operations, routes, hosts, statuses
- * and error kinds: never an alias, a URL's path or query, a header, a key, a token, a secret or a body.
+ * OpenTelemetry traces (docs/interface.md §7, "Traces"; the variables in §6): loaded by the REST service's `compose`
+ * only when the configuration turns them on, so with them off none of this module, nor the SDK, is loaded, and
+ * nothing is wrapped. Every span is made at a seam the composition already owns (the store's face, the orchestrator
+ * port and its fetch, the webhook sender) or at the REST driver's first middleware; core knows nothing of it.
+ * Attributes name operations, routes, hosts, statuses and error kinds: never an alias, a URL's path or query, a
+ * header, a key, a token, a secret or a body.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import {
