@@ -119,14 +119,7 @@ export const openService =
       opened.push(() => service.dispose());
       const webhooks = openWebhooks(config, storage, overrides.clock ?? systemClock, logger, tracing);
       opened.push(webhooks.close);
-      return E.right({
-        config,
-        storage,
-        orchestrator: orchestrator.right,
-        service,
-        webhooks,
-        close,
-      });
+      return E.right({ config, storage, orchestrator: orchestrator.right, service, webhooks, close });
     } catch (error) {
       await close().catch(() => undefined);
       return E.left(startupFailure(error));
