@@ -11,6 +11,12 @@ const DRIVERS = ["http-express", "cli"];
 /** An import pattern refusing every workspace package but `allowed` (and their sub-paths). */
 const only = (allowed, message) => ({ regex: `^@sdwan-connections/(?!(${allowed.join("|")})(/|$))`, message });
 
+// Traces are made at the composition's seams (docs/architecture.md, "Traces"): no other package knows OpenTelemetry.
+const NO_OPENTELEMETRY = {
+  regex: "^@opentelemetry/",
+  message: "OpenTelemetry is the composition's alone (docs/architecture.md, Traces).",
+};
+
 // no-restricted-syntax entries. ESLint keeps one option list per rule and file: a later config's list replaces an
 // earlier one's (it does not add to it), so each config below names every entry its files are held to.
 const NO_DECORATORS = { selector: "Decorator", message: "Decorators live in the REST driver (http-express) only." };
@@ -89,13 +95,42 @@ export default tseslint.config(
   },
   // The dependency rule: drivers → composition → adapters → core. Nothing imports a driver.
   {
+    // Nothing imports a driver: not a package, not a test (the demo launcher, a showcase of the REST driver, excepted).
+    // First, so that the stricter rules below (which refuse drivers too) replace it for their files rather than
+    // being replaced by it: ESLint keeps one option list per rule and file, the last matching config's.
+    files: [
+      "packages/*/src/**/*.ts",
+      "packages/*/test/**/*.ts",
+      "packages/*/testing/**/*.ts",
+      "packages/*/bench/**/*.ts",
+    ],
+    ignores: ["packages/demo/**", ...DRIVERS.map((driver) => `packages/${driver}/**`)],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            PUBLIC_ENTRY_ONLY,
+            { regex: `^@sdwan-connections/(${DRIVERS.join("|")})(/|$)`, message: "Nothing imports a driver." },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // An adapter knows core (and the shared secrets package), never a driver, the composition or another adapter.
     files: ADAPTERS.map((adapter) => `packages/${adapter}/src/**/*.ts`),
     ignores: ["**/*.spec.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [PUBLIC_ENTRY_ONLY, only(["core", "secrets"], "An adapter imports only core and secrets.")] },
+        {
+          patterns: [
+            PUBLIC_ENTRY_ONLY,
+            NO_OPENTELEMETRY,
+            only(["core", "secrets"], "An adapter imports only core and secrets."),
+          ],
+        },
       ],
     },
   },
@@ -126,31 +161,11 @@ export default tseslint.config(
         {
           patterns: [
             PUBLIC_ENTRY_ONLY,
+            NO_OPENTELEMETRY,
             only(
               ["core", "composition", "console"],
               "A driver imports only the composition, core and the console's files.",
             ),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // Nothing imports a driver: not a package, not a test (the demo launcher, a showcase of the REST driver, excepted).
-    files: [
-      "packages/*/src/**/*.ts",
-      "packages/*/test/**/*.ts",
-      "packages/*/testing/**/*.ts",
-      "packages/*/bench/**/*.ts",
-    ],
-    ignores: ["packages/demo/**", ...DRIVERS.map((driver) => `packages/${driver}/**`)],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            PUBLIC_ENTRY_ONLY,
-            { regex: `^@sdwan-connections/(${DRIVERS.join("|")})(/|$)`, message: "Nothing imports a driver." },
           ],
         },
       ],

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // The REST service is a driver: tests of other packages never import it, they run it as the process it is.
@@ -32,12 +33,20 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-/** `pnpm start`'s service (sources through tsx) on 127.0.0.1, a free port, configured by `env`. */
-export const startServiceProcess = async (env: Record<string, string>): Promise<ServiceProcess> => {
-  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", SERVICE_MAIN], {
+/**
+ * `pnpm start`'s service (sources through tsx) on 127.0.0.1, a free port, configured by `env`; from another checkout
+ * of the repository when `root` names one (a benchmark's same-run baseline: the code before a change).
+ */
+export const startServiceProcess = async (env: Record<string, string>, root?: string): Promise<ServiceProcess> => {
+  const inRoot = (path: string) => (root === undefined ? undefined : join(root, path));
+  const main = inRoot("packages/http-express/src/main.ts") ?? SERVICE_MAIN;
+  const tsconfig = inRoot("packages/http-express/tsconfig.json") ?? SERVICE_SOURCES_ENV.TSX_TSCONFIG_PATH;
+  const child = spawn(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", main], {
+    // tsx resolved in that checkout (its own node_modules); unchanged otherwise.
+    ...(root === undefined ? {} : { cwd: dirname(main) }),
     env: {
       PATH: process.env["PATH"] ?? "",
-      ...SERVICE_SOURCES_ENV,
+      TSX_TSCONFIG_PATH: tsconfig,
       SDWAN_HOST: "127.0.0.1",
       SDWAN_PORT: "0",
       SDWAN_LOG_LEVEL: "warn",

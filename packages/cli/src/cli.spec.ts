@@ -256,6 +256,24 @@ describe("the store: one rule, read commands never create one", () => {
       dataDirSource: "default: ./data in the current directory",
     });
   });
+
+  it("config says where traces go, never the collector's headers", async () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://collector.example.net:4318",
+      OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20collector-secret-1",
+      OTEL_SERVICE_NAME: "sdwan-eu",
+    };
+    const table = await run(["config"], { tty: true, env, dataDir: join(parent, "data") });
+    expect(table.stdout).toMatch(/^Traces +to https:\/\/collector\.example\.net:4318\/v1\/traces\s+as sdwan-eu$/m);
+    const asJson = await run(["config"], { env });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({
+      traces: { endpoint: "https://collector.example.net:4318/v1/traces", serviceName: "sdwan-eu" },
+    });
+    expect(table.stdout + asJson.stdout).not.toContain("collector-secret-1");
+    expect((await run(["config"], { tty: true, env: {}, dataDir: join(parent, "data") })).stdout).toMatch(
+      /^Traces +off \(no OTEL_EXPORTER_OTLP_ENDPOINT\)$/m,
+    );
+  });
 });
 
 describe("tables for people, JSON and YAML for scripts", () => {

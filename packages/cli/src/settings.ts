@@ -3,9 +3,9 @@ import type { CommandOutput } from "./commands.js";
 import { describeContext, type Context } from "./contexts.js";
 import { record } from "./output.js";
 
-// A database URL without what may be secret: no password, no query (it may carry one too).
-const withoutSecrets = (databaseUrl: string): string => {
-  const url = new URL(databaseUrl);
+// A URL (the database's, the collector's) without what may be secret: no password, no query (it may carry one too).
+const withoutSecrets = (raw: string): string => {
+  const url = new URL(raw);
   url.password = "";
   url.search = "";
   return url.toString();
@@ -42,6 +42,15 @@ export const describeSettings = (config: Config, store: StoreLocation, context?:
     trustedProxies: config.trustedProxies.map(({ address, prefix }) => `${address}/${prefix}`),
     logLevel: config.logLevel,
     console: config.console,
+    // Where spans go and as what service: never the collector's headers (they may hold its credentials).
+    traces:
+      config.tracing === undefined
+        ? null
+        : {
+            endpoint: withoutSecrets(config.tracing.endpoint),
+            serviceName: config.tracing.resource["service.name"],
+            sampler: config.tracing.sampler,
+          },
   };
   const shown = (value: unknown): string =>
     value === null
@@ -87,6 +96,12 @@ export const describeSettings = (config: Config, store: StoreLocation, context?:
     ["Trusted proxies", data.trustedProxies],
     ["Log level", data.logLevel],
     ["Console", data.console],
+    [
+      "Traces",
+      data.traces === null
+        ? "off (no OTEL_EXPORTER_OTLP_ENDPOINT)"
+        : `to ${data.traces.endpoint} as ${data.traces.serviceName}`,
+    ],
   ];
   return {
     data,

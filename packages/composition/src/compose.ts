@@ -8,7 +8,7 @@ import { openService, type OpenedService, type ServiceOverrides } from "./open-s
 import { startupFailure } from "./startup-error.js";
 import { TOKENS } from "./tokens.js";
 
-export interface ComposeOptions extends Omit<ServiceOverrides, "logger" | "metrics"> {
+export interface ComposeOptions extends Omit<ServiceOverrides, "logger" | "metrics" | "tracing"> {
   /** A driver's own modules, loaded after the opened values are bound (they may use the composition's tokens). */
   readonly modules?: readonly ContainerModule[];
 }
@@ -32,13 +32,18 @@ export const compose =
     // Its module (and prom-client) loaded here only: the CLI, which opens the service without a container, never loads it.
     const metrics = (await import("./metrics.js")).createMetrics();
     const clock = options.clock ?? systemClock;
-    const opened = await openService(config, { ...options, logger, metrics, clock })();
-    if (E.isLeft(opened)) return await flushLogs().then(() => opened);
+    // Off unless OTEL_* turn it on: then its module and the OpenTelemetry SDK load; closed after the service, so the
+    // spans of the closing are sent.
+    const tracing =
+      config.tracing === undefined ? undefined : (await import("./tracing.js")).openTracing(config.tracing, { logger });
+    const opened = await openService(config, { ...options, logger, metrics, clock, ...(tracing && { tracing }) })();
+    if (E.isLeft(opened)) return await Promise.all([tracing?.shutdown(), flushLogs()]).then(() => opened);
     const { storage, orchestrator, service, webhooks } = opened.right;
     const container = new Container({ defaultScope: "Singleton" });
     const close = async () => {
       await container.unbindAllAsync();
       await opened.right.close();
+      await tracing?.shutdown();
       await flushLogs();
     };
     try {
@@ -52,6 +57,7 @@ export const compose =
           bind(TOKENS.Orchestrator).toConstantValue(orchestrator);
           bind(TOKENS.ConnectionService).toConstantValue(service);
           bind(TOKENS.Webhooks).toConstantValue(webhooks);
+          if (tracing !== undefined) bind(TOKENS.Tracing).toConstantValue(tracing);
         }),
         ...(options.modules ?? []),
       );

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import * as E from "fp-ts/lib/Either.js";
 import { masterKey } from "@sdwan-connections/secrets";
 import { describe, expect, it } from "vitest";
@@ -256,6 +257,100 @@ describe("loadConfig: OpenID Connect (SPEC §11)", () => {
     [{ SDWAN_OIDC_CLIENT_ID: "console" }, "SDWAN_OIDC_CLIENT_ID: needs SDWAN_OIDC_ISSUER, which is not set"],
   ])("refuses %j with one line naming the variable", (env, line) => {
     expect(fails(env)).toBe(line);
+  });
+});
+
+describe("loadConfig: OpenTelemetry traces (the standard OTEL_* variables)", () => {
+  const tracingOf = (env: Record<string, string>) => {
+    const config = loadConfig(env);
+    if (E.isLeft(config)) throw new Error(config.left);
+    return config.right.tracing;
+  };
+
+  it("is off unless an OTLP endpoint is named or OTEL_TRACES_EXPORTER=otlp, and off again with none or OTEL_SDK_DISABLED", () => {
+    expect(tracingOf({})).toBeUndefined();
+    expect(tracingOf({ OTEL_SERVICE_NAME: "x", OTEL_TRACES_SAMPLER: "always_on" })).toBeUndefined();
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" };
+    expect(tracingOf(endpoint)?.endpoint).toBe("http://collector:4318/v1/traces");
+    expect(tracingOf({ ...endpoint, OTEL_TRACES_EXPORTER: "none" })).toBeUndefined();
+    expect(tracingOf({ ...endpoint, OTEL_SDK_DISABLED: "TRUE" })).toBeUndefined();
+    expect(tracingOf({ OTEL_TRACES_EXPORTER: "otlp" })?.endpoint).toBe("http://localhost:4318/v1/traces");
+  });
+
+  it("reads every variable, the traces-specific ones over the general ones, with the specification's defaults", () => {
+    const defaults = tracingOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://collector.example.net/otlp/" });
+    expect({ ...defaults, headers: defaults?.headers() }).toEqual({
+      endpoint: "https://collector.example.net/otlp/v1/traces",
+      headers: {},
+      timeoutMs: 10_000,
+      compression: "none",
+      resource: { "service.name": "sdwan-connections" },
+      sampler: { name: "parentbased_always_on", ratio: 1 },
+      batchDelayMs: 5_000,
+    });
+    const all = tracingOf({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://ignored:4318",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://collector:4318/custom/traces",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_HEADERS: "x-tenant=a,authorization=Basic%20YWxhZGRpbjpvcGVu",
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: " x-tenant = b ",
+      OTEL_EXPORTER_OTLP_TIMEOUT: "3000",
+      OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: "2000",
+      OTEL_EXPORTER_OTLP_COMPRESSION: "none",
+      OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "gzip",
+      OTEL_RESOURCE_ATTRIBUTES: "service.name=from-attributes,deployment.environment.name=lab",
+      OTEL_SERVICE_NAME: "sdwan-eu",
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0.25",
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+    });
+    expect({ ...all, headers: all?.headers() }).toEqual({
+      endpoint: "http://collector:4318/custom/traces",
+      headers: { "x-tenant": "b", authorization: "Basic YWxhZGRpbjpvcGVu" },
+      timeoutMs: 2000,
+      compression: "gzip",
+      resource: { "service.name": "sdwan-eu", "deployment.environment.name": "lab" },
+      sampler: { name: "parentbased_traceidratio", ratio: 0.25 },
+      batchDelayMs: 100,
+    });
+    expect(tracingOf({ OTEL_TRACES_EXPORTER: "otlp", OTEL_RESOURCE_ATTRIBUTES: "service.name=a" })?.resource).toEqual({
+      "service.name": "a",
+    });
+  });
+
+  it("keeps the collector's headers out of the configuration's JSON and inspection (they may hold credentials)", () => {
+    const tracing = tracingOf({ OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_HEADERS: "api-key=s3cr3t-value" });
+    expect(tracing?.headers()).toEqual({ "api-key": "s3cr3t-value" });
+    expect(
+      JSON.stringify(loadConfig({ OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_HEADERS: "api-key=s3cr3t-value" })),
+    ).not.toContain("s3cr3t");
+    expect(inspect(tracing, { depth: 5 })).not.toContain("s3cr3t");
+  });
+
+  it("refuses bad values naming the variable, never repeating the value", () => {
+    const cases: [Record<string, string>, string][] = [
+      [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+        "OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:// or https:// URL",
+      ],
+      [
+        { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://user:s3cr3t@collector/" },
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be",
+      ],
+      [{ OTEL_TRACES_EXPORTER: "zipkin" }, "OTEL_TRACES_EXPORTER: must be one of otlp, none"],
+      [{ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, "OTEL_EXPORTER_OTLP_PROTOCOL: must be one of http/json"],
+      [{ OTEL_EXPORTER_OTLP_HEADERS: "s3cr3t" }, "OTEL_EXPORTER_OTLP_HEADERS: must be comma-separated name=value"],
+      [{ OTEL_EXPORTER_OTLP_HEADERS: "a=s3cr3t%0d%0aX: y" }, "OTEL_EXPORTER_OTLP_HEADERS: must be"],
+      [{ OTEL_EXPORTER_OTLP_TRACES_HEADERS: "a=%zz-s3cr3t" }, "OTEL_EXPORTER_OTLP_TRACES_HEADERS: must be"],
+      [{ OTEL_TRACES_SAMPLER: "sometimes" }, "OTEL_TRACES_SAMPLER: must be one of"],
+      [{ OTEL_TRACES_SAMPLER_ARG: "1.5" }, "OTEL_TRACES_SAMPLER_ARG: must be a ratio from 0 to 1"],
+      [{ OTEL_BSP_SCHEDULE_DELAY: "0" }, "OTEL_BSP_SCHEDULE_DELAY: must be an integer"],
+    ];
+    for (const [env, message] of cases) {
+      const problem = fails(env);
+      expect(problem).toContain(message);
+      expect(problem).not.toContain("s3cr3t");
+    }
   });
 });
 

@@ -19,3 +19,6 @@ export { loadCertificateAuthorities, offlineOrchestrator } from "./parts/orchest
 export { StartupError, startupFailure } from "./startup-error.js";
 export { locateStore, type StoreLocation } from "./stores.js";
 export { TOKENS } from "./tokens.js";
+// openTracing is loaded by openService only when OTEL_* turn traces on; drivers need its type alone.
+export type { Tracing } from "./tracing.js";
+export type { TracingConfig } from "./config.js";

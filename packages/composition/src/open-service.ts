@@ -23,6 +23,7 @@ import type { Metrics } from "./metrics.js";
 import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
 import { openWebhooks } from "./parts/webhooks.js";
 import { startupFailure } from "./startup-error.js";
+import type { Tracing } from "./tracing.js";
 import { openStore } from "./stores.js";
 
 export { loadConfig, processEnvironment, type Config } from "./config.js";
@@ -44,6 +45,8 @@ export interface ServiceOverrides {
   readonly orchestrator?: Orchestrator;
   /** Orchestrator calls measured, health counts and customers cache lookups counted (none unless given: nobody scrapes a command). */
   readonly metrics?: Metrics;
+  /** Spans for store calls, orchestrator calls and webhook POSTs (none unless given: the REST service's, when OTEL_* turn traces on; a command exports none). */
+  readonly tracing?: Tracing;
 }
 
 /** An opened service: the store opened, the use cases ready. */
@@ -77,24 +80,28 @@ export const openService =
       for (const closeOne of [...opened].reverse()) await closeOne();
     };
     try {
-      const storage = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
-      if (E.isLeft(storage)) return await close().then(() => storage);
-      if (overrides.storage === undefined) opened.push(() => storage.right.close());
+      // Without a tracing (traces off, or a command) nothing below is wrapped.
+      const { tracing } = overrides;
+      const store = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
+      if (E.isLeft(store)) return await close().then(() => store);
+      if (overrides.storage === undefined) opened.push(() => store.right.close());
+      const storage = tracing?.traceStorage(store.right, config.storage) ?? store.right;
       const orchestrator =
         overrides.orchestrator === undefined
-          ? await openPortalOrchestrator(config, logger)()
+          ? await openPortalOrchestrator(config, logger, tracing)()
           : E.right(overrides.orchestrator);
       if (E.isLeft(orchestrator)) return await close().then(() => orchestrator);
       if (overrides.orchestrator === undefined) opened.push(() => closeOrchestrator(orchestrator.right));
       const { metrics } = overrides;
+      const traced = tracing?.traceOrchestrator(orchestrator.right) ?? orchestrator.right;
       // After each round of checks: the counts per state for /metrics.
       const refreshHealthCounts = async () => {
         const health = await service.connectionsHealth()();
         if (E.isRight(health)) metrics?.setHealthCounts(health.right.map((entry) => entry.state));
       };
       const service = createConnectionService({
-        storage: storage.right,
-        orchestrator: metrics?.instrumentOrchestrator(orchestrator.right) ?? orchestrator.right,
+        storage,
+        orchestrator: metrics?.instrumentOrchestrator(traced) ?? traced,
         clock: overrides.clock ?? systemClock,
         onAuditFailure: (error) => logger.error({ problem: describeError(error) }, "audit entry not recorded"),
         health: {
@@ -110,9 +117,9 @@ export const openService =
       });
       metrics?.watchKeyExpiry(service.keyExpiryWatch.counts);
       opened.push(() => service.dispose());
-      const webhooks = openWebhooks(config, storage.right, overrides.clock ?? systemClock, logger);
+      const webhooks = openWebhooks(config, storage, overrides.clock ?? systemClock, logger, tracing);
       opened.push(webhooks.close);
-      return E.right({ config, storage: storage.right, orchestrator: orchestrator.right, service, webhooks, close });
+      return E.right({ config, storage, orchestrator: orchestrator.right, service, webhooks, close });
     } catch (error) {
       await close().catch(() => undefined);
       return E.left(startupFailure(error));

@@ -3,6 +3,7 @@ import type { ServiceIdentifier } from "inversify";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
+import type { Tracing } from "./tracing.js";
 
 /** One symbol per thing the composition binds; the type parameter keeps `get` typed. Drivers add their own. */
 export const TOKENS = {
@@ -14,4 +15,6 @@ export const TOKENS = {
   Orchestrator: Symbol.for("sdwan.Orchestrator") as ServiceIdentifier<Orchestrator>,
   ConnectionService: Symbol.for("sdwan.ConnectionService") as ServiceIdentifier<ConnectionService>,
   Webhooks: Symbol.for("sdwan.Webhooks") as ServiceIdentifier<Webhooks>,
+  /** Bound only when traces are on (OTEL_*). */
+  Tracing: Symbol.for("sdwan.Tracing") as ServiceIdentifier<Tracing>,
 } as const;

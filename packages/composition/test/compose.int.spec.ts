@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import * as E from "fp-ts/lib/Either.js";
+import { createInMemoryStorage } from "@sdwan-connections/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compose, loadConfig, offlineOrchestrator, openService, TOKENS, type Config } from "../src/index.js";
 import { listConnections } from "./wiring-example.js";
@@ -124,5 +125,54 @@ describe("the composition over a fresh data directory", () => {
       );
       await composed.right.close();
     });
+  });
+});
+
+// Zero cost when off (docs/benchmarks.md measures it): without OTEL_* nothing is wrapped and nothing is bound.
+describe("traces", () => {
+  const open = async (env: Record<string, string>) => {
+    const dataDir = await mkdtemp(join(tmpdir(), "sdwan-compose-"));
+    const config = E.getOrElseW((line: string) => {
+      throw new Error(line);
+    })(loadConfig({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn", ...env }));
+    const storage = createInMemoryStorage();
+    const opened = await compose(config, { logDestination: silent, storage, orchestrator: offlineOrchestrator })();
+    if (E.isLeft(opened)) throw new Error(opened.left);
+    return {
+      storage,
+      opened: opened.right,
+      [Symbol.asyncDispose]: async () => {
+        await opened.right.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  };
+
+  it("are off without OTEL_*: the service uses the store itself, and no tracing is bound", async () => {
+    await using service = await open({ OTEL_SERVICE_NAME: "named-but-no-endpoint" });
+    expect(service.opened.storage).toBe(service.storage);
+    expect(service.opened.container.isBound(TOKENS.Tracing)).toBe(false);
+  });
+
+  it("are on with an OTLP endpoint: the store's face is wrapped and the tracing bound for the REST driver", async () => {
+    // Nothing listens there: no span is made by this test, so nothing is sent.
+    await using service = await open({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" });
+    expect(service.opened.storage).not.toBe(service.storage);
+    expect(service.opened.container.get(TOKENS.Tracing)).toBeDefined();
+    // Outside a traced request a store call is the store's own (no span: the relay's idle polls make none).
+    await expect(service.opened.storage.repository.list()()).resolves.toEqual(E.right([]));
+  });
+
+  it("are the REST service's only: openService (a CLI command, an embedder) wraps nothing even with OTEL_* set", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "sdwan-compose-"));
+    const config = E.getOrElseW((line: string) => {
+      throw new Error(line);
+    })(loadConfig({ SDWAN_DATA_DIR: dataDir, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }));
+    const storage = createInMemoryStorage();
+    const opened = await openService(config, { logDestination: silent, storage, orchestrator: offlineOrchestrator })();
+    if (E.isLeft(opened)) throw new Error(opened.left);
+    expect(opened.right.storage).toBe(storage);
+    await opened.right.close();
+    await rm(dataDir, { recursive: true, force: true });
   });
 });

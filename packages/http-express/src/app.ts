@@ -1,4 +1,4 @@
-import type { Groups, Logger, Metrics, Network, OidcConfig } from "@sdwan-connections/composition";
+import type { Groups, Logger, Metrics, Network, OidcConfig, Tracing } from "@sdwan-connections/composition";
 import type { ConnectionService, Webhooks } from "@sdwan-connections/core";
 import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
@@ -12,6 +12,7 @@ import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
 import { auditForbidden } from "./middleware/audit-forbidden.js";
 import { clientAddressBehind } from "./middleware/client-address.js";
 import { requestContext } from "./middleware/request-context.js";
+import { traceRequests } from "./middleware/trace-requests.js";
 import { BASE_PATH } from "./openapi.js";
 import { connectionsRoutes } from "./routes/connections.js";
 import { auditRoutes } from "./routes/audit.js";
@@ -61,6 +62,8 @@ export interface AppOptions {
   readonly events?: { readonly streams: EventStreams; readonly maxStreams: number; readonly heartbeatMs: number };
   /** Webhooks' use cases (SPEC §9); undefined: no /webhooks endpoints (an embedder's app without them). */
   readonly webhooks?: Webhooks | undefined;
+  /** OpenTelemetry traces (OTEL_*); undefined: off, and no middleware is mounted for them. */
+  readonly tracing?: Tracing | undefined;
 }
 
 /**
@@ -83,11 +86,13 @@ export const createApp = ({
   oidc,
   events = { streams: new Set(), maxStreams: 200, heartbeatMs: 15_000 },
   webhooks,
+  tracing,
 }: AppOptions): express.Express => {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
 
+  if (tracing !== undefined) app.use(traceRequests(tracing));
   app.use(requestContext({ logger, metrics, clientAddress: clientAddressBehind(trustedProxies) }));
   app.use(operationsRoutes({ metrics, ready, draining }));
   // The console signs in at the provider only when it has a client there (GET /auth/config says so).

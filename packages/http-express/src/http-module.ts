@@ -1,4 +1,4 @@
-import { TOKENS, type Config, type Logger, type Metrics } from "@sdwan-connections/composition";
+import { TOKENS, type Config, type Logger, type Metrics, type Tracing } from "@sdwan-connections/composition";
 import { CONSOLE_DIRECTORY } from "@sdwan-connections/console";
 import type { ConnectionService, Storage, Webhooks } from "@sdwan-connections/core";
 import { ContainerModule } from "inversify";
@@ -23,6 +23,7 @@ export const httpModule = () =>
         lifecycle: Lifecycle,
         webhooks: Webhooks,
         auth: Auth | undefined,
+        tracing: Tracing | undefined,
       ) =>
         createApp({
           service,
@@ -37,6 +38,7 @@ export const httpModule = () =>
           oidc: config.oidc,
           events: { streams: lifecycle.eventStreams, ...config.events },
           webhooks,
+          tracing,
         }),
       [
         TOKENS.ConnectionService,
@@ -47,6 +49,7 @@ export const httpModule = () =>
         HTTP_TOKENS.Lifecycle,
         TOKENS.Webhooks,
         { serviceIdentifier: HTTP_TOKENS.Auth, optional: true },
+        { serviceIdentifier: TOKENS.Tracing, optional: true },
       ],
     );
   });

@@ -1,5 +1,6 @@
 export {
   createPortalOrchestrator,
+  defaultFetch,
   DEFAULT_CUSTOMERS_BOUND,
   type CallOutcome,
   type FetchLike,

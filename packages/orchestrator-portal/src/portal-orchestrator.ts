@@ -223,7 +223,8 @@ const transportReason = (method: PortalMethod, code: string | undefined): Orches
   return couldNotConnect(method);
 };
 
-const defaultFetch: FetchLike = (url, init) => nodeFetch(url, init);
+/** node-fetch, as this client calls it unless given another (the composition wraps it to trace each attempt). */
+export const defaultFetch: FetchLike = (url, init) => nodeFetch(url, init);
 
 // The orchestrator's error body, decoded, when the answer has one (an object with `error`).
 const errorBodyOf = (parsed: unknown) =>

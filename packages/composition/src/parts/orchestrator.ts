@@ -5,6 +5,7 @@ import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Config } from "../config.js";
 import type { LogSink } from "../log-sink.js";
+import type { Tracing } from "../tracing.js";
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
@@ -41,12 +42,12 @@ export const loadCertificateAuthorities =
       : E.left(`SDWAN_ORCHESTRATOR_CA_FILE: certificate ${unreadable + 1} in ${file} cannot be read`);
   };
 
-/** The orchestrator-portal HTTP client, with the configured deadline, host allowlist and CAs. */
+/** The orchestrator-portal HTTP client, with the configured deadline, host allowlist and CAs (and each attempt traced when traces are on). */
 export const openPortalOrchestrator =
-  (config: Config, logger: LogSink): TE.TaskEither<string, Orchestrator> =>
+  (config: Config, logger: LogSink, tracing?: Tracing): TE.TaskEither<string, Orchestrator> =>
   async () => {
     // Loaded when asked for, not with the composition: a CLI command given the offline orchestrator never loads it.
-    const { createPortalOrchestrator } = await import("@sdwan-connections/orchestrator-portal");
+    const { createPortalOrchestrator, defaultFetch } = await import("@sdwan-connections/orchestrator-portal");
     const ca =
       config.orchestratorCaFile === undefined
         ? E.right(undefined)
@@ -57,6 +58,7 @@ export const openPortalOrchestrator =
         allowedHosts: config.orchestratorAllowedHosts,
         customersBound: config.customersBound,
         ...(ca === undefined ? {} : { ca }),
+        ...(tracing === undefined ? {} : { fetch: tracing.traceFetch(defaultFetch) }),
         // Answers say only "could not connect"; what was met (a code, an answer that is not the API) is logged here.
         onCall: ({ method, outcome, attempts, durationMs, detail }) => {
           if (detail !== undefined)

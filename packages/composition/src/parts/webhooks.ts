@@ -1,9 +1,17 @@
-import { createWebhooks, describeError, type Clock, type Storage, type Webhooks } from "@sdwan-connections/core";
+import {
+  createWebhooks,
+  describeError,
+  type Clock,
+  type Storage,
+  type WebhookSender,
+  type Webhooks,
+} from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { Config } from "../config.js";
 import type { LogSink } from "../log-sink.js";
+import type { Tracing } from "../tracing.js";
 import { loadCertificateAuthorities } from "./orchestrator.js";
 
 /**
@@ -16,6 +24,7 @@ export const openWebhooks = (
   storage: Storage,
   clock: Clock,
   logger: LogSink,
+  tracing?: Tracing,
 ): Webhooks & { close(): void } => {
   let loaded: ReturnType<typeof load> | undefined;
   const load = async () => {
@@ -34,11 +43,12 @@ export const openWebhooks = (
     return { admits: admitsWebhookUrl(options), sender: createWebhookSender(options) };
   };
   const sender = () => (loaded ??= load());
+  const send: WebhookSender = { send: async (request, timeoutMs) => (await sender()).sender.send(request, timeoutMs) };
   const webhooks = createWebhooks({
     store: storage.webhooks,
     clock,
     retrySchedule: config.webhooks.retrySchedule,
-    sender: { send: async (request, timeoutMs) => (await sender()).sender.send(request, timeoutMs) },
+    sender: tracing?.traceWebhookSender(send) ?? send,
     admitsUrl: (url) =>
       pipe(
         TE.fromTask(sender),

@@ -81,6 +81,7 @@ export const requestContext =
           status: res.statusCode,
           durationMs: Math.round(seconds * 1e6) / 1e3,
           user: userOf(res.locals)?.name,
+          traceId: res.locals["traceId"] as string | undefined, // only when traces are on (pino leaves it out otherwise)
         },
         "request",
       );
