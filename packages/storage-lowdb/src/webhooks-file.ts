@@ -259,9 +259,11 @@ export const createLowdbWebhookStore = ({
           ? { webhooks: webhooks.filter((webhook) => webhook.id !== id), answer: true }
           : { answer: false },
       ),
-    claim: (owner, now, leaseUntil, limit) =>
+    claim: (owner, now, leaseUntil, limit, busy = []) =>
       changeDeliveries((deliveries, webhooks) => {
-        const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
+        const byId = new Map(
+          webhooks.filter((webhook) => !busy.includes(webhook.id)).map((webhook) => [webhook.id, webhook]),
+        );
         const claimed: ClaimedDelivery[] = [];
         // The webhooks whose run ended (a delivery not due, or held by another owner).
         const ended = new Set<string>();
