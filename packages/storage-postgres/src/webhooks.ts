@@ -168,6 +168,15 @@ export const createPostgresWebhookStore = ({
     claim: (owner, now, leaseUntil, limit, busy = []) =>
       query("claiming webhook deliveries", () =>
         withDedicatedClient(pool, async (client: PoolClient) => {
+          // Most looks find nothing (a commit heard while its webhook's run goes on): one read says so, no transaction.
+          const { rows: due } = await client.query(
+            `select 1 from sdwan_webhook_deliveries d join sdwan_webhooks w on w.id = d.webhook_id
+              where d.status = 'pending' and w.disabled_at is null and d.webhook_id <> all($1::uuid[])
+                and d.next_attempt_at <= $2 and (d.lease_until is null or d.lease_until <= $2 or d.lease_owner = $3)
+              limit 1`,
+            [busy.filter(isUuid), now, owner],
+          );
+          if (due.length === 0) return E.right([]);
           await client.query("begin");
           // First the webhooks no other claim holds (locked to the commit; an insert's key share does not wait for
           // them). Their deliveries are read by the next statement, whose snapshot is taken once the locks are held:
