@@ -168,11 +168,14 @@ export const createPostgresWebhookStore = ({
     claim: (owner, now, leaseUntil, limit, busy = []) =>
       query("claiming webhook deliveries", () =>
         withDedicatedClient(pool, async (client: PoolClient) => {
-          // Most looks find nothing (a commit heard while its webhook's run goes on): one read says so, no transaction.
+          // Most looks find nothing (a commit heard while its webhook's run goes on, here or on another instance):
+          // one read of each webhook's oldest pending row says so, no transaction.
           const { rows: due } = await client.query(
-            `select 1 from sdwan_webhook_deliveries d join sdwan_webhooks w on w.id = d.webhook_id
-              where d.status = 'pending' and w.disabled_at is null and d.webhook_id <> all($1::uuid[])
-                and d.next_attempt_at <= $2 and (d.lease_until is null or d.lease_until <= $2 or d.lease_owner = $3)
+            `select 1 from sdwan_webhooks w
+              cross join lateral (select d.next_attempt_at, d.lease_until, d.lease_owner from sdwan_webhook_deliveries d
+                                   where d.webhook_id = w.id and d.status = 'pending' order by d.seq limit 1) head
+              where w.disabled_at is null and w.id <> all($1::uuid[]) and head.next_attempt_at <= $2
+                and (head.lease_until is null or head.lease_until <= $2 or head.lease_owner = $3)
               limit 1`,
             [busy.filter(isUuid), now, owner],
           );
