@@ -315,6 +315,40 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
         expect(await run(storage.webhooks.deliveries(webhook.id, 10, "pending"))).toHaveLength(1);
       }));
 
+    it("leaves the webhooks named busy alone: their deliveries wait, the others' are claimed", () =>
+      withStorage(async (storage) => {
+        const [busy, free] = [aWebhook(), aWebhook()];
+        for (const webhook of [busy, free]) await run(storage.webhooks.create(webhook, secrets));
+        await add(storage, "lab");
+        const claimed = await run(storage.webhooks.claim("a", new Date(), later(30_000), 10, [busy.id]));
+        expect(claimed.map((one) => one.webhook.id)).toEqual([free.id]);
+        const after = await run(storage.webhooks.claim("a", new Date(), later(30_000), 10));
+        expect(after.map((one) => one.webhook.id).sort()).toEqual([busy.id, free.id].sort());
+      }));
+
+    it("never leases one delivery to two owners claiming at once over two openings of the store", async () => {
+      const openings = [await options.open(), await options.open()];
+      try {
+        const leased: string[] = [];
+        for (let round = 0; round < 12; round += 1) {
+          const webhook = aWebhook();
+          await run(openings[0]!.webhooks.create(webhook, secrets));
+          await add(openings[round % 2]!, `race-${round}`);
+          const claims = await Promise.all(
+            Array.from({ length: 8 }, (_, owner) =>
+              run(openings[owner % 2]!.webhooks.claim(`owner-${round}-${owner}`, new Date(), later(30_000), 10)),
+            ),
+          );
+          const ofRound = claims.flat().filter((one) => one.webhook.id === webhook.id);
+          expect(ofRound).toHaveLength(1);
+          leased.push(...claims.flat().map((one) => one.delivery.id));
+        }
+        expect(new Set(leased).size).toBe(leased.length);
+      } finally {
+        for (const storage of openings) await storage.close();
+      }
+    });
+
     it("keeps webhooks and pending deliveries across a close and a reopen", async () => {
       const webhook = aWebhook();
       await withStorage(async (storage) => {

@@ -20,14 +20,15 @@ import {
   markdownTable,
   median,
   runAutocannon,
+  type ServiceProcess,
+  sized,
   startServiceProcess,
   writeBenchmarkSection,
-  type ServiceProcess,
 } from "@sdwan-connections/bench-kit";
 
 const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 1);
 // Many short rounds: on a shared machine the median of many paired ratios is steadier than a few long runs.
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 15);
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? sized(15, 2));
 const CONNECTIONS = 10;
 const STORED = 100;
 const ADMIN = { SDWAN_ADMIN_USER: "bench", SDWAN_ADMIN_PASSWORD: "bench-password-1" };

@@ -206,6 +206,51 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
       expect((await client(listing.url)("POST", WEBHOOKS, { body: { url } })).status, url).toBe(status);
   });
 
+  it("a receiver that hangs delays only its own webhook: the other webhook's deliveries all arrive while its request is open", async () => {
+    await using hanging = await startWebhookReceiver({ tls: false });
+    await using healthy = await startWebhookReceiver({ tls: false });
+    await using service = await startWiredService({ SDWAN_WEBHOOK_ALLOW_HTTP: "true" });
+    const call = client(service.url);
+    const ids: string[] = [];
+    for (const receiver of [hanging, healthy]) {
+      const created = await call("POST", WEBHOOKS, { body: { url: receiver.url, types: ["connection.added"] } });
+      const { id, secret } = created.json<{ id: string; secret: string }>();
+      receiver.useSecret(secret);
+      ids.push(id);
+    }
+    // The hanging receiver answers nothing until released; the requests it holds are counted.
+    const held: string[] = [];
+    const releases: (() => void)[] = [];
+    let hangs = true;
+    hanging.answerWith(({ body }) => {
+      held.push(body.subject);
+      return hangs ? new Promise<number>((resolve) => releases.push(() => resolve(200))) : 200;
+    });
+    const add = async (alias: string) =>
+      expect((await call("POST", CONNECTIONS, { body: anAddBody({ alias }) })).status).toBe(200);
+    await add("first");
+    await vi.waitFor(() => expect([held, healthy.accepted.length]).toEqual([["first"], 1]), {
+      timeout: 20_000,
+      interval: 20,
+    });
+    const later = ["second", "third", "fourth", "fifth"];
+    for (const alias of later) await add(alias);
+    await vi.waitFor(() => expect(healthy.accepted.map(({ body }) => body.subject)).toEqual(["first", ...later]), {
+      timeout: 20_000,
+      interval: 20,
+    });
+    // Meanwhile the hanging receiver still holds its first request: no attempt of it ended (none timed out).
+    expect(held).toEqual(["first"]);
+    const pending = (await call("GET", `${WEBHOOKS}/${ids[0]}/deliveries?limit=10`)).json<{ attempts: unknown[] }[]>();
+    expect(pending.map(({ attempts }) => attempts.length)).toEqual([0, 0, 0, 0, 0]);
+    hangs = false;
+    for (const release of releases) release();
+    await vi.waitFor(
+      () => expect([...new Set(hanging.accepted.map(({ body }) => body.subject))]).toEqual(["first", ...later]),
+      { timeout: 20_000, interval: 20 },
+    );
+  });
+
   it("a receiver down for a while (answering 503), then back: every event delivered, in order", async () => {
     await using receiver = await startWebhookReceiver();
     await using service = await serviceTrusting(receiver.caCert, { SDWAN_WEBHOOK_RETRY_S: "1,1,1,1,1,1,1,1,1,1" });

@@ -236,6 +236,35 @@ export const createLowdbWebhookStore = ({
   const webhooksAnswer = <A>(answer: (webhooks: readonly WebhookEntry[]) => A) =>
     webhooksFile.read("reading", ({ webhooks }) => answer(webhooks));
 
+  const claimDue = (owner: string, now: Date, leaseUntil: Date, limit: number, busy: readonly string[]) =>
+    changeDeliveries((deliveries, webhooks) => {
+      const byId = new Map(
+        webhooks.filter((webhook) => !busy.includes(webhook.id)).map((webhook) => [webhook.id, webhook]),
+      );
+      const claimed: ClaimedDelivery[] = [];
+      // The webhooks whose run ended (a delivery not due, or held by another owner).
+      const ended = new Set<string>();
+      for (const [index, delivery] of deliveries.entries()) {
+        if (claimed.length >= limit) break;
+        const webhook = byId.get(delivery.webhookId);
+        if (delivery.status !== "pending" || webhook === undefined || ended.has(webhook.id)) continue;
+        const leased = delivery.lease !== null && delivery.lease.owner !== owner && delivery.lease.until > now;
+        if (webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
+          ended.add(webhook.id);
+          continue;
+        }
+        const leasedNow = { ...delivery, lease: { owner, until: leaseUntil } };
+        deliveries[index] = leasedNow;
+        claimed.push({
+          delivery: deliveryOf(leasedNow),
+          webhook: webhookOf(webhook),
+          secrets: openSecrets(webhook),
+          event: JSON.parse(delivery.event) as ClaimedDelivery["event"],
+        });
+      }
+      return { answer: claimed, changed: claimed.length > 0 };
+    });
+
   return {
     current: async () => (await webhooksNow()).webhooks.map(webhookOf),
     cursor: () => readNow(deliveriesFile, ({ cursor }) => cursor),
@@ -265,32 +294,14 @@ export const createLowdbWebhookStore = ({
           ? { webhooks: webhooks.filter((webhook) => webhook.id !== id), answer: true }
           : { answer: false },
       ),
-    claim: (owner, now, leaseUntil, limit) =>
-      changeDeliveries((deliveries, webhooks) => {
-        const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
-        const claimed: ClaimedDelivery[] = [];
-        // The webhooks whose run ended (a delivery not due, or held by another owner).
-        const ended = new Set<string>();
-        for (const [index, delivery] of deliveries.entries()) {
-          if (claimed.length >= limit) break;
-          const webhook = byId.get(delivery.webhookId);
-          if (delivery.status !== "pending" || webhook === undefined || ended.has(webhook.id)) continue;
-          const leased = delivery.lease !== null && delivery.lease.owner !== owner && delivery.lease.until > now;
-          if (webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
-            ended.add(webhook.id);
-            continue;
-          }
-          const leasedNow = { ...delivery, lease: { owner, until: leaseUntil } };
-          deliveries[index] = leasedNow;
-          claimed.push({
-            delivery: deliveryOf(leasedNow),
-            webhook: webhookOf(webhook),
-            secrets: openSecrets(webhook),
-            event: JSON.parse(delivery.event) as ClaimedDelivery["event"],
-          });
-        }
-        return { answer: claimed, changed: claimed.length > 0 };
-      }),
+    claim: (owner, now, leaseUntil, limit, busy = []) =>
+      pipe(
+        webhooksAnswer((webhooks) =>
+          webhooks.every((webhook) => webhook.disabledAt !== null || busy.includes(webhook.id)),
+        ),
+        // Every webhook busy (a commit heard while each one's run goes on): nothing to claim, no file written.
+        TE.flatMap((none) => (none ? TE.right([]) : claimDue(owner, now, leaseUntil, limit, busy))),
+      ),
     // Written with the next change of the deliveries (a claim, most often: one write per round, not two per
     // delivery), within SETTLEMENTS_WAIT_MS at the latest (what a crash makes a relay send again); at once when the
     // receiver is gone, so that the webhook is disabled now.

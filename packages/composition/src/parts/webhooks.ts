@@ -46,6 +46,8 @@ export const openWebhooks = (
   const send: WebhookSender = { send: async (request, timeoutMs) => (await sender()).sender.send(request, timeoutMs) };
   const webhooks = createWebhooks({
     store: storage.webhooks,
+    // Every commit over the store (this instance's and, by the change feed SSE uses, every other's) wakes the relay.
+    trail: storage.audit,
     clock,
     retrySchedule: config.webhooks.retrySchedule,
     sender: tracing?.traceWebhookSender(send) ?? send,

@@ -62,25 +62,33 @@ export const createInMemoryWebhookStore = (): WebhookStore & { enqueue(entry: Au
       rows = rows.filter((row) => row.delivery.webhookId !== id);
       return right(webhooks.delete(id));
     },
-    claim: (owner, now, leaseUntil, limit) => async () => {
-      const claimed: ClaimedDelivery[] = [];
-      // The webhooks whose run ended (a delivery not due, or held by another owner).
-      const ended = new Set<string>();
-      for (const row of rows) {
-        const { delivery } = row;
-        const target = webhooks.get(delivery.webhookId);
-        if (claimed.length >= limit) break;
-        if (delivery.status !== "pending" || ended.has(delivery.webhookId) || target === undefined) continue;
-        const leased = row.lease !== undefined && row.lease.owner !== owner && row.lease.until > now;
-        if (target.webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
-          ended.add(delivery.webhookId);
-          continue;
+    claim:
+      (owner, now, leaseUntil, limit, busy = []) =>
+      async () => {
+        const claimed: ClaimedDelivery[] = [];
+        // The webhooks whose run ended (a delivery not due, or held by another owner).
+        const ended = new Set<string>();
+        for (const row of rows) {
+          const { delivery } = row;
+          const target = webhooks.get(delivery.webhookId);
+          if (claimed.length >= limit) break;
+          if (
+            delivery.status !== "pending" ||
+            ended.has(delivery.webhookId) ||
+            target === undefined ||
+            busy.includes(delivery.webhookId)
+          )
+            continue;
+          const leased = row.lease !== undefined && row.lease.owner !== owner && row.lease.until > now;
+          if (target.webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
+            ended.add(delivery.webhookId);
+            continue;
+          }
+          row.lease = { owner, until: leaseUntil };
+          claimed.push({ delivery, webhook: target.webhook, secrets: target.secrets, event: row.event });
         }
-        row.lease = { owner, until: leaseUntil };
-        claimed.push({ delivery, webhook: target.webhook, secrets: target.secrets, event: row.event });
-      }
-      return right(claimed);
-    },
+        return right(claimed);
+      },
     settle: (id, owner, attempt, next) => async () => {
       const row = rows.find((one) => one.delivery.id === id);
       if (row === undefined || row.lease?.owner !== owner) return right(undefined);

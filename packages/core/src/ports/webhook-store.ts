@@ -31,9 +31,16 @@ export interface WebhookStore {
    * Claims, for `owner` until `leaseUntil`, at most `limit` deliveries due at `now`: per enabled webhook a run of
    * its oldest pending ones, oldest first, ending before the first that is not due or that another owner's lease
    * still holds (events reach a webhook in order; one owner at a time has them). A lease that ran out (its owner
-   * died) is claimed again: at least once.
+   * died) is claimed again: at least once. The webhooks in `busy` are left alone (their owner is delivering them).
+   * Two owners claiming at once never both get a delivery whose lease has not run out, however the claims interleave.
    */
-  claim(owner: string, now: Date, leaseUntil: Date, limit: number): TaskEither<DomainError, readonly ClaimedDelivery[]>;
+  claim(
+    owner: string,
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+    busy?: readonly string[],
+  ): TaskEither<DomainError, readonly ClaimedDelivery[]>;
   /**
    * Records `attempt` on delivery `id` and what follows (`gone`: the delivery is dead and its webhook disabled),
    * by the next change of the store at the latest (a store may write settlements with its next claim: one lost

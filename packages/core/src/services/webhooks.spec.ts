@@ -388,3 +388,123 @@ describe("createWebhooks, kind opennms: the parms come from the event", () => {
     ).toEqual([["connectionInvalid", url], ["keyExpired", url], ...Array(4).fill(["connectionDeleted", url])]);
   });
 });
+
+describe("the relay", () => {
+  const subjectOf = (request: WebhookRequest) => (JSON.parse(request.body) as { subject: string }).subject;
+  const anAdd = (storage: ReturnType<typeof createInMemoryStorage>) => (alias: string) =>
+    run(storage.repository.insert(aConnection({ alias }), anAuditEntry({ action: "add", alias: alias as Alias })));
+
+  it("exactly one relay per delivery when a run outlasts its lease: an attempt begins only while the lease covers it, the rest is claimed again (renewed), never taken over by another live relay", async () => {
+    const storage = createInMemoryStorage();
+    // Each request takes 6 s of the relays' clock: 10 of them outlast a lease (30 s) several times over.
+    let time = 0;
+    const received: string[] = [];
+    const sender: WebhookSender = {
+      send: async (request) => {
+        received.push(request.headers["webhook-id"] as string);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        time += 6_000;
+        return answered(204);
+      },
+    };
+    const instance = () =>
+      createWebhooks({ store: storage.webhooks, sender, clock: { now: () => time }, pollMs: 1, random: () => 0.5 });
+    await run(instance().create({ url: "https://receiver.example/hook" }));
+    const aliases = Array.from({ length: 10 }, (_, index) => `lease-${index}`);
+    for (const alias of aliases) await anAdd(storage)(alias);
+    time = Date.now();
+    const relays = [instance().createRelay(), instance().createRelay()];
+    for (const relay of relays) relay.start();
+    await vi.waitFor(() => expect(new Set(received).size).toBe(aliases.length), { timeout: 10_000, interval: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all(relays.map((relay) => relay.stop()));
+    expect(received).toHaveLength(aliases.length);
+  });
+
+  it("a receiver that hangs delays only its own webhook: another webhook's deliveries all arrive while its request is open", async () => {
+    const storage = createInMemoryStorage();
+    const open: string[] = [];
+    const release: (() => void)[] = [];
+    let hanging = true;
+    const healthy: string[] = [];
+    const sender: WebhookSender = {
+      send: async (request) => {
+        if (!request.url.includes("hang")) {
+          healthy.push(subjectOf(request));
+          return answered(204);
+        }
+        open.push(subjectOf(request));
+        if (hanging) await new Promise<void>((resolve) => release.push(resolve));
+        return answered(204);
+      },
+    };
+    const webhooks = createWebhooks({
+      store: storage.webhooks,
+      sender,
+      clock: { now: () => Date.now() },
+      pollMs: 5,
+      trail: storage.audit,
+    });
+    await run(webhooks.create({ url: "https://hang.example/hook" }));
+    await run(webhooks.create({ url: "https://healthy.example/hook" }));
+    const relay = webhooks.createRelay();
+    relay.start();
+    await anAdd(storage)("first");
+    await vi.waitFor(() => expect([open, healthy]).toEqual([["first"], ["first"]]), { timeout: 3_000, interval: 5 });
+    const later = ["second", "third", "fourth", "fifth"];
+    for (const alias of later) await anAdd(storage)(alias);
+    await vi.waitFor(() => expect(healthy).toEqual(["first", ...later]), { timeout: 3_000, interval: 5 });
+    // The hanging receiver still holds its first request: nothing of its webhook went on meanwhile.
+    expect(open).toEqual(["first"]);
+    hanging = false;
+    for (const done of release) done();
+    await vi.waitFor(() => expect(open).toEqual(["first", ...later]), { timeout: 3_000, interval: 5 });
+    await relay.stop();
+  });
+
+  it("is woken by commits, not by its poll: a change is delivered with the poll an hour away, and one committed while a look is under way is looked for again at once", async () => {
+    const storage = createInMemoryStorage();
+    const received: string[] = [];
+    const sender: WebhookSender = {
+      send: async (request) => {
+        received.push(subjectOf(request));
+        return answered(204);
+      },
+    };
+    // Claims stay open until `gate` opens (a look under way), once `gate` is set.
+    let gate: Promise<void> | undefined;
+    let claims = 0;
+    const store = {
+      ...storage.webhooks,
+      claim:
+        (...args: Parameters<typeof storage.webhooks.claim>) =>
+        async () => {
+          const claimed = await storage.webhooks.claim(...args)();
+          claims += 1;
+          await gate;
+          return claimed;
+        },
+    };
+    const webhooks = createWebhooks({
+      store,
+      sender,
+      clock: { now: () => Date.now() },
+      pollMs: 3_600_000,
+      trail: storage.audit,
+    });
+    await run(webhooks.create({ url: "https://receiver.example/hook" }));
+    let open = () => undefined as void;
+    gate = new Promise<void>((resolve) => (open = resolve));
+    const relay = webhooks.createRelay();
+    relay.start();
+    // The first look's claim found nothing; the change lands while that look is still under way.
+    await vi.waitFor(() => expect(claims).toBe(1), { timeout: 3_000, interval: 5 });
+    await anAdd(storage)("during-a-look");
+    open();
+    gate = undefined;
+    await vi.waitFor(() => expect(received).toEqual(["during-a-look"]), { timeout: 3_000, interval: 5 });
+    await anAdd(storage)("idle");
+    await vi.waitFor(() => expect(received).toEqual(["during-a-look", "idle"]), { timeout: 3_000, interval: 5 });
+    await relay.stop();
+  });
+});

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
+import * as O from "fp-ts/lib/Option.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { pipe } from "fp-ts/lib/function.js";
 import { auditEntryId } from "../domain/audit.js";
 import type { DomainError } from "../domain/errors.js";
+import { eventOf } from "../domain/events.js";
 import {
   DEFAULT_WEBHOOK_RETRY_S,
   WEBHOOK_ENCODERS,
@@ -24,6 +26,7 @@ import {
   type WebhookKind,
   type WebhookRequest,
 } from "../domain/webhook.js";
+import type { AuditLog } from "../ports/audit-log.js";
 import type { Clock } from "../ports/clock.js";
 import type { WebhookStore } from "../ports/webhook-store.js";
 
@@ -41,8 +44,10 @@ export interface WebhooksOptions {
   readonly clock: Clock;
   /** SDWAN_WEBHOOK_RETRY_S: the waits (s) before each retry. */
   readonly retrySchedule?: readonly number[];
-  /** How often an idle relay looks for due deliveries (ms). */
+  /** How often an idle relay looks for due deliveries (ms): the fallback of `trail`'s wakeups, and retries' time. */
   readonly pollMs?: number;
+  /** The store's audit trail: each commit it tells (of this instance or another) wakes the relay. */
+  readonly trail?: Pick<AuditLog, "subscribe">;
   /** Checks a receiver's URL before it is stored (the destination fence, `https:` only unless allowed). */
   readonly admitsUrl?: (url: string) => TE.TaskEither<DomainError, void>;
   readonly random?: () => number;
@@ -53,8 +58,10 @@ export interface WebhooksOptions {
 
 /** 10 s per attempt (SPEC §9). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-// A claim outlives the attempt it covers: another relay takes it over only once its owner is surely gone.
+// A claim outlives the attempts it covers: another relay takes it over only once its owner is surely gone. An
+// attempt begins only with LEASE_SPARE_MS of its lease left: its timeout, and as much again to settle it.
 const LEASE_MS = 3 * WEBHOOK_TIMEOUT_MS;
+const LEASE_SPARE_MS = 2 * WEBHOOK_TIMEOUT_MS;
 const CLAIM_LIMIT = 100;
 
 /** The webhooks' use cases (admin, SPEC §9) and the relay that delivers their outbox. */
@@ -64,6 +71,7 @@ export const createWebhooks = ({
   clock,
   retrySchedule = DEFAULT_WEBHOOK_RETRY_S,
   pollMs = 500,
+  trail,
   admitsUrl = () => TE.right(undefined),
   random = Math.random,
   onAttempt,
@@ -136,54 +144,96 @@ export const createWebhooks = ({
     return next.status === "delivered" || next.status === "dead";
   };
 
-  /** One relay per instance: claims due deliveries and makes them, one at a time per webhook, all webhooks at once. */
+  /**
+   * One relay per instance. Each webhook's claimed run is delivered by a worker of its own, in order, while the
+   * other webhooks' go on (a receiver that hangs delays only its own webhook). A look claims what is due for the
+   * webhooks with no worker; it runs when a commit over the store is heard (`trail`, this instance's and every
+   * other's), when a worker ends, and every `pollMs` as the fallback. A wakeup during a look makes it look again
+   * (`again`): a commit is never left for the next poll.
+   */
   const createRelay = () => {
     const owner = randomUUID();
+    const workers = new Map<string, Promise<void>>();
     let timer: NodeJS.Timeout | undefined;
-    let running: Promise<void> | undefined;
+    let looking: Promise<void> | undefined;
+    let again = false;
     let stopped = true;
-    const round = async (): Promise<void> => {
+    let unsubscribe: Promise<(() => void) | undefined> | undefined;
+    /**
+     * A run, in order, ended at its first delivery not made. An attempt begins only while the lease still covers a
+     * whole attempt and as much again (what a slow machine may take to settle it): the rest of a longer run is
+     * claimed again by this owner at the next look, its lease renewed, and no other relay takes it meanwhile.
+     */
+    const work = async (run: readonly ClaimedDelivery[], leaseUntil: number) => {
+      for (const one of run)
+        if (stopped || clock.now() > leaseUntil - LEASE_SPARE_MS || !(await deliver(owner, one))) return;
+    };
+    const look = async (): Promise<void> => {
       for (;;) {
         const at = now();
-        const claimed = await store.claim(owner, at, new Date(at.getTime() + LEASE_MS), CLAIM_LIMIT)();
+        const leaseUntil = at.getTime() + LEASE_MS;
+        const claimed = await store.claim(owner, at, new Date(leaseUntil), CLAIM_LIMIT, [...workers.keys()])();
         if (E.isLeft(claimed)) return onError?.(claimed.left);
-        if (claimed.right.length === 0 || stopped) return;
-        // Every webhook at once; each one's run in order, ended at its first delivery not made (the rest wait for it).
         const runs = new Map<string, ClaimedDelivery[]>();
-        for (const one of claimed.right) runs.set(one.webhook.id, [...(runs.get(one.webhook.id) ?? []), one]);
-        await Promise.all(
-          [...runs.values()].map(async (run) => {
-            for (const one of run) if (!(await deliver(owner, one)) || stopped) return;
-          }),
-        );
+        for (const one of claimed.right)
+          if (!workers.has(one.webhook.id)) runs.set(one.webhook.id, [...(runs.get(one.webhook.id) ?? []), one]);
+        if (runs.size === 0 || stopped) return;
+        for (const [webhookId, run] of runs)
+          workers.set(
+            webhookId,
+            work(run, leaseUntil).finally(() => {
+              workers.delete(webhookId);
+              wake();
+            }),
+          );
+        // Fewer than asked for: every webhook without a worker had its whole run; else the others' come next.
+        if (claimed.right.length < CLAIM_LIMIT) return;
       }
     };
-    const schedule = () => {
+    const wake = () => {
       if (stopped) return;
-      timer = setTimeout(() => {
-        running = round().finally(schedule);
-      }, pollMs);
-      timer.unref();
+      if (looking !== undefined) {
+        again = true;
+        return;
+      }
+      clearTimeout(timer);
+      looking = (async () => {
+        do {
+          again = false;
+          await look();
+        } while (again && !stopped);
+      })().finally(() => {
+        looking = undefined;
+        if (stopped) return;
+        timer = setTimeout(wake, pollMs);
+        timer.unref();
+      });
     };
     return {
-      /** Starts looking for due deliveries every `pollMs`. */
+      /** Starts: looks now, then at every commit heard and every `pollMs`. */
       start: () => {
         if (!stopped) return;
         stopped = false;
-        schedule();
+        unsubscribe = trail
+          ?.subscribe((entry) => {
+            if (O.isSome(eventOf(entry))) wake();
+          })()
+          .then((subscribed) => {
+            if (E.isRight(subscribed)) return subscribed.right;
+            onError?.(subscribed.left);
+            return undefined;
+          });
+        wake();
       },
-      /** Looks now (after a write), unless a look is under way. */
-      poke: () => {
-        if (stopped || timer === undefined) return;
-        clearTimeout(timer);
-        timer = undefined;
-        running = (running ?? Promise.resolve()).then(round).finally(schedule);
-      },
+      /** Looks now (after a write); during a look, once more after it. */
+      poke: wake,
       /** Stops, after the attempts under way (a claim left unsettled is taken over once its lease ends). */
       stop: async () => {
         stopped = true;
         clearTimeout(timer);
-        await running;
+        (await unsubscribe)?.();
+        await looking;
+        await Promise.all(workers.values());
       },
     };
   };
