@@ -153,10 +153,10 @@ describe("following events", () => {
   it("hands on the service's changes and a health change a validation finds, once, filtered", async () => {
     const { service, orchestrator } = createTestWorld();
     const items: FeedItem[] = [];
-    const stop = await expectRight(service.followEvents({}, (item) => items.push(item)));
+    const stop = await expectRight(service.followEvents({}, (item) => void items.push(item)));
     const healthOnly: FeedItem[] = [];
     const stopHealth = await expectRight(
-      service.followEvents({ types: "connection.health.*", alias: "L*" }, (item) => healthOnly.push(item)),
+      service.followEvents({ types: "connection.health.*", alias: "L*" }, (item) => void healthOnly.push(item)),
     );
     await expectRight(service.addConnection(body()));
     await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }));
@@ -203,7 +203,10 @@ describe("following events", () => {
     );
     for (const entry of entries.slice(0, 1100)) await expectRight(audit.record(entry));
     const items: FeedItem[] = [];
-    const following = followEvents(audit)(await query({ lastEventId: entries[50]?.id }), (item) => items.push(item))();
+    const following = followEvents(audit)(
+      await query({ lastEventId: entries[50]?.id }),
+      (item) => void items.push(item),
+    )();
     // Written while the replay runs: heard live, handed on after it, once.
     for (const entry of entries.slice(1100)) await expectRight(audit.record(entry));
     const stop = await following;
@@ -219,13 +222,17 @@ describe("following events", () => {
     );
     for (const entry of entries) await expectRight(audit.record(entry));
     const items: FeedItem[] = [];
-    await expectRight(followEvents(audit)(await query({ lastEventId: entries[0]?.id }), (item) => items.push(item)));
+    await expectRight(
+      followEvents(audit)(await query({ lastEventId: entries[0]?.id }), (item) => void items.push(item)),
+    );
     const later = anAuditEntry({ action: "delete" });
     await expectRight(audit.record(later));
     expect(items.map((item) => (item._tag === "reset" ? "reset" : item.event.id))).toEqual(["reset", later.id]);
     // Kept: replayed from there.
     const resumed: FeedItem[] = [];
-    await expectRight(followEvents(audit)(await query({ lastEventId: entries[2]?.id }), (item) => resumed.push(item)));
+    await expectRight(
+      followEvents(audit)(await query({ lastEventId: entries[2]?.id }), (item) => void resumed.push(item)),
+    );
     expect(resumed.map((item) => (item._tag === "event" ? item.event.id : "reset"))).toEqual([
       entries[3]?.id,
       later.id,
