@@ -361,6 +361,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
       ),
     remove: (id) =>
       TE.map(() => undefined)(call("DELETE", `/grants/${encodeURIComponent(id)}`, undefined, { ok: 204 })),
+    // The service decides with its grants: nothing here holds a decision open.
+    onChange: () => () => undefined,
     dispose: () => undefined,
   };
 

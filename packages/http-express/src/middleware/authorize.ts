@@ -36,6 +36,20 @@ export const mayRead = (locals: Record<string, unknown>): ((alias: string) => bo
   return access === undefined ? () => true : (alias) => access.verbs(alias).includes("read");
 };
 
+/**
+ * What `user` may read now, decided as `authorize` decides it (SPEC §11): every alias with a role, else what its
+ * grants give; undefined when the grants cannot be read now. For what holds a decision open (an event stream).
+ */
+export const readableBy =
+  ({ grants, groups }: Pick<AuthorizeOptions, "grants" | "groups">) =>
+  async (user: AuthenticatedUser): Promise<((alias: string) => boolean) | undefined> => {
+    if (user.role !== undefined) return () => true;
+    const listed = await grants.list()();
+    if (E.isLeft(listed)) return undefined;
+    const access = accessOf(principalOf(user, groups()), listed.right);
+    return (alias) => access.verbs(alias).includes("read");
+  };
+
 const decodedPath = (raw: string): string | undefined => {
   try {
     return decodeURIComponent(raw);
