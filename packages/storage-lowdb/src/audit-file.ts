@@ -186,6 +186,9 @@ const firstAfter = (index: TrailIndex, after: string): number => {
   return low;
 };
 
+// How many decoded entries a log keeps for the pages that follow (a few pages' worth).
+const DECODED_KEPT = 2_000;
+
 // How often a log with subscribers looks for entries other processes appended (the events' promise is a second).
 const WATCH_INTERVAL_MS = 250;
 
@@ -363,6 +366,9 @@ export const createLowdbAuditLog = ({
     return bytes.subarray(0, read);
   };
 
+  // The entries pages decoded last, by id (oldest first): replays of the same stretch (readers reconnecting after an
+  // outage) share them, and so share the events made of them and their frames, instead of one copy per reader.
+  const decodedLately = new Map<string, AuditEntry>();
   // The index of the file as last read: pages seek with it, reading only the lines they hand out.
   let index = emptyIndex();
   /**
@@ -386,8 +392,14 @@ export const createLowdbAuditLog = ({
    * The entries of `lines` (in the file's order) read from the file, adjacent ones in one read; undefined when one
    * is not where the index says (the file changed under it). A line that is no entry (damaged) is left out.
    */
-  const entriesAt = async (handle: FileHandle, lines: readonly IndexedLine[]): Promise<AuditEntry[] | undefined> => {
-    const entries: AuditEntry[] = [];
+  const entriesAt = async (handle: FileHandle, wanted: readonly IndexedLine[]): Promise<AuditEntry[] | undefined> => {
+    // Taken now: other pages may push them out of the cache while this one reads.
+    const read = new Map<string, AuditEntry>();
+    for (const line of wanted) {
+      const known = decodedLately.get(line.id);
+      if (known !== undefined) read.set(line.id, known);
+    }
+    const lines = wanted.filter((line) => !read.has(line.id));
     for (let first = 0; first < lines.length;) {
       let last = first;
       while (last + 1 < lines.length && (lines[last + 1] as IndexedLine).start === (lines[last] as IndexedLine).end)
@@ -398,11 +410,16 @@ export const createLowdbAuditLog = ({
         const json = decodeLine(bytes.toString("utf8", line.start - from, line.end - 1 - from));
         if (E.isLeft(json) || (json.right as { id?: unknown } | null)?.id !== line.id) return undefined;
         const decoded = AuditLine.decode(json.right);
-        if (E.isRight(decoded)) entries.push(decoded.right as AuditEntry);
+        if (E.isRight(decoded)) read.set(line.id, decoded.right as AuditEntry);
       }
       first = last + 1;
     }
-    return entries;
+    for (const [id, entry] of read) {
+      decodedLately.delete(id);
+      decodedLately.set(id, entry);
+      if (decodedLately.size > DECODED_KEPT) decodedLately.delete(decodedLately.keys().next().value as string);
+    }
+    return wanted.flatMap((line) => read.get(line.id) ?? []);
   };
   /** A page of `trail` after `after` (see AuditLog.listAfter); undefined when a line is not where the index says. */
   const pageOf = async (

@@ -29,7 +29,7 @@ export interface FollowOptions {
 }
 
 // Entries read per page while catching up.
-const REPLAY_PAGE = 500;
+const REPLAY_PAGE = 100;
 // A replayed entry recorded this long before the feed subscribed can no longer be heard live (the log tells within a second).
 const HEARD_LATE_MS = 60_000;
 

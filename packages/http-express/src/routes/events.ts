@@ -68,6 +68,7 @@ const frame = (item: FeedItem): string => {
  */
 const streamWriter = (res: Response) => {
   let ended = false;
+  let corked = false;
   const waiting = new Set<() => void>();
   const finish = (how: () => void) => {
     if (ended) return;
@@ -86,6 +87,15 @@ const streamWriter = (res: Response) => {
     ended: () => ended,
     write: (text: string): void | Promise<void> => {
       if (ended) return;
+      // The frames of one turn (a replay's page) leave in one write.
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(() => {
+          corked = false;
+          res.uncork();
+        });
+      }
       const flowing = res.write(text);
       // Cut without waiting for what is queued: the reader is that far behind, and comes back with Last-Event-ID.
       if (res.writableLength > MAX_QUEUED_BYTES) return finish(() => res.destroy());
