@@ -1,6 +1,8 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
+import { reportFigures } from "@sdwan-connections/bench-kit";
 import type { Alias, AuditEntry } from "@sdwan-connections/core";
 import { anAuditEntry } from "@sdwan-connections/core/testing";
 import { describe, expect, it, vi } from "vitest";
@@ -80,7 +82,7 @@ describe("the service process and event streams", { timeout: 90_000 }, () => {
     }
   });
 
-  it("issue 36 finding 1: 50 replays over 5,500 entries by three principals keep the resident memory within 100 MiB of idle and /healthz answering", async () => {
+  it("issue 36 finding 1: 50 replays over 5,500 entries by three principals keep the resident memory bounded (goal: 100 MiB over idle) and /healthz answering", async () => {
     const dir = await makeDataDir();
     const entries = trailOf(5_500);
     await writeFile(join(dir, "audit.jsonl"), entries.map(lineOf).join(""), { mode: 0o600 });
@@ -129,8 +131,15 @@ describe("the service process and event streams", { timeout: 90_000 }, () => {
       sampling = false;
       await sampler;
       await Promise.all(replays.map((stream) => stream.close()));
-      console.info(
-        `50 replays of ${entries.length - 1} events: RSS idle ${idle.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB (+${(peak - idle).toFixed(0)}); slowest /healthz ${slowestHealthz.toFixed(0)} ms`,
+      await reportFigures(
+        "reliability:event-replays",
+        [
+          `50 replays of ${entries.length - 1} events by three principals (load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores):`,
+          "",
+          "| RSS idle | RSS peak | peak − idle | slowest `/healthz` |",
+          "|---|---|---|---|",
+          `| ${idle.toFixed(0)} MiB | ${peak.toFixed(0)} MiB | ${(peak - idle).toFixed(0)} MiB | ${slowestHealthz.toFixed(0)} ms |`,
+        ].join("\n"),
       );
       // The goal is 100 MiB (docs/reliability.md has the figures measured); asserted with room for a loaded machine's GC.
       expect(peak - idle).toBeLessThan(150);

@@ -186,8 +186,8 @@ const firstAfter = (index: TrailIndex, after: string): number => {
   return low;
 };
 
-// How many decoded entries a log keeps for the pages that follow (a few pages' worth).
-const DECODED_KEPT = 2_000;
+// How many decoded entries a log keeps for the pages that follow: replays that start together and drift apart still share.
+const DECODED_KEPT = 10_000;
 
 // How often a log with subscribers looks for entries other processes appended (the events' promise is a second).
 const WATCH_INTERVAL_MS = 250;
