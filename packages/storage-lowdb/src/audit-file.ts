@@ -456,6 +456,18 @@ export const createLowdbAuditLog = ({
       ? undefined
       : { entries, next: read.length < limit ? null : (read.at(-1)?.id ?? null) };
   };
+  /** The index of the file as it is now (empty without a file). */
+  const indexNow = async (): Promise<TrailIndex> => {
+    const handle = await open(path, "r").catch((error: NodeJS.ErrnoException) =>
+      error.code === "ENOENT" ? undefined : Promise.reject(error),
+    );
+    if (handle === undefined) return emptyIndex();
+    try {
+      return await currentIndex(handle);
+    } finally {
+      await handle.close();
+    }
+  };
   const listAfter = async (
     after: string | null,
     limit: number,
@@ -532,9 +544,9 @@ export const createLowdbAuditLog = ({
   const startWatching = async (): Promise<void> => {
     if (watching) return;
     watching = true;
-    // Everything already in the file is the past: a subscriber hears what is appended from now on.
-    const { entries } = await readTrail();
-    for (const entry of entries) told.add(entry.id);
+    // Everything already in the file is the past: a subscriber hears what is appended from now on. Known from the
+    // index (only what was appended since it was read is read), not by decoding the whole trail at every first stream.
+    for (const line of (await indexNow()).lines) told.add(line.id);
     const current = await stat(path).catch(() => undefined);
     watched = current === undefined ? undefined : { ino: current.ino, size: current.size, mtimeMs: current.mtimeMs };
     let looking = false;
