@@ -30,8 +30,10 @@ export interface FollowOptions {
 
 // Entries read per page while catching up.
 const REPLAY_PAGE = 100;
-// A replayed entry recorded this long before the feed subscribed can no longer be heard live (the log tells within a second).
-const HEARD_LATE_MS = 60_000;
+// A replayed entry recorded this long before the feed subscribed can no longer be heard live: the log tells an entry
+// within a second of its commit, and a commit follows its entry's time by far less. Past it, a late one is handed on
+// twice at worst (receivers dedupe on the id), while a replay of a long stretch keeps no id per entry.
+const HEARD_LATE_MS = 10_000;
 
 // A log tells every subscriber the same entry object: its event is made once, however many readers follow.
 const events = new WeakMap<AuditEntry, O.Option<CloudEvent>>();
