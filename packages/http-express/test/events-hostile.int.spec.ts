@@ -1,5 +1,7 @@
-import { describe, expect, it, vi } from "vitest";
+import { decodeJwt } from "jose";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { anAddBody, BASE, startHarness, VIEWER, type Harness } from "./harness.js";
+import { ADMIN_GROUP, AUDIENCE, startTestProvider, VIEWER_GROUP } from "./oidc-provider.js";
 import { openEventStream, type EventStream } from "./sse-client.js";
 
 // docs/reliability.md, issue 36 (fifth pass): event streams under a hostile user.
@@ -19,6 +21,10 @@ const add = async (h: Harness, alias: string) =>
   expect((await h.call("POST", `${CONNECTIONS}?force=true`, { body: anAddBody({ alias }) })).status).toBe(200);
 
 describe("event streams under a hostile user (issue 36)", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("finding 4: one principal holds at most a tenth of SDWAN_EVENTS_MAX_STREAMS, whatever its credentials; others still get theirs", async () => {
     await using h = await startHarness({ env: { SDWAN_EVENTS_MAX_STREAMS: "20" } });
     const held = await Promise.all(
@@ -81,6 +87,27 @@ describe("event streams under a hostile user (issue 36)", () => {
     expect(performance.now() - revoking).toBeLessThan(5_000);
     // Reconnecting with it is refused.
     expect((await h.call("GET", EVENTS, { user: null, ...bearerHeaders(token.token) })).status).toBe(401);
+  });
+
+  it("finding 8: a bearer token that expires ends its open stream (after the 30 s tolerance)", async () => {
+    await using provider = await startTestProvider();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    await using h = await startHarness({
+      env: {
+        SDWAN_OIDC_ISSUER: provider.issuer,
+        SDWAN_OIDC_AUDIENCE: AUDIENCE,
+        SDWAN_OIDC_ADMIN_GROUPS: ADMIN_GROUP,
+        SDWAN_OIDC_VIEWER_GROUPS: VIEWER_GROUP,
+      },
+    });
+    const token = await provider.token("ann");
+    await using stream = await openEventStream(`${h.service.url}${EVENTS}`, bearerHeaders(token));
+    expect(stream.response.status).toBe(200);
+    vi.setSystemTime((decodeJwt(token).exp as number) * 1000 + 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(stream.ended()).toBe(false);
+    vi.setSystemTime((decodeJwt(token).exp as number) * 1000 + 31_000);
+    await vi.waitFor(() => expect(stream.ended()).toBe(true), SOON);
   });
 
   it("under pressure: 200 concurrent replays by 10 principals each get every event once, in order; the 201st stream is refused", async () => {
