@@ -516,18 +516,36 @@ export const createLowdbAuditLog = ({
     )
       return;
     watched = seen;
-    const { entries, commits } = await readTrail();
-    const committed = commits.size === 0 ? 0 : await committedVersion();
-    awaitingCommit = false;
-    const inFile = new Set<string>();
-    for (const entry of [...entries].sort((a, b) => (a.id < b.id ? -1 : 1))) {
-      inFile.add(entry.id);
-      if (told.has(entry.id)) continue;
-      if ((commits.get(entry.id) ?? 0) > committed) awaitingCommit = true;
-      else tell(entry);
+    // From the index: only what was appended since it was read is read, and only the entries not told are decoded.
+    const handle = await open(path, "r").catch((error: NodeJS.ErrnoException) =>
+      error.code === "ENOENT" ? undefined : Promise.reject(error),
+    );
+    try {
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const trail = handle === undefined ? emptyIndex() : await currentIndex(handle);
+        let committed: number | undefined;
+        let waiting = false;
+        const due: IndexedLine[] = [];
+        for (const line of trail.lines) {
+          if (told.has(line.id)) continue;
+          if (line.commit > 0 && line.commit > (committed ??= await committedVersion())) waiting = true;
+          else due.push(line);
+        }
+        const entries = handle === undefined ? [] : await entriesAt(handle, due);
+        // The file changed under the index (a line rewritten in place): read it whole again, once.
+        if (entries === undefined) {
+          index = emptyIndex();
+          continue;
+        }
+        awaitingCommit = waiting;
+        for (const entry of entries.sort((a, b) => (a.id < b.id ? -1 : 1))) if (!told.has(entry.id)) tell(entry);
+        // What the file no longer holds (pruned) is never seen again: forgotten, so `told` stays as small as the trail.
+        for (const id of told) if (!trail.byId.has(id) && !mine.has(id)) told.delete(id);
+        return;
+      }
+    } finally {
+      await handle?.close();
     }
-    // What the file no longer holds (pruned) is never seen again: forgotten, so `told` stays as small as the trail.
-    for (const id of told) if (!inFile.has(id) && !mine.has(id)) told.delete(id);
   };
   const ownAppend = (entries: readonly AuditEntry[]) => {
     for (const entry of entries) {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DEFAULT_AUDIT_RETENTION, type Alias, type AuditEntry } from "@sdwan-connections/core";
 import { describeAuditLogContract } from "@sdwan-connections/core/contract";
 import { anAuditEntry, expectRight } from "@sdwan-connections/core/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { AUDIT_FILE, createLowdbAuditLog } from "../src/audit-file.js";
 
 let dataDir = "";
@@ -137,5 +137,21 @@ describe("audit.jsonl", () => {
     const appended = await readFor(entries.at(-1)?.id as string, 500);
     expect(appended.page.entries).toEqual(later);
     expect(appended.bytes).toBeLessThanOrEqual(4 * 5 * lineBytes);
+    // A subscriber hears another process's appends by reading them, never the trail again.
+    const heard: AuditEntry[] = [];
+    const before = log.bytesRead();
+    const unsubscribe = await expectRight(log.subscribe((entry) => heard.push(entry)));
+    const other = createLowdbAuditLog({
+      dataDir: directory,
+      retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 100_000 },
+    });
+    opened.push(other);
+    const theirs = Array.from({ length: 5 }, (_, i) =>
+      anAuditEntry({ at: new Date(Date.now() + 10 + i), action: "add" }),
+    );
+    for (const entry of theirs) await expectRight(other.record(entry));
+    await vi.waitFor(() => expect(heard).toEqual(theirs), { timeout: 5_000, interval: 20 });
+    expect(log.bytesRead() - before).toBeLessThanOrEqual(20 * 5 * lineBytes);
+    unsubscribe();
   });
 });
