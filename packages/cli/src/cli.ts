@@ -30,6 +30,8 @@ export const VERSION = packageJson.version;
 export interface OutputStream extends ProgressStream {
   /** The terminal's width, when it is one. */
   readonly columns?: number;
+  /** Tells when a full buffer (`write` answered false) has drained: a stream's replay waits for it. */
+  once?(event: "drain", listener: () => void): unknown;
 }
 
 export interface CliIo {
@@ -413,10 +415,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     },
     signal: stop.signal,
     // A stream's items, each as it comes: a JSON line for scripts (a YAML document of one flow mapping for -o yaml), a line of words for people.
-    emit: (data: unknown, line: string) =>
-      io.stdout.write(
+    emit: (data: unknown, line: string) => {
+      const flowing = io.stdout.write(
         format.right === "table" ? `${line}\n` : `${format.right === "yaml" ? "---\n" : ""}${JSON.stringify(data)}\n`,
-      ),
+      );
+      // A reader slower than the replay (a pipe to a slow consumer) holds the next page until it has read this one.
+      if (flowing === false && io.stdout.once !== undefined)
+        return new Promise<void>((drained) => void io.stdout.once?.("drain", drained));
+    },
   };
   // The command's work, with the progress indicator: its answer on standard output, or its error; the exit code.
   const answer = async (work: TaskEither<DomainError, CommandOutput>): Promise<number> => {

@@ -76,8 +76,8 @@ export interface CommandInput {
   readonly keySources: KeySources;
   /** Aborted by SIGINT or SIGTERM (apply stops at once, saying what it applied; events stops following). */
   readonly signal: AbortSignal;
-  /** Writes one item of a stream as it comes (events): its data for scripts, its line for people. */
-  readonly emit: (data: unknown, line: string) => void;
+  /** Writes one item of a stream as it comes (events): its data for scripts, its line for people; a promise while the output is full. */
+  readonly emit: (data: unknown, line: string) => void | Promise<void>;
 }
 
 /**
@@ -770,7 +770,7 @@ export const COMMANDS: readonly Command[] = [
           ]),
         );
       const query = queryOf(options, { types: "types", alias: "alias", "since-id": "lastEventId" });
-      const deliver = (item: FeedItem): void =>
+      const deliver = (item: FeedItem): void | Promise<void> =>
         item._tag === "reset"
           ? emit({ reset: true }, "(events before this point were dropped by retention: read the state again)")
           : emit(item.event, eventLine(item.event));
@@ -781,7 +781,7 @@ export const COMMANDS: readonly Command[] = [
       if (signal.aborted) stopped();
       else signal.addEventListener("abort", stopped, { once: true });
       return pipe(
-        service.followEvents(query, deliver, (error) => finish(E.left(error))),
+        service.followEvents(query, deliver, (error) => finish(E.left(error)), { signal }),
         TE.flatMap((stopFollowing) => async () => {
           const answer = await finished;
           stopFollowing();

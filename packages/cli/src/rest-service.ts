@@ -349,6 +349,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
       ),
     remove: (id) =>
       TE.map(() => undefined)(call("DELETE", `/grants/${encodeURIComponent(id)}`, undefined, { ok: 204 })),
+    // The service decides with its grants: nothing here holds a decision open.
+    onChange: () => () => undefined,
     dispose: () => undefined,
   };
 
@@ -560,11 +562,17 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
                   .filter((line) => line.startsWith("data:"))
                   .map((line) => line.slice("data:".length).trimStart())
                   .join("\n");
-                if (field("event") === "reset") deliver({ _tag: "reset" });
+                let taken: void | Promise<void> = undefined;
+                if (field("event") === "reset") taken = deliver({ _tag: "reset" });
                 else if (data !== "") {
                   // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.
                   const decoded = json(CloudEventCodec, { status: response.statusCode ?? 0, text: data });
-                  if (E.isRight(decoded)) deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
+                  if (E.isRight(decoded)) taken = deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
+                }
+                // The reader's output is full: the socket is read again once it drained (the service then waits too).
+                if (taken !== undefined) {
+                  response.pause();
+                  void taken.then(() => response.resume());
                 }
                 lastEventId = field("id") ?? lastEventId;
               }

@@ -82,6 +82,20 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
     },
   });
 
+  // Read at each scrape from the event streams' own counts (set by `watchEventStreams`).
+  let eventStreamCounts: (() => { readonly open: number; readonly replaying: number }) | undefined;
+  new Gauge({
+    name: "sdwan_event_streams",
+    help: "Event streams (GET /events) open on this instance, and how many of them are replaying (catching up from Last-Event-ID)",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      const counts = eventStreamCounts?.() ?? { open: 0, replaying: 0 };
+      this.set({ state: "open" }, counts.open);
+      this.set({ state: "replaying" }, counts.replaying);
+    },
+  });
+
   // Label children resolved once per combination: prom-client otherwise hashes the labels on every request.
   const requestSeries = new Map<string, { readonly count: () => void; readonly time: (seconds: number) => void }>();
   const recordRequest = (rawMethod: string, route: string, status: number, seconds: number): void => {
@@ -112,6 +126,10 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
     /** Where `sdwan_connections_keys_expiring` reads its counts (the service's `keyExpiryWatch.counts`). */
     watchKeyExpiry: (counts: () => KeyExpiryCounts): void => {
       keyExpiryCounts = counts;
+    },
+    /** Where `sdwan_event_streams` reads its counts (the REST driver's event streams). */
+    watchEventStreams: (counts: () => { readonly open: number; readonly replaying: number }): void => {
+      eventStreamCounts = counts;
     },
     /** For `createConnectionService({ onCustomersCacheLookup })`. */
     onCustomersCacheLookup: (outcome: CacheOutcome): void => customersCache.inc({ outcome }),

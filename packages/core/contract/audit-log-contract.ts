@@ -1,5 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
-import { isAuditedChange, type Alias, type AuditEntry, type AuditLog, type AuditRetention } from "../src/index.js";
+import {
+  isAuditedChange,
+  type Alias,
+  type AuditEntry,
+  type AuditHead,
+  type AuditLog,
+  type AuditRetention,
+} from "../src/index.js";
 import { anAuditEntry } from "../testing/builders.js";
 import { expectRight as run } from "../testing/run.js";
 import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
@@ -134,14 +141,41 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
       for (const [i, entry] of entries.entries()) await run((logs[i % 2] as AuditLog).record(entry));
       const ids = (found: readonly AuditEntry[]) => found.map((entry) => entry.id);
       // The two oldest are beyond the retention (5 changes): gone from this list as from every other.
-      expect(ids(await run((logs[1] as AuditLog).listAfter(null, 100)))).toEqual(ids(entries.slice(2)));
-      expect(ids(await run((logs[0] as AuditLog).listAfter(null, 1)))).toEqual(ids(entries.slice(2, 3)));
-      expect(await run((logs[0] as AuditLog).listAfter(entries[3]?.id as string, 2))).toEqual(entries.slice(4, 6));
-      expect(await run((logs[1] as AuditLog).listAfter(entries[6]?.id as string, 10))).toEqual([]);
+      const after = async (log: number, id: string | null, limit: number) =>
+        (await run((logs[log] as AuditLog).listAfter(id, limit))).entries;
+      expect(ids(await after(1, null, 100))).toEqual(ids(entries.slice(2)));
+      expect(ids(await after(0, null, 1))).toEqual(ids(entries.slice(2, 3)));
+      expect(await after(0, entries[3]?.id as string, 2)).toEqual(entries.slice(4, 6));
+      expect(await after(1, entries[6]?.id as string, 10)).toEqual([]);
       // An id that is not kept (or never was) still places the reader: what is kept after it.
-      expect(ids(await run((logs[1] as AuditLog).listAfter(entries[0]?.id as string, 10)))).toEqual(
-        ids(entries.slice(2)),
+      expect(ids(await after(1, entries[0]?.id as string, 10))).toEqual(ids(entries.slice(2)));
+      // Where to read on: the last entry of a full page, none after the last one.
+      expect((await run((logs[0] as AuditLog).listAfter(entries[3]?.id as string, 2))).next).toBe(entries[5]?.id);
+      expect((await run((logs[0] as AuditLog).listAfter(entries[3]?.id as string, 4))).next).toBeNull();
+    });
+
+    it("asks a page's selection about each entry's stored alias, action and outcome, and counts the page in entries read, not kept", async () => {
+      const log = await options.make(KEEP_ALL);
+      const entries = Array.from({ length: 9 }, (_, i) =>
+        anAuditEntry({
+          at: minutesAgo(10 - i),
+          action: i % 3 === 2 ? "health-change" : "add",
+          alias: (i % 2 === 0 ? `even-${i}` : `odd-${i}`) as Alias,
+        }),
       );
+      for (const entry of entries) await run(log.record(entry));
+      const heads: AuditHead[] = [];
+      const select = (head: AuditHead) => {
+        heads.push({ alias: head.alias, action: head.action, outcome: head.outcome });
+        return head.alias?.startsWith("even-") === true;
+      };
+      const first = await run(log.listAfter(entries[0]?.id as string, 4, select));
+      expect(first.entries).toEqual([entries[2], entries[4]]);
+      expect(first.next).toBe(entries[4]?.id);
+      expect(heads).toEqual(entries.slice(1, 5).map(({ alias, action, outcome }) => ({ alias, action, outcome })));
+      const rest = await run(log.listAfter(first.next, 5, select));
+      expect(rest.entries).toEqual([entries[6], entries[8]]);
+      expect(rest.next).toBeNull();
     });
 
     it("tells a subscriber, once each, every entry recorded after it subscribed, by this log or another over the store, and nothing after it unsubscribed", async () => {

@@ -67,7 +67,9 @@ export {
   type AuditAction,
   type AuditEntry,
   type AuditFailure,
+  type AuditHead,
   type AuditOutcome,
+  type AuditPageAfter,
   type AuditQuery,
   type AuditRetention,
   type AuditedField,
@@ -85,6 +87,7 @@ export {
   eventOf,
   eventTypeOf,
   selectsEvent,
+  selectsStored,
   type CloudEvent,
   type EventsQuery,
   type EventType,
@@ -97,7 +100,7 @@ export {
   opennmsPing,
   type OpennmsEventDocument,
 } from "./domain/opennms-event.js";
-export type { FeedItem } from "./services/event-feed.js";
+export type { FeedDelivery, FeedItem, FollowOptions } from "./services/event-feed.js";
 export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";
 export type { AuditedToken, AuditPage, TokenChange } from "./services/audit-trail.js";
 export {

@@ -77,8 +77,21 @@ const main = async (): Promise<void> => {
     await waitForEvents([warm], 1);
     await warm.close();
     await settle(1_000);
+    // Ten principals (viewer tokens), as a principal holds at most a tenth of the streams.
+    const tokens: string[] = [];
+    for (let i = 0; i < 10; i += 1)
+      tokens.push(
+        (
+          await a.call("POST", `${BASE}/tokens`, { body: { name: `reader-${i}`, expiresInDays: 1, role: "viewer" } })
+        ).json<{ token: string }>().token,
+      );
     const none = await rssMiB(b.pid);
-    for (let i = 0; i < IDLE_STREAMS; i += 1) streams.push(await openEventStream(`${b.url}${EVENTS}`));
+    for (let i = 0; i < IDLE_STREAMS; i += 1)
+      streams.push(
+        await openEventStream(`${b.url}${EVENTS}`, {
+          headers: { authorization: `Bearer ${tokens[i % tokens.length]}` },
+        }),
+      );
     if (streams.some((stream) => stream.response.status !== 200)) throw new Error("a stream was refused");
     await settle(1_000);
     const idle = await rssMiB(b.pid);

@@ -7,7 +7,7 @@ import type { SessionTokens } from "./auth/console-session.js";
 import type { ServiceTokens } from "./auth/service-tokens.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import { authenticate } from "./middleware/authenticate.js";
-import { authorize } from "./middleware/authorize.js";
+import { authorize, readableBy } from "./middleware/authorize.js";
 import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
 import { auditForbidden } from "./middleware/audit-forbidden.js";
 import { clientAddressBehind } from "./middleware/client-address.js";
@@ -113,7 +113,17 @@ export const createApp = ({
     healthRoutes(service, healthIntervalMs),
     meRoutes(service.grants, auth?.groups ?? noGroups),
     sessionRoutes(auth?.sessions),
-    eventsRoutes(service, { ...events, draining }),
+    eventsRoutes(service, {
+      ...events,
+      draining,
+      ...(auth === undefined
+        ? {}
+        : {
+            readableBy: readableBy({ grants: service.grants, groups: auth.groups }),
+            onGrantsChange: service.grants.onChange,
+          }),
+      watch: metrics.watchEventStreams,
+    }),
     tokensRoutes(auth?.serviceTokens, service),
     grantsRoutes(service, auth?.groups ?? noGroups),
     webhooksRoutes(webhooks, service),

@@ -538,7 +538,7 @@ export const openApiDocument = {
       get: {
         operationId: "followEvents",
         summary:
-          "The event log (the audit trail's changes, health state changes and key-expiry warnings) as Server-Sent Events, any authenticated user: what came after Last-Event-ID first, then every new event as it is written, on any instance. Each event is `id:` (the audit id), `event:` (the type without `org.sdwan-connections.`) and `data:` (a CloudEvents 1.0 JSON event); `event: reset` when the Last-Event-ID is older than the oldest entry kept. A comment line at least every 15 s; never compressed. At most SDWAN_EVENTS_MAX_STREAMS streams per instance; a shutdown ends them first.",
+          "The event log (the audit trail's changes, health state changes and key-expiry warnings) as Server-Sent Events, any authenticated user: what came after Last-Event-ID first, then every new event as it is written, on any instance. Each event is `id:` (the audit id), `event:` (the type without `org.sdwan-connections.`) and `data:` (a CloudEvents 1.0 JSON event); `event: reset` when the Last-Event-ID is older than the oldest entry kept. A comment line at least every 15 s; never compressed. At most SDWAN_EVENTS_MAX_STREAMS streams per instance, a tenth of them per principal; a replay is read page by page as the client takes it; an open stream ends within a second of its token's revocation or expiry and narrows with its grants; a shutdown ends them first.",
         parameters: [
           {
             name: "types",
@@ -579,7 +579,7 @@ export const openApiDocument = {
           ...commonErrors,
           "429": {
             ...problem(
-              "Too many failed logins from this client, or this instance already serves SDWAN_EVENTS_MAX_STREAMS event streams.",
+              "Too many failed logins from this client, or this instance already serves SDWAN_EVENTS_MAX_STREAMS event streams (or a tenth of them to this principal).",
             ),
             headers: commonErrors["429"].headers,
           },

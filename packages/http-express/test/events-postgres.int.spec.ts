@@ -86,8 +86,22 @@ describe("events across instances on one PostgreSQL database", { timeout: 180_00
       await vi.waitFor(() => expect(warm.events).toHaveLength(1), { timeout: 5_000 });
       await warm.close();
       await new Promise((resolve) => setTimeout(resolve, 500));
+      // Ten principals (viewer tokens made on A), as a principal holds at most a tenth of the streams.
+      const tokens: string[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        const made = await client(a.url)("POST", `${BASE}/tokens`, {
+          user: admin,
+          body: { name: `reader-${i}`, expiresInDays: 1, role: "viewer" },
+        });
+        tokens.push(made.json<{ token: string }>().token);
+      }
       const before = await rssMiB(pid);
-      for (let i = 0; i < STREAMS; i += 1) streams.push(await openEventStream(`${bUrl}${EVENTS}`, { user: admin }));
+      for (let i = 0; i < STREAMS; i += 1)
+        streams.push(
+          await openEventStream(`${bUrl}${EVENTS}`, {
+            headers: { authorization: `Bearer ${tokens[i % tokens.length]}` },
+          }),
+        );
       expect(streams.every((stream) => stream.response.status === 200)).toBe(true);
       // The cap (SDWAN_EVENTS_MAX_STREAMS, default 200) is reached: one more is refused.
       expect(

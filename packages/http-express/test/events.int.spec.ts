@@ -12,6 +12,7 @@ import {
   startWiredService,
   TEST_KEYS,
   testConfig,
+  OPERATOR,
   testOrchestrator,
   VIEWER,
 } from "./harness.js";
@@ -171,11 +172,13 @@ describe("GET /events (docs/interface.md, Events)", () => {
 
   it("serves at most SDWAN_EVENTS_MAX_STREAMS streams, then 429 with Retry-After; a closed stream frees its place", async () => {
     await using h = await startHarness({ env: { SDWAN_EVENTS_MAX_STREAMS: "2" } });
+    // Two principals: one may hold only a tenth of them (at least one), see events-hostile.int.spec.ts.
     const open = [
       await openEventStream(`${h.service.url}${EVENTS}`),
-      await openEventStream(`${h.service.url}${EVENTS}`),
+      await openEventStream(`${h.service.url}${EVENTS}`, { user: VIEWER }),
     ];
-    const refused = await h.call("GET", EVENTS);
+    expect(open.map((stream) => stream.response.status)).toEqual([200, 200]);
+    const refused = await h.call("GET", EVENTS, { user: OPERATOR });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     await open[0]?.close();

@@ -5,12 +5,14 @@ import {
   DEFAULT_AUDIT_RETENTION,
   IsoTimeCodec,
   createAuditListeners,
+  isAuditedChange,
   retainedAuditEntries,
-  selectAuditAfter,
   selectAuditPage,
   storageFailure,
   type AuditEntry,
+  type AuditHead,
   type AuditLog,
+  type AuditPageAfter,
   type AuditRetention,
   type DomainError,
   type Webhook,
@@ -102,6 +104,90 @@ const parse = (bytes: Buffer, from = 0): ReadTrail => {
   }
   return trail;
 };
+
+/**
+ * Where one entry's line is in the file, and what a reader is asked of it before it is decoded (`AuditHead`), with
+ * what the retention counts: its time, whether it is a change, and how many of its kind come before it.
+ */
+interface IndexedLine extends AuditHead {
+  readonly id: string;
+  readonly start: number;
+  readonly end: number;
+  readonly at: number;
+  readonly commit: number;
+  readonly change: boolean;
+  readonly rank: number;
+}
+
+/**
+ * The trail's index: each complete line of one file (its identity), up to byte `size`, in the file's order. Its
+ * lines only ever grow (a newer index of the same file shares them), so a page read meanwhile stays sound.
+ */
+interface TrailIndex {
+  readonly file: string;
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly lines: IndexedLine[];
+  readonly byId: Map<string, number>;
+  readonly changes: number;
+  readonly attempts: number;
+}
+
+const emptyIndex = (): TrailIndex => ({
+  file: "",
+  mtimeMs: 0,
+  size: 0,
+  lines: [],
+  byId: new Map(),
+  changes: 0,
+  attempts: 0,
+});
+
+const text = (value: unknown): value is string => typeof value === "string";
+
+/**
+ * `index` grown by the complete lines of `bytes` (the file from byte `index.size` on, `size` bytes in all): each
+ * line parsed once, as JSON only; one that is not an entry's is left out (lists report it).
+ */
+const extendIndex = (index: TrailIndex, bytes: Buffer, file: string, mtimeMs: number): TrailIndex => {
+  const { lines, byId } = index;
+  let { changes, attempts, size } = index;
+  for (let start = 0, end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start)) {
+    const json = decodeLine(bytes.toString("utf8", start, end));
+    const value = (E.isRight(json) ? json.right : null) as Record<string, unknown> | null;
+    size = index.size + end + 1;
+    if (value === null || typeof value !== "object" || !text(value["id"]) || !text(value["action"])) continue;
+    if (!text(value["outcome"]) || !text(value["at"]) || !(value["alias"] === null || text(value["alias"]))) continue;
+    const head = { alias: value["alias"], action: value["action"], outcome: value["outcome"] } as AuditHead;
+    const change = isAuditedChange(head as Pick<AuditEntry, "action" | "outcome">);
+    byId.set(value["id"], lines.length);
+    lines.push({
+      ...head,
+      id: value["id"],
+      start: index.size + start,
+      end: size,
+      at: Date.parse(value["at"]),
+      commit: typeof value["commit"] === "number" ? value["commit"] : 0,
+      change,
+      rank: change ? changes++ : attempts++,
+    });
+  }
+  return { file, mtimeMs, size, lines, byId, changes, attempts };
+};
+
+/** Where the first line of `index` whose id is greater than `after` is (ids grow along the file). */
+const firstAfter = (index: TrailIndex, after: string): number => {
+  let [low, high] = [0, index.lines.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((index.lines[middle] as IndexedLine).id <= after) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+};
+
+// How many decoded entries a log keeps for the pages that follow: replays that start together and drift apart still share.
+const DECODED_KEPT = 10_000;
 
 // How often a log with subscribers looks for entries other processes appended (the events' promise is a second).
 const WATCH_INTERVAL_MS = 250;
@@ -237,6 +323,8 @@ export const createLowdbAuditLog = ({
   entry(id: string): Promise<AuditEntry | undefined>;
   /** Makes the file's end sound now (at a start); a failure is left to `journal.ready` to report. */
   repair(): Promise<void>;
+  /** How many bytes of the file this log has read so far (what its tests count). */
+  bytesRead(): number;
   close(): Promise<void>;
 } => {
   const path = join(dataDir, AUDIT_FILE);
@@ -251,10 +339,13 @@ export const createLowdbAuditLog = ({
   // Where the outbox was last read up to: the file, the byte after the line of the entry that is the cursor.
   let outboxRead: { readonly file: string; readonly end: number; readonly cursor: string | null } | undefined;
 
+  // Bytes of the file read by this log, whole reads and pages alike (its tests count them).
+  let bytesRead = 0;
   const readTrail = async (): Promise<ReadTrail> => {
     const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) =>
       error.code === "ENOENT" ? Buffer.alloc(0) : Promise.reject(error),
     );
+    bytesRead += bytes.length;
     const trail = parse(bytes);
     const { damaged } = trail;
     const found =
@@ -268,6 +359,136 @@ export const createLowdbAuditLog = ({
     return trail;
   };
   const read = async (): Promise<AuditEntry[]> => (await readTrail()).entries;
+
+  /** `length` bytes of the file from `position` (fewer at its end). */
+  const readAt = async (handle: FileHandle, position: number, length: number): Promise<Buffer> => {
+    const bytes = Buffer.alloc(Math.max(0, length));
+    const { bytesRead: read } = await handle.read(bytes, 0, bytes.length, position);
+    bytesRead += read;
+    return bytes.subarray(0, read);
+  };
+
+  // The entries pages decoded last, by id (oldest first): replays of the same stretch (readers reconnecting after an
+  // outage) share them, and so share the events made of them and their frames, instead of one copy per reader.
+  const decodedLately = new Map<string, AuditEntry>();
+  // The index of the file as last read: pages seek with it, reading only the lines they hand out.
+  let index = emptyIndex();
+  /**
+   * The index brought up to the file as it is now: the lines appended since it was read are read (once), and the
+   * whole file again only after a rewrite, or a cut that took the last line it knew.
+   */
+  const currentIndex = async (handle: FileHandle): Promise<TrailIndex> => {
+    const { ino, birthtimeMs, size, mtimeMs } = await handle.stat();
+    const file = `${ino}:${birthtimeMs}`; // inodes are reused
+    if (index.file === file && index.size === size && index.mtimeMs === mtimeMs) return index;
+    const last = index.lines.at(-1);
+    const grown =
+      index.file === file &&
+      size >= index.size &&
+      (last === undefined || (await entriesAt(handle, [last]))?.[0] !== undefined);
+    const from = grown ? index : emptyIndex();
+    index = extendIndex(from, await readAt(handle, from.size, size - from.size), file, mtimeMs);
+    return index;
+  };
+  /**
+   * The entries of `lines` (in the file's order) read from the file, adjacent ones in one read; undefined when one
+   * is not where the index says (the file changed under it). A line that is no entry (damaged) is left out.
+   */
+  const entriesAt = async (handle: FileHandle, wanted: readonly IndexedLine[]): Promise<AuditEntry[] | undefined> => {
+    // Taken now: other pages may push them out of the cache while this one reads.
+    const read = new Map<string, AuditEntry>();
+    for (const line of wanted) {
+      const known = decodedLately.get(line.id);
+      if (known !== undefined) read.set(line.id, known);
+    }
+    const lines = wanted.filter((line) => !read.has(line.id));
+    for (let first = 0; first < lines.length;) {
+      let last = first;
+      while (last + 1 < lines.length && (lines[last + 1] as IndexedLine).start === (lines[last] as IndexedLine).end)
+        last += 1;
+      const from = (lines[first] as IndexedLine).start;
+      const bytes = await readAt(handle, from, (lines[last] as IndexedLine).end - from);
+      for (const line of lines.slice(first, last + 1)) {
+        const json = decodeLine(bytes.toString("utf8", line.start - from, line.end - 1 - from));
+        if (E.isLeft(json) || (json.right as { id?: unknown } | null)?.id !== line.id) return undefined;
+        const decoded = AuditLine.decode(json.right);
+        if (E.isRight(decoded)) read.set(line.id, decoded.right as AuditEntry);
+      }
+      first = last + 1;
+    }
+    for (const [id, entry] of read) {
+      decodedLately.delete(id);
+      decodedLately.set(id, entry);
+      if (decodedLately.size > DECODED_KEPT) decodedLately.delete(decodedLately.keys().next().value as string);
+    }
+    return wanted.flatMap((line) => read.get(line.id) ?? []);
+  };
+  /** A page of `trail` after `after` (see AuditLog.listAfter); undefined when a line is not where the index says. */
+  const pageOf = async (
+    handle: FileHandle,
+    trail: TrailIndex,
+    after: string | null,
+    limit: number,
+    select: (head: AuditHead) => boolean,
+  ): Promise<AuditPageAfter | undefined> => {
+    const oldest = Date.now() - retention.maxAgeMs;
+    const kept = (line: IndexedLine) =>
+      line.at >= oldest &&
+      (line.change
+        ? trail.changes - line.rank <= retention.maxEntries
+        : trail.attempts - line.rank <= retention.maxAttempts);
+    const position = after === null ? undefined : trail.byId.get(after);
+    const read: IndexedLine[] = [];
+    const chosen: IndexedLine[] = [];
+    let committed: number | undefined;
+    for (
+      let at = after === null ? 0 : position === undefined ? firstAfter(trail, after) : position + 1;
+      at < trail.lines.length && read.length < limit;
+      at += 1
+    ) {
+      const line = trail.lines[at] as IndexedLine;
+      if (!kept(line)) continue;
+      // A change whose version connections.json does not hold (yet, or ever) is not there: heard once it lands.
+      if (line.commit > 0 && line.commit > (committed ??= await committedVersion())) continue;
+      read.push(line);
+      if (select(line)) chosen.push(line);
+    }
+    const entries = await entriesAt(handle, chosen);
+    return entries === undefined
+      ? undefined
+      : { entries, next: read.length < limit ? null : (read.at(-1)?.id ?? null) };
+  };
+  /** The index of the file as it is now (empty without a file). */
+  const indexNow = async (): Promise<TrailIndex> => {
+    const handle = await open(path, "r").catch((error: NodeJS.ErrnoException) =>
+      error.code === "ENOENT" ? undefined : Promise.reject(error),
+    );
+    if (handle === undefined) return emptyIndex();
+    try {
+      return await currentIndex(handle);
+    } finally {
+      await handle.close();
+    }
+  };
+  const listAfter = async (
+    after: string | null,
+    limit: number,
+    select: (head: AuditHead) => boolean = () => true,
+  ): Promise<AuditPageAfter> => {
+    const handle = await open(path, "r").catch((error: NodeJS.ErrnoException) =>
+      error.code === "ENOENT" ? undefined : Promise.reject(error),
+    );
+    if (handle === undefined) return { entries: [], next: null };
+    try {
+      const page = await pageOf(handle, await currentIndex(handle), after, limit, select);
+      if (page !== undefined) return page;
+      // The file changed under the index (a line rewritten in place): read it whole again, once.
+      index = emptyIndex();
+      return (await pageOf(handle, await currentIndex(handle), after, limit, select)) ?? { entries: [], next: null };
+    } finally {
+      await handle.close();
+    }
+  };
 
   /**
    * Subscribers hear this process's entries once durable (a change's once it landed), and, by a look at the
@@ -297,18 +518,36 @@ export const createLowdbAuditLog = ({
     )
       return;
     watched = seen;
-    const { entries, commits } = await readTrail();
-    const committed = commits.size === 0 ? 0 : await committedVersion();
-    awaitingCommit = false;
-    const inFile = new Set<string>();
-    for (const entry of [...entries].sort((a, b) => (a.id < b.id ? -1 : 1))) {
-      inFile.add(entry.id);
-      if (told.has(entry.id)) continue;
-      if ((commits.get(entry.id) ?? 0) > committed) awaitingCommit = true;
-      else tell(entry);
+    // From the index: only what was appended since it was read is read, and only the entries not told are decoded.
+    const handle = await open(path, "r").catch((error: NodeJS.ErrnoException) =>
+      error.code === "ENOENT" ? undefined : Promise.reject(error),
+    );
+    try {
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const trail = handle === undefined ? emptyIndex() : await currentIndex(handle);
+        let committed: number | undefined;
+        let waiting = false;
+        const due: IndexedLine[] = [];
+        for (const line of trail.lines) {
+          if (told.has(line.id)) continue;
+          if (line.commit > 0 && line.commit > (committed ??= await committedVersion())) waiting = true;
+          else due.push(line);
+        }
+        const entries = handle === undefined ? [] : await entriesAt(handle, due);
+        // The file changed under the index (a line rewritten in place): read it whole again, once.
+        if (entries === undefined) {
+          index = emptyIndex();
+          continue;
+        }
+        awaitingCommit = waiting;
+        for (const entry of entries.sort((a, b) => (a.id < b.id ? -1 : 1))) if (!told.has(entry.id)) tell(entry);
+        // What the file no longer holds (pruned) is never seen again: forgotten, so `told` stays as small as the trail.
+        for (const id of told) if (!trail.byId.has(id) && !mine.has(id)) told.delete(id);
+        return;
+      }
+    } finally {
+      await handle?.close();
     }
-    // What the file no longer holds (pruned) is never seen again: forgotten, so `told` stays as small as the trail.
-    for (const id of told) if (!inFile.has(id) && !mine.has(id)) told.delete(id);
   };
   const ownAppend = (entries: readonly AuditEntry[]) => {
     for (const entry of entries) {
@@ -325,9 +564,9 @@ export const createLowdbAuditLog = ({
   const startWatching = async (): Promise<void> => {
     if (watching) return;
     watching = true;
-    // Everything already in the file is the past: a subscriber hears what is appended from now on.
-    const { entries } = await readTrail();
-    for (const entry of entries) told.add(entry.id);
+    // Everything already in the file is the past: a subscriber hears what is appended from now on. Known from the
+    // index (only what was appended since it was read is read), not by decoding the whole trail at every first stream.
+    for (const line of (await indexNow()).lines) told.add(line.id);
     const current = await stat(path).catch(() => undefined);
     watched = current === undefined ? undefined : { ino: current.ino, size: current.size, mtimeMs: current.mtimeMs };
     let looking = false;
@@ -549,8 +788,9 @@ export const createLowdbAuditLog = ({
     entry: async (id) => (await read()).find((entry) => entry.id === id),
     list: (query) => () =>
       read().then((entries) => E.right(selectAuditPage(entries, query, retention)), failure("reading")),
-    listAfter: (after, limit) => () =>
-      read().then((entries) => E.right(selectAuditAfter(entries, after, limit, retention)), failure("reading")),
+    listAfter: (after, limit, select) => () =>
+      listAfter(after, limit, select).then((page) => E.right(page), failure("reading")),
+    bytesRead: () => bytesRead,
     subscribe: (listener) => () =>
       startWatching().then(() => {
         const remove = listeners.add(listener);

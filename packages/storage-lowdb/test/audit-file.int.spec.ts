@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_AUDIT_RETENTION } from "@sdwan-connections/core";
+import { DEFAULT_AUDIT_RETENTION, type Alias, type AuditEntry } from "@sdwan-connections/core";
 import { describeAuditLogContract } from "@sdwan-connections/core/contract";
 import { anAuditEntry, expectRight } from "@sdwan-connections/core/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { AUDIT_FILE, createLowdbAuditLog } from "../src/audit-file.js";
 
 let dataDir = "";
@@ -95,5 +95,63 @@ describe("audit.jsonl", () => {
     await expectRight(log.record(newest));
     const lines = (await readFile(path, "utf8")).trim().split("\n");
     expect(lines.map((text) => (JSON.parse(text) as { id: string }).id)).toEqual([old[2]?.id, newest.id]);
+  });
+
+  it("replays from a cursor by seeking (issue 40): bytes read grow with the page handed out, never with the trail", async () => {
+    const directory = await newDataDir();
+    const base = Date.now() - 60 * 60_000;
+    const entries: AuditEntry[] = Array.from({ length: 20_000 }, (_, i) =>
+      anAuditEntry({ at: new Date(base + i), action: "add", alias: `c${i % 100}` as Alias }),
+    );
+    const lineOf = (entry: AuditEntry) => `${JSON.stringify({ ...entry, at: entry.at.toISOString() })}\n`;
+    await writeFile(join(directory, AUDIT_FILE), entries.map(lineOf).join(""), { mode: 0o600 });
+    const fileSize = (await stat(join(directory, AUDIT_FILE))).size;
+    const log = createLowdbAuditLog({
+      dataDir: directory,
+      retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 100_000 },
+    });
+    opened.push(log);
+    const lineBytes = Buffer.byteLength(lineOf(entries[0] as AuditEntry));
+    const readFor = async (after: string, limit: number, select?: (head: { alias: string | null }) => boolean) => {
+      const before = log.bytesRead();
+      const page = await expectRight(log.listAfter(after, limit, select));
+      return { page, bytes: log.bytesRead() - before };
+    };
+    // The first page reads the file once, to index it.
+    const first = await readFor(entries[100]?.id as string, 10);
+    expect(first.page.entries).toEqual(entries.slice(101, 111));
+    expect(first.bytes).toBeLessThan(fileSize + 20 * lineBytes);
+    // Then each page costs its own lines (and a look at the index's last line), wherever it starts.
+    for (const start of [19_990, 10_000, 500, 15_000]) {
+      const { page, bytes } = await readFor(entries[start]?.id as string, 500);
+      expect(page.entries).toEqual(entries.slice(start + 1, start + 501));
+      expect(bytes, `page after ${start}`).toBeLessThanOrEqual((page.entries.length + 2) * lineBytes);
+    }
+    // Lines a selection refuses are never read: one alias in a hundred.
+    const selected = await readFor(entries[1_000]?.id as string, 5_000, (head) => head.alias === "c7");
+    expect(selected.page.entries).toEqual(entries.slice(1_001, 6_001).filter((entry) => entry.alias === "c7"));
+    expect(selected.bytes).toBeLessThanOrEqual((selected.page.entries.length + 2) * lineBytes);
+    // Entries appended since: only they are read into the index.
+    const later = Array.from({ length: 5 }, (_, i) => anAuditEntry({ at: new Date(Date.now() + i), action: "add" }));
+    for (const entry of later) await expectRight(log.record(entry));
+    const appended = await readFor(entries.at(-1)?.id as string, 500);
+    expect(appended.page.entries).toEqual(later);
+    expect(appended.bytes).toBeLessThanOrEqual(4 * 5 * lineBytes);
+    // A subscriber hears another process's appends by reading them, never the trail again.
+    const heard: AuditEntry[] = [];
+    const before = log.bytesRead();
+    const unsubscribe = await expectRight(log.subscribe((entry) => heard.push(entry)));
+    const other = createLowdbAuditLog({
+      dataDir: directory,
+      retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 100_000 },
+    });
+    opened.push(other);
+    const theirs = Array.from({ length: 5 }, (_, i) =>
+      anAuditEntry({ at: new Date(Date.now() + 10 + i), action: "add" }),
+    );
+    for (const entry of theirs) await expectRight(other.record(entry));
+    await vi.waitFor(() => expect(heard).toEqual(theirs), { timeout: 5_000, interval: 20 });
+    expect(log.bytesRead() - before).toBeLessThanOrEqual(20 * 5 * lineBytes);
+    unsubscribe();
   });
 });

@@ -15,7 +15,9 @@ import {
   storageFailure,
   toFieldErrors,
   type AuditEntry,
+  type AuditHead,
   type AuditLog,
+  type AuditPageAfter,
   type AuditRetention,
   type DomainError,
 } from "@sdwan-connections/core";
@@ -186,7 +188,7 @@ export const createPostgresAuditLog = ({
       // Best effort: what committed while the connection was down, from the newest entry told.
       onRestored: () =>
         void listAfter(lastTold, 10_000)().then((found) =>
-          E.isRight(found) ? tellAll(found.right) : reportFailure(found.left),
+          E.isRight(found) ? tellAll(found.right.entries) : reportFailure(found.left),
         ),
       onError,
     }).catch((error: unknown) => {
@@ -194,11 +196,27 @@ export const createPostgresAuditLog = ({
       throw error;
     }));
 
-  const listAfter = (after: string | null, limit: number) =>
-    readEntries(
-      "reading the audit trail",
-      `select ${COLUMNS} from audit_entries where at >= $1 and ($2::text is null or id > $2) order by id limit $3`,
-      [oldestKept(), after, limit],
+  // A page by id (the primary key's index): only the rows `select` keeps, asked of their raw columns, are decoded.
+  const listAfter = (
+    after: string | null,
+    limit: number,
+    select: (head: AuditHead) => boolean = () => true,
+  ): TE.TaskEither<DomainError, AuditPageAfter> =>
+    pipe(
+      query(
+        "reading the audit trail",
+        `select ${COLUMNS} from audit_entries where at >= $1 and ($2::text is null or id > $2) order by id limit $3`,
+        [oldestKept(), after, limit],
+      ),
+      TE.chainEitherK((rows) =>
+        pipe(
+          A.traverse(E.Applicative)(decodeRow)(rows.filter((row) => select(row as AuditHead))),
+          E.map((entries) => ({
+            entries,
+            next: rows.length < limit ? null : String((rows.at(-1) as { id: unknown }).id),
+          })),
+        ),
+      ),
     );
 
   return {

@@ -106,3 +106,29 @@ describe("reads of one webhook", () => {
     expect(before.filter((read) => read.lookup?.includes("webhook_id"))).toEqual([]);
   });
 });
+
+describe("a replay's page of the audit trail (issue 40)", () => {
+  it("seeks by id in the primary key's index: a page after a cursor costs its rows, not the trail's (40 000 entries)", async () => {
+    const audit = createPostgresAuditLog({ pool });
+    const first = anAuditEntry();
+    await expectRight(audit.record(first));
+    await pool.query(
+      `insert into audit_entries (id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail)
+         select to_char(now(), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '-' || lpad(to_hex(n), 10, '0'), now(), 'admin', null,
+                'add', 'c' || n, '{}', false, 'valid', 'succeeded', null, null
+           from generate_series(1, 40000) n`,
+    );
+    await pool.query("analyze audit_entries");
+    const sent = vi.spyOn(pool, "query");
+    const page = await expectRight(audit.listAfter(first.id, 100));
+    const statements = sent.mock.calls.map(([text, values]) => [text as string, (values ?? []) as unknown[]] as const);
+    sent.mockRestore();
+    await audit.close();
+    expect(page.entries).toHaveLength(100);
+    expect(statements).toHaveLength(1);
+    const [text, values] = statements[0] as readonly [string, unknown[]];
+    const reads = await readsOf(text, values);
+    expect(reads).toContainEqual(expect.objectContaining({ table: "audit_entries", scan: "Index Scan" }));
+    expect(reads.filter((read) => read.scan === "Seq Scan" || read.scan === "Sort")).toEqual([]);
+  });
+});

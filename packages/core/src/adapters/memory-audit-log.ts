@@ -29,7 +29,8 @@ export const createInMemoryAuditLog = (retention: AuditRetention = DEFAULT_AUDIT
       return E.right(undefined);
     },
     list: (query) => async () => E.right(selectAuditPage(entries, query, retention)),
-    listAfter: (after, limit) => async () => E.right(selectAuditAfter(entries, after, limit, retention)),
+    listAfter: (after, limit, select) => async () =>
+      E.right(selectAuditAfter(entries, after, limit, retention, select)),
     subscribe: (listener) => async () => E.right(listeners.add(listener)),
   };
 };

@@ -301,17 +301,37 @@ export const retainedAuditEntries = (
   selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention, now);
 
 /**
- * The entries `retention` keeps that were recorded after the entry `after` (every kept one when null), oldest
- * first, at most `limit`: for stores that hold the trail in memory.
+ * What a store keeps of an entry that a reader can be asked about before the rest is decoded: its alias, action and
+ * outcome as stored (text, not yet checked), so a reader refuses what it may not read without decoding it.
+ */
+export interface AuditHead {
+  readonly alias: string | null;
+  readonly action: string;
+  readonly outcome: string;
+}
+
+/** A page of the trail after a cursor (`AuditLog.listAfter`): the entries selected, and where to read on (null: the end). */
+export interface AuditPageAfter {
+  readonly entries: readonly AuditEntry[];
+  readonly next: string | null;
+}
+
+/**
+ * Of the entries `retention` keeps that were recorded after the entry `after` (every kept one when null), oldest
+ * first, the next `limit`: those `select` keeps, and the id to read on after (null when fewer were left): for stores
+ * that hold the trail in memory.
  */
 export const selectAuditAfter = (
   entries: readonly AuditEntry[],
   after: string | null,
   limit: number,
   retention: AuditRetention,
+  select: (head: AuditHead) => boolean = () => true,
   now = Date.now(),
-): readonly AuditEntry[] =>
-  [...retainedAuditEntries(entries, retention, now)]
+): AuditPageAfter => {
+  const read = [...retainedAuditEntries(entries, retention, now)]
     .reverse()
     .filter((entry) => after === null || entry.id > after)
     .slice(0, limit);
+  return { entries: read.filter(select), next: read.length < limit ? null : (read.at(-1)?.id ?? null) };
+};

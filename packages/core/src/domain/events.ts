@@ -3,7 +3,14 @@ import { globRegExp } from "./glob.js";
 import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
-import { AUDIT_ID, healthChangeOf, type AuditEntry, type HealthTransition } from "./audit.js";
+import {
+  AUDIT_ID,
+  healthChangeOf,
+  type AuditAction,
+  type AuditEntry,
+  type AuditHead,
+  type HealthTransition,
+} from "./audit.js";
 import { oneOf, toFieldErrors } from "./decode.js";
 import { invalidInput, type DomainError } from "./errors.js";
 import { HEALTH_STATES } from "./health.js";
@@ -100,6 +107,12 @@ const KEY_EXPIRY_TYPES = {
   "key-expiring": "connection.key.expiring",
   "key-expired": "connection.key.expired",
 } as const;
+// The type of the event each action that makes one makes (when it succeeded): what a stored entry is, undecoded.
+const EVENT_TYPE_OF: ReadonlyMap<string, EventType> = new Map<AuditAction, EventType>([
+  ...Object.entries(CHANGE_TYPES),
+  ["health-change", "connection.health.changed"],
+  ...Object.entries(KEY_EXPIRY_TYPES),
+] as [AuditAction, EventType][]);
 
 /**
  * The event an audit entry is, if any: a change that happened (add, update, delete), a health state change, or a
@@ -235,3 +248,20 @@ export const selectsEvent =
   (event: CloudEvent): boolean =>
     (query.types === undefined || query.types.some((type) => type.test(eventTypeOf(event)))) &&
     (query.alias === undefined || query.alias.test(event.subject));
+
+/**
+ * Whether a stored entry (its head, not yet decoded) is an event `query` selects for a reader that may read the
+ * aliases `readable` admits: asked first, so nothing else (the reader's glob included) is run on an alias it may not
+ * read. An entry it selects may still not be an event (a health change whose detail does not tell one).
+ */
+export const selectsStored =
+  (query: EventsQuery, readable: (alias: string) => boolean = () => true) =>
+  ({ alias, action, outcome }: AuditHead): boolean => {
+    if (alias === null || outcome !== "succeeded" || !readable(alias)) return false;
+    const type = EVENT_TYPE_OF.get(action);
+    return (
+      type !== undefined &&
+      (query.types === undefined || query.types.some((pattern) => pattern.test(type))) &&
+      (query.alias === undefined || query.alias.test(alias))
+    );
+  };

@@ -10,7 +10,7 @@ import type { DomainError } from "../domain/errors.js";
 import type { ConnectionHealth } from "../domain/health.js";
 import type { KeyRotationReport } from "../ports/connection-repository.js";
 import { createAuditTrail, type AuditedToken, type AuditPage, type TokenChange } from "./audit-trail.js";
-import { followEvents, type FeedItem } from "./event-feed.js";
+import { followEvents, type FeedDelivery, type FollowOptions } from "./event-feed.js";
 import { decodeEventsQuery } from "../domain/events.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
 import { createHealthMonitor, type HealthChange, type HealthMonitor } from "./health-monitor.js";
@@ -129,12 +129,15 @@ export interface ConnectionService {
    * Follows the event log for one reader, from a query given as text (`types`, `alias`, `lastEventId`): what
    * came after `lastEventId` (or a reset), then every new event, each handed to `deliver`. Answers the stop.
    * A follow that opened and then cannot go on (through a service: credentials no longer accepted) stops and
-   * tells `ended` why, once; the store's own feed never stops by itself, so it never calls it.
+   * tells `ended` why, once; the store's own feed never stops by itself, so it never calls it. `options`: what
+   * the reader may read, when it opened, and when it left (`FollowOptions`); a promise `deliver` answers while
+   * catching up is waited for.
    */
   followEvents(
     query: Readonly<Record<string, unknown>>,
-    deliver: (item: FeedItem) => void,
+    deliver: FeedDelivery,
     ended?: (error: DomainError) => void,
+    options?: FollowOptions,
   ): TE.TaskEither<DomainError, () => void>;
   /** Who may do what on which aliases (SPEC §11): grants kept in memory, their changes audited. */
   readonly grants: GrantService;
@@ -277,10 +280,10 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       counts: watch.counts,
     },
     listAudit: trail.list,
-    followEvents: (query, deliver) =>
+    followEvents: (query, deliver, _ended, options) =>
       pipe(
         TE.fromEither(decodeEventsQuery(query)),
-        TE.flatMap((decoded) => followEvents(audit)(decoded, deliver)),
+        TE.flatMap((decoded) => followEvents(audit)(decoded, deliver, options)),
       ),
     grants,
     dispose: async (): Promise<void> => {

@@ -153,10 +153,10 @@ describe("following events", () => {
   it("hands on the service's changes and a health change a validation finds, once, filtered", async () => {
     const { service, orchestrator } = createTestWorld();
     const items: FeedItem[] = [];
-    const stop = await expectRight(service.followEvents({}, (item) => items.push(item)));
+    const stop = await expectRight(service.followEvents({}, (item) => void items.push(item)));
     const healthOnly: FeedItem[] = [];
     const stopHealth = await expectRight(
-      service.followEvents({ types: "connection.health.*", alias: "L*" }, (item) => healthOnly.push(item)),
+      service.followEvents({ types: "connection.health.*", alias: "L*" }, (item) => void healthOnly.push(item)),
     );
     await expectRight(service.addConnection(body()));
     await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }));
@@ -203,7 +203,10 @@ describe("following events", () => {
     );
     for (const entry of entries.slice(0, 1100)) await expectRight(audit.record(entry));
     const items: FeedItem[] = [];
-    const following = followEvents(audit)(await query({ lastEventId: entries[50]?.id }), (item) => items.push(item))();
+    const following = followEvents(audit)(
+      await query({ lastEventId: entries[50]?.id }),
+      (item) => void items.push(item),
+    )();
     // Written while the replay runs: heard live, handed on after it, once.
     for (const entry of entries.slice(1100)) await expectRight(audit.record(entry));
     const stop = await following;
@@ -219,16 +222,76 @@ describe("following events", () => {
     );
     for (const entry of entries) await expectRight(audit.record(entry));
     const items: FeedItem[] = [];
-    await expectRight(followEvents(audit)(await query({ lastEventId: entries[0]?.id }), (item) => items.push(item)));
+    await expectRight(
+      followEvents(audit)(await query({ lastEventId: entries[0]?.id }), (item) => void items.push(item)),
+    );
     const later = anAuditEntry({ action: "delete" });
     await expectRight(audit.record(later));
     expect(items.map((item) => (item._tag === "reset" ? "reset" : item.event.id))).toEqual(["reset", later.id]);
     // Kept: replayed from there.
     const resumed: FeedItem[] = [];
-    await expectRight(followEvents(audit)(await query({ lastEventId: entries[2]?.id }), (item) => resumed.push(item)));
+    await expectRight(
+      followEvents(audit)(await query({ lastEventId: entries[2]?.id }), (item) => void resumed.push(item)),
+    );
     expect(resumed.map((item) => (item._tag === "event" ? item.event.id : "reset"))).toEqual([
       entries[3]?.id,
       later.id,
     ]);
+  });
+
+  it("replays a page at a time as the reader takes it, asks what the reader may read of each stored entry, and stops when the reader leaves (issue 36)", async () => {
+    const audit = createInMemoryAuditLog();
+    const entries = Array.from({ length: 1000 }, (_, i) =>
+      anAuditEntry({
+        at: new Date(Date.now() - 60_000 + i),
+        action: "add",
+        alias: (i % 2 === 0 ? `open-${i}` : `hidden-${i}`) as Alias,
+      }),
+    );
+    for (const entry of entries) await expectRight(audit.record(entry));
+    const pages: number[] = [];
+    const counted = {
+      ...audit,
+      listAfter: (...args: Parameters<typeof audit.listAfter>) => {
+        pages.push(pages.length);
+        return audit.listAfter(...args);
+      },
+    };
+    const asked: string[] = [];
+    const readable = (alias: string) => {
+      asked.push(alias);
+      return alias.startsWith("open-");
+    };
+    const items: FeedItem[] = [];
+    let release: () => void = () => undefined;
+    const left = new AbortController();
+    const following = followEvents(counted)(
+      await query({ lastEventId: entries[0]?.id, alias: "*-*" }),
+      (item) => {
+        items.push(item);
+        // The reader takes 10 items, then its socket is full: the feed waits for it.
+        if (items.length === 10) return new Promise<void>((resume) => (release = resume));
+      },
+      { readable, signal: left.signal },
+    )();
+    await tick();
+    await tick();
+    expect(items).toHaveLength(10);
+    // Waiting on the reader: one page read (and the look for the oldest entry), not the trail.
+    expect(pages).toHaveLength(2);
+    expect(eventsOf(items).map((event) => event.subject)).toEqual(
+      entries
+        .filter((entry, i) => i > 0 && i % 2 === 0)
+        .slice(0, 10)
+        .map((entry) => entry.alias),
+    );
+    // Every alias was asked of `readable` first; none hidden was handed on.
+    expect(asked).toContain("hidden-1");
+    left.abort();
+    release();
+    expect(E.isRight(await following)).toBe(true);
+    // Gone: nothing more was read or handed on.
+    expect(items).toHaveLength(10);
+    expect(pages).toHaveLength(2);
   });
 });

@@ -2,16 +2,38 @@ import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type * as TE from "fp-ts/lib/TaskEither.js";
-import type { AuditEntry } from "../domain/audit.js";
+import type { AuditEntry, AuditHead } from "../domain/audit.js";
 import type { DomainError } from "../domain/errors.js";
-import { eventOf, selectsEvent, type CloudEvent, type EventsQuery } from "../domain/events.js";
+import { eventOf, selectsEvent, selectsStored, type CloudEvent, type EventsQuery } from "../domain/events.js";
 import type { AuditLog } from "../ports/audit-log.js";
 
 /** What a feed hands its reader: an event, or `reset` when the reader's last event is older than what the trail keeps. */
 export type FeedItem = { readonly _tag: "event"; readonly event: CloudEvent } | { readonly _tag: "reset" };
 
+/**
+ * Hands an item to the reader. A promise answered while catching up is waited for before the next item is read
+ * (the reader's backpressure: a slow socket slows the replay, never fills memory); live items are never waited for.
+ */
+export type FeedDelivery = (item: FeedItem) => void | Promise<void>;
+
+export interface FollowOptions {
+  /**
+   * Whether the reader may read a connection's events (SPEC §11), asked of each entry's stored alias before
+   * anything else is done with it; asked again for every entry, so what it admits may narrow while the feed runs.
+   */
+  readonly readable?: (alias: string) => boolean;
+  /** Told once the feed is open (the query decoded, the log subscribed), before the catch-up: a stream's headers go then. */
+  readonly opened?: () => void;
+  /** Aborted when the reader is gone: the catch-up stops reading. */
+  readonly signal?: AbortSignal;
+}
+
 // Entries read per page while catching up.
-const REPLAY_PAGE = 500;
+const REPLAY_PAGE = 100;
+// A replayed entry recorded this long before the feed subscribed can no longer be heard live: the log tells an entry
+// within a second of its commit, and a commit follows its entry's time by far less. Past it, a late one is handed on
+// twice at worst (receivers dedupe on the id), while a replay of a long stretch keeps no id per entry.
+const HEARD_LATE_MS = 10_000;
 
 // A log tells every subscriber the same entry object: its event is made once, however many readers follow.
 const events = new WeakMap<AuditEntry, O.Option<CloudEvent>>();
@@ -23,33 +45,48 @@ const eventOfShared = (entry: AuditEntry): O.Option<CloudEvent> => {
 
 /**
  * Follows the event log (the audit trail) for one reader: the events after `query.lastEventId` first (or
- * `reset`, when that id is older than the oldest entry kept), then every new one as it is recorded, all
- * filtered by `query`. The new ones heard while catching up are held and handed on after it, those the
- * catch-up already handed left out: no gap and no repeat at the seam. Answers the stop.
+ * `reset`, when that id is older than the oldest entry kept), read a page at a time as the reader takes them,
+ * then every new one as it is recorded, all filtered by what the reader may read, then by `query`, each on the
+ * stored entry before it is decoded. The new ones heard while catching up are held and handed on after it, those
+ * the catch-up already handed left out: no gap and no repeat at the seam. Answers the stop.
  */
 export const followEvents =
   (audit: AuditLog) =>
-  (query: EventsQuery, deliver: (item: FeedItem) => void): TE.TaskEither<DomainError, () => void> =>
+  (
+    query: EventsQuery,
+    deliver: FeedDelivery,
+    { readable = () => true, opened, signal }: FollowOptions = {},
+  ): TE.TaskEither<DomainError, () => void> =>
   async () => {
-    const send = (entry: AuditEntry): void => {
+    // Read through the closure at every entry: a narrowed `readable` applies from the next one.
+    const selected = (head: AuditHead) => selectsStored(query, readable)(head);
+    const send = (entry: AuditEntry): void | Promise<void> => {
+      if (!selected(entry)) return;
       const event = pipe(eventOfShared(entry), O.filter(selectsEvent(query)));
-      if (O.isSome(event)) deliver({ _tag: "event", event: event.value });
+      return O.isSome(event) ? deliver({ _tag: "event", event: event.value }) : undefined;
     };
     let catchingUp = true;
-    const heard: AuditEntry[] = [];
-    const subscribed = await audit.subscribe((entry) => (catchingUp ? heard.push(entry) : send(entry)))();
-    if (E.isLeft(subscribed)) return subscribed;
+    // Heard while catching up and not replayed yet; and the replayed ones that may still be heard (recent ones only).
+    const heard = new Map<string, AuditEntry>();
     const replayed = new Set<string>();
-    const caughtUp = await catchUp(audit, query.lastEventId, deliver, (entry) => {
-      replayed.add(entry.id);
-      send(entry);
+    const subscribedAt = Date.now();
+    const subscribed = await audit.subscribe((entry) => {
+      if (catchingUp) heard.set(entry.id, entry);
+      else if (!replayed.delete(entry.id)) void send(entry);
+    })();
+    if (E.isLeft(subscribed)) return subscribed;
+    opened?.();
+    const caughtUp = await catchUp(audit, query.lastEventId, selected, deliver, signal, (entry) => {
+      if (!heard.delete(entry.id) && entry.at.getTime() >= subscribedAt - HEARD_LATE_MS) replayed.add(entry.id);
+      return send(entry);
     })();
     if (E.isLeft(caughtUp)) {
       subscribed.right();
       return caughtUp;
     }
     catchingUp = false;
-    for (const entry of heard) if (!replayed.has(entry.id)) send(entry);
+    for (const entry of heard.values()) if (!replayed.delete(entry.id)) void send(entry);
+    heard.clear();
     return E.right(subscribed.right);
   };
 
@@ -57,25 +94,31 @@ const catchUp =
   (
     audit: AuditLog,
     lastEventId: string | undefined,
-    deliver: (item: FeedItem) => void,
-    replay: (entry: AuditEntry) => void,
+    select: (head: AuditHead) => boolean,
+    deliver: FeedDelivery,
+    signal: AbortSignal | undefined,
+    replay: (entry: AuditEntry) => void | Promise<void>,
   ): TE.TaskEither<DomainError, void> =>
   async () => {
     if (lastEventId === undefined) return E.right(undefined);
     const oldest = await audit.listAfter(null, 1)();
     if (E.isLeft(oldest)) return oldest;
-    const oldestId = oldest.right[0]?.id;
+    const oldestId = oldest.right.entries[0]?.id;
     // Not kept and older than everything kept (or nothing kept at all): what followed it may be gone.
     if (oldestId === undefined || lastEventId < oldestId) {
-      deliver({ _tag: "reset" });
+      await deliver({ _tag: "reset" });
       return E.right(undefined);
     }
-    for (let after = lastEventId; ;) {
-      const page = await audit.listAfter(after, REPLAY_PAGE)();
+    const gone = () => signal?.aborted === true;
+    for (let after: string | null = lastEventId; after !== null && !gone();) {
+      const page = await audit.listAfter(after, REPLAY_PAGE, select)();
       if (E.isLeft(page)) return page;
-      page.right.forEach(replay);
-      const last = page.right.at(-1);
-      if (last === undefined || page.right.length < REPLAY_PAGE) return E.right(undefined);
-      after = last.id;
+      for (const entry of page.right.entries) {
+        if (gone()) break;
+        const taken = replay(entry);
+        if (taken !== undefined) await taken;
+      }
+      after = page.right.next;
     }
+    return E.right(undefined);
   };

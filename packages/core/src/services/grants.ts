@@ -19,6 +19,11 @@ export interface GrantService {
   add(body: unknown, by?: Actor): TE.TaskEither<DomainError, Grant | undefined>;
   /** Removes grant `id` as `by`: the grant removed, or undefined when there is none. */
   remove(id: string, by?: Actor): TE.TaskEither<DomainError, Grant | undefined>;
+  /**
+   * Calls `listener` after every change the store tells of (any instance's, within a second), once `list` no longer
+   * answers what it held before: what holds a decision open (an event stream) decides again. Returns the remover.
+   */
+  onChange(listener: () => void): () => void;
   /** Stops hearing the store's changes. */
   dispose(): void;
 }
@@ -34,10 +39,12 @@ export const createGrantService = ({ store, audited }: GrantServiceOptions): Gra
   let kept: readonly Grant[] | undefined;
   let changes = 0;
   let reading: Promise<readonly Grant[]> | undefined;
+  const listeners = new Set<() => void>();
   const unsubscribe = store.subscribe(() => {
     changes += 1;
     kept = undefined;
     reading = undefined;
+    for (const listener of listeners) listener();
   });
   const list = (): TE.TaskEither<DomainError, readonly Grant[]> =>
     kept !== undefined
@@ -84,6 +91,11 @@ export const createGrantService = ({ store, audited }: GrantServiceOptions): Gra
           removed === undefined ? TE.right(undefined) : TE.fromTask(() => audited(by, "grant-remove", removed)),
         ),
       ),
+    onChange: (listener) => {
+      const own = () => listener();
+      listeners.add(own);
+      return () => void listeners.delete(own);
+    },
     dispose: unsubscribe,
   };
 };

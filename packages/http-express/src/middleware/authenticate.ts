@@ -12,6 +12,32 @@ import { domainErrorToProblem, problem } from "../errors.js";
 import { sendProblem } from "../respond.js";
 import { clientOf } from "./request-context.js";
 
+/**
+ * How an open stream checks its request's credentials again (SPEC §11: a revoked or expired token ends its open
+ * streams within a second): the user they prove now, or undefined once they are refused. A check that cannot be
+ * made now (the store or the provider out of reach) keeps the user; Basic credentials keep it too (a change to the
+ * users file applies at the next request). Each check is served from the verifier's cache while it is fresh.
+ */
+export type Recheck = () => Promise<AuthenticatedUser | undefined>;
+
+/** The request's recheck, as `authenticate` left it (none without authentication). */
+export const recheckOf = (locals: Record<string, unknown>): Recheck | undefined =>
+  locals["recheck"] as Recheck | undefined;
+
+/** A token's recheck: its verifier's cached answer, else a new verification; only a refusal of the token itself ends it. */
+const recheckToken =
+  <R extends { readonly _tag: string }>(
+    user: AuthenticatedUser,
+    cached: () => AuthenticatedUser | undefined,
+    verify: () => TaskEither<R, AuthenticatedUser>,
+  ): Recheck =>
+  async () => {
+    const hit = cached();
+    if (hit !== undefined) return hit;
+    const verdict = await verify()();
+    return verdict._tag === "Right" ? verdict.right : verdict.left._tag === "InvalidToken" ? undefined : user;
+  };
+
 /** What checking new credentials ends in: the user they prove (or none), or a refusal before any check. */
 type Verdict =
   | { readonly user: AuthenticatedUser | undefined }
@@ -60,7 +86,13 @@ export const authenticate = ({
     );
   };
 
-  const admit = (req: Request, res: Response, next: NextFunction, user: AuthenticatedUser | undefined): void => {
+  const admit = (
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    user: AuthenticatedUser | undefined,
+    recheck: (user: AuthenticatedUser) => Recheck = (user) => async () => user,
+  ): void => {
     if (user === undefined) {
       unauthorized(
         req,
@@ -73,6 +105,7 @@ export const authenticate = ({
     }
     // What it may do is `authorize`'s to decide.
     res.locals["user"] = user;
+    res.locals["recheck"] = recheck(user);
     next();
   };
 
@@ -131,16 +164,18 @@ export const authenticate = ({
       : sendProblem(res, domainErrorToProblem(refusal.error));
 
   /** A token admitted from its verifier's cache without waiting, or once verified; refused as `refuse` says. */
-  const checkToken = <R>(
+  const checkToken = <R extends { readonly _tag: string }>(
     [req, res, next]: [Request, Response, NextFunction],
-    cached: AuthenticatedUser | undefined,
+    cached: () => AuthenticatedUser | undefined,
     verify: () => TaskEither<R, AuthenticatedUser>,
     refuse: (req: Request, res: Response, refusal: R) => void,
   ): void => {
-    if (cached !== undefined) return admit(req, res, next, cached);
+    const again = (user: AuthenticatedUser) => recheckToken(user, cached, verify);
+    const hit = cached();
+    if (hit !== undefined) return admit(req, res, next, hit, again);
     verify()()
       .then((verdict) =>
-        verdict._tag === "Right" ? admit(req, res, next, verdict.right) : refuse(req, res, verdict.left),
+        verdict._tag === "Right" ? admit(req, res, next, verdict.right, again) : refuse(req, res, verdict.left),
       )
       .catch(next);
   };
@@ -152,7 +187,7 @@ export const authenticate = ({
     if (serviceTokens !== undefined && isServiceToken(header)) {
       checkToken(
         [req, res, next],
-        serviceTokens.cached(header),
+        () => serviceTokens.cached(header),
         () => serviceTokens.verify(header),
         refuseServiceToken,
       );
@@ -162,7 +197,12 @@ export const authenticate = ({
     // The console's session tokens are the authenticator's, not the provider's.
     const token = bearer === undefined || isConsoleSession(header) ? undefined : parseBearer(header);
     if (bearer !== undefined && token !== undefined) {
-      checkToken([req, res, next], bearer.cached(token), () => bearer.verify(token), refuseToken);
+      checkToken(
+        [req, res, next],
+        () => bearer.cached(token),
+        () => bearer.verify(token),
+        refuseToken,
+      );
       return;
     }
     const credentials = parseBasic(header);

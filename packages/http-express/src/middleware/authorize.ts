@@ -5,6 +5,7 @@ import {
   decodeInput,
   notFound,
   type Access,
+  type Grant,
   type GrantService,
   type GrantVerb,
   type Principal,
@@ -34,6 +35,32 @@ export const accessOfRequest = (locals: Record<string, unknown>): Access | undef
 export const mayRead = (locals: Record<string, unknown>): ((alias: string) => boolean) => {
   const access = accessOfRequest(locals);
   return access === undefined ? () => true : (alias) => access.verbs(alias).includes("read");
+};
+
+/**
+ * What `user` may read now, decided as `authorize` decides it (SPEC §11): every alias with a role, else what its
+ * grants give; undefined when the grants cannot be read now. For what holds a decision open (an event stream).
+ */
+export const readableBy = ({ grants, groups }: Pick<AuthorizeOptions, "grants" | "groups">) => {
+  // Decided once per list of grants (the same array until they change) and principal: streams check every 500 ms.
+  const decided = new WeakMap<readonly Grant[], Map<string, (alias: string) => boolean>>();
+  return async (user: AuthenticatedUser): Promise<((alias: string) => boolean) | undefined> => {
+    if (user.role !== undefined) return () => true;
+    const listed = await grants.list()();
+    if (E.isLeft(listed)) return undefined;
+    const principal = principalOf(user, groups());
+    const key = `${principal.name} ${principal.groups.join(" ")}`;
+    const known = decided.get(listed.right) ?? new Map<string, (alias: string) => boolean>();
+    decided.set(listed.right, known);
+    const readable =
+      known.get(key) ??
+      (
+        (access) => (alias: string) =>
+          access.verbs(alias).includes("read")
+      )(accessOf(principal, listed.right));
+    known.set(key, readable);
+    return readable;
+  };
 };
 
 const decodedPath = (raw: string): string | undefined => {
