@@ -1,5 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
-import { globRegExp } from "./glob.js";
+import { compileGlob, type Glob } from "./glob.js";
 import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
@@ -147,26 +147,26 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
 
 /** Which events a reader wants: types (patterns, `*` any run of characters), aliases (a glob, any case), and where to resume. */
 export interface EventsQuery {
-  readonly types: readonly RegExp[] | undefined;
-  readonly alias: RegExp | undefined;
+  readonly types: readonly Glob[] | undefined;
+  readonly alias: Glob | undefined;
   /** The id of the last event the reader has: what came after it is replayed first. */
   readonly lastEventId: string | undefined;
 }
 
 /** Whether `pattern` (without the prefix, `*` any run of characters) names at least one known type. */
 export const isEventTypePattern = (pattern: string): boolean =>
-  /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => globRegExp(pattern).test(type));
+  /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => compileGlob(pattern).test(type));
 
 // A type pattern (with or without the prefix) that names at least one known type: a typo is refused, not silent.
-const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
+const TypesCodec = new t.Type<readonly Glob[], string, unknown>(
   "EventTypes",
-  (_input): _input is readonly RegExp[] => false,
+  (_input): _input is readonly Glob[] => false,
   (input, context) => {
     const patterns =
       typeof input === "string" ? input.split(",").map((pattern) => pattern.trim().replace(EVENT_TYPE_PREFIX, "")) : [];
     const valid = patterns.length > 0 && patterns.every(isEventTypePattern);
     return valid
-      ? t.success(patterns.map((pattern) => globRegExp(pattern)))
+      ? t.success(patterns.map((pattern) => compileGlob(pattern)))
       : t.failure(
           input,
           context,
@@ -175,12 +175,13 @@ const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
   },
   String,
 );
-const AliasGlobCodec = new t.Type<RegExp, string, unknown>(
+// Only ever decoded (its guard answers no), as TypesCodec.
+const AliasGlobCodec = new t.Type<Glob, string, unknown>(
   "AliasGlob",
-  (input): input is RegExp => input instanceof RegExp,
+  (_input): _input is Glob => false,
   (input, context) =>
     typeof input === "string" && /^[A-Za-z0-9._*-]{1,64}$/.test(input)
-      ? t.success(globRegExp(input, "i"))
+      ? t.success(compileGlob(input, { ignoreCase: true }))
       : t.failure(input, context, "must be an alias or a glob of one (`*` any run of characters)"),
   String,
 );

@@ -1,7 +1,46 @@
-const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+/** A compiled glob (`*` any run of characters, everything else itself), matching whole strings. */
+export interface Glob {
+  test(subject: string): boolean;
+}
 
-/** A glob (`*` any run of characters, everything else itself) as a regular expression's source, without anchors. */
-export const globSource = (glob: string): string => glob.split("*").map(escapeRegExp).join(".*");
+/**
+ * Whether `subject` holds the literal `segments` (a glob split at its stars) in order, the first at its start
+ * and the last at its end (when the glob has no star, `segments` is the glob alone). Greedy: each middle
+ * segment is taken at its leftmost place after the one before, which is always as good as any later place. No
+ * backtracking across stars: each segment scans the subject once, so at most `subject.length` times
+ * `segment.length` comparisons for each, O(n·m) in all, whatever the stars; `step` is told of each comparison.
+ */
+export const matchSegments = (segments: readonly string[], subject: string, step: () => void = () => {}): boolean => {
+  const equalAt = (segment: string, at: number): boolean => {
+    for (let index = 0; index < segment.length; index += 1) {
+      step();
+      if (subject.charCodeAt(at + index) !== segment.charCodeAt(index)) return false;
+    }
+    return true;
+  };
+  const first = segments[0] ?? "";
+  if (segments.length === 1) return subject.length === first.length && equalAt(first, 0);
+  const last = segments.at(-1) ?? "";
+  // The head and the tail are pinned; they may not overlap.
+  if (first.length + last.length > subject.length) return false;
+  if (!equalAt(first, 0) || !equalAt(last, subject.length - last.length)) return false;
+  let from = first.length;
+  const end = subject.length - last.length;
+  for (const segment of segments.slice(1, -1)) {
+    let at = from;
+    while (at + segment.length <= end && !equalAt(segment, at)) at += 1;
+    if (at + segment.length > end) return false;
+    from = at + segment.length;
+  }
+  return true;
+};
 
-/** A glob as a regular expression matching whole strings. */
-export const globRegExp = (glob: string, flags = ""): RegExp => new RegExp(`^${globSource(glob)}$`, flags);
+/**
+ * A glob, compiled once: `ignoreCase` matches as aliases are compared (lower case both sides). No regular
+ * expression is built from it, so no glob can make a match backtrack (issue 36: 31 stars cost what one does).
+ */
+export const compileGlob = (glob: string, { ignoreCase = false }: { readonly ignoreCase?: boolean } = {}): Glob => {
+  const fold = (text: string) => (ignoreCase ? text.toLowerCase() : text);
+  const segments = fold(glob).split("*");
+  return { test: (subject) => matchSegments(segments, fold(subject)) };
+};

@@ -14,7 +14,7 @@ import {
   isEventTypePattern,
   type CloudEvent,
 } from "./events.js";
-import { globRegExp } from "./glob.js";
+import { compileGlob } from "./glob.js";
 import { opennmsEvents } from "./opennms-event.js";
 
 export const WEBHOOK_KINDS = ["cloudevents", "opennms"] as const;
@@ -114,7 +114,7 @@ export const webhookSignature = (secret: string, id: string, timestamp: number, 
 export const webhookSelects =
   (webhook: Webhook) =>
   (event: CloudEvent): boolean =>
-    webhook.types.some((pattern) => globRegExp(pattern).test(eventTypeOf(event)));
+    webhook.types.some((pattern) => compileGlob(pattern).test(eventTypeOf(event)));
 
 /** The webhooks an audit entry is delivered to (its event, when it is one, to each enabled webhook wanting it). */
 export const webhooksFor = (entry: AuditEntry, webhooks: readonly Webhook[]): readonly Webhook[] =>
