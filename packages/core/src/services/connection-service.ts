@@ -118,8 +118,15 @@ export interface ConnectionService {
   readonly healthMonitor: HealthMonitor | undefined;
   /** The keys' expiry: `start()` (by whoever runs the service) scans the stored dates now and daily; `counts()` for /metrics. */
   readonly keyExpiryWatch: { start(): void; scanNow(): Promise<void>; counts(): KeyExpiryCounts };
-  /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
-  listAudit(query: Readonly<Record<string, unknown>>): TE.TaskEither<DomainError, AuditPage>;
+  /**
+   * A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). With
+   * `readable`, only the entries of connections it answers true for, the page filled to `limit` of them and its
+   * cursor derived from them alone (SPEC §11).
+   */
+  listAudit(
+    query: Readonly<Record<string, unknown>>,
+    readable?: (alias: string) => boolean,
+  ): TE.TaskEither<DomainError, AuditPage>;
   /**
    * Follows the event log for one reader, from a query given as text (`types`, `alias`, `lastEventId`): what
    * came after `lastEventId` (or a reset), then every new event, each handed to `deliver`. Answers the stop.
