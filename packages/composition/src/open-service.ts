@@ -110,7 +110,13 @@ export const openService =
       });
       metrics?.watchKeyExpiry(service.keyExpiryWatch.counts);
       opened.push(() => service.dispose());
-      const webhooks = openWebhooks(config, storage.right, overrides.clock ?? systemClock, logger);
+      const webhooks = openWebhooks(
+        config,
+        storage.right,
+        overrides.clock ?? systemClock,
+        logger,
+        service.recordWebhookChange,
+      );
       opened.push(webhooks.close);
       return E.right({ config, storage: storage.right, orchestrator: orchestrator.right, service, webhooks, close });
     } catch (error) {

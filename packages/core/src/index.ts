@@ -98,7 +98,7 @@ export {
 } from "./domain/opennms-event.js";
 export type { FeedItem } from "./services/event-feed.js";
 export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";
-export type { AuditedToken, AuditPage, TokenChange } from "./services/audit-trail.js";
+export type { AuditedToken, AuditPage, TokenChange, WebhookChange } from "./services/audit-trail.js";
 export {
   HEALTH_CHECK_OUTCOMES,
   HEALTH_HISTORY,

@@ -265,6 +265,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ) settled
       where d.seq = settled.seq and settled.position > 100`,
   },
+  {
+    // Webhooks' creations, deletions and disabling (a receiver's 410) are audited changes (SPEC §9), kept as tokens' are.
+    version: 15,
+    name: "webhook changes audited",
+    sql: `
+      alter table audit_entries drop column kind;
+      alter table audit_entries add column kind text generated always as (
+        case when outcome = 'succeeded' and action in ('add', 'update', 'delete', 'rotate-master-key', 'grant-add',
+          'grant-remove', 'token-create', 'token-renew', 'token-revoke', 'webhook-create', 'webhook-delete',
+          'webhook-disable')
+          then 'change' else 'attempt' end
+      ) stored;
+      create index audit_entries_by_kind on audit_entries (kind, id)`,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -16,7 +16,9 @@ import { CONNECTION_FIELDS } from "./requests.js";
  * a grant added or removed (`grant-add`, `grant-remove`: no alias, the grant in `detail`, e.g. `group:emea use emea-*`),
  * or a service token created, renewed or revoked (`token-create`, `token-renew`, `token-revoke`: no alias, the token's
  * name and role in `detail`, e.g. `token:ci viewer`, never its secret), or a service token nearing or past its
- * expiry (`token-expiring`, `token-expired`: attempts, no alias, the token's name and expiry in `detail`).
+ * expiry (`token-expiring`, `token-expired`: attempts, no alias, the token's name and expiry in `detail`), or a
+ * webhook created, deleted, or disabled by the relay when its receiver answered 410 (`webhook-create`,
+ * `webhook-delete`, `webhook-disable`: no alias, `webhookAuditDetail` in `detail`, never its secret nor credentials).
  */
 export const AUDIT_ACTIONS = [
   "add",
@@ -36,6 +38,9 @@ export const AUDIT_ACTIONS = [
   "token-revoke",
   "token-expiring",
   "token-expired",
+  "webhook-create",
+  "webhook-delete",
+  "webhook-disable",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -100,6 +105,9 @@ export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set([
   "token-create",
   "token-renew",
   "token-revoke",
+  "webhook-create",
+  "webhook-delete",
+  "webhook-disable",
 ]);
 
 /**

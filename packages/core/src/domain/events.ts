@@ -136,7 +136,11 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
     case "token-revoke":
     case "token-expiring":
     case "token-expired":
-      // A token's expiry is the admins' (the audit trail), not a connection's event: /events is read by every user.
+    case "webhook-create":
+    case "webhook-delete":
+    case "webhook-disable":
+      // Changes to no connection (grants, tokens, webhooks) and a token's expiry are the admins' (the audit trail), not
+      // a connection's events: /events is read by every user.
       return O.none;
     default: {
       const unmapped: never = action;

@@ -110,6 +110,14 @@ export const webhookSignature = (secret: string, id: string, timestamp: number, 
     .update(`${id}.${timestamp}.${body}`)
     .digest("base64")}`;
 
+/**
+ * How a webhook reads in the audit trail: `webhook:<id> <kind> <origin>`. The URL's origin only: its path or query
+ * may hold the receiver's own token (as chat services' hook URLs do), which the trail, read beyond `GET /webhooks`'s
+ * readers in logs and exports, must not keep.
+ */
+export const webhookAuditDetail = ({ id, kind, url }: Pick<Webhook, "id" | "kind" | "url">): string =>
+  `webhook:${id} ${kind} ${URL.parse(url)?.origin ?? "?"}`;
+
 /** The events a webhook wants. */
 export const webhookSelects =
   (webhook: Webhook) =>

@@ -19,6 +19,7 @@ import {
 import { AliasCodec, type Alias } from "../domain/codecs.js";
 import type { DomainError } from "../domain/errors.js";
 import { describeGrant, type Grant } from "../domain/grants.js";
+import { webhookAuditDetail, type Webhook } from "../domain/webhook.js";
 import { CHANGEABLE_FIELDS } from "../domain/requests.js";
 import type { AuditLog } from "../ports/audit-log.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -26,6 +27,9 @@ import type { HealthChange } from "./health-states.js";
 
 /** A service token's change (SPEC §11), audited as a change to no connection. */
 export type TokenChange = "token-create" | "token-renew" | "token-revoke";
+/** A webhook's change (SPEC §9), audited as a change to no connection. */
+export type WebhookChange = "webhook-create" | "webhook-delete" | "webhook-disable";
+
 /** What the trail says of a service token: never its secret. */
 export interface AuditedToken {
   readonly name: string;
@@ -277,6 +281,9 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     /** A service token created, renewed or revoked by `by`: a change, recorded before the answer, its name and role in `detail` (never its secret). */
     tokenChanged: (by: Actor | undefined, action: TokenChange, token: AuditedToken): Promise<void> =>
       changeOfNoConnection(by, action, `token:${token.name} ${token.role ?? "no-role"}`),
+    /** A webhook created, deleted or disabled by `by`: a change, recorded before the answer (never its secret nor credentials). */
+    webhookChanged: (by: Actor | undefined, action: WebhookChange, webhook: Webhook): Promise<void> =>
+      changeOfNoConnection(by, action, webhookAuditDetail(webhook)),
     /** A key nearing (`key-expiring`) or past (`key-expired`) its expiry, as the key-expiry watch found it. */
     keyExpiryWarned: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date): void => {
       const subject: Subject = { action, alias, fields: [], forced: false };

@@ -8,8 +8,15 @@ import type { ConnectionSummary } from "../domain/connection.js";
 import type { CustomerList } from "../domain/customer-list.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionHealth } from "../domain/health.js";
+import type { Webhook } from "../domain/webhook.js";
 import type { KeyRotationReport } from "../ports/connection-repository.js";
-import { createAuditTrail, type AuditedToken, type AuditPage, type TokenChange } from "./audit-trail.js";
+import {
+  createAuditTrail,
+  type AuditedToken,
+  type AuditPage,
+  type TokenChange,
+  type WebhookChange,
+} from "./audit-trail.js";
 import { followEvents, type FeedItem } from "./event-feed.js";
 import { decodeEventsQuery } from "../domain/events.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
@@ -105,6 +112,8 @@ export interface ConnectionService {
   recordForbiddenWrite(by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void>;
   /** Audits a service token created, renewed or revoked by `by` (the driver manages the tokens): a change, never the secret. */
   recordTokenChange(by: Actor, action: TokenChange, token: AuditedToken): Promise<void>;
+  /** Audits a webhook created, deleted or disabled (the composition opens the webhooks beside the service): a change, never its secret. */
+  recordWebhookChange(by: Actor | undefined, action: WebhookChange, webhook: Webhook): Promise<void>;
   deleteConnection(rawAlias: string, options?: DeleteConnectionOptions & By): TE.TaskEither<DomainError, void>;
   listPartnerCustomers(rawAlias: string): TE.TaskEither<DomainError, CustomerList>;
   rotateMasterKey(options?: By): TE.TaskEither<DomainError, KeyRotationReport>;
@@ -254,6 +263,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
       trail.forbidden(by, write),
     recordTokenChange: trail.tokenChanged,
+    recordWebhookChange: trail.webhookChanged,
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
     rotateMasterKey: (options: By = {}) =>

@@ -4,7 +4,7 @@ import { problem } from "../errors.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { withFlags } from "../middleware/query-flags.js";
-import { userOf } from "../middleware/request-context.js";
+import { actorOf, userOf } from "../middleware/request-context.js";
 import { respond, sendJson, sendProblem } from "../respond.js";
 
 /** Whether the user may manage webhooks (not a viewer); answers the 403 or 404 itself when not. */
@@ -31,7 +31,7 @@ const sendFound =
 
 /**
  * docs/interface.md "Webhooks" (SPEC §9), admins only: create (the secret shown once), list, get, delete, ping,
- * and a webhook's deliveries (status and latency of each attempt, never a body).
+ * and a webhook's deliveries (status and latency of each attempt, never a body). Creates and deletes are audited.
  */
 export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
   const router = Router({ caseSensitive: true, strict: false });
@@ -47,7 +47,7 @@ export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
       jsonBody,
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
-        await respond(res, webhooks.create(req.body), (created) => {
+        await respond(res, webhooks.create(req.body, actorOf(res.locals)), (created) => {
           // The secret is in this answer only: never cached.
           res.setHeader("Cache-Control", "no-store");
           sendJson(res, 201, created);
@@ -65,7 +65,7 @@ export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
     .delete(
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
-        await respond(res, webhooks.remove(id(req)), (removed) =>
+        await respond(res, webhooks.remove(id(req), actorOf(res.locals)), (removed) =>
           removed ? void res.status(204).end() : noSuchWebhook(res),
         );
       }),
