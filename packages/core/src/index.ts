@@ -17,6 +17,7 @@ export {
   type Alias,
   type OrchestratorUrl,
 } from "./domain/codecs.js";
+export { parseTime, parseTimeOrDate, timeText, writableTime } from "./domain/time.js";
 export type {
   Connection,
   ConnectionChange,

@@ -8,6 +8,7 @@ import { toFieldErrors } from "./decode.js";
 import { HEALTH_STATES, type HealthState } from "./health.js";
 import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
 import { CONNECTION_FIELDS } from "./requests.js";
+import { parseTimeOrDate } from "./time.js";
 
 /**
  * What an audit entry records: a write to the connections, a master-key rotation, a health state change found
@@ -221,12 +222,11 @@ const text = <A>(name: string, message: string, parse: (input: string) => A | un
     },
     String,
   );
-const SinceCodec = text("Since", "must be an ISO 8601 time, e.g. 2026-11-22T10:00:00Z", (input) => {
-  const time = /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(input)
-    ? new Date(input)
-    : undefined;
-  return time === undefined || Number.isNaN(time.getTime()) ? undefined : time;
-});
+const SinceCodec = text(
+  "Since",
+  "must be an RFC 3339 time or date, e.g. 2026-11-22T10:00:00Z or 2026-11-22",
+  parseTimeOrDate,
+);
 const LimitCodec = text("Limit", `must be a whole number from 1 to ${AUDIT_PAGE_MAX}`, (input) =>
   /^\d{1,4}$/.test(input) && Number(input) >= 1 && Number(input) <= AUDIT_PAGE_MAX ? Number(input) : undefined,
 );

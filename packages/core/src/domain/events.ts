@@ -1,3 +1,4 @@
+import { timeText } from "./time.js";
 import * as E from "fp-ts/lib/Either.js";
 import { compileGlob, type Glob } from "./glob.js";
 import * as O from "fp-ts/lib/Option.js";
@@ -83,7 +84,7 @@ const envelopeOf = (entry: AuditEntry & { readonly alias: string }) => ({
   id: entry.id,
   source: EVENT_SOURCE,
   subject: entry.alias,
-  time: entry.at.toISOString(),
+  time: timeText(entry.at),
   datacontenttype: "application/json" as const,
 });
 
@@ -116,14 +117,14 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
       return O.map(({ from, to, reason }: HealthTransition): CloudEvent => ({
         ...envelopeOf({ ...entry, alias }),
         type: `${EVENT_TYPE_PREFIX}connection.health.changed`,
-        data: { from, to, reason, checkedAt: entry.at.toISOString() },
+        data: { from, to, reason, checkedAt: timeText(entry.at) },
       }))(healthChangeOf(entry.detail));
     case "key-expiring":
     case "key-expired":
       return O.map(({ expiresAt, daysLeft, source }: KeyExpiryDetail): CloudEvent => ({
         ...envelopeOf({ ...entry, alias }),
         type: `${EVENT_TYPE_PREFIX}${KEY_EXPIRY_TYPES[action]}`,
-        data: { expiresAt: expiresAt.toISOString(), daysLeft, source },
+        data: { expiresAt: timeText(expiresAt), daysLeft, source },
       }))(O.fromNullable(parseKeyExpiryDetail(entry.detail)));
     case "dry-run":
     case "rotate-master-key":
