@@ -148,6 +148,17 @@ describe("grants (SPEC §11: Grants, Decisions)", () => {
     expect((await h.call("GET", GRANTS)).json()).toEqual([]);
   });
 
+  // Issue 36: a service token without a role was told it is in none of "the provider's groups".
+  it("tells a service token without a role why it has none in its own words, not the provider's", async () => {
+    await using h = await startHarness();
+    const token = await grantedToken(h, [{ pattern: "emea-*", verb: "read" }]);
+    const refused = await h.call("GET", `${BASE}/tokens`, token);
+    expect(refused.status).toBe(403);
+    expect(refused.json<{ detail: string }>().detail).toBe(
+      "This service token has no role (it was created without one): it may do only what its grants give.",
+    );
+  });
+
   // Issue 36: `GET /audit?alias=<hidden>&limit=1` had a cursor, an alias never used none; the cursors counted hidden changes.
   it("audit pages and cursors of a principal without a role tell a hidden alias from none in nothing", async () => {
     await using h = await startHarness();
