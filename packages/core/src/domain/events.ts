@@ -219,9 +219,14 @@ export const decodeEventsQuery = (input: Readonly<Record<string, unknown>>): E.E
   );
 };
 
-/** Whether `event` is one `query` selects. */
+/**
+ * Whether `event` is one `query` selects for a reader that may read the connections `readable` answers true for
+ * (every one when undefined). What it may read is decided first: a hidden connection's event never meets the
+ * reader's own globs, so their cost tells nothing of it (issue 36).
+ */
 export const selectsEvent =
-  (query: EventsQuery) =>
+  (query: EventsQuery, readable?: (alias: string) => boolean) =>
   (event: CloudEvent): boolean =>
+    (readable === undefined || readable(event.subject)) &&
     (query.types === undefined || query.types.some((type) => type.test(eventTypeOf(event)))) &&
     (query.alias === undefined || query.alias.test(event.subject));

@@ -146,6 +146,7 @@ export interface ConnectionService {
     query: Readonly<Record<string, unknown>>,
     deliver: (item: FeedItem) => void,
     ended?: (error: DomainError) => void,
+    readable?: (alias: string) => boolean,
   ): TE.TaskEither<DomainError, () => void>;
   /** Who may do what on which aliases (SPEC §11): grants kept in memory, their changes audited. */
   readonly grants: GrantService;
@@ -288,10 +289,10 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       counts: watch.counts,
     },
     listAudit: trail.list,
-    followEvents: (query, deliver) =>
+    followEvents: (query, deliver, _ended, readable) =>
       pipe(
         TE.fromEither(decodeEventsQuery(query)),
-        TE.flatMap((decoded) => followEvents(audit)(decoded, deliver)),
+        TE.flatMap((decoded) => followEvents(audit)(decoded, deliver, readable)),
       ),
     grants,
     dispose: async (): Promise<void> => {

@@ -24,15 +24,20 @@ const eventOfShared = (entry: AuditEntry): O.Option<CloudEvent> => {
 /**
  * Follows the event log (the audit trail) for one reader: the events after `query.lastEventId` first (or
  * `reset`, when that id is older than the oldest entry kept), then every new one as it is recorded, all
- * filtered by `query`. The new ones heard while catching up are held and handed on after it, those the
+ * filtered by what the reader may read (`readable`), then by `query`. The new ones heard while catching up are held and handed on after it, those the
  * catch-up already handed left out: no gap and no repeat at the seam. Answers the stop.
  */
 export const followEvents =
   (audit: AuditLog) =>
-  (query: EventsQuery, deliver: (item: FeedItem) => void): TE.TaskEither<DomainError, () => void> =>
+  (
+    query: EventsQuery,
+    deliver: (item: FeedItem) => void,
+    readable?: (alias: string) => boolean,
+  ): TE.TaskEither<DomainError, () => void> =>
   async () => {
+    const selects = selectsEvent(query, readable);
     const send = (entry: AuditEntry): void => {
-      const event = pipe(eventOfShared(entry), O.filter(selectsEvent(query)));
+      const event = pipe(eventOfShared(entry), O.filter(selects));
       if (O.isSome(event)) deliver({ _tag: "event", event: event.value });
     };
     let catchingUp = true;

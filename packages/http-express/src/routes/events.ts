@@ -98,11 +98,8 @@ export const eventsRoutes = (
       // What the feed hands on before the headers are out (its catch-up) waits for them.
       const held: FeedItem[] = [];
       let write: (item: FeedItem) => void = (item) => void held.push(item);
-      // Filtered by what the user may read (SPEC §11): a connection it may not read has no events for it.
-      const readable = mayRead(res.locals);
-      const followed = await service.followEvents(query, (item) => {
-        if (item._tag === "reset" || readable(item.event.subject)) write(item);
-      })();
+      // Filtered by what the user may read (SPEC §11), before its own globs: a connection it may not read has no events for it.
+      const followed = await service.followEvents(query, (item) => write(item), undefined, mayRead(res.locals))();
       if (followed._tag === "Left") {
         streams.delete(end);
         sendProblem(res, domainErrorToProblem(followed.left));
