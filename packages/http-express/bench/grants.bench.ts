@@ -2,7 +2,7 @@
  * `pnpm bench` (grants part): what deciding by grants costs on a long list. GET /connections over 10,000
  * connections by a principal without a role whose 20 grants (one per region pattern) let it read every one
  * of them, against an admin's same request, in one run: both answers hold the same 10,000 connections, so the
- * difference is the decision alone (the grants compiled once per request, one regular expression test per
+ * difference is the decision alone (the grants compiled once per request, one linear-time glob match per grant and
  * connection). Target ≤ 1.2× the admin's CPU time per request. Results go to docs/benchmarks.md (section "grants").
  */
 import { mkdtemp, rm } from "node:fs/promises";

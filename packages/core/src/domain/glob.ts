@@ -10,27 +10,32 @@ export interface Glob {
  * backtracking across stars: each segment scans the subject once, so at most `subject.length` times
  * `segment.length` comparisons for each, O(n·m) in all, whatever the stars; `step` is told of each comparison.
  */
-export const matchSegments = (segments: readonly string[], subject: string, step: () => void = () => {}): boolean => {
-  const equalAt = (segment: string, at: number): boolean => {
-    for (let index = 0; index < segment.length; index += 1) {
-      step();
-      if (subject.charCodeAt(at + index) !== segment.charCodeAt(index)) return false;
-    }
-    return true;
-  };
+export const matchSegments = (segments: readonly string[], subject: string, step: () => void = noStep): boolean => {
   const first = segments[0] ?? "";
-  if (segments.length === 1) return subject.length === first.length && equalAt(first, 0);
-  const last = segments.at(-1) ?? "";
+  if (segments.length === 1) return subject.length === first.length && equalAt(subject, first, 0, step);
+  const last = segments[segments.length - 1] ?? "";
   // The head and the tail are pinned; they may not overlap.
   if (first.length + last.length > subject.length) return false;
-  if (!equalAt(first, 0) || !equalAt(last, subject.length - last.length)) return false;
+  if (!equalAt(subject, first, 0, step) || !equalAt(subject, last, subject.length - last.length, step)) return false;
   let from = first.length;
   const end = subject.length - last.length;
-  for (const segment of segments.slice(1, -1)) {
+  for (let index = 1; index < segments.length - 1; index += 1) {
+    const segment = segments[index] ?? "";
     let at = from;
-    while (at + segment.length <= end && !equalAt(segment, at)) at += 1;
+    while (at + segment.length <= end && !equalAt(subject, segment, at, step)) at += 1;
     if (at + segment.length > end) return false;
     from = at + segment.length;
+  }
+  return true;
+};
+
+const noStep = (): void => {};
+
+/** Whether `segment` is in `subject` at `at`, one comparison (one `step`) per character compared. */
+const equalAt = (subject: string, segment: string, at: number, step: () => void): boolean => {
+  for (let index = 0; index < segment.length; index += 1) {
+    step();
+    if (subject.charCodeAt(at + index) !== segment.charCodeAt(index)) return false;
   }
   return true;
 };
@@ -40,7 +45,10 @@ export const matchSegments = (segments: readonly string[], subject: string, step
  * expression is built from it, so no glob can make a match backtrack (issue 36: 31 stars cost what one does).
  */
 export const compileGlob = (glob: string, { ignoreCase = false }: { readonly ignoreCase?: boolean } = {}): Glob => {
-  const fold = (text: string) => (ignoreCase ? text.toLowerCase() : text);
-  const segments = fold(glob).split("*");
-  return { test: (subject) => matchSegments(segments, fold(subject)) };
+  const segments = (ignoreCase ? glob.toLowerCase() : glob).split("*");
+  return {
+    test: ignoreCase
+      ? (subject) => matchSegments(segments, subject.toLowerCase())
+      : (subject) => matchSegments(segments, subject),
+  };
 };
