@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileGlob, matchSegments } from "./glob.js";
+import { compileGlob, compileGlobSet, matchSegments } from "./glob.js";
 
 // The reference: the definition, by plain recursion over both strings (exponential, so only for short inputs).
 const reference = (glob: string, subject: string): boolean => {
@@ -66,5 +66,18 @@ describe("compileGlob", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("compiles a set that matches when any of its globs does (property), ignoring case when asked", () => {
+    const text = fc.string({ unit: fc.constantFrom("a", "b", "*", "-"), maxLength: 6 });
+    const subject = fc.string({ unit: fc.constantFrom("a", "b", "-"), maxLength: 10 });
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 5 }), subject, (globs, candidate) => {
+        return compileGlobSet(globs).test(candidate) === globs.some((glob) => reference(glob, candidate));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(compileGlobSet(["R05-*", "lab"], { ignoreCase: true }).test("r05-Site")).toBe(true);
+    expect(compileGlobSet([]).test("")).toBe(false);
   });
 });

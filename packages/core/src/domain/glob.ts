@@ -52,3 +52,29 @@ export const compileGlob = (glob: string, { ignoreCase = false }: { readonly ign
       : (subject) => matchSegments(segments, subject),
   };
 };
+
+/**
+ * Globs compiled into one test, true when any of them matches: each is looked up by its head (the text before its
+ * first star), one lookup per distinct head length, then matched, so a subject meets only the globs whose head it
+ * starts with (20 grants `r00-*` … `r19-*`: one lookup and one match per alias, not 20). Linear still: a lookup
+ * and at most the matching globs' O(n·m) each.
+ */
+export const compileGlobSet = (
+  globs: readonly string[],
+  { ignoreCase = false }: { readonly ignoreCase?: boolean } = {},
+): Glob => {
+  const byHead = new Map<string, (readonly string[])[]>();
+  for (const glob of globs) {
+    const segments = (ignoreCase ? glob.toLowerCase() : glob).split("*");
+    const head = segments[0] ?? "";
+    byHead.set(head, [...(byHead.get(head) ?? []), segments]);
+  }
+  const headLengths = [...new Set([...byHead.keys()].map((head) => head.length))];
+  const test = (subject: string): boolean =>
+    headLengths.some(
+      (length) =>
+        length <= subject.length &&
+        (byHead.get(subject.slice(0, length))?.some((segments) => matchSegments(segments, subject)) ?? false),
+    );
+  return { test: ignoreCase ? (subject) => test(subject.toLowerCase()) : test };
+};

@@ -1,7 +1,7 @@
 import * as t from "io-ts";
 import { ALIAS_MAX_LENGTH, aliasKey, brandedString, type Branded } from "./codecs.js";
 import { strictObject } from "./decode.js";
-import { compileGlob, type Glob } from "./glob.js";
+import { compileGlob, compileGlobSet, type Glob } from "./glob.js";
 
 /** What a grant allows on the aliases it covers, each verb including the ones before it (SPEC §11). */
 export const GRANT_VERBS = ["read", "use", "manage"] as const;
@@ -82,25 +82,28 @@ export const subjectsOf = (principal: Principal): ReadonlySet<string> =>
   new Set([principal.name, ...principal.groups.map((group) => `group:${group}`)]);
 
 /**
- * What `principal` may do: its role, and the grants to it or to one of its groups, each pattern compiled once, so
- * a list of any length costs at most one match per alias and grant above the role (each linear in the alias).
+ * What `principal` may do: its role, and the grants to it or to one of its groups, their patterns compiled once per
+ * verb (`compileGlobSet`), so a list of any length costs an alias a lookup per verb above the role and a match of
+ * the patterns whose head it starts with (each linear in the alias).
  */
 export const accessOf = (principal: Principal, grants: readonly Grant[]): Access => {
   const subjects = subjectsOf(principal);
   const floor = principal.role === undefined ? 0 : ROLE_LEVEL[principal.role];
-  const patterns: readonly (readonly Glob[])[] = GRANT_VERBS.map((verb) =>
+  const patterns = GRANT_VERBS.map((verb) =>
     grants
       .filter((grant) => grant.verb === verb && subjects.has(grant.subject))
-      .map((grant) => compileGlob(aliasKey(grant.pattern))),
+      .map((grant) => aliasKey(grant.pattern)),
   );
-  const tests = patterns.map((globs, index) => (index + 1 <= floor ? [] : globs));
+  const tests: readonly (Glob | undefined)[] = patterns.map((globs, index) =>
+    index + 1 <= floor || globs.length === 0 ? undefined : compileGlobSet(globs),
+  );
   const grantedLevel = patterns.reduce((level, globs, index) => (globs.length > 0 ? index + 1 : level), 0);
   return {
     verbs: (alias) => {
       const key = aliasKey(alias);
       let level = floor;
       for (let index = tests.length - 1; index >= level; index -= 1) {
-        if (tests[index]?.some((glob) => glob.test(key)) === true) {
+        if (tests[index]?.test(key) === true) {
           level = index + 1;
           break;
         }
