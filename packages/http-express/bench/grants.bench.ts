@@ -103,7 +103,7 @@ const main = async (): Promise<void> => {
         `\`pnpm --filter @sdwan-connections/http-express bench\` (\`packages/http-express/bench/grants.bench.ts\`). ${await machineLine()}, load average ${loadavg()[0]?.toFixed(1)} at the end.`,
         `The service with the in-memory store and ${aliases.length} connections (${REGIONS} regions of ${PER_REGION}). The principal is a service`,
         `token without a role whose ${REGIONS} grants (\`r00-*\` … \`r19-*\`, read) cover every connection, so both answers are the same`,
-        "bytes and the difference is the decision: the grants compiled into one regular expression per verb once per request, then",
+        "bytes and the difference is the decision: the grants compiled into one glob set per verb once per request (no regular expression), then",
         `one test per connection. autocannon in a child process, 4 connections, ${DURATION_S} s per run, ${ROUNDS} interleaved rounds, medians;`,
         "the target is judged on the service's CPU time per request, which other load on the machine barely moves.",
         "",
