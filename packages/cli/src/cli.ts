@@ -429,7 +429,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const result = run.progress === undefined ? await work() : await withProgress(io.stderr, run.progress, work);
     if (E.isLeft(result)) {
       const code = exitCodeOf(result.left);
-      return fail(code, inCliWords(result.left, run), code === EXIT.usage ? hintFor(run) : undefined);
+      // What a context's service refused (its credentials, its rights) is not fixed by the command's options.
+      const aboutContext =
+        result.left._tag === "InvalidInput" && result.left.errors.every(({ field }) => field.startsWith("context '"));
+      return fail(code, inCliWords(result.left, run), code === EXIT.usage && !aboutContext ? hintFor(run) : undefined);
     }
     io.stdout.write(await render(result.right, format.right, io.stdout));
     return result.right.exitCode ?? EXIT.ok;

@@ -715,7 +715,7 @@ export const COMMANDS: readonly Command[] = [
     args: [],
     options: {
       alias: { type: "string", value: "alias", description: "only this connection's entries" },
-      since: { type: "string", value: "time", description: "only entries at or after this ISO 8601 time" },
+      since: { type: "string", value: "time", description: "only entries at or after this RFC 3339 time or date" },
       limit: { type: "string", value: "count", description: "at most this many entries (default 100)" },
       before: { type: "string", value: "id", description: "the page after the one whose `next` this is" },
       ...OUTPUT_OPTIONS,

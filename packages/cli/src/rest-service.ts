@@ -48,6 +48,7 @@ export type RemoteService = Omit<
   | "recordForbiddenWrite"
   | "recordTokenChange"
   | "recordWebhookRedelivery"
+  | "recordWebhookChange"
   | "healthMonitor"
   | "keyExpiryWatch"
 >;

@@ -262,6 +262,29 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     expect((await cli(dataDir, ["frobnicate"])).code).toBe(2);
   });
 
+  // Issue 36: a bad bearer token was answered "Valid HTTP Basic credentials are required." and sent to `--help`.
+  it.runIf(mode === "service")(
+    "a context whose token the service refuses is told so in the bearer scheme's words, with no --help hint",
+    async () => {
+      const configHome = await mkdtemp(join(tmpdir(), "sdwan-cli-config-"));
+      try {
+        await writeFile(join(configHome, "bad.token"), "not-a-service-token\n");
+        mkdirSync(join(configHome, "sdwan-connections"));
+        writeFileSync(
+          join(configHome, "sdwan-connections", "config.yaml"),
+          `current-context: bad\ncontexts:\n  - name: bad\n    server: ${service.url}\n    token-file: ${join(configHome, "bad.token")}\n`,
+        );
+        const refused = await cli(dataDir, ["list"], "", { XDG_CONFIG_HOME: configHome });
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toBe(
+          "sdwan-connections: context 'bad': the service refused the credentials (The bearer token was refused: it is not a service token (sdw_…), and no OpenID provider is configured.)\n",
+        );
+      } finally {
+        await rm(configHome, { recursive: true, force: true });
+      }
+    },
+  );
+
   it("validate exits 0 for a valid key, 5 for a refused one, 6 when the orchestrator cannot be asked", async () => {
     expect((await cli(dataDir, ["add", "stale-key", simulator.url, "--force"], "not-a-known-key")).code).toBe(0);
     expect((await cli(dataDir, ["add", "nobody-home", "http://127.0.0.1:9/", "--force"], PARTNER_KEY)).code).toBe(0);

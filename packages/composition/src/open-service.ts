@@ -117,7 +117,14 @@ export const openService =
       });
       metrics?.watchKeyExpiry(service.keyExpiryWatch.counts);
       opened.push(() => service.dispose());
-      const webhooks = openWebhooks(config, storage, overrides.clock ?? systemClock, logger, tracing);
+      const webhooks = openWebhooks(
+        config,
+        storage,
+        overrides.clock ?? systemClock,
+        logger,
+        service.recordWebhookChange,
+        tracing,
+      );
       opened.push(webhooks.close);
       return E.right({ config, storage, orchestrator: orchestrator.right, service, webhooks, close });
     } catch (error) {

@@ -1,3 +1,4 @@
+import { compileGlob } from "@sdwan-connections/core/glob";
 import type { Me, Verb } from "./api.js";
 
 /** The verbs in order, each including the ones before it (SPEC §11): read ⊂ use ⊂ manage. */
@@ -6,15 +7,8 @@ export const VERBS: readonly Verb[] = ["read", "use", "manage"];
 // SPEC §5 in these terms: an admin manages every connection, a viewer reads and uses every one.
 const ROLE_LEVEL = { admin: 3, viewer: 2 } as const;
 
-/** Whether an alias glob (`*` any run of characters) covers `alias`, ignoring case as aliases do. */
-const covers = (pattern: string, alias: string): boolean =>
-  new RegExp(
-    `^${pattern
-      .split("*")
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*")}$`,
-    "i",
-  ).test(alias);
+/** Whether an alias glob (`*` any run of characters) covers `alias`, ignoring case as aliases do (core's matcher). */
+const covers = (pattern: string, alias: string): boolean => compileGlob(pattern, { ignoreCase: true }).test(alias);
 
 /**
  * The verbs the signed-in principal has on `alias`: the union (allow only) of its role's and its grants' (core's

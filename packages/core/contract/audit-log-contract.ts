@@ -90,8 +90,19 @@ export const describeAuditLogContract = (name: string, options: AuditLogContract
           anAuditEntry({ at: minutesAgo(30 - i), action: i % 3 === 0 ? "add" : i % 3 === 1 ? "update" : "delete" }),
         ),
         anAuditEntry({ at: minutesAgo(4), action: "rotate-master-key", alias: null }),
-        // Changes to no connection (SPEC §11): grants and service tokens.
-        ...(["grant-add", "grant-remove", "token-create", "token-renew", "token-revoke"] as const).map((action, i) =>
+        // Changes to no connection (SPEC §11, §9): grants, service tokens and webhooks.
+        ...(
+          [
+            "grant-add",
+            "grant-remove",
+            "token-create",
+            "token-renew",
+            "token-revoke",
+            "webhook-create",
+            "webhook-delete",
+            "webhook-disable",
+          ] as const
+        ).map((action, i) =>
           anAuditEntry({ at: minutesAgo(3.9 - i / 10), action, alias: null, fields: [], validation: "not-asked" }),
         ),
       ];

@@ -17,6 +17,7 @@ export {
   type Alias,
   type OrchestratorUrl,
 } from "./domain/codecs.js";
+export { parseTime, parseTimeOrDate, timeText, writableTime } from "./domain/time.js";
 export type {
   Connection,
   ConnectionChange,
@@ -102,7 +103,7 @@ export {
 } from "./domain/opennms-event.js";
 export type { FeedDelivery, FeedItem, FollowOptions } from "./services/event-feed.js";
 export { createInMemoryAuditLog } from "./adapters/memory-audit-log.js";
-export type { AuditedToken, AuditPage, TokenChange } from "./services/audit-trail.js";
+export type { AuditedToken, AuditPage, TokenChange, WebhookChange } from "./services/audit-trail.js";
 export {
   HEALTH_CHECK_OUTCOMES,
   HEALTH_HISTORY,

@@ -2,7 +2,7 @@
  * `pnpm bench` (grants part): what deciding by grants costs on a long list. GET /connections over 10,000
  * connections by a principal without a role whose 20 grants (one per region pattern) let it read every one
  * of them, against an admin's same request, in one run: both answers hold the same 10,000 connections, so the
- * difference is the decision alone (the grants compiled once per request, one regular expression test per
+ * difference is the decision alone (the grants compiled once per request, one linear-time glob match per grant and
  * connection). Target ≤ 1.2× the admin's CPU time per request. Results go to docs/benchmarks.md (section "grants").
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -110,7 +110,7 @@ const main = async (): Promise<void> => {
         `\`pnpm --filter @sdwan-connections/http-express bench\` (\`packages/http-express/bench/grants.bench.ts\`). ${await machineLine()}, load average ${loadavg()[0]?.toFixed(1)} at the end.`,
         `The service with the in-memory store and ${aliases.length} connections (${REGIONS} regions of ${PER_REGION}). The principal is a service`,
         `token without a role whose ${REGIONS} grants (\`r00-*\` … \`r19-*\`, read) cover every connection, so both answers are the same`,
-        "bytes and the difference is the decision: the grants compiled into one regular expression per verb once per request, then",
+        "bytes and the difference is the decision: the grants compiled into one glob set per verb once per request (no regular expression), then",
         `one test per connection. autocannon in a child process, 4 connections, ${DURATION_S} s per run, ${ROUNDS} interleaved rounds, medians;`,
         "the target is judged on the service's CPU time per request, which other load on the machine barely moves.",
         "",

@@ -429,7 +429,8 @@ export const openApiDocument = {
             name: "since",
             in: "query",
             required: false,
-            description: "Only entries at or after this time (ISO 8601).",
+            description:
+              "Only entries at or after this time: RFC 3339, a date-time with an offset or a full date (its midnight UTC).",
             schema: { type: "string", format: "date-time" },
           },
           {

@@ -66,4 +66,51 @@ describe("grants on PostgreSQL (SPEC §11)", () => {
       await b.close();
     }
   });
+
+  // Issue 36: the audit page's cursor told a hidden alias from an unknown one; two instances share one trail.
+  it("two instances: audit pages and cursors of a principal without a role are the same, and tell nothing hidden", async () => {
+    const a = await instance();
+    const b = await instance();
+    try {
+      const [callA, callB] = [client(a.url), client(b.url)];
+      const add = async (call: typeof callA, alias: string) =>
+        expect((await call("POST", `${BASE}/connections?force=true`, { body: anAddBody({ alias }) })).status).toBe(200);
+      await add(callA, "team-1");
+      const made = await callA("POST", `${BASE}/tokens`, {
+        body: { name: "auditor", expiresInDays: 1, grants: [{ pattern: "team-*", verb: "read" }] },
+      });
+      const { token } = made.json<{ token: string }>();
+      // Hidden changes on both instances, before and after the one the token reads.
+      await add(callB, "other-1");
+      await add(callA, "team-2");
+      await Promise.all([add(callA, "other-2"), add(callB, "other-3")]);
+      const pagesOf = async (call: typeof callA) => {
+        const pages: { entries: { id: string; alias: string }[]; next: string | null }[] = [];
+        for (let before: string | null = ""; before !== null;) {
+          const answer = await call(
+            "GET",
+            `${BASE}/audit?limit=1${before === "" ? "" : `&before=${before}`}`,
+            bearer(token),
+          );
+          const page = answer.json<(typeof pages)[number]>();
+          pages.push(page);
+          before = page.next;
+        }
+        return pages;
+      };
+      const [pagesA, pagesB] = [await pagesOf(callA), await pagesOf(callB)];
+      expect(pagesA.map(({ entries }) => entries.map(({ alias }) => alias))).toEqual([["team-2"], ["team-1"], []]);
+      expect(pagesA.map(({ next }) => next)).toEqual([pagesA[0]?.entries[0]?.id, pagesA[1]?.entries[0]?.id, null]);
+      expect(pagesB).toEqual(pagesA);
+      for (const call of [callA, callB]) {
+        const hidden = await call("GET", `${BASE}/audit?alias=other-1&limit=1`, bearer(token));
+        const unknown = await call("GET", `${BASE}/audit?alias=never-was&limit=1`, bearer(token));
+        expect([hidden.status, hidden.json()]).toEqual([200, { entries: [], next: null }]);
+        expect(unknown.text).toBe(hidden.text);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

@@ -148,6 +148,40 @@ describe("grants (SPEC §11: Grants, Decisions)", () => {
     expect((await h.call("GET", GRANTS)).json()).toEqual([]);
   });
 
+  // Issue 36: a service token without a role was told it is in none of "the provider's groups".
+  it("tells a service token without a role why it has none in its own words, not the provider's", async () => {
+    await using h = await startHarness();
+    const token = await grantedToken(h, [{ pattern: "emea-*", verb: "read" }]);
+    const refused = await h.call("GET", `${BASE}/tokens`, token);
+    expect(refused.status).toBe(403);
+    expect(refused.json<{ detail: string }>().detail).toBe(
+      "This service token has no role (it was created without one): it may do only what its grants give.",
+    );
+  });
+
+  // Issue 36: `GET /audit?alias=<hidden>&limit=1` had a cursor, an alias never used none; the cursors counted hidden changes.
+  it("audit pages and cursors of a principal without a role tell a hidden alias from none in nothing", async () => {
+    await using h = await startHarness();
+    await addAll(h, ["emea-paris", "apac-tokyo"]);
+    const token = await grantedToken(h, [{ pattern: "emea-*", verb: "read" }]);
+    const page = async (query: string) => {
+      const answer = await h.call("GET", `${BASE}/audit?${query}`, token);
+      expect(answer.status, answer.text).toBe(200);
+      return answer;
+    };
+    const hidden = await page("alias=apac-tokyo&limit=1");
+    const unknown = await page("alias=never-was&limit=1");
+    expect(hidden.json()).toEqual({ entries: [], next: null });
+    expect(unknown.text).toBe(hidden.text);
+
+    // Hidden changes after the one it reads: the first page of one holds it, its cursor that entry's id, then the end.
+    for (const alias of ["apac-1", "apac-2", "apac-3"]) await addAll(h, [alias]);
+    const first = (await page("limit=1")).json<{ entries: { id: string; alias: string }[]; next: string | null }>();
+    expect(first.entries.map(({ alias }) => alias)).toEqual(["emea-paris"]);
+    expect(first.next).toBe(first.entries[0]?.id);
+    expect((await page(`limit=1&before=${first.next}`)).json()).toEqual({ entries: [], next: null });
+  });
+
   it("adds to the roles, never takes away: a viewer managing what a grant to one of its groups (SDWAN_GROUPS_FILE) covers", async () => {
     await using h = await startHarness();
     await writeFile(join(h.dir, "groups"), "# teams\nops: viewer, oidc:someone\n");

@@ -155,6 +155,19 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     expectRefusedToken(await h.call("GET", CONNECTIONS, bearer("not-a-jwt")), "not-a-jwt", /well-formed/);
   });
 
+  // Issue 36: an unknown critical header was reported as "algorithm not allowed".
+  it("refuses a token whose crit header names an extension it does not know, saying so", async () => {
+    await using h = await withProvider();
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const critical = await new SignJWT(claimsOf(provider.issuer))
+      .setProtectedHeader({ alg: "RS256", kid: provider.signingKid(), crit: ["x-unknown"], "x-unknown": true })
+      .setExpirationTime("5m")
+      .sign(privateKey, { crit: { "x-unknown": true } });
+    const reply = await h.call("GET", CONNECTIONS, bearer(critical));
+    expectRefusedToken(reply, critical, /crit header names an extension/);
+    expect(reply.json<{ detail: string }>().detail).not.toMatch(/algorithm/);
+  });
+
   it("accepts a token up to 30 s past its expiry, not after, and says it expired", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     await using h = await withProvider();
@@ -254,6 +267,15 @@ describe("bearer tokens from an OpenID provider (SPEC §11)", () => {
     const refused = await h.call("GET", CONNECTIONS, bearer(token));
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toBe('Basic realm="sdwan", charset="UTF-8"');
-    expect(refused.json<{ detail: string }>().detail).toBe("Valid HTTP Basic credentials are required.");
+    // Issue 36: it was told "Valid HTTP Basic credentials are required.": the words name the scheme it used.
+    expect(refused.json<{ detail: string }>().detail).toBe(
+      "The bearer token was refused: it is not a service token (sdw_…), and no OpenID provider is configured.",
+    );
+    const none = await h.call("GET", CONNECTIONS, { user: null });
+    expect(none.json<{ detail: string }>().detail).toBe(
+      "Credentials are required: HTTP Basic credentials or a service token (Bearer sdw_…).",
+    );
+    const basic = await h.call("GET", CONNECTIONS, { user: { name: ADMIN.name, password: "wrong" } });
+    expect(basic.json<{ detail: string }>().detail).toBe("Valid HTTP Basic credentials are required: these are not.");
   });
 });

@@ -251,6 +251,37 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     );
   });
 
+  // Issue 36: webhook creates and deletes left no audit entry, while tokens' and grants' did.
+  it("audits a webhook's create and delete as the admin's changes, naming its id, kind and origin, never a secret", async () => {
+    await using service = await startWiredService({ SDWAN_WEBHOOK_ALLOW_HTTP: "true" });
+    const call = client(service.url);
+    const created = await call("POST", WEBHOOKS, {
+      body: {
+        url: "http://127.0.0.1:9/opennms/rest/events?token=in-the-query",
+        kind: "opennms",
+        username: "nms-user",
+        password: "nms-password",
+      },
+    });
+    expect(created.status).toBe(201);
+    const { id, secret } = created.json<{ id: string; secret: string }>();
+    expect((await call("DELETE", `${WEBHOOKS}/${id}`)).status).toBe(204);
+    expect((await call("DELETE", `${WEBHOOKS}/${id}`)).status).toBe(404);
+    const audit = await call("GET", `${BASE}/audit?limit=10`);
+    const entries = audit.json<{ entries: { action: string; actor: string; alias: unknown; detail: string }[] }>()
+      .entries;
+    expect(entries.map(({ action, actor, alias, detail }) => ({ action, actor, alias, detail }))).toEqual(
+      ["webhook-delete", "webhook-create"].map((action) => ({
+        action,
+        actor: "admin",
+        alias: null,
+        detail: `webhook:${id} opennms http://127.0.0.1:9`,
+      })),
+    );
+    for (const secretPart of [secret, "nms-password", "nms-user", "in-the-query"])
+      expect(audit.text).not.toContain(secretPart);
+  });
+
   it("a receiver down for a while (answering 503), then back: every event delivered, in order", async () => {
     await using receiver = await startWebhookReceiver();
     await using service = await serviceTrusting(receiver.caCert, { SDWAN_WEBHOOK_RETRY_S: "1,1,1,1,1,1,1,1,1,1" });

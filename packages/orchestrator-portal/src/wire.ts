@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
-import type { ApiToken, Customer } from "@sdwan-connections/core";
+import { writableTime, type ApiToken, type Customer } from "@sdwan-connections/core";
 
 /**
  * The most bytes of an answer that are ever parsed into values at once (`JSON.parse`): a whole answer that is not a
@@ -33,7 +33,8 @@ export const toApiTokens = (answer: t.TypeOf<typeof ApiTokens>): readonly ApiTok
     const expiresAt = typeof expiration === "string" ? new Date(expiration) : undefined;
     return {
       tokenUuid,
-      expiresAt: expiresAt === undefined || Number.isNaN(expiresAt.getTime()) ? undefined : expiresAt,
+      // Beyond what RFC 3339 writes (year 9999), as no time: every time the service shows is RFC 3339.
+      expiresAt: expiresAt === undefined || Number.isNaN(expiresAt.getTime()) ? undefined : writableTime(expiresAt),
     };
   });
 

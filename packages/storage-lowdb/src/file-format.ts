@@ -2,6 +2,7 @@ import {
   AliasCodec,
   aliasKey,
   OrchestratorUrlCodec,
+  parseTime,
   strictObject,
   type Alias,
   type OrchestratorUrl,
@@ -146,9 +147,10 @@ const checked = <A>(name: string, is: (input: unknown) => input is A, message: s
   );
 
 const ISO_UTC_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+// Kept as text (the record's form), read by core's one time codec: RFC 3339, each field in range.
 const IsoTimeCodec = checked(
   "IsoTime",
-  (input): input is string => typeof input === "string" && ISO_UTC_TIME.test(input) && !Number.isNaN(Date.parse(input)),
+  (input): input is string => typeof input === "string" && ISO_UTC_TIME.test(input) && parseTime(input) !== undefined,
   "must be an ISO 8601 UTC time",
 );
 const VersionCodec = checked(

@@ -272,6 +272,20 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "audit entry orchestrator URLs",
     sql: `alter table audit_entries add column orchestrator_url text`,
   },
+  {
+    // Webhooks' creations, deletions and disabling (a receiver's 410) are audited changes (SPEC §9), kept as tokens' are.
+    version: 16,
+    name: "webhook changes audited",
+    sql: `
+      alter table audit_entries drop column kind;
+      alter table audit_entries add column kind text generated always as (
+        case when outcome = 'succeeded' and action in ('add', 'update', 'delete', 'rotate-master-key', 'grant-add',
+          'grant-remove', 'token-create', 'token-renew', 'token-revoke', 'webhook-create', 'webhook-delete',
+          'webhook-disable')
+          then 'change' else 'attempt' end
+      ) stored;
+      create index audit_entries_by_kind on audit_entries (kind, id)`,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -5,6 +5,7 @@ import {
   type Storage,
   type WebhookSender,
   type Webhooks,
+  type WebhooksOptions,
 } from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as E from "fp-ts/lib/Either.js";
@@ -24,6 +25,7 @@ export const openWebhooks = (
   storage: Storage,
   clock: Clock,
   logger: LogSink,
+  audited: NonNullable<WebhooksOptions["audited"]>,
   tracing?: Tracing,
 ): Webhooks & { close(): void } => {
   let loaded: ReturnType<typeof load> | undefined;
@@ -58,6 +60,7 @@ export const openWebhooks = (
       ),
     onAttempt: ({ webhookId, eventId, status, error, latencyMs }) =>
       logger.info({ webhookId, eventId, status, error, latencyMs }, "webhook delivery attempt"),
+    audited,
     onError: (error) => logger.warn({ problem: describeError(error) }, "webhook outbox not read or written"),
   });
   return { ...webhooks, close: () => void loaded?.then(({ sender: opened }) => opened.close()) };

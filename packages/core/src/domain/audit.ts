@@ -8,6 +8,7 @@ import { toFieldErrors } from "./decode.js";
 import { HEALTH_STATES, type HealthState } from "./health.js";
 import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
 import { CONNECTION_FIELDS } from "./requests.js";
+import { parseTimeOrDate } from "./time.js";
 
 /**
  * What an audit entry records: a write to the connections, a master-key rotation, a health state change found
@@ -16,8 +17,11 @@ import { CONNECTION_FIELDS } from "./requests.js";
  * a grant added or removed (`grant-add`, `grant-remove`: no alias, the grant in `detail`, e.g. `group:emea use emea-*`),
  * or a service token created, renewed or revoked (`token-create`, `token-renew`, `token-revoke`: no alias, the token's
  * name and role in `detail`, e.g. `token:ci viewer`, never its secret), or a service token nearing or past its
- * expiry (`token-expiring`, `token-expired`: attempts, no alias, the token's name and expiry in `detail`), or a webhook
- * delivery sent again (`webhook-redeliver`: an attempt, no alias, `webhook <id> delivery <id> event <id>` in `detail`).
+ * expiry (`token-expiring`, `token-expired`: attempts, no alias, the token's name and expiry in `detail`), a
+ * webhook created, deleted, or disabled by the relay when its receiver answered 410 (`webhook-create`,
+ * `webhook-delete`, `webhook-disable`: no alias, `webhookAuditDetail` in `detail`, never its secret nor credentials),
+ * or a webhook delivery sent again (`webhook-redeliver`: an attempt, no alias, `webhook <id> delivery <id> event <id>`
+ * in `detail`).
  */
 export const AUDIT_ACTIONS = [
   "add",
@@ -38,6 +42,9 @@ export const AUDIT_ACTIONS = [
   "token-expiring",
   "token-expired",
   "webhook-redeliver",
+  "webhook-create",
+  "webhook-delete",
+  "webhook-disable",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -108,6 +115,9 @@ export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set([
   "token-create",
   "token-renew",
   "token-revoke",
+  "webhook-create",
+  "webhook-delete",
+  "webhook-disable",
 ]);
 
 /**
@@ -227,12 +237,11 @@ const text = <A>(name: string, message: string, parse: (input: string) => A | un
     },
     String,
   );
-const SinceCodec = text("Since", "must be an ISO 8601 time, e.g. 2026-11-22T10:00:00Z", (input) => {
-  const time = /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(input)
-    ? new Date(input)
-    : undefined;
-  return time === undefined || Number.isNaN(time.getTime()) ? undefined : time;
-});
+const SinceCodec = text(
+  "Since",
+  "must be an RFC 3339 time or date, e.g. 2026-11-22T10:00:00Z or 2026-11-22",
+  parseTimeOrDate,
+);
 const LimitCodec = text("Limit", `must be a whole number from 1 to ${AUDIT_PAGE_MAX}`, (input) =>
   /^\d{1,4}$/.test(input) && Number(input) >= 1 && Number(input) <= AUDIT_PAGE_MAX ? Number(input) : undefined,
 );

@@ -1,5 +1,6 @@
+import { timeText } from "./time.js";
 import * as E from "fp-ts/lib/Either.js";
-import { globRegExp } from "./glob.js";
+import { compileGlob, type Glob } from "./glob.js";
 import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
@@ -98,7 +99,7 @@ const envelopeOf = (entry: AuditEntry & { readonly alias: string }) => ({
   id: entry.id,
   source: EVENT_SOURCE,
   subject: entry.alias,
-  time: entry.at.toISOString(),
+  time: timeText(entry.at),
   datacontenttype: "application/json" as const,
 });
 
@@ -144,14 +145,14 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
       return O.map(({ from, to, reason }: HealthTransition): CloudEvent => ({
         ...envelopeOf({ ...entry, alias }),
         type: `${EVENT_TYPE_PREFIX}connection.health.changed`,
-        data: { from, to, reason, checkedAt: entry.at.toISOString(), ...url },
+        data: { from, to, reason, checkedAt: timeText(entry.at), ...url },
       }))(healthChangeOf(entry.detail));
     case "key-expiring":
     case "key-expired":
       return O.map(({ expiresAt, daysLeft, source }: KeyExpiryDetail): CloudEvent => ({
         ...envelopeOf({ ...entry, alias }),
         type: `${EVENT_TYPE_PREFIX}${KEY_EXPIRY_TYPES[action]}`,
-        data: { expiresAt: expiresAt.toISOString(), daysLeft, source, ...url },
+        data: { expiresAt: timeText(expiresAt), daysLeft, source, ...url },
       }))(O.fromNullable(parseKeyExpiryDetail(entry.detail)));
     case "dry-run":
     case "rotate-master-key":
@@ -165,7 +166,11 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
     case "token-expiring":
     case "token-expired":
     case "webhook-redeliver":
-      // A token's expiry is the admins' (the audit trail), not a connection's event: /events is read by every user.
+    case "webhook-create":
+    case "webhook-delete":
+    case "webhook-disable":
+      // Changes to no connection (grants, tokens, webhooks) and a token's expiry are the admins' (the audit trail), not
+      // a connection's events: /events is read by every user.
       return O.none;
     default: {
       const unmapped: never = action;
@@ -176,26 +181,26 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
 
 /** Which events a reader wants: types (patterns, `*` any run of characters), aliases (a glob, any case), and where to resume. */
 export interface EventsQuery {
-  readonly types: readonly RegExp[] | undefined;
-  readonly alias: RegExp | undefined;
+  readonly types: readonly Glob[] | undefined;
+  readonly alias: Glob | undefined;
   /** The id of the last event the reader has: what came after it is replayed first. */
   readonly lastEventId: string | undefined;
 }
 
 /** Whether `pattern` (without the prefix, `*` any run of characters) names at least one known type. */
 export const isEventTypePattern = (pattern: string): boolean =>
-  /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => globRegExp(pattern).test(type));
+  /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => compileGlob(pattern).test(type));
 
 // A type pattern (with or without the prefix) that names at least one known type: a typo is refused, not silent.
-const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
+const TypesCodec = new t.Type<readonly Glob[], string, unknown>(
   "EventTypes",
-  (_input): _input is readonly RegExp[] => false,
+  (_input): _input is readonly Glob[] => false,
   (input, context) => {
     const patterns =
       typeof input === "string" ? input.split(",").map((pattern) => pattern.trim().replace(EVENT_TYPE_PREFIX, "")) : [];
     const valid = patterns.length > 0 && patterns.every(isEventTypePattern);
     return valid
-      ? t.success(patterns.map((pattern) => globRegExp(pattern)))
+      ? t.success(patterns.map((pattern) => compileGlob(pattern)))
       : t.failure(
           input,
           context,
@@ -204,12 +209,13 @@ const TypesCodec = new t.Type<readonly RegExp[], string, unknown>(
   },
   String,
 );
-const AliasGlobCodec = new t.Type<RegExp, string, unknown>(
+// Only ever decoded (its guard answers no), as TypesCodec.
+const AliasGlobCodec = new t.Type<Glob, string, unknown>(
   "AliasGlob",
-  (input): input is RegExp => input instanceof RegExp,
+  (_input): _input is Glob => false,
   (input, context) =>
     typeof input === "string" && /^[A-Za-z0-9._*-]{1,64}$/.test(input)
-      ? t.success(globRegExp(input, "i"))
+      ? t.success(compileGlob(input, { ignoreCase: true }))
       : t.failure(input, context, "must be an alias or a glob of one (`*` any run of characters)"),
   String,
 );
@@ -242,10 +248,15 @@ export const decodeEventsQuery = (input: Readonly<Record<string, unknown>>): E.E
   );
 };
 
-/** Whether `event` is one `query` selects. */
+/**
+ * Whether `event` is one `query` selects for a reader that may read the connections `readable` answers true for
+ * (every one when undefined). What it may read is decided first: a hidden connection's event never meets the
+ * reader's own globs, so their cost tells nothing of it (issue 36).
+ */
 export const selectsEvent =
-  (query: EventsQuery) =>
+  (query: EventsQuery, readable?: (alias: string) => boolean) =>
   (event: CloudEvent): boolean =>
+    (readable === undefined || readable(event.subject)) &&
     (query.types === undefined || query.types.some((type) => type.test(eventTypeOf(event)))) &&
     (query.alias === undefined || query.alias.test(event.subject));
 

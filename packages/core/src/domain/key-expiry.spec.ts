@@ -27,6 +27,8 @@ describe("a key's own expiry (JWT exp)", () => {
     ["a JWT without exp", aJwt({ sub: "x" })],
     ["a JWT whose exp is text", aJwt({ exp: "1800000000" })],
     ["a JWT whose exp is out of range", aJwt({ exp: 1e300 })],
+    // Issue 36: the largest time a Date holds was shown as `+275760-09-13T00:00:00.000Z`, which no RFC 3339 reader takes.
+    ["a JWT whose exp is past the year 9999", aJwt({ exp: 8.64e12 })],
     ["three parts that are not JSON", "abc.def.ghi"],
     ["a payload that is not an object", `${part({})}.${part([1])}.x`],
   ])("knows none for %s", (_, value) => {

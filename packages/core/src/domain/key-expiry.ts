@@ -1,6 +1,7 @@
 import * as t from "io-ts";
 import type { ApiKey } from "./api-key.js";
 import type { StoredConnection } from "./connection.js";
+import { parseTime, timeText, writableTime } from "./time.js";
 
 /**
  * Where a key's expiry comes from (docs/interface.md §10), in the order they win: the operator's
@@ -48,11 +49,15 @@ const claimsOf = (apiKey: ApiKey): t.TypeOf<typeof Claims> => {
   }
 };
 
-/** The expiry a key states itself, when it is a JWT with a finite numeric `exp` (seconds since the epoch): read, never verified. */
+/**
+ * The expiry a key states itself, when it is a JWT with a finite numeric `exp` (seconds since the epoch): read, never
+ * verified. An `exp` past the year 9999 (RFC 3339 cannot write it) is read as none: such a key states no expiry that
+ * matters, and every time the service shows is RFC 3339 (issue 36: 8.64e12 was shown as `+275760-…`).
+ */
 export const tokenExpiryOf = (apiKey: ApiKey): Date | undefined => {
   const { exp } = claimsOf(apiKey);
   const time = exp !== undefined && Number.isFinite(exp) ? new Date(exp * 1000) : undefined;
-  return time === undefined || Number.isNaN(time.getTime()) ? undefined : time;
+  return time === undefined || Number.isNaN(time.getTime()) ? undefined : writableTime(time);
 };
 
 /** The orchestrator's id of a key that is one of its API tokens (a JWT's `tokenUuid` claim): how its token list names it. */
@@ -88,7 +93,7 @@ export const dueThreshold = (expiresAt: Date, now: Date, thresholds: readonly nu
  * thresholds again; an update of the URL alone does not.
  */
 export const keyMark = (connection: Pick<StoredConnection, "apiKeySetAt">, expiry: KeyExpiry): string =>
-  `${connection.apiKeySetAt?.toISOString() ?? "undated"}/${expiry.expiresAt.toISOString()}`;
+  `${connection.apiKeySetAt ? timeText(connection.apiKeySetAt) : "undated"}/${timeText(expiry.expiresAt)}`;
 
 /** What a key-expiry audit entry's `detail` says, in one parseable form (`parseKeyExpiryDetail`). */
 export interface KeyExpiryDetail {
@@ -100,7 +105,7 @@ export interface KeyExpiryDetail {
 }
 
 export const keyExpiryDetail = ({ expiresAt, daysLeft: left, source, threshold }: KeyExpiryDetail): string =>
-  `expiresAt=${expiresAt.toISOString()} daysLeft=${left} source=${source} threshold=${threshold}`;
+  `expiresAt=${timeText(expiresAt)} daysLeft=${left} source=${source} threshold=${threshold}`;
 
 const DETAIL = /^expiresAt=(\S+) daysLeft=(-?\d+) source=(declared|token|orchestrator) threshold=(\d+)$/;
 
@@ -109,8 +114,8 @@ export const parseKeyExpiryDetail = (detail: string | null): KeyExpiryDetail | u
   const match = DETAIL.exec(detail ?? "");
   if (match === null) return undefined;
   const [, at = "", left = "", source = "", threshold = ""] = match;
-  const expiresAt = new Date(at);
-  return Number.isNaN(expiresAt.getTime())
+  const expiresAt = parseTime(at);
+  return expiresAt === undefined
     ? undefined
     : { expiresAt, daysLeft: Number(left), source: source as KeyExpirySource, threshold: Number(threshold) };
 };

@@ -14,7 +14,7 @@ import {
   isEventTypePattern,
   type CloudEvent,
 } from "./events.js";
-import { globRegExp } from "./glob.js";
+import { compileGlob } from "./glob.js";
 import { opennmsEvents, opennmsPing } from "./opennms-event.js";
 
 export const WEBHOOK_KINDS = ["cloudevents", "opennms"] as const;
@@ -150,11 +150,19 @@ export const webhookSignature = (secret: string, id: string, timestamp: number, 
     .update(`${id}.${timestamp}.${body}`)
     .digest("base64")}`;
 
+/**
+ * How a webhook reads in the audit trail: `webhook:<id> <kind> <origin>`. The URL's origin only: its path or query
+ * may hold the receiver's own token (as chat services' hook URLs do), which the trail, read beyond `GET /webhooks`'s
+ * readers in logs and exports, must not keep.
+ */
+export const webhookAuditDetail = ({ id, kind, url }: Pick<Webhook, "id" | "kind" | "url">): string =>
+  `webhook:${id} ${kind} ${URL.parse(url)?.origin ?? "?"}`;
+
 /** The events a webhook wants. */
 export const webhookSelects =
   (webhook: Webhook) =>
   (event: CloudEvent): boolean =>
-    webhook.types.some((pattern) => globRegExp(pattern).test(eventTypeOf(event)));
+    webhook.types.some((pattern) => compileGlob(pattern).test(eventTypeOf(event)));
 
 /** The webhooks an audit entry is delivered to (its event, when it is one, to each enabled webhook wanting it). */
 export const webhooksFor = (entry: AuditEntry, webhooks: readonly Webhook[]): readonly Webhook[] =>

@@ -189,6 +189,36 @@ describe("the audit trail", () => {
     });
   });
 
+  // Issue 36: the page was cut by the store, then filtered, and kept the store's cursor: a hidden alias had one.
+  it("fills a page of what `readable` lets the reader see, and takes its cursor from that alone (SPEC §11)", async () => {
+    const { service } = createTestWorld();
+    const add = (alias: string) => expectRight(service.addConnection(body({ alias }), { force: true, by: ADMIN }));
+    await add("lab-1");
+    // More hidden changes than the trail reads of the store at once, between the two the reader sees.
+    for (let index = 0; index < 600; index += 1) await add(`hidden-${index}`);
+    await add("lab-2");
+    for (let index = 600; index < 610; index += 1) await add(`hidden-${index}`);
+    const readable = (alias: string) => alias.toLowerCase().startsWith("lab-");
+
+    const hidden = await expectRight(service.listAudit({ alias: "HIDDEN-3", limit: "1" }, readable));
+    const unknown = await expectRight(service.listAudit({ alias: "never-was", limit: "1" }, readable));
+    expect(hidden).toEqual({ entries: [], next: null });
+    expect(unknown).toEqual(hidden);
+
+    const pages = [];
+    for (let before: string | null | undefined; before !== null;) {
+      const page = await expectRight(
+        service.listAudit({ limit: "1", ...(before === undefined ? {} : { before }) }, readable),
+      );
+      pages.push(page);
+      before = page.next;
+    }
+    expect(pages.map(({ entries }) => entries.map(({ alias }) => alias))).toEqual([["lab-2"], ["lab-1"], []]);
+    // Each cursor is the id of the last entry shown: it says nothing of the hidden entries around it.
+    expect(pages.map(({ next }) => next)).toEqual([pages[0]?.entries[0]?.id, pages[1]?.entries[0]?.id, null]);
+    expect((await expectRight(service.listAudit({ limit: "5" }, readable))).next).toBeNull();
+  });
+
   it("makes no change it cannot audit; an attempt whose entry cannot be recorded keeps its answer, and is reported", async () => {
     const failures: DomainError[] = [];
     const broken = { ...createInMemoryAuditLog(), record: () => TE.left(storageFailure("the audit store is down")) };

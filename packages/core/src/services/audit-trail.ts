@@ -13,11 +13,13 @@ import {
   type AuditEntry,
   type AuditFailure,
   type AuditOutcome,
+  type AuditQuery,
   type ValidationOutcome,
 } from "../domain/audit.js";
 import { AliasCodec, type Alias } from "../domain/codecs.js";
 import type { DomainError } from "../domain/errors.js";
 import { describeGrant, type Grant } from "../domain/grants.js";
+import { webhookAuditDetail, type Webhook } from "../domain/webhook.js";
 import { CHANGEABLE_FIELDS } from "../domain/requests.js";
 import type { AuditLog } from "../ports/audit-log.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -26,6 +28,9 @@ import type { WarnedConnection } from "./key-expiry-watch.js";
 
 /** A service token's change (SPEC §11), audited as a change to no connection. */
 export type TokenChange = "token-create" | "token-renew" | "token-revoke";
+/** A webhook's change (SPEC §9), audited as a change to no connection. */
+export type WebhookChange = "webhook-create" | "webhook-delete" | "webhook-disable";
+
 /** What the trail says of a service token: never its secret. */
 export interface AuditedToken {
   readonly name: string;
@@ -89,6 +94,33 @@ const carryingEntry = (repository: ConnectionRepository, entry: () => AuditEntry
   };
   return { view, recorded: () => recorded };
 };
+
+// Entries read from the store at a time while a page of readable entries fills.
+const READABLE_PAGE_READ = 500;
+
+/** `query`'s page of the entries `visible` keeps: store pages read newest first until `limit` of them, or the end. */
+const readablePage =
+  (
+    audit: AuditLog,
+    query: AuditQuery,
+    visible: (entry: AuditEntry) => boolean,
+  ): TE.TaskEither<DomainError, AuditPage> =>
+  async () => {
+    const entries: AuditEntry[] = [];
+    const read = Math.max(query.limit, READABLE_PAGE_READ);
+    for (let before = query.before; ;) {
+      const page = await audit.list({ ...query, limit: read, ...(before === undefined ? {} : { before }) })();
+      if (E.isLeft(page)) return page;
+      for (const entry of page.right) {
+        if (!visible(entry)) continue;
+        entries.push(entry);
+        if (entries.length === query.limit) return E.right({ entries, next: entry.id });
+      }
+      const last = page.right.at(-1);
+      if (last === undefined || page.right.length < read) return E.right({ entries, next: null });
+      before = last.id;
+    }
+  };
 
 interface AuditTrailOptions {
   /** Where entries are listed, and where the trail records what the store does not. */
@@ -261,6 +293,9 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
         validation: "not-asked",
         detail: `webhook ${redelivered.webhookId} delivery ${redelivered.deliveryId} event ${redelivered.eventId}`,
       }),
+    /** A webhook created, deleted or disabled by `by`: a change, recorded before the answer (never its secret nor credentials). */
+    webhookChanged: (by: Actor | undefined, action: WebhookChange, webhook: Webhook): Promise<void> =>
+      changeOfNoConnection(by, action, webhookAuditDetail(webhook)),
     /** A key nearing (`key-expiring`) or past (`key-expired`) its expiry, as the key-expiry watch found it. */
     keyExpiryWarned: (
       { alias, orchestratorUrl }: WarnedConnection,
@@ -290,16 +325,29 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     },
     settled,
 
-    /** A page, newest first, and the `before` of the next page (null when this one is the last). */
-    list: (query: Readonly<Record<string, unknown>>): TE.TaskEither<DomainError, AuditPage> =>
+    /**
+     * A page, newest first, and the `before` of the next page (null when this one is the last). With `readable`
+     * (a principal that may read only some connections, SPEC §11), the page holds only entries of connections it
+     * reads, read from the store until `limit` of them or the end, and its cursor is the last of those: neither
+     * the page nor the cursor tells a hidden entry from none (issue 36). An `alias` it may not read is an empty
+     * last page, asked of no store, as an alias never used is.
+     */
+    list: (
+      query: Readonly<Record<string, unknown>>,
+      readable?: (alias: string) => boolean,
+    ): TE.TaskEither<DomainError, AuditPage> =>
       pipe(
         TE.fromTask(settled),
         TE.flatMap(() => TE.fromEither(decodeAuditQuery(query))),
         TE.flatMap((decoded) =>
-          TE.map((entries: readonly AuditEntry[]) => ({
-            entries,
-            next: entries.length === decoded.limit ? (entries.at(-1)?.id ?? null) : null,
-          }))(audit.list(decoded)),
+          readable === undefined
+            ? TE.map((entries: readonly AuditEntry[]) => ({
+                entries,
+                next: entries.length === decoded.limit ? (entries.at(-1)?.id ?? null) : null,
+              }))(audit.list(decoded))
+            : decoded.alias !== undefined && !readable(decoded.alias)
+              ? TE.right({ entries: [], next: null })
+              : readablePage(audit, decoded, ({ alias }) => alias !== null && readable(alias)),
         ),
       ),
   };

@@ -8,8 +8,15 @@ import type { ConnectionSummary } from "../domain/connection.js";
 import type { CustomerList } from "../domain/customer-list.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionHealth } from "../domain/health.js";
+import type { Webhook } from "../domain/webhook.js";
 import type { KeyRotationReport } from "../ports/connection-repository.js";
-import { createAuditTrail, type AuditedToken, type AuditPage, type TokenChange } from "./audit-trail.js";
+import {
+  createAuditTrail,
+  type AuditedToken,
+  type AuditPage,
+  type TokenChange,
+  type WebhookChange,
+} from "./audit-trail.js";
 import { followEvents, type FeedDelivery, type FollowOptions } from "./event-feed.js";
 import { decodeEventsQuery } from "../domain/events.js";
 import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
@@ -110,6 +117,8 @@ export interface ConnectionService {
     by: Actor,
     redelivered: { readonly webhookId: string; readonly deliveryId: string; readonly eventId: string },
   ): Promise<void>;
+  /** Audits a webhook created, deleted or disabled (the composition opens the webhooks beside the service): a change, never its secret. */
+  recordWebhookChange(by: Actor | undefined, action: WebhookChange, webhook: Webhook): Promise<void>;
   deleteConnection(rawAlias: string, options?: DeleteConnectionOptions & By): TE.TaskEither<DomainError, void>;
   listPartnerCustomers(rawAlias: string): TE.TaskEither<DomainError, CustomerList>;
   rotateMasterKey(options?: By): TE.TaskEither<DomainError, KeyRotationReport>;
@@ -123,8 +132,15 @@ export interface ConnectionService {
   readonly healthMonitor: HealthMonitor | undefined;
   /** The keys' expiry: `start()` (by whoever runs the service) scans the stored dates now and daily; `counts()` for /metrics. */
   readonly keyExpiryWatch: { start(): void; scanNow(): Promise<void>; counts(): KeyExpiryCounts };
-  /** A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). */
-  listAudit(query: Readonly<Record<string, unknown>>): TE.TaskEither<DomainError, AuditPage>;
+  /**
+   * A page of the audit trail, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). With
+   * `readable`, only the entries of connections it answers true for, the page filled to `limit` of them and its
+   * cursor derived from them alone (SPEC §11).
+   */
+  listAudit(
+    query: Readonly<Record<string, unknown>>,
+    readable?: (alias: string) => boolean,
+  ): TE.TaskEither<DomainError, AuditPage>;
   /**
    * Follows the event log for one reader, from a query given as text (`types`, `alias`, `lastEventId`): what
    * came after `lastEventId` (or a reset), then every new event, each handed to `deliver`. Answers the stop.
@@ -256,6 +272,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       trail.forbidden(by, write),
     recordTokenChange: trail.tokenChanged,
     recordWebhookRedelivery: trail.webhookRedelivered,
+    recordWebhookChange: trail.webhookChanged,
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
     rotateMasterKey: (options: By = {}) =>

@@ -215,6 +215,28 @@ describe("following events", () => {
     expect(eventsOf(items).map((event) => event.id)).toEqual(entries.slice(51).map((entry) => entry.id));
   });
 
+  // Issue 36: the reader's `?alias=` glob ran on every event, hidden ones included, before the grants filter.
+  it("decides what the reader may read before its own globs: a hidden connection's event never meets them", async () => {
+    const audit = createInMemoryAuditLog();
+    const entries = ["team-1", "other-1", "team-2", "other-2"].map((alias, i) =>
+      anAuditEntry({ at: new Date(Date.now() - 60_000 + i), action: "add", alias: alias as Alias }),
+    );
+    for (const entry of entries) await expectRight(audit.record(entry));
+    const decoded = await query({ alias: "*", lastEventId: entries[0]?.id });
+    const globbed: string[] = [];
+    const counting = { ...decoded, alias: { test: (subject: string) => (globbed.push(subject), true) } };
+    const items: FeedItem[] = [];
+    const stop = await expectRight(
+      followEvents(audit)(counting, (item) => void items.push(item), {
+        readable: (alias) => alias.startsWith("team-"),
+      }),
+    );
+    stop();
+    expect(eventsOf(items).map((event) => event.subject)).toEqual(["team-2"]);
+    // The reader's glob met the readable alias only (the store's selection and the decoded event each ask it).
+    expect(new Set(globbed)).toEqual(new Set(["team-2"]));
+  });
+
   it("answers reset to an id older than the oldest entry kept, then goes live", async () => {
     const audit = createInMemoryAuditLog({ maxEntries: 3, maxAttempts: 3, maxAgeMs: 3_600_000 });
     const entries: AuditEntry[] = Array.from({ length: 4 }, (_, i) =>

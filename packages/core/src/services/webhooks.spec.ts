@@ -94,6 +94,7 @@ describe("createWebhooks", () => {
     const receiver = aReceiver(statuses);
     // Real time, moved on by `advance` (past a retry's wait).
     let ahead = 0;
+    const audited: [string | undefined, string, string][] = [];
     const webhooks = createWebhooks({
       store: storage.webhooks,
       sender: receiver.sender,
@@ -101,12 +102,13 @@ describe("createWebhooks", () => {
       retrySchedule: schedule,
       pollMs: 5,
       random: () => 0.5,
+      audited: async (by, action, webhook) => void audited.push([by?.name, action, webhook.id]),
     });
     const add = (alias: string) =>
       run(storage.repository.insert(aConnection({ alias }), anAuditEntry({ action: "add", alias: alias as Alias })));
-    const created = await run(webhooks.create({ url: "https://receiver.example/hook" }));
+    const created = await run(webhooks.create({ url: "https://receiver.example/hook" }, { name: "admin" }));
     receiver.useSecret(created.secret);
-    return { receiver, webhooks, created, add, advance: (ms: number) => (ahead += ms) };
+    return { receiver, webhooks, created, add, audited, advance: (ms: number) => (ahead += ms) };
   };
 
   it("delivers every event once, in order, signed so that standardwebhooks verifies it, the secret shown at creation only", async () => {
@@ -142,8 +144,19 @@ describe("createWebhooks", () => {
     expect(receiver.received.map(({ id }) => id)[0]).toBe(receiver.received.map(({ id }) => id)[1]);
   });
 
-  it("disables a webhook whose receiver answers 410", async () => {
-    const { receiver, webhooks, add, created } = await setUp([410]);
+  // Issue 36: 45 webhook creates and deletes left no audit entry.
+  it("audits a create and a delete as their actor's, and a 410's disabling as the relay's; an unknown id nothing", async () => {
+    const { webhooks, created, audited } = await setUp();
+    expect(await run(webhooks.remove("no-such-id", { name: "admin" }))).toBe(false);
+    expect(await run(webhooks.remove(created.id, { name: "ops" }))).toBe(true);
+    expect(audited).toEqual([
+      ["admin", "webhook-create", created.id],
+      ["ops", "webhook-delete", created.id],
+    ]);
+  });
+
+  it("disables a webhook whose receiver answers 410, audited as the relay's change", async () => {
+    const { receiver, webhooks, add, created, audited } = await setUp([410]);
     await add("a");
     await add("b");
     const relay = webhooks.createRelay();
@@ -154,6 +167,9 @@ describe("createWebhooks", () => {
     });
     await relay.stop();
     expect(receiver.received).toHaveLength(1);
+    expect(audited.filter(([, action]) => action === "webhook-disable")).toEqual([
+      ["webhook-relay", "webhook-disable", created.id],
+    ]);
   });
 
   it("pings a webhook at once, signed, and answers what the receiver said", async () => {

@@ -3,7 +3,7 @@ import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { pipe } from "fp-ts/lib/function.js";
-import { auditEntryId } from "../domain/audit.js";
+import { auditEntryId, type Actor } from "../domain/audit.js";
 import type { DomainError } from "../domain/errors.js";
 import { eventOf } from "../domain/events.js";
 import {
@@ -29,6 +29,7 @@ import {
 import type { AuditLog } from "../ports/audit-log.js";
 import type { Clock } from "../ports/clock.js";
 import type { WebhookStore } from "../ports/webhook-store.js";
+import type { WebhookChange } from "./audit-trail.js";
 
 /** Sends one signed request to a receiver (at most `timeoutMs`): what it answered, or why nothing came. */
 export interface WebhookSender {
@@ -53,6 +54,8 @@ export interface WebhooksOptions {
   readonly random?: () => number;
   /** Told of each attempt made (never a body). */
   readonly onAttempt?: (attempt: DeliveryAttempt & { readonly webhookId: string; readonly eventId: string }) => void;
+  /** Records a webhook's change (SPEC §9: audited, never its secret), before the change's answer. */
+  readonly audited?: (by: Actor | undefined, action: WebhookChange, webhook: Webhook) => Promise<void>;
   readonly onError?: (error: DomainError) => void;
 }
 
@@ -63,6 +66,8 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 const LEASE_MS = 3 * WEBHOOK_TIMEOUT_MS;
 const LEASE_SPARE_MS = 2 * WEBHOOK_TIMEOUT_MS;
 const CLAIM_LIMIT = 100;
+// Who the trail names for a webhook the relay disabled (its receiver answered 410).
+const RELAY: Actor = { name: "webhook-relay" };
 
 /** The webhooks' use cases (admin, SPEC §9) and the relay that delivers their outbox. */
 export const createWebhooks = ({
@@ -75,6 +80,7 @@ export const createWebhooks = ({
   admitsUrl = () => TE.right(undefined),
   random = Math.random,
   onAttempt,
+  audited = async () => {},
   onError,
 }: WebhooksOptions) => {
   const now = () => new Date(clock.now());
@@ -141,6 +147,8 @@ export const createWebhooks = ({
     const next = nextAfter(answer, delivery.attempts.length + 1, now(), retrySchedule, random);
     const settled = await store.settle(delivery.id, owner, done, next)();
     if (E.isLeft(settled)) onError?.(settled.left);
+    // The receiver's 410 disabled the webhook: a change no one asked for, audited as the relay's.
+    else if (next.status === "gone" && webhook.disabledAt === null) await audited(RELAY, "webhook-disable", webhook);
     return next.status === "delivered" || next.status === "dead";
   };
 
@@ -239,7 +247,8 @@ export const createWebhooks = ({
   };
 
   return {
-    create: (input: unknown): TE.TaskEither<DomainError, CreatedWebhook> =>
+    /** Creates a webhook for `by`, audited (never its secret): the only answer that holds its secret. */
+    create: (input: unknown, by?: Actor): TE.TaskEither<DomainError, CreatedWebhook> =>
       pipe(
         TE.fromEither(decodeWebhookRequest(input)),
         TE.tap(({ url }) => admitsUrl(url)),
@@ -248,13 +257,28 @@ export const createWebhooks = ({
           const secret = newWebhookSecret();
           return pipe(
             store.create(webhook, { secret, credentials }),
+            TE.tap(() => TE.fromTask(() => audited(by, "webhook-create", webhook))),
             TE.map(() => ({ ...webhook, secret })),
           );
         }),
       ),
     list: () => store.list(),
     get: (id: string) => store.get(id),
-    remove: (id: string) => store.remove(id),
+    /** Removes webhook `id` for `by`, audited; false when unknown. */
+    remove: (id: string, by?: Actor): TE.TaskEither<DomainError, boolean> =>
+      pipe(
+        store.get(id),
+        TE.flatMap((webhook) =>
+          webhook === undefined
+            ? TE.right(false)
+            : pipe(
+                store.remove(id),
+                TE.tap((removed) =>
+                  removed ? TE.fromTask(() => audited(by, "webhook-delete", webhook)) : TE.right(undefined),
+                ),
+              ),
+        ),
+      ),
     /**
      * Webhook `id`'s newest deliveries (`query.limit` of them, of `query.status` only when given), newest first;
      * undefined when it is unknown.

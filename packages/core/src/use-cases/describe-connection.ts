@@ -1,3 +1,4 @@
+import { timeText } from "../domain/time.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
@@ -38,9 +39,9 @@ export const detailsAnswer = (details: ConnectionDetails) => ({
   alias: details.alias,
   orchestratorUrl: details.orchestratorUrl,
   version: details.version,
-  apiKeySetAt: details.apiKeySetAt?.toISOString() ?? null,
+  apiKeySetAt: details.apiKeySetAt ? timeText(details.apiKeySetAt) : null,
   apiKeyFingerprint: details.apiKeyFingerprint,
-  apiKeyExpiresAt: details.apiKeyExpiry?.expiresAt.toISOString() ?? null,
+  apiKeyExpiresAt: details.apiKeyExpiry ? timeText(details.apiKeyExpiry.expiresAt) : null,
   apiKeyExpirySource: details.apiKeyExpiry?.source ?? null,
 });
 

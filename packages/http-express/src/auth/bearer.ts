@@ -105,6 +105,8 @@ export const userOfClaims = (
   return E.right({ name: `oidc:${name}`, role, groups });
 };
 
+const CRITICAL_EXTENSION = "its crit header names an extension this service does not understand";
+
 /** What the detail of a 401 says about a token jose refused: which check failed, never the token. */
 const reasonOf = (error: unknown): string => {
   if (error instanceof errors.JWTExpired) return "it has expired";
@@ -117,8 +119,9 @@ const reasonOf = (error: unknown): string => {
   if (error instanceof errors.JWSSignatureVerificationFailed) return "its signature does not verify";
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
     return "its signature is by no key the provider publishes";
-  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported)
+  if (error instanceof errors.JOSEAlgNotAllowed)
     return "its algorithm is not allowed (asymmetric only: never none or HS*)";
+  if (error instanceof errors.JOSENotSupported) return "it needs a JOSE feature this service does not support";
   return "it is not a well-formed JWT";
 };
 
@@ -228,8 +231,11 @@ export const createBearerAuthenticator = (
       if (hit !== undefined) return E.right(hit);
       let claims: JWTPayload;
       try {
-        if (!ASYMMETRIC_ALGORITHMS.includes(decodeProtectedHeader(token).alg ?? "none"))
+        const header = decodeProtectedHeader(token);
+        if (!ASYMMETRIC_ALGORITHMS.includes(header.alg ?? "none"))
           return invalid(reasonOf(new errors.JOSEAlgNotAllowed()));
+        // This service understands no extension: a token that makes one critical is refused, saying so (issue 36).
+        if (header.crit !== undefined) return invalid(CRITICAL_EXTENSION);
         claims = decodeJwt(token);
       } catch {
         return invalid("it is not a well-formed JWT");

@@ -1,5 +1,5 @@
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Clock } from "@sdwan-connections/core";
+import { timeText, type Clock } from "@sdwan-connections/core";
 import type { AuthenticatedUser, Authenticator } from "./authenticator.js";
 import type { Users } from "./users.js";
 
@@ -41,7 +41,7 @@ export const createSessionTokens = (key: Buffer, clock: Clock, ttlMs = SESSION_T
       const payload = `${expiresAt}.${Buffer.from(name).toString("base64url")}`;
       return {
         token: `${PREFIX}${payload}.${mac(payload).toString("base64url")}`,
-        expiresAt: new Date(expiresAt).toISOString(),
+        expiresAt: timeText(new Date(expiresAt)),
       };
     },
     verify: (token) => {

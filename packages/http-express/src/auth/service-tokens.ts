@@ -9,6 +9,7 @@ import {
   type DomainError,
   type ServiceToken,
   type ServiceTokenStore,
+  timeText,
 } from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
@@ -92,10 +93,10 @@ const listed = ({ id, name, role, expiresAt, lastUsedAt, createdBy, createdAt }:
   id,
   name,
   role,
-  expiresAt: expiresAt.toISOString(),
-  lastUsedAt: lastUsedAt?.toISOString() ?? null,
+  expiresAt: timeText(expiresAt),
+  lastUsedAt: lastUsedAt ? timeText(lastUsedAt) : null,
   createdBy,
-  createdAt: createdAt.toISOString(),
+  createdAt: timeText(createdAt),
 });
 
 /** Why a service token admits no one: the detail never holds the token. */

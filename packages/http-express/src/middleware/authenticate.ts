@@ -86,6 +86,29 @@ export const authenticate = ({
     );
   };
 
+  // What the service takes, for a request that sent none of it.
+  const accepted = [
+    "HTTP Basic credentials",
+    ...(bearer === undefined ? [] : ["a bearer token of the OpenID provider"]),
+    ...(serviceTokens === undefined ? [] : ["a service token (Bearer sdw_…)"]),
+  ];
+  const anyOf = `${accepted.slice(0, -1).join(", ")}${accepted.length > 1 ? " or " : ""}${accepted.at(-1) ?? ""}`;
+  /**
+   * Why credentials proved no one, in the words of the scheme the client used (issue 36: a bearer token was told
+   * "Valid HTTP Basic credentials are required."). A token the provider or the service tokens refused says why itself.
+   */
+  const refusalOf = (header: string | undefined): string => {
+    const scheme = /^(\S+)/.exec(header ?? "")?.[1]?.toLowerCase();
+    if (scheme === undefined) return `Credentials are required: ${anyOf}.`;
+    if (scheme === "basic") return "Valid HTTP Basic credentials are required: these are not.";
+    if (scheme !== "bearer") return `The ${scheme} scheme is not one this service takes: it takes ${anyOf}.`;
+    if (isConsoleSession(header)) return "The console session has expired or is not valid: sign in again.";
+    if (bearer !== undefined) return "The bearer token was refused: it is not a well-formed token.";
+    return serviceTokens === undefined
+      ? "The bearer token was refused: this service takes no bearer token (no OpenID provider is configured)."
+      : "The bearer token was refused: it is not a service token (sdw_…), and no OpenID provider is configured.";
+  };
+
   const admit = (
     req: Request,
     res: Response,
@@ -94,13 +117,7 @@ export const authenticate = ({
     recheck: (user: AuthenticatedUser) => Recheck = (user) => async () => user,
   ): void => {
     if (user === undefined) {
-      unauthorized(
-        req,
-        res,
-        bearer === undefined
-          ? "Valid HTTP Basic credentials are required."
-          : "Valid HTTP Basic credentials or a bearer token are required.",
-      );
+      unauthorized(req, res, refusalOf(req.headers.authorization));
       return;
     }
     // What it may do is `authorize`'s to decide.

@@ -63,6 +63,12 @@ export const readableBy = ({ grants, groups }: Pick<AuthorizeOptions, "grants" |
   };
 };
 
+/** Why a principal has no role, as it came to have none (issue 36: a service token was told of the provider's groups). */
+const withoutRole = (user: AuthenticatedUser): string =>
+  user.name.startsWith("token:")
+    ? "This service token has no role (it was created without one): it may do only what its grants give."
+    : "This user has no role (in none of the provider's admin or viewer groups): it may do only what its grants give.";
+
 const decodedPath = (raw: string): string | undefined => {
   try {
     return decodeURIComponent(raw);
@@ -135,9 +141,7 @@ export const authorize =
           return next();
         }
         if (user.role === undefined && !(READ_METHODS.has(req.method) && NO_ROLE_READS.has(path)))
-          return refuse(
-            "This user has no role (in none of the provider's admin or viewer groups): it may do only what its grants give.",
-          );
+          return refuse(withoutRole(user));
         if (!READ_METHODS.has(req.method)) return refuse("This user may only read (role viewer).");
         next();
       })

@@ -34,7 +34,7 @@ const sendFound =
 /**
  * docs/interface.md "Webhooks" (SPEC §9), admins only: create (the secret shown once), list, get, delete, ping,
  * a webhook's deliveries (status and latency of each attempt, never a body), and a new attempt of a settled one
- * (audited).
+ * (audited). Creates and deletes are audited.
  */
 export const webhooksRoutes = (
   webhooks: Webhooks | undefined,
@@ -53,7 +53,7 @@ export const webhooksRoutes = (
       jsonBody,
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
-        await respond(res, webhooks.create(req.body), (created) => {
+        await respond(res, webhooks.create(req.body, actorOf(res.locals)), (created) => {
           // The secret is in this answer only: never cached.
           res.setHeader("Cache-Control", "no-store");
           sendJson(res, 201, created);
@@ -71,7 +71,7 @@ export const webhooksRoutes = (
     .delete(
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
-        await respond(res, webhooks.remove(id(req)), (removed) =>
+        await respond(res, webhooks.remove(id(req), actorOf(res.locals)), (removed) =>
           removed ? void res.status(204).end() : noSuchWebhook(res),
         );
       }),
