@@ -44,7 +44,12 @@ import * as t from "io-ts";
  */
 export type RemoteService = Omit<
   ConnectionService,
-  "rotateMasterKey" | "recordForbiddenWrite" | "recordTokenChange" | "healthMonitor" | "keyExpiryWatch"
+  | "rotateMasterKey"
+  | "recordForbiddenWrite"
+  | "recordTokenChange"
+  | "recordWebhookRedelivery"
+  | "healthMonitor"
+  | "keyExpiryWatch"
 >;
 
 export interface ServiceEndpoint {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   WEBHOOK_HISTORY,
   type Alias,
+  type ClaimedDelivery,
   type DeliveryAttempt,
   type Storage,
   type Webhook,
@@ -235,6 +236,84 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
         await other.close();
       }
     });
+
+    it("lists only the deliveries of a status when asked", () =>
+      withStorage(async (storage) => {
+        const webhook = aWebhook();
+        await run(storage.webhooks.create(webhook, secrets));
+        for (const alias of ["one", "two", "three"]) await add(storage, alias);
+        const [first, second] = await run(storage.webhooks.claim("a", new Date(), later(30_000), 2));
+        await run(storage.webhooks.settle(first!.delivery.id, "a", anAttempt(204), { status: "delivered" }));
+        await run(storage.webhooks.settle(second!.delivery.id, "a", anAttempt(400), { status: "dead" }));
+        const ids = async (status?: "pending" | "delivered" | "dead") =>
+          (await run(storage.webhooks.deliveries(webhook.id, 10, status))).map((one) => one.id);
+        expect(await ids("dead")).toEqual([second!.delivery.id]);
+        expect(await ids("delivered")).toEqual([first!.delivery.id]);
+        expect(await ids("pending")).toHaveLength(1);
+        expect(await ids()).toHaveLength(3);
+      }));
+
+    it("redelivers a settled delivery as a new pending one of the same event (read from the trail after a reopen); never one still pending", async () => {
+      const webhook = aWebhook();
+      let dead: ClaimedDelivery | undefined;
+      await withStorage(async (storage) => {
+        await run(storage.webhooks.create(webhook, secrets));
+        await add(storage, "lab");
+        await add(storage, "later");
+        const [first, second] = await run(storage.webhooks.claim("a", new Date(), later(30_000), 10));
+        dead = first;
+        await run(storage.webhooks.settle(first!.delivery.id, "a", anAttempt(400), { status: "dead" }));
+        // Still pending: refused, as is an unknown delivery or webhook (of any form).
+        expect(await run(storage.webhooks.redeliver(webhook.id, second!.delivery.id, new Date()))).toEqual({
+          _tag: "pending",
+        });
+        for (const [webhookId, deliveryId] of [
+          [webhook.id, aWebhook().id],
+          [aWebhook().id, first!.delivery.id],
+          ["not-a-uuid", first!.delivery.id],
+          [webhook.id, "' or ''='"],
+        ] as const)
+          expect(await run(storage.webhooks.redeliver(webhookId, deliveryId, new Date()))).toEqual({ _tag: "unknown" });
+        await run(storage.webhooks.settle(second!.delivery.id, "a", anAttempt(204), { status: "delivered" }));
+      });
+      // Reopened: a settled delivery's event is read where the store keeps it (the embedded store: the trail).
+      await withStorage(async (storage) => {
+        const at = new Date();
+        const redelivery = await run(storage.webhooks.redeliver(webhook.id, dead!.delivery.id, at));
+        expect(redelivery._tag).toBe("queued");
+        const queued = redelivery._tag === "queued" ? redelivery.delivery : undefined;
+        expect(queued).toMatchObject({ webhookId: webhook.id, eventId: dead!.delivery.eventId, status: "pending" });
+        expect(queued?.id).not.toBe(dead!.delivery.id);
+        // Its redelivery pending, the dead one is not queued twice.
+        expect(await run(storage.webhooks.redeliver(webhook.id, dead!.delivery.id, at))).toEqual({ _tag: "pending" });
+        const [claimed, ...rest] = await run(storage.webhooks.claim("b", later(1), later(30_000), 10));
+        expect(rest).toEqual([]);
+        expect(claimed?.delivery.id).toBe(queued?.id);
+        expect(claimed?.event).toEqual(dead!.event);
+        expect((await run(storage.webhooks.deliveries(webhook.id, 10))).map((one) => one.status)).toEqual([
+          "pending",
+          "delivered",
+          "dead",
+        ]);
+      });
+    });
+
+    it("queues one redelivery when many are asked at once", () =>
+      withStorage(async (storage) => {
+        const webhook = aWebhook();
+        await run(storage.webhooks.create(webhook, secrets));
+        await add(storage, "lab");
+        const [claimed] = await run(storage.webhooks.claim("a", new Date(), later(30_000), 10));
+        await run(storage.webhooks.settle(claimed!.delivery.id, "a", anAttempt(204), { status: "delivered" }));
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            run(storage.webhooks.redeliver(webhook.id, claimed!.delivery.id, new Date())),
+          ),
+        );
+        expect(answers.filter((one) => one._tag === "queued")).toHaveLength(1);
+        expect(answers.filter((one) => one._tag === "pending")).toHaveLength(19);
+        expect(await run(storage.webhooks.deliveries(webhook.id, 10, "pending"))).toHaveLength(1);
+      }));
 
     it("keeps webhooks and pending deliveries across a close and a reopen", async () => {
       const webhook = aWebhook();

@@ -111,7 +111,7 @@ export const createApp = ({
     eventsRoutes(service, { ...events, draining }),
     tokensRoutes(auth?.serviceTokens, service),
     grantsRoutes(service, auth?.groups ?? noGroups),
-    webhooksRoutes(webhooks),
+    webhooksRoutes(webhooks, service),
   );
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);

@@ -2,6 +2,7 @@ import {
   ALIAS_MAX_LENGTH,
   ANSWER_TEXT,
   AUDIT_ACTIONS,
+  DELIVERY_STATUSES,
   GRANT_VERBS,
   SUBJECT_PATTERN,
   AUDIT_OUTCOMES,
@@ -942,6 +943,13 @@ export const openApiDocument = {
             required: false,
             schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
           },
+          {
+            name: "status",
+            in: "query",
+            required: false,
+            description: "Only the deliveries in this state (e.g. `dead`, to send them again).",
+            schema: { type: "string", enum: [...DELIVERY_STATUSES] },
+          },
         ],
         responses: {
           "200": {
@@ -955,6 +963,34 @@ export const openApiDocument = {
           ...commonErrors,
           "403": problem("Only admins may manage webhooks."),
           "404": problem("There is no such webhook."),
+        },
+      },
+    },
+    "/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+      parameters: [
+        webhookIdParameter,
+        {
+          name: "deliveryId",
+          in: "path",
+          required: true,
+          description: "The delivery's id.",
+          schema: { type: "string" },
+        },
+      ],
+      post: {
+        operationId: "redeliverWebhookDelivery",
+        summary:
+          "Sends a delivered or dead delivery's event again: a new pending delivery of it (the same webhook-id, so receivers dedupe), after the webhook's other deliveries. Audited (webhook-redeliver). Admins only.",
+        responses: {
+          "202": {
+            description: "The new delivery, pending.",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookDelivery" } } },
+          },
+          ...commonErrors,
+          "403": problem("Only admins may manage webhooks."),
+          "404": problem("There is no such webhook, or it has no delivery with this id (delivery-not-found)."),
+          "409": problem("The delivery, or a redelivery of its event, is still pending (delivery-pending)."),
+          "410": problem("The delivery's event is no longer kept by the audit trail (delivery-event-expired)."),
         },
       },
     },

@@ -133,7 +133,49 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     );
   });
 
-  it("refuses plain http (unless SDWAN_WEBHOOK_ALLOW_HTTP=true), a link-local receiver, unknown fields, and viewers", async () => {
+  it("redelivers a dead delivery (same webhook-id, audited) once the receiver is fixed; lists by ?status=; refuses unknown ids", async () => {
+    await using receiver = await startWebhookReceiver();
+    await using service = await serviceTrusting(receiver.caCert);
+    const call = client(service.url);
+    const webhook = (await call("POST", WEBHOOKS, { body: { url: receiver.url } })).json<{
+      id: string;
+      secret: string;
+    }>();
+    receiver.useSecret(webhook.secret);
+    receiver.answerWith(() => 400);
+    expect((await call("POST", CONNECTIONS, { body: anAddBody() })).status).toBe(200);
+    const deliveries = `${WEBHOOKS}/${webhook.id}/deliveries`;
+    type Listed = { id: string; eventId: string; status: string }[];
+    const [dead] = await vi.waitFor(
+      async () => {
+        const listed = (await call("GET", `${deliveries}?status=dead`)).json<Listed>();
+        expect(listed).toHaveLength(1);
+        return listed;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect((await call("GET", `${deliveries}?status=delivered`)).json()).toEqual([]);
+    expect((await call("GET", `${deliveries}?status=gone`)).status).toBe(400);
+    const redeliver = `${deliveries}/${dead!.id}/redeliver`;
+    expect((await call("POST", `${deliveries}/not-a-delivery/redeliver`)).status).toBe(404);
+    expect((await call("POST", `${WEBHOOKS}/not-a-webhook/deliveries/${dead!.id}/redeliver`)).status).toBe(404);
+    expect((await call("GET", redeliver)).status).toBe(405);
+
+    receiver.answerWith(() => 200);
+    const queued = await call("POST", redeliver);
+    expect(queued.status).toBe(202);
+    expect(queued.json()).toMatchObject({ eventId: dead!.eventId, status: "pending", attempts: [] });
+    await vi.waitFor(() => expect(receiver.accepted).toHaveLength(1), { timeout: 10_000, interval: 50 });
+    expect(receiver.accepted[0]?.id).toBe(dead!.eventId);
+    const audit = (await call("GET", `${BASE}/audit?limit=10`)).json<{
+      entries: { action: string; detail: string | null; actor: string }[];
+    }>().entries;
+    expect(audit.filter((entry) => entry.action === "webhook-redeliver")[0]).toMatchObject({
+      detail: `webhook ${webhook.id} delivery ${dead!.id} event ${dead!.eventId}`,
+    });
+  });
+
+  it("refuses plain http (unless SDWAN_WEBHOOK_ALLOW_HTTP=true), a link-local receiver, unknown fields, and viewers (a redelivery too)", async () => {
     await using harness = await startHarness();
     const { call } = harness;
     for (const body of [
@@ -148,6 +190,7 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
       (await call("POST", WEBHOOKS, { user: VIEWER, body: { url: "https://receiver.example/hook" } })).status,
     ).toBe(403);
     expect((await call("GET", `${WEBHOOKS}/unknown/deliveries?limit=500`)).status).toBe(400);
+    expect((await call("POST", `${WEBHOOKS}/unknown/deliveries/unknown/redeliver`, { user: VIEWER })).status).toBe(403);
     await using allowing = await startWiredService({ SDWAN_WEBHOOK_ALLOW_HTTP: "true" });
     expect((await client(allowing.url)("POST", WEBHOOKS, { body: { url: "http://127.0.0.1:9/hook" } })).status).toBe(
       201,

@@ -233,6 +233,8 @@ export const createLowdbAuditLog = ({
    * whose change has not landed (yet, or ever): what relays turn into deliveries.
    */
   outboxAfter(cursor: string | null): Promise<TrailOutbox>;
+  /** The entry `id` while the file holds it (a webhook's redelivery reads a settled delivery's event there). */
+  entry(id: string): Promise<AuditEntry | undefined>;
   /** Makes the file's end sound now (at a start); a failure is left to `journal.ready` to report. */
   repair(): Promise<void>;
   close(): Promise<void>;
@@ -544,6 +546,7 @@ export const createLowdbAuditLog = ({
       await handle?.close();
       if (!sound) await serially(() => locked(repairEnd)).catch(() => undefined);
     },
+    entry: async (id) => (await read()).find((entry) => entry.id === id),
     list: (query) => () =>
       read().then((entries) => E.right(selectAuditPage(entries, query, retention)), failure("reading")),
     listAfter: (after, limit) => () =>

@@ -59,6 +59,7 @@ export const openLowdbStorage =
       dataDir,
       keyring,
       outboxAfter: (cursor) => audit.outboxAfter(cursor),
+      auditEntry: (id) => audit.entry(id),
       ...locking,
     });
     const audit = createLowdbAuditLog({

@@ -3,9 +3,12 @@ import {
   DELIVERY_STATUSES,
   IsoTimeCodec,
   oneOf,
+  storageFailure,
   eventOf,
+  redeliveryOf,
   WEBHOOK_KINDS,
   withinHistory,
+  type AuditEntry,
   type ClaimedDelivery,
   type DomainError,
   type Delivery,
@@ -85,6 +88,8 @@ export interface LowdbWebhookStoreOptions {
   readonly keyring: Keyring;
   /** The audit trail's outbox (the entries naming webhooks). */
   readonly outboxAfter: (cursor: string | null) => Promise<TrailOutbox>;
+  /** The audit trail's entry `id`, while kept: a settled delivery's event is there only. */
+  readonly auditEntry?: (id: string) => Promise<AuditEntry | undefined>;
   readonly lockStaleMs?: number;
 }
 
@@ -100,6 +105,7 @@ export const createLowdbWebhookStore = ({
   dataDir,
   keyring,
   outboxAfter,
+  auditEntry = async () => undefined,
   lockStaleMs = 10_000,
 }: LowdbWebhookStoreOptions): WebhookStore & {
   /** The webhooks (for the trail's appends). */
@@ -298,14 +304,46 @@ export const createLowdbWebhookStore = ({
       }, SETTLEMENTS_WAIT_MS).unref();
       return TE.right(undefined);
     },
-    deliveries: (id, limit) =>
+    deliveries: (id, limit, status) =>
       changeDeliveries((deliveries) => ({
         answer: deliveries
-          .filter((delivery) => delivery.webhookId === id)
+          .filter((delivery) => delivery.webhookId === id && (status === undefined || delivery.status === status))
           .reverse()
           .slice(0, limit)
           .map(deliveryOf),
       })),
+    // A settled delivery kept no event: it is read from the trail first (outside the lock), then the redelivery is
+    // decided over the deliveries as they are under the lock.
+    redeliver: (webhookId, deliveryId, at) =>
+      pipe(
+        deliveriesFile.read("reading", ({ deliveries }) => deliveries.find((one) => one.id === deliveryId)),
+        TE.flatMap((found) =>
+          TE.tryCatch(
+            async () => {
+              if (found === undefined || found.event !== "") return found?.event;
+              const entry = await auditEntry(found.eventId);
+              const event = entry === undefined ? null : O.toNullable(eventOf(entry));
+              return event === null ? undefined : JSON.stringify(event);
+            },
+            (error) => storageFailure(`Storage failure: the audit trail was not read (${String(error)}).`),
+          ),
+        ),
+        TE.flatMap((event) =>
+          changeDeliveries((deliveries) => {
+            const own = deliveries.filter((one) => one.webhookId === webhookId);
+            const redelivery = redeliveryOf(
+              deliveryId,
+              own.map(deliveryOf),
+              event === undefined ? undefined : (JSON.parse(event) as ClaimedDelivery["event"]),
+              at,
+              randomUUID(),
+            );
+            if (redelivery._tag !== "queued" || event === undefined) return { answer: redelivery };
+            deliveries.push({ ...redelivery.delivery, attempts: [], event, lease: null });
+            return { answer: redelivery, changed: true };
+          }),
+        ),
+      ),
     resealSecrets: () =>
       changeWebhooks((webhooks) => {
         const stale = webhooks.filter((webhook) => keyring.needsRotation(webhook.sealed));

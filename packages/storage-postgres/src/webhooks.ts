@@ -2,12 +2,14 @@ import * as E from "fp-ts/lib/Either.js";
 import { identity, pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
+import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
 import {
   CloudEventCodec,
   DELIVERY_STATUSES,
   isUuid,
   oneOf,
+  redeliveryOf,
   storageFailure,
   toFieldErrors,
   WEBHOOK_HISTORY,
@@ -255,7 +257,7 @@ export const createPostgresWebhookStore = ({
         );
         return E.right(undefined);
       }),
-    deliveries: (id, limit) =>
+    deliveries: (id, limit, status) =>
       query("listing webhook deliveries", async () =>
         E.map((rows: DeliveryRow[]) => rows.map(deliveryOf))(
           decodeRows(
@@ -264,13 +266,54 @@ export const createPostgresWebhookStore = ({
             isUuid(id)
               ? (
                   await pool.query(
-                    `select ${DELIVERY_COLUMNS} from sdwan_webhook_deliveries where webhook_id = $1::uuid order by seq desc limit $2`,
-                    [id, limit],
+                    `select ${DELIVERY_COLUMNS} from sdwan_webhook_deliveries
+                      where webhook_id = $1::uuid and ($3::text is null or status = $3) order by seq desc limit $2`,
+                    [id, limit, status ?? null],
                   )
                 ).rows
               : [],
           ),
         ),
+      ),
+    // Every row keeps its event. The webhook's row is locked (as a claim's `for no key update`) so that two
+    // redeliveries at once are decided one after the other: the second sees the first's pending row.
+    redeliver: (webhookId, deliveryId, at) =>
+      query("redelivering a webhook delivery", () =>
+        withDedicatedClient(pool, async (client: PoolClient) => {
+          if (!isUuid(webhookId) || !isUuid(deliveryId)) return E.right({ _tag: "unknown" as const });
+          await client.query("begin");
+          let committed = false;
+          try {
+            await client.query("select 1 from sdwan_webhooks where id = $1::uuid for no key update", [webhookId]);
+            const rows = decodeRows(
+              DeliveryRow,
+              "a webhook delivery",
+              (
+                await client.query(
+                  `select ${DELIVERY_COLUMNS} from sdwan_webhook_deliveries where webhook_id = $1::uuid
+                      and (id = $2::uuid or (status = 'pending' and event_id = (
+                        select event_id from sdwan_webhook_deliveries where id = $2::uuid)))
+                    order by seq`,
+                  [webhookId, deliveryId],
+                )
+              ).rows,
+            );
+            if (E.isLeft(rows)) return rows;
+            const event = rows.right.find((row) => row.id === deliveryId)?.event;
+            const redelivery = redeliveryOf(deliveryId, rows.right.map(deliveryOf), event, at, randomUUID());
+            if (redelivery._tag === "queued")
+              await client.query(
+                `insert into sdwan_webhook_deliveries (id, webhook_id, event_id, event, status, next_attempt_at)
+                 values ($1, $2, $3, $4, 'pending', $5)`,
+                [redelivery.delivery.id, webhookId, redelivery.delivery.eventId, JSON.stringify(event), at],
+              );
+            await client.query("commit");
+            committed = true;
+            return E.right(redelivery);
+          } finally {
+            if (!committed) await client.query("rollback").catch(() => undefined);
+          }
+        }),
       ),
     resealSecrets: () =>
       query("re-sealing webhook secrets", () =>

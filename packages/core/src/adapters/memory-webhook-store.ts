@@ -4,6 +4,7 @@ import * as O from "fp-ts/lib/Option.js";
 import type { AuditEntry } from "../domain/audit.js";
 import { eventOf, type CloudEvent } from "../domain/events.js";
 import {
+  redeliveryOf,
   webhooksFor,
   withinHistory,
   type ClaimedDelivery,
@@ -97,14 +98,28 @@ export const createInMemoryWebhookStore = (): WebhookStore & { enqueue(entry: Au
         webhooks.set(target.webhook.id, { ...target, webhook: { ...target.webhook, disabledAt: attempt.at } });
       return right(undefined);
     },
-    deliveries: (id, limit) => async () =>
+    deliveries: (id, limit, status) => async () =>
       right(
         rows
-          .filter((row) => row.delivery.webhookId === id)
+          .filter((row) => row.delivery.webhookId === id && (status === undefined || row.delivery.status === status))
           .map((row) => row.delivery)
           .reverse()
           .slice(0, limit),
       ),
+    redeliver: (webhookId, deliveryId, at) => async () => {
+      const own = rows.filter((row) => row.delivery.webhookId === webhookId);
+      const event = own.find((row) => row.delivery.id === deliveryId)?.event;
+      const redelivery = redeliveryOf(
+        deliveryId,
+        own.map((row) => row.delivery),
+        event,
+        at,
+        randomUUID(),
+      );
+      if (redelivery._tag === "queued" && event !== undefined)
+        rows.push({ delivery: redelivery.delivery, event, lease: undefined });
+      return right(redelivery);
+    },
     secrets: (id) => async () => right(webhooks.get(id)?.secrets),
     resealSecrets: () => async () => right({ rotated: 0, total: webhooks.size }),
   };

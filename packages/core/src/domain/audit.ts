@@ -16,7 +16,8 @@ import { CONNECTION_FIELDS } from "./requests.js";
  * a grant added or removed (`grant-add`, `grant-remove`: no alias, the grant in `detail`, e.g. `group:emea use emea-*`),
  * or a service token created, renewed or revoked (`token-create`, `token-renew`, `token-revoke`: no alias, the token's
  * name and role in `detail`, e.g. `token:ci viewer`, never its secret), or a service token nearing or past its
- * expiry (`token-expiring`, `token-expired`: attempts, no alias, the token's name and expiry in `detail`).
+ * expiry (`token-expiring`, `token-expired`: attempts, no alias, the token's name and expiry in `detail`), or a webhook
+ * delivery sent again (`webhook-redeliver`: an attempt, no alias, `webhook <id> delivery <id> event <id>` in `detail`).
  */
 export const AUDIT_ACTIONS = [
   "add",
@@ -36,6 +37,7 @@ export const AUDIT_ACTIONS = [
   "token-revoke",
   "token-expiring",
   "token-expired",
+  "webhook-redeliver",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -136,6 +136,7 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
     case "token-revoke":
     case "token-expiring":
     case "token-expired":
+    case "webhook-redeliver":
       // A token's expiry is the admins' (the audit trail), not a connection's event: /events is read by every user.
       return O.none;
     default: {

@@ -64,6 +64,46 @@ export interface Delivery {
   readonly attempts: readonly DeliveryAttempt[];
 }
 
+/**
+ * What asking for a new attempt of a delivery gave (SPEC §9's redeliver): a new pending delivery of the same event
+ * (same `webhook-id`), queued after the webhook's other pending ones; or why not: no such webhook or delivery of it,
+ * the delivery (or an earlier redelivery of its event to this webhook) still pending, or its event no longer kept
+ * (the embedded store keeps a settled delivery's event in the audit trail only, whose retention may have dropped it).
+ */
+export type Redelivery =
+  | { readonly _tag: "queued"; readonly delivery: Delivery }
+  | { readonly _tag: "unknown" }
+  | { readonly _tag: "pending" }
+  | { readonly _tag: "expired" };
+
+/**
+ * The redelivery of `delivery` (its webhook's deliveries, `all`, oldest first, and its event when still kept) as a
+ * store decides it: the rule every store binds to its medium. `newId` names the new delivery, due at `at`.
+ */
+export const redeliveryOf = (
+  deliveryId: string,
+  all: readonly Delivery[],
+  event: CloudEvent | undefined,
+  at: Date,
+  newId: string,
+): Redelivery => {
+  const delivery = all.find((one) => one.id === deliveryId);
+  if (delivery === undefined) return { _tag: "unknown" };
+  if (all.some((one) => one.eventId === delivery.eventId && one.status === "pending")) return { _tag: "pending" };
+  if (event === undefined) return { _tag: "expired" };
+  return {
+    _tag: "queued",
+    delivery: {
+      id: newId,
+      webhookId: delivery.webhookId,
+      eventId: delivery.eventId,
+      status: "pending",
+      nextAttemptAt: at,
+      attempts: [],
+    },
+  };
+};
+
 /** Settled (delivered or dead) deliveries a store keeps per webhook, the newest: its history. Pending ones are all kept. */
 export const WEBHOOK_HISTORY = 100;
 
@@ -349,13 +389,33 @@ const DeliveriesQuery = t.partial({
     (raw) => /^\d{1,3}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= DELIVERIES_PAGE.max,
     "a whole number from 1 to 100",
   ),
+  status: oneOf(DELIVERY_STATUSES),
 });
+const DELIVERIES_QUERY_NAMES = ["limit", "status"];
 
-/** The deliveries' page size from a query string; an unknown name is refused without being echoed. */
-export const decodeDeliveriesLimit = (input: Readonly<Record<string, unknown>>): E.Either<DomainError, number> =>
-  Object.keys(input).some((name) => name !== "limit")
-    ? E.left(invalidInput([{ field: "query", message: "holds an option deliveries do not know (known: limit)" }]))
+/** Which deliveries to list: the newest `limit`, of one `status` when given. */
+export interface DeliveriesQuery {
+  readonly limit: number;
+  readonly status?: DeliveryStatus;
+}
+
+/** The deliveries' query from a query string (`limit`, `status`); an unknown name is refused without being echoed. */
+export const decodeDeliveriesQuery = (
+  input: Readonly<Record<string, unknown>>,
+): E.Either<DomainError, DeliveriesQuery> =>
+  Object.keys(input).some((name) => !DELIVERIES_QUERY_NAMES.includes(name))
+    ? E.left(
+        invalidInput([
+          {
+            field: "query",
+            message: `holds an option deliveries do not know (known: ${DELIVERIES_QUERY_NAMES.join(", ")})`,
+          },
+        ]),
+      )
     : pipe(
         decodeInput(DeliveriesQuery, "query")(input),
-        E.map(({ limit }) => (limit === undefined ? DELIVERIES_PAGE.default : Number(limit))),
+        E.map(({ limit, status }) => ({
+          limit: limit === undefined ? DELIVERIES_PAGE.default : Number(limit),
+          ...(status === undefined ? {} : { status }),
+        })),
       );

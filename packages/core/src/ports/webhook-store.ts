@@ -5,6 +5,8 @@ import type {
   Delivery,
   DeliveryAttempt,
   DeliveryNext,
+  DeliveryStatus,
+  Redelivery,
   Webhook,
   WebhookSecrets,
 } from "../domain/webhook.js";
@@ -39,10 +41,17 @@ export interface WebhookStore {
    */
   settle(id: string, owner: string, attempt: DeliveryAttempt, next: DeliveryNext): TaskEither<DomainError, void>;
   /**
-   * Webhook `id`'s newest `limit` deliveries, newest first (their attempts, never bodies). The store keeps every
-   * pending delivery and the newest `WEBHOOK_HISTORY` settled ones of each webhook: settlements delete those beyond.
+   * Webhook `id`'s newest `limit` deliveries (of `status` only, when given), newest first (their attempts, never
+   * bodies). The store keeps every pending delivery and the newest `WEBHOOK_HISTORY` settled ones of each webhook:
+   * settlements delete those beyond.
    */
-  deliveries(id: string, limit: number): TaskEither<DomainError, readonly Delivery[]>;
+  deliveries(id: string, limit: number, status?: DeliveryStatus): TaskEither<DomainError, readonly Delivery[]>;
+  /**
+   * A new attempt of webhook `webhookId`'s settled delivery `deliveryId`: a new pending delivery of the same event,
+   * due at `at`, after the webhook's other deliveries (core's `redeliveryOf` decides). The event comes from the
+   * delivery when the store kept it, else from the audit trail. Atomic: two redeliveries at once queue one.
+   */
+  redeliver(webhookId: string, deliveryId: string, at: Date): TaskEither<DomainError, Redelivery>;
   /** Webhook `id`'s secrets, opened (for a ping). */
   secrets(id: string): TaskEither<DomainError, WebhookSecrets | undefined>;
   /** Re-seals every secret sealed with an older master key (as `ConnectionRepository.resealKeys`). */

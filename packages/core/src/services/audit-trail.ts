@@ -249,6 +249,16 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     /** A service token created, renewed or revoked by `by`: a change, recorded before the answer, its name and role in `detail` (never its secret). */
     tokenChanged: (by: Actor | undefined, action: TokenChange, token: AuditedToken): Promise<void> =>
       changeOfNoConnection(by, action, `token:${token.name} ${token.role ?? "no-role"}`),
+    /** A webhook delivery sent again by `by` (a new attempt of its event): recorded before the answer. */
+    webhookRedelivered: (
+      by: Actor | undefined,
+      redelivered: { readonly webhookId: string; readonly deliveryId: string; readonly eventId: string },
+    ): Promise<void> =>
+      recordNow({
+        ...entryOf(by, { action: "webhook-redeliver", alias: null, fields: [], forced: false }, E.right(undefined)),
+        validation: "not-asked",
+        detail: `webhook ${redelivered.webhookId} delivery ${redelivered.deliveryId} event ${redelivered.eventId}`,
+      }),
     /** A key nearing (`key-expiring`) or past (`key-expired`) its expiry, as the key-expiry watch found it. */
     keyExpiryWarned: (alias: Alias, action: "key-expiring" | "key-expired", detail: string, at: Date): void => {
       const subject: Subject = { action, alias, fields: [], forced: false };

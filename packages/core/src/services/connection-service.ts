@@ -105,6 +105,11 @@ export interface ConnectionService {
   recordForbiddenWrite(by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void>;
   /** Audits a service token created, renewed or revoked by `by` (the driver manages the tokens): a change, never the secret. */
   recordTokenChange(by: Actor, action: TokenChange, token: AuditedToken): Promise<void>;
+  /** Audits a webhook delivery sent again by `by` (the driver asks the webhooks): an attempt, its ids in `detail`. */
+  recordWebhookRedelivery(
+    by: Actor,
+    redelivered: { readonly webhookId: string; readonly deliveryId: string; readonly eventId: string },
+  ): Promise<void>;
   deleteConnection(rawAlias: string, options?: DeleteConnectionOptions & By): TE.TaskEither<DomainError, void>;
   listPartnerCustomers(rawAlias: string): TE.TaskEither<DomainError, CustomerList>;
   rotateMasterKey(options?: By): TE.TaskEither<DomainError, KeyRotationReport>;
@@ -247,6 +252,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     recordForbiddenWrite: (by: Actor, write: { readonly method: string; readonly alias?: string }): Promise<void> =>
       trail.forbidden(by, write),
     recordTokenChange: trail.tokenChanged,
+    recordWebhookRedelivery: trail.webhookRedelivered,
     deleteConnection: deleteConnectionAudited,
     listPartnerCustomers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
     rotateMasterKey: (options: By = {}) =>

@@ -7,7 +7,7 @@ import type { DomainError } from "../domain/errors.js";
 import {
   DEFAULT_WEBHOOK_RETRY_S,
   WEBHOOK_ENCODERS,
-  decodeDeliveriesLimit,
+  decodeDeliveriesQuery,
   decodeWebhookRequest,
   newWebhookSecret,
   nextAfter,
@@ -18,6 +18,7 @@ import {
   type Delivery,
   type DeliveryAttempt,
   type EncodedBody,
+  type Redelivery,
   type Webhook,
   type WebhookAnswer,
   type WebhookKind,
@@ -209,21 +210,29 @@ export const createWebhooks = ({
     list: () => store.list(),
     get: (id: string) => store.get(id),
     remove: (id: string) => store.remove(id),
-    /** Webhook `id`'s newest deliveries (`query.limit` of them), newest first; undefined when it is unknown. */
+    /**
+     * Webhook `id`'s newest deliveries (`query.limit` of them, of `query.status` only when given), newest first;
+     * undefined when it is unknown.
+     */
     deliveries: (
       id: string,
       query: Readonly<Record<string, unknown>>,
     ): TE.TaskEither<DomainError, readonly Delivery[] | undefined> =>
       pipe(
-        TE.fromEither(decodeDeliveriesLimit(query)),
-        TE.flatMap((limit) =>
+        TE.fromEither(decodeDeliveriesQuery(query)),
+        TE.flatMap((decoded) =>
           pipe(
             store.get(id),
-            TE.map((webhook) => ({ webhook, limit })),
+            TE.map((webhook) => ({ webhook, decoded })),
           ),
         ),
-        TE.flatMap(({ webhook, limit }) => (webhook === undefined ? TE.right(undefined) : store.deliveries(id, limit))),
+        TE.flatMap(({ webhook, decoded }) =>
+          webhook === undefined ? TE.right(undefined) : store.deliveries(id, decoded.limit, decoded.status),
+        ),
       ),
+    /** A new attempt of a settled delivery (SPEC §9's redeliver), due now; the relays are woken by the caller. */
+    redeliver: (id: string, deliveryId: string): TE.TaskEither<DomainError, Redelivery> =>
+      store.redeliver(id, deliveryId, now()),
     /** Sends a ping now (never through the outbox, never recorded): what the receiver answered. */
     ping: (id: string): TE.TaskEither<DomainError, (DeliveryAttempt & { readonly kind: WebhookKind }) | undefined> =>
       pipe(

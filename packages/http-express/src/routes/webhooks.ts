@@ -1,10 +1,12 @@
-import type { Webhooks } from "@sdwan-connections/core";
+import type { ConnectionService, Webhooks } from "@sdwan-connections/core";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { pipe } from "fp-ts/lib/function.js";
 import { Router, type Request, type Response } from "express";
 import { problem } from "../errors.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { withFlags } from "../middleware/query-flags.js";
-import { userOf } from "../middleware/request-context.js";
+import { actorOf, userOf } from "../middleware/request-context.js";
 import { respond, sendJson, sendProblem } from "../respond.js";
 
 /** Whether the user may manage webhooks (not a viewer); answers the 403 or 404 itself when not. */
@@ -31,9 +33,13 @@ const sendFound =
 
 /**
  * docs/interface.md "Webhooks" (SPEC §9), admins only: create (the secret shown once), list, get, delete, ping,
- * and a webhook's deliveries (status and latency of each attempt, never a body).
+ * a webhook's deliveries (status and latency of each attempt, never a body), and a new attempt of a settled one
+ * (audited).
  */
-export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
+export const webhooksRoutes = (
+  webhooks: Webhooks | undefined,
+  { recordWebhookRedelivery }: Pick<ConnectionService, "recordWebhookRedelivery">,
+): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   const id = (req: Request) => req.params["id"] as string;
   router
@@ -85,5 +91,55 @@ export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
       if (mayManage(webhooks, res)) await respond(res, webhooks.deliveries(id(req), req.query), sendFound(res));
     })
     .all(methodNotAllowed("GET, HEAD"));
+  router
+    .route("/webhooks/:id/deliveries/:deliveryId/redeliver")
+    .post(
+      withFlags([], async (req, res) => {
+        if (!mayManage(webhooks, res)) return;
+        const deliveryId = req.params["deliveryId"] as string;
+        const redelivered = pipe(
+          webhooks.redeliver(id(req), deliveryId),
+          TE.tap((redelivery) =>
+            redelivery._tag === "queued"
+              ? TE.fromTask(() =>
+                  recordWebhookRedelivery(actorOf(res.locals), {
+                    webhookId: id(req),
+                    deliveryId,
+                    eventId: redelivery.delivery.eventId,
+                  }),
+                )
+              : TE.right(undefined),
+          ),
+        );
+        await respond(res, redelivered, (redelivery) => {
+          switch (redelivery._tag) {
+            case "queued":
+              return sendJson(res, 202, redelivery.delivery);
+            case "unknown":
+              return sendProblem(
+                res,
+                problem(
+                  "delivery-not-found",
+                  "This webhook has no delivery with this id (it has none kept by that id).",
+                ),
+              );
+            case "pending":
+              return sendProblem(
+                res,
+                problem(
+                  "delivery-pending",
+                  "This delivery, or a redelivery of its event, is still pending: it will be tried.",
+                ),
+              );
+            case "expired":
+              return sendProblem(
+                res,
+                problem("delivery-event-expired", "The event of this delivery is no longer kept by the audit trail."),
+              );
+          }
+        });
+      }),
+    )
+    .all(methodNotAllowed("POST"));
   return router;
 };
