@@ -146,6 +146,22 @@ COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _sdwan_connections; printf '%s
     expect(await offered("update", "lab", "--url", "")).toEqual([]);
     expect(await offered("update", "lab", "--d")).toEqual(["--dry-run"]);
   });
+
+  it("completes the admin groups: their subcommands, each one's options, listed values", async () => {
+    expect(await offered("t")).toEqual(["tokens"]);
+    expect(await offered("webhooks", "")).toEqual(["add", "delete", "deliveries", "list", "ping", "redeliver"]);
+    expect(await offered("tokens", "create", "ci", "--e")).toEqual(["--expires-in-days"]);
+    expect(await offered("webhooks", "deliveries", "some-id", "--status", "")).toEqual([
+      "dead",
+      "delivered",
+      "pending",
+    ]);
+    expect(await offered("webhooks", "add", "https://nms.example.net/", "--kind", "")).toEqual([
+      "cloudevents",
+      "opennms",
+    ]);
+    expect(await offered("grants", "")).toEqual(["add", "delete", "list"]);
+  });
 });
 
 describe("the store: one rule, read commands never create one", () => {

@@ -17,7 +17,7 @@ import {
 } from "./commands.js";
 import { ADMIN_COMMANDS, ADMIN_GROUPS, type AdminCommand, type AdminOptions } from "./admin-commands.js";
 import { CONFIG_COMMANDS, resolveContext, serviceEndpoint, type ConfigCommand } from "./context-commands.js";
-import { isServiceContext, type ServiceContext } from "./contexts.js";
+import { firstNoContextNote, isServiceContext, type ServiceContext } from "./contexts.js";
 import type { ServiceEndpoint } from "./rest-service.js";
 import { bashCompletion, zshCompletion } from "./completion.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
@@ -525,7 +525,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const { createRemoteService } = await import("./rest-service.js");
     // What a remote service lacks is never called (rotate-master-key is refused above).
     return answer(
-      run.run({ ...context, service: createRemoteService(endpoint.right) as unknown as ConnectionService, apiKey }),
+      run.run({
+        ...context,
+        service: createRemoteService({
+          ...endpoint.right,
+          onReconnect: (line) => io.stderr.write(`${PROGRAM}: ${run.name}: ${line}\n`),
+        }) as unknown as ConnectionService,
+        apiKey,
+      }),
     );
   }
 
@@ -535,9 +542,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     config.right.dataDirFromDefault &&
     store.kind === "lowdb" &&
     (env["SDWAN_STORAGE"] ?? "") === "";
-  if (implicit && run.hidden !== true)
+  // Said once per directory (noted in the configuration directory), not on every call: a reminder repeated is noise.
+  if (implicit && run.hidden !== true && (await firstNoContextNote(processEnv, dataDir)))
     io.stderr.write(
-      `${PROGRAM}: no context: using the local store in ${dataDir} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with '${PROGRAM} config set-context'\n`,
+      `${PROGRAM}: no context: using the local store in ${dataDir} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with '${PROGRAM} config set-context' (said once for this directory)\n`,
     );
   if (store.kind === "lowdb" && !store.exists) {
     // The completion script asks quietly: no store, no aliases.

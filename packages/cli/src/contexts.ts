@@ -73,6 +73,31 @@ export const contextsPath = (env: Readonly<Record<string, string | undefined>>):
   return base === undefined ? undefined : join(base, CONTEXTS_FILE);
 };
 
+/** Where the CLI keeps the data directories it has said "no context" for (one a line): the note is said once each. */
+export const NOTED_FILE = join("sdwan-connections", "no-context-noted");
+
+/**
+ * Whether the no-context note for `dataDir` is still to be said, noting that it now is: true the first time for a
+ * directory, and whenever the configuration directory cannot be read or written (better said again than never).
+ */
+export const firstNoContextNote = async (
+  env: Readonly<Record<string, string | undefined>>,
+  dataDir: string,
+): Promise<boolean> => {
+  const contexts = contextsPath(env);
+  if (contexts === undefined) return true;
+  const path = join(dirname(dirname(contexts)), NOTED_FILE);
+  const noted = await readFile(path, "utf8").catch(() => "");
+  if (noted.split("\n").includes(dataDir)) return false;
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await writeFile(path, `${noted}${dataDir}\n`, { mode: 0o600 });
+  } catch {
+    // Not written: said again next time.
+  }
+  return true;
+};
+
 /** The file, decoded; an absent file is no contexts. A bad one is one line naming the file and the place. */
 export const readContexts =
   (path: string | undefined): TaskEither<string, ContextsFile> =>

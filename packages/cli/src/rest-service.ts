@@ -64,6 +64,8 @@ export interface ServiceEndpoint {
   readonly ca?: string;
   /** How long one request may take. */
   readonly timeoutMs: number;
+  /** Told when `events --follow` lost its stream and opens it again, and when it is back (a line for people). */
+  readonly onReconnect?: (line: string) => void;
 }
 
 const BASE = "/rest/plugin/sdwan";
@@ -530,9 +532,15 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
         let delayMs = RECONNECT_MS.first;
         let timer: NodeJS.Timeout | undefined;
         stop.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+        let reconnecting = false;
         const reconnect = () => {
           if (stop.signal.aborted) return;
-          timer = setTimeout(connect, delayMs * (0.5 + Math.random() / 2));
+          const waitMs = delayMs * (0.5 + Math.random() / 2);
+          endpoint.onReconnect?.(
+            `the stream from ${origin} ended; reconnecting in ${(waitMs / 1000).toFixed(1)} s${lastEventId === undefined ? "" : ` (from event ${lastEventId})`}`,
+          );
+          reconnecting = true;
+          timer = setTimeout(connect, waitMs);
           delayMs = Math.min(delayMs * 2, RECONNECT_MS.max);
         };
         // The first answer settles the command (a service that cannot be reached or refuses: its error); after it, a
@@ -591,6 +599,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
             response.on("error", end);
             response.on("close", end);
             if (!opened) resolve(E.right(() => stop.abort()));
+            if (reconnecting) endpoint.onReconnect?.(`reconnected to ${origin}`);
+            reconnecting = false;
             opened = true;
             delayMs = RECONNECT_MS.first;
             // Server-Sent Events: frames end with a blank line; `id:` is the event's, `event:` names it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
