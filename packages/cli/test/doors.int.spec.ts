@@ -16,6 +16,11 @@ const SECRET = /whsec_[A-Za-z0-9+/=]+/g;
 
 /** `src/main.ts` in a process of its own (sources through tsx), with only the environment given (and PATH). */
 const sdwan = async (args: readonly string[], env: Record<string, string>) => {
+  const started = start(args, env);
+  const [code] = await once(started.child, "close");
+  return { code: code as number, stdout: started.stdout(), stderr: started.stderr() };
+};
+const start = (args: readonly string[], env: Record<string, string>) => {
   const child = spawn(
     process.execPath,
     [
@@ -31,8 +36,7 @@ const sdwan = async (args: readonly string[], env: Record<string, string>) => {
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = await once(child, "close");
-  return { code: code as number, stdout, stderr };
+  return { child, stdout: () => stdout, stderr: () => stderr };
 };
 
 /**
@@ -44,11 +48,10 @@ const transcripts = new Map<string, string[]>();
 const record = (name: string, command: string, output: { stdout: string; stderr: string }) =>
   transcripts.set(name, [
     ...(transcripts.get(name) ?? []),
-    `$ ${command}`,
+    `$ ${command.replace(/http:\/\/127\.0\.0\.1:\d+/g, "http://127.0.0.1:8990")}`,
     `${output.stderr}${output.stdout}`
       .replace(TOKEN, "sdw_…")
       .replace(SECRET, "whsec_…")
-      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => `${id.slice(0, 8)}…`)
       .replace(/http:\/\/127\.0\.0\.1:\d+/g, "http://127.0.0.1:8990")
       .trimEnd(),
   ]);
@@ -247,6 +250,53 @@ describe(
       expect(await sdwan(["webhooks", "redeliver", webhook!.id, "not-a-delivery"], admin)).toMatchObject({ code: 3 });
       expect(await sdwan(["webhooks", "delete", webhook!.id], admin)).toMatchObject({ code: 0 });
       expect(`${added.stdout}`).toMatch(SECRET);
+    });
+
+    // Issue 38: "`events --follow` reconnects silently".
+    it("events --follow says on standard error when its stream ends and when it is back; standard output keeps only events", async () => {
+      const free = createServer();
+      free.listen(0, "127.0.0.1");
+      await once(free, "listening");
+      const port = String((free.address() as { port: number }).port);
+      await new Promise((resolve) => free.close(resolve));
+      const serviceEnv = {
+        SDWAN_DATA_DIR: join(temporary, "follow-data"),
+        SDWAN_ADMIN_USER: ADMIN.name,
+        SDWAN_ADMIN_PASSWORD: ADMIN.password,
+        SDWAN_PORT: port,
+      };
+      let followed = await startServiceProcess(serviceEnv);
+      const configHome = join(temporary, "follow-config");
+      await mkdir(join(configHome, "sdwan-connections"), { recursive: true });
+      await writeFile(
+        join(configHome, "sdwan-connections", "config.yaml"),
+        `current-context: follow\ncontexts:\n  - name: follow\n    server: ${followed.url}\n    user: ${ADMIN.name}\n    password-file: ${join(temporary, "admin-config", "admin.password")}\n`,
+      );
+      const follow = start(["events", "--follow", "-o", "json"], { XDG_CONFIG_HOME: configHome, HOME: temporary });
+      const add = (alias: string) =>
+        followed.call("POST", "/rest/plugin/sdwan/connections?force=true", {
+          body: { alias, orchestratorUrl: "https://vco.example.net/", apiKey: "sample-partner-key-1" },
+        });
+      // Added until one is printed: the stream is open (what came before it opened is not its to print).
+      await waitFor(async () => {
+        await add(`before-${Date.now()}`);
+        return follow.stdout().includes('"before-') ? true : undefined;
+      }, "an event followed");
+      expect(follow.stderr()).toBe("");
+      await followed.stop();
+      await waitFor(async () => (follow.stderr().includes("reconnecting in") ? true : undefined), "the reconnect line");
+      followed = await startServiceProcess(serviceEnv);
+      await waitFor(
+        async () => (follow.stderr().includes("reconnected to") ? true : undefined),
+        "the reconnected line",
+      );
+      follow.child.kill("SIGINT");
+      await once(follow.child, "close");
+      await followed.stop();
+      for (const line of follow.stdout().trim().split("\n")) expect(JSON.parse(line)).toHaveProperty("specversion");
+      expect(follow.stderr()).toMatch(
+        /events: the stream from http:\/\/127\.0\.0\.1:\d+ ended; reconnecting in \d+\.\d s/,
+      );
     });
 
     it("refuses the admin commands in a local store's context, saying how to name a service", async () => {
