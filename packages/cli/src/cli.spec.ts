@@ -87,6 +87,15 @@ describe("help, usage and completion (no store needed)", () => {
         ["completion", "fish"],
         "completion: the shell must be bash or zsh, not 'fish'; see 'sdwan-connections completion --help'",
       ],
+      [["tokens"], "tokens: needs a subcommand: create, list, renew, revoke; see 'sdwan-connections help tokens'"],
+      [
+        ["webhooks", "lsit"],
+        "webhooks: unknown subcommand 'lsit': list, add, delete, ping, deliveries, redeliver; see 'sdwan-connections help webhooks'",
+      ],
+      [
+        ["grants", "add", "group:noc"],
+        "grants add: expects <subject> <pattern> <verb>; see 'sdwan-connections grants add --help'",
+      ],
     ];
     for (const [argv, line] of cases)
       expect(await run(argv), argv.join(" ")).toEqual({ code: 2, stdout: "", stderr: `sdwan-connections: ${line}\n` });

@@ -228,6 +228,8 @@ type Parsed =
 interface UsageError {
   readonly message: string;
   readonly command?: CommandSpec;
+  /** What helps, when it is not the command's help. */
+  readonly hint?: string;
 }
 
 // The options of a command as parseArgs takes them, with --help.
@@ -256,6 +258,13 @@ const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed>
     if (topic === undefined || topic === "--help" || topic === "-h" || topic === "help")
       return E.right({ kind: "text", text: HELP });
     const command = findCommand(topic) ?? findCommand(`${topic} ${rest[1] ?? ""}`);
+    // `help tokens`: the group's subcommands.
+    const members = ALL_COMMANDS.filter((one) => one.name.startsWith(`${topic} `) && one.hidden !== true);
+    if (command === undefined && members.length > 0)
+      return E.right({
+        kind: "text",
+        text: `${members.map((one) => `${PROGRAM} ${[one.name, ...one.args.map((arg) => `<${arg}>`)].join(" ")}\n    ${one.summary}`).join("\n")}\n\n\`${PROGRAM} help ${topic} <subcommand>\` shows one's options.\n`,
+      });
     return command === undefined
       ? E.left({ message: unknownCommand(topic) })
       : E.right({ kind: "text", text: commandHelp(command) });
@@ -269,7 +278,8 @@ const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed>
       one.name.slice(name.length + 1),
     );
     return E.left({
-      message: `${name}: ${rest[0] === undefined || rest[0].startsWith("-") ? "needs a subcommand" : `unknown subcommand '${rest[0]}'`}: ${known.join(", ")}; see '${PROGRAM} help ${name} ${known[0] ?? ""}'`,
+      message: `${name}: ${rest[0] === undefined || rest[0].startsWith("-") ? "needs a subcommand" : `unknown subcommand '${rest[0]}'`}: ${known.join(", ")}`,
+      hint: `see '${PROGRAM} help ${name}'`,
     });
   }
   const command = subcommand ?? findCommand(name);
@@ -374,8 +384,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   // pnpm passes a "--" through
   const parsed = parseCommandLine(argv.filter((arg) => arg !== "--"));
   if (E.isLeft(parsed)) {
-    const { command, message } = parsed.left;
-    return fail(EXIT.usage, command === undefined ? message : `${command.name}: ${message}`, hintFor(command));
+    const { command, message, hint } = parsed.left;
+    return fail(EXIT.usage, command === undefined ? message : `${command.name}: ${message}`, hint ?? hintFor(command));
   }
   if (parsed.right.kind === "text") {
     io.stdout.write(parsed.right.text);
