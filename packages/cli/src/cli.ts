@@ -15,6 +15,7 @@ import {
   type CommandSpec,
   type OptionSpec,
 } from "./commands.js";
+import { LOGIN_COMMAND } from "./login-command.js";
 import { ADMIN_COMMANDS, ADMIN_GROUPS, type AdminCommand, type AdminOptions } from "./admin-commands.js";
 import { CONFIG_COMMANDS, resolveContext, serviceEndpoint, type ConfigCommand } from "./context-commands.js";
 import { firstNoContextNote, isServiceContext, type ServiceContext } from "./contexts.js";
@@ -100,7 +101,13 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
 // Its container-free entry: a command's start does not load inversify.
 const composition = () => import("@sdwan-connections/composition/open-service");
 
-const ALL_COMMANDS: readonly CommandSpec[] = [...COMMANDS, ...ADMIN_COMMANDS, ...LOCAL_COMMANDS, ...CONFIG_COMMANDS];
+const ALL_COMMANDS: readonly CommandSpec[] = [
+  ...COMMANDS,
+  LOGIN_COMMAND,
+  ...ADMIN_COMMANDS,
+  ...LOCAL_COMMANDS,
+  ...CONFIG_COMMANDS,
+];
 const isAdminCommand = (command: CommandSpec): command is AdminCommand =>
   ADMIN_COMMANDS.includes(command as AdminCommand);
 const findCommand = (name: string | undefined): CommandSpec | undefined =>
@@ -428,6 +435,17 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       const endpoint = await serviceEndpoint(inContext, typed, orchestratorTimeoutMs, env)();
       return E.isLeft(endpoint) ? E.left(fail(EXIT.usage, endpoint.left)) : endpoint;
     };
+
+  if (command === LOGIN_COMMAND) {
+    const { processEnvironment } = await composition();
+    const { login } = await import("./login.js");
+    const done = await login(options, io.env ?? processEnvironment(), (line) =>
+      io.stderr.write(`${PROGRAM}: ${line}\n`),
+    )();
+    if (E.isLeft(done)) return fail(EXIT.usage, done.left, hintFor(command));
+    io.stdout.write(await render(done.right, format.right, io.stdout));
+    return EXIT.ok;
+  }
 
   if (isAdminCommand(command)) {
     const { loadConfig, processEnvironment } = await composition();

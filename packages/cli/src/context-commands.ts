@@ -248,15 +248,19 @@ export const serviceEndpoint = (
   pipe(
     (context.name === ENVIRONMENT_CONTEXT && nonEmptyVariable(env, "SDWAN_TOKEN") !== undefined
       ? TE.right(`Bearer ${nonEmptyVariable(env, "SDWAN_TOKEN") ?? ""}`)
-      : context["token-file"] !== undefined
-        ? TE.map((token: string) => `Bearer ${token}`)(secretFile(context.name, "token file", context["token-file"]))
-        : context.user === undefined
-          ? TE.right(undefined)
-          : TE.map((password: string) => `Basic ${Buffer.from(`${context.user}:${password}`).toString("base64")}`)(
-              context["password-file"] !== undefined
-                ? secretFile(context.name, "password file", context["password-file"])
-                : TE.right(typedPassword ?? ""),
-            )) as TE.TaskEither<string, string | undefined>,
+      : context["refresh-token-file"] !== undefined
+        ? TE.map((token: string) => `Bearer ${token}`)(async () =>
+            (await import("./login.js")).accessTokenOf(context)(),
+          )
+        : context["token-file"] !== undefined
+          ? TE.map((token: string) => `Bearer ${token}`)(secretFile(context.name, "token file", context["token-file"]))
+          : context.user === undefined
+            ? TE.right(undefined)
+            : TE.map((password: string) => `Basic ${Buffer.from(`${context.user}:${password}`).toString("base64")}`)(
+                context["password-file"] !== undefined
+                  ? secretFile(context.name, "password file", context["password-file"])
+                  : TE.right(typedPassword ?? ""),
+              )) as TE.TaskEither<string, string | undefined>,
     TE.flatMap((authorization) =>
       TE.map((ca: string | undefined) => ({
         server: context.server,

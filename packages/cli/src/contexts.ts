@@ -47,7 +47,16 @@ const httpUrl = new t.Type<string, string, unknown>(
 );
 
 const serviceProps = { name: nonEmpty, server: httpUrl };
-const serviceOptional = { user: nonEmpty, "password-file": nonEmpty, "token-file": nonEmpty, "ca-file": nonEmpty };
+const serviceOptional = {
+  user: nonEmpty,
+  "password-file": nonEmpty,
+  "token-file": nonEmpty,
+  "ca-file": nonEmpty,
+  // Set by `login`: the provider, its client and the file of the refresh token (never the token itself).
+  "oidc-issuer": nonEmpty,
+  "oidc-client-id": nonEmpty,
+  "refresh-token-file": nonEmpty,
+};
 const ServiceContext = strictObject(
   "ServiceContext",
   { ...serviceProps, ...serviceOptional },

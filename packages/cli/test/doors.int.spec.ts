@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { startServiceProcess, type ServiceProcess } from "@sdwan-connections/bench-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_GROUP, AUDIENCE, CLIENT_ID, startDeviceProvider } from "./device-provider.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 const README = join(PACKAGE_DIR, "README.md");
@@ -52,6 +53,8 @@ const record = (name: string, command: string, output: { stdout: string; stderr:
     `${output.stderr}${output.stdout}`
       .replace(TOKEN, "sdw_…")
       .replace(SECRET, "whsec_…")
+      // The provider's pages, told apart from the service's.
+      .replace(/http:\/\/127\.0\.0\.1:\d+\/device/g, "https://sso.example.net/device")
       .replace(/http:\/\/127\.0\.0\.1:\d+/g, "http://127.0.0.1:8990")
       .trimEnd(),
   ]);
@@ -314,3 +317,62 @@ describe(
     });
   },
 );
+
+describe("login: the device authorization grant with the service's OpenID provider", { timeout: 180_000 }, () => {
+  it("signs in by a code approved at the provider, keeps only a refresh token (0600) and refreshes by itself; no token printed", async () => {
+    const temporary = await mkdtemp(join(tmpdir(), "sdwan-cli-login-"));
+    const provider = await startDeviceProvider();
+    const service = await startServiceProcess({
+      SDWAN_DATA_DIR: join(temporary, "data"),
+      SDWAN_ADMIN_USER: ADMIN.name,
+      SDWAN_ADMIN_PASSWORD: ADMIN.password,
+      SDWAN_OIDC_ISSUER: provider.issuer,
+      SDWAN_OIDC_AUDIENCE: AUDIENCE,
+      SDWAN_OIDC_CLIENT_ID: CLIENT_ID,
+      SDWAN_OIDC_ADMIN_GROUPS: ADMIN_GROUP,
+    });
+    const env = { XDG_CONFIG_HOME: join(temporary, "config"), HOME: temporary };
+    try {
+      const signingIn = start(["login", "--server", service.url, "--context", "sso"], env);
+      const url = await waitFor(
+        async () => /\(or open (\S+)\)/.exec(signingIn.stderr())?.[1] ?? undefined,
+        "the verification URL",
+      );
+      await provider.approve(url, "ann");
+      const [code] = await once(signingIn.child, "close");
+      const signedIn = { code: code as number, stdout: signingIn.stdout(), stderr: signingIn.stderr() };
+      record("login", `sdwan-connections login --server ${service.url} --context sso`, signedIn);
+      expect(signedIn).toMatchObject({ code: 0, stdout: expect.stringContaining("Signed in to") });
+      expect(signedIn.stdout).toContain("as ann");
+      const refreshFile = join(temporary, "config", "sdwan-connections", "sso.refresh-token");
+      expect((await stat(refreshFile)).mode & 0o777).toBe(0o600);
+      const refreshToken = (await readFile(refreshFile, "utf8")).trim();
+      expect(await readFile(join(temporary, "config", "sdwan-connections", "config.yaml"), "utf8")).not.toContain(
+        refreshToken,
+      );
+      // Each command gets a fresh access token with it: twice, the provider rotating it or not.
+      const listed = await sdwan(["tokens", "list", "-o", "table"], env);
+      record("login", "sdwan-connections tokens list", listed);
+      expect(listed).toMatchObject({ code: 0, stdout: "No service tokens.\n" });
+      expect(await sdwan(["list", "-o", "json"], env)).toMatchObject({ code: 0, stdout: "[]\n" });
+      // The audit names the principal the provider's token proves.
+      const created = await sdwan(["tokens", "create", "from-sso", "--expires-in-days", "1"], env);
+      expect(created.code).toBe(0);
+      expect(JSON.stringify((await service.call("GET", "/rest/plugin/sdwan/audit?limit=5")).json())).toContain(
+        "oidc:ann",
+      );
+      for (const output of [signedIn, listed]) expect(`${output.stdout}${output.stderr}`).not.toContain(refreshToken);
+      // A refresh token the provider no longer knows: sign in again, said without the token.
+      await writeFile(refreshFile, "not-a-refresh-token\n");
+      const expired = await sdwan(["list"], env);
+      expect(expired.code).toBe(2);
+      expect(expired.stderr).toContain("sign in again: sdwan-connections login --server");
+      expect(expired.stderr).not.toContain("not-a-refresh-token");
+    } finally {
+      await service.stop();
+      await provider.close();
+      await writeTranscripts(join(temporary, "transcripts")).catch(() => undefined);
+      await rm(temporary, { recursive: true, force: true });
+    }
+  });
+});
