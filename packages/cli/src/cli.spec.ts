@@ -87,6 +87,15 @@ describe("help, usage and completion (no store needed)", () => {
         ["completion", "fish"],
         "completion: the shell must be bash or zsh, not 'fish'; see 'sdwan-connections completion --help'",
       ],
+      [["tokens"], "tokens: needs a subcommand: create, list, renew, revoke; see 'sdwan-connections help tokens'"],
+      [
+        ["webhooks", "lsit"],
+        "webhooks: unknown subcommand 'lsit': list, add, delete, ping, deliveries, redeliver; see 'sdwan-connections help webhooks'",
+      ],
+      [
+        ["grants", "add", "group:noc"],
+        "grants add: expects <subject> <pattern> <verb>; see 'sdwan-connections grants add --help'",
+      ],
     ];
     for (const [argv, line] of cases)
       expect(await run(argv), argv.join(" ")).toEqual({ code: 2, stdout: "", stderr: `sdwan-connections: ${line}\n` });
@@ -145,6 +154,22 @@ COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _sdwan_connections; printf '%s
     expect(await offered("add", "")).toEqual(["--dry-run", "--force", "--help", "--json", "--output"]);
     expect(await offered("update", "lab", "--url", "")).toEqual([]);
     expect(await offered("update", "lab", "--d")).toEqual(["--dry-run"]);
+  });
+
+  it("completes the admin groups: their subcommands, each one's options, listed values", async () => {
+    expect(await offered("t")).toEqual(["tokens"]);
+    expect(await offered("webhooks", "")).toEqual(["add", "delete", "deliveries", "list", "ping", "redeliver"]);
+    expect(await offered("tokens", "create", "ci", "--e")).toEqual(["--expires-in-days"]);
+    expect(await offered("webhooks", "deliveries", "some-id", "--status", "")).toEqual([
+      "dead",
+      "delivered",
+      "pending",
+    ]);
+    expect(await offered("webhooks", "add", "https://nms.example.net/", "--kind", "")).toEqual([
+      "cloudevents",
+      "opennms",
+    ]);
+    expect(await offered("grants", "")).toEqual(["add", "delete", "list"]);
   });
 });
 

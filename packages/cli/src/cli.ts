@@ -15,8 +15,11 @@ import {
   type CommandSpec,
   type OptionSpec,
 } from "./commands.js";
+import { LOGIN_COMMAND } from "./login-command.js";
+import { ADMIN_COMMANDS, ADMIN_GROUPS, type AdminCommand, type AdminOptions } from "./admin-commands.js";
 import { CONFIG_COMMANDS, resolveContext, serviceEndpoint, type ConfigCommand } from "./context-commands.js";
-import { isServiceContext } from "./contexts.js";
+import { firstNoContextNote, isServiceContext, type ServiceContext } from "./contexts.js";
+import type { ServiceEndpoint } from "./rest-service.js";
 import { bashCompletion, zshCompletion } from "./completion.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { DEFAULT_WIDTH, json, table } from "./output.js";
@@ -100,7 +103,15 @@ const LOCAL_COMMANDS: readonly LocalCommand[] = [
 // Its container-free entry: a command's start does not load inversify.
 const composition = () => import("@sdwan-connections/composition/open-service");
 
-const ALL_COMMANDS: readonly CommandSpec[] = [...COMMANDS, ...LOCAL_COMMANDS, ...CONFIG_COMMANDS];
+const ALL_COMMANDS: readonly CommandSpec[] = [
+  ...COMMANDS,
+  LOGIN_COMMAND,
+  ...ADMIN_COMMANDS,
+  ...LOCAL_COMMANDS,
+  ...CONFIG_COMMANDS,
+];
+const isAdminCommand = (command: CommandSpec): command is AdminCommand =>
+  ADMIN_COMMANDS.includes(command as AdminCommand);
 const findCommand = (name: string | undefined): CommandSpec | undefined =>
   ALL_COMMANDS.find((candidate) => candidate.name === name);
 
@@ -142,7 +153,9 @@ const CONTEXT_OPTION: Record<string, OptionSpec> = {
   },
 };
 const optionsOf = (command: CommandSpec): Readonly<Record<string, OptionSpec>> =>
-  COMMANDS.includes(command as Command) ? { ...command.options, ...CONTEXT_OPTION } : command.options;
+  COMMANDS.includes(command as Command) || isAdminCommand(command)
+    ? { ...command.options, ...CONTEXT_OPTION }
+    : command.options;
 
 const usageOf = (command: CommandSpec): string =>
   [
@@ -224,6 +237,8 @@ type Parsed =
 interface UsageError {
   readonly message: string;
   readonly command?: CommandSpec;
+  /** What helps, when it is not the command's help. */
+  readonly hint?: string;
 }
 
 // The options of a command as parseArgs takes them, with --help.
@@ -231,7 +246,11 @@ const parserOptions = (command: CommandSpec) => ({
   ...Object.fromEntries(
     Object.entries(optionsOf(command)).map(([option, spec]) => [
       option,
-      { type: spec.type, ...(spec.short === undefined ? {} : { short: spec.short }) },
+      {
+        type: spec.type,
+        ...(spec.short === undefined ? {} : { short: spec.short }),
+        ...(spec.multiple === true ? { multiple: true } : {}),
+      },
     ]),
   ),
   help: { type: "boolean" as const, short: "h" },
@@ -247,14 +266,31 @@ const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed>
     const [topic] = rest;
     if (topic === undefined || topic === "--help" || topic === "-h" || topic === "help")
       return E.right({ kind: "text", text: HELP });
-    const command = findCommand(topic);
+    const command = findCommand(topic) ?? findCommand(`${topic} ${rest[1] ?? ""}`);
+    // `help tokens`: the group's subcommands.
+    const members = ALL_COMMANDS.filter((one) => one.name.startsWith(`${topic} `) && one.hidden !== true);
+    if (command === undefined && members.length > 0)
+      return E.right({
+        kind: "text",
+        text: `${members.map((one) => `${PROGRAM} ${[one.name, ...one.args.map((arg) => `<${arg}>`)].join(" ")}\n    ${one.summary}`).join("\n")}\n\n\`${PROGRAM} help ${topic} <subcommand>\` shows one's options.\n`,
+      });
     return command === undefined
       ? E.left({ message: unknownCommand(topic) })
       : E.right({ kind: "text", text: commandHelp(command) });
   }
-  // `config <subcommand>`: the contexts (`config` alone shows the settings).
-  const subcommand = name === "config" ? findCommand(`config ${rest[0]}`) : undefined;
+  // `config <subcommand>`: the contexts (`config` alone shows the settings); `tokens`, `grants`, `webhooks` likewise.
+  const grouped = name === "config" || (ADMIN_GROUPS as readonly string[]).includes(name);
+  const subcommand = grouped ? findCommand(`${name} ${rest[0]}`) : undefined;
   if (subcommand !== undefined) rest.shift();
+  else if (name !== "config" && grouped) {
+    const known = ALL_COMMANDS.filter((one) => one.name.startsWith(`${name} `)).map((one) =>
+      one.name.slice(name.length + 1),
+    );
+    return E.left({
+      message: `${name}: ${rest[0] === undefined || rest[0].startsWith("-") ? "needs a subcommand" : `unknown subcommand '${rest[0]}'`}: ${known.join(", ")}`,
+      hint: `see '${PROGRAM} help ${name}'`,
+    });
+  }
   const command = subcommand ?? findCommand(name);
   if (command === undefined)
     return E.left({ message: name.startsWith("-") ? `unknown option ${name}` : unknownCommand(name) });
@@ -357,8 +393,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   // pnpm passes a "--" through
   const parsed = parseCommandLine(argv.filter((arg) => arg !== "--"));
   if (E.isLeft(parsed)) {
-    const { command, message } = parsed.left;
-    return fail(EXIT.usage, command === undefined ? message : `${command.name}: ${message}`, hintFor(command));
+    const { command, message, hint } = parsed.left;
+    return fail(EXIT.usage, command === undefined ? message : `${command.name}: ${message}`, hint ?? hintFor(command));
   }
   if (parsed.right.kind === "text") {
     io.stdout.write(parsed.right.text);
@@ -367,6 +403,80 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const { command, args, options } = parsed.right;
   const format = outputFormat(command, options, io.stdout);
   if (E.isLeft(format)) return fail(EXIT.usage, `${command.name}: ${format.left}`, hintFor(command));
+
+  /** How to reach a service's context: its password asked at a prompt when it has none in a file; the exit code when not. */
+  const endpointOf =
+    (
+      inContext: ServiceContext,
+      quiet: boolean,
+      orchestratorTimeoutMs: number,
+      env: Readonly<Record<string, string | undefined>>,
+    ): TaskEither<number, ServiceEndpoint> =>
+    async () => {
+      const password =
+        inContext["token-file"] === undefined &&
+        inContext["password-file"] === undefined &&
+        inContext.user !== undefined;
+      // The completion script asks quietly: never a prompt.
+      if (password && (quiet || io.interactive !== true)) {
+        return E.left(
+          quiet
+            ? EXIT.ok
+            : fail(
+                EXIT.usage,
+                `context '${inContext.name}': no password for ${inContext.user}: standard input is not a terminal; give the context one in a file (config set-context ${inContext.name} --password-file FILE)`,
+              ),
+        );
+      }
+      const typed = password
+        ? await io.readSecret(
+            `password of ${inContext.user} at ${inContext.server} (typing is not shown; Enter ends it): `,
+          )
+        : undefined;
+      if (password && typed === undefined) return E.left(fail(EXIT.interrupted, "cancelled"));
+      const endpoint = await serviceEndpoint(inContext, typed, orchestratorTimeoutMs, env)();
+      return E.isLeft(endpoint) ? E.left(fail(EXIT.usage, endpoint.left)) : endpoint;
+    };
+
+  if (command === LOGIN_COMMAND) {
+    const { processEnvironment } = await composition();
+    const { login } = await import("./login.js");
+    const done = await login(options, io.env ?? processEnvironment(), (line) =>
+      io.stderr.write(`${PROGRAM}: ${line}\n`),
+    )();
+    if (E.isLeft(done)) return fail(EXIT.usage, done.left, hintFor(command));
+    io.stdout.write(await render(done.right, format.right, io.stdout));
+    return EXIT.ok;
+  }
+
+  if (isAdminCommand(command)) {
+    const { loadConfig, processEnvironment } = await composition();
+    const chosen = await resolveContext(
+      io.env ?? processEnvironment(),
+      typeof options["context"] === "string" ? options["context"] : undefined,
+    )();
+    if (E.isLeft(chosen)) return fail(EXIT.usage, chosen.left);
+    const { context: inContext, env } = chosen.right;
+    if (inContext === undefined || !isServiceContext(inContext))
+      return fail(
+        EXIT.usage,
+        `${command.name}: is the service's (its admin API): ${inContext === undefined ? "no context names one" : `context '${inContext.name}' is a local store`}; set SDWAN_SERVER (and SDWAN_TOKEN), or a context: ${PROGRAM} config set-context NAME --server URL`,
+      );
+    const config = loadConfig(env);
+    if (E.isLeft(config)) return fail(EXIT.usage, config.left);
+    const endpoint = await endpointOf(inContext, false, config.right.orchestratorTimeoutMs, env)();
+    if (E.isLeft(endpoint)) return endpoint.left;
+    const { createRemoteService } = await import("./rest-service.js");
+    const done = await command.run(createRemoteService(endpoint.right).rest, args, options as AdminOptions)();
+    if (E.isLeft(done))
+      return fail(
+        EXIT[done.left.exit],
+        `${command.name}: ${done.left.message}`,
+        done.left.exit === "usage" ? hintFor(command) : undefined,
+      );
+    io.stdout.write(await render(done.right, format.right, io.stdout));
+    return EXIT.ok;
+  }
   if (!COMMANDS.includes(command as Command)) {
     const printed = await (command as LocalCommand | ConfigCommand).print(args, io.env, options)();
     if (E.isLeft(printed)) return fail(EXIT.usage, printed.left, hintFor(command));
@@ -445,30 +555,22 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         EXIT.usage,
         `${run.name}: is a local-store operation, not one of the service's API (context '${inContext.name}' is ${inContext.server}): run it where the store is, e.g. kubectl exec into the service's pod (docs/deploy.md)`,
       );
-    const password =
-      inContext["token-file"] === undefined && inContext["password-file"] === undefined && inContext.user !== undefined;
-    // The completion script asks quietly: never a prompt.
-    if (password && (run.hidden === true || io.interactive !== true)) {
-      return run.hidden === true
-        ? EXIT.ok
-        : fail(
-            EXIT.usage,
-            `context '${inContext.name}': no password for ${inContext.user}: standard input is not a terminal; give the context one in a file (config set-context ${inContext.name} --password-file FILE)`,
-          );
-    }
-    const typed = password
-      ? await io.readSecret(
-          `password of ${inContext.user} at ${inContext.server} (typing is not shown; Enter ends it): `,
-        )
-      : undefined;
-    if (password && typed === undefined) return fail(EXIT.interrupted, "cancelled");
-    const endpoint = await serviceEndpoint(inContext, typed, config.right.orchestratorTimeoutMs)();
-    if (E.isLeft(endpoint)) return fail(EXIT.usage, endpoint.left);
+    const endpoint = await endpointOf(inContext, run.hidden === true, config.right.orchestratorTimeoutMs, processEnv)();
+    if (E.isLeft(endpoint)) return endpoint.left;
     const apiKey = readsKey ? await io.readSecret(KEY_PROMPT) : undefined;
     if (readsKey && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
     const { createRemoteService } = await import("./rest-service.js");
     // What a remote service lacks is never called (rotate-master-key is refused above).
-    return answer(run.run({ ...context, service: createRemoteService(endpoint.right) as ConnectionService, apiKey }));
+    return answer(
+      run.run({
+        ...context,
+        service: createRemoteService({
+          ...endpoint.right,
+          onReconnect: (line) => io.stderr.write(`${PROGRAM}: ${run.name}: ${line}\n`),
+        }) as unknown as ConnectionService,
+        apiKey,
+      }),
+    );
   }
 
   // No context, no store named: today's ./data, said once; and never a new store there unasked.
@@ -477,9 +579,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     config.right.dataDirFromDefault &&
     store.kind === "lowdb" &&
     (env["SDWAN_STORAGE"] ?? "") === "";
-  if (implicit && run.hidden !== true)
+  // Said once per directory (noted in the configuration directory), not on every call: a reminder repeated is noise.
+  if (implicit && run.hidden !== true && (await firstNoContextNote(processEnv, dataDir)))
     io.stderr.write(
-      `${PROGRAM}: no context: using the local store in ${dataDir} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with '${PROGRAM} config set-context'\n`,
+      `${PROGRAM}: no context: using the local store in ${dataDir} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with '${PROGRAM} config set-context' (said once for this directory)\n`,
     );
   if (store.kind === "lowdb" && !store.exists) {
     // The completion script asks quietly: no store, no aliases.

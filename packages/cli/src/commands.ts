@@ -45,6 +45,8 @@ export interface OptionSpec {
   readonly value?: string;
   /** A one-letter alias, e.g. `f` for `-f`. */
   readonly short?: string;
+  /** Whether it may be given more than once (its values then come as a list). */
+  readonly multiple?: boolean;
 }
 
 /** What `--help`, completion and the parser know of a command. */

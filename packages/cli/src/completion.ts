@@ -39,6 +39,23 @@ const optionValueCases = (command: CommandSpec): string[] =>
 export const bashCompletion = (commands: readonly CommandSpec[]): string => {
   const shown = commands.filter((command) => command.hidden !== true && !command.name.includes(" "));
   const optionWords = (command: CommandSpec) => wordsOf(command, commands);
+  // Groups that are no command of their own (`tokens`, `grants`, `webhooks`): their subcommands, then each one's options.
+  const grouped = commands.filter((command) => command.hidden !== true && command.name.includes(" "));
+  const groups = [...new Set(grouped.map((command) => command.name.split(" ")[0] as string))].filter(
+    (group) => !shown.some((command) => command.name === group),
+  );
+  const groupCases = groups.map((group) => {
+    const members = grouped.filter((command) => command.name.startsWith(`${group} `));
+    const sub = (command: CommandSpec) => command.name.slice(group.length + 1);
+    return `    ${group}) if [ "$COMP_CWORD" -eq 2 ]; then words="${members.map(sub).join(" ")}"; else case "\${COMP_WORDS[2]}" in
+${members.map((command) => `      ${sub(command)}) words="${optionWords(command)}" ;;`).join("\n")}
+      *) words="" ;;
+      esac; fi ;;`;
+  });
+  // An option's values in a group: by the group and the option (its subcommands name their options alike).
+  const groupValueCases = grouped
+    .filter((command) => groups.includes(command.name.split(" ")[0] as string))
+    .flatMap((command) => optionValueCases({ ...command, name: command.name.split(" ")[0] as string }));
   const cases = shown
     .map((command) =>
       command.args[0]?.includes("|") === true
@@ -53,14 +70,14 @@ export const bashCompletion = (commands: readonly CommandSpec[]): string => {
 _${PROGRAM.replace(/-/g, "_")}() {
   local current="\${COMP_WORDS[COMP_CWORD]}" previous="\${COMP_WORDS[COMP_CWORD-1]}" words
   if [ "$COMP_CWORD" -eq 1 ]; then
-    words="${[...shown.map((command) => command.name), "help", "--help", "--version"].join(" ")}"
+    words="${[...shown.map((command) => command.name), ...groups, "help", "--help", "--version"].join(" ")}"
   else
     case "\${COMP_WORDS[1]} $previous" in
-${shown.flatMap(optionValueCases).join("\n")}
+${[...shown.flatMap(optionValueCases), ...new Set(groupValueCases)].join("\n")}
     *)
     case "\${COMP_WORDS[1]}" in
-${cases}
-    help) words="${shown.map((command) => command.name).join(" ")}" ;;
+${[cases, ...groupCases].join("\n")}
+    help) words="${[...shown.map((command) => command.name), ...groups].join(" ")}" ;;
     *) words="" ;;
     esac ;;
     esac

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { resolve as resolvePath } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
@@ -180,7 +181,15 @@ export const resolveContext = (
 ): TE.TaskEither<string, { readonly context: Context | undefined; readonly env: Env }> =>
   pipe(
     readContexts(contextsPath(env)),
-    TE.flatMap((file) => TE.fromEither(chosenContext(file, name))),
+    TE.flatMap((file) => {
+      // As gh's GH_TOKEN and kubectl's --context: --context, then SDWAN_CONTEXT, then SDWAN_SERVER (no file needed),
+      // then the file's current context.
+      const wanted = name ?? nonEmptyVariable(env, "SDWAN_CONTEXT");
+      const server = nonEmptyVariable(env, "SDWAN_SERVER");
+      return TE.fromEither(
+        wanted === undefined && server !== undefined ? contextOfEnvironment(env, server) : chosenContext(file, wanted),
+      );
+    }),
     TE.flatMap((context) => {
       if (context === undefined || isServiceContext(context)) return TE.right({ context, env });
       if ("data-dir" in context)
@@ -191,6 +200,32 @@ export const resolveContext = (
         : TE.right({ context, env: { ...env, SDWAN_STORAGE: "postgres", SDWAN_DATABASE_URL: url } });
     }),
   );
+
+const nonEmptyVariable = (env: Env, name: string): string | undefined => {
+  const value = env[name];
+  return value === undefined || value === "" ? undefined : value;
+};
+
+/** The name of the context SDWAN_SERVER makes (in the lines that blame a context). */
+export const ENVIRONMENT_CONTEXT = "SDWAN_SERVER";
+
+/**
+ * The service context SDWAN_SERVER names, for CI and containers with no configuration file: its bearer token from
+ * SDWAN_TOKEN (read by `serviceEndpoint`, never written anywhere) or the file SDWAN_TOKEN_FILE names, its CAs from
+ * SDWAN_CA_FILE.
+ */
+const contextOfEnvironment = (env: Env, server: string): E.Either<string, Context> => {
+  if (!URL.canParse(server) || !/^https?:$/.test(new URL(server).protocol))
+    return E.left("SDWAN_SERVER must be an http: or https: URL");
+  const tokenFile = nonEmptyVariable(env, "SDWAN_TOKEN_FILE");
+  const caFile = nonEmptyVariable(env, "SDWAN_CA_FILE");
+  return E.right({
+    name: ENVIRONMENT_CONTEXT,
+    server,
+    ...(tokenFile === undefined ? {} : { "token-file": resolvePath(tokenFile) }),
+    ...(caFile === undefined ? {} : { "ca-file": resolvePath(caFile) }),
+  });
+};
 
 // A secret file's text, its final line break not part of it.
 const secretFile = (context: string, option: string, path: string): TE.TaskEither<string, string> =>
@@ -208,17 +243,24 @@ export const serviceEndpoint = (
   context: ServiceContext,
   typedPassword: string | undefined,
   orchestratorTimeoutMs: number,
+  env: Env = {},
 ): TE.TaskEither<string, ServiceEndpoint> =>
   pipe(
-    (context["token-file"] !== undefined
-      ? TE.map((token: string) => `Bearer ${token}`)(secretFile(context.name, "token file", context["token-file"]))
-      : context.user === undefined
-        ? TE.right(undefined)
-        : TE.map((password: string) => `Basic ${Buffer.from(`${context.user}:${password}`).toString("base64")}`)(
-            context["password-file"] !== undefined
-              ? secretFile(context.name, "password file", context["password-file"])
-              : TE.right(typedPassword ?? ""),
-          )) as TE.TaskEither<string, string | undefined>,
+    (context.name === ENVIRONMENT_CONTEXT && nonEmptyVariable(env, "SDWAN_TOKEN") !== undefined
+      ? TE.right(`Bearer ${nonEmptyVariable(env, "SDWAN_TOKEN") ?? ""}`)
+      : context["refresh-token-file"] !== undefined
+        ? TE.map((token: string) => `Bearer ${token}`)(async () =>
+            (await import("./login.js")).accessTokenOf(context)(),
+          )
+        : context["token-file"] !== undefined
+          ? TE.map((token: string) => `Bearer ${token}`)(secretFile(context.name, "token file", context["token-file"]))
+          : context.user === undefined
+            ? TE.right(undefined)
+            : TE.map((password: string) => `Basic ${Buffer.from(`${context.user}:${password}`).toString("base64")}`)(
+                context["password-file"] !== undefined
+                  ? secretFile(context.name, "password file", context["password-file"])
+                  : TE.right(typedPassword ?? ""),
+              )) as TE.TaskEither<string, string | undefined>,
     TE.flatMap((authorization) =>
       TE.map((ca: string | undefined) => ({
         server: context.server,

@@ -62,6 +62,51 @@ describe("contexts", () => {
     await rm(configHome, { recursive: true, force: true });
   });
 
+  it("SDWAN_SERVER with SDWAN_TOKEN (or SDWAN_TOKEN_FILE) needs no file; SDWAN_CONTEXT and --context win over it; the token never printed", async () => {
+    const fromEnvironment = await echoService();
+    const fromFile = await echoService();
+    const token = "sdw_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    expect(await run(["list"], { env: { SDWAN_SERVER: fromEnvironment, SDWAN_TOKEN: token } })).toMatchObject({
+      code: 0,
+      stderr: "",
+    });
+    expect(seen.pop()).toBe(`GET /rest/plugin/sdwan/connections Bearer ${token}`);
+    const tokenFile = join(configHome, "ci.token");
+    await writeFile(tokenFile, `${token}\n`);
+    await run(["list"], { env: { SDWAN_SERVER: fromEnvironment, SDWAN_TOKEN_FILE: tokenFile } });
+    expect(seen.pop()).toBe(`GET /rest/plugin/sdwan/connections Bearer ${token}`);
+    expect(await run(["list"], { env: { SDWAN_SERVER: "ftp://nowhere" } })).toMatchObject({
+      code: 2,
+      stderr: "sdwan-connections: SDWAN_SERVER must be an http: or https: URL\n",
+    });
+    await run(["config", "set-context", "file", "--server", fromFile]);
+    // A named context wins over SDWAN_SERVER: SDWAN_CONTEXT, then --context.
+    await run(["list"], { env: { SDWAN_SERVER: fromEnvironment, SDWAN_CONTEXT: "file" } });
+    expect(seen.pop()).toBe("GET /rest/plugin/sdwan/connections none");
+    await run(["list", "--context", "file"], { env: { SDWAN_SERVER: fromEnvironment, SDWAN_TOKEN: token } });
+    expect(seen.pop()).toBe("GET /rest/plugin/sdwan/connections none");
+    // SDWAN_SERVER wins over the file's current context.
+    await run(["list"], { env: { SDWAN_SERVER: fromEnvironment, SDWAN_TOKEN: token } });
+    expect(seen.pop()).toBe(`GET /rest/plugin/sdwan/connections Bearer ${token}`);
+    expect(await run(["list"], { env: { SDWAN_CONTEXT: "missing" } })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no context named 'missing'"),
+    });
+  });
+
+  // Issue 38: "every CLI call without a context repeats a long warning".
+  it("says the no-context note once per data directory, noted in the configuration directory", async () => {
+    const bare = { SDWAN_DATA_DIR: "" };
+    const noted = (result: { stderr: string }) => result.stderr.includes("no context: using the local store");
+    expect(noted(await run(["list"], { env: bare }))).toBe(true);
+    expect(noted(await run(["list"], { env: bare }))).toBe(false);
+    expect(noted(await run(["health"], { env: bare }))).toBe(false);
+    expect(await readFile(join(configHome, "sdwan-connections", "no-context-noted"), "utf8")).toBe(
+      `${join(process.cwd(), "data")}\n`,
+    );
+    expect((await stat(join(configHome, "sdwan-connections", "no-context-noted"))).mode & 0o777).toBe(0o600);
+  });
+
   it("sets, lists, switches and names contexts, the first one set becoming current; the file holds no secret and only its owner reads it", async () => {
     expect(await run(["config", "get-contexts", "-o", "table"])).toMatchObject({
       code: 0,

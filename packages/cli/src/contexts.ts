@@ -47,7 +47,16 @@ const httpUrl = new t.Type<string, string, unknown>(
 );
 
 const serviceProps = { name: nonEmpty, server: httpUrl };
-const serviceOptional = { user: nonEmpty, "password-file": nonEmpty, "token-file": nonEmpty, "ca-file": nonEmpty };
+const serviceOptional = {
+  user: nonEmpty,
+  "password-file": nonEmpty,
+  "token-file": nonEmpty,
+  "ca-file": nonEmpty,
+  // Set by `login`: the provider, its client and the file of the refresh token (never the token itself).
+  "oidc-issuer": nonEmpty,
+  "oidc-client-id": nonEmpty,
+  "refresh-token-file": nonEmpty,
+};
 const ServiceContext = strictObject(
   "ServiceContext",
   { ...serviceProps, ...serviceOptional },
@@ -71,6 +80,31 @@ export const isServiceContext = (context: Context): context is ServiceContext =>
 export const contextsPath = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
   const base = env["XDG_CONFIG_HOME"] || (env["HOME"] ? join(env["HOME"], ".config") : undefined);
   return base === undefined ? undefined : join(base, CONTEXTS_FILE);
+};
+
+/** Where the CLI keeps the data directories it has said "no context" for (one a line): the note is said once each. */
+export const NOTED_FILE = join("sdwan-connections", "no-context-noted");
+
+/**
+ * Whether the no-context note for `dataDir` is still to be said, noting that it now is: true the first time for a
+ * directory, and whenever the configuration directory cannot be read or written (better said again than never).
+ */
+export const firstNoContextNote = async (
+  env: Readonly<Record<string, string | undefined>>,
+  dataDir: string,
+): Promise<boolean> => {
+  const contexts = contextsPath(env);
+  if (contexts === undefined) return true;
+  const path = join(dirname(dirname(contexts)), NOTED_FILE);
+  const noted = await readFile(path, "utf8").catch(() => "");
+  if (noted.split("\n").includes(dataDir)) return false;
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await writeFile(path, `${noted}${dataDir}\n`, { mode: 0o600 });
+  } catch {
+    // Not written: said again next time.
+  }
+  return true;
 };
 
 /** The file, decoded; an absent file is no contexts. A bad one is one line naming the file and the place. */

@@ -19,6 +19,7 @@ import {
   storageFailure,
   validationRefused,
   versionMismatch,
+  describeError,
   type ConnectionService,
   type DomainError,
   type OrchestratorError,
@@ -64,6 +65,8 @@ export interface ServiceEndpoint {
   readonly ca?: string;
   /** How long one request may take. */
   readonly timeoutMs: number;
+  /** Told when `events --follow` lost its stream and opens it again, and when it is back (a line for people). */
+  readonly onReconnect?: (line: string) => void;
 }
 
 const BASE = "/rest/plugin/sdwan";
@@ -162,7 +165,40 @@ const refusalCause = (detail: string, cause: string | undefined, reason: string 
 
 const slugOf = (type: string): string => type.replace(/^urn:sdwan-connections:problem:/, "");
 
-export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService => {
+/** Why an admin request (tokens, grants, webhooks) failed: the exit code and one line, never a secret. */
+export interface RestFailure {
+  readonly exit: "usage" | "notFound" | "conflict" | "storage";
+  readonly message: string;
+}
+
+/** The service's admin API as the CLI's tokens, grants and webhooks commands call it: each answer decoded. */
+export interface RestApi {
+  request<A>(
+    method: string,
+    path: string,
+    codec: t.Decoder<unknown, A>,
+    options?: { readonly body?: unknown; readonly ok?: number },
+  ): TE.TaskEither<RestFailure, A>;
+}
+
+// What each problem of the admin endpoints means to a script: its exit code (the rest are the service's failures).
+const REST_EXITS: Readonly<Record<string, RestFailure["exit"]>> = {
+  "invalid-input": "usage",
+  unauthorized: "usage",
+  forbidden: "usage",
+  "no-such-endpoint": "usage",
+  "method-not-allowed": "usage",
+  "token-not-found": "notFound",
+  "grant-not-found": "notFound",
+  "webhook-not-found": "notFound",
+  "delivery-not-found": "notFound",
+  "delivery-event-expired": "notFound",
+  "token-already-exists": "conflict",
+  "grant-already-exists": "conflict",
+  "delivery-pending": "conflict",
+};
+
+export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & { readonly rest: RestApi } => {
   const origin = endpoint.server.replace(/\/+$/, "");
   const blame = (message: string): DomainError => invalidInput([{ field: `context '${endpoint.context}'`, message }]);
 
@@ -482,9 +518,15 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
         let delayMs = RECONNECT_MS.first;
         let timer: NodeJS.Timeout | undefined;
         stop.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+        let reconnecting = false;
         const reconnect = () => {
           if (stop.signal.aborted) return;
-          timer = setTimeout(connect, delayMs * (0.5 + Math.random() / 2));
+          const waitMs = delayMs * (0.5 + Math.random() / 2);
+          endpoint.onReconnect?.(
+            `the stream from ${origin} ended; reconnecting in ${(waitMs / 1000).toFixed(1)} s${lastEventId === undefined ? "" : ` (from event ${lastEventId})`}`,
+          );
+          reconnecting = true;
+          timer = setTimeout(connect, waitMs);
           delayMs = Math.min(delayMs * 2, RECONNECT_MS.max);
         };
         // The first answer settles the command (a service that cannot be reached or refuses: its error); after it, a
@@ -543,6 +585,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
             response.on("error", end);
             response.on("close", end);
             if (!opened) resolve(E.right(() => stop.abort()));
+            if (reconnecting) endpoint.onReconnect?.(`reconnected to ${origin}`);
+            reconnecting = false;
             opened = true;
             delayMs = RECONNECT_MS.first;
             // Server-Sent Events: frames end with a blank line; `id:` is the event's, `event:` names it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
@@ -584,5 +628,47 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService =>
         connect();
       }),
     dispose: async () => undefined,
+    rest: {
+      request: <A>(
+        method: string,
+        path: string,
+        codec: t.Decoder<unknown, A>,
+        options: { readonly body?: unknown; readonly ok?: number } = {},
+      ): TE.TaskEither<RestFailure, A> =>
+        pipe(
+          send(method, path, options.body === undefined ? {} : { body: options.body }),
+          TE.mapLeft((error): RestFailure => ({ exit: "storage", message: describeError(error) })),
+          TE.flatMap((answer) => {
+            if (answer.status === (options.ok ?? 200)) {
+              const decoded: E.Either<DomainError, A> =
+                answer.status === 204
+                  ? E.mapLeft(() => storageFailure(`The service at ${origin} answered 204 to a read.`))(
+                      codec.decode(undefined),
+                    )
+                  : json(codec, answer);
+              return TE.fromEither(
+                E.mapLeft((error: DomainError): RestFailure => ({ exit: "storage", message: describeError(error) }))(
+                  decoded,
+                ),
+              );
+            }
+            const problem = json(ProblemBody, answer);
+            if (E.isLeft(problem))
+              return TE.left<RestFailure>({
+                exit: answer.status === 401 ? "usage" : "storage",
+                message: `context '${endpoint.context}': the service answered HTTP ${answer.status}`,
+              });
+            const { type, detail, errors } = problem.right;
+            const slug = slugOf(type);
+            const words =
+              errors === undefined ? detail : errors.map(({ field, message }) => `${field}: ${message}`).join("; ");
+            return TE.left<RestFailure>({
+              exit: REST_EXITS[slug] ?? "storage",
+              message:
+                slug === "unauthorized" || slug === "forbidden" ? `context '${endpoint.context}': ${words}` : words,
+            });
+          }),
+        ),
+    },
   };
 };

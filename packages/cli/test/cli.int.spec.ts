@@ -646,7 +646,7 @@ describe("without a context", { timeout: 120_000 }, () => {
       const refused = await binary("", ["add", "lab", "https://vco.example.net/", "--force"], "k-1", {}, cwd);
       expect(refused.code).toBe(8);
       expect(refused.stderr).toContain(
-        `sdwan-connections: no context: using the local store in ${join(cwd, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with 'sdwan-connections config set-context'\n`,
+        `sdwan-connections: no context: using the local store in ${join(cwd, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory); set a context with 'sdwan-connections config set-context' (said once for this directory)\n`,
       );
       expect(refused.stderr).toContain(
         "a new store is created only where one is named: a context (sdwan-connections config set-context NAME --data-dir DIR) or SDWAN_DATA_DIR",
