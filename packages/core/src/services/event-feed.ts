@@ -13,6 +13,11 @@ export type FeedItem = { readonly _tag: "event"; readonly event: CloudEvent } | 
 // Entries read per page while catching up.
 const REPLAY_PAGE = 500;
 
+// A log may tell an entry some time after a reader could already list it (a lowdb change landing after its entry
+// was written, a NOTIFY read after the query that saw the row): replayed entries recorded this recently are
+// remembered this long after the catch-up, so a late telling is not handed on again. Generous: a miss repeats.
+const SEAM_MS = 5 * 60_000;
+
 // A log tells every subscriber the same entry object: its event is made once, however many readers follow.
 const events = new WeakMap<AuditEntry, O.Option<CloudEvent>>();
 const eventOfShared = (entry: AuditEntry): O.Option<CloudEvent> => {
@@ -25,7 +30,8 @@ const eventOfShared = (entry: AuditEntry): O.Option<CloudEvent> => {
  * Follows the event log (the audit trail) for one reader: the events after `query.lastEventId` first (or
  * `reset`, when that id is older than the oldest entry kept), then every new one as it is recorded, all
  * filtered by `query`. The new ones heard while catching up are held and handed on after it, those the
- * catch-up already handed left out: no gap and no repeat at the seam. Answers the stop.
+ * catch-up already handed left out, and so are those told late (SEAM_MS): no gap and no repeat at the seam.
+ * Answers the stop.
  */
 export const followEvents =
   (audit: AuditLog) =>
@@ -37,11 +43,18 @@ export const followEvents =
     };
     let catchingUp = true;
     const heard: AuditEntry[] = [];
-    const subscribed = await audit.subscribe((entry) => (catchingUp ? heard.push(entry) : send(entry)))();
-    if (E.isLeft(subscribed)) return subscribed;
+    // The replayed entries the log may still tell (recorded lately), until SEAM_MS after the catch-up.
     const replayed = new Set<string>();
+    let seamEnds = Infinity;
+    const live = (entry: AuditEntry): void => {
+      if (Date.now() > seamEnds) replayed.clear();
+      if (!replayed.delete(entry.id)) send(entry);
+    };
+    const subscribed = await audit.subscribe((entry) => (catchingUp ? heard.push(entry) : live(entry)))();
+    if (E.isLeft(subscribed)) return subscribed;
+    const recent = Date.now() - SEAM_MS;
     const caughtUp = await catchUp(audit, query.lastEventId, deliver, (entry) => {
-      replayed.add(entry.id);
+      if (entry.at.getTime() >= recent) replayed.add(entry.id);
       send(entry);
     })();
     if (E.isLeft(caughtUp)) {
@@ -49,7 +62,8 @@ export const followEvents =
       return caughtUp;
     }
     catchingUp = false;
-    for (const entry of heard) if (!replayed.has(entry.id)) send(entry);
+    seamEnds = Date.now() + SEAM_MS;
+    for (const entry of heard) live(entry);
     return E.right(subscribed.right);
   };
 
