@@ -33,7 +33,7 @@ export const compose =
     const metrics = (await import("./metrics.js")).createMetrics();
     const clock = options.clock ?? systemClock;
     const opened = await openService(config, { ...options, logger, metrics, clock })();
-    if (E.isLeft(opened)) return await flushLogs().then(() => opened);
+    if (E.isLeft(opened)) return await flushLogs().then(() => E.left(opened.left.message));
     const { storage, orchestrator, service, webhooks } = opened.right;
     const container = new Container({ defaultScope: "Singleton" });
     const close = async () => {

@@ -22,13 +22,14 @@ import { lazyLogSink, type LogSink } from "./log-sink.js";
 import type { Metrics } from "./metrics.js";
 import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
 import { openWebhooks } from "./parts/webhooks.js";
-import { startupFailure } from "./startup-error.js";
+import { configurationFailure, startupFailure, type StartFailure } from "./startup-error.js";
 import { openStore } from "./stores.js";
 
 export { loadConfig, processEnvironment, type Config } from "./config.js";
 export { describeMissingStore } from "./data-dir.js";
 export { offlineOrchestrator } from "./parts/orchestrator.js";
 export { locateStore, type StoreLocation } from "./stores.js";
+export type { StartFailure } from "./startup-error.js";
 export { MASTER_KEY_FILE } from "@sdwan-connections/secrets";
 
 /** Values that replace what the configuration would open; what is given here is the caller's to close. */
@@ -44,6 +45,8 @@ export interface ServiceOverrides {
   readonly orchestrator?: Orchestrator;
   /** Orchestrator calls measured, health counts and customers cache lookups counted (none unless given: nobody scrapes a command). */
   readonly metrics?: Metrics;
+  /** The variable the PostgreSQL URL was read from, named in a failure (default SDWAN_DATABASE_URL; a CLI context names its own). */
+  readonly databaseUrlVariable?: string;
 }
 
 /** An opened service: the store opened, the use cases ready. */
@@ -62,13 +65,13 @@ export interface OpenedService {
  * Checks the data directory's mode, opens the store (the master key checked), the orchestrator client (the CA
  * file read) and the use cases. Background health checks are configured (SDWAN_HEALTH_INTERVAL_S) but started by
  * the service that runs them, never a CLI command. A failure closes whatever was already opened and answers
- * one line for the operator.
+ * one line for the operator, and whether the store failed or what the start was given.
  */
 export const openService =
-  (config: Config, overrides: ServiceOverrides = {}): TaskEither<string, OpenedService> =>
+  (config: Config, overrides: ServiceOverrides = {}): TaskEither<StartFailure, OpenedService> =>
   async () => {
     const dataDir = await checkDataDirectory(config.dataDir)();
-    if (E.isLeft(dataDir)) return dataDir;
+    if (E.isLeft(dataDir)) return E.left(configurationFailure(dataDir.left));
     const sink = lazyLogSink(config.logLevel, overrides.logDestination);
     const logger = overrides.logger ?? sink;
     // What was opened here, closed in the reverse order.
@@ -77,14 +80,19 @@ export const openService =
       for (const closeOne of [...opened].reverse()) await closeOne();
     };
     try {
-      const storage = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
+      const storage =
+        overrides.storage === undefined
+          ? await openStore(config, logger, {
+              databaseUrlVariable: overrides.databaseUrlVariable ?? "SDWAN_DATABASE_URL",
+            })()
+          : E.right(overrides.storage);
       if (E.isLeft(storage)) return await close().then(() => storage);
       if (overrides.storage === undefined) opened.push(() => storage.right.close());
       const orchestrator =
         overrides.orchestrator === undefined
           ? await openPortalOrchestrator(config, logger)()
           : E.right(overrides.orchestrator);
-      if (E.isLeft(orchestrator)) return await close().then(() => orchestrator);
+      if (E.isLeft(orchestrator)) return await close().then(() => E.left(configurationFailure(orchestrator.left)));
       if (overrides.orchestrator === undefined) opened.push(() => closeOrchestrator(orchestrator.right));
       const { metrics } = overrides;
       // After each round of checks: the counts per state for /metrics.
@@ -115,6 +123,6 @@ export const openService =
       return E.right({ config, storage: storage.right, orchestrator: orchestrator.right, service, webhooks, close });
     } catch (error) {
       await close().catch(() => undefined);
-      return E.left(startupFailure(error));
+      return E.left(configurationFailure(startupFailure(error)));
     }
   };

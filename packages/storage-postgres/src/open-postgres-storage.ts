@@ -12,6 +12,7 @@ import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { createPostgresConnectionChanges } from "./connection-changes.js";
 import { createPostgresConnectionRepository } from "./connection-repository.js";
+import { databaseFailure } from "./database-errors.js";
 import { migrate } from "./migrations.js";
 import { verifyMasterKeys } from "./rotate-keys.js";
 
@@ -51,7 +52,9 @@ export const openPostgresStorage =
     // An idle client dying (database restart) must not crash the process; the pool opens a new one.
     pool.on("error", () => onError("an idle PostgreSQL connection was lost"));
     const changes = await pipe(
-      migrate(pool),
+      // Reached first: a database out of reach is said to be, not a migration that failed (a read migrates nothing).
+      TE.tryCatch(() => pool.query("select 1"), databaseFailure("connecting to PostgreSQL")),
+      TE.flatMap(() => migrate(pool)),
       TE.flatMap(() => verifyMasterKeys(pool, keyring)),
       TE.flatMap(() => createPostgresConnectionChanges({ pool, listener: { connectionString: databaseUrl }, onError })),
     )();
