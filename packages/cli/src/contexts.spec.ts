@@ -244,7 +244,7 @@ describe("contexts", () => {
     expect(answer).toMatchObject({
       code: 7,
       stderr:
-        "sdwan-connections: LAB_DATABASE_URL: Storage failure while connecting to PostgreSQL: PostgreSQL cannot be reached (ECONNREFUSED).\n",
+        "sdwan-connections: LAB_DATABASE_URL: Storage failure while connecting: PostgreSQL cannot be reached (ECONNREFUSED).\n",
     });
     expect(answer.stderr).not.toMatch(/SDWAN_DATABASE_URL|migrat|pw-never-shown/);
   });

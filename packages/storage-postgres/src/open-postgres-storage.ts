@@ -53,7 +53,7 @@ export const openPostgresStorage =
     pool.on("error", () => onError("an idle PostgreSQL connection was lost"));
     const changes = await pipe(
       // Reached first: a database out of reach is said to be, not a migration that failed (a read migrates nothing).
-      TE.tryCatch(() => pool.query("select 1"), databaseFailure("connecting to PostgreSQL")),
+      TE.tryCatch(() => pool.query("select 1"), databaseFailure("connecting")),
       TE.flatMap(() => migrate(pool)),
       TE.flatMap(() => verifyMasterKeys(pool, keyring)),
       TE.flatMap(() => createPostgresConnectionChanges({ pool, listener: { connectionString: databaseUrl }, onError })),
