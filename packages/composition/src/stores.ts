@@ -26,11 +26,10 @@ export interface StoreNames {
   readonly databaseUrlVariable: string;
 }
 
-/** A failure of the store itself (StorageFailure: exit 7 in the CLI), or of what it was given (the start's configuration). */
-const storeFailure = (error: DomainError, prefix = ""): StartFailure => ({
-  kind: error._tag === "StorageFailure" ? "storage" : "configuration",
-  message: `${prefix}${describeError(error)}`,
-});
+/** A failure of the store itself (out of reach: exit 7 in the CLI), or of what it was given (the configuration: exit 2). */
+const storeFailure =
+  (kind: StartFailure["kind"], prefix = "") =>
+  (error: DomainError): StartFailure => ({ kind, message: `${prefix}${describeError(error)}` });
 
 /** A store technology: where it is and how it opens, from the configuration and the keyring sealing apiKeys. */
 interface Store {
@@ -62,7 +61,7 @@ const STORES: Record<Config["storage"], Store> = {
       return { title: "embedded (lowdb)", kind: "lowdb", dataDir, fromDefault: config.dataDirFromDefault, exists };
     },
     open: (config, keyring, logger) =>
-      TE.mapLeft((error: DomainError) => storeFailure(error))(
+      TE.mapLeft(storeFailure("configuration"))(
         openLowdbStorage({
           dataDir: config.dataDir,
           keyring,
@@ -83,16 +82,25 @@ const STORES: Record<Config["storage"], Store> = {
       (config, keyring, logger, { databaseUrlVariable }) =>
       async () => {
         // Loaded only when PostgreSQL is the store: the CLI on the embedded store starts without pg.
-        const { openPostgresStorage } = await import("@sdwan-connections/storage-postgres");
-        const opened = openPostgresStorage({
-          databaseUrl: config.databaseUrl ?? "", // loadConfig refuses SDWAN_STORAGE=postgres without it
-          keyring,
-          auditRetention: config.auditRetention,
-          failureWindowMs: config.loginWindowMs,
-          onError: (line) => logger.warn({ problem: line }, "postgres"),
-        });
+        const { openPostgresStorage, reachPostgres } = await import("@sdwan-connections/storage-postgres");
+        const databaseUrl = config.databaseUrl ?? ""; // loadConfig refuses SDWAN_STORAGE=postgres without it
         // Never the URL itself in the message (it may hold a password): the variable it came from.
-        return TE.mapLeft((error: DomainError) => storeFailure(error, `${databaseUrlVariable}: `))(opened)();
+        const named = `${databaseUrlVariable}: `;
+        return pipe(
+          // Reached first: out of reach or refused is the store's failure; after that, what it was given.
+          TE.mapLeft(storeFailure("storage", named))(reachPostgres(databaseUrl)),
+          TE.flatMap(() =>
+            TE.mapLeft(storeFailure("configuration", named))(
+              openPostgresStorage({
+                databaseUrl,
+                keyring,
+                auditRetention: config.auditRetention,
+                failureWindowMs: config.loginWindowMs,
+                onError: (line) => logger.warn({ problem: line }, "postgres"),
+              }),
+            ),
+          ),
+        )();
       },
   },
 };

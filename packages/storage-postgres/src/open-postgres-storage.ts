@@ -28,6 +28,21 @@ export interface OpenPostgresStorageOptions {
 }
 
 /**
+ * Whether the database at `databaseUrl` can be reached and signed in to (one connection, closed again): a failure
+ * here is the store's (out of reach, refused), where a failure of `openPostgresStorage` after it is one of what it
+ * was given (a wrong master key, a newer schema). Never the URL in the error.
+ */
+export const reachPostgres =
+  (databaseUrl: string): TE.TaskEither<DomainError, void> =>
+  async () => {
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
+    client.on("error", () => undefined);
+    const reached = await TE.tryCatch(async () => void (await client.connect()), databaseFailure("connecting"))();
+    await client.end().catch(() => undefined);
+    return reached;
+  };
+
+/**
  * Core's Storage port on PostgreSQL, everything `SDWAN_STORAGE=postgres` needs, ready to use: a pool, the schema
  * migrated, the master key checked against the stored rows, the repository, the change notifications, health
  * states and failure counts shared by the instances, the audit log. On failure the pool is closed again and the
