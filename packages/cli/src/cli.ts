@@ -608,9 +608,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     {
       logDestination: process.stderr,
       ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestrator }),
+      // A PostgreSQL context's URL is in the variable it names: a failure names that one.
+      ...(inContext !== undefined && "postgres-url-env" in inContext
+        ? { databaseUrlVariable: inContext["postgres-url-env"] }
+        : {}),
     },
   )();
-  if (E.isLeft(composed)) return fail(EXIT.usage, composed.left);
+  if (E.isLeft(composed))
+    return fail(composed.left.kind === "storage" ? EXIT.storage : EXIT.usage, composed.left.message);
   const { service, close } = composed.right;
   try {
     return await answer(run.run({ ...context, service, apiKey }));

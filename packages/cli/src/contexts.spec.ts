@@ -277,6 +277,23 @@ describe("contexts", () => {
     });
   });
 
+  // Regression (issue 36, 9): it named SDWAN_DATABASE_URL, said the read was "migrating the schema", and exited 2.
+  it("says a PostgreSQL context's database that cannot be reached is one, naming the context's variable: exit 7, no password", async () => {
+    expect((await run(["config", "set-context", "db", "--postgres-url-env", "LAB_DATABASE_URL"])).code).toBe(0);
+    const answer = await run(["list"], {
+      env: {
+        LAB_DATABASE_URL: "postgres://sdwan:pw-never-shown@127.0.0.1:9/sdwan",
+        SDWAN_MASTER_KEY: Buffer.alloc(32, 1).toString("base64"),
+      },
+    });
+    expect(answer).toMatchObject({
+      code: 7,
+      stderr:
+        "sdwan-connections: LAB_DATABASE_URL: Storage failure while connecting: PostgreSQL cannot be reached (ECONNREFUSED).\n",
+    });
+    expect(answer.stderr).not.toMatch(/SDWAN_DATABASE_URL|migrat|pw-never-shown/);
+  });
+
   it("a local context names the store: its data directory, or PostgreSQL from the variable it names", async () => {
     expect((await run(["config", "set-context", "db", "--postgres-url-env", "LAB_DATABASE_URL"])).code).toBe(0);
     expect(await run(["list"])).toMatchObject({

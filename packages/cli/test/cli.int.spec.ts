@@ -626,8 +626,8 @@ describe("events --follow through a service that restarts", { timeout: 120_000 }
       expect(ended?.stderr).toContain("context 'svc': the service refused the credentials");
       expect({ code: ended?.code, stderr: ended?.stderr }).toEqual({ code: refused.code, stderr: refused.stderr });
       expect(`${ended?.stdout}${ended?.stderr}`).not.toContain(token.token.slice("sdw_".length));
-      // The longest wait between two reconnects is 5 s.
-      expect(afterReturn).toBeLessThan(8_000);
+      // The longest wait between two reconnects is 5 s: twice it for a loaded machine (following forever takes 30 s here).
+      expect(afterReturn).toBeLessThan(10_000);
     } finally {
       events?.kill();
       await service.stop();

@@ -91,13 +91,14 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
     expect(texts.filter((text) => /inversify/i.test(text))).toEqual([]);
   });
 
-  it("loads PostgreSQL's driver only when asked: a bad database URL is a configuration error, not a missing module", async () => {
+  // Was exit 2 here, against the README's 7 for a storage failure (issue 36, 9): a database out of reach is one.
+  it("loads PostgreSQL's driver only when asked: a database that cannot be reached is a storage failure (exit 7), not a missing module", async () => {
     const result = await cli(["list"], {
       SDWAN_STORAGE: "postgres",
       SDWAN_DATABASE_URL: "postgres://nobody@127.0.0.1:9/none",
       SDWAN_MASTER_KEY: Buffer.alloc(32, 1).toString("base64"),
     });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(7);
     expect(result.stderr).toMatch(/^sdwan-connections: SDWAN_DATABASE_URL: /);
     expect(result.stderr).not.toMatch(/Cannot find (module|package)|ERR_MODULE_NOT_FOUND/);
   });

@@ -37,7 +37,8 @@ export const compose =
     const tracing =
       config.tracing === undefined ? undefined : (await import("./tracing.js")).openTracing(config.tracing, { logger });
     const opened = await openService(config, { ...options, logger, metrics, clock, ...(tracing && { tracing }) })();
-    if (E.isLeft(opened)) return await Promise.all([tracing?.shutdown(), flushLogs()]).then(() => opened);
+    if (E.isLeft(opened))
+      return await Promise.all([tracing?.shutdown(), flushLogs()]).then(() => E.left(opened.left.message));
     const { storage, orchestrator, service, webhooks } = opened.right;
     const container = new Container({ defaultScope: "Singleton" });
     const close = async () => {

@@ -14,7 +14,7 @@ export { describeMissingStore } from "./data-dir.js";
 export { createLogger, REDACTED_PATHS, type Logger } from "./logger.js";
 // createMetrics is imported from "@sdwan-connections/composition/metrics": prom-client loads only where metrics are made.
 export type { Metrics } from "./metrics.js";
-export { openService, type OpenedService, type ServiceOverrides } from "./open-service.js";
+export { openService, type OpenedService, type ServiceOverrides, type StartFailure } from "./open-service.js";
 export { loadCertificateAuthorities, offlineOrchestrator } from "./parts/orchestrator.js";
 export { StartupError, startupFailure } from "./startup-error.js";
 export { locateStore, type StoreLocation } from "./stores.js";

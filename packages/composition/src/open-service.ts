@@ -22,7 +22,7 @@ import { lazyLogSink, type LogSink } from "./log-sink.js";
 import type { Metrics } from "./metrics.js";
 import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
 import { openWebhooks } from "./parts/webhooks.js";
-import { startupFailure } from "./startup-error.js";
+import { configurationFailure, startupFailure, type StartFailure } from "./startup-error.js";
 import type { Tracing } from "./tracing.js";
 import { openStore } from "./stores.js";
 
@@ -30,6 +30,7 @@ export { loadConfig, processEnvironment, type Config } from "./config.js";
 export { describeMissingStore } from "./data-dir.js";
 export { offlineOrchestrator } from "./parts/orchestrator.js";
 export { locateStore, type StoreLocation } from "./stores.js";
+export type { StartFailure } from "./startup-error.js";
 export { MASTER_KEY_FILE } from "@sdwan-connections/secrets";
 
 /** Values that replace what the configuration would open; what is given here is the caller's to close. */
@@ -47,6 +48,8 @@ export interface ServiceOverrides {
   readonly metrics?: Metrics;
   /** Spans for store calls, orchestrator calls and webhook POSTs (none unless given: the REST service's, when OTEL_* turn traces on; a command exports none). */
   readonly tracing?: Tracing;
+  /** The variable the PostgreSQL URL was read from, named in a failure (default SDWAN_DATABASE_URL; a CLI context names its own). */
+  readonly databaseUrlVariable?: string;
 }
 
 /** An opened service: the store opened, the use cases ready. */
@@ -65,13 +68,13 @@ export interface OpenedService {
  * Checks the data directory's mode, opens the store (the master key checked), the orchestrator client (the CA
  * file read) and the use cases. Background health checks are configured (SDWAN_HEALTH_INTERVAL_S) but started by
  * the service that runs them, never a CLI command. A failure closes whatever was already opened and answers
- * one line for the operator.
+ * one line for the operator, and whether the store failed or what the start was given.
  */
 export const openService =
-  (config: Config, overrides: ServiceOverrides = {}): TaskEither<string, OpenedService> =>
+  (config: Config, overrides: ServiceOverrides = {}): TaskEither<StartFailure, OpenedService> =>
   async () => {
     const dataDir = await checkDataDirectory(config.dataDir)();
-    if (E.isLeft(dataDir)) return dataDir;
+    if (E.isLeft(dataDir)) return E.left(configurationFailure(dataDir.left));
     const sink = lazyLogSink(config.logLevel, overrides.logDestination);
     const logger = overrides.logger ?? sink;
     // What was opened here, closed in the reverse order.
@@ -82,7 +85,12 @@ export const openService =
     try {
       // Without a tracing (traces off, or a command) nothing below is wrapped.
       const { tracing } = overrides;
-      const store = overrides.storage === undefined ? await openStore(config, logger)() : E.right(overrides.storage);
+      const store =
+        overrides.storage === undefined
+          ? await openStore(config, logger, {
+              databaseUrlVariable: overrides.databaseUrlVariable ?? "SDWAN_DATABASE_URL",
+            })()
+          : E.right(overrides.storage);
       if (E.isLeft(store)) return await close().then(() => store);
       if (overrides.storage === undefined) opened.push(() => store.right.close());
       const storage = tracing?.traceStorage(store.right, config.storage) ?? store.right;
@@ -90,7 +98,7 @@ export const openService =
         overrides.orchestrator === undefined
           ? await openPortalOrchestrator(config, logger, tracing)()
           : E.right(overrides.orchestrator);
-      if (E.isLeft(orchestrator)) return await close().then(() => orchestrator);
+      if (E.isLeft(orchestrator)) return await close().then(() => E.left(configurationFailure(orchestrator.left)));
       if (overrides.orchestrator === undefined) opened.push(() => closeOrchestrator(orchestrator.right));
       const { metrics } = overrides;
       const traced = tracing?.traceOrchestrator(orchestrator.right) ?? orchestrator.right;
@@ -129,6 +137,6 @@ export const openService =
       return E.right({ config, storage, orchestrator: orchestrator.right, service, webhooks, close });
     } catch (error) {
       await close().catch(() => undefined);
-      return E.left(startupFailure(error));
+      return E.left(configurationFailure(startupFailure(error)));
     }
   };

@@ -1,12 +1,13 @@
 import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { describeError, type Storage } from "@sdwan-connections/core";
+import { describeError, type DomainError, type Storage } from "@sdwan-connections/core";
 import { createKeyring, describeMasterKeyError, loadMasterKeys, type Keyring } from "@sdwan-connections/secrets";
 import { CONNECTIONS_FILE, openLowdbStorage } from "@sdwan-connections/storage-lowdb";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type { Config } from "./config.js";
 import type { LogSink } from "./log-sink.js";
+import { configurationFailure, type StartFailure } from "./startup-error.js";
 
 /**
  * Where the store is, by one rule for the service and the CLI: PostgreSQL at SDWAN_DATABASE_URL, or the
@@ -20,10 +21,25 @@ export type StoreLocation = { readonly title: string } & (
   | { readonly kind: "lowdb"; readonly dataDir: string; readonly fromDefault: boolean; readonly exists: boolean }
 );
 
+/** How the operator named the store: the variable the PostgreSQL URL was read from (a CLI context names its own). */
+export interface StoreNames {
+  readonly databaseUrlVariable: string;
+}
+
+/** A failure of the store itself (out of reach: exit 7 in the CLI), or of what it was given (the configuration: exit 2). */
+const storeFailure =
+  (kind: StartFailure["kind"], prefix = "") =>
+  (error: DomainError): StartFailure => ({ kind, message: `${prefix}${describeError(error)}` });
+
 /** A store technology: where it is and how it opens, from the configuration and the keyring sealing apiKeys. */
 interface Store {
   readonly locate: (config: Config) => Promise<StoreLocation>;
-  readonly open: (config: Config, keyring: Keyring, logger: LogSink) => TE.TaskEither<string, Storage>;
+  readonly open: (
+    config: Config,
+    keyring: Keyring,
+    logger: LogSink,
+    names: StoreNames,
+  ) => TE.TaskEither<StartFailure, Storage>;
 }
 
 /**
@@ -45,7 +61,7 @@ const STORES: Record<Config["storage"], Store> = {
       return { title: "embedded (lowdb)", kind: "lowdb", dataDir, fromDefault: config.dataDirFromDefault, exists };
     },
     open: (config, keyring, logger) =>
-      TE.mapLeft(describeError)(
+      TE.mapLeft(storeFailure("configuration"))(
         openLowdbStorage({
           dataDir: config.dataDir,
           keyring,
@@ -62,21 +78,30 @@ const STORES: Record<Config["storage"], Store> = {
    */
   postgres: {
     locate: async () => ({ title: "PostgreSQL", kind: "postgres" }),
-    open: (config, keyring, logger) => async () => {
-      // Loaded only when PostgreSQL is the store: the CLI on the embedded store starts without pg.
-      const { openPostgresStorage } = await import("@sdwan-connections/storage-postgres");
-      const opened = openPostgresStorage({
-        databaseUrl: config.databaseUrl ?? "", // loadConfig refuses SDWAN_STORAGE=postgres without it
-        keyring,
-        auditRetention: config.auditRetention,
-        failureWindowMs: config.loginWindowMs,
-        onError: (line) => logger.warn({ problem: line }, "postgres"),
-      });
-      // Never the URL itself in the message: it may hold a password.
-      return TE.mapLeft((error: Parameters<typeof describeError>[0]) => `SDWAN_DATABASE_URL: ${describeError(error)}`)(
-        opened,
-      )();
-    },
+    open:
+      (config, keyring, logger, { databaseUrlVariable }) =>
+      async () => {
+        // Loaded only when PostgreSQL is the store: the CLI on the embedded store starts without pg.
+        const { openPostgresStorage, reachPostgres } = await import("@sdwan-connections/storage-postgres");
+        const databaseUrl = config.databaseUrl ?? ""; // loadConfig refuses SDWAN_STORAGE=postgres without it
+        // Never the URL itself in the message (it may hold a password): the variable it came from.
+        const named = `${databaseUrlVariable}: `;
+        return pipe(
+          // Reached first: out of reach or refused is the store's failure; after that, what it was given.
+          TE.mapLeft(storeFailure("storage", named))(reachPostgres(databaseUrl)),
+          TE.flatMap(() =>
+            TE.mapLeft(storeFailure("configuration", named))(
+              openPostgresStorage({
+                databaseUrl,
+                keyring,
+                auditRetention: config.auditRetention,
+                failureWindowMs: config.loginWindowMs,
+                onError: (line) => logger.warn({ problem: line }, "postgres"),
+              }),
+            ),
+          ),
+        )();
+      },
   },
 };
 
@@ -84,11 +109,15 @@ const STORES: Record<Config["storage"], Store> = {
 export const locateStore = (config: Config): Promise<StoreLocation> => STORES[config.storage].locate(config);
 
 /** The store SDWAN_STORAGE names, opened with the keyring of SDWAN_MASTER_KEY (+ _PREVIOUS), or of the key generated into the data directory. */
-export const openStore = (config: Config, logger: LogSink): TE.TaskEither<string, Storage> =>
+export const openStore = (
+  config: Config,
+  logger: LogSink,
+  names: StoreNames = { databaseUrlVariable: "SDWAN_DATABASE_URL" },
+): TE.TaskEither<StartFailure, Storage> =>
   pipe(
     TE.bimap(
-      describeMasterKeyError,
+      (error: Parameters<typeof describeMasterKeyError>[0]) => configurationFailure(describeMasterKeyError(error)),
       createKeyring,
     )(loadMasterKeys({ current: config.masterKey, previous: config.previousMasterKeys, dataDir: config.dataDir })),
-    TE.flatMap((keyring) => STORES[config.storage].open(config, keyring, logger)),
+    TE.flatMap((keyring) => STORES[config.storage].open(config, keyring, logger, names)),
   );

@@ -4,8 +4,17 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import * as E from "fp-ts/lib/Either.js";
 import { createInMemoryStorage } from "@sdwan-connections/core";
+import * as TE from "fp-ts/lib/TaskEither.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { compose, loadConfig, offlineOrchestrator, openService, TOKENS, type Config } from "../src/index.js";
+import {
+  compose,
+  loadConfig,
+  offlineOrchestrator,
+  openService,
+  TOKENS,
+  type Config,
+  type StartFailure,
+} from "../src/index.js";
 import { listConnections } from "./wiring-example.js";
 
 const silent = new Writable({ write: (_chunk, _encoding, callback) => callback() });
@@ -20,7 +29,12 @@ describe("the README", () => {
 // The container's composition (the REST service) and the container-free one (the CLI, embedders) start and stop alike.
 const compositions = [
   { name: "compose", start: (config: Config) => compose(config, { logDestination: silent }) },
-  { name: "openService", start: (config: Config) => openService(config, { logDestination: silent }) },
+  // Its failure's line (the kind is the CLI's exit code: cli's tests).
+  {
+    name: "openService",
+    start: (config: Config) =>
+      TE.mapLeft(({ message }: StartFailure) => message)(openService(config, { logDestination: silent })),
+  },
 ];
 
 describe("the composition over a fresh data directory", () => {
@@ -110,7 +124,7 @@ describe("the composition over a fresh data directory", () => {
         { ...config, orchestratorCaFile: join(dataDir, "absent.pem") },
         { logDestination: silent, orchestrator: offlineOrchestrator },
       )();
-      if (E.isLeft(composed)) throw new Error(composed.left);
+      if (E.isLeft(composed)) throw new Error(composed.left.message);
       expect(await composed.right.service.listConnections()()).toEqual(E.right([]));
       expect(
         await composed.right.service.addConnection(
@@ -170,7 +184,7 @@ describe("traces", () => {
     })(loadConfig({ SDWAN_DATA_DIR: dataDir, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }));
     const storage = createInMemoryStorage();
     const opened = await openService(config, { logDestination: silent, storage, orchestrator: offlineOrchestrator })();
-    if (E.isLeft(opened)) throw new Error(opened.left);
+    if (E.isLeft(opened)) throw new Error(opened.left.message);
     expect(opened.right.storage).toBe(storage);
     await opened.right.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -78,7 +78,7 @@ const addsWith = async (store: Store, { webhook, relay: delivering }: Case): Pro
   });
   if (E.isLeft(config)) throw new Error(config.left);
   const opened = await openService(config.right, { orchestrator: orchestrator() })();
-  if (E.isLeft(opened)) throw new Error(opened.left);
+  if (E.isLeft(opened)) throw new Error(opened.left.message);
   const { service, webhooks } = opened.right;
   const relay = webhooks.createRelay();
   if (webhook) {

@@ -211,7 +211,7 @@ describe("GET /events (docs/interface.md, Events)", () => {
       orchestrator: testOrchestrator(),
       logDestination: captureLogs().stream,
     })();
-    if (E.isLeft(other)) throw new Error(other.left);
+    if (E.isLeft(other)) throw new Error(other.left.message);
     try {
       const written = performance.now();
       await other.right.service.addConnection(anAddBody({ alias: "from-cli" }), {

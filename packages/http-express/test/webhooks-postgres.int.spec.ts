@@ -42,7 +42,7 @@ const setUp = async (name: string) => {
     SDWAN_ORCHESTRATOR_CA_FILE: caFile,
   };
   const writer = await openService(testConfig({ ...env, SDWAN_DATA_DIR: dir }), { orchestrator: testOrchestrator() })();
-  if (E.isLeft(writer)) throw new Error(writer.left);
+  if (E.isLeft(writer)) throw new Error(writer.left.message);
   const instances = new Map<string, ReturnType<typeof runMain>>();
   const start = async (label: string) => {
     const instanceDir = await makeDataDir();

@@ -1,7 +1,10 @@
 /**
  * The portal client's wall-clock promises (parallel checks, cancellation,
- * Retry-After, deadlines), in the integration project: their bounds are real
- * time, which a loaded machine can stretch.
+ * Retry-After, deadlines), in the integration project. Concurrency is proved by
+ * counting the calls in flight; a bound in real time is kept only where the
+ * promise is one, at least twice what it promises and far below what breaking it
+ * would take, so that it holds at a load average of 10 on 2 cores (issue 36: 196.7 ms
+ * against 190 ms on a busy machine).
  */
 import { once } from "node:events";
 import { createServer as createHttpServer } from "node:http";
@@ -21,20 +24,21 @@ const listening = async (server: Server): Promise<number> => {
 
 describe("createPortalOrchestrator in real time", () => {
   it("asks both checks at once: a customer key costs one round trip, not two", async () => {
-    const { orchestrator } = make({
-      partner: [{ ...ERROR_400, delayMs: 100 }],
-      customer: [{ ...ENTERPRISE, delayMs: 100 }],
+    const { orchestrator, inFlight } = make({
+      partner: [{ ...ERROR_400, delayMs: 500 }],
+      customer: [{ ...ENTERPRISE, delayMs: 500 }],
     });
-    const started = performance.now();
     expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "customer", customerId: 77 }));
-    expect(performance.now() - started).toBeLessThan(190);
+    // One after the other, there would never be two under way.
+    expect(inFlight.most).toBe(2);
   });
 
   it("does not wait for the customer check once the partner check gave a proxy id", async () => {
-    const { orchestrator, events } = make({ partner: [PROXY], customer: [{ ...ENTERPRISE, delayMs: 5_000 }] });
+    // The customer check would answer only after the 10 s deadline: waited for, it would take all of it.
+    const { orchestrator, events } = make({ partner: [PROXY], customer: [{ ...ENTERPRISE, delayMs: 60_000 }] });
     const started = performance.now();
     expect(await orchestrator.identify(target())()).toEqual(E.right({ kind: "partner", partnerId: 10 }));
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(events.find((e) => e.method === "enterprise/getEnterprise")?.outcome).toBe("cancelled");
   });
 
@@ -61,11 +65,12 @@ describe("createPortalOrchestrator in real time", () => {
       retryAfterSeconds: 120,
     });
     expect(seen).toHaveLength(2);
-    expect(performance.now() - started).toBeLessThan(500);
+    // At once: waiting would take the 10 s deadline (or the 120 s asked).
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it("takes a 429 without Retry-After as the vendor's 5 s penalty", async () => {
-    const { orchestrator, seen } = make({ partner: [ERROR_400], customer: [{ status: 429 }] }, { timeoutMs: 3_000 });
+    const { orchestrator, seen } = make({ partner: [ERROR_400], customer: [{ status: 429 }] }, { timeoutMs: 4_000 });
     const started = performance.now();
     const identity = await orchestrator.identify(target())();
     expect(E.isLeft(identity) && identity.left).toMatchObject({
@@ -73,20 +78,22 @@ describe("createPortalOrchestrator in real time", () => {
       retryAfterSeconds: 5,
     });
     expect(seen).toHaveLength(2);
-    expect(performance.now() - started).toBeLessThan(500);
+    // At once: the 5 s penalty does not fit the 4 s deadline, which waiting would use up.
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it("bounds all the work of one identification by one deadline, retries and waits included", async () => {
-    // Each answer is a 503 after 300 ms: with a 1 s deadline, a third attempt would not fit.
+    // Each answer is a 503 after 300 ms: with a 1 s deadline, a third attempt would not fit; the 20 retries allowed
+    // would take over 6 s.
     const { orchestrator, methods } = make(
       { partner: [{ status: 503, delayMs: 300 }], customer: [{ status: 503, delayMs: 300 }] },
-      { timeoutMs: 1_000, retries: 5 },
+      { timeoutMs: 1_000, retries: 20 },
     );
     const started = performance.now();
     const identity = await orchestrator.identify(target())();
     expect(tagOf(identity)).toBe("OrchestratorUnreachable");
-    expect(performance.now() - started).toBeLessThan(1_000 + 250); // the deadline, plus scheduling slack
     expect(methods("customer").length).toBeLessThanOrEqual(3);
+    expect(performance.now() - started).toBeLessThan(3_000); // the deadline, three times over for a loaded machine
   });
 
   it("times out at the deadline when the orchestrator hangs", async () => {
@@ -100,7 +107,8 @@ describe("createPortalOrchestrator in real time", () => {
       _tag: "OrchestratorTimedOut",
       reason: "The orchestrator did not answer enterprise/getEnterprise within the 300 ms deadline.",
     });
-    expect(performance.now() - started).toBeLessThan(800);
+    // The deadline, with room for a loaded machine; the hang is 10 s.
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(seen).toHaveLength(2);
   });
 });
@@ -137,7 +145,8 @@ describe("ports that are not an orchestrator's, in real time (issue 27: 0.27-0.4
       notFound.close();
     }
     const medians = Object.values(durations).map((each) => median(each));
-    // Before: about 30 times apart. A loaded machine stretches any one run, not the medians' order.
-    expect(Math.max(...medians) / Math.min(...medians), JSON.stringify(durations)).toBeLessThan(1.5);
+    // Before: about 30 times apart. A loaded machine stretches single runs (the retries' waits of 150 and 300 ms
+    // dominate each), so the medians' ratio is held to 3, ten times below the difference found.
+    expect(Math.max(...medians) / Math.min(...medians), JSON.stringify(durations)).toBeLessThan(3);
   });
 });

@@ -46,6 +46,8 @@ export const abortable = (ms: number, signal: AbortSignal) =>
 /** A fetch answering each portal method from its own script (the last step repeats), recording what it was asked. */
 export const scriptedFetch = (script: Partial<Record<Check, readonly Scripted[]>>) => {
   const seen: { url: string; headers: Record<string, string>; body: string }[] = [];
+  // Calls under way at once, and the most there ever were: concurrency proved by counting, not by a stopwatch.
+  const inFlight = { now: 0, most: 0 };
   const fetch: FetchLike = async (url, init) => {
     const check = CHECK_OF[url.split("/portal/rest/")[1] ?? ""] as Check;
     const steps = script[check] ?? [{ status: 500, body: "no script" }];
@@ -53,7 +55,13 @@ export const scriptedFetch = (script: Partial<Record<Check, readonly Scripted[]>
       Math.min(seen.filter((s) => CHECK_OF[s.url.split("/portal/rest/")[1] ?? ""] === check).length, steps.length - 1)
     ] as Scripted;
     seen.push({ url, headers: init.headers, body: init.body });
-    if (step.delayMs !== undefined) await abortable(step.delayMs, init.signal);
+    inFlight.now += 1;
+    inFlight.most = Math.max(inFlight.most, inFlight.now);
+    try {
+      if (step.delayMs !== undefined) await abortable(step.delayMs, init.signal);
+    } finally {
+      inFlight.now -= 1;
+    }
     if (step.throws !== undefined) throw step.throws;
     return {
       status: step.status,
@@ -61,14 +69,14 @@ export const scriptedFetch = (script: Partial<Record<Check, readonly Scripted[]>
       arrayBuffer: async () => new TextEncoder().encode(step.body ?? "").buffer,
     };
   };
-  return { fetch, seen };
+  return { fetch, seen, inFlight };
 };
 
 export const make = (
   script: Partial<Record<Check, readonly Scripted[]>>,
   extra: Partial<PortalOrchestratorOptions> = {},
 ) => {
-  const { fetch, seen } = scriptedFetch(script);
+  const { fetch, seen, inFlight } = scriptedFetch(script);
   const events: PortalCallEvent[] = [];
   const orchestrator = createPortalOrchestrator({
     fetch,
@@ -79,7 +87,7 @@ export const make = (
     ...extra,
   });
   const methods = (check: Check) => seen.filter((s) => CHECK_OF[s.url.split("/portal/rest/")[1] ?? ""] === check);
-  return { orchestrator, seen, events, methods };
+  return { orchestrator, seen, events, methods, inFlight };
 };
 
 export const expectNoKey = (value: unknown) => {

@@ -191,10 +191,23 @@ export const createPostgresAuditLog = ({
           E.isRight(found) ? tellAll(found.right.entries) : reportFailure(found.left),
         ),
       onError,
-    }).catch((error: unknown) => {
-      channel = undefined;
-      throw error;
-    }));
+    })
+      // Where a restoration reads from when nothing was told yet: the trail's end when listening began, never its start
+      // (its whole past would be told to every subscriber again).
+      .then(async (opened) => {
+        const newest = await pool
+          .query<{ id: string | null }>("select max(id) as id from audit_entries")
+          .catch(async (error: unknown) => {
+            await opened.close();
+            throw error;
+          });
+        lastTold ??= newest.rows[0]?.id ?? null;
+        return opened;
+      })
+      .catch((error: unknown) => {
+        channel = undefined;
+        throw error;
+      }));
 
   // A page by id (the primary key's index): only the rows `select` keeps, asked of their raw columns, are decoded.
   const listAfter = (

@@ -34,7 +34,7 @@ export interface PostgresConnectionChangesOptions {
   readonly channel?: string;
   /** Reports a lost listener, a failed publish or an unreadable notification (never with secrets); e.g. log a warning. */
   readonly onError?: (message: string) => void;
-  /** First delay before reconnecting a lost listener; doubles up to 30 s. Default 500 ms. */
+  /** First delay before reconnecting a lost listener; doubles up to 1 s (listen-channel.ts). Default 500 ms. */
   readonly reconnectDelayMs?: number;
 }
 

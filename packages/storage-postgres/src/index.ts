@@ -18,7 +18,7 @@ export {
   type MigrationReport,
 } from "./migrations.js";
 export { rotateKeys, verifyMasterKeys } from "./rotate-keys.js";
-export { openPostgresStorage, type OpenPostgresStorageOptions } from "./open-postgres-storage.js";
+export { openPostgresStorage, reachPostgres, type OpenPostgresStorageOptions } from "./open-postgres-storage.js";
 export { createPostgresAuditLog, type PostgresAuditLogOptions } from "./audit-log.js";
 export { createPostgresHealthLedger } from "./health-ledger.js";
 export { createPostgresFailureCounter, FAILURES_TABLE, type PostgresFailureCounterOptions } from "./failure-counter.js";

@@ -14,9 +14,14 @@ export interface ChannelListenerOptions {
   readonly onRestored: () => void;
   /** A lost connection or a failed reopening (never with secrets). */
   readonly onError: (message: string) => void;
-  /** First delay before reconnecting a lost listener; doubles up to 30 s. Default 500 ms. */
+  /** First delay before reconnecting a lost listener; doubles up to MAX_RECONNECT_DELAY_MS. Default 500 ms. */
   readonly reconnectDelayMs?: number | undefined;
 }
+
+// A lost listener tries again at least this often: what it carries (grants, revocations, events) must reach this
+// instance within a second of the database's return (SPEC §9, §11), however long it was gone. One refused
+// connection a second costs the database nothing.
+const MAX_RECONNECT_DELAY_MS = 1_000;
 
 export interface ChannelListener {
   /** True while the LISTEN connection is up. */
@@ -33,7 +38,7 @@ type ListenClient = pg.Client | pg.PoolClient;
  */
 export const listenChannel = async (options: ChannelListenerOptions): Promise<ChannelListener> => {
   const { pool, channel } = options;
-  const firstDelay = options.reconnectDelayMs ?? 500;
+  const firstDelay = Math.min(options.reconnectDelayMs ?? 500, MAX_RECONNECT_DELAY_MS);
   let client: ListenClient | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -90,7 +95,7 @@ export const listenChannel = async (options: ChannelListenerOptions): Promise<Ch
         },
         (error: unknown) => {
           options.onError(`cannot reopen the LISTEN connection (${describeDatabaseError(error)}); retrying`);
-          delay = Math.min(delay * 2, 30_000);
+          delay = Math.min(delay * 2, MAX_RECONNECT_DELAY_MS);
           schedule();
         },
       );

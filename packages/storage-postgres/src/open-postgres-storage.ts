@@ -12,6 +12,7 @@ import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { createPostgresConnectionChanges } from "./connection-changes.js";
 import { createPostgresConnectionRepository } from "./connection-repository.js";
+import { databaseFailure } from "./database-errors.js";
 import { migrate } from "./migrations.js";
 import { verifyMasterKeys } from "./rotate-keys.js";
 
@@ -25,6 +26,21 @@ export interface OpenPostgresStorageOptions {
   /** Hears about lost connections and failed notifications (never fatal); one line each, never the URL. */
   readonly onError?: (line: string) => void;
 }
+
+/**
+ * Whether the database at `databaseUrl` can be reached and signed in to (one connection, closed again): a failure
+ * here is the store's (out of reach, refused), where a failure of `openPostgresStorage` after it is one of what it
+ * was given (a wrong master key, a newer schema). Never the URL in the error.
+ */
+export const reachPostgres =
+  (databaseUrl: string): TE.TaskEither<DomainError, void> =>
+  async () => {
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
+    client.on("error", () => undefined);
+    const reached = await TE.tryCatch(async () => void (await client.connect()), databaseFailure("connecting"))();
+    await client.end().catch(() => undefined);
+    return reached;
+  };
 
 /**
  * Core's Storage port on PostgreSQL, everything `SDWAN_STORAGE=postgres` needs, ready to use: a pool, the schema
@@ -51,7 +67,9 @@ export const openPostgresStorage =
     // An idle client dying (database restart) must not crash the process; the pool opens a new one.
     pool.on("error", () => onError("an idle PostgreSQL connection was lost"));
     const changes = await pipe(
-      migrate(pool),
+      // Reached first: a database out of reach is said to be, not a migration that failed (a read migrates nothing).
+      TE.tryCatch(() => pool.query("select 1"), databaseFailure("connecting")),
+      TE.flatMap(() => migrate(pool)),
       TE.flatMap(() => verifyMasterKeys(pool, keyring)),
       TE.flatMap(() => createPostgresConnectionChanges({ pool, listener: { connectionString: databaseUrl }, onError })),
     )();

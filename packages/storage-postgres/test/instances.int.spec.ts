@@ -9,9 +9,12 @@ import {
   EVERY_CONNECTION,
   WEBHOOK_HISTORY,
   type Alias,
+  type AliasPattern,
   type ConnectionChangeNotice,
   type DomainError,
   type OrchestratorUrl,
+  type Grant,
+  type Subject,
 } from "@sdwan-connections/core";
 import {
   aConnection,
@@ -26,6 +29,7 @@ import {
   createPostgresAuditLog,
   createPostgresConnectionChanges,
   createPostgresConnectionRepository,
+  createPostgresGrantStore,
   migrate,
   MIGRATIONS,
   openPostgresStorage,
@@ -33,6 +37,8 @@ import {
   type PostgresConnectionChanges,
 } from "../src/index.js";
 import { createKeyring, masterKey } from "@sdwan-connections/secrets";
+import { randomUUID } from "node:crypto";
+import { startOutageProxy } from "../testing/index.js";
 import { aKeyring, aPool, startPostgres, type StartedPostgres } from "./postgres-container.js";
 
 // "Instances" here are what two processes of the service would have: their own pools
@@ -449,4 +455,75 @@ describe("customers caches of two service instances", () => {
     expect(await customerNames(b.service, "partner")).toEqual(["BEFORE"]);
     expect(b.orchestrator.calls.listPartnerCustomers).toBe(3);
   });
+});
+
+// Issue 36, 8: grants (and events) on PostgreSQL were never tried across a database restart. Here the database
+// restarts for real while instance B is also cut off (through the outage proxy) for longer: what A changes while B
+// is away, or right after the restart, reaches B within a second of B's database coming back, and B listens again.
+describe("grants and events across a database restart", () => {
+  it("tell B what changed while its database was away, within a second of its return, and keep hearing every channel", async () => {
+    const proxy = await startOutageProxy(postgres.connectionString);
+    closers.push(() => proxy.close());
+    const errors: string[] = [];
+    const onError = (message: string) => errors.push(message);
+    const viaProxy = { connectionString: proxy.connectionString };
+    const bPool = pool(proxy.connectionString);
+    const b = await expectRight(createPostgresGrantStore({ pool: bPool, listener: viaProxy, onError }));
+    const a = await expectRight(
+      createPostgresGrantStore({ pool: pool(), listener: { connectionString: postgres.connectionString } }),
+    );
+    closers.push(
+      () => b.close(),
+      () => a.close(),
+    );
+    const bAudit = createPostgresAuditLog({ pool: bPool, listener: viaProxy, onError });
+    const aAudit = createPostgresAuditLog({ pool: pool() });
+    closers.push(() => bAudit.close());
+    // The trail already holds entries: none of them may reach B's subscriber (a restoration reads from what B heard).
+    await expectRight(aAudit.record(anAuditEntry()));
+    let grantsTold = 0;
+    b.subscribe(() => (grantsTold += 1));
+    const heard: string[] = [];
+    await expectRight(bAudit.subscribe((entry) => heard.push(entry.id)));
+    const grant = (): Grant => ({
+      id: randomUUID(),
+      subject: "group:restarted" as Subject,
+      pattern: `lab-${randomUUID()}` as AliasPattern,
+      verb: "read",
+    });
+
+    proxy.cut();
+    await vi.waitFor(() =>
+      expect(errors.filter((line) => line.startsWith("lost the LISTEN connection"))).toHaveLength(2),
+    );
+    const lost = Date.now();
+    await postgres.restart();
+    // Right after the restart, while B is still away: A's grant and an event.
+    const whileAway = grant();
+    await vi.waitFor(async () => expect(await a.add(whileAway)()).toEqual(E.right(true)), {
+      timeout: 30_000,
+      interval: 200,
+    });
+    const missed = anAuditEntry();
+    await expectRight(aAudit.record(missed));
+    // Away long enough that a listener backing off by doubling (0.5, 1, 2, 4, 8 s…) would try next only 31.5 s after
+    // the loss: that one would be heard seconds late, this one within a second and a connection.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, lost + 17_000 - Date.now())));
+    const toldBefore = grantsTold;
+    proxy.restore();
+    const back = Date.now();
+    await vi.waitFor(() => expect(grantsTold).toBeGreaterThan(toldBefore), { timeout: 30_000, interval: 50 });
+    // 1 s and a connection, with room for a machine at load 10 on 2 cores (the doubling backoff misses by over 10 s).
+    expect(Date.now() - back).toBeLessThan(5_000);
+    await vi.waitFor(() => expect(heard).toEqual([missed.id]));
+    expect(await expectRight(b.list())).toContainEqual(whileAway);
+
+    // Listening again on both channels: A's next grant and event arrive by NOTIFY.
+    const toldAfter = grantsTold;
+    await expectRight(a.add(grant()));
+    await vi.waitFor(() => expect(grantsTold).toBeGreaterThan(toldAfter));
+    const next = anAuditEntry();
+    await expectRight(aAudit.record(next));
+    await vi.waitFor(() => expect(heard).toEqual([missed.id, next.id]));
+  }, 120_000);
 });

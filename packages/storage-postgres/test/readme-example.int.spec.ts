@@ -54,7 +54,7 @@ describe("openPostgresStorage", () => {
     const url = postgres.connectionString.replace(postgres.password, "wrong-password-xyz");
     const error = await expectLeft(openPostgresStorage({ databaseUrl: url, keyring: aKeyring() }));
     expect(describeError(error)).toBe(
-      "Storage failure while migrating the schema: PostgreSQL refused the credentials (SQLSTATE 28P01).",
+      "Storage failure while connecting: PostgreSQL refused the credentials (SQLSTATE 28P01).",
     );
   });
 

@@ -24,6 +24,8 @@ export interface StartedPostgres {
   database(name: string): Promise<string>;
   /** Runs one statement on the `sdwan` database with a client of its own and answers its rows (so a driver's tests need no `pg`). */
   rows(sql: string): Promise<readonly Record<string, unknown>[]>;
+  /** Restarts the server (every connection lost, data kept, same port); answers once it accepts connections again. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -90,6 +92,18 @@ export const startPostgres = async ({ label }: { readonly label: string }): Prom
       return url(name);
     },
     rows,
+    restart: async () => {
+      await container.restart({ timeout: 2_000 });
+      for (let tries = 0; ; tries += 1) {
+        const ready = await rows("select 1").then(
+          () => true,
+          () => false,
+        );
+        if (ready) return;
+        if (tries >= 600) throw new Error("PostgreSQL did not come back within a minute of its restart");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
     stop: async () => {
       await container.stop({ timeout: 2_000 });
     },

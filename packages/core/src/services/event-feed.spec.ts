@@ -237,6 +237,29 @@ describe("following events", () => {
     expect(new Set(globbed)).toEqual(new Set(["team-2"]));
   });
 
+  // Regression (issue 36, 7b): `events --follow` printed an event twice when its entry was already readable when the
+  // catch-up read the trail but was told to subscribers only after it (a lowdb change landing late, a slow NOTIFY).
+  it("hands on once an entry the catch-up replayed and the log tells only after the catch-up ended", async () => {
+    const log = createInMemoryAuditLog();
+    let tell: (entry: AuditEntry) => void = () => undefined;
+    const lateTelling: typeof log = {
+      ...log,
+      subscribe: (listener) => async () => E.right(((tell = listener), () => undefined)),
+    };
+    const [first, racing, later] = [0, 1, 2].map((i) =>
+      anAuditEntry({ at: new Date(Date.now() - 1_000 + i), action: "add", alias: `c${i}` as Alias }),
+    ) as [AuditEntry, AuditEntry, AuditEntry];
+    await expectRight(log.record(first));
+    await expectRight(log.record(racing));
+    const items: FeedItem[] = [];
+    await expectRight(
+      followEvents(lateTelling)(await query({ lastEventId: first.id }), (item) => void items.push(item)),
+    );
+    tell(racing);
+    tell(later);
+    expect(eventsOf(items).map((event) => event.id)).toEqual([racing.id, later.id]);
+  });
+
   it("answers reset to an id older than the oldest entry kept, then goes live", async () => {
     const audit = createInMemoryAuditLog({ maxEntries: 3, maxAttempts: 3, maxAgeMs: 3_600_000 });
     const entries: AuditEntry[] = Array.from({ length: 4 }, (_, i) =>

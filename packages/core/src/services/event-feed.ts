@@ -30,10 +30,11 @@ export interface FollowOptions {
 
 // Entries read per page while catching up.
 const REPLAY_PAGE = 100;
-// A replayed entry recorded this long before the feed subscribed can no longer be heard live: the log tells an entry
-// within a second of its commit, and a commit follows its entry's time by far less. Past it, a late one is handed on
-// twice at worst (receivers dedupe on the id), while a replay of a long stretch keeps no id per entry.
-const HEARD_LATE_MS = 10_000;
+// A log may tell an entry some time after a reader could already list it (a lowdb change landing after its entry
+// was written, a NOTIFY read after the query that saw the row): replayed entries recorded this recently are
+// remembered this long after the catch-up, so a late telling is not handed on again. Generous: a miss repeats (receivers
+// dedupe on the id), while a replay of a long stretch keeps ids of its recent entries only.
+const SEAM_MS = 5 * 60_000;
 
 // A log tells every subscriber the same entry object: its event is made once, however many readers follow.
 const events = new WeakMap<AuditEntry, O.Option<CloudEvent>>();
@@ -48,7 +49,8 @@ const eventOfShared = (entry: AuditEntry): O.Option<CloudEvent> => {
  * `reset`, when that id is older than the oldest entry kept), read a page at a time as the reader takes them,
  * then every new one as it is recorded, all filtered by what the reader may read, then by `query`, each on the
  * stored entry before it is decoded. The new ones heard while catching up are held and handed on after it, those
- * the catch-up already handed left out: no gap and no repeat at the seam. Answers the stop.
+ * the catch-up already handed left out, and so are those told late (SEAM_MS): no gap and no repeat at the seam.
+ * Answers the stop.
  */
 export const followEvents =
   (audit: AuditLog) =>
@@ -66,18 +68,24 @@ export const followEvents =
       return O.isSome(event) ? deliver({ _tag: "event", event: event.value }) : undefined;
     };
     let catchingUp = true;
-    // Heard while catching up and not replayed yet; and the replayed ones that may still be heard (recent ones only).
+    // Heard while catching up and not replayed yet; and the replayed ones the log may still tell (recorded lately),
+    // until SEAM_MS after the catch-up.
     const heard = new Map<string, AuditEntry>();
     const replayed = new Set<string>();
-    const subscribedAt = Date.now();
+    let seamEnds = Infinity;
+    const live = (entry: AuditEntry): void => {
+      if (Date.now() > seamEnds) replayed.clear();
+      if (!replayed.delete(entry.id)) void send(entry);
+    };
     const subscribed = await audit.subscribe((entry) => {
       if (catchingUp) heard.set(entry.id, entry);
-      else if (!replayed.delete(entry.id)) void send(entry);
+      else live(entry);
     })();
     if (E.isLeft(subscribed)) return subscribed;
     opened?.();
+    const recent = Date.now() - SEAM_MS;
     const caughtUp = await catchUp(audit, query.lastEventId, selected, deliver, signal, (entry) => {
-      if (!heard.delete(entry.id) && entry.at.getTime() >= subscribedAt - HEARD_LATE_MS) replayed.add(entry.id);
+      if (!heard.delete(entry.id) && entry.at.getTime() >= recent) replayed.add(entry.id);
       return send(entry);
     })();
     if (E.isLeft(caughtUp)) {
@@ -85,7 +93,8 @@ export const followEvents =
       return caughtUp;
     }
     catchingUp = false;
-    for (const entry of heard.values()) if (!replayed.delete(entry.id)) void send(entry);
+    seamEnds = Date.now() + SEAM_MS;
+    for (const entry of heard.values()) live(entry);
     heard.clear();
     return E.right(subscribed.right);
   };
