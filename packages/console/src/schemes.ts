@@ -1,4 +1,10 @@
-import type { Problem } from "./api.js";
+/** What this module reads and writes of a problem (api.ts's Problem has this form; not imported, so no import circle). */
+interface Problem {
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly type?: string;
+}
 
 /**
  * How a call proves who is asking (SPEC §11), read from its Authorization header: a local user's name and password
@@ -62,7 +68,7 @@ const PROVIDER_UNAVAILABLE = "urn:sdwan-connections:problem:identity-provider-un
  * A 503 because the provider's keys cannot be read, said to the provider's user (the service's words speak of
  * Basic credentials, which still work, to whoever asks): what is wrong with their sign-in, and that it passes.
  */
-export const providerUnavailable = (problem: Problem & { readonly type?: string }): Problem | undefined =>
+export const providerUnavailable = (problem: Problem): Problem | undefined =>
   problem.type === PROVIDER_UNAVAILABLE
     ? {
         title: "Your sign-in at the OpenID provider cannot be checked now",
