@@ -50,8 +50,9 @@ export const startServiceProcess = async (env: Record<string, string>, root?: st
       SDWAN_HOST: "127.0.0.1",
       SDWAN_PORT: "0",
       SDWAN_LOG_LEVEL: "warn",
-      // Background health is on by default (SPEC §6): off here unless a test turns it on, so rounds add no events it counts.
-      SDWAN_HEALTH_INTERVAL_S: "0",
+      // Background health is on by default (SPEC §6): off here unless a test turns it on, so rounds add no events it
+      // counts. Another checkout (older code, whose default was off) keeps its own default: it may not take "0".
+      ...(root === undefined ? { SDWAN_HEALTH_INTERVAL_S: "0" } : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
