@@ -266,6 +266,15 @@ export const serviceEndpoint = (
         server: context.server,
         context: context.name,
         authorization,
+        // A signed-in context's access token is short-lived: a stream opened again asks for a fresh one.
+        ...(context["refresh-token-file"] === undefined
+          ? {}
+          : {
+              reauthorize: async () => {
+                const token = await (await import("./login.js")).accessTokenOf(context)();
+                return E.isRight(token) ? `Bearer ${token.right}` : undefined;
+              },
+            }),
         ...(ca === undefined ? {} : { ca }),
         // The service's own deadline for the orchestrator, and room for its store.
         timeoutMs: orchestratorTimeoutMs + 30_000,

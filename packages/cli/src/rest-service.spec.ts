@@ -84,6 +84,32 @@ describe("events --follow through a service: which answers end it", () => {
     },
   );
 
+  // Issue 38: a signed-in context's follow kept the access token it started with, refused at its first reconnect
+  // once the token (15 minutes) had expired.
+  it("opens the stream again with the Authorization the context makes anew", async () => {
+    const seen: (string | undefined)[] = [];
+    const server = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      answer(response, seen.length === 1 ? "stream-then-end" : "stream");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => server.close());
+    closers.push(() => server.closeAllConnections());
+    const { port } = server.address() as { port: number };
+    let issued = 0;
+    const remote = createRemoteService({
+      server: `http://127.0.0.1:${port}`,
+      context: "sso",
+      authorization: "Bearer first",
+      reauthorize: async () => `Bearer fresh-${(issued += 1)}`,
+      timeoutMs: 5_000,
+    });
+    const stop = await remote.followEvents({}, () => undefined)();
+    await until(() => seen.length === 2);
+    expect(seen).toEqual(["Bearer first", "Bearer fresh-1"]);
+    if (E.isRight(stop)) stop.right();
+  });
+
   it("reconnects through a shutting-down service (503), too many streams (429), a proxy's 500 and a cut stream, until one stays open", async () => {
     const { remote, requests } = await service(["stream-then-end", 503, 429, 500, "stream-then-end", "stream"]);
     const ends: DomainError[] = [];

@@ -65,6 +65,11 @@ export interface ServiceEndpoint {
   readonly ca?: string;
   /** How long one request may take. */
   readonly timeoutMs: number;
+  /**
+   * A signed-in context's Authorization made anew (its access token refreshed): asked before `events --follow` opens
+   * its stream again, which may outlive the access token it started with.
+   */
+  readonly reauthorize?: () => Promise<string | undefined>;
   /** Told when `events --follow` lost its stream and opens it again, and when it is back (a line for people). */
   readonly onReconnect?: (line: string) => void;
 }
@@ -519,6 +524,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
         let timer: NodeJS.Timeout | undefined;
         stop.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
         let reconnecting = false;
+        let authorization = endpoint.authorization;
         const reconnect = () => {
           if (stop.signal.aborted) return;
           const waitMs = delayMs * (0.5 + Math.random() / 2);
@@ -526,7 +532,10 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
             `the stream from ${origin} ended; reconnecting in ${(waitMs / 1000).toFixed(1)} s${lastEventId === undefined ? "" : ` (from event ${lastEventId})`}`,
           );
           reconnecting = true;
-          timer = setTimeout(connect, waitMs);
+          timer = setTimeout(async () => {
+            authorization = (await endpoint.reauthorize?.()) ?? authorization;
+            if (!stop.signal.aborted) connect();
+          }, waitMs);
           delayMs = Math.min(delayMs * 2, RECONNECT_MS.max);
         };
         // The first answer settles the command (a service that cannot be reached or refuses: its error); after it, a
@@ -547,7 +556,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
           const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
             headers: {
               accept: "text/event-stream",
-              ...(endpoint.authorization === undefined ? {} : { authorization: endpoint.authorization }),
+              ...(authorization === undefined ? {} : { authorization }),
               // Wins over ?lastEventId= (SPEC §9): what came after the last event seen is replayed first.
               ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
             },
