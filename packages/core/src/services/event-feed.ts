@@ -75,7 +75,8 @@ export const followEvents =
     let seamEnds = Infinity;
     const live = (entry: AuditEntry): void => {
       if (Date.now() > seamEnds) replayed.clear();
-      if (!replayed.delete(entry.id)) void send(entry);
+      // Kept until the seam ends: a store may tell one entry more than once (its own landing, its file watch).
+      if (!replayed.has(entry.id)) void send(entry);
     };
     const subscribed = await audit.subscribe((entry) => {
       if (catchingUp) heard.set(entry.id, entry);
@@ -85,7 +86,10 @@ export const followEvents =
     opened?.();
     const recent = Date.now() - SEAM_MS;
     const caughtUp = await catchUp(audit, query.lastEventId, selected, deliver, signal, (entry) => {
-      if (!heard.delete(entry.id) && entry.at.getTime() >= recent) replayed.add(entry.id);
+      // Replayed: not handed on again when heard meanwhile, nor when told (again) after the catch-up.
+      heard.delete(entry.id);
+      if (replayed.has(entry.id)) return;
+      if (entry.at.getTime() >= recent) replayed.add(entry.id);
       return send(entry);
     })();
     if (E.isLeft(caughtUp)) {
