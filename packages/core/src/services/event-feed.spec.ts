@@ -262,6 +262,40 @@ describe("following events", () => {
     expect(eventsOf(items).map((event) => event.id)).toEqual([racing.id, later.id]);
   });
 
+  // Issue 36, finding 1: 50 replays at once grew the process by up to 234 MiB; at most 8 read and send at once.
+  it("lets at most 8 catch-ups over one log read at once; the others wait their turn and all finish", async () => {
+    const log = createInMemoryAuditLog();
+    const entries = Array.from({ length: 30 }, (_, i) =>
+      anAuditEntry({ at: new Date(Date.now() - 60_000 + i), action: "add", alias: `c${i}` as Alias }),
+    );
+    for (const entry of entries) await expectRight(log.record(entry));
+    let reading = 0;
+    let most = 0;
+    const counted: typeof log = {
+      ...log,
+      listAfter: (after, limit, select) => async () => {
+        reading += 1;
+        most = Math.max(most, reading);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        reading -= 1;
+        return log.listAfter(after, limit, select)();
+      },
+    };
+    const seen = Array.from({ length: 20 }, () => [] as string[]);
+    const stops = await Promise.all(
+      seen.map(async (events) =>
+        expectRight(
+          followEvents(counted)(await query({ lastEventId: entries[0]?.id }), (item) => {
+            if (item._tag === "event") events.push(item.event.id);
+          }),
+        ),
+      ),
+    );
+    stops.forEach((stop) => stop());
+    expect(most).toBeLessThanOrEqual(8);
+    expect(seen.map((events) => events.length)).toEqual(seen.map(() => entries.length - 1));
+  });
+
   it("answers reset to an id older than the oldest entry kept, then goes live", async () => {
     const audit = createInMemoryAuditLog({ maxEntries: 3, maxAttempts: 3, maxAgeMs: 3_600_000 });
     const entries: AuditEntry[] = Array.from({ length: 4 }, (_, i) =>
