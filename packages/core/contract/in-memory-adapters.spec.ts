@@ -46,8 +46,8 @@ const target = (apiKey: string) => ({
   apiKey: ApiKey.unsafeFrom(apiKey),
 });
 const partnerCustomers = [aCustomer({ id: 1, name: "ONE" }), aCustomer({ id: 2, name: "TWO", latitude: null })];
-const partnerTokens = [{ tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00Z") }];
-const customerTokens = [{ tokenUuid: "4e2a", expiresAt: undefined }];
+const partnerTokens = [{ id: 1, tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00Z") }];
+const customerTokens = [{ id: 2, tokenUuid: "4e2a", expiresAt: undefined }];
 
 describeOrchestratorContract("InMemoryOrchestrator", {
   setup: async () => ({

@@ -648,6 +648,11 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     identify,
     listPartnerCustomers,
     listApiTokens,
+    // Filled in by the next commit (api-tokens.ts).
+    refreshApiToken: () => async () => E.left(orchestratorFailed("not implemented")),
+    createApiToken: () => async () => E.left(orchestratorFailed("not implemented")),
+    downloadApiToken: () => async () => E.left(orchestratorFailed("not implemented")),
+    revokeApiToken: () => async () => E.left(orchestratorFailed("not implemented")),
     close: () => {
       httpAgent.destroy();
       httpsAgent.destroy();

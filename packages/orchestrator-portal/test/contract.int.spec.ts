@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { describeOrchestratorContract } from "@sdwan-connections/core/contract";
 import { startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { createPortalOrchestrator, type PortalOrchestrator } from "../src/index.js";
@@ -10,7 +11,11 @@ let simulator: OrchestratorSimulator;
 const tokensOf = (sim: OrchestratorSimulator, keys: readonly string[]) =>
   (sim.data.apiTokens ?? [])
     .filter((token) => keys.includes(token.key))
-    .map((token) => ({ tokenUuid: token.tokenUuid, expiresAt: new Date(token.expiration) }));
+    .map((token) => ({
+      id: expect.any(Number) as number,
+      tokenUuid: token.tokenUuid,
+      expiresAt: new Date(token.expiration),
+    }));
 let orchestrator: PortalOrchestrator;
 
 for (const prefix of ["", "/vco"]) {
