@@ -1,4 +1,3 @@
-import { expect } from "vitest";
 import { describeOrchestratorContract } from "@sdwan-connections/core/contract";
 import { startOrchestratorSimulator, type OrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { createPortalOrchestrator, type PortalOrchestrator } from "../src/index.js";
@@ -12,7 +11,7 @@ const tokensOf = (sim: OrchestratorSimulator, keys: readonly string[]) =>
   (sim.data.apiTokens ?? [])
     .filter((token) => keys.includes(token.key))
     .map((token) => ({
-      id: expect.any(Number) as number,
+      id: sim.tokenOf(token.key)?.id as number,
       tokenUuid: token.tokenUuid,
       expiresAt: new Date(token.expiration),
     }));

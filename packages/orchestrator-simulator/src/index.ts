@@ -25,6 +25,6 @@ export {
   type SimulatorOptions,
 } from "./simulator.js";
 export type { Hold, HoldMatch } from "./holds.js";
-export { MAX_TOKEN_LIFETIME_MS, type SimulatorToken, type TokenOwner, type TokenState } from "./tokens.js";
+export { MAX_TOKEN_LIFETIME_MS, withJwtKeys, type SimulatorToken, type TokenOwner, type TokenState } from "./tokens.js";
 export { parseCliOptions, type CliOptions } from "./cli.js";
 export { createTestCertificates, type TestCertificates } from "./test-certificates.js";

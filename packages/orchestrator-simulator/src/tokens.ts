@@ -58,6 +58,32 @@ const jwtOf = (token: Token, now: number): string =>
     exp: Math.floor(token.expiration.getTime() / 1000),
   })}.${randomBytes(32).toString("base64url")}`;
 
+/**
+ * `data` with every key that has an `apiTokens` record made a JWT, as orchestrators hand keys out: its record's
+ * `tokenUuid` and `exp` (what a client reads to find its own token), and a fixed signature, so the same data makes
+ * the same keys. `keyOf` tells a key's new form.
+ */
+export const withJwtKeys = (data: Dataset): { readonly data: Dataset; keyOf(key: string): string } => {
+  const keys = new Map(
+    (data.apiTokens ?? []).map((record) => [
+      record.key,
+      `${jwtPart({ alg: "HS256", typ: "JWT" })}.${jwtPart({
+        tokenUuid: record.tokenUuid,
+        exp: Math.floor(Date.parse(record.expiration) / 1000),
+      })}.c2ltdWxhdG9y`,
+    ]),
+  );
+  const keyOf = (key: string) => keys.get(key) ?? key;
+  return {
+    data: {
+      partners: data.partners.map((partner) => ({ ...partner, keys: partner.keys.map(keyOf) })),
+      customerKeys: data.customerKeys.map((customer) => ({ ...customer, key: keyOf(customer.key) })),
+      apiTokens: (data.apiTokens ?? []).map((record) => ({ ...record, key: keyOf(record.key) })),
+    },
+    keyOf,
+  };
+};
+
 /** The claims of a key that is a JWT, if it is one (a data file's keys may be). */
 const claimsOf = (key: string): { tokenUuid?: unknown; exp?: unknown } => {
   const payload = key.split(".")[1];
