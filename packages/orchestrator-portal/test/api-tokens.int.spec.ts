@@ -142,6 +142,49 @@ describe("the portal client's token calls against the simulator (SPEC §12), ove
   });
 });
 
+describe("no key in any answer of a token call, under every simulator fault", () => {
+  it("holds for refresh, create, download and revoke, the new key included", async () => {
+    const { data, keyOf } = await sampleWithJwtKeys();
+    await using simulator = await startOrchestratorSimulator({ data });
+    const orchestrator = createPortalOrchestrator({
+      timeoutMs: 1_500,
+      retries: 1,
+      backoffBaseMs: 5,
+      allowedHosts: undefined,
+    });
+    const partner = targetFor(simulator.url, keyOf(SAMPLE_PARTNER_KEY));
+    const customer = targetFor(simulator.url, keyOf(SAMPLE_CUSTOMER_KEY));
+    const results: unknown[] = [];
+    for (const fault of [
+      { kind: "serverError" },
+      { kind: "rateLimit", retryAfter: "0" },
+      { kind: "malformedJson" },
+      { kind: "errorBody" },
+      { kind: "bareStatus", status: 403 },
+      { kind: "missingId" },
+      { kind: "html", status: 502 },
+      { kind: "redirectToLogin" },
+      { kind: "reset" },
+    ] as const) {
+      simulator.setFault("*", fault);
+      results.push(
+        await orchestrator.refreshApiToken(customer)(),
+        await orchestrator.createApiToken(partner, PARTNER, { name: "x", lifetimeMs: DAY })(),
+        await orchestrator.downloadApiToken(partner, PARTNER, 1)(),
+        await orchestrator.revokeApiToken(partner, PARTNER, 999)(),
+      );
+    }
+    simulator.setFault("*", undefined);
+    orchestrator.close();
+    expect(results.every((result) => E.isLeft(result as E.Either<unknown, unknown>))).toBe(true);
+    const keys = [partner, customer].map((target) => target.apiKey.reveal());
+    for (const key of [...keys, ...simulator.tokens().flatMap((token) => token.key ?? [])]) {
+      expect(JSON.stringify(results)).not.toContain(key);
+      expect(inspect(results, { depth: 10 })).not.toContain(key);
+    }
+  });
+});
+
 describe("a key without the right to renew (the privilege error), against the simulator", () => {
   it("answers OrchestratorRejected saying the key lacks the right, for each call, and never the key", async () => {
     const { data, keyOf } = await sampleWithJwtKeys([SAMPLE_PARTNER_KEY, SAMPLE_CUSTOMER_KEY]);
