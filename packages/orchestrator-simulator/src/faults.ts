@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { PortalMethod } from "./methods.js";
-import { SERVER_ERROR } from "./tokens.js";
+import { SERVER_ERROR, type PortalMethod } from "./methods.js";
 
 /**
  * A fault to inject instead of (or, for `delay`, before) the normal answer.

@@ -14,8 +14,17 @@ import {
 } from "./dataset.js";
 import { createFaultApplier, errorBody, sendJson, type Fault } from "./faults.js";
 import { createHolds, type Hold, type HoldMatch } from "./holds.js";
-import { PORTAL_METHODS, zeroCounts, type PortalMethod } from "./methods.js";
-import { createTokens, PRIVILEGE, TOKEN_ERROR, type SimulatorToken, type TokenRefusal } from "./tokens.js";
+import {
+  INVALID_PARAMS,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  PORTAL_METHODS,
+  SERVER_ERROR,
+  TOKEN_ERROR,
+  zeroCounts,
+  type PortalMethod,
+} from "./methods.js";
+import { createTokens, PRIVILEGE, type SimulatorToken, type TokenRefusal } from "./tokens.js";
 
 export { PORTAL_METHODS, type PortalMethod } from "./methods.js";
 export type { Fault } from "./faults.js";
@@ -95,12 +104,6 @@ export const loadDataset = async (file: string | URL): Promise<Dataset> => {
 /** The sample shipped with this package (works from src/ and from dist/src/). */
 export const loadSampleDataset = async (): Promise<Dataset> =>
   loadDataset(SAMPLE_URL_FROM_SRC).catch(() => loadDataset(SAMPLE_URL));
-
-// JSON-RPC error codes, as the portal uses them in its `error` bodies.
-const PARSE_ERROR = -32700;
-const INVALID_PARAMS = -32602;
-const METHOD_NOT_FOUND = -32601;
-const SERVER_ERROR = -32603;
 
 const normalizePrefix = (prefix: string | undefined): string => {
   const trimmed = (prefix ?? "").replace(/^\/+|\/+$/g, "");

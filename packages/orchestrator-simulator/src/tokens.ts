@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Dataset } from "./dataset.js";
+import { INVALID_PARAMS, SERVER_ERROR } from "./methods.js";
 
 /** Who a token belongs to: a partner (enterprise proxy) or an enterprise (a customer). */
 export type TokenOwner =
@@ -43,9 +44,6 @@ export interface TokenRefusal {
   readonly message: string;
 }
 
-export const INVALID_PARAMS = -32602;
-export const SERVER_ERROR = -32603;
-export const TOKEN_ERROR = -32000;
 export const PRIVILEGE: TokenRefusal = { code: SERVER_ERROR, message: "privileges check failed" };
 const invalid = (message: string): TokenRefusal => ({ code: INVALID_PARAMS, message });
 
