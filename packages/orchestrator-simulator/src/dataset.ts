@@ -521,8 +521,11 @@ const withNulls = (random: () => number, enterprise: Record<string, unknown>): R
   return sent;
 };
 
-/** The expiry of every generated token. */
-export const GENERATED_TOKEN_EXPIRATION = "2027-06-11T00:00:00.000Z";
+/**
+ * The expiry of every generated token. Longer than the 12 months an orchestrator gives, on purpose: the simulator
+ * refuses an expired token's key, and fixed data must not stop working on a date (it said 2027-06-11 before).
+ */
+export const GENERATED_TOKEN_EXPIRATION = "2036-06-11T00:00:00.000Z";
 
 export interface GenerateOptions {
   readonly partners: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  GENERATED_TOKEN_EXPIRATION,
   loadSampleDataset,
   MAX_TOKEN_LIFETIME_MS,
   startOrchestratorSimulator,
@@ -54,7 +55,7 @@ describe("the simulator's API tokens (SPEC §12)", () => {
       id: 1,
       tokenUuid: "00000000-0000-4000-8000-000000000001",
       owner: { kind: "partner", enterpriseProxyId: 10 },
-      expiration: new Date("2027-06-11T00:00:00.000Z"),
+      expiration: new Date(GENERATED_TOKEN_EXPIRATION),
       createdForEnterpriseUserId: expect.any(Number),
       state: "downloaded",
       firstUsedAt: undefined,
