@@ -1,9 +1,11 @@
+import type { Socket } from "node:net";
 import type { PortalMethod } from "./methods.js";
 
 /**
  * Which calls a hold stops: those of `method`, those made with `key`, or both (each given must match).
- * `when: "before"` (the default) stops a call before the simulator acts on it (nothing changed yet);
- * `"after"` once it has acted (a token made, downloaded or revoked) and before it answers.
+ * `when: "before"` (the default) stops a call before the simulator acts on it (nothing changed yet; if its client
+ * has gone when it is released, it is dropped, never acted on); `"after"` once it has acted (a token made,
+ * downloaded or revoked) and before it answers.
  * `times` (default 1) is how many calls it stops; later ones pass.
  */
 export interface HoldMatch {
@@ -17,7 +19,7 @@ export interface HoldMatch {
 export interface Hold {
   /** Settles when the first matching call is held. */
   readonly reached: Promise<void>;
-  /** How many calls it holds now. */
+  /** How many calls it holds now (a call whose client goes away is let go, and dropped). */
   readonly held: number;
   /** Lets the held calls, and any later matching ones, go on; the hold is spent. */
   release(): void;
@@ -53,20 +55,32 @@ export const createHolds = () => {
         release: () => release(entry),
       };
     },
-    /** Waits while a hold stops this call at this point. */
-    pass: async (method: PortalMethod, key: string | undefined, when: "before" | "after"): Promise<void> => {
+    /**
+     * Waits while a hold stops this call at this point: true once released (or never held), false if its client
+     * went away (`socket` closed) while held.
+     */
+    pass: async (method: PortalMethod, key: string | undefined, when: "before" | "after", socket: Socket) => {
       for (const entry of entries) {
         const { match } = entry;
         if ((match.when ?? "before") !== when || entry.left <= 0) continue;
         if ((match.method !== undefined && match.method !== method) || (match.key !== undefined && match.key !== key))
           continue;
         entry.left -= 1;
-        await new Promise<void>((resolve) => {
-          entry.waiters.push(resolve);
+        return new Promise<boolean>((resolve) => {
+          const wake = () => {
+            socket.off("close", gone);
+            resolve(true);
+          };
+          const gone = () => {
+            entry.waiters.splice(entry.waiters.indexOf(wake), 1);
+            resolve(false);
+          };
+          socket.once("close", gone);
+          entry.waiters.push(wake);
           entry.reach();
         });
-        return;
       }
+      return true;
     },
     /** Whether any hold waits for calls at this point. */
     active: (when: "before" | "after"): boolean =>

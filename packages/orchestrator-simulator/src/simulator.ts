@@ -283,7 +283,8 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
     perKey[method] += 1;
     calls.byKey.set(key ?? "(none)", perKey);
 
-    await holds.pass(method, key, "before");
+    // A held call whose client went away meanwhile (killed) is dropped, not acted on: as a request never sent.
+    if (!(await holds.pass(method, key, "before", req.socket))) return;
     const fault = takeFault(key, method);
     if (fault !== undefined && (await applyFault(res, req, fault, method))) return;
 
@@ -309,7 +310,7 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
       }) as typeof res.end;
       answer(res, method, key, params as Record<string, unknown>);
       res.end = end;
-      await holds.pass(method, key, "after");
+      await holds.pass(method, key, "after", req.socket);
       send();
     }
     if (res.statusCode === 200) calls.lastServeMs[method] = performance.now() - started;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   GENERATED_TOKEN_EXPIRATION,
   loadSampleDataset,
@@ -216,6 +216,32 @@ describe("the simulator's API tokens (SPEC §12)", () => {
     expect(await identifies(sim, PARTNER_KEY)).toBe(true);
     byKey.release();
     expect(await both).toEqual([true, true]);
+  });
+
+  it("drops a call held before it acts whose client went away (killed): nothing made", async () => {
+    await using sim = await startOrchestratorSimulator();
+    const hold = sim.hold({ method: "enterpriseProxy/createApiToken" });
+    const gone = new AbortController();
+    const body = JSON.stringify({
+      enterpriseUserId: sim.tokenOf(PARTNER_KEY)?.createdForEnterpriseUserId,
+      name: "x",
+      lifetimeMs: DAY,
+    });
+    const request = fetch(`${sim.url}portal/rest/enterpriseProxy/createApiToken`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Token ${PARTNER_KEY}` },
+      body,
+      signal: gone.signal,
+    }).catch(() => "aborted");
+    await hold.reached;
+    gone.abort();
+    expect(await request).toBe("aborted");
+    // Its client gone, the call is let go: no longer held.
+    await vi.waitFor(() => expect(hold.held).toBe(0), { timeout: 30_000, interval: 20 });
+    hold.release();
+    await call(sim, "enterprise/getEnterprise", CUSTOMER_KEY);
+    expect(sim.calls.byMethod["enterpriseProxy/createApiToken"]).toBe(1);
+    expect(sim.tokens()).toHaveLength(12);
   });
 
   it("releases its holds when it stops", async () => {
