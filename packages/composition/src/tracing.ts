@@ -315,6 +315,34 @@ export const openTracing = (
             hostAndPort(target.orchestratorUrl),
             orchestrator.listApiTokens(target, identity, deadline),
           ),
+        refreshApiToken: (target, deadline) =>
+          inSpan(
+            tracer,
+            "orchestrator refreshApiToken",
+            hostAndPort(target.orchestratorUrl),
+            orchestrator.refreshApiToken(target, deadline),
+          ),
+        createApiToken: (target, identity, request, deadline) =>
+          inSpan(
+            tracer,
+            "orchestrator createApiToken",
+            hostAndPort(target.orchestratorUrl),
+            orchestrator.createApiToken(target, identity, request, deadline),
+          ),
+        downloadApiToken: (target, identity, id, deadline) =>
+          inSpan(
+            tracer,
+            "orchestrator downloadApiToken",
+            hostAndPort(target.orchestratorUrl),
+            orchestrator.downloadApiToken(target, identity, id, deadline),
+          ),
+        revokeApiToken: (target, identity, id, deadline) =>
+          inSpan(
+            tracer,
+            "orchestrator revokeApiToken",
+            hostAndPort(target.orchestratorUrl),
+            orchestrator.revokeApiToken(target, identity, id, deadline),
+          ),
       }),
     traceFetch: (fetch) => (url, init) =>
       tracer.startActiveSpan(

@@ -35,6 +35,7 @@ export {
   KEY_EXPIRY_SOURCES,
   keyExpiryDetail,
   listedKeyExpiry,
+  MAX_API_TOKEN_LIFETIME_MS,
   parseKeyExpiryDetail,
   storedKeyExpiry,
   tokenExpiryOf,
@@ -140,7 +141,7 @@ export { systemClock } from "./adapters/system-clock.js";
 export { EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges } from "./ports/connection-changes.js";
 export { createInProcessConnectionChanges } from "./adapters/in-process-connection-changes.js";
 export type { ConnectionRepository, KeyRotationReport } from "./ports/connection-repository.js";
-export type { Deadline, Orchestrator } from "./ports/orchestrator.js";
+export type { ApiTokenRequest, Deadline, Orchestrator } from "./ports/orchestrator.js";
 export { decorateOrchestrator } from "./adapters/decorate-orchestrator.js";
 export type { Storage } from "./ports/storage.js";
 export type {

@@ -16,6 +16,9 @@ export {
   createInMemoryOrchestrator,
   type InMemoryOrchestrator,
   type InMemoryOrchestratorAccount,
+  type InMemoryOrchestratorOptions,
+  type IssuedToken,
+  type RenewalCalls,
 } from "./in-memory-orchestrator.js";
 export { createManualClock, createTestWorld, TEST_CUSTOMER_ID, TEST_KEYS, TEST_PARTNER_ID } from "./test-world.js";
 export { expectLeft, expectRight } from "./run.js";

@@ -340,18 +340,18 @@ describe("createPortalOrchestrator", () => {
     };
     const { orchestrator, seen } = make({
       tokens: [
-        { status: 200, body: JSON.stringify([token, { tokenUuid: "4e2a", expiration: "never" }]) },
+        { status: 200, body: JSON.stringify([token, { id: 2, tokenUuid: "4e2a", expiration: "never" }]) },
         { status: 200, body: JSON.stringify(token) },
       ],
     });
     expect(await orchestrator.listApiTokens(target(), { kind: "partner", partnerId: 10 })()).toEqual(
       E.right([
-        { tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00.000Z") },
-        { tokenUuid: "4e2a", expiresAt: undefined },
+        { id: 1, tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00.000Z") },
+        { id: 2, tokenUuid: "4e2a", expiresAt: undefined },
       ]),
     );
     expect(await orchestrator.listApiTokens(target(), { kind: "customer", customerId: 342 })()).toEqual(
-      E.right([{ tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00.000Z") }]),
+      E.right([{ id: 1, tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00.000Z") }]),
     );
     expect(seen.map(({ url, body }) => [url.split("/rest/")[1], body])).toEqual([
       ["enterpriseProxy/getApiTokens", '{"enterpriseProxyId":10}'],

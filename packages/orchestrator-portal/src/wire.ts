@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
-import { writableTime, type ApiToken, type Customer } from "@sdwan-connections/core";
+import { ApiKeyCodec, writableTime, type ApiToken, type Customer } from "@sdwan-connections/core";
 
 /**
  * The most bytes of an answer that are ever parsed into values at once (`JSON.parse`): a whole answer that is not a
@@ -21,22 +21,41 @@ export const EnterpriseIdentity = t.type({ id: t.Int }, "EnterpriseIdentity");
 
 const optional = <C extends t.Mixed>(codec: C) => t.union([codec, t.null, t.undefined]);
 
-/** Of an `api_token` only its uuid and expiry (RFC 3339) matter; a token without a uuid names no key. */
-const ApiTokenWire = t.type({ tokenUuid: t.string, expiration: optional(t.string) }, "ApiToken");
+/**
+ * Of an `api_token`: its id (what revoking names it by), uuid and expiry (RFC 3339), and the user it was made for
+ * (what a new token for that user names); a token without an id or a uuid names no key.
+ */
+export const ApiTokenWire = t.intersection(
+  [
+    t.type({ id: t.Int, tokenUuid: t.string, expiration: optional(t.string) }),
+    t.partial({ createdForEnterpriseUserId: optional(t.Int) }),
+  ],
+  "ApiToken",
+);
 
 /** getApiTokens' answer: an array of `api_token` (the Swagger's result is one, which is taken too). */
 export const ApiTokens = t.union([t.array(ApiTokenWire), ApiTokenWire], "ApiTokens");
 
 /** The tokens of a getApiTokens answer, an expiry that is no time read as unknown. */
 export const toApiTokens = (answer: t.TypeOf<typeof ApiTokens>): readonly ApiToken[] =>
-  (Array.isArray(answer) ? answer : [answer]).map(({ tokenUuid, expiration }) => {
+  (Array.isArray(answer) ? answer : [answer]).map(({ id, tokenUuid, expiration }) => {
     const expiresAt = typeof expiration === "string" ? new Date(expiration) : undefined;
     return {
+      id,
       tokenUuid,
       // Beyond what RFC 3339 writes (year 9999), as no time: every time the service shows is RFC 3339.
       expiresAt: expiresAt === undefined || Number.isNaN(expiresAt.getTime()) ? undefined : writableTime(expiresAt),
     };
   });
+
+/** refreshApiToken's and downloadApiToken's answer (Swagger `downloaded_api_token`): the new key, held as one at once. */
+export const DownloadedToken = t.type({ token: ApiKeyCodec }, "DownloadedToken");
+
+/** createApiToken's answer (Swagger `insertion_confirmation`): of it only the new token's id matters. */
+export const InsertionConfirmation = t.type({ id: t.Int }, "InsertionConfirmation");
+
+/** revokeApiToken's answer (Swagger `rows_modified_confirmation`); 0 rows is a token revoked before. */
+export const RowsModified = t.type({ rows: t.number }, "RowsModified");
 
 /** Rounds to 6 decimals, half away from zero, so -0.0000005 does not become -0. */
 export const round6 = (value: number | null | undefined): number | null => {
@@ -120,7 +139,10 @@ const FIELD_NAMES: ReadonlySet<string> = new Set([
   ...Object.keys(ErrorBody.props),
   ...Object.keys(ProxyProperty.props),
   ...Object.keys(EnterpriseIdentity.props),
-  ...Object.keys(ApiTokenWire.props),
+  ...ApiTokenWire.types.flatMap((part) => Object.keys(part.props)),
+  ...Object.keys(DownloadedToken.props),
+  ...Object.keys(InsertionConfirmation.props),
+  ...Object.keys(RowsModified.props),
 ]);
 
 /**

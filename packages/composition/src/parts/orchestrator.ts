@@ -89,4 +89,8 @@ export const offlineOrchestrator: Orchestrator = {
   identify: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
   listPartnerCustomers: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
   listApiTokens: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
+  refreshApiToken: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
+  createApiToken: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
+  downloadApiToken: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
+  revokeApiToken: () => TE.left(orchestratorUnreachable(NOT_ASKED)),
 };

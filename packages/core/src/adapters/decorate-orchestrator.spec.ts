@@ -21,7 +21,11 @@ describe("decorateOrchestrator", () => {
       admits: vi.fn(() => E.left("refused")),
       identify: vi.fn(() => TE.right({ kind: "customer" as const, customerId: 3 })),
       listPartnerCustomers: vi.fn(() => TE.right(customerListOf([]))),
-      listApiTokens: vi.fn(() => TE.right([{ tokenUuid: "9c1b", expiresAt: undefined }])),
+      listApiTokens: vi.fn(() => TE.right([{ id: 1, tokenUuid: "9c1b", expiresAt: undefined }])),
+      refreshApiToken: vi.fn(() => TE.right(ApiKey.unsafeFrom("refreshed"))),
+      createApiToken: vi.fn(() => TE.right({ id: 8 })),
+      downloadApiToken: vi.fn(() => TE.right(ApiKey.unsafeFrom("downloaded"))),
+      revokeApiToken: vi.fn(() => TE.right(undefined)),
     } satisfies Orchestrator;
     const forwarded = decorateOrchestrator(inner, {});
     expect(forwarded.startDeadline()).toBe(deadline);
@@ -32,9 +36,21 @@ describe("decorateOrchestrator", () => {
     expect(await forwarded.listPartnerCustomers(target, 7, deadline)()).toEqual(await inner.listPartnerCustomers()());
     expect(inner.listPartnerCustomers).toHaveBeenCalledWith(target, 7, deadline);
     expect(await forwarded.listApiTokens(target, { kind: "partner", partnerId: 7 }, deadline)()).toEqual(
-      E.right([{ tokenUuid: "9c1b", expiresAt: undefined }]),
+      E.right([{ id: 1, tokenUuid: "9c1b", expiresAt: undefined }]),
     );
     expect(inner.listApiTokens).toHaveBeenCalledWith(target, { kind: "partner", partnerId: 7 }, deadline);
+    const partner = { kind: "partner", partnerId: 7 } as const;
+    const request = { name: "renewed", lifetimeMs: 1000 };
+    expect(await forwarded.refreshApiToken(target, deadline)()).toEqual(E.right(ApiKey.unsafeFrom("refreshed")));
+    expect(inner.refreshApiToken).toHaveBeenCalledWith(target, deadline);
+    expect(await forwarded.createApiToken(target, partner, request, deadline)()).toEqual(E.right({ id: 8 }));
+    expect(inner.createApiToken).toHaveBeenCalledWith(target, partner, request, deadline);
+    expect(await forwarded.downloadApiToken(target, partner, 8, deadline)()).toEqual(
+      E.right(ApiKey.unsafeFrom("downloaded")),
+    );
+    expect(inner.downloadApiToken).toHaveBeenCalledWith(target, partner, 8, deadline);
+    expect(await forwarded.revokeApiToken(target, partner, 8, deadline)()).toEqual(E.right(undefined));
+    expect(inner.revokeApiToken).toHaveBeenCalledWith(target, partner, 8, deadline);
 
     const identify = vi.fn(() => TE.right({ kind: "partner" as const, partnerId: 7 }));
     const decorated = decorateOrchestrator(inner, { identify });

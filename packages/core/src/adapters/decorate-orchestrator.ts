@@ -7,5 +7,9 @@ export const decorateOrchestrator = (inner: Orchestrator, overrides: Partial<Orc
   identify: (target, deadline) => inner.identify(target, deadline),
   listPartnerCustomers: (target, partnerId, deadline) => inner.listPartnerCustomers(target, partnerId, deadline),
   listApiTokens: (target, identity, deadline) => inner.listApiTokens(target, identity, deadline),
+  refreshApiToken: (target, deadline) => inner.refreshApiToken(target, deadline),
+  createApiToken: (target, identity, request, deadline) => inner.createApiToken(target, identity, request, deadline),
+  downloadApiToken: (target, identity, id, deadline) => inner.downloadApiToken(target, identity, id, deadline),
+  revokeApiToken: (target, identity, id, deadline) => inner.revokeApiToken(target, identity, id, deadline),
   ...overrides,
 });

@@ -17,6 +17,8 @@ export interface KeyExpiry {
 
 /** One of the orchestrator's API tokens, as its token list (`getApiTokens`) names it: a key that is one carries its `tokenUuid`. */
 export interface ApiToken {
+  /** The orchestrator's id of the token: what `revokeApiToken` and `downloadApiToken` name it by. */
+  readonly id: number;
   readonly tokenUuid: string;
   /** Unknown when the orchestrator did not say. */
   readonly expiresAt: Date | undefined;
@@ -28,6 +30,9 @@ export const listedKeyExpiry = (apiKey: ApiKey, tokens: readonly ApiToken[]): Ke
   const expiresAt = uuid === undefined ? undefined : tokens.find((token) => token.tokenUuid === uuid)?.expiresAt;
   return expiresAt === undefined ? undefined : { expiresAt, source: "orchestrator" };
 };
+
+/** The longest lifetime the orchestrator gives a new API token: 12 months (365 days; `createApiToken`'s cap). */
+export const MAX_API_TOKEN_LIFETIME_MS = 365 * 24 * 3600 * 1000;
 
 /** The warning thresholds when none are configured (`SDWAN_KEY_EXPIRY_WARN_DAYS`), in days before the expiry. */
 export const DEFAULT_KEY_EXPIRY_WARN_DAYS: readonly number[] = [30, 7, 1];

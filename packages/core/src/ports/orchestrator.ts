@@ -1,5 +1,6 @@
 import type { Either } from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import type { ApiKey } from "../domain/api-key.js";
 import type { Identity, OrchestratorTarget } from "../domain/connection.js";
 import type { CustomerList } from "../domain/customer-list.js";
 import type { OrchestratorError } from "../domain/errors.js";
@@ -12,6 +13,12 @@ import type { ApiToken } from "../domain/key-expiry.js";
  */
 export interface Deadline {
   readonly expiresAt: number;
+}
+
+/** What a new API token is made with (`enterpriseProxy/createApiToken`): its name, and how long it lives, at most `MAX_API_TOKEN_LIFETIME_MS`. */
+export interface ApiTokenRequest {
+  readonly name: string;
+  readonly lifetimeMs: number;
 }
 
 /**
@@ -52,4 +59,39 @@ export interface Orchestrator {
     identity: Identity,
     deadline?: Deadline,
   ): TaskEither<OrchestratorError, readonly ApiToken[]>;
+  /**
+   * Renews a customer key (`enterprise/refreshApiToken {apiToken}`, docs/interface.md §12): the orchestrator's
+   * answer is a token with extended validity, the new key. Whether the old key keeps working until its own expiry
+   * is the orchestrator's choice. A key without the right (`UPDATE ENTERPRISE_TOKEN`) is `OrchestratorRejected`
+   * with a reason that says it may not renew its key.
+   */
+  refreshApiToken(target: OrchestratorTarget, deadline?: Deadline): TaskEither<OrchestratorError, ApiKey>;
+  /**
+   * Makes a new API token for the user the partner key `target` belongs to (`enterpriseProxy/createApiToken`),
+   * to be downloaded once with `downloadApiToken`; its `id` is the orchestrator's. A key without the right
+   * (`CREATE PROXY_TOKEN`), or whose own user the orchestrator does not tell, is `OrchestratorRejected`.
+   */
+  createApiToken(
+    target: OrchestratorTarget,
+    identity: Identity,
+    request: ApiTokenRequest,
+    deadline?: Deadline,
+  ): TaskEither<OrchestratorError, { readonly id: number }>;
+  /**
+   * The key of the token `id` (`enterpriseProxy/downloadApiToken`). A token is downloaded ONCE: a second
+   * download is refused (`OrchestratorRejected`), so the caller must keep the key before anything else can fail.
+   */
+  downloadApiToken(
+    target: OrchestratorTarget,
+    identity: Identity,
+    id: number,
+    deadline?: Deadline,
+  ): TaskEither<OrchestratorError, ApiKey>;
+  /** Revokes the token `id` (`enterpriseProxy/revokeApiToken`): its key is refused from then on, by every call. */
+  revokeApiToken(
+    target: OrchestratorTarget,
+    identity: Identity,
+    id: number,
+    deadline?: Deadline,
+  ): TaskEither<OrchestratorError, void>;
 }

@@ -128,7 +128,7 @@ describe("key-expiry warnings", () => {
     orchestrator.setAccount(listed, {
       identity: { kind: "partner", partnerId: 7 },
       apiKey: listed,
-      apiTokens: [{ tokenUuid: "9c1b", expiresAt: new Date(START + 6 * DAY) }],
+      apiTokens: [{ id: 1, tokenUuid: "9c1b", expiresAt: new Date(START + 6 * DAY) }],
     });
     orchestrator.setAccount(unlisted, { identity: { kind: "customer", customerId: 342 }, apiKey: unlisted }); // no right to read tokens
     await add(one, "listed", { apiKey: listed });
