@@ -114,7 +114,8 @@ export const createInMemoryConnectionRepository = (
       const changes = (existing: StoredConnection) =>
         !sameKey(existing) ||
         (change.orchestratorUrl !== undefined && change.orchestratorUrl !== existing.orchestratorUrl) ||
-        !sameTime(expiry(existing), existing.apiKeyExpiresAt);
+        !sameTime(expiry(existing), existing.apiKeyExpiresAt) ||
+        (change.keyRenewal ?? existing.keyRenewal ?? "off") !== (existing.keyRenewal ?? "off");
       return write(
         store,
         entry,

@@ -1,5 +1,5 @@
 import type { ApiKey } from "./api-key.js";
-import type { Alias, OrchestratorUrl } from "./codecs.js";
+import type { Alias, KeyRenewal, OrchestratorUrl } from "./codecs.js";
 
 /** A named connection to one orchestrator, with the credential used there. */
 export interface Connection {
@@ -8,6 +8,8 @@ export interface Connection {
   readonly apiKey: ApiKey;
   /** When the operator says the key expires (docs/interface.md §10); absent when not declared. A new key without one clears it. */
   readonly apiKeyExpiresAt?: Date;
+  /** Whether the service renews the key before it expires (SPEC §12); absent: `off`. */
+  readonly keyRenewal?: KeyRenewal;
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as t from "io-ts";
-import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec, Rfc3339TimeCodec } from "./codecs.js";
+import { AliasCodec, ApiKeyCodec, KeyRenewalCodec, OrchestratorUrlCodec, Rfc3339TimeCodec } from "./codecs.js";
 import type { ChangeableField, Connection } from "./connection.js";
 import { strictObject } from "./decode.js";
 
@@ -11,18 +11,19 @@ export const CONNECTION_FIELDS = {
   orchestratorUrl: OrchestratorUrlCodec,
   apiKey: ApiKeyCodec,
   apiKeyExpiresAt: Rfc3339TimeCodec,
+  keyRenewal: KeyRenewalCodec,
 } satisfies FieldCodecs;
 export const CHANGEABLE_FIELDS = Object.keys(CONNECTION_FIELDS).filter(
   (field): field is ChangeableField => field !== "alias",
 );
 
-const { apiKeyExpiresAt, ...requiredFields } = CONNECTION_FIELDS;
+const { apiKeyExpiresAt, keyRenewal, ...requiredFields } = CONNECTION_FIELDS;
 
-/** Body of "add a connection": alias, URL and key, and the key's declared expiry if the client knows it; nothing else. */
+/** Body of "add a connection": alias, URL and key, and the key's declared expiry and renewal if the client says; nothing else. */
 export const AddConnectionRequest = strictObject(
   "AddConnectionRequest",
   CONNECTION_FIELDS,
-  t.intersection([t.type(requiredFields), t.partial({ apiKeyExpiresAt })]),
+  t.intersection([t.type(requiredFields), t.partial({ apiKeyExpiresAt, keyRenewal })]),
 );
 export type AddConnectionRequest = t.TypeOf<typeof AddConnectionRequest>;
 
@@ -48,7 +49,7 @@ const atLeastOneChange = new t.Type<UpdateFields, t.OutputOf<typeof updateFields
 );
 
 /**
- * Body of "update a connection": orchestratorUrl, apiKey and apiKeyExpiresAt, at least one. An `alias` is
+ * Body of "update a connection": orchestratorUrl, apiKey, apiKeyExpiresAt and keyRenewal, at least one. An `alias` is
  * tolerated here; the use case checks it names the connection being updated.
  */
 export const UpdateConnectionRequest = strictObject("UpdateConnectionRequest", CONNECTION_FIELDS, atLeastOneChange);
