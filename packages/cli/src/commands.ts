@@ -166,6 +166,18 @@ const expectedVersions = (
   );
 };
 
+// SPEC §12: whether the service renews the connection's key before it expires (core checks the value).
+const KEY_RENEWAL_OPTION: Record<string, OptionSpec> = {
+  "key-renewal": {
+    type: "string",
+    value: "auto|off",
+    description:
+      "auto: the service renews the key through the orchestrator before it expires; off (a new one's default): not",
+  },
+};
+const keyRenewalOf = (options: CommandInput["options"]) =>
+  options["key-renewal"] === undefined ? {} : { keyRenewal: options["key-renewal"] };
+
 /** Headers and labels in words, for the fields of every answer. */
 const LABELS: Record<string, string> = {
   alias: "Alias",
@@ -179,6 +191,7 @@ const LABELS: Record<string, string> = {
   apiKeyExpiresAt: "Key expires at",
   apiKeyExpirySource: "Key expiry from",
   apiKeyDaysLeft: "Key days left",
+  keyRenewal: "Key renewal",
   health: "Health",
   at: "At",
   actor: "Actor",
@@ -306,8 +319,8 @@ const keyDaysLeft = (expiry: KeyExpiry | undefined): number | null =>
 const detailsOutput = (details: ConnectionDetails): CommandOutput => {
   const data = detailsAnswer(details);
   // People also see the days left, beside the date; scripts get the interface's answer.
-  const { apiKeyExpirySource, ...rest } = data;
-  const shown = { ...rest, apiKeyDaysLeft: keyDaysLeft(details.apiKeyExpiry), apiKeyExpirySource };
+  const { apiKeyExpirySource, keyRenewal, ...rest } = data;
+  const shown = { ...rest, apiKeyDaysLeft: keyDaysLeft(details.apiKeyExpiry), apiKeyExpirySource, keyRenewal };
   return { data, forPeople: (width) => record(fieldsOf(shown), width) };
 };
 
@@ -318,7 +331,18 @@ const WIDE_COLUMNS = [
   "apiKeyExpiresAt",
   "apiKeyDaysLeft",
   "apiKeyExpirySource",
+  "keyRenewal",
 ] as const;
+
+// Each connection with its key renewal (SPEC §12), for `export`: a few described at a time (through a service each is a request).
+const withKeyRenewal = (service: ConnectionService) => (connections: readonly ConnectionSummary[]) =>
+  pipe(
+    chunksOf(connections, 16),
+    TE.traverseSeqArray(TE.traverseArray(({ alias }) => service.describeConnection(alias))),
+    TE.map((chunks) => chunks.flat()),
+  );
+const chunksOf = <A>(items: readonly A[], size: number): (readonly A[])[] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
 
 /** `list -o wide`: each connection with its health and its key's expiry (date, days left, where it is known from). */
 const wideList = (service: ConnectionService): TE.TaskEither<DomainError, CommandOutput> =>
@@ -473,6 +497,7 @@ export const COMMANDS: readonly Command[] = [
     options: {
       "dry-run": { type: "boolean", description: "validate only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
+      ...KEY_RENEWAL_OPTION,
       ...WRITE_OUTPUT_OPTIONS,
     },
     saysInWords: true,
@@ -483,19 +508,20 @@ export const COMMANDS: readonly Command[] = [
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
       TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome))(
         service.addConnection(
-          { alias, orchestratorUrl, apiKey },
+          { alias, orchestratorUrl, apiKey, ...keyRenewalOf(options) },
           { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
         ),
       ),
   },
   {
     name: "update",
-    summary: "change a connection's URL and/or apiKey, validated first",
+    summary: "change a connection's URL, apiKey and/or key renewal, validated first",
     asksOrchestrator: true,
     args: ["alias"],
     options: {
       url: { type: "string", value: "orchestratorUrl", description: "the new orchestrator URL" },
       key: { type: "boolean", description: "read a new apiKey from standard input" },
+      ...KEY_RENEWAL_OPTION,
       "dry-run": { type: "boolean", description: "validate the changed connection only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...IF_MATCH_OPTION,
@@ -514,6 +540,7 @@ export const COMMANDS: readonly Command[] = [
             {
               ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
               ...(apiKey === undefined ? {} : { apiKey }),
+              ...keyRenewalOf(options),
             },
             { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
           ),
@@ -628,7 +655,7 @@ export const COMMANDS: readonly Command[] = [
         ? TE.left(invalidInput([{ field: "--format", message: "must be yaml or json" }]))
         : pipe(
             TE.Do,
-            TE.apS("connections", service.listConnections()),
+            TE.apS("connections", pipe(service.listConnections(), TE.flatMap(withKeyRenewal(service)))),
             // Grants are for admins: a viewer through a service gets a file without them, which `apply` leaves alone.
             TE.apS(
               "grants",
