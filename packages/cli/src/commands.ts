@@ -34,6 +34,7 @@ import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import { exportConfiguration, KEY_VARIABLE_PREFIX, readConfiguration, type KeySources } from "./configuration-file.js";
+import { KEY_RENEWAL_OPTION, keyRenewalOf, withKeyRenewal } from "./key-renewal.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { cell, record, table } from "./output.js";
@@ -165,18 +166,6 @@ const expectedVersions = (
     E.map((version) => ({ expectedVersions: [version] })),
   );
 };
-
-// SPEC §12: whether the service renews the connection's key before it expires (core checks the value).
-const KEY_RENEWAL_OPTION: Record<string, OptionSpec> = {
-  "key-renewal": {
-    type: "string",
-    value: "auto|off",
-    description:
-      "auto: the service renews the key through the orchestrator before it expires; off (a new one's default): not",
-  },
-};
-const keyRenewalOf = (options: CommandInput["options"]) =>
-  options["key-renewal"] === undefined ? {} : { keyRenewal: options["key-renewal"] };
 
 /** Headers and labels in words, for the fields of every answer. */
 const LABELS: Record<string, string> = {
@@ -333,16 +322,6 @@ const WIDE_COLUMNS = [
   "apiKeyExpirySource",
   "keyRenewal",
 ] as const;
-
-// Each connection with its key renewal (SPEC §12), for `export`: a few described at a time (through a service each is a request).
-const withKeyRenewal = (service: ConnectionService) => (connections: readonly ConnectionSummary[]) =>
-  pipe(
-    chunksOf(connections, 16),
-    TE.traverseSeqArray(TE.traverseArray(({ alias }) => service.describeConnection(alias))),
-    TE.map((chunks) => chunks.flat()),
-  );
-const chunksOf = <A>(items: readonly A[], size: number): (readonly A[])[] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
 
 /** `list -o wide`: each connection with its health and its key's expiry (date, days left, where it is known from). */
 const wideList = (service: ConnectionService): TE.TaskEither<DomainError, CommandOutput> =>

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./cli.js";
-import { exportConfiguration, keyVariable, readConfiguration } from "./configuration-file.js";
+import { keyVariable, readConfiguration } from "./configuration-file.js";
 
 /** runCli in this process on `dataDir`, `stdin` as the key when one is read. */
 const runOn = async (dataDir: string, argv: readonly string[], env: Record<string, string>, stdin: string) => {
@@ -349,53 +349,6 @@ describe("reading a configuration file", () => {
       expect(read).toEqual([]);
     } finally {
       process.env = live;
-      await rm(root, { recursive: true, force: true });
-    }
-  });
-
-  it("carries keyRenewal: exported where it is auto, read back as written (core decodes the value)", async () => {
-    const root = await mkdtemp(join(tmpdir(), "sdwan-cli-renewal-"));
-    try {
-      const exported = await exportConfiguration(
-        [
-          { alias: "lab" as never, orchestratorUrl: "https://vco.example.net/" as never, keyRenewal: "auto" },
-          { alias: "edge" as never, orchestratorUrl: "https://vco.example.net/" as never, keyRenewal: "off" },
-        ],
-        undefined,
-        "yaml",
-      );
-      expect(exported.match(/keyRenewal/g)).toEqual(["keyRenewal"]);
-      const path = join(root, "exported.yaml");
-      await writeFile(path, exported);
-      const read = await readConfiguration(path, {
-        env: { SDWAN_APIKEY_LAB: "key-lab", SDWAN_APIKEY_EDGE: "key-edge" },
-        keyDir: undefined,
-        dataDir: join(root, "data"),
-        masterKeyFile: join(root, "data", "master.key"),
-        masterKeys: [],
-      })();
-      expect(read).toEqual({
-        _tag: "Right",
-        right: {
-          connections: [
-            {
-              alias: "lab",
-              orchestratorUrl: "https://vco.example.net/",
-              apiKey: "key-lab",
-              keySource: "env:SDWAN_APIKEY_LAB",
-              keyRenewal: "auto",
-            },
-            {
-              alias: "edge",
-              orchestratorUrl: "https://vco.example.net/",
-              apiKey: "key-edge",
-              keySource: "env:SDWAN_APIKEY_EDGE",
-            },
-          ],
-          grants: undefined,
-        },
-      });
-    } finally {
       await rm(root, { recursive: true, force: true });
     }
   });
