@@ -60,13 +60,13 @@ const KeyReference = new t.Type<string, string, unknown>(
   (reference) => reference,
 );
 // One entry per field of a connection: a new field does not compile until the file format has it.
-// `apiKeyExpiresAt` and `keyRenewal` are optional (as in a request body): an entry without them is as before.
+// `apiKeyExpiresAt` is optional (as in a request body): an entry without it is as before.
 const entryProps = {
   alias: t.string,
   orchestratorUrl: t.string,
   apiKey: KeyReference,
   apiKeyExpiresAt: t.union([t.string, t.undefined]),
-  keyRenewal: t.union([t.string, t.undefined]),
+  keyRenewal: t.union([t.keyof({ auto: null, off: null }), t.undefined]),
 } satisfies Record<keyof Connection, t.Mixed>;
 const Entry = strictObject("ConfigurationEntry", entryProps, t.type(entryProps));
 const fileProps = { connections: t.array(t.unknown), grants: t.union([t.array(t.unknown), t.undefined]) };

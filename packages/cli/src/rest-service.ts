@@ -9,7 +9,6 @@ import {
   Customer,
   OrchestratorUrlCodec,
   IsoTimeCodec,
-  KeyRenewalCodec,
   aliasKey,
   alreadyExists,
   applyPlan,
@@ -106,7 +105,7 @@ const DetailsAnswer = t.intersection([
     apiKeyExpiresAt: t.union([IsoTimeCodec, t.null]),
     apiKeyExpirySource: t.union([t.keyof({ declared: null, token: null, orchestrator: null }), t.null]),
     // SPEC §12; a service from before it answers without (its connections are not renewed).
-    keyRenewal: KeyRenewalCodec,
+    keyRenewal: t.keyof({ auto: null, off: null }),
   }),
 ]);
 // The details as core has them: the expiry as one value, when both of its fields are given.

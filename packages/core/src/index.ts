@@ -2,8 +2,6 @@ export { ApiKey } from "./domain/api-key.js";
 export {
   AliasCodec,
   ApiKeyCodec,
-  KeyRenewalCodec,
-  KEY_RENEWAL_MODES,
   OrchestratorUrlCodec,
   aliasKey,
   isUuid,
@@ -17,7 +15,6 @@ export {
   API_KEY_MAX_LENGTH,
   ORCHESTRATOR_URL_MAX_LENGTH,
   type Alias,
-  type KeyRenewal,
   type OrchestratorUrl,
 } from "./domain/codecs.js";
 export { parseTime, parseTimeOrDate, timeText, writableTime } from "./domain/time.js";
@@ -31,7 +28,14 @@ export type {
   StoredConnection,
   OrchestratorTarget,
 } from "./domain/connection.js";
-export { CONNECTION_KINDS, declaredExpiryAfter, sameTime } from "./domain/connection.js";
+export {
+  CONNECTION_KINDS,
+  declaredExpiryAfter,
+  KEY_RENEWAL_MODES,
+  keyRenewalAfter,
+  sameTime,
+  type KeyRenewal,
+} from "./domain/connection.js";
 export {
   daysLeft,
   DEFAULT_KEY_EXPIRY_WARN_DAYS,

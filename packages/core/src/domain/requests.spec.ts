@@ -37,7 +37,7 @@ describe("AddConnectionRequest", () => {
       );
     for (const bad of ["on", "Auto", "", true, null, 1])
       expect(fieldErrors(decodeAdd({ ...valid, keyRenewal: bad }))).toEqual([
-        { field: "keyRenewal", message: 'must be "auto" or "off"' },
+        { field: "keyRenewal", message: 'must be "auto" | "off"' },
       ]);
   });
 
@@ -87,7 +87,7 @@ describe("UpdateConnectionRequest", () => {
   it("takes keyRenewal alone: switching renewal without touching the key", () => {
     expect(decodeUpdate({ keyRenewal: "auto" })).toEqual(E.right({ keyRenewal: "auto" }));
     expect(fieldErrors(decodeUpdate({ keyRenewal: "yes" }))).toEqual([
-      { field: "keyRenewal", message: 'must be "auto" or "off"' },
+      { field: "keyRenewal", message: 'must be "auto" | "off"' },
     ]);
   });
 

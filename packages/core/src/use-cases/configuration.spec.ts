@@ -88,7 +88,7 @@ describe("configuration as code", () => {
     ]);
     expect([await renewal("lab"), await renewal("edge")]).toEqual(["off", "auto"]);
     expect(await expectLeft(service.planConfiguration([{ ...entry("lab"), keyRenewal: "sometimes" }]))).toMatchObject({
-      errors: [{ field: "connections.0.keyRenewal", message: 'must be "auto" or "off"' }],
+      errors: [{ field: "connections.0.keyRenewal", message: 'must be "auto" | "off"' }],
     });
   });
 
