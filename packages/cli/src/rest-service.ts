@@ -113,24 +113,17 @@ const Details = new t.Type<ConnectionDetails, unknown, unknown>(
   "ConnectionDetails",
   (input): input is ConnectionDetails => typeof input === "object" && input !== null && "apiKeyExpiry" in input,
   (input, context) =>
-    E.map(
-      ({
-        apiKeyExpiresAt,
-        apiKeyExpirySource,
-        keyRenewal,
-        ...details
-      }: t.TypeOf<typeof DetailsAnswer>): ConnectionDetails => ({
-        ...details,
-        keyRenewal: keyRenewal ?? "off",
-        apiKeyExpiry:
-          apiKeyExpiresAt === undefined ||
-          apiKeyExpiresAt === null ||
-          apiKeyExpirySource === undefined ||
-          apiKeyExpirySource === null
-            ? undefined
-            : { expiresAt: apiKeyExpiresAt, source: apiKeyExpirySource },
-      }),
-    )(DetailsAnswer.validate(input, context)),
+    E.map(({ apiKeyExpiresAt, apiKeyExpirySource, ...details }: t.TypeOf<typeof DetailsAnswer>): ConnectionDetails => ({
+      ...details,
+      keyRenewal: details.keyRenewal ?? "off",
+      apiKeyExpiry:
+        apiKeyExpiresAt === undefined ||
+        apiKeyExpiresAt === null ||
+        apiKeyExpirySource === undefined ||
+        apiKeyExpirySource === null
+          ? undefined
+          : { expiresAt: apiKeyExpiresAt, source: apiKeyExpirySource },
+    }))(DetailsAnswer.validate(input, context)),
   (details) => details,
 );
 const Validation = t.intersection([
