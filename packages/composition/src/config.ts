@@ -200,7 +200,7 @@ const networkList = (raw: string): E.Either<string, readonly Network[]> =>
       .filter((item) => item !== ""),
   );
 
-// Background health's period in seconds: 0 turns it off, else 5 s to a day.
+// Background health's period in seconds: 0 turns it off, else 1 s (SPEC §12: renewal rounds in tests) to a day.
 const healthInterval = (raw: string): E.Either<string, number> =>
   raw === "0" ? E.right(0) : E.mapLeft(() => "must be 0 (off) or an integer from 1 to 86400")(integer(1, 86_400)(raw));
 
