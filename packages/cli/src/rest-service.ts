@@ -104,6 +104,8 @@ const DetailsAnswer = t.intersection([
   t.partial({
     apiKeyExpiresAt: t.union([IsoTimeCodec, t.null]),
     apiKeyExpirySource: t.union([t.keyof({ declared: null, token: null, orchestrator: null }), t.null]),
+    // SPEC §12; a service from before it answers without (its connections are not renewed).
+    keyRenewal: t.keyof({ auto: null, off: null }),
   }),
 ]);
 // The details as core has them: the expiry as one value, when both of its fields are given.
@@ -113,6 +115,7 @@ const Details = new t.Type<ConnectionDetails, unknown, unknown>(
   (input, context) =>
     E.map(({ apiKeyExpiresAt, apiKeyExpirySource, ...details }: t.TypeOf<typeof DetailsAnswer>): ConnectionDetails => ({
       ...details,
+      keyRenewal: details.keyRenewal ?? "off",
       apiKeyExpiry:
         apiKeyExpiresAt === undefined ||
         apiKeyExpiresAt === null ||

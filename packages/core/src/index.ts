@@ -28,7 +28,14 @@ export type {
   StoredConnection,
   OrchestratorTarget,
 } from "./domain/connection.js";
-export { CONNECTION_KINDS, declaredExpiryAfter, sameTime } from "./domain/connection.js";
+export {
+  CONNECTION_KINDS,
+  declaredExpiryAfter,
+  KEY_RENEWAL_MODES,
+  keyRenewalAfter,
+  sameTime,
+  type KeyRenewal,
+} from "./domain/connection.js";
 export {
   daysLeft,
   DEFAULT_KEY_EXPIRY_WARN_DAYS,

@@ -30,6 +30,15 @@ describe("AddConnectionRequest", () => {
       ]);
   });
 
+  it("takes an optional keyRenewal, auto or off, and refuses anything else, naming it (SPEC §12)", () => {
+    for (const mode of ["auto", "off"] as const)
+      expect(decodeAdd({ ...valid, keyRenewal: mode })).toEqual(E.right(expect.objectContaining({ keyRenewal: mode })));
+    for (const bad of ["on", "Auto", "", true, null, 1])
+      expect(fieldErrors(decodeAdd({ ...valid, keyRenewal: bad }))).toEqual([
+        { field: "keyRenewal", message: 'must be "auto" | "off"' },
+      ]);
+  });
+
   it("names every missing field", () => {
     expect(fieldErrors(decodeAdd({}))).toEqual([
       { field: "alias", message: "is required" },
@@ -73,6 +82,13 @@ describe("UpdateConnectionRequest", () => {
     expect(E.isRight(result) && result.right.apiKeyExpiresAt?.toISOString()).toBe("2027-01-31T00:00:00.000Z");
   });
 
+  it("takes keyRenewal alone: switching renewal without touching the key", () => {
+    expect(decodeUpdate({ keyRenewal: "auto" })).toEqual(E.right({ keyRenewal: "auto" }));
+    expect(fieldErrors(decodeUpdate({ keyRenewal: "yes" }))).toEqual([
+      { field: "keyRenewal", message: 'must be "auto" | "off"' },
+    ]);
+  });
+
   it("accepts either field alone", () => {
     expect(E.isRight(decodeUpdate({ orchestratorUrl: "https://x.example.net" }))).toBe(true);
     expect(E.isRight(decodeUpdate({ apiKey: "k" }))).toBe(true);
@@ -105,6 +121,6 @@ describe("the connection's fields", () => {
   it("are one table: the audited fields are every field of a connection, the changeable ones all but the alias", () => {
     expectTypeOf<AuditedField>().toEqualTypeOf<keyof Connection>();
     expect(AUDITED_FIELDS).toEqual(Object.keys(CONNECTION_FIELDS));
-    expect(CHANGEABLE_FIELDS).toEqual(["orchestratorUrl", "apiKey", "apiKeyExpiresAt"]);
+    expect(CHANGEABLE_FIELDS).toEqual(["orchestratorUrl", "apiKey", "apiKeyExpiresAt", "keyRenewal"]);
   });
 });
