@@ -17,6 +17,11 @@ const NO_OPENTELEMETRY = {
   message: "OpenTelemetry is the composition's alone (docs/architecture.md, Traces).",
 };
 
+const CORE_INNER_RULE = {
+  regex: "^(?!(fp-ts|io-ts)(/|$)|node:|\\.{1,2}/)",
+  message: "core/src and core/testing may import only fp-ts, io-ts, node: built-ins and core's own modules.",
+};
+
 // no-restricted-syntax entries. ESLint keeps one option list per rule and file: a later config's list replaces an
 // earlier one's (it does not add to it), so each config below names every entry its files are held to.
 const NO_DECORATORS = { selector: "Decorator", message: "Decorators live in the REST driver (http-express) only." };
@@ -200,15 +205,34 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         {
+          patterns: [CORE_INNER_RULE],
+        },
+      ],
+    },
+  },
+  // core's own layers, lowest first: domain → ports → adapters → use-cases → services; a module imports only its own
+  // layer and lower ones (core's inner rule above, repeated, as ESLint keeps one list per rule and file).
+  ...[
+    ["domain", ["ports", "adapters", "use-cases", "services"]],
+    ["ports", ["adapters", "use-cases", "services"]],
+    ["adapters", ["use-cases", "services"]],
+    ["use-cases", ["services"]],
+  ].map(([layer, higher]) => ({
+    files: [`packages/core/src/${layer}/**/*.ts`],
+    ignores: ["**/*.spec.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
           patterns: [
+            CORE_INNER_RULE,
             {
-              regex: "^(?!(fp-ts|io-ts)(/|$)|node:|\\.{1,2}/)",
-              message:
-                "core/src and core/testing may import only fp-ts, io-ts, node: built-ins and core's own modules.",
+              regex: `^\\.\\./(${higher.join("|")})/`,
+              message: `core's ${layer} imports no higher layer (${higher.join(", ")}).`,
             },
           ],
         },
       ],
     },
-  },
+  })),
 );
