@@ -40,7 +40,6 @@ export const createLowdbGrantStore = ({
     name: GRANTS_FILE,
     codec: GrantsFileCodec,
     empty: { grants: [] },
-    what: "a grants file",
     lockStaleMs,
   });
   const listeners = new Set<() => void>();

@@ -7,7 +7,7 @@ import {
   aliasKey,
   IsoTimeCodec,
   storageFailure,
-  toFieldErrors,
+  invalidStored,
   withCheck,
   type ConnectionHealth,
   type DomainError,
@@ -165,12 +165,7 @@ export const createLowdbHealthLedger = ({
     const decoded = HealthFileCodec.decode(json);
     if (E.isLeft(decoded)) {
       await handle.close();
-      const fields = toFieldErrors(decoded.left, "health").map((error) => `${error.field} ${error.message}`);
-      return E.left(
-        storageFailure(
-          `Storage failure: ${HEALTH_FILE} is not a health file (${fields.join("; ")}); move it away to start every state unknown.`,
-        ),
-      );
+      return E.left(invalidStored(HEALTH_FILE, decoded.left, "health", "move it away to start every state unknown"));
     }
     ledger = {
       connections: new Map(Object.entries(decoded.right.connections).map(([key, health]) => [key, { health }])),

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { storageFailure, toFieldErrors, type DomainError } from "@sdwan-connections/core";
+import { invalidStored, storageFailure, type DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type * as t from "io-ts";
@@ -21,8 +21,6 @@ export interface SharedJsonFileOptions<A> {
   readonly codec: t.Type<A, unknown, unknown>;
   /** What an absent file holds. */
   readonly empty: A;
-  /** What the file is, for errors (`a tokens file`). */
-  readonly what: string;
   /** As `openConnectionsFile`'s: after how long a dead process's lock is taken over (ms). */
   readonly lockStaleMs?: number | undefined;
 }
@@ -55,7 +53,6 @@ export const openSharedJsonFile = <A>({
   name,
   codec,
   empty,
-  what: kind,
   lockStaleMs = 10_000,
 }: SharedJsonFileOptions<A>): SharedJsonFile<A> => {
   const path = join(dataDir, name);
@@ -94,10 +91,7 @@ export const openSharedJsonFile = <A>({
       return E.left(storageFailure(`Storage failure: ${name} is not JSON.`));
     }
     const decoded = codec.decode(json);
-    if (E.isLeft(decoded)) {
-      const fields = toFieldErrors(decoded.left, "file").map((error) => `${error.field} ${error.message}`);
-      return E.left(storageFailure(`Storage failure: ${name} is not ${kind} (${fields.join("; ")}).`));
-    }
+    if (E.isLeft(decoded)) return E.left(invalidStored(name, decoded.left, "file"));
     loaded = { version, at: Date.now() };
     lastVersion = version;
     contents = decoded.right;

@@ -46,7 +46,6 @@ export const createLowdbServiceTokenStore = ({
     name: TOKENS_FILE,
     codec: TokensFileCodec,
     empty: { tokens: [] },
-    what: "a tokens file",
     lockStaleMs,
   });
   // Each working secret's hash, current or previous, to its entry, for the entries last read: a lookup is one map read.

@@ -120,14 +120,12 @@ export const createLowdbWebhookStore = ({
     name: WEBHOOKS_FILE,
     codec: WebhooksFileCodec,
     empty: { webhooks: [] },
-    what: "a webhooks file",
   });
   const deliveriesFile = openSharedJsonFile<DeliveriesFile>({
     ...shared,
     name: DELIVERIES_FILE,
     codec: DeliveriesFileCodec,
     empty: { deliveries: [], cursor: null },
-    what: "a webhook deliveries file",
   });
   /** What a file holds now, for the trail (whose appends and rewrites fail by throwing): a failure thrown. */
   const readNow = async <A, B>(file: SharedJsonFile<A>, answer: (contents: A) => B): Promise<B> => {
