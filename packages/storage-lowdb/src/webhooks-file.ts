@@ -4,7 +4,11 @@ import {
   IsoTimeCodec,
   oneOf,
   storageFailure,
+  claimable,
   eventOf,
+  pendingDelivery,
+  settlementOf,
+  webhookGone,
   redeliveryOf,
   WEBHOOK_KINDS,
   withinHistory,
@@ -59,7 +63,7 @@ const DeliveryEntry = t.type({
   eventId: t.string,
   status: oneOf(DELIVERY_STATUSES),
   nextAttemptAt: IsoTimeCodec,
-  attempts: t.array(Attempt),
+  attempts: t.readonlyArray(Attempt),
   /** The event as it is delivered (CloudEvents JSON) while pending: the audit entry may be pruned before it is. */
   event: t.string,
   lease: t.union([t.type({ owner: t.string, until: IsoTimeCodec }), t.null]),
@@ -171,9 +175,7 @@ export const createLowdbWebhookStore = ({
       if (next.status === "gone") gone.push({ webhookId: delivery.webhookId, at: attempt.at });
       deliveries[index] = {
         ...delivery,
-        status: next.status === "gone" ? "dead" : next.status,
-        nextAttemptAt: next.status === "pending" ? next.at : attempt.at,
-        attempts: [...delivery.attempts, attempt],
+        ...settlementOf(delivery, attempt, next),
         event: next.status === "pending" ? delivery.event : "",
         lease: null,
       };
@@ -185,12 +187,7 @@ export const createLowdbWebhookStore = ({
       if (event !== null)
         for (const webhookId of named.filter((id) => known.has(id)))
           deliveries.push({
-            id: randomUUID(),
-            webhookId,
-            eventId: entry.id,
-            status: "pending",
-            nextAttemptAt: entry.at,
-            attempts: [],
+            ...pendingDelivery(entry, webhookId, randomUUID()),
             event: JSON.stringify(event),
             lease: null,
           });
@@ -220,7 +217,7 @@ export const createLowdbWebhookStore = ({
     changeWebhooks((webhooks) => ({
       webhooks: webhooks.map((webhook) => {
         const at = gone.find((one) => one.webhookId === webhook.id)?.at;
-        return at === undefined || webhook.disabledAt !== null ? webhook : { ...webhook, disabledAt: at };
+        return at === undefined ? webhook : webhookGone(webhook, at);
       }),
       answer: undefined,
     }));
@@ -239,27 +236,24 @@ export const createLowdbWebhookStore = ({
       const byId = new Map(
         webhooks.filter((webhook) => !busy.includes(webhook.id)).map((webhook) => [webhook.id, webhook]),
       );
-      const claimed: ClaimedDelivery[] = [];
-      // The webhooks whose run ended (a delivery not due, or held by another owner).
-      const ended = new Set<string>();
-      for (const [index, delivery] of deliveries.entries()) {
-        if (claimed.length >= limit) break;
-        const webhook = byId.get(delivery.webhookId);
-        if (delivery.status !== "pending" || webhook === undefined || ended.has(webhook.id)) continue;
-        const leased = delivery.lease !== null && delivery.lease.owner !== owner && delivery.lease.until > now;
-        if (webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
-          ended.add(webhook.id);
-          continue;
-        }
-        const leasedNow = { ...delivery, lease: { owner, until: leaseUntil } };
-        deliveries[index] = leasedNow;
-        claimed.push({
-          delivery: deliveryOf(leasedNow),
-          webhook: webhookOf(webhook),
-          secrets: openSecrets(webhook),
-          event: JSON.parse(delivery.event) as ClaimedDelivery["event"],
-        });
-      }
+      const claimed = claimable(
+        deliveries,
+        (delivery) => ({ delivery, lease: delivery.lease, webhook: byId.get(delivery.webhookId) }),
+        { owner, now, limit },
+      ).flatMap((index): ClaimedDelivery[] => {
+        const delivery = deliveries[index];
+        const webhook = delivery === undefined ? undefined : byId.get(delivery.webhookId);
+        if (delivery === undefined || webhook === undefined) return [];
+        deliveries[index] = { ...delivery, lease: { owner, until: leaseUntil } };
+        return [
+          {
+            delivery: deliveryOf(delivery),
+            webhook: webhookOf(webhook),
+            secrets: openSecrets(webhook),
+            event: JSON.parse(delivery.event) as ClaimedDelivery["event"],
+          },
+        ];
+      });
       return { answer: claimed, changed: claimed.length > 0 };
     });
 
