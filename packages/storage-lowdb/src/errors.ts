@@ -1,3 +1,5 @@
+import { open, readFile, type FileHandle } from "node:fs/promises";
+
 /**
  * Why the connections file cannot be used. Messages name the file and what is
  * wrong with it, never a value read from it (which might be a key pasted by hand).
@@ -45,3 +47,11 @@ export class ConnectionsFileFailure extends Error {
 /** The code of a Node.js system error (ENOENT, EACCES…), for messages that name no value. */
 export const errorCode = (error: unknown): string =>
   (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown error";
+
+/** `path` opened for reading, or undefined when there is no such file. */
+export const openIfPresent = (path: string): Promise<FileHandle | undefined> =>
+  open(path, "r").catch((error: unknown) => (errorCode(error) === "ENOENT" ? undefined : Promise.reject(error)));
+
+/** The bytes of `path`, none when there is no such file. */
+export const readIfPresent = (path: string): Promise<Buffer> =>
+  readFile(path).catch((error: unknown) => (errorCode(error) === "ENOENT" ? Buffer.alloc(0) : Promise.reject(error)));

@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { statSync, type Stats } from "node:fs";
-import { open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
   AliasCodec,
@@ -16,6 +15,7 @@ import {
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
+import { replaceDurably } from "./durable-write.js";
 import { errorCode } from "./errors.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
@@ -181,19 +181,7 @@ export const createLowdbHealthLedger = ({
 
   const write = async (): Promise<void> => {
     const bytes = encode(ledger);
-    const temporary = `${path}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`;
-    const handle = await open(temporary, "wx", 0o600);
-    try {
-      await handle.writeFile(bytes);
-      await handle.datasync();
-      const stats = await handle.stat();
-      await rename(temporary, path);
-      remember({ handle, stats });
-    } catch (error) {
-      await handle.close();
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
+    remember(await replaceDurably(path, bytes));
   };
 
   // Changes that arrive while a write runs (a background round claims and records many connections at

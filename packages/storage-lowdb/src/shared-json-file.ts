@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { invalidStored, storageFailure, type DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type * as t from "io-ts";
+import { replaceDurably } from "./durable-write.js";
 import { errorCode } from "./errors.js";
 import { createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
@@ -99,23 +99,11 @@ export const openSharedJsonFile = <A>({
   };
 
   const write = async (next: A): Promise<void> => {
-    const temporary = `${path}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`;
-    const handle = await open(temporary, "wx", 0o600);
-    let written: string;
-    try {
-      await handle.writeFile(JSON.stringify(codec.encode(next)));
-      await handle.datasync();
-      // The version the file will show once renamed (a rename keeps the inode, its size and mtime): what this
-      // process wrote is not read back, while a replacement by another process since is still seen.
-      const { ino, size, mtimeMs } = await handle.stat();
-      written = `${ino}:${size}:${mtimeMs}`;
-    } catch (error) {
-      await handle.close();
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
+    const { handle, stats } = await replaceDurably(path, JSON.stringify(codec.encode(next)));
     await handle.close();
-    await rename(temporary, path);
+    // The version the file shows once renamed (a rename keeps the inode, its size and mtime): what this process
+    // wrote is not read back, while a replacement by another process since is still seen.
+    const written = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
     lastVersion = written;
     loaded = { version: written, at: Date.now() };
     contents = next;

@@ -12,7 +12,6 @@ import {
   redeliveryOf,
   WEBHOOK_KINDS,
   withinHistory,
-  type AuditEntry,
   type ClaimedDelivery,
   type DomainError,
   type Delivery,
@@ -29,8 +28,8 @@ import * as O from "fp-ts/lib/Option.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import type { TrailOutbox } from "./audit-file.js";
 import { openSharedJsonFile, type SharedJsonFile } from "./shared-json-file.js";
+import { openTrailOutbox } from "./trail-outbox.js";
 
 /** Name of the webhooks' file inside the data directory: the webhooks, their secrets sealed. */
 export const WEBHOOKS_FILE = "webhooks.json";
@@ -90,10 +89,6 @@ export interface LowdbWebhookStoreOptions {
   readonly dataDir: string;
   /** Seals the secrets, as connections.json's apiKeys. */
   readonly keyring: Keyring;
-  /** The audit trail's outbox (the entries naming webhooks). */
-  readonly outboxAfter: (cursor: string | null) => Promise<TrailOutbox>;
-  /** The audit trail's entry `id`, while kept: a settled delivery's event is there only. */
-  readonly auditEntry?: (id: string) => Promise<AuditEntry | undefined>;
   readonly lockStaleMs?: number;
 }
 
@@ -108,8 +103,6 @@ export interface LowdbWebhookStoreOptions {
 export const createLowdbWebhookStore = ({
   dataDir,
   keyring,
-  outboxAfter,
-  auditEntry = async () => undefined,
   lockStaleMs = 10_000,
 }: LowdbWebhookStoreOptions): WebhookStore & {
   /** The webhooks (for the trail's appends). */
@@ -119,6 +112,8 @@ export const createLowdbWebhookStore = ({
   close(): Promise<void>;
 } => {
   const shared = { dataDir, lockStaleMs };
+  // The outbox is the trail's lines, read from its file: the trail's appends read the webhooks, never the other way.
+  const trail = openTrailOutbox(dataDir);
   const webhooksFile = openSharedJsonFile<WebhooksFile>({
     ...shared,
     name: WEBHOOKS_FILE,
@@ -180,7 +175,7 @@ export const createLowdbWebhookStore = ({
         lease: null,
       };
     }
-    const outbox = await outboxAfter(start.cursor);
+    const outbox = await trail.after(start.cursor);
     const known = new Set(webhooks.map((webhook) => webhook.id));
     for (const { entry, webhooks: named } of outbox.marked) {
       const event = O.toNullable(eventOf(entry));
@@ -324,7 +319,7 @@ export const createLowdbWebhookStore = ({
           TE.tryCatch(
             async () => {
               if (found === undefined || found.event !== "") return found?.event;
-              const entry = await auditEntry(found.eventId);
+              const entry = await trail.entry(found.eventId);
               const event = entry === undefined ? null : O.toNullable(eventOf(entry));
               return event === null ? undefined : JSON.stringify(event);
             },
