@@ -5,7 +5,7 @@ const PUBLIC_ENTRY_ONLY = {
   regex: "^@sdwan-connections/[^/]+/(src|dist)/",
   message: "Import a package's public entry point.",
 };
-const PRODUCTION_ADAPTERS = ["secrets", "storage-lowdb", "storage-postgres", "orchestrator-portal"];
+const PRODUCTION_ADAPTERS = ["secrets", "outbound-http", "storage-lowdb", "storage-postgres", "orchestrator-portal"];
 const ADAPTERS = [...PRODUCTION_ADAPTERS, "orchestrator-simulator"];
 const DRIVERS = ["http-express", "cli"];
 /** An import pattern refusing every workspace package but `allowed` (and their sub-paths). */
@@ -123,7 +123,8 @@ export default tseslint.config(
     },
   },
   {
-    // An adapter knows core (and the shared secrets package), never a driver, the composition or another adapter.
+    // An adapter knows core (and the shared secrets and outbound-http packages), never a driver, the composition or
+    // another adapter.
     files: ADAPTERS.map((adapter) => `packages/${adapter}/src/**/*.ts`),
     ignores: ["**/*.spec.ts"],
     rules: {
@@ -133,7 +134,7 @@ export default tseslint.config(
           patterns: [
             PUBLIC_ENTRY_ONLY,
             NO_OPENTELEMETRY,
-            only(["core", "secrets"], "An adapter imports only core and secrets."),
+            only(["core", "secrets", "outbound-http"], "An adapter imports only core, secrets and outbound-http."),
           ],
         },
       ],

@@ -24,9 +24,8 @@ import {
   type OrchestratorError,
   type OrchestratorTarget,
 } from "@sdwan-connections/core";
-import { fencedLookup } from "./fence.js";
-import { backoffDelay, parseRetryAfter } from "./retry.js";
-import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
+import { backoffDelay, fencedLookup, isHostListed, parseRetryAfter } from "@sdwan-connections/outbound-http";
+import { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 import {
   readCustomersByEnterprise,
   readCustomersJson,
