@@ -151,7 +151,7 @@ export type {
 } from "./ports/service-token-store.js";
 export { createInMemoryServiceTokenStore } from "./adapters/memory-service-token-store.js";
 export { listedToken, provenToken, tokenRules, tokensByHash, type StoredServiceToken } from "./domain/service-token.js";
-export { changeById, type StoredChange } from "./domain/stored-change.js";
+export type { StoredChange } from "./domain/stored-change.js";
 export type { GrantStore } from "./ports/grant-store.js";
 export { createInMemoryGrantStore } from "./adapters/memory-grant-store.js";
 export {
@@ -179,14 +179,7 @@ export {
 } from "./domain/grants.js";
 export type { WebhookStore } from "./ports/webhook-store.js";
 export { createInMemoryWebhookStore } from "./adapters/memory-webhook-store.js";
-export {
-  claimable,
-  pendingDelivery,
-  settlementOf,
-  webhookGone,
-  type ClaimView,
-  type Lease,
-} from "./domain/deliveries.js";
+export { claimable, pendingDelivery, settlementOf, webhookGone } from "./domain/deliveries.js";
 export {
   DEFAULT_WEBHOOK_RETRY_S,
   DELIVERIES_PAGE,

@@ -17,7 +17,7 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { replaceDurably } from "./durable-write.js";
 import { createTrailReader, emptyIndex, type IndexedLine } from "./audit-index.js";
 import { AUDIT_FILE, committedVersionIn, line, soundEndIn, targetsOf } from "./audit-lines.js";
-import { errorCode, openIfPresent } from "./errors.js";
+import { errorCode, failedWhile, openIfPresent } from "./errors.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock } from "./lock.js";
 
@@ -295,12 +295,7 @@ export const createLowdbAuditLog = ({
     appends += count;
   };
 
-  const failure = (what: string) => (error: unknown) =>
-    E.left(
-      storageFailure(
-        `Storage failure while ${what} the audit trail: ${error instanceof Error ? error.message : String(error)}.`,
-      ),
-    );
+  const failure = (what: string) => (error: unknown) => E.left(failedWhile(`${what} the audit trail`, error));
 
   // Appends of this process, its own and the connections file's, run one at a time (never contending for the lock).
   const serially = createSerialQueue();

@@ -1,4 +1,5 @@
 import { open, readFile, type FileHandle } from "node:fs/promises";
+import { storageFailure, type DomainError } from "@sdwan-connections/core";
 
 /**
  * Why the connections file cannot be used. Messages name the file and what is
@@ -55,3 +56,7 @@ export const openIfPresent = (path: string): Promise<FileHandle | undefined> =>
 /** The bytes of `path`, none when there is no such file. */
 export const readIfPresent = (path: string): Promise<Buffer> =>
   readFile(path).catch((error: unknown) => (errorCode(error) === "ENOENT" ? Buffer.alloc(0) : Promise.reject(error)));
+
+/** A file of the data directory that failed while doing `what` (`reading health.json`): the error's message, never data. */
+export const failedWhile = (what: string, error: unknown): DomainError =>
+  storageFailure(`Storage failure while ${what}: ${error instanceof Error ? error.message : String(error)}.`);

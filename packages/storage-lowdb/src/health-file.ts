@@ -16,7 +16,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { replaceDurably } from "./durable-write.js";
-import { errorCode } from "./errors.js";
+import { errorCode, failedWhile } from "./errors.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 
@@ -114,12 +114,7 @@ export const createLowdbHealthLedger = ({
   let closing: Promise<unknown> = Promise.resolve();
   const serially = createSerialQueue();
 
-  const failure = (what: string) => (error: unknown) =>
-    E.left(
-      storageFailure(
-        `Storage failure while ${what} ${HEALTH_FILE}: ${error instanceof Error ? error.message : String(error)}.`,
-      ),
-    );
+  const failure = (what: string) => (error: unknown) => E.left(failedWhile(`${what} ${HEALTH_FILE}`, error));
 
   /** Takes `next` as the version in memory, closing the handle of the one before. */
   const remember = (next: KnownVersion | undefined): void => {

@@ -5,7 +5,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type * as t from "io-ts";
 import { replaceDurably } from "./durable-write.js";
-import { errorCode } from "./errors.js";
+import { errorCode, failedWhile } from "./errors.js";
 import { createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 
@@ -62,8 +62,7 @@ export const openSharedJsonFile = <A>({
   let loaded: { readonly version: string; readonly at: number } | undefined;
   let lastVersion: string | undefined;
 
-  const failure = (what: string, error: unknown) =>
-    storageFailure(`Storage failure while ${what} ${name}: ${error instanceof Error ? error.message : String(error)}.`);
+  const failure = (what: string, error: unknown) => failedWhile(`${what} ${name}`, error);
 
   const versionOnDisk = async (): Promise<string> => {
     try {

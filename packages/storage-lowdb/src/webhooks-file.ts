@@ -235,19 +235,14 @@ export const createLowdbWebhookStore = ({
         deliveries,
         (delivery) => ({ delivery, lease: delivery.lease, webhook: byId.get(delivery.webhookId) }),
         { owner, now, limit },
-      ).flatMap((index): ClaimedDelivery[] => {
-        const delivery = deliveries[index];
-        const webhook = delivery === undefined ? undefined : byId.get(delivery.webhookId);
-        if (delivery === undefined || webhook === undefined) return [];
+      ).map(({ index, row: delivery, webhook }): ClaimedDelivery => {
         deliveries[index] = { ...delivery, lease: { owner, until: leaseUntil } };
-        return [
-          {
-            delivery: deliveryOf(delivery),
-            webhook: webhookOf(webhook),
-            secrets: openSecrets(webhook),
-            event: JSON.parse(delivery.event) as ClaimedDelivery["event"],
-          },
-        ];
+        return {
+          delivery: deliveryOf(delivery),
+          webhook: webhookOf(webhook),
+          secrets: openSecrets(webhook),
+          event: JSON.parse(delivery.event) as ClaimedDelivery["event"],
+        };
       });
       return { answer: claimed, changed: claimed.length > 0 };
     });

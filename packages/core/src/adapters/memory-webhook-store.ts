@@ -55,19 +55,15 @@ export const createInMemoryWebhookStore = (): WebhookStore & { enqueue(entry: Au
     claim:
       (owner, now, leaseUntil, limit, busy = []) =>
       async () => {
-        const webhookOf = (id: string) => (busy.includes(id) ? undefined : webhooks.get(id));
-        const indexes = claimable(
-          rows,
-          ({ delivery, lease }) => ({ delivery, lease, webhook: webhookOf(delivery.webhookId)?.webhook }),
-          { owner, now, limit },
-        );
+        const targetOf = ({ webhookId }: Delivery) => {
+          const target = busy.includes(webhookId) ? undefined : webhooks.get(webhookId);
+          return target && { ...target, disabledAt: target.webhook.disabledAt };
+        };
+        const claimed = claimable(rows, (row) => ({ ...row, webhook: targetOf(row.delivery) }), { owner, now, limit });
         return right(
-          indexes.flatMap((index): ClaimedDelivery[] => {
-            const row = rows[index];
-            const target = row === undefined ? undefined : webhooks.get(row.delivery.webhookId);
-            if (row === undefined || target === undefined) return [];
+          claimed.map(({ row, webhook: { webhook, secrets } }): ClaimedDelivery => {
             row.lease = { owner, until: leaseUntil };
-            return [{ delivery: row.delivery, webhook: target.webhook, secrets: target.secrets, event: row.event }];
+            return { delivery: row.delivery, webhook, secrets, event: row.event };
           }),
         );
       },

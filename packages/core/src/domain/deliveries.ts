@@ -19,24 +19,22 @@ export const pendingDelivery = (entry: Pick<AuditEntry, "id" | "at">, webhookId:
   attempts: [],
 });
 
-/** What a claim looks at of one outbox row: the delivery, its lease, and its webhook (absent: removed, or busy). */
-export interface ClaimView {
-  readonly delivery: Pick<Delivery, "webhookId" | "status" | "nextAttemptAt">;
-  readonly lease: Lease | null | undefined;
-  readonly webhook: Pick<Webhook, "disabledAt"> | undefined;
-}
-
 /**
- * The rows (oldest first) `owner` claims at `now`, by index: per webhook, its pending deliveries in order up to the
- * first one not due or leased to another owner (a webhook's deliveries are sent one after the other), `limit` at
- * most; none of a disabled webhook nor of one `view` leaves out.
+ * What `owner` claims at `now` of `rows` (oldest first), seen through `view` (a row's delivery, its lease, and its
+ * webhook: absent when removed, or busy): per webhook, its pending deliveries in order up to the first one not due
+ * or leased to another owner (a webhook's deliveries are sent one after the other), `limit` at most; none of a
+ * disabled webhook. Each with its index and its webhook.
  */
-export const claimable = <R>(
+export const claimable = <R, W extends Pick<Webhook, "disabledAt">>(
   rows: readonly R[],
-  view: (row: R) => ClaimView,
+  view: (row: R) => {
+    readonly delivery: Pick<Delivery, "webhookId" | "status" | "nextAttemptAt">;
+    readonly lease: Lease | null | undefined;
+    readonly webhook: W | undefined;
+  },
   { owner, now, limit }: { readonly owner: string; readonly now: Date; readonly limit: number },
-): number[] => {
-  const claimed: number[] = [];
+): { readonly index: number; readonly row: R; readonly webhook: W }[] => {
+  const claimed: { index: number; row: R; webhook: W }[] = [];
   // The webhooks whose run ended (a delivery not due, or held by another owner).
   const ended = new Set<string>();
   for (const [index, row] of rows.entries()) {
@@ -45,7 +43,7 @@ export const claimable = <R>(
     if (delivery.status !== "pending" || webhook === undefined || ended.has(delivery.webhookId)) continue;
     const leased = lease !== null && lease !== undefined && lease.owner !== owner && lease.until > now;
     if (webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) ended.add(delivery.webhookId);
-    else claimed.push(index);
+    else claimed.push({ index, row, webhook });
   }
   return claimed;
 };
