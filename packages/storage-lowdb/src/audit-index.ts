@@ -6,7 +6,7 @@ import {
   type AuditPageAfter,
   type AuditRetention,
 } from "@sdwan-connections/core";
-import { openIfPresent, readIfPresent } from "./errors.js";
+import { readingIfPresent, readIfPresent } from "./errors.js";
 import * as E from "fp-ts/lib/Either.js";
 import { AUDIT_FILE, AuditLine, decodeLine, parse, type ReadTrail } from "./audit-lines.js";
 
@@ -226,32 +226,19 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
       : { entries, next: read.length < limit ? null : (read.at(-1)?.id ?? null) };
   };
   /** The index of the file as it is now (empty without a file). */
-  const indexNow = async (): Promise<TrailIndex> => {
-    const handle = await openIfPresent(path);
-    if (handle === undefined) return emptyIndex();
-    try {
-      return await currentIndex(handle);
-    } finally {
-      await handle.close();
-    }
-  };
-  const listAfter = async (
+  const indexNow = (): Promise<TrailIndex> => readingIfPresent(path, emptyIndex(), currentIndex);
+  const listAfter = (
     after: string | null,
     limit: number,
     select: (head: AuditHead) => boolean = () => true,
-  ): Promise<AuditPageAfter> => {
-    const handle = await openIfPresent(path);
-    if (handle === undefined) return { entries: [], next: null };
-    try {
+  ): Promise<AuditPageAfter> =>
+    readingIfPresent(path, { entries: [], next: null }, async (handle) => {
       const page = await pageOf(handle, await currentIndex(handle), after, limit, select);
       if (page !== undefined) return page;
       // The file changed under the index (a line rewritten in place): read it whole again, once.
       index = emptyIndex();
       return (await pageOf(handle, await currentIndex(handle), after, limit, select)) ?? { entries: [], next: null };
-    } finally {
-      await handle.close();
-    }
-  };
+    });
 
   return {
     readTrail,

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { AuditEntryProps, IsoTimeCodec, webhooksFor, type AuditEntry, type Webhook } from "@sdwan-connections/core";
-import { openIfPresent } from "./errors.js";
+import { readingIfPresent } from "./errors.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { CONNECTIONS_FILE } from "./file-format.js";
@@ -87,11 +87,8 @@ export const parse = (bytes: Buffer, from = 0): ReadTrail => {
  * The store version connections.json holds now (its `lastVersion`, 0 without a file): read from the header
  * the file format writes first, the whole file only when the header is not the usual one.
  */
-export const committedVersionIn = (dataDir: string) => async (): Promise<number> => {
-  const path = join(dataDir, CONNECTIONS_FILE);
-  const handle = await openIfPresent(path);
-  if (handle === undefined) return 0;
-  try {
+export const committedVersionIn = (dataDir: string) => (): Promise<number> =>
+  readingIfPresent(join(dataDir, CONNECTIONS_FILE), 0, async (handle) => {
     const head = Buffer.alloc(256);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     const found = /^\{"format":"[^"]*","version":\d+,"lastVersion":(\d+),/.exec(head.toString("utf8", 0, bytesRead));
@@ -99,10 +96,7 @@ export const committedVersionIn = (dataDir: string) => async (): Promise<number>
     const whole = decodeLine(await handle.readFile("utf8"));
     const lastVersion = E.isRight(whole) ? (whole.right as { lastVersion?: unknown } | null)?.lastVersion : undefined;
     return typeof lastVersion === "number" ? lastVersion : 0;
-  } finally {
-    await handle.close();
-  }
-};
+  });
 
 /**
  * Where the sound part of the trail ends, seen from its last `window` bytes (undefined: look further back): at

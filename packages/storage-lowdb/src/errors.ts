@@ -53,6 +53,21 @@ export const errorCode = (error: unknown): string =>
 export const openIfPresent = (path: string): Promise<FileHandle | undefined> =>
   open(path, "r").catch((error: unknown) => (errorCode(error) === "ENOENT" ? undefined : Promise.reject(error)));
 
+/** `work` over `path` opened for reading, the file closed after it; `absent` when there is no such file. */
+export const readingIfPresent = async <A>(
+  path: string,
+  absent: A,
+  work: (handle: FileHandle) => Promise<A>,
+): Promise<A> => {
+  const handle = await openIfPresent(path);
+  if (handle === undefined) return absent;
+  try {
+    return await work(handle);
+  } finally {
+    await handle.close();
+  }
+};
+
 /** The bytes of `path`, none when there is no such file. */
 export const readIfPresent = (path: string): Promise<Buffer> =>
   readFile(path).catch((error: unknown) => (errorCode(error) === "ENOENT" ? Buffer.alloc(0) : Promise.reject(error)));

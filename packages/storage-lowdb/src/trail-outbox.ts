@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { AuditEntry } from "@sdwan-connections/core";
-import { openIfPresent, readIfPresent } from "./errors.js";
+import { readingIfPresent, readIfPresent } from "./errors.js";
 import { AUDIT_FILE, committedVersionIn, parse } from "./audit-lines.js";
 
 /** The outbox as the trail holds it: the landed entries after a cursor that name webhooks, and the cursor after them. */
@@ -23,10 +23,8 @@ export const openTrailOutbox = (dataDir: string) => {
    * The entries that name webhooks after entry `cursor` (every one when null), in the file's order, up to the first
    * whose change has not landed (yet, or ever): what relays turn into deliveries.
    */
-  const after = async (cursor: string | null): Promise<TrailOutbox> => {
-    const handle = await openIfPresent(path);
-    if (handle === undefined) return { marked: [], cursor };
-    try {
+  const after = (cursor: string | null): Promise<TrailOutbox> =>
+    readingIfPresent(path, { marked: [], cursor }, async (handle) => {
       // Only what follows the cursor's line when this process read up to it last, in this file (not rewritten since).
       const { ino, birthtimeMs, size } = await handle.stat();
       const file = `${ino}:${birthtimeMs}`; // inodes are reused
@@ -53,10 +51,7 @@ export const openTrailOutbox = (dataDir: string) => {
       }
       if (end > 0) outboxRead = { file, end, cursor: last };
       return { marked, cursor: last };
-    } finally {
-      await handle.close();
-    }
-  };
+    });
 
   return {
     after,
