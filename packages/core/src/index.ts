@@ -28,7 +28,13 @@ export type {
   StoredConnection,
   OrchestratorTarget,
 } from "./domain/connection.js";
-export { CONNECTION_KINDS, declaredExpiryAfter, sameTime } from "./domain/connection.js";
+export {
+  aliasFreeIn,
+  atExpectedVersion,
+  CONNECTION_KINDS,
+  declaredExpiryAfter,
+  sameTime,
+} from "./domain/connection.js";
 export {
   daysLeft,
   DEFAULT_KEY_EXPIRY_WARN_DAYS,

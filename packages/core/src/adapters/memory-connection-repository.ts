@@ -2,8 +2,14 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { entryAsWritten, type AuditEntry } from "../domain/audit.js";
 import { aliasKey } from "../domain/codecs.js";
-import { declaredExpiryAfter, sameTime, type ExpectedVersions, type StoredConnection } from "../domain/connection.js";
-import { alreadyExists, notFound, versionMismatch, type DomainError } from "../domain/errors.js";
+import {
+  aliasFreeIn,
+  atExpectedVersion,
+  declaredExpiryAfter,
+  sameTime,
+  type StoredConnection,
+} from "../domain/connection.js";
+import { notFound, type DomainError } from "../domain/errors.js";
 import { createInMemoryAuditLog } from "./memory-audit-log.js";
 import type { AuditLog } from "../ports/audit-log.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -75,14 +81,6 @@ export const createInMemoryConnectionRepository = (
   store: InMemoryConnectionStore = createInMemoryConnectionStore(),
 ): ConnectionRepository => {
   const { connections } = store;
-  // The stored connection, if it exists and is at an expected version.
-  const current = (alias: string, expected: ExpectedVersions | undefined): E.Either<DomainError, StoredConnection> => {
-    const existing = connections.get(aliasKey(alias));
-    if (existing === undefined) return E.left(notFound(alias));
-    return expected === undefined || expected.includes(existing.version)
-      ? E.right(existing)
-      : E.left(versionMismatch(existing.alias, existing.version));
-  };
   const nextVersion = () => (store.lastVersion += 1);
   return {
     get: (alias) => lazily(() => E.fromNullable(notFound(alias))(connections.get(aliasKey(alias)))),
@@ -94,10 +92,7 @@ export const createInMemoryConnectionRepository = (
       write(
         store,
         entry,
-        () => {
-          const existing = connections.get(aliasKey(connection.alias));
-          return existing === undefined ? E.right(undefined) : E.left(alreadyExists(existing.alias));
-        },
+        () => aliasFreeIn(connections, connection.alias),
         () =>
           void connections.set(aliasKey(connection.alias), {
             ...connection,
@@ -118,7 +113,7 @@ export const createInMemoryConnectionRepository = (
       return write(
         store,
         entry,
-        () => current(alias, expected),
+        () => atExpectedVersion(connections, alias, expected),
         (existing) => {
           if (!changes(existing)) return existing;
           const { apiKeyExpiresAt: _given, ...rest } = { ...existing, ...change };
@@ -143,7 +138,7 @@ export const createInMemoryConnectionRepository = (
       write(
         store,
         entry,
-        () => current(alias, expected),
+        () => atExpectedVersion(connections, alias, expected),
         () => void connections.delete(aliasKey(alias)),
         undefined,
         (existing) => existing,
