@@ -1,5 +1,5 @@
 import { statSync, type Stats } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
   AliasCodec,
@@ -16,7 +16,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { replaceDurably } from "./durable-write.js";
-import { errorCode, failedWhile } from "./errors.js";
+import { errorCode, failedWhile, openIfPresent } from "./errors.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 
@@ -135,11 +135,8 @@ export const createLowdbHealthLedger = ({
 
   /** Reads the file again (the states and the version from one handle, so they match). */
   const load: TaskEither<DomainError, Ledger> = async () => {
-    let handle: FileHandle;
-    try {
-      handle = await open(path, "r");
-    } catch (error) {
-      if (errorCode(error) !== "ENOENT") throw error;
+    const handle = await openIfPresent(path);
+    if (handle === undefined) {
       ledger = { connections: new Map(), claims: new Map(), warnings: new Map() };
       remember("absent");
       return E.right(ledger);
