@@ -5,7 +5,7 @@ const PUBLIC_ENTRY_ONLY = {
   regex: "^@sdwan-connections/[^/]+/(src|dist)/",
   message: "Import a package's public entry point.",
 };
-const PRODUCTION_ADAPTERS = ["secrets", "storage-lowdb", "storage-postgres", "orchestrator-portal"];
+const PRODUCTION_ADAPTERS = ["secrets", "outbound-http", "storage-lowdb", "storage-postgres", "orchestrator-portal"];
 const ADAPTERS = [...PRODUCTION_ADAPTERS, "orchestrator-simulator"];
 const DRIVERS = ["http-express", "cli"];
 /** An import pattern refusing every workspace package but `allowed` (and their sub-paths). */
@@ -15,6 +15,11 @@ const only = (allowed, message) => ({ regex: `^@sdwan-connections/(?!(${allowed.
 const NO_OPENTELEMETRY = {
   regex: "^@opentelemetry/",
   message: "OpenTelemetry is the composition's alone (docs/architecture.md, Traces).",
+};
+
+const CORE_INNER_RULE = {
+  regex: "^(?!(fp-ts|io-ts)(/|$)|node:|\\.{1,2}/)",
+  message: "core/src and core/testing may import only fp-ts, io-ts, node: built-ins and core's own modules.",
 };
 
 // no-restricted-syntax entries. ESLint keeps one option list per rule and file: a later config's list replaces an
@@ -118,7 +123,8 @@ export default tseslint.config(
     },
   },
   {
-    // An adapter knows core (and the shared secrets package), never a driver, the composition or another adapter.
+    // An adapter knows core (and the shared secrets and outbound-http packages), never a driver, the composition or
+    // another adapter.
     files: ADAPTERS.map((adapter) => `packages/${adapter}/src/**/*.ts`),
     ignores: ["**/*.spec.ts"],
     rules: {
@@ -128,7 +134,7 @@ export default tseslint.config(
           patterns: [
             PUBLIC_ENTRY_ONLY,
             NO_OPENTELEMETRY,
-            only(["core", "secrets"], "An adapter imports only core and secrets."),
+            only(["core", "secrets", "outbound-http"], "An adapter imports only core, secrets and outbound-http."),
           ],
         },
       ],
@@ -200,15 +206,34 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         {
+          patterns: [CORE_INNER_RULE],
+        },
+      ],
+    },
+  },
+  // core's own layers, lowest first: domain → ports → adapters → use-cases → services; a module imports only its own
+  // layer and lower ones (core's inner rule above, repeated, as ESLint keeps one list per rule and file).
+  ...[
+    ["domain", ["ports", "adapters", "use-cases", "services"]],
+    ["ports", ["adapters", "use-cases", "services"]],
+    ["adapters", ["use-cases", "services"]],
+    ["use-cases", ["services"]],
+  ].map(([layer, higher]) => ({
+    files: [`packages/core/src/${layer}/**/*.ts`],
+    ignores: ["**/*.spec.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
           patterns: [
+            CORE_INNER_RULE,
             {
-              regex: "^(?!(fp-ts|io-ts)(/|$)|node:|\\.{1,2}/)",
-              message:
-                "core/src and core/testing may import only fp-ts, io-ts, node: built-ins and core's own modules.",
+              regex: `^\\.\\./(${higher.join("|")})/`,
+              message: `core's ${layer} imports no higher layer (${higher.join(", ")}).`,
             },
           ],
         },
       ],
     },
-  },
+  })),
 );

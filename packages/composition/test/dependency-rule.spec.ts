@@ -20,10 +20,23 @@ describe("the dependency rule", () => {
   it("refuses an adapter importing the composition or another adapter", async () => {
     expect(
       await problems("packages/orchestrator-portal/src/probe.ts", importing("@sdwan-connections/composition")),
-    ).toEqual([expect.stringContaining("An adapter imports only core and secrets.")]);
+    ).toEqual([expect.stringContaining("An adapter imports only core, secrets and outbound-http.")]);
     expect(
       await problems("packages/storage-postgres/src/probe.ts", importing("@sdwan-connections/storage-lowdb")),
-    ).toEqual([expect.stringContaining("An adapter imports only core and secrets.")]);
+    ).toEqual([expect.stringContaining("An adapter imports only core, secrets and outbound-http.")]);
+  });
+
+  // Regression: core's domain (answers.ts) imported two use cases' types, and a use case imported services.
+  it("keeps core's layers: none imports a higher one (domain → ports → adapters → use-cases → services)", async () => {
+    expect(await problems("packages/core/src/domain/probe.ts", importing("../use-cases/add-connection.js"))).toEqual([
+      expect.stringContaining("core's domain imports no higher layer"),
+    ]);
+    expect(await problems("packages/core/src/use-cases/probe.ts", importing("../services/health-states.js"))).toEqual([
+      expect.stringContaining("core's use-cases imports no higher layer"),
+    ]);
+    expect(await problems("packages/core/src/services/probe.ts", importing("../use-cases/add-connection.js"))).toEqual(
+      [],
+    );
   });
 
   it("keeps OpenTelemetry in the composition: core, the adapters and the drivers import none of it", async () => {

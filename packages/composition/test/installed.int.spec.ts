@@ -48,11 +48,17 @@ beforeAll(async () => {
 afterAll(() => rm(project, { recursive: true, force: true }));
 
 describe("the library packages installed from their tarballs into an empty npm project", () => {
-  it("are the six library packages, with no spec file inside", async () => {
+  it("are the seven library packages, with no spec file inside", async () => {
     expect(tarballs.map((path) => path.slice(path.lastIndexOf("/") + 1)).sort()).toEqual(
-      ["composition", "core", "orchestrator-portal", "secrets", "storage-lowdb", "storage-postgres"].map(
-        (name) => `sdwan-connections-${name}-0.1.0.tgz`,
-      ),
+      [
+        "composition",
+        "core",
+        "orchestrator-portal",
+        "outbound-http",
+        "secrets",
+        "storage-lowdb",
+        "storage-postgres",
+      ].map((name) => `sdwan-connections-${name}-0.1.0.tgz`),
     );
     const installed = await readdir(join(project, "node_modules", "@sdwan-connections"), { recursive: true });
     expect(installed.filter((path) => /\.spec\.[jt]s$/.test(path))).toEqual([]);

@@ -6,6 +6,11 @@ import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
 export interface ServiceTokenStoreContractOptions extends StoreUnderTest {
   /** A token store over the store under test; every one it returns shares the same tokens (as other instances, or a restart, would). */
   make(): Promise<ServiceTokenStore>;
+  /**
+   * What the store persisted, as text (its file, its rows), to check that it keeps hashes only, and forgets them.
+   * A store that persists nothing outside its process (the in-memory one) has none: those checks are skipped.
+   */
+  peek?(): Promise<string>;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -79,6 +84,26 @@ export const describeServiceTokenStoreContract = (name: string, options: Service
       // A revoked token's name is free again.
       expect(await run(two.create(aToken(), "again"))).toBe(true);
     });
+
+    // The store is given hashes only (the caller hashes each secret); what it persists must forget them with the token.
+    it.runIf(options.peek !== undefined)(
+      "persists the working secrets' hashes only: a renewal's earlier one and a revoked token's are gone from it",
+      async () => {
+        const peek = async () => (await options.peek?.()) ?? "";
+        const store = await options.make();
+        const token = aToken();
+        await run(store.create(token, "hash-first"));
+        await run(store.renew(token.id, { hash: "hash-second", expiresAt: at(40), previousUntil: at(11) }));
+        expect(await peek()).toContain("hash-first");
+        await run(store.renew(token.id, { hash: "hash-third", expiresAt: at(50), previousUntil: at(41) }));
+        const renewed = await peek();
+        expect(renewed).toContain("hash-second");
+        expect(renewed).toContain("hash-third");
+        expect(renewed).not.toContain("hash-first");
+        await run(store.revoke(token.id));
+        for (const hash of ["hash-second", "hash-third"]) expect(await peek()).not.toContain(hash);
+      },
+    );
 
     it("keeps a token without a role (one that may do only what its grants give)", async () => {
       const [one, two] = [await options.make(), await options.make()];

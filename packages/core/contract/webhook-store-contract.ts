@@ -16,6 +16,11 @@ import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
 export interface WebhookStoreContractOptions extends StoreUnderTest {
   /** Opens the store under test (its webhooks and the audit log that writes their outbox); every opening shares one store. */
   open(): Promise<Storage>;
+  /**
+   * What the store persisted, as text (its files, its rows), to check that the secrets are sealed. A store that
+   * persists nothing outside its process (the in-memory one) has none: that check is skipped.
+   */
+  peek?(): Promise<string>;
 }
 
 const secrets: WebhookSecrets = { secret: "whsec_c2VjcmV0LWJ5dGVzLW9mLXRoZS13ZWJob29r", credentials: null };
@@ -63,6 +68,24 @@ export const describeWebhookStoreContract = (name: string, options: WebhookStore
         expect(await run(storage.webhooks.remove(first.id))).toBe(false);
         expect(await run(storage.webhooks.get(first.id))).toBeUndefined();
       }));
+
+    it.runIf(options.peek !== undefined)(
+      "persists a webhook's secrets sealed: neither the signing secret nor the credentials in plain text, base64 or hex",
+      () =>
+        withStorage(async (storage) => {
+          const webhook = aWebhook({ kind: "opennms" });
+          const password = "receiver-password-of-the-webhook";
+          await run(storage.webhooks.create(webhook, { ...secrets, credentials: { username: "admin", password } }));
+          await add(storage, "lab");
+          await run(storage.webhooks.resealSecrets());
+          const persisted = (await options.peek?.()) ?? "";
+          expect(persisted).toContain(webhook.id);
+          const keyBytes = secrets.secret.slice("whsec_".length);
+          for (const plain of [secrets.secret, keyBytes, password])
+            for (const encoding of ["utf8", "base64", "base64url", "hex"] as const)
+              expect(persisted).not.toContain(encoding === "utf8" ? plain : Buffer.from(plain).toString(encoding));
+        }),
+    );
 
     it("answers an id not in the form its ids have (a UUID in lower case) as an unknown id, never a failure", () =>
       withStorage(async (storage) => {

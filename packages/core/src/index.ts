@@ -29,6 +29,8 @@ export type {
   OrchestratorTarget,
 } from "./domain/connection.js";
 export {
+  aliasFreeIn,
+  atExpectedVersion,
   CONNECTION_KINDS,
   declaredExpiryAfter,
   KEY_RENEWAL_MODES,
@@ -56,7 +58,7 @@ export { ANSWER_TEXT } from "./domain/answers.js";
 export { Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { customerListOf, customerListOfJson, type CustomerList } from "./domain/customer-list.js";
 export { admitsDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
-export { decodeInput, oneOf, strictObject, toFieldErrors } from "./domain/decode.js";
+export { decodeInput, invalidStored, oneOf, strictObject, toFieldErrors } from "./domain/decode.js";
 export * from "./domain/errors.js";
 export {
   auditEntryId,
@@ -158,6 +160,8 @@ export type {
   ServiceTokenStore,
 } from "./ports/service-token-store.js";
 export { createInMemoryServiceTokenStore } from "./adapters/memory-service-token-store.js";
+export { listedToken, provenToken, tokenRules, tokensByHash, type StoredServiceToken } from "./domain/service-token.js";
+export type { StoredChange } from "./domain/stored-change.js";
 export type { GrantStore } from "./ports/grant-store.js";
 export { createInMemoryGrantStore } from "./adapters/memory-grant-store.js";
 export {
@@ -166,6 +170,7 @@ export {
   AliasPatternCodec,
   describeGrant,
   GRANT_VERBS,
+  grantRules,
   GrantRequestCodec,
   GrantVerbCodec,
   patternMatches,
@@ -184,6 +189,7 @@ export {
 } from "./domain/grants.js";
 export type { WebhookStore } from "./ports/webhook-store.js";
 export { createInMemoryWebhookStore } from "./adapters/memory-webhook-store.js";
+export { claimable, pendingDelivery, settlementOf, webhookGone } from "./domain/deliveries.js";
 export {
   DEFAULT_WEBHOOK_RETRY_S,
   DELIVERIES_PAGE,

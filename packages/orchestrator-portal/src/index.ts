@@ -10,7 +10,5 @@ export {
   type PortalOrchestratorOptions,
 } from "./portal-orchestrator.js";
 export type { CustomersBound } from "./customers-json/scanner.js";
-export { backoffDelay, parseRetryAfter } from "./retry.js";
 export { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 export { decodeCustomers, Enterprise, round6, toCustomer } from "./wire.js";
-export { admitsWebhookUrl, createWebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";

@@ -20,9 +20,8 @@ import {
   type OrchestratorTarget,
 } from "@sdwan-connections/core";
 import type { CallOutcome, FetchLike, PortalOrchestratorOptions } from "./options.js";
-import { fencedLookup } from "./fence.js";
-import { backoffDelay, parseRetryAfter } from "./retry.js";
-import { isHostAllowed, isHostListed, portalUrl, type PortalMethod } from "./url.js";
+import { backoffDelay, fencedLookup, isHostListed, parseRetryAfter } from "@sdwan-connections/outbound-http";
+import { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 import { describeDecodeFailure, ErrorBody, PARSE_LIMIT_BYTES } from "./wire.js";
 
 // How the client reaches the portal API: one call's attempts, retries, deadline and reading of the answer.

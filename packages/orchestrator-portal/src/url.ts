@@ -1,5 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import { orchestratorRejected, type OrchestratorError } from "@sdwan-connections/core";
+import { isHostListed } from "@sdwan-connections/outbound-http";
 
 /** The portal methods this client calls, as `{group}/{method}` after `/portal/rest/`. */
 export type PortalMethod =
@@ -44,12 +45,3 @@ export const portalUrl = (orchestratorUrl: string, method: PortalMethod): E.Eith
  */
 export const isHostAllowed = (url: URL, allowedHosts: readonly string[] | undefined): boolean =>
   allowedHosts === undefined || isHostListed(url.hostname, allowedHosts);
-
-/** Whether the allowlist names `hostname` itself (an explicit entry, as a fenced destination needs). */
-export const isHostListed = (hostname: string, allowedHosts: readonly string[] | undefined): boolean => {
-  const host = hostname
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, "$1")
-    .replace(/\.$/, "");
-  return allowedHosts !== undefined && allowedHosts.some((allowed) => allowed.replace(/\.$/, "") === host);
-};

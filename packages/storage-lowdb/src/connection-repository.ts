@@ -1,16 +1,15 @@
 import {
+  aliasFreeIn,
   aliasKey,
-  alreadyExists,
   ApiKey,
+  atExpectedVersion,
   declaredExpiryAfter,
   notFound,
   sameTime,
   storageFailure,
-  versionMismatch,
   type ConnectionRepository,
   type ConnectionSummary,
   type DomainError,
-  type ExpectedVersions,
   type StoredConnection as Connection,
 } from "@sdwan-connections/core";
 import { describeSecretError } from "@sdwan-connections/secrets";
@@ -46,19 +45,6 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
         });
   };
 
-  // The stored connection, if it exists and is at an expected version; checked inside the mutation, so atomically.
-  const current = (
-    connections: ReadonlyMap<string, StoredConnection>,
-    alias: string,
-    expected: ExpectedVersions | undefined,
-  ) => {
-    const existing = connections.get(aliasKey(alias));
-    if (existing === undefined) return E.left(notFound(alias));
-    return expected === undefined || expected.includes(existing.version)
-      ? E.right(existing)
-      : E.left(versionMismatch(existing.alias, existing.version));
-  };
-
   const get: ConnectionRepository["get"] = (alias) => async () => {
     const state = await file.read()();
     if (E.isLeft(state)) return state;
@@ -92,8 +78,8 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     const sealedApiKey = keyring.seal(connection.apiKey.reveal(), key);
     const apiKeySetAt = new Date().toISOString();
     return file.mutate((connections, nextVersion) => {
-      const existing = connections.get(key);
-      if (existing !== undefined) return E.left(alreadyExists(existing.alias));
+      const free = aliasFreeIn(connections, key);
+      if (E.isLeft(free)) return free;
       const { alias, orchestratorUrl, apiKeyExpiresAt } = connection;
       const version = nextVersion();
       connections.set(
@@ -119,7 +105,8 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
         connections,
         nextVersion,
       ): E.Either<DomainError, { value: Connection; changed: boolean; version: number; orchestratorUrl: string }> => {
-        const existing = current(connections, alias, expected);
+        // Checked inside the mutation, so atomically.
+        const existing = atExpectedVersion(connections, alias, expected);
         if (E.isLeft(existing)) return existing;
         const stored = reveal(key, existing.right);
         if (E.isLeft(stored)) return stored;
@@ -168,7 +155,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           changed: true,
           version: removed.version,
           orchestratorUrl: removed.orchestratorUrl,
-        }))(current(connections, alias, expected)),
+        }))(atExpectedVersion(connections, alias, expected)),
       entry,
     );
 

@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { statSync, type Stats } from "node:fs";
-import { open, rename, unlink, type FileHandle } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { open, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
 import { sealedKeyId, type Keyring } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import type { Adapter } from "lowdb";
+import { replaceDurably } from "./durable-write.js";
 import { ConnectionsFileFailure, errorCode, type ConnectionsFileError } from "./errors.js";
 import { parseConnectionsFile, serializedLength, serializeInto, type ConnectionsState } from "./file-format.js";
 
@@ -58,7 +58,6 @@ export class DurableFileAdapter implements Adapter<ConnectionsState> {
   known: KnownVersion | undefined;
   #existed = false;
   #directory: FileHandle | undefined;
-  #sequence = 0;
   // Reused from write to write (writes never overlap): see serializeInto.
   #scratch = Buffer.alloc(0);
 
@@ -130,29 +129,7 @@ export class DurableFileAdapter implements Adapter<ConnectionsState> {
     const length = serializedLength(state);
     if (this.#scratch.length < length) this.#scratch = Buffer.allocUnsafe(Math.ceil(length * 1.25));
     const bytes = serializeInto(state, this.#scratch.subarray(0, length));
-    this.#sequence += 1;
-    const temporary = join(
-      dirname(this.path),
-      `.${basename(this.path)}.${process.pid}.${this.#sequence}.${randomBytes(3).toString("hex")}.tmp`,
-    );
-    const handle = await open(temporary, "wx", 0o600);
-    let stats: Stats;
-    try {
-      // One write call (FileHandle.writeFile would cut 4 MB into 8 calls of 512 KiB, each a trip to the thread pool).
-      for (let offset = 0; offset < bytes.length;) {
-        const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, offset);
-        if (bytesWritten === 0) throw Object.assign(new Error("short write"), { code: "EIO" });
-        offset += bytesWritten;
-      }
-      await handle.datasync(); // data and the size needed to read it back: all a new file needs before its rename
-      stats = await handle.stat();
-      await ready;
-      await rename(temporary, this.path);
-    } catch (error) {
-      await handle.close();
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
+    const { handle, stats } = await replaceDurably(this.path, bytes, ready);
     // Closing the replaced version frees its blocks (~2 ms for 4 MB): done beside the directory fsync, not before it.
     this.#retire(this.known);
     this.known = versionOf(handle, stats);

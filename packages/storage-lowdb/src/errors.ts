@@ -1,3 +1,6 @@
+import { open, readFile, type FileHandle } from "node:fs/promises";
+import { storageFailure, type DomainError } from "@sdwan-connections/core";
+
 /**
  * Why the connections file cannot be used. Messages name the file and what is
  * wrong with it, never a value read from it (which might be a key pasted by hand).
@@ -45,3 +48,30 @@ export class ConnectionsFileFailure extends Error {
 /** The code of a Node.js system error (ENOENT, EACCES…), for messages that name no value. */
 export const errorCode = (error: unknown): string =>
   (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown error";
+
+/** `path` opened for reading, or undefined when there is no such file. */
+export const openIfPresent = (path: string): Promise<FileHandle | undefined> =>
+  open(path, "r").catch((error: unknown) => (errorCode(error) === "ENOENT" ? undefined : Promise.reject(error)));
+
+/** `work` over `path` opened for reading, the file closed after it; `absent` when there is no such file. */
+export const readingIfPresent = async <A>(
+  path: string,
+  absent: A,
+  work: (handle: FileHandle) => Promise<A>,
+): Promise<A> => {
+  const handle = await openIfPresent(path);
+  if (handle === undefined) return absent;
+  try {
+    return await work(handle);
+  } finally {
+    await handle.close();
+  }
+};
+
+/** The bytes of `path`, none when there is no such file. */
+export const readIfPresent = (path: string): Promise<Buffer> =>
+  readFile(path).catch((error: unknown) => (errorCode(error) === "ENOENT" ? Buffer.alloc(0) : Promise.reject(error)));
+
+/** A file of the data directory that failed while doing `what` (`reading health.json`): the error's message, never data. */
+export const failedWhile = (what: string, error: unknown): DomainError =>
+  storageFailure(`Storage failure while ${what}: ${error instanceof Error ? error.message : String(error)}.`);

@@ -1,11 +1,13 @@
 import {
   AliasPatternCodec,
   GrantVerbCodec,
-  sameGrant,
+  grantRules,
   SubjectCodec,
   type Grant,
   type GrantStore,
+  type StoredChange,
 } from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { openSharedJsonFile } from "./shared-json-file.js";
 
@@ -40,7 +42,6 @@ export const createLowdbGrantStore = ({
     name: GRANTS_FILE,
     codec: GrantsFileCodec,
     empty: { grants: [] },
-    what: "a grants file",
     lockStaleMs,
   });
   const listeners = new Set<() => void>();
@@ -62,40 +63,24 @@ export const createLowdbGrantStore = ({
       looking = false;
     }
   };
-  const change = <A>(next: (current: readonly Grant[]) => { readonly grants?: Grant[]; readonly answer: A }) =>
-    file.change("writing", ({ grants: current }) => {
-      const { grants, answer } = next(current);
-      return { contents: grants === undefined ? undefined : { grants }, answer };
-    });
-  const told =
-    <A>(task: () => Promise<A>, didChange: (answer: A) => boolean) =>
-    async (): Promise<A> => {
-      const answer = await task();
-      if (didChange(answer)) changed();
+  // A change is told to this process's listeners before it answers.
+  const apply =
+    <A>(rule: (current: readonly Grant[]) => StoredChange<readonly Grant[], A>) =>
+    async () => {
+      let changedNow = false;
+      const answer = await file.change("writing", ({ grants: current }) => {
+        const { next, answer } = rule(current);
+        changedNow = next !== undefined;
+        return { contents: next === undefined ? undefined : { grants: [...next] }, answer };
+      })();
+      if (changedNow && E.isRight(answer)) changed();
       return answer;
     };
 
   return {
     list: () => file.read("reading", ({ grants }) => grants),
-    add: (grant) =>
-      told(
-        change((current) =>
-          current.some((one) => sameGrant(one, grant))
-            ? { answer: false }
-            : { grants: [...current, grant], answer: true },
-        ),
-        (added) => added._tag === "Right" && added.right,
-      ),
-    remove: (id) =>
-      told(
-        change((current) => {
-          const removed = current.find((one) => one.id === id);
-          return removed === undefined
-            ? { answer: undefined }
-            : { grants: current.filter((one) => one !== removed), answer: removed };
-        }),
-        (removed) => removed._tag === "Right" && removed.right !== undefined,
-      ),
+    add: (grant) => apply(grantRules.add(grant)),
+    remove: (id) => apply(grantRules.remove(id)),
     subscribe: (listener) => {
       listeners.add(listener);
       if (poll === undefined) {

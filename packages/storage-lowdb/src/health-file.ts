@@ -1,13 +1,12 @@
-import { randomBytes } from "node:crypto";
 import { statSync, type Stats } from "node:fs";
-import { open, rename, unlink, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
   AliasCodec,
   aliasKey,
   IsoTimeCodec,
   storageFailure,
-  toFieldErrors,
+  invalidStored,
   withCheck,
   type ConnectionHealth,
   type DomainError,
@@ -16,7 +15,8 @@ import {
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import { errorCode } from "./errors.js";
+import { replaceDurably } from "./durable-write.js";
+import { errorCode, failedWhile, openIfPresent } from "./errors.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 
@@ -114,12 +114,7 @@ export const createLowdbHealthLedger = ({
   let closing: Promise<unknown> = Promise.resolve();
   const serially = createSerialQueue();
 
-  const failure = (what: string) => (error: unknown) =>
-    E.left(
-      storageFailure(
-        `Storage failure while ${what} ${HEALTH_FILE}: ${error instanceof Error ? error.message : String(error)}.`,
-      ),
-    );
+  const failure = (what: string) => (error: unknown) => E.left(failedWhile(`${what} ${HEALTH_FILE}`, error));
 
   /** Takes `next` as the version in memory, closing the handle of the one before. */
   const remember = (next: KnownVersion | undefined): void => {
@@ -140,11 +135,8 @@ export const createLowdbHealthLedger = ({
 
   /** Reads the file again (the states and the version from one handle, so they match). */
   const load: TaskEither<DomainError, Ledger> = async () => {
-    let handle: FileHandle;
-    try {
-      handle = await open(path, "r");
-    } catch (error) {
-      if (errorCode(error) !== "ENOENT") throw error;
+    const handle = await openIfPresent(path);
+    if (handle === undefined) {
       ledger = { connections: new Map(), claims: new Map(), warnings: new Map() };
       remember("absent");
       return E.right(ledger);
@@ -165,12 +157,7 @@ export const createLowdbHealthLedger = ({
     const decoded = HealthFileCodec.decode(json);
     if (E.isLeft(decoded)) {
       await handle.close();
-      const fields = toFieldErrors(decoded.left, "health").map((error) => `${error.field} ${error.message}`);
-      return E.left(
-        storageFailure(
-          `Storage failure: ${HEALTH_FILE} is not a health file (${fields.join("; ")}); move it away to start every state unknown.`,
-        ),
-      );
+      return E.left(invalidStored(HEALTH_FILE, decoded.left, "health", "move it away to start every state unknown"));
     }
     ledger = {
       connections: new Map(Object.entries(decoded.right.connections).map(([key, health]) => [key, { health }])),
@@ -186,19 +173,7 @@ export const createLowdbHealthLedger = ({
 
   const write = async (): Promise<void> => {
     const bytes = encode(ledger);
-    const temporary = `${path}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`;
-    const handle = await open(temporary, "wx", 0o600);
-    try {
-      await handle.writeFile(bytes);
-      await handle.datasync();
-      const stats = await handle.stat();
-      await rename(temporary, path);
-      remember({ handle, stats });
-    } catch (error) {
-      await handle.close();
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
+    remember(await replaceDurably(path, bytes));
   };
 
   // Changes that arrive while a write runs (a background round claims and records many connections at

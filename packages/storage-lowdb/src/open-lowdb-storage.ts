@@ -54,12 +54,11 @@ export const openLowdbStorage =
   }: OpenLowdbStorageOptions): TaskEither<DomainError, Storage> =>
   async () => {
     const locking = lockStaleMs === undefined ? {} : { lockStaleMs };
-    // The trail's appends name the webhooks each event goes to (the outbox); the webhooks read those lines.
+    // The trail's appends name the webhooks each event goes to (the outbox); the webhook store reads those lines
+    // from the trail's file.
     const webhooks = createLowdbWebhookStore({
       dataDir,
       keyring,
-      outboxAfter: (cursor) => audit.outboxAfter(cursor),
-      auditEntry: (id) => audit.entry(id),
       ...locking,
     });
     const audit = createLowdbAuditLog({

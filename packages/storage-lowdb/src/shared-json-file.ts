@@ -1,11 +1,11 @@
-import { randomBytes } from "node:crypto";
-import { open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { storageFailure, toFieldErrors, type DomainError } from "@sdwan-connections/core";
+import { invalidStored, storageFailure, type DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type * as t from "io-ts";
-import { errorCode } from "./errors.js";
+import { replaceDurably } from "./durable-write.js";
+import { errorCode, failedWhile } from "./errors.js";
 import { createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 
@@ -21,8 +21,6 @@ export interface SharedJsonFileOptions<A> {
   readonly codec: t.Type<A, unknown, unknown>;
   /** What an absent file holds. */
   readonly empty: A;
-  /** What the file is, for errors (`a tokens file`). */
-  readonly what: string;
   /** As `openConnectionsFile`'s: after how long a dead process's lock is taken over (ms). */
   readonly lockStaleMs?: number | undefined;
 }
@@ -55,7 +53,6 @@ export const openSharedJsonFile = <A>({
   name,
   codec,
   empty,
-  what: kind,
   lockStaleMs = 10_000,
 }: SharedJsonFileOptions<A>): SharedJsonFile<A> => {
   const path = join(dataDir, name);
@@ -65,8 +62,7 @@ export const openSharedJsonFile = <A>({
   let loaded: { readonly version: string; readonly at: number } | undefined;
   let lastVersion: string | undefined;
 
-  const failure = (what: string, error: unknown) =>
-    storageFailure(`Storage failure while ${what} ${name}: ${error instanceof Error ? error.message : String(error)}.`);
+  const failure = (what: string, error: unknown) => failedWhile(`${what} ${name}`, error);
 
   const versionOnDisk = async (): Promise<string> => {
     try {
@@ -94,10 +90,7 @@ export const openSharedJsonFile = <A>({
       return E.left(storageFailure(`Storage failure: ${name} is not JSON.`));
     }
     const decoded = codec.decode(json);
-    if (E.isLeft(decoded)) {
-      const fields = toFieldErrors(decoded.left, "file").map((error) => `${error.field} ${error.message}`);
-      return E.left(storageFailure(`Storage failure: ${name} is not ${kind} (${fields.join("; ")}).`));
-    }
+    if (E.isLeft(decoded)) return E.left(invalidStored(name, decoded.left, "file"));
     loaded = { version, at: Date.now() };
     lastVersion = version;
     contents = decoded.right;
@@ -105,23 +98,11 @@ export const openSharedJsonFile = <A>({
   };
 
   const write = async (next: A): Promise<void> => {
-    const temporary = `${path}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`;
-    const handle = await open(temporary, "wx", 0o600);
-    let written: string;
-    try {
-      await handle.writeFile(JSON.stringify(codec.encode(next)));
-      await handle.datasync();
-      // The version the file will show once renamed (a rename keeps the inode, its size and mtime): what this
-      // process wrote is not read back, while a replacement by another process since is still seen.
-      const { ino, size, mtimeMs } = await handle.stat();
-      written = `${ino}:${size}:${mtimeMs}`;
-    } catch (error) {
-      await handle.close();
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
+    const { handle, stats } = await replaceDurably(path, JSON.stringify(codec.encode(next)));
     await handle.close();
-    await rename(temporary, path);
+    // The version the file shows once renamed (a rename keeps the inode, its size and mtime): what this process
+    // wrote is not read back, while a replacement by another process since is still seen.
+    const written = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
     lastVersion = written;
     loaded = { version: written, at: Date.now() };
     contents = next;

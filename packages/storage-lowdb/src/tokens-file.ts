@@ -1,4 +1,13 @@
-import { IsoTimeCodec, type ServiceToken, type ServiceTokenStore } from "@sdwan-connections/core";
+import {
+  IsoTimeCodec,
+  listedToken,
+  provenToken,
+  tokenRules,
+  tokensByHash,
+  type ServiceTokenStore,
+  type StoredChange,
+  type StoredServiceToken,
+} from "@sdwan-connections/core";
 import * as t from "io-ts";
 import { openSharedJsonFile } from "./shared-json-file.js";
 
@@ -24,8 +33,6 @@ const EntryCodec = t.intersection([
 type Entry = t.TypeOf<typeof EntryCodec>;
 const TokensFileCodec = t.type({ tokens: t.array(EntryCodec) });
 
-const tokenOf = ({ hash: _hash, previous: _previous, ...token }: Entry): ServiceToken => token;
-
 export interface LowdbServiceTokenStoreOptions {
   /** The data directory, as for `openConnectionsFile`. */
   readonly dataDir: string;
@@ -46,65 +53,27 @@ export const createLowdbServiceTokenStore = ({
     name: TOKENS_FILE,
     codec: TokensFileCodec,
     empty: { tokens: [] },
-    what: "a tokens file",
     lockStaleMs,
   });
-  // Each working secret's hash, current or previous, to its entry, for the entries last read: a lookup is one map read.
-  let indexed: { readonly of: readonly Entry[]; readonly byHash: ReadonlyMap<string, Entry> } | undefined;
-  const byHashOf = (entries: readonly Entry[]): ReadonlyMap<string, Entry> => {
-    if (indexed?.of !== entries)
-      indexed = {
-        of: entries,
-        byHash: new Map(
-          entries.flatMap((entry) => [
-            [entry.hash, entry] as const,
-            ...(entry.previous === undefined ? [] : [[entry.previous.hash, entry] as const]),
-          ]),
-        ),
-      };
+  // Each working secret's hash to its token, for the tokens last read: a lookup is one map read.
+  let indexed: { readonly of: readonly Entry[]; readonly byHash: ReturnType<typeof tokensByHash> } | undefined;
+  const byHashOf = (tokens: readonly Entry[]) => {
+    if (indexed?.of !== tokens) indexed = { of: tokens, byHash: tokensByHash(tokens) };
     return indexed.byHash;
   };
-  const change = <A>(next: (current: Entry[]) => { readonly tokens?: Entry[]; readonly answer: A }) =>
+  const apply = <A>(rule: (current: readonly Entry[]) => StoredChange<readonly StoredServiceToken[], A>) =>
     file.change("writing", ({ tokens: current }) => {
-      const { tokens, answer } = next(current);
-      return { contents: tokens === undefined ? undefined : { tokens }, answer };
+      const { next, answer } = rule(current);
+      return { contents: next === undefined ? undefined : { tokens: [...next] }, answer };
     });
 
   return {
-    create: (token, hash) =>
-      change((current) =>
-        current.some((entry) => entry.name === token.name)
-          ? { answer: false }
-          : { tokens: [...current, { ...token, hash }], answer: true },
-      ),
-    list: () => file.read("reading", ({ tokens }) => tokens.map(tokenOf)),
-    find: (hash, now) =>
-      file.read("reading", ({ tokens }) => {
-        const entry = byHashOf(tokens).get(hash);
-        const proved =
-          entry !== undefined &&
-          (entry.hash === hash ? now < entry.expiresAt : entry.previous !== undefined && now < entry.previous.until);
-        return proved ? tokenOf(entry) : undefined;
-      }),
-    renew: (id, { hash, expiresAt, previousUntil }) =>
-      change((current) => {
-        const entry = current.find((one) => one.id === id);
-        if (entry === undefined) return { answer: undefined };
-        const renewed: Entry = { ...entry, hash, expiresAt, previous: { hash: entry.hash, until: previousUntil } };
-        return { tokens: current.map((one) => (one.id === id ? renewed : one)), answer: tokenOf(renewed) };
-      }),
-    revoke: (id) =>
-      change((current) =>
-        current.some((one) => one.id === id)
-          ? { tokens: current.filter((one) => one.id !== id), answer: true }
-          : { answer: false },
-      ),
-    touch: (id, at) =>
-      change((current) =>
-        current.some((one) => one.id === id)
-          ? { tokens: current.map((one) => (one.id === id ? { ...one, lastUsedAt: at } : one)), answer: undefined }
-          : { answer: undefined },
-      ),
+    create: (token, hash) => apply(tokenRules.create(token, hash)),
+    list: () => file.read("reading", ({ tokens }) => tokens.map(listedToken)),
+    find: (hash, now) => file.read("reading", ({ tokens }) => provenToken(byHashOf(tokens), hash, now)),
+    renew: (id, renewal) => apply(tokenRules.renew(id, renewal)),
+    revoke: (id) => apply(tokenRules.revoke(id)),
+    touch: (id, at) => apply(tokenRules.touch(id, at)),
     close: file.close,
   };
 };

@@ -4,11 +4,14 @@ import {
   IsoTimeCodec,
   oneOf,
   storageFailure,
+  claimable,
   eventOf,
+  pendingDelivery,
+  settlementOf,
+  webhookGone,
   redeliveryOf,
   WEBHOOK_KINDS,
   withinHistory,
-  type AuditEntry,
   type ClaimedDelivery,
   type DomainError,
   type Delivery,
@@ -25,8 +28,8 @@ import * as O from "fp-ts/lib/Option.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import type { TrailOutbox } from "./audit-file.js";
 import { openSharedJsonFile, type SharedJsonFile } from "./shared-json-file.js";
+import { openTrailOutbox } from "./trail-outbox.js";
 
 /** Name of the webhooks' file inside the data directory: the webhooks, their secrets sealed. */
 export const WEBHOOKS_FILE = "webhooks.json";
@@ -59,7 +62,7 @@ const DeliveryEntry = t.type({
   eventId: t.string,
   status: oneOf(DELIVERY_STATUSES),
   nextAttemptAt: IsoTimeCodec,
-  attempts: t.array(Attempt),
+  attempts: t.readonlyArray(Attempt),
   /** The event as it is delivered (CloudEvents JSON) while pending: the audit entry may be pruned before it is. */
   event: t.string,
   lease: t.union([t.type({ owner: t.string, until: IsoTimeCodec }), t.null]),
@@ -86,10 +89,6 @@ export interface LowdbWebhookStoreOptions {
   readonly dataDir: string;
   /** Seals the secrets, as connections.json's apiKeys. */
   readonly keyring: Keyring;
-  /** The audit trail's outbox (the entries naming webhooks). */
-  readonly outboxAfter: (cursor: string | null) => Promise<TrailOutbox>;
-  /** The audit trail's entry `id`, while kept: a settled delivery's event is there only. */
-  readonly auditEntry?: (id: string) => Promise<AuditEntry | undefined>;
   readonly lockStaleMs?: number;
 }
 
@@ -104,8 +103,6 @@ export interface LowdbWebhookStoreOptions {
 export const createLowdbWebhookStore = ({
   dataDir,
   keyring,
-  outboxAfter,
-  auditEntry = async () => undefined,
   lockStaleMs = 10_000,
 }: LowdbWebhookStoreOptions): WebhookStore & {
   /** The webhooks (for the trail's appends). */
@@ -115,19 +112,19 @@ export const createLowdbWebhookStore = ({
   close(): Promise<void>;
 } => {
   const shared = { dataDir, lockStaleMs };
+  // The outbox is the trail's lines, read from its file: the trail's appends read the webhooks, never the other way.
+  const trail = openTrailOutbox(dataDir);
   const webhooksFile = openSharedJsonFile<WebhooksFile>({
     ...shared,
     name: WEBHOOKS_FILE,
     codec: WebhooksFileCodec,
     empty: { webhooks: [] },
-    what: "a webhooks file",
   });
   const deliveriesFile = openSharedJsonFile<DeliveriesFile>({
     ...shared,
     name: DELIVERIES_FILE,
     codec: DeliveriesFileCodec,
     empty: { deliveries: [], cursor: null },
-    what: "a webhook deliveries file",
   });
   /** What a file holds now, for the trail (whose appends and rewrites fail by throwing): a failure thrown. */
   const readNow = async <A, B>(file: SharedJsonFile<A>, answer: (contents: A) => B): Promise<B> => {
@@ -173,26 +170,19 @@ export const createLowdbWebhookStore = ({
       if (next.status === "gone") gone.push({ webhookId: delivery.webhookId, at: attempt.at });
       deliveries[index] = {
         ...delivery,
-        status: next.status === "gone" ? "dead" : next.status,
-        nextAttemptAt: next.status === "pending" ? next.at : attempt.at,
-        attempts: [...delivery.attempts, attempt],
+        ...settlementOf(delivery, attempt, next),
         event: next.status === "pending" ? delivery.event : "",
         lease: null,
       };
     }
-    const outbox = await outboxAfter(start.cursor);
+    const outbox = await trail.after(start.cursor);
     const known = new Set(webhooks.map((webhook) => webhook.id));
     for (const { entry, webhooks: named } of outbox.marked) {
       const event = O.toNullable(eventOf(entry));
       if (event !== null)
         for (const webhookId of named.filter((id) => known.has(id)))
           deliveries.push({
-            id: randomUUID(),
-            webhookId,
-            eventId: entry.id,
-            status: "pending",
-            nextAttemptAt: entry.at,
-            attempts: [],
+            ...pendingDelivery(entry, webhookId, randomUUID()),
             event: JSON.stringify(event),
             lease: null,
           });
@@ -222,7 +212,7 @@ export const createLowdbWebhookStore = ({
     changeWebhooks((webhooks) => ({
       webhooks: webhooks.map((webhook) => {
         const at = gone.find((one) => one.webhookId === webhook.id)?.at;
-        return at === undefined || webhook.disabledAt !== null ? webhook : { ...webhook, disabledAt: at };
+        return at === undefined ? webhook : webhookGone(webhook, at);
       }),
       answer: undefined,
     }));
@@ -241,27 +231,19 @@ export const createLowdbWebhookStore = ({
       const byId = new Map(
         webhooks.filter((webhook) => !busy.includes(webhook.id)).map((webhook) => [webhook.id, webhook]),
       );
-      const claimed: ClaimedDelivery[] = [];
-      // The webhooks whose run ended (a delivery not due, or held by another owner).
-      const ended = new Set<string>();
-      for (const [index, delivery] of deliveries.entries()) {
-        if (claimed.length >= limit) break;
-        const webhook = byId.get(delivery.webhookId);
-        if (delivery.status !== "pending" || webhook === undefined || ended.has(webhook.id)) continue;
-        const leased = delivery.lease !== null && delivery.lease.owner !== owner && delivery.lease.until > now;
-        if (webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
-          ended.add(webhook.id);
-          continue;
-        }
-        const leasedNow = { ...delivery, lease: { owner, until: leaseUntil } };
-        deliveries[index] = leasedNow;
-        claimed.push({
-          delivery: deliveryOf(leasedNow),
+      const claimed = claimable(
+        deliveries,
+        (delivery) => ({ delivery, lease: delivery.lease, webhook: byId.get(delivery.webhookId) }),
+        { owner, now, limit },
+      ).map(({ index, row: delivery, webhook }): ClaimedDelivery => {
+        deliveries[index] = { ...delivery, lease: { owner, until: leaseUntil } };
+        return {
+          delivery: deliveryOf(delivery),
           webhook: webhookOf(webhook),
           secrets: openSecrets(webhook),
           event: JSON.parse(delivery.event) as ClaimedDelivery["event"],
-        });
-      }
+        };
+      });
       return { answer: claimed, changed: claimed.length > 0 };
     });
 
@@ -332,7 +314,7 @@ export const createLowdbWebhookStore = ({
           TE.tryCatch(
             async () => {
               if (found === undefined || found.event !== "") return found?.event;
-              const entry = await auditEntry(found.eventId);
+              const entry = await trail.entry(found.eventId);
               const event = entry === undefined ? null : O.toNullable(eventOf(entry));
               return event === null ? undefined : JSON.stringify(event);
             },

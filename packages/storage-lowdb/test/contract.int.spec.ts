@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   describeConnectionRepositoryContract,
@@ -85,6 +85,7 @@ describeServiceTokenStoreContract("LowdbServiceTokenStore", {
     tokensDir = join(tokensDirectory.path, `store-${generation}`);
     await mkdir(tokensDir);
   },
+  peek: () => readFile(join(tokensDir, "tokens.json"), "utf8"),
   close: async () => {
     await Promise.all(tokenStores.map((tokens) => tokens.close()));
     await rm(tokensDirectory.path, { recursive: true, force: true });
@@ -133,6 +134,12 @@ describeWebhookStoreContract("LowdbWebhookStore", {
   reset: async () => {
     storages += 1;
     webhooksDataDir = join(webhooksDirectory.path, `store-${storages}`);
+  },
+  // Every file of the data directory (the webhooks', their deliveries', the audit trail's, its segments').
+  peek: async () => {
+    const names = await readdir(webhooksDataDir, { recursive: true, withFileTypes: true });
+    const files = names.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+    return (await Promise.all(files.map((file) => readFile(file, "utf8")))).join("\n");
   },
   close: () => rm(webhooksDirectory.path, { recursive: true, force: true }),
 });

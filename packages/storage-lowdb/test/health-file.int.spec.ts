@@ -98,7 +98,7 @@ describe("the embedded store's health states (health.json)", () => {
       E.left(
         expect.objectContaining({
           _tag: "StorageFailure",
-          reason: expect.stringContaining("health.json is not a health file"),
+          reason: expect.stringContaining("health.json is invalid ("),
         }),
       ),
     );

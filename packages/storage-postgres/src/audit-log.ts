@@ -12,8 +12,7 @@ import {
   DEFAULT_AUDIT_RETENTION,
   eventOf,
   eventTypeOf,
-  storageFailure,
-  toFieldErrors,
+  invalidStored,
   type AuditEntry,
   type AuditHead,
   type AuditLog,
@@ -51,12 +50,7 @@ const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
   pipe(
     AuditRow.decode(row),
     E.bimap(
-      (errors) =>
-        storageFailure(
-          `Storage failure: an audit entry is invalid (${toFieldErrors(errors, "row")
-            .map((error) => `${error.field} ${error.message}`)
-            .join("; ")}).`,
-        ),
+      (errors) => invalidStored("an audit entry", errors),
       ({ request_id, failure, version, orchestrator_url, ...row }): AuditEntry => ({
         ...row,
         requestId: request_id,

@@ -6,9 +6,8 @@ import type pg from "pg";
 import {
   AliasPatternCodec,
   GrantVerbCodec,
-  storageFailure,
   SubjectCodec,
-  toFieldErrors,
+  invalidStored,
   type DomainError,
   type Grant,
   type GrantStore,
@@ -25,13 +24,7 @@ export const GRANT_CHANGES_CHANNEL = "sdwan_grant_changes";
 const GrantRow = t.type({ id: t.string, subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec });
 
 const grantOf = (row: unknown): E.Either<DomainError, Grant> =>
-  E.mapLeft((errors: t.Errors) =>
-    storageFailure(
-      `Storage failure: a grant is invalid (${toFieldErrors(errors, "row")
-        .map((error) => `${error.field} ${error.message}`)
-        .join("; ")}).`,
-    ),
-  )(GrantRow.decode(row));
+  E.mapLeft((errors: t.Errors) => invalidStored("a grant", errors))(GrantRow.decode(row));
 
 export interface PostgresGrantStoreOptions {
   readonly pool: pg.Pool;

@@ -9,8 +9,7 @@ import {
   aliasKey,
   HEALTH_HISTORY,
   IsoTimeCodec,
-  storageFailure,
-  toFieldErrors,
+  invalidStored,
   type ConnectionHealth,
   type DomainError,
   type HealthLedger,
@@ -32,13 +31,7 @@ const HealthRow = t.type({
 });
 
 const decodeRow = (row: unknown): E.Either<DomainError, ConnectionHealth> =>
-  E.mapLeft((errors: t.Errors) =>
-    storageFailure(
-      `Storage failure: a connection's health is invalid (${toFieldErrors(errors, "row")
-        .map((error) => `${error.field} ${error.message}`)
-        .join("; ")}).`,
-    ),
-  )(HealthRow.decode(row));
+  E.mapLeft((errors: t.Errors) => invalidStored("a connection's health", errors))(HealthRow.decode(row));
 
 /**
  * Core's HealthLedger in `connection_health`, shared by every instance. A

@@ -7,7 +7,7 @@ import {
   OrchestratorUrlCodec,
   aliasKey,
   storageFailure,
-  toFieldErrors,
+  invalidStored,
   type StoredConnection,
   type ConnectionSummary,
   type DomainError,
@@ -37,12 +37,7 @@ export type ConnectionRow = t.TypeOf<typeof ConnectionRow>;
 export const SummaryRow = t.type({ alias: AliasCodec, orchestrator_url: OrchestratorUrlCodec });
 
 // The codecs' messages never quote the value, so naming the bad columns is safe.
-const badRow = (errors: t.Errors): DomainError =>
-  storageFailure(
-    `Storage failure: a stored connection is invalid (${toFieldErrors(errors, "row")
-      .map((error) => `${error.field} ${error.message}`)
-      .join("; ")}).`,
-  );
+const badRow = (errors: t.Errors): DomainError => invalidStored("a stored connection", errors);
 
 export const decodeSummary = (row: unknown): E.Either<DomainError, ConnectionSummary> =>
   pipe(

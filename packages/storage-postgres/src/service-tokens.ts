@@ -3,13 +3,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Pool } from "pg";
-import {
-  storageFailure,
-  toFieldErrors,
-  type DomainError,
-  type ServiceToken,
-  type ServiceTokenStore,
-} from "@sdwan-connections/core";
+import { invalidStored, type DomainError, type ServiceToken, type ServiceTokenStore } from "@sdwan-connections/core";
 import { databaseFailure } from "./database-errors.js";
 import { DateCodec } from "./rows.js";
 
@@ -34,12 +28,7 @@ const tokenOf = (row: unknown): E.Either<DomainError, ServiceToken> =>
   pipe(
     TokenRow.decode(row),
     E.bimap(
-      (errors) =>
-        storageFailure(
-          `Storage failure: a service token is invalid (${toFieldErrors(errors, "row")
-            .map((error) => `${error.field} ${error.message}`)
-            .join("; ")}).`,
-        ),
+      (errors) => invalidStored("a service token", errors),
       (decoded) => ({
         id: decoded.id,
         name: decoded.name,

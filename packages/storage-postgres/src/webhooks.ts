@@ -11,7 +11,7 @@ import {
   oneOf,
   redeliveryOf,
   storageFailure,
-  toFieldErrors,
+  invalidStored,
   WEBHOOK_HISTORY,
   WEBHOOK_KINDS,
   type ClaimedDelivery,
@@ -65,12 +65,7 @@ const decodeRows = <A>(
     rows.map((row) => codec.decode(row)),
     E.sequenceArray,
     E.bimap(
-      (errors) =>
-        storageFailure(
-          `Storage failure: ${what} is invalid (${toFieldErrors(errors, "row")
-            .map((error) => `${error.field} ${error.message}`)
-            .join("; ")}).`,
-        ),
+      (errors) => invalidStored(what, errors),
       (decoded) => [...decoded],
     ),
   );

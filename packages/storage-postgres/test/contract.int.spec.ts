@@ -124,6 +124,7 @@ describeServiceTokenStoreContract("PostgresServiceTokenStore", {
   reset: async () => {
     await admin.query(`truncate ${SERVICE_TOKENS_TABLE}`);
   },
+  peek: async () => JSON.stringify((await admin.query(`select * from ${SERVICE_TOKENS_TABLE}`)).rows),
 });
 
 // Each "instance" publishes through its own pool and listens through its own proxy, which `interrupt` cuts.
@@ -204,4 +205,12 @@ describeWebhookStoreContract("PostgresWebhookStore", {
   reset: async () => {
     await admin.query("truncate connections, audit_entries, sdwan_webhooks, sdwan_webhook_deliveries");
   },
+  peek: async () =>
+    JSON.stringify(
+      await Promise.all(
+        ["sdwan_webhooks", "sdwan_webhook_deliveries"].map(
+          async (table) => (await admin.query(`select * from ${table}`)).rows,
+        ),
+      ),
+    ),
 });

@@ -30,7 +30,7 @@ export const openWebhooks = (
 ): Webhooks & { close(): void } => {
   let loaded: ReturnType<typeof load> | undefined;
   const load = async () => {
-    const { admitsWebhookUrl, createWebhookSender } = await import("@sdwan-connections/orchestrator-portal");
+    const { admitsWebhookUrl, createWebhookSender } = await import("@sdwan-connections/outbound-http");
     const ca =
       config.orchestratorCaFile === undefined
         ? undefined

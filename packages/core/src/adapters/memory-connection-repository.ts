@@ -3,13 +3,14 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { entryAsWritten, type AuditEntry } from "../domain/audit.js";
 import { aliasKey } from "../domain/codecs.js";
 import {
+  aliasFreeIn,
+  atExpectedVersion,
   declaredExpiryAfter,
   keyRenewalAfter,
   sameTime,
-  type ExpectedVersions,
   type StoredConnection,
 } from "../domain/connection.js";
-import { alreadyExists, notFound, versionMismatch, type DomainError } from "../domain/errors.js";
+import { notFound, type DomainError } from "../domain/errors.js";
 import { createInMemoryAuditLog } from "./memory-audit-log.js";
 import type { AuditLog } from "../ports/audit-log.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -81,14 +82,6 @@ export const createInMemoryConnectionRepository = (
   store: InMemoryConnectionStore = createInMemoryConnectionStore(),
 ): ConnectionRepository => {
   const { connections } = store;
-  // The stored connection, if it exists and is at an expected version.
-  const current = (alias: string, expected: ExpectedVersions | undefined): E.Either<DomainError, StoredConnection> => {
-    const existing = connections.get(aliasKey(alias));
-    if (existing === undefined) return E.left(notFound(alias));
-    return expected === undefined || expected.includes(existing.version)
-      ? E.right(existing)
-      : E.left(versionMismatch(existing.alias, existing.version));
-  };
   const nextVersion = () => (store.lastVersion += 1);
   return {
     get: (alias) => lazily(() => E.fromNullable(notFound(alias))(connections.get(aliasKey(alias)))),
@@ -100,10 +93,7 @@ export const createInMemoryConnectionRepository = (
       write(
         store,
         entry,
-        () => {
-          const existing = connections.get(aliasKey(connection.alias));
-          return existing === undefined ? E.right(undefined) : E.left(alreadyExists(existing.alias));
-        },
+        () => aliasFreeIn(connections, connection.alias),
         () =>
           void connections.set(aliasKey(connection.alias), {
             ...connection,
@@ -126,7 +116,7 @@ export const createInMemoryConnectionRepository = (
       return write(
         store,
         entry,
-        () => current(alias, expected),
+        () => atExpectedVersion(connections, alias, expected),
         (existing) => {
           if (!changes(existing)) return existing;
           const { apiKeyExpiresAt: _given, ...rest } = { ...existing, ...change };
@@ -151,7 +141,7 @@ export const createInMemoryConnectionRepository = (
       write(
         store,
         entry,
-        () => current(alias, expected),
+        () => atExpectedVersion(connections, alias, expected),
         () => void connections.delete(aliasKey(alias)),
         undefined,
         (existing) => existing,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import type { AuditEntry } from "../domain/audit.js";
+import { claimable, pendingDelivery, settlementOf, webhookGone, type Lease } from "../domain/deliveries.js";
 import { eventOf, type CloudEvent } from "../domain/events.js";
 import {
   redeliveryOf,
@@ -17,7 +18,7 @@ import type { WebhookStore } from "../ports/webhook-store.js";
 interface Row {
   delivery: Delivery;
   readonly event: CloudEvent;
-  lease: { readonly owner: string; readonly until: Date } | undefined;
+  lease: Lease | undefined;
 }
 
 /**
@@ -39,18 +40,7 @@ export const createInMemoryWebhookStore = (): WebhookStore & { enqueue(entry: Au
         [...webhooks.values()].map(({ webhook }) => webhook),
       );
       for (const webhook of targets)
-        rows.push({
-          delivery: {
-            id: randomUUID(),
-            webhookId: webhook.id,
-            eventId: entry.id,
-            status: "pending",
-            nextAttemptAt: entry.at,
-            attempts: [],
-          },
-          event: event.value,
-          lease: undefined,
-        });
+        rows.push({ delivery: pendingDelivery(entry, webhook.id, randomUUID()), event: event.value, lease: undefined });
     },
     create: (webhook, secrets) => async () => {
       webhooks.set(webhook.id, { webhook, secrets });
@@ -65,45 +55,27 @@ export const createInMemoryWebhookStore = (): WebhookStore & { enqueue(entry: Au
     claim:
       (owner, now, leaseUntil, limit, busy = []) =>
       async () => {
-        const claimed: ClaimedDelivery[] = [];
-        // The webhooks whose run ended (a delivery not due, or held by another owner).
-        const ended = new Set<string>();
-        for (const row of rows) {
-          const { delivery } = row;
-          const target = webhooks.get(delivery.webhookId);
-          if (claimed.length >= limit) break;
-          if (
-            delivery.status !== "pending" ||
-            ended.has(delivery.webhookId) ||
-            target === undefined ||
-            busy.includes(delivery.webhookId)
-          )
-            continue;
-          const leased = row.lease !== undefined && row.lease.owner !== owner && row.lease.until > now;
-          if (target.webhook.disabledAt !== null || leased || delivery.nextAttemptAt > now) {
-            ended.add(delivery.webhookId);
-            continue;
-          }
-          row.lease = { owner, until: leaseUntil };
-          claimed.push({ delivery, webhook: target.webhook, secrets: target.secrets, event: row.event });
-        }
-        return right(claimed);
+        const targetOf = ({ webhookId }: Delivery) => {
+          const target = busy.includes(webhookId) ? undefined : webhooks.get(webhookId);
+          return target && { ...target, disabledAt: target.webhook.disabledAt };
+        };
+        const claimed = claimable(rows, (row) => ({ ...row, webhook: targetOf(row.delivery) }), { owner, now, limit });
+        return right(
+          claimed.map(({ row, webhook: { webhook, secrets } }): ClaimedDelivery => {
+            row.lease = { owner, until: leaseUntil };
+            return { delivery: row.delivery, webhook, secrets, event: row.event };
+          }),
+        );
       },
     settle: (id, owner, attempt, next) => async () => {
       const row = rows.find((one) => one.delivery.id === id);
       if (row === undefined || row.lease?.owner !== owner) return right(undefined);
       row.lease = undefined;
-      const status = next.status === "gone" ? "dead" : next.status;
-      row.delivery = {
-        ...row.delivery,
-        status,
-        nextAttemptAt: next.status === "pending" ? next.at : attempt.at,
-        attempts: [...row.delivery.attempts, attempt],
-      };
+      row.delivery = { ...row.delivery, ...settlementOf(row.delivery, attempt, next) };
       rows = withinHistory(rows, (one) => one.delivery);
       const target = webhooks.get(row.delivery.webhookId);
       if (next.status === "gone" && target !== undefined)
-        webhooks.set(target.webhook.id, { ...target, webhook: { ...target.webhook, disabledAt: attempt.at } });
+        webhooks.set(target.webhook.id, { ...target, webhook: webhookGone(target.webhook, attempt.at) });
       return right(undefined);
     },
     deliveries: (id, limit, status) => async () =>

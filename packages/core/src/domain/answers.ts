@@ -1,5 +1,7 @@
-import type { AddConnectionOutcome } from "../use-cases/add-connection.js";
-import type { UpdateConnectionOutcome } from "../use-cases/update-connection.js";
+/** What a successful add answers: it was added, or a dry run found it would be. */
+export type AddConnectionOutcome = "added" | "dry-run";
+/** What a successful update answers; `unchanged`: the change changed nothing (the URL and key stored already), so the version stays. */
+export type UpdateConnectionOutcome = "updated" | "unchanged" | "dry-run";
 
 /** The words a successful add or update is answered with (docs/interface.md §1), for the drivers and the OpenAPI document. */
 export const ANSWER_TEXT = {

@@ -1,5 +1,7 @@
+import * as E from "fp-ts/lib/Either.js";
 import type { ApiKey } from "./api-key.js";
-import type { Alias, OrchestratorUrl } from "./codecs.js";
+import { aliasKey, type Alias, type OrchestratorUrl } from "./codecs.js";
+import { alreadyExists, notFound, versionMismatch, type DomainError } from "./errors.js";
 
 /** A named connection to one orchestrator, with the credential used there. */
 export interface Connection {
@@ -30,6 +32,25 @@ export interface StoredConnection extends Connection {
 
 /** A write's precondition: the stored connection's version must be one of these (or the write fails with `VersionMismatch`). */
 export type ExpectedVersions = readonly number[];
+
+/** The stored connection `alias` names (by `aliasKey`), if at a version `expected` names: what every store checks a change against. */
+export const atExpectedVersion = <S extends { readonly alias: string; readonly version: number }>(
+  connections: ReadonlyMap<string, S>,
+  alias: string,
+  expected: ExpectedVersions | undefined,
+): E.Either<DomainError, S> => {
+  const existing = connections.get(aliasKey(alias));
+  if (existing === undefined) return E.left(notFound(alias));
+  return expected === undefined || expected.includes(existing.version)
+    ? E.right(existing)
+    : E.left(versionMismatch(existing.alias, existing.version));
+};
+
+/** Nothing when no stored connection has `alias` (case aside); else AlreadyExists, naming the one that has. */
+export const aliasFreeIn = (connections: ReadonlyMap<string, { readonly alias: string }>, alias: string) => {
+  const existing = connections.get(aliasKey(alias));
+  return existing === undefined ? E.right(undefined) : E.left(alreadyExists(existing.alias));
+};
 
 /** What listing shows of a connection: never the key. */
 export interface ConnectionSummary {

@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
-import { invalidInput, type DomainError, type FieldError } from "./errors.js";
+import { invalidInput, storageFailure, type DomainError, type FieldError } from "./errors.js";
 
 /**
  * Turns io-ts errors into one FieldError per bad field, named by its path
@@ -20,6 +20,17 @@ export const toFieldErrors = (errors: t.Errors, root: string): readonly FieldErr
   }
   return [...seen].map(([field, message]) => ({ field, message }));
 };
+
+/**
+ * What a store reports when what it holds does not decode (a row, a file): `what` named, each bad field named by its
+ * path under `root`, never a value; `advice`, what the operator can do, after them. The one wording of every store.
+ */
+export const invalidStored = (what: string, errors: t.Errors, root = "row", advice?: string): DomainError =>
+  storageFailure(
+    `Storage failure: ${what} is invalid (${toFieldErrors(errors, root)
+      .map((error) => `${error.field} ${error.message}`)
+      .join("; ")})${advice === undefined ? "" : `; ${advice}`}.`,
+  );
 
 const describeExpected = (error: t.ValidationError): string => {
   const last = error.context[error.context.length - 1];

@@ -2,6 +2,7 @@ import * as t from "io-ts";
 import { ALIAS_MAX_LENGTH, aliasKey, brandedString, type Branded } from "./codecs.js";
 import { strictObject } from "./decode.js";
 import { compileGlob, compileGlobSet, type Glob } from "./glob.js";
+import type { StoredChange } from "./stored-change.js";
 
 /** What a grant allows on the aliases it covers, each verb including the ones before it (SPEC §11). */
 export const GRANT_VERBS = ["read", "use", "manage"] as const;
@@ -44,6 +45,22 @@ export type GrantRequest = t.TypeOf<typeof GrantRequestCodec>;
 /** Whether two grants say the same thing (the store refuses the second): same subject, verb and pattern ignoring case. */
 export const sameGrant = (a: Omit<Grant, "id">, b: Omit<Grant, "id">): boolean =>
   a.subject === b.subject && a.verb === b.verb && aliasKey(a.pattern) === aliasKey(b.pattern);
+
+/** The grant store's rules over its grants, which each store binds to its medium: one grant of each kind; remove by id. */
+export const grantRules = {
+  add:
+    (grant: Grant) =>
+    (grants: readonly Grant[]): StoredChange<readonly Grant[], boolean> =>
+      grants.some((one) => sameGrant(one, grant)) ? { answer: false } : { next: [...grants, grant], answer: true },
+  remove:
+    (id: string) =>
+    (grants: readonly Grant[]): StoredChange<readonly Grant[], Grant | undefined> => {
+      const removed = grants.find((one) => one.id === id);
+      return removed === undefined
+        ? { answer: undefined }
+        : { next: grants.filter((one) => one !== removed), answer: removed };
+    },
+};
 
 /** How a grant reads in the audit trail and in logs: `user:alice manage prod-*`. */
 export const describeGrant = ({ subject, verb, pattern }: Omit<Grant, "id">): string => `${subject} ${verb} ${pattern}`;

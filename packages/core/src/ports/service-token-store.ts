@@ -1,31 +1,8 @@
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { DomainError } from "../domain/errors.js";
+import type { ServiceToken, ServiceTokenRenewal } from "../domain/service-token.js";
 
-/** What a service token may do without grants (SPEC §5's roles). */
-export type ServiceTokenRole = "admin" | "viewer";
-
-/** A service token as it is listed: never its secret, nor the secret's hash. */
-export interface ServiceToken {
-  readonly id: string;
-  /** Unique in the store: the token's principal is `token:NAME`. */
-  readonly name: string;
-  /** None (null) for a token created with grants and no role: it may do only what its grants give. */
-  readonly role: ServiceTokenRole | null;
-  /** The lifetime it was created with; a renewal starts it again. */
-  readonly lifetimeDays: number;
-  readonly expiresAt: Date;
-  readonly lastUsedAt: Date | null;
-  /** The audit actor that created it. */
-  readonly createdBy: string;
-  readonly createdAt: Date;
-}
-
-/** A renewal: the new secret's hash, its expiry, and until when the secret before it still works. */
-export interface ServiceTokenRenewal {
-  readonly hash: string;
-  readonly expiresAt: Date;
-  readonly previousUntil: Date;
-}
+export type { ServiceToken, ServiceTokenRenewal, ServiceTokenRole } from "../domain/service-token.js";
 
 /**
  * Service tokens (SPEC §11), shared by every instance over one store. The store keeps the SHA-256 of each

@@ -1,13 +1,11 @@
-import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
 import type * as T from "fp-ts/lib/Task.js";
 import type { Alias } from "../domain/codecs.js";
-import type { Identity, StoredConnection } from "../domain/connection.js";
-import type { DomainError, OrchestratorError } from "../domain/errors.js";
-import { healthOutcomeOf, type HealthCheck, type HealthState } from "../domain/health.js";
+import type { StoredConnection } from "../domain/connection.js";
+import type { DomainError } from "../domain/errors.js";
+import type { HealthCheck, HealthState } from "../domain/health.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthLedger } from "../ports/health-ledger.js";
-import type { Orchestrator } from "../ports/orchestrator.js";
 
 /** A connection whose state a check changed. */
 export interface HealthChange {
@@ -18,27 +16,6 @@ export interface HealthChange {
   readonly to: HealthState;
   readonly check: HealthCheck;
 }
-
-/** Asks the orchestrator whose key the connection holds, timed: its answer, and the health check that answer is. */
-export const identifyAsCheck =
-  (
-    orchestrator: Orchestrator,
-    connection: StoredConnection,
-  ): T.Task<{ readonly identity: E.Either<OrchestratorError, Identity>; readonly check: HealthCheck }> =>
-  async () => {
-    const started = performance.now();
-    const identity = await orchestrator.identify(connection)();
-    const failure = E.isLeft(identity) ? identity.left : undefined;
-    return {
-      identity,
-      check: {
-        at: new Date(),
-        outcome: healthOutcomeOf(failure),
-        latencyMs: Math.round(performance.now() - started),
-        reason: failure?.reason ?? null,
-      },
-    };
-  };
 
 export interface HealthStatesOptions {
   readonly ledger: HealthLedger;

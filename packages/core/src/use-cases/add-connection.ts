@@ -1,5 +1,6 @@
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
+import type { AddConnectionOutcome } from "../domain/answers.js";
 import type { Alias } from "../domain/codecs.js";
 import { alreadyExists, type DomainError } from "../domain/errors.js";
 import { decodeInput } from "../domain/decode.js";
@@ -24,7 +25,7 @@ export interface AddConnectionOptions {
   readonly force?: boolean;
 }
 
-export type AddConnectionOutcome = "added" | "dry-run";
+export type { AddConnectionOutcome };
 
 /**
  * Adds a connection from an untrusted request body: decode, refuse a fenced

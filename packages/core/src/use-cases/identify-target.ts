@@ -1,8 +1,11 @@
+import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
+import type * as T from "fp-ts/lib/Task.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import type { Identity, OrchestratorTarget } from "../domain/connection.js";
-import { invalidInput, validationRefused, type DomainError } from "../domain/errors.js";
+import type { Identity, OrchestratorTarget, StoredConnection } from "../domain/connection.js";
+import { invalidInput, validationRefused, type DomainError, type OrchestratorError } from "../domain/errors.js";
+import { healthOutcomeOf, type HealthCheck } from "../domain/health.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 
 /**
@@ -29,3 +32,24 @@ export const requireAdmitted = (orchestrator: Orchestrator, orchestratorUrl: str
     orchestrator.admits(orchestratorUrl),
     E.mapLeft((reason) => invalidInput([{ field: "orchestratorUrl", message: reason }])),
   );
+
+/** Asks the orchestrator whose key the connection holds, timed: its answer, and the health check that answer is. */
+export const identifyAsCheck =
+  (
+    orchestrator: Orchestrator,
+    connection: StoredConnection,
+  ): T.Task<{ readonly identity: E.Either<OrchestratorError, Identity>; readonly check: HealthCheck }> =>
+  async () => {
+    const started = performance.now();
+    const identity = await orchestrator.identify(connection)();
+    const failure = E.isLeft(identity) ? identity.left : undefined;
+    return {
+      identity,
+      check: {
+        at: new Date(),
+        outcome: healthOutcomeOf(failure),
+        latencyMs: Math.round(performance.now() - started),
+        reason: failure?.reason ?? null,
+      },
+    };
+  };

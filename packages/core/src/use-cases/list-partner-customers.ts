@@ -1,14 +1,12 @@
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
-import type { StoredConnection } from "../domain/connection.js";
+import type { Identity, OrchestratorTarget, StoredConnection } from "../domain/connection.js";
 import type { CustomerList } from "../domain/customer-list.js";
 import { decodeInput } from "../domain/decode.js";
 import { notAPartner, type DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { Deadline, Orchestrator } from "../ports/orchestrator.js";
-import type { CustomersCache } from "../services/customers-cache.js";
-import type { IdentityMemory } from "../services/identity-memory.js";
 
 /**
  * The customers behind a partner connection, through the customers cache,
@@ -23,8 +21,17 @@ export const listPartnerCustomers =
     readonly repository: ConnectionRepository;
     /** Remembering its identifications in `identities` (`IdentityMemory.remembering`). */
     readonly orchestrator: Orchestrator;
-    readonly identities: IdentityMemory;
-    readonly customersCache: CustomersCache;
+    readonly identities: {
+      recall(target: OrchestratorTarget): Identity | undefined;
+      forget(target: OrchestratorTarget): void;
+    };
+    /** The customers cache (`CustomersCache`): `load` runs when it has no fresh list. */
+    readonly customersCache: {
+      get(
+        connection: StoredConnection,
+        load: TE.TaskEither<DomainError, CustomerList>,
+      ): TE.TaskEither<DomainError, CustomerList>;
+    };
   }) =>
   (rawAlias: string): TE.TaskEither<DomainError, CustomerList> => {
     const identifyThenList = (

@@ -1,6 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
+import type { UpdateConnectionOutcome } from "../domain/answers.js";
 import { AliasCodec, aliasKey, type Alias } from "../domain/codecs.js";
 import type { ConnectionChange, ExpectedVersions } from "../domain/connection.js";
 import { decodeInput } from "../domain/decode.js";
@@ -35,8 +36,7 @@ const decodeChange = (alias: Alias, body: unknown): E.Either<DomainError, Connec
     ),
   );
 
-/** `unchanged`: the change changed nothing (the URL and key stored already), so the version stays. */
-export type UpdateConnectionOutcome = "updated" | "unchanged" | "dry-run";
+export type { UpdateConnectionOutcome };
 
 /**
  * Changes the URL and/or key of a connection. The connection as it would be

@@ -6,7 +6,7 @@ import type { ConnectionKind, StoredConnection } from "../domain/connection.js";
 import { decodeInput } from "../domain/decode.js";
 import type { DomainError, OrchestratorError } from "../domain/errors.js";
 import type { HealthCheck } from "../domain/health.js";
-import { identifyAsCheck } from "../services/health-states.js";
+import { identifyAsCheck } from "./identify-target.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 import type { Orchestrator } from "../ports/orchestrator.js";

@@ -4,9 +4,8 @@ import { rootCertificates } from "node:tls";
 import { admitsDestination, invalidInput, type DomainError, type WebhookSender } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
-import { fencedLookup } from "./fence.js";
+import { fencedLookup, isHostListed } from "./fence.js";
 import { parseRetryAfter } from "./retry.js";
-import { isHostListed } from "./url.js";
 
 export interface WebhookSenderOptions {
   /** Extra CAs trusted (SDWAN_ORCHESTRATOR_CA_FILE's), beside the system's. */

@@ -2,7 +2,6 @@ import { lookup as dnsLookup } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { admitsDestination } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
-import { isHostListed } from "./url.js";
 
 /**
  * The agents' DNS lookup, with the fence applied to what a name resolves to
@@ -28,3 +27,12 @@ export const fencedLookup =
       }
       callback(error, address, family);
     });
+
+/** Whether the allowlist names `hostname` itself (an explicit entry, as a fenced destination needs). */
+export const isHostListed = (hostname: string, allowedHosts: readonly string[] | undefined): boolean => {
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "");
+  return allowedHosts !== undefined && allowedHosts.some((allowed) => allowed.replace(/\.$/, "") === host);
+};

@@ -1,0 +1,18 @@
+import * as t from "io-ts";
+import { describe, expect, it } from "vitest";
+import { invalidStored } from "./decode.js";
+
+describe("invalidStored", () => {
+  it("names what is stored and each bad field, never a value, then the advice", () => {
+    const decoded = t.type({ hash: t.string, name: t.string }).decode({ hash: 42, name: "sdw_secret" });
+    expect(decoded._tag).toBe("Left");
+    if (decoded._tag === "Right") return;
+    expect(invalidStored("a service token", decoded.left)).toEqual({
+      _tag: "StorageFailure",
+      reason: "Storage failure: a service token is invalid (hash must be string).",
+    });
+    expect(invalidStored("health.json", decoded.left, "health", "move it away")).toMatchObject({
+      reason: "Storage failure: health.json is invalid (hash must be string); move it away.",
+    });
+  });
+});

@@ -1,0 +1,3 @@
+export { fencedLookup, isHostListed } from "./fence.js";
+export { backoffDelay, parseRetryAfter } from "./retry.js";
+export { admitsWebhookUrl, createWebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";
