@@ -30,11 +30,13 @@ import {
   type StoredConnection,
   type ValidationResult,
   type FeedItem,
+  type CloudEvent,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
+import { createParser } from "eventsource-parser";
 
 /**
  * The use cases the CLI calls, answered by a running service over its REST API (SPEC §1-§3, §8) instead of a
@@ -598,38 +600,31 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
             reconnecting = false;
             opened = true;
             delayMs = RECONNECT_MS.first;
-            // Server-Sent Events: frames end with a blank line; `id:` is the event's, `event:` names it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
-            let pending = "";
+            // Server-Sent Events, read by the one parser the console uses too: `id:` is the event's, `event:` names
+            // it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
             response.setEncoding("utf8");
+            let taken: Promise<void>[] = [];
+            const parser = createParser({
+              onEvent: ({ id, event, data }) => {
+                const delivered =
+                  event === "reset"
+                    ? deliver({ _tag: "reset" })
+                    : // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.
+                      E.match(
+                        () => undefined,
+                        (decoded: CloudEvent) => deliver({ _tag: "event", event: decoded } satisfies FeedItem),
+                      )(json(CloudEventCodec, { status: response.statusCode ?? 0, text: data }));
+                if (delivered instanceof Promise) taken.push(delivered);
+                lastEventId = id ?? lastEventId;
+              },
+            });
             response.on("data", (chunk: string) => {
-              pending += chunk;
-              const frames = pending.split("\n\n");
-              pending = frames.pop() ?? "";
-              for (const frame of frames) {
-                const lines = frame.split("\n");
-                const field = (name: string) =>
-                  lines
-                    .find((line) => line.startsWith(`${name}:`))
-                    ?.slice(name.length + 1)
-                    .trim();
-                const data = lines
-                  .filter((line) => line.startsWith("data:"))
-                  .map((line) => line.slice("data:".length).trimStart())
-                  .join("\n");
-                let taken: void | Promise<void> = undefined;
-                if (field("event") === "reset") taken = deliver({ _tag: "reset" });
-                else if (data !== "") {
-                  // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.
-                  const decoded = json(CloudEventCodec, { status: response.statusCode ?? 0, text: data });
-                  if (E.isRight(decoded)) taken = deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
-                }
-                // The reader's output is full: the socket is read again once it drained (the service then waits too).
-                if (taken !== undefined) {
-                  response.pause();
-                  void taken.then(() => response.resume());
-                }
-                lastEventId = field("id") ?? lastEventId;
-              }
+              parser.feed(chunk);
+              // The reader's output is full: the socket is read again once it drained (the service then waits too).
+              if (taken.length === 0) return;
+              response.pause();
+              void Promise.all(taken).then(() => response.resume());
+              taken = [];
             });
           });
           call.end();
