@@ -3,7 +3,7 @@ import { resolve as resolvePath } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec } from "./commands.js";
+import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec } from "./command.js";
 import {
   chosenContext,
   contextFromOptions,
