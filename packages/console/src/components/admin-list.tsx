@@ -6,6 +6,7 @@ import { useSession } from "../session.js";
 import { problemOf, useLoad, type Loaded } from "../use-load.js";
 import { ConfirmDialog } from "./confirm-dialog.js";
 import { ProblemMessage } from "./problem.js";
+import { Table } from "./table.js";
 
 /**
  * The admin pages' shared parts (tokens, grants, webhooks, a webhook's deliveries): a list's states and table, a
@@ -143,19 +144,7 @@ const ListStates = <A,>({ loaded, empty, note, caption, columns, row }: ListProp
   return (
     <>
       {note === undefined ? null : <p class="note">{note(loaded.value)}</p>}
-      <table class="stacks">
-        <caption class="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            {columns.map((column) => (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{loaded.value.map(row)}</tbody>
-      </table>
+      <Table caption={caption} columns={columns} items={loaded.value} row={row} />
     </>
   );
 };
