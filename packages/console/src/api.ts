@@ -1,6 +1,7 @@
 import { isLeft } from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { providerUnavailable, refusal } from "./schemes.js";
+import { decodeInSlices } from "./slices.js";
 
 /** Where the REST API is served, on the console's own origin. */
 export const API = "/rest/plugin/sdwan";
@@ -266,5 +267,22 @@ export const callJson = async <A>(
 
 export const getJson = <A>(authorization: string, path: string, codec: t.Decoder<unknown, A>): Promise<A> =>
   callJson(authorization, "GET", path, codec);
+
+/**
+ * A GET whose answer is a JSON array, decoded a slice at a time (`decodeInSlices`): `onFirst` gets its first items
+ * (and how many there are) while the rest are decoded.
+ */
+export const getJsonInSlices = async <A>(
+  authorization: string,
+  path: string,
+  codec: t.Decoder<unknown, A>,
+  onFirst: (items: readonly A[], total: number) => void,
+  current: () => boolean,
+): Promise<readonly A[]> => {
+  const response = await call(authorization, "GET", path);
+  const items = await decodeInSlices(await response.json(), codec, onFirst, { current });
+  if (items === undefined && current()) throw unexpected(`GET ${path}`);
+  return items ?? [];
+};
 
 export const aliasPath = (alias: string): string => `/connections/${encodeURIComponent(alias)}`;

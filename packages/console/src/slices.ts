@@ -1,0 +1,41 @@
+import { isLeft } from "fp-ts/lib/Either.js";
+import type * as t from "io-ts";
+
+/** The browser's next task: a slice yields to it, so that a frame (paint, input) can come between two slices. */
+const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+export interface SliceOptions {
+  /** How many items come first, on their own: a screenful. */
+  readonly first?: number;
+  /** How many items each later slice decodes before yielding. */
+  readonly size?: number;
+  /** False once the answer is no longer wanted (a newer load began): decoding stops there. */
+  readonly current?: () => boolean;
+  readonly yieldTo?: () => Promise<void>;
+}
+
+/**
+ * A JSON array decoded with `codec` a slice at a time, yielding between slices so that the page can show its first
+ * items while the rest are decoded: `onFirst` gets the first `first` items and the array's length (when there are
+ * more). Resolves to every item; undefined when the value is not an array of the codec's items (or no longer wanted).
+ */
+export const decodeInSlices = async <A>(
+  value: unknown,
+  codec: t.Decoder<unknown, A>,
+  onFirst: (items: readonly A[], total: number) => void,
+  { first = 100, size = 2_000, current = () => true, yieldTo = nextTask }: SliceOptions = {},
+): Promise<readonly A[] | undefined> => {
+  if (!Array.isArray(value)) return undefined;
+  const items: A[] = [];
+  for (let end = Math.min(first, value.length); ; end = Math.min(end + size, value.length)) {
+    for (let i = items.length; i < end; i += 1) {
+      const decoded = codec.decode(value[i]);
+      if (isLeft(decoded)) return undefined;
+      items.push(decoded.right);
+    }
+    if (end === value.length) return items;
+    if (end === first) onFirst(items.slice(), value.length);
+    await yieldTo();
+    if (!current()) return undefined;
+  }
+};
