@@ -1,8 +1,14 @@
 import { isLeft } from "fp-ts/lib/Either.js";
 import type * as t from "io-ts";
 
-/** The browser's next task: a slice yields to it, so that a frame (paint, input) can come between two slices. */
-const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+/** After the browser's next frame (in a browser; the next task elsewhere): a slice yields to it, so that what the
+ * page has is painted, and input is taken, between two slices. */
+const nextFrame = (): Promise<void> =>
+  new Promise((resolve) =>
+    typeof requestAnimationFrame === "function"
+      ? requestAnimationFrame(() => setTimeout(resolve, 0))
+      : setTimeout(resolve, 0),
+  );
 
 export interface SliceOptions {
   /** How many items come first, on their own: a screenful. */
@@ -23,7 +29,7 @@ export const decodeInSlices = async <A>(
   value: unknown,
   codec: t.Decoder<unknown, A>,
   onFirst: (items: readonly A[], total: number) => void,
-  { first = 100, size = 2_000, current = () => true, yieldTo = nextTask }: SliceOptions = {},
+  { first = 100, size = 5_000, current = () => true, yieldTo = nextFrame }: SliceOptions = {},
 ): Promise<readonly A[] | undefined> => {
   if (!Array.isArray(value)) return undefined;
   const items: A[] = [];
