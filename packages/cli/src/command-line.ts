@@ -288,3 +288,19 @@ export const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, 
   }
   return E.right({ kind: "run", command, args: positionals, options: values as Options });
 };
+
+/**
+ * The help texts, by what asks for them: "" the general help, "--version" the version's line, and each
+ * single-word command's own help by its name. The bundle carries them, made at build time, so that `--help`
+ * prints without loading a command.
+ */
+export const staticHelp = (): Readonly<Record<string, string>> => ({
+  "": HELP,
+  "--version": `${PROGRAM} ${VERSION}\n`,
+  ...Object.fromEntries(
+    ALL_COMMANDS.filter((command) => command.hidden !== true && !command.name.includes(" ")).map((command) => [
+      command.name,
+      commandHelp(command),
+    ]),
+  ),
+});
