@@ -1,6 +1,6 @@
 import * as t from "io-ts";
 import { describe, expect, it } from "vitest";
-import { decodeInSlices } from "./slices.js";
+import { decodeInSlices, leadingObjects } from "./slices.js";
 
 const Item = t.type({ n: t.number });
 const items = (count: number) => Array.from({ length: count }, (_, n) => ({ n }));
@@ -46,5 +46,25 @@ describe("decodeInSlices", () => {
     let wanted = true;
     const all = await decodeInSlices(items(10), Item, () => (wanted = false), { first: 2, current: () => wanted });
     expect(all).toBeUndefined();
+  });
+});
+
+describe("leadingObjects", () => {
+  const text = JSON.stringify([{ a: 'x}]{["' }, { b: [1, { c: 2 }] }, { d: null }]);
+
+  it("parses the complete objects at the start of an array's text, whatever has arrived", () => {
+    expect(leadingObjects(text, 2)).toEqual([{ a: 'x}]{["' }, { b: [1, { c: 2 }] }]);
+    expect(leadingObjects(text, 9)).toEqual(JSON.parse(text));
+    for (let end = 0; end <= text.length; end += 1) {
+      const some = leadingObjects(text.slice(0, end), 9);
+      expect(some).toEqual((JSON.parse(text) as unknown[]).slice(0, some?.length));
+    }
+    expect(leadingObjects(" [ ", 1)).toEqual([]);
+  });
+
+  it("answers undefined for what is not an array of objects", () => {
+    expect(leadingObjects('{"a":1}', 1)).toBeUndefined();
+    expect(leadingObjects("[1, 2]", 1)).toBeUndefined();
+    expect(leadingObjects("[[1]]", 1)).toBeUndefined();
   });
 });

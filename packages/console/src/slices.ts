@@ -3,7 +3,7 @@ import type * as t from "io-ts";
 
 /** After the browser's next frame (in a browser; the next task elsewhere): a slice yields to it, so that what the
  * page has is painted, and input is taken, between two slices. */
-const nextFrame = (): Promise<void> =>
+export const nextFrame = (): Promise<void> =>
   new Promise((resolve) =>
     typeof requestAnimationFrame === "function"
       ? requestAnimationFrame(() => setTimeout(resolve, 0))
@@ -44,4 +44,35 @@ export const decodeInSlices = async <A>(
     await yieldTo();
     if (!current()) return undefined;
   }
+};
+
+/**
+ * The first `count` elements of a JSON array of objects from the start of its text (as much of it as has arrived),
+ * each parsed: fewer when they have not all arrived; undefined when the text is no such array. Strings and nesting
+ * are followed, so a brace or a bracket inside a string is text.
+ */
+export const leadingObjects = (text: string, count: number): unknown[] | undefined => {
+  const items: unknown[] = [];
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let start = -1;
+  for (let i = 0; i < text.length && items.length < count; i += 1) {
+    const c = text.charAt(i);
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === "\\") escaped = true;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" || c === "[") {
+      depth += 1;
+      if (depth === 2 && c === "{") start = i;
+      else if (depth === 2 || (depth === 1 && c !== "[")) return undefined;
+    } else if (c === "}" || c === "]") {
+      depth -= 1;
+      if (depth === 1 && start >= 0) items.push(JSON.parse(text.slice(start, i + 1)));
+      start = depth === 1 ? -1 : start;
+    } else if (depth === 0 ? c.trim() !== "" : depth === 1 && c !== "," && c.trim() !== "") return undefined;
+  }
+  return items;
 };

@@ -17,10 +17,9 @@ import { href } from "../router.js";
 import { useSession } from "../session.js";
 import { useLoad } from "../use-load.js";
 
-/** The customers read so far: the first screenful while the rest are decoded (`total` of them), then all. */
+/** The customers read so far: the first screenful while the rest arrive and are decoded, then all. */
 interface Listing {
   readonly customers: readonly Customer[];
-  readonly total: number;
   readonly complete: boolean;
 }
 
@@ -43,9 +42,9 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
         session.authorization,
         `/partner/${encodeURIComponent(alias)}/customers`,
         Customer,
-        (first, total) => early({ customers: first, total, complete: false }),
+        (first) => early({ customers: first, complete: false }),
         current,
-      ).then((customers) => ({ customers, total: customers.length, complete: true })),
+      ).then((customers) => ({ customers, complete: true })),
     [session, alias],
   );
   const listing = loaded.state === "ready" ? loaded.value : undefined;
@@ -119,7 +118,7 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
               />
               <span role="status">
                 {!complete
-                  ? `The first ${rows.length} of ${listing?.total ?? 0} customers; reading the rest…`
+                  ? `The first ${rows.length} customers; reading the rest…`
                   : rows.length === indexed.length
                     ? `${indexed.length} customers`
                     : rows.length === 0
