@@ -20,7 +20,7 @@ import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { LOGIN_COMMAND } from "./login-command.js";
 import { DEFAULT_WIDTH, json } from "./output.js";
 import { withProgress, type ProgressStream } from "./progress.js";
-import type { ServiceEndpoint } from "./rest-service.js";
+import type { ServiceEndpoint } from "./service-endpoint.js";
 import { loadYaml } from "./yaml.js";
 
 export { HELP, VERSION } from "./command-line.js";

@@ -17,7 +17,7 @@ import {
   type ServiceContext,
 } from "./contexts.js";
 import { table } from "./output.js";
-import type { ServiceEndpoint } from "./rest-service.js";
+import type { ServiceEndpoint } from "./service-endpoint.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

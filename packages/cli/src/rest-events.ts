@@ -2,6 +2,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import {
   CloudEventCodec,
+  type ConnectionService,
   storageFailure,
   type CloudEvent,
   type DomainError,
@@ -11,7 +12,7 @@ import { createParser } from "eventsource-parser";
 import * as E from "fp-ts/lib/Either.js";
 import type * as t from "io-ts";
 import type { Answer } from "./rest-codecs.js";
-import type { RemoteService, ServiceEndpoint } from "./rest-service.js";
+import type { ServiceEndpoint } from "./service-endpoint.js";
 
 // How long `events --follow` waits before opening an ended stream again: doubling from the first to the most, with jitter.
 const RECONNECT_MS = { first: 250, max: 5_000 };
@@ -20,6 +21,7 @@ const STREAM_IDLE_MS = 45_000;
 // An answer the same request would get again (4xx: credentials refused or no longer allowing it, a query or an
 // endpoint not this service's) ends `events --follow`; 408, 429, 5xx and cuts are passing, opened again.
 const endsFollow = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
 /** What the stream shares with the service's other requests: how an answer is decoded, and a problem read. */
 export interface StreamReading {
   readonly origin: string;
@@ -33,7 +35,7 @@ export interface StreamReading {
  * restart from the last event seen (Last-Event-ID), until stopped or refused.
  */
 export const followStream =
-  (endpoint: ServiceEndpoint, { origin, path, json, problemError }: StreamReading): RemoteService["followEvents"] =>
+  (endpoint: ServiceEndpoint, { origin, path, json, problemError }: StreamReading): ConnectionService["followEvents"] =>
   (queryValues, deliver, ended) =>
   () =>
     new Promise((resolve) => {

@@ -41,6 +41,7 @@ import {
 } from "./rest-codecs.js";
 import { restApi, type RestApi } from "./rest-admin.js";
 import { followStream } from "./rest-events.js";
+import type { ServiceEndpoint } from "./service-endpoint.js";
 
 /**
  * The use cases the CLI calls, answered by a running service over its REST API (SPEC §1-§3, §8) instead of a
@@ -59,26 +60,6 @@ export type RemoteService = Omit<
   | "healthMonitor"
   | "keyExpiryWatch"
 >;
-
-export interface ServiceEndpoint {
-  /** The service's base URL (without /rest/plugin/sdwan). */
-  readonly server: string;
-  /** The context's name, for the lines that blame the context (wrong credentials, wrong server). */
-  readonly context: string;
-  /** The Authorization header: Basic from the user and password, or a Bearer token. */
-  readonly authorization: string | undefined;
-  /** PEM of the CAs to trust for an https: server, besides Node's own. */
-  readonly ca?: string;
-  /** How long one request may take. */
-  readonly timeoutMs: number;
-  /**
-   * A signed-in context's Authorization made anew (its access token refreshed): asked before `events --follow` opens
-   * its stream again, which may outlive the access token it started with.
-   */
-  readonly reauthorize?: () => Promise<string | undefined>;
-  /** Told when `events --follow` lost its stream and opens it again, and when it is back (a line for people). */
-  readonly onReconnect?: (line: string) => void;
-}
 
 const BASE = "/rest/plugin/sdwan";
 // A key stored at the service, as the planner sees it: never a key itself (the service never answers one).
