@@ -45,6 +45,9 @@ await build({
     js: 'import { createRequire as __sdwanRequire } from "node:module"; const require = __sdwanRequire(import.meta.url);',
   },
   plugins: [esModules],
+  // The help texts, made here from the commands themselves: `--help` prints them without loading a command.
+  // (As a string in the entry: an object would be hoisted into a chunk the entry then loads.)
+  define: { SDWAN_STATIC_HELP: JSON.stringify(JSON.stringify((await import("../src/command-line.js")).staticHelp())) },
   logLevel: "warning",
 });
 await mkdir(out, { recursive: true });

@@ -3,9 +3,9 @@ import { AliasPatternCodec, GrantVerbCodec, IsoTimeCodec, SubjectCodec } from "@
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec } from "./commands.js";
+import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec } from "./command.js";
 import { cell, table } from "./output.js";
-import type { RestApi, RestFailure } from "./rest-service.js";
+import type { RestApi, RestFailure } from "./rest-admin.js";
 
 /** What an admin command is given: its arguments and options as parsed (a repeatable option's values in an array). */
 export type AdminOptions = Readonly<Record<string, string | boolean | readonly string[] | undefined>>;

@@ -1,34 +1,29 @@
 import { userInfo } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import type { ConnectionService, DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import packageJson from "../package.json" with { type: "json" };
+import type { AdminOptions } from "./admin-commands.js";
+import { describeForCli, stopExitCode, type Command, type CommandOutput, type CommandSpec } from "./command.js";
 import {
-  COMMANDS,
-  describeForCli,
-  OUTPUT_OPTIONS,
-  stopExitCode,
-  type Command,
-  type CommandOutput,
-  type CommandSpec,
-  type OptionSpec,
-} from "./commands.js";
-import { LOGIN_COMMAND } from "./login-command.js";
-import { ADMIN_COMMANDS, ADMIN_GROUPS, type AdminCommand, type AdminOptions } from "./admin-commands.js";
-import { CONFIG_COMMANDS, resolveContext, serviceEndpoint, type ConfigCommand } from "./context-commands.js";
+  composition,
+  isAdminCommand,
+  parseCommandLine,
+  PROGRAM,
+  type LocalCommand,
+  type Options,
+} from "./command-line.js";
+import { COMMANDS } from "./commands.js";
+import { resolveContext, serviceEndpoint, type ConfigCommand } from "./context-commands.js";
 import { firstNoContextNote, isServiceContext, type ServiceContext } from "./contexts.js";
-import type { ServiceEndpoint } from "./rest-service.js";
-import { bashCompletion, zshCompletion } from "./completion.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
-import { DEFAULT_WIDTH, json, table } from "./output.js";
+import { LOGIN_COMMAND } from "./login-command.js";
+import { DEFAULT_WIDTH, json } from "./output.js";
 import { withProgress, type ProgressStream } from "./progress.js";
-import { describeSettings } from "./settings.js";
+import type { ServiceEndpoint } from "./service-endpoint.js";
 import { loadYaml } from "./yaml.js";
 
-const PROGRAM = "sdwan-connections";
-export const VERSION = packageJson.version;
+export { HELP, VERSION } from "./command-line.js";
 
 export interface OutputStream extends ProgressStream {
   /** The terminal's width, when it is one. */
@@ -55,277 +50,6 @@ export interface CliIo {
    */
   readonly onStop?: (stop: (exitCode: number) => void) => void;
 }
-
-/** Commands that need neither the store nor the service; `config` loads the configuration (and the composition) when called. */
-interface LocalCommand extends CommandSpec {
-  print(
-    args: readonly string[],
-    env: Readonly<Record<string, string | undefined>> | undefined,
-    options: Options,
-  ): TaskEither<string, CommandOutput>;
-}
-
-const LOCAL_COMMANDS: readonly LocalCommand[] = [
-  {
-    name: "config",
-    summary: "the effective settings: where the store is, the timeouts, the limits (never a secret)",
-    args: [],
-    options: OUTPUT_OPTIONS,
-    notes:
-      "From the same SDWAN_* variables as the service (docs/interface.md §6); the data directory is shown resolved, saying whether it is the default (./data in the current directory). Keys and passwords are never shown: only whether they are set.",
-    print: (_args, env) => async () => {
-      const { loadConfig, locateStore, processEnvironment } = await composition();
-      // The current context's store, as a command would use it.
-      const chosen = await resolveContext(env ?? processEnvironment(), undefined)();
-      if (E.isLeft(chosen)) return chosen;
-      const config = loadConfig(chosen.right.env);
-      return E.isLeft(config)
-        ? config
-        : E.right(describeSettings(config.right, await locateStore(config.right), chosen.right.context));
-    },
-  },
-  {
-    name: "completion",
-    summary: "print a shell completion script (aliases completed from the local store)",
-    args: ["bash|zsh"],
-    options: {},
-    notes: `bash: ${PROGRAM} completion bash > /etc/bash_completion.d/${PROGRAM}; zsh: source <(${PROGRAM} completion zsh)`,
-    print:
-      ([shell]) =>
-      async () =>
-        shell === "bash" || shell === "zsh"
-          ? E.right({ message: (shell === "bash" ? bashCompletion : zshCompletion)(ALL_COMMANDS) })
-          : E.left(`completion: the shell must be bash or zsh, not '${shell}'`),
-  },
-];
-
-// The composition is loaded when a command needs it: --help, --version and completion start without it.
-// Its container-free entry: a command's start does not load inversify.
-const composition = () => import("@sdwan-connections/composition/open-service");
-
-const ALL_COMMANDS: readonly CommandSpec[] = [
-  ...COMMANDS,
-  LOGIN_COMMAND,
-  ...ADMIN_COMMANDS,
-  ...LOCAL_COMMANDS,
-  ...CONFIG_COMMANDS,
-];
-const isAdminCommand = (command: CommandSpec): command is AdminCommand =>
-  ADMIN_COMMANDS.includes(command as AdminCommand);
-const findCommand = (name: string | undefined): CommandSpec | undefined =>
-  ALL_COMMANDS.find((candidate) => candidate.name === name);
-
-// How many single-character edits turn one word into the other (Levenshtein).
-const editDistance = (a: string, b: string): number => {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i += 1) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j += 1)
-      row.push(
-        Math.min(
-          (previous[j] ?? 0) + 1,
-          (row[j - 1] ?? 0) + 1,
-          (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
-        ),
-      );
-    previous = row;
-  }
-  return previous[b.length] ?? 0;
-};
-
-/** An unknown command in words, with the closest command when one is a typo away (`lsit`: did you mean `list`?). */
-const unknownCommand = (name: string): string => {
-  const visible = ALL_COMMANDS.filter((command) => command.hidden !== true && !command.name.includes(" ")).map(
-    (command) => command.name,
-  );
-  const [closest] = visible
-    .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
-    .sort((x, y) => x.distance - y.distance);
-  return `unknown command '${name}'${closest !== undefined && closest.distance <= 2 ? `; did you mean '${closest.candidate}'?` : ""}`;
-};
-
-// Every command that works on connections runs in a context: the current one, or the one --context names.
-const CONTEXT_OPTION: Record<string, OptionSpec> = {
-  context: {
-    type: "string",
-    value: "name",
-    description: "run in this context instead of the current one (see config get-contexts)",
-  },
-};
-const optionsOf = (command: CommandSpec): Readonly<Record<string, OptionSpec>> =>
-  COMMANDS.includes(command as Command) || isAdminCommand(command)
-    ? { ...command.options, ...CONTEXT_OPTION }
-    : command.options;
-
-const usageOf = (command: CommandSpec): string =>
-  [
-    `${PROGRAM} ${command.name}`,
-    ...command.args.map((arg) => `<${arg}>`),
-    ...Object.entries(optionsOf(command)).map(([name, spec]) =>
-      spec.type === "string" ? `[--${name} <${spec.value ?? "value"}>]` : `[--${name}]`,
-    ),
-  ].join(" ");
-
-const commandHelp = (command: CommandSpec): string =>
-  [
-    `usage: ${usageOf(command)}`,
-    "",
-    command.summary,
-    "",
-    "Options:",
-    table(
-      ["", ""],
-      [...Object.entries(optionsOf(command)), ["help", { description: "show this help" }] as const].map(
-        ([name, spec]) => [
-          `  ${"short" in spec && spec.short !== undefined ? `-${spec.short}, ` : ""}--${name}`,
-          spec.description,
-        ],
-      ),
-    )
-      .split("\n")
-      .slice(1)
-      .join("\n")
-      .trimEnd(),
-    ...(command.notes === undefined ? [] : ["", command.notes]),
-    "",
-  ].join("\n");
-
-export const HELP = `usage: ${PROGRAM} <command> [arguments] [options]
-
-Commands:
-${table(
-  ["", ""],
-  [
-    ...ALL_COMMANDS.filter((command) => command.hidden !== true).map((command) => [
-      `  ${[command.name, ...command.args.map((arg) => `<${arg}>`)].join(" ")}`,
-      command.summary,
-    ]),
-    ["  help [command]", "this help, or a command's"],
-  ],
-)
-  .split("\n")
-  .slice(1)
-  .join("\n")
-  .trimEnd()}
-
-\`${PROGRAM} <command> --help\` shows a command's options; \`${PROGRAM} --version\` (or \`version\`) its version.
-Tables are for people; -o json or yaml (json is the default when standard output is
-not a terminal) is for scripts. Commands run in a context: a running service
-(its API) or a local store; \`${PROGRAM} config set-context\` adds one,
-\`config use-context\` chooses it, --context NAME for one command. Without one,
-the SDWAN_* variables of the service (\`${PROGRAM} config\` shows them) say where
-the store is; when they do not, ./data in the current directory, where no store is
-ever created; commands that read never create one.
-
-Exit codes: 0 done; 2 usage, invalid input or configuration; 3 not found; 4 conflict;
-5 the orchestrator refused the key; 6 the orchestrator failed (unreachable, timed out,
-rate-limited, garbage); 7 storage failure (or the context's service cannot be reached); 8 no store where it looked; 9 key-check:
-the key differs; 130/143 stopped by Ctrl-C/SIGTERM.
-`;
-
-type Options = Record<string, string | boolean | undefined>;
-
-/** What the command line asks for, or a usage error (its message, and the command whose help helps). */
-type Parsed =
-  | { readonly kind: "text"; readonly text: string }
-  | {
-      readonly kind: "run";
-      readonly command: CommandSpec;
-      readonly args: readonly string[];
-      readonly options: Options;
-    };
-interface UsageError {
-  readonly message: string;
-  readonly command?: CommandSpec;
-  /** What helps, when it is not the command's help. */
-  readonly hint?: string;
-}
-
-// The options of a command as parseArgs takes them, with --help.
-const parserOptions = (command: CommandSpec) => ({
-  ...Object.fromEntries(
-    Object.entries(optionsOf(command)).map(([option, spec]) => [
-      option,
-      {
-        type: spec.type,
-        ...(spec.short === undefined ? {} : { short: spec.short }),
-        ...(spec.multiple === true ? { multiple: true } : {}),
-      },
-    ]),
-  ),
-  help: { type: "boolean" as const, short: "h" },
-});
-
-const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed> => {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h") return E.right({ kind: "text", text: HELP });
-  if (name === "--version" || name === "-V" || name === "version")
-    return E.right({ kind: "text", text: `${PROGRAM} ${VERSION}\n` });
-  if (name === "help") {
-    // `help`, `help --help` and `help help` are the general help; `help <command>` that command's.
-    const [topic] = rest;
-    if (topic === undefined || topic === "--help" || topic === "-h" || topic === "help")
-      return E.right({ kind: "text", text: HELP });
-    const command = findCommand(topic) ?? findCommand(`${topic} ${rest[1] ?? ""}`);
-    // `help tokens`: the group's subcommands.
-    const members = ALL_COMMANDS.filter((one) => one.name.startsWith(`${topic} `) && one.hidden !== true);
-    if (command === undefined && members.length > 0)
-      return E.right({
-        kind: "text",
-        text: `${members.map((one) => `${PROGRAM} ${[one.name, ...one.args.map((arg) => `<${arg}>`)].join(" ")}\n    ${one.summary}`).join("\n")}\n\n\`${PROGRAM} help ${topic} <subcommand>\` shows one's options.\n`,
-      });
-    return command === undefined
-      ? E.left({ message: unknownCommand(topic) })
-      : E.right({ kind: "text", text: commandHelp(command) });
-  }
-  // `config <subcommand>`: the contexts (`config` alone shows the settings); `tokens`, `grants`, `webhooks` likewise.
-  const grouped = name === "config" || (ADMIN_GROUPS as readonly string[]).includes(name);
-  const subcommand = grouped ? findCommand(`${name} ${rest[0]}`) : undefined;
-  if (subcommand !== undefined) rest.shift();
-  else if (name !== "config" && grouped) {
-    const known = ALL_COMMANDS.filter((one) => one.name.startsWith(`${name} `)).map((one) =>
-      one.name.slice(name.length + 1),
-    );
-    return E.left({
-      message: `${name}: ${rest[0] === undefined || rest[0].startsWith("-") ? "needs a subcommand" : `unknown subcommand '${rest[0]}'`}: ${known.join(", ")}`,
-      hint: `see '${PROGRAM} help ${name}'`,
-    });
-  }
-  const command = subcommand ?? findCommand(name);
-  if (command === undefined)
-    return E.left({ message: name.startsWith("-") ? `unknown option ${name}` : unknownCommand(name) });
-  // Not strict: every option token is checked here, so that errors are in this CLI's words, not Node's.
-  const specs = parserOptions(command);
-  const { values, positionals, tokens } = parseArgs({
-    args: [...rest],
-    options: specs,
-    allowPositionals: true,
-    strict: false,
-    tokens: true,
-  });
-  for (const token of tokens) {
-    if (token.kind !== "option") continue;
-    const spec = (specs as Record<string, { type: "string" | "boolean" } | undefined>)[token.name];
-    if (spec === undefined) return E.left({ message: `unknown option ${token.rawName}`, command });
-    if (
-      spec.type === "string" &&
-      (token.value === undefined || (token.inlineValue !== true && token.value.startsWith("-")))
-    ) {
-      return E.left({ message: `${token.rawName} needs a value`, command });
-    }
-    if (spec.type === "boolean" && token.value !== undefined)
-      return E.left({ message: `${token.rawName} takes no value`, command });
-  }
-  if (values["help"] === true) return E.right({ kind: "text", text: commandHelp(command) });
-  if (positionals.length !== command.args.length) {
-    return E.left({
-      message:
-        command.args.length === 0 ? `takes no arguments` : `expects ${command.args.map((arg) => `<${arg}>`).join(" ")}`,
-      command,
-    });
-  }
-  return E.right({ kind: "run", command, args: positionals, options: values as Options });
-};
 
 type OutputFormat = "table" | "json" | "yaml";
 
@@ -536,14 +260,16 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     },
   };
   // The command's work, with the progress indicator: its answer on standard output, or its error; the exit code.
-  const answer = async (work: TaskEither<DomainError, CommandOutput>): Promise<number> => {
+  // `blamesContext`: what a context's service refused (its credentials, its rights) is not fixed by the command's options.
+  const answer = async (
+    work: TaskEither<DomainError, CommandOutput>,
+    blamesContext: (error: DomainError) => boolean = () => false,
+  ): Promise<number> => {
     const result = run.progress === undefined ? await work() : await withProgress(io.stderr, run.progress, work);
     if (E.isLeft(result)) {
       const code = exitCodeOf(result.left);
-      // What a context's service refused (its credentials, its rights) is not fixed by the command's options.
-      const aboutContext =
-        result.left._tag === "InvalidInput" && result.left.errors.every(({ field }) => field.startsWith("context '"));
-      return fail(code, inCliWords(result.left, run), code === EXIT.usage && !aboutContext ? hintFor(run) : undefined);
+      const hint = code === EXIT.usage && !blamesContext(result.left) ? hintFor(run) : undefined;
+      return fail(code, inCliWords(result.left, run), hint);
     }
     io.stdout.write(await render(result.right, format.right, io.stdout));
     return result.right.exitCode ?? EXIT.ok;
@@ -560,7 +286,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (E.isLeft(endpoint)) return endpoint.left;
     const apiKey = readsKey ? await io.readSecret(KEY_PROMPT) : undefined;
     if (readsKey && apiKey === undefined) return fail(EXIT.interrupted, "cancelled");
-    const { createRemoteService } = await import("./rest-service.js");
+    const { createRemoteService, blamesContext } = await import("./rest-service.js");
     // What a remote service lacks is never called (rotate-master-key is refused above).
     return answer(
       run.run({
@@ -571,6 +297,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         }) as unknown as ConnectionService,
         apiKey,
       }),
+      blamesContext,
     );
   }
 

@@ -1,4 +1,4 @@
-import type { CommandSpec } from "./commands.js";
+import type { CommandSpec } from "./command.js";
 
 const PROGRAM = "sdwan-connections";
 

@@ -3,7 +3,7 @@ import { resolve as resolvePath } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec } from "./commands.js";
+import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec } from "./command.js";
 import {
   chosenContext,
   contextFromOptions,
@@ -17,7 +17,7 @@ import {
   type ServiceContext,
 } from "./contexts.js";
 import { table } from "./output.js";
-import type { ServiceEndpoint } from "./rest-service.js";
+import type { ServiceEndpoint } from "./service-endpoint.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { createTestWorld, TEST_KEYS } from "@sdwan-connections/core/testing";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import { COMMANDS, type CommandInput, type CommandOutput } from "./commands.js";
+import { type CommandInput, type CommandOutput } from "./command.js";
+import { COMMANDS } from "./commands.js";
 import { readConfiguration } from "./configuration-file.js";
 
 // The commands' key renewal (SPEC §12) through core's own service on its in-memory store: the CLI's part of the

@@ -1,4 +1,4 @@
-import type { CommandSpec } from "./commands.js";
+import type { CommandSpec } from "./command.js";
 
 /** `login`: what help, completion and the parser know of it (its work, in login.ts, is loaded when it runs). */
 export const LOGIN_COMMAND: CommandSpec = {

@@ -4,7 +4,7 @@ import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import type { CommandOutput } from "./commands.js";
+import type { CommandOutput } from "./command.js";
 import { contextsPath, readContexts, writeContexts, type ServiceContext } from "./contexts.js";
 
 type Env = Readonly<Record<string, string | undefined>>;

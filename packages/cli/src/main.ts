@@ -3,37 +3,29 @@
  * The command-line driver's process: the same use cases, store and
  * configuration (SDWAN_* environment variables) as the REST service.
  */
-import { runCli } from "./cli.js";
-import { readSecret } from "./secret-input.js";
+import module from "node:module";
 
-// A reader that stops early (`| head`) is not an error of ours.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => process.exit(error.code === "EPIPE" ? 0 : 1));
+// Node ≥ 22.1: V8's compiled code kept on disk, so a later start compiles nothing (Node 20 has no such API).
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
-// Ctrl-C and SIGTERM end the process at once, as by default, unless the command stops cleanly (apply):
-// then it is told, and has a second to say what it did; a second signal ends it at once. (Kept registered,
-// not `once`: a dependency's signal-exit handler re-raises the signal when it finds itself alone.)
-let stopCleanly: ((exitCode: number) => void) | undefined;
-let stopping = false;
-for (const [signal, exitCode] of [
-  ["SIGINT", 130],
-  ["SIGTERM", 143],
-] as const) {
-  process.on(signal, () => {
-    if (stopCleanly === undefined || stopping) process.exit(exitCode);
-    stopping = true;
-    stopCleanly(exitCode);
-    setTimeout(() => process.exit(exitCode), 1000).unref();
-  });
-}
+// The bundle's help texts (`staticHelp`, made at build time): undefined where the sources run (tsx, tests).
+declare const SDWAN_STATIC_HELP: string | undefined;
+const helpTexts: Readonly<Record<string, string>> =
+  typeof SDWAN_STATIC_HELP === "string" ? (JSON.parse(SDWAN_STATIC_HELP) as Record<string, string>) : {};
 
-const code = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  readSecret: (prompt) => readSecret({ stdin: process.stdin, prompt: process.stderr }, prompt),
-  interactive: process.stdin.isTTY === true,
-  onStop: (stop) => {
-    stopCleanly = stop;
-  },
-});
-// Written answers are flushed before exit: stdout to a pipe is asynchronous.
-process.stdout.write("", () => process.exit(code));
+// `--help`, `--version` and `<command> --help` print their text without loading a command; the rest runs.
+const words = process.argv.slice(2).filter((word) => word !== "--");
+const [first, second] = words;
+const topic =
+  words.length === 0 || (words.length === 1 && ["--help", "-h", "help"].includes(first ?? ""))
+    ? ""
+    : words.length === 1 && ["--version", "-V", "version"].includes(first ?? "")
+      ? "--version"
+      : words.length === 2 && first !== undefined && ["--help", "-h"].includes(second ?? "")
+        ? first
+        : words.length === 2 && first === "help" && second !== undefined
+          ? second
+          : undefined;
+const text = topic === undefined ? undefined : helpTexts[topic];
+if (text === undefined) await import("./run.js");
+else process.stdout.write(text);

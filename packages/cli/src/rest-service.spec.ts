@@ -123,4 +123,30 @@ describe("events --follow through a service: which answers end it", () => {
     expect({ requests: requests(), ends }).toEqual({ requests: 6, ends: [] });
     if (E.isRight(stop)) stop.right();
   });
+
+  // Issue 37: the CLI's own parser cut frames at LF LF only, so a stream with CRLF line ends (allowed by the
+  // standard, and what a proxy may send) gave no event at all; it now reads with the console's parser.
+  it("reads CRLF frames, a frame cut across writes, and resumes from their last id", async () => {
+    const seen: (string | undefined)[] = [];
+    const server = createServer((request, response) => {
+      seen.push(request.headers["last-event-id"] as string | undefined);
+      response.writeHead(200, { "content-type": "text/event-stream" }).write(": connected\r\n\r\nid: 7\r\nevent: re");
+      if (seen.length === 1) setTimeout(() => response.end("set\r\ndata: {}\r\n\r\n"), 50);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => server.close());
+    closers.push(() => server.closeAllConnections());
+    const { port } = server.address() as { port: number };
+    const remote = createRemoteService({
+      server: `http://127.0.0.1:${port}`,
+      context: "svc",
+      authorization: undefined,
+      timeoutMs: 5_000,
+    });
+    const items: string[] = [];
+    const stop = await remote.followEvents({}, (item) => void items.push(item._tag))();
+    await until(() => seen.length === 2);
+    expect({ items, seen }).toEqual({ items: ["reset"], seen: [undefined, "7"] });
+    if (E.isRight(stop)) stop.right();
+  });
 });

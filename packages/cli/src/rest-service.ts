@@ -1,14 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import {
-  AliasCodec,
-  AliasPatternCodec,
-  GrantVerbCodec,
-  SubjectCodec,
-  CloudEventCodec,
   Customer,
-  OrchestratorUrlCodec,
-  IsoTimeCodec,
   aliasKey,
   alreadyExists,
   applyPlan,
@@ -19,22 +12,36 @@ import {
   storageFailure,
   validationRefused,
   versionMismatch,
-  describeError,
   type ConnectionService,
   type DomainError,
-  type OrchestratorError,
   type Alias,
   type AuditEntry,
-  type ConnectionDetails,
   type ConnectionHealth,
   type StoredConnection,
   type ValidationResult,
-  type FeedItem,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
+import {
+  AuditAnswer,
+  Details,
+  GrantAnswer,
+  HealthAnswer,
+  Matches,
+  ORCHESTRATOR_PROBLEMS,
+  orchestratorError,
+  ProblemBody,
+  refusalCause,
+  slugOf,
+  Summary,
+  Validation,
+  type Answer,
+} from "./rest-codecs.js";
+import { restApi, type RestApi } from "./rest-admin.js";
+import { followStream } from "./rest-events.js";
+import type { ServiceEndpoint } from "./service-endpoint.js";
 
 /**
  * The use cases the CLI calls, answered by a running service over its REST API (SPEC §1-§3, §8) instead of a
@@ -54,161 +61,22 @@ export type RemoteService = Omit<
   | "keyExpiryWatch"
 >;
 
-export interface ServiceEndpoint {
-  /** The service's base URL (without /rest/plugin/sdwan). */
-  readonly server: string;
-  /** The context's name, for the lines that blame the context (wrong credentials, wrong server). */
-  readonly context: string;
-  /** The Authorization header: Basic from the user and password, or a Bearer token. */
-  readonly authorization: string | undefined;
-  /** PEM of the CAs to trust for an https: server, besides Node's own. */
-  readonly ca?: string;
-  /** How long one request may take. */
-  readonly timeoutMs: number;
-  /**
-   * A signed-in context's Authorization made anew (its access token refreshed): asked before `events --follow` opens
-   * its stream again, which may outlive the access token it started with.
-   */
-  readonly reauthorize?: () => Promise<string | undefined>;
-  /** Told when `events --follow` lost its stream and opens it again, and when it is back (a line for people). */
-  readonly onReconnect?: (line: string) => void;
-}
-
 const BASE = "/rest/plugin/sdwan";
-// How long `events --follow` waits before opening an ended stream again: doubling from the first to the most, with jitter.
-const RECONNECT_MS = { first: 250, max: 5_000 };
-// Three of the service's heartbeats (one at least every 15 s) missed: the stream is taken for cut.
-const STREAM_IDLE_MS = 45_000;
-// An answer the same request would get again (4xx: credentials refused or no longer allowing it, a query or an
-// endpoint not this service's) ends `events --follow`; 408, 429, 5xx and cuts are passing, opened again.
-const endsFollow = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 429;
 // A key stored at the service, as the planner sees it: never a key itself (the service never answers one).
 const STORED_KEY = "\u0000stored";
 
-interface Answer {
-  readonly status: number;
-  readonly text: string;
-}
-
-// The io-ts codecs of every answer read.
-const Summary = t.type({ alias: AliasCodec, orchestratorUrl: OrchestratorUrlCodec });
-// The key's expiry (SPEC §10) is optional: a service from before it answers without.
-const DetailsAnswer = t.intersection([
-  t.type({
-    alias: AliasCodec,
-    orchestratorUrl: OrchestratorUrlCodec,
-    version: t.number,
-    apiKeySetAt: t.union([IsoTimeCodec, t.null]),
-    apiKeyFingerprint: t.string,
-  }),
-  t.partial({
-    apiKeyExpiresAt: t.union([IsoTimeCodec, t.null]),
-    apiKeyExpirySource: t.union([t.keyof({ declared: null, token: null, orchestrator: null }), t.null]),
-    // SPEC §12; a service from before it answers without (its connections are not renewed).
-    keyRenewal: t.keyof({ auto: null, off: null }),
-  }),
-]);
-// The details as core has them: the expiry as one value, when both of its fields are given.
-const Details = new t.Type<ConnectionDetails, unknown, unknown>(
-  "ConnectionDetails",
-  (input): input is ConnectionDetails => typeof input === "object" && input !== null && "apiKeyExpiry" in input,
-  (input, context) =>
-    E.map(({ apiKeyExpiresAt, apiKeyExpirySource, ...details }: t.TypeOf<typeof DetailsAnswer>): ConnectionDetails => ({
-      ...details,
-      keyRenewal: details.keyRenewal ?? "off",
-      apiKeyExpiry:
-        apiKeyExpiresAt === undefined ||
-        apiKeyExpiresAt === null ||
-        apiKeyExpirySource === undefined ||
-        apiKeyExpirySource === null
-          ? undefined
-          : { expiresAt: apiKeyExpiresAt, source: apiKeyExpirySource },
-    }))(DetailsAnswer.validate(input, context)),
-  (details) => details,
-);
-const Validation = t.intersection([
-  Details,
-  t.type({ valid: t.boolean }),
-  t.partial({ type: t.keyof({ partner: null, customer: null }), reason: t.string }),
-]);
-const Check = t.type({
-  at: IsoTimeCodec,
-  outcome: t.keyof({ valid: null, invalid: null, unreachable: null }),
-  latencyMs: t.number,
-  reason: t.union([t.string, t.null]),
-});
-const Health = t.type({
-  alias: AliasCodec,
-  state: t.keyof({ unknown: null, valid: null, invalid: null, unreachable: null }),
-  since: t.union([IsoTimeCodec, t.null]),
-  checks: t.array(Check),
-});
-const HealthAnswer = t.type({ connections: t.array(Health) });
-const AuditAnswer = t.type({
-  entries: t.array(t.intersection([t.type({ at: IsoTimeCodec }), t.UnknownRecord])),
-  next: t.union([t.string, t.null]),
-});
-const Matches = t.type({ matches: t.boolean });
-const GrantAnswer = t.type({ id: t.string, subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec });
-const FieldErrors = t.array(t.type({ field: t.string, message: t.string }));
-const ProblemBody = t.intersection([
-  t.type({ type: t.string, detail: t.string }),
-  t.partial({ errors: FieldErrors, cause: t.string, reason: t.string }),
-]);
-
-// The problem types of orchestrator errors (SPEC §3), by the error each stands for.
-const ORCHESTRATOR_PROBLEMS: Readonly<Record<string, OrchestratorError["_tag"]>> = {
-  "orchestrator-rejected": "OrchestratorRejected",
-  "orchestrator-failed": "OrchestratorFailed",
-  "orchestrator-unreachable": "OrchestratorUnreachable",
-  "orchestrator-timeout": "OrchestratorTimedOut",
-  "orchestrator-garbage": "OrchestratorGarbage",
-  "orchestrator-rate-limited": "OrchestratorRateLimited",
-};
-const orchestratorError = (_tag: OrchestratorError["_tag"], reason: string): OrchestratorError => ({ _tag, reason });
-
-/** Why the service refused an add or update (422): the orchestrator problem that refused it, and its reason. */
-const refusalCause = (detail: string, cause: string | undefined, reason: string | undefined): OrchestratorError =>
-  orchestratorError(ORCHESTRATOR_PROBLEMS[cause ?? ""] ?? "OrchestratorFailed", reason ?? detail);
-
-const slugOf = (type: string): string => type.replace(/^urn:sdwan-connections:problem:/, "");
-
-/** Why an admin request (tokens, grants, webhooks) failed: the exit code and one line, never a secret. */
-export interface RestFailure {
-  readonly exit: "usage" | "notFound" | "conflict" | "storage";
-  readonly message: string;
-}
-
-/** The service's admin API as the CLI's tokens, grants and webhooks commands call it: each answer decoded. */
-export interface RestApi {
-  request<A>(
-    method: string,
-    path: string,
-    codec: t.Decoder<unknown, A>,
-    options?: { readonly body?: unknown; readonly ok?: number },
-  ): TE.TaskEither<RestFailure, A>;
-}
-
-// What each problem of the admin endpoints means to a script: its exit code (the rest are the service's failures).
-const REST_EXITS: Readonly<Record<string, RestFailure["exit"]>> = {
-  "invalid-input": "usage",
-  unauthorized: "usage",
-  forbidden: "usage",
-  "no-such-endpoint": "usage",
-  "method-not-allowed": "usage",
-  "token-not-found": "notFound",
-  "grant-not-found": "notFound",
-  "webhook-not-found": "notFound",
-  "delivery-not-found": "notFound",
-  "delivery-event-expired": "notFound",
-  "token-already-exists": "conflict",
-  "grant-already-exists": "conflict",
-  "delivery-pending": "conflict",
-};
+// The errors that blame the context (its credentials, its rights, its server), told apart as data, never by their words.
+const blamed = new WeakSet<DomainError>();
+/** Whether an error is about the context rather than the command: the command's options would not fix it. */
+export const blamesContext = (error: DomainError): boolean => blamed.has(error);
 
 export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & { readonly rest: RestApi } => {
   const origin = endpoint.server.replace(/\/+$/, "");
-  const blame = (message: string): DomainError => invalidInput([{ field: `context '${endpoint.context}'`, message }]);
+  const blame = (message: string): DomainError => {
+    const error = invalidInput([{ field: `context '${endpoint.context}'`, message }]);
+    blamed.add(error);
+    return error;
+  };
 
   // One request; a service that cannot be reached or times out is a storage failure: the store is behind it.
   const send =
@@ -514,173 +382,8 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
           `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
         ),
       ),
-    followEvents: (queryValues, deliver, ended) => () =>
-      new Promise((resolve) => {
-        const url = new URL(
-          `${origin}${BASE}/events?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
-        );
-        const stop = new AbortController();
-        // The last event seen: a stream that ends (a restart, a cut) is opened again from it, so none is lost or repeated.
-        let lastEventId: string | undefined;
-        let opened = false;
-        let delayMs = RECONNECT_MS.first;
-        let timer: NodeJS.Timeout | undefined;
-        stop.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
-        let reconnecting = false;
-        let authorization = endpoint.authorization;
-        const reconnect = () => {
-          if (stop.signal.aborted) return;
-          const waitMs = delayMs * (0.5 + Math.random() / 2);
-          endpoint.onReconnect?.(
-            `the stream from ${origin} ended; reconnecting in ${(waitMs / 1000).toFixed(1)} s${lastEventId === undefined ? "" : ` (from event ${lastEventId})`}`,
-          );
-          reconnecting = true;
-          timer = setTimeout(async () => {
-            authorization = (await endpoint.reauthorize?.()) ?? authorization;
-            if (!stop.signal.aborted) connect();
-          }, waitMs);
-          delayMs = Math.min(delayMs * 2, RECONNECT_MS.max);
-        };
-        // The first answer settles the command (a service that cannot be reached or refuses: its error); after it, a
-        // refusal that would be answered again ends the follow with the same error, and every other end is reconnected.
-        const failed = (error: DomainError) => {
-          if (!opened) return resolve(E.left(error));
-          if (stop.signal.aborted) return;
-          stop.abort();
-          ended?.(error);
-        };
-        function connect(): void {
-          let closed = false;
-          const end = () => {
-            if (closed) return;
-            closed = true;
-            reconnect();
-          };
-          const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
-            headers: {
-              accept: "text/event-stream",
-              ...(authorization === undefined ? {} : { authorization }),
-              // Wins over ?lastEventId= (SPEC §9): what came after the last event seen is replayed first.
-              ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
-            },
-            signal: stop.signal,
-            // A connection of its own, closed with the stream: a kept-alive one would hold a stopping service's drain.
-            agent: false,
-            // The service sends a comment at least every 15 s: a stream silent for longer was cut without a word.
-            timeout: STREAM_IDLE_MS,
-            ...(endpoint.ca === undefined ? {} : { ca: endpoint.ca }),
-          });
-          call.on("timeout", () => call.destroy());
-          call.on("error", (error: NodeJS.ErrnoException) =>
-            closed
-              ? undefined
-              : opened
-                ? end()
-                : failed(
-                    storageFailure(`The service at ${origin} cannot be reached (${error.code ?? error.message}).`),
-                  ),
-          );
-          call.on("response", (response) => {
-            if (response.statusCode !== 200) {
-              const chunks: Buffer[] = [];
-              response.on("data", (chunk: Buffer) => chunks.push(chunk));
-              response.on("end", () => {
-                if (opened && !endsFollow(response.statusCode ?? 0)) return end();
-                closed = true;
-                void problemError(
-                  { status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") },
-                  undefined,
-                ).then(failed);
-              });
-              return;
-            }
-            response.on("error", end);
-            response.on("close", end);
-            if (!opened) resolve(E.right(() => stop.abort()));
-            if (reconnecting) endpoint.onReconnect?.(`reconnected to ${origin}`);
-            reconnecting = false;
-            opened = true;
-            delayMs = RECONNECT_MS.first;
-            // Server-Sent Events: frames end with a blank line; `id:` is the event's, `event:` names it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
-            let pending = "";
-            response.setEncoding("utf8");
-            response.on("data", (chunk: string) => {
-              pending += chunk;
-              const frames = pending.split("\n\n");
-              pending = frames.pop() ?? "";
-              for (const frame of frames) {
-                const lines = frame.split("\n");
-                const field = (name: string) =>
-                  lines
-                    .find((line) => line.startsWith(`${name}:`))
-                    ?.slice(name.length + 1)
-                    .trim();
-                const data = lines
-                  .filter((line) => line.startsWith("data:"))
-                  .map((line) => line.slice("data:".length).trimStart())
-                  .join("\n");
-                let taken: void | Promise<void> = undefined;
-                if (field("event") === "reset") taken = deliver({ _tag: "reset" });
-                else if (data !== "") {
-                  // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.
-                  const decoded = json(CloudEventCodec, { status: response.statusCode ?? 0, text: data });
-                  if (E.isRight(decoded)) taken = deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
-                }
-                // The reader's output is full: the socket is read again once it drained (the service then waits too).
-                if (taken !== undefined) {
-                  response.pause();
-                  void taken.then(() => response.resume());
-                }
-                lastEventId = field("id") ?? lastEventId;
-              }
-            });
-          });
-          call.end();
-        }
-        connect();
-      }),
+    followEvents: followStream(endpoint, { origin, path: `${BASE}/events`, json, problemError }),
     dispose: async () => undefined,
-    rest: {
-      request: <A>(
-        method: string,
-        path: string,
-        codec: t.Decoder<unknown, A>,
-        options: { readonly body?: unknown; readonly ok?: number } = {},
-      ): TE.TaskEither<RestFailure, A> =>
-        pipe(
-          send(method, path, options.body === undefined ? {} : { body: options.body }),
-          TE.mapLeft((error): RestFailure => ({ exit: "storage", message: describeError(error) })),
-          TE.flatMap((answer) => {
-            if (answer.status === (options.ok ?? 200)) {
-              const decoded: E.Either<DomainError, A> =
-                answer.status === 204
-                  ? E.mapLeft(() => storageFailure(`The service at ${origin} answered 204 to a read.`))(
-                      codec.decode(undefined),
-                    )
-                  : json(codec, answer);
-              return TE.fromEither(
-                E.mapLeft((error: DomainError): RestFailure => ({ exit: "storage", message: describeError(error) }))(
-                  decoded,
-                ),
-              );
-            }
-            const problem = json(ProblemBody, answer);
-            if (E.isLeft(problem))
-              return TE.left<RestFailure>({
-                exit: answer.status === 401 ? "usage" : "storage",
-                message: `context '${endpoint.context}': the service answered HTTP ${answer.status}`,
-              });
-            const { type, detail, errors } = problem.right;
-            const slug = slugOf(type);
-            const words =
-              errors === undefined ? detail : errors.map(({ field, message }) => `${field}: ${message}`).join("; ");
-            return TE.left<RestFailure>({
-              exit: REST_EXITS[slug] ?? "storage",
-              message:
-                slug === "unauthorized" || slug === "forbidden" ? `context '${endpoint.context}': ${words}` : words,
-            });
-          }),
-        ),
-    },
+    rest: restApi({ origin, context: endpoint.context, send, json }),
   };
 };

@@ -1,5 +1,5 @@
 import type { Config, StoreLocation } from "@sdwan-connections/composition";
-import type { CommandOutput } from "./commands.js";
+import type { CommandOutput } from "./command.js";
 import { describeContext, type Context } from "./contexts.js";
 import { record } from "./output.js";
 

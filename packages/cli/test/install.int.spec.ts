@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rename, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,6 +64,30 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
       stdout: `sdwan-connections ${packageJson.version}\n`,
       stderr: "",
     });
+  });
+
+  it("prints the help the sources print, from the texts it carries: --help loads no command's code", async () => {
+    const { runCli } = await import("../src/cli.js");
+    const sources = async (args: readonly string[]) => {
+      let stdout = "";
+      const code = await runCli(args, {
+        stdout: { write: (text: string) => ((stdout += text), true) },
+        stderr: { write: () => true },
+        readSecret: async () => undefined,
+      });
+      return { code, stdout, stderr: "" };
+    };
+    for (const args of [["--help"], ["list", "--help"], ["help", "apply"], ["config", "-h"], []])
+      expect(await cli(args), args.join(" ")).toEqual(await sources(args));
+    // Without its chunks (every command's code), the help still prints: it loads none of them.
+    const chunks = join(root, "prefix", "lib", "node_modules", "sdwan-connections", "lib", "chunks");
+    await rename(chunks, `${chunks}-away`);
+    try {
+      expect(await cli(["--help"])).toEqual(await sources(["--help"]));
+      expect((await cli(["list"])).code).not.toBe(0);
+    } finally {
+      await rename(`${chunks}-away`, chunks);
+    }
   });
 
   it("adds and lists on the embedded store, and says where a missing store was looked for", async () => {

@@ -1,10 +1,12 @@
 /**
  * The customers page in Debian's chromium with 10,000 customers, beside a
- * baseline of 100 in the same run: loading the page, sorting, filtering and
- * scrolling the table. Figures go to docs/benchmarks.md (section "console").
+ * baseline of 100 in the same run: a route change to the page until its first
+ * table rows (the two sizes interleaved, A B A B), until the whole list is in,
+ * then sorting, filtering and scrolling the table. Figures go to
+ * docs/benchmarks.md (section "console"), with the load average they were measured at.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   machineLine,
@@ -73,18 +75,38 @@ try {
   const rows: (string | number)[][] = [];
   const results = new Map<
     number,
-    { load: number; sort: number; filter: number; frameP50: number; frameP95: number; rendered: number }
+    { first: number; load: number; sort: number; filter: number; frameP50: number; frameP95: number; rendered: number }
   >();
-  for (const size of SIZES) {
-    const loads: number[] = [];
-    for (let i = 0; i < REPEATS; i += 1) {
+  const loadsBefore = loadavg();
+  // Route change → first table rows, and → the whole list in (its count shown), the sizes interleaved each round.
+  const firstRows = new Map<number, number[]>(SIZES.map((size) => [size, []]));
+  const wholeList = new Map<number, number[]>(SIZES.map((size) => [size, []]));
+  for (let i = 0; i < REPEATS; i += 1) {
+    for (const size of SIZES) {
       await page.evaluate(() => (location.hash = "#/"));
       await page.getByRole("heading", { name: "Connections" }).waitFor();
-      const started = Date.now();
-      await page.evaluate((alias) => (location.hash = `#/connections/${alias}/customers`), `partner-${size}`);
-      await page.getByText(`${size} customers`, { exact: true }).waitFor();
-      loads.push(Date.now() - started);
+      const [first, whole] = await page.evaluate(async (alias) => {
+        const started = performance.now();
+        location.hash = `#/connections/${alias}/customers`;
+        // Each frame until the first row is painted, then until the count says the list is all in (no named
+        // function in here: tsx would wrap it in a helper the page does not have).
+        while (document.querySelector(".grid-body [role=row]") === null)
+          await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+        const painted = performance.now() - started;
+        while (!/^\d+ customers$/.test(document.querySelector(".table-area [role=status]")?.textContent ?? ""))
+          await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+        return [painted, performance.now() - started];
+      }, `partner-${size}`);
+      firstRows.get(size)?.push(first);
+      wholeList.get(size)?.push(whole);
     }
+  }
+  for (const size of SIZES) {
+    // From the connections list: a new page, its filter empty.
+    await page.evaluate(() => (location.hash = "#/"));
+    await page.getByRole("heading", { name: "Connections" }).waitFor();
+    await page.evaluate((alias) => (location.hash = `#/connections/${alias}/customers`), `partner-${size}`);
+    await page.getByText(`${size} customers`, { exact: true }).waitFor();
     const sorts: number[] = [];
     for (let i = 0; i < REPEATS; i += 1)
       sorts.push(await timeToNextFrame(page, `document.querySelector("[role=columnheader] button").click()`));
@@ -101,7 +123,8 @@ try {
     const frames = await scrollFrames(page, SCROLL_FRAMES);
     const rendered = await page.locator(".grid-body [role=row]").count();
     results.set(size, {
-      load: median(loads),
+      first: median(firstRows.get(size) ?? []),
+      load: median(wholeList.get(size) ?? []),
       sort: median(sorts),
       filter: median(filters),
       frameP50: median(frames),
@@ -115,7 +138,13 @@ try {
   const ms = (value: number): string => value.toFixed(1);
   rows.push(
     [
-      "open the customers page (fetch, decode, first render), median ms",
+      "route change → first table rows painted, median ms (goal: ≤ 2× the 100-customer page)",
+      ms(base.first),
+      ms(big.first),
+      ratio(big.first, base.first),
+    ],
+    [
+      "route change → the whole list in (decoded, indexed, counted, on the map), median ms",
       ms(base.load),
       ms(big.load),
       ratio(big.load, base.load),
@@ -141,17 +170,23 @@ try {
     ],
     ["table rows in the page", base.rendered, big.rendered, ratio(big.rendered, base.rendered)],
   );
-  const report = `## console: the customers page with 10,000 customers
+  const report = `## console: the customers page with ${SIZES[1].toLocaleString("en")} customers
 
 ${await machineLine()}, Debian chromium (headless), 1280×900. The console served by the service
 (\`pnpm start\`'s, from sources) with two partners on the orchestrator simulator: 100 customers
-(baseline) and 10,000. Medians of ${REPEATS} runs; scrolling over ${SCROLL_FRAMES} frames.
+(baseline) and ${SIZES[1].toLocaleString("en")}. Medians of ${REPEATS} runs, the two pages interleaved (A B A B) in each; scrolling over
+${SCROLL_FRAMES} frames. Load average (1, 5, 15 min) ${loadsBefore.map((value) => value.toFixed(1)).join(", ")} before,
+${loadavg()
+  .map((value) => value.toFixed(1))
+  .join(", ")} after: a 2-core machine shared with other work.
 
-${markdownTable(["", "100 customers", "10,000 customers", "ratio"], rows)}
+${markdownTable(["", `${SIZES[0]} customers`, `${SIZES[1].toLocaleString("en")} customers`, "ratio"], rows)}
 
-A frame interval near 16.7 ms is the display's own rate (60 Hz): no frame dropped. The table
-renders only the rows in view, so scrolling costs the same at any length; sorting and filtering
-grow with the list.`;
+The page shows its first rows once its first 100 customers have arrived (cut out of the answer as it
+streams); the rest is parsed once and decoded in slices that yield to the browser, then indexed for the
+filter and drawn on the map. A frame interval
+near 16.7 ms is the display's own rate (60 Hz): no frame dropped. The table renders only the rows in
+view, so scrolling costs the same at any length; sorting and filtering grow with the list.`;
   await writeBenchmarkSection("console", report);
   process.stdout.write(`${report}\n`);
 } finally {

@@ -1,6 +1,7 @@
 import { isLeft } from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { providerUnavailable, refusal } from "./schemes.js";
+import { decodeInSlices, leadingObjects, nextFrame } from "./slices.js";
 
 /** Where the REST API is served, on the console's own origin. */
 export const API = "/rest/plugin/sdwan";
@@ -269,5 +270,50 @@ export const callJson = async <A>(
 
 export const getJson = <A>(authorization: string, path: string, codec: t.Decoder<unknown, A>): Promise<A> =>
   callJson(authorization, "GET", path, codec);
+
+/** How many items of a long list are shown before the rest has arrived: a screenful and more. */
+const FIRST_ITEMS = 100;
+
+/**
+ * A GET whose answer is a JSON array of objects, shown before it is all in: `onFirst` gets its first items as soon
+ * as they have arrived (read from the body as it streams), then the whole answer is parsed and decoded a slice at a
+ * time (`decodeInSlices`), yielding to the browser between slices.
+ */
+export const getJsonInSlices = async <A>(
+  authorization: string,
+  path: string,
+  codec: t.Decoder<unknown, A>,
+  onFirst: (items: readonly A[]) => void,
+  current: () => boolean,
+): Promise<readonly A[]> => {
+  const response = await call(authorization, "GET", path);
+  let text = "";
+  let shown = false;
+  const show = (items: readonly A[]): void => {
+    if (!shown && current()) onFirst(items);
+    shown = true;
+  };
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  for (let read = await reader?.read(); read !== undefined && !read.done; read = await reader?.read()) {
+    text += read.value;
+    const first = shown ? undefined : leadingObjects(text, FIRST_ITEMS);
+    if (first?.length !== FIRST_ITEMS) continue;
+    const decoded = first.flatMap((item) => {
+      const one = codec.decode(item);
+      return isLeft(one) ? [] : [one.right];
+    });
+    // A first item that does not decode: the whole answer's decoding below says so.
+    if (decoded.length === first.length) {
+      show(decoded);
+      await nextFrame();
+    }
+  }
+  const items = await decodeInSlices(reader === undefined ? await response.json() : JSON.parse(text), codec, show, {
+    first: FIRST_ITEMS,
+    current,
+  });
+  if (items === undefined && current()) throw unexpected(`GET ${path}`);
+  return items ?? [];
+};
 
 export const aliasPath = (alias: string): string => `/connections/${encodeURIComponent(alias)}`;

@@ -1,6 +1,6 @@
 import { isLeft } from "fp-ts/lib/Either.js";
 import { ApiError, call, LiveEvent } from "./api.js";
-import { sseParser } from "./sse.js";
+import { createParser } from "eventsource-parser";
 
 /** Where a follower stands: reading live, or waiting to reconnect after the stream dropped. */
 export type FollowState = "connecting" | "live" | "reconnecting";
@@ -30,19 +30,22 @@ export const retryDelayMs = (n: number, random = Math.random): number =>
 export const followEvents = (authorization: string, query: string, follower: Follower): (() => void) => {
   const stopping = new AbortController();
   let lastEventId: string | undefined;
-  const feed = sseParser((message) => {
-    if (message.event === "reset") {
-      lastEventId = undefined;
-      follower.onReset();
-      return;
-    }
-    lastEventId = message.id;
-    try {
-      const decoded = LiveEvent.decode(JSON.parse(message.data));
-      if (!isLeft(decoded)) follower.onEvent(decoded.right);
-    } catch {
-      // Not JSON: an event of another version of the service, skipped.
-    }
+  const parser = createParser({
+    onEvent: (message) => {
+      if (message.event === "reset") {
+        lastEventId = undefined;
+        follower.onReset();
+        return;
+      }
+      // The parser tells each event's own id: the last one named is kept, as an EventSource keeps it.
+      lastEventId = message.id ?? lastEventId;
+      try {
+        const decoded = LiveEvent.decode(JSON.parse(message.data));
+        if (!isLeft(decoded)) follower.onEvent(decoded.right);
+      } catch {
+        // Not JSON: an event of another version of the service, skipped.
+      }
+    },
   });
   const readOnce = async (): Promise<void> => {
     const response = await call(authorization, "GET", `/events?${query}`, {
@@ -50,9 +53,11 @@ export const followEvents = (authorization: string, query: string, follower: Fol
       signal: stopping.signal,
     });
     follower.onState("live");
+    // A new stream starts with no half-read line of the one before.
+    parser.reset({ consume: false });
     if (response.body === null) return;
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) feed(read.value);
+    for (let read = await reader.read(); !read.done; read = await reader.read()) parser.feed(read.value);
   };
   void (async () => {
     follower.onState("connecting");

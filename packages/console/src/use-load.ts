@@ -26,9 +26,13 @@ export const problemOf = (error: unknown): Problem =>
 
 /**
  * Runs `load` whenever `deps` change (and on `reload`); an answer that arrives after a newer load began is dropped.
+ * `load` may show a first part before its answer (`early`: the first rows of a long list), while it is current.
  * `refresh` loads again while the value already shown stays (no "Loading…"): for what an event says has changed.
  */
-export const useLoad = <A>(load: () => Promise<A>, deps: readonly unknown[]): [Loaded<A>, () => void, () => void] => {
+export const useLoad = <A>(
+  load: (early: (value: A) => void, current: () => boolean) => Promise<A>,
+  deps: readonly unknown[],
+): [Loaded<A>, () => void, () => void] => {
   const [loaded, setLoaded] = useState<Loaded<A>>({ state: "loading" });
   const [round, setRound] = useState(0);
   const quiet = useRef(false);
@@ -36,7 +40,10 @@ export const useLoad = <A>(load: () => Promise<A>, deps: readonly unknown[]): [L
     let current = true;
     if (!quiet.current) setLoaded({ state: "loading" });
     quiet.current = false;
-    load().then(
+    load(
+      (value) => current && setLoaded({ state: "ready", value }),
+      () => current,
+    ).then(
       (value) => current && setLoaded({ state: "ready", value }),
       (error: unknown) => current && setLoaded({ state: "failed", problem: problemOf(error) }),
     );

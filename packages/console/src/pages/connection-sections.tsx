@@ -1,16 +1,24 @@
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
-import { aliasPath, AuditPage, ConnectionAccess, getJson, Health, healthOf } from "../api.js";
+import { aliasPath, AuditPage, ConnectionAccess, getJson, Health, healthOf, type LiveEvent } from "../api.js";
 import { LastKnownHealth } from "../components/health-badge.js";
-import { Time } from "../components/time.js";
 import { ProblemMessage } from "../components/problem.js";
+import { Table } from "../components/table.js";
+import { Time } from "../components/time.js";
+import type { FollowState } from "../events.js";
 import { href } from "../router.js";
 import type { Session } from "../session.js";
 import { useLoad, type Loaded } from "../use-load.js";
 
-// The connection page's sections that read beside the stored connection: its health, who may do what, its audit trail.
+/**
+ * The connection page's sections around what is stored: its health and last checks, who may do what on it, its
+ * recent events and its audit trail, each read on its own and read again when the page's events say so.
+ */
 
-const AUDIT_ENTRIES = 50;
+export const AUDIT_ENTRIES = 50;
+/** The events the page keeps, newest first. */
+export const RECENT_EVENTS = 10;
+const TYPE_PREFIX = "org.sdwan-connections.";
 
 /** Calls `refresh` each time `changes` goes up (an event said what `refresh` reads has changed). */
 export const useRefreshOn = (changes: number, refresh: () => void): void => {
@@ -78,31 +86,23 @@ export const HealthHistory = ({
                 : `Checked in the background every ${health.intervalSeconds} s, and by every validation.`}
             </p>
             {mine === undefined || mine.checks.length === 0 ? null : (
-              <table class="stacks">
-                <caption class="visually-hidden">Last health checks, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">At</th>
-                    <th scope="col">Outcome</th>
-                    <th scope="col">Latency (ms)</th>
-                    <th scope="col">Reason</th>
+              <Table
+                caption="Last health checks, newest first"
+                columns={["At", "Outcome", "Latency (ms)", "Reason"]}
+                items={mine.checks}
+                row={(check) => (
+                  <tr key={check.at}>
+                    <td data-label="At">
+                      <Time at={check.at} />
+                    </td>
+                    <td data-label="Outcome">{check.outcome}</td>
+                    <td data-label="Latency (ms)" class="number">
+                      {check.latencyMs}
+                    </td>
+                    <td data-label="Reason">{check.reason ?? null}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {mine.checks.map((check) => (
-                    <tr key={check.at}>
-                      <td data-label="At">
-                        <Time at={check.at} />
-                      </td>
-                      <td data-label="Outcome">{check.outcome}</td>
-                      <td data-label="Latency (ms)" class="number">
-                        {check.latencyMs}
-                      </td>
-                      <td data-label="Reason">{check.reason ?? null}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                )}
+              />
             )}
           </>
         );
@@ -132,38 +132,28 @@ export const AuditTrail = ({
         entries.length === 0 ? (
           <p>No entries.</p>
         ) : (
-          <table class="stacks">
-            <caption class="visually-hidden">The connection's last {AUDIT_ENTRIES} audit entries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">At</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Fields</th>
-                <th scope="col">Validation</th>
-                <th scope="col">Outcome</th>
+          <Table
+            caption={`The connection's last ${AUDIT_ENTRIES} audit entries, newest first`}
+            columns={["At", "Actor", "Action", "Fields", "Validation", "Outcome"]}
+            items={entries}
+            row={(entry) => (
+              <tr key={entry.id}>
+                <td data-label="At">
+                  <Time at={entry.at} />
+                </td>
+                <td data-label="Actor">{entry.actor}</td>
+                <td data-label="Action">
+                  {entry.action}
+                  {entry.forced ? " (forced)" : ""}
+                </td>
+                <td data-label="Fields">{entry.fields.join(", ")}</td>
+                <td data-label="Validation">{entry.validation}</td>
+                <td data-label="Outcome">
+                  {entry.outcome === "failed" ? `failed: ${entry.failure ?? ""}` : (entry.detail ?? entry.outcome)}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td data-label="At">
-                    <Time at={entry.at} />
-                  </td>
-                  <td data-label="Actor">{entry.actor}</td>
-                  <td data-label="Action">
-                    {entry.action}
-                    {entry.forced ? " (forced)" : ""}
-                  </td>
-                  <td data-label="Fields">{entry.fields.join(", ")}</td>
-                  <td data-label="Validation">{entry.validation}</td>
-                  <td data-label="Outcome">
-                    {entry.outcome === "failed" ? `failed: ${entry.failure ?? ""}` : (entry.detail ?? entry.outcome)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+          />
         )
       }
     </Section>
@@ -187,26 +177,72 @@ export const AccessPanel = ({ session, alias }: { readonly session: Session; rea
           {subjects.length === 0 ? (
             <p>No grant covers this connection.</p>
           ) : (
-            <table class="stacks">
-              <caption class="visually-hidden">Who the grants covering this connection give what verbs</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Subject</th>
-                  <th scope="col">May</th>
+            <Table
+              caption="Who the grants covering this connection give what verbs"
+              columns={["Subject", "May"]}
+              items={subjects}
+              row={({ subject, verbs }) => (
+                <tr key={subject}>
+                  <td class="title">{subject}</td>
+                  <td data-label="May">{verbs.join(", ")}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {subjects.map(({ subject, verbs }) => (
-                  <tr key={subject}>
-                    <td class="title">{subject}</td>
-                    <td data-label="May">{verbs.join(", ")}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              )}
+            />
           )}
         </>
       )}
     </Section>
   );
 };
+
+/** What an event says, in a few words: who made a change, a health change and why, the days a key has left. */
+const eventDetail = ({ data }: LiveEvent): string => {
+  if (data.to !== undefined)
+    return `${data.from ?? "unknown"} → ${data.to}${data.reason == null ? "" : `: ${data.reason}`}`;
+  if (data.daysLeft !== undefined)
+    return data.daysLeft <= 0 ? "the key has expired" : `key: ${data.daysLeft} days left`;
+  // A renewal that failed (SPEC §12) says why; a renewal is a change by `renewal`.
+  if (data.actor === undefined && data.reason != null) return data.reason;
+  return `by ${data.actor ?? "unknown"}${data.forced === true ? " (forced)" : ""}`;
+};
+
+const FOLLOW_STATES: Record<FollowState, string> = {
+  connecting: "Connecting to the event stream…",
+  live: "Live: new events appear here as they happen.",
+  reconnecting: "The event stream dropped: reconnecting, without missing an event…",
+};
+
+export const RecentEvents = ({
+  events,
+  state,
+}: {
+  readonly events: readonly LiveEvent[];
+  readonly state: FollowState;
+}) => (
+  <section aria-label="Recent events">
+    <h2>Recent events</h2>
+    <p class="note" role="status">
+      {FOLLOW_STATES[state]}
+    </p>
+    {events.length === 0 ? (
+      <p>None since this page opened.</p>
+    ) : (
+      <Table
+        caption="The connection's events since this page opened, newest first"
+        columns={["At", "Event", "Detail"]}
+        items={events}
+        row={(event) => (
+          <tr key={event.id}>
+            <td data-label="At">
+              <Time at={event.time} />
+            </td>
+            <td data-label="Event" class="event-type">
+              {event.type.replace(TYPE_PREFIX, "")}
+            </td>
+            <td data-label="Detail">{eventDetail(event)}</td>
+          </tr>
+        )}
+      />
+    )}
+  </section>
+);

@@ -8,67 +8,9 @@ import { ProblemMessage } from "../components/problem.js";
 import { may } from "../rights.js";
 import { href, navigate } from "../router.js";
 import { isAdmin, useSession } from "../session.js";
-import type { FollowState } from "../events.js";
 import { useEvents } from "../use-events.js";
 import { problemOf, useLoad } from "../use-load.js";
-import { AccessPanel, AuditTrail, HealthHistory, Section } from "./connection-sections.js";
-
-/** The events the page keeps, newest first. */
-const RECENT_EVENTS = 10;
-const TYPE_PREFIX = "org.sdwan-connections.";
-
-/** What an event says, in a few words: who made a change, a health change and why, the days a key has left. */
-const eventDetail = ({ data }: LiveEvent): string => {
-  if (data.to !== undefined)
-    return `${data.from ?? "unknown"} → ${data.to}${data.reason == null ? "" : `: ${data.reason}`}`;
-  if (data.daysLeft !== undefined)
-    return data.daysLeft <= 0 ? "the key has expired" : `key: ${data.daysLeft} days left`;
-  // A renewal that failed (SPEC §12) says why; a renewal is a change by `renewal`.
-  if (data.actor === undefined && data.reason != null) return data.reason;
-  return `by ${data.actor ?? "unknown"}${data.forced === true ? " (forced)" : ""}`;
-};
-
-const FOLLOW_STATES: Record<FollowState, string> = {
-  connecting: "Connecting to the event stream…",
-  live: "Live: new events appear here as they happen.",
-  reconnecting: "The event stream dropped: reconnecting, without missing an event…",
-};
-
-const RecentEvents = ({ events, state }: { readonly events: readonly LiveEvent[]; readonly state: FollowState }) => (
-  <section aria-label="Recent events">
-    <h2>Recent events</h2>
-    <p class="note" role="status">
-      {FOLLOW_STATES[state]}
-    </p>
-    {events.length === 0 ? (
-      <p>None since this page opened.</p>
-    ) : (
-      <table class="stacks">
-        <caption class="visually-hidden">The connection's events since this page opened, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">At</th>
-            <th scope="col">Event</th>
-            <th scope="col">Detail</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event) => (
-            <tr key={event.id}>
-              <td data-label="At">
-                <Time at={event.time} />
-              </td>
-              <td data-label="Event" class="event-type">
-                {event.type.replace(TYPE_PREFIX, "")}
-              </td>
-              <td data-label="Detail">{eventDetail(event)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    )}
-  </section>
-);
+import { AccessPanel, AuditTrail, HealthHistory, RECENT_EVENTS, RecentEvents, Section } from "./connection-sections.js";
 
 /**
  * One connection: first as stored (URL, version, key date and fingerprint:
@@ -144,6 +86,7 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
       <Section title="Stored" loaded={stored}>
         {(connection) => (
           <>
+            {/* The stored form's fields, a term and its value each: a new field of the connection is shown here. */}
             <dl class="facts">
               <dt>Orchestrator URL</dt>
               <dd>{connection.orchestratorUrl}</dd>

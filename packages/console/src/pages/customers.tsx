@@ -1,6 +1,5 @@
-import * as t from "io-ts";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { Customer, getJson } from "../api.js";
+import { Customer, getJsonInSlices } from "../api.js";
 import { CustomersTable } from "../components/customers-table.js";
 import { ProblemMessage } from "../components/problem.js";
 import { WorldMap, type CustomerPlace } from "../components/world-map.js";
@@ -18,7 +17,11 @@ import { href } from "../router.js";
 import { useSession } from "../session.js";
 import { useLoad } from "../use-load.js";
 
-const Customers = t.array(Customer);
+/** The customers read so far: the first screenful while the rest arrive and are decoded, then all. */
+interface Listing {
+  readonly customers: readonly Customer[];
+  readonly complete: boolean;
+}
 
 const CustomerFacts = ({ customer }: { readonly customer: Customer }) => (
   <dl class="facts">
@@ -32,16 +35,29 @@ const CustomerFacts = ({ customer }: { readonly customer: Customer }) => (
 /** A partner's customers: a filter, a sortable virtualised table, a world map, and the chosen customer. */
 export const CustomersPage = ({ alias }: { readonly alias: string }) => {
   const session = useSession();
-  const [loaded, reload] = useLoad(
-    () => getJson(session.authorization, `/partner/${encodeURIComponent(alias)}/customers`, Customers),
+  // The first rows are shown as soon as they are decoded; filter, sort and the map wait for the whole list.
+  const [loaded, reload] = useLoad<Listing>(
+    (early, current) =>
+      getJsonInSlices(
+        session.authorization,
+        `/partner/${encodeURIComponent(alias)}/customers`,
+        Customer,
+        (first) => early({ customers: first, complete: false }),
+        current,
+      ).then((customers) => ({ customers, complete: true })),
     [session, alias],
   );
-  const indexed = useMemo(() => (loaded.state === "ready" ? indexCustomers(loaded.value) : []), [loaded]);
+  const listing = loaded.state === "ready" ? loaded.value : undefined;
+  const complete = listing?.complete === true;
+  const indexed = useMemo(() => (complete ? indexCustomers(listing.customers) : []), [listing]);
   const [filter, setFilter] = useState("");
   const [sort, setSort] = useState<Sort | undefined>(undefined);
-  const filtered = useMemo(() => filterCustomers(indexed, filter), [indexed, filter]);
+  const filtered = useMemo(
+    () => (complete ? filterCustomers(indexed, filter) : (listing?.customers ?? [])),
+    [indexed, filter, listing],
+  );
   // The map gets the filtered list, not the sorted one: a new order moves no point, so it does not redraw.
-  const rows = useMemo(() => sortCustomers(filtered, sort), [filtered, sort]);
+  const rows = useMemo(() => (complete ? sortCustomers(filtered, sort) : filtered), [filtered, sort]);
   const [selected, setSelected] = useState<Customer | undefined>(undefined);
   const [place, setPlace] = useState<CustomerPlace | undefined>(undefined);
   // A new filter forgets a chosen place (its marks are drawn anew) and a chosen customer it hides: no stale panel.
@@ -70,7 +86,7 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
       {loaded.state === "failed" ? <ProblemMessage problem={loaded.problem} /> : null}
       {loaded.state === "ready" ? (
         <div class="customers">
-          <WorldMap customers={filtered} selected={selected} onPlace={choosePlace} />
+          <WorldMap customers={complete ? filtered : []} selected={selected} onPlace={choosePlace} />
           <section class="chosen" aria-label="Chosen customer" aria-live="polite">
             <h2>{selected?.name ?? (place === undefined ? "No customer chosen" : placeLabel(place))}</h2>
             {selected !== undefined ? <CustomerFacts customer={selected} /> : null}
@@ -98,13 +114,16 @@ export const CustomersPage = ({ alias }: { readonly alias: string }) => {
                 value={filter}
                 onInput={(event) => setFilter(event.currentTarget.value)}
                 placeholder="name, city, country…"
+                disabled={!complete}
               />
               <span role="status">
-                {rows.length === indexed.length
-                  ? `${indexed.length} customers`
-                  : rows.length === 0
-                    ? `No customer matches “${filter.trim()}” (of ${indexed.length})`
-                    : `${rows.length} of ${indexed.length} customers`}
+                {!complete
+                  ? `The first ${rows.length} customers; reading the rest…`
+                  : rows.length === indexed.length
+                    ? `${indexed.length} customers`
+                    : rows.length === 0
+                      ? `No customer matches “${filter.trim()}” (of ${indexed.length})`
+                      : `${rows.length} of ${indexed.length} customers`}
               </span>
             </div>
             <CustomersTable

@@ -1,12 +1,8 @@
 import * as t from "io-ts";
-import { useRef, useState } from "preact/hooks";
-import { call, getJson, Grant, type Problem } from "../api.js";
-import { ConfirmDialog } from "../components/confirm-dialog.js";
+import { call, Grant, type Problem } from "../api.js";
+import { Confirm, AdminForm, ListTable, RowButton, useAdminList, useConfirmation } from "../components/admin-list.js";
 import { Field } from "../components/field.js";
-import { ProblemMessage } from "../components/problem.js";
 import { VERBS } from "../rights.js";
-import { useSession } from "../session.js";
-import { problemOf, useLoad } from "../use-load.js";
 
 const Grants = t.array(Grant);
 const FIELDS = ["subject", "pattern", "verb"];
@@ -26,55 +22,31 @@ const duplicate = (grant: Omit<Grant, "id">): Problem => ({
  * confirmation. A grant adds to the roles, never takes away.
  */
 export const GrantsPage = () => {
-  const session = useSession();
-  const [loaded, reload] = useLoad(() => getJson(session.authorization, "/grants", Grants), [session]);
-  const form = useRef<HTMLFormElement>(null);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [deleting, setDeleting] = useState<Grant | undefined>(undefined);
+  const { session, loaded, action } = useAdminList("/grants", Grants);
+  const { problem } = action;
 
-  const settled = (message: string): void => {
-    setBusy(false);
-    setProblem(undefined);
-    setNotice(message);
-    reload();
-  };
-  const failed = (error: unknown, grant?: Omit<Grant, "id">): void => {
-    setBusy(false);
-    setNotice(undefined);
-    const found = problemOf(error);
-    setProblem(found.status === 409 && grant !== undefined ? duplicate(grant) : found);
-  };
-
-  const add = (event: SubmitEvent): void => {
-    event.preventDefault();
-    const element = form.current;
-    if (element === null) return;
-    const data = new FormData(element);
+  const add = (data: FormData, element: HTMLFormElement): void => {
     const grant = {
       subject: String(data.get("subject") ?? ""),
       pattern: String(data.get("pattern") ?? ""),
       verb: String(data.get("verb") ?? "") as Grant["verb"],
     };
-    setBusy(true);
-    call(session.authorization, "POST", "/grants", { body: grant }).then(
+    action.run(
+      call(session.authorization, "POST", "/grants", { body: grant }),
       () => {
         element.reset();
-        settled(`Granted: ${described(grant)}.`);
+        return `Granted: ${described(grant)}.`;
       },
-      (error: unknown) => failed(error, grant),
+      { shown: (found) => (found.status === 409 ? duplicate(grant) : found) },
     );
   };
 
-  const remove = (grant: Grant): void => {
-    setDeleting(undefined);
-    setBusy(true);
-    call(session.authorization, "DELETE", `/grants/${encodeURIComponent(grant.id)}`).then(
-      () => settled(`Deleted: ${described(grant)}.`),
-      (error: unknown) => failed(error),
-    );
-  };
+  const deleting = useConfirmation((grant: Grant) =>
+    action.run(
+      call(session.authorization, "DELETE", `/grants/${encodeURIComponent(grant.id)}`),
+      () => `Deleted: ${described(grant)}.`,
+    ),
+  );
 
   return (
     <>
@@ -84,8 +56,7 @@ export const GrantsPage = () => {
         every one): <strong>read</strong> (listed, stored form, health, events) ⊂ <strong>use</strong> (validate,
         customers) ⊂ <strong>manage</strong> (add within the pattern, edit, delete).
       </p>
-      <form ref={form} onSubmit={add} aria-label="Add a grant" novalidate>
-        <h2>Add a grant</h2>
+      <AdminForm title="Add a grant" action={action} fields={FIELDS} submit="Add grant" onSubmit={add}>
         <Field
           name="subject"
           label="Subject"
@@ -103,71 +74,39 @@ export const GrantsPage = () => {
           autocomplete="off"
         />
         <Field name="verb" label="Verb" problem={problem} options={VERBS} />
-        {problem === undefined ? null : <ProblemMessage problem={problem} shownBesideFields={FIELDS} />}
-        {notice === undefined ? null : (
-          <p class="notice" role="status">
-            {notice}
-          </p>
+      </AdminForm>
+      <ListTable
+        title="Every grant"
+        loaded={loaded}
+        empty="No grants: only the roles apply."
+        caption="Every grant, oldest first"
+        columns={["Subject", "Pattern", "Verb", "Actions"]}
+        row={(grant) => (
+          <tr key={grant.id}>
+            <td class="title">{grant.subject}</td>
+            <td data-label="Pattern">
+              <code>{grant.pattern}</code>
+            </td>
+            <td data-label="Verb">{grant.verb}</td>
+            <td class="actions">
+              <RowButton
+                action={action}
+                label={`Delete ${described(grant)}`}
+                danger
+                onClick={() => deleting.ask(grant)}
+              >
+                Delete
+              </RowButton>
+            </td>
+          </tr>
         )}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Add grant
-          </button>
-        </div>
-      </form>
-      <section aria-label="Every grant">
-        <h2>Every grant</h2>
-        {loaded.state === "loading" ? <p aria-live="polite">Loading…</p> : null}
-        {loaded.state === "failed" ? <ProblemMessage problem={loaded.problem} /> : null}
-        {loaded.state === "ready" && loaded.value.length === 0 ? <p>No grants: only the roles apply.</p> : null}
-        {loaded.state === "ready" && loaded.value.length > 0 ? (
-          <table class="stacks">
-            <caption class="visually-hidden">Every grant, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Subject</th>
-                <th scope="col">Pattern</th>
-                <th scope="col">Verb</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaded.value.map((grant) => (
-                <tr key={grant.id}>
-                  <td class="title">{grant.subject}</td>
-                  <td data-label="Pattern">
-                    <code>{grant.pattern}</code>
-                  </td>
-                  <td data-label="Verb">{grant.verb}</td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      class="danger"
-                      disabled={busy}
-                      onClick={() => setDeleting(grant)}
-                      aria-label={`Delete ${described(grant)}`}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
-      </section>
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title="Delete the grant?"
-        confirmLabel="Delete"
-        onCancel={() => setDeleting(undefined)}
-        onConfirm={() => deleting !== undefined && remove(deleting)}
-      >
+      />
+      <Confirm confirmation={deleting} title="Delete the grant?">
         <p>
-          <strong>{deleting === undefined ? "" : described(deleting)}</strong>: what the subject's role and other grants
-          give stays.
+          <strong>{deleting.pending === undefined ? "" : described(deleting.pending)}</strong>: what the subject's role
+          and other grants give stays.
         </p>
-      </ConfirmDialog>
+      </Confirm>
     </>
   );
 };

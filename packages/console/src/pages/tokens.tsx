@@ -1,14 +1,11 @@
 import * as t from "io-ts";
-import { useRef, useState } from "preact/hooks";
-import { call, callJson, getJson, IssuedToken, ServiceToken, type Problem } from "../api.js";
-import { ConfirmDialog } from "../components/confirm-dialog.js";
+import { useState } from "preact/hooks";
+import { call, callJson, IssuedToken, ServiceToken, type Problem } from "../api.js";
+import { Confirm, AdminForm, ListTable, RowButton, useAdminList, useConfirmation } from "../components/admin-list.js";
 import { Field } from "../components/field.js";
-import { ProblemMessage } from "../components/problem.js";
 import { SecretOnce } from "../components/secret-once.js";
 import { Time } from "../components/time.js";
 import { parseGrantLines } from "../grant-lines.js";
-import { useSession } from "../session.js";
-import { problemOf, useLoad } from "../use-load.js";
 
 const Tokens = t.array(ServiceToken);
 /** The fields whose errors are shown beside them (a grant line's, in the problem's list). */
@@ -30,70 +27,41 @@ type Pending = { readonly action: "renew" | "revoke"; readonly token: ServiceTok
  * renewal (a new secret, shown once; the old one keeps working for a day) and revocation, each behind a confirmation.
  */
 export const TokensPage = () => {
-  const session = useSession();
-  const [loaded, reload] = useLoad(() => getJson(session.authorization, "/tokens", Tokens), [session]);
-  const form = useRef<HTMLFormElement>(null);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const { session, loaded, action } = useAdminList("/tokens", Tokens);
+  const { problem } = action;
   const [issued, setIssued] = useState<{ readonly name: string; readonly token: string } | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [pending, setPending] = useState<Pending | undefined>(undefined);
 
-  const settled = (message: string): void => {
-    setBusy(false);
-    setProblem(undefined);
-    setNotice(message);
-    reload();
-  };
-  const failed = (error: unknown): void => {
-    setBusy(false);
-    setNotice(undefined);
-    setProblem(problemOf(error));
-  };
-
-  const create = (event: SubmitEvent): void => {
-    event.preventDefault();
-    const element = form.current;
-    if (element === null) return;
-    const data = new FormData(element);
+  const create = (data: FormData, element: HTMLFormElement): void => {
     const read = parseGrantLines(String(data.get("grants") ?? ""));
     if ("badLine" in read) {
-      setProblem(badGrants(read.badLine));
+      action.refuse(badGrants(read.badLine));
       return;
     }
     const role = String(data.get("role"));
-    const name = String(data.get("name") ?? "");
-    setBusy(true);
     const body = {
-      name,
+      name: String(data.get("name") ?? ""),
       // Not a number (empty, or text): sent as it is, so the service names the field.
       expiresInDays: Number(data.get("expiresInDays")) || String(data.get("expiresInDays") ?? ""),
       ...(role === "default" ? {} : { role }),
       ...(read.grants.length === 0 ? {} : { grants: read.grants }),
     };
-    callJson(session.authorization, "POST", "/tokens", IssuedToken, { body }).then((made) => {
+    action.run(callJson(session.authorization, "POST", "/tokens", IssuedToken, { body }), (made) => {
       element.reset();
       setIssued({ name: made.name, token: made.token });
-      settled(`Made the service token ${made.name}.`);
-    }, failed);
+      return `Made the service token ${made.name}.`;
+    });
   };
 
-  const act = ({ action, token }: Pending): void => {
-    setPending(undefined);
-    setBusy(true);
+  const confirming = useConfirmation(({ action: what, token }: Pending) => {
     const path = `/tokens/${encodeURIComponent(token.id)}`;
-    if (action === "revoke") {
-      call(session.authorization, "DELETE", path).then(
-        () => settled(`Revoked the service token ${token.name}.`),
-        failed,
-      );
-      return;
-    }
-    callJson(session.authorization, "POST", `${path}/renew`, IssuedToken).then((renewed) => {
-      setIssued({ name: renewed.name, token: renewed.token });
-      settled(`Renewed the service token ${renewed.name}: its old secret works for 24 hours more.`);
-    }, failed);
-  };
+    if (what === "revoke")
+      action.run(call(session.authorization, "DELETE", path), () => `Revoked the service token ${token.name}.`);
+    else
+      action.run(callJson(session.authorization, "POST", `${path}/renew`, IssuedToken), (renewed) => {
+        setIssued({ name: renewed.name, token: renewed.token });
+        return `Renewed the service token ${renewed.name}: its old secret works for 24 hours more.`;
+      });
+  });
 
   return (
     <>
@@ -106,8 +74,7 @@ export const TokensPage = () => {
       {issued === undefined ? null : (
         <SecretOnce label={`The secret of ${issued.name}`} secret={issued.token} onDone={() => setIssued(undefined)} />
       )}
-      <form ref={form} onSubmit={create} aria-label="Make a service token" novalidate>
-        <h2>Make a service token</h2>
+      <AdminForm title="Make a service token" action={action} fields={FIELDS} submit="Make token" onSubmit={create}>
         <Field
           name="name"
           label="Name"
@@ -148,85 +115,54 @@ export const TokensPage = () => {
             One per line: an alias pattern and a verb (read, use or manage), e.g. <code>emea-* read</code>.
           </p>
         </div>
-        {problem === undefined ? null : <ProblemMessage problem={problem} shownBesideFields={FIELDS} />}
-        {notice === undefined ? null : (
-          <p class="notice" role="status">
-            {notice}
-          </p>
+      </AdminForm>
+      <ListTable
+        title="Every service token"
+        loaded={loaded}
+        empty="No service tokens."
+        caption="Every service token"
+        columns={["Name", "Role", "Expires", "Last used", "Made by", "Actions"]}
+        row={(token) => (
+          <tr key={token.id}>
+            <td class="title">{token.name}</td>
+            <td data-label="Role">{token.role ?? "none (grants only)"}</td>
+            <td data-label="Expires">
+              <Time at={token.expiresAt} />
+            </td>
+            <td data-label="Last used">{token.lastUsedAt === null ? "never" : <Time at={token.lastUsedAt} />}</td>
+            <td data-label="Made by">{token.createdBy}</td>
+            <td class="actions">
+              <RowButton
+                action={action}
+                label={`Renew ${token.name}`}
+                onClick={() => confirming.ask({ action: "renew", token })}
+              >
+                Renew
+              </RowButton>
+              <RowButton
+                action={action}
+                label={`Revoke ${token.name}`}
+                danger
+                onClick={() => confirming.ask({ action: "revoke", token })}
+              >
+                Revoke
+              </RowButton>
+            </td>
+          </tr>
         )}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Make token
-          </button>
-        </div>
-      </form>
-      <section aria-label="Every service token">
-        <h2>Every service token</h2>
-        {loaded.state === "loading" ? <p aria-live="polite">Loading…</p> : null}
-        {loaded.state === "failed" ? <ProblemMessage problem={loaded.problem} /> : null}
-        {loaded.state === "ready" && loaded.value.length === 0 ? <p>No service tokens.</p> : null}
-        {loaded.state === "ready" && loaded.value.length > 0 ? (
-          <table class="stacks">
-            <caption class="visually-hidden">Every service token</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Made by</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaded.value.map((token) => (
-                <tr key={token.id}>
-                  <td class="title">{token.name}</td>
-                  <td data-label="Role">{token.role ?? "none (grants only)"}</td>
-                  <td data-label="Expires">
-                    <Time at={token.expiresAt} />
-                  </td>
-                  <td data-label="Last used">{token.lastUsedAt === null ? "never" : <Time at={token.lastUsedAt} />}</td>
-                  <td data-label="Made by">{token.createdBy}</td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      disabled={busy}
-                      onClick={() => setPending({ action: "renew", token })}
-                      aria-label={`Renew ${token.name}`}
-                    >
-                      Renew
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      disabled={busy}
-                      onClick={() => setPending({ action: "revoke", token })}
-                      aria-label={`Revoke ${token.name}`}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
-      </section>
-      <ConfirmDialog
-        open={pending !== undefined}
-        title={pending?.action === "renew" ? "Renew the token?" : "Revoke the token?"}
-        confirmLabel={pending?.action === "renew" ? "Renew" : "Revoke"}
-        onCancel={() => setPending(undefined)}
-        onConfirm={() => pending !== undefined && act(pending)}
+      />
+      <Confirm
+        confirmation={confirming}
+        title={confirming.pending?.action === "renew" ? "Renew the token?" : "Revoke the token?"}
+        confirmLabel={confirming.pending?.action === "renew" ? "Renew" : "Revoke"}
       >
         <p>
-          <strong>{pending?.token.name}</strong>
-          {pending?.action === "renew"
+          <strong>{confirming.pending?.token.name}</strong>
+          {confirming.pending?.action === "renew"
             ? " gets a new secret, shown once; the old one keeps working for 24 hours, time to change where it is used."
             : " stops working at once, everywhere, and its grants go with it. This cannot be undone."}
         </p>
-      </ConfirmDialog>
+      </Confirm>
     </>
   );
 };

@@ -1,11 +1,12 @@
 import * as t from "io-ts";
 import { useState } from "preact/hooks";
-import { call, Delivery, DELIVERY_STATUSES, getJson, Webhook, type Problem } from "../api.js";
+import { call, Delivery, DELIVERY_STATUSES, getJson, Webhook } from "../api.js";
+import { ListTable, Outcome, RowButton, useAction } from "../components/admin-list.js";
 import { ProblemMessage } from "../components/problem.js";
 import { Time } from "../components/time.js";
 import { href } from "../router.js";
 import { useSession } from "../session.js";
-import { problemOf, useLoad } from "../use-load.js";
+import { useLoad } from "../use-load.js";
 import { answerOf, typesText } from "../webhook-words.js";
 import { ping, WebhookState } from "./webhooks.js";
 
@@ -40,28 +41,12 @@ export const WebhookPage = ({ id }: { readonly id: string }) => {
     () => getJson(session.authorization, `${path}/deliveries${query}`, Deliveries),
     [session, id, query],
   );
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-
-  const settled = (message: string): void => {
-    setBusy(false);
-    setProblem(undefined);
-    setNotice(message);
-    refresh();
-  };
-  const failed = (error: unknown): void => {
-    setBusy(false);
-    setNotice(undefined);
-    setProblem(problemOf(error));
-  };
-  const redeliver = (delivery: Delivery): void => {
-    setBusy(true);
-    call(session.authorization, "POST", `${path}/deliveries/${encodeURIComponent(delivery.id)}/redeliver`).then(
-      () => settled(`Sending event ${delivery.eventId} again: a new attempt, with the same webhook-id.`),
-      failed,
+  const action = useAction(refresh);
+  const redeliver = (delivery: Delivery): void =>
+    action.run(
+      call(session.authorization, "POST", `${path}/deliveries/${encodeURIComponent(delivery.id)}/redeliver`),
+      () => `Sending event ${delivery.eventId} again: a new attempt, with the same webhook-id.`,
     );
-  };
 
   if (webhook.state === "loading") return <p aria-live="polite">Loading…</p>;
   if (webhook.state === "failed")
@@ -100,25 +85,13 @@ export const WebhookPage = ({ id }: { readonly id: string }) => {
       <div class="actions">
         <button
           type="button"
-          disabled={busy}
-          onClick={() => {
-            setBusy(true);
-            ping(session.authorization, hook).then((outcome) => {
-              setBusy(false);
-              setProblem(undefined);
-              setNotice(outcome);
-            }, failed);
-          }}
+          disabled={action.busy}
+          onClick={() => action.run(ping(session.authorization, hook), (outcome) => outcome, { again: false })}
         >
           Ping
         </button>
       </div>
-      {problem === undefined ? null : <ProblemMessage problem={problem} />}
-      {notice === undefined ? null : (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <Outcome action={action} />
       <section aria-label="Deliveries">
         <h2>Deliveries</h2>
         <div class="toolbar">
@@ -136,65 +109,45 @@ export const WebhookPage = ({ id }: { readonly id: string }) => {
             Refresh
           </button>
         </div>
-        {deliveries.state === "loading" ? <p aria-live="polite">Loading…</p> : null}
-        {deliveries.state === "failed" ? <ProblemMessage problem={deliveries.problem} /> : null}
-        {deliveries.state === "ready" && deliveries.value.length === 0 ? (
-          <p>{status === "every" ? "No deliveries yet." : `No ${status} deliveries.`}</p>
-        ) : null}
-        {deliveries.state === "ready" && deliveries.value.length > 0 ? (
-          <p class="note">{counted(deliveries.value.length, status)}</p>
-        ) : null}
-        {deliveries.state === "ready" && deliveries.value.length > 0 ? (
-          <table class="stacks">
-            <caption class="visually-hidden">The newest deliveries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">Latency</th>
-                <th scope="col">Next try or settled</th>
-                <th scope="col">Actions</th>
+        <ListTable
+          loaded={deliveries}
+          empty={status === "every" ? "No deliveries yet." : `No ${status} deliveries.`}
+          note={(items) => counted(items.length, status)}
+          caption="The newest deliveries, newest first"
+          columns={["Event", "Status", "Attempts", "Last answer", "Latency", "Next try or settled", "Actions"]}
+          row={(delivery) => {
+            const last = delivery.attempts.at(-1);
+            return (
+              <tr key={delivery.id}>
+                <td class="title">
+                  <code>{delivery.eventId}</code>
+                </td>
+                <td data-label="Status">
+                  <span class={`badge delivery-${delivery.status}`}>{delivery.status}</span>
+                </td>
+                <td data-label="Attempts" class="number">
+                  {delivery.attempts.length}
+                </td>
+                <td data-label="Last answer">{last === undefined ? "" : answerOf(last)}</td>
+                <td data-label="Latency" class="number">
+                  {last === undefined ? "" : `${last.latencyMs} ms`}
+                </td>
+                <WhenCell delivery={delivery} />
+                <td class="actions">
+                  {delivery.status === "pending" ? null : (
+                    <RowButton
+                      action={action}
+                      label={`Redeliver ${delivery.eventId}`}
+                      onClick={() => redeliver(delivery)}
+                    >
+                      Redeliver
+                    </RowButton>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {deliveries.value.map((delivery) => {
-                const last = delivery.attempts.at(-1);
-                return (
-                  <tr key={delivery.id}>
-                    <td class="title">
-                      <code>{delivery.eventId}</code>
-                    </td>
-                    <td data-label="Status">
-                      <span class={`badge delivery-${delivery.status}`}>{delivery.status}</span>
-                    </td>
-                    <td data-label="Attempts" class="number">
-                      {delivery.attempts.length}
-                    </td>
-                    <td data-label="Last answer">{last === undefined ? "" : answerOf(last)}</td>
-                    <td data-label="Latency" class="number">
-                      {last === undefined ? "" : `${last.latencyMs} ms`}
-                    </td>
-                    <WhenCell delivery={delivery} />
-                    <td class="actions">
-                      {delivery.status === "pending" ? null : (
-                        <button
-                          type="button"
-                          disabled={busy}
-                          onClick={() => redeliver(delivery)}
-                          aria-label={`Redeliver ${delivery.eventId}`}
-                        >
-                          Redeliver
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        ) : null}
+            );
+          }}
+        />
       </section>
     </>
   );

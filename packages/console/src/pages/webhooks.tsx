@@ -1,14 +1,11 @@
 import * as t from "io-ts";
-import { useRef, useState } from "preact/hooks";
-import { call, callJson, CreatedWebhook, getJson, PingAnswer, Webhook, WEBHOOK_KINDS, type Problem } from "../api.js";
-import { ConfirmDialog } from "../components/confirm-dialog.js";
+import { useState } from "preact/hooks";
+import { call, callJson, CreatedWebhook, PingAnswer, Webhook, WEBHOOK_KINDS } from "../api.js";
+import { Confirm, AdminForm, ListTable, RowButton, useAdminList, useConfirmation } from "../components/admin-list.js";
 import { Field } from "../components/field.js";
-import { ProblemMessage } from "../components/problem.js";
 import { SecretOnce } from "../components/secret-once.js";
 import { Time } from "../components/time.js";
 import { href } from "../router.js";
-import { useSession } from "../session.js";
-import { problemOf, useLoad } from "../use-load.js";
 import { parseTypes, pingOutcome, typesText } from "../webhook-words.js";
 
 const Webhooks = t.array(Webhook);
@@ -35,33 +32,12 @@ export const WebhookState = ({ webhook }: { readonly webhook: Webhook }) =>
  * with its REST user; the signing secret shown once), ping, delete behind a confirmation, and each one's deliveries.
  */
 export const WebhooksPage = () => {
-  const session = useSession();
-  const [loaded, reload] = useLoad(() => getJson(session.authorization, "/webhooks", Webhooks), [session]);
-  const form = useRef<HTMLFormElement>(null);
+  const { session, loaded, action } = useAdminList("/webhooks", Webhooks);
+  const { problem } = action;
   const [kind, setKind] = useState<string>("cloudevents");
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
   const [created, setCreated] = useState<{ readonly url: string; readonly secret: string } | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [deleting, setDeleting] = useState<Webhook | undefined>(undefined);
 
-  const settled = (message: string, again = true): void => {
-    setBusy(false);
-    setProblem(undefined);
-    setNotice(message);
-    if (again) reload();
-  };
-  const failed = (error: unknown): void => {
-    setBusy(false);
-    setNotice(undefined);
-    setProblem(problemOf(error));
-  };
-
-  const add = (event: SubmitEvent): void => {
-    event.preventDefault();
-    const element = form.current;
-    if (element === null) return;
-    const data = new FormData(element);
+  const add = (data: FormData, element: HTMLFormElement): void => {
     const types = parseTypes(String(data.get("types") ?? ""));
     const body = {
       url: String(data.get("url") ?? ""),
@@ -72,28 +48,23 @@ export const WebhooksPage = () => {
         ? { username: String(data.get("username") ?? ""), password: String(data.get("password") ?? "") }
         : {}),
     };
-    setBusy(true);
-    callJson(session.authorization, "POST", "/webhooks", CreatedWebhook, { body }).then((made) => {
+    action.run(callJson(session.authorization, "POST", "/webhooks", CreatedWebhook, { body }), (made) => {
       element.reset();
       setKind("cloudevents");
       setCreated({ url: made.url, secret: made.secret });
-      settled(`Added the webhook to ${made.url}.`);
-    }, failed);
+      return `Added the webhook to ${made.url}.`;
+    });
   };
 
-  const pingOne = (webhook: Webhook): void => {
-    setBusy(true);
-    ping(session.authorization, webhook).then((outcome) => settled(outcome, false), failed);
-  };
+  const pingOne = (webhook: Webhook): void =>
+    action.run(ping(session.authorization, webhook), (outcome) => outcome, { again: false });
 
-  const remove = (webhook: Webhook): void => {
-    setDeleting(undefined);
-    setBusy(true);
-    call(session.authorization, "DELETE", `/webhooks/${encodeURIComponent(webhook.id)}`).then(
-      () => settled(`Deleted the webhook to ${webhook.url}.`),
-      failed,
-    );
-  };
+  const deleting = useConfirmation((webhook: Webhook) =>
+    action.run(
+      call(session.authorization, "DELETE", `/webhooks/${encodeURIComponent(webhook.id)}`),
+      () => `Deleted the webhook to ${webhook.url}.`,
+    ),
+  );
 
   return (
     <>
@@ -109,8 +80,7 @@ export const WebhooksPage = () => {
           onDone={() => setCreated(undefined)}
         />
       )}
-      <form ref={form} onSubmit={add} aria-label="Add a webhook" novalidate>
-        <h2>Add a webhook</h2>
+      <AdminForm title="Add a webhook" action={action} fields={FIELDS} submit="Add webhook" onSubmit={add}>
         <Field
           name="url"
           label="URL"
@@ -150,90 +120,47 @@ export const WebhooksPage = () => {
           autocomplete="off"
           spellcheck={false}
         />
-        {problem === undefined ? null : <ProblemMessage problem={problem} shownBesideFields={FIELDS} />}
-        {notice === undefined ? null : (
-          <p class="notice" role="status">
-            {notice}
-          </p>
+      </AdminForm>
+      <ListTable
+        title="Every webhook"
+        loaded={loaded}
+        empty="No webhooks."
+        caption="Every webhook, oldest first"
+        columns={["URL", "Kind", "Event types", "State", "Actions"]}
+        row={(webhook) => (
+          <tr key={webhook.id}>
+            <td class="title">
+              <a href={href({ page: "webhook", id: webhook.id })}>{webhook.url}</a>
+            </td>
+            <td data-label="Kind">{webhook.kind}</td>
+            <td data-label="Event types">{typesText(webhook.types)}</td>
+            <td data-label="State">
+              <WebhookState webhook={webhook} />
+            </td>
+            <td class="actions">
+              <RowButton action={action} label={`Ping ${webhook.url}`} onClick={() => pingOne(webhook)}>
+                Ping
+              </RowButton>
+              <a
+                class="button"
+                href={href({ page: "webhook", id: webhook.id })}
+                aria-label={`Deliveries of ${webhook.url}`}
+              >
+                Deliveries
+              </a>
+              <RowButton action={action} label={`Delete ${webhook.url}`} danger onClick={() => deleting.ask(webhook)}>
+                Delete
+              </RowButton>
+            </td>
+          </tr>
         )}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Add webhook
-          </button>
-        </div>
-      </form>
-      <section aria-label="Every webhook">
-        <h2>Every webhook</h2>
-        {loaded.state === "loading" ? <p aria-live="polite">Loading…</p> : null}
-        {loaded.state === "failed" ? <ProblemMessage problem={loaded.problem} /> : null}
-        {loaded.state === "ready" && loaded.value.length === 0 ? <p>No webhooks.</p> : null}
-        {loaded.state === "ready" && loaded.value.length > 0 ? (
-          <table class="stacks">
-            <caption class="visually-hidden">Every webhook, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Event types</th>
-                <th scope="col">State</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaded.value.map((webhook) => (
-                <tr key={webhook.id}>
-                  <td class="title">
-                    <a href={href({ page: "webhook", id: webhook.id })}>{webhook.url}</a>
-                  </td>
-                  <td data-label="Kind">{webhook.kind}</td>
-                  <td data-label="Event types">{typesText(webhook.types)}</td>
-                  <td data-label="State">
-                    <WebhookState webhook={webhook} />
-                  </td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      disabled={busy}
-                      onClick={() => pingOne(webhook)}
-                      aria-label={`Ping ${webhook.url}`}
-                    >
-                      Ping
-                    </button>
-                    <a
-                      class="button"
-                      href={href({ page: "webhook", id: webhook.id })}
-                      aria-label={`Deliveries of ${webhook.url}`}
-                    >
-                      Deliveries
-                    </a>
-                    <button
-                      type="button"
-                      class="danger"
-                      disabled={busy}
-                      onClick={() => setDeleting(webhook)}
-                      aria-label={`Delete ${webhook.url}`}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
-      </section>
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title="Delete the webhook?"
-        confirmLabel="Delete"
-        onCancel={() => setDeleting(undefined)}
-        onConfirm={() => deleting !== undefined && remove(deleting)}
-      >
+      />
+      <Confirm confirmation={deleting} title="Delete the webhook?">
         <p>
-          <strong>{deleting?.url}</strong> gets no more events, and its deliveries (pending ones too) go with it. This
-          cannot be undone.
+          <strong>{deleting.pending?.url}</strong> gets no more events, and its deliveries (pending ones too) go with
+          it. This cannot be undone.
         </p>
-      </ConfirmDialog>
+      </Confirm>
     </>
   );
 };

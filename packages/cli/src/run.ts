@@ -1,0 +1,35 @@
+/** The process's command run: signals, the terminal, and the exit code (`main.ts` loads it for all but help). */
+import { runCli } from "./cli.js";
+import { readSecret } from "./secret-input.js";
+
+// A reader that stops early (`| head`) is not an error of ours.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => process.exit(error.code === "EPIPE" ? 0 : 1));
+
+// Ctrl-C and SIGTERM end the process at once, as by default, unless the command stops cleanly (apply):
+// then it is told, and has a second to say what it did; a second signal ends it at once. (Kept registered,
+// not `once`: a dependency's signal-exit handler re-raises the signal when it finds itself alone.)
+let stopCleanly: ((exitCode: number) => void) | undefined;
+let stopping = false;
+for (const [signal, exitCode] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+] as const) {
+  process.on(signal, () => {
+    if (stopCleanly === undefined || stopping) process.exit(exitCode);
+    stopping = true;
+    stopCleanly(exitCode);
+    setTimeout(() => process.exit(exitCode), 1000).unref();
+  });
+}
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  readSecret: (prompt) => readSecret({ stdin: process.stdin, prompt: process.stderr }, prompt),
+  interactive: process.stdin.isTTY === true,
+  onStop: (stop) => {
+    stopCleanly = stop;
+  },
+});
+// Written answers are flushed before exit: stdout to a pipe is asynchronous.
+process.stdout.write("", () => process.exit(code));
