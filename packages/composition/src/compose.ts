@@ -6,7 +6,7 @@ import type { Config } from "./config.js";
 import { createLogger } from "./logger.js";
 import { openService, type OpenedService, type ServiceOverrides } from "./open-service.js";
 import { startupFailure } from "./startup-error.js";
-import { TOKENS } from "./tokens.js";
+import { IDS } from "./di-identifiers.js";
 
 export interface ComposeOptions extends Omit<ServiceOverrides, "logger" | "metrics" | "tracing"> {
   /** A driver's own modules, loaded after the opened values are bound (they may use the composition's tokens). */
@@ -50,15 +50,15 @@ export const compose =
     try {
       await container.loadAsync(
         new ContainerModule(({ bind }) => {
-          bind(TOKENS.Config).toConstantValue(config);
-          bind(TOKENS.Logger).toConstantValue(logger);
-          bind(TOKENS.Metrics).toConstantValue(metrics);
-          bind(TOKENS.Clock).toConstantValue(clock);
-          bind(TOKENS.Storage).toConstantValue(storage);
-          bind(TOKENS.Orchestrator).toConstantValue(orchestrator);
-          bind(TOKENS.ConnectionService).toConstantValue(service);
-          bind(TOKENS.Webhooks).toConstantValue(webhooks);
-          if (tracing !== undefined) bind(TOKENS.Tracing).toConstantValue(tracing);
+          bind(IDS.Config).toConstantValue(config);
+          bind(IDS.Logger).toConstantValue(logger);
+          bind(IDS.Metrics).toConstantValue(metrics);
+          bind(IDS.Clock).toConstantValue(clock);
+          bind(IDS.Storage).toConstantValue(storage);
+          bind(IDS.Orchestrator).toConstantValue(orchestrator);
+          bind(IDS.ConnectionService).toConstantValue(service);
+          bind(IDS.Webhooks).toConstantValue(webhooks);
+          if (tracing !== undefined) bind(IDS.Tracing).toConstantValue(tracing);
         }),
         ...(options.modules ?? []),
       );

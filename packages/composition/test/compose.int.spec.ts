@@ -11,7 +11,7 @@ import {
   loadConfig,
   offlineOrchestrator,
   openService,
-  TOKENS,
+  IDS,
   type Config,
   type StartFailure,
 } from "../src/index.js";
@@ -114,9 +114,9 @@ describe("the composition over a fresh data directory", () => {
     it("compose binds every module, and closing unbinds them", async () => {
       const composed = await compose(config, { logDestination: silent })();
       if (E.isLeft(composed)) throw new Error(composed.left);
-      expect(composed.right.container.isBound(TOKENS.Orchestrator)).toBe(true);
+      expect(composed.right.container.isBound(IDS.Orchestrator)).toBe(true);
       await composed.right.close();
-      expect(composed.right.container.isBound(TOKENS.Storage)).toBe(false);
+      expect(composed.right.container.isBound(IDS.Storage)).toBe(false);
     });
 
     it("openService given the offline orchestrator never opens the portal client (its CA file is not even read) and admits no orchestrator", async () => {
@@ -165,14 +165,14 @@ describe("traces", () => {
   it("are off without OTEL_*: the service uses the store itself, and no tracing is bound", async () => {
     await using service = await open({ OTEL_SERVICE_NAME: "named-but-no-endpoint" });
     expect(service.opened.storage).toBe(service.storage);
-    expect(service.opened.container.isBound(TOKENS.Tracing)).toBe(false);
+    expect(service.opened.container.isBound(IDS.Tracing)).toBe(false);
   });
 
   it("are on with an OTLP endpoint: the store's face is wrapped and the tracing bound for the REST driver", async () => {
     // Nothing listens there: no span is made by this test, so nothing is sent.
     await using service = await open({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" });
     expect(service.opened.storage).not.toBe(service.storage);
-    expect(service.opened.container.get(TOKENS.Tracing)).toBeDefined();
+    expect(service.opened.container.get(IDS.Tracing)).toBeDefined();
     // Outside a traced request a store call is the store's own (no span: the relay's idle polls make none).
     await expect(service.opened.storage.repository.list()()).resolves.toEqual(E.right([]));
   });

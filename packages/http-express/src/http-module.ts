@@ -1,19 +1,19 @@
-import { TOKENS, type Config, type Logger, type Metrics, type Tracing } from "@sdwan-connections/composition";
+import { IDS, type Config, type Logger, type Metrics, type Tracing } from "@sdwan-connections/composition";
 import { CONSOLE_DIRECTORY } from "@sdwan-connections/console";
 import type { ConnectionService, Storage, Webhooks } from "@sdwan-connections/core";
 import { ContainerModule } from "inversify";
 import { createApp } from "./app.js";
-import { HTTP_TOKENS, type Auth, type Lifecycle } from "./tokens.js";
+import { HTTP_IDS, type Auth, type Lifecycle } from "./di-identifiers.js";
 
 /**
  * The express app over the connection service, resolved from the values it needs (a value, not a class: it
- * has no state or lifecycle of its own). Without HTTP_TOKENS.Auth bound it serves without credentials
+ * has no state or lifecycle of its own). Without HTTP_IDS.Auth bound it serves without credentials
  * (benchmarks only).
  */
 export const httpModule = () =>
   new ContainerModule(({ bind }) => {
-    bind(HTTP_TOKENS.Lifecycle).toConstantValue({ draining: false, eventStreams: new Set() });
-    bind(HTTP_TOKENS.App).toResolvedValue(
+    bind(HTTP_IDS.Lifecycle).toConstantValue({ draining: false, eventStreams: new Set() });
+    bind(HTTP_IDS.App).toResolvedValue(
       (
         service: ConnectionService,
         logger: Logger,
@@ -41,15 +41,15 @@ export const httpModule = () =>
           tracing,
         }),
       [
-        TOKENS.ConnectionService,
-        TOKENS.Logger,
-        TOKENS.Metrics,
-        TOKENS.Config,
-        TOKENS.Storage,
-        HTTP_TOKENS.Lifecycle,
-        TOKENS.Webhooks,
-        { serviceIdentifier: HTTP_TOKENS.Auth, optional: true },
-        { serviceIdentifier: TOKENS.Tracing, optional: true },
+        IDS.ConnectionService,
+        IDS.Logger,
+        IDS.Metrics,
+        IDS.Config,
+        IDS.Storage,
+        HTTP_IDS.Lifecycle,
+        IDS.Webhooks,
+        { serviceIdentifier: HTTP_IDS.Auth, optional: true },
+        { serviceIdentifier: IDS.Tracing, optional: true },
       ],
     );
   });

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import {
   compose,
   startupFailure,
-  TOKENS,
+  IDS,
   type ComposeOptions,
   type Composition,
   type Config,
@@ -17,7 +17,7 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { authModule } from "./auth/auth-module.js";
 import { ensureAdmin, loadGroups, loadUsers, type GeneratedAdmin } from "./auth/users.js";
 import { httpModule } from "./http-module.js";
-import { HTTP_TOKENS } from "./tokens.js";
+import { HTTP_IDS } from "./di-identifiers.js";
 
 export interface ServiceOptions extends Pick<ComposeOptions, "storage" | "orchestrator" | "logDestination" | "clock"> {
   /**
@@ -110,12 +110,10 @@ const serve =
     if (E.isLeft(composed)) return composed;
     const composition = composed.right;
     const { container } = composition;
-    const logger = container.get(TOKENS.Logger);
-    const lifecycle = container.get(HTTP_TOKENS.Lifecycle);
+    const logger = container.get(IDS.Logger);
+    const lifecycle = container.get(HTTP_IDS.Lifecycle);
     // The driver's own modules activate here, after the composition's: a failure is one line too, after the store is released.
-    const app = await container
-      .getAsync(HTTP_TOKENS.App)
-      .then(E.right, (error: unknown) => E.left(startupFailure(error)));
+    const app = await container.getAsync(HTTP_IDS.App).then(E.right, (error: unknown) => E.left(startupFailure(error)));
     if (E.isLeft(app)) {
       await composition.close();
       return app;

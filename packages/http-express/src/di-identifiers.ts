@@ -32,7 +32,7 @@ export interface Auth {
 }
 
 /** What the REST driver binds on top of the composition's tokens. */
-export const HTTP_TOKENS = {
+export const HTTP_IDS = {
   Lifecycle: Symbol.for("sdwan.http.Lifecycle") as ServiceIdentifier<Lifecycle>,
   /** The users read at start; the authentication reloads them when their files change. */
   Users: Symbol.for("sdwan.http.Users") as ServiceIdentifier<Users>,

@@ -6,7 +6,7 @@ import type { Metrics } from "./metrics.js";
 import type { Tracing } from "./tracing.js";
 
 /** One symbol per thing the composition binds; the type parameter keeps `get` typed. Drivers add their own. */
-export const TOKENS = {
+export const IDS = {
   Config: Symbol.for("sdwan.Config") as ServiceIdentifier<Config>,
   Logger: Symbol.for("sdwan.Logger") as ServiceIdentifier<Logger>,
   Metrics: Symbol.for("sdwan.Metrics") as ServiceIdentifier<Metrics>,
