@@ -5,7 +5,8 @@ import {
   invalidInput,
   validationAnswer,
   versionFromText,
-  type ConnectionService,
+  type Connections,
+  type Core,
   type ConnectionSummary,
   type Customer,
   type CustomerList,
@@ -66,7 +67,7 @@ export interface CommandSpec {
 }
 
 export interface CommandInput {
-  readonly service: ConnectionService;
+  readonly service: Core;
   /** The positional arguments, as many as the command names. */
   readonly args: readonly string[];
   readonly options: Readonly<Record<string, string | boolean | undefined>>;
@@ -321,16 +322,16 @@ const WIDE_COLUMNS = [
 ] as const;
 
 /** `list -o wide`: each connection with its health and its key's expiry (date, days left, where it is known from). */
-const wideList = (service: ConnectionService): TE.TaskEither<DomainError, CommandOutput> =>
+const wideList = (service: Core): TE.TaskEither<DomainError, CommandOutput> =>
   pipe(
     TE.Do,
-    TE.apS("health", service.connectionsHealth()),
+    TE.apS("health", service.health.list()),
     TE.apS(
       "connections",
       pipe(
-        service.listConnections(),
+        service.connections.list(),
         // One at a time: through a service each is a request.
-        TE.flatMap(TE.traverseSeqArray(({ alias }) => service.describeConnection(alias))),
+        TE.flatMap(TE.traverseSeqArray(({ alias }) => service.connections.describe(alias))),
       ),
     ),
     TE.map(({ health, connections }): CommandOutput => {
@@ -358,8 +359,8 @@ const wideList = (service: ConnectionService): TE.TaskEither<DomainError, Comman
  */
 const applyConfiguration = (
   { options, keySources, by, signal }: Omit<CommandInput, "service" | "apiKey">,
-  plan: ConnectionService["planConfiguration"],
-  service?: ConnectionService,
+  plan: Connections["plan"],
+  service?: Core,
 ): TE.TaskEither<DomainError, CommandOutput> =>
   typeof options["file"] !== "string"
     ? TE.left(invalidInput([{ field: "--file", message: "is required: apply -f FILE" }]))
@@ -376,7 +377,7 @@ const applyConfiguration = (
               })
             : TE.fromTask(async (): Promise<CommandOutput> => {
                 const force = options["force"] === true;
-                const results = await service.applyPlan(planned, {
+                const results = await service.connections.apply(planned, {
                   force,
                   by,
                   signal,
@@ -454,7 +455,7 @@ export const COMMANDS: readonly Command[] = [
                   width,
                 ),
             };
-          })(service.listConnections()),
+          })(service.connections.list()),
   },
   {
     name: "get",
@@ -462,7 +463,7 @@ export const COMMANDS: readonly Command[] = [
       "one connection as stored: URL, version, when its key was set, the key's fingerprint (the orchestrator is not asked)",
     args: ["alias"],
     options: OUTPUT_OPTIONS,
-    run: ({ service, args: [alias] }) => TE.map(detailsOutput)(service.describeConnection(alias as string)),
+    run: ({ service, args: [alias] }) => TE.map(detailsOutput)(service.connections.describe(alias as string)),
   },
   {
     name: "add",
@@ -482,7 +483,7 @@ export const COMMANDS: readonly Command[] = [
     notes: KEY_NOTE,
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
       TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome))(
-        service.addConnection(
+        service.connections.add(
           { alias, orchestratorUrl, apiKey },
           { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
         ),
@@ -509,7 +510,7 @@ export const COMMANDS: readonly Command[] = [
       pipe(
         TE.fromEither(expectedVersions(options)),
         TE.flatMap((expected) =>
-          service.updateConnection(
+          service.connections.update(
             alias as string,
             {
               ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
@@ -547,7 +548,7 @@ export const COMMANDS: readonly Command[] = [
         // People always see why a key is not valid; scripts get the interface's answer (the reason with --verbose).
         const shown = result.valid || "reason" in data ? data : { ...data, reason: result.reason };
         return { data, forPeople: (width) => record(fieldsOf(shown), width), exitCode };
-      })(service.validateConnection(alias as string)),
+      })(service.connections.validate(alias as string)),
   },
   {
     name: "key-check",
@@ -561,7 +562,7 @@ export const COMMANDS: readonly Command[] = [
         data: { matches },
         forPeople: () => (matches ? "The key matches the stored one.\n" : "The key differs from the stored one.\n"),
         exitCode: matches ? EXIT.ok : EXIT.keyMismatch,
-      }))(service.checkApiKey(alias as string, { apiKey }, { by })),
+      }))(service.connections.checkKey(alias as string, { apiKey }, { by })),
   },
   {
     name: "delete",
@@ -572,7 +573,7 @@ export const COMMANDS: readonly Command[] = [
     run: ({ service, args: [alias], options, by }) =>
       pipe(
         TE.fromEither(expectedVersions(options)),
-        TE.flatMap((expected) => service.deleteConnection(alias as string, { ...expected, by })),
+        TE.flatMap((expected) => service.connections.delete(alias as string, { ...expected, by })),
         TE.map(() => writeOutput(alias as string, "deleted")),
       ),
   },
@@ -594,7 +595,7 @@ export const COMMANDS: readonly Command[] = [
             customers.map((customer) => CUSTOMER_COLUMNS.map((column) => cell(customer[column]))),
             width,
           ),
-      }))(service.listPartnerCustomers(alias as string)),
+      }))(service.connections.customers(alias as string)),
   },
   {
     name: "rotate-master-key",
@@ -607,7 +608,7 @@ export const COMMANDS: readonly Command[] = [
     run: ({ service, by }) =>
       TE.map(({ rotated, total }: { rotated: number; total: number }) =>
         message(`Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`),
-      )(service.rotateMasterKey({ by })),
+      )(service.connections.rotateMasterKey({ by })),
   },
   {
     name: "export",
@@ -628,7 +629,7 @@ export const COMMANDS: readonly Command[] = [
         ? TE.left(invalidInput([{ field: "--format", message: "must be yaml or json" }]))
         : pipe(
             TE.Do,
-            TE.apS("connections", service.listConnections()),
+            TE.apS("connections", service.connections.list()),
             // Grants are for admins: a viewer through a service gets a file without them, which `apply` leaves alone.
             TE.apS(
               "grants",
@@ -681,7 +682,7 @@ export const COMMANDS: readonly Command[] = [
       "A grants: list (subject, pattern, verb) is planned too: grants it says are created, and with --prune stored ones it does not say are deleted; a file without one leaves the grants alone.",
       "Applying the same file again changes nothing. Ctrl-C or SIGTERM stops it at once, saying what was applied. A dry run creates nothing: where no store is yet, its plan creates every entry.",
     ].join(" "),
-    run: (input) => applyConfiguration(input, input.service.planConfiguration, input.service),
+    run: (input) => applyConfiguration(input, input.service.connections.plan, input.service),
     withoutStore: (options) =>
       options["dry-run"] === true ? (input) => applyConfiguration(input, planForNoStore) : undefined,
   },
@@ -709,7 +710,7 @@ export const COMMANDS: readonly Command[] = [
             ]),
             width,
           ),
-      }))(service.connectionsHealth()),
+      }))(service.health.list()),
   },
   {
     name: "audit",
@@ -732,7 +733,7 @@ export const COMMANDS: readonly Command[] = [
             page.entries.map((entry) => AUDIT_COLUMNS.map((column) => auditCell(entry, column))),
             width,
           ) + (page.next === null ? "" : `more: --before ${page.next}\n`),
-      }))(service.listAudit(queryOf(options, { alias: "alias", since: "since", limit: "limit", before: "before" }))),
+      }))(service.audit.list(queryOf(options, { alias: "alias", since: "since", limit: "limit", before: "before" }))),
   },
   {
     name: "events",
@@ -783,7 +784,7 @@ export const COMMANDS: readonly Command[] = [
       if (signal.aborted) stopped();
       else signal.addEventListener("abort", stopped, { once: true });
       return pipe(
-        service.followEvents(query, deliver, (error) => finish(E.left(error)), { signal }),
+        service.events.follow(query, deliver, (error) => finish(E.left(error)), { signal }),
         TE.flatMap((stopFollowing) => async () => {
           const answer = await finished;
           stopFollowing();
@@ -802,7 +803,7 @@ export const COMMANDS: readonly Command[] = [
       what === "aliases"
         ? TE.map((connections: readonly ConnectionSummary[]) =>
             message(connections.map(({ alias }) => `${alias}\n`).join("")),
-          )(service.listConnections())
+          )(service.connections.list())
         : TE.left(invalidInput([{ field: "<what>", message: "must be aliases" }])),
   },
 ];

@@ -20,7 +20,11 @@ import {
   validationRefused,
   versionMismatch,
   describeError,
-  type ConnectionService,
+  type Audit,
+  type Connections,
+  type Events,
+  type GrantService,
+  type Health,
   type DomainError,
   type OrchestratorError,
   type Alias,
@@ -43,16 +47,14 @@ import * as t from "io-ts";
  * write as the user the context signs in as. Planning an apply is done here, from the service's answers
  * (one stored connection and, when the file gives a key, one key check per entry), with core's own planner.
  */
-export type RemoteService = Omit<
-  ConnectionService,
-  | "rotateMasterKey"
-  | "recordForbiddenWrite"
-  | "recordTokenChange"
-  | "recordWebhookRedelivery"
-  | "recordWebhookChange"
-  | "healthMonitor"
-  | "keyExpiryWatch"
->;
+export interface RemoteService {
+  readonly connections: Omit<Connections, "rotateMasterKey">;
+  readonly audit: Pick<Audit, "list">;
+  readonly events: Events;
+  readonly health: Pick<Health, "list">;
+  readonly grants: GrantService;
+  dispose(): Promise<void>;
+}
 
 export interface ServiceEndpoint {
   /** The service's base URL (without /rest/plugin/sdwan). */
@@ -401,241 +403,247 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
   const sameKey = new Map<string, boolean>();
 
   return {
-    listConnections: () => read(t.array(Summary), "/connections"),
-    addConnection: (body, options = {}) =>
-      TE.map(() => outcomeOf(options.dryRun, "added" as const))(
-        call("POST", `/connections${query(options)}`, bodyAlias(body), { body }),
-      ),
-    updateConnection: (alias, body, options = {}) => update(alias, body, options),
-    validateConnection: (alias) =>
-      pipe(
-        read(Validation, `${at(alias)}?verbose=true`, alias),
-        TE.flatMap(({ valid, type, reason, ...details }): TE.TaskEither<DomainError, ValidationResult> =>
-          valid
-            ? TE.right({ ...details, valid, type: type ?? "customer" })
-            : // Refused, or not reached: the health the validation just recorded says which (SPEC §8).
-              TE.map((health: readonly ConnectionHealth[]): ValidationResult => {
-                const last = health.find((entry) => aliasKey(entry.alias) === aliasKey(details.alias))?.checks[0]
-                  ?.outcome;
-                return {
-                  ...details,
-                  valid,
-                  reason: reason ?? "",
-                  failure: last === "invalid" ? "OrchestratorRejected" : "OrchestratorUnreachable",
-                };
-              })(connectionsHealth()),
+    connections: {
+      list: () => read(t.array(Summary), "/connections"),
+      add: (body, options = {}) =>
+        TE.map(() => outcomeOf(options.dryRun, "added" as const))(
+          call("POST", `/connections${query(options)}`, bodyAlias(body), { body }),
         ),
-      ),
-    describeConnection: describe,
-    checkApiKey: keyCheck,
-    deleteConnection: (alias, options = {}) => remove(alias, options.expectedVersions?.[0]),
-    listPartnerCustomers: (alias) =>
-      pipe(
-        call("GET", `/partner/${encodeURIComponent(alias)}/customers`, alias),
-        TE.flatMap((answer) =>
-          TE.fromEither(
-            E.map((items: readonly Customer[]) => ({ count: items.length, items, json: Buffer.from(answer.text) }))(
-              json(t.array(Customer), answer),
+      update: (alias, body, options = {}) => update(alias, body, options),
+      validate: (alias) =>
+        pipe(
+          read(Validation, `${at(alias)}?verbose=true`, alias),
+          TE.flatMap(({ valid, type, reason, ...details }): TE.TaskEither<DomainError, ValidationResult> =>
+            valid
+              ? TE.right({ ...details, valid, type: type ?? "customer" })
+              : // Refused, or not reached: the health the validation just recorded says which (SPEC §8).
+                TE.map((health: readonly ConnectionHealth[]): ValidationResult => {
+                  const last = health.find((entry) => aliasKey(entry.alias) === aliasKey(details.alias))?.checks[0]
+                    ?.outcome;
+                  return {
+                    ...details,
+                    valid,
+                    reason: reason ?? "",
+                    failure: last === "invalid" ? "OrchestratorRejected" : "OrchestratorUnreachable",
+                  };
+                })(connectionsHealth()),
+          ),
+        ),
+      describe,
+      checkKey: keyCheck,
+      delete: (alias, options = {}) => remove(alias, options.expectedVersions?.[0]),
+      customers: (alias) =>
+        pipe(
+          call("GET", `/partner/${encodeURIComponent(alias)}/customers`, alias),
+          TE.flatMap((answer) =>
+            TE.fromEither(
+              E.map((items: readonly Customer[]) => ({ count: items.length, items, json: Buffer.from(answer.text) }))(
+                json(t.array(Customer), answer),
+              ),
             ),
           ),
         ),
-      ),
-    planConfiguration: (rawDesired, options) => {
-      // The file's keys by alias (the planner decodes the entries; a malformed one is its error, never checked here).
-      const keys = new Map(
-        (Array.isArray(rawDesired) ? (rawDesired as Record<string, unknown>[]) : []).flatMap((entry) =>
-          typeof entry?.["alias"] === "string" && typeof entry["apiKey"] === "string"
-            ? [[aliasKey(entry["alias"]), entry["apiKey"]] as const]
-            : [],
-        ),
-      );
-      // A stored connection as the planner reads one: its version kept for If-Match, the file's key checked against it.
-      const get = (alias: Alias): TE.TaskEither<DomainError, StoredConnection> =>
-        pipe(
-          describe(alias),
-          TE.tap((details) => {
-            versions.set(aliasKey(details.alias), details.version);
-            const apiKey = keys.get(aliasKey(alias));
-            return apiKey === undefined
-              ? TE.right(undefined)
-              : TE.map(({ matches }: { matches: boolean }) => void sameKey.set(aliasKey(alias), matches))(
-                  keyCheck(alias, { apiKey }),
-                );
-          }),
-          // The planner compares a declared expiry (a token's own is the key's, compared with the key).
-          TE.map(
-            (details) =>
-              ({
-                ...details,
-                apiKey: STORED_KEY,
-                apiKeyExpiresAt:
-                  details.apiKeyExpiry?.source === "declared" ? details.apiKeyExpiry.expiresAt : undefined,
-              }) as unknown as StoredConnection,
+      plan: (rawDesired, options) => {
+        // The file's keys by alias (the planner decodes the entries; a malformed one is its error, never checked here).
+        const keys = new Map(
+          (Array.isArray(rawDesired) ? (rawDesired as Record<string, unknown>[]) : []).flatMap((entry) =>
+            typeof entry?.["alias"] === "string" && typeof entry["apiKey"] === "string"
+              ? [[aliasKey(entry["alias"]), entry["apiKey"]] as const]
+              : [],
           ),
         );
-      return planConfiguration({
-        repository: { get, list: () => read(t.array(Summary), "/connections") },
-        grants,
-        fingerprints: {
-          fingerprint: (alias, apiKey) =>
-            (apiKey as unknown) === STORED_KEY || sameKey.get(aliasKey(alias)) === true ? "stored" : "given",
-        },
-      })(rawDesired, options);
+        // A stored connection as the planner reads one: its version kept for If-Match, the file's key checked against it.
+        const get = (alias: Alias): TE.TaskEither<DomainError, StoredConnection> =>
+          pipe(
+            describe(alias),
+            TE.tap((details) => {
+              versions.set(aliasKey(details.alias), details.version);
+              const apiKey = keys.get(aliasKey(alias));
+              return apiKey === undefined
+                ? TE.right(undefined)
+                : TE.map(({ matches }: { matches: boolean }) => void sameKey.set(aliasKey(alias), matches))(
+                    keyCheck(alias, { apiKey }),
+                  );
+            }),
+            // The planner compares a declared expiry (a token's own is the key's, compared with the key).
+            TE.map(
+              (details) =>
+                ({
+                  ...details,
+                  apiKey: STORED_KEY,
+                  apiKeyExpiresAt:
+                    details.apiKeyExpiry?.source === "declared" ? details.apiKeyExpiry.expiresAt : undefined,
+                }) as unknown as StoredConnection,
+            ),
+          );
+        return planConfiguration({
+          repository: { get, list: () => read(t.array(Summary), "/connections") },
+          grants,
+          fingerprints: {
+            fingerprint: (alias, apiKey) =>
+              (apiKey as unknown) === STORED_KEY || sameKey.get(aliasKey(alias)) === true ? "stored" : "given",
+          },
+        })(rawDesired, options);
+      },
+      apply: (plan, options = {}) =>
+        applyPlan({
+          add: (body, force) =>
+            call("POST", `/connections${query({ force })}`, body["alias"], {
+              body,
+              ...(options.signal === undefined ? {} : { signal: options.signal }),
+            }),
+          update: (alias, change, force) =>
+            call("PUT", `${at(alias)}${query({ force })}`, alias, {
+              body: change,
+              ...(versions.has(aliasKey(alias)) ? { ifMatch: versions.get(aliasKey(alias)) as number } : {}),
+              ...(options.signal === undefined ? {} : { signal: options.signal }),
+            }),
+          remove: (alias) => remove(alias, versions.get(aliasKey(alias)), options.signal),
+          addGrant: grants.add,
+          removeGrant: grants.remove,
+        })(plan, { ...options, concurrency: Math.min(options.concurrency ?? 1, 8) }),
     },
-    applyPlan: (plan, options = {}) =>
-      applyPlan({
-        add: (body, force) =>
-          call("POST", `/connections${query({ force })}`, body["alias"], {
-            body,
-            ...(options.signal === undefined ? {} : { signal: options.signal }),
-          }),
-        update: (alias, change, force) =>
-          call("PUT", `${at(alias)}${query({ force })}`, alias, {
-            body: change,
-            ...(versions.has(aliasKey(alias)) ? { ifMatch: versions.get(aliasKey(alias)) as number } : {}),
-            ...(options.signal === undefined ? {} : { signal: options.signal }),
-          }),
-        remove: (alias) => remove(alias, versions.get(aliasKey(alias)), options.signal),
-        addGrant: grants.add,
-        removeGrant: grants.remove,
-      })(plan, { ...options, concurrency: Math.min(options.concurrency ?? 1, 8) }),
-    connectionsHealth,
+    health: { list: connectionsHealth },
     grants,
-    listAudit: (queryValues) =>
-      TE.map(({ entries, next }: t.TypeOf<typeof AuditAnswer>) => ({
-        entries: entries as unknown as readonly AuditEntry[],
-        next,
-      }))(
-        read(
-          AuditAnswer,
-          `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
+    audit: {
+      list: (queryValues) =>
+        TE.map(({ entries, next }: t.TypeOf<typeof AuditAnswer>) => ({
+          entries: entries as unknown as readonly AuditEntry[],
+          next,
+        }))(
+          read(
+            AuditAnswer,
+            `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
+          ),
         ),
-      ),
-    followEvents: (queryValues, deliver, ended) => () =>
-      new Promise((resolve) => {
-        const url = new URL(
-          `${origin}${BASE}/events?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
-        );
-        const stop = new AbortController();
-        // The last event seen: a stream that ends (a restart, a cut) is opened again from it, so none is lost or repeated.
-        let lastEventId: string | undefined;
-        let opened = false;
-        let delayMs = RECONNECT_MS.first;
-        let timer: NodeJS.Timeout | undefined;
-        stop.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
-        let reconnecting = false;
-        let authorization = endpoint.authorization;
-        const reconnect = () => {
-          if (stop.signal.aborted) return;
-          const waitMs = delayMs * (0.5 + Math.random() / 2);
-          endpoint.onReconnect?.(
-            `the stream from ${origin} ended; reconnecting in ${(waitMs / 1000).toFixed(1)} s${lastEventId === undefined ? "" : ` (from event ${lastEventId})`}`,
+    },
+    events: {
+      follow: (queryValues, deliver, ended) => () =>
+        new Promise((resolve) => {
+          const url = new URL(
+            `${origin}${BASE}/events?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
           );
-          reconnecting = true;
-          timer = setTimeout(async () => {
-            authorization = (await endpoint.reauthorize?.()) ?? authorization;
-            if (!stop.signal.aborted) connect();
-          }, waitMs);
-          delayMs = Math.min(delayMs * 2, RECONNECT_MS.max);
-        };
-        // The first answer settles the command (a service that cannot be reached or refuses: its error); after it, a
-        // refusal that would be answered again ends the follow with the same error, and every other end is reconnected.
-        const failed = (error: DomainError) => {
-          if (!opened) return resolve(E.left(error));
-          if (stop.signal.aborted) return;
-          stop.abort();
-          ended?.(error);
-        };
-        function connect(): void {
-          let closed = false;
-          const end = () => {
-            if (closed) return;
-            closed = true;
-            reconnect();
+          const stop = new AbortController();
+          // The last event seen: a stream that ends (a restart, a cut) is opened again from it, so none is lost or repeated.
+          let lastEventId: string | undefined;
+          let opened = false;
+          let delayMs = RECONNECT_MS.first;
+          let timer: NodeJS.Timeout | undefined;
+          stop.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+          let reconnecting = false;
+          let authorization = endpoint.authorization;
+          const reconnect = () => {
+            if (stop.signal.aborted) return;
+            const waitMs = delayMs * (0.5 + Math.random() / 2);
+            endpoint.onReconnect?.(
+              `the stream from ${origin} ended; reconnecting in ${(waitMs / 1000).toFixed(1)} s${lastEventId === undefined ? "" : ` (from event ${lastEventId})`}`,
+            );
+            reconnecting = true;
+            timer = setTimeout(async () => {
+              authorization = (await endpoint.reauthorize?.()) ?? authorization;
+              if (!stop.signal.aborted) connect();
+            }, waitMs);
+            delayMs = Math.min(delayMs * 2, RECONNECT_MS.max);
           };
-          const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
-            headers: {
-              accept: "text/event-stream",
-              ...(authorization === undefined ? {} : { authorization }),
-              // Wins over ?lastEventId= (SPEC §9): what came after the last event seen is replayed first.
-              ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
-            },
-            signal: stop.signal,
-            // A connection of its own, closed with the stream: a kept-alive one would hold a stopping service's drain.
-            agent: false,
-            // The service sends a comment at least every 15 s: a stream silent for longer was cut without a word.
-            timeout: STREAM_IDLE_MS,
-            ...(endpoint.ca === undefined ? {} : { ca: endpoint.ca }),
-          });
-          call.on("timeout", () => call.destroy());
-          call.on("error", (error: NodeJS.ErrnoException) =>
-            closed
-              ? undefined
-              : opened
-                ? end()
-                : failed(
-                    storageFailure(`The service at ${origin} cannot be reached (${error.code ?? error.message}).`),
-                  ),
-          );
-          call.on("response", (response) => {
-            if (response.statusCode !== 200) {
-              const chunks: Buffer[] = [];
-              response.on("data", (chunk: Buffer) => chunks.push(chunk));
-              response.on("end", () => {
-                if (opened && !endsFollow(response.statusCode ?? 0)) return end();
-                closed = true;
-                void problemError(
-                  { status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") },
-                  undefined,
-                ).then(failed);
-              });
-              return;
-            }
-            response.on("error", end);
-            response.on("close", end);
-            if (!opened) resolve(E.right(() => stop.abort()));
-            if (reconnecting) endpoint.onReconnect?.(`reconnected to ${origin}`);
-            reconnecting = false;
-            opened = true;
-            delayMs = RECONNECT_MS.first;
-            // Server-Sent Events: frames end with a blank line; `id:` is the event's, `event:` names it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
-            let pending = "";
-            response.setEncoding("utf8");
-            response.on("data", (chunk: string) => {
-              pending += chunk;
-              const frames = pending.split("\n\n");
-              pending = frames.pop() ?? "";
-              for (const frame of frames) {
-                const lines = frame.split("\n");
-                const field = (name: string) =>
-                  lines
-                    .find((line) => line.startsWith(`${name}:`))
-                    ?.slice(name.length + 1)
-                    .trim();
-                const data = lines
-                  .filter((line) => line.startsWith("data:"))
-                  .map((line) => line.slice("data:".length).trimStart())
-                  .join("\n");
-                let taken: void | Promise<void> = undefined;
-                if (field("event") === "reset") taken = deliver({ _tag: "reset" });
-                else if (data !== "") {
-                  // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.
-                  const decoded = json(CloudEventCodec, { status: response.statusCode ?? 0, text: data });
-                  if (E.isRight(decoded)) taken = deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
-                }
-                // The reader's output is full: the socket is read again once it drained (the service then waits too).
-                if (taken !== undefined) {
-                  response.pause();
-                  void taken.then(() => response.resume());
-                }
-                lastEventId = field("id") ?? lastEventId;
-              }
+          // The first answer settles the command (a service that cannot be reached or refuses: its error); after it, a
+          // refusal that would be answered again ends the follow with the same error, and every other end is reconnected.
+          const failed = (error: DomainError) => {
+            if (!opened) return resolve(E.left(error));
+            if (stop.signal.aborted) return;
+            stop.abort();
+            ended?.(error);
+          };
+          function connect(): void {
+            let closed = false;
+            const end = () => {
+              if (closed) return;
+              closed = true;
+              reconnect();
+            };
+            const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
+              headers: {
+                accept: "text/event-stream",
+                ...(authorization === undefined ? {} : { authorization }),
+                // Wins over ?lastEventId= (SPEC §9): what came after the last event seen is replayed first.
+                ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+              },
+              signal: stop.signal,
+              // A connection of its own, closed with the stream: a kept-alive one would hold a stopping service's drain.
+              agent: false,
+              // The service sends a comment at least every 15 s: a stream silent for longer was cut without a word.
+              timeout: STREAM_IDLE_MS,
+              ...(endpoint.ca === undefined ? {} : { ca: endpoint.ca }),
             });
-          });
-          call.end();
-        }
-        connect();
-      }),
+            call.on("timeout", () => call.destroy());
+            call.on("error", (error: NodeJS.ErrnoException) =>
+              closed
+                ? undefined
+                : opened
+                  ? end()
+                  : failed(
+                      storageFailure(`The service at ${origin} cannot be reached (${error.code ?? error.message}).`),
+                    ),
+            );
+            call.on("response", (response) => {
+              if (response.statusCode !== 200) {
+                const chunks: Buffer[] = [];
+                response.on("data", (chunk: Buffer) => chunks.push(chunk));
+                response.on("end", () => {
+                  if (opened && !endsFollow(response.statusCode ?? 0)) return end();
+                  closed = true;
+                  void problemError(
+                    { status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") },
+                    undefined,
+                  ).then(failed);
+                });
+                return;
+              }
+              response.on("error", end);
+              response.on("close", end);
+              if (!opened) resolve(E.right(() => stop.abort()));
+              if (reconnecting) endpoint.onReconnect?.(`reconnected to ${origin}`);
+              reconnecting = false;
+              opened = true;
+              delayMs = RECONNECT_MS.first;
+              // Server-Sent Events: frames end with a blank line; `id:` is the event's, `event:` names it, `data:` holds the CloudEvent; comments (`:`) keep it alive.
+              let pending = "";
+              response.setEncoding("utf8");
+              response.on("data", (chunk: string) => {
+                pending += chunk;
+                const frames = pending.split("\n\n");
+                pending = frames.pop() ?? "";
+                for (const frame of frames) {
+                  const lines = frame.split("\n");
+                  const field = (name: string) =>
+                    lines
+                      .find((line) => line.startsWith(`${name}:`))
+                      ?.slice(name.length + 1)
+                      .trim();
+                  const data = lines
+                    .filter((line) => line.startsWith("data:"))
+                    .map((line) => line.slice("data:".length).trimStart())
+                    .join("\n");
+                  let taken: void | Promise<void> = undefined;
+                  if (field("event") === "reset") taken = deliver({ _tag: "reset" });
+                  else if (data !== "") {
+                    // Read as every other answer is: parsed, then decoded with the one codec; anything else is skipped.
+                    const decoded = json(CloudEventCodec, { status: response.statusCode ?? 0, text: data });
+                    if (E.isRight(decoded)) taken = deliver({ _tag: "event", event: decoded.right } satisfies FeedItem);
+                  }
+                  // The reader's output is full: the socket is read again once it drained (the service then waits too).
+                  if (taken !== undefined) {
+                    response.pause();
+                    void taken.then(() => response.resume());
+                  }
+                  lastEventId = field("id") ?? lastEventId;
+                }
+              });
+            });
+            call.end();
+          }
+          connect();
+        }),
+    },
     dispose: async () => undefined,
     rest: {
       request: <A>(

@@ -39,7 +39,7 @@ export const compose =
     const opened = await openService(config, { ...options, logger, metrics, clock, ...(tracing && { tracing }) })();
     if (E.isLeft(opened))
       return await Promise.all([tracing?.shutdown(), flushLogs()]).then(() => E.left(opened.left.message));
-    const { storage, orchestrator, service, webhooks } = opened.right;
+    const { storage, orchestrator, service } = opened.right;
     const container = new Container({ defaultScope: "Singleton" });
     const close = async () => {
       await container.unbindAllAsync();
@@ -56,8 +56,7 @@ export const compose =
           bind(IDS.Clock).toConstantValue(clock);
           bind(IDS.Storage).toConstantValue(storage);
           bind(IDS.Orchestrator).toConstantValue(orchestrator);
-          bind(IDS.ConnectionService).toConstantValue(service);
-          bind(IDS.Webhooks).toConstantValue(webhooks);
+          bind(IDS.Core).toConstantValue(service);
           if (tracing !== undefined) bind(IDS.Tracing).toConstantValue(tracing);
         }),
         ...(options.modules ?? []),

@@ -53,13 +53,13 @@ describe("the composition over a fresh data directory", () => {
       const first = await start(config)();
       if (E.isLeft(first)) throw new Error(first.left);
       expect(
-        await first.right.service.addConnection(
+        await first.right.service.connections.add(
           { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" },
           { force: true },
         )(),
       ).toEqual(E.right("added"));
       await first.right.close();
-      await expect(first.right.service.listConnections()()).resolves.toMatchObject(E.left({ _tag: "StorageFailure" }));
+      await expect(first.right.service.connections.list()()).resolves.toMatchObject(E.left({ _tag: "StorageFailure" }));
 
       expect(await listConnections({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" })).toEqual(
         E.right([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }]),
@@ -99,7 +99,7 @@ describe("the composition over a fresh data directory", () => {
         start(E.getOrElseW(() => config)(loadConfig({ ...env, SDWAN_MASTER_KEY: masterKey })))();
       const first = await withKey(key(1));
       if (E.isLeft(first)) throw new Error(first.left);
-      await first.right.service.addConnection(
+      await first.right.service.connections.add(
         { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" },
         { force: true },
       )();
@@ -125,9 +125,9 @@ describe("the composition over a fresh data directory", () => {
         { logDestination: silent, orchestrator: offlineOrchestrator },
       )();
       if (E.isLeft(composed)) throw new Error(composed.left.message);
-      expect(await composed.right.service.listConnections()()).toEqual(E.right([]));
+      expect(await composed.right.service.connections.list()()).toEqual(E.right([]));
       expect(
-        await composed.right.service.addConnection(
+        await composed.right.service.connections.add(
           { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" },
           { force: true },
         )(),

@@ -94,7 +94,11 @@ const addsWith = async (store: Store, { webhook, relay: delivering }: Case): Pro
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < ADDS) {
         const alias = `bench-${(next += 1)}`;
-        const added = await service.addConnection({ alias, orchestratorUrl: "https://vco.example.net", apiKey: KEY })();
+        const added = await service.connections.add({
+          alias,
+          orchestratorUrl: "https://vco.example.net",
+          apiKey: KEY,
+        })();
         if (E.isLeft(added)) throw new Error(JSON.stringify(added.left));
       }
     }),

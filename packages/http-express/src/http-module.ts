@@ -1,6 +1,6 @@
 import { IDS, type Config, type Logger, type Metrics, type Tracing } from "@sdwan-connections/composition";
 import { CONSOLE_DIRECTORY } from "@sdwan-connections/console";
-import type { ConnectionService, Storage, Webhooks } from "@sdwan-connections/core";
+import type { Core, Storage } from "@sdwan-connections/core";
 import { ContainerModule } from "inversify";
 import { createApp } from "./app.js";
 import { HTTP_IDS, type Auth, type Lifecycle } from "./di-identifiers.js";
@@ -15,13 +15,12 @@ export const httpModule = () =>
     bind(HTTP_IDS.Lifecycle).toConstantValue({ draining: false, eventStreams: new Set() });
     bind(HTTP_IDS.App).toResolvedValue(
       (
-        service: ConnectionService,
+        service: Core,
         logger: Logger,
         metrics: Metrics,
         config: Config,
         storage: Storage,
         lifecycle: Lifecycle,
-        webhooks: Webhooks,
         auth: Auth | undefined,
         tracing: Tracing | undefined,
       ) =>
@@ -37,17 +36,15 @@ export const httpModule = () =>
           trustedProxies: config.trustedProxies,
           oidc: config.oidc,
           events: { streams: lifecycle.eventStreams, ...config.events },
-          webhooks,
           tracing,
         }),
       [
-        IDS.ConnectionService,
+        IDS.Core,
         IDS.Logger,
         IDS.Metrics,
         IDS.Config,
         IDS.Storage,
         HTTP_IDS.Lifecycle,
-        IDS.Webhooks,
         { serviceIdentifier: HTTP_IDS.Auth, optional: true },
         { serviceIdentifier: IDS.Tracing, optional: true },
       ],

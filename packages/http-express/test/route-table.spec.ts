@@ -1,6 +1,6 @@
 import { createLogger } from "@sdwan-connections/composition";
 import { createMetrics } from "@sdwan-connections/composition/metrics";
-import type { ConnectionService } from "@sdwan-connections/core";
+import type { Core } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { routeLabel } from "../src/middleware/request-context.js";
@@ -21,7 +21,7 @@ const routesOf = (stack: readonly Layer[]): string[] =>
 describe("one route table: the OpenAPI document", () => {
   it("the app serves exactly the documented API paths and the operations endpoints", () => {
     const app = createApp({
-      service: {} as ConnectionService,
+      service: {} as Core,
       logger: createLogger("silent"),
       metrics: createMetrics(),
       auth: undefined,

@@ -7,7 +7,6 @@ import type { Clock } from "@sdwan-connections/core";
 import { HTTP_IDS, type Auth } from "../di-identifiers.js";
 import { createAuthenticator, type Authenticator } from "./authenticator.js";
 import { createBearerAuthenticator, type BearerAuthenticator } from "./bearer.js";
-import { createServiceTokens, type ServiceTokens } from "./service-tokens.js";
 import { createSessionTokens, sessionSigningKey, withConsoleSessions, type SessionTokens } from "./console-session.js";
 import { createLoginThrottle, type LoginThrottle } from "./throttle.js";
 import { generatedAdminFile, loadGroups, loadUsers, type Users } from "./users.js";
@@ -29,7 +28,6 @@ export class WatchedUsersAuth implements Auth {
   readonly throttle: LoginThrottle;
   readonly bearer: BearerAuthenticator | undefined;
   readonly sessions: SessionTokens;
-  readonly serviceTokens: ServiceTokens;
   private currentGroups: Groups;
   private readonly files: readonly string[];
   private reloads = 0;
@@ -40,11 +38,10 @@ export class WatchedUsersAuth implements Auth {
     @inject(HTTP_IDS.Groups) groups: Groups,
     @inject(IDS.Clock) clock: Clock,
     @inject(IDS.Logger) private readonly logger: Logger,
-    @inject(IDS.Storage) { failures, serviceTokens }: Storage,
+    @inject(IDS.Storage) { failures }: Storage,
   ) {
     this.sessions = createSessionTokens(sessionSigningKey(config.masterKey?.key), clock);
     this.authenticator = withConsoleSessions(createAuthenticator(users, { clock }), users, this.sessions);
-    this.serviceTokens = createServiceTokens({ store: serviceTokens, clock });
     this.throttle = createLoginThrottle({ maxFailures: config.loginMaxFailures, counter: failures });
     this.bearer = config.oidc === undefined ? undefined : createBearerAuthenticator(config.oidc, { clock, logger });
     this.currentGroups = groups;

@@ -5,7 +5,7 @@ import {
   decodeInput,
   patternMatches,
   SubjectCodec,
-  type ConnectionService,
+  type Core,
   type Grant,
 } from "@sdwan-connections/core";
 import { Router, type Response } from "express";
@@ -13,6 +13,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { domainErrorToProblem, problem } from "../errors.js";
+import { needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { withFlags } from "../middleware/query-flags.js";
@@ -47,16 +48,18 @@ const accessList = (alias: string, grants: readonly Grant[]) => {
  * SPEC §11's grants, admins only: list, add (201; one saying the same is 409), remove; who may do what on a
  * connection (its grants; the roles are SPEC §5's); and the verbs a subject has on an alias.
  */
-export const grantsRoutes = (service: ConnectionService, groups: () => Groups): Router => {
+export const grantsRoutes = (service: Pick<Core, "grants" | "connections">, groups: () => Groups): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/grants")
     .get(
+      needs("role"),
       withFlags([], async (_req, res) => {
         if (isAdmin(res)) await respond(res, service.grants.list(), (grants) => sendJson(res, 200, grants));
       }),
     )
     .post(
+      needs("role"),
       jsonBody,
       withFlags([], async (req, res) => {
         if (!isAdmin(res)) return;
@@ -67,10 +70,11 @@ export const grantsRoutes = (service: ConnectionService, groups: () => Groups): 
         );
       }),
     )
-    .all(methodNotAllowed("GET, HEAD, POST"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD, POST"));
   router
     .route("/grants/:id")
     .delete(
+      needs("role"),
       withFlags([], async (req, res) => {
         if (!isAdmin(res)) return;
         await respond(res, service.grants.remove(req.params["id"] as string, actorOf(res.locals)), (removed) =>
@@ -80,16 +84,17 @@ export const grantsRoutes = (service: ConnectionService, groups: () => Groups): 
         );
       }),
     )
-    .all(methodNotAllowed("DELETE"));
+    .all(needs("role"), methodNotAllowed("DELETE"));
   router
     .route("/connections/:alias/access")
     .get(
+      needs("role"),
       withFlags([], async (req, res) => {
         if (!isAdmin(res)) return;
         await respond(
           res,
           pipe(
-            service.describeConnection(req.params["alias"] as string),
+            service.connections.describe(req.params["alias"] as string),
             TE.flatMap((details) =>
               TE.map((grants: readonly Grant[]) => accessList(details.alias, grants))(service.grants.list()),
             ),
@@ -98,10 +103,10 @@ export const grantsRoutes = (service: ConnectionService, groups: () => Groups): 
         );
       }),
     )
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   router
     .route("/access/check")
-    .get(async (req, res) => {
+    .get(needs("role"), async (req, res) => {
       if (!isAdmin(res)) return;
       const query = decodeInput(CheckQuery, "query")(req.query);
       if (query._tag === "Left") {
@@ -118,6 +123,6 @@ export const grantsRoutes = (service: ConnectionService, groups: () => Groups): 
         }),
       );
     })
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   return router;
 };

@@ -1,8 +1,7 @@
-import type { ConnectionService, Webhooks } from "@sdwan-connections/core";
-import * as TE from "fp-ts/lib/TaskEither.js";
-import { pipe } from "fp-ts/lib/function.js";
+import type { Webhooks } from "@sdwan-connections/core";
 import { Router, type Request, type Response } from "express";
 import { problem } from "../errors.js";
+import { needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { withFlags } from "../middleware/query-flags.js";
@@ -36,20 +35,19 @@ const sendFound =
  * a webhook's deliveries (status and latency of each attempt, never a body), and a new attempt of a settled one
  * (audited). Creates and deletes are audited.
  */
-export const webhooksRoutes = (
-  webhooks: Webhooks | undefined,
-  { recordWebhookRedelivery }: Pick<ConnectionService, "recordWebhookRedelivery">,
-): Router => {
+export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   const id = (req: Request) => req.params["id"] as string;
   router
     .route("/webhooks")
     .get(
+      needs("role"),
       withFlags([], async (_req, res) => {
         if (mayManage(webhooks, res)) await respond(res, webhooks.list(), (list) => sendJson(res, 200, list));
       }),
     )
     .post(
+      needs("role"),
       jsonBody,
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
@@ -60,15 +58,17 @@ export const webhooksRoutes = (
         });
       }),
     )
-    .all(methodNotAllowed("GET, HEAD, POST"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD, POST"));
   router
     .route("/webhooks/:id")
     .get(
+      needs("role"),
       withFlags([], async (req, res) => {
         if (mayManage(webhooks, res)) await respond(res, webhooks.get(id(req)), sendFound(res));
       }),
     )
     .delete(
+      needs("role"),
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
         await respond(res, webhooks.remove(id(req), actorOf(res.locals)), (removed) =>
@@ -76,41 +76,30 @@ export const webhooksRoutes = (
         );
       }),
     )
-    .all(methodNotAllowed("GET, HEAD, DELETE"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD, DELETE"));
   router
     .route("/webhooks/:id/ping")
     .post(
+      needs("role"),
       withFlags([], async (req, res) => {
         if (mayManage(webhooks, res)) await respond(res, webhooks.ping(id(req)), sendFound(res));
       }),
     )
-    .all(methodNotAllowed("POST"));
+    .all(needs("role"), methodNotAllowed("POST"));
   router
     .route("/webhooks/:id/deliveries")
-    .get(async (req, res) => {
+    .get(needs("role"), async (req, res) => {
       if (mayManage(webhooks, res)) await respond(res, webhooks.deliveries(id(req), req.query), sendFound(res));
     })
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   router
     .route("/webhooks/:id/deliveries/:deliveryId/redeliver")
     .post(
+      needs("role"),
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
         const deliveryId = req.params["deliveryId"] as string;
-        const redelivered = pipe(
-          webhooks.redeliver(id(req), deliveryId),
-          TE.tap((redelivery) =>
-            redelivery._tag === "queued"
-              ? TE.fromTask(() =>
-                  recordWebhookRedelivery(actorOf(res.locals), {
-                    webhookId: id(req),
-                    deliveryId,
-                    eventId: redelivery.delivery.eventId,
-                  }),
-                )
-              : TE.right(undefined),
-          ),
-        );
+        const redelivered = webhooks.redeliver(id(req), deliveryId, actorOf(res.locals));
         await respond(res, redelivered, (redelivery) => {
           switch (redelivery._tag) {
             case "queued":
@@ -140,6 +129,6 @@ export const webhooksRoutes = (
         });
       }),
     )
-    .all(methodNotAllowed("POST"));
+    .all(needs("role"), methodNotAllowed("POST"));
   return router;
 };
