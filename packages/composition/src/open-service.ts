@@ -11,7 +11,6 @@ import {
   type Core,
   type Orchestrator,
   type Storage,
-  type Webhooks,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
@@ -58,8 +57,6 @@ export interface OpenedService {
   readonly storage: Storage;
   readonly orchestrator: Orchestrator;
   readonly service: Core;
-  /** Webhooks (SPEC §9): their use cases, and the relay the REST service starts. */
-  readonly webhooks: Webhooks;
   /** The service first (the audit entries it is still recording reach the store), then the orchestrator's sockets, the store, the logs. */
   close(): Promise<void>;
 }
@@ -128,9 +125,7 @@ export const openService =
       });
       metrics?.watchKeyExpiry(service.health.keyExpiry.counts);
       opened.push(() => service.dispose());
-      // Given a sender, core made them.
-      const webhooks = service.webhooks as Webhooks;
-      return E.right({ config, storage, orchestrator: orchestrator.right, service, webhooks, close });
+      return E.right({ config, storage, orchestrator: orchestrator.right, service, close });
     } catch (error) {
       await close().catch(() => undefined);
       return E.left(configurationFailure(startupFailure(error)));

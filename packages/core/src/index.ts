@@ -213,19 +213,7 @@ export type { CacheOutcome } from "./services/customers-cache.js";
 export type { KeyExpiryCounts } from "./services/key-expiry-watch.js";
 export { createCore, DEFAULT_CUSTOMERS_CACHE_TTL_MS, type CoreOptions } from "./services/core.js";
 export type { Audit, By, Connections, Core, Events, Health } from "./services/facades.js";
-export {
-  createServiceTokens,
-  DEFAULT_OVERLAP_HOURS,
-  isServiceTokenSecret,
-  TOUCH_INTERVAL_MS,
-  VERIFIED_TTL_MS,
-  type IssuedToken,
-  type ListedToken,
-  type ServiceTokenRefusal,
-  type ServiceTokens,
-  type TokenGrants,
-  type TokenPrincipal,
-} from "./services/service-tokens.js";
+export { isServiceTokenSecret, type ServiceTokenRefusal, type ServiceTokens } from "./services/service-tokens.js";
 // The use cases are reached through the facades, which audit every write: none is exported on its own.
 export type { GrantService } from "./services/grants.js";
 export type { AddConnectionOptions, AddConnectionOutcome } from "./use-cases/add-connection.js";

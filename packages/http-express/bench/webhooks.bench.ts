@@ -79,7 +79,9 @@ const addsWith = async (store: Store, { webhook, relay: delivering }: Case): Pro
   if (E.isLeft(config)) throw new Error(config.left);
   const opened = await openService(config.right, { orchestrator: orchestrator() })();
   if (E.isLeft(opened)) throw new Error(opened.left.message);
-  const { service, webhooks } = opened.right;
+  const { service } = opened.right;
+  // openService gives core a sender: its webhooks are there.
+  const webhooks = service.webhooks!;
   const relay = webhooks.createRelay();
   if (webhook) {
     const created = await webhooks.create({ url: receiverUrl })();

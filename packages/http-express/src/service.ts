@@ -139,8 +139,8 @@ const serve =
     composition.service.health.monitor?.start();
     composition.service.health.keyExpiry.start();
     // The webhooks' relay: this instance claims due deliveries, as every other instance over the store does.
-    const relay = composition.webhooks.createRelay();
-    relay.start();
+    const relay = composition.service.webhooks?.createRelay();
+    relay?.start();
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
@@ -154,7 +154,7 @@ const serve =
         const timer = setTimeout(() => server.closeAllConnections(), options.drainTimeoutMs ?? 10_000);
         await drained;
         clearTimeout(timer);
-        await relay.stop();
+        await relay?.stop();
         logger.info("stopped");
         // Every module's deactivation: users' watchers, the use cases, the store, the orchestrator's sockets, the logs.
         await composition.close();

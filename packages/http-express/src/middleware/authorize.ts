@@ -22,10 +22,16 @@ const READ_METHODS = new Set(["GET", "HEAD"]);
 /**
  * What a route needs (SPEC §11), declared where the route is: `connection` (the verb the route's `:alias` needs,
  * which may depend on the request), `any` (a read every principal may make: it answers only what the principal
- * may read), `add` (a manage grant somewhere; the route checks the alias its body names), or `role` (a role to
- * read, admin to write: every other route, and any request no route answers).
+ * may read), `add` (a manage grant somewhere; the route checks the alias its body names), `role` (a role to
+ * read, admin to write: every other route, and any request no route answers), or `admin` (as `role`, and a
+ * viewer's read refused with these words).
  */
-export type Need = { readonly connection: GrantVerb | ((req: Request) => GrantVerb) } | "any" | "add" | "role";
+export type Need =
+  | { readonly connection: GrantVerb | ((req: Request) => GrantVerb) }
+  | { readonly admin: string }
+  | "any"
+  | "add"
+  | "role";
 
 /** What the authorization keeps for the routes' decisions: absent for an admin or without authentication. */
 interface Decision {
@@ -133,7 +139,7 @@ export const needs =
     if (decision === undefined) return next();
     const { user, access, refuse } = decision;
     const reading = READ_METHODS.has(req.method);
-    if (typeof need === "object") {
+    if (typeof need === "object" && "connection" in need) {
       const alias = req.params["alias"] as string;
       const verb = typeof need.connection === "function" ? need.connection(req) : need.connection;
       const verbs = access.verbs(alias);
@@ -152,5 +158,6 @@ export const needs =
     if (need === "any" && reading) return next();
     if (user.role === undefined) return refuse(withoutRole(user));
     if (!reading) return refuse("This user may only read (role viewer).");
+    if (typeof need === "object") return refuse(need.admin);
     next();
   };
