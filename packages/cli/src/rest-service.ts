@@ -52,7 +52,8 @@ export interface RemoteService {
   readonly audit: Pick<Audit, "list">;
   readonly events: Events;
   readonly health: Pick<Health, "list">;
-  readonly grants: GrantService;
+  // The service decides with its grants: nothing here holds a decision open.
+  readonly grants: Pick<GrantService, "list" | "add" | "remove">;
   dispose(): Promise<void>;
 }
 
@@ -393,9 +394,6 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
       ),
     remove: (id) =>
       TE.map(() => undefined)(call("DELETE", `/grants/${encodeURIComponent(id)}`, undefined, { ok: 204 })),
-    // The service decides with its grants: nothing here holds a decision open.
-    onChange: () => () => undefined,
-    dispose: () => undefined,
   };
 
   // What planning learnt of the stored connections: each version (the writes' If-Match) and whether the file's key is the stored one.

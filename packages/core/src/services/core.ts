@@ -162,7 +162,6 @@ export const createCore = (options: CoreOptions): Core => {
     );
   const checkKey = checkApiKey({ repository, fingerprints });
   const grants = createGrantService({ store: options.storage.grants, audited: trail.grantChanged });
-  const webhooksOptions = options.webhooks;
 
   return {
     connections: {
@@ -221,10 +220,10 @@ export const createCore = (options: CoreOptions): Core => {
       },
     },
     webhooks:
-      webhooksOptions === undefined
+      options.webhooks === undefined
         ? undefined
         : createWebhooks({
-            ...webhooksOptions,
+            ...options.webhooks,
             store: webhooks,
             // Every commit over the store (this instance's and, by the change feed SSE uses, every other's) wakes the relay.
             trail: audit,

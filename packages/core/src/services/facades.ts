@@ -48,11 +48,7 @@ export interface Connections {
 
 /** The audit trail (SPEC §6): read in pages; what a driver refuses is recorded here too. */
 export interface Audit {
-  /**
-   * A page, newest first, from a query given as text (`alias`, `since`, `limit`, `before`). With `readable`, only
-   * the entries of connections it answers true for, the page filled to `limit` of them and its cursor derived from
-   * them alone (SPEC §11).
-   */
+  /** A page, newest first, from a query given as text; with `readable`, only its connections' entries (SPEC §11). */
   list(
     query: Readonly<Record<string, unknown>>,
     readable?: (alias: string) => boolean,
@@ -64,11 +60,8 @@ export interface Audit {
 /** The event log (SPEC §8) as a feed. */
 export interface Events {
   /**
-   * Follows the log for one reader, from a query given as text (`types`, `alias`, `lastEventId`): what came after
-   * `lastEventId` (or a reset), then every new event, each handed to `deliver`. Answers the stop. A follow that
-   * opened and then cannot go on (through a service: credentials no longer accepted) stops and tells `ended` why,
-   * once; the store's own feed never stops by itself, so it never calls it. `options`: what the reader may read,
-   * when it opened, and when it left; a promise `deliver` answers while catching up is waited for.
+   * Follows the log from a query given as text (`types`, `alias`, `lastEventId`): what came after `lastEventId`
+   * (or a reset), then every new event, each to `deliver`. Answers the stop; `ended` hears why a remote follow ended.
    */
   follow(
     query: Readonly<Record<string, unknown>>,
