@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
 import { join } from "node:path";
-import type { ConnectionService, DomainError } from "@sdwan-connections/core";
+import type { Core, DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { AdminOptions } from "./admin-commands.js";
@@ -294,7 +294,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         service: createRemoteService({
           ...endpoint.right,
           onReconnect: (line) => io.stderr.write(`${PROGRAM}: ${run.name}: ${line}\n`),
-        }) as unknown as ConnectionService,
+        }) as unknown as Core,
         apiKey,
       }),
       blamesContext,

@@ -1,4 +1,4 @@
-import { describeError, type Actor, type ConnectionService, type DomainError } from "@sdwan-connections/core";
+import { describeError, type Actor, type Core, type DomainError } from "@sdwan-connections/core";
 import type * as TE from "fp-ts/lib/TaskEither.js";
 import type { KeySources } from "./configuration-file.js";
 import { EXIT } from "./exit-codes.js";
@@ -32,7 +32,7 @@ export interface CommandSpec {
 }
 
 export interface CommandInput {
-  readonly service: ConnectionService;
+  readonly service: Core;
   /** The positional arguments, as many as the command names. */
   readonly args: readonly string[];
   readonly options: Readonly<Record<string, string | boolean | undefined>>;

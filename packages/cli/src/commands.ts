@@ -5,7 +5,8 @@ import {
   invalidInput,
   validationAnswer,
   versionFromText,
-  type ConnectionService,
+  type Connections,
+  type Core,
   type ConnectionSummary,
   type Customer,
   type CustomerList,
@@ -108,16 +109,16 @@ const WIDE_COLUMNS = [
 ] as const;
 
 /** `list -o wide`: each connection with its health and its key's expiry (date, days left, where it is known from). */
-const wideList = (service: ConnectionService): TE.TaskEither<DomainError, CommandOutput> =>
+const wideList = (service: Core): TE.TaskEither<DomainError, CommandOutput> =>
   pipe(
     TE.Do,
-    TE.apS("health", service.connectionsHealth()),
+    TE.apS("health", service.health.list()),
     TE.apS(
       "connections",
       pipe(
-        service.listConnections(),
+        service.connections.list(),
         // One at a time: through a service each is a request.
-        TE.flatMap(TE.traverseSeqArray(({ alias }) => service.describeConnection(alias))),
+        TE.flatMap(TE.traverseSeqArray(({ alias }) => service.connections.describe(alias))),
       ),
     ),
     TE.map(({ health, connections }): CommandOutput => {
@@ -170,7 +171,7 @@ export const COMMANDS: readonly Command[] = [
                   width,
                 ),
             };
-          })(service.listConnections()),
+          })(service.connections.list()),
   },
   {
     name: "get",
@@ -178,7 +179,7 @@ export const COMMANDS: readonly Command[] = [
       "one connection as stored: URL, version, when its key was set, the key's fingerprint (the orchestrator is not asked)",
     args: ["alias"],
     options: OUTPUT_OPTIONS,
-    run: ({ service, args: [alias] }) => TE.map(detailsOutput)(service.describeConnection(alias as string)),
+    run: ({ service, args: [alias] }) => TE.map(detailsOutput)(service.connections.describe(alias as string)),
   },
   {
     name: "add",
@@ -199,7 +200,7 @@ export const COMMANDS: readonly Command[] = [
     notes: KEY_NOTE,
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
       TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome))(
-        service.addConnection(
+        service.connections.add(
           { alias, orchestratorUrl, apiKey, ...keyRenewalOf(options) },
           { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
         ),
@@ -227,7 +228,7 @@ export const COMMANDS: readonly Command[] = [
       pipe(
         TE.fromEither(expectedVersions(options)),
         TE.flatMap((expected) =>
-          service.updateConnection(
+          service.connections.update(
             alias as string,
             {
               ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
@@ -266,7 +267,7 @@ export const COMMANDS: readonly Command[] = [
         // People always see why a key is not valid; scripts get the interface's answer (the reason with --verbose).
         const shown = result.valid || "reason" in data ? data : { ...data, reason: result.reason };
         return { data, forPeople: (width) => record(fieldsOf(shown), width), exitCode };
-      })(service.validateConnection(alias as string)),
+      })(service.connections.validate(alias as string)),
   },
   {
     name: "key-check",
@@ -280,7 +281,7 @@ export const COMMANDS: readonly Command[] = [
         data: { matches },
         forPeople: () => (matches ? "The key matches the stored one.\n" : "The key differs from the stored one.\n"),
         exitCode: matches ? EXIT.ok : EXIT.keyMismatch,
-      }))(service.checkApiKey(alias as string, { apiKey }, { by })),
+      }))(service.connections.checkKey(alias as string, { apiKey }, { by })),
   },
   {
     name: "delete",
@@ -291,7 +292,7 @@ export const COMMANDS: readonly Command[] = [
     run: ({ service, args: [alias], options, by }) =>
       pipe(
         TE.fromEither(expectedVersions(options)),
-        TE.flatMap((expected) => service.deleteConnection(alias as string, { ...expected, by })),
+        TE.flatMap((expected) => service.connections.delete(alias as string, { ...expected, by })),
         TE.map(() => writeOutput(alias as string, "deleted")),
       ),
   },
@@ -313,7 +314,7 @@ export const COMMANDS: readonly Command[] = [
             customers.map((customer) => CUSTOMER_COLUMNS.map((column) => cell(customer[column]))),
             width,
           ),
-      }))(service.listPartnerCustomers(alias as string)),
+      }))(service.connections.customers(alias as string)),
   },
   ...CONFIGURATION_COMMANDS,
   ...OBSERVE_COMMANDS,
@@ -327,7 +328,7 @@ export const COMMANDS: readonly Command[] = [
       what === "aliases"
         ? TE.map((connections: readonly ConnectionSummary[]) =>
             message(connections.map(({ alias }) => `${alias}\n`).join("")),
-          )(service.listConnections())
+          )(service.connections.list())
         : TE.left(invalidInput([{ field: "<what>", message: "must be aliases" }])),
   },
 ];

@@ -2,7 +2,8 @@ import {
   invalidInput,
   planForNoStore,
   stepName,
-  type ConnectionService,
+  type Connections,
+  type Core,
   type DomainError,
   type Grant,
   type GrantStep,
@@ -85,8 +86,8 @@ const APPLY_CONCURRENCY = { forced: 32_768, validated: 8 };
  */
 const applyConfiguration = (
   { options, keySources, by, signal }: Omit<CommandInput, "service" | "apiKey">,
-  plan: ConnectionService["planConfiguration"],
-  service?: ConnectionService,
+  plan: Connections["plan"],
+  service?: Core,
 ): TE.TaskEither<DomainError, CommandOutput> =>
   typeof options["file"] !== "string"
     ? TE.left(invalidInput([{ field: "--file", message: "is required: apply -f FILE" }]))
@@ -103,7 +104,7 @@ const applyConfiguration = (
               })
             : TE.fromTask(async (): Promise<CommandOutput> => {
                 const force = options["force"] === true;
-                const results = await service.applyPlan(planned, {
+                const results = await service.connections.apply(planned, {
                   force,
                   by,
                   signal,
@@ -139,7 +140,7 @@ export const CONFIGURATION_COMMANDS: readonly Command[] = [
     run: ({ service, by }) =>
       TE.map(({ rotated, total }: { rotated: number; total: number }) =>
         message(`Re-sealed ${rotated} of ${total} apiKeys with the current master key\n`),
-      )(service.rotateMasterKey({ by })),
+      )(service.connections.rotateMasterKey({ by })),
   },
   {
     name: "export",
@@ -160,7 +161,7 @@ export const CONFIGURATION_COMMANDS: readonly Command[] = [
         ? TE.left(invalidInput([{ field: "--format", message: "must be yaml or json" }]))
         : pipe(
             TE.Do,
-            TE.apS("connections", pipe(service.listConnections(), TE.flatMap(withKeyRenewal(service)))),
+            TE.apS("connections", pipe(service.connections.list(), TE.flatMap(withKeyRenewal(service)))),
             // Grants are for admins: a viewer through a service gets a file without them, which `apply` leaves alone.
             TE.apS(
               "grants",
@@ -213,7 +214,7 @@ export const CONFIGURATION_COMMANDS: readonly Command[] = [
       "A grants: list (subject, pattern, verb) is planned too: grants it says are created, and with --prune stored ones it does not say are deleted; a file without one leaves the grants alone.",
       "Applying the same file again changes nothing. Ctrl-C or SIGTERM stops it at once, saying what was applied. A dry run creates nothing: where no store is yet, its plan creates every entry.",
     ].join(" "),
-    run: (input) => applyConfiguration(input, input.service.planConfiguration, input.service),
+    run: (input) => applyConfiguration(input, input.service.connections.plan, input.service),
     withoutStore: (options) =>
       options["dry-run"] === true ? (input) => applyConfiguration(input, planForNoStore) : undefined,
   },

@@ -81,7 +81,7 @@ describe("--key-renewal and keyRenewal in the commands", () => {
         masterKeys: [],
       })();
       if (E.isLeft(read)) throw new Error(JSON.stringify(read.left));
-      const plan = await service.planConfiguration(read.right.connections)();
+      const plan = await service.connections.plan(read.right.connections)();
       expect(E.isRight(plan) && plan.right.steps.map((step) => step.action)).toEqual(["unchanged", "unchanged"]);
     } finally {
       await rm(dir, { recursive: true, force: true });

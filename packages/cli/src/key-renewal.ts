@@ -1,4 +1,4 @@
-import type { ConnectionService, ConnectionSummary } from "@sdwan-connections/core";
+import type { Core, ConnectionSummary } from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 
@@ -25,9 +25,9 @@ const chunksOf = <A>(items: readonly A[], size: number): (readonly A[])[] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
 
 /** Each connection with its key renewal, for `export` (the list tells only alias and URL). */
-export const withKeyRenewal = (service: ConnectionService) => (connections: readonly ConnectionSummary[]) =>
+export const withKeyRenewal = (service: Core) => (connections: readonly ConnectionSummary[]) =>
   pipe(
     chunksOf(connections, AT_ONCE),
-    TE.traverseSeqArray(TE.traverseArray(({ alias }) => service.describeConnection(alias))),
+    TE.traverseSeqArray(TE.traverseArray(({ alias }) => service.connections.describe(alias))),
     TE.map((chunks) => chunks.flat()),
   );

@@ -91,7 +91,7 @@ export const OBSERVE_COMMANDS: readonly Command[] = [
             ]),
             width,
           ),
-      }))(service.connectionsHealth()),
+      }))(service.health.list()),
   },
   {
     name: "audit",
@@ -114,7 +114,7 @@ export const OBSERVE_COMMANDS: readonly Command[] = [
             page.entries.map((entry) => AUDIT_COLUMNS.map((column) => auditCell(entry, column))),
             width,
           ) + (page.next === null ? "" : `more: --before ${page.next}\n`),
-      }))(service.listAudit(queryOf(options, { alias: "alias", since: "since", limit: "limit", before: "before" }))),
+      }))(service.audit.list(queryOf(options, { alias: "alias", since: "since", limit: "limit", before: "before" }))),
   },
   {
     name: "events",
@@ -165,7 +165,7 @@ export const OBSERVE_COMMANDS: readonly Command[] = [
       if (signal.aborted) stopped();
       else signal.addEventListener("abort", stopped, { once: true });
       return pipe(
-        service.followEvents(query, deliver, (error) => finish(E.left(error)), { signal }),
+        service.events.follow(query, deliver, (error) => finish(E.left(error)), { signal }),
         TE.flatMap((stopFollowing) => async () => {
           const answer = await finished;
           stopFollowing();

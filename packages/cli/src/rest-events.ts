@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import {
   CloudEventCodec,
-  type ConnectionService,
+  type Events,
   storageFailure,
   type CloudEvent,
   type DomainError,
@@ -35,7 +35,7 @@ export interface StreamReading {
  * restart from the last event seen (Last-Event-ID), until stopped or refused.
  */
 export const followStream =
-  (endpoint: ServiceEndpoint, { origin, path, json, problemError }: StreamReading): ConnectionService["followEvents"] =>
+  (endpoint: ServiceEndpoint, { origin, path, json, problemError }: StreamReading): Events["follow"] =>
   (queryValues, deliver, ended) =>
   () =>
     new Promise((resolve) => {

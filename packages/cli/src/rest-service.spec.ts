@@ -67,9 +67,9 @@ describe("events --follow through a service: which answers end it", () => {
     "a reconnect answered %i ends the follow with the error a first connection answered so gets",
     async (status) => {
       const { remote, requests } = await service([status, "stream-then-end", status]);
-      const first = await remote.followEvents({}, () => undefined)();
+      const first = await remote.events.follow({}, () => undefined)();
       const ends: DomainError[] = [];
-      const stop = await remote.followEvents(
+      const stop = await remote.events.follow(
         {},
         () => undefined,
         (error) => ends.push(error),
@@ -104,7 +104,7 @@ describe("events --follow through a service: which answers end it", () => {
       reauthorize: async () => `Bearer fresh-${(issued += 1)}`,
       timeoutMs: 5_000,
     });
-    const stop = await remote.followEvents({}, () => undefined)();
+    const stop = await remote.events.follow({}, () => undefined)();
     await until(() => seen.length === 2);
     expect(seen).toEqual(["Bearer first", "Bearer fresh-1"]);
     if (E.isRight(stop)) stop.right();
@@ -113,7 +113,7 @@ describe("events --follow through a service: which answers end it", () => {
   it("reconnects through a shutting-down service (503), too many streams (429), a proxy's 500 and a cut stream, until one stays open", async () => {
     const { remote, requests } = await service(["stream-then-end", 503, 429, 500, "stream-then-end", "stream"]);
     const ends: DomainError[] = [];
-    const stop = await remote.followEvents(
+    const stop = await remote.events.follow(
       {},
       () => undefined,
       (error) => ends.push(error),
@@ -144,7 +144,7 @@ describe("events --follow through a service: which answers end it", () => {
       timeoutMs: 5_000,
     });
     const items: string[] = [];
-    const stop = await remote.followEvents({}, (item) => void items.push(item._tag))();
+    const stop = await remote.events.follow({}, (item) => void items.push(item._tag))();
     await until(() => seen.length === 2);
     expect({ items, seen }).toEqual({ items: ["reset"], seen: [undefined, "7"] });
     if (E.isRight(stop)) stop.right();

@@ -12,7 +12,12 @@ import {
   storageFailure,
   validationRefused,
   versionMismatch,
-  type ConnectionService,
+  describeError,
+  type Audit,
+  type Connections,
+  type Events,
+  type GrantService,
+  type Health,
   type DomainError,
   type Alias,
   type AuditEntry,
@@ -50,16 +55,15 @@ import type { ServiceEndpoint } from "./service-endpoint.js";
  * write as the user the context signs in as. Planning an apply is done here, from the service's answers
  * (one stored connection and, when the file gives a key, one key check per entry), with core's own planner.
  */
-export type RemoteService = Omit<
-  ConnectionService,
-  | "rotateMasterKey"
-  | "recordForbiddenWrite"
-  | "recordTokenChange"
-  | "recordWebhookRedelivery"
-  | "recordWebhookChange"
-  | "healthMonitor"
-  | "keyExpiryWatch"
->;
+export interface RemoteService {
+  readonly connections: Omit<Connections, "rotateMasterKey">;
+  readonly audit: Pick<Audit, "list">;
+  readonly events: Events;
+  readonly health: Pick<Health, "list">;
+  // The service decides with its grants: nothing here holds a decision open.
+  readonly grants: Pick<GrantService, "list" | "add" | "remove">;
+  dispose(): Promise<void>;
+}
 
 const BASE = "/rest/plugin/sdwan";
 // A key stored at the service, as the planner sees it: never a key itself (the service never answers one).
@@ -262,9 +266,6 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
       ),
     remove: (id) =>
       TE.map(() => undefined)(call("DELETE", `/grants/${encodeURIComponent(id)}`, undefined, { ok: 204 })),
-    // The service decides with its grants: nothing here holds a decision open.
-    onChange: () => () => undefined,
-    dispose: () => undefined,
   };
 
   // What planning learnt of the stored connections: each version (the writes' If-Match) and whether the file's key is the stored one.
@@ -272,117 +273,121 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
   const sameKey = new Map<string, boolean>();
 
   return {
-    listConnections: () => read(t.array(Summary), "/connections"),
-    addConnection: (body, options = {}) =>
-      TE.map(() => outcomeOf(options.dryRun, "added" as const))(
-        call("POST", `/connections${query(options)}`, bodyAlias(body), { body }),
-      ),
-    updateConnection: (alias, body, options = {}) => update(alias, body, options),
-    validateConnection: (alias) =>
-      pipe(
-        read(Validation, `${at(alias)}?verbose=true`, alias),
-        TE.flatMap(({ valid, type, reason, ...details }): TE.TaskEither<DomainError, ValidationResult> =>
-          valid
-            ? TE.right({ ...details, valid, type: type ?? "customer" })
-            : // Refused, or not reached: the health the validation just recorded says which (SPEC §8).
-              TE.map((health: readonly ConnectionHealth[]): ValidationResult => {
-                const last = health.find((entry) => aliasKey(entry.alias) === aliasKey(details.alias))?.checks[0]
-                  ?.outcome;
-                return {
-                  ...details,
-                  valid,
-                  reason: reason ?? "",
-                  failure: last === "invalid" ? "OrchestratorRejected" : "OrchestratorUnreachable",
-                };
-              })(connectionsHealth()),
+    connections: {
+      list: () => read(t.array(Summary), "/connections"),
+      add: (body, options = {}) =>
+        TE.map(() => outcomeOf(options.dryRun, "added" as const))(
+          call("POST", `/connections${query(options)}`, bodyAlias(body), { body }),
         ),
-      ),
-    describeConnection: describe,
-    checkApiKey: keyCheck,
-    deleteConnection: (alias, options = {}) => remove(alias, options.expectedVersions?.[0]),
-    listPartnerCustomers: (alias) =>
-      pipe(
-        call("GET", `/partner/${encodeURIComponent(alias)}/customers`, alias),
-        TE.flatMap((answer) =>
-          TE.fromEither(
-            E.map((items: readonly Customer[]) => ({ count: items.length, items, json: Buffer.from(answer.text) }))(
-              json(t.array(Customer), answer),
+      update: (alias, body, options = {}) => update(alias, body, options),
+      validate: (alias) =>
+        pipe(
+          read(Validation, `${at(alias)}?verbose=true`, alias),
+          TE.flatMap(({ valid, type, reason, ...details }): TE.TaskEither<DomainError, ValidationResult> =>
+            valid
+              ? TE.right({ ...details, valid, type: type ?? "customer" })
+              : // Refused, or not reached: the health the validation just recorded says which (SPEC §8).
+                TE.map((health: readonly ConnectionHealth[]): ValidationResult => {
+                  const last = health.find((entry) => aliasKey(entry.alias) === aliasKey(details.alias))?.checks[0]
+                    ?.outcome;
+                  return {
+                    ...details,
+                    valid,
+                    reason: reason ?? "",
+                    failure: last === "invalid" ? "OrchestratorRejected" : "OrchestratorUnreachable",
+                  };
+                })(connectionsHealth()),
+          ),
+        ),
+      describe,
+      checkKey: keyCheck,
+      delete: (alias, options = {}) => remove(alias, options.expectedVersions?.[0]),
+      customers: (alias) =>
+        pipe(
+          call("GET", `/partner/${encodeURIComponent(alias)}/customers`, alias),
+          TE.flatMap((answer) =>
+            TE.fromEither(
+              E.map((items: readonly Customer[]) => ({ count: items.length, items, json: Buffer.from(answer.text) }))(
+                json(t.array(Customer), answer),
+              ),
             ),
           ),
         ),
-      ),
-    planConfiguration: (rawDesired, options) => {
-      // The file's keys by alias (the planner decodes the entries; a malformed one is its error, never checked here).
-      const keys = new Map(
-        (Array.isArray(rawDesired) ? (rawDesired as Record<string, unknown>[]) : []).flatMap((entry) =>
-          typeof entry?.["alias"] === "string" && typeof entry["apiKey"] === "string"
-            ? [[aliasKey(entry["alias"]), entry["apiKey"]] as const]
-            : [],
-        ),
-      );
-      // A stored connection as the planner reads one: its version kept for If-Match, the file's key checked against it.
-      const get = (alias: Alias): TE.TaskEither<DomainError, StoredConnection> =>
-        pipe(
-          describe(alias),
-          TE.tap((details) => {
-            versions.set(aliasKey(details.alias), details.version);
-            const apiKey = keys.get(aliasKey(alias));
-            return apiKey === undefined
-              ? TE.right(undefined)
-              : TE.map(({ matches }: { matches: boolean }) => void sameKey.set(aliasKey(alias), matches))(
-                  keyCheck(alias, { apiKey }),
-                );
-          }),
-          // The planner compares a declared expiry (a token's own is the key's, compared with the key).
-          TE.map(
-            (details) =>
-              ({
-                ...details,
-                apiKey: STORED_KEY,
-                apiKeyExpiresAt:
-                  details.apiKeyExpiry?.source === "declared" ? details.apiKeyExpiry.expiresAt : undefined,
-              }) as unknown as StoredConnection,
+      plan: (rawDesired, options) => {
+        // The file's keys by alias (the planner decodes the entries; a malformed one is its error, never checked here).
+        const keys = new Map(
+          (Array.isArray(rawDesired) ? (rawDesired as Record<string, unknown>[]) : []).flatMap((entry) =>
+            typeof entry?.["alias"] === "string" && typeof entry["apiKey"] === "string"
+              ? [[aliasKey(entry["alias"]), entry["apiKey"]] as const]
+              : [],
           ),
         );
-      return planConfiguration({
-        repository: { get, list: () => read(t.array(Summary), "/connections") },
-        grants,
-        fingerprints: {
-          fingerprint: (alias, apiKey) =>
-            (apiKey as unknown) === STORED_KEY || sameKey.get(aliasKey(alias)) === true ? "stored" : "given",
-        },
-      })(rawDesired, options);
+        // A stored connection as the planner reads one: its version kept for If-Match, the file's key checked against it.
+        const get = (alias: Alias): TE.TaskEither<DomainError, StoredConnection> =>
+          pipe(
+            describe(alias),
+            TE.tap((details) => {
+              versions.set(aliasKey(details.alias), details.version);
+              const apiKey = keys.get(aliasKey(alias));
+              return apiKey === undefined
+                ? TE.right(undefined)
+                : TE.map(({ matches }: { matches: boolean }) => void sameKey.set(aliasKey(alias), matches))(
+                    keyCheck(alias, { apiKey }),
+                  );
+            }),
+            // The planner compares a declared expiry (a token's own is the key's, compared with the key).
+            TE.map(
+              (details) =>
+                ({
+                  ...details,
+                  apiKey: STORED_KEY,
+                  apiKeyExpiresAt:
+                    details.apiKeyExpiry?.source === "declared" ? details.apiKeyExpiry.expiresAt : undefined,
+                }) as unknown as StoredConnection,
+            ),
+          );
+        return planConfiguration({
+          repository: { get, list: () => read(t.array(Summary), "/connections") },
+          grants,
+          fingerprints: {
+            fingerprint: (alias, apiKey) =>
+              (apiKey as unknown) === STORED_KEY || sameKey.get(aliasKey(alias)) === true ? "stored" : "given",
+          },
+        })(rawDesired, options);
+      },
+      apply: (plan, options = {}) =>
+        applyPlan({
+          add: (body, force) =>
+            call("POST", `/connections${query({ force })}`, body["alias"], {
+              body,
+              ...(options.signal === undefined ? {} : { signal: options.signal }),
+            }),
+          update: (alias, change, force) =>
+            call("PUT", `${at(alias)}${query({ force })}`, alias, {
+              body: change,
+              ...(versions.has(aliasKey(alias)) ? { ifMatch: versions.get(aliasKey(alias)) as number } : {}),
+              ...(options.signal === undefined ? {} : { signal: options.signal }),
+            }),
+          remove: (alias) => remove(alias, versions.get(aliasKey(alias)), options.signal),
+          addGrant: grants.add,
+          removeGrant: grants.remove,
+        })(plan, { ...options, concurrency: Math.min(options.concurrency ?? 1, 8) }),
     },
-    applyPlan: (plan, options = {}) =>
-      applyPlan({
-        add: (body, force) =>
-          call("POST", `/connections${query({ force })}`, body["alias"], {
-            body,
-            ...(options.signal === undefined ? {} : { signal: options.signal }),
-          }),
-        update: (alias, change, force) =>
-          call("PUT", `${at(alias)}${query({ force })}`, alias, {
-            body: change,
-            ...(versions.has(aliasKey(alias)) ? { ifMatch: versions.get(aliasKey(alias)) as number } : {}),
-            ...(options.signal === undefined ? {} : { signal: options.signal }),
-          }),
-        remove: (alias) => remove(alias, versions.get(aliasKey(alias)), options.signal),
-        addGrant: grants.add,
-        removeGrant: grants.remove,
-      })(plan, { ...options, concurrency: Math.min(options.concurrency ?? 1, 8) }),
-    connectionsHealth,
+    health: { list: connectionsHealth },
     grants,
-    listAudit: (queryValues) =>
-      TE.map(({ entries, next }: t.TypeOf<typeof AuditAnswer>) => ({
-        entries: entries as unknown as readonly AuditEntry[],
-        next,
-      }))(
-        read(
-          AuditAnswer,
-          `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
+    audit: {
+      list: (queryValues) =>
+        TE.map(({ entries, next }: t.TypeOf<typeof AuditAnswer>) => ({
+          entries: entries as unknown as readonly AuditEntry[],
+          next,
+        }))(
+          read(
+            AuditAnswer,
+            `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
+          ),
         ),
-      ),
-    followEvents: followStream(endpoint, { origin, path: `${BASE}/events`, json, problemError }),
+    },
+    events: { follow: followStream(endpoint, { origin, path: `${BASE}/events`, json, problemError }) },
     dispose: async () => undefined,
     rest: restApi({ origin, context: endpoint.context, send, json }),
   };

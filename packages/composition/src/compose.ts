@@ -6,7 +6,7 @@ import type { Config } from "./config.js";
 import { createLogger } from "./logger.js";
 import { openService, type OpenedService, type ServiceOverrides } from "./open-service.js";
 import { startupFailure } from "./startup-error.js";
-import { TOKENS } from "./tokens.js";
+import { IDS } from "./di-identifiers.js";
 
 export interface ComposeOptions extends Omit<ServiceOverrides, "logger" | "metrics" | "tracing"> {
   /** A driver's own modules, loaded after the opened values are bound (they may use the composition's tokens). */
@@ -39,7 +39,7 @@ export const compose =
     const opened = await openService(config, { ...options, logger, metrics, clock, ...(tracing && { tracing }) })();
     if (E.isLeft(opened))
       return await Promise.all([tracing?.shutdown(), flushLogs()]).then(() => E.left(opened.left.message));
-    const { storage, orchestrator, service, webhooks } = opened.right;
+    const { storage, orchestrator, service } = opened.right;
     const container = new Container({ defaultScope: "Singleton" });
     const close = async () => {
       await container.unbindAllAsync();
@@ -50,15 +50,14 @@ export const compose =
     try {
       await container.loadAsync(
         new ContainerModule(({ bind }) => {
-          bind(TOKENS.Config).toConstantValue(config);
-          bind(TOKENS.Logger).toConstantValue(logger);
-          bind(TOKENS.Metrics).toConstantValue(metrics);
-          bind(TOKENS.Clock).toConstantValue(clock);
-          bind(TOKENS.Storage).toConstantValue(storage);
-          bind(TOKENS.Orchestrator).toConstantValue(orchestrator);
-          bind(TOKENS.ConnectionService).toConstantValue(service);
-          bind(TOKENS.Webhooks).toConstantValue(webhooks);
-          if (tracing !== undefined) bind(TOKENS.Tracing).toConstantValue(tracing);
+          bind(IDS.Config).toConstantValue(config);
+          bind(IDS.Logger).toConstantValue(logger);
+          bind(IDS.Metrics).toConstantValue(metrics);
+          bind(IDS.Clock).toConstantValue(clock);
+          bind(IDS.Storage).toConstantValue(storage);
+          bind(IDS.Orchestrator).toConstantValue(orchestrator);
+          bind(IDS.Core).toConstantValue(service);
+          if (tracing !== undefined) bind(IDS.Tracing).toConstantValue(tracing);
         }),
         ...(options.modules ?? []),
       );

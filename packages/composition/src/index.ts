@@ -18,7 +18,7 @@ export { openService, type OpenedService, type ServiceOverrides, type StartFailu
 export { loadCertificateAuthorities, offlineOrchestrator } from "./parts/orchestrator.js";
 export { StartupError, startupFailure } from "./startup-error.js";
 export { locateStore, type StoreLocation } from "./stores.js";
-export { TOKENS } from "./tokens.js";
+export { IDS } from "./di-identifiers.js";
 // openTracing is loaded by openService only when OTEL_* turn traces on; drivers need its type alone.
 export type { Tracing } from "./tracing.js";
 export type { TracingConfig } from "./config.js";

@@ -131,7 +131,7 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
     watchEventStreams: (counts: () => { readonly open: number; readonly replaying: number }): void => {
       eventStreamCounts = counts;
     },
-    /** For `createConnectionService({ onCustomersCacheLookup })`. */
+    /** For `createCore({ onCustomersCacheLookup })`. */
     onCustomersCacheLookup: (outcome: CacheOutcome): void => customersCache.inc({ outcome }),
     /** The orchestrator port, counting and timing each call. */
     instrumentOrchestrator: (orchestrator: Orchestrator): Orchestrator => {

@@ -4,14 +4,13 @@
  * its container. This entry loads no inversify: a command's start does not compile it.
  */
 import {
-  createConnectionService,
+  createCore,
   describeError,
   systemClock,
   type Clock,
-  type ConnectionService,
+  type Core,
   type Orchestrator,
   type Storage,
-  type Webhooks,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
@@ -21,7 +20,7 @@ import { checkDataDirectory } from "./data-dir.js";
 import { lazyLogSink, type LogSink } from "./log-sink.js";
 import type { Metrics } from "./metrics.js";
 import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
-import { openWebhooks } from "./parts/webhooks.js";
+import { webhookSending } from "./parts/webhooks.js";
 import { configurationFailure, startupFailure, type StartFailure } from "./startup-error.js";
 import type { Tracing } from "./tracing.js";
 import { openStore } from "./stores.js";
@@ -57,9 +56,7 @@ export interface OpenedService {
   readonly config: Config;
   readonly storage: Storage;
   readonly orchestrator: Orchestrator;
-  readonly service: ConnectionService;
-  /** Webhooks (SPEC §9): their use cases, and the relay the REST service starts. */
-  readonly webhooks: Webhooks;
+  readonly service: Core;
   /** The service first (the audit entries it is still recording reach the store), then the orchestrator's sockets, the store, the logs. */
   close(): Promise<void>;
 }
@@ -103,11 +100,13 @@ export const openService =
       const { metrics } = overrides;
       const traced = tracing?.traceOrchestrator(orchestrator.right) ?? orchestrator.right;
       // After each round of checks: the counts per state for /metrics.
+      const sending = webhookSending(config, logger, tracing);
+      opened.push(sending.close);
       const refreshHealthCounts = async () => {
-        const health = await service.connectionsHealth()();
+        const health = await service.health.list()();
         if (E.isRight(health)) metrics?.setHealthCounts(health.right.map((entry) => entry.state));
       };
-      const service = createConnectionService({
+      const service = createCore({
         storage,
         orchestrator: metrics?.instrumentOrchestrator(traced) ?? traced,
         clock: overrides.clock ?? systemClock,
@@ -122,19 +121,11 @@ export const openService =
         keyExpiry: { warnDays: config.keyExpiryWarnDays },
         customersCacheTtlMs: config.customersCacheTtlMs,
         ...(metrics === undefined ? {} : { onCustomersCacheLookup: metrics.onCustomersCacheLookup }),
+        webhooks: sending.options,
       });
-      metrics?.watchKeyExpiry(service.keyExpiryWatch.counts);
+      metrics?.watchKeyExpiry(service.health.keyExpiry.counts);
       opened.push(() => service.dispose());
-      const webhooks = openWebhooks(
-        config,
-        storage,
-        overrides.clock ?? systemClock,
-        logger,
-        service.recordWebhookChange,
-        tracing,
-      );
-      opened.push(webhooks.close);
-      return E.right({ config, storage, orchestrator: orchestrator.right, service, webhooks, close });
+      return E.right({ config, storage, orchestrator: orchestrator.right, service, close });
     } catch (error) {
       await close().catch(() => undefined);
       return E.left(configurationFailure(startupFailure(error)));

@@ -11,7 +11,7 @@ import {
   loadConfig,
   offlineOrchestrator,
   openService,
-  TOKENS,
+  IDS,
   type Config,
   type StartFailure,
 } from "../src/index.js";
@@ -53,13 +53,13 @@ describe("the composition over a fresh data directory", () => {
       const first = await start(config)();
       if (E.isLeft(first)) throw new Error(first.left);
       expect(
-        await first.right.service.addConnection(
+        await first.right.service.connections.add(
           { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" },
           { force: true },
         )(),
       ).toEqual(E.right("added"));
       await first.right.close();
-      await expect(first.right.service.listConnections()()).resolves.toMatchObject(E.left({ _tag: "StorageFailure" }));
+      await expect(first.right.service.connections.list()()).resolves.toMatchObject(E.left({ _tag: "StorageFailure" }));
 
       expect(await listConnections({ SDWAN_DATA_DIR: dataDir, SDWAN_LOG_LEVEL: "warn" })).toEqual(
         E.right([{ alias: "lab", orchestratorUrl: "https://vco.example.net/" }]),
@@ -99,7 +99,7 @@ describe("the composition over a fresh data directory", () => {
         start(E.getOrElseW(() => config)(loadConfig({ ...env, SDWAN_MASTER_KEY: masterKey })))();
       const first = await withKey(key(1));
       if (E.isLeft(first)) throw new Error(first.left);
-      await first.right.service.addConnection(
+      await first.right.service.connections.add(
         { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" },
         { force: true },
       )();
@@ -114,9 +114,9 @@ describe("the composition over a fresh data directory", () => {
     it("compose binds every module, and closing unbinds them", async () => {
       const composed = await compose(config, { logDestination: silent })();
       if (E.isLeft(composed)) throw new Error(composed.left);
-      expect(composed.right.container.isBound(TOKENS.Orchestrator)).toBe(true);
+      expect(composed.right.container.isBound(IDS.Orchestrator)).toBe(true);
       await composed.right.close();
-      expect(composed.right.container.isBound(TOKENS.Storage)).toBe(false);
+      expect(composed.right.container.isBound(IDS.Storage)).toBe(false);
     });
 
     it("openService given the offline orchestrator never opens the portal client (its CA file is not even read) and admits no orchestrator", async () => {
@@ -125,9 +125,9 @@ describe("the composition over a fresh data directory", () => {
         { logDestination: silent, orchestrator: offlineOrchestrator },
       )();
       if (E.isLeft(composed)) throw new Error(composed.left.message);
-      expect(await composed.right.service.listConnections()()).toEqual(E.right([]));
+      expect(await composed.right.service.connections.list()()).toEqual(E.right([]));
       expect(
-        await composed.right.service.addConnection(
+        await composed.right.service.connections.add(
           { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: "k" },
           { force: true },
         )(),
@@ -165,14 +165,14 @@ describe("traces", () => {
   it("are off without OTEL_*: the service uses the store itself, and no tracing is bound", async () => {
     await using service = await open({ OTEL_SERVICE_NAME: "named-but-no-endpoint" });
     expect(service.opened.storage).toBe(service.storage);
-    expect(service.opened.container.isBound(TOKENS.Tracing)).toBe(false);
+    expect(service.opened.container.isBound(IDS.Tracing)).toBe(false);
   });
 
   it("are on with an OTLP endpoint: the store's face is wrapped and the tracing bound for the REST driver", async () => {
     // Nothing listens there: no span is made by this test, so nothing is sent.
     await using service = await open({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" });
     expect(service.opened.storage).not.toBe(service.storage);
-    expect(service.opened.container.get(TOKENS.Tracing)).toBeDefined();
+    expect(service.opened.container.get(IDS.Tracing)).toBeDefined();
     // Outside a traced request a store call is the store's own (no span: the relay's idle polls make none).
     await expect(service.opened.storage.repository.list()()).resolves.toEqual(E.right([]));
   });

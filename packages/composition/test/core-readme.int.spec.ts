@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import type { ConnectionService } from "@sdwan-connections/core";
+import type { Core } from "@sdwan-connections/core";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { startPostgres } from "@sdwan-connections/storage-postgres/testing";
 import * as E from "fp-ts/lib/Either.js";
@@ -20,7 +20,7 @@ const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 const ROOT = join(PACKAGE_DIR, "..", "..");
 const PARTNER_KEY = "sample-partner-key-1";
 
-type Embedded = { readonly service: ConnectionService; close(): Promise<void> };
+type Embedded = { readonly service: Core; close(): Promise<void> };
 interface Snippets {
   embedOverLowdb(dataDir: string): Promise<Embedded>;
   embedOverPostgres(databaseUrl: string, key: Buffer): Promise<Embedded>;
@@ -68,7 +68,7 @@ describe("core's README embedding snippets", () => {
     await using simulator = await startOrchestratorSimulator();
     const dataDir = join(dir, "data");
     const first = await snippets.embedOverLowdb(dataDir);
-    const added = await first.service.addConnection(
+    const added = await first.service.connections.add(
       { alias: "lab", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
       { by: { name: "embedder" } },
     )();
@@ -112,30 +112,30 @@ describe("core's README embedding snippets", () => {
       ];
       try {
         expect(
-          await a.service.addConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY })(),
+          await a.service.connections.add({ alias: "lab", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY })(),
         ).toEqual(E.right("added"));
-        const listed = await b.service.listPartnerCustomers("lab")();
+        const listed = await b.service.connections.customers("lab")();
         expect(E.isRight(listed) && listed.right.count).toBe(180);
         simulator.resetCalls();
-        await b.service.listPartnerCustomers("lab")();
+        await b.service.connections.customers("lab")();
         expect(simulator.calls.total).toBe(0); // from b's cache
 
         // Another partner's key: a change, announced to every instance over the store.
-        expect(await a.service.updateConnection("lab", { apiKey: "sample-partner-key-2" })()).toEqual(
+        expect(await a.service.connections.update("lab", { apiKey: "sample-partner-key-2" })()).toEqual(
           E.right("updated"),
         );
         await expect
           .poll(
             async () => {
               simulator.resetCalls();
-              await b.service.listPartnerCustomers("lab")();
+              await b.service.connections.customers("lab")();
               return simulator.calls.total;
             },
             { timeout: 10_000, interval: 200 },
           )
           .toBeGreaterThan(0);
         // Its audit entry is b's to read as well.
-        const page = await b.service.listAudit({ alias: "lab" })();
+        const page = await b.service.audit.list({ alias: "lab" })();
         expect(E.isRight(page) && page.right.entries.map((entry) => entry.action)).toEqual(["update", "add"]);
       } finally {
         await a.close();

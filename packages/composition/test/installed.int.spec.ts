@@ -101,8 +101,8 @@ describe("the library packages installed from their tarballs into an empty npm p
     const script = [
       `import { embedOverLowdb } from "./dist/lowdb.js";`,
       `const { service, close } = await embedOverLowdb("data");`,
-      `const added = await service.addConnection({ alias: "lab", orchestratorUrl: process.argv[2], apiKey: process.argv[3] })();`,
-      `const listed = await service.listConnections()();`,
+      `const added = await service.connections.add({ alias: "lab", orchestratorUrl: process.argv[2], apiKey: process.argv[3] })();`,
+      `const listed = await service.connections.list()();`,
       `await close();`,
       `process.stdout.write(JSON.stringify({ added, listed }));`,
     ].join("\n");

@@ -13,7 +13,7 @@ export const listConnections = async (env: Readonly<Record<string, string | unde
   if (E.isLeft(composed)) throw new Error(composed.left); // e.g. a wrong master key, an unreadable CA file
   const { service, close } = composed.right;
   try {
-    return await service.listConnections()();
+    return await service.connections.list()();
   } finally {
     await close(); // the store flushed and its lock released, sockets freed, logs flushed
   }

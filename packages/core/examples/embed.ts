@@ -1,9 +1,9 @@
 import * as E from "fp-ts/lib/Either.js";
-import { createConnectionService, createInMemoryStorage, describeError } from "@sdwan-connections/core";
+import { createCore, createInMemoryStorage, describeError } from "@sdwan-connections/core";
 import { createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 
 export async function embed(): Promise<string[]> {
-  const service = createConnectionService({
+  const service = createCore({
     storage: createInMemoryStorage(), // everything in this process: gone when it exits
     orchestrator: createInMemoryOrchestrator([
       { apiKey: "partner-secret", identity: { kind: "partner", partnerId: 7 }, customers: [] },
@@ -11,13 +11,13 @@ export async function embed(): Promise<string[]> {
     customersCacheTtlMs: 60_000,
   });
 
-  const added = await service.addConnection({
+  const added = await service.connections.add({
     alias: "lab",
     orchestratorUrl: "https://vco.example.net/",
     apiKey: "partner-secret",
   })();
-  const validated = await service.validateConnection("LAB")();
-  const refused = await service.addConnection({ alias: "bad alias" })();
+  const validated = await service.connections.validate("LAB")();
+  const refused = await service.connections.add({ alias: "bad alias" })();
 
   return [
     E.isRight(added) ? added.right : describeError(added.left), // "added"

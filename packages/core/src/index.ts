@@ -225,13 +225,10 @@ export { createInMemoryStorage, type InMemoryStorageOptions } from "./adapters/m
 export type { InMemoryConnectionStore } from "./adapters/memory-connection-repository.js";
 export type { CacheOutcome } from "./services/customers-cache.js";
 export type { KeyExpiryCounts } from "./services/key-expiry-watch.js";
-export {
-  createConnectionService,
-  DEFAULT_CUSTOMERS_CACHE_TTL_MS,
-  type ConnectionService,
-  type ConnectionServiceOptions,
-} from "./services/connection-service.js";
-// The use cases are reached through the service, which audits every write: none is exported on its own.
+export { createCore, DEFAULT_CUSTOMERS_CACHE_TTL_MS, type CoreOptions } from "./services/core.js";
+export type { Audit, By, Connections, Core, Events, Health } from "./services/facades.js";
+export { isServiceTokenSecret, type ServiceTokenRefusal, type ServiceTokens } from "./services/service-tokens.js";
+// The use cases are reached through the facades, which audit every write: none is exported on its own.
 export type { GrantService } from "./services/grants.js";
 export type { AddConnectionOptions, AddConnectionOutcome } from "./use-cases/add-connection.js";
 export type { DeleteConnectionOptions } from "./use-cases/delete-connection.js";

@@ -1,8 +1,8 @@
 import {
-  createConnectionService,
+  createCore,
   createInMemoryStorage,
   type Clock,
-  type ConnectionServiceOptions,
+  type CoreOptions,
   type Customer,
   type Storage,
 } from "../src/index.js";
@@ -32,7 +32,7 @@ export const createManualClock = (start = 1_700_000_000_000): Clock & { advance(
 export const createTestWorld = ({
   changes,
   ...options
-}: Partial<Pick<ConnectionServiceOptions, "customersCacheTtlMs"> & Pick<Storage, "changes">> = {}) => {
+}: Partial<Pick<CoreOptions, "customersCacheTtlMs"> & Pick<Storage, "changes">> = {}) => {
   const partnerCustomers: readonly Customer[] = [
     aCustomer({ id: 1, name: "ACME_HQ", enterpriseId: "0b5f7a4e-1111-4c1e-9a57-0a1b2c3d4e5f" }),
     aCustomer({ id: 2, name: "ACME_BRANCH", enterpriseId: "0b5f7a4e-2222-4c1e-9a57-0a1b2c3d4e5f", latitude: null }),
@@ -48,7 +48,7 @@ export const createTestWorld = ({
     { apiKey: TEST_KEYS.customer, identity: { kind: "customer", customerId: TEST_CUSTOMER_ID } },
   ]);
   const clock = createManualClock();
-  const service = createConnectionService({
+  const service = createCore({
     storage: { ...storage, changes: changes ?? storage.changes },
     orchestrator,
     clock,

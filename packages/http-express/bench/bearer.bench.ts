@@ -23,7 +23,7 @@ import bcrypt from "bcryptjs";
 import * as E from "fp-ts/lib/Either.js";
 import { pino } from "pino";
 import { startService } from "../src/service.js";
-import { HTTP_TOKENS } from "../src/tokens.js";
+import { HTTP_IDS } from "../src/di-identifiers.js";
 import { ADMIN_GROUP, AUDIENCE, startTestProvider } from "../test/oidc-provider.js";
 
 const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? sized(2, 1));
@@ -125,7 +125,7 @@ const main = async (): Promise<void> => {
     const [basicFirst, bearerFirst] = [median(firstBasic), median(firstBearer)];
 
     // The authentication step alone, in this process, interleaved: what differs between the two kinds of request.
-    const auth = service.composition.container.get(HTTP_TOKENS.Auth);
+    const auth = service.composition.container.get(HTTP_IDS.Auth);
     const { authenticator, bearer } = auth;
     if (bearer === undefined) throw new Error("no bearer authenticator");
     const stepBasic: number[] = [];

@@ -79,7 +79,9 @@ const addsWith = async (store: Store, { webhook, relay: delivering }: Case): Pro
   if (E.isLeft(config)) throw new Error(config.left);
   const opened = await openService(config.right, { orchestrator: orchestrator() })();
   if (E.isLeft(opened)) throw new Error(opened.left.message);
-  const { service, webhooks } = opened.right;
+  const { service } = opened.right;
+  // openService gives core a sender: its webhooks are there.
+  const webhooks = service.webhooks!;
   const relay = webhooks.createRelay();
   if (webhook) {
     const created = await webhooks.create({ url: receiverUrl })();
@@ -94,7 +96,11 @@ const addsWith = async (store: Store, { webhook, relay: delivering }: Case): Pro
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < ADDS) {
         const alias = `bench-${(next += 1)}`;
-        const added = await service.addConnection({ alias, orchestratorUrl: "https://vco.example.net", apiKey: KEY })();
+        const added = await service.connections.add({
+          alias,
+          orchestratorUrl: "https://vco.example.net",
+          apiKey: KEY,
+        })();
         if (E.isLeft(added)) throw new Error(JSON.stringify(added.left));
       }
     }),

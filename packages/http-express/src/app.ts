@@ -1,17 +1,15 @@
 import type { Groups, Logger, Metrics, Network, OidcConfig, Tracing } from "@sdwan-connections/composition";
-import type { ConnectionService, Webhooks } from "@sdwan-connections/core";
+import type { Core } from "@sdwan-connections/core";
 import express from "express";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { BearerAuthenticator } from "./auth/bearer.js";
 import type { SessionTokens } from "./auth/console-session.js";
-import type { ServiceTokens } from "./auth/service-tokens.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import { authenticate } from "./middleware/authenticate.js";
-import { authorize, readableBy } from "./middleware/authorize.js";
+import { authorize, needs, readableBy } from "./middleware/authorize.js";
 import { errorHandler, noSuchEndpoint } from "./middleware/errors.js";
-import { auditForbidden } from "./middleware/audit-forbidden.js";
 import { clientAddressBehind } from "./middleware/client-address.js";
-import { requestContext } from "./middleware/request-context.js";
+import { actorOf, requestContext } from "./middleware/request-context.js";
 import { traceRequests } from "./middleware/trace-requests.js";
 import { BASE_PATH } from "./openapi.js";
 import { connectionsRoutes } from "./routes/connections.js";
@@ -31,7 +29,7 @@ const noGroups = (): Groups => new Map();
 import { operationsRoutes } from "./routes/operations.js";
 
 export interface AppOptions {
-  readonly service: ConnectionService;
+  readonly service: Core;
   readonly logger: Logger;
   readonly metrics: Metrics;
   /** Credentials check and failed-login throttle; `undefined` serves without authentication (benchmarks only). */
@@ -41,7 +39,6 @@ export interface AppOptions {
         readonly throttle: LoginThrottle;
         readonly bearer?: BearerAuthenticator | undefined;
         readonly sessions?: SessionTokens;
-        readonly serviceTokens?: ServiceTokens;
         /** SDWAN_GROUPS_FILE's groups, as read last (none when not given). */
         readonly groups: () => Groups;
       }
@@ -60,8 +57,6 @@ export interface AppOptions {
   readonly consoleDirectory?: string | undefined;
   /** GET /events: the open streams (ended first at shutdown), their cap and heartbeat; 200 streams, 15 s when not given. */
   readonly events?: { readonly streams: EventStreams; readonly maxStreams: number; readonly heartbeatMs: number };
-  /** Webhooks' use cases (SPEC §9); undefined: no /webhooks endpoints (an embedder's app without them). */
-  readonly webhooks?: Webhooks | undefined;
   /** OpenTelemetry traces (OTEL_*); undefined: off, and no middleware is mounted for them. */
   readonly tracing?: Tracing | undefined;
 }
@@ -85,7 +80,6 @@ export const createApp = ({
   trustedProxies = [],
   oidc,
   events = { streams: new Set(), maxStreams: 200, heartbeatMs: 15_000 },
-  webhooks,
   tracing,
 }: AppOptions): express.Express => {
   const app = express();
@@ -103,17 +97,26 @@ export const createApp = ({
   api.use(authConfigRoutes(oidc));
   if (auth !== undefined)
     api.use(
-      authenticate({ ...auth, metrics }),
-      authorize({ grants: service.grants, groups: auth.groups, onForbidden: auditForbidden(service) }),
+      authenticate({ ...auth, serviceTokens: service.tokens, metrics }),
+      authorize({
+        grants: service.grants,
+        groups: auth.groups,
+        // A refused write is audited as an attempt: who, the request id, its method and the route's connection.
+        onForbidden: (req, res, alias) =>
+          service.audit.forbidden(actorOf(res.locals), {
+            method: req.method,
+            ...(alias === undefined ? {} : { alias }),
+          }),
+      }),
     );
   api.use(
-    connectionsRoutes(service, auth?.throttle),
-    customersRoutes(service),
-    auditRoutes(service),
-    healthRoutes(service, healthIntervalMs),
+    connectionsRoutes(service.connections, service.audit, auth?.throttle),
+    customersRoutes(service.connections),
+    auditRoutes(service.audit),
+    healthRoutes(service.health, healthIntervalMs),
     meRoutes(service.grants, auth?.groups ?? noGroups),
     sessionRoutes(auth?.sessions),
-    eventsRoutes(service, {
+    eventsRoutes(service.events, {
       ...events,
       draining,
       ...(auth === undefined
@@ -124,9 +127,11 @@ export const createApp = ({
           }),
       watch: metrics.watchEventStreams,
     }),
-    tokensRoutes(auth?.serviceTokens, service),
+    tokensRoutes(auth === undefined ? undefined : service.tokens),
     grantsRoutes(service, auth?.groups ?? noGroups),
-    webhooksRoutes(webhooks, service),
+    webhooksRoutes(service.webhooks),
+    // A request no route answers is decided as any other route's: a role to read, admin to write.
+    needs("role"),
   );
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);

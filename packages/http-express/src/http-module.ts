@@ -1,27 +1,26 @@
-import { TOKENS, type Config, type Logger, type Metrics, type Tracing } from "@sdwan-connections/composition";
+import { IDS, type Config, type Logger, type Metrics, type Tracing } from "@sdwan-connections/composition";
 import { CONSOLE_DIRECTORY } from "@sdwan-connections/console";
-import type { ConnectionService, Storage, Webhooks } from "@sdwan-connections/core";
+import type { Core, Storage } from "@sdwan-connections/core";
 import { ContainerModule } from "inversify";
 import { createApp } from "./app.js";
-import { HTTP_TOKENS, type Auth, type Lifecycle } from "./tokens.js";
+import { HTTP_IDS, type Auth, type Lifecycle } from "./di-identifiers.js";
 
 /**
  * The express app over the connection service, resolved from the values it needs (a value, not a class: it
- * has no state or lifecycle of its own). Without HTTP_TOKENS.Auth bound it serves without credentials
+ * has no state or lifecycle of its own). Without HTTP_IDS.Auth bound it serves without credentials
  * (benchmarks only).
  */
 export const httpModule = () =>
   new ContainerModule(({ bind }) => {
-    bind(HTTP_TOKENS.Lifecycle).toConstantValue({ draining: false, eventStreams: new Set() });
-    bind(HTTP_TOKENS.App).toResolvedValue(
+    bind(HTTP_IDS.Lifecycle).toConstantValue({ draining: false, eventStreams: new Set() });
+    bind(HTTP_IDS.App).toResolvedValue(
       (
-        service: ConnectionService,
+        service: Core,
         logger: Logger,
         metrics: Metrics,
         config: Config,
         storage: Storage,
         lifecycle: Lifecycle,
-        webhooks: Webhooks,
         auth: Auth | undefined,
         tracing: Tracing | undefined,
       ) =>
@@ -37,19 +36,17 @@ export const httpModule = () =>
           trustedProxies: config.trustedProxies,
           oidc: config.oidc,
           events: { streams: lifecycle.eventStreams, ...config.events },
-          webhooks,
           tracing,
         }),
       [
-        TOKENS.ConnectionService,
-        TOKENS.Logger,
-        TOKENS.Metrics,
-        TOKENS.Config,
-        TOKENS.Storage,
-        HTTP_TOKENS.Lifecycle,
-        TOKENS.Webhooks,
-        { serviceIdentifier: HTTP_TOKENS.Auth, optional: true },
-        { serviceIdentifier: TOKENS.Tracing, optional: true },
+        IDS.Core,
+        IDS.Logger,
+        IDS.Metrics,
+        IDS.Config,
+        IDS.Storage,
+        HTTP_IDS.Lifecycle,
+        { serviceIdentifier: HTTP_IDS.Auth, optional: true },
+        { serviceIdentifier: IDS.Tracing, optional: true },
       ],
     );
   });

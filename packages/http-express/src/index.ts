@@ -6,4 +6,4 @@ export { domainErrorToProblem, type Problem, type ProblemBody } from "./errors.j
 export { decodeFlags } from "./middleware/query-flags.js";
 export { BASE_PATH, BODY_LIMIT_BYTES, openApiDocument } from "./openapi.js";
 export { startService, type RunningService, type ServiceOptions } from "./service.js";
-export { HTTP_TOKENS } from "./tokens.js";
+export { HTTP_IDS } from "./di-identifiers.js";

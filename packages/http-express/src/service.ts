@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import {
   compose,
   startupFailure,
-  TOKENS,
+  IDS,
   type ComposeOptions,
   type Composition,
   type Config,
@@ -17,7 +17,7 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { authModule } from "./auth/auth-module.js";
 import { ensureAdmin, loadGroups, loadUsers, type GeneratedAdmin } from "./auth/users.js";
 import { httpModule } from "./http-module.js";
-import { HTTP_TOKENS } from "./tokens.js";
+import { HTTP_IDS } from "./di-identifiers.js";
 
 export interface ServiceOptions extends Pick<ComposeOptions, "storage" | "orchestrator" | "logDestination" | "clock"> {
   /**
@@ -110,12 +110,10 @@ const serve =
     if (E.isLeft(composed)) return composed;
     const composition = composed.right;
     const { container } = composition;
-    const logger = container.get(TOKENS.Logger);
-    const lifecycle = container.get(HTTP_TOKENS.Lifecycle);
+    const logger = container.get(IDS.Logger);
+    const lifecycle = container.get(HTTP_IDS.Lifecycle);
     // The driver's own modules activate here, after the composition's: a failure is one line too, after the store is released.
-    const app = await container
-      .getAsync(HTTP_TOKENS.App)
-      .then(E.right, (error: unknown) => E.left(startupFailure(error)));
+    const app = await container.getAsync(HTTP_IDS.App).then(E.right, (error: unknown) => E.left(startupFailure(error)));
     if (E.isLeft(app)) {
       await composition.close();
       return app;
@@ -138,11 +136,11 @@ const serve =
       announce(generated);
     }
     // Background health checks (SDWAN_HEALTH_INTERVAL_S): this service runs them; stopped when it closes.
-    composition.service.healthMonitor?.start();
-    composition.service.keyExpiryWatch.start();
+    composition.service.health.monitor?.start();
+    composition.service.health.keyExpiry.start();
     // The webhooks' relay: this instance claims due deliveries, as every other instance over the store does.
-    const relay = composition.webhooks.createRelay();
-    relay.start();
+    const relay = composition.service.webhooks?.createRelay();
+    relay?.start();
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
@@ -156,7 +154,7 @@ const serve =
         const timer = setTimeout(() => server.closeAllConnections(), options.drainTimeoutMs ?? 10_000);
         await drained;
         clearTimeout(timer);
-        await relay.stop();
+        await relay?.stop();
         logger.info("stopped");
         // Every module's deactivation: users' watchers, the use cases, the store, the orchestrator's sockets, the logs.
         await composition.close();

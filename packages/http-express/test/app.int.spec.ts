@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { createLogger } from "@sdwan-connections/composition";
 import { createMetrics } from "@sdwan-connections/composition/metrics";
-import { createConnectionService, createInMemoryStorage, type ConnectionRepository } from "@sdwan-connections/core";
+import { createCore, createInMemoryStorage, type ConnectionRepository } from "@sdwan-connections/core";
 import { createInMemoryConnectionRepository, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { describe, expect, it } from "vitest";
@@ -18,7 +18,7 @@ describe("createApp without the container", () => {
         TE.right([{ alias: "x", orchestratorUrl: "https://o.example.net", sealedApiKey: "v1.sealed" } as never]),
     };
     const app = createApp({
-      service: createConnectionService({
+      service: createCore({
         storage: { ...createInMemoryStorage(), repository: leaky },
         orchestrator: createInMemoryOrchestrator(),
       }),
@@ -41,7 +41,7 @@ describe("createApp without the container", () => {
 
   it("/readyz answers 503 while the store cannot be used", async () => {
     const app = createApp({
-      service: createConnectionService({
+      service: createCore({
         storage: createInMemoryStorage(),
         orchestrator: createInMemoryOrchestrator(),
       }),

@@ -3,7 +3,7 @@ import { createManualClock } from "@sdwan-connections/core/testing";
 import bcrypt from "bcryptjs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generatedAdminFile } from "../src/auth/users.js";
-import { TOKENS } from "@sdwan-connections/composition";
+import { IDS } from "@sdwan-connections/composition";
 import { createInMemoryStorage } from "@sdwan-connections/core";
 import {
   ADMIN,
@@ -188,7 +188,7 @@ describe("secrets never leave (docs/interface.md §2, §3, §7)", () => {
 
   it("the logger redacts apiKey and authorization even if a caller passes them", async () => {
     await using h = await startHarness();
-    const logger = h.service.composition.container.get(TOKENS.Logger);
+    const logger = h.service.composition.container.get(IDS.Logger);
     logger.info(
       { apiKey: "leak-1", headers: { authorization: "Basic leak-2" }, connection: { apiKey: "leak-3" } },
       "x",

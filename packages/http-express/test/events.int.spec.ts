@@ -214,7 +214,7 @@ describe("GET /events (docs/interface.md, Events)", () => {
     if (E.isLeft(other)) throw new Error(other.left.message);
     try {
       const written = performance.now();
-      await other.right.service.addConnection(anAddBody({ alias: "from-cli" }), {
+      await other.right.service.connections.add(anAddBody({ alias: "from-cli" }), {
         force: true,
         by: { name: "cli:ops" },
       })();

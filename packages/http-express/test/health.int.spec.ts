@@ -46,7 +46,7 @@ describe("background health over HTTP (docs/interface.md §1)", () => {
     });
 
     // One round now, as the next interval would run it.
-    await h.service.composition.service.healthMonitor?.round();
+    await h.service.composition.service.health.monitor?.round();
     const after = (await h.call("GET", `${BASE}/health/connections`)).json<Health>();
     expect(after.connections.map(({ alias, state }) => [alias, state])).toEqual([
       ["far", "unreachable"],
@@ -80,7 +80,7 @@ describe("background health over HTTP (docs/interface.md §1)", () => {
 
   it("is off by default: every state unknown, no interval", async () => {
     await quiet.call("POST", CONNECTIONS, { body: anAddBody() });
-    expect(quiet.service.composition.service.healthMonitor).toBeUndefined();
+    expect(quiet.service.composition.service.health.monitor).toBeUndefined();
     expect((await quiet.call("GET", `${BASE}/health/connections`)).json<Health>()).toEqual({
       intervalSeconds: null,
       connections: [{ alias: "Lab", state: "unknown", since: null, checks: [] }],

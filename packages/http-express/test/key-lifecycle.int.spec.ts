@@ -187,7 +187,7 @@ describe("docs/interface.md §10: the orchestrator's token list (source orchestr
     expect(
       simulator.calls.byMethod["enterpriseProxy/getApiTokens"] + simulator.calls.byMethod["enterprise/getApiTokens"],
     ).toBe(0); // not on a write
-    await service.composition.service.healthMonitor?.round();
+    await service.composition.service.health.monitor?.round();
 
     expect(await storedOf("listed")).toMatchObject({ apiKeyExpiresAt: expiresAt, apiKeyExpirySource: "orchestrator" });
     const verbose = await call("GET", `${CONNECTIONS}/listed?verbose=true`);
@@ -213,7 +213,7 @@ describe("docs/interface.md §10: the orchestrator's token list (source orchestr
     expect(await storedOf("unprivileged")).toMatchObject({ apiKeyExpiresAt: null, apiKeyExpirySource: null });
 
     // Remembered: the scan asks no token list again.
-    await service.composition.service.keyExpiryWatch.scanNow();
+    await service.composition.service.health.keyExpiry.scanNow();
     expect(
       simulator.calls.byMethod["enterpriseProxy/getApiTokens"] + simulator.calls.byMethod["enterprise/getApiTokens"],
     ).toBe(2);

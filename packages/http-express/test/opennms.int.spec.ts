@@ -52,7 +52,7 @@ describe("docs/opennms.md as written, against an OpenNMS-like REST API on loopba
       },
     });
     const call = client(service.url);
-    const monitor = service.composition.service.healthMonitor;
+    const monitor = service.composition.service.health.monitor;
     expect(monitor).toBeDefined();
 
     // The transcripts show the page's hosts and ports: the service on 8990, OpenNMS on 8980, the orchestrator by name.

@@ -71,7 +71,7 @@ describe("SDWAN_STORAGE=postgres", () => {
 
       // Both instances run a round in the same interval: the connection is checked once, and both answer its state.
       orchestrator.calls.identify = 0;
-      await Promise.all([a.composition.service.healthMonitor?.round(), b.composition.service.healthMonitor?.round()]);
+      await Promise.all([a.composition.service.health.monitor?.round(), b.composition.service.health.monitor?.round()]);
       expect(orchestrator.calls.identify).toBe(1);
       for (const call of [callA, callB]) {
         const health = (await call("GET", `${BASE}/health/connections`)).json<{

@@ -18,7 +18,7 @@ import {
   type Harness,
 } from "./harness.js";
 
-const TOKENS = `${BASE}/tokens`;
+const IDS = `${BASE}/tokens`;
 const DAY = 24 * 3600_000;
 
 interface Issued {
@@ -34,7 +34,7 @@ interface Issued {
 
 const bearer = (token: string) => ({ user: null, headers: { authorization: `Bearer ${token}` } });
 const create = async (h: Pick<Harness, "call">, body: Record<string, unknown>): Promise<Issued> => {
-  const answer = await h.call("POST", TOKENS, { body });
+  const answer = await h.call("POST", IDS, { body });
   expect(answer.status, answer.text).toBe(201);
   return answer.json<Issued>();
 };
@@ -59,7 +59,7 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     expect(poller.role).toBe("viewer");
     expect(poller.token).not.toBe(ci.token);
 
-    const list = await h.call("GET", TOKENS);
+    const list = await h.call("GET", IDS);
     expect(list.status).toBe(200);
     expect(list.json()).toEqual([
       {
@@ -96,15 +96,15 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
       "add token:ci",
     ]);
     // An admin token manages tokens; a viewer (token or user) may not even list them.
-    expect((await h.call("GET", TOKENS, bearer(ci.token))).status).toBe(200);
-    expect((await h.call("GET", TOKENS, bearer(poller.token))).status).toBe(403);
-    expect((await h.call("GET", TOKENS, { user: VIEWER })).status).toBe(403);
+    expect((await h.call("GET", IDS, bearer(ci.token))).status).toBe(200);
+    expect((await h.call("GET", IDS, bearer(poller.token))).status).toBe(403);
+    expect((await h.call("GET", IDS, { user: VIEWER })).status).toBe(403);
   });
 
   it("decodes the bodies: 400 naming each bad or unknown field (a bad grant included), 409 for a name taken, 404 for an unknown id", async () => {
     await using h = await startHarness();
     const bad = async (body: unknown, fields: string[]) => {
-      const answer = await h.call("POST", TOKENS, { body });
+      const answer = await h.call("POST", IDS, { body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(
         answer
@@ -127,21 +127,19 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     ]);
     await bad({ name: "ci", expiresInDays: 1, shadow: true }, ["shadow"]);
     await bad([], ["body"]);
-    expect((await h.call("GET", TOKENS)).json()).toEqual([]);
+    expect((await h.call("GET", IDS)).json()).toEqual([]);
 
     const ci = await create(h, { name: "ci", expiresInDays: 1 });
-    const taken = await h.call("POST", TOKENS, { body: { name: "ci", expiresInDays: 2 } });
+    const taken = await h.call("POST", IDS, { body: { name: "ci", expiresInDays: 2 } });
     expect(taken.status).toBe(409);
     expect(taken.text).not.toContain(ci.token);
-    expect((await h.call("POST", `${TOKENS}/${ci.id}/renew`, { body: { overlapHours: -1 } })).status).toBe(400);
-    expect((await h.call("POST", `${TOKENS}/${ci.id}/renew`, { body: { overlapHours: 1, extra: 1 } })).status).toBe(
-      400,
-    );
+    expect((await h.call("POST", `${IDS}/${ci.id}/renew`, { body: { overlapHours: -1 } })).status).toBe(400);
+    expect((await h.call("POST", `${IDS}/${ci.id}/renew`, { body: { overlapHours: 1, extra: 1 } })).status).toBe(400);
     for (const id of ["00000000-0000-4000-8000-000000000000", "not-an-id"]) {
-      expect((await h.call("DELETE", `${TOKENS}/${id}`)).status).toBe(404);
-      expect((await h.call("POST", `${TOKENS}/${id}/renew`)).status).toBe(404);
+      expect((await h.call("DELETE", `${IDS}/${id}`)).status).toBe(404);
+      expect((await h.call("POST", `${IDS}/${id}/renew`)).status).toBe(404);
     }
-    expect((await h.call("PUT", TOKENS, { body: {} })).status).toBe(405);
+    expect((await h.call("PUT", IDS, { body: {} })).status).toBe(405);
   });
 
   it("refuses an unknown, malformed, revoked or expired token with 401 and the Bearer invalid_token challenge, never echoing it", async () => {
@@ -154,16 +152,16 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     await expectRefused(h, "sdw_short");
     await expectRefused(h, `${revoked.token}x`);
 
-    expect((await h.call("DELETE", `${TOKENS}/${revoked.id}`)).status).toBe(204);
+    expect((await h.call("DELETE", `${IDS}/${revoked.id}`)).status).toBe(204);
     await expectRefused(h, revoked.token);
-    expect((await h.call("DELETE", `${TOKENS}/${revoked.id}`)).status).toBe(404);
-    expect((await h.call("GET", TOKENS)).json<Issued[]>().map(({ name }) => name)).toEqual(["soon"]);
+    expect((await h.call("DELETE", `${IDS}/${revoked.id}`)).status).toBe(404);
+    expect((await h.call("GET", IDS)).json<Issued[]>().map(({ name }) => name)).toEqual(["soon"]);
 
     expect((await h.call("GET", `${BASE}/me`, bearer(soon.token))).status).toBe(200);
     clock.advance(DAY);
     await expectRefused(h, soon.token);
     // Still listed (expired), so an operator sees what to renew or revoke.
-    expect((await h.call("GET", TOKENS)).json<Issued[]>().map(({ name }) => name)).toEqual(["soon"]);
+    expect((await h.call("GET", IDS)).json<Issued[]>().map(({ name }) => name)).toEqual(["soon"]);
   });
 
   it("renews with overlap: a new secret for the token's lifetime from now; the old one works for overlapHours (24 by default), then stops", async () => {
@@ -171,7 +169,7 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     await using h = await startHarness({ clock });
     const ci = await create(h, { name: "ci", expiresInDays: 10 });
     clock.advance(9 * DAY);
-    const renewal = await h.call("POST", `${TOKENS}/${ci.id}/renew`);
+    const renewal = await h.call("POST", `${IDS}/${ci.id}/renew`);
     expect(renewal.status).toBe(200);
     expect(renewal.headers.get("cache-control")).toBe("no-store");
     const renewed = renewal.json<Issued>();
@@ -186,14 +184,14 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     await expectRefused(h, ci.token);
     expect((await h.call("GET", `${BASE}/me`, bearer(renewed.token))).status).toBe(200);
 
-    const again = (await h.call("POST", `${TOKENS}/${ci.id}/renew`, { body: { overlapHours: 2 } })).json<Issued>();
+    const again = (await h.call("POST", `${IDS}/${ci.id}/renew`, { body: { overlapHours: 2 } })).json<Issued>();
     clock.advance(2 * 3600_000 - 1000);
     expect((await h.call("GET", `${BASE}/me`, bearer(renewed.token))).status).toBe(200);
     expect((await h.call("GET", `${BASE}/me`, bearer(again.token))).status).toBe(200);
     clock.advance(1000);
     await pastTheCache();
     await expectRefused(h, renewed.token);
-    expect((await h.call("POST", `${TOKENS}/${ci.id}/renew`, { body: { overlapHours: 0 } })).status).toBe(200);
+    expect((await h.call("POST", `${IDS}/${ci.id}/renew`, { body: { overlapHours: 0 } })).status).toBe(200);
     await expectRefused(h, again.token);
   });
 
@@ -201,11 +199,11 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     await using h = await startHarness();
     const ci = await create(h, { name: "ci", expiresInDays: 30, role: "admin" });
     const scoped = await create(h, { name: "scoped", expiresInDays: 5, grants: [{ pattern: "lab-*", verb: "use" }] });
-    const renewed = (await h.call("POST", `${TOKENS}/${ci.id}/renew`)).json<Issued>();
-    expect((await h.call("DELETE", `${TOKENS}/${scoped.id}`)).status).toBe(204);
+    const renewed = (await h.call("POST", `${IDS}/${ci.id}/renew`)).json<Issued>();
+    expect((await h.call("DELETE", `${IDS}/${scoped.id}`)).status).toBe(204);
     // What changed nothing is not audited: an unknown token's renewal or revocation.
-    expect((await h.call("POST", `${TOKENS}/${scoped.id}/renew`)).status).toBe(404);
-    expect((await h.call("DELETE", `${TOKENS}/${scoped.id}`)).status).toBe(404);
+    expect((await h.call("POST", `${IDS}/${scoped.id}/renew`)).status).toBe(404);
+    expect((await h.call("DELETE", `${IDS}/${scoped.id}`)).status).toBe(404);
     const audit = await h.call("GET", `${BASE}/audit`);
     expect(audit.status).toBe(200);
     type Entry = { action: string; actor: string; alias: string | null; detail: string | null; outcome: string };
@@ -231,7 +229,7 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     const clock = createManualClock(Date.now());
     await using h = await startHarness({ clock });
     const ci = await create(h, { name: "ci", expiresInDays: 1 });
-    const lastUsed = async () => (await h.call("GET", TOKENS)).json<Issued[]>()[0]?.lastUsedAt;
+    const lastUsed = async () => (await h.call("GET", IDS)).json<Issued[]>()[0]?.lastUsedAt;
     const firstUse = new Date(clock.now()).toISOString();
     await h.call("GET", `${BASE}/me`, bearer(ci.token));
     await expect.poll(lastUsed).toBe(firstUse);
@@ -255,18 +253,18 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
 
   it("never shows a secret again: not in any other answer, not in a log line (trace level)", async () => {
     await using h = await startHarness({ env: { SDWAN_LOG_LEVEL: "trace" } });
-    const creation = await h.call("POST", TOKENS, { body: { name: "ci", expiresInDays: 1, role: "admin" } });
+    const creation = await h.call("POST", IDS, { body: { name: "ci", expiresInDays: 1, role: "admin" } });
     const { token, id } = creation.json<Issued>();
-    const renewal = await h.call("POST", `${TOKENS}/${id}/renew`, { body: { overlapHours: 1 } });
+    const renewal = await h.call("POST", `${IDS}/${id}/renew`, { body: { overlapHours: 1 } });
     const renewed = renewal.json<Issued>().token;
     const replies = [
-      await h.call("GET", TOKENS),
+      await h.call("GET", IDS),
       await h.call("GET", `${BASE}/me`, bearer(token)),
       await h.call("GET", `${BASE}/me`, bearer(renewed)),
       await h.call("POST", `${BASE}/connections?force=true`, { ...bearer(renewed), body: anAddBody() }),
       await h.call("GET", `${BASE}/audit`),
       await h.call("GET", `${BASE}/me`, bearer(`${renewed}0`)),
-      await h.call("DELETE", `${TOKENS}/${id}`),
+      await h.call("DELETE", `${IDS}/${id}`),
       await h.call("GET", `${BASE}/me`, bearer(renewed)),
       await h.call("GET", "/metrics", { user: null }),
     ];
@@ -295,7 +293,7 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     try {
       const first = await start();
       const { token } = (
-        await client(first.url)("POST", TOKENS, { body: { name: "ci", expiresInDays: 1 } })
+        await client(first.url)("POST", IDS, { body: { name: "ci", expiresInDays: 1 } })
       ).json<Issued>();
       await first.close();
       const files = await readdir(dir, { recursive: true, withFileTypes: true });

@@ -57,7 +57,7 @@ const setUp = async (name: string) => {
   }>();
   receiver.useSecret(webhook.secret);
   const add = async (alias: string) => {
-    const added = await writer.right.service.addConnection(anAddBody({ alias }))();
+    const added = await writer.right.service.connections.add(anAddBody({ alias }))();
     if (E.isLeft(added)) throw new Error(JSON.stringify(added.left));
   };
   const close = async () => {

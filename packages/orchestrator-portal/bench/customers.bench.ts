@@ -25,7 +25,7 @@ import {
   timeEach,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
-import { createConnectionService, createInMemoryStorage } from "@sdwan-connections/core";
+import { createCore, createInMemoryStorage } from "@sdwan-connections/core";
 import { aConnection, createInMemoryConnectionRepository } from "@sdwan-connections/core/testing";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { createPortalOrchestrator } from "../src/index.js";
@@ -73,13 +73,13 @@ const hugePartner = async (): Promise<string> => {
   const store = createInMemoryConnectionRepository();
   await store.insert(aConnection({ alias: "huge-partner", orchestratorUrl: simulator.url, apiKey: KEY }))();
   const coldListing = async () => {
-    const service = createConnectionService({
+    const service = createCore({
       storage: { ...createInMemoryStorage(), repository: store },
       orchestrator: client,
       customersCacheTtlMs: 600_000,
     });
     try {
-      const listed = await service.listPartnerCustomers("huge-partner")();
+      const listed = await service.connections.customers("huge-partner")();
       if (E.isLeft(listed) || listed.right.count !== HUGE_ENTERPRISES)
         throw new Error("50,000-enterprise cold listing failed");
       return listed.right.count;
@@ -145,7 +145,7 @@ const repository = createInMemoryConnectionRepository();
 const connection = aConnection({ alias: "big-partner", orchestratorUrl: simulator.url, apiKey: KEY });
 await repository.insert(connection)();
 const newService = () =>
-  createConnectionService({
+  createCore({
     storage: { ...createInMemoryStorage(), repository },
     orchestrator,
     customersCacheTtlMs: 600_000,
@@ -173,7 +173,7 @@ try {
   for (let i = 0; i < COLD_RUNS; i += 1) {
     rawParse.push((await measureMemory(() => rawFetchAndParse(simulator.url))).durationMs);
     const service = newService();
-    const run = await measureMemory(() => service.listPartnerCustomers("big-partner")());
+    const run = await measureMemory(() => service.connections.customers("big-partner")());
     if (E.isLeft(run.result) || run.result.right.count !== ENTERPRISES) throw new Error("cold listing failed");
     cold.push(run);
     service.dispose();
@@ -181,9 +181,9 @@ try {
 
   // Warm: the same service, answered by core's cache.
   const warmService = newService();
-  await warmService.listPartnerCustomers("big-partner")();
+  await warmService.connections.customers("big-partner")();
   simulator.resetCalls();
-  const warm = await timeEach(WARM_RUNS, () => warmService.listPartnerCustomers("big-partner")());
+  const warm = await timeEach(WARM_RUNS, () => warmService.connections.customers("big-partner")());
   const warmCalls = simulator.calls.total;
   warmService.dispose();
 
@@ -191,7 +191,7 @@ try {
   const flightService = newService();
   simulator.resetCalls();
   const flight = await measureMemory(() =>
-    Promise.all(Array.from({ length: CONCURRENT }, () => flightService.listPartnerCustomers("big-partner")())),
+    Promise.all(Array.from({ length: CONCURRENT }, () => flightService.connections.customers("big-partner")())),
   );
   const allOk = flight.result.every((answer) => E.isRight(answer) && answer.right.count === ENTERPRISES);
   const enterprisesCalls = simulator.calls.byMethod[ENTERPRISES_METHOD];
@@ -205,7 +205,7 @@ try {
   const markdown = `## Orchestrator: listing a partner with ${ENTERPRISES.toLocaleString("en-US")} customers
 
 \`pnpm --filter @sdwan-connections/orchestrator-portal bench\` (\`packages/orchestrator-portal/bench/customers.bench.ts\`): core's
-\`createConnectionService\` with the in-memory repository and the orchestrator-portal client, talking over loopback HTTP to the
+\`createCore\` with the in-memory repository and the orchestrator-portal client, talking over loopback HTTP to the
 orchestrator simulator generating one partner with ${ENTERPRISES.toLocaleString("en-US")} enterprises (answer: ${mib(rawBytes)} MiB of JSON).
 ${await machineLine()}. 1-minute load average at the end: ${loadavg()[0]?.toFixed(1)} (the machine is shared; figures scale with it). Median of ${COLD_RUNS} cold runs,
 each after a raw fetch + JSON.parse of the same answer${gc === undefined ? " (run without --expose-gc, so memory deltas include garbage not yet collected)" : ""}.

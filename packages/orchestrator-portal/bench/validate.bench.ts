@@ -21,7 +21,7 @@ import {
   timeEach,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
-import { createConnectionService, createInMemoryStorage } from "@sdwan-connections/core";
+import { createCore, createInMemoryStorage } from "@sdwan-connections/core";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { createPortalOrchestrator } from "../src/index.js";
 
@@ -44,13 +44,13 @@ simulator.setFault("*", { kind: "delay", ms: CALL_MS });
 const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
 const storage = createInMemoryStorage();
 // The customers cache off, so that every listing asks the orchestrator.
-const service = createConnectionService({ storage, orchestrator, customersCacheTtlMs: 0 });
+const service = createCore({ storage, orchestrator, customersCacheTtlMs: 0 });
 // Added with force (stored without asking the orchestrator), as `?force` does.
 for (const [alias, apiKey] of [
   ["partner", PARTNER_KEY],
   ["customer", CUSTOMER_KEY],
 ] as const) {
-  const added = await service.addConnection({ alias, orchestratorUrl: simulator.url, apiKey }, { force: true })();
+  const added = await service.connections.add({ alias, orchestratorUrl: simulator.url, apiKey }, { force: true })();
   if (added._tag === "Left") throw new Error(`could not add ${alias}: ${JSON.stringify(added.left)}`);
 }
 
@@ -67,19 +67,19 @@ const rawCall = async () => {
 };
 /** Validates `alias` and checks that the key was recognised as `kind`. */
 const validate = (alias: string, kind: "partner" | "customer") => async () => {
-  const result = await service.validateConnection(alias)();
+  const result = await service.connections.validate(alias)();
   if (result._tag === "Left" || !result.right.valid || result.right.type !== kind)
     throw new Error(`${alias} did not validate as a ${kind}: ${JSON.stringify(result)}`);
 };
 
 /** The customers of the partner connection through `through`; all of them must come back. */
 const customersThrough = async (through: typeof service) => {
-  const result = await through.listPartnerCustomers("partner")();
+  const result = await through.connections.customers("partner")();
   if (result._tag === "Left" || result.right.count === 0) throw new Error(`no customers: ${JSON.stringify(result)}`);
 };
 // A new service each time knows no identity: the key is identified, then listed.
 const customersOfAnUnknownKey = async () => {
-  const fresh = createConnectionService({ storage, orchestrator, customersCacheTtlMs: 0 });
+  const fresh = createCore({ storage, orchestrator, customersCacheTtlMs: 0 });
   try {
     await customersThrough(fresh);
   } finally {

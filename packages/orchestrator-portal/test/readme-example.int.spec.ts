@@ -1,5 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
-import { createConnectionService, createInMemoryStorage } from "@sdwan-connections/core";
+import { createCore, createInMemoryStorage } from "@sdwan-connections/core";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { expect, it } from "vitest";
 import { createPortalOrchestrator } from "../src/index.js";
@@ -16,17 +16,17 @@ it("runs the README wiring example; validation always asks, customer lists are c
     timeoutMs: 10_000,
     onCall: ({ method, outcome, durationMs }) => metrics.observe(method, outcome, durationMs),
   });
-  const service = createConnectionService({ storage: createInMemoryStorage(), orchestrator });
-  await service.addConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: "sample-partner-key-1" })();
-  const customers = await service.listPartnerCustomers("lab")();
+  const service = createCore({ storage: createInMemoryStorage(), orchestrator });
+  await service.connections.add({ alias: "lab", orchestratorUrl: simulator.url, apiKey: "sample-partner-key-1" })();
+  const customers = await service.connections.customers("lab")();
   expect(E.isRight(customers) && customers.right.items).toHaveLength(180);
 
   // docs/interface.md §4: a second listing comes from core's cache; each validation asks the orchestrator again.
   simulator.resetCalls();
-  await service.listPartnerCustomers("lab")();
+  await service.connections.customers("lab")();
   expect(simulator.calls.total).toBe(0);
-  const first = await service.validateConnection("lab")();
-  const second = await service.validateConnection("lab")();
+  const first = await service.connections.validate("lab")();
+  const second = await service.connections.validate("lab")();
   expect([first, second].map((v) => E.isRight(v) && v.right.valid)).toEqual([true, true]);
   expect(simulator.calls.byMethod["enterpriseProxy/getEnterpriseProxyProperty"]).toBe(2);
   expect(observed).toContain("enterpriseProxy/getEnterpriseProxyEnterprises ok");

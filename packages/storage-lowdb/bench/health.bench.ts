@@ -16,7 +16,7 @@ import {
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
 import {
-  createConnectionService,
+  createCore,
   createInMemoryHealthLedger,
   describeError,
   type DomainError,
@@ -83,12 +83,12 @@ const callsAlone = async (): Promise<void> => {
 const roundWith = async (ledger: HealthLedger): Promise<void> => {
   let errors = 0;
   // The service's monitor (CONCURRENCY calls at once, its default) over the embedded store with `ledger`.
-  const service = createConnectionService({
+  const service = createCore({
     storage: { ...storage, health: ledger },
     orchestrator,
     health: { intervalMs: INTERVAL_MS, onError: () => (errors += 1) },
   });
-  await service.healthMonitor?.round();
+  await service.health.monitor?.round();
   await service.dispose();
   const health = await run(ledger.list());
   const valid = health.filter((one) => one.state === "valid").length;

@@ -1,4 +1,4 @@
-import { createConnectionService } from "@sdwan-connections/core";
+import { createCore } from "@sdwan-connections/core";
 import { createInMemoryOrchestrator, TEST_KEYS } from "@sdwan-connections/core/testing";
 import { describe, expect, it, vi } from "vitest";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
@@ -10,9 +10,9 @@ describe("events over the trail", () => {
   it("hands on once the event of a change landing while a stream opens from an earlier id: 60 races, 0 repeats", async () => {
     await using directory = await temporaryDirectory();
     const storage = await run(openLowdbStorage({ dataDir: directory.path, keyring: keyringOf() }));
-    const service = createConnectionService({ storage, orchestrator: createInMemoryOrchestrator() });
+    const service = createCore({ storage, orchestrator: createInMemoryOrchestrator() });
     const add = (alias: string) =>
-      service.addConnection(
+      service.connections.add(
         { alias, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner },
         { force: true },
       );
@@ -29,7 +29,7 @@ describe("events over the trail", () => {
         await new Promise((resolve) => setTimeout(resolve, i % 7));
         const seen: string[] = [];
         const stop = await run(
-          service.followEvents({ lastEventId: last?.id }, (item) => {
+          service.events.follow({ lastEventId: last?.id }, (item) => {
             if (item._tag === "event") seen.push(item.event.subject);
           }),
         );

@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startSimulatorProcess } from "@sdwan-connections/bench-kit";
-import { createConnectionService, type Alias } from "@sdwan-connections/core";
+import { createCore, type Alias } from "@sdwan-connections/core";
 import { aConnection } from "@sdwan-connections/core/testing";
 import { createPortalOrchestrator } from "@sdwan-connections/orchestrator-portal";
 import * as E from "fp-ts/lib/Either.js";
@@ -51,16 +51,16 @@ describe("several processes on one file", () => {
     const orchestrator = createPortalOrchestrator({ allowedHosts: undefined });
     const storage = await run(openLowdbStorage({ dataDir: directory.path, keyring: keyringOf(), lockStaleMs: 2000 }));
     // As the service wires it: the store's changes, the default customers cache TTL (a minute).
-    const service = createConnectionService({ storage, orchestrator });
+    const service = createCore({ storage, orchestrator });
     try {
       await run(
         storage.repository.insert(aConnection({ alias: "lab", orchestratorUrl: simulator.url, apiKey: partnerKey })),
       );
-      expect((await run(service.listPartnerCustomers("lab"))).count).toBe(3);
+      expect((await run(service.connections.customers("lab"))).count).toBe(3);
       expect(await runUpdatingProcess(directory.path, "lab", customerKey, env)).toEqual({ code: 0, stderr: "" });
-      expect(await service.listPartnerCustomers("lab")()).toEqual(E.left({ _tag: "NotAPartner", alias: "lab" }));
+      expect(await service.connections.customers("lab")()).toEqual(E.left({ _tag: "NotAPartner", alias: "lab" }));
       expect(await runUpdatingProcess(directory.path, "lab", partnerKey, env)).toEqual({ code: 0, stderr: "" });
-      expect((await run(service.listPartnerCustomers("lab"))).count).toBe(3);
+      expect((await run(service.connections.customers("lab"))).count).toBe(3);
     } finally {
       await service.dispose();
       await storage.close();

@@ -1,5 +1,5 @@
 import * as E from "fp-ts/lib/Either.js";
-import { createConnectionService, describeError, type Orchestrator } from "@sdwan-connections/core";
+import { createCore, describeError, type Orchestrator } from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { openPostgresStorage } from "@sdwan-connections/storage-postgres";
 
@@ -13,7 +13,7 @@ export async function startOnPostgres(databaseUrl: string, keyring: Keyring, orc
   if (E.isLeft(storage)) throw new Error(describeError(storage.left)); // never contains the URL or its password
 
   // The store's `changes` make every instance drop its customers cache for a connection another instance updated or deleted.
-  const service = createConnectionService({ storage: storage.right, orchestrator });
+  const service = createCore({ storage: storage.right, orchestrator });
   return {
     service,
     stop: async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type * as TE from "fp-ts/lib/TaskEither.js";
 import {
   ApiKey,
-  createConnectionService,
+  createCore,
   createInMemoryStorage,
   EVERY_CONNECTION,
   WEBHOOK_HISTORY,
@@ -343,7 +343,7 @@ describe("the audit trail of two service instances", () => {
     const anInstance = () => {
       const over = pool();
       return {
-        service: createConnectionService({
+        service: createCore({
           storage: {
             ...createInMemoryStorage(),
             repository: createPostgresConnectionRepository({ pool: over, keyring }),
@@ -365,17 +365,17 @@ describe("the audit trail of two service instances", () => {
           const requestId = `req-${name}`;
           const writes: (() => TE.TaskEither<DomainError, unknown>)[] = [
             () =>
-              a.service.addConnection(
+              a.service.connections.add(
                 { alias: name, orchestratorUrl: "https://vco.example.net", apiKey: `key-${name}` },
                 { force: true, by: { name: "a", requestId: `${requestId}-add` } },
               ),
             () =>
-              a.service.updateConnection(
+              a.service.connections.update(
                 name,
                 { orchestratorUrl: "https://moved.example.net" },
                 { force: true, by: { name: "a", requestId: `${requestId}-update` } },
               ),
-            () => a.service.deleteConnection(name, { by: { name: "a", requestId: `${requestId}-delete` } }),
+            () => a.service.connections.delete(name, { by: { name: "a", requestId: `${requestId}-delete` } }),
           ];
           for (const [step, write] of writes.entries()) {
             await expectRight(write());
@@ -405,7 +405,7 @@ describe("customers caches of two service instances", () => {
       { apiKey: "old-partner-key", identity: { kind: "partner", partnerId: PARTNER }, customers: before },
       { apiKey: "new-partner-key", identity: { kind: "partner", partnerId: PARTNER }, customers: after },
     ]);
-    const service = createConnectionService({
+    const service = createCore({
       storage: {
         ...createInMemoryStorage(),
         repository: createPostgresConnectionRepository({ pool: over, keyring }),
@@ -418,14 +418,14 @@ describe("customers caches of two service instances", () => {
   };
 
   const customerNames = async (service: Awaited<ReturnType<typeof anInstance>>["service"], name: string) =>
-    (await expectRight(service.listPartnerCustomers(name))).items.map((customer) => customer.name);
+    (await expectRight(service.connections.customers(name))).items.map((customer) => customer.name);
 
   it("drops B's cache when A updates or deletes the connection", async () => {
     const [a, b] = [await anInstance(), await anInstance()];
     const heardByB: ConnectionChangeNotice[] = [];
     b.changes.subscribe((changed) => heardByB.push(changed));
     await expectRight(
-      a.service.addConnection({
+      a.service.connections.add({
         alias: "Partner",
         orchestratorUrl: "https://vco.example.net",
         apiKey: "old-partner-key",
@@ -436,17 +436,17 @@ describe("customers caches of two service instances", () => {
     expect(await customerNames(b.service, "PARTNER")).toEqual(["BEFORE"]);
     expect(b.orchestrator.calls.listPartnerCustomers).toBe(1); // the second answer came from B's cache
 
-    await expectRight(a.service.updateConnection("partner", { apiKey: "new-partner-key" }));
+    await expectRight(a.service.connections.update("partner", { apiKey: "new-partner-key" }));
     await vi.waitFor(() => expect(heardByB.map((heard) => String(heard).toLowerCase())).toEqual(["partner"]));
     expect(await customerNames(b.service, "partner")).toEqual(["AFTER"]);
     expect(b.orchestrator.calls.listPartnerCustomers).toBe(2);
 
-    await expectRight(a.service.deleteConnection("PARTNER"));
+    await expectRight(a.service.connections.delete("PARTNER"));
     await vi.waitFor(() =>
       expect(heardByB.map((heard) => String(heard).toLowerCase())).toEqual(["partner", "partner"]),
     );
     await expectRight(
-      a.service.addConnection({
+      a.service.connections.add({
         alias: "partner",
         orchestratorUrl: "https://vco.example.net",
         apiKey: "old-partner-key",

@@ -33,14 +33,14 @@ describe("the README's wiring example", () => {
     try {
       expect(
         await expectRight(
-          service.addConnection({
+          service.connections.add({
             alias: "lab",
             orchestratorUrl: "https://vco.example.net/",
             apiKey: "partner-secret",
           }),
         ),
       ).toBe("added");
-      expect(await expectRight(service.listConnections())).toEqual([
+      expect(await expectRight(service.connections.list())).toEqual([
         { alias: "lab", orchestratorUrl: "https://vco.example.net/" },
       ]);
     } finally {

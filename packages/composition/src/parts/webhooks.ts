@@ -1,12 +1,4 @@
-import {
-  createWebhooks,
-  describeError,
-  type Clock,
-  type Storage,
-  type WebhookSender,
-  type Webhooks,
-  type WebhooksOptions,
-} from "@sdwan-connections/core";
+import { describeError, type CoreOptions, type WebhookSender } from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
@@ -16,18 +8,15 @@ import type { Tracing } from "../tracing.js";
 import { loadCertificateAuthorities } from "./orchestrator.js";
 
 /**
- * The webhooks' use cases and relay (SPEC §9), sending through orchestrator-portal's webhook sender (the destination
+ * How core's webhooks (SPEC §9) are sent: through orchestrator-portal's webhook sender (the destination
  * fence, SDWAN_ORCHESTRATOR_CA_FILE's CAs, SDWAN_WEBHOOK_ALLOW_HTTP), loaded at the first webhook created or sent:
  * a CLI command never loads it. Attempts are logged with status and latency, never a body.
  */
-export const openWebhooks = (
+export const webhookSending = (
   config: Config,
-  storage: Storage,
-  clock: Clock,
   logger: LogSink,
-  audited: NonNullable<WebhooksOptions["audited"]>,
   tracing?: Tracing,
-): Webhooks & { close(): void } => {
+): { readonly options: NonNullable<CoreOptions["webhooks"]>; close(): void } => {
   let loaded: ReturnType<typeof load> | undefined;
   const load = async () => {
     const { admitsWebhookUrl, createWebhookSender } = await import("@sdwan-connections/outbound-http");
@@ -46,11 +35,7 @@ export const openWebhooks = (
   };
   const sender = () => (loaded ??= load());
   const send: WebhookSender = { send: async (request, timeoutMs) => (await sender()).sender.send(request, timeoutMs) };
-  const webhooks = createWebhooks({
-    store: storage.webhooks,
-    // Every commit over the store (this instance's and, by the change feed SSE uses, every other's) wakes the relay.
-    trail: storage.audit,
-    clock,
+  const options: NonNullable<CoreOptions["webhooks"]> = {
     retrySchedule: config.webhooks.retrySchedule,
     sender: tracing?.traceWebhookSender(send) ?? send,
     admitsUrl: (url) =>
@@ -60,8 +45,7 @@ export const openWebhooks = (
       ),
     onAttempt: ({ webhookId, eventId, status, error, latencyMs }) =>
       logger.info({ webhookId, eventId, status, error, latencyMs }, "webhook delivery attempt"),
-    audited,
     onError: (error) => logger.warn({ problem: describeError(error) }, "webhook outbox not read or written"),
-  });
-  return { ...webhooks, close: () => void loaded?.then(({ sender: opened }) => opened.close()) };
+  };
+  return { options, close: () => void loaded?.then(({ sender: opened }) => opened.close()) };
 };

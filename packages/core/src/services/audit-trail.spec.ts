@@ -1,6 +1,6 @@
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { describe, expect, it, vi } from "vitest";
-import { createConnectionService } from "./connection-service.js";
+import { createCore } from "./core.js";
 import { storageFailure, type DomainError } from "../domain/errors.js";
 import { createInMemoryAuditLog } from "../adapters/memory-audit-log.js";
 import { createInMemoryStorage } from "../adapters/memory-storage.js";
@@ -26,17 +26,17 @@ const body = (overrides: Record<string, unknown> = {}) => ({
 describe("the audit trail", () => {
   it("records each write with its actor, request, alias, the names of the fields given, validation and outcome; newest first", async () => {
     const { service } = createTestWorld();
-    await expectRight(service.addConnection(body(), { by: ADMIN }));
-    await expectRight(service.addConnection(body({ alias: "dry" }), { dryRun: true, by: ADMIN }));
+    await expectRight(service.connections.add(body(), { by: ADMIN }));
+    await expectRight(service.connections.add(body({ alias: "dry" }), { dryRun: true, by: ADMIN }));
     await expectRight(
-      service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { force: true, by: { name: "ops" } }),
+      service.connections.update("lab", { apiKey: TEST_KEYS.customer }, { force: true, by: { name: "ops" } }),
     );
     await expectRight(
-      service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { dryRun: true, by: { name: "ops" } }),
+      service.connections.update("lab", { apiKey: TEST_KEYS.partner }, { dryRun: true, by: { name: "ops" } }),
     );
-    await expectRight(service.deleteConnection("LAB", { by: ADMIN }));
-    await expectRight(service.rotateMasterKey({ by: ADMIN }));
-    const { entries } = await expectRight(service.listAudit({}));
+    await expectRight(service.connections.delete("LAB", { by: ADMIN }));
+    await expectRight(service.connections.rotateMasterKey({ by: ADMIN }));
+    const { entries } = await expectRight(service.audit.list({}));
     expect(
       entries.map(({ action, actor, requestId, alias, fields, forced, validation, outcome, failure }) => ({
         action,
@@ -121,10 +121,12 @@ describe("the audit trail", () => {
 
   it("records failed writes too, with the error's tag and never a key or what stood in an alias's place", async () => {
     const { service } = createTestWorld();
-    await expectLeft(service.addConnection(body({ apiKey: TEST_KEYS.refused }), { by: ADMIN }));
-    await expectLeft(service.updateConnection("secret-looking key!", { apiKey: "another-secret-key" }, { by: ADMIN }));
-    await expectLeft(service.deleteConnection("ghost"));
-    const { entries } = await expectRight(service.listAudit({}));
+    await expectLeft(service.connections.add(body({ apiKey: TEST_KEYS.refused }), { by: ADMIN }));
+    await expectLeft(
+      service.connections.update("secret-looking key!", { apiKey: "another-secret-key" }, { by: ADMIN }),
+    );
+    await expectLeft(service.connections.delete("ghost"));
+    const { entries } = await expectRight(service.audit.list({}));
     expect(
       entries.map(({ action, alias, validation, outcome, failure, actor }) => ({
         action,
@@ -167,23 +169,23 @@ describe("the audit trail", () => {
 
   it("selects by alias, time and page; refuses an unknown option without echoing it and names a bad one", async () => {
     const { service } = createTestWorld();
-    await expectRight(service.addConnection(body(), { by: ADMIN }));
-    await expectRight(service.addConnection(body({ alias: "other" }), { by: ADMIN }));
-    expect((await expectRight(service.listAudit({ alias: "LAB" }))).entries.map((entry) => entry.alias)).toEqual([
+    await expectRight(service.connections.add(body(), { by: ADMIN }));
+    await expectRight(service.connections.add(body({ alias: "other" }), { by: ADMIN }));
+    expect((await expectRight(service.audit.list({ alias: "LAB" }))).entries.map((entry) => entry.alias)).toEqual([
       "Lab",
     ]);
-    const first = await expectRight(service.listAudit({ limit: "1" }));
+    const first = await expectRight(service.audit.list({ limit: "1" }));
     expect(first.next).toBe(first.entries[0]?.id);
-    const last = await expectRight(service.listAudit({ limit: "1", before: first.next }));
+    const last = await expectRight(service.audit.list({ limit: "1", before: first.next }));
     expect(last.entries.map((entry) => entry.alias)).toEqual(["Lab"]);
-    expect((await expectRight(service.listAudit({ before: last.next }))).next).toBeNull();
-    expect(await expectRight(service.listAudit({ since: "2999-01-01T00:00:00Z" }))).toEqual({
+    expect((await expectRight(service.audit.list({ before: last.next }))).next).toBeNull();
+    expect(await expectRight(service.audit.list({ since: "2999-01-01T00:00:00Z" }))).toEqual({
       entries: [],
       next: null,
     });
-    const unknown = await expectLeft(service.listAudit({ "pasted-secret": "x" }));
+    const unknown = await expectLeft(service.audit.list({ "pasted-secret": "x" }));
     expect(JSON.stringify(unknown)).not.toContain("pasted-secret");
-    expect(await expectLeft(service.listAudit({ limit: "0", since: "yesterday" }))).toMatchObject({
+    expect(await expectLeft(service.audit.list({ limit: "0", since: "yesterday" }))).toMatchObject({
       _tag: "InvalidInput",
       errors: [{ field: "query.since" }, { field: "query.limit" }],
     });
@@ -192,7 +194,7 @@ describe("the audit trail", () => {
   // Issue 36: the page was cut by the store, then filtered, and kept the store's cursor: a hidden alias had one.
   it("fills a page of what `readable` lets the reader see, and takes its cursor from that alone (SPEC §11)", async () => {
     const { service } = createTestWorld();
-    const add = (alias: string) => expectRight(service.addConnection(body({ alias }), { force: true, by: ADMIN }));
+    const add = (alias: string) => expectRight(service.connections.add(body({ alias }), { force: true, by: ADMIN }));
     await add("lab-1");
     // More hidden changes than the trail reads of the store at once, between the two the reader sees.
     for (let index = 0; index < 600; index += 1) await add(`hidden-${index}`);
@@ -200,15 +202,15 @@ describe("the audit trail", () => {
     for (let index = 600; index < 610; index += 1) await add(`hidden-${index}`);
     const readable = (alias: string) => alias.toLowerCase().startsWith("lab-");
 
-    const hidden = await expectRight(service.listAudit({ alias: "HIDDEN-3", limit: "1" }, readable));
-    const unknown = await expectRight(service.listAudit({ alias: "never-was", limit: "1" }, readable));
+    const hidden = await expectRight(service.audit.list({ alias: "HIDDEN-3", limit: "1" }, readable));
+    const unknown = await expectRight(service.audit.list({ alias: "never-was", limit: "1" }, readable));
     expect(hidden).toEqual({ entries: [], next: null });
     expect(unknown).toEqual(hidden);
 
     const pages = [];
     for (let before: string | null | undefined; before !== null;) {
       const page = await expectRight(
-        service.listAudit({ limit: "1", ...(before === undefined ? {} : { before }) }, readable),
+        service.audit.list({ limit: "1", ...(before === undefined ? {} : { before }) }, readable),
       );
       pages.push(page);
       before = page.next;
@@ -216,7 +218,7 @@ describe("the audit trail", () => {
     expect(pages.map(({ entries }) => entries.map(({ alias }) => alias))).toEqual([["lab-2"], ["lab-1"], []]);
     // Each cursor is the id of the last entry shown: it says nothing of the hidden entries around it.
     expect(pages.map(({ next }) => next)).toEqual([pages[0]?.entries[0]?.id, pages[1]?.entries[0]?.id, null]);
-    expect((await expectRight(service.listAudit({ limit: "5" }, readable))).next).toBeNull();
+    expect((await expectRight(service.audit.list({ limit: "5" }, readable))).next).toBeNull();
   });
 
   it("makes no change it cannot audit; an attempt whose entry cannot be recorded keeps its answer, and is reported", async () => {
@@ -224,35 +226,35 @@ describe("the audit trail", () => {
     const broken = { ...createInMemoryAuditLog(), record: () => TE.left(storageFailure("the audit store is down")) };
     const storage = createInMemoryStorage({ store: createInMemoryConnectionStore(broken) });
     const { repository } = storage;
-    const service = createConnectionService({
+    const service = createCore({
       storage,
       orchestrator: createInMemoryOrchestrator([]),
       onAuditFailure: vi.fn((error: DomainError) => void failures.push(error)),
     });
     // The change's entry could not be recorded: the change is refused and not made; its failure is an attempt.
-    expect(await expectLeft(service.addConnection(body(), { force: true }))).toEqual(
+    expect(await expectLeft(service.connections.add(body(), { force: true }))).toEqual(
       storageFailure("the audit store is down"),
     );
     expect((await expectLeft(repository.get("lab" as Alias)))._tag).toBe("NotFound");
-    expect(await expectLeft(service.deleteConnection("ghost"))).toMatchObject({ _tag: "NotFound" });
+    expect(await expectLeft(service.connections.delete("ghost"))).toMatchObject({ _tag: "NotFound" });
     expect(failures).toEqual([storageFailure("the audit store is down"), storageFailure("the audit store is down")]);
   });
 
   it("has every entry of a write in the store's log when the write answers, without waiting for anything else", async () => {
     const store = createInMemoryConnectionStore();
-    const service = createConnectionService({
+    const service = createCore({
       storage: createInMemoryStorage({ store }),
       orchestrator: createInMemoryOrchestrator([]),
     });
     const answered = [
-      await service.addConnection(body(), { force: true, by: ADMIN })(),
-      await service.addConnection(body(), { force: true, by: ADMIN })(),
-      await service.updateConnection(
+      await service.connections.add(body(), { force: true, by: ADMIN })(),
+      await service.connections.add(body(), { force: true, by: ADMIN })(),
+      await service.connections.update(
         "lab",
         { orchestratorUrl: "https://moved.example.net/" },
         { force: true, by: ADMIN },
       )(),
-      await service.deleteConnection("lab", { by: ADMIN })(),
+      await service.connections.delete("lab", { by: ADMIN })(),
     ];
     expect(answered.map((result) => result._tag)).toEqual(["Right", "Left", "Right", "Right"]);
     const entries = await expectRight(store.audit.list({ limit: 10 }));
@@ -268,33 +270,37 @@ describe("the audit trail", () => {
   it("records an update that changes nothing as an unchanged attempt, which never pushes a change out", async () => {
     const retention = { maxEntries: 5, maxAttempts: 1000, maxAgeMs: 60 * 60_000 };
     const store = createInMemoryConnectionStore(createInMemoryAuditLog(retention));
-    const inStore = createConnectionService({
+    const inStore = createCore({
       storage: createInMemoryStorage({ store }),
       orchestrator: createInMemoryOrchestrator([]),
     });
     // The same over a store with the default retentions.
-    const inService = createConnectionService({
+    const inService = createCore({
       storage: createInMemoryStorage(),
       orchestrator: createInMemoryOrchestrator([]),
     });
     for (const service of [inStore, inService]) {
-      await expectRight(service.addConnection(body(), { force: true, by: ADMIN }));
+      await expectRight(service.connections.add(body(), { force: true, by: ADMIN }));
       for (const url of [
         "https://a.example.net/",
         "https://b.example.net/",
         "https://c.example.net/",
         "https://d.example.net/",
       ]) {
-        await expectRight(service.updateConnection("lab", { orchestratorUrl: url }, { force: true, by: ADMIN }));
+        await expectRight(service.connections.update("lab", { orchestratorUrl: url }, { force: true, by: ADMIN }));
       }
       for (let i = 0; i < 300; i += 1) {
         expect(
           await expectRight(
-            service.updateConnection("lab", { orchestratorUrl: "https://d.example.net/" }, { force: true, by: ADMIN }),
+            service.connections.update(
+              "lab",
+              { orchestratorUrl: "https://d.example.net/" },
+              { force: true, by: ADMIN },
+            ),
           ),
         ).toBe("unchanged");
       }
-      const { entries } = await expectRight(service.listAudit({ limit: "1000" }));
+      const { entries } = await expectRight(service.audit.list({ limit: "1000" }));
       expect(entries.filter((entry) => entry.outcome === "unchanged")).toHaveLength(300);
       expect(entries.filter((entry) => isAuditedChange(entry)).map(({ action, outcome }) => [action, outcome])).toEqual(
         [...Array(4).fill(["update", "succeeded"]), ["add", "succeeded"]],
@@ -304,21 +310,20 @@ describe("the audit trail", () => {
 
   it("records a key check that did not match and a write refused to a viewer as refused attempts, with the actor and request", async () => {
     const { service } = createTestWorld();
-    await expectRight(service.addConnection(body(), { by: ADMIN }));
+    await expectRight(service.connections.add(body(), { by: ADMIN }));
     expect(
       await expectRight(
-        service.checkApiKey("lab", { apiKey: "a-guess" }, { by: { name: "mallory", requestId: "req-9" } }),
+        service.connections.checkKey("lab", { apiKey: "a-guess" }, { by: { name: "mallory", requestId: "req-9" } }),
       ),
     ).toEqual({ matches: false });
-    expect(await expectRight(service.checkApiKey("lab", { apiKey: TEST_KEYS.partner }, { by: ADMIN }))).toEqual({
+    expect(
+      await expectRight(service.connections.checkKey("lab", { apiKey: TEST_KEYS.partner }, { by: ADMIN })),
+    ).toEqual({
       matches: true,
     });
-    await service.recordForbiddenWrite({ name: "viewer", requestId: "req-10" }, { method: "DELETE", alias: "lab" });
-    await service.recordForbiddenWrite(
-      { name: "viewer", requestId: "req-11" },
-      { method: "POST", alias: "not an alias!" },
-    );
-    const { entries } = await expectRight(service.listAudit({ limit: "3" }));
+    await service.audit.forbidden({ name: "viewer", requestId: "req-10" }, { method: "DELETE", alias: "lab" });
+    await service.audit.forbidden({ name: "viewer", requestId: "req-11" }, { method: "POST", alias: "not an alias!" });
+    const { entries } = await expectRight(service.audit.list({ limit: "3" }));
     expect(
       entries.map(({ action, actor, requestId, alias, fields, outcome, failure, detail }) => ({
         action,

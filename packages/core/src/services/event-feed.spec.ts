@@ -153,20 +153,20 @@ describe("following events", () => {
   it("hands on the service's changes and a health change a validation finds, once, filtered", async () => {
     const { service, orchestrator } = createTestWorld();
     const items: FeedItem[] = [];
-    const stop = await expectRight(service.followEvents({}, (item) => void items.push(item)));
+    const stop = await expectRight(service.events.follow({}, (item) => void items.push(item)));
     const healthOnly: FeedItem[] = [];
     const stopHealth = await expectRight(
-      service.followEvents({ types: "connection.health.*", alias: "L*" }, (item) => void healthOnly.push(item)),
+      service.events.follow({ types: "connection.health.*", alias: "L*" }, (item) => void healthOnly.push(item)),
     );
-    await expectRight(service.addConnection(body()));
-    await expectRight(service.updateConnection("lab", { apiKey: TEST_KEYS.customer }));
-    await expectRight(service.addConnection(body({ alias: "dry" }), { dryRun: true }));
-    await expectRight(service.validateConnection("lab"));
+    await expectRight(service.connections.add(body()));
+    await expectRight(service.connections.update("lab", { apiKey: TEST_KEYS.customer }));
+    await expectRight(service.connections.add(body({ alias: "dry" }), { dryRun: true }));
+    await expectRight(service.connections.validate("lab"));
     orchestrator.failWith(TEST_KEYS.customer, orchestratorUnreachable("timed out"));
     // Two validations find the same new state: one event.
-    await expectRight(service.validateConnection("lab"));
-    await expectRight(service.validateConnection("lab"));
-    await expectRight(service.deleteConnection("lab"));
+    await expectRight(service.connections.validate("lab"));
+    await expectRight(service.connections.validate("lab"));
+    await expectRight(service.connections.delete("lab"));
     await service.dispose();
     const types = eventsOf(items).map(
       (event) => `${event.type.replace("org.sdwan-connections.", "")} ${event.subject}`,

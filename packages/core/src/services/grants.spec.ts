@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { createInMemoryStorage } from "../adapters/memory-storage.js";
 import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator.js";
 import { expectLeft, expectRight as run } from "../../testing/run.js";
-import { createConnectionService } from "./connection-service.js";
+import { createCore } from "./core.js";
 
 const serviceOver = (storage = createInMemoryStorage()) => ({
   storage,
-  service: createConnectionService({ storage, orchestrator: createInMemoryOrchestrator() }),
+  service: createCore({ storage, orchestrator: createInMemoryOrchestrator() }),
 });
 
 describe("the grant service", () => {
@@ -23,7 +23,7 @@ describe("the grant service", () => {
     expect(await run(service.grants.remove(added!.id, by))).toBeUndefined();
     expect(await run(service.grants.remove("not-an-id", by))).toBeUndefined();
     expect(await run(service.grants.list())).toEqual([]);
-    const page = await run(service.listAudit({}));
+    const page = await run(service.audit.list({}));
     expect(
       page.entries.map(({ action, actor, alias, detail, outcome }) => ({ action, actor, alias, detail, outcome })),
     ).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createConnectionService } from "./connection-service.js";
+import { createCore } from "./core.js";
 import { orchestratorTimedOut } from "../domain/errors.js";
 import { createHealthMonitor, type HealthChange } from "./health-monitor.js";
 import { createInMemoryHealthLedger } from "../adapters/memory-health-ledger.js";
@@ -42,7 +42,7 @@ const world = () => {
   };
   const changes: HealthChange[] = [];
   const instance = () =>
-    createConnectionService({
+    createCore({
       storage,
       orchestrator: slow,
       health: { intervalMs: HOUR, onChange: (change) => void changes.push(change) },
@@ -60,42 +60,39 @@ const world = () => {
 describe("background health", () => {
   it("checks every connection once per interval across instances, a few at a time, and tells each state", async () => {
     const { orchestrator, instances, mostAtOnce } = world();
-    const [one, two] = instances as [
-      ReturnType<typeof createConnectionService>,
-      ReturnType<typeof createConnectionService>,
-    ];
-    expect(await expectRight(one.connectionsHealth())).toEqual([]);
+    const [one, two] = instances as [ReturnType<typeof createCore>, ReturnType<typeof createCore>];
+    expect(await expectRight(one.health.list())).toEqual([]);
     for (let i = 0; i < 10; i += 1)
       await expectRight(
-        one.addConnection(
+        one.connections.add(
           { alias: `c${i}`, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner },
           { force: true },
         ),
       );
     await expectRight(
-      one.addConnection(
+      one.connections.add(
         { alias: "refused", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.refused },
         { force: true },
       ),
     );
     await expectRight(
-      one.addConnection(
+      one.connections.add(
         { alias: "slow", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.customer },
         { force: true },
       ),
     );
     orchestrator.failWith(TEST_KEYS.customer, orchestratorTimedOut("no answer within 10000 ms"));
-    expect((await expectRight(two.connectionsHealth())).every((health) => health.state === "unknown")).toBe(true);
+    expect((await expectRight(two.health.list())).every((health) => health.state === "unknown")).toBe(true);
 
     orchestrator.calls.identify = 0;
-    await Promise.all([one.healthMonitor?.round(), two.healthMonitor?.round(), one.healthMonitor?.round()]);
+    await Promise.all([one.health.monitor?.round(), two.health.monitor?.round(), one.health.monitor?.round()]);
     expect(orchestrator.calls.identify).toBe(12);
     expect(mostAtOnce()).toBeLessThanOrEqual(4 * 2); // two instances, four each
     const states = Object.fromEntries(
-      (await expectRight(two.connectionsHealth())).map((health) => [health.alias, health.state]),
+      (await expectRight(two.health.list())).map((health) => [health.alias, health.state]),
     );
     expect(states).toMatchObject({ c0: "valid", c9: "valid", refused: "invalid", slow: "unreachable" });
-    const [slow] = (await expectRight(one.connectionsHealth())).filter((health) => health.alias === "slow");
+    const [slow] = (await expectRight(one.health.list())).filter((health) => health.alias === "slow");
     expect(slow?.checks).toEqual([
       {
         at: expect.any(Date),
@@ -108,21 +105,21 @@ describe("background health", () => {
 
   it("hears, logs through onChange and audits each change of state, and only changes", async () => {
     const { orchestrator, instances, changes } = world();
-    const [one] = instances as [ReturnType<typeof createConnectionService>];
+    const [one] = instances as [ReturnType<typeof createCore>];
     await expectRight(
-      one.addConnection(
+      one.connections.add(
         { alias: "lab", orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner },
         { force: true },
       ),
     );
-    const monitor = createConnectionService({
+    const monitor = createCore({
       storage: createInMemoryStorage(),
       orchestrator,
-    }).healthMonitor;
+    }).health.monitor;
     expect(monitor).toBeUndefined(); // no interval, no checks
-    await one.healthMonitor?.round();
+    await one.health.monitor?.round();
     expect(changes.map(({ alias, from, to }) => `${alias}: ${from} → ${to}`)).toEqual(["lab: unknown → valid"]);
-    const audited = (await expectRight(one.listAudit({ alias: "lab" }))).entries.filter(
+    const audited = (await expectRight(one.audit.list({ alias: "lab" }))).entries.filter(
       (entry) => entry.action === "health-change",
     );
     expect(audited).toMatchObject([{ actor: "health-monitor", alias: "lab", detail: "unknown → valid" }]);
@@ -130,10 +127,10 @@ describe("background health", () => {
 
   it("claims connections ahead of their checks, so that a ledger that batches its writes gets many claims at once", async () => {
     const { repository, orchestrator, slow, instances, mostAtOnce } = world();
-    const [one] = instances as [ReturnType<typeof createConnectionService>];
+    const [one] = instances as [ReturnType<typeof createCore>];
     for (let i = 0; i < 40; i += 1)
       await expectRight(
-        one.addConnection(
+        one.connections.add(
           { alias: `c${i}`, orchestratorUrl: "https://vco.example.net", apiKey: TEST_KEYS.partner },
           { force: true },
         ),

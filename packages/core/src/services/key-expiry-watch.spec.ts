@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createConnectionService } from "./connection-service.js";
+import { createCore } from "./core.js";
 import { createInMemoryStorage } from "../adapters/memory-storage.js";
 import { parseKeyExpiryDetail } from "../domain/key-expiry.js";
 import { createManualClock, expectRight, TEST_KEYS } from "../../testing/index.js";
@@ -17,7 +17,7 @@ const world = (healthIntervalMs?: number) => {
   ]);
   const clock = createManualClock(START);
   const instance = () =>
-    createConnectionService({
+    createCore({
       storage,
       orchestrator,
       clock,
@@ -25,7 +25,7 @@ const world = (healthIntervalMs?: number) => {
     });
   const [one, two] = [instance(), instance()];
   const warnings = async () =>
-    (await expectRight(one.listAudit({ limit: "1000" }))).entries
+    (await expectRight(one.audit.list({ limit: "1000" }))).entries
       .filter((entry) => entry.action === "key-expiring" || entry.action === "key-expired")
       .map((entry) => ({
         alias: entry.alias,
@@ -38,9 +38,9 @@ const world = (healthIntervalMs?: number) => {
   return { storage, clock, orchestrator, one, two, warnings };
 };
 
-const add = (service: ReturnType<typeof createConnectionService>, alias: string, extra: Record<string, unknown> = {}) =>
+const add = (service: ReturnType<typeof createCore>, alias: string, extra: Record<string, unknown> = {}) =>
   expectRight(
-    service.addConnection(
+    service.connections.add(
       { alias, orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner, ...extra },
       { force: true },
     ),
@@ -51,7 +51,11 @@ describe("key-expiry warnings", () => {
     const { clock, one, two, warnings } = world();
     await add(one, "lab", { apiKeyExpiresAt: new Date(START + 40 * DAY).toISOString() });
     const scanBoth = async () => {
-      await Promise.all([one.keyExpiryWatch.scanNow(), two.keyExpiryWatch.scanNow(), one.keyExpiryWatch.scanNow()]);
+      await Promise.all([
+        one.health.keyExpiry.scanNow(),
+        two.health.keyExpiry.scanNow(),
+        one.health.keyExpiry.scanNow(),
+      ]);
     };
     await scanBoth();
     expect(await warnings()).toEqual([]);
@@ -77,14 +81,14 @@ describe("key-expiry warnings", () => {
   it("warns only for the most urgent threshold when it is first seen late, and again for a new key", async () => {
     const { clock, one, warnings } = world();
     await add(one, "lab", { apiKeyExpiresAt: new Date(START + 5 * DAY).toISOString() });
-    await one.keyExpiryWatch.scanNow();
+    await one.health.keyExpiry.scanNow();
     expect((await warnings()).map((warning) => warning.threshold)).toEqual([7]);
     // A new key, without a declared expiry, but a JWT whose exp is 3 days away.
     await expectRight(
-      one.updateConnection("lab", { apiKey: aJwt({ exp: (START + 3 * DAY) / 1000 }) }, { force: true }),
+      one.connections.update("lab", { apiKey: aJwt({ exp: (START + 3 * DAY) / 1000 }) }, { force: true }),
     );
     clock.advance(1);
-    await one.keyExpiryWatch.scanNow();
+    await one.health.keyExpiry.scanNow();
     expect((await warnings()).map(({ threshold, source }) => ({ threshold, source }))).toEqual([
       { threshold: 7, source: "declared" },
       { threshold: 7, source: "token" },
@@ -96,29 +100,29 @@ describe("key-expiry warnings", () => {
     await add(one, "lab", { apiKeyExpiresAt: new Date(START + 6 * DAY).toISOString() });
     await add(one, "far", { apiKeyExpiresAt: new Date(START + 20 * DAY).toISOString() });
     await add(one, "none");
-    await one.keyExpiryWatch.scanNow();
+    await one.health.keyExpiry.scanNow();
     expect(await warnings()).toEqual([]);
-    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 1, within30Days: 2 });
-    await Promise.all([one.healthMonitor?.round(), two.healthMonitor?.round()]);
+    expect(one.health.keyExpiry.counts()).toEqual({ within7Days: 1, within30Days: 2 });
+    await Promise.all([one.health.monitor?.round(), two.health.monitor?.round()]);
     const made = (await warnings()).map(({ alias, threshold }) => ({ alias, threshold }));
     expect(made.sort((a, b) => String(a.alias).localeCompare(String(b.alias)))).toEqual([
       { alias: "far", threshold: 30 },
       { alias: "lab", threshold: 7 },
     ]);
-    await Promise.all([one.healthMonitor?.round(), two.healthMonitor?.round()]);
+    await Promise.all([one.health.monitor?.round(), two.health.monitor?.round()]);
     expect(await warnings()).toHaveLength(2);
   });
 
   it("keeps the counts current with the writes of its instance", async () => {
     const { one } = world();
     await add(one, "lab", { apiKeyExpiresAt: new Date(START + 6 * DAY).toISOString() });
-    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 1, within30Days: 1 });
+    expect(one.health.keyExpiry.counts()).toEqual({ within7Days: 1, within30Days: 1 });
     await expectRight(
-      one.updateConnection("lab", { apiKeyExpiresAt: new Date(START + 25 * DAY).toISOString() }, { force: true }),
+      one.connections.update("lab", { apiKeyExpiresAt: new Date(START + 25 * DAY).toISOString() }, { force: true }),
     );
-    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 0, within30Days: 1 });
-    await expectRight(one.deleteConnection("lab"));
-    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 0, within30Days: 0 });
+    expect(one.health.keyExpiry.counts()).toEqual({ within7Days: 0, within30Days: 1 });
+    await expectRight(one.connections.delete("lab"));
+    expect(one.health.keyExpiry.counts()).toEqual({ within7Days: 0, within30Days: 0 });
   });
 
   it("asks the orchestrator's token list once per key that is one of its tokens, warns from it (source orchestrator), and a key without the right stays valid with no expiry", async () => {
@@ -136,19 +140,19 @@ describe("key-expiry warnings", () => {
     await add(one, "opaque");
     expect(orchestrator.calls.listApiTokens).toBe(0); // never on a write
     for (let round = 0; round < 3; round += 1) {
-      await one.healthMonitor?.round();
-      await one.keyExpiryWatch.scanNow();
+      await one.health.monitor?.round();
+      await one.health.keyExpiry.scanNow();
     }
     expect(orchestrator.calls.listApiTokens).toBe(2); // once per token key; the opaque key is never asked about
     expect((await warnings()).map(({ alias, threshold, source }) => ({ alias, threshold, source }))).toEqual([
       { alias: "listed", threshold: 7, source: "orchestrator" },
     ]);
-    expect(await expectRight(one.describeConnection("listed"))).toMatchObject({
+    expect(await expectRight(one.connections.describe("listed"))).toMatchObject({
       apiKeyExpiry: { expiresAt: new Date(START + 6 * DAY), source: "orchestrator" },
     });
-    const refused = await expectRight(one.validateConnection("unlisted"));
+    const refused = await expectRight(one.connections.validate("unlisted"));
     expect(refused).toMatchObject({ valid: true, apiKeyExpiry: undefined });
-    expect(one.keyExpiryWatch.counts()).toEqual({ within7Days: 1, within30Days: 1 });
+    expect(one.health.keyExpiry.counts()).toEqual({ within7Days: 1, within30Days: 1 });
   });
 
   describe("service tokens (SPEC §11: warned before expiry like keys)", () => {
@@ -162,8 +166,8 @@ describe("key-expiry warnings", () => {
       createdBy: "admin",
       createdAt: new Date(START),
     });
-    const tokenWarnings = async (service: ReturnType<typeof createConnectionService>) =>
-      (await expectRight(service.listAudit({ limit: "1000" }))).entries
+    const tokenWarnings = async (service: ReturnType<typeof createCore>) =>
+      (await expectRight(service.audit.list({ limit: "1000" }))).entries
         .filter((entry) => entry.action.startsWith("token-"))
         .map(({ action, alias, actor, outcome, detail }) => ({ action, alias, actor, outcome, detail }))
         .reverse();
@@ -176,7 +180,7 @@ describe("key-expiry warnings", () => {
         await expectRight(storage.serviceTokens.create(token(id, "lab", START + 40 * DAY), "a".repeat(64)));
         await add(one, "lab", { apiKeyExpiresAt: new Date(START + 40 * DAY).toISOString() });
         const scanBoth = () =>
-          Promise.all([one.keyExpiryWatch.scanNow(), two.keyExpiryWatch.scanNow(), one.keyExpiryWatch.scanNow()]);
+          Promise.all([one.health.keyExpiry.scanNow(), two.health.keyExpiry.scanNow(), one.health.keyExpiry.scanNow()]);
         await scanBoth();
         for (const days of [10, 1, 1, 20, 1, 5, 1, 1, 1, 1]) {
           clock.advance(days * DAY);
@@ -198,7 +202,7 @@ describe("key-expiry warnings", () => {
         // The connection of the same name was warned of too (with background health, by its rounds, not run here).
         if (healthIntervalMs === undefined)
           expect(
-            (await expectRight(one.listAudit({ limit: "1000" }))).entries.filter(
+            (await expectRight(one.audit.list({ limit: "1000" }))).entries.filter(
               ({ action }) => action === "key-expired",
             ),
           ).toHaveLength(1);

@@ -10,7 +10,7 @@ import { aConnection, anAuditEntry } from "../../testing/builders.js";
 import { readOpennmsEvent } from "../../testing/opennms-schema.js";
 import { expectRight as run } from "../../testing/run.js";
 import { createWebhooks, type WebhookSender } from "./webhooks.js";
-import { createConnectionService } from "./connection-service.js";
+import { createCore } from "./core.js";
 import { createInMemoryOrchestrator } from "../../testing/in-memory-orchestrator.js";
 
 const schedule = [10, 60];
@@ -360,7 +360,7 @@ describe("createWebhooks, kind opennms: the parms come from the event", () => {
   it("tells the orchestrator URL of a connection found invalid, warned about and deleted, all delivered after the delete", async () => {
     const storage = createInMemoryStorage();
     const url = "https://vco.example.net/";
-    const service = createConnectionService({
+    const service = createCore({
       storage,
       orchestrator: createInMemoryOrchestrator([]),
       clock: { now: () => Date.now() },
@@ -383,15 +383,15 @@ describe("createWebhooks, kind opennms: the parms come from the event", () => {
     opennms.useSecret(created.secret);
     const expiresAt = new Date(Date.now() - 60_000).toISOString();
     await run(
-      service.addConnection(
+      service.connections.add(
         { alias: "lab", orchestratorUrl: url, apiKey: "refused", apiKeyExpiresAt: expiresAt },
         { force: true },
       ),
     );
-    await service.validateConnection("lab")();
-    await service.keyExpiryWatch.scanNow();
-    await run(service.listAudit({})); // the background entries (health, key warning) recorded
-    await run(service.deleteConnection("lab"));
+    await service.connections.validate("lab")();
+    await service.health.keyExpiry.scanNow();
+    await run(service.audit.list({})); // the background entries (health, key warning) recorded
+    await run(service.connections.delete("lab"));
     const relay = webhooks.createRelay();
     relay.start();
     await vi.waitFor(() => expect(opennms.received).toHaveLength(6), { timeout: 3_000, interval: 10 });

@@ -56,6 +56,11 @@ export interface WebhooksOptions {
   readonly onAttempt?: (attempt: DeliveryAttempt & { readonly webhookId: string; readonly eventId: string }) => void;
   /** Records a webhook's change (SPEC §9: audited, never its secret), before the change's answer. */
   readonly audited?: (by: Actor | undefined, action: WebhookChange, webhook: Webhook) => Promise<void>;
+  /** Records a delivery sent again (an attempt, its ids in `detail`), before the redelivery's answer. */
+  readonly auditedRedelivery?: (
+    by: Actor | undefined,
+    redelivered: { readonly webhookId: string; readonly deliveryId: string; readonly eventId: string },
+  ) => Promise<void>;
   readonly onError?: (error: DomainError) => void;
 }
 
@@ -81,6 +86,7 @@ export const createWebhooks = ({
   random = Math.random,
   onAttempt,
   audited = async () => {},
+  auditedRedelivery = async () => {},
   onError,
 }: WebhooksOptions) => {
   const now = () => new Date(clock.now());
@@ -299,9 +305,18 @@ export const createWebhooks = ({
           webhook === undefined ? TE.right(undefined) : store.deliveries(id, decoded.limit, decoded.status),
         ),
       ),
-    /** A new attempt of a settled delivery (SPEC §9's redeliver), due now; the relays are woken by the caller. */
-    redeliver: (id: string, deliveryId: string): TE.TaskEither<DomainError, Redelivery> =>
-      store.redeliver(id, deliveryId, now()),
+    /** A new attempt of a settled delivery (SPEC §9's redeliver) for `by`, due now, audited; the relays are woken by the caller. */
+    redeliver: (id: string, deliveryId: string, by?: Actor): TE.TaskEither<DomainError, Redelivery> =>
+      pipe(
+        store.redeliver(id, deliveryId, now()),
+        TE.tap((redelivery) =>
+          redelivery._tag === "queued"
+            ? TE.fromTask(() =>
+                auditedRedelivery(by, { webhookId: id, deliveryId, eventId: redelivery.delivery.eventId }),
+              )
+            : TE.right(undefined),
+        ),
+      ),
     /** Sends a ping now (never through the outbox, never recorded): what the receiver answered. */
     ping: (id: string): TE.TaskEither<DomainError, (DeliveryAttempt & { readonly kind: WebhookKind }) | undefined> =>
       pipe(

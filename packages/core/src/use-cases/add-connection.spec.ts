@@ -12,7 +12,7 @@ const body = (overrides: Record<string, unknown> = {}) => ({
 describe("addConnection", () => {
   it("stores a connection whose key the orchestrator accepts", async () => {
     const { service, repository } = createTestWorld();
-    expect(await expectRight(service.addConnection(body()))).toBe("added");
+    expect(await expectRight(service.connections.add(body()))).toBe("added");
     expect(await expectRight(repository.list())).toEqual([
       { alias: "Lab", orchestratorUrl: "https://vco.example.net/" },
     ]);
@@ -20,7 +20,7 @@ describe("addConnection", () => {
 
   it("refuses a key the orchestrator rejects, storing nothing", async () => {
     const { service, repository } = createTestWorld();
-    const error = await expectLeft(service.addConnection(body({ apiKey: TEST_KEYS.refused })));
+    const error = await expectLeft(service.connections.add(body({ apiKey: TEST_KEYS.refused })));
     expect(error).toMatchObject({ _tag: "ValidationRefused", alias: "Lab", cause: { _tag: "OrchestratorRejected" } });
     expect(await expectRight(repository.list())).toEqual([]);
   });
@@ -28,7 +28,7 @@ describe("addConnection", () => {
   it("refuses when the orchestrator cannot be reached", async () => {
     const { service, orchestrator } = createTestWorld();
     orchestrator.failWith(TEST_KEYS.partner, orchestratorUnreachable("connection refused"));
-    expect(await expectLeft(service.addConnection(body()))).toMatchObject({
+    expect(await expectLeft(service.connections.add(body()))).toMatchObject({
       _tag: "ValidationRefused",
       cause: { _tag: "OrchestratorUnreachable", reason: "connection refused" },
     });
@@ -36,7 +36,7 @@ describe("addConnection", () => {
 
   it("stores without asking the orchestrator when forced", async () => {
     const { service, orchestrator } = createTestWorld();
-    expect(await expectRight(service.addConnection(body({ apiKey: TEST_KEYS.refused }), { force: true }))).toBe(
+    expect(await expectRight(service.connections.add(body({ apiKey: TEST_KEYS.refused }), { force: true }))).toBe(
       "added",
     );
     expect(orchestrator.calls.identify).toBe(0);
@@ -44,28 +44,28 @@ describe("addConnection", () => {
 
   it("validates but stores nothing on a dry run", async () => {
     const { service, repository, orchestrator } = createTestWorld();
-    expect(await expectRight(service.addConnection(body(), { dryRun: true }))).toBe("dry-run");
+    expect(await expectRight(service.connections.add(body(), { dryRun: true }))).toBe("dry-run");
     expect(orchestrator.calls.identify).toBe(1);
     expect(await expectRight(repository.list())).toEqual([]);
-    expect((await expectLeft(service.addConnection(body({ apiKey: TEST_KEYS.refused }), { dryRun: true })))._tag).toBe(
-      "ValidationRefused",
-    );
+    expect(
+      (await expectLeft(service.connections.add(body({ apiKey: TEST_KEYS.refused }), { dryRun: true })))._tag,
+    ).toBe("ValidationRefused");
   });
 
   it("refuses an alias that exists in any case, before asking the orchestrator", async () => {
     const { service, orchestrator } = createTestWorld();
-    await expectRight(service.addConnection(body()));
-    const error = await expectLeft(service.addConnection(body({ alias: "LAB" })));
+    await expectRight(service.connections.add(body()));
+    const error = await expectLeft(service.connections.add(body({ alias: "LAB" })));
     expect(error).toEqual({ _tag: "AlreadyExists", alias: "Lab" });
     expect(orchestrator.calls.identify).toBe(1);
-    expect((await expectLeft(service.addConnection(body({ alias: "lab" }), { dryRun: true })))._tag).toBe(
+    expect((await expectLeft(service.connections.add(body({ alias: "lab" }), { dryRun: true })))._tag).toBe(
       "AlreadyExists",
     );
   });
 
   it("refuses invalid input before touching any port", async () => {
     const { service, orchestrator } = createTestWorld();
-    const error = await expectLeft(service.addConnection({ alias: "lab", apikey: "typo" }));
+    const error = await expectLeft(service.connections.add({ alias: "lab", apikey: "typo" }));
     expect(error).toEqual({
       _tag: "InvalidInput",
       errors: [{ field: "apikey", message: "is not a known field" }],

@@ -6,12 +6,12 @@ describe("describeConnection", () => {
   it("shows what is stored, with the key's fingerprint, without asking the orchestrator", async () => {
     const { service, orchestrator } = createTestWorld();
     await expectRight(
-      service.addConnection(
+      service.connections.add(
         { alias: "Lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner },
         { force: true },
       ),
     );
-    const details = await expectRight(service.describeConnection("lab"));
+    const details = await expectRight(service.connections.describe("lab"));
     expect(details).toEqual({
       alias: "Lab",
       orchestratorUrl: "https://vco.example.net/",
@@ -21,13 +21,13 @@ describe("describeConnection", () => {
       keyRenewal: "off",
     });
     expect(orchestrator.calls.identify).toBe(0);
-    expect(details.apiKeyFingerprint).toBe((await expectRight(service.validateConnection("lab"))).apiKeyFingerprint);
+    expect(details.apiKeyFingerprint).toBe((await expectRight(service.connections.validate("lab"))).apiKeyFingerprint);
     expect(JSON.stringify(detailsAnswer(details))).not.toContain(TEST_KEYS.partner);
   });
 
   it("answers NotFound for an unknown alias and refuses a malformed one", async () => {
     const { service } = createTestWorld();
-    expect((await expectLeft(service.describeConnection("ghost")))._tag).toBe("NotFound");
-    expect((await expectLeft(service.describeConnection("no spaces")))._tag).toBe("InvalidInput");
+    expect((await expectLeft(service.connections.describe("ghost")))._tag).toBe("NotFound");
+    expect((await expectLeft(service.connections.describe("no spaces")))._tag).toBe("InvalidInput");
   });
 });

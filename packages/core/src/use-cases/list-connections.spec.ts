@@ -10,10 +10,13 @@ describe("listConnections", () => {
     const { service } = createTestWorld();
     for (const alias of ["delta", "Bravo", "alpha", "Charlie"]) {
       await expectRight(
-        service.addConnection({ alias, orchestratorUrl: `https://${alias}.example.net`, apiKey: "k" }, { force: true }),
+        service.connections.add(
+          { alias, orchestratorUrl: `https://${alias}.example.net`, apiKey: "k" },
+          { force: true },
+        ),
       );
     }
-    const listed = await expectRight(service.listConnections());
+    const listed = await expectRight(service.connections.list());
     expect(listed.map((c) => c.alias)).toEqual(["alpha", "Bravo", "Charlie", "delta"]);
     expect(listed[0]).toEqual({ alias: "alpha", orchestratorUrl: "https://alpha.example.net" });
   });

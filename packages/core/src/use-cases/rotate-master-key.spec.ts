@@ -6,6 +6,6 @@ describe("rotateMasterKey", () => {
     const { repository, service } = createTestWorld();
     await expectRight(repository.insert(aConnection({ alias: "one" })));
     await expectRight(repository.insert(aConnection({ alias: "two" })));
-    expect(await expectRight(service.rotateMasterKey())).toEqual({ rotated: 0, total: 2 });
+    expect(await expectRight(service.connections.rotateMasterKey())).toEqual({ rotated: 0, total: 2 });
   });
 });

@@ -6,7 +6,7 @@ import {
   expectRight,
   TEST_KEYS,
 } from "../../testing/index.js";
-import { createConnectionService } from "../services/connection-service.js";
+import { createCore } from "../services/core.js";
 import type { Alias } from "../domain/codecs.js";
 import { createInMemoryStorage } from "../adapters/memory-storage.js";
 import { createInProcessConnectionChanges } from "../adapters/in-process-connection-changes.js";
@@ -15,7 +15,7 @@ import type { ConnectionChangeNotice } from "../ports/connection-changes.js";
 const setup = async () => {
   const world = createTestWorld();
   await expectRight(
-    world.service.addConnection({
+    world.service.connections.add({
       alias: "Lab",
       orchestratorUrl: "https://vco.example.net",
       apiKey: TEST_KEYS.partner,
@@ -30,7 +30,7 @@ const stored = async (world: Awaited<ReturnType<typeof setup>>) => expectRight(w
 describe("updateConnection", () => {
   it("changes only the URL, keeping the key", async () => {
     const world = await setup();
-    await expectRight(world.service.updateConnection("LAB", { orchestratorUrl: "https://moved.example.net/" }));
+    await expectRight(world.service.connections.update("LAB", { orchestratorUrl: "https://moved.example.net/" }));
     const connection = await stored(world);
     expect(connection.orchestratorUrl).toBe("https://moved.example.net/");
     expect(connection.apiKey.reveal()).toBe(TEST_KEYS.partner);
@@ -39,21 +39,21 @@ describe("updateConnection", () => {
 
   it("changes only the key, validating the key that will be stored", async () => {
     const world = await setup();
-    await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }));
+    await expectRight(world.service.connections.update("lab", { apiKey: TEST_KEYS.customer }));
     expect((await stored(world)).apiKey.reveal()).toBe(TEST_KEYS.customer);
     expect(world.orchestrator.calls.identify).toBe(1);
   });
 
   it("refuses a key the orchestrator rejects, changing nothing", async () => {
     const world = await setup();
-    const error = await expectLeft(world.service.updateConnection("lab", { apiKey: TEST_KEYS.refused }));
+    const error = await expectLeft(world.service.connections.update("lab", { apiKey: TEST_KEYS.refused }));
     expect(error).toMatchObject({ _tag: "ValidationRefused", cause: { _tag: "OrchestratorRejected" } });
     expect((await stored(world)).apiKey.reveal()).toBe(TEST_KEYS.partner);
   });
 
   it("stores a refused key when forced, without asking", async () => {
     const world = await setup();
-    await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.refused }, { force: true }));
+    await expectRight(world.service.connections.update("lab", { apiKey: TEST_KEYS.refused }, { force: true }));
     expect((await stored(world)).apiKey.reveal()).toBe(TEST_KEYS.refused);
     expect(world.orchestrator.calls.identify).toBe(0);
   });
@@ -61,29 +61,31 @@ describe("updateConnection", () => {
   it("in a dry run, validates the connection as the change would make it, and stores nothing", async () => {
     const world = await setup();
     expect(
-      await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { dryRun: true })),
+      await expectRight(world.service.connections.update("lab", { apiKey: TEST_KEYS.customer }, { dryRun: true })),
     ).toBe("dry-run");
     expect(world.orchestrator.calls.identify).toBe(1);
     expect(await stored(world)).toMatchObject({ version: 1 });
     expect((await stored(world)).apiKey.reveal()).toBe(TEST_KEYS.partner);
     const refused = await expectLeft(
-      world.service.updateConnection("lab", { apiKey: TEST_KEYS.refused }, { dryRun: true }),
+      world.service.connections.update("lab", { apiKey: TEST_KEYS.refused }, { dryRun: true }),
     );
     expect(refused).toMatchObject({ _tag: "ValidationRefused" });
     expect(
-      await expectRight(world.service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" })),
+      await expectRight(world.service.connections.update("lab", { orchestratorUrl: "https://moved.example.net/" })),
     ).toBe("updated");
   });
 
   it("at an expected version only: another fails before the orchestrator is asked, and changes nothing", async () => {
     const world = await setup();
     const error = await expectLeft(
-      world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [2] }),
+      world.service.connections.update("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [2] }),
     );
     expect(error).toEqual({ _tag: "VersionMismatch", alias: "Lab", version: 1 });
     expect(world.orchestrator.calls.identify).toBe(0);
     expect(await stored(world)).toMatchObject({ version: 1 });
-    await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [1] }));
+    await expectRight(
+      world.service.connections.update("lab", { apiKey: TEST_KEYS.customer }, { expectedVersions: [1] }),
+    );
     expect(await stored(world)).toMatchObject({ version: 2 });
   });
 
@@ -96,19 +98,19 @@ describe("updateConnection", () => {
     const orchestrator = createInMemoryOrchestrator([
       { apiKey: TEST_KEYS.partner, identity: { kind: "partner", partnerId: 7 }, customers: [] },
     ]);
-    const service = createConnectionService({ storage, orchestrator });
+    const service = createCore({ storage, orchestrator });
     await expectRight(
-      service.addConnection({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }),
+      service.connections.add({ alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }),
     );
     const added = await expectRight(repository.get("lab" as Alias));
     expect(
       await expectRight(
-        service.updateConnection("LAB", { orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }),
+        service.connections.update("LAB", { orchestratorUrl: "https://vco.example.net/", apiKey: TEST_KEYS.partner }),
       ),
     ).toBe("unchanged");
     expect(
       await expectRight(
-        service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { expectedVersions: [added.version] }),
+        service.connections.update("lab", { apiKey: TEST_KEYS.partner }, { expectedVersions: [added.version] }),
       ),
     ).toBe("unchanged");
     expect(await expectRight(repository.get("lab" as Alias))).toMatchObject({
@@ -117,9 +119,9 @@ describe("updateConnection", () => {
     });
     // An update drops the cached customers, whatever it changed (SPEC §4): announced, so every instance drops them.
     expect(published).toEqual(["lab", "lab"]);
-    expect(await expectRight(service.updateConnection("lab", { orchestratorUrl: "https://moved.example.net/" }))).toBe(
-      "updated",
-    );
+    expect(
+      await expectRight(service.connections.update("lab", { orchestratorUrl: "https://moved.example.net/" })),
+    ).toBe("updated");
     expect(published).toEqual(["lab", "lab", "lab"]);
     expect((await expectRight(repository.get("lab" as Alias))).version).toBeGreaterThan(added.version);
   });
@@ -127,19 +129,19 @@ describe("updateConnection", () => {
   // Regression: a PUT that changed nothing kept the customers cache.
   it("drops the connection's cached customers on an update that changes nothing", async () => {
     const world = await setup();
-    await expectRight(world.service.listPartnerCustomers("lab"));
-    await expectRight(world.service.listPartnerCustomers("lab"));
+    await expectRight(world.service.connections.customers("lab"));
+    await expectRight(world.service.connections.customers("lab"));
     expect(world.orchestrator.calls.listPartnerCustomers).toBe(1);
     expect(
-      await expectRight(world.service.updateConnection("lab", { apiKey: TEST_KEYS.partner }, { force: true })),
+      await expectRight(world.service.connections.update("lab", { apiKey: TEST_KEYS.partner }, { force: true })),
     ).toBe("unchanged");
-    await expectRight(world.service.listPartnerCustomers("lab"));
+    await expectRight(world.service.connections.customers("lab"));
     expect(world.orchestrator.calls.listPartnerCustomers).toBe(2);
   });
 
   it("answers NotFound for an unknown alias", async () => {
     const world = await setup();
-    expect(await expectLeft(world.service.updateConnection("ghost", { apiKey: "k" }))).toEqual({
+    expect(await expectLeft(world.service.connections.update("ghost", { apiKey: "k" }))).toEqual({
       _tag: "NotFound",
       alias: "ghost",
     });
@@ -148,13 +150,13 @@ describe("updateConnection", () => {
   it("tolerates the path's alias in the body, in any case", async () => {
     const world = await setup();
     await expectRight(
-      world.service.updateConnection("lab", { alias: "LAB", orchestratorUrl: "https://x.example.net" }),
+      world.service.connections.update("lab", { alias: "LAB", orchestratorUrl: "https://x.example.net" }),
     );
   });
 
   it("refuses another alias in the body", async () => {
     const world = await setup();
-    expect(await expectLeft(world.service.updateConnection("lab", { alias: "other", apiKey: "k" }))).toEqual({
+    expect(await expectLeft(world.service.connections.update("lab", { alias: "other", apiKey: "k" }))).toEqual({
       _tag: "InvalidInput",
       errors: [{ field: "alias", message: "must equal the alias in the path, or be left out" }],
     });
@@ -162,11 +164,11 @@ describe("updateConnection", () => {
 
   it("refuses an empty change, unknown fields and a bad path alias", async () => {
     const world = await setup();
-    expect((await expectLeft(world.service.updateConnection("lab", {})))._tag).toBe("InvalidInput");
-    expect((await expectLeft(world.service.updateConnection("lab", { apiKey: "k", url: "x" })))._tag).toBe(
+    expect((await expectLeft(world.service.connections.update("lab", {})))._tag).toBe("InvalidInput");
+    expect((await expectLeft(world.service.connections.update("lab", { apiKey: "k", url: "x" })))._tag).toBe(
       "InvalidInput",
     );
-    expect(await expectLeft(world.service.updateConnection("bad alias", { apiKey: "k" }))).toMatchObject({
+    expect(await expectLeft(world.service.connections.update("bad alias", { apiKey: "k" }))).toMatchObject({
       _tag: "InvalidInput",
       errors: [{ field: "alias" }],
     });

@@ -1,13 +1,12 @@
 import { unwatchFile, watchFile, type Stats } from "node:fs";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule, inject, injectable, preDestroy } from "inversify";
-import { TOKENS, type Config, type Groups, type Logger } from "@sdwan-connections/composition";
+import { IDS, type Config, type Groups, type Logger } from "@sdwan-connections/composition";
 import type { Storage } from "@sdwan-connections/core";
 import type { Clock } from "@sdwan-connections/core";
-import { HTTP_TOKENS, type Auth } from "../tokens.js";
+import { HTTP_IDS, type Auth } from "../di-identifiers.js";
 import { createAuthenticator, type Authenticator } from "./authenticator.js";
 import { createBearerAuthenticator, type BearerAuthenticator } from "./bearer.js";
-import { createServiceTokens, type ServiceTokens } from "./service-tokens.js";
 import { createSessionTokens, sessionSigningKey, withConsoleSessions, type SessionTokens } from "./console-session.js";
 import { createLoginThrottle, type LoginThrottle } from "./throttle.js";
 import { generatedAdminFile, loadGroups, loadUsers, type Users } from "./users.js";
@@ -18,7 +17,7 @@ const WATCH_INTERVAL_MS = 1_000;
  * Users from the htpasswd file, the environment's admin and the generated
  * admin. The files are watched: when one changes, the users are read again
  * and every cached verification is forgotten. Failed logins are counted by
- * the store (TOKENS.Storage): in memory for the embedded one, shared by the
+ * the store (IDS.Storage): in memory for the embedded one, shared by the
  * instances on PostgreSQL. Each constructor parameter names its token:
  * vitest's esbuild emits no decorator metadata, so tests and the tsc build
  * resolve the same way.
@@ -29,22 +28,20 @@ export class WatchedUsersAuth implements Auth {
   readonly throttle: LoginThrottle;
   readonly bearer: BearerAuthenticator | undefined;
   readonly sessions: SessionTokens;
-  readonly serviceTokens: ServiceTokens;
   private currentGroups: Groups;
   private readonly files: readonly string[];
   private reloads = 0;
 
   constructor(
-    @inject(TOKENS.Config) private readonly config: Config,
-    @inject(HTTP_TOKENS.Users) users: Users,
-    @inject(HTTP_TOKENS.Groups) groups: Groups,
-    @inject(TOKENS.Clock) clock: Clock,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.Storage) { failures, serviceTokens }: Storage,
+    @inject(IDS.Config) private readonly config: Config,
+    @inject(HTTP_IDS.Users) users: Users,
+    @inject(HTTP_IDS.Groups) groups: Groups,
+    @inject(IDS.Clock) clock: Clock,
+    @inject(IDS.Logger) private readonly logger: Logger,
+    @inject(IDS.Storage) { failures }: Storage,
   ) {
     this.sessions = createSessionTokens(sessionSigningKey(config.masterKey?.key), clock);
     this.authenticator = withConsoleSessions(createAuthenticator(users, { clock }), users, this.sessions);
-    this.serviceTokens = createServiceTokens({ store: serviceTokens, clock });
     this.throttle = createLoginThrottle({ maxFailures: config.loginMaxFailures, counter: failures });
     this.bearer = config.oidc === undefined ? undefined : createBearerAuthenticator(config.oidc, { clock, logger });
     this.currentGroups = groups;
@@ -88,7 +85,7 @@ export class WatchedUsersAuth implements Auth {
 
 export const authModule = (users: Users, groups: Groups = new Map()) =>
   new ContainerModule(({ bind }) => {
-    bind(HTTP_TOKENS.Users).toConstantValue(users);
-    bind(HTTP_TOKENS.Groups).toConstantValue(groups);
-    bind(HTTP_TOKENS.Auth).to(WatchedUsersAuth).inSingletonScope();
+    bind(HTTP_IDS.Users).toConstantValue(users);
+    bind(HTTP_IDS.Groups).toConstantValue(groups);
+    bind(HTTP_IDS.Auth).to(WatchedUsersAuth).inSingletonScope();
   });

@@ -1,12 +1,16 @@
 import type { Metrics } from "@sdwan-connections/composition";
-import type { DomainError } from "@sdwan-connections/core";
+import {
+  isServiceTokenSecret,
+  type DomainError,
+  type ServiceTokenRefusal,
+  type ServiceTokens,
+} from "@sdwan-connections/core";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import * as O from "fp-ts/lib/Option.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { parseBasic, type AuthenticatedUser, type Authenticator } from "../auth/authenticator.js";
 import { parseBearer, type BearerAuthenticator, type BearerRefusal } from "../auth/bearer.js";
 import { isConsoleSession } from "../auth/console-session.js";
-import { isServiceToken, type ServiceTokenRefusal, type ServiceTokens } from "../auth/service-tokens.js";
 import type { Attempt, LoginThrottle } from "../auth/throttle.js";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { sendProblem } from "../respond.js";
@@ -201,11 +205,12 @@ export const authenticate = ({
     const address = clientOf(res.locals);
     const header = req.headers.authorization;
     // A service token is one lookup of its hash: nothing to guess (256 random bits), so no bcrypt and no failed-login count.
-    if (serviceTokens !== undefined && isServiceToken(header)) {
+    const secret = header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined;
+    if (serviceTokens !== undefined && secret !== undefined && isServiceTokenSecret(secret)) {
       checkToken(
         [req, res, next],
-        () => serviceTokens.cached(header),
-        () => serviceTokens.verify(header),
+        () => serviceTokens.cached(secret),
+        () => serviceTokens.verify(secret),
         refuseServiceToken,
       );
       return;

@@ -18,8 +18,29 @@ import { sendProblem } from "../respond.js";
 import { userOf } from "./request-context.js";
 
 const READ_METHODS = new Set(["GET", "HEAD"]);
-// What a principal without a role may ask beside the connections its grants name: each answers what it may read.
-const NO_ROLE_READS = new Set(["/me", "/connections", "/health/connections", "/audit", "/events"]);
+
+/**
+ * What a route needs (SPEC §11), declared where the route is: `connection` (the verb the route's `:alias` needs,
+ * which may depend on the request), `any` (a read every principal may make: it answers only what the principal
+ * may read), `add` (a manage grant somewhere; the route checks the alias its body names), `role` (a role to
+ * read, admin to write: every other route, and any request no route answers), or `admin` (as `role`, and a
+ * viewer's read refused with these words).
+ */
+export type Need =
+  | { readonly connection: GrantVerb | ((req: Request) => GrantVerb) }
+  | { readonly admin: string }
+  | "any"
+  | "add"
+  | "role";
+
+/** What the authorization keeps for the routes' decisions: absent for an admin or without authentication. */
+interface Decision {
+  readonly user: AuthenticatedUser;
+  readonly access: Access;
+  /** Answers 403 with `detail`; a refused write is audited first, naming `alias` when the route has one. */
+  readonly refuse: (detail: string, alias?: string) => void;
+}
+const DECISION = "authorization";
 
 /** The principal a user is (`user:NAME` for a local user, whose audit name stays plain), with its groups from both sources. */
 export const principalOf = (user: AuthenticatedUser, groups: Groups): Principal => {
@@ -69,53 +90,28 @@ const withoutRole = (user: AuthenticatedUser): string =>
     ? "This service token has no role (it was created without one): it may do only what its grants give."
     : "This user has no role (in none of the provider's admin or viewer groups): it may do only what its grants give.";
 
-const decodedPath = (raw: string): string | undefined => {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return undefined;
-  }
-};
-
-/** The connection a request names and the verb it needs (SPEC §11); undefined for any other request. */
-const targetOf = (req: Request, path: string): { readonly alias: string; readonly verb: GrantVerb } | undefined => {
-  const reading = READ_METHODS.has(req.method);
-  const connection = /^\/connections\/([^/]+)(\/key-check)?$/.exec(path);
-  const partner = /^\/partner\/([^/]+)\/customers$/.exec(path);
-  const raw = connection?.[1] ?? partner?.[1];
-  const alias = raw === undefined ? undefined : decodedPath(raw);
-  if (alias === undefined) return undefined;
-  if (partner !== null) return { alias, verb: "use" };
-  // What is stored is read; a validation asks the orchestrator (use); anything else changes it or tests its key.
-  const stored = typeof req.query["stored"] === "string" && /^true$/i.test(req.query["stored"]);
-  return { alias, verb: connection?.[2] === undefined && reading ? (stored ? "read" : "use") : "manage" };
-};
-
 export interface AuthorizeOptions {
   /** The grants, from memory. */
   readonly grants: GrantService;
   /** SDWAN_GROUPS_FILE's groups, as read last. */
   readonly groups: () => Groups;
-  /** Audits a refused write; the 403 is sent once it settles. */
-  readonly onForbidden?: (req: Request, res: Response) => Promise<void>;
+  /** Audits a refused write (naming the connection when the route has one); the 403 is sent once it settles. */
+  readonly onForbidden?: (req: Request, res: Response, alias?: string) => Promise<void>;
 }
 
 /**
- * Who may do what (SPEC §5 and §11), after the authentication: an admin everything; anyone else what the union
- * of its role and its grants gives. A connection it may not read answers exactly as an unknown one, with no store
- * work either way (400 when malformed, else 404); one it reads without the verb asked, 403 naming the verb; an
- * add is decided by the route once the body names the alias, before anything is looked up. Lists are filtered by
- * the routes (`mayRead`), never refused.
+ * Who may do what (SPEC §5 and §11), after the authentication: the user's access read once per request, for the
+ * routes' `needs`. An admin may do everything, and is not looked at again.
  */
 export const authorize =
   ({ grants, groups, onForbidden }: AuthorizeOptions): RequestHandler =>
   (req, res, next) => {
     const user = userOf(res.locals);
     if (user === undefined || user.role === "admin") return next();
-    const refuse = (detail: string): void => {
+    const refuse = (detail: string, alias?: string): void => {
       const send = () => sendProblem(res, problem("forbidden", detail));
       if (onForbidden === undefined || READ_METHODS.has(req.method)) send();
-      else void onForbidden(req, res).finally(send);
+      else void onForbidden(req, res, alias).finally(send);
     };
     grants
       .list()()
@@ -124,26 +120,44 @@ export const authorize =
         const access = accessOf(principalOf(user, groups()), listed.right);
         // A viewer reads every connection: its lists stay whole.
         if (user.role === undefined) res.locals["access"] = access;
-        const path = req.path.replace(/(.)\/$/, "$1");
-        const target = targetOf(req, path);
-        if (target !== undefined) {
-          const verbs = access.verbs(target.alias);
-          if (!verbs.includes("read")) {
-            const decoded = decodeInput(AliasCodec, "alias")(target.alias);
-            return sendProblem(res, domainErrorToProblem(E.isLeft(decoded) ? decoded.left : notFound(decoded.right)));
-          }
-          if (!verbs.includes(target.verb))
-            return refuse(`This principal may not ${target.verb} this connection (it may ${verbs.join(", ")}).`);
-          return next();
-        }
-        if (path === "/connections" && req.method === "POST" && access.granted("manage")) {
-          res.locals["access"] = access;
-          return next();
-        }
-        if (user.role === undefined && !(READ_METHODS.has(req.method) && NO_ROLE_READS.has(path)))
-          return refuse(withoutRole(user));
-        if (!READ_METHODS.has(req.method)) return refuse("This user may only read (role viewer).");
+        res.locals[DECISION] = { user, access, refuse } satisfies Decision;
         next();
       })
       .catch(next);
+  };
+
+/**
+ * The decision for a route that needs `need`: anyone else than an admin gets what the union of its role and its
+ * grants gives. A connection it may not read answers exactly as an unknown one, with no store work either way
+ * (400 when malformed, else 404); one it reads without the verb asked, 403 naming the verb. Lists are filtered
+ * by the routes (`mayRead`), never refused.
+ */
+export const needs = (need: Need): RequestHandler =>
+  // Named: a test finds it first in every route.
+  function decide(req, res, next) {
+    const decision = res.locals[DECISION] as Decision | undefined;
+    if (decision === undefined) return next();
+    const { user, access, refuse } = decision;
+    const reading = READ_METHODS.has(req.method);
+    if (typeof need === "object" && "connection" in need) {
+      const alias = req.params["alias"] as string;
+      const verb = typeof need.connection === "function" ? need.connection(req) : need.connection;
+      const verbs = access.verbs(alias);
+      if (!verbs.includes("read")) {
+        const decoded = decodeInput(AliasCodec, "alias")(alias);
+        return sendProblem(res, domainErrorToProblem(E.isLeft(decoded) ? decoded.left : notFound(decoded.right)));
+      }
+      if (!verbs.includes(verb))
+        return refuse(`This principal may not ${verb} this connection (it may ${verbs.join(", ")}).`, alias);
+      return next();
+    }
+    if (need === "add" && access.granted("manage")) {
+      res.locals["access"] = access;
+      return next();
+    }
+    if (need === "any" && reading) return next();
+    if (user.role === undefined) return refuse(withoutRole(user));
+    if (!reading) return refuse("This user may only read (role viewer).");
+    if (typeof need === "object") return refuse(need.admin);
+    next();
   };

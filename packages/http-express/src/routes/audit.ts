@@ -1,7 +1,7 @@
-import type { ConnectionService } from "@sdwan-connections/core";
+import type { Audit } from "@sdwan-connections/core";
 import { Router } from "express";
 import { problem } from "../errors.js";
-import { accessOfRequest, mayRead } from "../middleware/authorize.js";
+import { accessOfRequest, mayRead, needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { userOf } from "../middleware/request-context.js";
 import { respond, sendJson, sendProblem } from "../respond.js";
@@ -10,11 +10,11 @@ import { respond, sendJson, sendProblem } from "../respond.js";
  * docs/interface.md §1: the audit trail, newest first, a page at a time; admins only (it names every user's writes),
  * and a principal without a role, for the connections its grants let it read (a page, and its cursor, of those only).
  */
-export const auditRoutes = (service: ConnectionService): Router => {
+export const auditRoutes = (audit: Pick<Audit, "list">): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/audit")
-    .get(async (req, res) => {
+    .get(needs("any"), async (req, res) => {
       const user = userOf(res.locals);
       const access = accessOfRequest(res.locals);
       // A principal without a role whose grants let it read connections sees their entries (SPEC §11); no one else.
@@ -23,10 +23,10 @@ export const auditRoutes = (service: ConnectionService): Router => {
         return;
       }
       // Filtered as it is read, so the page and its cursor tell nothing of what the principal may not read.
-      await respond(res, service.listAudit(req.query, access === undefined ? undefined : mayRead(res.locals)), (page) =>
+      await respond(res, audit.list(req.query, access === undefined ? undefined : mayRead(res.locals)), (page) =>
         sendJson(res, 200, page),
       );
     })
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   return router;
 };

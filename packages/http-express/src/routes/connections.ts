@@ -1,17 +1,30 @@
-import { ANSWER_TEXT, detailsAnswer, validationAnswer, type ConnectionService } from "@sdwan-connections/core";
-import { Router } from "express";
+import {
+  ANSWER_TEXT,
+  detailsAnswer,
+  validationAnswer,
+  type Audit,
+  type Connections,
+  type GrantVerb,
+} from "@sdwan-connections/core";
+import { Router, type Request } from "express";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { LoginThrottle } from "../auth/throttle.js";
 import { domainErrorToProblem, problem } from "../errors.js";
-import { accessOfRequest, mayRead } from "../middleware/authorize.js";
+import { accessOfRequest, mayRead, needs } from "../middleware/authorize.js";
 import { connectionTag, withExpectedVersions } from "../middleware/if-match.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { actorOf, clientOf } from "../middleware/request-context.js";
 import { methodNotAllowed } from "../middleware/errors.js";
-import { withFlags } from "../middleware/query-flags.js";
+import { decodeFlags, withFlags } from "../middleware/query-flags.js";
 import { sendRepresentation } from "../representation.js";
 import { respond, sendJson, sendProblem, sendText } from "../respond.js";
+
+// What is stored is read; a validation asks the orchestrator (use).
+const storedOrValidation = (req: Request): GrantVerb => {
+  const flags = decodeFlags(req.query, ["stored", "verbose"]);
+  return E.isRight(flags) && flags.right.stored ? "read" : "use";
+};
 
 // Exactly the two summary fields, whatever a store returns.
 const SUMMARY_KEYS = ["alias", "orchestratorUrl"];
@@ -21,15 +34,20 @@ const SUMMARY_KEYS = ["alias", "orchestratorUrl"];
  * handler is one use case call. A key check that does not match counts against its client as a failed
  * login does (`throttle`, shared with the logins' count), so keys cannot be guessed through it.
  */
-export const connectionsRoutes = (service: ConnectionService, throttle?: LoginThrottle): Router => {
+export const connectionsRoutes = (
+  connections: Connections,
+  audit: Pick<Audit, "forbidden">,
+  throttle?: LoginThrottle,
+): Router => {
   const router = Router({ caseSensitive: true, strict: false });
 
   router
     .route("/connections")
     .get(
+      needs("any"),
       withFlags([], (req, res) => {
         const readable = mayRead(res.locals);
-        return respond(res, service.listConnections(), (all) => {
+        return respond(res, connections.list(), (all) => {
           // Filtered, never refused (SPEC §11): what the user may not read is not there.
           const connections =
             accessOfRequest(res.locals) === undefined ? all : all.filter(({ alias }) => readable(alias));
@@ -38,13 +56,14 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
       }),
     )
     .post(
+      needs("add"),
       jsonBody,
       withFlags(["dryrun", "force"], async (req, res, { dryrun, force }) => {
         // Outside every manage pattern: refused before anything is looked up, so a 409 never tells what exists.
         const access = accessOfRequest(res.locals);
         const alias: unknown = (req.body as Record<string, unknown> | null)?.["alias"];
         if (access !== undefined && !access.verbs(typeof alias === "string" ? alias : "").includes("manage")) {
-          await service.recordForbiddenWrite(actorOf(res.locals), {
+          await audit.forbidden(actorOf(res.locals), {
             method: req.method,
             ...(typeof alias === "string" ? { alias } : {}),
           });
@@ -53,39 +72,39 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
             problem("forbidden", "This principal may not add a connection of this alias: no manage grant covers it."),
           );
         }
-        await respond(
-          res,
-          service.addConnection(req.body, { dryRun: dryrun, force, by: actorOf(res.locals) }),
-          (outcome) => sendText(res, ANSWER_TEXT[outcome]),
+        await respond(res, connections.add(req.body, { dryRun: dryrun, force, by: actorOf(res.locals) }), (outcome) =>
+          sendText(res, ANSWER_TEXT[outcome]),
         );
       }),
     )
-    .all(methodNotAllowed("GET, HEAD, POST"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD, POST"));
 
   router
     .route("/connections/:alias")
     .get(
+      needs({ connection: storedOrValidation }),
       // As the original, a validation; with the opt-in stored=true, what is stored, without asking the orchestrator.
       withFlags(["stored", "verbose"], (req, res, { stored, verbose }) => {
         const alias = req.params["alias"] as string;
         return stored
-          ? respond(res, service.describeConnection(alias), (details) => {
+          ? respond(res, connections.describe(alias), (details) => {
               res.setHeader("ETag", connectionTag(details.version));
               sendJson(res, 200, detailsAnswer(details));
             })
-          : respond(res, service.validateConnection(alias), (result) => {
+          : respond(res, connections.validate(alias), (result) => {
               res.setHeader("ETag", connectionTag(result.version));
               sendJson(res, 200, validationAnswer(result, verbose));
             });
       }),
     )
     .put(
+      needs({ connection: "manage" }),
       jsonBody,
       withFlags(["dryrun", "force"], (req, res, { dryrun, force }) =>
         withExpectedVersions(req, res, (expectedVersions) =>
           respond(
             res,
-            service.updateConnection(req.params["alias"] as string, req.body, {
+            connections.update(req.params["alias"] as string, req.body, {
               dryRun: dryrun,
               force,
               ...expectedVersions,
@@ -97,21 +116,23 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
       ),
     )
     .delete(
+      needs({ connection: "manage" }),
       withFlags([], (req, res) =>
         withExpectedVersions(req, res, (expectedVersions) =>
           respond(
             res,
-            service.deleteConnection(req.params["alias"] as string, { ...expectedVersions, by: actorOf(res.locals) }),
+            connections.delete(req.params["alias"] as string, { ...expectedVersions, by: actorOf(res.locals) }),
             () => void res.status(204).end(),
           ),
         ),
       ),
     )
-    .all(methodNotAllowed("GET, HEAD, PUT, DELETE"));
+    .all(needs({ connection: "manage" }), methodNotAllowed("GET, HEAD, PUT, DELETE"));
 
   router
     .route("/connections/:alias/key-check")
     .post(
+      needs({ connection: "manage" }),
       jsonBody,
       withFlags([], async (req, res) => {
         // Reserved before the comparison, so concurrent guesses cannot all pass one count; given back unless it was a mismatch.
@@ -133,7 +154,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
           );
           return;
         }
-        const checked = await service.checkApiKey(req.params["alias"] as string, req.body, {
+        const checked = await connections.checkKey(req.params["alias"] as string, req.body, {
           by: actorOf(res.locals),
         })();
         if (E.isRight(checked) && !checked.right.matches) await reservation?.failed();
@@ -141,7 +162,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
         await respond(res, TE.fromEither(checked), (result) => sendJson(res, 200, { matches: result.matches }));
       }),
     )
-    .all(methodNotAllowed("POST"));
+    .all(needs({ connection: "manage" }), methodNotAllowed("POST"));
 
   return router;
 };

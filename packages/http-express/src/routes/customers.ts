@@ -1,23 +1,25 @@
-import type { ConnectionService } from "@sdwan-connections/core";
+import type { Connections } from "@sdwan-connections/core";
 import { Router } from "express";
+import { needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { sendRepresentation } from "../representation.js";
 import { respond } from "../respond.js";
 
 /** docs/interface.md §2: a partner connection's customers. */
-export const customersRoutes = (service: ConnectionService): Router => {
+export const customersRoutes = (connections: Pick<Connections, "customers">): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/partner/:alias/customers")
     .get(
+      needs({ connection: "use" }),
       withFlags([], (req, res) =>
         // The customers cache hands back the same list until it refills: its JSON made once, and one compression per encoding, per fill.
-        respond(res, service.listPartnerCustomers(req.params["alias"] as string), (customers) =>
+        respond(res, connections.customers(req.params["alias"] as string), (customers) =>
           sendRepresentation(req, res, customers, () => customers.json),
         ),
       ),
     )
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs({ connection: "use" }), methodNotAllowed("GET, HEAD"));
   return router;
 };

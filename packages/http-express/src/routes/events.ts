@@ -1,15 +1,9 @@
-import {
-  CloudEventCodec,
-  eventTypeOf,
-  type CloudEvent,
-  type ConnectionService,
-  type FeedItem,
-} from "@sdwan-connections/core";
+import { CloudEventCodec, eventTypeOf, type CloudEvent, type Events, type FeedItem } from "@sdwan-connections/core";
 import { Router, type Response } from "express";
 import type { AuthenticatedUser } from "../auth/authenticator.js";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { recheckOf } from "../middleware/authenticate.js";
-import { mayRead } from "../middleware/authorize.js";
+import { mayRead, needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { userOf } from "../middleware/request-context.js";
 import { sendProblem } from "../respond.js";
@@ -117,7 +111,7 @@ const principalName = (user: AuthenticatedUser): string => (user.name.includes("
  * before its catch-up, which is read a page at a time as the socket takes it.
  */
 export const eventsRoutes = (
-  service: ConnectionService,
+  events: Events,
   { streams, maxStreams, heartbeatMs, draining, readableBy, onGrantsChange, watch }: EventsOptions,
 ): Router => {
   const router = Router({ caseSensitive: true, strict: false });
@@ -151,7 +145,7 @@ export const eventsRoutes = (
 
   router
     .route("/events")
-    .get(async (req, res) => {
+    .get(needs("any"), async (req, res) => {
       if (draining()) {
         sendProblem(
           res,
@@ -231,7 +225,7 @@ export const eventsRoutes = (
       };
       const replay = "lastEventId" in query;
       if (replay) replaying += 1;
-      const followed = await service.followEvents(query, (item) => writer.write(frame(item)), undefined, {
+      const followed = await events.follow(query, (item) => writer.write(frame(item)), undefined, {
         readable: (alias) => readable(alias),
         opened,
         signal: left.signal,
@@ -246,6 +240,6 @@ export const eventsRoutes = (
       open.stop = followed.right;
       if (left.signal.aborted || writer.ended()) open.stop();
     })
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   return router;
 };

@@ -5,27 +5,22 @@ import {
   decodeInput,
   patternMatches,
   SubjectCodec,
-  type ConnectionService,
+  type Core,
   type Grant,
 } from "@sdwan-connections/core";
-import { Router, type Response } from "express";
+import { Router } from "express";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { domainErrorToProblem, problem } from "../errors.js";
+import { needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { withFlags } from "../middleware/query-flags.js";
-import { actorOf, userOf } from "../middleware/request-context.js";
+import { actorOf } from "../middleware/request-context.js";
 import { respond, sendJson, sendProblem } from "../respond.js";
 
-/** Whether the user is an admin (or the service runs without authentication); answers the 403 itself when not. */
-const isAdmin = (res: Response): boolean => {
-  const user = userOf(res.locals);
-  if (user === undefined || user.role === "admin") return true;
-  sendProblem(res, problem("forbidden", "Grants are for admins only."));
-  return false;
-};
+const ADMINS = { admin: "Grants are for admins only." };
 
 const CheckQuery = t.type({ subject: SubjectCodec, alias: AliasCodec });
 
@@ -47,19 +42,20 @@ const accessList = (alias: string, grants: readonly Grant[]) => {
  * SPEC §11's grants, admins only: list, add (201; one saying the same is 409), remove; who may do what on a
  * connection (its grants; the roles are SPEC §5's); and the verbs a subject has on an alias.
  */
-export const grantsRoutes = (service: ConnectionService, groups: () => Groups): Router => {
+export const grantsRoutes = (service: Pick<Core, "grants" | "connections">, groups: () => Groups): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/grants")
     .get(
+      needs(ADMINS),
       withFlags([], async (_req, res) => {
-        if (isAdmin(res)) await respond(res, service.grants.list(), (grants) => sendJson(res, 200, grants));
+        await respond(res, service.grants.list(), (grants) => sendJson(res, 200, grants));
       }),
     )
     .post(
+      needs(ADMINS),
       jsonBody,
       withFlags([], async (req, res) => {
-        if (!isAdmin(res)) return;
         await respond(res, service.grants.add(req.body, actorOf(res.locals)), (grant) =>
           grant === undefined
             ? sendProblem(res, problem("grant-already-exists", "A grant saying the same exists."))
@@ -67,12 +63,12 @@ export const grantsRoutes = (service: ConnectionService, groups: () => Groups): 
         );
       }),
     )
-    .all(methodNotAllowed("GET, HEAD, POST"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD, POST"));
   router
     .route("/grants/:id")
     .delete(
+      needs(ADMINS),
       withFlags([], async (req, res) => {
-        if (!isAdmin(res)) return;
         await respond(res, service.grants.remove(req.params["id"] as string, actorOf(res.locals)), (removed) =>
           removed === undefined
             ? sendProblem(res, problem("grant-not-found", "There is no grant with this id."))
@@ -80,16 +76,16 @@ export const grantsRoutes = (service: ConnectionService, groups: () => Groups): 
         );
       }),
     )
-    .all(methodNotAllowed("DELETE"));
+    .all(needs("role"), methodNotAllowed("DELETE"));
   router
     .route("/connections/:alias/access")
     .get(
+      needs(ADMINS),
       withFlags([], async (req, res) => {
-        if (!isAdmin(res)) return;
         await respond(
           res,
           pipe(
-            service.describeConnection(req.params["alias"] as string),
+            service.connections.describe(req.params["alias"] as string),
             TE.flatMap((details) =>
               TE.map((grants: readonly Grant[]) => accessList(details.alias, grants))(service.grants.list()),
             ),
@@ -98,11 +94,10 @@ export const grantsRoutes = (service: ConnectionService, groups: () => Groups): 
         );
       }),
     )
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   router
     .route("/access/check")
-    .get(async (req, res) => {
-      if (!isAdmin(res)) return;
+    .get(needs(ADMINS), async (req, res) => {
       const query = decodeInput(CheckQuery, "query")(req.query);
       if (query._tag === "Left") {
         sendProblem(res, domainErrorToProblem(query.left));
@@ -118,6 +113,6 @@ export const grantsRoutes = (service: ConnectionService, groups: () => Groups): 
         }),
       );
     })
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   return router;
 };

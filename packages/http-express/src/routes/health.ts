@@ -1,6 +1,6 @@
-import type { ConnectionService } from "@sdwan-connections/core";
+import type { Health } from "@sdwan-connections/core";
 import { Router } from "express";
-import { mayRead } from "../middleware/authorize.js";
+import { mayRead, needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { respond, sendJson } from "../respond.js";
@@ -12,14 +12,15 @@ export const healthAnswer = (intervalMs: number | undefined, connections: readon
 });
 
 /** docs/interface.md §1: every connection's last known health, from validations and background checks (any authenticated user; no key in it). */
-export const healthRoutes = (service: ConnectionService, intervalMs: number | undefined): Router => {
+export const healthRoutes = (health: Pick<Health, "list">, intervalMs: number | undefined): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/health/connections")
     .get(
+      needs("any"),
       withFlags([], (_req, res) => {
         const readable = mayRead(res.locals);
-        return respond(res, service.connectionsHealth(), (connections) =>
+        return respond(res, health.list(), (connections) =>
           sendJson(
             res,
             200,
@@ -31,6 +32,6 @@ export const healthRoutes = (service: ConnectionService, intervalMs: number | un
         );
       }),
     )
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   return router;
 };

@@ -1,7 +1,7 @@
 import type { Groups } from "@sdwan-connections/composition";
 import { subjectsOf, type GrantService } from "@sdwan-connections/core";
 import { Router } from "express";
-import { principalOf } from "../middleware/authorize.js";
+import { principalOf, needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { userOf } from "../middleware/request-context.js";
@@ -19,6 +19,7 @@ export const meRoutes = (grants: GrantService, groups: () => Groups): Router => 
   router
     .route("/me")
     .get(
+      needs("any"),
       withFlags(["grants"], async (_req, res, flags) => {
         const user = userOf(res.locals);
         // A provider's user in no admin or viewer group has no role (null): it may read nothing.
@@ -39,6 +40,6 @@ export const meRoutes = (grants: GrantService, groups: () => Groups): Router => 
         );
       }),
     )
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   return router;
 };

@@ -3,6 +3,7 @@ import * as O from "fp-ts/lib/Option.js";
 import { parseBasic } from "../auth/authenticator.js";
 import type { SessionTokens } from "../auth/console-session.js";
 import { problem } from "../errors.js";
+import { needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { userOf } from "../middleware/request-context.js";
@@ -18,6 +19,7 @@ export const sessionRoutes = (sessions: SessionTokens | undefined): Router => {
   router
     .route("/session")
     .get(
+      needs("role"),
       withFlags([], async (req, res) => {
         const user = userOf(res.locals);
         if (sessions === undefined || user === undefined) {
@@ -41,6 +43,6 @@ export const sessionRoutes = (sessions: SessionTokens | undefined): Router => {
         sendJson(res, 200, { user: user.name, role: user.role, ...sessions.issue(user.name) });
       }),
     )
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   return router;
 };

@@ -1,26 +1,23 @@
-import type { ConnectionService, Webhooks } from "@sdwan-connections/core";
-import * as TE from "fp-ts/lib/TaskEither.js";
-import { pipe } from "fp-ts/lib/function.js";
+import type { Webhooks } from "@sdwan-connections/core";
 import { Router, type Request, type Response } from "express";
 import { problem } from "../errors.js";
+import { needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { withFlags } from "../middleware/query-flags.js";
-import { actorOf, userOf } from "../middleware/request-context.js";
+import { actorOf } from "../middleware/request-context.js";
 import { respond, sendJson, sendProblem } from "../respond.js";
 
-/** Whether the user may manage webhooks (not a viewer); answers the 403 or 404 itself when not. */
+/** Whether there are webhooks (an embedder's app may have none); answers the 404 itself when not. */
 const mayManage = (webhooks: Webhooks | undefined, res: Response): webhooks is Webhooks => {
   if (webhooks === undefined) {
     sendProblem(res, problem("no-such-endpoint", "This service has no webhooks."));
     return false;
   }
-  if (userOf(res.locals)?.role === "viewer") {
-    sendProblem(res, problem("forbidden", "Webhooks are for admins only."));
-    return false;
-  }
   return true;
 };
+
+const ADMINS = { admin: "Webhooks are for admins only." };
 
 const noSuchWebhook = (res: Response) =>
   sendProblem(res, problem("webhook-not-found", "There is no webhook with this id."));
@@ -36,20 +33,19 @@ const sendFound =
  * a webhook's deliveries (status and latency of each attempt, never a body), and a new attempt of a settled one
  * (audited). Creates and deletes are audited.
  */
-export const webhooksRoutes = (
-  webhooks: Webhooks | undefined,
-  { recordWebhookRedelivery }: Pick<ConnectionService, "recordWebhookRedelivery">,
-): Router => {
+export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   const id = (req: Request) => req.params["id"] as string;
   router
     .route("/webhooks")
     .get(
+      needs(ADMINS),
       withFlags([], async (_req, res) => {
         if (mayManage(webhooks, res)) await respond(res, webhooks.list(), (list) => sendJson(res, 200, list));
       }),
     )
     .post(
+      needs(ADMINS),
       jsonBody,
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
@@ -60,15 +56,17 @@ export const webhooksRoutes = (
         });
       }),
     )
-    .all(methodNotAllowed("GET, HEAD, POST"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD, POST"));
   router
     .route("/webhooks/:id")
     .get(
+      needs(ADMINS),
       withFlags([], async (req, res) => {
         if (mayManage(webhooks, res)) await respond(res, webhooks.get(id(req)), sendFound(res));
       }),
     )
     .delete(
+      needs(ADMINS),
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
         await respond(res, webhooks.remove(id(req), actorOf(res.locals)), (removed) =>
@@ -76,41 +74,30 @@ export const webhooksRoutes = (
         );
       }),
     )
-    .all(methodNotAllowed("GET, HEAD, DELETE"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD, DELETE"));
   router
     .route("/webhooks/:id/ping")
     .post(
+      needs(ADMINS),
       withFlags([], async (req, res) => {
         if (mayManage(webhooks, res)) await respond(res, webhooks.ping(id(req)), sendFound(res));
       }),
     )
-    .all(methodNotAllowed("POST"));
+    .all(needs("role"), methodNotAllowed("POST"));
   router
     .route("/webhooks/:id/deliveries")
-    .get(async (req, res) => {
+    .get(needs(ADMINS), async (req, res) => {
       if (mayManage(webhooks, res)) await respond(res, webhooks.deliveries(id(req), req.query), sendFound(res));
     })
-    .all(methodNotAllowed("GET, HEAD"));
+    .all(needs("role"), methodNotAllowed("GET, HEAD"));
   router
     .route("/webhooks/:id/deliveries/:deliveryId/redeliver")
     .post(
+      needs(ADMINS),
       withFlags([], async (req, res) => {
         if (!mayManage(webhooks, res)) return;
         const deliveryId = req.params["deliveryId"] as string;
-        const redelivered = pipe(
-          webhooks.redeliver(id(req), deliveryId),
-          TE.tap((redelivery) =>
-            redelivery._tag === "queued"
-              ? TE.fromTask(() =>
-                  recordWebhookRedelivery(actorOf(res.locals), {
-                    webhookId: id(req),
-                    deliveryId,
-                    eventId: redelivery.delivery.eventId,
-                  }),
-                )
-              : TE.right(undefined),
-          ),
-        );
+        const redelivered = webhooks.redeliver(id(req), deliveryId, actorOf(res.locals));
         await respond(res, redelivered, (redelivery) => {
           switch (redelivery._tag) {
             case "queued":
@@ -140,6 +127,6 @@ export const webhooksRoutes = (
         });
       }),
     )
-    .all(methodNotAllowed("POST"));
+    .all(needs("role"), methodNotAllowed("POST"));
   return router;
 };

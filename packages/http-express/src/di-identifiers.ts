@@ -4,7 +4,6 @@ import type { ServiceIdentifier } from "inversify";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { BearerAuthenticator } from "./auth/bearer.js";
 import type { SessionTokens } from "./auth/console-session.js";
-import type { ServiceTokens } from "./auth/service-tokens.js";
 import type { LoginThrottle } from "./auth/throttle.js";
 import type { Users } from "./auth/users.js";
 import type { EventStreams } from "./routes/events.js";
@@ -24,15 +23,13 @@ export interface Auth {
   readonly bearer: BearerAuthenticator | undefined;
   /** The console's session tokens (GET /session). */
   readonly sessions: SessionTokens;
-  /** Service tokens (`Bearer sdw_…`, SPEC §11) in the store. */
-  readonly serviceTokens: ServiceTokens;
   /** SDWAN_GROUPS_FILE's groups, as read last. */
   readonly groups: () => Groups;
   close(): Promise<void>;
 }
 
 /** What the REST driver binds on top of the composition's tokens. */
-export const HTTP_TOKENS = {
+export const HTTP_IDS = {
   Lifecycle: Symbol.for("sdwan.http.Lifecycle") as ServiceIdentifier<Lifecycle>,
   /** The users read at start; the authentication reloads them when their files change. */
   Users: Symbol.for("sdwan.http.Users") as ServiceIdentifier<Users>,

@@ -1,4 +1,4 @@
-import type { Clock, ConnectionService, Orchestrator, Storage, Webhooks } from "@sdwan-connections/core";
+import type { Clock, Core, Orchestrator, Storage } from "@sdwan-connections/core";
 import type { ServiceIdentifier } from "inversify";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
@@ -6,15 +6,14 @@ import type { Metrics } from "./metrics.js";
 import type { Tracing } from "./tracing.js";
 
 /** One symbol per thing the composition binds; the type parameter keeps `get` typed. Drivers add their own. */
-export const TOKENS = {
+export const IDS = {
   Config: Symbol.for("sdwan.Config") as ServiceIdentifier<Config>,
   Logger: Symbol.for("sdwan.Logger") as ServiceIdentifier<Logger>,
   Metrics: Symbol.for("sdwan.Metrics") as ServiceIdentifier<Metrics>,
   Clock: Symbol.for("sdwan.Clock") as ServiceIdentifier<Clock>,
   Storage: Symbol.for("sdwan.Storage") as ServiceIdentifier<Storage>,
   Orchestrator: Symbol.for("sdwan.Orchestrator") as ServiceIdentifier<Orchestrator>,
-  ConnectionService: Symbol.for("sdwan.ConnectionService") as ServiceIdentifier<ConnectionService>,
-  Webhooks: Symbol.for("sdwan.Webhooks") as ServiceIdentifier<Webhooks>,
+  Core: Symbol.for("sdwan.Core") as ServiceIdentifier<Core>,
   /** Bound only when traces are on (OTEL_*). */
   Tracing: Symbol.for("sdwan.Tracing") as ServiceIdentifier<Tracing>,
 } as const;

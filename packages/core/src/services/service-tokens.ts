@@ -1,23 +1,19 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import {
-  AliasPatternCodec,
-  decodeInput,
-  GrantVerbCodec,
-  isUuid,
-  strictObject,
-  type Clock,
-  type DomainError,
-  type ServiceToken,
-  type ServiceTokenStore,
-  timeText,
-} from "@sdwan-connections/core";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import type { AuthenticatedUser } from "./authenticator.js";
+import type { Actor } from "../domain/audit.js";
+import { isUuid } from "../domain/codecs.js";
+import { decodeInput, strictObject } from "../domain/decode.js";
+import type { DomainError } from "../domain/errors.js";
+import { AliasPatternCodec, GrantVerbCodec, type Grant } from "../domain/grants.js";
+import { timeText } from "../domain/time.js";
+import type { Clock } from "../ports/clock.js";
+import type { ServiceToken, ServiceTokenStore } from "../ports/service-token-store.js";
+import type { AuditedToken, TokenChange } from "./audit-trail.js";
+import type { GrantService } from "./grants.js";
 
 const PREFIX = "sdw_";
-const BEARER = `Bearer ${PREFIX}`;
 // `sdw_` and 32 random bytes in base64url.
 const SECRET = /^sdw_[A-Za-z0-9_-]{43}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,8 +25,8 @@ export const TOUCH_INTERVAL_MS = 60_000;
 /** How long the secret before a renewal keeps working when the renewal does not say. */
 export const DEFAULT_OVERLAP_HOURS = 24;
 
-/** Whether an Authorization header carries a service token (never an OpenID provider's, never the console's). */
-export const isServiceToken = (header: string | undefined): header is string => header?.startsWith(BEARER) === true;
+/** Whether a bearer credential is a service token's secret (never an OpenID provider's token, never the console's). */
+export const isServiceTokenSecret = (credential: string): boolean => credential.startsWith(PREFIX);
 
 const integerIn = (name: string, min: number, max: number) =>
   new t.Type<number, number, unknown>(
@@ -104,25 +100,37 @@ export type ServiceTokenRefusal =
   | { readonly _tag: "InvalidToken"; readonly reason: string }
   | { readonly _tag: "Unavailable"; readonly error: DomainError };
 
+/** Who a service token proves: its principal `token:NAME`, with its role (none: only what its grants give). */
+export interface TokenPrincipal {
+  readonly name: string;
+  readonly role: "admin" | "viewer" | undefined;
+}
+
+/** Service tokens (SPEC §11): their whole lifecycle, each change audited as `by`'s (never a secret). */
 export interface ServiceTokens {
-  /** The principal a recently verified header proves, without waiting; undefined when it must be checked. */
-  cached(header: string): AuthenticatedUser | undefined;
-  /** The principal (`token:NAME`) an `Authorization: Bearer sdw_…` header proves now. */
-  verify(header: string): TE.TaskEither<ServiceTokenRefusal, AuthenticatedUser>;
+  /** The principal a recently verified secret proves, without waiting; undefined when it must be checked. */
+  cached(secret: string): TokenPrincipal | undefined;
+  /** The principal (`token:NAME`) a secret (`sdw_…`) proves now. */
+  verify(secret: string): TE.TaskEither<ServiceTokenRefusal, TokenPrincipal>;
   /**
-   * Decodes a creation's body and makes the token, with the grants its principal is to get (the caller adds
-   * them); undefined when its name is taken. Without a role it is a viewer, unless grants are given: then it
-   * has none, and may do only what they give.
+   * Decodes a creation's body and makes the token with the grants its principal is to get, audited, then each
+   * grant added as `by`'s change: undefined when its name is taken. Without a role it is a viewer, unless grants
+   * are given: then it has none, and may do only what they give.
    */
-  create(
-    body: unknown,
-    createdBy: string,
-  ): TE.TaskEither<DomainError, { readonly issued: IssuedToken; readonly grants: TokenGrants } | undefined>;
+  create(body: unknown, by: Actor): TE.TaskEither<DomainError, IssuedToken | undefined>;
   list(): TE.TaskEither<DomainError, readonly ListedToken[]>;
-  /** False when there is no such token. */
-  revoke(id: string): TE.TaskEither<DomainError, boolean>;
-  /** Decodes a renewal's body and gives the token a new secret; undefined when there is no such token. */
-  renew(id: string, body: unknown): TE.TaskEither<DomainError, IssuedToken | undefined>;
+  /** Revokes token `id`, audited, and removes its grants (a later token of its name starts with none); false when there is none. */
+  revoke(id: string, by: Actor): TE.TaskEither<DomainError, boolean>;
+  /** Decodes a renewal's body and gives the token a new secret, audited; undefined when there is no such token. */
+  renew(id: string, body: unknown, by: Actor): TE.TaskEither<DomainError, IssuedToken | undefined>;
+}
+
+export interface ServiceTokensOptions {
+  readonly store: ServiceTokenStore;
+  readonly clock: Clock;
+  readonly grants: Pick<GrantService, "add" | "list" | "remove">;
+  /** Records a token's change in the audit trail, before the change's answer. */
+  readonly audited: (by: Actor | undefined, action: TokenChange, token: AuditedToken) => Promise<void>;
 }
 
 const hashOf = (secret: string): string => createHash("sha256").update(secret).digest("hex");
@@ -133,17 +141,11 @@ const hashOf = (secret: string): string => createHash("sha256").update(secret).d
  * that hash (no bcrypt: 256 random bits leave nothing to guess), then trusted for VERIFIED_TTL_MS at most, so
  * every instance stops admitting a revoked token within it. Its last use is written at most once a minute.
  */
-export const createServiceTokens = ({
-  store,
-  clock,
-}: {
-  readonly store: ServiceTokenStore;
-  readonly clock: Clock;
-}): ServiceTokens => {
+export const createServiceTokens = ({ store, clock, grants, audited }: ServiceTokensOptions): ServiceTokens => {
   // By hash: the principal, its token, and until when (this process's monotonic time) it is trusted.
   const verified = new Map<
     string,
-    { readonly user: AuthenticatedUser; readonly token: ServiceToken; readonly until: number }
+    { readonly principal: TokenPrincipal; readonly token: ServiceToken; readonly until: number }
   >();
   const lastTouched = new Map<string, number>();
 
@@ -163,17 +165,17 @@ export const createServiceTokens = ({
     const secret = `${PREFIX}${randomBytes(32).toString("base64url")}`;
     return { secret, hash: hashOf(secret) };
   };
+  const list = () => TE.map((tokens: readonly ServiceToken[]) => tokens.map(listed))(store.list());
 
   return {
-    cached: (header) => {
-      const entry = verified.get(hashOf(header.slice("Bearer ".length)));
+    cached: (secret) => {
+      const entry = verified.get(hashOf(secret));
       if (entry === undefined || performance.now() >= entry.until || clock.now() >= entry.token.expiresAt.getTime())
         return undefined;
       noteUse(entry.token);
-      return entry.user;
+      return entry.principal;
     },
-    verify: (header) => {
-      const secret = header.slice("Bearer ".length);
+    verify: (secret) => {
       if (!SECRET.test(secret))
         return TE.left({
           _tag: "InvalidToken",
@@ -189,43 +191,75 @@ export const createServiceTokens = ({
             : TE.right(token),
         ),
         TE.map((token) => {
-          const user = { name: `token:${token.name}`, role: token.role ?? undefined };
-          verified.set(hash, { user, token, until: performance.now() + VERIFIED_TTL_MS });
+          const principal = { name: `token:${token.name}`, role: token.role ?? undefined };
+          verified.set(hash, { principal, token, until: performance.now() + VERIFIED_TTL_MS });
           noteUse(token);
-          return user;
+          return principal;
         }),
       );
     },
-    create: (body, createdBy) =>
+    create: (body, by) =>
       pipe(
         TE.fromEither(decodeInput(CreateTokenRequest, "body")(body)),
-        TE.flatMap(({ name, expiresInDays, role, grants = [] }) => {
+        TE.flatMap(({ name, expiresInDays, role, grants: granted = [] }) => {
           const now = clock.now();
           const token: ServiceToken = {
             id: randomUUID(),
             name,
-            role: role ?? (grants.length > 0 ? null : "viewer"),
+            role: role ?? (granted.length > 0 ? null : "viewer"),
             lifetimeDays: expiresInDays,
             expiresAt: new Date(now + expiresInDays * DAY_MS),
             lastUsedAt: null,
-            createdBy,
+            createdBy: by.name,
             createdAt: new Date(Math.floor(now / 1000) * 1000),
           };
           const { secret, hash } = newSecret();
-          return TE.map((created: boolean) => (created ? { issued: issue(token, secret), grants } : undefined))(
+          return pipe(
             store.create(token, hash),
+            TE.map((created) => (created ? issue(token, secret) : undefined)),
+            // Audited, then its grants, each audited as the creator's change (one saying the same as an existing
+            // grant is there already).
+            TE.tap((issued) =>
+              issued === undefined
+                ? TE.right(undefined)
+                : pipe(
+                    TE.fromTask(() => audited(by, "token-create", issued)),
+                    TE.flatMap(() =>
+                      TE.traverseSeqArray(({ pattern, verb }: TokenGrants[number]) =>
+                        grants.add({ subject: `token:${name}`, pattern, verb }, by),
+                      )(granted),
+                    ),
+                  ),
+            ),
           );
         }),
       ),
-    list: () => TE.map((tokens: readonly ServiceToken[]) => tokens.map(listed))(store.list()),
-    revoke: (id) =>
-      isUuid(id)
-        ? TE.map((revoked: boolean) => {
-            forget(id);
-            return revoked;
-          })(store.revoke(id))
-        : TE.right(false),
-    renew: (id, body) =>
+    list,
+    revoke: (id, by) =>
+      !isUuid(id)
+        ? TE.right(false)
+        : pipe(
+            TE.Do,
+            TE.bind("named", () => TE.map((all: readonly ListedToken[]) => all.find((one) => one.id === id))(list())),
+            TE.bind("revoked", () => store.revoke(id)),
+            TE.tap(() => TE.right(forget(id))),
+            // Audited, and its grants go with it: a later token of the same name starts with none.
+            TE.tap(({ named, revoked }) =>
+              named === undefined || !revoked
+                ? TE.right(undefined)
+                : pipe(
+                    TE.fromTask(() => audited(by, "token-revoke", named)),
+                    TE.flatMap(() => grants.list()),
+                    TE.flatMap(
+                      TE.traverseSeqArray((grant: Grant) =>
+                        grant.subject === `token:${named.name}` ? grants.remove(grant.id, by) : TE.right(undefined),
+                      ),
+                    ),
+                  ),
+            ),
+            TE.map(({ revoked }) => revoked),
+          ),
+    renew: (id, body, by) =>
       pipe(
         TE.fromEither(decodeInput(RenewTokenRequest, "body")(body ?? {})),
         TE.flatMap(({ overlapHours = DEFAULT_OVERLAP_HOURS }) => {
@@ -245,6 +279,9 @@ export const createServiceTokens = ({
               forget(id);
               return token === undefined ? undefined : issue(token, secret);
             }),
+            TE.tap((issued) =>
+              issued === undefined ? TE.right(undefined) : TE.fromTask(() => audited(by, "token-renew", issued)),
+            ),
           );
         }),
       ),

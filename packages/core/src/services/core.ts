@@ -1,0 +1,244 @@
+import * as E from "fp-ts/lib/Either.js";
+import { createGrantService } from "./grants.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import type { Alias } from "../domain/codecs.js";
+import type { DomainError } from "../domain/errors.js";
+import { createAuditTrail } from "./audit-trail.js";
+import { followEvents } from "./event-feed.js";
+import type { By, Core } from "./facades.js";
+import { createServiceTokens } from "./service-tokens.js";
+import { createWebhooks, type WebhooksOptions } from "./webhooks.js";
+import { decodeEventsQuery } from "../domain/events.js";
+import { createCustomersCache, type CacheOutcome } from "./customers-cache.js";
+import { createHealthMonitor, type HealthChange } from "./health-monitor.js";
+import { createIdentityMemory } from "./identity-memory.js";
+import { createKeyExpiryWatch } from "./key-expiry-watch.js";
+import { DEFAULT_KEY_EXPIRY_WARN_DAYS } from "../domain/key-expiry.js";
+import { createHealthStates } from "./health-states.js";
+import { listConnectionsHealth } from "../use-cases/list-connections-health.js";
+import { EVERY_CONNECTION } from "../ports/connection-changes.js";
+import { systemClock } from "../adapters/system-clock.js";
+import type { Clock } from "../ports/clock.js";
+import type { Orchestrator } from "../ports/orchestrator.js";
+import type { Storage } from "../ports/storage.js";
+import { addConnection, type AddConnectionOptions } from "../use-cases/add-connection.js";
+import { checkApiKey } from "../use-cases/check-api-key.js";
+import { applyPlan, planConfiguration, type ApplyOptions, type Plan } from "../use-cases/configuration.js";
+import { deleteConnection, type DeleteConnectionOptions } from "../use-cases/delete-connection.js";
+import { describeConnection } from "../use-cases/describe-connection.js";
+import { listConnections } from "../use-cases/list-connections.js";
+import { listPartnerCustomers } from "../use-cases/list-partner-customers.js";
+import { rotateMasterKey } from "../use-cases/rotate-master-key.js";
+import { updateConnection, type UpdateConnectionOptions } from "../use-cases/update-connection.js";
+import { validateConnection } from "../use-cases/validate-connection.js";
+
+export const DEFAULT_CUSTOMERS_CACHE_TTL_MS = 60_000;
+
+export interface CoreOptions {
+  /**
+   * The store's whole face: the connections, the audit trail (the store records each change's entry with the
+   * change), the change notices shared by the instances over it, the apiKey fingerprints and the health states.
+   * `createInMemoryStorage()` keeps them all in this process. The caller closes it, after `dispose`.
+   */
+  readonly storage: Storage;
+  readonly orchestrator: Orchestrator;
+  readonly clock?: Clock;
+  /** Told when an attempt's entry could not be recorded (the attempt's answer stands; a change is not made without its entry). */
+  readonly onAuditFailure?: (error: DomainError) => void;
+  /**
+   * Background health checks every `intervalMs` (none unless given; every validation records its outcome and
+   * every delete removes the connection's state either way); `onChange` hears each state change a background
+   * check finds (audited as well), `onError` a state not read or written.
+   */
+  readonly health?: {
+    readonly intervalMs?: number;
+    readonly onChange?: (change: HealthChange) => void;
+    readonly onRound?: () => void;
+    readonly onError?: (error: DomainError) => void;
+  };
+  /**
+   * Key-expiry warnings (docs/interface.md §10), at `warnDays` days before (default 30, 7, 1) and at expiry:
+   * made by the background health rounds when they run, else by a scan of the stored dates every
+   * `scanIntervalMs` (a day) once `keyExpiryWatch.start` is called; `onCounts` hears the counts for /metrics.
+   */
+  readonly keyExpiry?: {
+    readonly warnDays?: readonly number[];
+    readonly scanIntervalMs?: number;
+  };
+  /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
+  readonly customersCacheTtlMs?: number;
+  /** Observes each customers cache lookup (for metrics). */
+  readonly onCustomersCacheLookup?: (outcome: CacheOutcome) => void;
+  /** How webhooks are sent (SPEC §9): without a sender there are no webhooks (`Core.webhooks` undefined). */
+  readonly webhooks?: Omit<WebhooksOptions, "store" | "clock" | "trail" | "audited" | "auditedRedelivery">;
+}
+
+/**
+ * The one assembly: every rule wired to one store and one orchestrator, answered as one facade per capability.
+ * An embedding service calls this and gets the same behaviour, audit trail and customers cache included, as the
+ * REST service and the CLI.
+ */
+export const createCore = (options: CoreOptions): Core => {
+  const { repository, changes, fingerprints, audit, health: ledger, webhooks } = options.storage;
+  // Every identification (add, update, validate, customers, health) is remembered, for the customers' single round trip.
+  const identities = createIdentityMemory();
+  const orchestrator = identities.remembering(options.orchestrator);
+  const customersCache = createCustomersCache({
+    ttlMs: options.customersCacheTtlMs ?? DEFAULT_CUSTOMERS_CACHE_TTL_MS,
+    clock: options.clock ?? systemClock,
+    ...(options.onCustomersCacheLookup === undefined ? {} : { onLookup: options.onCustomersCacheLookup }),
+  });
+  const unsubscribe = changes.subscribe((notice) =>
+    notice === EVERY_CONNECTION ? customersCache.clear() : customersCache.drop(notice),
+  );
+  const trail = createAuditTrail({ audit, repository, onFailure: options.onAuditFailure });
+  const health = options.health ?? {};
+  // A validation's outcome is recorded as the connection's health; a state it changes is audited (an event) once,
+  // by the validation that changed it (the ledger answers the state before each record), before it answers.
+  const healthStates = createHealthStates({
+    ledger,
+    repository,
+    onChange: (change) => trail.healthChanged(change, "validation"),
+    onError: health.onError,
+  });
+  const clock = options.clock ?? systemClock;
+  const watch = createKeyExpiryWatch({
+    repository,
+    ledger,
+    warn: trail.keyExpiryWarned,
+    tokens: options.storage.serviceTokens,
+    warnToken: trail.tokenExpiryWarned,
+    thresholds: options.keyExpiry?.warnDays ?? DEFAULT_KEY_EXPIRY_WARN_DAYS,
+    clock,
+    orchestrator,
+    onError: health.onError,
+  });
+  const monitor =
+    health.intervalMs === undefined
+      ? undefined
+      : createHealthMonitor({
+          repository,
+          orchestrator,
+          ledger,
+          intervalMs: health.intervalMs,
+          onChange: (change) => {
+            void trail.healthChanged(change);
+            health.onChange?.(change);
+          },
+          onChecked: (connection) => watch.check(connection)(),
+          onRound: health.onRound,
+          onError: health.onError,
+        });
+  // What a write stored is watched at once (for the counts; warnings come from the rounds and scans).
+  const watchStored = (rawAlias: unknown) =>
+    TE.fromTask<void, DomainError>(async () => {
+      const stored = typeof rawAlias === "string" ? await repository.get(rawAlias as Alias)() : undefined;
+      if (stored !== undefined && E.isRight(stored)) await watch.check(stored.right, { warn: false, ask: false })();
+    });
+  // Each audited write's use case writes through the repository the trail gives it (one that carries the entry).
+  const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
+    pipe(
+      trail.audited(options.by, trail.ofAdd(body, options), (through) =>
+        addConnection({ repository: through, orchestrator })(body, options),
+      ),
+      TE.tap((outcome) =>
+        outcome === "added" ? watchStored((body as Record<string, unknown>)["alias"]) : TE.right(undefined),
+      ),
+    );
+  const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
+    pipe(
+      trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) =>
+        updateConnection({ repository: through, orchestrator, changes })(rawAlias, body, options),
+      ),
+      TE.tap((outcome) => (outcome === "updated" ? watchStored(rawAlias) : TE.right(undefined))),
+    );
+  const deleteConnectionAudited = (rawAlias: string, options: DeleteConnectionOptions & By = {}) =>
+    pipe(
+      trail.audited(options.by, trail.ofDelete(rawAlias), (through) =>
+        deleteConnection({ repository: through, changes, forgetHealth: healthStates.forget })(rawAlias, options),
+      ),
+      TE.tap(() => TE.right(watch.forget(rawAlias))),
+    );
+  const checkKey = checkApiKey({ repository, fingerprints });
+  const grants = createGrantService({ store: options.storage.grants, audited: trail.grantChanged });
+
+  return {
+    connections: {
+      list: listConnections({ repository }),
+      add: addConnectionAudited,
+      update: updateConnectionAudited,
+      validate: validateConnection({
+        repository,
+        orchestrator,
+        fingerprints,
+        recordHealth: healthStates.record,
+        learnedExpiry: watch.learned,
+      }),
+      describe: describeConnection({ repository, fingerprints, learnedExpiry: watch.learned }),
+      checkKey: (rawAlias: string, body: unknown, options: By = {}) =>
+        pipe(
+          checkKey(rawAlias, body),
+          TE.tap((result) =>
+            result.matches ? TE.right(undefined) : TE.fromTask(() => trail.keyMismatch(options.by, rawAlias)),
+          ),
+        ),
+      delete: deleteConnectionAudited,
+      customers: listPartnerCustomers({ repository, orchestrator, identities, customersCache }),
+      rotateMasterKey: (options: By = {}) =>
+        trail.audited(options.by, trail.ofRotation(), (through) =>
+          rotateMasterKey({ repository: through, webhooks })(),
+        ),
+      plan: planConfiguration({ repository, fingerprints, grants }),
+      apply: (plan: Plan, options: ApplyOptions & By = {}) => {
+        const by = options.by === undefined ? {} : { by: options.by };
+        return applyPlan({
+          add: (body, force) => addConnectionAudited(body, { force, ...by }),
+          update: (alias, change, force) => updateConnectionAudited(alias, change, { force, ...by }),
+          remove: (alias) => deleteConnectionAudited(alias, by),
+          addGrant: (grant) => grants.add(grant, options.by),
+          removeGrant: (id) => grants.remove(id, options.by),
+        })(plan, options);
+      },
+    },
+    audit: { list: trail.list, forbidden: trail.forbidden },
+    events: {
+      follow: (query, deliver, _ended, options) =>
+        pipe(
+          TE.fromEither(decodeEventsQuery(query)),
+          TE.flatMap((decoded) => followEvents(audit)(decoded, deliver, options)),
+        ),
+    },
+    health: {
+      list: listConnectionsHealth({ repository, ledger }),
+      monitor,
+      keyExpiry: {
+        // With background health, its rounds make the warnings; the scan then only keeps the counts.
+        start: () => watch.start(monitor === undefined, options.keyExpiry?.scanIntervalMs),
+        scanNow: () => watch.scan(monitor === undefined)(),
+        counts: watch.counts,
+      },
+    },
+    webhooks:
+      options.webhooks === undefined
+        ? undefined
+        : createWebhooks({
+            ...options.webhooks,
+            store: webhooks,
+            // Every commit over the store (this instance's and, by the change feed SSE uses, every other's) wakes the relay.
+            trail: audit,
+            clock,
+            audited: trail.webhookChanged,
+            auditedRedelivery: trail.webhookRedelivered,
+          }),
+    grants,
+    tokens: createServiceTokens({ store: options.storage.serviceTokens, clock, grants, audited: trail.tokenChanged }),
+    dispose: async (): Promise<void> => {
+      unsubscribe();
+      grants.dispose();
+      await monitor?.stop();
+      await watch.stop();
+      await trail.settled();
+    },
+  };
+};
