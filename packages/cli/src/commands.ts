@@ -5,7 +5,6 @@ import {
   invalidInput,
   validationAnswer,
   versionFromText,
-  type Connections,
   type Core,
   type ConnectionSummary,
   type Customer,

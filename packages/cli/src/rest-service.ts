@@ -12,7 +12,6 @@ import {
   storageFailure,
   validationRefused,
   versionMismatch,
-  describeError,
   type Audit,
   type Connections,
   type Events,
