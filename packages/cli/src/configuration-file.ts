@@ -64,6 +64,7 @@ const entryProps = {
   orchestratorUrl: t.string,
   apiKey: KeyReference,
   apiKeyExpiresAt: t.union([t.string, t.undefined]),
+  keyRenewal: t.union([t.keyof({ auto: null, off: null }), t.undefined]),
 } satisfies Record<keyof Connection, t.Mixed>;
 const Entry = strictObject("ConfigurationEntry", entryProps, t.type(entryProps));
 const fileProps = { connections: t.array(t.unknown), grants: t.union([t.array(t.unknown), t.undefined]) };
@@ -336,10 +337,11 @@ export const readConfiguration =
       const apiKey = await resolveReference(entry.right.apiKey, sources.env, guard)();
       if (E.isLeft(apiKey)) errors.push({ field: `connections.${index}.apiKey`, message: apiKey.left });
       else {
-        const { apiKeyExpiresAt, ...named } = entry.right;
+        const { apiKeyExpiresAt, keyRenewal, ...named } = entry.right;
         connections.push({
           ...named,
           ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
+          ...(keyRenewal === undefined ? {} : { keyRenewal }),
           apiKey: apiKey.right,
           keySource: entry.right.apiKey,
         });

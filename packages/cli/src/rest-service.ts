@@ -51,6 +51,7 @@ export type RemoteService = Omit<
   | "recordWebhookRedelivery"
   | "recordWebhookChange"
   | "healthMonitor"
+  | "keyRenewal"
   | "keyExpiryWatch"
 >;
 

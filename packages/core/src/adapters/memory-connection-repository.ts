@@ -2,7 +2,13 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { entryAsWritten, type AuditEntry } from "../domain/audit.js";
 import { aliasKey } from "../domain/codecs.js";
-import { declaredExpiryAfter, sameTime, type ExpectedVersions, type StoredConnection } from "../domain/connection.js";
+import {
+  declaredExpiryAfter,
+  keyRenewalAfter,
+  sameTime,
+  type ExpectedVersions,
+  type StoredConnection,
+} from "../domain/connection.js";
 import { alreadyExists, notFound, versionMismatch, type DomainError } from "../domain/errors.js";
 import { createInMemoryAuditLog } from "./memory-audit-log.js";
 import type { AuditLog } from "../ports/audit-log.js";
@@ -101,6 +107,7 @@ export const createInMemoryConnectionRepository = (
         () =>
           void connections.set(aliasKey(connection.alias), {
             ...connection,
+            keyRenewal: connection.keyRenewal ?? "off",
             version: nextVersion(),
             apiKeySetAt: new Date(),
           }),
@@ -114,7 +121,8 @@ export const createInMemoryConnectionRepository = (
       const changes = (existing: StoredConnection) =>
         !sameKey(existing) ||
         (change.orchestratorUrl !== undefined && change.orchestratorUrl !== existing.orchestratorUrl) ||
-        !sameTime(expiry(existing), existing.apiKeyExpiresAt);
+        !sameTime(expiry(existing), existing.apiKeyExpiresAt) ||
+        keyRenewalAfter(existing, change) !== existing.keyRenewal;
       return write(
         store,
         entry,

@@ -8,7 +8,13 @@ export interface Connection {
   readonly apiKey: ApiKey;
   /** When the operator says the key expires (docs/interface.md §10); absent when not declared. A new key without one clears it. */
   readonly apiKeyExpiresAt?: Date;
+  /** Whether the service renews the key before it expires (SPEC §12); absent on a request: `off`. */
+  readonly keyRenewal?: KeyRenewal;
 }
+
+/** Whether a connection's key is renewed by the service (`auto`) or left to its operator (`off`, the default). */
+export const KEY_RENEWAL_MODES = ["auto", "off"] as const;
+export type KeyRenewal = (typeof KEY_RENEWAL_MODES)[number];
 
 /**
  * A connection as a store keeps it. `version` names one state of one connection's life: every write that
@@ -19,6 +25,8 @@ export interface Connection {
  */
 export interface StoredConnection extends Connection {
   readonly version: number;
+  /** As stored: `off` unless set to `auto`. */
+  readonly keyRenewal: KeyRenewal;
   readonly apiKeySetAt: Date | null;
 }
 
@@ -47,6 +55,10 @@ export const declaredExpiryAfter = (
   change: ConnectionChange,
   newKey: boolean,
 ): Date | undefined => change.apiKeyExpiresAt ?? (newKey ? undefined : stored.apiKeyExpiresAt);
+
+/** A stored connection's renewal mode after `change`: the one it gives, else the stored one (`off` when none). */
+export const keyRenewalAfter = (stored: Pick<Connection, "keyRenewal">, change: ConnectionChange): KeyRenewal =>
+  change.keyRenewal ?? stored.keyRenewal ?? "off";
 
 /** Whether two optional times are the same moment. */
 export const sameTime = (a: Date | undefined, b: Date | undefined): boolean => a?.getTime() === b?.getTime();

@@ -1,7 +1,8 @@
 import * as t from "io-ts";
 import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec, Rfc3339TimeCodec } from "./codecs.js";
+import { KEY_RENEWAL_MODES } from "./connection.js";
 import type { ChangeableField, Connection } from "./connection.js";
-import { strictObject } from "./decode.js";
+import { oneOf, strictObject } from "./decode.js";
 
 // Each field of a connection and its codec: the request bodies, the audited fields and the configuration's steps
 // derive from this one table, and a new field of `Connection` does not compile until it is here.
@@ -11,18 +12,22 @@ export const CONNECTION_FIELDS = {
   orchestratorUrl: OrchestratorUrlCodec,
   apiKey: ApiKeyCodec,
   apiKeyExpiresAt: Rfc3339TimeCodec,
+  keyRenewal: oneOf(KEY_RENEWAL_MODES),
 } satisfies FieldCodecs;
 export const CHANGEABLE_FIELDS = Object.keys(CONNECTION_FIELDS).filter(
   (field): field is ChangeableField => field !== "alias",
 );
 
-const { apiKeyExpiresAt, ...requiredFields } = CONNECTION_FIELDS;
+const { apiKeyExpiresAt, keyRenewal, ...requiredFields } = CONNECTION_FIELDS;
 
-/** Body of "add a connection": alias, URL and key, and the key's declared expiry if the client knows it; nothing else. */
+/**
+ * Body of "add a connection": alias, URL and key, the key's declared expiry if the client knows it, and whether the
+ * service renews the key (`keyRenewal`, SPEC §12); nothing else.
+ */
 export const AddConnectionRequest = strictObject(
   "AddConnectionRequest",
   CONNECTION_FIELDS,
-  t.intersection([t.type(requiredFields), t.partial({ apiKeyExpiresAt })]),
+  t.intersection([t.type(requiredFields), t.partial({ apiKeyExpiresAt, keyRenewal })]),
 );
 export type AddConnectionRequest = t.TypeOf<typeof AddConnectionRequest>;
 

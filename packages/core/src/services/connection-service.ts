@@ -24,6 +24,8 @@ import { createHealthMonitor, type HealthChange, type HealthMonitor } from "./he
 import { createIdentityMemory } from "./identity-memory.js";
 import { createKeyExpiryWatch, type KeyExpiryCounts } from "./key-expiry-watch.js";
 import { DEFAULT_KEY_EXPIRY_WARN_DAYS } from "../domain/key-expiry.js";
+import { DEFAULT_KEY_RENEW_DAYS, DEFAULT_KEY_RENEW_OVERLAP_HOURS } from "../domain/key-renewal.js";
+import { createKeyRenewals, type KeyRenewals } from "./key-renewals.js";
 import { createHealthStates } from "./health-states.js";
 import { listConnectionsHealth } from "../use-cases/list-connections-health.js";
 import { EVERY_CONNECTION } from "../ports/connection-changes.js";
@@ -86,6 +88,17 @@ export interface ConnectionServiceOptions {
     readonly warnDays?: readonly number[];
     readonly scanIntervalMs?: number;
   };
+  /**
+   * Key renewal (SPEC §12) of connections with `keyRenewal: auto`, in rounds at the background health interval (none
+   * without one): `renewDays` (default 30) before the key's expiry; a partner's old token revoked `overlapHours`
+   * (default 24; 0: at once) after its successor is stored. `leaseMs`: how long a dead instance's renewal stays
+   * its own (default 5 minutes).
+   */
+  readonly keyRenewal?: {
+    readonly renewDays?: number;
+    readonly overlapHours?: number;
+    readonly leaseMs?: number;
+  };
   /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
   readonly customersCacheTtlMs?: number;
   /** Observes each customers cache lookup (for metrics). */
@@ -130,6 +143,8 @@ export interface ConnectionService {
   connectionsHealth(): TE.TaskEither<DomainError, readonly ConnectionHealth[]>;
   /** The periodic checks, when an interval was given: started by whoever runs the service. */
   readonly healthMonitor: HealthMonitor | undefined;
+  /** The key renewals' rounds, when background health runs: started (`start(intervalMs)`) by whoever runs the service. */
+  readonly keyRenewal: { start(): void; round(): Promise<void> } | undefined;
   /** The keys' expiry: `start()` (by whoever runs the service) scans the stored dates now and daily; `counts()` for /metrics. */
   readonly keyExpiryWatch: { start(): void; scanNow(): Promise<void>; counts(): KeyExpiryCounts };
   /**
@@ -216,6 +231,8 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
           onRound: health.onRound,
           onError: health.onError,
         });
+  const renewal =
+    health.intervalMs === undefined ? undefined : renewalOf(options, health.intervalMs, { watch, trail, orchestrator });
   // What a write stored is watched at once (for the counts; warnings come from the rounds and scans).
   const watchStored = (rawAlias: unknown) =>
     TE.fromTask<void, DomainError>(async () => {
@@ -290,6 +307,10 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     },
     connectionsHealth: listConnectionsHealth({ repository, ledger }),
     healthMonitor: monitor,
+    keyRenewal:
+      renewal === undefined || health.intervalMs === undefined
+        ? undefined
+        : { start: () => renewal.start(health.intervalMs ?? 0), round: renewal.round },
     keyExpiryWatch: {
       // With background health, its rounds make the warnings; the scan then only keeps the counts.
       start: () => watch.start(monitor === undefined, options.keyExpiry?.scanIntervalMs),
@@ -307,8 +328,41 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       unsubscribe();
       grants.dispose();
       await monitor?.stop();
+      await renewal?.stop();
       await watch.stop();
       await trail.settled();
     },
   };
 };
+
+/** The last warning's threshold (days): the smallest above 0, or 0 (at expiry) when there is none. */
+const lastWarning = (warnDays: readonly number[]): number => {
+  const positive = warnDays.filter((days) => days > 0);
+  return positive.length === 0 ? 0 : Math.min(...positive);
+};
+
+/** The key renewals of the service `options` makes, its rounds as often as the health rounds. */
+const renewalOf = (
+  options: ConnectionServiceOptions,
+  intervalMs: number,
+  parts: {
+    readonly watch: ReturnType<typeof createKeyExpiryWatch>;
+    readonly trail: ReturnType<typeof createAuditTrail>;
+    readonly orchestrator: Orchestrator;
+  },
+): KeyRenewals =>
+  createKeyRenewals({
+    repository: options.storage.repository,
+    orchestrator: parts.orchestrator,
+    ledger: options.storage.renewals,
+    clock: options.clock ?? systemClock,
+    renewDays: options.keyRenewal?.renewDays ?? DEFAULT_KEY_RENEW_DAYS,
+    overlapMs: (options.keyRenewal?.overlapHours ?? DEFAULT_KEY_RENEW_OVERLAP_HOURS) * 3600_000,
+    expiryOf: parts.watch.expiryOf,
+    renewedEntry: parts.trail.keyRenewedEntry,
+    failed: parts.trail.keyRenewalFailed,
+    lastWarningDays: lastWarning(options.keyExpiry?.warnDays ?? DEFAULT_KEY_EXPIRY_WARN_DAYS),
+    retryBaseMs: intervalMs,
+    ...(options.keyRenewal?.leaseMs === undefined ? {} : { leaseMs: options.keyRenewal.leaseMs }),
+    onError: options.health?.onError,
+  });

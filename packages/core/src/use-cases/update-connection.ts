@@ -23,13 +23,14 @@ export interface UpdateConnectionOptions {
 const decodeChange = (alias: Alias, body: unknown): E.Either<DomainError, ConnectionChange> =>
   pipe(
     decodeInput(UpdateConnectionRequest, "body")(body),
-    E.flatMap(({ alias: bodyAlias, orchestratorUrl, apiKey, apiKeyExpiresAt }) =>
+    E.flatMap(({ alias: bodyAlias, orchestratorUrl, apiKey, apiKeyExpiresAt, keyRenewal }) =>
       bodyAlias !== undefined && aliasKey(bodyAlias) !== aliasKey(alias)
         ? E.left(invalidInput([{ field: "alias", message: "must equal the alias in the path, or be left out" }]))
         : E.right({
             ...(orchestratorUrl === undefined ? {} : { orchestratorUrl }),
             ...(apiKey === undefined ? {} : { apiKey }),
             ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
+            ...(keyRenewal === undefined ? {} : { keyRenewal }),
           }),
     ),
   );
