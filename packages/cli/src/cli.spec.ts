@@ -151,7 +151,8 @@ COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _sdwan_connections; printf '%s
     expect(await offered("get", "")).toEqual(["lab", "prod"]);
     expect(await offered("audit", "--alias", "p")).toEqual(["prod"]);
     // A new alias: its options, never the stored ones.
-    expect(await offered("add", "")).toEqual(["--dry-run", "--force", "--help", "--json", "--output"]);
+    expect(await offered("add", "")).toEqual(["--dry-run", "--force", "--help", "--json", "--key-renewal", "--output"]);
+    expect(await offered("update", "lab", "--key-renewal", "")).toEqual(["auto", "off"]);
     expect(await offered("update", "lab", "--url", "")).toEqual([]);
     expect(await offered("update", "lab", "--d")).toEqual(["--dry-run"]);
   });
@@ -345,7 +346,7 @@ describe("tables for people, JSON and YAML for scripts", () => {
     const shown = await run(["get", "LAB"], { tty: true, dataDir });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(
-      /^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\nKey expires at +-\nKey days left +-\nKey expiry from +-\n$/,
+      /^Alias +lab\nOrchestrator URL +https:\/\/vco\.example\.net\/\nVersion +1\nKey set at +\d{4}-\d\d-\d\dT[\d:.]+Z\nKey fingerprint +[\w-]{43}\nKey expires at +-\nKey days left +-\nKey expiry from +-\nKey renewal +off\n$/,
     );
     expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toEqual({
       alias: "lab",
@@ -355,8 +356,30 @@ describe("tables for people, JSON and YAML for scripts", () => {
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
       apiKeyExpiresAt: null,
       apiKeyExpirySource: null,
+      keyRenewal: "off",
     });
     expect((await run(["get", "ghost"], { dataDir })).code).toBe(3);
+  });
+
+  it("takes --key-renewal auto|off on add and update; any other value is refused naming the option, changing nothing", async () => {
+    for (const argv of [
+      ["add", "edge", "https://vco.example.net/", "--force", "--key-renewal", "sometimes"],
+      ["update", "lab", "--key-renewal", "on", "--force"],
+    ])
+      expect(await run(argv, { stdin: "k", dataDir })).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `sdwan-connections: --key-renewal: must be "auto" or "off"; see 'sdwan-connections ${argv[0] ?? ""} --help'\n`,
+      });
+    expect((await run(["get", "edge"], { dataDir })).code).toBe(3);
+    expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toMatchObject({ version: 1 });
+    const added = await run(["add", "edge", "https://vco.example.net/", "--force", "--key-renewal", "off"], {
+      stdin: "k",
+      dataDir,
+    });
+    expect(added.code).toBe(0);
+    for (const command of ["add", "update"])
+      expect((await run([command, "--help"])).stdout).toContain("--key-renewal <auto|off>");
   });
 
   it("validate: a long reason wraps inside its column; an orchestrator that cannot be asked exits 6", async () => {

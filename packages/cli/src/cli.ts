@@ -358,6 +358,7 @@ const CLI_FIELDS: Record<string, string> = {
   body: "input",
   query: "options",
   lastEventId: "--since-id",
+  keyRenewal: "--key-renewal",
 };
 const inCliWords = (error: DomainError, command: CommandSpec): string => {
   if (error._tag !== "InvalidInput") return describeForCli(error);

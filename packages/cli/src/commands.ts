@@ -34,6 +34,7 @@ import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import { exportConfiguration, KEY_VARIABLE_PREFIX, readConfiguration, type KeySources } from "./configuration-file.js";
+import { KEY_RENEWAL_OPTION, keyRenewalOf, withKeyRenewal } from "./key-renewal.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { cell, record, table } from "./output.js";
@@ -179,6 +180,7 @@ const LABELS: Record<string, string> = {
   apiKeyExpiresAt: "Key expires at",
   apiKeyExpirySource: "Key expiry from",
   apiKeyDaysLeft: "Key days left",
+  keyRenewal: "Key renewal",
   health: "Health",
   at: "At",
   actor: "Actor",
@@ -306,8 +308,8 @@ const keyDaysLeft = (expiry: KeyExpiry | undefined): number | null =>
 const detailsOutput = (details: ConnectionDetails): CommandOutput => {
   const data = detailsAnswer(details);
   // People also see the days left, beside the date; scripts get the interface's answer.
-  const { apiKeyExpirySource, ...rest } = data;
-  const shown = { ...rest, apiKeyDaysLeft: keyDaysLeft(details.apiKeyExpiry), apiKeyExpirySource };
+  const { apiKeyExpirySource, keyRenewal, ...rest } = data;
+  const shown = { ...rest, apiKeyDaysLeft: keyDaysLeft(details.apiKeyExpiry), apiKeyExpirySource, keyRenewal };
   return { data, forPeople: (width) => record(fieldsOf(shown), width) };
 };
 
@@ -318,6 +320,7 @@ const WIDE_COLUMNS = [
   "apiKeyExpiresAt",
   "apiKeyDaysLeft",
   "apiKeyExpirySource",
+  "keyRenewal",
 ] as const;
 
 /** `list -o wide`: each connection with its health and its key's expiry (date, days left, where it is known from). */
@@ -473,6 +476,7 @@ export const COMMANDS: readonly Command[] = [
     options: {
       "dry-run": { type: "boolean", description: "validate only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
+      ...KEY_RENEWAL_OPTION,
       ...WRITE_OUTPUT_OPTIONS,
     },
     saysInWords: true,
@@ -483,19 +487,20 @@ export const COMMANDS: readonly Command[] = [
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
       TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome))(
         service.addConnection(
-          { alias, orchestratorUrl, apiKey },
+          { alias, orchestratorUrl, apiKey, ...keyRenewalOf(options) },
           { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
         ),
       ),
   },
   {
     name: "update",
-    summary: "change a connection's URL and/or apiKey, validated first",
+    summary: "change a connection's URL, apiKey and/or key renewal, validated first",
     asksOrchestrator: true,
     args: ["alias"],
     options: {
       url: { type: "string", value: "orchestratorUrl", description: "the new orchestrator URL" },
       key: { type: "boolean", description: "read a new apiKey from standard input" },
+      ...KEY_RENEWAL_OPTION,
       "dry-run": { type: "boolean", description: "validate the changed connection only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...IF_MATCH_OPTION,
@@ -514,6 +519,7 @@ export const COMMANDS: readonly Command[] = [
             {
               ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
               ...(apiKey === undefined ? {} : { apiKey }),
+              ...keyRenewalOf(options),
             },
             { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
           ),
@@ -628,7 +634,7 @@ export const COMMANDS: readonly Command[] = [
         ? TE.left(invalidInput([{ field: "--format", message: "must be yaml or json" }]))
         : pipe(
             TE.Do,
-            TE.apS("connections", service.listConnections()),
+            TE.apS("connections", pipe(service.listConnections(), TE.flatMap(withKeyRenewal(service)))),
             // Grants are for admins: a viewer through a service gets a file without them, which `apply` leaves alone.
             TE.apS(
               "grants",

@@ -10,6 +10,7 @@ import {
   type DomainError,
   type FieldError,
   type Grant,
+  type KeyRenewal,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
@@ -25,6 +26,7 @@ import { loadYaml } from "./yaml.js";
  *   - alias: lab
  *     orchestratorUrl: https://vco.example.net/
  *     apiKey: env:SDWAN_APIKEY_LAB
+ *     keyRenewal: auto        # optional (SPEC §12); left out: as stored (off for a new connection)
  * grants:
  *   - subject: group:emea
  *     pattern: emea-*
@@ -58,13 +60,13 @@ const KeyReference = new t.Type<string, string, unknown>(
   (reference) => reference,
 );
 // One entry per field of a connection: a new field does not compile until the file format has it.
-// `apiKeyExpiresAt` is optional (as in a request body): an entry without it is as before.
+// `apiKeyExpiresAt` and `keyRenewal` are optional (as in a request body): an entry without them is as before.
 const entryProps = {
   alias: t.string,
   orchestratorUrl: t.string,
   apiKey: KeyReference,
   apiKeyExpiresAt: t.union([t.string, t.undefined]),
-  keyRenewal: t.union([t.keyof({ auto: null, off: null }), t.undefined]),
+  keyRenewal: t.union([t.string, t.undefined]),
 } satisfies Record<keyof Connection, t.Mixed>;
 const Entry = strictObject("ConfigurationEntry", entryProps, t.type(entryProps));
 const fileProps = { connections: t.array(t.unknown), grants: t.union([t.array(t.unknown), t.undefined]) };
@@ -87,20 +89,23 @@ export const keyVariable = (alias: string): string =>
   `${KEY_VARIABLE_PREFIX}${alias.toUpperCase().replace(/[^A-Z0-9]/g, (character) => `_${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`)}`;
 
 /**
- * The connections and grants as a configuration file (YAML, or JSON), each key a reference to `keyVariable(alias)`;
+ * The connections and grants as a configuration file (YAML, or JSON), each key a reference to `keyVariable(alias)`,
+ * `keyRenewal: auto` where it is on;
  * no grants (none stored, or the user may not list them) leave the list out, so that `apply` leaves the grants
  * alone, and a store without grants exports as before.
  */
 export const exportConfiguration = async (
-  connections: readonly ConnectionSummary[],
+  connections: readonly (ConnectionSummary & { readonly keyRenewal?: KeyRenewal })[],
   grants: readonly Grant[] | undefined,
   format: "yaml" | "json",
 ): Promise<string> => {
   const document = {
-    connections: connections.map(({ alias, orchestratorUrl }) => ({
+    connections: connections.map(({ alias, orchestratorUrl, keyRenewal }) => ({
       alias,
       orchestratorUrl,
       apiKey: `env:${keyVariable(alias)}`,
+      // Only when on: off is every connection's default, and an export of connections without renewal is as before.
+      ...(keyRenewal === "auto" ? { keyRenewal } : {}),
     })),
     ...(grants === undefined || grants.length === 0
       ? {}

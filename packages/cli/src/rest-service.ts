@@ -9,6 +9,7 @@ import {
   Customer,
   OrchestratorUrlCodec,
   IsoTimeCodec,
+  KeyRenewalCodec,
   aliasKey,
   alreadyExists,
   applyPlan,
@@ -105,6 +106,8 @@ const DetailsAnswer = t.intersection([
   t.partial({
     apiKeyExpiresAt: t.union([IsoTimeCodec, t.null]),
     apiKeyExpirySource: t.union([t.keyof({ declared: null, token: null, orchestrator: null }), t.null]),
+    // SPEC §12; a service from before it answers without (its connections are not renewed).
+    keyRenewal: KeyRenewalCodec,
   }),
 ]);
 // The details as core has them: the expiry as one value, when both of its fields are given.
@@ -112,16 +115,24 @@ const Details = new t.Type<ConnectionDetails, unknown, unknown>(
   "ConnectionDetails",
   (input): input is ConnectionDetails => typeof input === "object" && input !== null && "apiKeyExpiry" in input,
   (input, context) =>
-    E.map(({ apiKeyExpiresAt, apiKeyExpirySource, ...details }: t.TypeOf<typeof DetailsAnswer>): ConnectionDetails => ({
-      ...details,
-      apiKeyExpiry:
-        apiKeyExpiresAt === undefined ||
-        apiKeyExpiresAt === null ||
-        apiKeyExpirySource === undefined ||
-        apiKeyExpirySource === null
-          ? undefined
-          : { expiresAt: apiKeyExpiresAt, source: apiKeyExpirySource },
-    }))(DetailsAnswer.validate(input, context)),
+    E.map(
+      ({
+        apiKeyExpiresAt,
+        apiKeyExpirySource,
+        keyRenewal,
+        ...details
+      }: t.TypeOf<typeof DetailsAnswer>): ConnectionDetails => ({
+        ...details,
+        keyRenewal: keyRenewal ?? "off",
+        apiKeyExpiry:
+          apiKeyExpiresAt === undefined ||
+          apiKeyExpiresAt === null ||
+          apiKeyExpirySource === undefined ||
+          apiKeyExpirySource === null
+            ? undefined
+            : { expiresAt: apiKeyExpiresAt, source: apiKeyExpirySource },
+      }),
+    )(DetailsAnswer.validate(input, context)),
   (details) => details,
 );
 const Validation = t.intersection([

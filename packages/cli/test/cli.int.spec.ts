@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { createServer, type Socket } from "node:net";
 import { once } from "node:events";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -195,6 +195,7 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
       // SPEC §10: null when the key's expiry is not known.
       apiKeyExpiresAt: null,
       apiKeyExpirySource: null,
+      keyRenewal: "off",
     });
     // As stored, key expiry included: what the service answers, in both modes.
     expect(JSON.parse((await cli(dataDir, ["get", "lab"])).stdout)).toEqual(
@@ -457,6 +458,7 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
       "Key expires at",
       "Key days left",
       "Key expiry from",
+      "Key renewal",
     ]);
     expect(rows.find((row) => row.startsWith("expiring "))?.split(/\s{2,}/)).toEqual([
       "expiring",
@@ -465,6 +467,7 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
       expiresAt,
       "10",
       "declared",
+      "off",
     ]);
     // Validated: valid, no expiry known.
     expect(rows.find((row) => row.startsWith("checked-wide "))?.split(/\s{2,}/)).toEqual([
@@ -474,6 +477,7 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
       "-",
       "-",
       "-",
+      "off",
     ]);
     const got = await cli(dataDir, ["get", "expiring", "-o", "table"]);
     expect(got.stdout).toMatch(new RegExp(`Key expires at +${expiresAt}\n`));
@@ -821,6 +825,23 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
     expect(first.results?.map((result) => result.outcome)).toEqual(["applied"]);
     const again = JSON.parse((await cli(dataDir, ["apply", "-f", file], "", env())).stdout) as Outcome;
     expect(again.plan.map((step) => step.action)).toEqual(["unchanged"]);
+  });
+
+  // SPEC §12: keyRenewal is a field of the file like the others (the round trip through each store: the renewal track's stores).
+  it("plans keyRenewal as a change of the field; a bad value is refused naming its place, never applied", async () => {
+    const file = await writeConfiguration(
+      "renewal.yaml",
+      `connections:\n  - alias: lab\n    orchestratorUrl: ${simulator.url}\n    apiKey: env:SDWAN_APIKEY_LAB\n    keyRenewal: auto\n`,
+    );
+    const planned = JSON.parse((await cli(dataDir, ["apply", "-f", file, "--dry-run"], "", env())).stdout) as Outcome;
+    expect(planned.plan.map((step) => `${step.action} ${step.alias} ${step.fields.join(",")}`)).toEqual([
+      "update lab keyRenewal",
+    ]);
+    const bad = await writeConfiguration("bad-renewal.yaml", (await readFile(file, "utf8")).replace("auto", "always"));
+    expect(await cli(dataDir, ["apply", "-f", bad], "", env())).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('connections.0.keyRenewal: must be "auto" or "off"'),
+    });
   });
 
   it("says exactly what was applied and what was not when a step fails; --prune deletes what the file omits", async () => {

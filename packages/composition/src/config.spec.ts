@@ -28,6 +28,7 @@ describe("loadConfig", () => {
         orchestratorTimeoutMs: 10_000,
         customersCacheTtlMs: 60_000,
         keyExpiryWarnDays: [30, 7, 1],
+        keyRenewal: { renewDays: 30, overlapMs: 24 * 3600 * 1000 },
         customersBound: { enterprises: 100_000, replyBytes: 32 * 1024 * 1024 },
         orchestratorAllowedHosts: undefined,
         logLevel: "info",
@@ -70,6 +71,8 @@ describe("loadConfig", () => {
       SDWAN_APIKEY_DIR: "/etc/sdwan/keys",
       SDWAN_EVENTS_MAX_STREAMS: "50",
       SDWAN_EVENTS_HEARTBEAT_S: "1",
+      SDWAN_KEY_RENEW_DAYS: "14",
+      SDWAN_KEY_RENEW_OVERLAP_H: "0",
     });
     expect(config).toMatchObject(
       E.right({
@@ -94,6 +97,7 @@ describe("loadConfig", () => {
         ],
         apiKeyDir: "/etc/sdwan/keys",
         events: { maxStreams: 50, heartbeatMs: 1_000 },
+        keyRenewal: { renewDays: 14, overlapMs: 0 },
       }),
     );
   });
@@ -153,6 +157,10 @@ describe("loadConfig", () => {
       { SDWAN_TRUSTED_PROXIES: "10.0.0.0/8/8" },
       "SDWAN_TRUSTED_PROXIES: must be a comma-separated list of IPv4 or IPv6 networks (address/prefix, or an address)",
     ],
+    [{ SDWAN_KEY_RENEW_DAYS: "0" }, "SDWAN_KEY_RENEW_DAYS: must be an integer from 1 to 180"],
+    [{ SDWAN_KEY_RENEW_DAYS: "365" }, "SDWAN_KEY_RENEW_DAYS: must be an integer from 1 to 180"],
+    [{ SDWAN_KEY_RENEW_OVERLAP_H: "-1" }, "SDWAN_KEY_RENEW_OVERLAP_H: must be an integer from 0 to 8760"],
+    [{ SDWAN_KEY_RENEW_OVERLAP_H: "1.5" }, "SDWAN_KEY_RENEW_OVERLAP_H: must be an integer from 0 to 8760"],
     [{ SDWAN_VIEWERS: "ann" }, "SDWAN_VIEWERS: names users of SDWAN_HTPASSWD_FILE, which is not set"],
   ])("refuses %j with one line naming the variable", (env, line) => {
     expect(fails(env)).toBe(line);

@@ -9,6 +9,11 @@ import {
   DEFAULT_WEBHOOK_RETRY_S,
   type AuditRetention,
 } from "@sdwan-connections/core";
+import { envValue, integer, list, oneOf, optional, text, withDefault } from "./env-values.js";
+import { decodeTracing, type TracingConfig } from "./otel-config.js";
+
+export { GroupsFileCodec, type Groups } from "./groups-file.js";
+export type { TracingConfig } from "./otel-config.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -39,6 +44,8 @@ export interface Config {
   readonly healthIntervalMs: number | undefined;
   /** Days before a key's expiry to warn at (`SDWAN_KEY_EXPIRY_WARN_DAYS`), besides at expiry. */
   readonly keyExpiryWarnDays: readonly number[];
+  /** Key renewal (SPEC §12): renew `renewDays` before expiry (SDWAN_KEY_RENEW_DAYS); revoke a partner's old key `overlapMs` after the new one is stored (SDWAN_KEY_RENEW_OVERLAP_H; 0: at once). */
+  readonly keyRenewal: { readonly renewDays: number; readonly overlapMs: number };
   /** How long audit entries are kept: the newest `maxEntries` changes and, apart, `maxAttempts` other entries; none older than `maxAgeMs`. */
   readonly auditRetention: AuditRetention;
   /** Lower-cased host names; undefined allows any host. */
@@ -93,55 +100,6 @@ export interface Network {
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** A codec from an environment string (or undefined) to a value; failures carry what is wrong. */
-type EnvCodec<A> = t.Type<A, unknown, unknown>;
-
-const envValue = <A>(
-  name: string,
-  parse: (raw: string) => E.Either<string, A>,
-  fallback: () => E.Either<string, A>,
-): EnvCodec<A> =>
-  new t.Type<A, unknown, unknown>(
-    name,
-    (_u): _u is A => true,
-    (input, context) => {
-      const result =
-        input === undefined || input === ""
-          ? fallback()
-          : typeof input === "string"
-            ? parse(input)
-            : E.left("must be a string");
-      return E.isRight(result) ? t.success(result.right) : t.failure(input, context, result.left);
-    },
-    (a) => a,
-  );
-
-const withDefault =
-  <A>(value: A) =>
-  (): E.Either<string, A> =>
-    E.right(value);
-const optional = (): E.Either<string, undefined> => E.right(undefined);
-
-const integer = (min: number, max: number) => (raw: string) =>
-  /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max
-    ? E.right(Number(raw))
-    : E.left(`must be an integer from ${min} to ${max}`);
-
-const text = (raw: string): E.Either<string, string> => E.right(raw);
-
-const oneOf =
-  <V extends string>(values: readonly V[]) =>
-  (raw: string): E.Either<string, V> =>
-    (values as readonly string[]).includes(raw) ? E.right(raw as V) : E.left(`must be one of ${values.join(", ")}`);
-
-const list = (raw: string): E.Either<string, readonly string[]> =>
-  E.right(
-    raw
-      .split(",")
-      .map((item) => item.trim())
-      .filter((item) => item !== ""),
-  );
 
 const HOST_NAME =
   /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -316,6 +274,9 @@ export const EnvCodecs = {
     warnDays,
     withDefault(DEFAULT_KEY_EXPIRY_WARN_DAYS),
   ),
+  // At most 180 days: a renewed key lives up to 12 months, and a window longer than half of that renews it again at once.
+  SDWAN_KEY_RENEW_DAYS: envValue("SDWAN_KEY_RENEW_DAYS", integer(1, 180), withDefault(30)),
+  SDWAN_KEY_RENEW_OVERLAP_H: envValue("SDWAN_KEY_RENEW_OVERLAP_H", integer(0, 8_760), withDefault(24)),
   SDWAN_AUDIT_MAX_ENTRIES: envValue(
     "SDWAN_AUDIT_MAX_ENTRIES",
     integer(1, 10_000_000),
@@ -436,6 +397,7 @@ export const loadConfig = (
     trustedProxies: v.SDWAN_TRUSTED_PROXIES,
     healthIntervalMs: v.SDWAN_HEALTH_INTERVAL_S === 0 ? undefined : v.SDWAN_HEALTH_INTERVAL_S * 1000,
     keyExpiryWarnDays: v.SDWAN_KEY_EXPIRY_WARN_DAYS,
+    keyRenewal: { renewDays: v.SDWAN_KEY_RENEW_DAYS, overlapMs: v.SDWAN_KEY_RENEW_OVERLAP_H * 3_600_000 },
     auditRetention: {
       maxEntries: v.SDWAN_AUDIT_MAX_ENTRIES,
       maxAttempts: v.SDWAN_AUDIT_MAX_ATTEMPTS,
@@ -461,212 +423,3 @@ export const loadConfig = (
     tracing: tracing.right,
   });
 };
-
-// ---- OpenTelemetry traces: the standard OTEL_* variables (opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables),
-// decoded here like every other setting and handed to the SDK explicitly (docs/interface.md §6, "Traces").
-
-/** Where and how spans are exported (OTLP over HTTP, JSON), and which are kept. */
-export interface TracingConfig {
-  /** The traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
-  readonly endpoint: string;
-  /** OTEL_EXPORTER_OTLP_(TRACES_)HEADERS: may carry the collector's credentials, so a function (never printed, never in JSON). */
-  readonly headers: () => Readonly<Record<string, string>>;
-  readonly timeoutMs: number;
-  readonly compression: "gzip" | "none";
-  /** The resource: OTEL_SERVICE_NAME (else `service.name` of OTEL_RESOURCE_ATTRIBUTES, else `sdwan-connections`) and OTEL_RESOURCE_ATTRIBUTES. */
-  readonly resource: Readonly<Record<string, string>>;
-  /** OTEL_TRACES_SAMPLER and its OTEL_TRACES_SAMPLER_ARG (a ratio, for the `traceidratio` ones). */
-  readonly sampler: { readonly name: (typeof OTEL_SAMPLERS)[number]; readonly ratio: number };
-  /** OTEL_BSP_SCHEDULE_DELAY: the most a finished span waits before it is sent (ms). */
-  readonly batchDelayMs: number;
-}
-
-const OTEL_SAMPLERS = [
-  "parentbased_always_on",
-  "parentbased_always_off",
-  "parentbased_traceidratio",
-  "always_on",
-  "always_off",
-  "traceidratio",
-] as const;
-
-const httpUrl = (raw: string): E.Either<string, string> => {
-  try {
-    const url = new URL(raw);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === ""
-      ? E.right(raw)
-      : E.left("must be an http:// or https:// URL without credentials (put them in OTEL_EXPORTER_OTLP_HEADERS)");
-  } catch {
-    return E.left("must be an http:// or https:// URL");
-  }
-};
-
-// An HTTP header name (RFC 9110 token); values are printable (no control character: no header can be split).
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
-const printable = (maxLength: number) => (value: string) =>
-  value.length <= maxLength && [...value].every((char) => char >= " " && char !== "\x7f");
-
-/** The W3C Baggage form both headers and resource attributes use: `key=value,key=value`, values percent-encoded. Never echoes a value. */
-const keyValues =
-  (keys: RegExp, values: (value: string) => boolean, what: string) =>
-  (raw: string): E.Either<string, Readonly<Record<string, string>>> => {
-    const pairs: [string, string][] = [];
-    for (const item of raw.split(",")) {
-      if (item.trim() === "") continue;
-      const equals = item.indexOf("=");
-      const key = item.slice(0, equals).trim();
-      let value: string;
-      try {
-        value = decodeURIComponent(item.slice(equals + 1).trim());
-      } catch {
-        return E.left(`must be ${what} (a value is not valid percent-encoding)`);
-      }
-      if (equals < 1 || !keys.test(key) || !values(value)) return E.left(`must be ${what}`);
-      pairs.push([key, value]);
-    }
-    return E.right(Object.fromEntries(pairs));
-  };
-
-const OtelCodecs = {
-  OTEL_SDK_DISABLED: envValue("OTEL_SDK_DISABLED", (raw) => E.right(raw.toLowerCase() === "true"), withDefault(false)),
-  OTEL_TRACES_EXPORTER: envValue<"otlp" | "none" | undefined>(
-    "OTEL_TRACES_EXPORTER",
-    (raw) => oneOf(["otlp", "none"] as const)(raw.trim().toLowerCase()),
-    optional,
-  ),
-  OTEL_EXPORTER_OTLP_ENDPOINT: envValue<string | undefined>("OTEL_EXPORTER_OTLP_ENDPOINT", httpUrl, optional),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: envValue<string | undefined>(
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-    httpUrl,
-    optional,
-  ),
-  // The exporter this service ships speaks OTLP/HTTP with JSON, which every OTLP/HTTP collector accepts.
-  OTEL_EXPORTER_OTLP_PROTOCOL: envValue("OTEL_EXPORTER_OTLP_PROTOCOL", oneOf(["http/json"] as const), optional),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: envValue(
-    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-    oneOf(["http/json"] as const),
-    optional,
-  ),
-  OTEL_EXPORTER_OTLP_HEADERS: envValue(
-    "OTEL_EXPORTER_OTLP_HEADERS",
-    keyValues(HEADER_NAME, printable(8192), "comma-separated name=value HTTP headers"),
-    withDefault<Readonly<Record<string, string>>>({}),
-  ),
-  OTEL_EXPORTER_OTLP_TRACES_HEADERS: envValue(
-    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
-    keyValues(HEADER_NAME, printable(8192), "comma-separated name=value HTTP headers"),
-    withDefault<Readonly<Record<string, string>>>({}),
-  ),
-  OTEL_EXPORTER_OTLP_TIMEOUT: envValue("OTEL_EXPORTER_OTLP_TIMEOUT", integer(1, 600_000), withDefault(10_000)),
-  OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: envValue<number | undefined>(
-    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
-    integer(1, 600_000),
-    optional,
-  ),
-  OTEL_EXPORTER_OTLP_COMPRESSION: envValue(
-    "OTEL_EXPORTER_OTLP_COMPRESSION",
-    oneOf(["gzip", "none"] as const),
-    withDefault("none" as const),
-  ),
-  OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: envValue(
-    "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
-    oneOf(["gzip", "none"] as const),
-    optional,
-  ),
-  OTEL_SERVICE_NAME: envValue<string | undefined>("OTEL_SERVICE_NAME", text, optional),
-  OTEL_RESOURCE_ATTRIBUTES: envValue(
-    "OTEL_RESOURCE_ATTRIBUTES",
-    keyValues(/^[!-~]{1,255}$/, printable(4096), "comma-separated key=value resource attributes"),
-    withDefault<Readonly<Record<string, string>>>({}),
-  ),
-  OTEL_TRACES_SAMPLER: envValue("OTEL_TRACES_SAMPLER", oneOf(OTEL_SAMPLERS), withDefault(OTEL_SAMPLERS[0])),
-  OTEL_TRACES_SAMPLER_ARG: envValue<number | undefined>(
-    "OTEL_TRACES_SAMPLER_ARG",
-    (raw) =>
-      /^(0|1)(\.\d+)?$/.test(raw) && Number(raw) <= 1 ? E.right(Number(raw)) : E.left("must be a ratio from 0 to 1"),
-    optional,
-  ),
-  OTEL_BSP_SCHEDULE_DELAY: envValue("OTEL_BSP_SCHEDULE_DELAY", integer(1, 600_000), withDefault(5_000)),
-};
-
-const OtelEnv = t.type(OtelCodecs);
-
-/**
- * Traces are on when an OTLP endpoint is named (or OTEL_TRACES_EXPORTER=otlp, which then means the
- * specification's default, http://localhost:4318), and off with OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true.
- * A failure names the variable, never its value (headers may hold credentials).
- */
-const decodeTracing = (
-  env: Readonly<Record<string, string | undefined>>,
-): E.Either<string, TracingConfig | undefined> => {
-  const decoded = OtelEnv.decode(env);
-  if (E.isLeft(decoded)) {
-    const first = decoded.left[0];
-    return E.left(`${first?.context[1]?.key ?? "OTEL_*"}: ${first?.message ?? "is not valid"}`);
-  }
-  const v = decoded.right;
-  const named = v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? v.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const exporter = v.OTEL_TRACES_EXPORTER ?? (named === undefined ? "none" : "otlp");
-  if (v.OTEL_SDK_DISABLED || exporter === "none") return E.right(undefined);
-  const endpoint =
-    v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
-    `${(v.OTEL_EXPORTER_OTLP_ENDPOINT ?? "http://localhost:4318").replace(/\/+$/, "")}/v1/traces`;
-  const headers = { ...v.OTEL_EXPORTER_OTLP_HEADERS, ...v.OTEL_EXPORTER_OTLP_TRACES_HEADERS };
-  return E.right({
-    endpoint,
-    headers: () => headers,
-    timeoutMs: v.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? v.OTEL_EXPORTER_OTLP_TIMEOUT,
-    compression: v.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION ?? v.OTEL_EXPORTER_OTLP_COMPRESSION,
-    resource: {
-      ...v.OTEL_RESOURCE_ATTRIBUTES,
-      "service.name": v.OTEL_SERVICE_NAME ?? v.OTEL_RESOURCE_ATTRIBUTES["service.name"] ?? "sdwan-connections",
-    },
-    sampler: { name: v.OTEL_TRACES_SAMPLER, ratio: v.OTEL_TRACES_SAMPLER_ARG ?? 1 },
-    batchDelayMs: v.OTEL_BSP_SCHEDULE_DELAY,
-  });
-};
-
-/** Each principal's groups, by the principal's name (`user:NAME`, `oidc:NAME`, `token:NAME`). */
-export type Groups = ReadonlyMap<string, readonly string[]>;
-
-const GROUP_NAME = /^[^\s,:#]{1,128}$/u;
-// A member: a local user's plain name, or a principal (`oidc:NAME`, `token:NAME`, `user:NAME`).
-const MEMBER = /^(?:(?:user|oidc|token):)?[^\s,:#]{1,256}$/u;
-
-/**
- * SDWAN_GROUPS_FILE's contents: `group: member, member` lines, `#` comments and blank lines; a member is a
- * local user's name (`alice`, principal `user:alice`) or a principal (`oidc:bob`, `token:ci`). A group may span
- * several lines. Decoding refuses the whole file at its first bad line, named by its number.
- */
-export const GroupsFileCodec = new t.Type<Groups, string, unknown>(
-  "GroupsFile",
-  (input): input is Groups => input instanceof Map,
-  (input, context) => {
-    if (typeof input !== "string") return t.failure(input, context, "must be text");
-    const groups = new Map<string, string[]>();
-    const lines = input.split(/\r?\n/);
-    for (const [index, line] of lines.entries()) {
-      const trimmed = line.trim();
-      if (trimmed === "" || trimmed.startsWith("#")) continue;
-      const colon = trimmed.indexOf(":");
-      const group = trimmed.slice(0, colon).trim();
-      const members = trimmed
-        .slice(colon + 1)
-        .split(",")
-        .map((member) => member.trim())
-        .filter((member) => member !== "");
-      if (colon < 0 || !GROUP_NAME.test(group) || !members.every((member) => MEMBER.test(member)))
-        return t.failure(
-          input,
-          context,
-          `line ${index + 1}: must be \`group: member, member\` (a group name without spaces, commas or colons; members are user names or principals such as oidc:NAME)`,
-        );
-      for (const member of members) {
-        const principal = /^(?:user|oidc|token):/.test(member) ? member : `user:${member}`;
-        groups.set(principal, [...new Set([...(groups.get(principal) ?? []), group])]);
-      }
-    }
-    return t.success(groups);
-  },
-  (groups) => [...groups].flatMap(([principal, names]) => names.map((group) => `${group}: ${principal}`)).join("\n"),
-);

@@ -78,6 +78,8 @@ export type ConnectionSummary = t.TypeOf<typeof ConnectionSummary>;
 
 /** When a connection's key expires, and where that comes from (docs/interface.md §10); null when unknown. */
 const KeyExpiry = t.partial({ apiKeyExpiresAt: nullable(t.string), apiKeyExpirySource: nullable(t.string) });
+/** Whether the service renews the key (SPEC §12); a service from before it answers without. */
+export const KeyRenewal = t.keyof({ auto: null, off: null });
 
 /** A connection as stored (`?stored=true`): what the edit page needs, without asking the orchestrator. */
 export const ConnectionStored = t.intersection([
@@ -89,6 +91,7 @@ export const ConnectionStored = t.intersection([
     apiKeyFingerprint: t.string,
   }),
   KeyExpiry,
+  t.partial({ keyRenewal: KeyRenewal }),
 ]);
 export type ConnectionStored = t.TypeOf<typeof ConnectionStored>;
 

@@ -2,6 +2,8 @@ export { ApiKey } from "./domain/api-key.js";
 export {
   AliasCodec,
   ApiKeyCodec,
+  KeyRenewalCodec,
+  KEY_RENEWAL_MODES,
   OrchestratorUrlCodec,
   aliasKey,
   isUuid,
@@ -15,6 +17,7 @@ export {
   API_KEY_MAX_LENGTH,
   ORCHESTRATOR_URL_MAX_LENGTH,
   type Alias,
+  type KeyRenewal,
   type OrchestratorUrl,
 } from "./domain/codecs.js";
 export { parseTime, parseTimeOrDate, timeText, writableTime } from "./domain/time.js";
@@ -31,10 +34,8 @@ export type {
 export {
   CONNECTION_KINDS,
   declaredExpiryAfter,
-  KEY_RENEWAL_MODES,
   keyRenewalAfter,
   sameTime,
-  type KeyRenewal,
 } from "./domain/connection.js";
 export {
   daysLeft,

@@ -229,6 +229,18 @@ const storedProperties = {
     description:
       "Where apiKeyExpiresAt comes from: `declared`, `token` (the key's JWT exp, read, never verified) or `orchestrator`; null when unknown.",
   },
+  keyRenewal: {
+    type: "string",
+    enum: ["auto", "off"],
+    description:
+      "Whether the service renews the key through the orchestrator before it expires (SPEC §12): `auto`, or `off` (the default).",
+  },
+};
+const keyRenewalProperty = {
+  type: "string",
+  enum: ["auto", "off"],
+  description:
+    "Optional: `auto` renews the key through the orchestrator SDWAN_KEY_RENEW_DAYS before it expires (customer keys by refresh, partner keys by create, download and revoke after SDWAN_KEY_RENEW_OVERLAP_H); `off` (a new connection's default) does not. Any `manage` right may set it; the original's clients never send it.",
 };
 const apiKeyExpiresAtProperty = {
   type: "string",
@@ -574,7 +586,7 @@ export const openApiDocument = {
         responses: {
           "200": {
             description:
-              "An endless text/event-stream. Each event's `data:` is one CloudEvent: `specversion` 1.0, `id` (the audit id), `source`, `type` (org.sdwan-connections.connection.added|updated|deleted with data {version, fields, actor, forced}; org.sdwan-connections.connection.health.changed with data {from, to, reason, checkedAt}; org.sdwan-connections.connection.key.expiring|expired with data {expiresAt, daysLeft, source}; every data also orchestratorUrl, the connection's as it was, when known), `subject` (the alias), `time`, `datacontenttype` application/json. Never a key.",
+              "An endless text/event-stream. Each event's `data:` is one CloudEvent: `specversion` 1.0, `id` (the audit id), `source`, `type` (org.sdwan-connections.connection.added|updated|deleted with data {version, fields, actor, forced}; org.sdwan-connections.connection.health.changed with data {from, to, reason, checkedAt}; org.sdwan-connections.connection.key.expiring|expired with data {expiresAt, daysLeft, source}; org.sdwan-connections.connection.key.renewed (the key renewed, a new version, actor `renewal`) and org.sdwan-connections.connection.key.renewalFailed (with the reason; the expiry warnings go on); every data also orchestratorUrl, the connection's as it was, when known), `subject` (the alias), `time`, `datacontenttype` application/json. Never a key.",
             content: { "text/event-stream": { schema: { type: "string" } } },
           },
           ...commonErrors,
@@ -1243,6 +1255,7 @@ export const openApiDocument = {
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           apiKey: { $ref: "#/components/schemas/ApiKey" },
           apiKeyExpiresAt: apiKeyExpiresAtProperty,
+          keyRenewal: keyRenewalProperty,
         },
       },
       ConnectionHealth: {
@@ -1356,7 +1369,12 @@ export const openApiDocument = {
         type: "object",
         additionalProperties: false,
         minProperties: 1,
-        anyOf: [{ required: ["orchestratorUrl"] }, { required: ["apiKey"] }, { required: ["apiKeyExpiresAt"] }],
+        anyOf: [
+          { required: ["orchestratorUrl"] },
+          { required: ["apiKey"] },
+          { required: ["apiKeyExpiresAt"] },
+          { required: ["keyRenewal"] },
+        ],
         properties: {
           alias: {
             $ref: "#/components/schemas/Alias",
@@ -1365,12 +1383,13 @@ export const openApiDocument = {
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           apiKey: { $ref: "#/components/schemas/ApiKey" },
           apiKeyExpiresAt: apiKeyExpiresAtProperty,
+          keyRenewal: keyRenewalProperty,
         },
       },
       Validation: {
         type: "object",
         description:
-          "`type` or `reason`, `version`, `apiKeySetAt`, `apiKeyFingerprint`, `apiKeyExpiresAt` and `apiKeyExpirySource` only with verbose=true.",
+          "`type` or `reason`, `version`, `apiKeySetAt`, `apiKeyFingerprint`, `apiKeyExpiresAt`, `apiKeyExpirySource` and `keyRenewal` only with verbose=true.",
         required: ["alias", "orchestratorUrl", "valid"],
         additionalProperties: false,
         properties: {
@@ -1393,6 +1412,7 @@ export const openApiDocument = {
           "apiKeyFingerprint",
           "apiKeyExpiresAt",
           "apiKeyExpirySource",
+          "keyRenewal",
         ],
         additionalProperties: false,
         properties: {

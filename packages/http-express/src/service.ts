@@ -139,6 +139,8 @@ const serve =
     }
     // Background health checks (SDWAN_HEALTH_INTERVAL_S): this service runs them; stopped when it closes.
     composition.service.healthMonitor?.start();
+    // Key renewal rounds (SPEC §12), at the same interval; unfinished renewals are finished by the first.
+    composition.service.keyRenewal?.start();
     composition.service.keyExpiryWatch.start();
     // The webhooks' relay: this instance claims due deliveries, as every other instance over the store does.
     const relay = composition.webhooks.createRelay();

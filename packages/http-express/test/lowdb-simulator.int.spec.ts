@@ -78,6 +78,7 @@ describe("lowdb storage + orchestrator-portal against the simulator", () => {
         apiKeyFingerprint: expect.any(String),
         apiKeyExpiresAt: null,
         apiKeyExpirySource: null,
+        keyRenewal: "off",
       });
       expect((await call("GET", `${CONNECTIONS}/granite?verbose=true`)).json()).toMatchObject({
         valid: true,

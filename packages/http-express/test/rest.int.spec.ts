@@ -178,6 +178,7 @@ describe("docs/interface.md §1: the wire contract", () => {
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
       apiKeyExpiresAt: null,
       apiKeyExpirySource: null,
+      keyRenewal: "off",
     });
     expect((await h.call("GET", `${CONNECTIONS}/revoked`)).json()).toStrictEqual({
       alias: "revoked",
@@ -195,6 +196,7 @@ describe("docs/interface.md §1: the wire contract", () => {
       "apiKeyFingerprint",
       "apiKeyExpiresAt",
       "apiKeyExpirySource",
+      "keyRenewal",
     ]);
     expect(verbose["valid"]).toBe(false);
   });
@@ -284,6 +286,7 @@ describe("docs/interface.md §1: versions (ETag, If-Match)", () => {
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
       apiKeyExpiresAt: null,
       apiKeyExpirySource: null,
+      keyRenewal: "off",
     });
     expect(orchestrator.calls.identify).toBe(identifications);
     expect(reply.text).not.toContain(TEST_KEYS.partner);

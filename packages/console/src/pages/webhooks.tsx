@@ -145,7 +145,7 @@ export const WebhooksPage = () => {
         <Field
           name="types"
           label="Event types"
-          hint="Comma-separated, * a wildcard (connection.health.*, connection.key.*); empty: every event."
+          hint="Comma-separated, * a wildcard (connection.health.*, connection.key.*, connection.key.renewalFailed); empty: every event."
           problem={problem}
           autocomplete="off"
           spellcheck={false}

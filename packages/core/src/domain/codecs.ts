@@ -136,6 +136,17 @@ export const ApiKeyCodec = ruledString<ApiKey>(
 export const isUuid = (id: string): boolean =>
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
 
+/** Whether the service renews a connection's key before it expires (SPEC §12); a connection without it is `off`. */
+export type KeyRenewal = "auto" | "off";
+export const KEY_RENEWAL_MODES: readonly KeyRenewal[] = ["auto", "off"];
+export const KeyRenewalCodec = new t.Type<KeyRenewal, string, unknown>(
+  "KeyRenewal",
+  (u): u is KeyRenewal => u === "auto" || u === "off",
+  (input, context) =>
+    input === "auto" || input === "off" ? t.success(input) : t.failure(input, context, 'must be "auto" or "off"'),
+  (mode) => mode,
+);
+
 /** Two aliases name the same connection when they are equal ignoring case. */
 export const aliasKey = (alias: string): string => alias.toLowerCase();
 

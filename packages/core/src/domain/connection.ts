@@ -1,5 +1,5 @@
 import type { ApiKey } from "./api-key.js";
-import type { Alias, OrchestratorUrl } from "./codecs.js";
+import type { Alias, KeyRenewal, OrchestratorUrl } from "./codecs.js";
 
 /** A named connection to one orchestrator, with the credential used there. */
 export interface Connection {
@@ -8,13 +8,9 @@ export interface Connection {
   readonly apiKey: ApiKey;
   /** When the operator says the key expires (docs/interface.md §10); absent when not declared. A new key without one clears it. */
   readonly apiKeyExpiresAt?: Date;
-  /** Whether the service renews the key before it expires (SPEC §12); absent on a request: `off`. */
+  /** Whether the service renews the key before it expires (SPEC §12); absent: `off`. */
   readonly keyRenewal?: KeyRenewal;
 }
-
-/** Whether a connection's key is renewed by the service (`auto`) or left to its operator (`off`, the default). */
-export const KEY_RENEWAL_MODES = ["auto", "off"] as const;
-export type KeyRenewal = (typeof KEY_RENEWAL_MODES)[number];
 
 /**
  * A connection as a store keeps it. `version` names one state of one connection's life: every write that

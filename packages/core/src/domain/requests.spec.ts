@@ -30,6 +30,17 @@ describe("AddConnectionRequest", () => {
       ]);
   });
 
+  it("takes an optional keyRenewal, auto or off, and refuses anything else, naming it (SPEC §12)", () => {
+    for (const mode of ["auto", "off"] as const)
+      expect(E.isRight(decodeAdd({ ...valid, keyRenewal: mode })) && decodeAdd({ ...valid, keyRenewal: mode })).toEqual(
+        E.right(expect.objectContaining({ keyRenewal: mode })),
+      );
+    for (const bad of ["on", "Auto", "", true, null, 1])
+      expect(fieldErrors(decodeAdd({ ...valid, keyRenewal: bad }))).toEqual([
+        { field: "keyRenewal", message: 'must be "auto" or "off"' },
+      ]);
+  });
+
   it("names every missing field", () => {
     expect(fieldErrors(decodeAdd({}))).toEqual([
       { field: "alias", message: "is required" },
@@ -71,6 +82,13 @@ describe("UpdateConnectionRequest", () => {
   it("takes apiKeyExpiresAt alone: declaring the expiry of the stored key", () => {
     const result = decodeUpdate({ apiKeyExpiresAt: "2027-01-31T00:00:00Z" });
     expect(E.isRight(result) && result.right.apiKeyExpiresAt?.toISOString()).toBe("2027-01-31T00:00:00.000Z");
+  });
+
+  it("takes keyRenewal alone: switching renewal without touching the key", () => {
+    expect(decodeUpdate({ keyRenewal: "auto" })).toEqual(E.right({ keyRenewal: "auto" }));
+    expect(fieldErrors(decodeUpdate({ keyRenewal: "yes" }))).toEqual([
+      { field: "keyRenewal", message: 'must be "auto" or "off"' },
+    ]);
   });
 
   it("accepts either field alone", () => {

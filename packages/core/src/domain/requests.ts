@@ -1,8 +1,7 @@
 import * as t from "io-ts";
-import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec, Rfc3339TimeCodec } from "./codecs.js";
-import { KEY_RENEWAL_MODES } from "./connection.js";
+import { AliasCodec, ApiKeyCodec, KeyRenewalCodec, OrchestratorUrlCodec, Rfc3339TimeCodec } from "./codecs.js";
 import type { ChangeableField, Connection } from "./connection.js";
-import { oneOf, strictObject } from "./decode.js";
+import { strictObject } from "./decode.js";
 
 // Each field of a connection and its codec: the request bodies, the audited fields and the configuration's steps
 // derive from this one table, and a new field of `Connection` does not compile until it is here.
@@ -12,7 +11,7 @@ export const CONNECTION_FIELDS = {
   orchestratorUrl: OrchestratorUrlCodec,
   apiKey: ApiKeyCodec,
   apiKeyExpiresAt: Rfc3339TimeCodec,
-  keyRenewal: oneOf(KEY_RENEWAL_MODES),
+  keyRenewal: KeyRenewalCodec,
 } satisfies FieldCodecs;
 export const CHANGEABLE_FIELDS = Object.keys(CONNECTION_FIELDS).filter(
   (field): field is ChangeableField => field !== "alias",
@@ -20,10 +19,7 @@ export const CHANGEABLE_FIELDS = Object.keys(CONNECTION_FIELDS).filter(
 
 const { apiKeyExpiresAt, keyRenewal, ...requiredFields } = CONNECTION_FIELDS;
 
-/**
- * Body of "add a connection": alias, URL and key, the key's declared expiry if the client knows it, and whether the
- * service renews the key (`keyRenewal`, SPEC §12); nothing else.
- */
+/** Body of "add a connection": alias, URL and key, and the key's declared expiry and renewal if the client says; nothing else. */
 export const AddConnectionRequest = strictObject(
   "AddConnectionRequest",
   CONNECTION_FIELDS,
@@ -53,7 +49,7 @@ const atLeastOneChange = new t.Type<UpdateFields, t.OutputOf<typeof updateFields
 );
 
 /**
- * Body of "update a connection": orchestratorUrl, apiKey and apiKeyExpiresAt, at least one. An `alias` is
+ * Body of "update a connection": orchestratorUrl, apiKey, apiKeyExpiresAt and keyRenewal, at least one. An `alias` is
  * tolerated here; the use case checks it names the connection being updated.
  */
 export const UpdateConnectionRequest = strictObject("UpdateConnectionRequest", CONNECTION_FIELDS, atLeastOneChange);

@@ -90,13 +90,13 @@ export interface ConnectionServiceOptions {
   };
   /**
    * Key renewal (SPEC §12) of connections with `keyRenewal: auto`, in rounds at the background health interval (none
-   * without one): `renewDays` (default 30) before the key's expiry; a partner's old token revoked `overlapHours`
+   * without one): `renewDays` (default 30) before the key's expiry; a partner's old token revoked `overlapMs`
    * (default 24; 0: at once) after its successor is stored. `leaseMs`: how long a dead instance's renewal stays
    * its own (default 5 minutes).
    */
   readonly keyRenewal?: {
     readonly renewDays?: number;
-    readonly overlapHours?: number;
+    readonly overlapMs?: number;
     readonly leaseMs?: number;
   };
   /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
@@ -357,7 +357,7 @@ const renewalOf = (
     ledger: options.storage.renewals,
     clock: options.clock ?? systemClock,
     renewDays: options.keyRenewal?.renewDays ?? DEFAULT_KEY_RENEW_DAYS,
-    overlapMs: (options.keyRenewal?.overlapHours ?? DEFAULT_KEY_RENEW_OVERLAP_HOURS) * 3600_000,
+    overlapMs: options.keyRenewal?.overlapMs ?? DEFAULT_KEY_RENEW_OVERLAP_HOURS * 3600_000,
     expiryOf: parts.watch.expiryOf,
     renewedEntry: parts.trail.keyRenewedEntry,
     failed: parts.trail.keyRenewalFailed,

@@ -41,7 +41,7 @@ const world = ({ overlapHours = 0, mayRenew = true } = {}) => {
       orchestrator,
       clock,
       health: { intervalMs: 60_000 },
-      keyRenewal: { overlapHours, leaseMs: 60_000 },
+      keyRenewal: { overlapMs: overlapHours * 3_600_000, leaseMs: 60_000 },
     });
   const [one, two] = [instance(), instance()];
   const add = (apiKey: string, keyRenewal: "auto" | "off" = "auto") =>

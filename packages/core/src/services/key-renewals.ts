@@ -63,11 +63,14 @@ export const createKeyRenewals = (options: KeyRenewalsOptions) => {
     apiKey,
   });
 
-  /** Records `record` while this instance holds it; else halts the run. */
+  /** Records `record` while this instance holds it, and holds it a lease longer (for the next step); else halts the run. */
   const keep = async (record: RenewalRecord): Promise<RenewalRecord> => {
     const saved = await ledger.save(record, owner)();
     if (E.isLeft(saved)) onError?.(saved.left);
     if (E.isLeft(saved) || !saved.right) throw new Halt();
+    const held = await ledger.acquire(record.alias, owner, now(), new Date(clock.now() + leaseMs))();
+    if (E.isLeft(held)) onError?.(held.left);
+    if (E.isLeft(held) || held.right === undefined) throw new Halt();
     return record;
   };
   const done = (record: RenewalRecord, failures = 0): RenewalRecord => ({

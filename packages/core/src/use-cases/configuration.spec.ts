@@ -53,6 +53,45 @@ describe("configuration as code", () => {
     expect((await expectRight(service.listAudit({}))).entries).toHaveLength(audited);
   });
 
+  it("carries keyRenewal (SPEC §12): created with it, planned as a change when it differs, left as stored when the entry omits it", async () => {
+    const { service } = createTestWorld();
+    const renewing = { ...entry("lab"), keyRenewal: "auto" };
+    const created = await expectRight(service.planConfiguration([renewing, entry("edge")]));
+    expect(created.steps).toEqual([
+      { action: "create", alias: "lab", fields: ["orchestratorUrl", "apiKey", "keyRenewal"] },
+      { action: "create", alias: "edge", fields: ["orchestratorUrl", "apiKey"] },
+    ]);
+    await service.applyPlan(created, { force: true });
+    const renewal = async (alias: string) => (await expectRight(service.describeConnection(alias))).keyRenewal;
+    expect([await renewal("lab"), await renewal("edge")]).toEqual(["auto", "off"]);
+    for (const same of [
+      [renewing, entry("edge")],
+      [entry("lab"), { ...entry("edge"), keyRenewal: "off" }],
+    ])
+      expect((await expectRight(service.planConfiguration(same))).steps.map((step) => step.action)).toEqual([
+        "unchanged",
+        "unchanged",
+      ]);
+    const switched = await expectRight(
+      service.planConfiguration([
+        { ...renewing, keyRenewal: "off" },
+        { ...entry("edge"), keyRenewal: "auto" },
+      ]),
+    );
+    expect(switched.steps).toEqual([
+      { action: "update", alias: "lab", fields: ["keyRenewal"] },
+      { action: "update", alias: "edge", fields: ["keyRenewal"] },
+    ]);
+    expect(summary(await service.applyPlan(switched, { force: true }))).toEqual([
+      "update lab: applied",
+      "update edge: applied",
+    ]);
+    expect([await renewal("lab"), await renewal("edge")]).toEqual(["off", "auto"]);
+    expect(await expectLeft(service.planConfiguration([{ ...entry("lab"), keyRenewal: "sometimes" }]))).toMatchObject({
+      errors: [{ field: "connections.0.keyRenewal", message: 'must be "auto" or "off"' }],
+    });
+  });
+
   it("updates only what differs (the key compared by fingerprint), and deletes what the file omits only with prune", async () => {
     const { service } = createTestWorld();
     await service.applyPlan(

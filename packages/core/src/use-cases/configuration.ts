@@ -193,6 +193,9 @@ const stepFor =
           ...(connection.apiKeyExpiresAt === undefined || sameTime(connection.apiKeyExpiresAt, current.apiKeyExpiresAt)
             ? []
             : (["apiKeyExpiresAt"] as const)),
+          ...(connection.keyRenewal === undefined || connection.keyRenewal === (current.keyRenewal ?? "off")
+            ? []
+            : (["keyRenewal"] as const)),
         ];
         return fields.length === 0
           ? { action: "unchanged", alias: current.alias, fields: [], ...source }

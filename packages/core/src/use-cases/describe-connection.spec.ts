@@ -18,6 +18,7 @@ describe("describeConnection", () => {
       version: 1,
       apiKeySetAt: expect.any(Date),
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
+      keyRenewal: "off",
     });
     expect(orchestrator.calls.identify).toBe(0);
     expect(details.apiKeyFingerprint).toBe((await expectRight(service.validateConnection("lab"))).apiKeyFingerprint);

@@ -2,6 +2,7 @@ import { timeText } from "../domain/time.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
+import type { KeyRenewal } from "../domain/codecs.js";
 import type { ConnectionSummary, StoredConnection } from "../domain/connection.js";
 import { storedKeyExpiry, type KeyExpiry } from "../domain/key-expiry.js";
 import { decodeInput } from "../domain/decode.js";
@@ -18,6 +19,7 @@ export type ConnectionDetails = ConnectionSummary &
   Pick<StoredConnection, "version" | "apiKeySetAt"> & {
     readonly apiKeyFingerprint: string;
     readonly apiKeyExpiry: KeyExpiry | undefined;
+    readonly keyRenewal: KeyRenewal;
   };
 
 /** The expiry the orchestrator told of a connection's key, when the key-expiry watch asked it (`KeyExpiryWatch.learned`). */
@@ -32,6 +34,7 @@ export const detailsOf =
     apiKeySetAt: connection.apiKeySetAt,
     apiKeyFingerprint: fingerprints.fingerprint(connection.alias, connection.apiKey),
     apiKeyExpiry: storedKeyExpiry(connection) ?? learned?.(connection),
+    keyRenewal: connection.keyRenewal ?? "off",
   });
 
 /** The details as the interface answers them (docs/interface.md §2): the key's date in ISO 8601 UTC, or null. */
@@ -43,6 +46,7 @@ export const detailsAnswer = (details: ConnectionDetails) => ({
   apiKeyFingerprint: details.apiKeyFingerprint,
   apiKeyExpiresAt: details.apiKeyExpiry ? timeText(details.apiKeyExpiry.expiresAt) : null,
   apiKeyExpirySource: details.apiKeyExpiry?.source ?? null,
+  keyRenewal: details.keyRenewal,
 });
 
 /**

@@ -21,6 +21,7 @@ describe("validateConnection", () => {
       version: 1,
       apiKeySetAt: expect.any(Date),
       apiKeyFingerprint: expect.stringMatching(/^[\w-]{43}$/),
+      keyRenewal: "off",
     });
   });
 
