@@ -148,6 +148,14 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
         identify: (target, deadline) => timed("identify", orchestrator.identify(target, deadline)),
         listPartnerCustomers: (target, partnerId, deadline) =>
           timed("listPartnerCustomers", orchestrator.listPartnerCustomers(target, partnerId, deadline)),
+        // Key renewal's calls (docs/interface.md §12): rare, each one worth seeing.
+        refreshApiToken: (target, deadline) => timed("refreshApiToken", orchestrator.refreshApiToken(target, deadline)),
+        createApiToken: (target, identity, request, deadline) =>
+          timed("createApiToken", orchestrator.createApiToken(target, identity, request, deadline)),
+        downloadApiToken: (target, identity, id, deadline) =>
+          timed("downloadApiToken", orchestrator.downloadApiToken(target, identity, id, deadline)),
+        revokeApiToken: (target, identity, id, deadline) =>
+          timed("revokeApiToken", orchestrator.revokeApiToken(target, identity, id, deadline)),
       });
     },
   };

@@ -3,10 +3,11 @@ import {
   createInProcessConnectionChanges,
   createProcessKeyFingerprints,
   hmacFingerprints,
+  type Identity,
   type OrchestratorUrl,
 } from "../src/index.js";
 import { describeConnectionChangesContract } from "./connection-changes-contract.js";
-import { aCustomer } from "../testing/builders.js";
+import { aCustomer, aJwt } from "../testing/builders.js";
 import { describeConnectionRepositoryContract } from "./connection-repository-contract.js";
 import {
   createInMemoryConnectionRepository,
@@ -51,6 +52,29 @@ const partnerCustomers = [aCustomer({ id: 1, name: "ONE" }), aCustomer({ id: 2, 
 const partnerTokens = [{ id: 1, tokenUuid: "9c1b", expiresAt: new Date("2027-06-11T00:00:00Z") }];
 const customerTokens = [{ id: 2, tokenUuid: "4e2a", expiresAt: undefined }];
 
+// Renewal's keys are tokens (JWTs with their uuid), listed with an id as the orchestrator lists them.
+const renewalKeys = {
+  partner: aJwt({ tokenUuid: "r-partner" }),
+  customer: aJwt({ tokenUuid: "r-customer" }),
+  stuckPartner: aJwt({ tokenUuid: "s-partner" }),
+  stuckCustomer: aJwt({ tokenUuid: "s-customer" }),
+};
+const renewalAccounts = [
+  { apiKey: renewalKeys.partner, identity: { kind: "partner", partnerId: 8 }, uuid: "r-partner" },
+  { apiKey: renewalKeys.customer, identity: { kind: "customer", customerId: 344 }, uuid: "r-customer" },
+  { apiKey: renewalKeys.stuckPartner, identity: { kind: "partner", partnerId: 9 }, uuid: "s-partner", mayRenew: false },
+  {
+    apiKey: renewalKeys.stuckCustomer,
+    identity: { kind: "customer", customerId: 345 },
+    uuid: "s-customer",
+    mayRenew: false,
+  },
+].map(({ uuid, ...account }, index) => ({
+  ...account,
+  identity: account.identity as Identity,
+  apiTokens: [{ id: 20 + index, tokenUuid: uuid, expiresAt: undefined }],
+}));
+
 describeOrchestratorContract("InMemoryOrchestrator", {
   setup: async () => ({
     orchestrator: createInMemoryOrchestrator([
@@ -62,6 +86,7 @@ describeOrchestratorContract("InMemoryOrchestrator", {
       },
       { apiKey: "customer-key", identity: { kind: "customer", customerId: 342 }, apiTokens: customerTokens },
       { apiKey: "customer-key-2", identity: { kind: "customer", customerId: 343 } },
+      ...renewalAccounts,
     ]),
     partner: target("partner-key"),
     partnerCustomers,
@@ -70,6 +95,8 @@ describeOrchestratorContract("InMemoryOrchestrator", {
     partnerTokens,
     customerTokens,
     withoutTokenRight: target("customer-key-2"),
+    renewing: { partner: target(renewalKeys.partner), customer: target(renewalKeys.customer) },
+    withoutRenewRight: { partner: target(renewalKeys.stuckPartner), customer: target(renewalKeys.stuckCustomer) },
   }),
 });
 

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CUSTOMER_FIELDS,
   Customer,
+  MAX_API_TOKEN_LIFETIME_MS,
+  tokenUuidOf,
+  type ApiKey,
   type ApiToken,
   type Identity,
   type Orchestrator,
@@ -23,6 +26,13 @@ export interface OrchestratorContractFixture {
   readonly customerTokens: readonly ApiToken[];
   /** A customer key the orchestrator accepts that may not read the token list. */
   readonly withoutTokenRight: OrchestratorTarget;
+  /**
+   * Keys for key renewal (docs/interface.md §12), each an orchestrator token (a JWT with its `tokenUuid`) used by no
+   * other case, as renewal changes them: a partner's and a customer's that may renew, and a partner's and a
+   * customer's that lack the right.
+   */
+  readonly renewing: { readonly partner: OrchestratorTarget; readonly customer: OrchestratorTarget };
+  readonly withoutRenewRight: { readonly partner: OrchestratorTarget; readonly customer: OrchestratorTarget };
 }
 
 export interface OrchestratorContractOptions {
@@ -121,6 +131,64 @@ export const describeOrchestratorContract = (name: string, options: Orchestrator
       expect(E.isLeft(tokens) && tokens.left._tag).toBe("OrchestratorRejected");
       expect(JSON.stringify(tokens)).not.toContain(fixture.withoutTokenRight.apiKey.reveal());
       expect(await fixture.orchestrator.identify(fixture.withoutTokenRight)()).toEqual(E.right(identity));
+    });
+
+    const withKey = (target: OrchestratorTarget, apiKey: ApiKey): OrchestratorTarget => ({ ...target, apiKey });
+    const right = <A>(result: E.Either<{ readonly reason: string }, A>): A => {
+      if (E.isLeft(result)) throw new Error(result.left.reason);
+      return result.right;
+    };
+
+    it("refreshes a customer key: a new key of the same customer, which works", async () => {
+      const { customer } = fixture.renewing;
+      const identity = await identified(customer);
+      const key = right(await fixture.orchestrator.refreshApiToken(customer)());
+      expect(key.reveal()).not.toBe(customer.apiKey.reveal());
+      expect(tokenUuidOf(key)).not.toBe(tokenUuidOf(customer.apiKey));
+      expect(await fixture.orchestrator.identify(withKey(customer, key))()).toEqual(E.right(identity));
+    });
+
+    it("makes a partner's token, downloads it once, and revokes the old key by its listed id", async () => {
+      const { orchestrator } = fixture;
+      const { partner } = fixture.renewing;
+      const identity = await identified(partner);
+      const { id } = right(
+        await orchestrator.createApiToken(partner, identity, {
+          name: "renewed",
+          lifetimeMs: MAX_API_TOKEN_LIFETIME_MS,
+        })(),
+      );
+      const key = right(await orchestrator.downloadApiToken(partner, identity, id)());
+      const again = await orchestrator.downloadApiToken(partner, identity, id)();
+      expect(E.isLeft(again) && again.left._tag).toBe("OrchestratorRejected");
+      const renewed = withKey(partner, key);
+      expect(await orchestrator.identify(renewed)()).toEqual(E.right(identity));
+      const listed = right(await orchestrator.listApiTokens(renewed, identity)());
+      expect(listed.map((token) => token.tokenUuid)).toContain(tokenUuidOf(key));
+      const old = listed.find((token) => token.tokenUuid === tokenUuidOf(partner.apiKey));
+      if (old === undefined) throw new Error("the old key's token is not listed");
+      expect(await orchestrator.revokeApiToken(renewed, identity, old.id)()).toEqual(E.right(undefined));
+      const refused = await orchestrator.identify(partner)();
+      expect(E.isLeft(refused) && refused.left._tag).toBe("OrchestratorRejected");
+      expect(await orchestrator.identify(renewed)()).toEqual(E.right(identity));
+      expect(JSON.stringify([again, refused])).not.toContain(key.reveal());
+    });
+
+    it("refuses renewal to a key without the right as OrchestratorRejected saying so, the key still valid", async () => {
+      const { partner, customer } = fixture.withoutRenewRight;
+      const partnerIdentity = await identified(partner);
+      for (const [target, result] of [
+        [customer, await fixture.orchestrator.refreshApiToken(customer)()],
+        [
+          partner,
+          await fixture.orchestrator.createApiToken(partner, partnerIdentity, { name: "x", lifetimeMs: 1000 })(),
+        ],
+      ] as const) {
+        expect(E.isLeft(result) && result.left._tag).toBe("OrchestratorRejected");
+        expect(E.isLeft(result) && result.left.reason).toMatch(/lacks the right to renew/);
+        expect(JSON.stringify(result)).not.toContain(target.apiKey.reveal());
+        expect(E.isRight(await fixture.orchestrator.identify(target)())).toBe(true);
+      }
     });
 
     it("never mixes up keys when calls run at once", async () => {

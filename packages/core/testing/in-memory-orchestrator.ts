@@ -49,6 +49,8 @@ export interface IssuedToken {
 export interface InMemoryOrchestratorOptions {
   /** The time new tokens' expiry counts from (ms since the epoch); `Date.now` by default. */
   readonly now?: () => number;
+  /** Whether a refresh makes the refreshed key refused; by default it works on (as the simulator's default). */
+  readonly refreshRevokesPredecessor?: boolean;
 }
 
 /** An orchestrator fake for the core's own tests, driven by the keys it knows. */
@@ -68,7 +70,7 @@ export interface InMemoryOrchestrator extends Orchestrator {
 
 export const createInMemoryOrchestrator = (
   accounts: readonly InMemoryOrchestratorAccount[] = [],
-  { now = Date.now }: InMemoryOrchestratorOptions = {},
+  { now = Date.now, refreshRevokesPredecessor = false }: InMemoryOrchestratorOptions = {},
 ): InMemoryOrchestrator => {
   const byKey = new Map(accounts.map((account) => [account.apiKey, account]));
   const failures = new Map<string, OrchestratorError>();
@@ -165,7 +167,9 @@ export const createInMemoryOrchestrator = (
       if (E.isLeft(result)) return result;
       const account = result.right;
       if (!mayRenew(account, account.identity, "customer")) return E.left(orchestratorRejected(NO_RIGHT));
-      return E.right(ApiKey.unsafeFrom(download(issue(account, MAX_API_TOKEN_LIFETIME_MS), account)));
+      const key = download(issue(account, MAX_API_TOKEN_LIFETIME_MS), account);
+      if (refreshRevokesPredecessor) byKey.delete(target.apiKey.reveal());
+      return E.right(ApiKey.unsafeFrom(key));
     },
     createApiToken:
       (target, identity, { lifetimeMs }) =>

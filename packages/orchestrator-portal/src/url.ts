@@ -7,7 +7,11 @@ export type PortalMethod =
   | "enterprise/getEnterprise"
   | "enterpriseProxy/getEnterpriseProxyEnterprises"
   | "enterpriseProxy/getApiTokens"
-  | "enterprise/getApiTokens";
+  | "enterprise/getApiTokens"
+  | "enterprise/refreshApiToken"
+  | "enterpriseProxy/createApiToken"
+  | "enterpriseProxy/downloadApiToken"
+  | "enterpriseProxy/revokeApiToken";
 
 /**
  * `{orchestratorUrl}/portal/rest/{method}`, whether or not the URL ends in "/"

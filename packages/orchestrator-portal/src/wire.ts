@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
-import { writableTime, type ApiToken, type Customer } from "@sdwan-connections/core";
+import { ApiKeyCodec, writableTime, type ApiToken, type Customer } from "@sdwan-connections/core";
 
 /**
  * The most bytes of an answer that are ever parsed into values at once (`JSON.parse`): a whole answer that is not a
@@ -47,6 +47,15 @@ export const toApiTokens = (answer: t.TypeOf<typeof ApiTokens>): readonly ApiTok
       expiresAt: expiresAt === undefined || Number.isNaN(expiresAt.getTime()) ? undefined : writableTime(expiresAt),
     };
   });
+
+/** refreshApiToken's and downloadApiToken's answer (Swagger `downloaded_api_token`): the new key, held as one at once. */
+export const DownloadedToken = t.type({ token: ApiKeyCodec }, "DownloadedToken");
+
+/** createApiToken's answer (Swagger `insertion_confirmation`): of it only the new token's id matters. */
+export const InsertionConfirmation = t.type({ id: t.Int }, "InsertionConfirmation");
+
+/** revokeApiToken's answer (Swagger `rows_modified_confirmation`); 0 rows is a token revoked before. */
+export const RowsModified = t.type({ rows: t.number }, "RowsModified");
 
 /** Rounds to 6 decimals, half away from zero, so -0.0000005 does not become -0. */
 export const round6 = (value: number | null | undefined): number | null => {
@@ -131,6 +140,9 @@ const FIELD_NAMES: ReadonlySet<string> = new Set([
   ...Object.keys(ProxyProperty.props),
   ...Object.keys(EnterpriseIdentity.props),
   ...ApiTokenWire.types.flatMap((part) => Object.keys(part.props)),
+  ...Object.keys(DownloadedToken.props),
+  ...Object.keys(InsertionConfirmation.props),
+  ...Object.keys(RowsModified.props),
 ]);
 
 /**

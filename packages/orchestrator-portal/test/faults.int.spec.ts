@@ -145,6 +145,10 @@ describe("every simulator fault, through the real client", () => {
       "enterpriseProxy/getEnterpriseProxyEnterprises": 0,
       "enterpriseProxy/getApiTokens": 0,
       "enterprise/getApiTokens": 0,
+      "enterprise/refreshApiToken": 0,
+      "enterpriseProxy/createApiToken": 0,
+      "enterpriseProxy/downloadApiToken": 0,
+      "enterpriseProxy/revokeApiToken": 0,
     });
   });
 

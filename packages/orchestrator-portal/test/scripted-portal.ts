@@ -25,13 +25,17 @@ export interface Scripted {
   readonly delayMs?: number;
 }
 
-export type Check = "partner" | "customer" | "list" | "tokens";
+export type Check = "partner" | "customer" | "list" | "tokens" | "refresh" | "create" | "download" | "revoke";
 export const CHECK_OF: Record<string, Check> = {
   "enterpriseProxy/getEnterpriseProxyProperty": "partner",
   "enterprise/getEnterprise": "customer",
   "enterpriseProxy/getEnterpriseProxyEnterprises": "list",
   "enterpriseProxy/getApiTokens": "tokens",
   "enterprise/getApiTokens": "tokens",
+  "enterprise/refreshApiToken": "refresh",
+  "enterpriseProxy/createApiToken": "create",
+  "enterpriseProxy/downloadApiToken": "download",
+  "enterpriseProxy/revokeApiToken": "revoke",
 };
 
 export const abortable = (ms: number, signal: AbortSignal) =>

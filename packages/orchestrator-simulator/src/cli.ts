@@ -13,10 +13,12 @@ export interface CliOptions {
   };
   /** PEM files: with both, the simulator serves HTTPS. */
   readonly tls?: { readonly keyFile: string; readonly certFile: string };
+  /** Whether a refreshed token's predecessor is revoked (by default it works on until its own expiry). */
+  readonly refreshRevokesPredecessor?: boolean;
 }
 
-export const USAGE = `Usage: sdwan-orchestrator-simulator [--host 127.0.0.1] [--port 8981] [--prefix /vco] [--data file.json] [--generate PARTNERS:ENTERPRISES [--null-share 0.25]] [--tls-key key.pem --tls-cert cert.pem]
-Environment: SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_PREFIX, SIMULATOR_DATA, SIMULATOR_GENERATE, SIMULATOR_NULL_SHARE, SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT (same meanings).`;
+export const USAGE = `Usage: sdwan-orchestrator-simulator [--host 127.0.0.1] [--port 8981] [--prefix /vco] [--data file.json] [--generate PARTNERS:ENTERPRISES [--null-share 0.25]] [--tls-key key.pem --tls-cert cert.pem] [--refresh-revokes-predecessor false]
+Environment: SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_PREFIX, SIMULATOR_DATA, SIMULATOR_GENERATE, SIMULATOR_NULL_SHARE, SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT, SIMULATOR_REFRESH_REVOKES_PREDECESSOR (same meanings).`;
 
 const positiveInt = (name: string, value: string, min: number): number => {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 65535 * 1000)
@@ -40,7 +42,10 @@ const readOptions = (argv: readonly string[], env: Readonly<Record<string, strin
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (arg === "--") continue; // what `pnpm start -- --port 1` passes through
-    const match = /^--(host|port|prefix|data|generate|null-share|tls-key|tls-cert)(?:=(.*))?$/.exec(arg);
+    const match =
+      /^--(host|port|prefix|data|generate|null-share|tls-key|tls-cert|refresh-revokes-predecessor)(?:=(.*))?$/.exec(
+        arg,
+      );
     if (match === null) throw new Error(`unknown argument '${arg}'\n${USAGE}`);
     const value = match[2] ?? argv[++i];
     if (value === undefined) throw new Error(`--${match[1]} needs a value`);
@@ -60,6 +65,11 @@ const readOptions = (argv: readonly string[], env: Readonly<Record<string, strin
   const certFile = get("tls-cert", "SIMULATOR_TLS_CERT");
   if ((keyFile === undefined) !== (certFile === undefined))
     throw new Error("--tls-key and --tls-cert (SIMULATOR_TLS_KEY, SIMULATOR_TLS_CERT) go together");
+  const revokes = get("refresh-revokes-predecessor", "SIMULATOR_REFRESH_REVOKES_PREDECESSOR");
+  if (revokes !== undefined && revokes !== "true" && revokes !== "false")
+    throw new Error(
+      `--refresh-revokes-predecessor / SIMULATOR_REFRESH_REVOKES_PREDECESSOR: expected true or false, got '${revokes}'`,
+    );
   let generated: CliOptions["generate"];
   if (generate !== undefined) {
     const [partners = "", enterprises = ""] = generate.split(":");
@@ -76,5 +86,6 @@ const readOptions = (argv: readonly string[], env: Readonly<Record<string, strin
     ...(dataFile === undefined ? {} : { dataFile }),
     ...(generated === undefined ? {} : { generate: generated }),
     ...(keyFile === undefined || certFile === undefined ? {} : { tls: { keyFile, certFile } }),
+    ...(revokes === undefined ? {} : { refreshRevokesPredecessor: revokes === "true" }),
   };
 };

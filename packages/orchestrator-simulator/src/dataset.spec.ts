@@ -137,4 +137,16 @@ describe("parseCliOptions", () => {
     expect(parseCliOptions(["--port", "x"], {})).toEqual(E.left(expect.stringMatching(/--port/)));
     expect(parseCliOptions(["--bogus"], {})).toEqual(E.left(expect.stringMatching(/unknown argument/)));
   });
+
+  it("reads whether a refresh revokes its predecessor, true or false only", () => {
+    expect(parseCliOptions(["--refresh-revokes-predecessor", "true"], {})).toMatchObject(
+      E.right({ refreshRevokesPredecessor: true }),
+    );
+    expect(parseCliOptions([], { SIMULATOR_REFRESH_REVOKES_PREDECESSOR: "false" })).toMatchObject(
+      E.right({ refreshRevokesPredecessor: false }),
+    );
+    expect(parseCliOptions(["--refresh-revokes-predecessor", "yes"], {})).toEqual(
+      E.left(expect.stringMatching(/expected true or false/)),
+    );
+  });
 });

@@ -29,10 +29,15 @@ export type CustomerKeyRecord = t.TypeOf<typeof CustomerKeyRecord>;
 
 /**
  * The orchestrator's API token behind a key (a partner's or a customer's): the token lists (`getApiTokens`) of its
- * partner or enterprise show it. `readsTokens: false` is a key without the right to read those lists (the default has it).
+ * partner or enterprise show it. `readsTokens: false` is a key without the right to read those lists, `renews: false`
+ * one without the right to renew itself (`ENTERPRISE_TOKEN` / `PROXY_TOKEN` beyond reading); the default has both.
+ * `enterpriseUserId` is the user it was made for (`createdForEnterpriseUserId`; one is made up when absent).
  */
 export const ApiTokenRecord = t.intersection(
-  [t.type({ key: t.string, tokenUuid: t.string, expiration: t.string }), t.partial({ readsTokens: t.boolean })],
+  [
+    t.type({ key: t.string, tokenUuid: t.string, expiration: t.string }),
+    t.partial({ readsTokens: t.boolean, renews: t.boolean, enterpriseUserId: t.Int }),
+  ],
   "ApiTokenRecord",
 );
 export type ApiTokenRecord = t.TypeOf<typeof ApiTokenRecord>;
@@ -516,8 +521,11 @@ const withNulls = (random: () => number, enterprise: Record<string, unknown>): R
   return sent;
 };
 
-/** The expiry of every generated token. */
-export const GENERATED_TOKEN_EXPIRATION = "2027-06-11T00:00:00.000Z";
+/**
+ * The expiry of every generated token. Longer than the 12 months an orchestrator gives, on purpose: the simulator
+ * refuses an expired token's key, and fixed data must not stop working on a date (it said 2027-06-11 before).
+ */
+export const GENERATED_TOKEN_EXPIRATION = "2036-06-11T00:00:00.000Z";
 
 export interface GenerateOptions {
   readonly partners: number;

@@ -24,5 +24,7 @@ export {
   type RecordedRequest,
   type SimulatorOptions,
 } from "./simulator.js";
+export type { Hold, HoldMatch } from "./holds.js";
+export { MAX_TOKEN_LIFETIME_MS, withJwtKeys, type SimulatorToken, type TokenOwner, type TokenState } from "./tokens.js";
 export { parseCliOptions, type CliOptions } from "./cli.js";
 export { createTestCertificates, type TestCertificates } from "./test-certificates.js";

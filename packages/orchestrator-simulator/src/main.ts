@@ -15,6 +15,9 @@ const main = async (): Promise<void> => {
     host: options.host,
     port: options.port,
     prefix: options.prefix,
+    ...(options.refreshRevokesPredecessor === undefined
+      ? {}
+      : { refreshRevokesPredecessor: options.refreshRevokesPredecessor }),
     record: false,
     ...(options.generate === undefined ? {} : { generate: options.generate }),
     ...(options.dataFile === undefined ? {} : { data: await loadDataset(options.dataFile) }),

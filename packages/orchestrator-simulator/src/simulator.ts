@@ -7,46 +7,27 @@ import * as E from "fp-ts/lib/Either.js";
 import {
   decodeDataset,
   generateDataset,
-  type ApiTokenRecord,
   type Dataset,
   type EnterpriseRecord,
   type GenerateOptions,
   type PartnerRecord,
 } from "./dataset.js";
+import { createFaultApplier, errorBody, sendJson, type Fault } from "./faults.js";
+import { createHolds, type Hold, type HoldMatch } from "./holds.js";
+import {
+  INVALID_PARAMS,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  PORTAL_METHODS,
+  SERVER_ERROR,
+  TOKEN_ERROR,
+  zeroCounts,
+  type PortalMethod,
+} from "./methods.js";
+import { createTokens, PRIVILEGE, type SimulatorToken, type TokenRefusal } from "./tokens.js";
 
-/** The portal methods served, as `{group}/{method}` after `/portal/rest/`. */
-export const PORTAL_METHODS = [
-  "enterpriseProxy/getEnterpriseProxyProperty",
-  "enterprise/getEnterprise",
-  "enterpriseProxy/getEnterpriseProxyEnterprises",
-  "enterpriseProxy/getApiTokens",
-  "enterprise/getApiTokens",
-] as const;
-export type PortalMethod = (typeof PORTAL_METHODS)[number];
-
-/**
- * A fault to inject instead of (or, for `delay`, before) the normal answer.
- * `times` limits it to the next N matching calls; `method` to one method.
- */
-export type Fault = (
-  | { readonly kind: "delay"; readonly ms: number }
-  | { readonly kind: "serverError"; readonly status?: number }
-  | { readonly kind: "rateLimit"; readonly retryAfter?: string }
-  /** The vendor's documented penalty: 429 without Retry-After to every matching call for `penaltyMs` (5 s) from the first, then normal answers. */
-  | { readonly kind: "ratePenalty"; readonly penaltyMs?: number }
-  | { readonly kind: "malformedJson" }
-  /** The `error` body at `status` (default 200). */
-  | { readonly kind: "errorBody"; readonly status?: number }
-  /** `status` with an empty body. */
-  | { readonly kind: "bareStatus"; readonly status: number }
-  /** 200 with the usual JSON, less the id the method is asked for. */
-  | { readonly kind: "missingId" }
-  /** An HTML page at `status` (default 200); 502 is what a proxy in front of a down orchestrator sends. */
-  | { readonly kind: "html"; readonly status?: number }
-  /** 302 to a login page, as a portal behind single sign-on sends. */
-  | { readonly kind: "redirectToLogin" }
-  | { readonly kind: "reset" }
-) & { readonly times?: number; readonly method?: PortalMethod };
+export { PORTAL_METHODS, type PortalMethod } from "./methods.js";
+export type { Fault } from "./faults.js";
 
 /** One request as the simulator received it, for tests that check what a client sends. */
 export interface RecordedRequest {
@@ -79,6 +60,13 @@ export interface SimulatorOptions {
   readonly record?: boolean;
   /** Serve HTTPS with this key and certificate (PEM), e.g. from `createTestCertificates()`. */
   readonly tls?: { readonly key: string; readonly cert: string };
+  /** The clock tokens expire and are used by (ms since the epoch); `Date.now` by default. */
+  readonly now?: () => number;
+  /**
+   * Whether `enterprise/refreshApiToken` revokes the token it refreshes. By default that token works on until its own
+   * expiry (no public document says which real orchestrators do; see the README).
+   */
+  readonly refreshRevokesPredecessor?: boolean;
 }
 
 export interface OrchestratorSimulator {
@@ -89,6 +77,12 @@ export interface OrchestratorSimulator {
   readonly requests: readonly RecordedRequest[];
   /** Counts for one key, zeros if it never called. */
   callsFor(key: string): Record<PortalMethod, number>;
+  /** Every API token, in the order made (a copy each time): state, expiry, user, key, first and last use. */
+  tokens(): readonly SimulatorToken[];
+  /** The token behind `key`, whatever its state, or undefined for a key the simulator never issued. */
+  tokenOf(key: string): SimulatorToken | undefined;
+  /** Holds the next calls that `match` names until `release()` (a test hook); every call is still counted. */
+  hold(match: HoldMatch): Hold;
   /** Sets (or with `undefined` clears) the fault for `key`, or for every key with "*". A key's own fault wins. */
   setFault(key: string, fault: Fault | undefined): void;
   resetCalls(): void;
@@ -111,59 +105,10 @@ export const loadDataset = async (file: string | URL): Promise<Dataset> => {
 export const loadSampleDataset = async (): Promise<Dataset> =>
   loadDataset(SAMPLE_URL_FROM_SRC).catch(() => loadDataset(SAMPLE_URL));
 
-const zeroCounts = (): Record<PortalMethod, number> => ({
-  "enterpriseProxy/getEnterpriseProxyProperty": 0,
-  "enterprise/getEnterprise": 0,
-  "enterpriseProxy/getEnterpriseProxyEnterprises": 0,
-  "enterpriseProxy/getApiTokens": 0,
-  "enterprise/getApiTokens": 0,
-});
-
-// JSON-RPC error codes, as the portal uses them in its `error` bodies.
-const PARSE_ERROR = -32700;
-const INVALID_PARAMS = -32602;
-const METHOD_NOT_FOUND = -32601;
-const SERVER_ERROR = -32603;
-const TOKEN_ERROR = -32000;
-
 const normalizePrefix = (prefix: string | undefined): string => {
   const trimmed = (prefix ?? "").replace(/^\/+|\/+$/g, "");
   return trimmed === "" ? "" : `/${trimmed}`;
 };
-
-const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-};
-
-const sendHtml = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void => {
-  res.writeHead(status, { "content-type": "text/html", "content-length": Buffer.byteLength(html), ...headers });
-  res.end(html);
-};
-
-const NGINX_502 =
-  "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
-
-/** What each method answers under the `missingId` fault: its usual shape, less the id a client looks for. */
-const MISSING_ID_ANSWERS: Record<PortalMethod, unknown> = {
-  "enterpriseProxy/getEnterpriseProxyProperty": {
-    id: 1001,
-    created: "2021-03-04T10:11:12.000Z",
-    name: "vco.enterpriseProxy.displayName",
-    value: "x",
-  },
-  "enterprise/getEnterprise": { logicalId: "00000000-0000-4000-8000-000000000000", name: "x" },
-  "enterpriseProxy/getEnterpriseProxyEnterprises": [{}],
-  "enterpriseProxy/getApiTokens": [{ id: 1, name: "x" }],
-  "enterprise/getApiTokens": [{ id: 1, name: "x" }],
-};
-
-const errorBody = (code: number, message: string) => ({ error: { code, message } });
 
 const readBody = (req: IncomingMessage, limit = 1_048_576): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -196,25 +141,6 @@ const proxyProperty = (partner: PartnerRecord) => ({
   modified: "2024-01-02T03:04:05.000Z",
 });
 
-/** A token as the token lists answer it (Swagger definition `api_token`), of the partner or the enterprise that owns it. */
-const apiToken = (
-  token: ApiTokenRecord,
-  index: number,
-  owner: { readonly enterpriseProxyId: number } | { readonly enterpriseId: number },
-) => ({
-  id: index + 1,
-  tokenUuid: token.tokenUuid,
-  name: `token ${index + 1}`,
-  description: "",
-  created: "2026-06-11T00:00:00.000Z",
-  modified: "2026-06-11T00:00:00.000Z",
-  downloaded: "2026-06-11T00:05:00.000Z",
-  expiration: token.expiration,
-  isRevoked: false,
-  state: "ENABLED",
-  ...owner,
-});
-
 /**
  * Starts an HTTP server speaking the portal methods. Behaviour, as a
  * real orchestrator would show it for each kind of token:
@@ -237,21 +163,17 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
   const prefix = normalizePrefix(options.prefix);
   const record = options.record ?? true;
 
-  const partnerByKey = new Map<string, PartnerRecord>();
-  for (const partner of data.partners) for (const key of partner.keys) partnerByKey.set(key, partner);
+  const partnerById = new Map<number, PartnerRecord>(
+    data.partners.map((partner) => [partner.enterpriseProxyId, partner]),
+  );
   const enterpriseById = new Map<number, EnterpriseRecord>();
   for (const partner of data.partners)
     for (const enterprise of partner.enterprises) enterpriseById.set(enterprise.id, enterprise);
-  const enterpriseByKey = new Map<string, EnterpriseRecord>();
-  for (const { key, enterpriseId } of data.customerKeys) {
-    const enterprise = enterpriseById.get(enterpriseId);
-    if (enterprise !== undefined) enterpriseByKey.set(key, enterprise);
-  }
-  const tokenByKey = new Map((data.apiTokens ?? []).map((token) => [token.key, token]));
-  const tokensOf = (keys: readonly string[]) => keys.flatMap((key) => tokenByKey.get(key) ?? []);
-  const customerKeysOf = new Map<number, string[]>();
-  for (const { key, enterpriseId } of data.customerKeys)
-    customerKeysOf.set(enterpriseId, [...(customerKeysOf.get(enterpriseId) ?? []), key]);
+  const tokens = createTokens(data, {
+    now: options.now ?? Date.now,
+    refreshRevokesPredecessor: options.refreshRevokesPredecessor ?? false,
+  });
+  const holds = createHolds();
   // A partner's answer is the same every time: serialize it once.
   const enterprisesJson = new Map<PartnerRecord, string>();
 
@@ -278,15 +200,21 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
     key: string | undefined,
     params: Record<string, unknown>,
   ): void => {
-    const partner = key === undefined ? undefined : partnerByKey.get(key);
-    const enterprise = key === undefined ? undefined : enterpriseByKey.get(key);
-    if (partner === undefined && enterprise === undefined) {
+    const token = tokens.use(key);
+    const { owner } = token ?? {};
+    const partner = owner?.kind === "partner" ? partnerById.get(owner.enterpriseProxyId) : undefined;
+    const enterprise = owner?.kind === "enterprise" ? enterpriseById.get(owner.enterpriseId) : undefined;
+    if (token === undefined || owner === undefined || (partner === undefined && enterprise === undefined)) {
       sendJson(res, 400, errorBody(TOKEN_ERROR, "tokenError [expired or invalid token]"));
       return;
     }
+    const tokenAnswer = (result: object | TokenRefusal): void =>
+      "code" in result && "message" in result
+        ? sendJson(res, 400, errorBody(result.code, result.message))
+        : sendJson(res, 200, result);
     switch (method) {
       case "enterpriseProxy/getEnterpriseProxyProperty":
-        if (partner === undefined) sendJson(res, 400, errorBody(SERVER_ERROR, "privileges check failed"));
+        if (partner === undefined) sendJson(res, 400, errorBody(PRIVILEGE.code, PRIVILEGE.message));
         else sendJson(res, 200, proxyProperty(partner));
         return;
       case "enterprise/getEnterprise":
@@ -296,7 +224,7 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
       case "enterpriseProxy/getEnterpriseProxyEnterprises": {
         const requested = params["enterpriseProxyId"];
         if (partner === undefined) {
-          sendJson(res, 400, errorBody(SERVER_ERROR, "privileges check failed"));
+          sendJson(res, 400, errorBody(PRIVILEGE.code, PRIVILEGE.message));
         } else if (requested !== undefined && requested !== partner.enterpriseProxyId) {
           sendJson(res, 400, errorBody(INVALID_PARAMS, "enterpriseProxyId does not match the caller"));
         } else {
@@ -311,98 +239,26 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
       }
       case "enterpriseProxy/getApiTokens":
       case "enterprise/getApiTokens": {
-        const owner = method === "enterpriseProxy/getApiTokens" ? partner : enterprise;
-        if (owner === undefined || key === undefined || tokenByKey.get(key)?.readsTokens === false) {
-          sendJson(res, 400, errorBody(SERVER_ERROR, "privileges check failed"));
-        } else if (partner !== undefined) {
-          sendJson(
-            res,
-            200,
-            tokensOf(partner.keys).map((token, index) =>
-              apiToken(token, index, { enterpriseProxyId: partner.enterpriseProxyId }),
-            ),
-          );
-        } else if (enterprise !== undefined) {
-          sendJson(
-            res,
-            200,
-            tokensOf(customerKeysOf.get(enterprise.id) ?? []).map((token, index) =>
-              apiToken(token, index, { enterpriseId: enterprise.id }),
-            ),
-          );
-        }
+        const own = method === "enterpriseProxy/getApiTokens" ? partner : enterprise;
+        tokenAnswer(own === undefined || !token.readsTokens ? PRIVILEGE : tokens.listOf(owner));
         return;
       }
+      case "enterprise/refreshApiToken":
+        tokenAnswer(tokens.refresh(token, params));
+        return;
+      case "enterpriseProxy/createApiToken":
+        tokenAnswer(tokens.create(token, params));
+        return;
+      case "enterpriseProxy/downloadApiToken":
+        tokenAnswer(tokens.download(token, params));
+        return;
+      case "enterpriseProxy/revokeApiToken":
+        tokenAnswer(tokens.revoke(token, params));
+        return;
     }
   };
 
-  const penaltyEnds = new WeakMap<Fault, number>();
-
-  const applyFault = async (
-    res: ServerResponse,
-    req: IncomingMessage,
-    fault: Fault,
-    method: PortalMethod,
-  ): Promise<boolean> => {
-    switch (fault.kind) {
-      case "delay":
-        await new Promise((resolve) => setTimeout(resolve, fault.ms));
-        return false; // then answer normally
-      case "serverError":
-        sendJson(res, fault.status ?? 500, errorBody(SERVER_ERROR, "An error occurred while processing your request"));
-        return true;
-      case "rateLimit":
-        sendJson(
-          res,
-          429,
-          errorBody(SERVER_ERROR, "rate limit exceeded"),
-          fault.retryAfter === undefined ? {} : { "retry-after": fault.retryAfter },
-        );
-        return true;
-      case "malformedJson":
-        sendJson(
-          res,
-          200,
-          method.endsWith("Enterprises") || method.endsWith("getApiTokens")
-            ? '[{"id": 1, "logicalId": "'
-            : '{"id": 1, "enterpriseProxyId": ',
-        );
-        return true;
-      case "ratePenalty": {
-        const now = Date.now();
-        const ends = penaltyEnds.get(fault) ?? now + (fault.penaltyMs ?? 5_000);
-        penaltyEnds.set(fault, ends);
-        if (now >= ends) return false; // the penalty is over
-        sendJson(res, 429, errorBody(SERVER_ERROR, "rate limit exceeded"));
-        return true;
-      }
-      case "errorBody":
-        sendJson(res, fault.status ?? 200, errorBody(SERVER_ERROR, "An error occurred while processing your request"));
-        return true;
-      case "bareStatus":
-        res.writeHead(fault.status, { "content-length": 0 });
-        res.end();
-        return true;
-      case "missingId":
-        sendJson(res, 200, MISSING_ID_ANSWERS[method]);
-        return true;
-      case "html":
-        sendHtml(
-          res,
-          fault.status ?? 200,
-          fault.status === 502 ? NGINX_502 : "<html><body><h1>Orchestrator</h1></body></html>",
-        );
-        return true;
-      case "redirectToLogin":
-        sendHtml(res, 302, '<html><body><a href="login.html">Log in</a></body></html>', {
-          location: `${prefix}/login.html`,
-        });
-        return true;
-      case "reset":
-        req.socket.destroy();
-        return true;
-    }
-  };
+  const applyFault = createFaultApplier(prefix);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
@@ -427,6 +283,8 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
     perKey[method] += 1;
     calls.byKey.set(key ?? "(none)", perKey);
 
+    // A held call whose client went away meanwhile (killed) is dropped, not acted on: as a request never sent.
+    if (!(await holds.pass(method, key, "before", req.socket))) return;
     const fault = takeFault(key, method);
     if (fault !== undefined && (await applyFault(res, req, fault, method))) return;
 
@@ -440,7 +298,21 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
       sendJson(res, 400, errorBody(PARSE_ERROR, "Parse error: the body must be a JSON object"));
       return;
     }
-    answer(res, method, key, params as Record<string, unknown>);
+    if (!holds.active("after")) {
+      answer(res, method, key, params as Record<string, unknown>);
+    } else {
+      // Acted on, its answer kept back while a hold stops it.
+      const end = res.end.bind(res);
+      let send = (): void => undefined;
+      res.end = ((...args: Parameters<typeof end>) => {
+        send = () => end(...args);
+        return res;
+      }) as typeof res.end;
+      answer(res, method, key, params as Record<string, unknown>);
+      res.end = end;
+      await holds.pass(method, key, "after", req.socket);
+      send();
+    }
     if (res.statusCode === 200) calls.lastServeMs[method] = performance.now() - started;
   };
 
@@ -467,6 +339,7 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
   const urlHost = host.includes(":") ? `[${host}]` : host;
 
   const stop = async (): Promise<void> => {
+    holds.releaseAll();
     if (!server.listening) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
@@ -478,6 +351,9 @@ export const startOrchestratorSimulator = async (options: SimulatorOptions = {})
     data,
     calls,
     requests,
+    tokens: () => tokens.all(),
+    tokenOf: (key) => tokens.of(key),
+    hold: (match) => holds.hold(match),
     callsFor: (key) => ({ ...(calls.byKey.get(key) ?? zeroCounts()) }),
     setFault: (key, fault) => {
       if (fault === undefined) faults.delete(key);

@@ -197,6 +197,33 @@ describe("the simulator's answers validate against the vendor Swagger", () => {
     const found = await Promise.all(PORTAL_METHODS.map((method) => violations(faulty, method, PARTNER_KEY)));
     // missingId's `[{}]` listing is within the Swagger (it requires no field of a listed enterprise): some, not all.
     expect(found.some((list) => list.length > 0)).toBe(true);
-    if (fault.kind !== "missingId") expect(found.every((list) => list.length > 0)).toBe(true);
+    // A 200 `error` body is within the Swagger's downloaded_api_token (it requires no field): refresh's and download's.
+    const withinSwagger = (method: PortalMethod) =>
+      fault.kind === "errorBody" && fault.status === undefined && TOKEN_ANSWERS.has(method);
+    if (fault.kind !== "missingId")
+      for (const [index, method] of PORTAL_METHODS.entries())
+        if (!withinSwagger(method)) expect(found[index]?.length, method).toBeGreaterThan(0);
+  });
+
+  it("for the token methods' answers: refresh, create, download, revoke, and their refusals", async () => {
+    await using tokens = await startOrchestratorSimulator();
+    const userId = tokens.tokenOf(PARTNER_KEY)?.createdForEnterpriseUserId;
+    const create = JSON.stringify({ enterpriseUserId: userId, name: "renewed", lifetimeMs: 86_400_000 });
+    expect(await violations(tokens, "enterpriseProxy/createApiToken", PARTNER_KEY, create)).toEqual([]);
+    const made = tokens.tokens().at(-1)?.id;
+    for (let twice = 0; twice < 2; twice += 1) {
+      const id = JSON.stringify({ id: made });
+      expect(await violations(tokens, "enterpriseProxy/downloadApiToken", PARTNER_KEY, id)).toEqual([]);
+      expect(await violations(tokens, "enterpriseProxy/revokeApiToken", PARTNER_KEY, id)).toEqual([]);
+    }
+    const refresh = JSON.stringify({ apiToken: CUSTOMER_KEY });
+    expect(await violations(tokens, "enterprise/refreshApiToken", CUSTOMER_KEY, refresh)).toEqual([]);
+    expect(await violations(tokens, "enterprise/refreshApiToken", PARTNER_KEY, refresh)).toEqual([]);
+    expect(tokens.calls.total).toBe(7);
   });
 });
+
+const TOKEN_ANSWERS: ReadonlySet<PortalMethod> = new Set([
+  "enterprise/refreshApiToken",
+  "enterpriseProxy/downloadApiToken",
+]);

@@ -148,6 +148,10 @@ describe("orchestrator simulator over HTTP", () => {
       "enterpriseProxy/getEnterpriseProxyEnterprises": 0,
       "enterpriseProxy/getApiTokens": 0,
       "enterprise/getApiTokens": 0,
+      "enterprise/refreshApiToken": 0,
+      "enterpriseProxy/createApiToken": 0,
+      "enterpriseProxy/downloadApiToken": 0,
+      "enterpriseProxy/revokeApiToken": 0,
     });
     expect(sim.requests).toHaveLength(3);
     expect(sim.requests[0]?.headers.authorization).toBe(`Token ${PARTNER_KEY}`);
