@@ -170,8 +170,10 @@ describe("loadConfig", () => {
     const config = (env: Record<string, string>) => E.getOrElseW((left: string) => left)(loadConfig(env));
     expect(config({ SDWAN_HEALTH_INTERVAL_S: "0" })).toMatchObject({ healthIntervalMs: undefined });
     expect(config({ SDWAN_HEALTH_INTERVAL_S: "60" })).toMatchObject({ healthIntervalMs: 60_000 });
-    expect(fails({ SDWAN_HEALTH_INTERVAL_S: "4" })).toBe(
-      "SDWAN_HEALTH_INTERVAL_S: must be 0 (off) or an integer from 5 to 86400",
+    // SPEC §12: any interval from 1 s up is valid (for tests of renewal rounds).
+    expect(config({ SDWAN_HEALTH_INTERVAL_S: "1" })).toMatchObject({ healthIntervalMs: 1_000 });
+    expect(fails({ SDWAN_HEALTH_INTERVAL_S: "86401" })).toBe(
+      "SDWAN_HEALTH_INTERVAL_S: must be 0 (off) or an integer from 1 to 86400",
     );
     expect(config({ SDWAN_WEBHOOK_ALLOW_HTTP: "true" })).toMatchObject({ webhooks: { allowHttp: "any" } });
     expect(config({ SDWAN_WEBHOOK_ALLOW_HTTP: "false" })).toMatchObject({ webhooks: { allowHttp: [] } });

@@ -202,7 +202,7 @@ const networkList = (raw: string): E.Either<string, readonly Network[]> =>
 
 // Background health's period in seconds: 0 turns it off, else 5 s to a day.
 const healthInterval = (raw: string): E.Either<string, number> =>
-  raw === "0" ? E.right(0) : E.mapLeft(() => "must be 0 (off) or an integer from 5 to 86400")(integer(5, 86_400)(raw));
+  raw === "0" ? E.right(0) : E.mapLeft(() => "must be 0 (off) or an integer from 1 to 86400")(integer(1, 86_400)(raw));
 
 // Days before a key's expiry, each a whole number from 1 to 366 (the orchestrator caps a key at 12 months), at least one.
 const warnDays = (raw: string): E.Either<string, readonly number[]> => {
