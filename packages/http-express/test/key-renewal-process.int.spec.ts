@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import {
   loadSampleDataset,
@@ -6,7 +7,8 @@ import {
   withJwtKeys,
   type SimulatorToken,
 } from "@sdwan-connections/orchestrator-simulator";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { startPostgres, type StartedPostgres } from "@sdwan-connections/storage-postgres/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ADMIN, BASE, client, makeDataDir } from "./harness.js";
 import { runMain } from "./main-process.js";
 
@@ -21,13 +23,42 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const world = async () => {
+let postgres: StartedPostgres | undefined;
+beforeAll(async () => {
+  postgres = await startPostgres({ label: "http-express-key-renewal" });
+});
+afterAll(async () => {
+  await postgres?.stop();
+});
+let databases = 0;
+// The store a test's instances share: the data directory's files, or one PostgreSQL database.
+const STORES = {
+  embedded: async (): Promise<Record<string, string>> => ({}),
+  PostgreSQL: async (): Promise<Record<string, string>> => ({
+    SDWAN_STORAGE: "postgres",
+    SDWAN_DATABASE_URL: (await postgres?.database(`renewal_${(databases += 1)}`)) ?? "",
+    SDWAN_MASTER_KEY: randomBytes(32).toString("base64"),
+  }),
+};
+
+const world = async (store: keyof typeof STORES = "embedded", withoutRight?: string) => {
   const jwt = withJwtKeys(await loadSampleDataset());
-  const simulator = await startOrchestratorSimulator({ data: jwt.data, host: "127.0.0.1", port: 0 });
+  const data =
+    withoutRight === undefined
+      ? jwt.data
+      : {
+          ...jwt.data,
+          apiTokens: (jwt.data.apiTokens ?? []).map((token) =>
+            token.key === jwt.keyOf(withoutRight) ? { ...token, renews: false } : token,
+          ),
+        };
+  const simulator = await startOrchestratorSimulator({ data, host: "127.0.0.1", port: 0 });
   const dir = await makeDataDir();
   dirs.push(dir);
+  const storeEnv = await STORES[store]();
   const start = () =>
     runMain({
+      ...storeEnv,
       SDWAN_DATA_DIR: dir,
       SDWAN_ADMIN_USER: ADMIN.name,
       SDWAN_ADMIN_PASSWORD: ADMIN.password,
@@ -53,7 +84,7 @@ const world = async () => {
 const unaccounted = (tokens: readonly SimulatorToken[], before: number, stored: string | undefined) =>
   tokens.filter((token) => token.id > before && token.state === "downloaded" && token.key !== stored);
 
-describe("key renewal through the service process (embedded store)", { timeout: 180_000 }, () => {
+describe("key renewal through the service process", { timeout: 180_000 }, () => {
   it("renews a customer key (refresh) and a partner key (create, download, revoke): the old key's last use before the new key's first", async () => {
     const w = await world();
     const customer = w.keyOf("sample-customer-key-1-1");
@@ -99,9 +130,11 @@ describe("key renewal through the service process (embedded store)", { timeout: 
     { step: "after download", method: "enterpriseProxy/downloadApiToken", when: "after" },
     { step: "after store, before revoke", method: "enterpriseProxy/revokeApiToken", when: "before" },
   ] as const;
-  for (const kill_ of KILLS) {
-    it(`a SIGKILL ${kill_.step} of a partner renewal, then a restart: the connection valid, no downloaded token unstored and unrevoked`, async () => {
-      const w = await world();
+  for (const [store, kill_] of (["embedded", "PostgreSQL"] as const).flatMap((one) =>
+    KILLS.map((k) => [one, k] as const),
+  )) {
+    it(`${store}: a SIGKILL ${kill_.step} of a partner renewal, then a restart: the connection valid, no downloaded token unstored and unrevoked`, async () => {
+      const w = await world(store);
       const partner = w.keyOf("sample-partner-key-2");
       const before = Math.max(...w.simulator.tokens().map((token) => token.id));
       const hold = w.simulator.hold({ method: kill_.method, when: kill_.when });
@@ -134,4 +167,52 @@ describe("key renewal through the service process (embedded store)", { timeout: 
       }
     });
   }
+
+  it("PostgreSQL: two instances racing one renewal make one token", async () => {
+    const w = await world("PostgreSQL");
+    const partner = w.keyOf("sample-partner-key-2");
+    const [a, b] = [w.start(), w.start()];
+    try {
+      const [url] = await Promise.all([a.listening(), b.listening()]);
+      await w.add(url, "partner", partner);
+      await vi.waitFor(() => expect(w.simulator.tokenOf(partner)?.state).toBe("revoked"), { timeout: 60_000 });
+      // A few more rounds on both: nothing more is made.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(w.simulator.calls.byMethod["enterpriseProxy/createApiToken"]).toBe(1);
+      expect(w.simulator.calls.byMethod["enterpriseProxy/downloadApiToken"]).toBe(1);
+    } finally {
+      kill(a.child);
+      kill(b.child);
+      await w.simulator.stop();
+    }
+  });
+
+  it("a key without the privilege: renewalFailed with the reason, the expiry warnings go on, the connection valid", async () => {
+    const w = await world("embedded", "sample-customer-key-1-1");
+    const customer = w.keyOf("sample-customer-key-1-1");
+    const run = w.start();
+    try {
+      const url = await run.listening();
+      await w.add(url, "customer", customer);
+      const actions = async () =>
+        (
+          (await client(url)("GET", `${BASE}/audit?alias=customer&limit=100`)).json() as {
+            entries: { action: string; detail: string | null }[];
+          }
+        ).entries;
+      await vi.waitFor(
+        async () => {
+          const entries = await actions();
+          expect(entries.find((entry) => entry.action === "key-renewal-failed")?.detail).toMatch(/right to renew/);
+          expect(entries.some((entry) => entry.action === "key-expiring")).toBe(true);
+        },
+        { timeout: 60_000, interval: 250 },
+      );
+      expect((await w.valid(url, "customer")).valid).toBe(true);
+      expect(w.simulator.tokenOf(customer)?.state).toBe("downloaded");
+    } finally {
+      kill(run.child);
+      await w.simulator.stop();
+    }
+  });
 });
