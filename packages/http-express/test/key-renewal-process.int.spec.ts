@@ -215,4 +215,33 @@ describe("key renewal through the service process", { timeout: 180_000 }, () => 
       await w.simulator.stop();
     }
   });
+
+  it("a manual key change while the renewal is held (its new key downloaded) wins: the token made is revoked", async () => {
+    const w = await world();
+    const partner = w.keyOf("sample-partner-key-2");
+    const manual = w.keyOf("sample-customer-key-1-1"); // any key: the change is forced
+    const hold = w.simulator.hold({ method: "enterpriseProxy/downloadApiToken", when: "after" });
+    const run = w.start();
+    try {
+      const url = await run.listening();
+      await w.add(url, "partner", partner);
+      await hold.reached;
+      const changed = await client(url)("PUT", `${BASE}/connections/partner?force=true`, { body: { apiKey: manual } });
+      expect(changed.status).toBe(200);
+      hold.release();
+      const made = () => w.simulator.tokens().filter((token) => token.name.startsWith("sdwan-connections partner"));
+      await vi.waitFor(() => expect(made().map((token) => token.state)).toEqual(["revoked"]), { timeout: 30_000 });
+      const entries = (
+        (await client(url)("GET", `${BASE}/audit?alias=partner&limit=100`)).json() as {
+          entries: { action: string; actor: string }[];
+        }
+      ).entries;
+      expect(entries.filter((entry) => entry.action === "key-renew")).toEqual([]);
+      expect(entries.find((entry) => entry.action === "update")?.actor).toBe("admin");
+    } finally {
+      kill(run.child);
+      hold.release();
+      await w.simulator.stop();
+    }
+  });
 });
