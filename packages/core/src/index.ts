@@ -31,12 +31,7 @@ export type {
   StoredConnection,
   OrchestratorTarget,
 } from "./domain/connection.js";
-export {
-  CONNECTION_KINDS,
-  declaredExpiryAfter,
-  keyRenewalAfter,
-  sameTime,
-} from "./domain/connection.js";
+export { CONNECTION_KINDS, declaredExpiryAfter, keyRenewalAfter, sameTime } from "./domain/connection.js";
 export {
   daysLeft,
   DEFAULT_KEY_EXPIRY_WARN_DAYS,

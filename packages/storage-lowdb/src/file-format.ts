@@ -16,7 +16,7 @@ import type { ConnectionsFileError } from "./errors.js";
  * The file format, version 5:
  *
  * ```json
- * {"format":"sdwan-connections/connections","version":4,"lastVersion":17,"connections":[
+ * {"format":"sdwan-connections/connections","version":5,"lastVersion":17,"connections":[
  * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v2.1a2b3c4d.<iv>.<tag>.<ciphertext>","version":3,"apiKeySetAt":"2026-11-22T10:00:00.000Z","keyRenewal":"auto"}
  * ]}
  * ```
