@@ -50,8 +50,13 @@ const PROBLEMS: Partial<Record<HealthState, { readonly name: string; readonly se
 };
 
 /** Every alarm a connection can have: what its deletion clears (SPEC §9: `connectionDeleted` "clears the problems"). */
-// keyRenewalFailed is not among them yet: its clear at deletion changes every deletion's clears (left to the merge).
-const CONNECTION_ALARMS = ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired"] as const;
+const CONNECTION_ALARMS = [
+  "connectionInvalid",
+  "connectionUnreachable",
+  "keyExpiring",
+  "keyExpired",
+  "keyRenewalFailed",
+] as const;
 
 /** A resolution (`name`) of the connection's `problem` alarm. */
 const resolution = (name: string, problem: string, reason: string | null): OpennmsEvent => ({
