@@ -119,6 +119,11 @@ export const openService =
           onError: (error) => logger.warn({ problem: describeError(error) }, "connection health not read or written"),
         },
         keyExpiry: { warnDays: config.keyExpiryWarnDays },
+        // A renewal's lease outlasts its longest step (one orchestrator request, several calls) and a round or two.
+        keyRenewal: {
+          ...config.keyRenewal,
+          leaseMs: Math.max(2 * (config.healthIntervalMs ?? 0), 4 * config.orchestratorTimeoutMs),
+        },
         customersCacheTtlMs: config.customersCacheTtlMs,
         ...(metrics === undefined ? {} : { onCustomersCacheLookup: metrics.onCustomersCacheLookup }),
         webhooks: sending.options,

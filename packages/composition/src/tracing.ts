@@ -122,6 +122,7 @@ const STORE_CALLS: {
   fingerprints: {},
   audit: { record: "task", list: "task", listAfter: "task", subscribe: "task" },
   health: { claim: "task", record: "task", claimKeyWarning: "task", forget: "task", list: "task" },
+  renewals: { acquire: "task", save: "task", release: "task", list: "task" },
   failures: { add: "task", remove: "task", peek: "task" },
   serviceTokens: { create: "task", list: "task", find: "task", renew: "task", revoke: "task", touch: "task" },
   grants: { list: "task", add: "task", remove: "task" },

@@ -127,6 +127,23 @@ export const describeConnectionRepositoryContract = (
       expect(stored.apiKey.reveal()).toBe("new-key");
     });
 
+    it("keeps `keyRenewal` (SPEC §12): `off` unless set, kept across other changes, a change of it a new version", async () => {
+      await run(repository.insert(aConnection({ alias: "plain" })));
+      expect((await run(repository.get(alias("plain")))).keyRenewal).toBe("off");
+      await run(repository.insert({ ...aConnection({ alias: "lab", apiKey: "old-key" }), keyRenewal: "auto" }));
+      const added = await run(repository.get(alias("lab")));
+      expect(added.keyRenewal).toBe("auto");
+      const rekeyed = await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("new-key") }));
+      expect(rekeyed.keyRenewal).toBe("auto");
+      expect((await run(repository.get(alias("lab")))).keyRenewal).toBe("auto");
+      const same = await run(repository.update(alias("lab"), { keyRenewal: "auto" }));
+      expect(same.version).toBe(rekeyed.version);
+      const off = await run(repository.update(alias("lab"), { keyRenewal: "off" }, [rekeyed.version]));
+      expect(off.version).toBeGreaterThan(rekeyed.version);
+      expect((await run(repository.get(alias("lab")))).keyRenewal).toBe("off");
+      expect((await run(repository.get(alias("lab")))).apiKey.reveal()).toBe("new-key");
+    });
+
     it("answers NotFound when updating an unknown alias", async () => {
       const error = await fail(repository.update(alias("ghost"), { apiKey: ApiKey.unsafeFrom("k") }));
       expect(error._tag).toBe("NotFound");

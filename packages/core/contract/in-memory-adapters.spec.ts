@@ -18,6 +18,8 @@ import { describeAuditLogContract } from "./audit-log-contract.js";
 import { createInMemoryAuditLog } from "../src/adapters/memory-audit-log.js";
 import { describeHealthLedgerContract } from "./health-ledger-contract.js";
 import { createInMemoryHealthLedger } from "../src/adapters/memory-health-ledger.js";
+import { describeRenewalLedgerContract } from "./renewal-ledger-contract.js";
+import { createInMemoryRenewalLedger } from "../src/adapters/memory-renewal-ledger.js";
 import { describeFailureCounterContract } from "./failure-counter-contract.js";
 import { createInMemoryFailureCounter } from "../src/adapters/memory-failure-counter.js";
 import { describeKeyFingerprintsContract } from "./key-fingerprints-contract.js";
@@ -167,5 +169,13 @@ describeWebhookStoreContract("InMemoryWebhookStore", {
   open: async () => createInMemoryStorage({ store: webhooksStore }),
   reset: async () => {
     webhooksStore = createInMemoryConnectionStore();
+  },
+});
+
+let renewalLedger: ReturnType<typeof createInMemoryRenewalLedger> | undefined;
+describeRenewalLedgerContract("InMemoryRenewalLedger", {
+  make: async () => (renewalLedger ??= createInMemoryRenewalLedger()),
+  reset: async () => {
+    renewalLedger = undefined;
   },
 });

@@ -27,3 +27,4 @@ export {
 export { describeGrantStoreContract, type GrantStoreContractOptions } from "./grant-store-contract.js";
 export { describeStorageContract, type StorageContractOptions } from "./storage-contract.js";
 export { describeWebhookStoreContract, type WebhookStoreContractOptions } from "./webhook-store-contract.js";
+export { describeRenewalLedgerContract, type RenewalLedgerContractOptions } from "./renewal-ledger-contract.js";

@@ -126,6 +126,22 @@ export {
 } from "./domain/health.js";
 export type { HealthLedger } from "./ports/health-ledger.js";
 export { createInMemoryHealthLedger } from "./adapters/memory-health-ledger.js";
+export type { RenewalIntent, RenewalLedger, RenewalRecord } from "./ports/renewal-ledger.js";
+export { createInMemoryRenewalLedger } from "./adapters/memory-renewal-ledger.js";
+export { createKeyRenewals, type KeyRenewals, type KeyRenewalsOptions } from "./services/key-renewals.js";
+export {
+  DEFAULT_KEY_RENEW_DAYS,
+  DEFAULT_KEY_RENEW_OVERLAP_HOURS,
+  keyRenewalDetail,
+  parseKeyRenewalDetail,
+  RENEWAL_ACTOR,
+  RENEWAL_STEPS,
+  StoredRenewalIntentCodec,
+  type RenewalStep,
+  renewalBackoffMs,
+  renewalDue,
+  type KeyRenewalDetail,
+} from "./domain/key-renewal.js";
 export type { FailureCount, FailureCounter } from "./ports/failure-counter.js";
 export { createInMemoryFailureCounter } from "./adapters/memory-failure-counter.js";
 export type { HealthChange, HealthMonitor, HealthMonitorOptions } from "./services/health-monitor.js";

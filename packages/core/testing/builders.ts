@@ -85,6 +85,7 @@ export type CloudEventSource = {
   | { readonly action: "add" | "update" | "delete" }
   | { readonly action: "health-change"; readonly from: HealthState; readonly to: HealthState; readonly reason?: string }
   | { readonly action: "key-expiring" | "key-expired"; readonly daysLeft: number }
+  | { readonly action: "key-renewal-failed"; readonly reason: string }
 );
 
 /** The CloudEvent the service makes (`eventOf`) of the audit entry `source` describes. */
@@ -100,7 +101,9 @@ export const aCloudEvent = (source: CloudEventSource): CloudEvent => {
             source: "declared",
             threshold: Math.max(source.daysLeft, 0),
           })
-        : null;
+        : source.action === "key-renewal-failed"
+          ? source.reason
+          : null;
   const event = eventOf(
     anAuditEntry({
       at,

@@ -24,6 +24,7 @@ const SOURCES: readonly CloudEventSource[] = [
   { action: "health-change", from: "invalid", to: "unreachable", reason: "timed out" },
   { action: "key-expiring", daysLeft: 7 },
   { action: "key-expired", daysLeft: 0 },
+  { action: "key-renewal-failed", reason: "the key lacks the right to renew API keys" },
   { action: "delete" },
 ];
 const SENT = [

@@ -137,6 +137,8 @@ const serve =
     }
     // Background health checks (SDWAN_HEALTH_INTERVAL_S): this service runs them; stopped when it closes.
     composition.service.health.monitor?.start();
+    // Key renewal rounds (SPEC §12), at the same interval; unfinished renewals are finished by the first.
+    composition.service.health.keyRenewal?.start();
     composition.service.health.keyExpiry.start();
     // The webhooks' relay: this instance claims due deliveries, as every other instance over the store does.
     const relay = composition.service.webhooks?.createRelay();

@@ -4,6 +4,7 @@ import {
   ApiKey,
   atExpectedVersion,
   declaredExpiryAfter,
+  keyRenewalAfter,
   notFound,
   sameTime,
   storageFailure,
@@ -42,6 +43,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           version: stored.version,
           apiKeySetAt: stored.apiKeySetAt === null ? null : new Date(stored.apiKeySetAt),
           ...(stored.apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: new Date(stored.apiKeyExpiresAt) }),
+          keyRenewal: stored.keyRenewal ?? "off",
         });
   };
 
@@ -80,7 +82,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
     return file.mutate((connections, nextVersion) => {
       const free = aliasFreeIn(connections, key);
       if (E.isLeft(free)) return free;
-      const { alias, orchestratorUrl, apiKeyExpiresAt } = connection;
+      const { alias, orchestratorUrl, apiKeyExpiresAt, keyRenewal } = connection;
       const version = nextVersion();
       connections.set(
         key,
@@ -91,6 +93,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           version,
           apiKeySetAt,
           ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: apiKeyExpiresAt.toISOString() }),
+          ...(keyRenewal === "auto" ? { keyRenewal } : {}),
         }),
       );
       return E.right({ value: undefined, changed: true, version, orchestratorUrl });
@@ -114,16 +117,23 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
         const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== stored.right.apiKey.reveal();
         const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
         const expiresAt = declaredExpiryAfter(stored.right, change, newKey);
-        if (!newKey && !newUrl && sameTime(expiresAt, stored.right.apiKeyExpiresAt))
+        const keyRenewal = keyRenewalAfter(stored.right, change);
+        if (
+          !newKey &&
+          !newUrl &&
+          sameTime(expiresAt, stored.right.apiKeyExpiresAt) &&
+          keyRenewal === stored.right.keyRenewal
+        )
           return E.right({
             value: stored.right,
             changed: false,
             version: stored.right.version,
             orchestratorUrl: stored.right.orchestratorUrl,
           });
-        const { apiKeyExpiresAt: _stored, ...kept } = existing.right;
+        const { apiKeyExpiresAt: _stored, keyRenewal: _renewal, ...kept } = existing.right;
         const updated = storedConnection({
           ...kept,
+          ...(keyRenewal === "auto" ? { keyRenewal } : {}),
           ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt.toISOString() }),
           orchestratorUrl: change.orchestratorUrl ?? existing.right.orchestratorUrl,
           sealedApiKey: newKey && sealed !== undefined ? sealed : existing.right.sealedApiKey,
@@ -139,6 +149,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           apiKey: change.apiKey ?? stored.right.apiKey,
           version: updated.version,
           apiKeySetAt,
+          keyRenewal,
           ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
         };
         return E.right({ value, changed: true, version: updated.version, orchestratorUrl: updated.orchestratorUrl });

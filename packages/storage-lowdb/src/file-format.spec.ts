@@ -89,7 +89,7 @@ describe("the file format", () => {
   it("writes an empty store as an empty list", () => {
     expect(JSON.parse(serialize(new Map()))).toEqual({
       format: "sdwan-connections/connections",
-      version: 4,
+      version: 5,
       lastVersion: 0,
       connections: [],
     });
@@ -161,5 +161,25 @@ describe("the file format", () => {
     const connections = mapOf([{ alias: "Lab", url: "https://vco.example.net/", key: "k" }]);
     const dirty = Buffer.alloc(serializedLength({ connections, lastVersion: 1 }) + 100, 0x7b);
     expect(serialize(connections, dirty)).toBe(serialize(connections));
+  });
+
+  it("keeps keyRenewal only when auto (format 5), and reads a format 4 file as every key's renewal off", () => {
+    const [lab] = [...mapOf([{ alias: "Lab", url: "https://vco.example.net/", key: "k" }]).values()];
+    const auto = storedConnection({ ...lab!, keyRenewal: "auto" });
+    const text = serialize(new Map([["lab", auto]]));
+    expect(text).toContain('"keyRenewal":"auto"');
+    expect(
+      E.map(
+        (state: { connections: ReadonlyMap<string, StoredConnection> }) => state.connections.get("lab")?.keyRenewal,
+      )(parseConnectionsFile(text, "c.json")),
+    ).toEqual(E.right("auto"));
+    const v4 = serialize(new Map([["lab", lab!]])).replace('"version":5', '"version":4');
+    expect(
+      E.map(
+        (state: { connections: ReadonlyMap<string, StoredConnection> }) => state.connections.get("lab")?.keyRenewal,
+      )(parseConnectionsFile(v4, "c.json")),
+    ).toEqual(E.right(undefined));
+    // A format 4 file cannot say it (its reader would not know the field).
+    expect(E.isLeft(parseConnectionsFile(text.replace('"version":5', '"version":4'), "c.json"))).toBe(true);
   });
 });

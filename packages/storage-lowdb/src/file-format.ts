@@ -13,17 +13,18 @@ import * as t from "io-ts";
 import type { ConnectionsFileError } from "./errors.js";
 
 /**
- * The file format, version 4:
+ * The file format, version 5:
  *
  * ```json
- * {"format":"sdwan-connections/connections","version":4,"lastVersion":17,"connections":[
- * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v2.1a2b3c4d.<iv>.<tag>.<ciphertext>","version":3,"apiKeySetAt":"2026-11-22T10:00:00.000Z"}
+ * {"format":"sdwan-connections/connections","version":5,"lastVersion":17,"connections":[
+ * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v2.1a2b3c4d.<iv>.<tag>.<ciphertext>","version":3,"apiKeySetAt":"2026-11-22T10:00:00.000Z","keyRenewal":"auto"}
  * ]}
  * ```
  *
  * One connection per line; `version` is the connection's, `apiKeySetAt` when
  * its key was stored (null: unknown), `apiKeyExpiresAt` (only when declared) when the operator says the key
- * expires. Version 3 had no `apiKeyExpiresAt`. `lastVersion` is the last version the
+ * expires, `keyRenewal` (only when `auto`) whether the service renews the key (SPEC §12). Version 4 had no
+ * `keyRenewal` (read as `off`), version 3 no `apiKeyExpiresAt`. `lastVersion` is the last version the
  * store gave (deleted connections' included): each write that changes a
  * connection gives it the next, so a re-added alias never repeats a version.
  * Version 2 had no `lastVersion`: it is read as the greatest version in the
@@ -35,7 +36,7 @@ import type { ConnectionsFileError } from "./errors.js";
 /** Name of the store's file inside the data directory. */
 export const CONNECTIONS_FILE = "connections.json";
 export const FILE_FORMAT = "sdwan-connections/connections";
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** What the file keeps of one connection. */
 export interface ConnectionRecord {
@@ -47,6 +48,8 @@ export interface ConnectionRecord {
   readonly apiKeySetAt: string | null;
   /** ISO 8601, only when declared. */
   readonly apiKeyExpiresAt?: string;
+  /** Only when the key is renewed by the service; absent: `off`. */
+  readonly keyRenewal?: "auto";
 }
 
 /** One stored connection, with its file line kept encoded so a write re-serializes nothing but what changed. */
@@ -69,6 +72,7 @@ export const storedConnection = ({
   version,
   apiKeySetAt,
   apiKeyExpiresAt,
+  keyRenewal,
 }: ConnectionRecord): StoredConnection => {
   const record = {
     alias,
@@ -77,6 +81,7 @@ export const storedConnection = ({
     version,
     apiKeySetAt,
     ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
+    ...(keyRenewal === "auto" ? { keyRenewal } : {}),
   };
   return { ...record, line: Buffer.from(JSON.stringify(record), "utf8") };
 };
@@ -186,11 +191,19 @@ const FileV3Props = {
   connections: t.array(RecordCodec),
 };
 const FileV3Codec = strictObject("ConnectionsFileV3", FileV3Props, t.type(FileV3Props));
+const RecordV5Props = { ...RecordV4Props, keyRenewal: t.literal("auto") };
+const RecordV5Codec = strictObject(
+  "Connection",
+  RecordV5Props,
+  t.intersection([t.type(RecordProps), t.partial({ apiKeyExpiresAt: IsoTimeCodec, keyRenewal: t.literal("auto") })]),
+);
+const FileV4Props = { ...FileV3Props, version: t.literal(4), connections: t.array(RecordV4Codec) };
+const FileV4Codec = strictObject("ConnectionsFileV4", FileV4Props, t.type(FileV4Props));
 const FileProps = {
   format: t.literal(FILE_FORMAT),
   version: t.literal(SCHEMA_VERSION),
   lastVersion: LastVersionCodec,
-  connections: t.array(RecordV4Codec),
+  connections: t.array(RecordV5Codec),
 };
 const FileCodec = strictObject("ConnectionsFile", FileProps, t.type(FileProps));
 
@@ -226,7 +239,8 @@ const decodeFile = (document: { readonly version: number }): t.Validation<Decode
       connections: v1.connections.map((record) => ({ ...record, version: 1, apiKeySetAt: null })),
     }))(FileV1Codec.decode(document));
   if (document.version === 2) return FileV2Codec.decode(document);
-  return document.version === 3 ? FileV3Codec.decode(document) : FileCodec.decode(document);
+  if (document.version === 3) return FileV3Codec.decode(document);
+  return document.version === 4 ? FileV4Codec.decode(document) : FileCodec.decode(document);
 };
 
 /** Parses and checks the file's text. */

@@ -17,6 +17,7 @@ import { describeConnectionsFileError } from "./errors.js";
 import { createLowdbHealthLedger } from "./health-file.js";
 import { createLowdbServiceTokenStore } from "./tokens-file.js";
 import { createLowdbGrantStore } from "./grants-file.js";
+import { createLowdbRenewalLedger } from "./renewals-file.js";
 import { createLowdbWebhookStore } from "./webhooks-file.js";
 
 export interface OpenLowdbStorageOptions {
@@ -40,7 +41,7 @@ export interface OpenLowdbStorageOptions {
 /**
  * Core's Storage port in the data directory (`SDWAN_STORAGE=lowdb`): `connections.json` with its apiKeys sealed
  * by the keyring, the audit trail beside it (`audit.jsonl`), whose entries the file appends with its
- * changes, the health states (`health.json`), the service tokens (`tokens.json`), the grants (`grants.json`) and the webhooks (`webhooks.json`, `webhook-deliveries.json`). Fails, touching nothing, when the file is unreadable, corrupt, of a newer schema or sealed with
+ * changes, the health states (`health.json`), the service tokens (`tokens.json`), the grants (`grants.json`), the key renewals (`renewals.json`) and the webhooks (`webhooks.json`, `webhook-deliveries.json`). Fails, touching nothing, when the file is unreadable, corrupt, of a newer schema or sealed with
  * another master key. `close` flushes pending writes and releases the locks.
  */
 export const openLowdbStorage =
@@ -72,10 +73,18 @@ export const openLowdbStorage =
     const health = createLowdbHealthLedger({ dataDir, ...locking });
     const serviceTokens = createLowdbServiceTokenStore({ dataDir, ...locking });
     const grants = createLowdbGrantStore({ dataDir, ...locking });
+    const renewals = createLowdbRenewalLedger({ dataDir, keyring, ...locking });
     // The file appends its changes' audit entries through the trail's journal, in each write's group commit.
     const file = await openConnectionsFile({ dataDir, keyring, audit: audit.journal, ...locking })();
     if (E.isLeft(file)) {
-      await Promise.all([audit.close(), health.close(), serviceTokens.close(), grants.close(), webhooks.close()]);
+      await Promise.all([
+        audit.close(),
+        health.close(),
+        serviceTokens.close(),
+        grants.close(),
+        renewals.close(),
+        webhooks.close(),
+      ]);
       return E.left(storageFailure(describeConnectionsFileError(file.left)));
     }
     // What a full disk or a crash left at the trail's end goes before anything is appended (and lists skip it meanwhile).
@@ -92,6 +101,8 @@ export const openLowdbStorage =
       // Shared by every process over the directory, and kept across restarts.
       serviceTokens,
       grants,
+      // Shared by every process over the directory, and kept across restarts and kills.
+      renewals,
       // Shared by every process over the directory; the outbox is the trail's own lines.
       webhooks,
       close: async () => {
@@ -100,6 +111,7 @@ export const openLowdbStorage =
         await health.close();
         await serviceTokens.close();
         await grants.close();
+        await renewals.close();
         await webhooks.close();
       },
     });

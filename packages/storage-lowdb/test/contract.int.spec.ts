@@ -6,6 +6,7 @@ import {
   describeServiceTokenStoreContract,
   describeGrantStoreContract,
   describeStorageContract,
+  describeRenewalLedgerContract,
   describeWebhookStoreContract,
 } from "@sdwan-connections/core/contract";
 import { expectRight } from "@sdwan-connections/core/testing";
@@ -15,6 +16,7 @@ import { createLowdbHealthLedger } from "../src/health-file.js";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 import { createLowdbServiceTokenStore } from "../src/tokens-file.js";
 import { createLowdbGrantStore } from "../src/grants-file.js";
+import { createLowdbRenewalLedger, RENEWALS_FILE } from "../src/renewals-file.js";
 import { keyringOf, openOrThrow, temporaryDirectory } from "./support.js";
 import { createLowdbConnectionRepository } from "../src/connection-repository.js";
 
@@ -142,4 +144,27 @@ describeWebhookStoreContract("LowdbWebhookStore", {
     return (await Promise.all(files.map((file) => readFile(file, "utf8")))).join("\n");
   },
   close: () => rm(webhooksDirectory.path, { recursive: true, force: true }),
+});
+
+const renewalsDirectory = await temporaryDirectory();
+let renewalsDir = renewalsDirectory.path;
+const renewalLedgers: { close(): Promise<void> }[] = [];
+
+describeRenewalLedgerContract("LowdbRenewalLedger", {
+  // Each ledger over the same renewals.json, as another process's (or a restarted one's) would be.
+  make: async () => {
+    const ledger = createLowdbRenewalLedger({ dataDir: renewalsDir, keyring: keyringOf(), lockStaleMs: 2000 });
+    renewalLedgers.push(ledger);
+    return ledger;
+  },
+  persisted: () => readFile(join(renewalsDir, RENEWALS_FILE), "utf8"),
+  reset: async () => {
+    generation += 1;
+    renewalsDir = join(renewalsDirectory.path, `store-${generation}`);
+    await mkdir(renewalsDir);
+  },
+  close: async () => {
+    await Promise.all(renewalLedgers.map((ledger) => ledger.close()));
+    await rm(renewalsDirectory.path, { recursive: true, force: true });
+  },
 });

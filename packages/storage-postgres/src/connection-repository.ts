@@ -8,6 +8,7 @@ import {
   alreadyExists,
   DEFAULT_AUDIT_RETENTION,
   declaredExpiryAfter,
+  keyRenewalAfter,
   entryAsWritten,
   notFound,
   sameTime,
@@ -37,7 +38,7 @@ export interface PostgresConnectionRepositoryOptions {
   readonly auditRetention?: AuditRetention;
 }
 
-const COLUMNS = "alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at";
+const COLUMNS = "alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at, key_renewal";
 
 /**
  * Runs `work`'s task in a transaction on a client of its own: committed when it answers a success, rolled
@@ -166,8 +167,15 @@ export const createPostgresConnectionRepository = ({
         write(`adding connection '${connection.alias}'`, entry, (client) => async () => {
           try {
             const { rows } = await client.query<{ version: number }>(
-              "insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at, api_key_expires_at) values ($1, $2, $3, $4, now(), $5) returning version",
-              [key, connection.alias, connection.orchestratorUrl, sealed, connection.apiKeyExpiresAt ?? null],
+              "insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at, api_key_expires_at, key_renewal) values ($1, $2, $3, $4, now(), $5, $6) returning version",
+              [
+                key,
+                connection.alias,
+                connection.orchestratorUrl,
+                sealed,
+                connection.apiKeyExpiresAt ?? null,
+                connection.keyRenewal ?? "off",
+              ],
             );
             return E.right({ version: rows[0]?.version ?? 0, orchestratorUrl: connection.orchestratorUrl });
           } catch (error) {
@@ -193,7 +201,13 @@ export const createPostgresConnectionRepository = ({
             const newUrl =
               change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
             const expiresAt = declaredExpiryAfter(current.right, change, newKey);
-            if (!newKey && !newUrl && sameTime(expiresAt, current.right.apiKeyExpiresAt))
+            const keyRenewal = keyRenewalAfter(current.right, change);
+            if (
+              !newKey &&
+              !newUrl &&
+              sameTime(expiresAt, current.right.apiKeyExpiresAt) &&
+              keyRenewal === current.right.keyRenewal
+            )
               return E.right({
                 connection: current.right,
                 changed: false,
@@ -206,6 +220,7 @@ export const createPostgresConnectionRepository = ({
                       api_key = coalesce($3, api_key),
                       api_key_set_at = case when $3::text is null then api_key_set_at else now() end,
                       api_key_expires_at = $4,
+                      key_renewal = $5,
                       version = nextval('connection_versions'),
                       updated_at = now()
                 where alias_key = $1
@@ -215,6 +230,7 @@ export const createPostgresConnectionRepository = ({
                 newUrl ? change.orchestratorUrl : null,
                 newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null,
                 expiresAt ?? null,
+                keyRenewal,
               ],
             );
             return E.map((connection: StoredConnection) => ({

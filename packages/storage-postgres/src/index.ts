@@ -21,6 +21,7 @@ export { rotateKeys, verifyMasterKeys } from "./rotate-keys.js";
 export { openPostgresStorage, reachPostgres, type OpenPostgresStorageOptions } from "./open-postgres-storage.js";
 export { createPostgresAuditLog, type PostgresAuditLogOptions } from "./audit-log.js";
 export { createPostgresHealthLedger } from "./health-ledger.js";
+export { createPostgresRenewalLedger } from "./renewals.js";
 export { createPostgresFailureCounter, FAILURES_TABLE, type PostgresFailureCounterOptions } from "./failure-counter.js";
 export { createPostgresServiceTokenStore, SERVICE_TOKENS_TABLE } from "./service-tokens.js";
 export { createPostgresGrantStore, GRANTS_TABLE, GRANT_CHANGES_CHANNEL, type PostgresGrantStore } from "./grants.js";

@@ -286,6 +286,34 @@ export const MIGRATIONS: readonly Migration[] = [
       ) stored;
       create index audit_entries_by_kind on audit_entries (kind, id)`,
   },
+  {
+    // Key renewal (SPEC §12): whether a connection's key is renewed; the renewals in flight, one row per connection,
+    // held by one instance at a time (a lease), the new key sealed; and a renewal's swap, a change like an update.
+    version: 18,
+    name: "key renewal",
+    sql: `
+      alter table connections add column key_renewal text not null default 'off'
+        constraint connections_key_renewal_is_known check (key_renewal in ('auto', 'off'));
+      create table sdwan_key_renewals (
+        alias_key   text primary key,
+        alias       text not null,
+        owner       text,
+        lease_until timestamptz,
+        failures    integer not null default 0,
+        retry_at    timestamptz,
+        intent      jsonb,
+        sealed_key  text constraint sdwan_key_renewals_key_is_sealed
+          check (sealed_key is null or sealed_key like 'v1.%' or sealed_key like 'v2.%')
+      );
+      alter table audit_entries drop column kind;
+      alter table audit_entries add column kind text generated always as (
+        case when outcome = 'succeeded' and action in ('add', 'update', 'delete', 'rotate-master-key', 'grant-add',
+          'grant-remove', 'token-create', 'token-renew', 'token-revoke', 'webhook-create', 'webhook-delete',
+          'webhook-disable', 'key-renew')
+          then 'change' else 'attempt' end
+      ) stored;
+      create index audit_entries_by_kind on audit_entries (kind, id)`,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -8,6 +8,7 @@ import { createPostgresHealthLedger } from "./health-ledger.js";
 import { createPostgresWebhookStore } from "./webhooks.js";
 import { createPostgresServiceTokenStore } from "./service-tokens.js";
 import { createPostgresGrantStore } from "./grants.js";
+import { createPostgresRenewalLedger } from "./renewals.js";
 import { createPostgresAuditLog } from "./audit-log.js";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { createPostgresConnectionChanges } from "./connection-changes.js";
@@ -99,6 +100,7 @@ export const openPostgresStorage =
       fingerprints: masterKeyFingerprints(keyring),
       audit,
       health: createPostgresHealthLedger({ pool }),
+      renewals: createPostgresRenewalLedger({ pool, keyring }),
       failures: createPostgresFailureCounter({ pool, windowMs: failureWindowMs }),
       serviceTokens: createPostgresServiceTokenStore({ pool }),
       grants: grants.right,

@@ -13,6 +13,7 @@ const row = (overrides: Record<string, unknown> = {}) => ({
   version: 3,
   api_key_set_at: new Date("2026-11-22T10:00:00Z"),
   api_key_expires_at: null,
+  key_renewal: "off",
   ...overrides,
 });
 const reason = (result: E.Either<{ _tag: string }, unknown>) => {

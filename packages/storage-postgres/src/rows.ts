@@ -31,6 +31,7 @@ export const ConnectionRow = t.type({
   version: t.Int,
   api_key_set_at: t.union([DateCodec, t.null]),
   api_key_expires_at: t.union([DateCodec, t.null]),
+  key_renewal: t.keyof({ auto: null, off: null }),
 });
 export type ConnectionRow = t.TypeOf<typeof ConnectionRow>;
 
@@ -56,7 +57,7 @@ export const decodeConnection =
     pipe(
       ConnectionRow.decode(row),
       E.mapLeft(badRow),
-      E.chain(({ alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at }) =>
+      E.chain(({ alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at, key_renewal }) =>
         pipe(
           keyring.open(api_key, aliasKey(alias)),
           E.mapLeft((error) =>
@@ -79,6 +80,7 @@ export const decodeConnection =
             version,
             apiKeySetAt: api_key_set_at,
             ...(api_key_expires_at === null ? {} : { apiKeyExpiresAt: api_key_expires_at }),
+            keyRenewal: key_renewal,
           })),
         ),
       ),

@@ -7,6 +7,7 @@ import {
   describeConnectionRepositoryContract,
   describeFailureCounterContract,
   describeHealthLedgerContract,
+  describeRenewalLedgerContract,
   describeServiceTokenStoreContract,
   describeGrantStoreContract,
   describeStorageContract,
@@ -19,6 +20,7 @@ import {
   createPostgresConnectionRepository,
   createPostgresFailureCounter,
   createPostgresHealthLedger,
+  createPostgresRenewalLedger,
   createPostgresServiceTokenStore,
   createPostgresGrantStore,
   GRANTS_TABLE,
@@ -95,6 +97,19 @@ describeHealthLedgerContract("PostgresHealthLedger", {
   },
   reset: async () => {
     await admin.query("truncate connection_health");
+  },
+});
+
+describeRenewalLedgerContract("PostgresRenewalLedger", {
+  make: async () => {
+    const pool = aPool(postgres.connectionString);
+    testPools.push(pool);
+    return createPostgresRenewalLedger({ pool, keyring });
+  },
+  // Every row as PostgreSQL keeps it, as text.
+  persisted: async () => JSON.stringify((await admin.query("select * from sdwan_key_renewals")).rows),
+  reset: async () => {
+    await admin.query("truncate sdwan_key_renewals");
   },
 });
 

@@ -15,6 +15,8 @@ import { createInMemoryGrantStore } from "./memory-grant-store.js";
 import type { Storage } from "../ports/storage.js";
 import type { WebhookStore } from "../ports/webhook-store.js";
 import { createInMemoryWebhookStore } from "./memory-webhook-store.js";
+import type { RenewalLedger } from "../ports/renewal-ledger.js";
+import { createInMemoryRenewalLedger } from "./memory-renewal-ledger.js";
 
 export interface InMemoryStorageOptions {
   /** The connections and audit trail; share one between storages to model a restart. */
@@ -36,6 +38,7 @@ const perStore = <A>(make: (store: InMemoryConnectionStore) => A): ((store: InMe
 const fingerprintsFor = perStore<KeyFingerprints>(() => createProcessKeyFingerprints());
 // A store's service tokens outlive a storage over it, as a restart keeps them.
 const serviceTokensFor = perStore<ServiceTokenStore>(() => createInMemoryServiceTokenStore());
+const renewalsFor = perStore<RenewalLedger>(() => createInMemoryRenewalLedger());
 const grantsFor = perStore<GrantStore>(() => createInMemoryGrantStore());
 // A store's webhooks and outbox too; the outbox hears the store's audit log as it records (in the same tick).
 const webhooksFor = perStore<WebhookStore>((store) => {
@@ -54,6 +57,7 @@ export const createInMemoryStorage = ({
   fingerprints: fingerprintsFor(store),
   audit: store.audit,
   health: createInMemoryHealthLedger(),
+  renewals: renewalsFor(store),
   failures: createInMemoryFailureCounter({ windowMs: failureWindowMs }),
   serviceTokens: serviceTokensFor(store),
   grants: grantsFor(store),

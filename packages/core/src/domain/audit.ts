@@ -21,7 +21,8 @@ import { parseTimeOrDate } from "./time.js";
  * webhook created, deleted, or disabled by the relay when its receiver answered 410 (`webhook-create`,
  * `webhook-delete`, `webhook-disable`: no alias, `webhookAuditDetail` in `detail`, never its secret nor credentials),
  * or a webhook delivery sent again (`webhook-redeliver`: an attempt, no alias, `webhook <id> delivery <id> event <id>`
- * in `detail`).
+ * in `detail`), or a key renewed by the service (`key-renew`: a change by `renewal`, `keyRenewalDetail` in `detail`)
+ * or a renewal that could not be done (`key-renewal-failed`: an attempt, its reason in `detail`; SPEC §12).
  */
 export const AUDIT_ACTIONS = [
   "add",
@@ -45,6 +46,8 @@ export const AUDIT_ACTIONS = [
   "webhook-create",
   "webhook-delete",
   "webhook-disable",
+  "key-renew",
+  "key-renewal-failed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -118,6 +121,7 @@ export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set([
   "webhook-create",
   "webhook-delete",
   "webhook-disable",
+  "key-renew",
 ]);
 
 /**

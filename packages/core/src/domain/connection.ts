@@ -27,6 +27,8 @@ export type KeyRenewal = (typeof KEY_RENEWAL_MODES)[number];
  */
 export interface StoredConnection extends Connection {
   readonly version: number;
+  /** As stored: `off` unless set to `auto`. */
+  readonly keyRenewal: KeyRenewal;
   readonly apiKeySetAt: Date | null;
 }
 

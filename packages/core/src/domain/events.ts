@@ -16,6 +16,7 @@ import { oneOf, toFieldErrors } from "./decode.js";
 import { invalidInput, type DomainError } from "./errors.js";
 import { HEALTH_STATES } from "./health.js";
 import { KEY_EXPIRY_SOURCES, parseKeyExpiryDetail, type KeyExpiryDetail } from "./key-expiry.js";
+import { parseKeyRenewalDetail, type KeyRenewalDetail } from "./key-renewal.js";
 
 /** What every event type starts with (SSE's `event:` leaves it out). */
 export const EVENT_TYPE_PREFIX = "org.sdwan-connections.";
@@ -28,6 +29,8 @@ export const EVENT_TYPES = [
   "connection.health.changed",
   "connection.key.expiring",
   "connection.key.expired",
+  "connection.key.renewed",
+  "connection.key.renewalFailed",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -71,6 +74,16 @@ const HealthChangedData = dataWithUrl({
 /** A key-expiry warning's data (SPEC §10): when the key expires, the whole days left then (0 or less at expiry), and where the date came from. */
 const KeyExpiryData = dataWithUrl({ expiresAt: t.string, daysLeft: t.number, source: oneOf(KEY_EXPIRY_SOURCES) });
 
+/** A key renewed by the service (SPEC §12): the version it left, who, how, and the new key's expiry (null: unknown). Never a key. */
+const KeyRenewedData = dataWithUrl({
+  version: t.union([t.number, t.null]),
+  actor: t.string,
+  method: oneOf(["refresh", "create"] as const),
+  expiresAt: t.union([t.string, t.null]),
+});
+/** A renewal that could not be done, and why. */
+const KeyRenewalFailedData = dataWithUrl({ reason: t.string });
+
 /** One event as CloudEvents 1.0 JSON (structured mode): the only form events take, on every channel. Never a key. */
 export const CloudEventCodec = t.union([
   t.exact(
@@ -87,6 +100,10 @@ export const CloudEventCodec = t.union([
       type: prefixed(["connection.key.expiring", "connection.key.expired"] as const),
       data: KeyExpiryData,
     }),
+  ),
+  t.exact(t.type({ ...Envelope, type: prefixed(["connection.key.renewed"] as const), data: KeyRenewedData })),
+  t.exact(
+    t.type({ ...Envelope, type: prefixed(["connection.key.renewalFailed"] as const), data: KeyRenewalFailedData }),
   ),
 ]);
 export type CloudEvent = t.TypeOf<typeof CloudEventCodec>;
@@ -113,6 +130,8 @@ const EVENT_TYPE_OF: ReadonlyMap<string, EventType> = new Map<AuditAction, Event
   ...Object.entries(CHANGE_TYPES),
   ["health-change", "connection.health.changed"],
   ...Object.entries(KEY_EXPIRY_TYPES),
+  ["key-renew", "connection.key.renewed"],
+  ["key-renewal-failed", "connection.key.renewalFailed"],
 ] as [AuditAction, EventType][]);
 
 /**
@@ -154,6 +173,24 @@ export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
         type: `${EVENT_TYPE_PREFIX}${KEY_EXPIRY_TYPES[action]}`,
         data: { expiresAt: timeText(expiresAt), daysLeft, source, ...url },
       }))(O.fromNullable(parseKeyExpiryDetail(entry.detail)));
+    case "key-renew":
+      return O.map(({ method, expiresAt }: KeyRenewalDetail): CloudEvent => ({
+        ...envelopeOf({ ...entry, alias }),
+        type: `${EVENT_TYPE_PREFIX}connection.key.renewed`,
+        data: {
+          version: entry.version ?? null,
+          actor: entry.actor,
+          method,
+          expiresAt: expiresAt === undefined ? null : timeText(expiresAt),
+          ...url,
+        },
+      }))(O.fromNullable(parseKeyRenewalDetail(entry.detail)));
+    case "key-renewal-failed":
+      return O.some({
+        ...envelopeOf({ ...entry, alias }),
+        type: `${EVENT_TYPE_PREFIX}connection.key.renewalFailed`,
+        data: { reason: entry.detail ?? "unknown", ...url },
+      });
     case "dry-run":
     case "rotate-master-key":
     case "key-check":
@@ -189,7 +226,7 @@ export interface EventsQuery {
 
 /** Whether `pattern` (without the prefix, `*` any run of characters) names at least one known type. */
 export const isEventTypePattern = (pattern: string): boolean =>
-  /^[a-z*]+(\.[a-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => compileGlob(pattern).test(type));
+  /^[A-Za-z*]+(\.[A-Za-z*]+)*$/.test(pattern) && EVENT_TYPES.some((type) => compileGlob(pattern).test(type));
 
 // A type pattern (with or without the prefix) that names at least one known type: a typo is refused, not silent.
 const TypesCodec = new t.Type<readonly Glob[], string, unknown>(

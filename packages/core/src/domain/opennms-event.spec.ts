@@ -143,8 +143,16 @@ describe("the OpenNMS event of each event type (SPEC §9, kind: opennms)", () =>
   it("a deletion clears every alarm the connection can have: one connectionDeleted per alarm, each its own uuid", () => {
     const event = aCloudEvent({ action: "delete", actor: "ops" });
     const cleared = sentAll(event);
-    const alarms = ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired"].map(UEI);
-    expect(cleared.map((read) => read.uuid)).toEqual([event.id, `${event.id}-2`, `${event.id}-3`, `${event.id}-4`]);
+    const alarms = ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired", "keyRenewalFailed"].map(
+      UEI,
+    );
+    expect(cleared.map((read) => read.uuid)).toEqual([
+      event.id,
+      `${event.id}-2`,
+      `${event.id}-3`,
+      `${event.id}-4`,
+      `${event.id}-5`,
+    ]);
     for (const [index, read] of cleared.entries()) {
       expect(read).toMatchObject({ uei: UEI("connectionDeleted"), severity: "Normal", time: event.time });
       expect(read.parms).toEqual({
@@ -163,6 +171,7 @@ describe("the OpenNMS event of each event type (SPEC §9, kind: opennms)", () =>
         { action: "health-change", from: "valid", to: "unreachable" },
         { action: "key-expiring", daysLeft: 7 },
         { action: "key-expired", daysLeft: 0 },
+        { action: "key-renewal-failed", reason: "refused" },
       ] as const
     ).map((source) => reductionKeyOf(sent(aCloudEvent(source))));
     expect(cleared.map(clearKeyOf)).toEqual(raised);

@@ -21,6 +21,7 @@ export const OPENNMS_UEIS = [
   "connectionProblemChanged",
   "keyExpiring",
   "keyExpired",
+  "keyRenewalFailed",
   "connectionDeleted",
 ].map((name) => `${UEI_PREFIX}${name}`);
 
@@ -49,7 +50,13 @@ const PROBLEMS: Partial<Record<HealthState, { readonly name: string; readonly se
 };
 
 /** Every alarm a connection can have: what its deletion clears (SPEC §9: `connectionDeleted` "clears the problems"). */
-const CONNECTION_ALARMS = ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired"] as const;
+const CONNECTION_ALARMS = [
+  "connectionInvalid",
+  "connectionUnreachable",
+  "keyExpiring",
+  "keyExpired",
+  "keyRenewalFailed",
+] as const;
 
 /** A resolution (`name`) of the connection's `problem` alarm. */
 const resolution = (name: string, problem: string, reason: string | null): OpennmsEvent => ({
@@ -68,6 +75,8 @@ const resolution = (name: string, problem: string, reason: string | null): Openn
  *   change (`unknown` → `valid`, to `unknown`) neither raises nor clears anything;
  * - key expiry warnings are problems nothing resolves (a new key simply stops the warnings), reduced to one
  *   alarm per connection whose count tells the thresholds passed;
+ * - a renewal that failed (SPEC §12) is a problem nothing resolves, as the warnings are; a renewal is not sent (the
+ *   warnings simply stop);
  * - a deletion clears every alarm the connection can have, one `connectionDeleted` per alarm (one OpenNMS event
  *   carries one clear key);
  * - adds and updates are not sent: they raise and clear nothing, and a health change follows any that matters.
@@ -99,6 +108,10 @@ const opennmsEventsOf = (event: CloudEvent): readonly OpennmsEvent[] => {
         },
       ];
     }
+    case "org.sdwan-connections.connection.key.renewalFailed":
+      return [{ name: "keyRenewalFailed", severity: "Warning", alarmType: 3, parms: { reason: event.data.reason } }];
+    case "org.sdwan-connections.connection.key.renewed":
+      return [];
     case "org.sdwan-connections.connection.deleted":
       return CONNECTION_ALARMS.map((alarm) => resolution("connectionDeleted", alarm, `deleted by ${event.data.actor}`));
     case "org.sdwan-connections.connection.added":

@@ -5,6 +5,7 @@ import type { FailureCounter } from "./failure-counter.js";
 import type { GrantStore } from "./grant-store.js";
 import type { HealthLedger } from "./health-ledger.js";
 import type { KeyFingerprints } from "./key-fingerprints.js";
+import type { RenewalLedger } from "./renewal-ledger.js";
 import type { ServiceTokenStore } from "./service-token-store.js";
 import type { WebhookStore } from "./webhook-store.js";
 
@@ -22,6 +23,8 @@ export interface Storage {
   readonly audit: AuditLog;
   /** Background health states. */
   readonly health: HealthLedger;
+  /** Key renewals in flight and their back-off (SPEC §12). */
+  readonly renewals: RenewalLedger;
   /** Failed logins and key checks per client (SDWAN_LOGIN_WINDOW_MS). */
   readonly failures: FailureCounter;
   /** Service tokens, by the hash of their secrets (SPEC §11). */

@@ -25,6 +25,7 @@ import type { AuditLog } from "../ports/audit-log.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthChange } from "./health-states.js";
 import type { WarnedConnection } from "./key-expiry-watch.js";
+import { keyRenewalDetail, RENEWAL_ACTOR, type KeyRenewalDetail } from "../domain/key-renewal.js";
 
 /** A service token's change (SPEC §11), audited as a change to no connection. */
 export type TokenChange = "token-create" | "token-renew" | "token-revoke";
@@ -310,6 +311,27 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
         at,
         validation: "not-asked",
         detail,
+        orchestratorUrl,
+      });
+    },
+    /** The entry of a key renewed by the service (SPEC §12), for the store to record with the swap: a change by `renewal`. */
+    keyRenewedEntry: ({ alias }: Pick<WarnedConnection, "alias">, detail: KeyRenewalDetail): AuditEntry => ({
+      ...entryOf(
+        { name: RENEWAL_ACTOR },
+        { action: "key-renew", alias, fields: ["apiKey"], forced: false },
+        E.right(1),
+      ),
+      detail: keyRenewalDetail(detail),
+    }),
+    /** A renewal that could not be done (SPEC §12): an attempt, its reason in `detail`. */
+    keyRenewalFailed: ({ alias, orchestratorUrl }: WarnedConnection, reason: string, at: Date): void => {
+      const subject: Subject = { action: "key-renewal-failed", alias, fields: [], forced: false };
+      recordInBackground({
+        ...entryOf({ name: RENEWAL_ACTOR }, subject, E.right(undefined)),
+        id: auditEntryId(at),
+        at,
+        validation: "not-asked",
+        detail: reason,
         orchestratorUrl,
       });
     },

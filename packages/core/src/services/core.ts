@@ -15,6 +15,8 @@ import { createHealthMonitor, type HealthChange } from "./health-monitor.js";
 import { createIdentityMemory } from "./identity-memory.js";
 import { createKeyExpiryWatch } from "./key-expiry-watch.js";
 import { DEFAULT_KEY_EXPIRY_WARN_DAYS } from "../domain/key-expiry.js";
+import { DEFAULT_KEY_RENEW_DAYS, DEFAULT_KEY_RENEW_OVERLAP_HOURS } from "../domain/key-renewal.js";
+import { createKeyRenewals, type KeyRenewals } from "./key-renewals.js";
 import { createHealthStates } from "./health-states.js";
 import { listConnectionsHealth } from "../use-cases/list-connections-health.js";
 import { EVERY_CONNECTION } from "../ports/connection-changes.js";
@@ -65,6 +67,17 @@ export interface CoreOptions {
   readonly keyExpiry?: {
     readonly warnDays?: readonly number[];
     readonly scanIntervalMs?: number;
+  };
+  /**
+   * Key renewal (SPEC §12) of connections with `keyRenewal: auto`, in rounds at the background health interval (none
+   * without one): `renewDays` (default 30) before the key's expiry; a partner's old token revoked `overlapMs`
+   * (default 24 h; 0: at once) after its successor is stored. `leaseMs`: how long a dead instance's renewal stays
+   * its own (default 5 minutes).
+   */
+  readonly keyRenewal?: {
+    readonly renewDays?: number;
+    readonly overlapMs?: number;
+    readonly leaseMs?: number;
   };
   /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
   readonly customersCacheTtlMs?: number;
@@ -130,6 +143,8 @@ export const createCore = (options: CoreOptions): Core => {
           onRound: health.onRound,
           onError: health.onError,
         });
+  const renewal =
+    health.intervalMs === undefined ? undefined : renewalOf(options, health.intervalMs, { watch, trail, orchestrator });
   // What a write stored is watched at once (for the counts; warnings come from the rounds and scans).
   const watchStored = (rawAlias: unknown) =>
     TE.fromTask<void, DomainError>(async () => {
@@ -218,6 +233,10 @@ export const createCore = (options: CoreOptions): Core => {
         scanNow: () => watch.scan(monitor === undefined)(),
         counts: watch.counts,
       },
+      keyRenewal:
+        renewal === undefined || health.intervalMs === undefined
+          ? undefined
+          : { start: () => renewal.start(health.intervalMs ?? 0), round: renewal.round },
     },
     webhooks:
       options.webhooks === undefined
@@ -237,8 +256,41 @@ export const createCore = (options: CoreOptions): Core => {
       unsubscribe();
       grants.dispose();
       await monitor?.stop();
+      await renewal?.stop();
       await watch.stop();
       await trail.settled();
     },
   };
 };
+
+/** The last warning's threshold (days): the smallest above 0, or 0 (at expiry) when there is none. */
+const lastWarning = (warnDays: readonly number[]): number => {
+  const positive = warnDays.filter((days) => days > 0);
+  return positive.length === 0 ? 0 : Math.min(...positive);
+};
+
+/** The key renewals of the core `options` makes, its rounds as often as the health rounds. */
+const renewalOf = (
+  options: CoreOptions,
+  intervalMs: number,
+  parts: {
+    readonly watch: ReturnType<typeof createKeyExpiryWatch>;
+    readonly trail: ReturnType<typeof createAuditTrail>;
+    readonly orchestrator: Orchestrator;
+  },
+): KeyRenewals =>
+  createKeyRenewals({
+    repository: options.storage.repository,
+    orchestrator: parts.orchestrator,
+    ledger: options.storage.renewals,
+    clock: options.clock ?? systemClock,
+    renewDays: options.keyRenewal?.renewDays ?? DEFAULT_KEY_RENEW_DAYS,
+    overlapMs: options.keyRenewal?.overlapMs ?? DEFAULT_KEY_RENEW_OVERLAP_HOURS * 3600_000,
+    expiryOf: parts.watch.expiryOf,
+    renewedEntry: parts.trail.keyRenewedEntry,
+    failed: parts.trail.keyRenewalFailed,
+    lastWarningDays: lastWarning(options.keyExpiry?.warnDays ?? DEFAULT_KEY_EXPIRY_WARN_DAYS),
+    retryBaseMs: intervalMs,
+    ...(options.keyRenewal?.leaseMs === undefined ? {} : { leaseMs: options.keyRenewal.leaseMs }),
+    onError: options.health?.onError,
+  });

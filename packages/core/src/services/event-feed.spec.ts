@@ -8,6 +8,7 @@ import type { Alias } from "../domain/codecs.js";
 import { orchestratorUnreachable } from "../domain/errors.js";
 import { CloudEventCodec, decodeEventsQuery, eventOf, type CloudEvent } from "../domain/events.js";
 import { keyExpiryDetail } from "../domain/key-expiry.js";
+import { keyRenewalDetail } from "../domain/key-renewal.js";
 import { followEvents, type FeedItem } from "./event-feed.js";
 
 const body = (overrides: Record<string, unknown> = {}) => ({
@@ -36,6 +37,7 @@ describe("events: the audit trail as CloudEvents", () => {
         source: "token",
         threshold: 0,
       }),
+      "key-renew": keyRenewalDetail({ method: "create", expiresAt: new Date("2027-11-01T00:00:00Z") }),
     };
     const events = AUDIT_ACTIONS.map((action) => ({
       action,
@@ -48,6 +50,8 @@ describe("events: the audit trail as CloudEvents", () => {
       "health-change",
       "key-expiring",
       "key-expired",
+      "key-renew",
+      "key-renewal-failed",
     ]);
     for (const outcome of ["failed", "unchanged"] as const)
       expect(

@@ -79,6 +79,8 @@ export interface Health {
   readonly monitor: HealthMonitor | undefined;
   /** `start()` (by whoever runs the service) scans the stored dates now and daily; `counts()` for /metrics. */
   readonly keyExpiry: { start(): void; scanNow(): Promise<void>; counts(): KeyExpiryCounts };
+  /** The key renewals' rounds (SPEC §12), when background health runs: started by whoever runs the service. */
+  readonly keyRenewal: { start(): void; round(): Promise<void> } | undefined;
 }
 
 /**

@@ -200,6 +200,9 @@ export const createKeyExpiryWatch = ({
     scan,
     counts,
     learned,
+    /** The connection's key expiry: stored (declared, or the key's own), else the orchestrator's (asked once per key). */
+    expiryOf: async (connection: StoredConnection): Promise<KeyExpiry | undefined> =>
+      storedKeyExpiry(connection) ?? (await ask(connection)),
     /** The connection is gone: its expiry no longer counts. */
     forget: (alias: string): void => {
       known.delete(aliasKey(alias));

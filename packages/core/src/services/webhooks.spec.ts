@@ -266,7 +266,7 @@ describe("createWebhooks, kind opennms (several OpenNMS events per delivery)", (
     return { opennms, webhooks, add, health, remove, history };
   };
 
-  it("settles an event OpenNMS gets nothing for (an add) delivered with no POST; the events after it go in order, a problem switch as its clear then its raise, a deletion as 4 clears", async () => {
+  it("settles an event OpenNMS gets nothing for (an add) delivered with no POST; the events after it go in order, a problem switch as its clear then its raise, a deletion as 5 clears", async () => {
     const { opennms, webhooks, add, health, remove, history } = await setUp();
     opennms.takes(100);
     await add("lab");
@@ -275,9 +275,11 @@ describe("createWebhooks, kind opennms (several OpenNMS events per delivery)", (
     await remove("lab");
     const relay = webhooks.createRelay();
     relay.start();
-    await vi.waitFor(() => expect(opennms.received).toHaveLength(7), { timeout: 3_000, interval: 10 });
+    await vi.waitFor(() => expect(opennms.received).toHaveLength(8), { timeout: 3_000, interval: 10 });
     await relay.stop();
-    const alarms = ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired"].map(UEI);
+    const alarms = ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired", "keyRenewalFailed"].map(
+      UEI,
+    );
     expect(opennms.received.map(({ event }) => [event.uei, event.parms["problemUei"]])).toEqual([
       [UEI("connectionInvalid"), undefined],
       [UEI("connectionProblemChanged"), UEI("connectionInvalid")],
@@ -285,8 +287,8 @@ describe("createWebhooks, kind opennms (several OpenNMS events per delivery)", (
       ...alarms.map((alarm) => [UEI("connectionDeleted"), alarm]),
     ]);
     // Each POST's webhook-id is its event's uuid: distinct, so a receiver deduping on it keeps them all.
-    expect(opennms.received.map(({ id, event }) => id === event.uuid)).toEqual(Array(7).fill(true));
-    expect(new Set(opennms.received.map(({ id }) => id)).size).toBe(7);
+    expect(opennms.received.map(({ id, event }) => id === event.uuid)).toEqual(Array(8).fill(true));
+    expect(new Set(opennms.received.map(({ id }) => id)).size).toBe(8);
 
     const [added, invalid, switched, deleted, ...more] = await history();
     expect(more).toEqual([]);
@@ -302,12 +304,13 @@ describe("createWebhooks, kind opennms (several OpenNMS events per delivery)", (
       `${deleted!.eventId}-2`,
       `${deleted!.eventId}-3`,
       `${deleted!.eventId}-4`,
+      `${deleted!.eventId}-5`,
     ]);
     // One attempt per delivery, whatever its POSTs: the last one's status, their latencies summed.
     for (const [delivery, posts] of [
       [invalid, 1],
       [switched, 2],
-      [deleted, 4],
+      [deleted, 5],
     ] as const) {
       expect(delivery).toMatchObject({ status: "delivered", attempts: [{ status: 202, error: null }] });
       expect(delivery?.attempts[0]?.latencyMs).toBeGreaterThanOrEqual(100 * posts);
@@ -332,7 +335,7 @@ describe("createWebhooks, kind opennms (several OpenNMS events per delivery)", (
     expect(waiting).toMatchObject({ status: "pending", attempts: [{ status: 503, error: null }] });
     expect(behind).toMatchObject({ status: "pending", attempts: [] });
     opennms.advance(10_001);
-    await vi.waitFor(() => expect(opennms.received).toHaveLength(8), { timeout: 3_000, interval: 10 });
+    await vi.waitFor(() => expect(opennms.received).toHaveLength(9), { timeout: 3_000, interval: 10 });
     await relay.stop();
     const deleted = (status: number) => (n: number) => [
       n === 1 ? waiting!.eventId : `${waiting!.eventId}-${n}`,
@@ -342,7 +345,7 @@ describe("createWebhooks, kind opennms (several OpenNMS events per delivery)", (
     expect(opennms.received.map(({ id, status, event }) => [id, status, event.uei])).toEqual([
       deleted(202)(1),
       deleted(503)(2),
-      ...[1, 2, 3, 4].map(deleted(202)),
+      ...[1, 2, 3, 4, 5].map(deleted(202)),
       [behind!.eventId, 202, UEI("connectionProblemChanged")],
       [`${behind!.eventId}-2`, 202, UEI("connectionUnreachable")],
     ]);
@@ -394,14 +397,14 @@ describe("createWebhooks, kind opennms: the parms come from the event", () => {
     await run(service.connections.delete("lab"));
     const relay = webhooks.createRelay();
     relay.start();
-    await vi.waitFor(() => expect(opennms.received).toHaveLength(6), { timeout: 3_000, interval: 10 });
+    await vi.waitFor(() => expect(opennms.received).toHaveLength(7), { timeout: 3_000, interval: 10 });
     await relay.stop();
     expect(
       opennms.received.map(({ event }) => [
         event.uei?.replace("uei.opennms.org/sdwan/", ""),
         event.parms["orchestratorUrl"],
       ]),
-    ).toEqual([["connectionInvalid", url], ["keyExpired", url], ...Array(4).fill(["connectionDeleted", url])]);
+    ).toEqual([["connectionInvalid", url], ["keyExpired", url], ...Array(5).fill(["connectionDeleted", url])]);
   });
 });
 
