@@ -1,5 +1,6 @@
-import type { ApiKey } from "./api-key.js";
+import { ApiKey } from "./api-key.js";
 import type { Alias, OrchestratorUrl } from "./codecs.js";
+import type { ApiKeyRef } from "./key-reference.js";
 
 /** A named connection to one orchestrator, with the credential used there. */
 export interface Connection {
@@ -8,6 +9,11 @@ export interface Connection {
   readonly apiKey: ApiKey;
   /** When the operator says the key expires (docs/interface.md §10); absent when not declared. A new key without one clears it. */
   readonly apiKeyExpiresAt?: Date;
+  /**
+   * Where the key is kept instead of the store (SPEC §12), read when used: a store keeps this reference and never
+   * the key; the key it answers is read by core (`readingKeyReferences`). A change that gives `apiKey` alone clears it.
+   */
+  readonly apiKeyRef?: ApiKeyRef;
 }
 
 /**
@@ -29,6 +35,8 @@ export type ExpectedVersions = readonly number[];
 export interface ConnectionSummary {
   readonly alias: Alias;
   readonly orchestratorUrl: OrchestratorUrl;
+  /** Where its key is kept, when elsewhere (the watch of keys kept elsewhere lists them); the REST list never shows it. */
+  readonly apiKeyRef?: ApiKeyRef;
 }
 
 /** The fields an update may change: all but the alias, which names the connection. */
@@ -47,6 +55,18 @@ export const declaredExpiryAfter = (
   change: ConnectionChange,
   newKey: boolean,
 ): Date | undefined => change.apiKeyExpiresAt ?? (newKey ? undefined : stored.apiKeyExpiresAt);
+
+/**
+ * Whether `change` sets a key other than the stored one (every store applies this one rule): another reference, a
+ * key where a reference was, or another key. A reference is compared as written, never read.
+ */
+export const setsAnotherKey = (stored: Pick<Connection, "apiKey" | "apiKeyRef">, change: ConnectionChange): boolean =>
+  change.apiKeyRef !== undefined
+    ? change.apiKeyRef !== stored.apiKeyRef
+    : change.apiKey !== undefined && (stored.apiKeyRef !== undefined || change.apiKey.reveal() !== stored.apiKey.reveal());
+
+/** What a store answers as the key of a connection whose key is kept elsewhere: core reads the reference in its place. */
+export const REFERENCED_KEY_NOT_READ = ApiKey.unreadable("the key kept elsewhere was not read");
 
 /** Whether two optional times are the same moment. */
 export const sameTime = (a: Date | undefined, b: Date | undefined): boolean => a?.getTime() === b?.getTime();

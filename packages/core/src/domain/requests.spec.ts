@@ -16,7 +16,7 @@ const valid = { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKe
 describe("AddConnectionRequest", () => {
   it("decodes the three fields, the key as an opaque ApiKey", () => {
     const result = decodeAdd(valid);
-    expect(E.isRight(result) && result.right.apiKey.reveal()).toBe("key-1");
+    expect(E.isRight(result) && result.right.apiKey?.reveal()).toBe("key-1");
     expect(E.isRight(result) && result.right.orchestratorUrl).toBe("https://vco.example.net/");
   });
 

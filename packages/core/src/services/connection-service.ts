@@ -24,7 +24,14 @@ import { createHealthMonitor, type HealthChange, type HealthMonitor } from "./he
 import { createIdentityMemory } from "./identity-memory.js";
 import { createKeyExpiryWatch, type KeyExpiryCounts } from "./key-expiry-watch.js";
 import { DEFAULT_KEY_EXPIRY_WARN_DAYS } from "../domain/key-expiry.js";
-import { createHealthStates } from "./health-states.js";
+import { createHealthStates, identifyAsCheck } from "./health-states.js";
+import type { KeyReader } from "./key-reader.js";
+import { readingKeyReferences, refusingKeyReader, refusingUnreadKeys } from "./key-references.js";
+import {
+  createKeyReferenceWatch,
+  DEFAULT_KEY_REREAD_INTERVAL_MS,
+  type KeyReferenceWatch,
+} from "./key-reference-watch.js";
 import { listConnectionsHealth } from "../use-cases/list-connections-health.js";
 import { EVERY_CONNECTION } from "../ports/connection-changes.js";
 import { systemClock } from "../adapters/system-clock.js";
@@ -86,6 +93,11 @@ export interface ConnectionServiceOptions {
     readonly warnDays?: readonly number[];
     readonly scanIntervalMs?: number;
   };
+  /**
+   * Keys kept elsewhere (SPEC §12): `reader` reads an `apiKeyRef` (none: every reference is refused), and every
+   * `rereadIntervalMs` (default 30 s) the watch reads them again, validating a key that changed, once `start` is called.
+   */
+  readonly keyReferences?: { readonly reader: KeyReader; readonly rereadIntervalMs?: number };
   /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
   readonly customersCacheTtlMs?: number;
   /** Observes each customers cache lookup (for metrics). */
@@ -130,6 +142,8 @@ export interface ConnectionService {
   connectionsHealth(): TE.TaskEither<DomainError, readonly ConnectionHealth[]>;
   /** The periodic checks, when an interval was given: started by whoever runs the service. */
   readonly healthMonitor: HealthMonitor | undefined;
+  /** The re-reading of keys kept elsewhere (SPEC §12): started by whoever runs the service. */
+  readonly keyReferenceWatch: KeyReferenceWatch;
   /** The keys' expiry: `start()` (by whoever runs the service) scans the stored dates now and daily; `counts()` for /metrics. */
   readonly keyExpiryWatch: { start(): void; scanNow(): Promise<void>; counts(): KeyExpiryCounts };
   /**
@@ -166,10 +180,13 @@ export interface ConnectionService {
  * behaviour, audit trail and customers cache included, as the REST service and the CLI.
  */
 export const createConnectionService = (options: ConnectionServiceOptions): ConnectionService => {
-  const { repository, changes, fingerprints, audit, health: ledger, webhooks } = options.storage;
+  const { changes, fingerprints, audit, health: ledger, webhooks } = options.storage;
+  const keys = options.keyReferences?.reader ?? refusingKeyReader;
+  // A key kept elsewhere is read whenever its connection is (SPEC §12); the store keeps only the reference.
+  const repository = readingKeyReferences(options.storage.repository, keys);
   // Every identification (add, update, validate, customers, health) is remembered, for the customers' single round trip.
   const identities = createIdentityMemory();
-  const orchestrator = identities.remembering(options.orchestrator);
+  const orchestrator = refusingUnreadKeys(identities.remembering(options.orchestrator));
   const customersCache = createCustomersCache({
     ttlMs: options.customersCacheTtlMs ?? DEFAULT_CUSTOMERS_CACHE_TTL_MS,
     clock: options.clock ?? systemClock,
@@ -226,7 +243,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
   const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
     pipe(
       trail.audited(options.by, trail.ofAdd(body, options), (through) =>
-        addConnection({ repository: through, orchestrator })(body, options),
+        addConnection({ repository: through, orchestrator, keys })(body, options),
       ),
       TE.tap((outcome) =>
         outcome === "added" ? watchStored((body as Record<string, unknown>)["alias"]) : TE.right(undefined),
@@ -235,7 +252,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
   const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
     pipe(
       trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) =>
-        updateConnection({ repository: through, orchestrator, changes })(rawAlias, body, options),
+        updateConnection({ repository: through, orchestrator, changes, keys })(rawAlias, body, options),
       ),
       TE.tap((outcome) => (outcome === "updated" ? watchStored(rawAlias) : TE.right(undefined))),
     );
@@ -247,6 +264,14 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       TE.tap(() => TE.right(watch.forget(rawAlias))),
     );
   const checkKey = checkApiKey({ repository, fingerprints });
+  const referenceWatch = createKeyReferenceWatch({
+    repository,
+    fingerprints,
+    intervalMs: options.keyReferences?.rereadIntervalMs ?? DEFAULT_KEY_REREAD_INTERVAL_MS,
+    validate: async (connection) =>
+      healthStates.record(connection, (await identifyAsCheck(orchestrator, connection)()).check)(),
+    onError: health.onError,
+  });
   const grants = createGrantService({ store: options.storage.grants, audited: trail.grantChanged });
 
   return {
@@ -290,6 +315,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
     },
     connectionsHealth: listConnectionsHealth({ repository, ledger }),
     healthMonitor: monitor,
+    keyReferenceWatch: referenceWatch,
     keyExpiryWatch: {
       // With background health, its rounds make the warnings; the scan then only keeps the counts.
       start: () => watch.start(monitor === undefined, options.keyExpiry?.scanIntervalMs),
@@ -307,6 +333,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       unsubscribe();
       grants.dispose();
       await monitor?.stop();
+      await referenceWatch.stop();
       await watch.stop();
       await trail.settled();
     },

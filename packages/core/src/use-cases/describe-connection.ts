@@ -15,7 +15,7 @@ import type { KeyFingerprints } from "../ports/key-fingerprints.js";
  * orchestrator's token list told the key-expiry watch).
  */
 export type ConnectionDetails = ConnectionSummary &
-  Pick<StoredConnection, "version" | "apiKeySetAt"> & {
+  Pick<StoredConnection, "version" | "apiKeySetAt" | "apiKeyRef"> & {
     readonly apiKeyFingerprint: string;
     readonly apiKeyExpiry: KeyExpiry | undefined;
   };
@@ -30,6 +30,7 @@ export const detailsOf =
     orchestratorUrl: connection.orchestratorUrl,
     version: connection.version,
     apiKeySetAt: connection.apiKeySetAt,
+    ...(connection.apiKeyRef === undefined ? {} : { apiKeyRef: connection.apiKeyRef }),
     apiKeyFingerprint: fingerprints.fingerprint(connection.alias, connection.apiKey),
     apiKeyExpiry: storedKeyExpiry(connection) ?? learned?.(connection),
   });
@@ -43,6 +44,8 @@ export const detailsAnswer = (details: ConnectionDetails) => ({
   apiKeyFingerprint: details.apiKeyFingerprint,
   apiKeyExpiresAt: details.apiKeyExpiry ? timeText(details.apiKeyExpiry.expiresAt) : null,
   apiKeyExpirySource: details.apiKeyExpiry?.source ?? null,
+  // Where the key is kept, when not in the store (SPEC §12): the reference, never the key.
+  ...(details.apiKeyRef === undefined ? {} : { apiKeyRef: details.apiKeyRef }),
 });
 
 /**
