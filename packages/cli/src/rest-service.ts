@@ -52,6 +52,7 @@ export type RemoteService = Omit<
   | "recordWebhookChange"
   | "healthMonitor"
   | "keyExpiryWatch"
+  | "keyReferenceWatch"
 >;
 
 export interface ServiceEndpoint {

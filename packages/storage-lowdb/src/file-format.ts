@@ -1,4 +1,5 @@
 import {
+  ApiKeyRefCodec,
   AliasCodec,
   aliasKey,
   OrchestratorUrlCodec,
@@ -6,6 +7,7 @@ import {
   strictObject,
   type Alias,
   type OrchestratorUrl,
+  type ApiKeyRef,
 } from "@sdwan-connections/core";
 import { isSealedSecret, type SealedSecret } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
@@ -13,17 +15,18 @@ import * as t from "io-ts";
 import type { ConnectionsFileError } from "./errors.js";
 
 /**
- * The file format, version 4:
+ * The file format, version 5:
  *
  * ```json
- * {"format":"sdwan-connections/connections","version":4,"lastVersion":17,"connections":[
+ * {"format":"sdwan-connections/connections","version":5,"lastVersion":17,"connections":[
  * {"alias":"lab","orchestratorUrl":"https://vco.example.net/","sealedApiKey":"v2.1a2b3c4d.<iv>.<tag>.<ciphertext>","version":3,"apiKeySetAt":"2026-11-22T10:00:00.000Z"}
  * ]}
  * ```
  *
  * One connection per line; `version` is the connection's, `apiKeySetAt` when
  * its key was stored (null: unknown), `apiKeyExpiresAt` (only when declared) when the operator says the key
- * expires. Version 3 had no `apiKeyExpiresAt`. `lastVersion` is the last version the
+ * expires. A connection whose key is kept elsewhere has `apiKeyRef` (`file:NAME`, `env:NAME`) in place of
+ * `sealedApiKey` (SPEC §12: the key is never stored); version 4 had no `apiKeyRef`. Version 3 had no `apiKeyExpiresAt`. `lastVersion` is the last version the
  * store gave (deleted connections' included): each write that changes a
  * connection gives it the next, so a re-added alias never repeats a version.
  * Version 2 had no `lastVersion`: it is read as the greatest version in the
@@ -35,13 +38,16 @@ import type { ConnectionsFileError } from "./errors.js";
 /** Name of the store's file inside the data directory. */
 export const CONNECTIONS_FILE = "connections.json";
 export const FILE_FORMAT = "sdwan-connections/connections";
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** What the file keeps of one connection. */
 export interface ConnectionRecord {
   readonly alias: Alias;
   readonly orchestratorUrl: OrchestratorUrl;
-  readonly sealedApiKey: SealedSecret;
+  /** The key, sealed; absent when it is kept elsewhere (`apiKeyRef`). */
+  readonly sealedApiKey?: SealedSecret | undefined;
+  /** Where the key is kept instead (SPEC §12); absent when the key is sealed here. */
+  readonly apiKeyRef?: ApiKeyRef;
   readonly version: number;
   /** ISO 8601, or null when unknown. */
   readonly apiKeySetAt: string | null;
@@ -66,6 +72,7 @@ export const storedConnection = ({
   alias,
   orchestratorUrl,
   sealedApiKey,
+  apiKeyRef,
   version,
   apiKeySetAt,
   apiKeyExpiresAt,
@@ -73,7 +80,7 @@ export const storedConnection = ({
   const record = {
     alias,
     orchestratorUrl,
-    sealedApiKey,
+    ...(apiKeyRef === undefined ? { sealedApiKey } : { apiKeyRef }),
     version,
     apiKeySetAt,
     ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
@@ -186,11 +193,32 @@ const FileV3Props = {
   connections: t.array(RecordCodec),
 };
 const FileV3Codec = strictObject("ConnectionsFileV3", FileV3Props, t.type(FileV3Props));
+const FileV4Props = {
+  format: t.literal(FILE_FORMAT),
+  version: t.literal(4),
+  lastVersion: LastVersionCodec,
+  connections: t.array(RecordV4Codec),
+};
+const FileV4Codec = strictObject("ConnectionsFileV4", FileV4Props, t.type(FileV4Props));
+// Version 5: the key sealed, or where it is kept instead, exactly one of the two.
+const { sealedApiKey: _sealed, ...RecordV5Common } = RecordProps;
+const RecordV5Props = { ...RecordV4Props, apiKeyRef: ApiKeyRefCodec };
+const RecordV5Codec = strictObject(
+  "Connection",
+  RecordV5Props,
+  t.union([
+    t.intersection([t.type(RecordProps), t.partial({ apiKeyExpiresAt: IsoTimeCodec })]),
+    t.intersection([
+      t.type({ ...RecordV5Common, apiKeyRef: ApiKeyRefCodec }),
+      t.partial({ apiKeyExpiresAt: IsoTimeCodec }),
+    ]),
+  ]),
+);
 const FileProps = {
   format: t.literal(FILE_FORMAT),
   version: t.literal(SCHEMA_VERSION),
   lastVersion: LastVersionCodec,
-  connections: t.array(RecordV4Codec),
+  connections: t.array(RecordV5Codec),
 };
 const FileCodec = strictObject("ConnectionsFile", FileProps, t.type(FileProps));
 
@@ -226,7 +254,8 @@ const decodeFile = (document: { readonly version: number }): t.Validation<Decode
       connections: v1.connections.map((record) => ({ ...record, version: 1, apiKeySetAt: null })),
     }))(FileV1Codec.decode(document));
   if (document.version === 2) return FileV2Codec.decode(document);
-  return document.version === 3 ? FileV3Codec.decode(document) : FileCodec.decode(document);
+  if (document.version === 3) return FileV3Codec.decode(document);
+  return document.version === 4 ? FileV4Codec.decode(document) : FileCodec.decode(document);
 };
 
 /** Parses and checks the file's text. */

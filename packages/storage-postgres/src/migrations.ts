@@ -286,6 +286,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ) stored;
       create index audit_entries_by_kind on audit_entries (kind, id)`,
   },
+  {
+    version: 17,
+    // SPEC §12: a key kept elsewhere (a Kubernetes Secret, a variable) is never stored, only where it is.
+    name: "keys kept elsewhere",
+    sql: `
+      alter table connections add column api_key_ref text;
+      alter table connections alter column api_key drop not null;
+      alter table connections add constraint connections_key_or_reference
+        check ((api_key is null) <> (api_key_ref is null))`,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -4,6 +4,8 @@ import * as t from "io-ts";
 import {
   AliasCodec,
   ApiKeyCodec,
+  ApiKeyRefCodec,
+  REFERENCED_KEY_NOT_READ,
   OrchestratorUrlCodec,
   aliasKey,
   storageFailure,
@@ -27,14 +29,19 @@ export const DateCodec = new t.Type<Date, Date, unknown>(
 export const ConnectionRow = t.type({
   alias: AliasCodec,
   orchestrator_url: OrchestratorUrlCodec,
-  api_key: t.string,
+  api_key: t.union([t.string, t.null]),
+  api_key_ref: t.union([ApiKeyRefCodec, t.null]),
   version: t.Int,
   api_key_set_at: t.union([DateCodec, t.null]),
   api_key_expires_at: t.union([DateCodec, t.null]),
 });
 export type ConnectionRow = t.TypeOf<typeof ConnectionRow>;
 
-export const SummaryRow = t.type({ alias: AliasCodec, orchestrator_url: OrchestratorUrlCodec });
+export const SummaryRow = t.type({
+  alias: AliasCodec,
+  orchestrator_url: OrchestratorUrlCodec,
+  api_key_ref: t.union([ApiKeyRefCodec, t.null]),
+});
 
 // The codecs' messages never quote the value, so naming the bad columns is safe.
 const badRow = (errors: t.Errors): DomainError =>
@@ -47,7 +54,11 @@ const badRow = (errors: t.Errors): DomainError =>
 export const decodeSummary = (row: unknown): E.Either<DomainError, ConnectionSummary> =>
   pipe(
     SummaryRow.decode(row),
-    E.bimap(badRow, ({ alias, orchestrator_url }) => ({ alias, orchestratorUrl: orchestrator_url })),
+    E.bimap(badRow, ({ alias, orchestrator_url, api_key_ref }) =>
+      api_key_ref === null
+        ? { alias, orchestratorUrl: orchestrator_url }
+        : { alias, orchestratorUrl: orchestrator_url, apiKeyRef: api_key_ref },
+    ),
   );
 
 /**
@@ -61,9 +72,10 @@ export const decodeConnection =
     pipe(
       ConnectionRow.decode(row),
       E.mapLeft(badRow),
-      E.chain(({ alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at }) =>
+      E.chain(({ alias, orchestrator_url, api_key, api_key_ref, version, api_key_set_at, api_key_expires_at }) =>
         pipe(
-          keyring.open(api_key, aliasKey(alias)),
+          // A key kept elsewhere is not here: core reads its reference (SPEC §12).
+          api_key === null ? E.right(undefined) : keyring.open(api_key, aliasKey(alias)),
           E.mapLeft((error) =>
             storageFailure(
               `Storage failure: the apiKey of connection '${alias}' cannot be opened: ${describeSecretError(error)}.`,
@@ -71,7 +83,7 @@ export const decodeConnection =
           ),
           E.chain((plaintext) =>
             pipe(
-              ApiKeyCodec.decode(plaintext),
+              plaintext === undefined ? E.right(REFERENCED_KEY_NOT_READ) : ApiKeyCodec.decode(plaintext),
               E.mapLeft(() =>
                 storageFailure(`Storage failure: the apiKey of connection '${alias}' is not a valid apiKey.`),
               ),
@@ -81,6 +93,7 @@ export const decodeConnection =
             alias,
             orchestratorUrl: orchestrator_url,
             apiKey,
+            ...(api_key_ref === null ? {} : { apiKeyRef: api_key_ref }),
             version,
             apiKeySetAt: api_key_set_at,
             ...(api_key_expires_at === null ? {} : { apiKeyExpiresAt: api_key_expires_at }),

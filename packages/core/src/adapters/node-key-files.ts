@@ -32,7 +32,11 @@ export const readRegularFile =
       const { bytesRead } = await handle.read(buffer, 0, maxBytes + 1, 0);
       return bytesRead > maxBytes
         ? E.left(`is larger than ${maxBytes} bytes`)
-        : E.right({ realPath: real, identity: identityOf(opened), text: buffer.subarray(0, bytesRead).toString("utf8") });
+        : E.right({
+            realPath: real,
+            identity: identityOf(opened),
+            text: buffer.subarray(0, bytesRead).toString("utf8"),
+          });
     } catch (error) {
       return E.left(`cannot be read (${errorCode(error)})`);
     } finally {
@@ -43,6 +47,10 @@ export const readRegularFile =
 /** The key files on this machine's file system. */
 export const nodeKeyFiles: KeyFiles = {
   realPath: (path) => () => realpath(path).then(E.right, (error: unknown) => E.left(errorCode(error))),
-  identity: (path) => () => stat(path).then((stats) => E.right(identityOf(stats)), (error: unknown) => E.left(errorCode(error))),
+  identity: (path) => () =>
+    stat(path).then(
+      (stats) => E.right(identityOf(stats)),
+      (error: unknown) => E.left(errorCode(error)),
+    ),
   read: readRegularFile,
 };

@@ -63,7 +63,8 @@ export const declaredExpiryAfter = (
 export const setsAnotherKey = (stored: Pick<Connection, "apiKey" | "apiKeyRef">, change: ConnectionChange): boolean =>
   change.apiKeyRef !== undefined
     ? change.apiKeyRef !== stored.apiKeyRef
-    : change.apiKey !== undefined && (stored.apiKeyRef !== undefined || change.apiKey.reveal() !== stored.apiKey.reveal());
+    : change.apiKey !== undefined &&
+      (stored.apiKeyRef !== undefined || change.apiKey.reveal() !== stored.apiKey.reveal());
 
 /** What a store answers as the key of a connection whose key is kept elsewhere: core reads the reference in its place. */
 export const REFERENCED_KEY_NOT_READ = ApiKey.unreadable("the key kept elsewhere was not read");

@@ -38,7 +38,8 @@ export const apiKeyRefRule: StringRule = (value) => {
 export const ApiKeyRefCodec = brandedString<ApiKeyRef>("ApiKeyRef", apiKeyRefRule);
 
 /** A reference taken apart: where its key is read. */
-export type KeyReference = { readonly kind: "env"; readonly name: string } | { readonly kind: "file"; readonly name: string };
+export type KeyReference =
+  { readonly kind: "env"; readonly name: string } | { readonly kind: "file"; readonly name: string };
 
 export const keyReferenceOf = (reference: string): KeyReference =>
   reference.startsWith("env:") ? { kind: "env", name: reference.slice(4) } : { kind: "file", name: reference.slice(5) };

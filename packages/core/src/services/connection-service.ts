@@ -142,8 +142,8 @@ export interface ConnectionService {
   connectionsHealth(): TE.TaskEither<DomainError, readonly ConnectionHealth[]>;
   /** The periodic checks, when an interval was given: started by whoever runs the service. */
   readonly healthMonitor: HealthMonitor | undefined;
-  /** The re-reading of keys kept elsewhere (SPEC §12): started by whoever runs the service. */
-  readonly keyReferenceWatch: KeyReferenceWatch;
+  /** The re-reading of keys kept elsewhere (SPEC §12), when a reader was given: started by whoever runs the service. */
+  readonly keyReferenceWatch: KeyReferenceWatch | undefined;
   /** The keys' expiry: `start()` (by whoever runs the service) scans the stored dates now and daily; `counts()` for /metrics. */
   readonly keyExpiryWatch: { start(): void; scanNow(): Promise<void>; counts(): KeyExpiryCounts };
   /**
@@ -264,14 +264,17 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       TE.tap(() => TE.right(watch.forget(rawAlias))),
     );
   const checkKey = checkApiKey({ repository, fingerprints });
-  const referenceWatch = createKeyReferenceWatch({
-    repository,
-    fingerprints,
-    intervalMs: options.keyReferences?.rereadIntervalMs ?? DEFAULT_KEY_REREAD_INTERVAL_MS,
-    validate: async (connection) =>
-      healthStates.record(connection, (await identifyAsCheck(orchestrator, connection)()).check)(),
-    onError: health.onError,
-  });
+  const referenceWatch =
+    options.keyReferences === undefined
+      ? undefined
+      : createKeyReferenceWatch({
+          repository,
+          fingerprints,
+          intervalMs: options.keyReferences?.rereadIntervalMs ?? DEFAULT_KEY_REREAD_INTERVAL_MS,
+          validate: async (connection) =>
+            healthStates.record(connection, (await identifyAsCheck(orchestrator, connection)()).check)(),
+          onError: health.onError,
+        });
   const grants = createGrantService({ store: options.storage.grants, audited: trail.grantChanged });
 
   return {
@@ -333,7 +336,7 @@ export const createConnectionService = (options: ConnectionServiceOptions): Conn
       unsubscribe();
       grants.dispose();
       await monitor?.stop();
-      await referenceWatch.stop();
+      await referenceWatch?.stop();
       await watch.stop();
       await trail.settled();
     },

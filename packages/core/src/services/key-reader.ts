@@ -49,12 +49,16 @@ export const createKeyReader = (files: KeyFiles, sources: KeySources): KeyReader
   const guard = async () => {
     const dataDir = await files.realPath(sources.dataDir)();
     const masterKeyFile = await files.identity(sources.masterKeyFile)();
-    const ownText = E.isRight(masterKeyFile) ? await files.read(sources.masterKeyFile, KEY_FILE_MAX_BYTES)() : undefined;
+    const ownText = E.isRight(masterKeyFile)
+      ? await files.read(sources.masterKeyFile, KEY_FILE_MAX_BYTES)()
+      : undefined;
     const keyDir = sources.keyDir;
     return {
       keyDir:
         keyDir === undefined
-          ? E.left("file: references are refused until SDWAN_APIKEY_DIR names the one directory key files are read from")
+          ? E.left(
+              "file: references are refused until SDWAN_APIKEY_DIR names the one directory key files are read from",
+            )
           : E.mapLeft((code: string) => `SDWAN_APIKEY_DIR (${keyDir}) cannot be read (${code})`)(
               await files.realPath(keyDir)(),
             ),

@@ -86,9 +86,15 @@ export const updateConnection =
               // A reference's key is read now: it must read well, and the orchestrator must accept the key read.
               TE.tap((current) =>
                 pipe(
-                  change.apiKeyRef === undefined ? TE.right(change.apiKey ?? current.apiKey) : readReferencedKey(deps.keys, change.apiKeyRef),
+                  change.apiKeyRef === undefined
+                    ? TE.right(change.apiKey ?? current.apiKey)
+                    : readReferencedKey(deps.keys, change.apiKeyRef),
                   TE.flatMap((apiKey) =>
-                    requireAccepted(deps.orchestrator, alias, options.force === true)({ ...current, ...change, apiKey }),
+                    requireAccepted(
+                      deps.orchestrator,
+                      alias,
+                      options.force === true,
+                    )({ ...current, ...change, apiKey }),
                   ),
                 ),
               ),
