@@ -15,6 +15,7 @@ import {
   EVENT_TYPES,
   ALIAS_PATTERN,
   API_KEY_MAX_LENGTH,
+  API_KEY_REF_MAX_LENGTH,
   API_KEY_PATTERN,
   AUDIT_PAGE_MAX,
   HEALTH_HISTORY,
@@ -229,6 +230,18 @@ const storedProperties = {
     description:
       "Where apiKeyExpiresAt comes from: `declared`, `token` (the key's JWT exp, read, never verified) or `orchestrator`; null when unknown.",
   },
+  apiKeyRef: {
+    type: "string",
+    description:
+      "Where the key is kept when it is not in the store (`file:NAME`, `env:NAME`); absent for a stored key. The fingerprint and expiry are of the key read from it now.",
+  },
+};
+const apiKeyRefProperty = {
+  type: "string",
+  maxLength: API_KEY_REF_MAX_LENGTH,
+  pattern: "^(env:SDWAN_APIKEY_[A-Za-z0-9_]+|file:[^/].*)$",
+  description:
+    "Where the key is kept instead of the store (SPEC §12), admin only: `file:NAME` (a file in SDWAN_APIKEY_DIR, such as a mounted Kubernetes Secret; its real path must stay inside that directory and outside the data directory, and it may not be or decode to a master key) or `env:NAME` (a variable SDWAN_APIKEY_…). Read whenever the key is used, never stored, re-read within 60 s; excludes apiKey.",
 };
 const apiKeyExpiresAtProperty = {
   type: "string",
@@ -1236,13 +1249,15 @@ export const openApiDocument = {
       },
       AddConnection: {
         type: "object",
-        required: ["alias", "orchestratorUrl", "apiKey"],
+        required: ["alias", "orchestratorUrl"],
+        oneOf: [{ required: ["apiKey"] }, { required: ["apiKeyRef"] }],
         additionalProperties: false,
         properties: {
           alias: { $ref: "#/components/schemas/Alias" },
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           apiKey: { $ref: "#/components/schemas/ApiKey" },
           apiKeyExpiresAt: apiKeyExpiresAtProperty,
+          apiKeyRef: apiKeyRefProperty,
         },
       },
       ConnectionHealth: {
@@ -1356,7 +1371,13 @@ export const openApiDocument = {
         type: "object",
         additionalProperties: false,
         minProperties: 1,
-        anyOf: [{ required: ["orchestratorUrl"] }, { required: ["apiKey"] }, { required: ["apiKeyExpiresAt"] }],
+        anyOf: [
+          { required: ["orchestratorUrl"] },
+          { required: ["apiKey"] },
+          { required: ["apiKeyExpiresAt"] },
+          { required: ["apiKeyRef"] },
+        ],
+        not: { required: ["apiKey", "apiKeyRef"] },
         properties: {
           alias: {
             $ref: "#/components/schemas/Alias",
@@ -1365,6 +1386,7 @@ export const openApiDocument = {
           orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
           apiKey: { $ref: "#/components/schemas/ApiKey" },
           apiKeyExpiresAt: apiKeyExpiresAtProperty,
+          apiKeyRef: apiKeyRefProperty,
         },
       },
       Validation: {

@@ -140,6 +140,7 @@ const serve =
     // Background health checks (SDWAN_HEALTH_INTERVAL_S): this service runs them; stopped when it closes.
     composition.service.healthMonitor?.start();
     composition.service.keyExpiryWatch.start();
+    composition.service.keyReferenceWatch?.start();
     // The webhooks' relay: this instance claims due deliveries, as every other instance over the store does.
     const relay = composition.webhooks.createRelay();
     relay.start();

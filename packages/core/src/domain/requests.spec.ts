@@ -105,6 +105,6 @@ describe("the connection's fields", () => {
   it("are one table: the audited fields are every field of a connection, the changeable ones all but the alias", () => {
     expectTypeOf<AuditedField>().toEqualTypeOf<keyof Connection>();
     expect(AUDITED_FIELDS).toEqual(Object.keys(CONNECTION_FIELDS));
-    expect(CHANGEABLE_FIELDS).toEqual(["orchestratorUrl", "apiKey", "apiKeyExpiresAt"]);
+    expect(CHANGEABLE_FIELDS).toEqual(["orchestratorUrl", "apiKey", "apiKeyExpiresAt", "apiKeyRef"]);
   });
 });

@@ -1,5 +1,5 @@
 import { ANSWER_TEXT, detailsAnswer, validationAnswer, type ConnectionService } from "@sdwan-connections/core";
-import { Router } from "express";
+import { Router, type Request, type Response } from "express";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { LoginThrottle } from "../auth/throttle.js";
@@ -7,11 +7,38 @@ import { domainErrorToProblem, problem } from "../errors.js";
 import { accessOfRequest, mayRead } from "../middleware/authorize.js";
 import { connectionTag, withExpectedVersions } from "../middleware/if-match.js";
 import { jsonBody } from "../middleware/json-body.js";
-import { actorOf, clientOf } from "../middleware/request-context.js";
+import { actorOf, clientOf, userOf } from "../middleware/request-context.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { sendRepresentation } from "../representation.js";
 import { respond, sendJson, sendProblem, sendText } from "../respond.js";
+
+/**
+ * Setting `apiKeyRef` needs the admin role (SPEC §12): the reference reads any key the service can reach, another
+ * team's included, so a `manage` grant may not name one. Answers whether the request was refused (and audited).
+ */
+const refusedKeyReference = async (
+  service: ConnectionService,
+  req: Request,
+  res: Response,
+  alias: unknown,
+): Promise<boolean> => {
+  const user = userOf(res.locals);
+  if ((req.body as Record<string, unknown> | null)?.["apiKeyRef"] === undefined || user === undefined) return false;
+  if (user.role === "admin") return false;
+  await service.recordForbiddenWrite(actorOf(res.locals), {
+    method: req.method,
+    ...(typeof alias === "string" ? { alias } : {}),
+  });
+  sendProblem(
+    res,
+    problem(
+      "forbidden",
+      "Setting apiKeyRef needs the admin role: a reference reads a key kept outside the store, which may be another team's, so a manage grant may not set one.",
+    ),
+  );
+  return true;
+};
 
 // Exactly the two summary fields, whatever a store returns.
 const SUMMARY_KEYS = ["alias", "orchestratorUrl"];
@@ -53,6 +80,7 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
             problem("forbidden", "This principal may not add a connection of this alias: no manage grant covers it."),
           );
         }
+        if (await refusedKeyReference(service, req, res, alias)) return;
         await respond(
           res,
           service.addConnection(req.body, { dryRun: dryrun, force, by: actorOf(res.locals) }),
@@ -81,8 +109,9 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
     )
     .put(
       jsonBody,
-      withFlags(["dryrun", "force"], (req, res, { dryrun, force }) =>
-        withExpectedVersions(req, res, (expectedVersions) =>
+      withFlags(["dryrun", "force"], async (req, res, { dryrun, force }) => {
+        if (await refusedKeyReference(service, req, res, req.params["alias"])) return;
+        return withExpectedVersions(req, res, (expectedVersions) =>
           respond(
             res,
             service.updateConnection(req.params["alias"] as string, req.body, {
@@ -93,8 +122,8 @@ export const connectionsRoutes = (service: ConnectionService, throttle?: LoginTh
             }),
             (outcome) => sendText(res, ANSWER_TEXT[outcome]),
           ),
-        ),
-      ),
+        );
+      }),
     )
     .delete(
       withFlags([], (req, res) =>
