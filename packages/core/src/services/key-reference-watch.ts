@@ -22,7 +22,8 @@ export interface KeyReferenceWatchOptions {
  * Keys kept elsewhere change without the service being told (a Kubernetes Secret updated by External Secrets
  * Operator, a CSI mount rotated): every `intervalMs`, each referenced key is read again and its fingerprint (or why
  * it cannot be read) compared with the last read; a change is validated at once. Only fingerprints are kept, in
- * memory. Every instance watches (each may be the one asked next); the health ledger tells a changed state once.
+ * memory, so each instance validates every such key once after it starts (what changed while it was down). Every
+ * instance watches (each may be the one asked next); the health ledger tells a changed state once.
  */
 export const createKeyReferenceWatch = ({
   repository,
@@ -47,7 +48,8 @@ export const createKeyReferenceWatch = ({
     const key = aliasKey(alias);
     const before = seen.get(key);
     seen.set(key, state);
-    if (before !== undefined && before !== state) await validate(stored.right);
+    // First seen (a start, another instance's add): validated too, so a change made meanwhile is never missed.
+    if (before !== state) await validate(stored.right);
   };
 
   /** One reading now of every key kept elsewhere. */
