@@ -203,16 +203,25 @@ const FileV4Codec = strictObject("ConnectionsFileV4", FileV4Props, t.type(FileV4
 // Version 5: the key sealed, or where it is kept instead, exactly one of the two.
 const { sealedApiKey: _sealed, ...RecordV5Common } = RecordProps;
 const RecordV5Props = { ...RecordV4Props, apiKeyRef: ApiKeyRefCodec };
+const RecordV5Either = t.union([
+  t.intersection([t.type(RecordProps), t.partial({ apiKeyExpiresAt: IsoTimeCodec })]),
+  t.intersection([
+    t.type({ ...RecordV5Common, apiKeyRef: ApiKeyRefCodec }),
+    t.partial({ apiKeyExpiresAt: IsoTimeCodec }),
+  ]),
+]);
 const RecordV5Codec = strictObject(
   "Connection",
   RecordV5Props,
-  t.union([
-    t.intersection([t.type(RecordProps), t.partial({ apiKeyExpiresAt: IsoTimeCodec })]),
-    t.intersection([
-      t.type({ ...RecordV5Common, apiKeyRef: ApiKeyRefCodec }),
-      t.partial({ apiKeyExpiresAt: IsoTimeCodec }),
-    ]),
-  ]),
+  new t.Type<t.TypeOf<typeof RecordV5Either>, unknown, unknown>(
+    "ConnectionV5",
+    RecordV5Either.is,
+    (input, context) =>
+      typeof input === "object" && input !== null && "sealedApiKey" in input && "apiKeyRef" in input
+        ? t.failure(input, context, "has both sealedApiKey and apiKeyRef")
+        : RecordV5Either.validate(input, context),
+    RecordV5Either.encode,
+  ),
 );
 const FileProps = {
   format: t.literal(FILE_FORMAT),

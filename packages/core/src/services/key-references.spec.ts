@@ -21,7 +21,7 @@ const world = () => {
     { apiKey: TEST_KEYS.customer, identity: { kind: "customer", customerId: TEST_CUSTOMER_ID } },
   ]);
   const storage = createInMemoryStorage();
-  const keys = new Map([["file:lab", TEST_KEYS.partner]]);
+  const keys = new Map<string, string>([["file:lab", TEST_KEYS.partner]]);
   const service = createConnectionService({
     storage,
     orchestrator,
