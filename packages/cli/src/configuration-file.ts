@@ -99,10 +99,11 @@ export const exportConfiguration = async (
   format: "yaml" | "json",
 ): Promise<string> => {
   const document = {
-    connections: connections.map(({ alias, orchestratorUrl }) => ({
+    // A key kept elsewhere is exported as where it is kept (SPEC §12), never read: the list names it on a local store.
+    connections: connections.map(({ alias, orchestratorUrl, apiKeyRef }) => ({
       alias,
       orchestratorUrl,
-      apiKey: `env:${keyVariable(alias)}`,
+      ...(apiKeyRef === undefined ? { apiKey: `env:${keyVariable(alias)}` } : { apiKeyRef }),
     })),
     ...(grants === undefined || grants.length === 0
       ? {}
