@@ -449,7 +449,11 @@ export const loadConfig = (
     keyReferences: {
       env: Object.fromEntries(
         Object.entries(env).filter(
-          (entry): entry is [string, string] => entry[0].startsWith("SDWAN_APIKEY_") && entry[1] !== undefined,
+          // The keys only: the two settings that share the prefix are not keys.
+          (entry): entry is [string, string] =>
+            entry[0].startsWith("SDWAN_APIKEY_") &&
+            !["SDWAN_APIKEY_DIR", "SDWAN_APIKEY_REREAD_S"].includes(entry[0]) &&
+            entry[1] !== undefined,
         ),
       ),
       rereadMs: v.SDWAN_APIKEY_REREAD_S * 1000,
