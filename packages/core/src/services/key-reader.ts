@@ -72,19 +72,21 @@ export const createKeyReader = (files: KeyFiles, sources: KeySources): KeyReader
   };
   type Guard = Awaited<ReturnType<typeof guard>>;
 
-  const fileText = async (name: string, checked: Guard): Promise<E.Either<string, string>> => {
-    if (E.isLeft(checked.keyDir)) return checked.keyDir;
-    const keyDir = checked.keyDir.right;
-    const read = await files.read(join(keyDir, name), KEY_FILE_MAX_BYTES)();
-    if (E.isLeft(read)) return read;
-    const { realPath, identity, text } = read.right;
-    if (isWithin(realPath, checked.dataDir))
-      return E.left("is in the data directory (SDWAN_DATA_DIR), which holds the service's own secrets");
-    if (identity === checked.masterKeyFile) return E.left("is the data directory's master key (a hard link to it)");
-    if (!isWithin(realPath, keyDir))
-      return E.left(`is outside SDWAN_APIKEY_DIR (${keyDir}), the one directory key files are read from`);
-    return E.right(text);
-  };
+  const fileText =
+    (name: string, checked: Guard): TaskEither<string, string> =>
+    async () => {
+      if (E.isLeft(checked.keyDir)) return checked.keyDir;
+      const keyDir = checked.keyDir.right;
+      const read = await files.read(join(keyDir, name), KEY_FILE_MAX_BYTES)();
+      if (E.isLeft(read)) return read;
+      const { realPath, identity, text } = read.right;
+      if (isWithin(realPath, checked.dataDir))
+        return E.left("is in the data directory (SDWAN_DATA_DIR), which holds the service's own secrets");
+      if (identity === checked.masterKeyFile) return E.left("is the data directory's master key (a hard link to it)");
+      if (!isWithin(realPath, keyDir))
+        return E.left(`is outside SDWAN_APIKEY_DIR (${keyDir}), the one directory key files are read from`);
+      return E.right(text);
+    };
 
   return {
     read: (reference) => async () => {
@@ -97,7 +99,7 @@ export const createKeyReader = (files: KeyFiles, sources: KeySources): KeyReader
           : (sources.env[name] ?? "") === ""
             ? E.left("the variable is not set")
             : E.right(sources.env[name] as string);
-      } else text = await fileText(name, checked);
+      } else text = await fileText(name, checked)();
       const key = E.flatMap((value: string) =>
         isMasterKeyText(value, checked.masterKeys)
           ? E.left("is a master key of this deployment, never an apiKey")
