@@ -151,7 +151,15 @@ COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _sdwan_connections; printf '%s
     expect(await offered("get", "")).toEqual(["lab", "prod"]);
     expect(await offered("audit", "--alias", "p")).toEqual(["prod"]);
     // A new alias: its options, never the stored ones.
-    expect(await offered("add", "")).toEqual(["--dry-run", "--force", "--help", "--json", "--key-renewal", "--output"]);
+    expect(await offered("add", "")).toEqual([
+      "--api-key-ref",
+      "--dry-run",
+      "--force",
+      "--help",
+      "--json",
+      "--key-renewal",
+      "--output",
+    ]);
     expect(await offered("update", "lab", "--key-renewal", "")).toEqual(["auto", "off"]);
     expect(await offered("update", "lab", "--url", "")).toEqual([]);
     expect(await offered("update", "lab", "--d")).toEqual(["--dry-run"]);

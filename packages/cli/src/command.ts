@@ -101,6 +101,7 @@ const LABELS: Record<string, string> = {
   apiKeyFingerprint: "Key fingerprint",
   apiKeyExpiresAt: "Key expires at",
   apiKeyExpirySource: "Key expiry from",
+  apiKeyRef: "Key kept in",
   apiKeyDaysLeft: "Key days left",
   keyRenewal: "Key renewal",
   health: "Health",

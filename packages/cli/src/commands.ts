@@ -58,7 +58,21 @@ const writeOutput = (alias: string, outcome: keyof typeof WRITE_TEXT): CommandOu
   return { data, forPeople: () => `${data.message}\n` };
 };
 
-const KEY_NOTE = "The apiKey is read from standard input: typed at a prompt, not shown, ended by Enter; or piped in.";
+const KEY_NOTE =
+  "The apiKey is read from standard input: typed at a prompt, not shown, ended by Enter; or piped in. With --api-key-ref the service reads it where it is kept (admin only), file:NAME in its SDWAN_APIKEY_DIR or env:SDWAN_APIKEY_…, whenever it is used; nothing is read here.";
+// Keys kept elsewhere (SPEC §12): the reference goes to the service as written, which reads the key when used.
+const KEY_REF_OPTION = {
+  "api-key-ref": {
+    type: "string",
+    value: "file:NAME|env:NAME",
+    description: "where the service reads the key instead of storing it (admin only)",
+  },
+} as const;
+// Both given (update --key --api-key-ref): the service refuses them, naming both.
+const keyOrReference = (apiKey: string | undefined, options: CommandInput["options"]) => ({
+  ...(apiKey === undefined ? {} : { apiKey }),
+  ...(typeof options["api-key-ref"] === "string" ? { apiKeyRef: options["api-key-ref"] } : {}),
+});
 
 const IF_MATCH_OPTION: Record<string, OptionSpec> = {
   "if-match": {
@@ -187,6 +201,7 @@ export const COMMANDS: readonly Command[] = [
     asksOrchestrator: true,
     args: ["alias", "orchestratorUrl"],
     options: {
+      ...KEY_REF_OPTION,
       "dry-run": { type: "boolean", description: "validate only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...KEY_RENEWAL_OPTION,
@@ -194,13 +209,13 @@ export const COMMANDS: readonly Command[] = [
     },
     saysInWords: true,
     progress: "asking the orchestrator",
-    readsKey: () => true,
+    readsKey: (options) => typeof options["api-key-ref"] !== "string",
     createsStore: (options) => options["dry-run"] !== true,
     notes: KEY_NOTE,
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
       TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome))(
         service.connections.add(
-          { alias, orchestratorUrl, apiKey, ...keyRenewalOf(options) },
+          { alias, orchestratorUrl, ...keyOrReference(apiKey, options), ...keyRenewalOf(options) },
           { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
         ),
       ),
@@ -214,6 +229,7 @@ export const COMMANDS: readonly Command[] = [
       url: { type: "string", value: "orchestratorUrl", description: "the new orchestrator URL" },
       key: { type: "boolean", description: "read a new apiKey from standard input" },
       ...KEY_RENEWAL_OPTION,
+      ...KEY_REF_OPTION,
       "dry-run": { type: "boolean", description: "validate the changed connection only; store nothing" },
       force: { type: "boolean", description: "store without asking the orchestrator" },
       ...IF_MATCH_OPTION,
@@ -231,7 +247,7 @@ export const COMMANDS: readonly Command[] = [
             alias as string,
             {
               ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
-              ...(apiKey === undefined ? {} : { apiKey }),
+              ...keyOrReference(apiKey, options),
               ...keyRenewalOf(options),
             },
             { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },

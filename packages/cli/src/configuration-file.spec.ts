@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
-import { copyFile, link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -142,6 +142,37 @@ describe("configuration files cannot reach the service's own secrets", { timeout
     // Each connection got its own key, not another's.
     for (const alias of aliases)
       expect(await run(["key-check", alias], {}, `key-of-${alias}`), alias).toMatchObject({ code: 0 });
+  });
+
+  it("apply passes apiKeyRef on (the store keeps it, reading the key when used); export writes the reference, never a key", async () => {
+    const keyDir = join(root, "keys");
+    await mkdir(keyDir);
+    await writeFile(join(keyDir, "kept"), "key-kept-elsewhere\n");
+    const env = { SDWAN_APIKEY_DIR: keyDir };
+    const path = join(root, "kept.yaml");
+    await writeFile(
+      path,
+      "connections:\n  - alias: kept\n    orchestratorUrl: https://vco.example.net/\n    apiKeyRef: file:kept\n",
+    );
+    expect((await run(["apply", "-f", path, "--force"], env)).code).toBe(0);
+    expect(await run(["key-check", "kept"], env, "key-kept-elsewhere")).toMatchObject({ code: 0 });
+    const exported = (await run(["export"], env)).stdout;
+    expect(exported).toContain("apiKeyRef: file:kept");
+    expect(exported).not.toContain("key-kept-elsewhere");
+    expect(JSON.parse((await run(["apply", "-f", path, "--force"], env)).stdout)).toMatchObject({
+      results: [{ alias: "kept", outcome: "unchanged" }],
+    });
+    const both = join(root, "both.yaml");
+    await writeFile(
+      both,
+      "connections:\n  - alias: both\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_X\n    apiKeyRef: file:kept\n",
+    );
+    expect((await run(["apply", "-f", both, "--force"], { ...env, SDWAN_APIKEY_X: "x" })).stderr).toContain(
+      "apiKeyRef",
+    );
+    for (const file of await readdir(dataDir, { withFileTypes: true }))
+      if (file.isFile())
+        expect((await readFile(join(dataDir, file.name))).includes("key-kept-elsewhere"), file.name).toBe(false);
   });
 });
 

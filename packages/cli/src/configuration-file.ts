@@ -1,8 +1,10 @@
-import { constants, type Stats } from "node:fs";
-import { open, readFile, realpath, stat } from "node:fs/promises";
-import { resolve as resolvePath, sep } from "node:path";
 import {
+  createKeyReader,
   invalidInput,
+  KEY_VARIABLE_PREFIX,
+  nodeKeyFiles,
+  readRegularFile,
+  type KeySources as CoreKeySources,
   strictObject,
   toFieldErrors,
   type Connection,
@@ -11,6 +13,7 @@ import {
   type FieldError,
   type Grant,
   type KeyRenewal,
+  type ApiKey,
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
@@ -39,9 +42,7 @@ import { loadYaml } from "./yaml.js";
  * file in the one directory the operator named for key files (SDWAN_APIKEY_DIR), links resolved, and outside
  * the data directory. No key may be a master key this CLI knows (the file itself, a hard link, or a copy).
  */
-export const KEY_VARIABLE_PREFIX = "SDWAN_APIKEY_";
-/** The largest key file read (a key is at most a few hundred bytes). */
-export const KEY_FILE_MAX_BYTES = 16 * 1024;
+export { KEY_VARIABLE_PREFIX };
 /** The largest configuration file read (about 100,000 connections). */
 export const CONFIGURATION_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -61,12 +62,14 @@ const KeyReference = new t.Type<string, string, unknown>(
 );
 // One entry per field of a connection: a new field does not compile until the file format has it.
 // `apiKeyExpiresAt` is optional (as in a request body): an entry without it is as before.
+// `apiKeyRef` (SPEC §12) is where the service reads the key, passed on as written: the CLI reads nothing for it.
 const entryProps = {
   alias: t.string,
   orchestratorUrl: t.string,
-  apiKey: KeyReference,
+  apiKey: t.union([KeyReference, t.undefined]),
   apiKeyExpiresAt: t.union([t.string, t.undefined]),
   keyRenewal: t.union([t.keyof({ auto: null, off: null }), t.undefined]),
+  apiKeyRef: t.union([t.string, t.undefined]),
 } satisfies Record<keyof Connection, t.Mixed>;
 const Entry = strictObject("ConfigurationEntry", entryProps, t.type(entryProps));
 const fileProps = { connections: t.array(t.unknown), grants: t.union([t.array(t.unknown), t.undefined]) };
@@ -100,10 +103,11 @@ export const exportConfiguration = async (
   format: "yaml" | "json",
 ): Promise<string> => {
   const document = {
-    connections: connections.map(({ alias, orchestratorUrl, keyRenewal }) => ({
+    // A key kept elsewhere is exported as where it is kept (SPEC §12), never read: the list names it on a local store.
+    connections: connections.map(({ alias, orchestratorUrl, keyRenewal, apiKeyRef }) => ({
       alias,
       orchestratorUrl,
-      apiKey: `env:${keyVariable(alias)}`,
+      ...(apiKeyRef === undefined ? { apiKey: `env:${keyVariable(alias)}` } : { apiKeyRef }),
       // Only when on: off is every connection's default, and an export of connections without renewal is as before.
       ...(keyRenewal === "auto" ? { keyRenewal } : {}),
     })),
@@ -120,155 +124,12 @@ const fieldErrors = (errors: t.Errors, prefix: string): FieldError[] =>
     field: error.field === "file" ? prefix || "--file" : `${prefix}${prefix === "" ? "" : "."}${error.field}`,
   }));
 
-const isWithin = (path: string, directory: string): boolean =>
-  path === directory || path.startsWith(directory.endsWith(sep) ? directory : `${directory}${sep}`);
-
-const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? "error";
-
-/**
- * Reads a whole file that must be regular and at most `maxBytes` long, as text. Opened without blocking
- * (a FIFO would wait for a writer forever) and checked on the open handle (what was opened is what is read):
- * `check`, when given, is asked about the opened file and answers what is wrong with it, if anything.
- */
-const readRegularFile =
-  (
-    path: string,
-    maxBytes: number,
-    check?: (opened: Stats) => Promise<string | undefined>,
-  ): TaskEither<string, string> =>
-  async () => {
-    let handle;
-    try {
-      handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-    } catch (error) {
-      return E.left(`cannot be read (${errorCode(error)})`);
-    }
-    try {
-      const opened = await handle.stat();
-      if (!opened.isFile()) return E.left("is not a regular file");
-      if (opened.size > maxBytes) return E.left(`is larger than ${maxBytes} bytes`);
-      const problem = await check?.(opened);
-      if (problem !== undefined) return E.left(problem);
-      // Read one byte past the cap: a file that grew since fstat is refused too.
-      const buffer = Buffer.alloc(maxBytes + 1);
-      const { bytesRead } = await handle.read(buffer, 0, maxBytes + 1, 0);
-      return bytesRead > maxBytes
-        ? E.left(`is larger than ${maxBytes} bytes`)
-        : E.right(buffer.subarray(0, bytesRead).toString("utf8"));
-    } catch (error) {
-      return E.left(`cannot be read (${errorCode(error)})`);
-    } finally {
-      await handle.close();
-    }
-  };
-
-/** Where key references may read, and what no key may be. */
-export interface KeySources {
-  /** The environment, read once, for `env:` references. */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** SDWAN_APIKEY_DIR: the one directory `file:` references read (a relative name is in it); undefined refuses them. */
-  readonly keyDir: string | undefined;
-  /** The data directory (the store, the master key file), which no reference reaches. */
-  readonly dataDir: string;
-  /** The data directory's master key file, read here (never created): no key file may be it, a link to it, or a copy. */
-  readonly masterKeyFile: string;
-  /** The master keys this CLI was given (SDWAN_MASTER_KEY, SDWAN_MASTER_KEY_PREVIOUS): no key may be one. */
-  readonly masterKeys: readonly Buffer[];
-}
-
-/** What a reference is checked against, found once per file: the real directories, the master key file's identity, every master key known. */
-interface Guard {
-  readonly keyDir: E.Either<string, string>;
-  readonly dataDir: string;
-  readonly masterKeyFile: Stats | undefined;
-  readonly masterKeys: readonly Buffer[];
-}
-
-// The bytes a key's text may stand for: its base64 decoding (how master.key and SDWAN_MASTER_KEY write a master key) or its hex one.
-const keyBytes = (text: string): Buffer[] => [Buffer.from(text.trim(), "base64"), Buffer.from(text.trim(), "hex")];
-
-const guardOf = async (sources: KeySources): Promise<Guard> => {
-  const dataDir = await realpath(sources.dataDir).catch(() => resolvePath(sources.dataDir));
-  // Read, never created: a dry run creates nothing.
-  const masterKeyFile = await stat(sources.masterKeyFile).catch(() => undefined);
-  const ownKey =
-    masterKeyFile === undefined
-      ? []
-      : keyBytes(await readFile(sources.masterKeyFile, "utf8").catch(() => "")).filter((bytes) => bytes.length === 32);
-  const { keyDir } = sources;
-  return {
-    keyDir:
-      keyDir === undefined
-        ? E.left("file: references are refused until SDWAN_APIKEY_DIR names the one directory key files are read from")
-        : await realpath(keyDir).then(E.right, (error: unknown) =>
-            E.left(`SDWAN_APIKEY_DIR (${keyDir}) cannot be read (${errorCode(error)})`),
-          ),
-    dataDir,
-    masterKeyFile,
-    masterKeys: [...sources.masterKeys, ...ownKey],
-  };
-};
-
-// Whether a key is one of the master keys written as text (a copy of master.key, SDWAN_MASTER_KEY's value).
-const isMasterKey = (key: string, guard: Guard): boolean =>
-  keyBytes(key).some((bytes) => guard.masterKeys.some((masterKey) => masterKey.equals(bytes)));
-
-// Where a key file opened by `path` really is (links resolved; the same file that was opened): in the key directory, not the data directory, not the master key.
-const placeOfKeyFile =
-  (path: string, keyDir: string, guard: Guard) =>
-  async (opened: Stats): Promise<string | undefined> => {
-    const real = await realpath(path);
-    const same = await stat(real);
-    if (same.ino !== opened.ino || same.dev !== opened.dev) return "changed while it was read";
-    if (isWithin(real, guard.dataDir))
-      return "is in the data directory (SDWAN_DATA_DIR), which holds the service's own secrets";
-    if (
-      guard.masterKeyFile !== undefined &&
-      opened.ino === guard.masterKeyFile.ino &&
-      opened.dev === guard.masterKeyFile.dev
-    )
-      return "is the data directory's master key (a hard link to it)";
-    if (!isWithin(real, keyDir))
-      return `is outside SDWAN_APIKEY_DIR (${keyDir}), the one directory key files are read from`;
-    return undefined;
-  };
+/** Where key references may read, and what no key may be: core's rules (`createKeyReader`), the same as the service's `apiKeyRef`. */
+export type KeySources = CoreKeySources;
 
 // Whether a reference names a key variable that is not set.
 const isUnsetKeyVariable = (reference: string, env: KeySources["env"]): boolean =>
   reference.startsWith(`env:${KEY_VARIABLE_PREFIX}`) && (env[reference.slice(4)] ?? "") === "";
-
-// A key reference's value: a key variable that is set, or a key file; a line break ending the file is not the key's.
-const referencedKey =
-  (reference: string, env: KeySources["env"], guard: Guard): TaskEither<string, string> =>
-  async () => {
-    if (reference.startsWith("env:")) {
-      const name = reference.slice(4);
-      if (!name.startsWith(KEY_VARIABLE_PREFIX))
-        return E.left(
-          `${reference}: only variables named ${KEY_VARIABLE_PREFIX}… hold keys (never a setting of the service)`,
-        );
-      return isUnsetKeyVariable(reference, env)
-        ? E.left(`${reference}: the variable is not set`)
-        : E.right(env[name] as string);
-    }
-    if (E.isLeft(guard.keyDir)) return E.left(`${reference}: ${guard.keyDir.left}`);
-    const path = resolvePath(guard.keyDir.right, reference.slice(5));
-    const read = await readRegularFile(path, KEY_FILE_MAX_BYTES, placeOfKeyFile(path, guard.keyDir.right, guard))();
-    return E.bimap(
-      (problem: string) => `${reference}: ${problem}`,
-      (text: string) => text.replace(/\r?\n$/, ""),
-    )(read);
-  };
-
-// A key reference's value, unless it is a master key.
-const resolveReference =
-  (reference: string, env: KeySources["env"], guard: Guard): TaskEither<string, string> =>
-  async () => {
-    const key = await referencedKey(reference, env, guard)();
-    if (E.isRight(key) && isMasterKey(key.right, guard))
-      return E.left(`${reference}: is a master key of this deployment, never an apiKey`);
-    return key;
-  };
 
 /** Parses a configuration file's text: JSON quickly when it is JSON, YAML otherwise (JSON is YAML too). */
 const parseDocument =
@@ -308,21 +169,41 @@ export const readConfiguration =
   ): TaskEither<DomainError, ConfigurationRead> =>
   async () => {
     const text = await readRegularFile(path, CONFIGURATION_FILE_MAX_BYTES)();
-    const document = E.isLeft(text) ? text : await parseDocument(text.right)();
+    const document = E.isLeft(text) ? text : await parseDocument(text.right.text)();
     if (E.isLeft(document)) return E.left(invalidInput([{ field: "--file", message: document.left }]));
     const file = ConfigurationFile.decode(document.right);
     if (E.isLeft(file)) return E.left(invalidInput(fieldErrors(file.left, "")));
     const errors: FieldError[] = [];
     const connections: Record<string, string>[] = [];
     const firstUse = new Map<string, number>();
-    const guard = await guardOf(sources);
+    const keys = createKeyReader(nodeKeyFiles, sources);
     for (const [index, raw] of file.right.connections.entries()) {
       const entry: E.Either<t.Errors, Entry> = Entry.decode(raw);
       if (E.isLeft(entry)) {
         errors.push(...fieldErrors(entry.left, `connections.${index}`));
         continue;
       }
-      const earlier = firstUse.get(entry.right.apiKey);
+      const { apiKey: reference, apiKeyRef } = entry.right;
+      if ((reference === undefined) === (apiKeyRef === undefined)) {
+        errors.push({
+          field: `connections.${index}.apiKey`,
+          message:
+            "give apiKey (a reference the CLI reads) or apiKeyRef (where the service reads the key), one of them",
+        });
+        continue;
+      }
+      if (apiKeyRef !== undefined) {
+        const { apiKeyExpiresAt, alias, orchestratorUrl } = entry.right;
+        connections.push({
+          alias,
+          orchestratorUrl,
+          ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
+          apiKeyRef,
+          keySource: apiKeyRef,
+        });
+        continue;
+      }
+      const earlier = firstUse.get(reference as string);
       if (earlier !== undefined) {
         errors.push({
           field: `connections.${index}.apiKey`,
@@ -330,25 +211,25 @@ export const readConfiguration =
         });
         continue;
       }
-      firstUse.set(entry.right.apiKey, index);
-      if (options.requireKeys !== true && isUnsetKeyVariable(entry.right.apiKey, sources.env)) {
+      firstUse.set(reference as string, index);
+      if (options.requireKeys !== true && isUnsetKeyVariable(reference as string, sources.env)) {
         connections.push({
           alias: entry.right.alias,
           orchestratorUrl: entry.right.orchestratorUrl,
-          keySource: entry.right.apiKey,
+          keySource: reference as string,
         });
         continue;
       }
-      const apiKey = await resolveReference(entry.right.apiKey, sources.env, guard)();
+      const apiKey = E.map((key: ApiKey) => key.reveal())(await keys.read(reference as string)());
       if (E.isLeft(apiKey)) errors.push({ field: `connections.${index}.apiKey`, message: apiKey.left });
       else {
-        const { apiKeyExpiresAt, keyRenewal, ...named } = entry.right;
+        const { apiKeyExpiresAt, keyRenewal, apiKey: _reference, apiKeyRef: _none, ...named } = entry.right;
         connections.push({
           ...named,
           ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
           ...(keyRenewal === undefined ? {} : { keyRenewal }),
           apiKey: apiKey.right,
-          keySource: entry.right.apiKey,
+          keySource: reference as string,
         });
       }
     }

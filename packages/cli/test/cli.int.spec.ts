@@ -146,15 +146,18 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
   let service: ServiceProcess;
   let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
   let modeEnv: Awaited<ReturnType<typeof modeEnvironment>>;
+  let keyDir: string;
   const cliActor = mode === "service" ? ADMIN.name : "cli";
 
   beforeAll(async () => {
     dataDir = await makeDataDir();
+    keyDir = await mkdtemp(join(tmpdir(), "sdwan-cli-keys-"));
     simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
     service = await startServiceProcess({
       SDWAN_DATA_DIR: dataDir,
       SDWAN_ADMIN_USER: ADMIN.name,
       SDWAN_ADMIN_PASSWORD: ADMIN.password,
+      SDWAN_APIKEY_DIR: keyDir,
     });
     modeEnv = await modeEnvironment(mode, () => service.url);
     inMode = modeEnv.env;
@@ -166,6 +169,7 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     await simulator?.stop();
     await modeEnv?.cleanUp();
     await rm(dataDir, { recursive: true, force: true });
+    await rm(keyDir, { recursive: true, force: true });
   });
 
   it("adds with the key on standard input; the service lists it at once", async () => {
@@ -394,6 +398,19 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
   });
 
   // Real processes: everything the binary writes counts, its log lines on stderr included.
+  it("add --api-key-ref: the key stays where it is kept, read by whoever opens the store; get says where", async () => {
+    await writeFile(join(keyDir, "kept"), `${PARTNER_KEY}\n`);
+    const env = { SDWAN_APIKEY_DIR: keyDir };
+    const added = await cli(dataDir, ["add", "kept", simulator.url, "--api-key-ref", "file:kept"], "", env);
+    expect(added).toMatchObject({ code: 0, stdout: "Connection successfully added\n" });
+    expect(JSON.parse((await cli(dataDir, ["get", "kept"], "", env)).stdout)).toMatchObject({ apiKeyRef: "file:kept" });
+    const escape = await cli(dataDir, ["update", "kept", "--api-key-ref", "file:../kept"], "", env);
+    expect(escape.code).toBe(2);
+    expect(escape.stderr).toContain("apiKeyRef");
+    expect(added.stdout + added.stderr + escape.stderr).not.toContain(PARTNER_KEY);
+    expect((await cli(dataDir, ["delete", "kept"], "", env)).code).toBe(0);
+  });
+
   it("never prints a key, neither its own nor a stored one", async () => {
     const runs = [
       await binary(dataDir, ["add", "secret-check", simulator.url], "sample-partner-key-2"),

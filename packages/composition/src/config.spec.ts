@@ -40,8 +40,20 @@ describe("loadConfig", () => {
         events: { maxStreams: 200, heartbeatMs: 15_000 },
         webhooks: { retrySchedule: [10, 60, 300, 1800, 7200, 21600, 86400], allowHttp: [] },
         healthIntervalMs: 300_000,
+        keyReferences: { env: {}, rereadMs: 30_000 },
       }),
     );
+  });
+
+  it("reads SDWAN_APIKEY_REREAD_S (1 to 60) and hands on only the SDWAN_APIKEY_… variables, for env: references", () => {
+    const config = loadConfig({
+      SDWAN_APIKEY_REREAD_S: "5",
+      SDWAN_APIKEY_LAB: "k",
+      SDWAN_MASTER_KEY_X: "no",
+      HOME: "/",
+    });
+    expect(E.isRight(config) && config.right.keyReferences).toEqual({ env: { SDWAN_APIKEY_LAB: "k" }, rereadMs: 5000 });
+    expect(E.isLeft(loadConfig({ SDWAN_APIKEY_REREAD_S: "61" }))).toBe(true);
   });
 
   it("reads every variable", () => {

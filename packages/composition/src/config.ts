@@ -59,8 +59,10 @@ export interface Config {
   readonly trustedProxies: readonly Network[];
   /** Whether the REST service serves the operator console at /console/. */
   readonly console: boolean;
-  /** SDWAN_APIKEY_DIR: the one directory the CLI's `file:` key references read; undefined: they are refused. */
+  /** SDWAN_APIKEY_DIR: the one directory `file:` key references (apiKeyRef, the CLI's files) read; undefined: refused. */
   readonly apiKeyDir: string | undefined;
+  /** The variables `env:` key references read (SDWAN_APIKEY_… only), and how often referenced keys are read again (SDWAN_APIKEY_REREAD_S). */
+  readonly keyReferences: { readonly env: Readonly<Record<string, string>>; readonly rereadMs: number };
   /** GET /events: at most `maxStreams` open at once per instance (SDWAN_EVENTS_MAX_STREAMS), a comment every `heartbeatMs` (SDWAN_EVENTS_HEARTBEAT_S). */
   readonly events: { readonly maxStreams: number; readonly heartbeatMs: number };
   /** Webhooks (SPEC §9): the waits before each retry (SDWAN_WEBHOOK_RETRY_S, s), and which `http:` receivers are allowed (SDWAN_WEBHOOK_ALLOW_HTTP). */
@@ -294,6 +296,7 @@ export const EnvCodecs = {
   ),
   SDWAN_CONSOLE: envValue("SDWAN_CONSOLE", oneOf(["on", "off"] as const), withDefault("on" as const)),
   SDWAN_APIKEY_DIR: envValue<string | undefined>("SDWAN_APIKEY_DIR", text, optional),
+  SDWAN_APIKEY_REREAD_S: envValue("SDWAN_APIKEY_REREAD_S", integer(1, 60), withDefault(30)),
   SDWAN_OIDC_ISSUER: envValue<string | undefined>("SDWAN_OIDC_ISSUER", issuerUrl, optional),
   SDWAN_OIDC_AUDIENCE: envValue<string | undefined>("SDWAN_OIDC_AUDIENCE", text, optional),
   SDWAN_OIDC_USERNAME_CLAIM: envValue("SDWAN_OIDC_USERNAME_CLAIM", claimName, withDefault("preferred_username")),
@@ -405,6 +408,18 @@ export const loadConfig = (
     },
     console: v.SDWAN_CONSOLE === "on",
     apiKeyDir: v.SDWAN_APIKEY_DIR,
+    keyReferences: {
+      env: Object.fromEntries(
+        Object.entries(env).filter(
+          // The keys only: the two settings that share the prefix are not keys.
+          (entry): entry is [string, string] =>
+            entry[0].startsWith("SDWAN_APIKEY_") &&
+            !["SDWAN_APIKEY_DIR", "SDWAN_APIKEY_REREAD_S"].includes(entry[0]) &&
+            entry[1] !== undefined,
+        ),
+      ),
+      rereadMs: v.SDWAN_APIKEY_REREAD_S * 1000,
+    },
     oidc:
       v.SDWAN_OIDC_ISSUER === undefined || v.SDWAN_OIDC_AUDIENCE === undefined
         ? undefined

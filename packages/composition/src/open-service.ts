@@ -3,8 +3,12 @@
  * by one `close`. The CLI and embedders use it as it is; the REST service's `compose` binds what it opened into
  * its container. This entry loads no inversify: a command's start does not compile it.
  */
+import { join } from "node:path";
+import { MASTER_KEY_FILE } from "@sdwan-connections/secrets";
 import {
   createCore,
+  createKeyReader,
+  nodeKeyFiles,
   describeError,
   systemClock,
   type Clock,
@@ -123,6 +127,19 @@ export const openService =
         keyRenewal: {
           ...config.keyRenewal,
           leaseMs: Math.max(2 * (config.healthIntervalMs ?? 0), 4 * config.orchestratorTimeoutMs),
+        },
+        keyReferences: {
+          reader: createKeyReader(nodeKeyFiles, {
+            env: config.keyReferences.env,
+            keyDir: config.apiKeyDir,
+            dataDir: config.dataDir,
+            masterKeyFile: join(config.dataDir, MASTER_KEY_FILE),
+            masterKeys: [
+              ...(config.masterKey === undefined ? [] : [config.masterKey]),
+              ...config.previousMasterKeys,
+            ].map(({ key }) => key),
+          }),
+          rereadIntervalMs: config.keyReferences.rereadMs,
         },
         customersCacheTtlMs: config.customersCacheTtlMs,
         ...(metrics === undefined ? {} : { onCustomersCacheLookup: metrics.onCustomersCacheLookup }),

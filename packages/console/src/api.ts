@@ -77,8 +77,15 @@ export type Delivery = t.TypeOf<typeof Delivery>;
 export const ConnectionSummary = t.type({ alias: t.string, orchestratorUrl: t.string });
 export type ConnectionSummary = t.TypeOf<typeof ConnectionSummary>;
 
-/** When a connection's key expires, and where that comes from (docs/interface.md §10); null when unknown. */
-const KeyExpiry = t.partial({ apiKeyExpiresAt: nullable(t.string), apiKeyExpirySource: nullable(t.string) });
+/**
+ * When a connection's key expires, and where that comes from (docs/interface.md §10); null when unknown. `apiKeyRef`:
+ * where the key is kept when not in the store (SPEC §12), absent for a stored key.
+ */
+const KeyExpiry = t.partial({
+  apiKeyExpiresAt: nullable(t.string),
+  apiKeyExpirySource: nullable(t.string),
+  apiKeyRef: t.string,
+});
 /** Whether the service renews the key (SPEC §12); a service from before it answers without. */
 export const KeyRenewal = t.keyof({ auto: null, off: null });
 

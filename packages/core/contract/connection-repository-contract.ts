@@ -14,6 +14,7 @@ import {
 import { aConnection, anAuditEntry } from "../testing/builders.js";
 import { expectLeft as fail, expectRight as run } from "../testing/run.js";
 import { useStoreUnderTest, type StoreUnderTest } from "./store-under-test.js";
+import { keyReferenceCases } from "./key-reference-contract.js";
 
 export interface ConnectionRepositoryContractOptions extends StoreUnderTest {
   /**
@@ -507,5 +508,7 @@ export const describeConnectionRepositoryContract = (
       expect((await run(repository.get(alias("one")))).apiKey.reveal()).toBe(SECRET);
       expect(await options.peek()).not.toContain(SECRET);
     });
+
+    keyReferenceCases(() => repository, options.peek);
   });
 };

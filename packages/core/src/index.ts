@@ -35,9 +35,34 @@ export {
   declaredExpiryAfter,
   KEY_RENEWAL_MODES,
   keyRenewalAfter,
+  REFERENCED_KEY_NOT_READ,
   sameTime,
+  setsAnotherKey,
   type KeyRenewal,
 } from "./domain/connection.js";
+// Keys kept elsewhere (SPEC §12): the reference, the reading rules (one implementation, the CLI's too) and Node's files.
+export {
+  API_KEY_REF_MAX_LENGTH,
+  ApiKeyRefCodec,
+  decodeKeyText,
+  isMasterKeyText,
+  KEY_FILE_MAX_BYTES,
+  KEY_VARIABLE_PREFIX,
+  keyReferenceOf,
+  KeyText,
+  masterKeysIn,
+  type ApiKeyRef,
+  type KeyReference,
+} from "./domain/key-reference.js";
+export type { KeyFiles, OpenedFile } from "./ports/key-files.js";
+export { nodeKeyFiles, readRegularFile } from "./adapters/node-key-files.js";
+export { createKeyReader, type KeyReader, type KeySources } from "./services/key-reader.js";
+export { readingKeyReferences, refusingKeyReader, refusingUnreadKeys } from "./services/key-references.js";
+export {
+  createKeyReferenceWatch,
+  DEFAULT_KEY_REREAD_INTERVAL_MS,
+  type KeyReferenceWatch,
+} from "./services/key-reference-watch.js";
 export {
   daysLeft,
   DEFAULT_KEY_EXPIRY_WARN_DAYS,

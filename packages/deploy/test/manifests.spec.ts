@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor";
+import { ExternalSecret } from "@kubernetes-models/external-secrets/external-secrets.io/v1/ExternalSecret";
+import { SecretStore } from "@kubernetes-models/external-secrets/external-secrets.io/v1/SecretStore";
 import { Deployment, type IDeployment } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler, type IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
 import { type IIngress, type INetworkPolicy, Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
@@ -32,6 +34,8 @@ const MODELS: Readonly<Record<string, new (data: never) => { validate(): void }>
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "monitoring.coreos.com/v1/ServiceMonitor": ServiceMonitor,
+  "external-secrets.io/v1/ExternalSecret": ExternalSecret,
+  "external-secrets.io/v1/SecretStore": SecretStore,
 };
 
 /** The variables of docs/interface.md §6's configuration table. */
@@ -313,6 +317,17 @@ describe("the postgres topology", () => {
     );
     expect(admitted).toContain(port?.port);
     expect(ingress?.spec?.tls?.[0]?.hosts).toEqual(ingress?.spec?.rules?.map((rule) => rule.host));
+  });
+
+  // SPEC §12, keys kept elsewhere: the Secret docs/deploy.md mounts at SDWAN_APIKEY_DIR is the one the operator fills.
+  it("has an External Secrets Operator example filling the Secret docs/deploy.md mounts at SDWAN_APIKEY_DIR", () => {
+    const [store, external] = readExample("external-secret.yaml") as unknown as [SecretStore, ExternalSecret];
+    expect(external.spec?.secretStoreRef?.name).toBe(store.metadata?.name);
+    expect(external.spec?.target?.name).toBe("sdwan-connections-apikeys");
+    const deploy = readFileSync(join(REPO_ROOT, "docs/deploy.md"), "utf8");
+    expect(deploy).toContain("secretName: sdwan-connections-apikeys");
+    expect(deploy).toMatch(/SDWAN_APIKEY_DIR\n\s+value: \/var\/run\/sdwan\/apikeys/);
+    expect(deploy).toContain("mountPath: /var/run/sdwan/apikeys");
   });
 
   it("has a ServiceMonitor example that selects the Service and scrapes its port's /metrics", () => {

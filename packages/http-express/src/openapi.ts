@@ -15,6 +15,7 @@ import {
   EVENT_TYPES,
   ALIAS_PATTERN,
   API_KEY_MAX_LENGTH,
+  API_KEY_REF_MAX_LENGTH,
   API_KEY_PATTERN,
   AUDIT_PAGE_MAX,
   HEALTH_HISTORY,
@@ -235,12 +236,24 @@ const storedProperties = {
     description:
       "Whether the service renews the key through the orchestrator before it expires (SPEC §12): `auto`, or `off` (the default).",
   },
+  apiKeyRef: {
+    type: "string",
+    description:
+      "Where the key is kept when it is not in the store (`file:NAME`, `env:NAME`); absent for a stored key. The fingerprint and expiry are of the key read from it now.",
+  },
 };
 const keyRenewalProperty = {
   type: "string",
   enum: ["auto", "off"],
   description:
     "Optional: `auto` renews the key through the orchestrator SDWAN_KEY_RENEW_DAYS before it expires (customer keys by refresh, partner keys by create, download and revoke after SDWAN_KEY_RENEW_OVERLAP_H); `off` (a new connection's default) does not. Any `manage` right may set it; the original's clients never send it.",
+};
+const apiKeyRefProperty = {
+  type: "string",
+  maxLength: API_KEY_REF_MAX_LENGTH,
+  pattern: "^(env:SDWAN_APIKEY_[A-Za-z0-9_]+|file:[^/].*)$",
+  description:
+    "Where the key is kept instead of the store (SPEC §12), admin only: `file:NAME` (a file in SDWAN_APIKEY_DIR, such as a mounted Kubernetes Secret; its real path must stay inside that directory and outside the data directory, and it may not be or decode to a master key) or `env:NAME` (a variable SDWAN_APIKEY_…). Read whenever the key is used, never stored, re-read within 60 s; excludes apiKey.",
 };
 const apiKeyExpiresAtProperty = {
   type: "string",
@@ -1248,7 +1261,8 @@ export const openApiDocument = {
       },
       AddConnection: {
         type: "object",
-        required: ["alias", "orchestratorUrl", "apiKey"],
+        required: ["alias", "orchestratorUrl"],
+        oneOf: [{ required: ["apiKey"] }, { required: ["apiKeyRef"] }],
         additionalProperties: false,
         properties: {
           alias: { $ref: "#/components/schemas/Alias" },
@@ -1256,6 +1270,7 @@ export const openApiDocument = {
           apiKey: { $ref: "#/components/schemas/ApiKey" },
           apiKeyExpiresAt: apiKeyExpiresAtProperty,
           keyRenewal: keyRenewalProperty,
+          apiKeyRef: apiKeyRefProperty,
         },
       },
       ConnectionHealth: {
@@ -1374,7 +1389,9 @@ export const openApiDocument = {
           { required: ["apiKey"] },
           { required: ["apiKeyExpiresAt"] },
           { required: ["keyRenewal"] },
+          { required: ["apiKeyRef"] },
         ],
+        not: { required: ["apiKey", "apiKeyRef"] },
         properties: {
           alias: {
             $ref: "#/components/schemas/Alias",
@@ -1384,6 +1401,7 @@ export const openApiDocument = {
           apiKey: { $ref: "#/components/schemas/ApiKey" },
           apiKeyExpiresAt: apiKeyExpiresAtProperty,
           keyRenewal: keyRenewalProperty,
+          apiKeyRef: apiKeyRefProperty,
         },
       },
       Validation: {

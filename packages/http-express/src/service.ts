@@ -140,6 +140,7 @@ const serve =
     // Key renewal rounds (SPEC §12), at the same interval; unfinished renewals are finished by the first.
     composition.service.health.keyRenewal?.start();
     composition.service.health.keyExpiry.start();
+    composition.service.health.keyReferences?.start();
     // The webhooks' relay: this instance claims due deliveries, as every other instance over the store does.
     const relay = composition.service.webhooks?.createRelay();
     relay?.start();

@@ -6,7 +6,9 @@ import {
   declaredExpiryAfter,
   keyRenewalAfter,
   notFound,
+  REFERENCED_KEY_NOT_READ,
   sameTime,
+  setsAnotherKey,
   storageFailure,
   type ConnectionRepository,
   type ConnectionSummary,
@@ -29,7 +31,8 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   const { keyring } = file;
 
   const reveal = (key: string, stored: StoredConnection): E.Either<DomainError, Connection> => {
-    const opened = keyring.open(stored.sealedApiKey, key);
+    // A key kept elsewhere is not here: core reads its reference (SPEC §12).
+    const opened = stored.sealedApiKey === undefined ? E.right("") : keyring.open(stored.sealedApiKey, key);
     return E.isLeft(opened)
       ? E.left(
           storageFailure(
@@ -39,7 +42,8 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       : E.right({
           alias: stored.alias,
           orchestratorUrl: stored.orchestratorUrl,
-          apiKey: ApiKey.unsafeFrom(opened.right),
+          apiKey: stored.apiKeyRef === undefined ? ApiKey.unsafeFrom(opened.right) : REFERENCED_KEY_NOT_READ,
+          ...(stored.apiKeyRef === undefined ? {} : { apiKeyRef: stored.apiKeyRef }),
           version: stored.version,
           apiKeySetAt: stored.apiKeySetAt === null ? null : new Date(stored.apiKeySetAt),
           ...(stored.apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: new Date(stored.apiKeyExpiresAt) }),
@@ -65,8 +69,8 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       // From db.data, not `state`: the two may differ if another reader re-read the file meanwhile, and
       // db.data changes together with the generation.
       const summaries = Object.freeze(
-        [...file.db.data.connections.values()].map(({ alias, orchestratorUrl }) =>
-          Object.freeze({ alias, orchestratorUrl }),
+        [...file.db.data.connections.values()].map(({ alias, orchestratorUrl, apiKeyRef }) =>
+          Object.freeze(apiKeyRef === undefined ? { alias, orchestratorUrl } : { alias, orchestratorUrl, apiKeyRef }),
         ),
       );
       listed = { generation: file.generation, summaries };
@@ -77,19 +81,20 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   const insert: ConnectionRepository["insert"] = (connection, entry) => () => {
     const key = aliasKey(connection.alias);
     // Sealed before queueing: the lock is held only for the in-memory change and the write.
-    const sealedApiKey = keyring.seal(connection.apiKey.reveal(), key);
+    // A key kept elsewhere is never stored, only its reference (SPEC §12).
+    const sealedApiKey = connection.apiKeyRef === undefined ? keyring.seal(connection.apiKey.reveal(), key) : undefined;
     const apiKeySetAt = new Date().toISOString();
     return file.mutate((connections, nextVersion) => {
       const free = aliasFreeIn(connections, key);
       if (E.isLeft(free)) return free;
-      const { alias, orchestratorUrl, apiKeyExpiresAt, keyRenewal } = connection;
+      const { alias, orchestratorUrl, apiKeyExpiresAt, keyRenewal, apiKeyRef } = connection;
       const version = nextVersion();
       connections.set(
         key,
         storedConnection({
           alias,
           orchestratorUrl,
-          sealedApiKey,
+          ...(apiKeyRef === undefined ? { sealedApiKey } : { apiKeyRef }),
           version,
           apiKeySetAt,
           ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt: apiKeyExpiresAt.toISOString() }),
@@ -102,7 +107,10 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
 
   const update: ConnectionRepository["update"] = (alias, change, expected, entry) => () => {
     const key = aliasKey(alias);
-    const sealed = change.apiKey === undefined ? undefined : keyring.seal(change.apiKey.reveal(), key);
+    const sealed =
+      change.apiKey === undefined || change.apiKeyRef !== undefined
+        ? undefined
+        : keyring.seal(change.apiKey.reveal(), key);
     return file.mutate(
       (
         connections,
@@ -114,7 +122,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
         const stored = reveal(key, existing.right);
         if (E.isLeft(stored)) return stored;
         // The key is compared opened, in memory: sealed twice, the same key never gives the same bytes.
-        const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== stored.right.apiKey.reveal();
+        const newKey = setsAnotherKey(stored.right, change);
         const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
         const expiresAt = declaredExpiryAfter(stored.right, change, newKey);
         const keyRenewal = keyRenewalAfter(stored.right, change);
@@ -130,23 +138,33 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
             version: stored.right.version,
             orchestratorUrl: stored.right.orchestratorUrl,
           });
-        const { apiKeyExpiresAt: _stored, keyRenewal: _renewal, ...kept } = existing.right;
+        const {
+          apiKeyExpiresAt: _stored,
+          keyRenewal: _renewal,
+          sealedApiKey: _sealed,
+          apiKeyRef: _ref,
+          ...kept
+        } = existing.right;
+        // A key given alone replaces a reference; a reference replaces the sealed key.
+        const apiKeyRef = change.apiKeyRef ?? (change.apiKey === undefined ? existing.right.apiKeyRef : undefined);
+        const sealedApiKey = newKey && sealed !== undefined ? sealed : existing.right.sealedApiKey;
         const updated = storedConnection({
           ...kept,
           ...(keyRenewal === "auto" ? { keyRenewal } : {}),
           ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt.toISOString() }),
           orchestratorUrl: change.orchestratorUrl ?? existing.right.orchestratorUrl,
-          sealedApiKey: newKey && sealed !== undefined ? sealed : existing.right.sealedApiKey,
+          ...(apiKeyRef === undefined ? { sealedApiKey } : { apiKeyRef }),
           version: nextVersion(),
           apiKeySetAt: newKey ? new Date().toISOString() : existing.right.apiKeySetAt,
         });
         connections.set(key, updated);
         const apiKeySetAt = updated.apiKeySetAt === null ? null : new Date(updated.apiKeySetAt);
-        const { apiKeyExpiresAt: _before, ...unchanged } = stored.right;
+        const { apiKeyExpiresAt: _before, apiKeyRef: _was, ...unchanged } = stored.right;
         const value: Connection = {
           ...unchanged,
           orchestratorUrl: updated.orchestratorUrl,
-          apiKey: change.apiKey ?? stored.right.apiKey,
+          apiKey: apiKeyRef !== undefined ? REFERENCED_KEY_NOT_READ : (change.apiKey ?? stored.right.apiKey),
+          ...(apiKeyRef === undefined ? {} : { apiKeyRef }),
           version: updated.version,
           apiKeySetAt,
           keyRenewal,

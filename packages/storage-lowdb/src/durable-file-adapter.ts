@@ -37,6 +37,7 @@ const checkKeyIds = (path: string, state: ConnectionsState, keyring: Keyring): C
   const known = new Set(keyring.keyIds);
   const unknown = new Set<string>();
   for (const connection of state.connections.values()) {
+    if (connection.sealedApiKey === undefined) continue;
     const keyId = sealedKeyId(connection.sealedApiKey);
     if (!known.has(keyId)) unknown.add(keyId);
   }

@@ -120,6 +120,36 @@ describe("the file format", () => {
     expect(parsed.right.connections.get("lab")).toMatchObject({ version: 7 });
   });
 
+  it("version 5 keeps a reference in place of a sealed key, exactly one of the two; version 4 still reads", () => {
+    const reference = storedConnection({
+      alias: "Lab" as Alias,
+      orchestratorUrl: "https://vco.example.net/" as OrchestratorUrl,
+      apiKeyRef: "file:lab" as never,
+      version: 2,
+      apiKeySetAt: null,
+    });
+    const text = serialize(new Map([["lab", reference]]));
+    expect(text).toContain('"apiKeyRef":"file:lab"');
+    expect(text).not.toContain("sealedApiKey");
+    const parsed = parseConnectionsFile(text, "connections.json");
+    expect(E.isRight(parsed) && parsed.right.connections.get("lab")?.apiKeyRef).toBe("file:lab");
+    const record = { alias: "Lab", orchestratorUrl: "https://vco.example.net/", version: 1, apiKeySetAt: null };
+    const file = (version: number, fields: object) =>
+      JSON.stringify({
+        format: "sdwan-connections/connections",
+        version,
+        lastVersion: 1,
+        connections: [{ ...record, ...fields }],
+      });
+    const sealedApiKey = keyring.seal("k", "lab");
+    expect(E.isRight(parseConnectionsFile(file(4, { sealedApiKey }), "connections.json"))).toBe(true);
+    expect(E.isLeft(parseConnectionsFile(file(4, { apiKeyRef: "file:lab" }), "connections.json"))).toBe(true);
+    expect(E.isLeft(parseConnectionsFile(file(5, { sealedApiKey, apiKeyRef: "file:lab" }), "connections.json"))).toBe(
+      true,
+    );
+    expect(E.isLeft(parseConnectionsFile(file(5, {}), "connections.json"))).toBe(true);
+  });
+
   it("reads a version 1 file: each connection at version 1, its key date unknown", () => {
     const sealedApiKey = keyring.seal("k", "lab");
     const v1 = JSON.stringify({

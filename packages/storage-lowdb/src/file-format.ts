@@ -1,4 +1,5 @@
 import {
+  ApiKeyRefCodec,
   AliasCodec,
   aliasKey,
   OrchestratorUrlCodec,
@@ -6,6 +7,7 @@ import {
   strictObject,
   type Alias,
   type OrchestratorUrl,
+  type ApiKeyRef,
 } from "@sdwan-connections/core";
 import { isSealedSecret, type SealedSecret } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
@@ -23,8 +25,10 @@ import type { ConnectionsFileError } from "./errors.js";
  *
  * One connection per line; `version` is the connection's, `apiKeySetAt` when
  * its key was stored (null: unknown), `apiKeyExpiresAt` (only when declared) when the operator says the key
- * expires, `keyRenewal` (only when `auto`) whether the service renews the key (SPEC §12). Version 4 had no
- * `keyRenewal` (read as `off`), version 3 no `apiKeyExpiresAt`. `lastVersion` is the last version the
+ * expires, `keyRenewal` (only when `auto`) whether the service renews the key (SPEC §12). A connection whose key
+ * is kept elsewhere has `apiKeyRef` (`file:NAME`, `env:NAME`) in place of `sealedApiKey` (SPEC §12: the key is never
+ * stored). Version 4 had neither `keyRenewal` (read as `off`) nor `apiKeyRef`, version 3 no `apiKeyExpiresAt`.
+ * `lastVersion` is the last version the
  * store gave (deleted connections' included): each write that changes a
  * connection gives it the next, so a re-added alias never repeats a version.
  * Version 2 had no `lastVersion`: it is read as the greatest version in the
@@ -42,7 +46,10 @@ export const SCHEMA_VERSION = 5;
 export interface ConnectionRecord {
   readonly alias: Alias;
   readonly orchestratorUrl: OrchestratorUrl;
-  readonly sealedApiKey: SealedSecret;
+  /** The key, sealed; absent when it is kept elsewhere (`apiKeyRef`). */
+  readonly sealedApiKey?: SealedSecret | undefined;
+  /** Where the key is kept instead (SPEC §12); absent when the key is sealed here. */
+  readonly apiKeyRef?: ApiKeyRef;
   readonly version: number;
   /** ISO 8601, or null when unknown. */
   readonly apiKeySetAt: string | null;
@@ -69,6 +76,7 @@ export const storedConnection = ({
   alias,
   orchestratorUrl,
   sealedApiKey,
+  apiKeyRef,
   version,
   apiKeySetAt,
   apiKeyExpiresAt,
@@ -77,7 +85,7 @@ export const storedConnection = ({
   const record = {
     alias,
     orchestratorUrl,
-    sealedApiKey,
+    ...(apiKeyRef === undefined ? { sealedApiKey } : { apiKeyRef }),
     version,
     apiKeySetAt,
     ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
@@ -191,14 +199,29 @@ const FileV3Props = {
   connections: t.array(RecordCodec),
 };
 const FileV3Codec = strictObject("ConnectionsFileV3", FileV3Props, t.type(FileV3Props));
-const RecordV5Props = { ...RecordV4Props, keyRenewal: t.literal("auto") };
+const FileV4Props = { ...FileV3Props, version: t.literal(4), connections: t.array(RecordV4Codec) };
+const FileV4Codec = strictObject("ConnectionsFileV4", FileV4Props, t.type(FileV4Props));
+// Version 5: the key sealed, or where it is kept instead, exactly one of the two; `keyRenewal` only when `auto`.
+const { sealedApiKey: _sealed, ...RecordV5Common } = RecordProps;
+const RecordV5Optional = t.partial({ apiKeyExpiresAt: IsoTimeCodec, keyRenewal: t.literal("auto") });
+const RecordV5Props = { ...RecordV4Props, keyRenewal: t.literal("auto"), apiKeyRef: ApiKeyRefCodec };
+const RecordV5Either = t.union([
+  t.intersection([t.type(RecordProps), RecordV5Optional]),
+  t.intersection([t.type({ ...RecordV5Common, apiKeyRef: ApiKeyRefCodec }), RecordV5Optional]),
+]);
 const RecordV5Codec = strictObject(
   "Connection",
   RecordV5Props,
-  t.intersection([t.type(RecordProps), t.partial({ apiKeyExpiresAt: IsoTimeCodec, keyRenewal: t.literal("auto") })]),
+  new t.Type<t.TypeOf<typeof RecordV5Either>, unknown, unknown>(
+    "ConnectionV5",
+    RecordV5Either.is,
+    (input, context) =>
+      typeof input === "object" && input !== null && "sealedApiKey" in input && "apiKeyRef" in input
+        ? t.failure(input, context, "has both sealedApiKey and apiKeyRef")
+        : RecordV5Either.validate(input, context),
+    RecordV5Either.encode,
+  ),
 );
-const FileV4Props = { ...FileV3Props, version: t.literal(4), connections: t.array(RecordV4Codec) };
-const FileV4Codec = strictObject("ConnectionsFileV4", FileV4Props, t.type(FileV4Props));
 const FileProps = {
   format: t.literal(FILE_FORMAT),
   version: t.literal(SCHEMA_VERSION),

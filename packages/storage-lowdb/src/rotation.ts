@@ -14,7 +14,8 @@ export const resealKeys =
   (connections) => {
     const resealed: [string, StoredConnection][] = [];
     for (const [key, connection] of connections) {
-      if (!keyring.needsRotation(connection.sealedApiKey)) continue;
+      // A key kept elsewhere is not sealed here: nothing to re-seal.
+      if (connection.sealedApiKey === undefined || !keyring.needsRotation(connection.sealedApiKey)) continue;
       const opened = keyring.open(connection.sealedApiKey, key);
       if (E.isLeft(opened))
         return E.left(

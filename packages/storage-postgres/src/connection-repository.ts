@@ -12,6 +12,7 @@ import {
   entryAsWritten,
   notFound,
   sameTime,
+  setsAnotherKey,
   storageFailure,
   versionMismatch,
   type Alias,
@@ -38,7 +39,8 @@ export interface PostgresConnectionRepositoryOptions {
   readonly auditRetention?: AuditRetention;
 }
 
-const COLUMNS = "alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at, key_renewal";
+const COLUMNS =
+  "alias, orchestrator_url, api_key, api_key_ref, version, api_key_set_at, api_key_expires_at, key_renewal";
 
 /**
  * Runs `work`'s task in a transaction on a client of its own: committed when it answers a success, rolled
@@ -156,23 +158,28 @@ export const createPostgresConnectionRepository = ({
 
     list: () =>
       pipe(
-        query<unknown>("listing connections", "select alias, orchestrator_url from connections order by alias_key"),
+        query<unknown>(
+          "listing connections",
+          "select alias, orchestrator_url, api_key_ref from connections order by alias_key",
+        ),
         TE.chainEitherK((rows) => A.traverse(E.Applicative)(decodeSummary)(rows)),
       ),
 
     insert: (connection, entry) => {
       const key = aliasKey(connection.alias);
-      const sealed = keyring.seal(connection.apiKey.reveal(), key);
+      // A key kept elsewhere is never stored, only its reference (SPEC §12).
+      const sealed = connection.apiKeyRef === undefined ? keyring.seal(connection.apiKey.reveal(), key) : null;
       return pipe(
         write(`adding connection '${connection.alias}'`, entry, (client) => async () => {
           try {
             const { rows } = await client.query<{ version: number }>(
-              "insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_set_at, api_key_expires_at, key_renewal) values ($1, $2, $3, $4, now(), $5, $6) returning version",
+              "insert into connections (alias_key, alias, orchestrator_url, api_key, api_key_ref, api_key_set_at, api_key_expires_at, key_renewal) values ($1, $2, $3, $4, $5, now(), $6, $7) returning version",
               [
                 key,
                 connection.alias,
                 connection.orchestratorUrl,
                 sealed,
+                connection.apiKeyRef ?? null,
                 connection.apiKeyExpiresAt ?? null,
                 connection.keyRenewal ?? "off",
               ],
@@ -197,7 +204,7 @@ export const createPostgresConnectionRepository = ({
           (client) => async () => {
             const current = await locked(client, alias, expected)();
             if (E.isLeft(current)) return current;
-            const newKey = change.apiKey !== undefined && change.apiKey.reveal() !== current.right.apiKey.reveal();
+            const newKey = setsAnotherKey(current.right, change);
             const newUrl =
               change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
             const expiresAt = declaredExpiryAfter(current.right, change, newKey);
@@ -217,10 +224,11 @@ export const createPostgresConnectionRepository = ({
             const { rows } = await client.query(
               `update connections
                   set orchestrator_url = coalesce($2, orchestrator_url),
-                      api_key = coalesce($3, api_key),
-                      api_key_set_at = case when $3::text is null then api_key_set_at else now() end,
+                      api_key = case when $5::text is not null then null else coalesce($3, api_key) end,
+                      api_key_ref = case when $3::text is not null then null else coalesce($5, api_key_ref) end,
+                      api_key_set_at = case when $3::text is null and $5::text is null then api_key_set_at else now() end,
                       api_key_expires_at = $4,
-                      key_renewal = $5,
+                      key_renewal = $6,
                       version = nextval('connection_versions'),
                       updated_at = now()
                 where alias_key = $1
@@ -228,8 +236,11 @@ export const createPostgresConnectionRepository = ({
               [
                 aliasKey(alias),
                 newUrl ? change.orchestratorUrl : null,
-                newKey && change.apiKey !== undefined ? keyring.seal(change.apiKey.reveal(), aliasKey(alias)) : null,
+                newKey && change.apiKey !== undefined && change.apiKeyRef === undefined
+                  ? keyring.seal(change.apiKey.reveal(), aliasKey(alias))
+                  : null,
                 expiresAt ?? null,
+                newKey ? (change.apiKeyRef ?? null) : null,
                 keyRenewal,
               ],
             );

@@ -287,6 +287,16 @@ export const MIGRATIONS: readonly Migration[] = [
       create index audit_entries_by_kind on audit_entries (kind, id)`,
   },
   {
+    version: 17,
+    // SPEC §12: a key kept elsewhere (a Kubernetes Secret, a variable) is never stored, only where it is.
+    name: "keys kept elsewhere",
+    sql: `
+      alter table connections add column api_key_ref text;
+      alter table connections alter column api_key drop not null;
+      alter table connections add constraint connections_key_or_reference
+        check ((api_key is null) <> (api_key_ref is null))`,
+  },
+  {
     // Key renewal (SPEC §12): whether a connection's key is renewed; the renewals in flight, one row per connection,
     // held by one instance at a time (a lease), the new key sealed; and a renewal's swap, a change like an update.
     version: 18,

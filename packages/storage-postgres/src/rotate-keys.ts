@@ -27,7 +27,7 @@ export const rotateKeys = (
     async () => {
       await client.query("begin");
       const { rows } = await client.query<{ alias_key: string; alias: string; api_key: string }>(
-        "select alias_key, alias, api_key from connections order by alias_key for update",
+        "select alias_key, alias, api_key from connections where api_key is not null order by alias_key for update",
       );
       let rotated = 0;
       for (const row of rows) {
@@ -68,7 +68,7 @@ export const verifyMasterKeys = (pool: Pool, keyring: Keyring): TE.TaskEither<Do
       async () =>
         (
           await pool.query<{ key_id: string }>(
-            "select distinct split_part(api_key, '.', 2) as key_id from connections order by 1",
+            "select distinct split_part(api_key, '.', 2) as key_id from connections where api_key is not null order by 1",
           )
         ).rows.map((row) => row.key_id),
       databaseFailure("checking the master keys"),

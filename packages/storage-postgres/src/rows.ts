@@ -4,6 +4,8 @@ import * as t from "io-ts";
 import {
   AliasCodec,
   ApiKeyCodec,
+  ApiKeyRefCodec,
+  REFERENCED_KEY_NOT_READ,
   OrchestratorUrlCodec,
   aliasKey,
   storageFailure,
@@ -24,18 +26,27 @@ export const DateCodec = new t.Type<Date, Date, unknown>(
   (value) => value,
 );
 
-export const ConnectionRow = t.type({
-  alias: AliasCodec,
-  orchestrator_url: OrchestratorUrlCodec,
-  api_key: t.string,
-  version: t.Int,
-  api_key_set_at: t.union([DateCodec, t.null]),
-  api_key_expires_at: t.union([DateCodec, t.null]),
-  key_renewal: t.keyof({ auto: null, off: null }),
-});
+// Absent in a row read before migration 17 (the tests' rows): as null.
+const referenceColumn = t.partial({ api_key_ref: t.union([ApiKeyRefCodec, t.null]) });
+
+export const ConnectionRow = t.intersection([
+  t.type({
+    alias: AliasCodec,
+    orchestrator_url: OrchestratorUrlCodec,
+    api_key: t.union([t.string, t.null]),
+    version: t.Int,
+    api_key_set_at: t.union([DateCodec, t.null]),
+    api_key_expires_at: t.union([DateCodec, t.null]),
+    key_renewal: t.keyof({ auto: null, off: null }),
+  }),
+  referenceColumn,
+]);
 export type ConnectionRow = t.TypeOf<typeof ConnectionRow>;
 
-export const SummaryRow = t.type({ alias: AliasCodec, orchestrator_url: OrchestratorUrlCodec });
+export const SummaryRow = t.intersection([
+  t.type({ alias: AliasCodec, orchestrator_url: OrchestratorUrlCodec }),
+  referenceColumn,
+]);
 
 // The codecs' messages never quote the value, so naming the bad columns is safe.
 const badRow = (errors: t.Errors): DomainError => invalidStored("a stored connection", errors);
@@ -43,7 +54,11 @@ const badRow = (errors: t.Errors): DomainError => invalidStored("a stored connec
 export const decodeSummary = (row: unknown): E.Either<DomainError, ConnectionSummary> =>
   pipe(
     SummaryRow.decode(row),
-    E.bimap(badRow, ({ alias, orchestrator_url }) => ({ alias, orchestratorUrl: orchestrator_url })),
+    E.bimap(badRow, ({ alias, orchestrator_url, api_key_ref }) =>
+      api_key_ref === null || api_key_ref === undefined
+        ? { alias, orchestratorUrl: orchestrator_url }
+        : { alias, orchestratorUrl: orchestrator_url, apiKeyRef: api_key_ref },
+    ),
   );
 
 /**
@@ -57,31 +72,34 @@ export const decodeConnection =
     pipe(
       ConnectionRow.decode(row),
       E.mapLeft(badRow),
-      E.chain(({ alias, orchestrator_url, api_key, version, api_key_set_at, api_key_expires_at, key_renewal }) =>
-        pipe(
-          keyring.open(api_key, aliasKey(alias)),
-          E.mapLeft((error) =>
-            storageFailure(
-              `Storage failure: the apiKey of connection '${alias}' cannot be opened: ${describeSecretError(error)}.`,
-            ),
-          ),
-          E.chain((plaintext) =>
-            pipe(
-              ApiKeyCodec.decode(plaintext),
-              E.mapLeft(() =>
-                storageFailure(`Storage failure: the apiKey of connection '${alias}' is not a valid apiKey.`),
+      E.chain(
+        ({ alias, orchestrator_url, api_key, api_key_ref, version, api_key_set_at, api_key_expires_at, key_renewal }) =>
+          pipe(
+            // A key kept elsewhere is not here: core reads its reference (SPEC §12).
+            api_key === null ? E.right(undefined) : keyring.open(api_key, aliasKey(alias)),
+            E.mapLeft((error) =>
+              storageFailure(
+                `Storage failure: the apiKey of connection '${alias}' cannot be opened: ${describeSecretError(error)}.`,
               ),
             ),
+            E.chain((plaintext) =>
+              pipe(
+                plaintext === undefined ? E.right(REFERENCED_KEY_NOT_READ) : ApiKeyCodec.decode(plaintext),
+                E.mapLeft(() =>
+                  storageFailure(`Storage failure: the apiKey of connection '${alias}' is not a valid apiKey.`),
+                ),
+              ),
+            ),
+            E.map((apiKey) => ({
+              alias,
+              orchestratorUrl: orchestrator_url,
+              apiKey,
+              ...(api_key_ref === null || api_key_ref === undefined ? {} : { apiKeyRef: api_key_ref }),
+              version,
+              apiKeySetAt: api_key_set_at,
+              ...(api_key_expires_at === null ? {} : { apiKeyExpiresAt: api_key_expires_at }),
+              keyRenewal: key_renewal,
+            })),
           ),
-          E.map((apiKey) => ({
-            alias,
-            orchestratorUrl: orchestrator_url,
-            apiKey,
-            version,
-            apiKeySetAt: api_key_set_at,
-            ...(api_key_expires_at === null ? {} : { apiKeyExpiresAt: api_key_expires_at }),
-            keyRenewal: key_renewal,
-          })),
-        ),
       ),
     );

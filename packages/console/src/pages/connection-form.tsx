@@ -4,10 +4,10 @@ import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { Field } from "../components/field.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href, navigate } from "../router.js";
-import { useSession } from "../session.js";
+import { isAdmin, useSession } from "../session.js";
 import { problemOf, useLoad } from "../use-load.js";
 
-const FIELDS = ["alias", "orchestratorUrl", "apiKey"];
+const FIELDS = ["alias", "orchestratorUrl", "apiKey", "apiKeyRef"];
 
 type Submission = "dry-run" | "save" | "force";
 
@@ -41,12 +41,15 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
     const data = new FormData(element);
     const text = (name: string): string => String(data.get(name) ?? "");
     const apiKey = text("apiKey");
+    // Where the key is kept instead (SPEC §12, admins only): sent in place of the key; both given, the service names both.
+    const apiKeyRef = text("apiKeyRef");
+    const key = { ...(apiKey === "" ? {} : { apiKey }), ...(apiKeyRef === "" ? {} : { apiKeyRef }) };
     const orchestratorUrl = text("orchestratorUrl");
     const query = submission === "dry-run" ? "?dryrun=true" : submission === "force" ? "?force=true" : "";
     const request =
       alias === undefined
         ? call(session.authorization, "POST", `/connections${query}`, {
-            body: { alias: text("alias"), orchestratorUrl, apiKey },
+            body: { alias: text("alias"), orchestratorUrl, ...key },
           })
         : call(session.authorization, "PUT", `${aliasPath(alias)}${query}`, {
             // Only what changed: an empty key keeps the stored one.
@@ -54,7 +57,9 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
               ...(current.state === "ready" && current.value?.orchestratorUrl === orchestratorUrl
                 ? {}
                 : { orchestratorUrl }),
-              ...(apiKey === "" ? {} : { apiKey }),
+              ...(current.state === "ready" && apiKeyRef === current.value?.apiKeyRef
+                ? { ...key, apiKeyRef: undefined }
+                : key),
             },
             headers:
               current.state === "ready" && current.value !== undefined
@@ -121,8 +126,17 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
           problem={problem}
           type="password"
           autocomplete="new-password"
-          required={!editing}
         />
+        {isAdmin(session) ? (
+          <Field
+            name="apiKeyRef"
+            label="Or: where the key is kept"
+            hint="file:NAME (in the service's SDWAN_APIKEY_DIR, e.g. a mounted Kubernetes Secret) or env:SDWAN_APIKEY_…; the service reads the key there whenever it uses it and never stores it. Leave the API key empty."
+            problem={problem}
+            defaultValue={current.value?.apiKeyRef}
+            autocomplete="off"
+          />
+        ) : null}
         {problem === undefined ? null : <ProblemMessage problem={problem} shownBesideFields={FIELDS} />}
         {problem?.status === 422 ? <p class="hint">To save it anyway, choose "Save without validation".</p> : null}
         {notice === undefined ? null : (

@@ -96,6 +96,14 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
               <dd>
                 {connection.apiKeySetAt === null ? "before keys were dated" : <Time at={connection.apiKeySetAt} />}
               </dd>
+              <dt>Key kept</dt>
+              <dd data-testid="key-place">
+                {connection.apiKeyRef === undefined ? (
+                  "stored (sealed in the store)"
+                ) : (
+                  <code>{connection.apiKeyRef}</code>
+                )}
+              </dd>
               <dt>Key fingerprint</dt>
               <dd>
                 <code>{connection.apiKeyFingerprint}</code>

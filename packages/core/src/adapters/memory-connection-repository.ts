@@ -7,7 +7,10 @@ import {
   atExpectedVersion,
   declaredExpiryAfter,
   keyRenewalAfter,
+  REFERENCED_KEY_NOT_READ,
   sameTime,
+  setsAnotherKey,
+  type Connection,
   type StoredConnection,
 } from "../domain/connection.js";
 import { notFound, type DomainError } from "../domain/errors.js";
@@ -69,6 +72,10 @@ const write =
     return done;
   };
 
+// What is kept of a connection: a reference in place of its key (SPEC §12), never the key read from it.
+const keptOf = <C extends Connection>(connection: C): C =>
+  connection.apiKeyRef === undefined ? connection : { ...connection, apiKey: REFERENCED_KEY_NOT_READ };
+
 const lazily =
   <A>(work: () => E.Either<DomainError, A>): TaskEither<DomainError, A> =>
   () =>
@@ -87,7 +94,11 @@ export const createInMemoryConnectionRepository = (
     get: (alias) => lazily(() => E.fromNullable(notFound(alias))(connections.get(aliasKey(alias)))),
     list: () =>
       lazily(() =>
-        E.right([...connections.values()].map(({ alias, orchestratorUrl }) => ({ alias, orchestratorUrl }))),
+        E.right(
+          [...connections.values()].map(({ alias, orchestratorUrl, apiKeyRef }) =>
+            apiKeyRef === undefined ? { alias, orchestratorUrl } : { alias, orchestratorUrl, apiKeyRef },
+          ),
+        ),
       ),
     insert: (connection, entry) =>
       write(
@@ -96,7 +107,7 @@ export const createInMemoryConnectionRepository = (
         () => aliasFreeIn(connections, connection.alias),
         () =>
           void connections.set(aliasKey(connection.alias), {
-            ...connection,
+            ...keptOf(connection),
             keyRenewal: connection.keyRenewal ?? "off",
             version: nextVersion(),
             apiKeySetAt: new Date(),
@@ -105,8 +116,7 @@ export const createInMemoryConnectionRepository = (
         () => ({ version: store.lastVersion + 1, orchestratorUrl: connection.orchestratorUrl }),
       ),
     update: (alias, change, expected, entry) => {
-      const sameKey = (existing: StoredConnection) =>
-        change.apiKey === undefined || change.apiKey.reveal() === existing.apiKey.reveal();
+      const sameKey = (existing: StoredConnection) => !setsAnotherKey(existing, change);
       const expiry = (existing: StoredConnection) => declaredExpiryAfter(existing, change, !sameKey(existing));
       const changes = (existing: StoredConnection) =>
         !sameKey(existing) ||
@@ -119,10 +129,12 @@ export const createInMemoryConnectionRepository = (
         () => atExpectedVersion(connections, alias, expected),
         (existing) => {
           if (!changes(existing)) return existing;
-          const { apiKeyExpiresAt: _given, ...rest } = { ...existing, ...change };
+          const { apiKeyExpiresAt: _given, apiKeyRef: _ref, ...rest } = { ...existing, ...change };
+          // A key given alone replaces a reference; a reference replaces the key (never kept).
+          const reference = change.apiKeyRef ?? (change.apiKey === undefined ? existing.apiKeyRef : undefined);
           const expiresAt = expiry(existing);
           const updated: StoredConnection = {
-            ...rest,
+            ...keptOf({ ...rest, ...(reference === undefined ? {} : { apiKeyRef: reference }) }),
             ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
             version: nextVersion(),
             apiKeySetAt: sameKey(existing) ? existing.apiKeySetAt : new Date(),

@@ -7,9 +7,17 @@ const REDACTED = "[redacted]";
  */
 export class ApiKey {
   readonly #value: string;
+  /** Why a key kept elsewhere (`apiKeyRef`) could not be read: such a key is never sent anywhere (see `ApiKey.unreadable`). */
+  readonly problem: string | undefined;
 
-  private constructor(value: string) {
+  private constructor(value: string, problem?: string) {
     this.#value = value;
+    this.problem = problem;
+  }
+
+  /** The key of a reference that could not be read, and why (a reason written by us, never the key): no orchestrator is asked with it. */
+  static unreadable(problem: string): ApiKey {
+    return new ApiKey("", problem);
   }
 
   /** Wraps a string already known to satisfy the ApiKey rules (use the `ApiKeyCodec` for input). */

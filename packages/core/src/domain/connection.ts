@@ -1,7 +1,8 @@
 import * as E from "fp-ts/lib/Either.js";
-import type { ApiKey } from "./api-key.js";
+import { ApiKey } from "./api-key.js";
 import { aliasKey, type Alias, type OrchestratorUrl } from "./codecs.js";
 import { alreadyExists, notFound, versionMismatch, type DomainError } from "./errors.js";
+import type { ApiKeyRef } from "./key-reference.js";
 
 /** A named connection to one orchestrator, with the credential used there. */
 export interface Connection {
@@ -12,6 +13,11 @@ export interface Connection {
   readonly apiKeyExpiresAt?: Date;
   /** Whether the service renews the key before it expires (SPEC §12); absent on a request: `off`. */
   readonly keyRenewal?: KeyRenewal;
+  /**
+   * Where the key is kept instead of the store (SPEC §12), read when used: a store keeps this reference and never
+   * the key; the key it answers is read by core (`readingKeyReferences`). A change that gives `apiKey` alone clears it.
+   */
+  readonly apiKeyRef?: ApiKeyRef;
 }
 
 /** Whether a connection's key is renewed by the service (`auto`) or left to its operator (`off`, the default). */
@@ -58,6 +64,8 @@ export const aliasFreeIn = (connections: ReadonlyMap<string, { readonly alias: s
 export interface ConnectionSummary {
   readonly alias: Alias;
   readonly orchestratorUrl: OrchestratorUrl;
+  /** Where its key is kept, when elsewhere (the watch of keys kept elsewhere lists them); the REST list never shows it. */
+  readonly apiKeyRef?: ApiKeyRef;
 }
 
 /** The fields an update may change: all but the alias, which names the connection. */
@@ -80,6 +88,18 @@ export const declaredExpiryAfter = (
 /** A stored connection's renewal mode after `change`: the one it gives, else the stored one (`off` when none). */
 export const keyRenewalAfter = (stored: Pick<Connection, "keyRenewal">, change: ConnectionChange): KeyRenewal =>
   change.keyRenewal ?? stored.keyRenewal ?? "off";
+/**
+ * Whether `change` sets a key other than the stored one (every store applies this one rule): another reference, a
+ * key where a reference was, or another key. A reference is compared as written, never read.
+ */
+export const setsAnotherKey = (stored: Pick<Connection, "apiKey" | "apiKeyRef">, change: ConnectionChange): boolean =>
+  change.apiKeyRef !== undefined
+    ? change.apiKeyRef !== stored.apiKeyRef
+    : change.apiKey !== undefined &&
+      (stored.apiKeyRef !== undefined || change.apiKey.reveal() !== stored.apiKey.reveal());
+
+/** What a store answers as the key of a connection whose key is kept elsewhere: core reads the reference in its place. */
+export const REFERENCED_KEY_NOT_READ = ApiKey.unreadable("the key kept elsewhere was not read");
 
 /** Whether two optional times are the same moment. */
 export const sameTime = (a: Date | undefined, b: Date | undefined): boolean => a?.getTime() === b?.getTime();

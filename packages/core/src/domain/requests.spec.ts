@@ -16,7 +16,7 @@ const valid = { alias: "lab", orchestratorUrl: "https://vco.example.net/", apiKe
 describe("AddConnectionRequest", () => {
   it("decodes the three fields, the key as an opaque ApiKey", () => {
     const result = decodeAdd(valid);
-    expect(E.isRight(result) && result.right.apiKey.reveal()).toBe("key-1");
+    expect(E.isRight(result) && result.right.apiKey?.reveal()).toBe("key-1");
     expect(E.isRight(result) && result.right.orchestratorUrl).toBe("https://vco.example.net/");
   });
 
@@ -121,6 +121,6 @@ describe("the connection's fields", () => {
   it("are one table: the audited fields are every field of a connection, the changeable ones all but the alias", () => {
     expectTypeOf<AuditedField>().toEqualTypeOf<keyof Connection>();
     expect(AUDITED_FIELDS).toEqual(Object.keys(CONNECTION_FIELDS));
-    expect(CHANGEABLE_FIELDS).toEqual(["orchestratorUrl", "apiKey", "apiKeyExpiresAt", "keyRenewal"]);
+    expect(CHANGEABLE_FIELDS).toEqual(["orchestratorUrl", "apiKey", "apiKeyExpiresAt", "keyRenewal", "apiKeyRef"]);
   });
 });

@@ -1,8 +1,10 @@
+import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec, Rfc3339TimeCodec } from "./codecs.js";
 import { KEY_RENEWAL_MODES } from "./connection.js";
 import type { ChangeableField, Connection } from "./connection.js";
 import { oneOf, strictObject } from "./decode.js";
+import { ApiKeyRefCodec } from "./key-reference.js";
 
 // Each field of a connection and its codec: the request bodies, the audited fields and the configuration's steps
 // derive from this one table, and a new field of `Connection` does not compile until it is here.
@@ -13,21 +15,50 @@ export const CONNECTION_FIELDS = {
   apiKey: ApiKeyCodec,
   apiKeyExpiresAt: Rfc3339TimeCodec,
   keyRenewal: oneOf(KEY_RENEWAL_MODES),
+  apiKeyRef: ApiKeyRefCodec,
 } satisfies FieldCodecs;
 export const CHANGEABLE_FIELDS = Object.keys(CONNECTION_FIELDS).filter(
   (field): field is ChangeableField => field !== "alias",
 );
 
-const { apiKeyExpiresAt, keyRenewal, ...requiredFields } = CONNECTION_FIELDS;
+const { alias, orchestratorUrl, ...optionalFields } = CONNECTION_FIELDS;
 
 /**
- * Body of "add a connection": alias, URL and key, the key's declared expiry if the client knows it, and whether the
- * service renews the key (`keyRenewal`, SPEC §12); nothing else.
+ * `apiKey` and `apiKeyRef` exclude each other (SPEC §12): both given is refused naming both, neither (on add) naming
+ * `apiKey`, the field the original interface's clients know.
+ */
+const oneKey = <C extends t.Mixed>(codec: C, required: boolean) =>
+  new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(
+    codec.name,
+    codec.is,
+    (input, context) => {
+      const record = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+      const at = (key: string) => [...context, { key, type: codec, actual: input }];
+      const both = "apiKey and apiKeyRef exclude each other: give the key, or where it is kept, not both";
+      const keyErrors: t.Errors =
+        record["apiKey"] !== undefined && record["apiKeyRef"] !== undefined
+          ? [
+              { value: record["apiKey"], context: at("apiKey"), message: both },
+              { value: record["apiKeyRef"], context: at("apiKeyRef"), message: both },
+            ]
+          : required && record["apiKey"] === undefined && record["apiKeyRef"] === undefined
+            ? [{ value: undefined, context: at("apiKey"), message: "is required" }]
+            : [];
+      const decoded = codec.validate(input, context);
+      if (keyErrors.length === 0) return decoded;
+      return t.failures([...(E.isLeft(decoded) ? decoded.left : []), ...keyErrors]);
+    },
+    codec.encode,
+  );
+
+/**
+ * Body of "add a connection": alias, URL and key (or where it is kept), the key's declared expiry if the client knows
+ * it, and whether the service renews the key (`keyRenewal`, SPEC §12); nothing else.
  */
 export const AddConnectionRequest = strictObject(
   "AddConnectionRequest",
   CONNECTION_FIELDS,
-  t.intersection([t.type(requiredFields), t.partial({ apiKeyExpiresAt, keyRenewal })]),
+  oneKey(t.intersection([t.type({ alias, orchestratorUrl }), t.partial(optionalFields)]), true),
 );
 export type AddConnectionRequest = t.TypeOf<typeof AddConnectionRequest>;
 
@@ -56,5 +87,9 @@ const atLeastOneChange = new t.Type<UpdateFields, t.OutputOf<typeof updateFields
  * Body of "update a connection": orchestratorUrl, apiKey and apiKeyExpiresAt, at least one. An `alias` is
  * tolerated here; the use case checks it names the connection being updated.
  */
-export const UpdateConnectionRequest = strictObject("UpdateConnectionRequest", CONNECTION_FIELDS, atLeastOneChange);
+export const UpdateConnectionRequest = strictObject(
+  "UpdateConnectionRequest",
+  CONNECTION_FIELDS,
+  oneKey(atLeastOneChange, false),
+);
 export type UpdateConnectionRequest = t.TypeOf<typeof UpdateConnectionRequest>;

@@ -18,6 +18,10 @@ import { DEFAULT_KEY_EXPIRY_WARN_DAYS } from "../domain/key-expiry.js";
 import { DEFAULT_KEY_RENEW_DAYS, DEFAULT_KEY_RENEW_OVERLAP_HOURS } from "../domain/key-renewal.js";
 import { createKeyRenewals, type KeyRenewals } from "./key-renewals.js";
 import { createHealthStates } from "./health-states.js";
+import { identifyAsCheck } from "../use-cases/identify-target.js";
+import type { KeyReader } from "./key-reader.js";
+import { readingKeyReferences, refusingKeyReader, refusingUnreadKeys } from "./key-references.js";
+import { createKeyReferenceWatch, DEFAULT_KEY_REREAD_INTERVAL_MS } from "./key-reference-watch.js";
 import { listConnectionsHealth } from "../use-cases/list-connections-health.js";
 import { EVERY_CONNECTION } from "../ports/connection-changes.js";
 import { systemClock } from "../adapters/system-clock.js";
@@ -79,6 +83,11 @@ export interface CoreOptions {
     readonly overlapMs?: number;
     readonly leaseMs?: number;
   };
+  /**
+   * Keys kept elsewhere (SPEC §12): `reader` reads an `apiKeyRef` (none: every reference is refused), and every
+   * `rereadIntervalMs` (default 30 s) the watch reads them again, validating a key that changed, once `start` is called.
+   */
+  readonly keyReferences?: { readonly reader: KeyReader; readonly rereadIntervalMs?: number };
   /** Customers cache TTL; 0 disables caching. Defaults to 60 s. */
   readonly customersCacheTtlMs?: number;
   /** Observes each customers cache lookup (for metrics). */
@@ -93,10 +102,13 @@ export interface CoreOptions {
  * REST service and the CLI.
  */
 export const createCore = (options: CoreOptions): Core => {
-  const { repository, changes, fingerprints, audit, health: ledger, webhooks } = options.storage;
+  const { changes, fingerprints, audit, health: ledger, webhooks } = options.storage;
+  const keys = options.keyReferences?.reader ?? refusingKeyReader;
+  // A key kept elsewhere is read whenever its connection is (SPEC §12); the store keeps only the reference.
+  const repository = readingKeyReferences(options.storage.repository, keys);
   // Every identification (add, update, validate, customers, health) is remembered, for the customers' single round trip.
   const identities = createIdentityMemory();
-  const orchestrator = identities.remembering(options.orchestrator);
+  const orchestrator = refusingUnreadKeys(identities.remembering(options.orchestrator));
   const customersCache = createCustomersCache({
     ttlMs: options.customersCacheTtlMs ?? DEFAULT_CUSTOMERS_CACHE_TTL_MS,
     clock: options.clock ?? systemClock,
@@ -155,7 +167,7 @@ export const createCore = (options: CoreOptions): Core => {
   const addConnectionAudited = (body: unknown, options: AddConnectionOptions & By = {}) =>
     pipe(
       trail.audited(options.by, trail.ofAdd(body, options), (through) =>
-        addConnection({ repository: through, orchestrator })(body, options),
+        addConnection({ repository: through, orchestrator, keys })(body, options),
       ),
       TE.tap((outcome) =>
         outcome === "added" ? watchStored((body as Record<string, unknown>)["alias"]) : TE.right(undefined),
@@ -164,7 +176,7 @@ export const createCore = (options: CoreOptions): Core => {
   const updateConnectionAudited = (rawAlias: string, body: unknown, options: UpdateConnectionOptions & By = {}) =>
     pipe(
       trail.audited(options.by, trail.ofUpdate(rawAlias, body, options), (through) =>
-        updateConnection({ repository: through, orchestrator, changes })(rawAlias, body, options),
+        updateConnection({ repository: through, orchestrator, changes, keys })(rawAlias, body, options),
       ),
       TE.tap((outcome) => (outcome === "updated" ? watchStored(rawAlias) : TE.right(undefined))),
     );
@@ -176,6 +188,17 @@ export const createCore = (options: CoreOptions): Core => {
       TE.tap(() => TE.right(watch.forget(rawAlias))),
     );
   const checkKey = checkApiKey({ repository, fingerprints });
+  const referenceWatch =
+    options.keyReferences === undefined
+      ? undefined
+      : createKeyReferenceWatch({
+          repository,
+          fingerprints,
+          intervalMs: options.keyReferences.rereadIntervalMs ?? DEFAULT_KEY_REREAD_INTERVAL_MS,
+          validate: async (connection) =>
+            healthStates.record(connection, (await identifyAsCheck(orchestrator, connection)()).check)(),
+          onError: health.onError,
+        });
   const grants = createGrantService({ store: options.storage.grants, audited: trail.grantChanged });
 
   return {
@@ -227,6 +250,7 @@ export const createCore = (options: CoreOptions): Core => {
     health: {
       list: listConnectionsHealth({ repository, ledger }),
       monitor,
+      keyReferences: referenceWatch,
       keyExpiry: {
         // With background health, its rounds make the warnings; the scan then only keeps the counts.
         start: () => watch.start(monitor === undefined, options.keyExpiry?.scanIntervalMs),
@@ -256,6 +280,7 @@ export const createCore = (options: CoreOptions): Core => {
       unsubscribe();
       grants.dispose();
       await monitor?.stop();
+      await referenceWatch?.stop();
       await renewal?.stop();
       await watch.stop();
       await trail.settled();

@@ -16,6 +16,7 @@ import type { FeedDelivery, FollowOptions } from "./event-feed.js";
 import type { GrantService } from "./grants.js";
 import type { HealthMonitor } from "./health-monitor.js";
 import type { KeyExpiryCounts } from "./key-expiry-watch.js";
+import type { KeyReferenceWatch } from "./key-reference-watch.js";
 import type { ServiceTokens } from "./service-tokens.js";
 import type { Webhooks } from "./webhooks.js";
 
@@ -79,6 +80,8 @@ export interface Health {
   readonly monitor: HealthMonitor | undefined;
   /** `start()` (by whoever runs the service) scans the stored dates now and daily; `counts()` for /metrics. */
   readonly keyExpiry: { start(): void; scanNow(): Promise<void>; counts(): KeyExpiryCounts };
+  /** The re-reading of keys kept elsewhere (SPEC §12), when a reader was given: started by whoever runs the service. */
+  readonly keyReferences: KeyReferenceWatch | undefined;
   /** The key renewals' rounds (SPEC §12), when background health runs: started by whoever runs the service. */
   readonly keyRenewal: { start(): void; round(): Promise<void> } | undefined;
 }

@@ -215,7 +215,9 @@ export const createKeyRenewals = (options: KeyRenewalsOptions) => {
 
   /** Whether the connection's key should be renewed now (its renewals not backing off). */
   const due = async (connection: StoredConnection, record: RenewalRecord | undefined): Promise<boolean> => {
-    if (connection.keyRenewal !== "auto" || (record?.retryAt?.getTime() ?? 0) > clock.now()) return false;
+    // A key kept elsewhere is never renewed here: its owner rotates it (SPEC §12).
+    if (connection.keyRenewal !== "auto" || connection.apiKeyRef !== undefined) return false;
+    if ((record?.retryAt?.getTime() ?? 0) > clock.now()) return false;
     const expiry = await options.expiryOf(connection);
     if (expiry !== undefined) expiries.set(aliasKey(connection.alias), expiry.expiresAt);
     return expiry !== undefined && renewalDue(expiry.expiresAt, now(), options.renewDays);

@@ -8,6 +8,9 @@ import { AddConnectionRequest } from "../domain/requests.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 import { requireAccepted, requireAdmitted } from "./identify-target.js";
+import type { KeyReader } from "../ports/key-files.js";
+import type { Connection } from "../domain/connection.js";
+import { readReferencedKey } from "./referenced-key.js";
 
 const requireAliasFree = (repository: ConnectionRepository, alias: Alias): TE.TaskEither<DomainError, void> =>
   pipe(
@@ -33,10 +36,22 @@ export type { AddConnectionOutcome };
  * (unless forced), then store.
  */
 export const addConnection =
-  (deps: { readonly repository: ConnectionRepository; readonly orchestrator: Orchestrator }) =>
+  (deps: {
+    readonly repository: ConnectionRepository;
+    readonly orchestrator: Orchestrator;
+    /** Reads an `apiKeyRef`'s key (SPEC §12), which must read well even when forced. */
+    readonly keys: KeyReader;
+  }) =>
   (body: unknown, options: AddConnectionOptions = {}): TE.TaskEither<DomainError, AddConnectionOutcome> =>
     pipe(
       TE.fromEither(decodeInput(AddConnectionRequest, "body")(body)),
+      TE.flatMap(({ apiKey, apiKeyRef, ...rest }): TE.TaskEither<DomainError, Connection> =>
+        apiKeyRef === undefined
+          ? TE.right({ ...rest, apiKey: apiKey as NonNullable<typeof apiKey> })
+          : TE.map((read: Connection["apiKey"]) => ({ ...rest, apiKey: read, apiKeyRef }))(
+              readReferencedKey(deps.keys, apiKeyRef),
+            ),
+      ),
       TE.tap((connection) => TE.fromEither(requireAdmitted(deps.orchestrator, connection.orchestratorUrl))),
       TE.tap((connection) => requireAliasFree(deps.repository, connection.alias)),
       TE.tap((connection) => requireAccepted(deps.orchestrator, connection.alias, options.force === true)(connection)),

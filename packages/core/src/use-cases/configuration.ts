@@ -5,7 +5,7 @@ import * as t from "io-ts";
 import { AliasCodec, aliasKey, OrchestratorUrlCodec, type Alias } from "../domain/codecs.js";
 import { decodeInput, strictObject } from "../domain/decode.js";
 import { invalidInput, notFound, type DomainError, type FieldError } from "../domain/errors.js";
-import { sameTime, type ChangeableField } from "../domain/connection.js";
+import { sameTime, type ChangeableField, type StoredConnection } from "../domain/connection.js";
 import { AddConnectionRequest, CHANGEABLE_FIELDS, CONNECTION_FIELDS } from "../domain/requests.js";
 import { describeGrant, GrantRequestCodec, sameGrant, type Grant, type GrantRequest } from "../domain/grants.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
@@ -26,7 +26,8 @@ interface Wanted {
   readonly index: number;
 }
 
-const hasKey = (connection: DesiredConnection | Keyless): connection is DesiredConnection => "apiKey" in connection;
+const hasKey = (connection: DesiredConnection | Keyless): connection is DesiredConnection =>
+  "apiKey" in connection || "apiKeyRef" in connection;
 
 // Each entry decoded on its own, so that an error names its place: `connections.2.apiKey`. Its `keySource`
 // (e.g. `env:SDWAN_APIKEY_LAB`, `file:lab.key`) is not the request's: the steps name it.
@@ -41,7 +42,7 @@ const decodeDesired = (raw: unknown): E.Either<DomainError, readonly Wanted[]> =
         : undefined;
     const { keySource, ...request } = record ?? {};
     const decoded =
-      record === undefined || "apiKey" in request
+      record === undefined || "apiKey" in request || "apiKeyRef" in request
         ? decodeInput(AddConnectionRequest, "entry")(record === undefined ? entry : request)
         : decodeInput(KeylessEntry, "entry")(request);
     if (keySource !== undefined && typeof keySource !== "string")
@@ -153,6 +154,21 @@ const planGrants = (
   ]);
 };
 
+// Which key field differs: the reference (SPEC §12: compared as written, never read here), or the key itself.
+const keyFieldsChanged = (
+  deps: PlanDeps,
+  current: StoredConnection,
+  desired: DesiredConnection,
+): readonly ("apiKey" | "apiKeyRef")[] => {
+  if (desired.apiKeyRef !== undefined) return desired.apiKeyRef === current.apiKeyRef ? [] : ["apiKeyRef"];
+  return current.apiKeyRef === undefined &&
+    desired.apiKey !== undefined &&
+    deps.fingerprints.fingerprint(current.alias, current.apiKey) ===
+      deps.fingerprints.fingerprint(current.alias, desired.apiKey)
+    ? []
+    : ["apiKey"];
+};
+
 // What one desired connection asks of the store: create it, update the fields that differ, or nothing.
 const stepFor =
   (deps: PlanDeps) =>
@@ -186,10 +202,7 @@ const stepFor =
       TE.map((current): PlanStep => {
         const fields = [
           ...(current.orchestratorUrl === connection.orchestratorUrl ? [] : (["orchestratorUrl"] as const)),
-          ...(deps.fingerprints.fingerprint(current.alias, current.apiKey) ===
-          deps.fingerprints.fingerprint(current.alias, connection.apiKey)
-            ? []
-            : (["apiKey"] as const)),
+          ...keyFieldsChanged(deps, current, connection),
           ...(connection.apiKeyExpiresAt === undefined || sameTime(connection.apiKeyExpiresAt, current.apiKeyExpiresAt)
             ? []
             : (["apiKeyExpiresAt"] as const)),

@@ -15,7 +15,7 @@ import type { KeyFingerprints } from "../ports/key-fingerprints.js";
  * orchestrator's token list told the key-expiry watch).
  */
 export type ConnectionDetails = ConnectionSummary &
-  Pick<StoredConnection, "version" | "apiKeySetAt"> & {
+  Pick<StoredConnection, "version" | "apiKeySetAt" | "apiKeyRef"> & {
     readonly apiKeyFingerprint: string;
     readonly apiKeyExpiry: KeyExpiry | undefined;
     readonly keyRenewal: KeyRenewal;
@@ -31,9 +31,11 @@ export const detailsOf =
     orchestratorUrl: connection.orchestratorUrl,
     version: connection.version,
     apiKeySetAt: connection.apiKeySetAt,
+    ...(connection.apiKeyRef === undefined ? {} : { apiKeyRef: connection.apiKeyRef }),
     apiKeyFingerprint: fingerprints.fingerprint(connection.alias, connection.apiKey),
     apiKeyExpiry: storedKeyExpiry(connection) ?? learned?.(connection),
-    keyRenewal: connection.keyRenewal ?? "off",
+    // Renewal is off for a key kept elsewhere (SPEC §12): its owner rotates it, whatever the connection says.
+    keyRenewal: connection.apiKeyRef === undefined ? (connection.keyRenewal ?? "off") : "off",
   });
 
 /** The details as the interface answers them (docs/interface.md §2): the key's date in ISO 8601 UTC, or null. */
@@ -46,6 +48,8 @@ export const detailsAnswer = (details: ConnectionDetails) => ({
   apiKeyExpiresAt: details.apiKeyExpiry ? timeText(details.apiKeyExpiry.expiresAt) : null,
   apiKeyExpirySource: details.apiKeyExpiry?.source ?? null,
   keyRenewal: details.keyRenewal,
+  // Where the key is kept, when not in the store (SPEC §12): the reference, never the key.
+  ...(details.apiKeyRef === undefined ? {} : { apiKeyRef: details.apiKeyRef }),
 });
 
 /**

@@ -11,6 +11,8 @@ import type { ConnectionChanges } from "../ports/connection-changes.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 import { requireAccepted, requireAdmitted } from "./identify-target.js";
+import { readReferencedKey } from "./referenced-key.js";
+import type { KeyReader } from "../ports/key-files.js";
 
 export interface UpdateConnectionOptions {
   /** Validate the connection as it would be after the change, but store nothing. */
@@ -24,7 +26,7 @@ export interface UpdateConnectionOptions {
 const decodeChange = (alias: Alias, body: unknown): E.Either<DomainError, ConnectionChange> =>
   pipe(
     decodeInput(UpdateConnectionRequest, "body")(body),
-    E.flatMap(({ alias: bodyAlias, orchestratorUrl, apiKey, apiKeyExpiresAt, keyRenewal }) =>
+    E.flatMap(({ alias: bodyAlias, orchestratorUrl, apiKey, apiKeyExpiresAt, keyRenewal, apiKeyRef }) =>
       bodyAlias !== undefined && aliasKey(bodyAlias) !== aliasKey(alias)
         ? E.left(invalidInput([{ field: "alias", message: "must equal the alias in the path, or be left out" }]))
         : E.right({
@@ -32,6 +34,7 @@ const decodeChange = (alias: Alias, body: unknown): E.Either<DomainError, Connec
             ...(apiKey === undefined ? {} : { apiKey }),
             ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
             ...(keyRenewal === undefined ? {} : { keyRenewal }),
+            ...(apiKeyRef === undefined ? {} : { apiKeyRef }),
           }),
     ),
   );
@@ -53,6 +56,8 @@ export const updateConnection =
     readonly repository: ConnectionRepository;
     readonly orchestrator: Orchestrator;
     readonly changes: ConnectionChanges;
+    /** Reads an `apiKeyRef`'s key (SPEC §12), which must read well even when forced. */
+    readonly keys: KeyReader;
   }) =>
   (
     rawAlias: string,
@@ -79,8 +84,20 @@ export const updateConnection =
                 (current) => options.expectedVersions?.includes(current.version) ?? true,
                 (current) => versionMismatch(current.alias, current.version),
               ),
+              // A reference's key is read now: it must read well, and the orchestrator must accept the key read.
               TE.tap((current) =>
-                requireAccepted(deps.orchestrator, alias, options.force === true)({ ...current, ...change }),
+                pipe(
+                  change.apiKeyRef === undefined
+                    ? TE.right(change.apiKey ?? current.apiKey)
+                    : readReferencedKey(deps.keys, change.apiKeyRef),
+                  TE.flatMap((apiKey) =>
+                    requireAccepted(
+                      deps.orchestrator,
+                      alias,
+                      options.force === true,
+                    )({ ...current, ...change, apiKey }),
+                  ),
+                ),
               ),
               TE.map((current) => ({ change, readVersion: current.version })),
             ),

@@ -131,7 +131,7 @@ export const render = (directory: string): Manifest[] => {
 export const renderOverlay = (overlay: Overlay): Manifest[] => render(join(PACKAGE_ROOT, "overlays", overlay));
 
 /** The examples applied with `kubectl apply -f`, one file each. */
-export const EXAMPLES = ["hpa.yaml", "servicemonitor.yaml", "ingress.yaml"] as const;
+export const EXAMPLES = ["hpa.yaml", "servicemonitor.yaml", "ingress.yaml", "external-secret.yaml"] as const;
 
 export const readExample = (name: (typeof EXAMPLES)[number]): Manifest[] => {
   const file = join(PACKAGE_ROOT, "examples", name);

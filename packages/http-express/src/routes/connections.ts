@@ -6,7 +6,7 @@ import {
   type Connections,
   type GrantVerb,
 } from "@sdwan-connections/core";
-import { Router, type Request } from "express";
+import { Router, type Request, type Response } from "express";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { LoginThrottle } from "../auth/throttle.js";
@@ -14,7 +14,7 @@ import { domainErrorToProblem, problem } from "../errors.js";
 import { accessOfRequest, mayRead, needs } from "../middleware/authorize.js";
 import { connectionTag, withExpectedVersions } from "../middleware/if-match.js";
 import { jsonBody } from "../middleware/json-body.js";
-import { actorOf, clientOf } from "../middleware/request-context.js";
+import { actorOf, clientOf, userOf } from "../middleware/request-context.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { decodeFlags, withFlags } from "../middleware/query-flags.js";
 import { sendRepresentation } from "../representation.js";
@@ -24,6 +24,33 @@ import { respond, sendJson, sendProblem, sendText } from "../respond.js";
 const storedOrValidation = (req: Request): GrantVerb => {
   const flags = decodeFlags(req.query, ["stored", "verbose"]);
   return E.isRight(flags) && flags.right.stored ? "read" : "use";
+};
+
+/**
+ * Setting `apiKeyRef` needs the admin role (SPEC §12): the reference reads any key the service can reach, another
+ * team's included, so a `manage` grant may not name one. Answers whether the request was refused (and audited).
+ */
+const refusedKeyReference = async (
+  audit: Pick<Audit, "forbidden">,
+  req: Request,
+  res: Response,
+  alias: unknown,
+): Promise<boolean> => {
+  const user = userOf(res.locals);
+  if ((req.body as Record<string, unknown> | null)?.["apiKeyRef"] === undefined || user === undefined) return false;
+  if (user.role === "admin") return false;
+  await audit.forbidden(actorOf(res.locals), {
+    method: req.method,
+    ...(typeof alias === "string" ? { alias } : {}),
+  });
+  sendProblem(
+    res,
+    problem(
+      "forbidden",
+      "Setting apiKeyRef needs the admin role: a reference reads a key kept outside the store, which may be another team's, so a manage grant may not set one.",
+    ),
+  );
+  return true;
 };
 
 // Exactly the two summary fields, whatever a store returns.
@@ -72,6 +99,7 @@ export const connectionsRoutes = (
             problem("forbidden", "This principal may not add a connection of this alias: no manage grant covers it."),
           );
         }
+        if (await refusedKeyReference(audit, req, res, alias)) return;
         await respond(res, connections.add(req.body, { dryRun: dryrun, force, by: actorOf(res.locals) }), (outcome) =>
           sendText(res, ANSWER_TEXT[outcome]),
         );
@@ -100,8 +128,9 @@ export const connectionsRoutes = (
     .put(
       needs({ connection: "manage" }),
       jsonBody,
-      withFlags(["dryrun", "force"], (req, res, { dryrun, force }) =>
-        withExpectedVersions(req, res, (expectedVersions) =>
+      withFlags(["dryrun", "force"], async (req, res, { dryrun, force }) => {
+        if (await refusedKeyReference(audit, req, res, req.params["alias"])) return;
+        return withExpectedVersions(req, res, (expectedVersions) =>
           respond(
             res,
             connections.update(req.params["alias"] as string, req.body, {
@@ -112,8 +141,8 @@ export const connectionsRoutes = (
             }),
             (outcome) => sendText(res, ANSWER_TEXT[outcome]),
           ),
-        ),
-      ),
+        );
+      }),
     )
     .delete(
       needs({ connection: "manage" }),
