@@ -423,6 +423,15 @@ export const createLowdbAuditLog = ({
     }
     return wanted.flatMap((line) => read.get(line.id) ?? []);
   };
+  /** Whether the retention keeps a line of `trail`, now: as `retainedAuditEntries` decides, from the index alone. */
+  const retainedBy = (trail: TrailIndex, now = Date.now()) => {
+    const oldest = now - retention.maxAgeMs;
+    return (line: IndexedLine) =>
+      line.at >= oldest &&
+      (line.change
+        ? trail.changes - line.rank <= retention.maxEntries
+        : trail.attempts - line.rank <= retention.maxAttempts);
+  };
   /** A page of `trail` after `after` (see AuditLog.listAfter); undefined when a line is not where the index says. */
   const pageOf = async (
     handle: FileHandle,
@@ -431,12 +440,7 @@ export const createLowdbAuditLog = ({
     limit: number,
     select: (head: AuditHead) => boolean,
   ): Promise<AuditPageAfter | undefined> => {
-    const oldest = Date.now() - retention.maxAgeMs;
-    const kept = (line: IndexedLine) =>
-      line.at >= oldest &&
-      (line.change
-        ? trail.changes - line.rank <= retention.maxEntries
-        : trail.attempts - line.rank <= retention.maxAttempts);
+    const kept = retainedBy(trail);
     const position = after === null ? undefined : trail.byId.get(after);
     const read: IndexedLine[] = [];
     const chosen: IndexedLine[] = [];
@@ -587,6 +591,17 @@ export const createLowdbAuditLog = ({
   };
 
   const prune = async (): Promise<void> => {
+    // Whether anything is to go, first from the index (grown by the lines appended since, each parsed once): a
+    // health round at 10,000 connections appends 10,000 entries, and each prune decoded the whole trail, 20 times
+    // a round, a growing share of the round's CPU (issue 40). Only a trail with something to drop is decoded.
+    const reader = await open(path, "r").catch(() => undefined);
+    if (reader === undefined) return;
+    try {
+      const indexed = await currentIndex(reader);
+      if (indexed.lines.every(retainedBy(indexed))) return;
+    } finally {
+      await reader.close();
+    }
     const trail = await readTrail();
     const { entries } = trail;
     const retained = new Set(retainedAuditEntries(entries, retention));

@@ -76,6 +76,25 @@ describe("audit.jsonl", () => {
     expect(lines.slice(0, 2).map((raw) => (JSON.parse(raw) as { id: string }).id)).toEqual([first.id, second.id]);
   });
 
+  it("appends within the retention without reading the trail again: a prune looks at the lines appended since (issue 40)", async () => {
+    const directory = await newDataDir();
+    const log = createLowdbAuditLog({
+      dataDir: directory,
+      retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 100_000 },
+    });
+    opened.push(log);
+    // 3,000 entries, 100 at once: six prunes' worth (one per 500 appends), each of which read the whole trail.
+    for (let batch = 0; batch < 30; batch += 1)
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          expectRight(log.record(anAuditEntry({ at: new Date(Date.now() + batch * 100 + i), action: "add" }))),
+        ),
+      );
+    const { size } = await stat(join(directory, AUDIT_FILE));
+    // Each line read once into the index; the prunes' whole reads made about 2.4 times the file.
+    expect(log.bytesRead()).toBeLessThanOrEqual(1.5 * size);
+  });
+
   it("rewrites itself without what the retention no longer keeps, a damaged line in the middle included", async () => {
     const directory = await newDataDir();
     const log = createLowdbAuditLog({ dataDir: directory, retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 2 } });
