@@ -59,13 +59,15 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [PUBLIC_ENTRY_ONLY] }] },
   },
   {
-    // Only the composition's configuration reads the environment; everything else takes typed options.
+    // Only the composition's configuration (and its copy of the environment, environment.ts) reads the environment;
+    // everything else takes typed options.
     // (The simulator's own command line, the demo launcher and the bench kit, which starts the service as a
     // child process with the caller's PATH, are not part of the service.)
     files: ["packages/*/src/**/*.ts"],
     ignores: [
       "**/*.spec.ts",
       "packages/composition/src/config.ts",
+      "packages/composition/src/environment.ts",
       "packages/orchestrator-simulator/src/main.ts",
       "packages/demo/src/**",
       "packages/bench-kit/src/**",

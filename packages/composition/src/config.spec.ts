@@ -2,7 +2,7 @@ import { inspect } from "node:util";
 import * as E from "fp-ts/lib/Either.js";
 import { masterKey } from "@sdwan-connections/secrets";
 import { describe, expect, it } from "vitest";
-import { loadConfig, processEnvironment } from "./config.js";
+import { loadConfig } from "./config.js";
 
 const fails = (env: Record<string, string>) => {
   const result = loadConfig(env);
@@ -373,14 +373,5 @@ describe("loadConfig: OpenTelemetry traces (the standard OTEL_* variables)", () 
       expect(problem).toContain(message);
       expect(problem).not.toContain("s3cr3t");
     }
-  });
-});
-
-describe("processEnvironment", () => {
-  // process.env scans the whole C environment at each read: with 100,000 variables, apply's lookups took minutes.
-  it("is a copy read once, not the live environment", () => {
-    const env = processEnvironment();
-    expect(env).not.toBe(process.env);
-    expect(env).toEqual({ ...process.env });
   });
 });

@@ -329,13 +329,6 @@ const OIDC_DEPENDENTS = [
 const Env = t.type(EnvCodecs);
 
 /**
- * A copy of the process's environment, for what else names a variable in it (the CLI's `env:NAME` key
- * references): read once. Each read of process.env itself scans the whole C environment, so with 100,000
- * variables 100,000 lookups took minutes.
- */
-export const processEnvironment = (): Readonly<Record<string, string | undefined>> => ({ ...process.env });
-
-/**
  * Reads the configuration from `env` (the process's environment unless given:
  * this is the only code that reads it). On failure, one line naming the first
  * bad variable and what is wrong with it (never its value: it may be a secret).

@@ -1,10 +1,10 @@
 export { GroupsFileCodec, type Groups } from "./config.js";
 export { compose, type Composition, type ComposeOptions } from "./compose.js";
+export { processEnvironment } from "./environment.js";
 export {
   EnvCodecs,
   LOG_LEVELS,
   loadConfig,
-  processEnvironment,
   type Config,
   type LogLevel,
   type Network,

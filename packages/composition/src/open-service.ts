@@ -29,7 +29,8 @@ import { configurationFailure, startupFailure, type StartFailure } from "./start
 import type { Tracing } from "./tracing.js";
 import { openStore } from "./stores.js";
 
-export { loadConfig, processEnvironment, type Config } from "./config.js";
+export { loadConfig, type Config } from "./config.js";
+export { processEnvironment } from "./environment.js";
 export { describeMissingStore } from "./data-dir.js";
 export { offlineOrchestrator } from "./parts/orchestrator.js";
 export { locateStore, type StoreLocation } from "./stores.js";

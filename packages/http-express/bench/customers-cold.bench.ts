@@ -34,6 +34,8 @@ import { startService } from "../src/service.js";
 const ENTERPRISES = sized(10_000, 500);
 const RUNS = Number(process.env["BENCH_ROUNDS"] ?? sized(15, 2));
 const WARM_UP = 2;
+/** Issue 40: a cold request within this share of the minimal express proxy's time (row a). */
+const PROXY_TARGET = 0.5;
 const KEY = "generated-partner-key-1";
 const USER = { name: "bench", password: "bench-password-1" };
 const AUTHORIZATION = `Basic ${Buffer.from(`${USER.name}:${USER.password}`).toString("base64")}`;
@@ -84,6 +86,8 @@ const time = async (work: () => Promise<number>): Promise<Timed> => {
 };
 
 const main = async (): Promise<void> => {
+  // The machine may be shared: its load is part of the figures.
+  const loadAtStart = loadavg()[0] as number;
   const dir = await mkdtemp(join(tmpdir(), "sdwan-bench-cold-"));
   const simulator = await startSimulatorProcess(ENTERPRISES);
   const config = loadConfig({
@@ -160,7 +164,7 @@ const main = async (): Promise<void> => {
     `## http-express: cold customers, ${ENTERPRISES.toLocaleString("en-US")} enterprises`,
     "",
     `${await machineLine()}. \`pnpm --filter @sdwan-connections/http-express bench:cold\` (\`bench/customers-cold.bench.ts\`);`,
-    `1-minute load average at the end: ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores (the machine is shared: figures move with it).`,
+    `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]?.toFixed(1)} at the end, on ${cpus().length} cores (the machine is shared: figures move with it).`,
     `The orchestrator simulator in a child process; the service, the express proxy and the client in this one. ${RUNS} interleaved runs of each row`,
     `after ${WARM_UP} of each unmeasured; medians. The service is the real one (lowdb store, Basic auth, JSON logs to /dev/null), asked under a`,
     "new alias each run, so nothing is cached for it (the key's partner identity is remembered: one orchestrator call, as for the baselines).",
@@ -173,7 +177,7 @@ const main = async (): Promise<void> => {
           `${wall("proxy").toFixed(0)} (${range("proxy")})`,
           cpu("proxy").toFixed(0),
           bytes("proxy"),
-          `**${ratio(wall("service"), wall("proxy"))}** (target ≤ 1.0×); CPU ${ratio(cpu("service"), cpu("proxy"))}`,
+          `**${ratio(wall("service"), wall("proxy"))}** (target ≤ ${PROXY_TARGET}×, issue 40): ${wall("service") <= PROXY_TARGET * wall("proxy") ? "met" : "**not met**"}; CPU ${ratio(cpu("service"), cpu("proxy"))}`,
         ],
         [
           "(b) in process: fetch, `JSON.parse`, map, `JSON.stringify`",

@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   machineLine,
@@ -103,6 +103,8 @@ const listen = async (server: Server): Promise<string> => {
 };
 
 const main = async (): Promise<void> => {
+  // The machine may be shared: its load is part of the figures.
+  const loadAtStart = loadavg()[0] as number;
   const simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
   const partnerKey = simulator.data.partners[0]?.keys[0] ?? "";
   const dirs: string[] = [];
@@ -197,7 +199,7 @@ const main = async (): Promise<void> => {
     const markdown = [
       "## http-express: REST service throughput",
       "",
-      `\`pnpm --filter @sdwan-connections/http-express bench\` (\`packages/http-express/bench/http.bench.ts\`). ${await machineLine()}.`,
+      `\`pnpm --filter @sdwan-connections/http-express bench\` (\`packages/http-express/bench/http.bench.ts\`). ${await machineLine()}, load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]?.toFixed(1)} at the end.`,
       `The service as \`pnpm start\` wires it (lowdb store with ${STORED} connections, orchestrator-portal client, JSON request logs`,
       "written to /dev/null, metrics on), Basic auth with an environment admin. autocannon in a child process,",
       `${CONNECTIONS} connections, ${DURATION_S} s per run after a 1 s warm-up, rows interleaved over ${ROUNDS} rounds, medians shown.`,
@@ -212,7 +214,7 @@ const main = async (): Promise<void> => {
           row(list.minimal, `${pct(list.minimal.rps, list.bare.rps)} of bare node:http (the framework's floor)`),
           row(
             list.service,
-            `**${pct(list.service.rps, list.minimal.rps)} of minimal express** (target ≥ 80%), ${pct(list.service.rps, list.bare.rps)} of bare`,
+            `**${pct(list.service.rps, list.minimal.rps)} of minimal express** (target ≥ 100%); CPU per request ${(list.service.cpuUs / list.minimal.cpuUs).toFixed(2)}× minimal express's; ${pct(list.service.rps, list.bare.rps)} of bare`,
           ),
           row(
             list.noAuth,
@@ -227,7 +229,7 @@ const main = async (): Promise<void> => {
         ],
       ),
       "",
-      `Targets: list ≥ 80% of minimal express: **${verdict(list.service.rps / list.minimal.rps >= 0.8)}** (${pct(list.service.rps, list.minimal.rps)}).`,
+      `Targets: list ≥ 100% of minimal express's req/s (issue 40): **${verdict(list.service.rps / list.minimal.rps >= 1)}** (${pct(list.service.rps, list.minimal.rps)}).`,
       `Authenticated ≥ 90% of auth disabled: **${verdict(list.service.rps / list.noAuth.rps >= 0.9 && validate.service.rps / validate.noAuth.rps >= 0.9)}**`,
       `(list ${pct(list.service.rps, list.noAuth.rps)}, validate ${pct(validate.service.rps, validate.noAuth.rps)}).`,
       "",
@@ -235,15 +237,15 @@ const main = async (): Promise<void> => {
       "sorts and serializes a list only when the store changed (storage-lowdb keeps its summaries per file generation,",
       "core keeps the sorted copy of a list it was handed before, http-express the JSON of a sorted list), so an unchanged",
       "list costs no data work. What each request costs on top of the minimal app, from CPU profiles of both under the same",
-      "load (µs per request, this VM): the freshness `stat` storage-lowdb makes on every read, ≈ 15 — a write by another",
-      "process (the CLI, a second service on the same file) must show in the very next read, which the repository contract",
-      "suite checks, so it stays; express routing through the mounted API router and the auth layer, ≈ 7; the JSON log line",
-      "with its redaction safety net and ISO timestamp, ≈ 7; garbage collection, ≈ 3; metrics, ≈ 3; the SHA-256 of the",
-      "Authorization header that keys the verified-credentials cache, ≈ 2; request id and security headers, ≈ 2.",
-      "bcrypt runs once per credentials and 60 s, never per request. Fixes made after profiling: sorting and serialization",
-      "happen once per change; the freshness check is a synchronous `stat` instead of a thread-pool round trip; a recently",
-      "verified header is admitted without a promise turn; metric label children are resolved once; JSON is written",
-      "directly (no `res.json`). Left as they are, deliberately: the per-read `stat` (correctness) and the log line (docs/interface.md §7).",
+      "load, largest first: the freshness `stat` storage-lowdb makes on every read (a write by another process, the CLI or a",
+      "second service on the same file, must show in the very next read, which the repository contract suite checks, so it",
+      "stays); express routing through the mounted API router and the auth layer; the JSON log line with its redaction safety",
+      "net and ISO timestamp; garbage collection; metrics; the SHA-256 of the Authorization header that keys the",
+      "verified-credentials cache; request id and security headers. bcrypt runs once per credentials and 60 s, never per request.",
+      "Fixes made after profiling: sorting and serialization happen once per change; the freshness check is a synchronous",
+      "`stat` instead of a thread-pool round trip; a recently verified header is admitted without a promise turn; metric label",
+      "children are resolved once; JSON is written directly (no `res.json`). Left as they are, deliberately: the per-read",
+      "`stat` (correctness) and the log line (docs/interface.md §7).",
     ].join("\n");
     await writeBenchmarkSection("http", markdown);
     process.stdout.write(`\n${markdown}\n`);

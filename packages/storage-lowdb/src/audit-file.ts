@@ -112,7 +112,7 @@ export const createLowdbAuditLog = ({
   let leftAt: { readonly ino: number; readonly size: number } | undefined;
 
   const reader = createTrailReader({ path, retention, committedVersion, onWarning });
-  const { currentIndex, entriesAt, indexNow, readTrail, read } = reader;
+  const { currentIndex, entriesAt, indexNow, readTrail, read, retainedBy } = reader;
 
   /**
    * Subscribers hear this process's entries once durable (a change's once it landed), and, by a look at the
@@ -209,6 +209,20 @@ export const createLowdbAuditLog = ({
   };
 
   const prune = async (): Promise<void> => {
+    // Whether anything is to go, first from the index (grown by the lines appended since, each parsed once): a
+    // health round at 10,000 connections appends 10,000 entries, and each prune decoded the whole trail, 20 times
+    // a round, a growing share of the round's CPU (issue 40). Only a trail with something to drop is decoded.
+    const reader = await open(path, "r").catch(() => undefined);
+    if (reader === undefined) return;
+    try {
+      const indexed = await currentIndex(reader);
+      const kept = indexed.lines.filter(retainedBy(indexed)).length;
+      // Lists leave out what is past the retention: the whole trail is rewritten only once that is a quarter of what
+      // it keeps, not at every prune past it (a round of 10,000 health changes over a full trail rewrote it 20 times).
+      if ((indexed.lines.length - kept) * 4 < Math.max(1, kept)) return;
+    } finally {
+      await reader.close();
+    }
     const trail = await readTrail();
     const { entries } = trail;
     const retained = new Set(retainedAuditEntries(entries, retention));

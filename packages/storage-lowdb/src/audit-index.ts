@@ -190,6 +190,15 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
     }
     return wanted.flatMap((line) => read.get(line.id) ?? []);
   };
+  /** Whether the retention keeps a line of `trail`, now: as `retainedAuditEntries` decides, from the index alone. */
+  const retainedBy = (trail: TrailIndex, now = Date.now()) => {
+    const oldest = now - retention.maxAgeMs;
+    return (line: IndexedLine) =>
+      line.at >= oldest &&
+      (line.change
+        ? trail.changes - line.rank <= retention.maxEntries
+        : trail.attempts - line.rank <= retention.maxAttempts);
+  };
   /** A page of `trail` after `after` (see AuditLog.listAfter); undefined when a line is not where the index says. */
   const pageOf = async (
     handle: FileHandle,
@@ -198,12 +207,7 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
     limit: number,
     select: (head: AuditHead) => boolean,
   ): Promise<AuditPageAfter | undefined> => {
-    const oldest = Date.now() - retention.maxAgeMs;
-    const kept = (line: IndexedLine) =>
-      line.at >= oldest &&
-      (line.change
-        ? trail.changes - line.rank <= retention.maxEntries
-        : trail.attempts - line.rank <= retention.maxAttempts);
+    const kept = retainedBy(trail);
     const position = after === null ? undefined : trail.byId.get(after);
     const read: IndexedLine[] = [];
     const chosen: IndexedLine[] = [];
@@ -244,6 +248,7 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
     readTrail,
     read,
     currentIndex,
+    retainedBy,
     entriesAt,
     indexNow,
     listAfter,

@@ -29,8 +29,22 @@ import { storedConnection, type StoredConnection } from "./file-format.js";
  */
 export const createLowdbConnectionRepository = (file: ConnectionsFile): ConnectionRepository => {
   const { keyring } = file;
+  // Each stored record opened once: a record is replaced by every change and every re-read of the file (versions
+  // never repeat), so its connection is the same until then. A health check reads its connection three times
+  // (check, still stored?, not deleted meanwhile?): AES-GCM opens and their buffers were about 5% of a round's
+  // main-thread profile at 3,000 connections (issue 40). The plaintext lives no longer than its record, in the
+  // process that holds the master key anyway.
+  const revealedOnce = new WeakMap<StoredConnection, Connection>();
 
   const reveal = (key: string, stored: StoredConnection): E.Either<DomainError, Connection> => {
+    const known = revealedOnce.get(stored);
+    if (known !== undefined) return E.right(known);
+    const revealed = open(key, stored);
+    if (E.isRight(revealed)) revealedOnce.set(stored, revealed.right);
+    return revealed;
+  };
+
+  const open = (key: string, stored: StoredConnection): E.Either<DomainError, Connection> => {
     // A key kept elsewhere is not here: core reads its reference (SPEC §12).
     const opened = stored.sealedApiKey === undefined ? E.right("") : keyring.open(stored.sealedApiKey, key);
     return E.isLeft(opened)

@@ -76,6 +76,47 @@ describe("audit.jsonl", () => {
     expect(lines.slice(0, 2).map((raw) => (JSON.parse(raw) as { id: string }).id)).toEqual([first.id, second.id]);
   });
 
+  it("appends within the retention without reading the trail again: a prune looks at the lines appended since (issue 40)", async () => {
+    const directory = await newDataDir();
+    const log = createLowdbAuditLog({
+      dataDir: directory,
+      retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 100_000 },
+    });
+    opened.push(log);
+    // 3,000 entries, 100 at once: six prunes' worth (one per 500 appends), each of which read the whole trail.
+    for (let batch = 0; batch < 30; batch += 1)
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          expectRight(log.record(anAuditEntry({ at: new Date(Date.now() + batch * 100 + i), action: "add" }))),
+        ),
+      );
+    const { size } = await stat(join(directory, AUDIT_FILE));
+    // Each line read once into the index; the prunes' whole reads made about 2.4 times the file.
+    expect(log.bytesRead()).toBeLessThanOrEqual(1.5 * size);
+  });
+
+  it("rewrites itself only once what is past the retention is a quarter of what it keeps (issue 40)", async () => {
+    const directory = await newDataDir();
+    const log = createLowdbAuditLog({ dataDir: directory, retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 900 } });
+    opened.push(log);
+    const append = async (count: number, from: number) => {
+      for (let batch = 0; batch < count / 100; batch += 1)
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            expectRight(log.record(anAuditEntry({ at: new Date(Date.now() + from + batch * 100 + i), action: "add" }))),
+          ),
+        );
+    };
+    const lines = async () => (await readFile(join(directory, AUDIT_FILE), "utf8")).trim().split("\n").length;
+    await append(1_000, 0);
+    // 100 past the 900 kept: left for now (a list leaves them out), not a rewrite of the whole trail.
+    expect(await lines()).toBe(1_000);
+    expect(await expectRight(log.list({ limit: 2_000 }))).toHaveLength(900);
+    await append(500, 1_000);
+    // 600 past: rewritten to what the retention keeps.
+    expect(await lines()).toBe(900);
+  });
+
   it("rewrites itself without what the retention no longer keeps, a damaged line in the middle included", async () => {
     const directory = await newDataDir();
     const log = createLowdbAuditLog({ dataDir: directory, retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 2 } });

@@ -256,6 +256,24 @@ describe("a start", () => {
 });
 
 describe("while running", () => {
+  it("opens a stored key once per version: reads of an unchanged connection do not decrypt it again (issue 40)", async () => {
+    await using directory = await temporaryDirectory();
+    const keyring = keyringOf();
+    let opens = 0;
+    const counting = { ...keyring, open: (sealed: string, data: string) => ((opens += 1), keyring.open(sealed, data)) };
+    const file = await openOrThrow({ dataDir: directory.path, keyring: counting });
+    const repository = createLowdbConnectionRepository(file);
+    await run(repository.insert(aConnection({ alias: "lab", apiKey: SECRET })));
+    const before = opens;
+    for (let i = 0; i < 3; i += 1) expect((await run(repository.get(alias("lab")))).apiKey.reveal()).toBe(SECRET);
+    expect(opens - before).toBe(1);
+    // A change is another record: its key is opened again, and is the new one.
+    await run(repository.update(alias("lab"), { apiKey: ApiKey.unsafeFrom("another-key") }));
+    expect((await run(repository.get(alias("lab")))).apiKey.reveal()).toBe("another-key");
+    expect(opens - before).toBeGreaterThanOrEqual(2);
+    await file.close();
+  });
+
   it("sees changes another handle made, and refuses to overwrite a file corrupted meanwhile", async () => {
     await using directory = await temporaryDirectory();
     const file = await openOrThrow({ dataDir: directory.path });
