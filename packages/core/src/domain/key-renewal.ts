@@ -1,4 +1,5 @@
 import * as t from "io-ts";
+import { OrchestratorUrlCodec } from "./codecs.js";
 import { oneOf } from "./decode.js";
 import { IsoTimeCodec, parseTime, timeText } from "./time.js";
 
@@ -65,5 +66,5 @@ export const StoredRenewalIntentCodec = t.intersection([
     step: oneOf(RENEWAL_STEPS),
     startedAt: IsoTimeCodec,
   }),
-  t.partial({ tokenId: t.number, oldTokenId: t.number, revokeAt: IsoTimeCodec }),
+  t.partial({ orchestratorUrl: OrchestratorUrlCodec, tokenId: t.number, oldTokenId: t.number, revokeAt: IsoTimeCodec }),
 ]);

@@ -1,6 +1,6 @@
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { ApiKey } from "../domain/api-key.js";
-import type { Alias } from "../domain/codecs.js";
+import type { Alias, OrchestratorUrl } from "../domain/codecs.js";
 import type { Identity } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
 import type { RenewalStep } from "../domain/key-renewal.js";
@@ -17,6 +17,8 @@ export interface RenewalIntent {
   readonly fromVersion: number;
   readonly step: RenewalStep;
   readonly startedAt: Date;
+  /** Where the token is made: it is revoked there even once the connection is gone (deleted mid-renewal). */
+  readonly orchestratorUrl?: OrchestratorUrl;
   /** The partner's new token, once made. */
   readonly tokenId?: number;
   /** The token of the key replaced (a partner's), revoked after the overlap; absent when not known. */

@@ -230,6 +230,18 @@ describe("key renewal after a crash at each step (the intent left in the ledger,
     }
   });
 
+  it("a connection deleted while its renewal held the downloaded key: the token made is revoked", async () => {
+    const w = world();
+    await w.add(PARTNER_KEY);
+    const { id, key } = await newToken(w, true);
+    await crashedAt(w, { step: "received", tokenId: id, newKey: key!, orchestratorUrl: URL as never });
+    await expectRight(w.one.connections.delete("lab"));
+    w.clock.advance(60_001);
+    await round(w.one);
+    expect(w.orchestrator.issued.find((token) => token.id === id)?.state).toBe("revoked");
+    expect((await expectRight(w.storage.renewals.list())).filter((one) => one.intent !== undefined)).toEqual([]);
+  });
+
   it("a manual key change while the renewal was held wins: the token made is revoked", async () => {
     const w = world();
     await w.add(PARTNER_KEY);

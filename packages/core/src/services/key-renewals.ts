@@ -97,17 +97,18 @@ export const createKeyRenewals = (options: KeyRenewalsOptions) => {
 
   /**
    * Revokes the token the intent made (it never reached the connection), with any key of its user that works: the
-   * connection's, else the new one. Halts while the orchestrator cannot say (the intent stays, to try again).
+   * connection's, else the new one (the only one left once the connection was deleted: a token made but never
+   * downloaded then stays unused). Halts while the orchestrator cannot say (the intent stays, to try again).
    */
   const revokeMade = async (intent: RenewalIntent, connection: StoredConnection | undefined): Promise<void> => {
-    if (intent.method !== "create" || intent.tokenId === undefined || connection === undefined) return;
-    const keys = [connection.apiKey, ...(intent.newKey === undefined ? [] : [intent.newKey])];
+    const orchestratorUrl = connection?.orchestratorUrl ?? intent.orchestratorUrl;
+    if (intent.method !== "create" || intent.tokenId === undefined || orchestratorUrl === undefined) return;
+    const keys = [
+      ...(connection === undefined ? [] : [connection.apiKey]),
+      ...(intent.newKey === undefined ? [] : [intent.newKey]),
+    ];
     for (const apiKey of keys) {
-      const revoked = await orchestrator.revokeApiToken(
-        targetOf(connection, apiKey),
-        intent.identity,
-        intent.tokenId,
-      )();
+      const revoked = await orchestrator.revokeApiToken({ orchestratorUrl, apiKey }, intent.identity, intent.tokenId)();
       if (E.isRight(revoked)) return;
       if (transient(revoked.left)) throw new Halt();
     }
@@ -174,6 +175,7 @@ export const createKeyRenewals = (options: KeyRenewalsOptions) => {
       id: `${clock.now().toString(36)}-${randomBytes(4).toString("hex")}`,
       identity: identity.right,
       fromVersion: connection.version,
+      orchestratorUrl: connection.orchestratorUrl,
       startedAt: now(),
     };
     if (identity.right.kind === "customer") {
