@@ -7,6 +7,7 @@ import { createHealthStates, type HealthChange } from "./health-states.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthLedger } from "../ports/health-ledger.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
+import { repeatRounds } from "./rounds.js";
 
 export type { HealthChange } from "./health-states.js";
 
@@ -73,9 +74,6 @@ export const createHealthMonitor = ({
   // record, of which at most `concurrency` asking the orchestrator.
   const ahead = createLimiter(lookahead);
   const asking = createLimiter(concurrency);
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> | undefined;
-  let stopped = true;
 
   const check = async ({ alias }: ConnectionSummary, window: number): Promise<void> => {
     const key = aliasKey(alias);
@@ -108,33 +106,11 @@ export const createHealthMonitor = ({
   };
 
   // The next round: at a random moment of the next interval (never the same moment on every instance).
-  const schedule = (): void => {
-    if (stopped) return;
+  const nextRoundIn = () => {
     const nextInterval = (Math.floor(Date.now() / intervalMs) + 1) * intervalMs;
-    timer = setTimeout(
-      () => {
-        current = round().finally(schedule);
-      },
-      nextInterval - Date.now() + Math.random() * intervalMs * 0.5,
-    );
-    timer.unref();
+    return nextInterval - Date.now() + Math.random() * intervalMs * 0.5;
   };
-
-  return {
-    round,
-    /** Runs a first round at once, then one per interval. */
-    start: (): void => {
-      if (!stopped) return;
-      stopped = false;
-      current = round().finally(schedule);
-    },
-    /** No more rounds; waits for the one running. */
-    stop: async (): Promise<void> => {
-      stopped = true;
-      clearTimeout(timer);
-      await current;
-    },
-  };
+  return { round, ...repeatRounds(round, nextRoundIn) };
 };
 
 export type HealthMonitor = ReturnType<typeof createHealthMonitor>;

@@ -4,6 +4,7 @@ import type { StoredConnection } from "../domain/connection.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
+import { repeatRounds } from "./rounds.js";
 
 /** How often keys kept elsewhere are read again, by default: a change is seen within 60 s (SPEC §12). */
 export const DEFAULT_KEY_REREAD_INTERVAL_MS = 30_000;
@@ -33,9 +34,6 @@ export const createKeyReferenceWatch = ({
   onError,
 }: KeyReferenceWatchOptions) => {
   const seen = new Map<string, string>();
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-  let stopped = true;
 
   const readOne = async (alias: string): Promise<void> => {
     const stored = await repository.get(alias as StoredConnection["alias"])();
@@ -62,28 +60,8 @@ export const createKeyReferenceWatch = ({
     for (const { alias } of referenced) await readOne(alias);
   };
 
-  const schedule = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      current = round().finally(schedule);
-    }, intervalMs);
-    timer.unref();
-  };
-
-  return {
-    round,
-    /** A first reading at once (what is there now), then one per interval. */
-    start: (): void => {
-      if (!stopped) return;
-      stopped = false;
-      current = round().finally(schedule);
-    },
-    stop: async (): Promise<void> => {
-      stopped = true;
-      clearTimeout(timer);
-      await current;
-    },
-  };
+  // A first reading at once (what is there now), then one per interval.
+  return { round, ...repeatRounds(round, () => intervalMs) };
 };
 
 export type KeyReferenceWatch = ReturnType<typeof createKeyReferenceWatch>;

@@ -11,6 +11,7 @@ import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 import type { RenewalIntent, RenewalLedger, RenewalRecord } from "../ports/renewal-ledger.js";
 import type { WarnedConnection } from "./key-expiry-watch.js";
+import { repeatRounds } from "./rounds.js";
 
 export interface KeyRenewalsOptions {
   readonly repository: ConnectionRepository;
@@ -284,33 +285,16 @@ export const createKeyRenewals = (options: KeyRenewalsOptions) => {
     await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
   };
 
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> | undefined;
-  let stopped = true;
-  const schedule = (intervalMs: number): void => {
-    if (stopped) return;
-    timer = setTimeout(
-      () => {
-        current = round().finally(() => schedule(intervalMs));
-      },
-      intervalMs * (0.75 + Math.random() * 0.5),
-    );
-    timer.unref();
-  };
+  let rounds: ReturnType<typeof repeatRounds> | undefined;
   return {
     round,
     /** A round now (unfinished intents first of all), then one about every `intervalMs`. */
     start: (intervalMs: number): void => {
-      if (!stopped) return;
-      stopped = false;
-      current = round().finally(() => schedule(intervalMs));
+      rounds ??= repeatRounds(round, () => intervalMs * (0.75 + Math.random() * 0.5));
+      rounds.start();
     },
     /** No more rounds; waits for the one running. */
-    stop: async (): Promise<void> => {
-      stopped = true;
-      clearTimeout(timer);
-      await current;
-    },
+    stop: async (): Promise<void> => rounds?.stop(),
   };
 };
 
