@@ -1,0 +1,180 @@
+import { ALIAS_MAX_LENGTH, GRANT_VERBS, SUBJECT_PATTERN } from "@sdwan-connections/core";
+import { aliasParameter, commonErrors, jsonBody, problem, writeErrors } from "./shared.js";
+
+/** Part of openApiDocument (../openapi.ts): Grants, a connection's access list and the access check, with their schemas (routes/grants.ts). */
+
+export const grantsPaths = {
+  "/grants": {
+    get: {
+      operationId: "listGrants",
+      summary: "Every grant, oldest first (SPEC §11). Admins only.",
+      responses: {
+        "200": {
+          description: "Every grant.",
+          content: {
+            "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Grant" } } },
+          },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage grants."),
+      },
+    },
+    post: {
+      operationId: "addGrant",
+      summary:
+        "Grants a subject a verb (and the verbs before it) on every alias a pattern matches; allow only. Audited as a change; every instance applies it within a second. Admins only.",
+      requestBody: jsonBody("#/components/schemas/GrantRequest"),
+      responses: {
+        "201": {
+          description: "The grant.",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Grant" } } },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage grants."),
+        "409": problem("A grant saying the same (subject, verb, pattern in any case) exists."),
+        "413": writeErrors["413"],
+        "415": writeErrors["415"],
+      },
+    },
+  },
+  "/grants/{id}": {
+    parameters: [
+      { name: "id", in: "path", required: true, description: "The grant's id.", schema: { type: "string" } },
+    ],
+    delete: {
+      operationId: "removeGrant",
+      summary: "Removes a grant: audited as a change; every instance applies it within a second. Admins only.",
+      responses: {
+        "204": { description: "Removed." },
+        ...commonErrors,
+        "403": problem("Only admins may manage grants."),
+        "404": problem("There is no such grant."),
+      },
+    },
+  },
+  "/connections/{alias}/access": {
+    parameters: [aliasParameter],
+    get: {
+      operationId: "connectionAccess",
+      summary:
+        "Who may do what on a connection through grants: each subject with its verbs, and the grants covering it (admins may do everything, viewers read and use). Admins only.",
+      responses: {
+        "200": {
+          description: "The connection's access list.",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["alias", "subjects", "grants"],
+                additionalProperties: false,
+                properties: {
+                  alias: { $ref: "#/components/schemas/Alias" },
+                  subjects: {
+                    type: "array",
+                    items: {
+                      type: "object",
+                      required: ["subject", "verbs"],
+                      additionalProperties: false,
+                      properties: {
+                        subject: { $ref: "#/components/schemas/Subject" },
+                        verbs: { $ref: "#/components/schemas/Verbs" },
+                      },
+                    },
+                  },
+                  grants: { type: "array", items: { $ref: "#/components/schemas/Grant" } },
+                },
+              },
+            },
+          },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may read access lists."),
+        "404": problem("No connection has this alias."),
+      },
+    },
+  },
+  "/access/check": {
+    get: {
+      operationId: "checkAccess",
+      summary:
+        "The verbs a subject's grants give on an alias (a principal's with its groups of SDWAN_GROUPS_FILE; a role and a provider's groups are known only at sign-in). Admins only.",
+      parameters: [
+        { name: "subject", in: "query", required: true, schema: { $ref: "#/components/schemas/Subject" } },
+        { name: "alias", in: "query", required: true, schema: { $ref: "#/components/schemas/Alias" } },
+      ],
+      responses: {
+        "200": {
+          description: "The verbs.",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["subject", "alias", "verbs"],
+                additionalProperties: false,
+                properties: {
+                  subject: { $ref: "#/components/schemas/Subject" },
+                  alias: { $ref: "#/components/schemas/Alias" },
+                  verbs: { $ref: "#/components/schemas/Verbs" },
+                },
+              },
+            },
+          },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may check access."),
+      },
+    },
+  },
+} as const;
+
+export const grantsSchemas = {
+  Subject: {
+    type: "string",
+    pattern: SUBJECT_PATTERN.source,
+    description: "A principal (user:NAME, oidc:NAME, token:NAME) or a group (group:NAME).",
+  },
+  AliasPattern: {
+    type: "string",
+    minLength: 1,
+    maxLength: ALIAS_MAX_LENGTH,
+    pattern: "^[A-Za-z0-9._*-]+$",
+    description: "An alias glob: `*` any run of characters; matched ignoring case, as aliases are.",
+  },
+  GrantVerb: {
+    type: "string",
+    enum: [...GRANT_VERBS],
+    description:
+      "read (listed, stored read, health, events) ⊂ use (validate, customers) ⊂ manage (add within the pattern, update, delete, key check).",
+  },
+  GrantRequest: {
+    type: "object",
+    required: ["subject", "pattern", "verb"],
+    additionalProperties: false,
+    properties: {
+      subject: { $ref: "#/components/schemas/Subject" },
+      pattern: { $ref: "#/components/schemas/AliasPattern" },
+      verb: { $ref: "#/components/schemas/GrantVerb" },
+    },
+  },
+  Grant: {
+    type: "object",
+    required: ["id", "subject", "pattern", "verb"],
+    additionalProperties: false,
+    properties: {
+      id: { type: "string", format: "uuid" },
+      subject: { $ref: "#/components/schemas/Subject" },
+      pattern: { $ref: "#/components/schemas/AliasPattern" },
+      verb: { $ref: "#/components/schemas/GrantVerb" },
+    },
+  },
+  PatternGrant: {
+    type: "object",
+    required: ["pattern", "verb"],
+    additionalProperties: false,
+    properties: {
+      pattern: { $ref: "#/components/schemas/AliasPattern" },
+      verb: { $ref: "#/components/schemas/GrantVerb" },
+    },
+  },
+  Verbs: { type: "array", items: { $ref: "#/components/schemas/GrantVerb" } },
+} as const;

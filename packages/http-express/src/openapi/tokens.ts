@@ -1,0 +1,155 @@
+import { ROLES, commonErrors, jsonBody, problem, writeErrors } from "./shared.js";
+
+/** Part of openApiDocument (../openapi.ts): Service tokens' paths and schemas (routes/tokens.ts). */
+
+const serviceTokenProperties = {
+  id: { type: "string", format: "uuid" },
+  name: { type: "string" },
+  role: {
+    type: ["string", "null"],
+    enum: [...ROLES, null],
+    description: "null for a token created with grants and no role: it may do only what its grants give.",
+  },
+  expiresAt: { type: "string", format: "date-time" },
+  lastUsedAt: {
+    type: ["string", "null"],
+    format: "date-time",
+    description: "Within a minute of the last use; null when never used.",
+  },
+  createdBy: { type: "string", description: "The audit actor that created it." },
+  createdAt: { type: "string", format: "date-time" },
+};
+
+export const tokensPaths = {
+  "/tokens": {
+    get: {
+      operationId: "listServiceTokens",
+      summary: "The service tokens, oldest first, expired ones included; never a secret. Admins only.",
+      responses: {
+        "200": {
+          description: "Every token.",
+          content: {
+            "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/ServiceToken" } } },
+          },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage service tokens."),
+      },
+    },
+    post: {
+      operationId: "createServiceToken",
+      summary:
+        "Creates a service token for automation, sent as `Authorization: Bearer sdw_…`; its principal `token:NAME` is the audit actor. The secret is in this answer only; the store keeps its SHA-256. Admins only.",
+      requestBody: jsonBody("#/components/schemas/CreateServiceTokenRequest"),
+      responses: {
+        "201": {
+          description: "The token, with its secret (never cached).",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage service tokens."),
+        "409": problem("A token of this name exists."),
+        "413": writeErrors["413"],
+        "415": writeErrors["415"],
+      },
+    },
+  },
+  "/tokens/{id}": {
+    parameters: [
+      { name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } },
+    ],
+    delete: {
+      operationId: "revokeServiceToken",
+      summary: "Revokes a token and both its secrets: every instance refuses it within a second. Admins only.",
+      responses: {
+        "204": { description: "Revoked." },
+        ...commonErrors,
+        "403": problem("Only admins may manage service tokens."),
+        "404": problem("There is no such token."),
+      },
+    },
+  },
+  "/tokens/{id}/renew": {
+    parameters: [
+      { name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } },
+    ],
+    post: {
+      operationId: "renewServiceToken",
+      summary:
+        "Gives a token a new secret, valid for the token's lifetime from now; the secret before it keeps working for overlapHours (default 24, never past its own expiry), then stops on every instance. The body may be left out. Admins only.",
+      requestBody: {
+        required: false,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/RenewServiceTokenRequest" } } },
+      },
+      responses: {
+        "200": {
+          description: "The token, with its new secret (never cached).",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage service tokens."),
+        "404": problem("There is no such token."),
+        "413": writeErrors["413"],
+        "415": writeErrors["415"],
+      },
+    },
+  },
+} as const;
+
+export const tokensSchemas = {
+  ServiceToken: {
+    type: "object",
+    required: ["id", "name", "role", "expiresAt", "lastUsedAt", "createdBy", "createdAt"],
+    additionalProperties: false,
+    properties: serviceTokenProperties,
+  },
+  IssuedServiceToken: {
+    type: "object",
+    required: ["id", "name", "role", "expiresAt", "lastUsedAt", "createdBy", "createdAt", "token"],
+    additionalProperties: false,
+    properties: {
+      ...serviceTokenProperties,
+      token: {
+        type: "string",
+        pattern: "^sdw_[A-Za-z0-9_-]{43}$",
+        description: "The secret: shown in this answer only.",
+      },
+    },
+  },
+  CreateServiceTokenRequest: {
+    type: "object",
+    required: ["name", "expiresInDays"],
+    additionalProperties: false,
+    properties: {
+      name: {
+        type: "string",
+        pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+        description: "Unique among the tokens; the principal is token:NAME.",
+      },
+      expiresInDays: { type: "integer", minimum: 1, maximum: 365 },
+      role: {
+        type: "string",
+        enum: ROLES,
+        description: "viewer when left out, unless grants are given: then none.",
+      },
+      grants: {
+        type: "array",
+        description: "Grants to the token's principal token:NAME, each audited as a change by the creator.",
+        items: { $ref: "#/components/schemas/PatternGrant" },
+      },
+    },
+  },
+  RenewServiceTokenRequest: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      overlapHours: {
+        type: "integer",
+        minimum: 0,
+        maximum: 720,
+        default: 24,
+        description: "How long the secret before keeps working.",
+      },
+    },
+  },
+} as const;

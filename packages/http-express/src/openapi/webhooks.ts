@@ -1,0 +1,246 @@
+import { DELIVERY_STATUSES, WEBHOOK_KINDS } from "@sdwan-connections/core";
+import { commonErrors, jsonBody, problem, writeErrors } from "./shared.js";
+
+/** Part of openApiDocument (../openapi.ts): Webhooks' paths (with their deliveries) and schemas (routes/webhooks.ts). */
+
+const webhookProperties = {
+  id: { type: "string", format: "uuid" },
+  url: { type: "string" },
+  types: { type: "array", items: { type: "string" } },
+  kind: { type: "string", enum: WEBHOOK_KINDS },
+  createdAt: { type: "string", format: "date-time" },
+  disabledAt: {
+    type: ["string", "null"],
+    format: "date-time",
+    description: "When the receiver answered 410 Gone: nothing is delivered from then on.",
+  },
+} as const;
+
+const attemptProperties = {
+  at: { type: "string", format: "date-time" },
+  status: { type: ["integer", "null"], description: "The receiver's HTTP status; null when none came." },
+  error: { type: ["string", "null"], description: "Why no answer came (a network error code, timeout)." },
+  latencyMs: { type: "number" },
+} as const;
+
+const webhookIdParameter = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The webhook's id.",
+  schema: { type: "string" },
+} as const;
+
+export const webhooksPaths = {
+  "/webhooks": {
+    get: {
+      operationId: "listWebhooks",
+      summary: "The webhooks, oldest first; never a secret. Admins only.",
+      responses: {
+        "200": {
+          description: "Every webhook.",
+          content: {
+            "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Webhook" } } },
+          },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage webhooks."),
+      },
+    },
+    post: {
+      operationId: "createWebhook",
+      summary:
+        "Creates a webhook: every event of its types is POSTed to the URL at least once, in order, signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is in this answer only; the store keeps it sealed. Admins only.",
+      requestBody: jsonBody("#/components/schemas/CreateWebhookRequest"),
+      responses: {
+        "201": {
+          description: "The webhook, with its signing secret (never cached).",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/CreatedWebhook" } } },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage webhooks."),
+        "413": writeErrors["413"],
+        "415": writeErrors["415"],
+      },
+    },
+  },
+  "/webhooks/{id}": {
+    parameters: [webhookIdParameter],
+    get: {
+      operationId: "getWebhook",
+      summary: "One webhook; never its secret. Admins only.",
+      responses: {
+        "200": {
+          description: "The webhook.",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Webhook" } } },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage webhooks."),
+        "404": problem("There is no such webhook."),
+      },
+    },
+    delete: {
+      operationId: "deleteWebhook",
+      summary: "Deletes a webhook and its pending deliveries. Admins only.",
+      responses: {
+        "204": { description: "Deleted." },
+        ...commonErrors,
+        "403": problem("Only admins may manage webhooks."),
+        "404": problem("There is no such webhook."),
+      },
+    },
+  },
+  "/webhooks/{id}/ping": {
+    parameters: [webhookIdParameter],
+    post: {
+      operationId: "pingWebhook",
+      summary:
+        "Sends a signed ping (type org.sdwan-connections.webhook.ping; never in the event log nor the deliveries) now, and answers what the receiver said. Admins only.",
+      responses: {
+        "200": {
+          description: "The attempt.",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/PingAnswer" } } },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage webhooks."),
+        "404": problem("There is no such webhook."),
+      },
+    },
+  },
+  "/webhooks/{id}/deliveries": {
+    parameters: [webhookIdParameter],
+    get: {
+      operationId: "listWebhookDeliveries",
+      summary:
+        "A webhook's newest deliveries, newest first: status and each attempt's answer and latency, never a body. Admins only.",
+      parameters: [
+        {
+          name: "limit",
+          in: "query",
+          required: false,
+          schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+        },
+        {
+          name: "status",
+          in: "query",
+          required: false,
+          description: "Only the deliveries in this state (e.g. `dead`, to send them again).",
+          schema: { type: "string", enum: [...DELIVERY_STATUSES] },
+        },
+      ],
+      responses: {
+        "200": {
+          description: "The deliveries.",
+          content: {
+            "application/json": {
+              schema: { type: "array", items: { $ref: "#/components/schemas/WebhookDelivery" } },
+            },
+          },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage webhooks."),
+        "404": problem("There is no such webhook."),
+      },
+    },
+  },
+  "/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+    parameters: [
+      webhookIdParameter,
+      {
+        name: "deliveryId",
+        in: "path",
+        required: true,
+        description: "The delivery's id.",
+        schema: { type: "string" },
+      },
+    ],
+    post: {
+      operationId: "redeliverWebhookDelivery",
+      summary:
+        "Sends a delivered or dead delivery's event again: a new pending delivery of it (the same webhook-id, so receivers dedupe), after the webhook's other deliveries. Audited (webhook-redeliver). Admins only.",
+      responses: {
+        "202": {
+          description: "The new delivery, pending.",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookDelivery" } } },
+        },
+        ...commonErrors,
+        "403": problem("Only admins may manage webhooks."),
+        "404": problem("There is no such webhook, or it has no delivery with this id (delivery-not-found)."),
+        "409": problem("The delivery, or a redelivery of its event, is still pending (delivery-pending)."),
+        "410": problem("The delivery's event is no longer kept by the audit trail (delivery-event-expired)."),
+      },
+    },
+  },
+} as const;
+
+export const webhooksSchemas = {
+  CreateWebhookRequest: {
+    type: "object",
+    required: ["url"],
+    additionalProperties: false,
+    properties: {
+      url: {
+        type: "string",
+        maxLength: 2048,
+        description:
+          "The receiver: https (http only to the hosts SDWAN_WEBHOOK_ALLOW_HTTP names, or any when it is true); the destination fence applies.",
+      },
+      types: {
+        type: "array",
+        items: { type: "string" },
+        description: "Event types, `*` a wildcard (e.g. connection.health.*); every event when left out.",
+      },
+      kind: { type: "string", enum: WEBHOOK_KINDS, default: "cloudevents" },
+      username: { type: "string", description: "kind opennms only: Basic credentials for OpenNMS's REST API." },
+      password: { type: "string", writeOnly: true, description: "kind opennms only; sealed at rest." },
+    },
+  },
+  Webhook: {
+    type: "object",
+    required: ["id", "url", "types", "kind", "createdAt", "disabledAt"],
+    additionalProperties: false,
+    properties: webhookProperties,
+  },
+  CreatedWebhook: {
+    type: "object",
+    required: ["id", "url", "types", "kind", "createdAt", "disabledAt", "secret"],
+    additionalProperties: false,
+    properties: {
+      ...webhookProperties,
+      secret: {
+        type: "string",
+        pattern: "^whsec_",
+        description: "The signing secret (whsec_ + base64 of its bytes): shown in this answer only.",
+      },
+    },
+  },
+  WebhookAttempt: {
+    type: "object",
+    required: ["at", "status", "error", "latencyMs"],
+    additionalProperties: false,
+    properties: attemptProperties,
+  },
+  PingAnswer: {
+    type: "object",
+    required: ["at", "status", "error", "latencyMs", "kind"],
+    additionalProperties: false,
+    properties: { ...attemptProperties, kind: { type: "string", enum: WEBHOOK_KINDS } },
+  },
+  WebhookDelivery: {
+    type: "object",
+    required: ["id", "webhookId", "eventId", "status", "nextAttemptAt", "attempts"],
+    additionalProperties: false,
+    properties: {
+      id: { type: "string", format: "uuid" },
+      webhookId: { type: "string", format: "uuid" },
+      eventId: { type: "string", description: "The event's id (the audit entry's): the webhook-id header." },
+      status: { type: "string", enum: ["pending", "delivered", "dead"] },
+      nextAttemptAt: {
+        type: "string",
+        format: "date-time",
+        description: "When it is tried next (pending), or was settled.",
+      },
+      attempts: { type: "array", items: { $ref: "#/components/schemas/WebhookAttempt" } },
+    },
+  },
+} as const;
