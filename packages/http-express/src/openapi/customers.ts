@@ -1,5 +1,5 @@
 import { CUSTOMER_FIELDS, Customer } from "@sdwan-connections/core";
-import { aliasParameter, commonErrors, conditional, problem, verbMissing } from "./shared.js";
+import { aliasParameter, commonErrors, noSuchConnection, conditional, problem, verbMissing } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): GET /partner/{alias}/customers and the Customer schema (routes/customers.ts). */
 
@@ -38,7 +38,7 @@ export const customersPaths = {
         "304": conditional.notModified,
         ...commonErrors,
         "403": verbMissing,
-        "404": problem("No connection with this alias."),
+        "404": noSuchConnection,
         "409": problem("The connection is not a partner connection."),
         "502": problem(
           "The orchestrator refused the key (orchestrator-rejected), failed (orchestrator-failed: a 5xx with its error body that persisted through the retries), answered garbage (a list over SDWAN_CUSTOMERS_MAX_ENTERPRISES or SDWAN_CUSTOMERS_MAX_REPLY_BYTES included), rate-limited us or cannot be reached.",

@@ -3,6 +3,8 @@ import { aliasParameter, commonErrors, jsonBody, problem, writeErrors } from "./
 
 /** Part of openApiDocument (../openapi.ts): Grants, a connection's access list and the access check, with their schemas (routes/grants.ts). */
 
+const adminsOnly = problem("Only admins may manage grants.");
+
 export const grantsPaths = {
   "/grants": {
     get: {
@@ -16,7 +18,7 @@ export const grantsPaths = {
           },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage grants."),
+        "403": adminsOnly,
       },
     },
     post: {
@@ -30,7 +32,7 @@ export const grantsPaths = {
           content: { "application/json": { schema: { $ref: "#/components/schemas/Grant" } } },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage grants."),
+        "403": adminsOnly,
         "409": problem("A grant saying the same (subject, verb, pattern in any case) exists."),
         "413": writeErrors["413"],
         "415": writeErrors["415"],
@@ -47,7 +49,7 @@ export const grantsPaths = {
       responses: {
         "204": { description: "Removed." },
         ...commonErrors,
-        "403": problem("Only admins may manage grants."),
+        "403": adminsOnly,
         "404": problem("There is no such grant."),
       },
     },

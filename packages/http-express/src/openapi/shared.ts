@@ -74,6 +74,8 @@ export const commonErrors = {
 export const verbMissing = problem(
   "The principal may read this connection but not do this (the detail names the verb).",
 );
+/** A path alias that names no connection. */
+export const noSuchConnection = problem("No connection with this alias.");
 export const writeErrors = {
   "403": problem(
     "The user's role (viewer) may only read and no grant lets it do this (the detail names the verb); an add: no manage grant covers the alias.",

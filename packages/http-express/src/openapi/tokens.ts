@@ -20,6 +20,16 @@ const serviceTokenProperties = {
   createdAt: { type: "string", format: "date-time" },
 };
 
+const adminsOnly = problem("Only admins may manage service tokens.");
+const noSuchToken = problem("There is no such token.");
+const tokenIdParameter = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The token's id.",
+  schema: { type: "string" },
+} as const;
+
 export const tokensPaths = {
   "/tokens": {
     get: {
@@ -33,7 +43,7 @@ export const tokensPaths = {
           },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage service tokens."),
+        "403": adminsOnly,
       },
     },
     post: {
@@ -47,7 +57,7 @@ export const tokensPaths = {
           content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage service tokens."),
+        "403": adminsOnly,
         "409": problem("A token of this name exists."),
         "413": writeErrors["413"],
         "415": writeErrors["415"],
@@ -55,24 +65,20 @@ export const tokensPaths = {
     },
   },
   "/tokens/{id}": {
-    parameters: [
-      { name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } },
-    ],
+    parameters: [tokenIdParameter],
     delete: {
       operationId: "revokeServiceToken",
       summary: "Revokes a token and both its secrets: every instance refuses it within a second. Admins only.",
       responses: {
         "204": { description: "Revoked." },
         ...commonErrors,
-        "403": problem("Only admins may manage service tokens."),
-        "404": problem("There is no such token."),
+        "403": adminsOnly,
+        "404": noSuchToken,
       },
     },
   },
   "/tokens/{id}/renew": {
-    parameters: [
-      { name: "id", in: "path", required: true, description: "The token's id.", schema: { type: "string" } },
-    ],
+    parameters: [tokenIdParameter],
     post: {
       operationId: "renewServiceToken",
       summary:
@@ -87,8 +93,8 @@ export const tokensPaths = {
           content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage service tokens."),
-        "404": problem("There is no such token."),
+        "403": adminsOnly,
+        "404": noSuchToken,
         "413": writeErrors["413"],
         "415": writeErrors["415"],
       },

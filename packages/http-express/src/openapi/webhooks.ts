@@ -31,6 +31,9 @@ const webhookIdParameter = {
   schema: { type: "string" },
 } as const;
 
+const adminsOnly = problem("Only admins may manage webhooks.");
+const noSuchWebhook = problem("There is no such webhook.");
+
 export const webhooksPaths = {
   "/webhooks": {
     get: {
@@ -44,7 +47,7 @@ export const webhooksPaths = {
           },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage webhooks."),
+        "403": adminsOnly,
       },
     },
     post: {
@@ -58,7 +61,7 @@ export const webhooksPaths = {
           content: { "application/json": { schema: { $ref: "#/components/schemas/CreatedWebhook" } } },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage webhooks."),
+        "403": adminsOnly,
         "413": writeErrors["413"],
         "415": writeErrors["415"],
       },
@@ -75,8 +78,8 @@ export const webhooksPaths = {
           content: { "application/json": { schema: { $ref: "#/components/schemas/Webhook" } } },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage webhooks."),
-        "404": problem("There is no such webhook."),
+        "403": adminsOnly,
+        "404": noSuchWebhook,
       },
     },
     delete: {
@@ -85,8 +88,8 @@ export const webhooksPaths = {
       responses: {
         "204": { description: "Deleted." },
         ...commonErrors,
-        "403": problem("Only admins may manage webhooks."),
-        "404": problem("There is no such webhook."),
+        "403": adminsOnly,
+        "404": noSuchWebhook,
       },
     },
   },
@@ -102,8 +105,8 @@ export const webhooksPaths = {
           content: { "application/json": { schema: { $ref: "#/components/schemas/PingAnswer" } } },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage webhooks."),
-        "404": problem("There is no such webhook."),
+        "403": adminsOnly,
+        "404": noSuchWebhook,
       },
     },
   },
@@ -138,8 +141,8 @@ export const webhooksPaths = {
           },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage webhooks."),
-        "404": problem("There is no such webhook."),
+        "403": adminsOnly,
+        "404": noSuchWebhook,
       },
     },
   },
@@ -164,7 +167,7 @@ export const webhooksPaths = {
           content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookDelivery" } } },
         },
         ...commonErrors,
-        "403": problem("Only admins may manage webhooks."),
+        "403": adminsOnly,
         "404": problem("There is no such webhook, or it has no delivery with this id (delivery-not-found)."),
         "409": problem("The delivery, or a redelivery of its event, is still pending (delivery-pending)."),
         "410": problem("The delivery's event is no longer kept by the audit trail (delivery-event-expired)."),
