@@ -78,7 +78,7 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     expect((await call("GET", `${WEBHOOKS}/${webhook.id}`)).status).toBe(404);
   });
 
-  it("an opennms webhook: what OpenNMS gets nothing for is delivered with no POST; a deletion posts four OpenNMS events, in order, clearing each of the connection's alarms", async () => {
+  it("an opennms webhook: what OpenNMS gets nothing for is delivered with no POST; a deletion posts five OpenNMS events, in order, clearing each of the connection's alarms", async () => {
     await using receiver = await startWebhookReceiver();
     await using service = await serviceTrusting(receiver.caCert);
     const call = client(service.url);
@@ -91,13 +91,13 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
 
     expect((await call("POST", CONNECTIONS, { body: anAddBody() })).status).toBe(200);
     expect((await call("DELETE", `${CONNECTIONS}/Lab`)).status).toBe(204);
-    await vi.waitFor(() => expect(receiver.accepted).toHaveLength(4), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(receiver.accepted).toHaveLength(5), { timeout: 10_000, interval: 50 });
     expect(receiver.refused).toEqual([]);
     const uei = (name: string) => `uei.opennms.org/sdwan/${name}`;
     expect(
       receiver.accepted.map(({ body, opennms }) => [body.type, body.subject, opennms?.parms["problemUei"]]),
     ).toEqual(
-      ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired"].map((alarm) => [
+      ["connectionInvalid", "connectionUnreachable", "keyExpiring", "keyExpired", "keyRenewalFailed"].map((alarm) => [
         uei("connectionDeleted"),
         "Lab",
         uei(alarm),
@@ -107,7 +107,7 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
       .json<{ entries: { id: string; action: string }[] }>()
       .entries.find((entry) => entry.action === "delete")!.id;
     expect(receiver.accepted.map(({ id, body }) => [id, body.id])).toEqual(
-      [deleted, `${deleted}-2`, `${deleted}-3`, `${deleted}-4`].map((id) => [id, id]),
+      [deleted, `${deleted}-2`, `${deleted}-3`, `${deleted}-4`, `${deleted}-5`].map((id) => [id, id]),
     );
     for (const { headers } of receiver.accepted) {
       expect(headers["content-type"]).toBe("application/xml");
