@@ -1,5 +1,5 @@
 import {
-  decorateOrchestrator,
+  aroundTargetCalls,
   type CacheOutcome,
   type HealthState,
   type KeyExpiryCounts,
@@ -144,19 +144,11 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
           orchestratorCalls.inc({ operation, outcome: result._tag === "Right" ? "ok" : result.left._tag });
           return result;
         };
-      return decorateOrchestrator(orchestrator, {
-        identify: (target, deadline) => timed("identify", orchestrator.identify(target, deadline)),
-        listPartnerCustomers: (target, partnerId, deadline) =>
-          timed("listPartnerCustomers", orchestrator.listPartnerCustomers(target, partnerId, deadline)),
-        // Key renewal's calls (docs/interface.md §12): rare, each one worth seeing.
-        refreshApiToken: (target, deadline) => timed("refreshApiToken", orchestrator.refreshApiToken(target, deadline)),
-        createApiToken: (target, identity, request, deadline) =>
-          timed("createApiToken", orchestrator.createApiToken(target, identity, request, deadline)),
-        downloadApiToken: (target, identity, id, deadline) =>
-          timed("downloadApiToken", orchestrator.downloadApiToken(target, identity, id, deadline)),
-        revokeApiToken: (target, identity, id, deadline) =>
-          timed("revokeApiToken", orchestrator.revokeApiToken(target, identity, id, deadline)),
-      });
+      // Every call that asks the orchestrator, key renewal's included; the token list (read for a key's expiry, best
+      // effort) is left out of the operation labels.
+      return aroundTargetCalls(orchestrator, (call, _target, made) =>
+        call === "listApiTokens" ? made : timed(call, made),
+      );
     },
   };
 };

@@ -44,7 +44,7 @@ import {
   ATTR_SERVER_PORT,
 } from "@opentelemetry/semantic-conventions";
 import {
-  decorateOrchestrator,
+  aroundTargetCalls,
   type Orchestrator,
   type Storage,
   type WebhookAnswer,
@@ -294,57 +294,9 @@ export const openTracing = (
       return { ...storage, ...fields, close: () => storage.close() } as Storage;
     },
     traceOrchestrator: (orchestrator) =>
-      decorateOrchestrator(orchestrator, {
-        identify: (target, deadline) =>
-          inSpan(
-            tracer,
-            "orchestrator identify",
-            hostAndPort(target.orchestratorUrl),
-            orchestrator.identify(target, deadline),
-          ),
-        listPartnerCustomers: (target, partnerId, deadline) =>
-          inSpan(
-            tracer,
-            "orchestrator listPartnerCustomers",
-            hostAndPort(target.orchestratorUrl),
-            orchestrator.listPartnerCustomers(target, partnerId, deadline),
-          ),
-        listApiTokens: (target, identity, deadline) =>
-          inSpan(
-            tracer,
-            "orchestrator listApiTokens",
-            hostAndPort(target.orchestratorUrl),
-            orchestrator.listApiTokens(target, identity, deadline),
-          ),
-        refreshApiToken: (target, deadline) =>
-          inSpan(
-            tracer,
-            "orchestrator refreshApiToken",
-            hostAndPort(target.orchestratorUrl),
-            orchestrator.refreshApiToken(target, deadline),
-          ),
-        createApiToken: (target, identity, request, deadline) =>
-          inSpan(
-            tracer,
-            "orchestrator createApiToken",
-            hostAndPort(target.orchestratorUrl),
-            orchestrator.createApiToken(target, identity, request, deadline),
-          ),
-        downloadApiToken: (target, identity, id, deadline) =>
-          inSpan(
-            tracer,
-            "orchestrator downloadApiToken",
-            hostAndPort(target.orchestratorUrl),
-            orchestrator.downloadApiToken(target, identity, id, deadline),
-          ),
-        revokeApiToken: (target, identity, id, deadline) =>
-          inSpan(
-            tracer,
-            "orchestrator revokeApiToken",
-            hostAndPort(target.orchestratorUrl),
-            orchestrator.revokeApiToken(target, identity, id, deadline),
-          ),
-      }),
+      aroundTargetCalls(orchestrator, (call, target, made) =>
+        inSpan(tracer, `orchestrator ${call}`, hostAndPort(target.orchestratorUrl), made),
+      ),
     traceFetch: (fetch) => (url, init) =>
       tracer.startActiveSpan(
         "POST",

@@ -192,7 +192,12 @@ export { EVERY_CONNECTION, type ConnectionChangeNotice, type ConnectionChanges }
 export { createInProcessConnectionChanges } from "./adapters/in-process-connection-changes.js";
 export type { ConnectionRepository, KeyRotationReport } from "./ports/connection-repository.js";
 export type { ApiTokenRequest, Deadline, Orchestrator } from "./ports/orchestrator.js";
-export { decorateOrchestrator } from "./adapters/decorate-orchestrator.js";
+export {
+  aroundTargetCalls,
+  decorateOrchestrator,
+  TARGET_CALLS,
+  type TargetCall,
+} from "./adapters/decorate-orchestrator.js";
 export type { Storage } from "./ports/storage.js";
 export type {
   ServiceToken,

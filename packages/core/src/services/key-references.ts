@@ -3,7 +3,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { ApiKey } from "../domain/api-key.js";
 import type { OrchestratorTarget, StoredConnection } from "../domain/connection.js";
-import { decorateOrchestrator } from "../adapters/decorate-orchestrator.js";
+import { aroundTargetCalls } from "../adapters/decorate-orchestrator.js";
 import { orchestratorRejected } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
@@ -47,17 +47,4 @@ const unread = (target: OrchestratorTarget) =>
  * so such a connection shows as invalid, saying why.
  */
 export const refusingUnreadKeys = (orchestrator: Orchestrator): Orchestrator =>
-  decorateOrchestrator(orchestrator, {
-    identify: (target, deadline) => unread(target) ?? orchestrator.identify(target, deadline),
-    listPartnerCustomers: (target, partnerId, deadline) =>
-      unread(target) ?? orchestrator.listPartnerCustomers(target, partnerId, deadline),
-    listApiTokens: (target, identity, deadline) =>
-      unread(target) ?? orchestrator.listApiTokens(target, identity, deadline),
-    refreshApiToken: (target, deadline) => unread(target) ?? orchestrator.refreshApiToken(target, deadline),
-    createApiToken: (target, identity, request, deadline) =>
-      unread(target) ?? orchestrator.createApiToken(target, identity, request, deadline),
-    downloadApiToken: (target, identity, id, deadline) =>
-      unread(target) ?? orchestrator.downloadApiToken(target, identity, id, deadline),
-    revokeApiToken: (target, identity, id, deadline) =>
-      unread(target) ?? orchestrator.revokeApiToken(target, identity, id, deadline),
-  });
+  aroundTargetCalls(orchestrator, (_call, target, made) => unread(target) ?? made);
