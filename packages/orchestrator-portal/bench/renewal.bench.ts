@@ -88,7 +88,7 @@ try {
 const ratio = median(rounds) / median(alone);
 const section = `## Key renewal round
 
-\`bench/renewal.bench.ts\` (orchestrator-portal): one renewal round (core's \`keyRenewal.round()\`, in-memory store) over
+\`bench/renewal.bench.ts\` (orchestrator-portal): one renewal round (core's \`health.keyRenewal.round()\`, in-memory store) over
 ${CONNECTIONS} customer connections all due (\`keyRenewal: auto\`, expiry declared in 5 days), against the same orchestrator
 calls alone (identify, refresh, identify the new key; ${CONCURRENCY} at once, as the round), through the portal client and the
 simulator on loopback, interleaved A/B, ${RUNS} run(s). Every connection holds the same key (the simulator keeps a
