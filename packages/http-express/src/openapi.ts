@@ -1,10 +1,11 @@
 import { auditPaths, auditSchemas } from "./openapi/audit.js";
 import { connectionsPaths, connectionsSchemas } from "./openapi/connections.js";
-import { customersPaths, customersSchemas } from "./openapi/customers.js";
+import { customersPaths } from "./openapi/customers.js";
 import { eventsPaths } from "./openapi/events.js";
 import { grantsPaths, grantsSchemas } from "./openapi/grants.js";
 import { healthPaths, healthSchemas } from "./openapi/health.js";
 import { problemsSchemas } from "./openapi/problems.js";
+import { describe } from "./openapi/schema-of.js";
 import { sessionPaths } from "./openapi/session.js";
 import { BODY_LIMIT_BYTES } from "./openapi/shared.js";
 import { tokensPaths, tokensSchemas } from "./openapi/tokens.js";
@@ -23,6 +24,18 @@ import { webhooksPaths, webhooksSchemas } from "./openapi/webhooks.js";
 export const BASE_PATH = "/rest/plugin/sdwan";
 export { BODY_LIMIT_BYTES };
 
+const { described: paths, components } = describe({
+  ...connectionsPaths,
+  ...auditPaths,
+  ...healthPaths,
+  ...eventsPaths,
+  ...sessionPaths,
+  ...tokensPaths,
+  ...grantsPaths,
+  ...webhooksPaths,
+  ...customersPaths,
+});
+
 export const openApiDocument = {
   openapi: "3.1.0",
   info: {
@@ -35,17 +48,7 @@ export const openApiDocument = {
   },
   servers: [{ url: BASE_PATH }],
   security: [{ basic: [] }, { bearer: [] }, { consoleSession: [] }, { serviceToken: [] }],
-  paths: {
-    ...connectionsPaths,
-    ...auditPaths,
-    ...healthPaths,
-    ...eventsPaths,
-    ...sessionPaths,
-    ...tokensPaths,
-    ...grantsPaths,
-    ...webhooksPaths,
-    ...customersPaths,
-  },
+  paths,
   components: {
     securitySchemes: {
       basic: { type: "http", scheme: "basic" },
@@ -55,7 +58,7 @@ export const openApiDocument = {
     },
     schemas: {
       ...connectionsSchemas,
-      ...customersSchemas,
+      ...components,
       ...healthSchemas,
       ...auditSchemas,
       ...tokensSchemas,
