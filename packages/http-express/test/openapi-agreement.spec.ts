@@ -60,3 +60,27 @@ describe("the OpenAPI document and core's codecs agree on request bodies", () =>
     );
   });
 });
+
+describe("the OpenAPI document is whole", () => {
+  it("every schema compiles: each $ref names a component", () => {
+    const pointers = Object.entries(openApiDocument.paths).flatMap(([template, item]) =>
+      Object.entries(item as Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>)
+        .filter(([method]) => method !== "parameters")
+        .flatMap(([method, operation]) =>
+          Object.entries(operation.responses ?? {}).flatMap(([status, response]) =>
+            Object.keys(response.content ?? {}).map((media) =>
+              ["paths", template, method, "responses", status, "content", media, "schema"]
+                .map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1"))
+                .join("/"),
+            ),
+          ),
+        ),
+    );
+    expect(pointers.length).toBeGreaterThan(60);
+    for (const pointer of [
+      ...pointers,
+      ...Object.keys(openApiDocument.components.schemas).map((name) => `components/schemas/${name}`),
+    ])
+      expect(() => ajv.compile({ $ref: `openapi.json#/${pointer}` }), pointer).not.toThrow();
+  });
+});
