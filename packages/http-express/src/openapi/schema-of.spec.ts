@@ -80,15 +80,17 @@ suite("the schema of a codec", () => {
     });
   });
 
-  it("notes describe a component and its properties", () => {
-    const { components } = describe(Token, {
+  it("notes describe a component and its properties, in every object made of it", () => {
+    const Issued = t.intersection([Token, t.type({ token: t.string })], "Issued");
+    const notes = {
       Token: "A token.",
       "Token.id": { format: "uuid", description: "Its id." },
-    });
-    expect(components.Token).toMatchObject({
-      description: "A token.",
-      properties: { id: { type: "string", format: "uuid", description: "Its id." } },
-    });
+      "Issued.token": "Once.",
+    };
+    const { components } = describe(Issued, notes);
+    const id = { type: "string", format: "uuid", description: "Its id." };
+    expect(components.Issued).toMatchObject({ properties: { id, token: { type: "string", description: "Once." } } });
+    expect(describe(Token, notes).components.Token).toMatchObject({ description: "A token.", properties: { id } });
   });
 
   it("refuses a codec it cannot look into, and two codecs of one name", () => {

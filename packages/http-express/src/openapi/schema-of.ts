@@ -1,8 +1,10 @@
 import {
   ALIAS_MAX_LENGTH,
   ALIAS_PATTERN,
+  API_KEY_REF_MAX_LENGTH,
   ORCHESTRATOR_URL_MAX_LENGTH,
   ORCHESTRATOR_URL_PATTERN,
+  SUBJECT_PATTERN,
 } from "@sdwan-connections/core";
 import type * as t from "io-ts";
 
@@ -37,14 +39,38 @@ const BRANDED: Readonly<Record<string, Schema>> = {
     pattern: ORCHESTRATOR_URL_PATTERN.source,
     description: "Absolute http(s) URL without user-info or fragment, returned exactly as given.",
   },
+  Subject: {
+    type: "string",
+    pattern: SUBJECT_PATTERN.source,
+    description: "A principal (user:NAME, oidc:NAME, token:NAME) or a group (group:NAME).",
+  },
+  AliasPattern: {
+    type: "string",
+    minLength: 1,
+    maxLength: ALIAS_MAX_LENGTH,
+    pattern: "^[A-Za-z0-9._*-]+$",
+    description: "An alias glob: `*` any run of characters; matched ignoring case, as aliases are.",
+  },
+  ApiKeyRef: {
+    type: "string",
+    maxLength: API_KEY_REF_MAX_LENGTH,
+    pattern: "^(env:SDWAN_APIKEY_[A-Za-z0-9_]+|file:[^/].*)$",
+    description: "Where a key is kept instead of the store (SPEC §12): `file:NAME` or `env:NAME`.",
+  },
 };
 
 const COMPONENT_NAME = /^[A-Z][A-Za-z0-9]*$/;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const NULL: Schema = { type: "null" };
 
-/** Named codecs met while describing, to become components. */
-type Found = Map<string, t.Mixed>;
+/** A description, or keywords io-ts cannot say (`{ format: "uuid" }`), of a component (`Name`) or its property (`Name.property`). */
+export type Notes = Readonly<Record<string, string | Schema>>;
+
+/** What a description goes on with: the notes, and the named codecs met, to become components. */
+interface Context {
+  readonly notes: Notes;
+  readonly found: Map<string, t.Mixed>;
+}
 
 /** The parts of io-ts's codec classes read here (each class has its `_tag`). */
 type Codec = t.Mixed & {
@@ -57,11 +83,11 @@ type Codec = t.Mixed & {
   readonly codomain?: t.Mixed;
 };
 
-const object = (props: t.Props, required: boolean, found: Found): Schema => ({
+const object = (props: t.Props, required: boolean, context: Context): Schema => ({
   type: "object",
   ...(required ? { required: Object.keys(props) } : {}),
   additionalProperties: false,
-  properties: Object.fromEntries(Object.entries(props).map(([key, codec]) => [key, schemaOf(codec, found)])),
+  properties: Object.fromEntries(Object.entries(props).map(([key, codec]) => [key, schemaOf(codec, context)])),
 });
 
 /** `X | null`: a nullable X when X has a plain `type`, else either. */
@@ -71,9 +97,9 @@ const nullable = (schema: Schema): Schema => {
   return { ...schema, type: [schema.type, "null"], ...enumeration };
 };
 
-const union = (members: readonly t.Mixed[], found: Found): Schema => {
+const union = (members: readonly t.Mixed[], context: Context): Schema => {
   const withoutNull = members.filter((member) => (member as Codec)._tag !== "NullType");
-  const schemas = withoutNull.map((member) => schemaOf(member, found));
+  const schemas = withoutNull.map((member) => schemaOf(member, context));
   const enums = schemas.map((schema) => schema.enum);
   const types = [...new Set(schemas.map((schema) => schema.type))];
   const one: Schema = enums.every(Array.isArray)
@@ -85,9 +111,10 @@ const union = (members: readonly t.Mixed[], found: Found): Schema => {
 };
 
 /** An intersection of objects is one object (additionalProperties would refuse each part's fields in an allOf). */
-const intersection = (members: readonly t.Mixed[], found: Found): Schema => {
-  const parts = members.map((member) => bodyOf(member, found));
-  if (parts.some((part) => part.type !== "object")) return { allOf: members.map((member) => schemaOf(member, found)) };
+const intersection = (members: readonly t.Mixed[], context: Context): Schema => {
+  const parts = members.map((member) => bodyOf(member, context));
+  if (parts.some((part) => part.type !== "object"))
+    return { allOf: members.map((member) => schemaOf(member, context)) };
   return {
     type: "object",
     required: parts.flatMap((part) => (part.required as string[] | undefined) ?? []),
@@ -96,11 +123,33 @@ const intersection = (members: readonly t.Mixed[], found: Found): Schema => {
   };
 };
 
+const note = (text: string | Schema | undefined): Schema =>
+  text === undefined ? {} : typeof text === "string" ? { description: text } : text;
+
+/** A named codec's body with its notes. */
+const annotate = (name: string, body: Schema, notes: Notes): Schema => {
+  const properties = body.properties as Record<string, Schema> | undefined;
+  const noted = (key: string, schema: Schema): Schema => ({ ...schema, ...note(notes[`${name}.${key}`]) });
+  return {
+    ...body,
+    ...note(notes[name]),
+    ...(properties === undefined
+      ? {}
+      : {
+          properties: Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, noted(key, schema)])),
+        }),
+  };
+};
+
 /** The codec's own schema, whatever its name; its named parts as $refs. */
-const bodyOf = (codec: Codec, found: Found): Schema => {
-  const inner = (): Codec => codec.type as Codec;
+const bodyOf = (codec: Codec, context: Context): Schema => {
   const known = FORMATS[codec.name] ?? BRANDED[codec.name];
-  if (known !== undefined) return known;
+  const body = known ?? shapeOf(codec, context);
+  return COMPONENT_NAME.test(codec.name) ? annotate(codec.name, body, context.notes) : body;
+};
+
+const shapeOf = (codec: Codec, context: Context): Schema => {
+  const inner = (): Codec => codec.type as Codec;
   switch (codec._tag) {
     case "StringType":
       return { type: "string" };
@@ -118,39 +167,37 @@ const bodyOf = (codec: Codec, found: Found): Schema => {
       return { type: "string", enum: Object.keys(codec.keys ?? {}) };
     case "InterfaceType":
     case "StrictType":
-      return object(codec.props ?? {}, true, found);
+      return object(codec.props ?? {}, true, context);
     case "PartialType":
-      return object(codec.props ?? {}, false, found);
+      return object(codec.props ?? {}, false, context);
     case "ExactType":
     case "ReadonlyType":
     case "RefinementType":
-      return bodyOf(inner(), found);
+      return bodyOf(inner(), context);
     case "ArrayType":
     case "ReadonlyArrayType":
-      return { type: "array", items: schemaOf(inner(), found) };
+      return { type: "array", items: schemaOf(inner(), context) };
     case "DictionaryType":
-      return { type: "object", additionalProperties: schemaOf(codec.codomain as t.Mixed, found) };
+      return { type: "object", additionalProperties: schemaOf(codec.codomain as t.Mixed, context) };
     case "UnionType":
-      return union(codec.types ?? [], found);
+      return union(codec.types ?? [], context);
     case "IntersectionType":
-      return intersection(codec.types ?? [], found);
+      return intersection(codec.types ?? [], context);
     default:
       throw new Error(`No schema for the codec ${codec.name}: add it to schema-of.ts's FORMATS or BRANDED`);
   }
 };
 
-/** The codec's schema: a $ref when it is named (recorded in `found`), else its body. */
-export const schemaOf = (codec: t.Mixed, found: Found): Schema => {
+/** The codec's schema: a $ref when it is named (recorded as a component to make), else its body. */
+const schemaOf = (codec: t.Mixed, context: Context): Schema => {
   const name = codec.name;
-  if (FORMATS[name] !== undefined || !COMPONENT_NAME.test(name)) return bodyOf(codec, found);
-  const met = found.get(name);
-  if (
-    met !== undefined &&
-    met !== codec &&
-    JSON.stringify(bodyOf(met, new Map())) !== JSON.stringify(bodyOf(codec, new Map()))
-  )
+  if (FORMATS[name] !== undefined || !COMPONENT_NAME.test(name)) return bodyOf(codec, context);
+  const met = context.found.get(name);
+  const bodies = (): string[] =>
+    [met, codec].map((one) => JSON.stringify(bodyOf(one as t.Mixed, { ...context, found: new Map() })));
+  if (met !== undefined && met !== codec && new Set(bodies()).size > 1)
     throw new Error(`Two different codecs are named ${name}`);
-  found.set(name, met ?? codec);
+  context.found.set(name, met ?? codec);
   return ref(name);
 };
 
@@ -159,43 +206,25 @@ type Described<V> = V extends t.Mixed ? Schema : V extends object ? { [K in keyo
 
 /**
  * `value` (the document's paths) with every codec in it replaced by its schema, and the components the codecs
- * name: each with its `notes` (a description, or keywords io-ts cannot say) by `Name` or `Name.property`.
+ * name, each with its notes.
  */
 export const describe = <V>(
   value: V,
-  notes: Readonly<Record<string, string | Schema>> = {},
+  notes: Notes = {},
 ): { described: Described<V>; components: Record<string, Schema> } => {
-  const found: Found = new Map();
+  const context: Context = { notes, found: new Map() };
   const walk = (part: unknown): unknown => {
     if (part === null || typeof part !== "object") return part;
     if (Array.isArray(part)) return part.map(walk);
-    if ("decode" in part && "encode" in part) return schemaOf(part as t.Mixed, found);
+    if ("decode" in part && "encode" in part) return schemaOf(part as t.Mixed, context);
     return Object.fromEntries(Object.entries(part).map(([key, inner]) => [key, walk(inner)]));
   };
   const described = walk(value) as Described<V>;
   const components: Record<string, Schema> = {};
   // Describing a component may meet more of them: until none is new.
-  for (let size = -1; size !== found.size;) {
-    size = found.size;
-    for (const [name, codec] of [...found]) components[name] ??= annotate(name, bodyOf(codec, found), notes);
+  for (let size = -1; size !== context.found.size;) {
+    size = context.found.size;
+    for (const [name, codec] of [...context.found]) components[name] ??= bodyOf(codec, context);
   }
   return { described, components };
-};
-
-const note = (text: string | Schema | undefined): Schema =>
-  text === undefined ? {} : typeof text === "string" ? { description: text } : text;
-
-const annotate = (name: string, body: Schema, notes: Readonly<Record<string, string | Schema>>): Schema => {
-  const properties = body.properties as Record<string, Schema> | undefined;
-  return {
-    ...body,
-    ...note(notes[name]),
-    ...(properties === undefined
-      ? {}
-      : {
-          properties: Object.fromEntries(
-            Object.entries(properties).map(([key, schema]) => [key, { ...schema, ...note(notes[`${name}.${key}`]) }]),
-          ),
-        }),
-  };
 };
