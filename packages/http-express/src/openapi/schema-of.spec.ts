@@ -82,20 +82,17 @@ suite("the schema of a codec", () => {
 
   it("notes describe a component and its properties, in every object made of it", () => {
     const Issued = t.intersection([Token, t.type({ token: t.string })], "Issued");
-    const notes = {
-      Token: "A token.",
-      "Token.id": { format: "uuid", description: "Its id." },
-      "Issued.token": "Once.",
-    };
-    const { components } = describe(Issued, notes);
+    const notes = { Token: "A token.", "Token.id": { format: "uuid", description: "Its id." } };
+    const { components } = describe(Issued, { ...notes, "Issued.token": "Once." });
     const id = { type: "string", format: "uuid", description: "Its id." };
     expect(components.Issued).toMatchObject({ properties: { id, token: { type: "string", description: "Once." } } });
     expect(describe(Token, notes).components.Token).toMatchObject({ description: "A token.", properties: { id } });
   });
 
-  it("refuses a codec it cannot look into, and two codecs of one name", () => {
+  it("refuses a codec it cannot look into, two codecs of one name, and a note on nothing", () => {
     const opaque = new t.Type<string>("Opaque", t.string.is, t.string.validate, t.identity);
     expect(() => describe(t.type({ x: opaque }))).toThrow(/Opaque/);
     expect(() => describe([Token, t.type({ other: t.string }, "Token")])).toThrow(/named Token/);
+    expect(() => describe(Token, { "Token.name": "Renamed." })).toThrow(/Token.name/);
   });
 });

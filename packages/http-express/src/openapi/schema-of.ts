@@ -70,6 +70,7 @@ export type Notes = Readonly<Record<string, string | Schema>>;
 interface Context {
   readonly notes: Notes;
   readonly found: Map<string, t.Mixed>;
+  readonly used: Set<string>;
 }
 
 /** The parts of io-ts's codec classes read here (each class has its `_tag`). */
@@ -123,16 +124,18 @@ const intersection = (members: readonly t.Mixed[], context: Context): Schema => 
   };
 };
 
-const note = (text: string | Schema | undefined): Schema =>
-  text === undefined ? {} : typeof text === "string" ? { description: text } : text;
-
 /** A named codec's body with its notes. */
-const annotate = (name: string, body: Schema, notes: Notes): Schema => {
+const annotate = (name: string, body: Schema, { notes, used }: Context): Schema => {
+  const note = (key: string): Schema => {
+    const text = notes[key];
+    if (text !== undefined) used.add(key);
+    return text === undefined ? {} : typeof text === "string" ? { description: text } : text;
+  };
   const properties = body.properties as Record<string, Schema> | undefined;
-  const noted = (key: string, schema: Schema): Schema => ({ ...schema, ...note(notes[`${name}.${key}`]) });
+  const noted = (key: string, schema: Schema): Schema => ({ ...schema, ...note(`${name}.${key}`) });
   return {
     ...body,
-    ...note(notes[name]),
+    ...note(name),
     ...(properties === undefined
       ? {}
       : {
@@ -145,7 +148,7 @@ const annotate = (name: string, body: Schema, notes: Notes): Schema => {
 const bodyOf = (codec: Codec, context: Context): Schema => {
   const known = FORMATS[codec.name] ?? BRANDED[codec.name];
   const body = known ?? shapeOf(codec, context);
-  return COMPONENT_NAME.test(codec.name) ? annotate(codec.name, body, context.notes) : body;
+  return COMPONENT_NAME.test(codec.name) ? annotate(codec.name, body, context) : body;
 };
 
 const shapeOf = (codec: Codec, context: Context): Schema => {
@@ -212,7 +215,7 @@ export const describe = <V>(
   value: V,
   notes: Notes = {},
 ): { described: Described<V>; components: Record<string, Schema> } => {
-  const context: Context = { notes, found: new Map() };
+  const context: Context = { notes, found: new Map(), used: new Set() };
   const walk = (part: unknown): unknown => {
     if (part === null || typeof part !== "object") return part;
     if (Array.isArray(part)) return part.map(walk);
@@ -226,5 +229,8 @@ export const describe = <V>(
     size = context.found.size;
     for (const [name, codec] of [...context.found]) components[name] ??= bodyOf(codec, context);
   }
+  // A note whose codec or property was renamed would be lost quietly.
+  const unused = Object.keys(notes).filter((key) => !context.used.has(key));
+  if (unused.length > 0) throw new Error(`Notes on no codec or property: ${unused.join(", ")}`);
   return { described, components };
 };
