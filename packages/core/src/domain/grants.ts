@@ -66,7 +66,8 @@ export const grantRules = {
 export const describeGrant = ({ subject, verb, pattern }: Omit<Grant, "id">): string => `${subject} ${verb} ${pattern}`;
 
 /** The roles of SPEC §5: an admin may do everything, a viewer call every GET endpoint. */
-export type Role = "admin" | "viewer";
+export const ROLES = ["admin", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
 
 /** Who is asking, as the access decision needs it. */
 export interface Principal {
