@@ -1,5 +1,5 @@
 import * as t from "io-ts";
-import { Customer } from "@sdwan-connections/core";
+import { Customer } from "@sdwan-connections/core/wire";
 import { aliasParameter, commonErrors, noSuchConnection, conditional, problem, verbMissing } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): GET /partner/{alias}/customers and the Customer schema (routes/customers.ts). */
