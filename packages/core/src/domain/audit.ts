@@ -182,7 +182,7 @@ export const AuditEntryProps = {
   actor: t.string,
   action: oneOf(AUDIT_ACTIONS, "AuditAction"),
   alias: t.union([AliasCodec, t.null]),
-  fields: t.array(t.string),
+  fields: t.readonlyArray(t.string),
   forced: t.boolean,
   validation: oneOf(VALIDATION_OUTCOMES, "ValidationOutcome"),
   outcome: oneOf(AUDIT_OUTCOMES, "AuditOutcome"),

@@ -10,6 +10,7 @@ export type GrantVerb = t.TypeOf<typeof GrantVerb>;
 
 /** SPEC §5's roles; none (null) for a principal that may do only what its grants give. */
 export const Role = oneOf(ROLES, "Role");
+export type Role = t.TypeOf<typeof Role>;
 
 /** A grant (SPEC §11, `GET /grants`): `subject` may do `verb` (and the verbs before it) on the aliases `pattern` matches. */
 export const Grant = t.type(
@@ -34,7 +35,11 @@ export const Me = t.intersection(
 export type Me = t.TypeOf<typeof Me>;
 
 /** A console session (`GET /session`): who signed in, and the token the console keeps in place of the password. */
-export const Session = t.type({ user: t.string, role: Role, token: t.string, expiresAt: IsoTimeCodec }, "Session");
+export const Session = t.type(
+  { user: t.string, role: nullable(Role), token: t.string, expiresAt: IsoTimeCodec },
+  "Session",
+);
+export type Session = t.TypeOf<typeof Session>;
 
 /** How the console may sign in (`GET /auth/config`): the OpenID provider and its public client, or null for Basic only. */
 export const AuthConfig = t.type(
@@ -45,6 +50,7 @@ export const AuthConfig = t.type(
   },
   "AuthConfig",
 );
+export type AuthConfig = t.TypeOf<typeof AuthConfig>;
 
 /** A service token as `GET /tokens` lists it (SPEC §11): never its secret. */
 export const ServiceToken = t.type(
@@ -63,3 +69,6 @@ export type ServiceToken = t.TypeOf<typeof ServiceToken>;
 /** The answer of a creation or a renewal, the only ones with the secret (`sdw_…`). */
 export const IssuedToken = t.intersection([ServiceToken, t.type({ token: t.string })], "IssuedToken");
 export type IssuedToken = t.TypeOf<typeof IssuedToken>;
+
+/** `/healthz` and `/readyz` (beside the API, no credentials): `ok`; `ready` or `not ready`. */
+export const OperationStatus = t.type({ status: t.string }, "OperationStatus");

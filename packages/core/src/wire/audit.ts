@@ -9,7 +9,7 @@ import { CloudEventCodec } from "../domain/events.js";
  */
 export const AuditEntry = t.intersection(
   [
-    t.type({ ...AuditEntryProps, at: IsoTimeCodec, requestId: t.union([t.string, t.null]) }),
+    t.type({ at: IsoTimeCodec, ...AuditEntryProps, requestId: t.union([t.string, t.null]) }),
     t.partial({ version: t.number, orchestratorUrl: t.string }),
   ],
   "AuditEntry",

@@ -11,8 +11,11 @@ import { Grant } from "./admin.js";
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 export const KeyRenewal = oneOf(KEY_RENEWAL_MODES, "KeyRenewal");
+export type KeyRenewal = t.TypeOf<typeof KeyRenewal>;
 export const KeyExpirySource = oneOf(KEY_EXPIRY_SOURCES, "KeyExpirySource");
+export type KeyExpirySource = t.TypeOf<typeof KeyExpirySource>;
 export const ConnectionKind = oneOf(CONNECTION_KINDS, "ConnectionKind");
+export type ConnectionKind = t.TypeOf<typeof ConnectionKind>;
 
 /** A connection as `GET /connections` lists it: never its key. */
 export const ConnectionSummary = t.type(
@@ -63,6 +66,7 @@ export type VerboseValidation = t.TypeOf<typeof VerboseValidation>;
 
 /** The answer of `POST /connections/{alias}/key-check`: whether the key given is the stored one. */
 export const KeyCheck = t.type({ matches: t.boolean }, "KeyCheck");
+export type KeyCheck = t.TypeOf<typeof KeyCheck>;
 
 export const HealthState = oneOf(HEALTH_STATES, "HealthState");
 export type HealthState = t.TypeOf<typeof HealthState>;
@@ -77,6 +81,7 @@ export const HealthCheck = t.type(
   },
   "HealthCheck",
 );
+export type HealthCheck = t.TypeOf<typeof HealthCheck>;
 
 /** A connection's health: its state, since when (null: never checked), and its last checks, newest first. */
 export const ConnectionHealth = t.type(
@@ -110,6 +115,7 @@ export const AccessCheck = t.type(
   { subject: SubjectCodec, alias: AliasCodec, verbs: t.readonlyArray(GrantVerbCodec) },
   "AccessCheck",
 );
+export type AccessCheck = t.TypeOf<typeof AccessCheck>;
 
 // The customer's 20 fields (`GET /partner/{alias}/customers`) are the domain's own codec.
 export { Customer } from "../domain/customer.js";

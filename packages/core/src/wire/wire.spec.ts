@@ -4,18 +4,14 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as t from "io-ts";
 import { describe, expect, it } from "vitest";
+import { aCloudEvent, aCustomer, anAuditEntry, aWebhook } from "../../testing/index.js";
 import * as wire from "./index.js";
 
 const at = "2026-11-22T10:00:00.000Z";
+/** A value of the domain as the service writes it: JSON (its Dates as RFC 3339 text). */
+const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 const attempt = { at, status: 200, error: null, latencyMs: 12 };
-const webhook = {
-  id: "w1",
-  url: "https://hooks.example/in",
-  types: ["*"],
-  kind: "cloudevents",
-  createdAt: at,
-  disabledAt: null,
-};
+const webhook = json(aWebhook()) as object;
 const token = { id: "t1", name: "ci", role: null, expiresAt: at, lastUsedAt: null, createdBy: "admin", createdAt: at };
 const grant = { id: "g1", subject: "group:emea", pattern: "emea-*", verb: "use" };
 const details = {
@@ -28,43 +24,7 @@ const details = {
   apiKeyExpirySource: null,
   keyRenewal: "off",
 };
-const entry = {
-  id: `${at}-00002a1b2c`,
-  at,
-  actor: "admin",
-  requestId: null,
-  action: "update",
-  alias: "prod",
-  fields: ["apiKey"],
-  forced: false,
-  validation: "valid",
-  outcome: "succeeded",
-  failure: null,
-  detail: null,
-  version: 3,
-};
-const customer = {
-  enterpriseId: "e1",
-  id: 1,
-  networkId: null,
-  gatewayPoolId: null,
-  bastionState: "",
-  alertsEnabled: null,
-  operatorAlertsEnabled: null,
-  name: "Acme",
-  domain: "",
-  accountNumber: "",
-  description: "",
-  address: "",
-  city: "",
-  state: "",
-  zip: "",
-  country: "",
-  latitude: null,
-  longitude: null,
-  timezone: "",
-  locale: "",
-};
+const entry = json(anAuditEntry({ version: 3 })) as { id: string };
 const health = {
   alias: "prod",
   state: "valid",
@@ -88,19 +48,10 @@ const SAMPLES: Readonly<Record<string, unknown>> = {
   Health: { intervalSeconds: 60, connections: [health] },
   ConnectionAccess: { alias: "prod", subjects: [{ subject: "group:emea", verbs: ["read", "use"] }], grants: [grant] },
   AccessCheck: { subject: "user:ann", alias: "prod", verbs: ["read"] },
-  Customer: customer,
+  Customer: json(aCustomer()),
   AuditEntry: entry,
   AuditPage: { entries: [entry], next: null },
-  CloudEvent: {
-    specversion: "1.0",
-    id: entry.id,
-    source: "/sdwan-connections",
-    subject: "prod",
-    type: "org.sdwan-connections.connection.updated",
-    time: at,
-    datacontenttype: "application/json",
-    data: { version: 3, fields: ["apiKey"], actor: "admin", forced: false },
-  },
+  CloudEvent: json(aCloudEvent({ action: "health-change", from: "valid", to: "unreachable", reason: "timed out" })),
   Grant: grant,
   GrantVerb: "manage",
   Role: "viewer",
@@ -108,6 +59,7 @@ const SAMPLES: Readonly<Record<string, unknown>> = {
   Session: { user: "ann", role: "admin", token: "sdc_1.YW5u.sig", expiresAt: at },
   AuthConfig: { oidc: { issuer: "https://idp.example", clientId: "console", scopes: ["openid"] } },
   ServiceToken: token,
+  OperationStatus: { status: "ready" },
   IssuedToken: { ...token, token: "sdw_secret" },
   WebhookKind: "opennms",
   DeliveryStatus: "dead",
