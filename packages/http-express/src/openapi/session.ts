@@ -10,7 +10,6 @@ export const sessionNotes: Notes = {
   "Me.role": "null: a provider's user in no admin or viewer group (it may read nothing).",
   "Me.grants": "With grants=true only: what the principal may do beside its role.",
   "Session.token": { pattern: "^sdc_" },
-  "Session.expiresAt": { format: "date-time" },
 };
 
 export const sessionPaths = {
