@@ -66,7 +66,7 @@ const NULL: Schema = { type: "null" };
 /** A description, or keywords io-ts cannot say (`{ format: "uuid" }`), of a component (`Name`) or its property (`Name.property`). */
 export type Notes = Readonly<Record<string, string | Schema>>;
 
-/** What a description goes on with: the notes, and the named codecs met, to become components. */
+/** What one description carries along: the notes (and which were used), the named codecs met (the components to make). */
 interface Context {
   readonly notes: Notes;
   readonly found: Map<string, t.Mixed>;
