@@ -62,25 +62,10 @@ describe("the OpenAPI document and core's codecs agree on request bodies", () =>
 });
 
 describe("the OpenAPI document is whole", () => {
-  it("every schema compiles: each $ref names a component", () => {
-    const pointers = Object.entries(openApiDocument.paths).flatMap(([template, item]) =>
-      Object.entries(item as Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>)
-        .filter(([method]) => method !== "parameters")
-        .flatMap(([method, operation]) =>
-          Object.entries(operation.responses ?? {}).flatMap(([status, response]) =>
-            Object.keys(response.content ?? {}).map((media) =>
-              ["paths", template, method, "responses", status, "content", media, "schema"]
-                .map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1"))
-                .join("/"),
-            ),
-          ),
-        ),
-    );
-    expect(pointers.length).toBeGreaterThan(60);
-    for (const pointer of [
-      ...pointers,
-      ...Object.keys(openApiDocument.components.schemas).map((name) => `components/schemas/${name}`),
-    ])
-      expect(() => ajv.compile({ $ref: `openapi.json#/${pointer}` }), pointer).not.toThrow();
+  it("each $ref names a component", () => {
+    const refs = [...JSON.stringify(openApiDocument).matchAll(/"\$ref":"([^"]+)"/g)].map(([, ref]) => ref ?? "");
+    expect(refs.length).toBeGreaterThan(60);
+    const components = Object.keys(openApiDocument.components.schemas).map((name) => `#/components/schemas/${name}`);
+    expect(refs.filter((ref) => !components.includes(ref))).toEqual([]);
   });
 });
