@@ -1,4 +1,4 @@
-import { ORCHESTRATOR_PROBLEMS, PROBLEMS, problemType, type ProblemSlug } from "../errors.js";
+import { ORCHESTRATOR_PROBLEMS, PROBLEMS, problemType, type ProblemSlug } from "@sdwan-connections/core/wire";
 
 /** Part of openApiDocument (../openapi.ts): The Problem schema: its types, titles and statuses come from errors.ts's table. */
 
