@@ -4,23 +4,16 @@ import {
   PROBLEMS,
   problemType,
   type OrchestratorProblemSlug,
-  type Problem as WireProblem,
+  type Problem as ProblemBody,
   type ProblemSlug,
 } from "@sdwan-connections/core/wire";
 
-/** An RFC 9457 problem body, plus the headers that go with it. */
+/** An RFC 9457 problem body (the wire's, with every problem's slug, status and title), plus its headers. */
 export interface Problem {
   readonly status: number;
   readonly body: ProblemBody;
   readonly headers?: Readonly<Record<string, string>>;
 }
-
-/** An RFC 9457 problem body, as the wire describes it (`@sdwan-connections/core/wire`). */
-export type ProblemBody = WireProblem;
-
-// Every problem's slug, status and title, and the orchestrator errors' slugs, are the wire's (one table for the
-// answers, the clients and the OpenAPI document).
-export { ORCHESTRATOR_PROBLEMS, PROBLEMS, problemType, type OrchestratorProblemSlug, type ProblemSlug };
 
 export const problem = (
   slug: ProblemSlug,

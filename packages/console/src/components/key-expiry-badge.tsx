@@ -1,12 +1,7 @@
-import { ConnectionDetails } from "@sdwan-connections/core/wire";
+import { ConnectionDetails, daysLeft } from "@sdwan-connections/core/wire";
 import { aliasPath, getJson } from "../api.js";
 import { useSession } from "../session.js";
 import { useLoad } from "../use-load.js";
-
-const DAY_MS = 24 * 3600 * 1000;
-
-/** Whole days left before `expiresAt`, rounded up as the service counts them (docs/interface.md §10); 0 or less once expired. */
-export const daysLeft = (expiresAt: Date, now: number): number => Math.ceil((expiresAt.getTime() - now) / DAY_MS) + 0; // + 0: never -0
 
 /** The colour, by the windows `/metrics` counts: urgent within 7 days (and expired), soon within 30. */
 const urgencyOf = (days: number): string => (days <= 7 ? "expiry-urgent" : days <= 30 ? "expiry-soon" : "expiry-ok");
@@ -26,7 +21,7 @@ export const KeyExpiryBadge = ({
 }) => {
   if (expiresAt === null || expiresAt === undefined)
     return unknown === undefined ? null : <span class="badge unknown">{unknown}</span>;
-  const days = daysLeft(expiresAt, Date.now());
+  const days = daysLeft(expiresAt, new Date());
   return (
     <span
       class={`badge ${urgencyOf(days)}`}

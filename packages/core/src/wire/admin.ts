@@ -1,7 +1,7 @@
 import * as t from "io-ts";
 import { IsoTimeCodec } from "../domain/codecs.js";
 import { oneOf } from "../domain/decode.js";
-import { AliasPatternCodec, GrantVerbCodec, ROLES, SubjectCodec } from "../domain/grants.js";
+import { AliasPatternCodec, GrantCodec, GrantVerbCodec, ROLES } from "../domain/grants.js";
 
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
@@ -12,11 +12,8 @@ export type GrantVerb = t.TypeOf<typeof GrantVerb>;
 export const Role = oneOf(ROLES, "Role");
 export type Role = t.TypeOf<typeof Role>;
 
-/** A grant (SPEC §11, `GET /grants`): `subject` may do `verb` (and the verbs before it) on the aliases `pattern` matches. */
-export const Grant = t.type(
-  { id: t.string, subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec },
-  "Grant",
-);
+/** A grant (SPEC §11, `GET /grants`): the domain's codec. */
+export const Grant = GrantCodec;
 export type Grant = t.TypeOf<typeof Grant>;
 
 /**

@@ -3,7 +3,7 @@ import { AliasCodec, IsoTimeCodec, OrchestratorUrlCodec } from "../domain/codecs
 import { CONNECTION_KINDS, KEY_RENEWAL_MODES } from "../domain/connection.js";
 import { oneOf } from "../domain/decode.js";
 import { GrantVerbCodec, SubjectCodec } from "../domain/grants.js";
-import { HEALTH_CHECK_OUTCOMES, HEALTH_STATES } from "../domain/health.js";
+import { ConnectionHealthCodec, HealthCheckCodec, HealthStateCodec } from "../domain/health.js";
 import { KEY_EXPIRY_SOURCES } from "../domain/key-expiry.js";
 import { ApiKeyRefCodec } from "../domain/key-reference.js";
 import { Grant } from "./admin.js";
@@ -68,26 +68,12 @@ export type VerboseValidation = t.TypeOf<typeof VerboseValidation>;
 export const KeyCheck = t.type({ matches: t.boolean }, "KeyCheck");
 export type KeyCheck = t.TypeOf<typeof KeyCheck>;
 
-export const HealthState = oneOf(HEALTH_STATES, "HealthState");
+// A connection's health and its checks are the domain's codecs.
+export const HealthState = HealthStateCodec;
 export type HealthState = t.TypeOf<typeof HealthState>;
-
-/** One check of a connection: its outcome, how long it took, and why it is not valid (null when valid). */
-export const HealthCheck = t.type(
-  {
-    at: IsoTimeCodec,
-    outcome: oneOf(HEALTH_CHECK_OUTCOMES, "HealthCheckOutcome"),
-    latencyMs: t.number,
-    reason: nullable(t.string),
-  },
-  "HealthCheck",
-);
+export const HealthCheck = HealthCheckCodec;
 export type HealthCheck = t.TypeOf<typeof HealthCheck>;
-
-/** A connection's health: its state, since when (null: never checked), and its last checks, newest first. */
-export const ConnectionHealth = t.type(
-  { alias: AliasCodec, state: HealthState, since: nullable(IsoTimeCodec), checks: t.readonlyArray(HealthCheck) },
-  "ConnectionHealth",
-);
+export const ConnectionHealth = ConnectionHealthCodec;
 export type ConnectionHealth = t.TypeOf<typeof ConnectionHealth>;
 
 /** `GET /health/connections`: the checks' interval (null: no background checks) and each readable connection's health. */

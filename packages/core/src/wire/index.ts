@@ -14,7 +14,8 @@ export { AliasCodec, IsoTimeCodec, OrchestratorUrlCodec } from "../domain/codecs
 export { AliasPatternCodec, GRANT_VERBS, SubjectCodec } from "../domain/grants.js";
 export { AUDIT_ACTIONS, AUDIT_OUTCOMES, VALIDATION_OUTCOMES } from "../domain/audit.js";
 export { HEALTH_STATES } from "../domain/health.js";
-export { KEY_EXPIRY_SOURCES } from "../domain/key-expiry.js";
+// The whole days a key has left, as the service counts them (its events' `daysLeft`).
+export { daysLeft, KEY_EXPIRY_SOURCES } from "../domain/key-expiry.js";
 export { KEY_RENEWAL_MODES } from "../domain/connection.js";
 export { ROLES } from "../domain/grants.js";
 export { EVENT_TYPE_PREFIX, EVENT_TYPES, type EventType } from "../domain/events.js";
