@@ -181,8 +181,8 @@ export default tseslint.config(
   },
   {
     // The console runs in a browser and talks to the service over HTTP only: in its bundle, of the workspace,
-    // only core's Customer codec (io-ts alone), so that the 20 fields are written once, and its glob matcher (no
-    // import at all), so that grant patterns match the same way, in linear time, on both sides.
+    // only core's wire (the codecs of the answers it decodes, browser-safe), so that each answer is described once,
+    // and its glob matcher (no import at all), so that grant patterns match the same way, in linear time, on both sides.
     files: ["packages/console/src/**/*.{ts,tsx}"],
     rules: {
       "no-restricted-imports": [
@@ -190,8 +190,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: "^@sdwan-connections/(?!core/(?:customer|glob)$)",
-              message: "The console uses the REST API; of the workspace it imports core/customer and core/glob only.",
+              regex: "^@sdwan-connections/(?!core/(?:wire|glob)$)",
+              message: "The console uses the REST API; of the workspace it imports core/wire and core/glob only.",
             },
           ],
         },

@@ -1,5 +1,16 @@
 import { readFile } from "node:fs/promises";
-import { AliasPatternCodec, GrantVerbCodec, IsoTimeCodec, SubjectCodec } from "@sdwan-connections/core";
+import {
+  CreatedWebhook,
+  Delivery,
+  DELIVERY_STATUSES,
+  Grant,
+  IssuedToken,
+  PingAnswer,
+  ROLES,
+  ServiceToken,
+  Webhook,
+  WEBHOOK_KINDS,
+} from "@sdwan-connections/core/wire";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
@@ -19,41 +30,6 @@ export interface AdminCommand extends CommandSpec {
   run(api: RestApi, args: readonly string[], options: AdminOptions): TE.TaskEither<RestFailure, CommandOutput>;
 }
 
-const TokenAnswer = t.type({
-  id: t.string,
-  name: t.string,
-  role: t.union([t.string, t.null]),
-  expiresAt: IsoTimeCodec,
-  lastUsedAt: t.union([IsoTimeCodec, t.null]),
-  createdBy: t.string,
-});
-type TokenAnswer = t.TypeOf<typeof TokenAnswer>;
-const IssuedAnswer = t.intersection([TokenAnswer, t.type({ token: t.string })]);
-const GrantAnswer = t.type({ id: t.string, subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec });
-const WebhookAnswer = t.type({
-  id: t.string,
-  url: t.string,
-  types: t.array(t.string),
-  kind: t.string,
-  createdAt: IsoTimeCodec,
-  disabledAt: t.union([IsoTimeCodec, t.null]),
-});
-const CreatedWebhookAnswer = t.intersection([WebhookAnswer, t.type({ secret: t.string })]);
-const AttemptAnswer = t.type({
-  at: IsoTimeCodec,
-  status: t.union([t.number, t.null]),
-  error: t.union([t.string, t.null]),
-  latencyMs: t.number,
-});
-const DeliveryAnswer = t.type({
-  id: t.string,
-  webhookId: t.string,
-  eventId: t.string,
-  status: t.string,
-  nextAttemptAt: IsoTimeCodec,
-  attempts: t.array(AttemptAnswer),
-});
-const PingAnswer = t.intersection([AttemptAnswer, t.type({ kind: t.string })]);
 const Nothing = t.unknown;
 
 const data = (value: unknown, forPeople: (width: number) => string): CommandOutput => ({ data: value, forPeople });
@@ -71,9 +47,9 @@ const path = (...parts: readonly string[]) => parts.map(encodeURIComponent).join
 const wholeNumber = (raw: string): number | string => (/^\d{1,9}$/.test(raw) ? Number(raw) : raw);
 
 /** A token named by its id or its name (the list read to find it). */
-const tokenId = (api: RestApi, idOrName: string): TE.TaskEither<RestFailure, TokenAnswer> =>
+const tokenId = (api: RestApi, idOrName: string): TE.TaskEither<RestFailure, ServiceToken> =>
   pipe(
-    api.request("GET", "/tokens", t.array(TokenAnswer)),
+    api.request("GET", "/tokens", t.readonlyArray(ServiceToken)),
     TE.flatMap((tokens) => {
       const found = tokens.find((token) => token.id === idOrName) ?? tokens.find((token) => token.name === idOrName);
       return found === undefined
@@ -83,7 +59,7 @@ const tokenId = (api: RestApi, idOrName: string): TE.TaskEither<RestFailure, Tok
   );
 
 /** The token once, with what to do with it: the only time it is shown. */
-const issued = (verb: string, token: t.TypeOf<typeof IssuedAnswer>): CommandOutput =>
+const issued = (verb: string, token: IssuedToken): CommandOutput =>
   data(
     token,
     () =>
@@ -119,7 +95,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     args: ["name"],
     options: {
       "expires-in-days": { type: "string", value: "days", description: "its lifetime, 1 to 365 days (required)" },
-      role: { type: "string", value: "admin|viewer", description: "its role (default viewer; none with --grant)" },
+      role: { type: "string", value: ROLES.join("|"), description: "its role (default viewer; none with --grant)" },
       grant: {
         type: "string",
         value: "pattern:verb",
@@ -137,7 +113,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       if ("error" in grants) return usage(`tokens create: ${grants.error}`);
       const role = text(options, "role");
       return pipe(
-        api.request("POST", "/tokens", IssuedAnswer, {
+        api.request("POST", "/tokens", IssuedToken, {
           ok: 201,
           body: {
             name,
@@ -156,7 +132,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     args: [],
     options: OUTPUT,
     run: (api) =>
-      TE.map((tokens: readonly TokenAnswer[]) =>
+      TE.map((tokens: readonly ServiceToken[]) =>
         data(tokens, (width) =>
           tokens.length === 0
             ? "No service tokens.\n"
@@ -173,7 +149,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
                 width,
               ),
         ),
-      )(api.request("GET", "/tokens", t.array(TokenAnswer))),
+      )(api.request("GET", "/tokens", t.readonlyArray(ServiceToken))),
   },
   {
     name: "tokens renew",
@@ -192,7 +168,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       return pipe(
         tokenId(api, idOrName),
         TE.flatMap((token) =>
-          api.request("POST", `/tokens/${path(token.id)}/renew`, IssuedAnswer, {
+          api.request("POST", `/tokens/${path(token.id)}/renew`, IssuedToken, {
             body: overlap === undefined ? {} : { overlapHours: wholeNumber(overlap) },
           }),
         ),
@@ -221,7 +197,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     args: [],
     options: OUTPUT,
     run: (api) =>
-      TE.map((grants: readonly t.TypeOf<typeof GrantAnswer>[]) =>
+      TE.map((grants: readonly Grant[]) =>
         data(grants, (width) =>
           grants.length === 0
             ? "No grants.\n"
@@ -231,7 +207,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
                 width,
               ),
         ),
-      )(api.request("GET", "/grants", t.array(GrantAnswer))),
+      )(api.request("GET", "/grants", t.readonlyArray(Grant))),
   },
   {
     name: "grants add",
@@ -239,9 +215,9 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     args: ["subject", "pattern", "verb"],
     options: OUTPUT,
     run: (api, [subject, pattern, verb]) =>
-      TE.map((grant: t.TypeOf<typeof GrantAnswer>) =>
+      TE.map((grant: Grant) =>
         data(grant, () => `Granted ${grant.subject} ${grant.verb} on ${grant.pattern} (grant ${grant.id}).\n`),
-      )(api.request("POST", "/grants", GrantAnswer, { ok: 201, body: { subject, pattern, verb } })),
+      )(api.request("POST", "/grants", Grant, { ok: 201, body: { subject, pattern, verb } })),
   },
   {
     name: "grants delete",
@@ -259,7 +235,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     args: [],
     options: OUTPUT,
     run: (api) =>
-      TE.map((webhooks: readonly t.TypeOf<typeof WebhookAnswer>[]) =>
+      TE.map((webhooks: readonly Webhook[]) =>
         data(webhooks, (width) =>
           webhooks.length === 0
             ? "No webhooks.\n"
@@ -275,14 +251,14 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
                 width,
               ),
         ),
-      )(api.request("GET", "/webhooks", t.array(WebhookAnswer))),
+      )(api.request("GET", "/webhooks", t.readonlyArray(Webhook))),
   },
   {
     name: "webhooks add",
     summary: "POST every event (or those of --types) to URL, signed (admin); its signing secret printed this once",
     args: ["url"],
     options: {
-      kind: { type: "string", value: "cloudevents|opennms", description: "what is posted (default cloudevents)" },
+      kind: { type: "string", value: WEBHOOK_KINDS.join("|"), description: "what is posted (default cloudevents)" },
       types: {
         type: "string",
         value: "types",
@@ -312,7 +288,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
               }),
             )) as TE.TaskEither<RestFailure, string | undefined>,
         TE.flatMap((password) =>
-          api.request("POST", "/webhooks", CreatedWebhookAnswer, {
+          api.request("POST", "/webhooks", CreatedWebhook, {
             ok: 201,
             body: {
               url,
@@ -349,7 +325,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     args: ["id"],
     options: OUTPUT,
     run: (api, [id = ""]) =>
-      TE.map((ping: t.TypeOf<typeof PingAnswer>) =>
+      TE.map((ping: PingAnswer) =>
         data(ping, () =>
           ping.status !== null && ping.status >= 200 && ping.status < 300
             ? `The receiver took the ping: HTTP ${ping.status} in ${ping.latencyMs} ms.\n`
@@ -362,7 +338,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     summary: "a webhook's newest deliveries (admin): status, attempts, latency; never a body",
     args: ["id"],
     options: {
-      status: { type: "string", value: "pending|delivered|dead", description: "only the deliveries in this state" },
+      status: { type: "string", value: DELIVERY_STATUSES.join("|"), description: "only the deliveries in this state" },
       limit: { type: "string", value: "n", description: "how many, 1 to 100 (default 20)" },
       ...OUTPUT,
     },
@@ -373,7 +349,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
           return value === undefined ? [] : [[name, value] as [string, string]];
         }),
       ).toString();
-      return TE.map((deliveries: readonly t.TypeOf<typeof DeliveryAnswer>[]) =>
+      return TE.map((deliveries: readonly Delivery[]) =>
         data(deliveries, (width) =>
           deliveries.length === 0
             ? "No deliveries.\n"
@@ -399,7 +375,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
         api.request(
           "GET",
           `/webhooks/${path(id)}/deliveries${query === "" ? "" : `?${query}`}`,
-          t.array(DeliveryAnswer),
+          t.readonlyArray(Delivery),
         ),
       );
     },
@@ -410,13 +386,13 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     args: ["id", "delivery"],
     options: OUTPUT,
     run: (api, [id = "", delivery = ""]) =>
-      TE.map((queued: t.TypeOf<typeof DeliveryAnswer>) =>
+      TE.map((queued: Delivery) =>
         data(
           queued,
           () => `Event ${queued.eventId} queued again for webhook ${queued.webhookId} (delivery ${queued.id}).\n`,
         ),
       )(
-        api.request("POST", `/webhooks/${path(id)}/deliveries/${path(delivery)}/redeliver`, DeliveryAnswer, {
+        api.request("POST", `/webhooks/${path(id)}/deliveries/${path(delivery)}/redeliver`, Delivery, {
           ok: 202,
         }),
       ),

@@ -124,7 +124,10 @@ export const label = (field: string): string => LABELS[field] ?? field;
 
 // A record of one answer's fields (booleans as yes/no, missing values as -), labelled in words.
 export const fieldsOf = (answer: Record<string, unknown>): (readonly [string, string])[] =>
-  Object.entries(answer).map(([field, value]) => [label(field), cell(value as string | number | boolean | null)]);
+  Object.entries(answer).map(([field, value]) => [
+    label(field),
+    cell(value as string | number | boolean | Date | null),
+  ]);
 
 /** A table, or what to say when it has no rows. */
 export const tableOrNone = (

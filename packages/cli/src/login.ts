@@ -1,18 +1,13 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { AuthConfig } from "@sdwan-connections/core/wire";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import * as t from "io-ts";
 import type { CommandOutput } from "./command.js";
 import { contextsPath, readContexts, writeContexts, type ServiceContext } from "./contexts.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** What the service's `GET /auth/config` says (SPEC §11): its OpenID provider and the client its users sign in with. */
-const AuthConfig = t.type({
-  oidc: t.union([t.type({ issuer: t.string, clientId: t.string, scopes: t.array(t.string) }), t.null]),
-});
 
 /** openid-client, loaded by the commands that sign in (the others start without it). */
 const openid = () => import("openid-client");
@@ -65,7 +60,7 @@ export const login =
     if (contexts === undefined)
       return E.left("login: neither XDG_CONFIG_HOME nor HOME is set: nowhere to keep the sign-in");
     const name = typeof options["context"] === "string" ? options["context"] : new URL(server).host;
-    let config: t.TypeOf<typeof AuthConfig>;
+    let config: AuthConfig;
     try {
       const answer = await fetch(`${server}/rest/plugin/sdwan/auth/config`, { signal: AbortSignal.timeout(30_000) });
       const decoded = AuthConfig.decode(await answer.json());

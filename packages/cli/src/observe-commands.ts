@@ -7,6 +7,7 @@ import {
   type DomainError,
   type FeedItem,
 } from "@sdwan-connections/core";
+import { AuditEntry as AuditEntryAnswer } from "@sdwan-connections/core/wire";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
@@ -21,24 +22,12 @@ import {
 } from "./command.js";
 import { cell } from "./output.js";
 
-const AUDIT_COLUMNS = [
-  "at",
-  "actor",
-  "action",
-  "alias",
-  "fields",
-  "forced",
-  "validation",
-  "outcome",
-  "failure",
-] as const;
+// The table shows every field of an entry (the wire's, in its order) but its id, request id and detail: `--json` has them.
+const { id: _id, requestId: _requestId, detail: _detail, ...shown } = AuditEntryAnswer.types[0].props;
+const AUDIT_COLUMNS = Object.keys(shown) as (keyof typeof shown)[];
 const auditCell = (entry: AuditEntry, column: (typeof AUDIT_COLUMNS)[number]): string => {
   const value = entry[column];
-  return value instanceof Date
-    ? value.toISOString()
-    : Array.isArray(value)
-      ? value.join(",")
-      : cell(value as string | boolean | null);
+  return Array.isArray(value) ? value.join(",") : cell(value as string | boolean | Date | null);
 };
 
 /** The options given, under the names the use case's query knows them by (`--since-id` is `lastEventId`). */

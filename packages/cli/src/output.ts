@@ -48,12 +48,14 @@ export const record = (fields: readonly (readonly [string, string])[], width = D
 
 export const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-/** A cell for a value that may be missing (the orchestrator left it out). */
-export const cell = (value: string | number | boolean | null | undefined): string =>
+/** A cell for a value that may be missing (the orchestrator left it out); a time as the service writes it. */
+export const cell = (value: string | number | boolean | Date | null | undefined): string =>
   value === null || value === undefined || value === ""
     ? "-"
     : typeof value === "boolean"
       ? value
         ? "yes"
         : "no"
-      : String(value);
+      : value instanceof Date
+        ? value.toISOString()
+        : String(value);

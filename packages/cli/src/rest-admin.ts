@@ -3,7 +3,8 @@ import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type * as t from "io-ts";
-import { ProblemBody, slugOf, type Answer } from "./rest-codecs.js";
+import { Problem, problemSlugOf, type ProblemSlug } from "@sdwan-connections/core/wire";
+import type { Answer } from "./rest-codecs.js";
 
 /** Why an admin request (tokens, grants, webhooks) failed: the exit code and one line, never a secret. */
 export interface RestFailure {
@@ -22,7 +23,7 @@ export interface RestApi {
 }
 
 // What each problem of the admin endpoints means to a script: its exit code (the rest are the service's failures).
-export const REST_EXITS: Readonly<Record<string, RestFailure["exit"]>> = {
+export const REST_EXITS: Readonly<Partial<Record<ProblemSlug, RestFailure["exit"]>>> = {
   "invalid-input": "usage",
   unauthorized: "usage",
   forbidden: "usage",
@@ -76,18 +77,18 @@ export const restApi = ({ origin, context, send, json }: AdminTransport): RestAp
             ),
           );
         }
-        const problem = json(ProblemBody, answer);
+        const problem = json(Problem, answer);
         if (E.isLeft(problem))
           return TE.left<RestFailure>({
             exit: answer.status === 401 ? "usage" : "storage",
             message: `context '${context}': the service answered HTTP ${answer.status}`,
           });
         const { type, detail, errors } = problem.right;
-        const slug = slugOf(type);
+        const slug = problemSlugOf(type);
         const words =
           errors === undefined ? detail : errors.map(({ field, message }) => `${field}: ${message}`).join("; ");
         return TE.left<RestFailure>({
-          exit: REST_EXITS[slug] ?? "storage",
+          exit: (slug === undefined ? undefined : REST_EXITS[slug]) ?? "storage",
           message: slug === "unauthorized" || slug === "forbidden" ? `context '${context}': ${words}` : words,
         });
       }),

@@ -29,20 +29,17 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import {
-  AuditAnswer,
-  Details,
-  GrantAnswer,
-  HealthAnswer,
-  Matches,
-  ORCHESTRATOR_PROBLEMS,
-  orchestratorError,
-  ProblemBody,
-  refusalCause,
-  slugOf,
-  Summary,
-  Validation,
-  type Answer,
-} from "./rest-codecs.js";
+  AuditPage,
+  ConnectionDetails,
+  ConnectionSummary,
+  Grant,
+  Health as HealthAnswer,
+  KeyCheck,
+  Problem,
+  problemSlugOf,
+  VerboseValidation,
+} from "@sdwan-connections/core/wire";
+import { detailsView, orchestratorErrorOf, type Answer } from "./rest-codecs.js";
 import { restApi, type RestApi } from "./rest-admin.js";
 import { followStream } from "./rest-events.js";
 import type { ServiceEndpoint } from "./service-endpoint.js";
@@ -138,11 +135,12 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
 
   // A problem answer as the domain error the local mode gives; `alias` is the connection the request was about.
   const problemError = async (answer: Answer, alias: string | undefined): Promise<DomainError> => {
-    const body = json(ProblemBody, answer);
+    const body = json(Problem, answer);
     if (E.isLeft(body))
       return answer.status === 401 ? blame(`the service refused the credentials (HTTP 401)`) : body.left;
     const { type, detail, errors, cause, reason } = body.right;
-    switch (slugOf(type)) {
+    const slug = problemSlugOf(type);
+    switch (slug) {
       case "invalid-input":
         return invalidInput(errors ?? [{ field: "input", message: detail }]);
       case "unauthorized":
@@ -167,11 +165,13 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
         return E.isRight(now) ? versionMismatch(now.right.alias, now.right.version) : now.left;
       }
       case "validation-refused":
-        return validationRefused(alias ?? "", refusalCause(detail, cause, reason));
-      default: {
-        const tag = ORCHESTRATOR_PROBLEMS[slugOf(type)];
-        return tag === undefined ? storageFailure(detail) : orchestratorError(tag, detail);
-      }
+        // Why: the orchestrator problem that refused it, and its reason.
+        return validationRefused(
+          alias ?? "",
+          orchestratorErrorOf(cause, reason ?? detail) ?? { _tag: "OrchestratorFailed", reason: reason ?? detail },
+        );
+      default:
+        return orchestratorErrorOf(slug, detail) ?? storageFailure(detail);
     }
   };
 
@@ -201,7 +201,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
       .join("&");
   const query = (options: { readonly dryRun?: boolean; readonly force?: boolean }) =>
     flags(options) === "" ? "" : `?${flags(options)}`;
-  const describe = (alias: string) => read(Details, `${at(alias)}?stored=true`, alias);
+  const describe = (alias: string) => TE.map(detailsView)(read(ConnectionDetails, `${at(alias)}?stored=true`, alias));
   // The outcome of an add or update that succeeded (their words are the same either way, SPEC §1).
   const outcomeOf = <O extends string>(dryRun: boolean | undefined, done: O): O | "dry-run" =>
     dryRun === true ? "dry-run" : done;
@@ -210,7 +210,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
       ? (body as { alias: string }).alias
       : undefined;
   const connectionsHealth = () =>
-    TE.map(({ connections }: t.TypeOf<typeof HealthAnswer>) => connections)(read(HealthAnswer, "/health/connections"));
+    TE.map(({ connections }: HealthAnswer) => connections)(read(HealthAnswer, "/health/connections"));
 
   const remove = (alias: string, ifMatch?: number, signal?: AbortSignal) =>
     TE.map(() => undefined)(
@@ -251,17 +251,17 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
   const keyCheck = (alias: string, body: unknown) =>
     pipe(
       call("POST", `${at(alias)}/key-check`, alias, { body }),
-      TE.flatMap((answer) => TE.fromEither(json(Matches, answer))),
+      TE.flatMap((answer) => TE.fromEither(json(KeyCheck, answer))),
     );
 
   // The grants (SPEC §11, admins): the service audits each change as this context's user.
-  const listGrants = () => read(t.array(GrantAnswer), "/grants");
+  const listGrants = () => read(t.readonlyArray(Grant), "/grants");
   const grants: RemoteService["grants"] = {
     list: listGrants,
     add: (body) =>
       pipe(
         call("POST", "/grants", undefined, { body, ok: 201 }),
-        TE.flatMap((answer) => TE.fromEither(json(GrantAnswer, answer))),
+        TE.flatMap((answer) => TE.fromEither(json(Grant, answer))),
       ),
     remove: (id) =>
       TE.map(() => undefined)(call("DELETE", `/grants/${encodeURIComponent(id)}`, undefined, { ok: 204 })),
@@ -273,7 +273,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
 
   return {
     connections: {
-      list: () => read(t.array(Summary), "/connections"),
+      list: () => read(t.readonlyArray(ConnectionSummary), "/connections"),
       add: (body, options = {}) =>
         TE.map(() => outcomeOf(options.dryRun, "added" as const))(
           call("POST", `/connections${query(options)}`, bodyAlias(body), { body }),
@@ -281,8 +281,9 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
       update: (alias, body, options = {}) => update(alias, body, options),
       validate: (alias) =>
         pipe(
-          read(Validation, `${at(alias)}?verbose=true`, alias),
-          TE.flatMap(({ valid, type, reason, ...details }): TE.TaskEither<DomainError, ValidationResult> =>
+          read(VerboseValidation, `${at(alias)}?verbose=true`, alias),
+          TE.map(({ valid, type, reason, ...answer }) => ({ valid, type, reason, details: detailsView(answer) })),
+          TE.flatMap(({ valid, type, reason, details }): TE.TaskEither<DomainError, ValidationResult> =>
             valid
               ? TE.right({ ...details, valid, type: type ?? "customer" })
               : // Refused, or not reached: the health the validation just recorded says which (SPEC §8).
@@ -307,7 +308,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
           TE.flatMap((answer) =>
             TE.fromEither(
               E.map((items: readonly Customer[]) => ({ count: items.length, items, json: Buffer.from(answer.text) }))(
-                json(t.array(Customer), answer),
+                json(t.readonlyArray(Customer), answer),
               ),
             ),
           ),
@@ -346,7 +347,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
             ),
           );
         return planConfiguration({
-          repository: { get, list: () => read(t.array(Summary), "/connections") },
+          repository: { get, list: () => read(t.readonlyArray(ConnectionSummary), "/connections") },
           grants,
           fingerprints: {
             fingerprint: (alias, apiKey) =>
@@ -376,12 +377,10 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
     grants,
     audit: {
       list: (queryValues) =>
-        TE.map(({ entries, next }: t.TypeOf<typeof AuditAnswer>) => ({
-          entries: entries as unknown as readonly AuditEntry[],
-          next,
-        }))(
+        // An entry's `failure` is a domain error's tag, which the wire reads as text.
+        TE.map(({ entries, next }: AuditPage) => ({ entries: entries as readonly AuditEntry[], next }))(
           read(
-            AuditAnswer,
+            AuditPage,
             `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
           ),
         ),

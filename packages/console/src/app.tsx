@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, getJson, Me, ME_PATH, SESSION_ENDED, type Problem } from "./api.js";
+import { Me, type Problem } from "@sdwan-connections/core/wire";
+import { ApiError, getJson, ME_PATH, SESSION_ENDED } from "./api.js";
 import { completeSignIn, isProviderAnswer, providerOfService, providerSignOutUrl, type OidcProvider } from "./oidc.js";
 import { ConnectionPage } from "./pages/connection.js";
 import { ConnectionForm } from "./pages/connection-form.js";

@@ -1,10 +1,8 @@
-import type { ConnectionSummary } from "./api.js";
-
 /** The connections whose alias or URL contains every word of `search` (any case), in their order. */
-export const filterConnections = (
-  connections: readonly ConnectionSummary[],
+export const filterConnections = <C extends { readonly alias: string; readonly orchestratorUrl: string }>(
+  connections: readonly C[],
   search: string,
-): readonly ConnectionSummary[] => {
+): readonly C[] => {
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
   return words.length === 0
     ? connections

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Customer } from "./api.js";
+import type { Customer } from "@sdwan-connections/core/wire";
 import { filterCustomers, indexCustomers, nextSort, sortCustomers, type Sort } from "./customers-view.js";
 import { customer } from "../test/customer.js";
 

@@ -1,4 +1,4 @@
-import type { Customer } from "./api.js";
+import type { Customer } from "@sdwan-connections/core/wire";
 
 export type CustomerField = keyof Customer;
 

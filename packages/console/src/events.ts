@@ -1,5 +1,6 @@
 import { isLeft } from "fp-ts/lib/Either.js";
-import { ApiError, call, LiveEvent } from "./api.js";
+import { CloudEvent } from "@sdwan-connections/core/wire";
+import { ApiError, call } from "./api.js";
 import { createParser } from "eventsource-parser";
 
 /** Where a follower stands: reading live, or waiting to reconnect after the stream dropped. */
@@ -7,7 +8,7 @@ export type FollowState = "connecting" | "live" | "reconnecting";
 
 export interface Follower {
   /** Each event, in order. */
-  readonly onEvent: (event: LiveEvent) => void;
+  readonly onEvent: (event: CloudEvent) => void;
   /** The service no longer keeps what came after the last event read: read the state again. */
   readonly onReset: () => void;
   readonly onState: (state: FollowState) => void;
@@ -40,7 +41,7 @@ export const followEvents = (authorization: string, query: string, follower: Fol
       // The parser tells each event's own id: the last one named is kept, as an EventSource keeps it.
       lastEventId = message.id ?? lastEventId;
       try {
-        const decoded = LiveEvent.decode(JSON.parse(message.data));
+        const decoded = CloudEvent.decode(JSON.parse(message.data));
         if (!isLeft(decoded)) follower.onEvent(decoded.right);
       } catch {
         // Not JSON: an event of another version of the service, skipped.

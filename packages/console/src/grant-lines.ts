@@ -1,10 +1,10 @@
-import type { Verb } from "./api.js";
+import type { GrantVerb } from "@sdwan-connections/core/wire";
 import { VERBS } from "./rights.js";
 
 /** A grant a new service token is made with: an alias pattern and a verb (the subject is the token itself). */
 export interface PatternVerb {
   readonly pattern: string;
-  readonly verb: Verb;
+  readonly verb: GrantVerb;
 }
 
 /**
@@ -20,8 +20,9 @@ export const parseGrantLines = (
     const words = line.trim().split(/\s+/).filter(Boolean);
     if (words.length === 0) continue;
     const [pattern, verb] = words;
-    if (words.length !== 2 || pattern === undefined || !VERBS.includes(verb as Verb)) return { badLine: index + 1 };
-    grants.push({ pattern, verb: verb as Verb });
+    if (words.length !== 2 || pattern === undefined || !VERBS.includes(verb as GrantVerb))
+      return { badLine: index + 1 };
+    grants.push({ pattern, verb: verb as GrantVerb });
   }
   return { grants };
 };

@@ -1,3 +1,4 @@
+import { AuthConfig } from "@sdwan-connections/core/wire";
 import { isLeft } from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import type { AuthorizationServer, Client } from "oauth4webapi";
@@ -6,11 +7,8 @@ import { API } from "./api.js";
 // Loaded only for a sign-in at a provider: a console without one does not carry it (about 10 KB gzipped).
 const library = () => import("oauth4webapi");
 
-/** GET /auth/config: the OpenID provider the console signs in with (authorization code + PKCE), or null (Basic only). */
-const AuthConfig = t.type({
-  oidc: t.union([t.type({ issuer: t.string, clientId: t.string, scopes: t.array(t.string) }), t.null]),
-});
-export type OidcProvider = NonNullable<t.TypeOf<typeof AuthConfig>["oidc"]>;
+/** GET /auth/config's provider the console signs in with (authorization code + PKCE); null: Basic only. */
+export type OidcProvider = NonNullable<AuthConfig["oidc"]>;
 
 /** The provider, or null when the service has none for the console (or cannot say: Basic works in any case). */
 export const providerOfService = async (): Promise<OidcProvider | null> => {

@@ -1,4 +1,4 @@
-import type { Customer } from "./api.js";
+import type { Customer } from "@sdwan-connections/core/wire";
 
 /** A point of the map (in the map's units) and what stands there. */
 export interface Located<A> {

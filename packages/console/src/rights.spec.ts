@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Me } from "./api.js";
+import type { GrantVerb, Me } from "@sdwan-connections/core/wire";
 import { may, mayAdd, verbsOn } from "./rights.js";
 
-const principal = (role: Me["role"], grants: Me["grants"] = []): Me => ({ user: "token:ci", role, grants });
+// The patterns as the service answers them (its codec brands them as alias patterns once decoded).
+const principal = (role: Me["role"], grants: readonly { pattern: string; verb: GrantVerb }[] = []): Me =>
+  ({ user: "token:ci", role, grants }) as Me;
 
 describe("the verbs the console shows controls for (core's verbsOf semantics)", () => {
   it("give an admin every verb and a viewer read and use, on every alias", () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { providerUnavailable, refusal, schemeOf } from "./schemes.js";
 
 const BASIC_WORDS = "Valid HTTP Basic credentials are required.";
-const generic = { title: "Unauthorized", status: 401, detail: BASIC_WORDS };
+const unauthorized = { type: "urn:sdwan-connections:problem:unauthorized", title: "Unauthorized", status: 401 };
+const generic = { ...unauthorized, detail: BASIC_WORDS };
 const INVALID_TOKEN = 'Bearer realm="sdwan", error="invalid_token"';
 
 describe("refused credentials, named as the user signed in", () => {
@@ -27,7 +28,7 @@ describe("refused credentials, named as the user signed in", () => {
   });
 
   it("keeps the service's reason when it checked the bearer token as one (error=invalid_token)", () => {
-    const expired = { title: "Unauthorized", status: 401, detail: "The bearer token was refused: expired." };
+    const expired = { ...unauthorized, detail: "The bearer token was refused: expired." };
     expect(refusal("Bearer eyJ.e30.sig", expired, INVALID_TOKEN).detail).toMatch(
       /OIDC bearer.*The service's answer: The bearer token was refused: expired\.$/,
     );

@@ -1,10 +1,4 @@
-/** What this module reads and writes of a problem (api.ts's Problem has this form; not imported, so no import circle). */
-interface Problem {
-  readonly title: string;
-  readonly status: number;
-  readonly detail: string;
-  readonly type?: string;
-}
+import { problemSlugOf, type Problem } from "@sdwan-connections/core/wire";
 
 /**
  * How a call proves who is asking (SPEC §11), read from its Authorization header: a local user's name and password
@@ -55,22 +49,22 @@ export const refusal = (authorization: string, problem: Problem, challenge: stri
   // Only a Bearer challenge carries an error parameter (RFC 6750 §3).
   const checked = scheme !== "password" && (challenge ?? "").includes('error="invalid_token"');
   return {
+    type: problem.type,
     title,
     status: problem.status,
     detail: checked ? `${detail} The service's answer: ${problem.detail}` : detail,
   };
 };
 
-/** The service's tag for a bearer token it cannot check now: the OpenID provider's keys cannot be read. */
-const PROVIDER_UNAVAILABLE = "urn:sdwan-connections:problem:identity-provider-unavailable";
-
 /**
  * A 503 because the provider's keys cannot be read, said to the provider's user (the service's words speak of
  * Basic credentials, which still work, to whoever asks): what is wrong with their sign-in, and that it passes.
  */
 export const providerUnavailable = (problem: Problem): Problem | undefined =>
-  problem.type === PROVIDER_UNAVAILABLE
+  // The service's tag for a bearer token it cannot check now: the OpenID provider's keys cannot be read.
+  problemSlugOf(problem.type) === "identity-provider-unavailable"
     ? {
+        type: problem.type,
         title: "Your sign-in at the OpenID provider cannot be checked now",
         status: problem.status,
         detail:

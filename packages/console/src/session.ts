@@ -2,7 +2,7 @@ import { isLeft } from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
-import type { Me } from "./api.js";
+import type { Me } from "@sdwan-connections/core/wire";
 
 /** Who is signed in, and the `Authorization` header that proves it (a session token, never the password). */
 export interface Session extends Me {

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { LiveEvent } from "./api.js";
+import type { CloudEvent } from "@sdwan-connections/core/wire";
 import { followEvents, type FollowState } from "./events.js";
 import { useSession } from "./session.js";
 
@@ -8,7 +8,7 @@ import { useSession } from "./session.js";
  * unmounts the pages), handing each to the latest `onEvent`; `onReset` when the service asks to read the state
  * again. Returns where the stream stands.
  */
-export const useEvents = (query: string, onEvent: (event: LiveEvent) => void, onReset: () => void): FollowState => {
+export const useEvents = (query: string, onEvent: (event: CloudEvent) => void, onReset: () => void): FollowState => {
   const session = useSession();
   const [state, setState] = useState<FollowState>("connecting");
   const handlers = useRef({ onEvent, onReset });

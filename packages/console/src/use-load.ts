@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, type Problem } from "./api.js";
+import type { Problem } from "@sdwan-connections/core/wire";
+import { ApiError, consoleProblem } from "./api.js";
 
 export type Loaded<A> =
   | { readonly state: "loading" }
@@ -7,22 +8,18 @@ export type Loaded<A> =
   | { readonly state: "ready"; readonly value: A };
 
 /** A 412 in the console's words: the service's detail speaks HTTP (ETag, If-Match), an operator needs what to do. */
-const CHANGED_MEANWHILE: Omit<Problem, "status"> = {
-  title: "The connection changed since you opened it",
-  detail:
-    "Someone saved a change to it in the meantime, so yours was not saved. Open the connection again to see its current state, then redo your change.",
-};
+const CHANGED_MEANWHILE = consoleProblem(
+  "The connection changed since you opened it",
+  "Someone saved a change to it in the meantime, so yours was not saved. Open the connection again to see its current state, then redo your change.",
+  412,
+);
 
 export const problemOf = (error: unknown): Problem =>
   error instanceof ApiError
     ? error.problem.status === 412
-      ? { ...CHANGED_MEANWHILE, status: 412 }
+      ? CHANGED_MEANWHILE
       : error.problem
-    : {
-        title: "The service cannot be reached",
-        status: 0,
-        detail: error instanceof Error ? error.message : String(error),
-      };
+    : consoleProblem("The service cannot be reached", error instanceof Error ? error.message : String(error));
 
 /**
  * Runs `load` whenever `deps` change (and on `reload`); an answer that arrives after a newer load began is dropped.

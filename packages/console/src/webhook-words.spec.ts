@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { answerOf, parseTypes, pingOutcome, typesText } from "./webhook-words.js";
 
-const at = "2026-11-27T19:30:00.000Z";
+const at = new Date("2026-11-27T19:30:00.000Z");
 
 describe("webhooks in words", () => {
   it("say what a receiver answered, or why nothing came", () => {

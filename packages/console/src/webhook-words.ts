@@ -1,15 +1,15 @@
-import type { Attempt } from "./api.js";
+import type { DeliveryAttempt } from "@sdwan-connections/core/wire";
 
 /** What a receiver answered, in words: `HTTP 200`, or why no answer came. */
-export const answerOf = (attempt: Attempt): string =>
+export const answerOf = (attempt: DeliveryAttempt): string =>
   attempt.status === null ? `no answer: ${attempt.error ?? "unknown error"}` : `HTTP ${attempt.status}`;
 
 /** Whether the receiver took it (2xx). */
-export const took = (attempt: Attempt): boolean =>
+export const took = (attempt: DeliveryAttempt): boolean =>
   attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
 
 /** A ping's outcome, in one sentence. */
-export const pingOutcome = (url: string, attempt: Attempt): string =>
+export const pingOutcome = (url: string, attempt: DeliveryAttempt): string =>
   `${took(attempt) ? "Ping delivered" : "Ping not taken"}: ${url} answered ${answerOf(attempt)} in ${attempt.latencyMs} ms.`;
 
 /** A webhook's event types, as a field lists them: `connection.health.*, connection.key.*`; every event is `*`. */

@@ -1,4 +1,4 @@
-import type { Customer } from "../src/api.js";
+import type { Customer } from "@sdwan-connections/core/wire";
 
 /** A customer with every field empty but its ids and name, and `fields`. */
 export const customer = (id: number, fields: Partial<Customer> = {}): Customer => ({

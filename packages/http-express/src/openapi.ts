@@ -1,27 +1,51 @@
-import { auditPaths, auditSchemas } from "./openapi/audit.js";
-import { connectionsPaths, connectionsSchemas } from "./openapi/connections.js";
-import { customersPaths, customersSchemas } from "./openapi/customers.js";
+import { auditNotes, auditPaths } from "./openapi/audit.js";
+import { connectionsNotes, connectionsPaths, connectionsSchemas } from "./openapi/connections.js";
+import { customersPaths } from "./openapi/customers.js";
 import { eventsPaths } from "./openapi/events.js";
-import { grantsPaths, grantsSchemas } from "./openapi/grants.js";
-import { healthPaths, healthSchemas } from "./openapi/health.js";
-import { problemsSchemas } from "./openapi/problems.js";
-import { sessionPaths } from "./openapi/session.js";
+import { grantsNotes, grantsPaths, grantsSchemas } from "./openapi/grants.js";
+import { healthNotes, healthPaths } from "./openapi/health.js";
+import { problemNotes } from "./openapi/problems.js";
+import { describe } from "./openapi/schema-of.js";
+import { sessionNotes, sessionPaths } from "./openapi/session.js";
 import { BODY_LIMIT_BYTES } from "./openapi/shared.js";
-import { tokensPaths, tokensSchemas } from "./openapi/tokens.js";
-import { webhooksPaths, webhooksSchemas } from "./openapi/webhooks.js";
+import { tokensNotes, tokensPaths, tokensSchemas } from "./openapi/tokens.js";
+import { webhooksNotes, webhooksPaths, webhooksSchemas } from "./openapi/webhooks.js";
 
 /**
  * The OpenAPI 3.1 document of the interface, served at
- * `/rest/plugin/sdwan/openapi.json`. Its limits, patterns, enums, answer texts
- * and the Customer fields come from core's constants and codecs, its problem
- * types, titles and statuses from errors.ts's table, never copied by hand; the
- * HTTP tests check every response they get against it, and a property test
- * checks that it and core's codecs accept the same request bodies.
+ * `/rest/plugin/sdwan/openapi.json`. Every answer's schema is generated from its codec in core's wire
+ * (`@sdwan-connections/core/wire`, by ./openapi/schema-of.ts: a named codec is a component), with each
+ * resource's notes for what io-ts cannot say; the request bodies are written in each resource's module, from
+ * core's constants. The HTTP tests check every response they get against it, and a property test checks that it
+ * and core's codecs accept the same request bodies.
  */
 
-/** Where the API is served; the operations endpoints (/healthz, /readyz, /metrics) sit at the root. */
 export const BASE_PATH = "/rest/plugin/sdwan";
 export { BODY_LIMIT_BYTES };
+
+const { described: paths, components } = describe(
+  {
+    ...connectionsPaths,
+    ...auditPaths,
+    ...healthPaths,
+    ...eventsPaths,
+    ...sessionPaths,
+    ...tokensPaths,
+    ...grantsPaths,
+    ...webhooksPaths,
+    ...customersPaths,
+  },
+  {
+    ...connectionsNotes,
+    ...auditNotes,
+    ...healthNotes,
+    ...sessionNotes,
+    ...tokensNotes,
+    ...grantsNotes,
+    ...webhooksNotes,
+    ...problemNotes,
+  },
+);
 
 export const openApiDocument = {
   openapi: "3.1.0",
@@ -35,17 +59,7 @@ export const openApiDocument = {
   },
   servers: [{ url: BASE_PATH }],
   security: [{ basic: [] }, { bearer: [] }, { consoleSession: [] }, { serviceToken: [] }],
-  paths: {
-    ...connectionsPaths,
-    ...auditPaths,
-    ...healthPaths,
-    ...eventsPaths,
-    ...sessionPaths,
-    ...tokensPaths,
-    ...grantsPaths,
-    ...webhooksPaths,
-    ...customersPaths,
-  },
+  paths,
   components: {
     securitySchemes: {
       basic: { type: "http", scheme: "basic" },
@@ -53,16 +67,7 @@ export const openApiDocument = {
       consoleSession: { type: "http", scheme: "bearer", description: "A token from GET /session." },
       serviceToken: { type: "http", scheme: "bearer", description: "A service token from POST /tokens (`sdw_…`)." },
     },
-    schemas: {
-      ...connectionsSchemas,
-      ...customersSchemas,
-      ...healthSchemas,
-      ...auditSchemas,
-      ...tokensSchemas,
-      ...grantsSchemas,
-      ...webhooksSchemas,
-      ...problemsSchemas,
-    },
+    schemas: { ...components, ...connectionsSchemas, ...grantsSchemas, ...tokensSchemas, ...webhooksSchemas },
   },
 } as const;
 

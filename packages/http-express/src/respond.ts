@@ -2,6 +2,7 @@ import type { DomainError } from "@sdwan-connections/core";
 import type { IncomingMessage } from "node:http";
 import type { Response } from "express";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import type * as t from "io-ts";
 import { domainErrorToProblem, type Problem } from "./errors.js";
 
 /** Whether the request carries a body nobody has read: its answer came before (credentials, media type, size). */
@@ -20,11 +21,30 @@ export const sendProblem = (res: Response, { status, body, headers }: Problem): 
   res.end(JSON.stringify(body));
 };
 
+/** `V` with each field the wire's `W` lacks, at any depth, made `never`: so a value with one is refused. */
+type Exactly<W, V> = W extends unknown
+  ? V extends Date
+    ? V
+    : V extends readonly (infer I)[]
+      ? NonNullable<W> extends readonly (infer J)[]
+        ? readonly Exactly<J, I>[]
+        : never
+      : V extends object
+        ? { [K in keyof V]: K extends keyof NonNullable<W> ? Exactly<NonNullable<W>[K], V[K]> : never }
+        : V
+  : never;
+
 /**
- * JSON straight onto the socket: express's `res.json` adds content
- * negotiation and freshness checks these small, dynamic answers do not need.
+ * JSON straight onto the socket: express's `res.json` adds content negotiation and freshness checks these small,
+ * dynamic answers do not need. `answer`, the wire's codec of this answer, types `body` (a field it lacks, or one
+ * missing, does not compile); it is not run: JSON writes a Date as the codec encodes it.
  */
-export const sendJson = (res: Response, status: number, body: unknown): void => {
+export const sendJson = <C extends t.Any, V extends t.TypeOf<C>>(
+  res: Response,
+  status: number,
+  _answer: C,
+  body: V & Exactly<t.TypeOf<C>, V>,
+): void => {
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.end(JSON.stringify(body));

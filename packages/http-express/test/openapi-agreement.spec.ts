@@ -60,3 +60,12 @@ describe("the OpenAPI document and core's codecs agree on request bodies", () =>
     );
   });
 });
+
+describe("the OpenAPI document is whole", () => {
+  it("each $ref names a component", () => {
+    const refs = [...JSON.stringify(openApiDocument).matchAll(/"\$ref":"([^"]+)"/g)].map(([, ref]) => ref ?? "");
+    expect(refs.length).toBeGreaterThan(60);
+    const components = Object.keys(openApiDocument.components.schemas).map((name) => `#/components/schemas/${name}`);
+    expect(refs.filter((ref) => !components.includes(ref))).toEqual([]);
+  });
+});

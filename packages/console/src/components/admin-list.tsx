@@ -1,7 +1,8 @@
 import type * as t from "io-ts";
 import type { ComponentChildren, VNode } from "preact";
 import { useRef, useState } from "preact/hooks";
-import { getJson, type Problem } from "../api.js";
+import type { Problem } from "@sdwan-connections/core/wire";
+import { getJson } from "../api.js";
 import { useSession } from "../session.js";
 import { problemOf, useLoad, type Loaded } from "../use-load.js";
 import { ConfirmDialog } from "./confirm-dialog.js";

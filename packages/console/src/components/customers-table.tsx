@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { Customer } from "../api.js";
+import type { Customer } from "@sdwan-connections/core/wire";
 import { CUSTOMER_LABELS, type CustomerField, type Sort } from "../customers-view.js";
 import { keyTarget } from "../list-keys.js";
 import { NARROW, useMediaQuery } from "../use-media-query.js";

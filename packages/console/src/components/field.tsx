@@ -1,4 +1,4 @@
-import type { Problem } from "../api.js";
+import type { Problem } from "@sdwan-connections/core/wire";
 import { fieldMessage } from "./problem.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { ConnectionHealth, HealthState } from "../api.js";
+import type { ConnectionHealth, HealthState } from "@sdwan-connections/core/wire";
 import { Time } from "./time.js";
 
 /** A health state in words (never in colour alone). */

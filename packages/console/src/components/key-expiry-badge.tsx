@@ -1,12 +1,7 @@
-import { aliasPath, ConnectionStored, getJson } from "../api.js";
+import { ConnectionDetails, daysLeft } from "@sdwan-connections/core/wire";
+import { aliasPath, getJson } from "../api.js";
 import { useSession } from "../session.js";
 import { useLoad } from "../use-load.js";
-
-const DAY_MS = 24 * 3600 * 1000;
-
-/** Whole days left before `expiresAt`, rounded up as the service counts them (docs/interface.md §10); 0 or less once expired. */
-export const daysLeft = (expiresAt: string, now: number): number =>
-  Math.ceil((Date.parse(expiresAt) - now) / DAY_MS) + 0; // + 0: never -0
 
 /** The colour, by the windows `/metrics` counts: urgent within 7 days (and expired), soon within 30. */
 const urgencyOf = (days: number): string => (days <= 7 ? "expiry-urgent" : days <= 30 ? "expiry-soon" : "expiry-ok");
@@ -20,18 +15,18 @@ export const KeyExpiryBadge = ({
   source,
   unknown,
 }: {
-  readonly expiresAt: string | null | undefined;
+  readonly expiresAt: Date | null | undefined;
   readonly source: string | null | undefined;
   readonly unknown?: string;
 }) => {
   if (expiresAt === null || expiresAt === undefined)
     return unknown === undefined ? null : <span class="badge unknown">{unknown}</span>;
-  const days = daysLeft(expiresAt, Date.now());
+  const days = daysLeft(expiresAt, new Date());
   return (
     <span
       class={`badge ${urgencyOf(days)}`}
       data-testid="key-expiry"
-      title={`The key expires at ${expiresAt} (${source ?? "unknown source"})`}
+      title={`The key expires at ${expiresAt.toISOString()} (${source ?? "unknown source"})`}
     >
       {days <= 0 ? "key expired" : `key: ${days} ${days === 1 ? "day" : "days"} left`}
     </span>
@@ -42,7 +37,7 @@ export const KeyExpiryBadge = ({
 export const StoredKeyExpiry = ({ alias }: { readonly alias: string }) => {
   const session = useSession();
   const [stored] = useLoad(
-    () => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored),
+    () => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionDetails),
     [session, alias],
   );
   return stored.state === "ready" ? (

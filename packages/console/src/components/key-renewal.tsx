@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import { aliasPath, AuditPage, call, getJson, type AuditEntry, type ConnectionStored, type Problem } from "../api.js";
+import { type AuditEntry, AuditPage, type ConnectionDetails, type Problem } from "@sdwan-connections/core/wire";
+import { aliasPath, call, getJson } from "../api.js";
 import { may } from "../rights.js";
 import { isAdmin, type Session } from "../session.js";
 import { problemOf, useLoad, type Loaded } from "../use-load.js";
@@ -49,7 +50,7 @@ export const KeyRenewalPanel = ({
 }: {
   readonly session: Session;
   readonly alias: string;
-  readonly stored: Loaded<ConnectionStored>;
+  readonly stored: Loaded<ConnectionDetails>;
   /** Events the page received: a renewal or its failure is one. */
   readonly changes: number;
   readonly onSwitched: () => void;

@@ -1,4 +1,4 @@
-import type { FieldError, Problem } from "../api.js";
+import type { FieldError, Problem } from "@sdwan-connections/core/wire";
 
 /** A problem+json answer: its title and detail, and each field's message (those a form shows beside their field are left out). */
 export const ProblemMessage = ({

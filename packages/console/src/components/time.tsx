@@ -14,8 +14,11 @@ export const localTime = (iso: string): string => {
 };
 
 /** An instant in local time, the ISO 8601 original in its tooltip (and `datetime`); never wrapped. */
-export const Time = ({ at }: { readonly at: string }) => (
-  <time dateTime={at} title={at}>
-    {localTime(at)}
-  </time>
-);
+export const Time = ({ at }: { readonly at: Date | string }) => {
+  const iso = typeof at === "string" ? at : at.toISOString();
+  return (
+    <time dateTime={iso} title={iso}>
+      {localTime(iso)}
+    </time>
+  );
+};

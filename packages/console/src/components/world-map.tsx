@@ -4,7 +4,7 @@ import { feature, mesh } from "topojson-client";
 import type { GeometryCollection, Topology } from "topojson-specification";
 // The map is a file of the console (world-atlas's 1:110m countries), fetched from the service: no tile server, no CDN.
 import countriesUrl from "world-atlas/countries-110m.json?url";
-import type { Customer } from "../api.js";
+import type { Customer } from "@sdwan-connections/core/wire";
 import { keyTarget } from "../list-keys.js";
 import { MAX_ZOOM, pannedBy, spreadApart, WHOLE_WORLD, zoomedAt, type View } from "../map-view.js";
 import { groupPlaces, placeLabel, type Located, type Place } from "../places.js";

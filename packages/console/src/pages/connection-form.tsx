@@ -1,5 +1,6 @@
 import { useRef, useState } from "preact/hooks";
-import { aliasPath, call, ConnectionStored, getJson, type Problem } from "../api.js";
+import { ConnectionDetails, type Problem } from "@sdwan-connections/core/wire";
+import { aliasPath, call, getJson } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { Field } from "../components/field.js";
 import { ProblemMessage } from "../components/problem.js";
@@ -26,7 +27,7 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
     () =>
       alias === undefined
         ? Promise.resolve(undefined)
-        : getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored),
+        : getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionDetails),
     [alias, session],
   );
   const form = useRef<HTMLFormElement>(null);

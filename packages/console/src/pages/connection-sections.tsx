@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
-import { aliasPath, AuditPage, ConnectionAccess, getJson, Health, healthOf, type LiveEvent } from "../api.js";
+import { AuditPage, type CloudEvent, ConnectionAccess, Health } from "@sdwan-connections/core/wire";
+import { aliasPath, getJson, healthOf } from "../api.js";
 import { LastKnownHealth } from "../components/health-badge.js";
 import { ProblemMessage } from "../components/problem.js";
 import { Table } from "../components/table.js";
@@ -196,14 +197,12 @@ export const AccessPanel = ({ session, alias }: { readonly session: Session; rea
 };
 
 /** What an event says, in a few words: who made a change, a health change and why, the days a key has left. */
-const eventDetail = ({ data }: LiveEvent): string => {
-  if (data.to !== undefined)
-    return `${data.from ?? "unknown"} → ${data.to}${data.reason == null ? "" : `: ${data.reason}`}`;
-  if (data.daysLeft !== undefined)
-    return data.daysLeft <= 0 ? "the key has expired" : `key: ${data.daysLeft} days left`;
+const eventDetail = ({ data }: CloudEvent): string => {
+  if ("to" in data) return `${data.from} → ${data.to}${data.reason === null ? "" : `: ${data.reason}`}`;
+  if ("daysLeft" in data) return data.daysLeft <= 0 ? "the key has expired" : `key: ${data.daysLeft} days left`;
   // A renewal that failed (SPEC §12) says why; a renewal is a change by `renewal`.
-  if (data.actor === undefined && data.reason != null) return data.reason;
-  return `by ${data.actor ?? "unknown"}${data.forced === true ? " (forced)" : ""}`;
+  if (!("actor" in data)) return data.reason;
+  return `by ${data.actor}${"forced" in data && data.forced ? " (forced)" : ""}`;
 };
 
 const FOLLOW_STATES: Record<FollowState, string> = {
@@ -216,7 +215,7 @@ export const RecentEvents = ({
   events,
   state,
 }: {
-  readonly events: readonly LiveEvent[];
+  readonly events: readonly CloudEvent[];
   readonly state: FollowState;
 }) => (
   <section aria-label="Recent events">

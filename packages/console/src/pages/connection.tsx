@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { aliasPath, call, ConnectionDetail, ConnectionStored, getJson, type LiveEvent, type Problem } from "../api.js";
+import { type CloudEvent, ConnectionDetails, type Problem, VerboseValidation } from "@sdwan-connections/core/wire";
+import { aliasPath, call, getJson } from "../api.js";
 import { DeleteDialog } from "../components/delete-dialog.js";
 import { KeyExpiryBadge } from "../components/key-expiry-badge.js";
 import { KeyRenewalPanel } from "../components/key-renewal.js";
@@ -21,10 +22,10 @@ import { AccessPanel, AuditTrail, HealthHistory, RECENT_EVENTS, RecentEvents, Se
 export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
   const session = useSession();
   const [stored, , refreshStored] = useLoad(
-    () => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionStored),
+    () => getJson(session.authorization, `${aliasPath(alias)}?stored=true`, ConnectionDetails),
     [session, alias],
   );
-  const [recent, setRecent] = useState<readonly LiveEvent[]>([]);
+  const [recent, setRecent] = useState<readonly CloudEvent[]>([]);
   const [changes, setChanges] = useState({ health: 0, any: 0 });
   useEffect(() => setRecent([]), [alias]);
   const readAgain = (health: boolean): void => {
@@ -50,7 +51,7 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
   const [validation] = useLoad(
     () =>
       may(session, "use", alias)
-        ? getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, ConnectionDetail)
+        ? getJson(session.authorization, `${aliasPath(alias)}?verbose=true`, VerboseValidation)
         : Promise.resolve(undefined),
     [session, alias],
   );

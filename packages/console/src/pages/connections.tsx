@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
-import { aliasPath, call, ConnectionSummary, getJson, Health, healthOf, type Problem } from "../api.js";
+import { ConnectionSummary, Health, type Problem } from "@sdwan-connections/core/wire";
+import { aliasPath, call, getJson, healthOf } from "../api.js";
 import { DeleteDialog } from "../components/delete-dialog.js";
 import { LastKnownHealth } from "../components/health-badge.js";
 import { StoredKeyExpiry } from "../components/key-expiry-badge.js";

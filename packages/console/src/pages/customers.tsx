@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { Customer, getJsonInSlices } from "../api.js";
+import { Customer } from "@sdwan-connections/core/wire";
+import { getJsonInSlices } from "../api.js";
 import { CustomersTable } from "../components/customers-table.js";
 import { ProblemMessage } from "../components/problem.js";
 import { WorldMap, type CustomerPlace } from "../components/world-map.js";

@@ -1,21 +1,26 @@
 import * as t from "io-ts";
-import { call, Grant, type Problem } from "../api.js";
+import { Grant, problemSlugOf, type Problem } from "@sdwan-connections/core/wire";
+import { call, consoleProblem } from "../api.js";
 import { Confirm, AdminForm, ListTable, RowButton, useAdminList, useConfirmation } from "../components/admin-list.js";
 import { Field } from "../components/field.js";
 import { VERBS } from "../rights.js";
 
-const Grants = t.array(Grant);
+const Grants = t.readonlyArray(Grant);
 const FIELDS = ["subject", "pattern", "verb"];
 
+/** A grant as the form gives it. */
+type GrantLine = Record<"subject" | "pattern" | "verb", string>;
+
 /** How a grant reads: `group:emea use emea-*`. */
-const described = ({ subject, verb, pattern }: Omit<Grant, "id">): string => `${subject} ${verb} ${pattern}`;
+const described = ({ subject, verb, pattern }: GrantLine): string => `${subject} ${verb} ${pattern}`;
 
 /** A 409 in the console's words: the service keeps one grant per subject, verb and pattern (in any case). */
-const duplicate = (grant: Omit<Grant, "id">): Problem => ({
-  title: "This grant exists already",
-  status: 409,
-  detail: `${described(grant)} is granted already (a pattern in another case is the same): nothing was added.`,
-});
+const duplicate = (grant: GrantLine): Problem =>
+  consoleProblem(
+    "This grant exists already",
+    `${described(grant)} is granted already (a pattern in another case is the same): nothing was added.`,
+    409,
+  );
 
 /**
  * SPEC §11's grants, for admins: every grant, a form to add one (errors beside their fields), and a delete behind a
@@ -29,7 +34,7 @@ export const GrantsPage = () => {
     const grant = {
       subject: String(data.get("subject") ?? ""),
       pattern: String(data.get("pattern") ?? ""),
-      verb: String(data.get("verb") ?? "") as Grant["verb"],
+      verb: String(data.get("verb") ?? ""),
     };
     action.run(
       call(session.authorization, "POST", "/grants", { body: grant }),
@@ -37,7 +42,7 @@ export const GrantsPage = () => {
         element.reset();
         return `Granted: ${described(grant)}.`;
       },
-      { shown: (found) => (found.status === 409 ? duplicate(grant) : found) },
+      { shown: (found) => (problemSlugOf(found.type) === "grant-already-exists" ? duplicate(grant) : found) },
     );
   };
 

@@ -1,29 +1,22 @@
-import * as t from "io-ts";
 import { useRef, useState } from "preact/hooks";
-import { ApiError, basicAuthorization, getJson, Me, ME_PATH, type Problem } from "../api.js";
+import { Me, Session as ConsoleSession, type Problem } from "@sdwan-connections/core/wire";
+import { ApiError, basicAuthorization, consoleProblem, getJson, ME_PATH } from "../api.js";
 import { ProblemMessage } from "../components/problem.js";
 import { signInAtProvider, type OidcProvider } from "../oidc.js";
 import type { Session } from "../session.js";
 import { problemOf } from "../use-load.js";
 
-const ConsoleSession = t.type({ token: t.string });
-
 /** A sign-in at the provider that did not come through (refused there or by the service, or the provider unreachable). */
 export const providerProblem = (error: unknown): Problem =>
   error instanceof ApiError
     ? error.problem
-    : {
-        title: "The sign-in at the provider failed",
-        status: 0,
-        detail: error instanceof Error ? error.message : String(error),
-      };
+    : consoleProblem("The sign-in at the provider failed", error instanceof Error ? error.message : String(error));
 
 const SERVICE_TOKEN = /^sdw_/;
-const NOT_A_SERVICE_TOKEN: Problem = {
-  title: "Not a service token",
-  status: 0,
-  detail: "A service token starts with sdw_ (an admin makes one on the Tokens page; it is shown once).",
-};
+const NOT_A_SERVICE_TOKEN = consoleProblem(
+  "Not a service token",
+  "A service token starts with sdw_ (an admin makes one on the Tokens page; it is shown once).",
+);
 
 /**
  * Sign in at the OpenID provider, when the service has one for the console, or with the service's own users:

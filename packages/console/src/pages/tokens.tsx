@@ -1,6 +1,7 @@
 import * as t from "io-ts";
 import { useState } from "preact/hooks";
-import { call, callJson, IssuedToken, ServiceToken, type Problem } from "../api.js";
+import { IssuedToken, type Problem, ServiceToken } from "@sdwan-connections/core/wire";
+import { call, callJson, consoleProblem } from "../api.js";
 import { Confirm, AdminForm, ListTable, RowButton, useAdminList, useConfirmation } from "../components/admin-list.js";
 import { Field } from "../components/field.js";
 import { SecretOnce } from "../components/secret-once.js";
@@ -14,9 +15,7 @@ const FIELDS = ["name", "expiresInDays", "role"];
 const ROLES = ["default", "viewer", "admin"];
 
 const badGrants = (line: number): Problem => ({
-  title: "Invalid input",
-  status: 0,
-  detail: "A grant line cannot be read.",
+  ...consoleProblem("Invalid input", "A grant line cannot be read."),
   errors: [{ field: "grants", message: `line ${line} is not PATTERN VERB (a verb is read, use or manage)` }],
 });
 

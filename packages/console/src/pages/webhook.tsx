@@ -1,6 +1,7 @@
 import * as t from "io-ts";
 import { useState } from "preact/hooks";
-import { call, Delivery, DELIVERY_STATUSES, getJson, Webhook } from "../api.js";
+import { Delivery, DELIVERY_STATUSES, Webhook } from "@sdwan-connections/core/wire";
+import { call, getJson } from "../api.js";
 import { ListTable, Outcome, RowButton, useAction } from "../components/admin-list.js";
 import { ProblemMessage } from "../components/problem.js";
 import { Time } from "../components/time.js";

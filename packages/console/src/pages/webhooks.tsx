@@ -1,6 +1,7 @@
 import * as t from "io-ts";
 import { useState } from "preact/hooks";
-import { call, callJson, CreatedWebhook, PingAnswer, Webhook, WEBHOOK_KINDS } from "../api.js";
+import { CreatedWebhook, PingAnswer, Webhook, WEBHOOK_KINDS } from "@sdwan-connections/core/wire";
+import { call, callJson } from "../api.js";
 import { Confirm, AdminForm, ListTable, RowButton, useAdminList, useConfirmation } from "../components/admin-list.js";
 import { Field } from "../components/field.js";
 import { SecretOnce } from "../components/secret-once.js";

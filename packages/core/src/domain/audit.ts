@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import * as t from "io-ts";
 import { AliasCodec, aliasKey, type Alias } from "./codecs.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import type { Connection } from "./connection.js";
-import { toFieldErrors } from "./decode.js";
+import { oneOf, toFieldErrors } from "./decode.js";
 import { HEALTH_STATES, type HealthState } from "./health.js";
 import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
 import { CONNECTION_FIELDS } from "./requests.js";
@@ -174,10 +173,6 @@ export const healthChangeOf = (detail: string | null): O.Option<HealthTransition
 // processes apart.
 let sequence = 0;
 
-/** A codec accepting exactly the strings of `values`. */
-const oneOf = <K extends string>(values: readonly K[]) =>
-  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
-
 /**
  * The codecs of an entry's fields that every store keeps as they are, for the stores to decode what they
  * read back (each adds `at` and `requestId` in its own form).
@@ -185,12 +180,12 @@ const oneOf = <K extends string>(values: readonly K[]) =>
 export const AuditEntryProps = {
   id: t.string,
   actor: t.string,
-  action: oneOf(AUDIT_ACTIONS),
+  action: oneOf(AUDIT_ACTIONS, "AuditAction"),
   alias: t.union([AliasCodec, t.null]),
-  fields: t.array(t.string),
+  fields: t.readonlyArray(t.string),
   forced: t.boolean,
-  validation: oneOf(VALIDATION_OUTCOMES),
-  outcome: oneOf(AUDIT_OUTCOMES),
+  validation: oneOf(VALIDATION_OUTCOMES, "ValidationOutcome"),
+  outcome: oneOf(AUDIT_OUTCOMES, "AuditOutcome"),
   failure: t.union([t.string, t.null]),
   detail: t.union([t.string, t.null]),
 };
@@ -198,7 +193,9 @@ export const AuditEntryProps = {
 /** A new entry's id: its time, then a count of this process (6 hex) and random hex (4). */
 export const auditEntryId = (at: Date): string => {
   sequence = (sequence + 1) % 0x1000000;
-  return `${at.toISOString()}-${sequence.toString(16).padStart(6, "0")}${randomBytes(2).toString("hex")}`;
+  // Web Crypto's random bytes (Node and browsers alike): this file is part of the browser-safe wire's graph.
+  const random = [...crypto.getRandomValues(new Uint8Array(2))].map((byte) => byte.toString(16).padStart(2, "0"));
+  return `${at.toISOString()}-${sequence.toString(16).padStart(6, "0")}${random.join("")}`;
 };
 
 /**

@@ -74,6 +74,6 @@ export const strictObject = <P extends t.Props, C extends t.Any>(name: string, p
     codec.encode,
   );
 
-/** A codec of one of `values` (string literals). */
-export const oneOf = <K extends string>(values: readonly K[]) =>
-  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>);
+/** A codec of one of `values` (string literals), named `name` when given (the wire's enums: OpenAPI names them so). */
+export const oneOf = <K extends string>(values: readonly K[], name?: string) =>
+  t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>, name);

@@ -85,27 +85,30 @@ const KeyRenewedData = dataWithUrl({
 const KeyRenewalFailedData = dataWithUrl({ reason: t.string });
 
 /** One event as CloudEvents 1.0 JSON (structured mode): the only form events take, on every channel. Never a key. */
-export const CloudEventCodec = t.union([
-  t.exact(
-    t.type({
-      ...Envelope,
-      type: prefixed(["connection.added", "connection.updated", "connection.deleted"] as const),
-      data: ChangeData,
-    }),
-  ),
-  t.exact(t.type({ ...Envelope, type: prefixed(["connection.health.changed"] as const), data: HealthChangedData })),
-  t.exact(
-    t.type({
-      ...Envelope,
-      type: prefixed(["connection.key.expiring", "connection.key.expired"] as const),
-      data: KeyExpiryData,
-    }),
-  ),
-  t.exact(t.type({ ...Envelope, type: prefixed(["connection.key.renewed"] as const), data: KeyRenewedData })),
-  t.exact(
-    t.type({ ...Envelope, type: prefixed(["connection.key.renewalFailed"] as const), data: KeyRenewalFailedData }),
-  ),
-]);
+export const CloudEventCodec = t.union(
+  [
+    t.exact(
+      t.type({
+        ...Envelope,
+        type: prefixed(["connection.added", "connection.updated", "connection.deleted"] as const),
+        data: ChangeData,
+      }),
+    ),
+    t.exact(t.type({ ...Envelope, type: prefixed(["connection.health.changed"] as const), data: HealthChangedData })),
+    t.exact(
+      t.type({
+        ...Envelope,
+        type: prefixed(["connection.key.expiring", "connection.key.expired"] as const),
+        data: KeyExpiryData,
+      }),
+    ),
+    t.exact(t.type({ ...Envelope, type: prefixed(["connection.key.renewed"] as const), data: KeyRenewedData })),
+    t.exact(
+      t.type({ ...Envelope, type: prefixed(["connection.key.renewalFailed"] as const), data: KeyRenewalFailedData }),
+    ),
+  ],
+  "CloudEvent",
+);
 export type CloudEvent = t.TypeOf<typeof CloudEventCodec>;
 
 /** The type of `event` without the prefix. */

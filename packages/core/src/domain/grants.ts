@@ -29,15 +29,10 @@ export const AliasPatternCodec = brandedString<AliasPattern>("AliasPattern", (va
 );
 export const GrantVerbCodec = t.keyof({ read: null, use: null, manage: null }, "GrantVerb");
 
-/** A grant: `subject` may do `verb` (and the verbs before it) on every alias `pattern` matches. */
-export interface Grant {
-  readonly id: string;
-  readonly subject: Subject;
-  readonly pattern: AliasPattern;
-  readonly verb: GrantVerb;
-}
-
 const grantProps = { subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec };
+/** A grant: `subject` may do `verb` (and the verbs before it) on every alias `pattern` matches. */
+export const GrantCodec = t.type({ id: t.string, ...grantProps }, "Grant");
+export type Grant = t.TypeOf<typeof GrantCodec>;
 /** A grant as a request gives it (POST /grants, a service token's `grants`): no id, no other field. */
 export const GrantRequestCodec = strictObject("GrantRequest", grantProps, t.type(grantProps));
 export type GrantRequest = t.TypeOf<typeof GrantRequestCodec>;
@@ -66,7 +61,8 @@ export const grantRules = {
 export const describeGrant = ({ subject, verb, pattern }: Omit<Grant, "id">): string => `${subject} ${verb} ${pattern}`;
 
 /** The roles of SPEC §5: an admin may do everything, a viewer call every GET endpoint. */
-export type Role = "admin" | "viewer";
+export const ROLES = ["admin", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
 
 /** Who is asking, as the access decision needs it. */
 export interface Principal {

@@ -1,31 +1,41 @@
-import type { Alias } from "./codecs.js";
+import * as t from "io-ts";
+import { AliasCodec, IsoTimeCodec, type Alias } from "./codecs.js";
+import { oneOf } from "./decode.js";
 import type { OrchestratorError } from "./errors.js";
 
 /** What the last background check found: the key accepted, refused, the orchestrator not answering usefully; or never checked. */
 export const HEALTH_STATES = ["valid", "invalid", "unreachable", "unknown"] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
+export const HealthStateCodec = oneOf(HEALTH_STATES, "HealthState");
 
 /** What one check can find: every state but `unknown`. */
 export const HEALTH_CHECK_OUTCOMES = HEALTH_STATES.filter(
   (state): state is Exclude<HealthState, "unknown"> => state !== "unknown",
 );
 
-/** One background check of a connection. */
-export interface HealthCheck {
-  readonly at: Date;
-  readonly outcome: Exclude<HealthState, "unknown">;
-  readonly latencyMs: number;
-  /** Why it is not valid (the orchestrator error's reason, written by us); null when valid. */
-  readonly reason: string | null;
-}
+/** One check of a connection: its outcome, how long it took, and why it is not valid (our words; null when valid). */
+export const HealthCheckCodec = t.type(
+  {
+    at: IsoTimeCodec,
+    outcome: oneOf(HEALTH_CHECK_OUTCOMES, "HealthCheckOutcome"),
+    latencyMs: t.number,
+    reason: t.union([t.string, t.null]),
+  },
+  "HealthCheck",
+);
+export type HealthCheck = t.TypeOf<typeof HealthCheckCodec>;
 
-/** A connection's health: its state, since when, and its last checks, newest first. */
-export interface ConnectionHealth {
-  readonly alias: Alias;
-  readonly state: HealthState;
-  readonly since: Date | null;
-  readonly checks: readonly HealthCheck[];
-}
+/** A connection's health: its state, since when (null: never checked), and its last checks, newest first. */
+export const ConnectionHealthCodec = t.type(
+  {
+    alias: AliasCodec,
+    state: HealthStateCodec,
+    since: t.union([IsoTimeCodec, t.null]),
+    checks: t.readonlyArray(HealthCheckCodec),
+  },
+  "ConnectionHealth",
+);
+export type ConnectionHealth = t.TypeOf<typeof ConnectionHealthCodec>;
 
 /** A refused key is `invalid`; anything else that kept the orchestrator from answering is `unreachable`. */
 export const healthOutcomeOf = (error: OrchestratorError | undefined): HealthCheck["outcome"] =>

@@ -16,52 +16,25 @@ import {
 } from "./events.js";
 import { compileGlob } from "./glob.js";
 import { opennmsEvents, opennmsPing } from "./opennms-event.js";
+import {
+  DELIVERY_STATUSES,
+  WEBHOOK_KINDS,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  type Webhook,
+  type WebhookKind,
+} from "../wire/webhooks.js";
 
-export const WEBHOOK_KINDS = ["cloudevents", "opennms"] as const;
-export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
-
-/** A webhook as it is listed: never its secret nor its credentials. */
-export interface Webhook {
-  readonly id: string;
-  readonly url: string;
-  /** Event type patterns (without the prefix, `*` any run of characters); `["*"]` is every event. */
-  readonly types: readonly string[];
-  readonly kind: WebhookKind;
-  readonly createdAt: Date;
-  /** When a receiver answered 410 Gone: nothing is delivered to it from then on. */
-  readonly disabledAt: Date | null;
-}
+// What a webhook, a delivery and an attempt are is what the REST API answers of them: the wire's codecs.
+export { DELIVERY_STATUSES, WEBHOOK_KINDS };
+export type { Delivery, DeliveryAttempt, DeliveryStatus, Webhook, WebhookKind };
 
 /** What a webhook keeps sealed at rest (as apiKeys are): the signing secret, and an `opennms` kind's Basic credentials. */
 export interface WebhookSecrets {
   /** `whsec_` + base64 of the signing key's bytes (Standard Webhooks). */
   readonly secret: string;
   readonly credentials: { readonly username: string; readonly password: string } | null;
-}
-
-export const DELIVERY_STATUSES = ["pending", "delivered", "dead"] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-/** One try at a delivery: what the receiver answered (or the network error), and how long it took. Never a body. */
-export interface DeliveryAttempt {
-  readonly at: Date;
-  /** The HTTP status, null when no answer came (network error, timeout, fence). */
-  readonly status: number | null;
-  /** Why it failed without an answer; null otherwise. */
-  readonly error: string | null;
-  readonly latencyMs: number;
-}
-
-/** One event to one webhook: an outbox row, written with the audit entry it carries. */
-export interface Delivery {
-  readonly id: string;
-  readonly webhookId: string;
-  /** The event's id: the audit entry's, and the `webhook-id` header. */
-  readonly eventId: string;
-  readonly status: DeliveryStatus;
-  /** When it is due next (pending), or was settled. */
-  readonly nextAttemptAt: Date;
-  readonly attempts: readonly DeliveryAttempt[];
 }
 
 /**

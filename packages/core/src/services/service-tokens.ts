@@ -7,7 +7,7 @@ import { isUuid } from "../domain/codecs.js";
 import { decodeInput, strictObject } from "../domain/decode.js";
 import type { DomainError } from "../domain/errors.js";
 import { AliasPatternCodec, GrantVerbCodec, type Grant } from "../domain/grants.js";
-import { timeText } from "../domain/time.js";
+import type { IssuedToken, ServiceToken as ListedToken } from "../wire/admin.js";
 import type { Clock } from "../ports/clock.js";
 import type { ServiceToken, ServiceTokenStore } from "../ports/service-token-store.js";
 import type { AuditedToken, TokenChange } from "./audit-trail.js";
@@ -72,27 +72,17 @@ export type TokenGrants = t.TypeOf<typeof createProps.grants>;
 const renewProps = { overlapHours: integerIn("OverlapHours", 0, 720) };
 const RenewTokenRequest = strictObject("RenewTokenRequest", renewProps, t.partial(renewProps));
 
-/** A token as it is listed (never its secret). */
-export interface ListedToken {
-  readonly id: string;
-  readonly name: string;
-  readonly role: ServiceToken["role"];
-  readonly expiresAt: string;
-  readonly lastUsedAt: string | null;
-  readonly createdBy: string;
-  readonly createdAt: string;
-}
-/** A token with its secret: the answer of a creation or a renewal, the only ones that show it. */
-export type IssuedToken = ListedToken & { readonly token: string };
+// A token as it is listed (never its secret), and with its secret (the answer of a creation or a renewal): the wire's.
+export type { IssuedToken, ListedToken };
 
 const listed = ({ id, name, role, expiresAt, lastUsedAt, createdBy, createdAt }: ServiceToken): ListedToken => ({
   id,
   name,
   role,
-  expiresAt: timeText(expiresAt),
-  lastUsedAt: lastUsedAt ? timeText(lastUsedAt) : null,
+  expiresAt,
+  lastUsedAt,
   createdBy,
-  createdAt: timeText(createdAt),
+  createdAt,
 });
 
 /** Why a service token admits no one: the detail never holds the token. */

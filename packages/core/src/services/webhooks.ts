@@ -29,6 +29,7 @@ import {
 import type { AuditLog } from "../ports/audit-log.js";
 import type { Clock } from "../ports/clock.js";
 import type { WebhookStore } from "../ports/webhook-store.js";
+import type { CreatedWebhook } from "../wire/webhooks.js";
 import type { WebhookChange } from "./audit-trail.js";
 
 /** Sends one signed request to a receiver (at most `timeoutMs`): what it answered, or why nothing came. */
@@ -36,8 +37,8 @@ export interface WebhookSender {
   send(request: WebhookRequest, timeoutMs: number): Promise<WebhookAnswer>;
 }
 
-/** A webhook as created: the only time its secret is shown. */
-export type CreatedWebhook = Webhook & { readonly secret: string };
+// A webhook as created, the only time its secret is shown, is the wire's.
+export type { CreatedWebhook };
 
 export interface WebhooksOptions {
   readonly store: WebhookStore;

@@ -1,4 +1,3 @@
-import { timeText } from "../domain/time.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
@@ -8,6 +7,7 @@ import { decodeInput } from "../domain/decode.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
+import type { ConnectionDetails as DetailsAnswer } from "../wire/connections.js";
 
 /**
  * What a store holds of one connection, shown without the key: its version, when the key was set, the key's
@@ -38,14 +38,14 @@ export const detailsOf =
     keyRenewal: connection.apiKeyRef === undefined ? (connection.keyRenewal ?? "off") : "off",
   });
 
-/** The details as the interface answers them (docs/interface.md §2): the key's date in ISO 8601 UTC, or null. */
-export const detailsAnswer = (details: ConnectionDetails) => ({
+/** The details as the interface answers them (docs/interface.md §2, the wire's `ConnectionDetails`): unknown dates null. */
+export const detailsAnswer = (details: ConnectionDetails): DetailsAnswer => ({
   alias: details.alias,
   orchestratorUrl: details.orchestratorUrl,
   version: details.version,
-  apiKeySetAt: details.apiKeySetAt ? timeText(details.apiKeySetAt) : null,
+  apiKeySetAt: details.apiKeySetAt,
   apiKeyFingerprint: details.apiKeyFingerprint,
-  apiKeyExpiresAt: details.apiKeyExpiry ? timeText(details.apiKeyExpiry.expiresAt) : null,
+  apiKeyExpiresAt: details.apiKeyExpiry?.expiresAt ?? null,
   apiKeyExpirySource: details.apiKeyExpiry?.source ?? null,
   keyRenewal: details.keyRenewal,
   // Where the key is kept, when not in the store (SPEC §12): the reference, never the key.

@@ -10,6 +10,7 @@ import { identifyAsCheck } from "./identify-target.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
+import type { Validation, VerboseValidation } from "../wire/connections.js";
 import { detailsAnswer, detailsOf, type ConnectionDetails, type LearnedExpiry } from "./describe-connection.js";
 
 /**
@@ -27,7 +28,7 @@ export type ValidationResult = ConnectionDetails &
  * A validation as the interface answers it (docs/interface.md §2): alias, URL and `valid`; verbose adds the
  * key's `type` or the `reason` it is not valid, the connection's `version`, when its key was set and its fingerprint.
  */
-export const validationAnswer = (result: ValidationResult, verbose: boolean) => {
+export const validationAnswer = (result: ValidationResult, verbose: boolean): Validation | VerboseValidation => {
   const base = { alias: result.alias, orchestratorUrl: result.orchestratorUrl, valid: result.valid };
   if (!verbose) return base;
   return { ...base, ...(result.valid ? { type: result.type } : { reason: result.reason }), ...detailsAnswer(result) };

@@ -1,5 +1,5 @@
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
-import { timeText, type Clock } from "@sdwan-connections/core";
+import type { Clock } from "@sdwan-connections/core";
 import type { AuthenticatedUser, Authenticator } from "./authenticator.js";
 import type { Users } from "./users.js";
 
@@ -13,8 +13,8 @@ const BEARER = `Bearer ${PREFIX}`;
 export const isConsoleSession = (header: string | undefined): header is string => header?.startsWith(BEARER) === true;
 
 export interface SessionTokens {
-  /** A token proving `name` until `expiresAt` (ISO 8601). */
-  issue(name: string): { readonly token: string; readonly expiresAt: string };
+  /** A token proving `name` until `expiresAt`. */
+  issue(name: string): { readonly token: string; readonly expiresAt: Date };
   /** The user name a token proves now, or undefined (malformed, forged, expired). */
   verify(token: string): string | undefined;
 }
@@ -41,7 +41,7 @@ export const createSessionTokens = (key: Buffer, clock: Clock, ttlMs = SESSION_T
       const payload = `${expiresAt}.${Buffer.from(name).toString("base64url")}`;
       return {
         token: `${PREFIX}${payload}.${mac(payload).toString("base64url")}`,
-        expiresAt: timeText(new Date(expiresAt)),
+        expiresAt: new Date(expiresAt),
       };
     },
     verify: (token) => {

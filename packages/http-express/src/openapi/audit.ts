@@ -1,11 +1,7 @@
-import {
-  AUDITED_FIELDS,
-  AUDIT_ACTIONS,
-  AUDIT_OUTCOMES,
-  AUDIT_PAGE_MAX,
-  VALIDATION_OUTCOMES,
-} from "@sdwan-connections/core";
-import { commonErrors, problem } from "./shared.js";
+import { AUDITED_FIELDS, AUDIT_PAGE_MAX } from "@sdwan-connections/core";
+import { AuditPage } from "@sdwan-connections/core/wire";
+import type { Notes } from "./schema-of.js";
+import { commonErrors, json, problem } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): GET /audit and the AuditEntry schema (routes/audit.ts). */
 
@@ -47,22 +43,7 @@ export const auditPaths = {
         },
       ],
       responses: {
-        "200": {
-          description: "A page of entries and the `before` of the next page (null on the last).",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["entries", "next"],
-                additionalProperties: false,
-                properties: {
-                  entries: { type: "array", items: { $ref: "#/components/schemas/AuditEntry" } },
-                  next: { type: ["string", "null"] },
-                },
-              },
-            },
-          },
-        },
+        "200": json("A page of entries and the `before` of the next page (null on the last).", AuditPage),
         ...commonErrors,
         "403": problem("Only admins may read the audit trail."),
       },
@@ -70,77 +51,31 @@ export const auditPaths = {
   },
 } as const;
 
-export const auditSchemas = {
-  AuditEntry: {
-    type: "object",
-    additionalProperties: false,
-    required: [
-      "id",
-      "at",
-      "actor",
-      "requestId",
-      "action",
-      "alias",
-      "fields",
-      "forced",
-      "validation",
-      "outcome",
-      "failure",
-      "detail",
-    ],
-    properties: {
-      id: { type: "string", description: "Unique; sorts by time." },
-      at: { type: "string", format: "date-time" },
-      actor: { type: "string", description: "The user (`cli:<os user>` from the CLI)." },
-      requestId: { type: ["string", "null"], description: "The request's X-Request-Id." },
-      action: {
-        type: "string",
-        enum: AUDIT_ACTIONS,
-        description:
-          "key-check: a key check that did not match; forbidden: a write refused to a viewer (its method in detail).",
-      },
-      alias: {
-        oneOf: [{ $ref: "#/components/schemas/Alias" }, { type: "null" }],
-        description: "null for a rotation, or when the alias given was not valid.",
-      },
-      fields: {
-        type: "array",
-        items: { type: "string", enum: AUDITED_FIELDS },
-        description: "The names of the fields the request set; never a value.",
-      },
-      forced: { type: "boolean" },
-      validation: {
-        type: "string",
-        enum: VALIDATION_OUTCOMES,
-        description:
-          "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before.",
-      },
-      outcome: {
-        type: "string",
-        enum: AUDIT_OUTCOMES,
-        description:
-          "unchanged: an update to the URL and key already stored (kept with the attempts, not the changes).",
-      },
-      failure: {
-        type: ["string", "null"],
-        description:
-          "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch; KeyMismatch, Forbidden).",
-      },
-      detail: {
-        type: ["string", "null"],
-        description: "For a health change: `valid → unreachable` and the check's reason.",
-      },
-      orchestratorUrl: {
-        type: "string",
-        description:
-          "The orchestrator URL of the connection the entry is about, as it was then (a change's, a health change's, a key warning's): what its event tells. Absent when not known.",
-      },
-      version: {
-        type: "integer",
-        minimum: 1,
-        description:
-          "For an add or update, the connection's version it left; for a delete, the version removed. Absent otherwise.",
-      },
-    },
+export const auditNotes: Notes = {
+  "AuditEntry.id": "Unique; sorts by time.",
+  "AuditEntry.actor": "The user (`cli:<os user>` from the CLI).",
+  "AuditEntry.requestId": "The request's X-Request-Id.",
+  "AuditEntry.action":
+    "key-check: a key check that did not match; forbidden: a write refused to a viewer (its method in detail).",
+  "AuditEntry.alias": "null for a rotation, or when the alias given was not valid.",
+  "AuditEntry.fields": {
+    type: "array",
+    items: { type: "string", enum: AUDITED_FIELDS },
+    description: "The names of the fields the request set; never a value.",
   },
-} as const;
+  "AuditEntry.validation":
+    "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before.",
+  "AuditEntry.outcome":
+    "unchanged: an update to the URL and key already stored (kept with the attempts, not the changes).",
+  "AuditEntry.failure":
+    "Why it failed (the error's kind, e.g. ValidationRefused, VersionMismatch; KeyMismatch, Forbidden).",
+  "AuditEntry.detail": "For a health change: `valid → unreachable` and the check's reason.",
+  "AuditEntry.orchestratorUrl":
+    "The orchestrator URL of the connection the entry is about, as it was then (a change's, a health change's, a key warning's): what its event tells. Absent when not known.",
+  "AuditEntry.version": {
+    type: "integer",
+    minimum: 1,
+    description:
+      "For an add or update, the connection's version it left; for a delete, the version removed. Absent otherwise.",
+  },
+};

@@ -1,22 +1,21 @@
+import { API_KEY_MAX_LENGTH, API_KEY_PATTERN } from "@sdwan-connections/core";
 import {
-  ALIAS_MAX_LENGTH,
-  ALIAS_PATTERN,
   ANSWER_TEXT,
-  API_KEY_MAX_LENGTH,
-  API_KEY_PATTERN,
-  API_KEY_REF_MAX_LENGTH,
-  CONNECTION_KINDS,
-  KEY_EXPIRY_SOURCES,
-  KEY_RENEWAL_MODES,
-  ORCHESTRATOR_URL_MAX_LENGTH,
-  ORCHESTRATOR_URL_PATTERN,
-} from "@sdwan-connections/core";
+  ConnectionDetails,
+  ConnectionSummary,
+  KeyCheck,
+  Validation,
+  VerboseValidation,
+} from "@sdwan-connections/core/wire";
+import * as t from "io-ts";
+import type { Notes } from "./schema-of.js";
 import {
   aliasParameter,
   commonErrors,
   noSuchConnection,
   conditional,
   flag,
+  json,
   jsonBody,
   problem,
   text,
@@ -48,59 +47,48 @@ const versioned = {
   ),
 } as const;
 
-/** What a store holds of a connection beside its alias and URL (never the key). */
-const storedProperties = {
+/** What a store holds of a connection beside its alias and URL (never the key): in the stored and the verbose answer. */
+const storedNotes: Notes = {
   version: {
     type: "integer",
     minimum: 1,
     description:
       "The ETag's value. Every change (adding included) gives a new version, greater than any the store gave before, so a version of a deleted connection never matches the alias added again; an update that changes nothing keeps it.",
   },
-  apiKeySetAt: {
-    type: ["string", "null"],
-    format: "date-time",
-    description: "When the stored key was set (UTC); null for a key stored before keys were dated.",
-  },
+  apiKeySetAt: "When the stored key was set (UTC); null for a key stored before keys were dated.",
   apiKeyFingerprint: {
-    type: "string",
     pattern: "^[A-Za-z0-9_-]{43}$",
     description:
       "HMAC-SHA-256 of the stored key under a key of the connection (derived from its lower-cased alias and the master key), base64url. The connection's key gives the same fingerprint in every instance of a deployment; the same key on another connection gives another; it cannot be reversed or computed without the master key. It changes when the master key does.",
   },
-  apiKeyExpiresAt: {
-    type: ["string", "null"],
-    format: "date-time",
-    description:
-      "When the key expires (UTC), as far as it is known: declared (apiKeyExpiresAt on add or update), the key's own JWT `exp`, or the orchestrator's token list (asked by the background checks); null when unknown.",
-  },
-  apiKeyExpirySource: {
-    type: ["string", "null"],
-    enum: [...KEY_EXPIRY_SOURCES, null],
-    description:
-      "Where apiKeyExpiresAt comes from: `declared`, `token` (the key's JWT exp, read, never verified) or `orchestrator`; null when unknown.",
-  },
-  keyRenewal: {
-    type: "string",
-    enum: KEY_RENEWAL_MODES,
-    description:
-      "Whether the service renews the key through the orchestrator before it expires (SPEC §12): `auto`, or `off` (the default).",
-  },
-  apiKeyRef: {
-    type: "string",
-    description:
-      "Where the key is kept when it is not in the store (`file:NAME`, `env:NAME`); absent for a stored key. The fingerprint and expiry are of the key read from it now.",
-  },
+  apiKeyExpiresAt:
+    "When the key expires (UTC), as far as it is known: declared (apiKeyExpiresAt on add or update), the key's own JWT `exp`, or the orchestrator's token list (asked by the background checks); null when unknown.",
+  apiKeyExpirySource:
+    "Where apiKeyExpiresAt comes from: `declared`, `token` (the key's JWT exp, read, never verified) or `orchestrator`; null when unknown.",
+  keyRenewal:
+    "Whether the service renews the key through the orchestrator before it expires (SPEC §12): `auto`, or `off` (the default).",
+  apiKeyRef:
+    "Where the key is kept when it is not in the store (`file:NAME`, `env:NAME`); absent for a stored key. The fingerprint and expiry are of the key read from it now.",
+};
+
+export const connectionsNotes: Notes = {
+  ...Object.fromEntries(
+    ["ConnectionDetails", "VerboseValidation"].flatMap((name) =>
+      Object.entries(storedNotes).map(([field, text]) => [`${name}.${field}`, text]),
+    ),
+  ),
+  ConnectionDetails: "A connection as stored (GET with stored=true): no verdict on its key.",
+  VerboseValidation: "A validation with verbose=true: `type` when valid, `reason` when not, and what is stored.",
+  "VerboseValidation.type": "When valid.",
+  "VerboseValidation.reason": "When not valid.",
 };
 const keyRenewalProperty = {
-  type: "string",
-  enum: KEY_RENEWAL_MODES,
+  $ref: "#/components/schemas/KeyRenewal",
   description:
     "Optional: `auto` renews the key through the orchestrator SDWAN_KEY_RENEW_DAYS before it expires (customer keys by refresh, partner keys by create, download and revoke after SDWAN_KEY_RENEW_OVERLAP_H); `off` (a new connection's default) does not. Any `manage` right may set it; the original's clients never send it.",
 };
 const apiKeyRefProperty = {
-  type: "string",
-  maxLength: API_KEY_REF_MAX_LENGTH,
-  pattern: "^(env:SDWAN_APIKEY_[A-Za-z0-9_]+|file:[^/].*)$",
+  $ref: "#/components/schemas/ApiKeyRef",
   description:
     "Where the key is kept instead of the store (SPEC §12), admin only: `file:NAME` (a file in SDWAN_APIKEY_DIR, such as a mounted Kubernetes Secret; its real path must stay inside that directory and outside the data directory, and it may not be or decode to a master key) or `env:NAME` (a variable SDWAN_APIKEY_…). Read whenever the key is used, never stored, re-read within 60 s; excludes apiKey.",
 };
@@ -119,13 +107,8 @@ export const connectionsPaths = {
       parameters: conditional.parameters,
       responses: {
         "200": {
-          description: "Every connection's alias and orchestrator URL.",
+          ...json("Every connection's alias and orchestrator URL.", t.array(ConnectionSummary)),
           headers: conditional.headers,
-          content: {
-            "application/json": {
-              schema: { type: "array", items: { $ref: "#/components/schemas/ConnectionSummary" } },
-            },
-          },
         },
         "304": conditional.notModified,
         ...commonErrors,
@@ -165,16 +148,11 @@ export const connectionsPaths = {
       ],
       responses: {
         "200": {
-          description:
+          ...json(
             "The validation's result; an orchestrator that refuses or cannot be reached gives valid=false. With stored=true, the stored connection.",
+            t.union([Validation, VerboseValidation, ConnectionDetails]),
+          ),
           headers: versioned.etag,
-          content: {
-            "application/json": {
-              schema: {
-                oneOf: [{ $ref: "#/components/schemas/Validation" }, { $ref: "#/components/schemas/StoredConnection" }],
-              },
-            },
-          },
         },
         ...commonErrors,
         "403": verbMissing,
@@ -220,21 +198,9 @@ export const connectionsPaths = {
       operationId: "checkApiKey",
       summary:
         "Tell whether the stored apiKey is the one given, without showing it (compared in constant time, the orchestrator not asked). Admins only; checks that do not match count against the client as failed logins do.",
-      requestBody: jsonBody("#/components/schemas/KeyCheck"),
+      requestBody: jsonBody("#/components/schemas/KeyCheckRequest"),
       responses: {
-        "200": {
-          description: "Whether the given key is the stored one.",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["matches"],
-                additionalProperties: false,
-                properties: { matches: { type: "boolean" } },
-              },
-            },
-          },
-        },
+        "200": json("Whether the given key is the stored one.", KeyCheck),
         ...commonErrors,
         "403": writeErrors["403"],
         "404": noSuchConnection,
@@ -250,20 +216,6 @@ export const connectionsPaths = {
 } as const;
 
 export const connectionsSchemas = {
-  Alias: {
-    type: "string",
-    minLength: 1,
-    maxLength: ALIAS_MAX_LENGTH,
-    pattern: ALIAS_PATTERN.source,
-    description: "Unique ignoring case; returned as first given.",
-  },
-  OrchestratorUrl: {
-    type: "string",
-    minLength: 1,
-    maxLength: ORCHESTRATOR_URL_MAX_LENGTH,
-    pattern: ORCHESTRATOR_URL_PATTERN.source,
-    description: "Absolute http(s) URL without user-info or fragment, returned exactly as given.",
-  },
   ApiKey: {
     type: "string",
     minLength: 1,
@@ -271,15 +223,6 @@ export const connectionsSchemas = {
     pattern: API_KEY_PATTERN.source,
     writeOnly: true,
     description: "The orchestrator credential: accepted on add and update, never returned. No control characters.",
-  },
-  ConnectionSummary: {
-    type: "object",
-    required: ["alias", "orchestratorUrl"],
-    additionalProperties: false,
-    properties: {
-      alias: { $ref: "#/components/schemas/Alias" },
-      orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
-    },
   },
   AddConnection: {
     type: "object",
@@ -295,7 +238,7 @@ export const connectionsSchemas = {
       apiKeyRef: apiKeyRefProperty,
     },
   },
-  KeyCheck: {
+  KeyCheckRequest: {
     type: "object",
     required: ["apiKey"],
     additionalProperties: false,
@@ -323,41 +266,6 @@ export const connectionsSchemas = {
       apiKeyExpiresAt: apiKeyExpiresAtProperty,
       keyRenewal: keyRenewalProperty,
       apiKeyRef: apiKeyRefProperty,
-    },
-  },
-  Validation: {
-    type: "object",
-    description:
-      "`type` or `reason`, `version`, `apiKeySetAt`, `apiKeyFingerprint`, `apiKeyExpiresAt`, `apiKeyExpirySource` and `keyRenewal` only with verbose=true.",
-    required: ["alias", "orchestratorUrl", "valid"],
-    additionalProperties: false,
-    properties: {
-      alias: { $ref: "#/components/schemas/Alias" },
-      orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
-      valid: { type: "boolean" },
-      type: { type: "string", enum: CONNECTION_KINDS, description: "When valid." },
-      reason: { type: "string", description: "When not valid." },
-      ...storedProperties,
-    },
-  },
-  StoredConnection: {
-    type: "object",
-    description: "A connection as stored (GET with stored=true): no verdict on its key.",
-    required: [
-      "alias",
-      "orchestratorUrl",
-      "version",
-      "apiKeySetAt",
-      "apiKeyFingerprint",
-      "apiKeyExpiresAt",
-      "apiKeyExpirySource",
-      "keyRenewal",
-    ],
-    additionalProperties: false,
-    properties: {
-      alias: { $ref: "#/components/schemas/Alias" },
-      orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
-      ...storedProperties,
     },
   },
 } as const;

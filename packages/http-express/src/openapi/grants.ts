@@ -1,5 +1,7 @@
-import { ALIAS_MAX_LENGTH, GRANT_VERBS, SUBJECT_PATTERN } from "@sdwan-connections/core";
-import { aliasParameter, commonErrors, jsonBody, problem, writeErrors } from "./shared.js";
+import { AccessCheck, ConnectionAccess, Grant } from "@sdwan-connections/core/wire";
+import * as t from "io-ts";
+import type { Notes } from "./schema-of.js";
+import { aliasParameter, commonErrors, json, jsonBody, problem, writeErrors } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): Grants, a connection's access list and the access check, with their schemas (routes/grants.ts). */
 
@@ -11,12 +13,7 @@ export const grantsPaths = {
       operationId: "listGrants",
       summary: "Every grant, oldest first (SPEC §11). Admins only.",
       responses: {
-        "200": {
-          description: "Every grant.",
-          content: {
-            "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Grant" } } },
-          },
-        },
+        "200": json("Every grant.", t.array(Grant)),
         ...commonErrors,
         "403": adminsOnly,
       },
@@ -27,10 +24,7 @@ export const grantsPaths = {
         "Grants a subject a verb (and the verbs before it) on every alias a pattern matches; allow only. Audited as a change; every instance applies it within a second. Admins only.",
       requestBody: jsonBody("#/components/schemas/GrantRequest"),
       responses: {
-        "201": {
-          description: "The grant.",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/Grant" } } },
-        },
+        "201": json("The grant.", Grant),
         ...commonErrors,
         "403": adminsOnly,
         "409": problem("A grant saying the same (subject, verb, pattern in any case) exists."),
@@ -61,34 +55,7 @@ export const grantsPaths = {
       summary:
         "Who may do what on a connection through grants: each subject with its verbs, and the grants covering it (admins may do everything, viewers read and use). Admins only.",
       responses: {
-        "200": {
-          description: "The connection's access list.",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["alias", "subjects", "grants"],
-                additionalProperties: false,
-                properties: {
-                  alias: { $ref: "#/components/schemas/Alias" },
-                  subjects: {
-                    type: "array",
-                    items: {
-                      type: "object",
-                      required: ["subject", "verbs"],
-                      additionalProperties: false,
-                      properties: {
-                        subject: { $ref: "#/components/schemas/Subject" },
-                        verbs: { $ref: "#/components/schemas/Verbs" },
-                      },
-                    },
-                  },
-                  grants: { type: "array", items: { $ref: "#/components/schemas/Grant" } },
-                },
-              },
-            },
-          },
-        },
+        "200": json("The connection's access list.", ConnectionAccess),
         ...commonErrors,
         "403": problem("Only admins may read access lists."),
         "404": problem("No connection has this alias."),
@@ -105,23 +72,7 @@ export const grantsPaths = {
         { name: "alias", in: "query", required: true, schema: { $ref: "#/components/schemas/Alias" } },
       ],
       responses: {
-        "200": {
-          description: "The verbs.",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["subject", "alias", "verbs"],
-                additionalProperties: false,
-                properties: {
-                  subject: { $ref: "#/components/schemas/Subject" },
-                  alias: { $ref: "#/components/schemas/Alias" },
-                  verbs: { $ref: "#/components/schemas/Verbs" },
-                },
-              },
-            },
-          },
-        },
+        "200": json("The verbs.", AccessCheck),
         ...commonErrors,
         "403": problem("Only admins may check access."),
       },
@@ -129,25 +80,14 @@ export const grantsPaths = {
   },
 } as const;
 
+export const grantsNotes: Notes = {
+  GrantVerb:
+    "read (listed, stored read, health, events) ⊂ use (validate, customers) ⊂ manage (add within the pattern, update, delete, key check).",
+  "Grant.id": { format: "uuid" },
+};
+
+/** The request body; its parts are the wire's components. */
 export const grantsSchemas = {
-  Subject: {
-    type: "string",
-    pattern: SUBJECT_PATTERN.source,
-    description: "A principal (user:NAME, oidc:NAME, token:NAME) or a group (group:NAME).",
-  },
-  AliasPattern: {
-    type: "string",
-    minLength: 1,
-    maxLength: ALIAS_MAX_LENGTH,
-    pattern: "^[A-Za-z0-9._*-]+$",
-    description: "An alias glob: `*` any run of characters; matched ignoring case, as aliases are.",
-  },
-  GrantVerb: {
-    type: "string",
-    enum: [...GRANT_VERBS],
-    description:
-      "read (listed, stored read, health, events) ⊂ use (validate, customers) ⊂ manage (add within the pattern, update, delete, key check).",
-  },
   GrantRequest: {
     type: "object",
     required: ["subject", "pattern", "verb"],
@@ -158,25 +98,4 @@ export const grantsSchemas = {
       verb: { $ref: "#/components/schemas/GrantVerb" },
     },
   },
-  Grant: {
-    type: "object",
-    required: ["id", "subject", "pattern", "verb"],
-    additionalProperties: false,
-    properties: {
-      id: { type: "string", format: "uuid" },
-      subject: { $ref: "#/components/schemas/Subject" },
-      pattern: { $ref: "#/components/schemas/AliasPattern" },
-      verb: { $ref: "#/components/schemas/GrantVerb" },
-    },
-  },
-  PatternGrant: {
-    type: "object",
-    required: ["pattern", "verb"],
-    additionalProperties: false,
-    properties: {
-      pattern: { $ref: "#/components/schemas/AliasPattern" },
-      verb: { $ref: "#/components/schemas/GrantVerb" },
-    },
-  },
-  Verbs: { type: "array", items: { $ref: "#/components/schemas/GrantVerb" } },
 } as const;

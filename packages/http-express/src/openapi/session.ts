@@ -1,6 +1,16 @@
-import { ROLES, commonErrors, flag, problem } from "./shared.js";
+import { AuthConfig, Me, Session } from "@sdwan-connections/core/wire";
+import type { Notes } from "./schema-of.js";
+import { commonErrors, flag, json, problem } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): How a client signs in and who it is: /auth/config, /me, /session (routes/auth-config.ts, me.ts, session.ts). */
+
+export const sessionNotes: Notes = {
+  "OidcClientConfig.issuer": { format: "uri" },
+  "Me.user": "A local user's name, or the principal of a bearer token (oidc:NAME).",
+  "Me.role": "null: a provider's user in no admin or viewer group (it may read nothing).",
+  "Me.grants": "With grants=true only: what the principal may do beside its role.",
+  "Session.token": { pattern: "^sdc_" },
+};
 
 export const sessionPaths = {
   "/auth/config": {
@@ -10,35 +20,7 @@ export const sessionPaths = {
         "How a client may sign in, asked without credentials: the OpenID provider and the console's public client (authorization code + PKCE), or null for HTTP Basic only.",
       security: [],
       responses: {
-        "200": {
-          description: "The sign-in configuration.",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["oidc"],
-                additionalProperties: false,
-                properties: {
-                  oidc: {
-                    oneOf: [
-                      { type: "null" },
-                      {
-                        type: "object",
-                        required: ["issuer", "clientId", "scopes"],
-                        additionalProperties: false,
-                        properties: {
-                          issuer: { type: "string", format: "uri" },
-                          clientId: { type: "string" },
-                          scopes: { type: "array", items: { type: "string" } },
-                        },
-                      },
-                    ],
-                  },
-                },
-              },
-            },
-          },
-        },
+        "200": json("The sign-in configuration.", AuthConfig),
       },
     },
   },
@@ -54,33 +36,7 @@ export const sessionPaths = {
         ),
       ],
       responses: {
-        "200": {
-          description: "The signed-in user.",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["user", "role"],
-                additionalProperties: false,
-                properties: {
-                  user: {
-                    type: "string",
-                    description: "A local user's name, or the principal of a bearer token (oidc:NAME).",
-                  },
-                  role: {
-                    enum: [...ROLES, null],
-                    description: "null: a provider's user in no admin or viewer group (it may read nothing).",
-                  },
-                  grants: {
-                    type: "array",
-                    description: "With grants=true only: what the principal may do beside its role.",
-                    items: { $ref: "#/components/schemas/PatternGrant" },
-                  },
-                },
-              },
-            },
-          },
-        },
+        "200": json("The signed-in user.", Me),
         ...commonErrors,
       },
     },
@@ -92,24 +48,7 @@ export const sessionPaths = {
         "A console session for the Basic credentials given: the user, their role and a token (`sdc_…`, 8 hours) sent as `Authorization: Bearer` instead of the password. Signed with a key derived from SDWAN_MASTER_KEY (so every instance sharing it accepts it), or a random key per process without one. Only Basic credentials start one: a session never extends itself.",
       security: [{ basic: [] }],
       responses: {
-        "200": {
-          description: "The session (never cached).",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["user", "role", "token", "expiresAt"],
-                additionalProperties: false,
-                properties: {
-                  user: { type: "string" },
-                  role: { type: "string", enum: ROLES },
-                  token: { type: "string", pattern: "^sdc_" },
-                  expiresAt: { type: "string", format: "date-time" },
-                },
-              },
-            },
-          },
-        },
+        "200": json("The session (never cached).", Session),
         ...commonErrors,
         "403": problem("Asked with a session token rather than a user name and password."),
         "404": problem("The service runs without authentication."),

@@ -1,16 +1,18 @@
-import type { Role } from "@sdwan-connections/core";
+import { Problem } from "@sdwan-connections/core/wire";
 
 /** The building blocks every resource's description shares: answers, headers, parameters. */
 
 /** The largest request body accepted (413 above it): part of the interface, so defined with its document. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-/** The roles a user or a service token may have. */
-export const ROLES = ["admin", "viewer"] as const satisfies readonly Role[];
-
 export const problem = (description: string) => ({
   description,
-  content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+  content: { "application/problem+json": { schema: Problem } },
+});
+/** A JSON answer: `schema` is a wire codec (or a schema). */
+export const json = <S>(description: string, schema: S) => ({
+  description,
+  content: { "application/json": { schema } },
 });
 /** A text/plain answer that is one of `values`. */
 export const text = (description: string, values: readonly string[]) => ({

@@ -1,24 +1,9 @@
-import { ROLES, commonErrors, jsonBody, problem, writeErrors } from "./shared.js";
+import { IssuedToken, ServiceToken } from "@sdwan-connections/core/wire";
+import * as t from "io-ts";
+import type { Notes } from "./schema-of.js";
+import { commonErrors, json, jsonBody, problem, writeErrors } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): Service tokens' paths and schemas (routes/tokens.ts). */
-
-const serviceTokenProperties = {
-  id: { type: "string", format: "uuid" },
-  name: { type: "string" },
-  role: {
-    type: ["string", "null"],
-    enum: [...ROLES, null],
-    description: "null for a token created with grants and no role: it may do only what its grants give.",
-  },
-  expiresAt: { type: "string", format: "date-time" },
-  lastUsedAt: {
-    type: ["string", "null"],
-    format: "date-time",
-    description: "Within a minute of the last use; null when never used.",
-  },
-  createdBy: { type: "string", description: "The audit actor that created it." },
-  createdAt: { type: "string", format: "date-time" },
-};
 
 const adminsOnly = problem("Only admins may manage service tokens.");
 const noSuchToken = problem("There is no such token.");
@@ -36,12 +21,7 @@ export const tokensPaths = {
       operationId: "listServiceTokens",
       summary: "The service tokens, oldest first, expired ones included; never a secret. Admins only.",
       responses: {
-        "200": {
-          description: "Every token.",
-          content: {
-            "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/ServiceToken" } } },
-          },
-        },
+        "200": json("Every token.", t.array(ServiceToken)),
         ...commonErrors,
         "403": adminsOnly,
       },
@@ -52,10 +32,7 @@ export const tokensPaths = {
         "Creates a service token for automation, sent as `Authorization: Bearer sdw_…`; its principal `token:NAME` is the audit actor. The secret is in this answer only; the store keeps its SHA-256. Admins only.",
       requestBody: jsonBody("#/components/schemas/CreateServiceTokenRequest"),
       responses: {
-        "201": {
-          description: "The token, with its secret (never cached).",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } },
-        },
+        "201": json("The token, with its secret (never cached).", IssuedToken),
         ...commonErrors,
         "403": adminsOnly,
         "409": problem("A token of this name exists."),
@@ -88,10 +65,7 @@ export const tokensPaths = {
         content: { "application/json": { schema: { $ref: "#/components/schemas/RenewServiceTokenRequest" } } },
       },
       responses: {
-        "200": {
-          description: "The token, with its new secret (never cached).",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/IssuedServiceToken" } } },
-        },
+        "200": json("The token, with its new secret (never cached).", IssuedToken),
         ...commonErrors,
         "403": adminsOnly,
         "404": noSuchToken,
@@ -102,26 +76,16 @@ export const tokensPaths = {
   },
 } as const;
 
+export const tokensNotes: Notes = {
+  "ServiceToken.id": { format: "uuid" },
+  "ServiceToken.role": "null for a token created with grants and no role: it may do only what its grants give.",
+  "ServiceToken.lastUsedAt": "Within a minute of the last use; null when never used.",
+  "ServiceToken.createdBy": "The audit actor that created it.",
+  "IssuedToken.token": { pattern: "^sdw_[A-Za-z0-9_-]{43}$", description: "The secret: shown in this answer only." },
+};
+
+/** The request bodies; their parts are the wire's components. */
 export const tokensSchemas = {
-  ServiceToken: {
-    type: "object",
-    required: ["id", "name", "role", "expiresAt", "lastUsedAt", "createdBy", "createdAt"],
-    additionalProperties: false,
-    properties: serviceTokenProperties,
-  },
-  IssuedServiceToken: {
-    type: "object",
-    required: ["id", "name", "role", "expiresAt", "lastUsedAt", "createdBy", "createdAt", "token"],
-    additionalProperties: false,
-    properties: {
-      ...serviceTokenProperties,
-      token: {
-        type: "string",
-        pattern: "^sdw_[A-Za-z0-9_-]{43}$",
-        description: "The secret: shown in this answer only.",
-      },
-    },
-  },
   CreateServiceTokenRequest: {
     type: "object",
     required: ["name", "expiresInDays"],
@@ -134,8 +98,7 @@ export const tokensSchemas = {
       },
       expiresInDays: { type: "integer", minimum: 1, maximum: 365 },
       role: {
-        type: "string",
-        enum: ROLES,
+        $ref: "#/components/schemas/Role",
         description: "viewer when left out, unless grants are given: then none.",
       },
       grants: {

@@ -1,27 +1,9 @@
-import { DELIVERY_STATUSES, WEBHOOK_KINDS } from "@sdwan-connections/core";
-import { commonErrors, jsonBody, problem, writeErrors } from "./shared.js";
+import { CreatedWebhook, Delivery, DeliveryStatus, PingAnswer, Webhook } from "@sdwan-connections/core/wire";
+import * as t from "io-ts";
+import type { Notes } from "./schema-of.js";
+import { commonErrors, json, jsonBody, problem, writeErrors } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): Webhooks' paths (with their deliveries) and schemas (routes/webhooks.ts). */
-
-const webhookProperties = {
-  id: { type: "string", format: "uuid" },
-  url: { type: "string" },
-  types: { type: "array", items: { type: "string" } },
-  kind: { type: "string", enum: WEBHOOK_KINDS },
-  createdAt: { type: "string", format: "date-time" },
-  disabledAt: {
-    type: ["string", "null"],
-    format: "date-time",
-    description: "When the receiver answered 410 Gone: nothing is delivered from then on.",
-  },
-} as const;
-
-const attemptProperties = {
-  at: { type: "string", format: "date-time" },
-  status: { type: ["integer", "null"], description: "The receiver's HTTP status; null when none came." },
-  error: { type: ["string", "null"], description: "Why no answer came (a network error code, timeout)." },
-  latencyMs: { type: "number" },
-} as const;
 
 const webhookIdParameter = {
   name: "id",
@@ -40,12 +22,7 @@ export const webhooksPaths = {
       operationId: "listWebhooks",
       summary: "The webhooks, oldest first; never a secret. Admins only.",
       responses: {
-        "200": {
-          description: "Every webhook.",
-          content: {
-            "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Webhook" } } },
-          },
-        },
+        "200": json("Every webhook.", t.array(Webhook)),
         ...commonErrors,
         "403": adminsOnly,
       },
@@ -56,10 +33,7 @@ export const webhooksPaths = {
         "Creates a webhook: every event of its types is POSTed to the URL at least once, in order, signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is in this answer only; the store keeps it sealed. Admins only.",
       requestBody: jsonBody("#/components/schemas/CreateWebhookRequest"),
       responses: {
-        "201": {
-          description: "The webhook, with its signing secret (never cached).",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/CreatedWebhook" } } },
-        },
+        "201": json("The webhook, with its signing secret (never cached).", CreatedWebhook),
         ...commonErrors,
         "403": adminsOnly,
         "413": writeErrors["413"],
@@ -73,10 +47,7 @@ export const webhooksPaths = {
       operationId: "getWebhook",
       summary: "One webhook; never its secret. Admins only.",
       responses: {
-        "200": {
-          description: "The webhook.",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/Webhook" } } },
-        },
+        "200": json("The webhook.", Webhook),
         ...commonErrors,
         "403": adminsOnly,
         "404": noSuchWebhook,
@@ -100,10 +71,7 @@ export const webhooksPaths = {
       summary:
         "Sends a signed ping (type org.sdwan-connections.webhook.ping; never in the event log nor the deliveries) now, and answers what the receiver said. Admins only.",
       responses: {
-        "200": {
-          description: "The attempt.",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/PingAnswer" } } },
-        },
+        "200": json("The attempt.", PingAnswer),
         ...commonErrors,
         "403": adminsOnly,
         "404": noSuchWebhook,
@@ -128,18 +96,11 @@ export const webhooksPaths = {
           in: "query",
           required: false,
           description: "Only the deliveries in this state (e.g. `dead`, to send them again).",
-          schema: { type: "string", enum: [...DELIVERY_STATUSES] },
+          schema: DeliveryStatus,
         },
       ],
       responses: {
-        "200": {
-          description: "The deliveries.",
-          content: {
-            "application/json": {
-              schema: { type: "array", items: { $ref: "#/components/schemas/WebhookDelivery" } },
-            },
-          },
-        },
+        "200": json("The deliveries.", t.array(Delivery)),
         ...commonErrors,
         "403": adminsOnly,
         "404": noSuchWebhook,
@@ -162,10 +123,7 @@ export const webhooksPaths = {
       summary:
         "Sends a delivered or dead delivery's event again: a new pending delivery of it (the same webhook-id, so receivers dedupe), after the webhook's other deliveries. Audited (webhook-redeliver). Admins only.",
       responses: {
-        "202": {
-          description: "The new delivery, pending.",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookDelivery" } } },
-        },
+        "202": json("The new delivery, pending.", Delivery),
         ...commonErrors,
         "403": adminsOnly,
         "404": problem("There is no such webhook, or it has no delivery with this id (delivery-not-found)."),
@@ -176,6 +134,25 @@ export const webhooksPaths = {
   },
 } as const;
 
+export const webhooksNotes: Notes = {
+  "Webhook.id": { format: "uuid" },
+  "Webhook.disabledAt": "When the receiver answered 410 Gone: nothing is delivered from then on.",
+  "CreatedWebhook.secret": {
+    pattern: "^whsec_",
+    description: "The signing secret (whsec_ + base64 of its bytes): shown in this answer only.",
+  },
+  "DeliveryAttempt.status": {
+    type: ["integer", "null"],
+    description: "The receiver's HTTP status; null when none came.",
+  },
+  "DeliveryAttempt.error": "Why no answer came (a network error code, timeout).",
+  "Delivery.id": { format: "uuid" },
+  "Delivery.webhookId": { format: "uuid" },
+  "Delivery.eventId": "The event's id (the audit entry's): the webhook-id header.",
+  "Delivery.nextAttemptAt": "When it is tried next (pending), or was settled.",
+};
+
+/** The request body; its parts are the wire's components. */
 export const webhooksSchemas = {
   CreateWebhookRequest: {
     type: "object",
@@ -193,57 +170,9 @@ export const webhooksSchemas = {
         items: { type: "string" },
         description: "Event types, `*` a wildcard (e.g. connection.health.*); every event when left out.",
       },
-      kind: { type: "string", enum: WEBHOOK_KINDS, default: "cloudevents" },
+      kind: { $ref: "#/components/schemas/WebhookKind", default: "cloudevents" },
       username: { type: "string", description: "kind opennms only: Basic credentials for OpenNMS's REST API." },
       password: { type: "string", writeOnly: true, description: "kind opennms only; sealed at rest." },
-    },
-  },
-  Webhook: {
-    type: "object",
-    required: ["id", "url", "types", "kind", "createdAt", "disabledAt"],
-    additionalProperties: false,
-    properties: webhookProperties,
-  },
-  CreatedWebhook: {
-    type: "object",
-    required: ["id", "url", "types", "kind", "createdAt", "disabledAt", "secret"],
-    additionalProperties: false,
-    properties: {
-      ...webhookProperties,
-      secret: {
-        type: "string",
-        pattern: "^whsec_",
-        description: "The signing secret (whsec_ + base64 of its bytes): shown in this answer only.",
-      },
-    },
-  },
-  WebhookAttempt: {
-    type: "object",
-    required: ["at", "status", "error", "latencyMs"],
-    additionalProperties: false,
-    properties: attemptProperties,
-  },
-  PingAnswer: {
-    type: "object",
-    required: ["at", "status", "error", "latencyMs", "kind"],
-    additionalProperties: false,
-    properties: { ...attemptProperties, kind: { type: "string", enum: WEBHOOK_KINDS } },
-  },
-  WebhookDelivery: {
-    type: "object",
-    required: ["id", "webhookId", "eventId", "status", "nextAttemptAt", "attempts"],
-    additionalProperties: false,
-    properties: {
-      id: { type: "string", format: "uuid" },
-      webhookId: { type: "string", format: "uuid" },
-      eventId: { type: "string", description: "The event's id (the audit entry's): the webhook-id header." },
-      status: { type: "string", enum: ["pending", "delivered", "dead"] },
-      nextAttemptAt: {
-        type: "string",
-        format: "date-time",
-        description: "When it is tried next (pending), or was settled.",
-      },
-      attempts: { type: "array", items: { $ref: "#/components/schemas/WebhookAttempt" } },
     },
   },
 } as const;

@@ -1,4 +1,5 @@
 import type { Audit } from "@sdwan-connections/core";
+import { AuditPage } from "@sdwan-connections/core/wire";
 import { Router } from "express";
 import { problem } from "../errors.js";
 import { accessOfRequest, mayRead, needs } from "../middleware/authorize.js";
@@ -24,7 +25,7 @@ export const auditRoutes = (audit: Pick<Audit, "list">): Router => {
       }
       // Filtered as it is read, so the page and its cursor tell nothing of what the principal may not read.
       await respond(res, audit.list(req.query, access === undefined ? undefined : mayRead(res.locals)), (page) =>
-        sendJson(res, 200, page),
+        sendJson(res, 200, AuditPage, page),
       );
     })
     .all(needs("role"), methodNotAllowed("GET, HEAD"));

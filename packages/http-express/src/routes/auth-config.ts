@@ -1,4 +1,5 @@
 import type { OidcConfig } from "@sdwan-connections/composition";
+import { AuthConfig } from "@sdwan-connections/core/wire";
 import { Router } from "express";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
@@ -15,7 +16,7 @@ export const authConfigRoutes = (oidc: OidcConfig | undefined): Router => {
   };
   router
     .route("/auth/config")
-    .get(withFlags([], async (_req, res) => sendJson(res, 200, answer)))
+    .get(withFlags([], async (_req, res) => sendJson(res, 200, AuthConfig, answer)))
     .all(methodNotAllowed("GET, HEAD"));
   return router;
 };

@@ -6,6 +6,13 @@ import {
   type Connections,
   type GrantVerb,
 } from "@sdwan-connections/core";
+import {
+  ConnectionDetails,
+  ConnectionSummary,
+  KeyCheck,
+  Validation,
+  VerboseValidation,
+} from "@sdwan-connections/core/wire";
 import { Router, type Request, type Response } from "express";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
@@ -53,8 +60,8 @@ const refusedKeyReference = async (
   return true;
 };
 
-// Exactly the two summary fields, whatever a store returns.
-const SUMMARY_KEYS = ["alias", "orchestratorUrl"];
+// Exactly the wire's summary fields, whatever a store returns (written without a codec's encode: the list can be long).
+const SUMMARY_KEYS = Object.keys(ConnectionSummary.props);
 
 /**
  * docs/interface.md §1-§2: list, add, validate, update and delete connections, and check a key; each
@@ -117,11 +124,11 @@ export const connectionsRoutes = (
         return stored
           ? respond(res, connections.describe(alias), (details) => {
               res.setHeader("ETag", connectionTag(details.version));
-              sendJson(res, 200, detailsAnswer(details));
+              sendJson(res, 200, ConnectionDetails, detailsAnswer(details));
             })
           : respond(res, connections.validate(alias), (result) => {
               res.setHeader("ETag", connectionTag(result.version));
-              sendJson(res, 200, validationAnswer(result, verbose));
+              sendJson(res, 200, verbose ? VerboseValidation : Validation, validationAnswer(result, verbose));
             });
       }),
     )
@@ -188,7 +195,9 @@ export const connectionsRoutes = (
         })();
         if (E.isRight(checked) && !checked.right.matches) await reservation?.failed();
         else reservation?.giveBack();
-        await respond(res, TE.fromEither(checked), (result) => sendJson(res, 200, { matches: result.matches }));
+        await respond(res, TE.fromEither(checked), (result) =>
+          sendJson(res, 200, KeyCheck, { matches: result.matches }),
+        );
       }),
     )
     .all(needs({ connection: "manage" }), methodNotAllowed("POST"));

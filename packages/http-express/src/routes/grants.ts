@@ -5,9 +5,10 @@ import {
   decodeInput,
   patternMatches,
   SubjectCodec,
+  type Alias,
   type Core,
-  type Grant,
 } from "@sdwan-connections/core";
+import { AccessCheck, ConnectionAccess, Grant } from "@sdwan-connections/core/wire";
 import { Router } from "express";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
@@ -22,10 +23,11 @@ import { respond, sendJson, sendProblem } from "../respond.js";
 
 const ADMINS = { admin: "Grants are for admins only." };
 
+const GRANTS = t.readonlyArray(Grant);
 const CheckQuery = t.type({ subject: SubjectCodec, alias: AliasCodec });
 
 /** The verbs each subject's grants give on `alias`, subjects in the order of their first grant. */
-const accessList = (alias: string, grants: readonly Grant[]) => {
+const accessList = (alias: Alias, grants: readonly Grant[]): ConnectionAccess => {
   const covering = grants.filter((grant) => patternMatches(grant.pattern, alias));
   const subjects = [...new Set(covering.map((grant) => grant.subject))];
   return {
@@ -49,7 +51,7 @@ export const grantsRoutes = (service: Pick<Core, "grants" | "connections">, grou
     .get(
       needs(ADMINS),
       withFlags([], async (_req, res) => {
-        await respond(res, service.grants.list(), (grants) => sendJson(res, 200, grants));
+        await respond(res, service.grants.list(), (grants) => sendJson(res, 200, GRANTS, grants));
       }),
     )
     .post(
@@ -59,7 +61,7 @@ export const grantsRoutes = (service: Pick<Core, "grants" | "connections">, grou
         await respond(res, service.grants.add(req.body, actorOf(res.locals)), (grant) =>
           grant === undefined
             ? sendProblem(res, problem("grant-already-exists", "A grant saying the same exists."))
-            : sendJson(res, 201, grant),
+            : sendJson(res, 201, Grant, grant),
         );
       }),
     )
@@ -90,7 +92,7 @@ export const grantsRoutes = (service: Pick<Core, "grants" | "connections">, grou
               TE.map((grants: readonly Grant[]) => accessList(details.alias, grants))(service.grants.list()),
             ),
           ),
-          (list) => sendJson(res, 200, list),
+          (list) => sendJson(res, 200, ConnectionAccess, list),
         );
       }),
     )
@@ -105,7 +107,7 @@ export const grantsRoutes = (service: Pick<Core, "grants" | "connections">, grou
       }
       const { subject, alias } = query.right;
       await respond(res, service.grants.list(), (grants) =>
-        sendJson(res, 200, {
+        sendJson(res, 200, AccessCheck, {
           subject,
           alias,
           // A principal's groups from SDWAN_GROUPS_FILE count; its role and its provider's groups are known only when it signs in.

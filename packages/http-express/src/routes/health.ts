@@ -1,4 +1,5 @@
-import type { Health } from "@sdwan-connections/core";
+import type { Health as HealthFacade } from "@sdwan-connections/core";
+import { Health } from "@sdwan-connections/core/wire";
 import { Router } from "express";
 import { mayRead, needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
@@ -6,13 +7,13 @@ import { withFlags } from "../middleware/query-flags.js";
 import { respond, sendJson } from "../respond.js";
 
 /** The answer of GET /health/connections. */
-export const healthAnswer = (intervalMs: number | undefined, connections: readonly unknown[]) => ({
+export const healthAnswer = (intervalMs: number | undefined, connections: Health["connections"]): Health => ({
   intervalSeconds: intervalMs === undefined ? null : intervalMs / 1000,
   connections,
 });
 
 /** docs/interface.md §1: every connection's last known health, from validations and background checks (any authenticated user; no key in it). */
-export const healthRoutes = (health: Pick<Health, "list">, intervalMs: number | undefined): Router => {
+export const healthRoutes = (health: Pick<HealthFacade, "list">, intervalMs: number | undefined): Router => {
   const router = Router({ caseSensitive: true, strict: false });
   router
     .route("/health/connections")
@@ -24,6 +25,7 @@ export const healthRoutes = (health: Pick<Health, "list">, intervalMs: number | 
           sendJson(
             res,
             200,
+            Health,
             healthAnswer(
               intervalMs,
               connections.filter(({ alias }) => readable(alias)),

@@ -1,5 +1,6 @@
 import type { Groups } from "@sdwan-connections/composition";
 import { subjectsOf, type GrantService } from "@sdwan-connections/core";
+import { Me } from "@sdwan-connections/core/wire";
 import { Router } from "express";
 import { principalOf, needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
@@ -23,15 +24,15 @@ export const meRoutes = (grants: GrantService, groups: () => Groups): Router => 
       withFlags(["grants"], async (_req, res, flags) => {
         const user = userOf(res.locals);
         // A provider's user in no admin or viewer group has no role (null): it may read nothing.
-        const me =
+        const me: Me =
           user === undefined ? { user: "anonymous", role: "admin" } : { user: user.name, role: user.role ?? null };
         if (!flags.grants || user === undefined) {
-          sendJson(res, 200, flags.grants ? { ...me, grants: [] } : me);
+          sendJson(res, 200, Me, flags.grants ? { ...me, grants: [] } : me);
           return;
         }
         const subjects = subjectsOf(principalOf(user, groups()));
         await respond(res, grants.list(), (listed) =>
-          sendJson(res, 200, {
+          sendJson(res, 200, Me, {
             ...me,
             grants: listed
               .filter((grant) => subjects.has(grant.subject))

@@ -1,4 +1,5 @@
 import type { Metrics } from "@sdwan-connections/composition";
+import { OperationStatus } from "@sdwan-connections/core/wire";
 import { Router } from "express";
 import { BASE_PATH, openApiDocument } from "../openapi.js";
 import { sendRepresentation } from "../representation.js";
@@ -23,10 +24,10 @@ export interface OperationsOptions {
 /** docs/interface.md §7: health, readiness, metrics and the OpenAPI document; no credentials, nothing about connections. */
 export const operationsRoutes = ({ metrics, ready, draining }: OperationsOptions): Router => {
   const router = Router();
-  router.get(OPERATION_PATHS.health, (_req, res) => sendJson(res, 200, { status: "ok" }));
+  router.get(OPERATION_PATHS.health, (_req, res) => sendJson(res, 200, OperationStatus, { status: "ok" }));
   router.get(OPERATION_PATHS.ready, async (_req, res) => {
     const ok = !draining() && (await ready().catch(() => false));
-    sendJson(res, ok ? 200 : 503, { status: ok ? "ready" : "not ready" });
+    sendJson(res, ok ? 200 : 503, OperationStatus, { status: ok ? "ready" : "not ready" });
   });
   router.get(OPERATION_PATHS.metrics, async (_req, res) => {
     res.setHeader("Content-Type", metrics.registry.contentType);

@@ -1,3 +1,4 @@
+import { Session } from "@sdwan-connections/core/wire";
 import { Router } from "express";
 import * as O from "fp-ts/lib/Option.js";
 import { parseBasic } from "../auth/authenticator.js";
@@ -40,7 +41,7 @@ export const sessionRoutes = (sessions: SessionTokens | undefined): Router => {
           return;
         }
         res.setHeader("Cache-Control", "no-store");
-        sendJson(res, 200, { user: user.name, role: user.role, ...sessions.issue(user.name) });
+        sendJson(res, 200, Session, { user: user.name, role: user.role ?? null, ...sessions.issue(user.name) });
       }),
     )
     .all(needs("role"), methodNotAllowed("GET, HEAD"));

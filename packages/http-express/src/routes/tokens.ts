@@ -1,3 +1,5 @@
+import { IssuedToken, ServiceToken } from "@sdwan-connections/core/wire";
+import * as t from "io-ts";
 import { Router, type Response } from "express";
 import type { ServiceTokens } from "@sdwan-connections/core";
 import { problem } from "../errors.js";
@@ -20,15 +22,16 @@ const mayManage = (tokens: ServiceTokens | undefined, res: Response): tokens is 
   return true;
 };
 
+const TOKENS = t.readonlyArray(ServiceToken);
 const ADMINS = { admin: "Service tokens are for admins only." };
 
 const noSuchToken = (res: Response) =>
   sendProblem(res, problem("token-not-found", "There is no service token with this id."));
 
 /** Answers a token with its secret: never cached, as GET /session's. */
-const sendIssued = (res: Response, status: number, issued: unknown) => {
+const sendIssued = (res: Response, status: number, issued: IssuedToken) => {
   res.setHeader("Cache-Control", "no-store");
-  sendJson(res, status, issued);
+  sendJson(res, status, IssuedToken, issued);
 };
 
 /**
@@ -43,7 +46,7 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
     .get(
       needs(ADMINS),
       withFlags([], async (_req, res) => {
-        if (mayManage(tokens, res)) await respond(res, tokens.list(), (list) => sendJson(res, 200, list));
+        if (mayManage(tokens, res)) await respond(res, tokens.list(), (list) => sendJson(res, 200, TOKENS, list));
       }),
     )
     .post(

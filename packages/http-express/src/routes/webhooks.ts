@@ -1,4 +1,6 @@
 import type { Webhooks } from "@sdwan-connections/core";
+import { CreatedWebhook, Delivery, PingAnswer, Webhook } from "@sdwan-connections/core/wire";
+import * as t from "io-ts";
 import { Router, type Request, type Response } from "express";
 import { problem } from "../errors.js";
 import { needs } from "../middleware/authorize.js";
@@ -17,16 +19,18 @@ const mayManage = (webhooks: Webhooks | undefined, res: Response): webhooks is W
   return true;
 };
 
+const WEBHOOKS = t.readonlyArray(Webhook);
+const DELIVERIES = t.readonlyArray(Delivery);
 const ADMINS = { admin: "Webhooks are for admins only." };
 
 const noSuchWebhook = (res: Response) =>
   sendProblem(res, problem("webhook-not-found", "There is no webhook with this id."));
 
-/** Answers `found`, or 404 when undefined. */
+/** Answers `found` (the wire's `answer`), or 404 when undefined. */
 const sendFound =
-  (res: Response, status = 200) =>
-  (found: unknown) =>
-    found === undefined ? noSuchWebhook(res) : sendJson(res, status, found);
+  <C extends t.Any>(res: Response, answer: C) =>
+  (found: t.TypeOf<C> | undefined) =>
+    found === undefined ? noSuchWebhook(res) : sendJson(res, 200, answer, found);
 
 /**
  * docs/interface.md "Webhooks" (SPEC §9), admins only: create (the secret shown once), list, get, delete, ping,
@@ -41,7 +45,7 @@ export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
     .get(
       needs(ADMINS),
       withFlags([], async (_req, res) => {
-        if (mayManage(webhooks, res)) await respond(res, webhooks.list(), (list) => sendJson(res, 200, list));
+        if (mayManage(webhooks, res)) await respond(res, webhooks.list(), (list) => sendJson(res, 200, WEBHOOKS, list));
       }),
     )
     .post(
@@ -52,7 +56,7 @@ export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
         await respond(res, webhooks.create(req.body, actorOf(res.locals)), (created) => {
           // The secret is in this answer only: never cached.
           res.setHeader("Cache-Control", "no-store");
-          sendJson(res, 201, created);
+          sendJson(res, 201, CreatedWebhook, created);
         });
       }),
     )
@@ -62,7 +66,7 @@ export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
     .get(
       needs(ADMINS),
       withFlags([], async (req, res) => {
-        if (mayManage(webhooks, res)) await respond(res, webhooks.get(id(req)), sendFound(res));
+        if (mayManage(webhooks, res)) await respond(res, webhooks.get(id(req)), sendFound(res, Webhook));
       }),
     )
     .delete(
@@ -80,14 +84,15 @@ export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
     .post(
       needs(ADMINS),
       withFlags([], async (req, res) => {
-        if (mayManage(webhooks, res)) await respond(res, webhooks.ping(id(req)), sendFound(res));
+        if (mayManage(webhooks, res)) await respond(res, webhooks.ping(id(req)), sendFound(res, PingAnswer));
       }),
     )
     .all(needs("role"), methodNotAllowed("POST"));
   router
     .route("/webhooks/:id/deliveries")
     .get(needs(ADMINS), async (req, res) => {
-      if (mayManage(webhooks, res)) await respond(res, webhooks.deliveries(id(req), req.query), sendFound(res));
+      if (mayManage(webhooks, res))
+        await respond(res, webhooks.deliveries(id(req), req.query), sendFound(res, DELIVERIES));
     })
     .all(needs("role"), methodNotAllowed("GET, HEAD"));
   router
@@ -101,7 +106,7 @@ export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
         await respond(res, redelivered, (redelivery) => {
           switch (redelivery._tag) {
             case "queued":
-              return sendJson(res, 202, redelivery.delivery);
+              return sendJson(res, 202, Delivery, redelivery.delivery);
             case "unknown":
               return sendProblem(
                 res,
