@@ -24,6 +24,8 @@ export interface IndexedLine extends AuditHead {
   readonly commit: number;
   readonly change: boolean;
   readonly rank: number;
+  /** Whether its line names webhooks its event goes to (the outbox). */
+  readonly outbox: boolean;
 }
 
 /**
@@ -77,6 +79,7 @@ export const extendIndex = (index: TrailIndex, bytes: Buffer, file: string, mtim
       commit: typeof value["commit"] === "number" ? value["commit"] : 0,
       change,
       rank: change ? changes++ : attempts++,
+      outbox: Array.isArray(value["webhooks"]),
     });
   }
   return { file, mtimeMs, size, lines, byId, changes, attempts };

@@ -288,13 +288,7 @@ export const selectAuditPage = (
 ): readonly AuditEntry[] => {
   const oldest = now - retention.maxAgeMs;
   const alias = query.alias === undefined ? undefined : aliasKey(query.alias);
-  let changes = 0;
-  let attempts = 0;
-  return [...entries]
-    .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .filter((entry) =>
-      isAuditedChange(entry) ? (changes += 1) <= retention.maxEntries : (attempts += 1) <= retention.maxAttempts,
-    )
+  return newestRetained(entries, isAuditedChange, retention)
     .filter(
       (entry) =>
         entry.at.getTime() >= oldest &&
@@ -303,6 +297,21 @@ export const selectAuditPage = (
         (query.before === undefined || entry.id < query.before),
     )
     .slice(0, query.limit);
+};
+
+/** Of `entries`, newest (id) first, those within the retention's counts: the newest changes, and apart the newest attempts. */
+export const newestRetained = <A extends { readonly id: string }>(
+  entries: readonly A[],
+  isChange: (entry: A) => boolean,
+  retention: AuditRetention,
+): A[] => {
+  let changes = 0;
+  let attempts = 0;
+  return [...entries]
+    .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .filter((entry) =>
+      isChange(entry) ? (changes += 1) <= retention.maxEntries : (attempts += 1) <= retention.maxAttempts,
+    );
 };
 
 /** Every entry `retention` still keeps, newest first: what a store that rewrites its trail keeps of it. */
