@@ -211,10 +211,10 @@ export const createLowdbAuditLog = ({
   const prune = async (): Promise<void> => {
     // Whether anything is to go, from the index (grown by the lines appended since, each parsed once): a health round
     // at 10,000 connections appends 10,000 entries, and each prune decoded the whole trail (issue 40).
-    const reader = await open(path, "r").catch(() => undefined);
-    if (reader === undefined) return;
+    const trail = await open(path, "r").catch(() => undefined);
+    if (trail === undefined) return;
     try {
-      const indexed = await currentIndex(reader);
+      const indexed = await currentIndex(trail);
       const kept = indexed.lines.filter(retainedBy(indexed)).length;
       // Lists leave out what is past the retention: the whole trail is rewritten only once that is a quarter of what
       // it keeps, not at every prune past it (a round of 10,000 health changes over a full trail rewrote it 20 times).
@@ -224,15 +224,18 @@ export const createLowdbAuditLog = ({
       // old: their events are still to be delivered. Each line copied as it is (one that is no entry's dropped).
       const oldest = Date.now() - retention.maxAgeMs;
       const keep = new Set(newestRetained(indexed.lines, (at) => at.change, retention).filter((at) => at.at >= oldest));
-      const whole = await reader.readFile();
+      const whole = await trail.readFile();
       const lines = indexed.lines.filter((at) => keep.has(at) || (at.outbox && (cursor === null || at.id > cursor)));
       if (lines.length === indexed.lines.length) return;
-      await (
-        await replaceDurably(path, Buffer.concat(lines.map((at) => whole.subarray(at.start, at.end))))
-      ).handle.close();
+      const { handle, stats } = await replaceDurably(
+        path,
+        Buffer.concat(lines.map((at) => whole.subarray(at.start, at.end))),
+      );
+      await handle.close();
+      reader.rewritten(lines, stats);
       leftAt = undefined;
     } finally {
-      await reader.close();
+      await trail.close();
     }
   };
 

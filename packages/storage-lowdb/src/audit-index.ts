@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import {
   isAuditedChange,
@@ -258,6 +259,25 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
     /** Forgets the index: the file changed under it (a line rewritten in place); the next read takes it whole. */
     forgetIndex: () => {
       index = emptyIndex();
+    },
+    /** The file is now `kept` (lines of the index, in order, each copied whole), with `stats`: none is read again. */
+    rewritten: (kept: readonly IndexedLine[], stats: Stats) => {
+      let [size, changes, attempts] = [0, 0, 0];
+      const lines = kept.map((line) => {
+        const start = size;
+        size += line.end - line.start;
+        return { ...line, start, end: size, rank: line.change ? changes++ : attempts++ };
+      });
+      const byId = new Map(lines.map((line, at) => [line.id, at]));
+      index = {
+        file: `${stats.ino}:${stats.birthtimeMs}`,
+        mtimeMs: stats.mtimeMs,
+        size,
+        lines,
+        byId,
+        changes,
+        attempts,
+      };
     },
     bytesRead: () => bytesRead,
   };
