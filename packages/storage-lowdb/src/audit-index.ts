@@ -194,7 +194,7 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
     }
     return wanted.flatMap((line) => read.get(line.id) ?? []);
   };
-  /** Whether the retention keeps a line of `trail`, now: as `retainedAuditEntries` decides, from the index alone. */
+  /** Whether the retention keeps a line of `trail`, now, by its place (the entries' rule, `newestRetained`, goes by id). */
   const retainedBy = (trail: TrailIndex, now = Date.now()) => {
     const oldest = now - retention.maxAgeMs;
     return (line: IndexedLine) =>
@@ -261,7 +261,7 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
       index = emptyIndex();
     },
     /** The file is now `kept` (lines of the index, in order, each copied whole), with `stats`: none is read again. */
-    rewritten: (kept: readonly IndexedLine[], stats: Stats) => {
+    rewritten: (kept: readonly IndexedLine[], { ino, birthtimeMs, mtimeMs }: Stats) => {
       let [size, changes, attempts] = [0, 0, 0];
       const lines = kept.map((line) => {
         const start = size;
@@ -269,15 +269,7 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
         return { ...line, start, end: size, rank: line.change ? changes++ : attempts++ };
       });
       const byId = new Map(lines.map((line, at) => [line.id, at]));
-      index = {
-        file: `${stats.ino}:${stats.birthtimeMs}`,
-        mtimeMs: stats.mtimeMs,
-        size,
-        lines,
-        byId,
-        changes,
-        attempts,
-      };
+      index = { file: `${ino}:${birthtimeMs}`, mtimeMs, size, lines, byId, changes, attempts };
     },
     bytesRead: () => bytesRead,
   };

@@ -314,14 +314,6 @@ export const newestRetained = <A extends { readonly id: string }>(
     );
 };
 
-/** Every entry `retention` still keeps, newest first: what a store that rewrites its trail keeps of it. */
-export const retainedAuditEntries = (
-  entries: readonly AuditEntry[],
-  retention: AuditRetention,
-  now = Date.now(),
-): readonly AuditEntry[] =>
-  selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention, now);
-
 /**
  * What a store keeps of an entry that a reader can be asked about before the rest is decoded: its alias, action and
  * outcome as stored (text, not yet checked), so a reader refuses what it may not read without decoding it.
@@ -351,7 +343,7 @@ export const selectAuditAfter = (
   select: (head: AuditHead) => boolean = () => true,
   now = Date.now(),
 ): AuditPageAfter => {
-  const read = [...retainedAuditEntries(entries, retention, now)]
+  const read = [...selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention, now)]
     .reverse()
     .filter((entry) => after === null || entry.id > after)
     .slice(0, limit);
