@@ -96,7 +96,7 @@ export {
   DEFAULT_AUDIT_RETENTION,
   entryAsWritten,
   isAuditedChange,
-  retainedAuditEntries,
+  newestRetained,
   selectAuditAfter,
   selectAuditPage,
   type Actor,

@@ -2,8 +2,8 @@ import { open, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
   DEFAULT_AUDIT_RETENTION,
+  newestRetained,
   createAuditListeners,
-  retainedAuditEntries,
   selectAuditPage,
   storageFailure,
   type AuditEntry,
@@ -112,7 +112,7 @@ export const createLowdbAuditLog = ({
   let leftAt: { readonly ino: number; readonly size: number } | undefined;
 
   const reader = createTrailReader({ path, retention, committedVersion, onWarning });
-  const { currentIndex, entriesAt, indexNow, readTrail, read, retainedBy } = reader;
+  const { currentIndex, entriesAt, indexNow, read, retainedBy } = reader;
 
   /**
    * Subscribers hear this process's entries once durable (a change's once it landed), and, by a look at the
@@ -209,32 +209,34 @@ export const createLowdbAuditLog = ({
   };
 
   const prune = async (): Promise<void> => {
-    // Whether anything is to go, first from the index (grown by the lines appended since, each parsed once): a
-    // health round at 10,000 connections appends 10,000 entries, and each prune decoded the whole trail, 20 times
-    // a round, a growing share of the round's CPU (issue 40). Only a trail with something to drop is decoded.
-    const reader = await open(path, "r").catch(() => undefined);
-    if (reader === undefined) return;
+    // Whether anything is to go, from the index (grown by the lines appended since, each parsed once): a health round
+    // at 10,000 connections appends 10,000 entries, and each prune decoded the whole trail (issue 40).
+    const trail = await open(path, "r").catch(() => undefined);
+    if (trail === undefined) return;
     try {
-      const indexed = await currentIndex(reader);
+      const indexed = await currentIndex(trail);
       const kept = indexed.lines.filter(retainedBy(indexed)).length;
       // Lists leave out what is past the retention: the whole trail is rewritten only once that is a quarter of what
       // it keeps, not at every prune past it (a round of 10,000 health changes over a full trail rewrote it 20 times).
       if ((indexed.lines.length - kept) * 4 < Math.max(1, kept)) return;
+      const cursor = await outboxCursor();
+      // What the retention keeps, as of entries, by id; and the lines of the outbox no relay has read yet, however
+      // old: their events are still to be delivered. Each line copied as it is (one that is no entry's dropped).
+      const oldest = Date.now() - retention.maxAgeMs;
+      const keep = new Set(newestRetained(indexed.lines, (at) => at.change, retention).filter((at) => at.at >= oldest));
+      const whole = await trail.readFile();
+      const lines = indexed.lines.filter((at) => keep.has(at) || (at.outbox && (cursor === null || at.id > cursor)));
+      if (lines.length === indexed.lines.length) return;
+      const { handle, stats } = await replaceDurably(
+        path,
+        Buffer.concat(lines.map((at) => whole.subarray(at.start, at.end))),
+      );
+      await handle.close();
+      reader.rewritten(lines, stats);
+      leftAt = undefined;
     } finally {
-      await reader.close();
+      await trail.close();
     }
-    const trail = await readTrail();
-    const { entries } = trail;
-    const retained = new Set(retainedAuditEntries(entries, retention));
-    const cursor = retained.size === entries.length ? null : await outboxCursor();
-    // Lines of the outbox no relay has read yet stay, however old: their events are still to be delivered.
-    const kept = entries.filter(
-      (entry) => retained.has(entry) || (trail.webhooks.has(entry.id) && (cursor === null || entry.id > cursor)),
-    );
-    if (kept.length === entries.length) return;
-    const text = kept.map((entry) => line(entry, () => trail.webhooks.get(entry.id) ?? [])).join("");
-    await (await replaceDurably(path, text)).handle.close();
-    leftAt = undefined;
   };
 
   /** Under the lock: cuts the file back to `size`, durably. */

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import {
   isAuditedChange,
@@ -24,6 +25,8 @@ export interface IndexedLine extends AuditHead {
   readonly commit: number;
   readonly change: boolean;
   readonly rank: number;
+  /** Whether its line names webhooks its event goes to (the outbox). */
+  readonly outbox: boolean;
 }
 
 /**
@@ -77,6 +80,7 @@ export const extendIndex = (index: TrailIndex, bytes: Buffer, file: string, mtim
       commit: typeof value["commit"] === "number" ? value["commit"] : 0,
       change,
       rank: change ? changes++ : attempts++,
+      outbox: Array.isArray(value["webhooks"]),
     });
   }
   return { file, mtimeMs, size, lines, byId, changes, attempts };
@@ -190,7 +194,7 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
     }
     return wanted.flatMap((line) => read.get(line.id) ?? []);
   };
-  /** Whether the retention keeps a line of `trail`, now: as `retainedAuditEntries` decides, from the index alone. */
+  /** Whether the retention keeps a line of `trail`, now, by its place (the entries' rule, `newestRetained`, goes by id). */
   const retainedBy = (trail: TrailIndex, now = Date.now()) => {
     const oldest = now - retention.maxAgeMs;
     return (line: IndexedLine) =>
@@ -255,6 +259,17 @@ export const createTrailReader = ({ path, retention, committedVersion, onWarning
     /** Forgets the index: the file changed under it (a line rewritten in place); the next read takes it whole. */
     forgetIndex: () => {
       index = emptyIndex();
+    },
+    /** The file is now `kept` (lines of the index, in order, each copied whole), with `stats`: none is read again. */
+    rewritten: (kept: readonly IndexedLine[], { ino, birthtimeMs, mtimeMs }: Stats) => {
+      let [size, changes, attempts] = [0, 0, 0];
+      const lines = kept.map((line) => {
+        const start = size;
+        size += line.end - line.start;
+        return { ...line, start, end: size, rank: line.change ? changes++ : attempts++ };
+      });
+      const byId = new Map(lines.map((line, at) => [line.id, at]));
+      index = { file: `${ino}:${birthtimeMs}`, mtimeMs, size, lines, byId, changes, attempts };
     },
     bytesRead: () => bytesRead,
   };

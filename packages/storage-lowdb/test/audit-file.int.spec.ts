@@ -117,6 +117,31 @@ describe("audit.jsonl", () => {
     expect(await lines()).toBe(900);
   });
 
+  it("knows the trail it rewrote without reading it again: its pages after a prune are a new reader's (issue 40)", async () => {
+    const directory = await newDataDir();
+    const retention = { ...DEFAULT_AUDIT_RETENTION, maxEntries: 900 };
+    const log = createLowdbAuditLog({ dataDir: directory, retention });
+    opened.push(log);
+    for (let batch = 0; batch < 15; batch += 1)
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          expectRight(log.record(anAuditEntry({ at: new Date(Date.now() + batch * 100 + i), action: "add" }))),
+        ),
+      );
+    const { size } = await stat(join(directory, AUDIT_FILE));
+    const read = log.bytesRead();
+    const pages = async (of: typeof log) => (await expectRight(of.listAfter(null, 2_000))).entries.map(({ id }) => id);
+    const ids = await pages(log);
+    // Rewritten to the 900 kept, and paged from the index it made of them: only the page's lines read.
+    expect(ids).toHaveLength(900);
+    expect(log.bytesRead() - read).toBeLessThanOrEqual(size);
+    const fresh = createLowdbAuditLog({ dataDir: directory, retention });
+    opened.push(fresh);
+    expect(ids).toEqual(await pages(fresh));
+    await expectRight(log.record(anAuditEntry({ at: new Date(Date.now() + 10_000), action: "add" })));
+    expect(await pages(log)).toEqual(await pages(fresh));
+  });
+
   it("rewrites itself without what the retention no longer keeps, a damaged line in the middle included", async () => {
     const directory = await newDataDir();
     const log = createLowdbAuditLog({ dataDir: directory, retention: { ...DEFAULT_AUDIT_RETENTION, maxEntries: 2 } });

@@ -3,19 +3,18 @@ import type { OrchestratorTarget } from "../domain/connection.js";
 import type { OrchestratorError } from "../domain/errors.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 
-// `inner` with some calls replaced by `overrides`, every other one forwarded: a new call of the port is forwarded here.
+// `inner` with some calls replaced by `overrides`, every other one forwarded (the calls below: a new one is listed there).
 export const decorateOrchestrator = (inner: Orchestrator, overrides: Partial<Orchestrator>): Orchestrator => ({
   startDeadline: () => inner.startDeadline(),
   admits: (orchestratorUrl) => inner.admits(orchestratorUrl),
-  identify: (target, deadline) => inner.identify(target, deadline),
-  listPartnerCustomers: (target, partnerId, deadline) => inner.listPartnerCustomers(target, partnerId, deadline),
-  listApiTokens: (target, identity, deadline) => inner.listApiTokens(target, identity, deadline),
-  refreshApiToken: (target, deadline) => inner.refreshApiToken(target, deadline),
-  createApiToken: (target, identity, request, deadline) => inner.createApiToken(target, identity, request, deadline),
-  downloadApiToken: (target, identity, id, deadline) => inner.downloadApiToken(target, identity, id, deadline),
-  revokeApiToken: (target, identity, id, deadline) => inner.revokeApiToken(target, identity, id, deadline),
+  ...(Object.fromEntries(TARGET_CALLS.map((call) => [call, forwarded(inner, call)])) as Pick<Orchestrator, TargetCall>),
   ...overrides,
 });
+
+const forwarded =
+  (inner: Orchestrator, call: TargetCall) =>
+  (...args: unknown[]): TaskEither<OrchestratorError, unknown> =>
+    (inner[call] as (...args: unknown[]) => TaskEither<OrchestratorError, unknown>).apply(inner, args);
 
 /** The port's calls that ask the orchestrator, each taking its target first: all but `startDeadline` and `admits`. */
 export const TARGET_CALLS = [
@@ -52,15 +51,7 @@ export const aroundTargetCalls = (
       TARGET_CALLS.map((call) => [
         call,
         (target: OrchestratorTarget, ...rest: unknown[]) =>
-          around(
-            call,
-            target,
-            (inner[call] as (...args: unknown[]) => TaskEither<OrchestratorError, unknown>).call(
-              inner,
-              target,
-              ...rest,
-            ),
-          ),
+          around(call, target, forwarded(inner, call)(target, ...rest)),
       ]),
     ) as Partial<Orchestrator>,
   );

@@ -1,7 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import {
   DEFAULT_AUDIT_RETENTION,
-  retainedAuditEntries,
   selectAuditAfter,
   selectAuditPage,
   type AuditEntry,
@@ -24,7 +23,7 @@ export const createInMemoryAuditLog = (retention: AuditRetention = DEFAULT_AUDIT
   return {
     record: (entry) => async () => {
       entries.push(entry);
-      if (entries.length > most) entries = [...retainedAuditEntries(entries, retention)].reverse();
+      if (entries.length > most) entries = [...selectAuditPage(entries, { limit: most / 2 }, retention)].reverse();
       listeners.tell(entry);
       return E.right(undefined);
     },

@@ -285,13 +285,7 @@ export const selectAuditPage = (
 ): readonly AuditEntry[] => {
   const oldest = now - retention.maxAgeMs;
   const alias = query.alias === undefined ? undefined : aliasKey(query.alias);
-  let changes = 0;
-  let attempts = 0;
-  return [...entries]
-    .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .filter((entry) =>
-      isAuditedChange(entry) ? (changes += 1) <= retention.maxEntries : (attempts += 1) <= retention.maxAttempts,
-    )
+  return newestRetained(entries, isAuditedChange, retention)
     .filter(
       (entry) =>
         entry.at.getTime() >= oldest &&
@@ -302,13 +296,20 @@ export const selectAuditPage = (
     .slice(0, query.limit);
 };
 
-/** Every entry `retention` still keeps, newest first: what a store that rewrites its trail keeps of it. */
-export const retainedAuditEntries = (
-  entries: readonly AuditEntry[],
+/** Of `entries`, newest (id) first, those within the retention's counts: the newest changes, and apart the newest attempts. */
+export const newestRetained = <A extends { readonly id: string }>(
+  entries: readonly A[],
+  isChange: (entry: A) => boolean,
   retention: AuditRetention,
-  now = Date.now(),
-): readonly AuditEntry[] =>
-  selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention, now);
+): A[] => {
+  let changes = 0;
+  let attempts = 0;
+  return [...entries]
+    .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .filter((entry) =>
+      isChange(entry) ? (changes += 1) <= retention.maxEntries : (attempts += 1) <= retention.maxAttempts,
+    );
+};
 
 /**
  * What a store keeps of an entry that a reader can be asked about before the rest is decoded: its alias, action and
@@ -339,7 +340,7 @@ export const selectAuditAfter = (
   select: (head: AuditHead) => boolean = () => true,
   now = Date.now(),
 ): AuditPageAfter => {
-  const read = [...retainedAuditEntries(entries, retention, now)]
+  const read = [...selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention, now)]
     .reverse()
     .filter((entry) => after === null || entry.id > after)
     .slice(0, limit);

@@ -139,8 +139,9 @@ export const webhookSelects =
 
 /** The webhooks an audit entry is delivered to (its event, when it is one, to each enabled webhook wanting it). */
 export const webhooksFor = (entry: AuditEntry, webhooks: readonly Webhook[]): readonly Webhook[] =>
+  // Without webhooks, no event is made (each entry of a round would make one for nothing).
   pipe(
-    eventOf(entry),
+    webhooks.length === 0 ? O.none : eventOf(entry),
     O.match(
       () => [],
       (event) => webhooks.filter((webhook) => webhook.disabledAt === null && webhookSelects(webhook)(event)),

@@ -159,20 +159,23 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
   const settled = async (): Promise<void> => {
     await Promise.all(recording);
   };
-  const entryOf = (by: Actor | undefined, subject: Subject, result: E.Either<DomainError, unknown>): AuditEntry => {
-    const at = new Date();
-    return {
-      id: auditEntryId(at),
-      at,
-      actor: by?.name ?? "anonymous",
-      requestId: by?.requestId ?? null,
-      ...subject,
-      validation: validationOf(subject, result),
-      outcome: outcomeOf(result),
-      failure: E.isLeft(result) ? result.left._tag : null,
-      detail: null,
-    };
-  };
+  // `at`: the time of what the entry tells (now, unless it happened before: a check's, a warning's).
+  const entryOf = (
+    by: Actor | undefined,
+    subject: Subject,
+    result: E.Either<DomainError, unknown>,
+    at = new Date(),
+  ): AuditEntry => ({
+    id: auditEntryId(at),
+    at,
+    actor: by?.name ?? "anonymous",
+    requestId: by?.requestId ?? null,
+    ...subject,
+    validation: validationOf(subject, result),
+    outcome: outcomeOf(result),
+    failure: E.isLeft(result) ? result.left._tag : null,
+    detail: null,
+  });
   /** An attempt refused before or without any write (a key that did not match, a role that may not write). */
   const refused = (
     by: Actor | undefined,
@@ -270,9 +273,7 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
       const subject: Subject = { action: "health-change", alias: aliasOrNull(alias), fields: [], forced: false };
       const detail = healthChangeDetail({ from, to, reason: check.reason });
       return recordInBackground({
-        ...entryOf({ name: by }, subject, E.right(undefined)),
-        id: auditEntryId(check.at),
-        at: check.at,
+        ...entryOf({ name: by }, subject, E.right(undefined), check.at),
         validation: "not-asked",
         detail,
         orchestratorUrl,
@@ -306,9 +307,7 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     ): void => {
       const subject: Subject = { action, alias, fields: [], forced: false };
       recordInBackground({
-        ...entryOf({ name: "key-expiry" }, subject, E.right(undefined)),
-        id: auditEntryId(at),
-        at,
+        ...entryOf({ name: "key-expiry" }, subject, E.right(undefined), at),
         validation: "not-asked",
         detail,
         orchestratorUrl,
@@ -327,9 +326,7 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     keyRenewalFailed: ({ alias, orchestratorUrl }: WarnedConnection, reason: string, at: Date): void => {
       const subject: Subject = { action: "key-renewal-failed", alias, fields: [], forced: false };
       recordInBackground({
-        ...entryOf({ name: RENEWAL_ACTOR }, subject, E.right(undefined)),
-        id: auditEntryId(at),
-        at,
+        ...entryOf({ name: RENEWAL_ACTOR }, subject, E.right(undefined), at),
         validation: "not-asked",
         detail: reason,
         orchestratorUrl,
@@ -338,9 +335,7 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
     /** A service token nearing (`token-expiring`) or past (`token-expired`) its expiry, as the key-expiry watch found it. */
     tokenExpiryWarned: (action: "token-expiring" | "token-expired", detail: string, at: Date): void => {
       recordInBackground({
-        ...entryOf({ name: "key-expiry" }, { action, alias: null, fields: [], forced: false }, E.right(undefined)),
-        id: auditEntryId(at),
-        at,
+        ...entryOf({ name: "key-expiry" }, { action, alias: null, fields: [], forced: false }, E.right(undefined), at),
         validation: "not-asked",
         detail,
       });

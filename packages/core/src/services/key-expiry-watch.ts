@@ -20,6 +20,7 @@ import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthLedger } from "../ports/health-ledger.js";
 import type { Orchestrator } from "../ports/orchestrator.js";
 import type { ServiceToken, ServiceTokenStore } from "../ports/service-token-store.js";
+import { repeatRounds } from "./rounds.js";
 
 /** How many keys expire (or have expired) within 7 and within 30 days, for `/metrics`. */
 export interface KeyExpiryCounts {
@@ -193,8 +194,7 @@ export const createKeyExpiryWatch = ({
     return { within7Days: within(7), within30Days: within(30) };
   };
 
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> | undefined;
+  let scans: ReturnType<typeof repeatRounds> | undefined;
   return {
     check,
     scan,
@@ -208,20 +208,14 @@ export const createKeyExpiryWatch = ({
       known.delete(aliasKey(alias));
       learnedByAlias.delete(aliasKey(alias));
     },
-    /** A scan now and then every `intervalMs` (a day by default), warning with `warnNow` (when no background health rounds do). */
+    /** A scan now and then `intervalMs` (a day by default) after each, warning with `warnNow` (when no background health rounds do). */
     start: (warnNow: boolean, intervalMs = DAY_MS): void => {
-      if (timer !== undefined) return;
-      const run = () => {
-        current = scan(warnNow)();
-      };
-      run();
-      timer = setInterval(run, intervalMs);
-      timer.unref();
+      scans ??= repeatRounds(scan(warnNow), () => intervalMs);
+      scans.start();
     },
     stop: async (): Promise<void> => {
-      clearInterval(timer);
-      timer = undefined;
-      await current;
+      await scans?.stop();
+      scans = undefined;
     },
   };
 };

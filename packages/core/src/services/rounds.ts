@@ -1,7 +1,7 @@
 /**
  * Runs `round` now and then again and again, each `delayMs()` after the last one ended, until stopped: the background
- * loop of the health monitor, the key renewals and the key references' watch. Never two rounds at once; the timer
- * never keeps the process alive.
+ * loop of the health monitor, the key renewals, the key references' watch and the key-expiry scans. Never two rounds
+ * at once; the timer never keeps the process alive.
  */
 export const repeatRounds = (round: () => Promise<void>, delayMs: () => number) => {
   let timer: NodeJS.Timeout | undefined;
