@@ -163,8 +163,8 @@ export const createWebhooks = ({
    * other webhooks' go on (a receiver that hangs delays only its own webhook). A look claims what is due for the
    * webhooks with no worker; it runs when a commit over the store is heard (`trail`, this instance's and every
    * other's), and every `pollMs` as the fallback. A wakeup during a look makes it look again (`again`): a commit is
-   * never left for the next poll. A worker's end makes one only when its run was cut short, or a look left what it
-   * found for the busy webhooks (`missed`): an idle relay's next look is the next commit's, never one it waits for.
+   * never left for the next poll. A worker's end makes one only when a look left its webhook out, or its run was cut
+   * short (`missed`): an idle relay's next look is the next commit's.
    */
   const createRelay = () => {
     const owner = randomUUID();
@@ -178,21 +178,18 @@ export const createWebhooks = ({
     /**
      * A run, in order, ended at its first delivery not made. An attempt begins only while the lease still covers a
      * whole attempt and as much again (what a slow machine may take to settle it): the rest of a longer run is
-     * claimed again by this owner at the next look, its lease renewed, and no other relay takes it meanwhile.
-     * Answers whether it was cut short so.
+     * claimed again by this owner at the look its end makes, its lease renewed, and no other relay takes it meanwhile.
      */
     const work = async (run: readonly ClaimedDelivery[], leaseUntil: number) => {
-      for (const one of run) {
-        if (clock.now() > leaseUntil - LEASE_SPARE_MS) return true;
-        if (stopped || !(await deliver(owner, one))) return false;
-      }
-      return false;
+      for (const one of run)
+        if (clock.now() > leaseUntil - LEASE_SPARE_MS) missed = true;
+        else if (stopped || !(await deliver(owner, one))) return;
     };
     const look = async (): Promise<void> => {
       for (;;) {
         const at = now();
         const leaseUntil = at.getTime() + LEASE_MS;
-        if (workers.size > 0) missed = true;
+        missed = workers.size > 0;
         const claimed = await store.claim(owner, at, new Date(leaseUntil), CLAIM_LIMIT, [...workers.keys()])();
         if (E.isLeft(claimed)) return onError?.(claimed.left);
         const runs = new Map<string, ClaimedDelivery[]>();
@@ -202,14 +199,10 @@ export const createWebhooks = ({
         for (const [webhookId, run] of runs)
           workers.set(
             webhookId,
-            work(run, leaseUntil)
-              .catch(() => true)
-              .then((cut) => {
-                workers.delete(webhookId);
-                if (!cut && !missed) return;
-                missed = false;
-                wake();
-              }),
+            work(run, leaseUntil).finally(() => {
+              workers.delete(webhookId);
+              if (missed) wake();
+            }),
           );
         // Fewer than asked for: every webhook without a worker had its whole run; else the others' come next.
         if (claimed.right.length < CLAIM_LIMIT) return;
@@ -250,8 +243,6 @@ export const createWebhooks = ({
           });
         wake();
       },
-      /** Looks now (after a write); during a look, once more after it. */
-      poke: wake,
       /** Stops, after the attempts under way (a claim left unsettled is taken over once its lease ends). */
       stop: async () => {
         stopped = true;
