@@ -203,7 +203,8 @@ export const createPostgresWebhookStore = ({
                .map((column) => `d.${column}`)
                .join(", ")}, d.seq
            )
-           select runs.webhook_id as planned_webhook_id, leased.* from runs left join leased on leased.seq = runs.seq
+           select runs.webhook_id as planned_webhook_id, leased.*, ${WEBHOOK_COLUMNS.replace(/^id, /, "")}
+             from runs left join leased on leased.seq = runs.seq join sdwan_webhooks w on w.id = runs.webhook_id
             order by runs.seq`,
           [now, owner, leaseUntil, limit, others],
         );
@@ -214,18 +215,18 @@ export const createPostgresWebhookStore = ({
           if (row.seq === null) ended.add(row.planned_webhook_id);
           return !ended.has(row.planned_webhook_id);
         });
+        // Each row is a delivery and its webhook's columns (the webhook's id its `webhook_id`).
         const deliveries = decodeRows(DeliveryRow, "a webhook delivery", leased);
+        const webhooks = decodeRows(
+          WebhookRow,
+          "a webhook",
+          leased.map((row) => ({ ...row, id: row.webhook_id })),
+        );
         if (E.isLeft(deliveries)) return deliveries;
-        if (deliveries.right.length === 0) return E.right([]);
-        const webhooks = await webhookRows("where id = any($1::uuid[])", [
-          deliveries.right.map((row) => row.webhook_id),
-        ]);
         if (E.isLeft(webhooks)) return webhooks;
-        const byId = new Map(webhooks.right.map((row) => [row.id, row]));
         const claimed: ClaimedDelivery[] = [];
-        for (const row of deliveries.right) {
-          const webhook = byId.get(row.webhook_id);
-          if (webhook === undefined) continue;
+        for (const [index, row] of deliveries.right.entries()) {
+          const webhook = webhooks.right[index] as WebhookRow;
           const secrets = openSecrets(webhook);
           if (E.isLeft(secrets)) return secrets;
           claimed.push({
