@@ -165,26 +165,20 @@ export const createPostgresWebhookStore = ({
     claim: (owner, now, leaseUntil, limit, busy = []) =>
       query("claiming webhook deliveries", async () => {
         const others = busy.filter(isUuid);
-        // Most looks find nothing (a commit heard while its webhook's run goes on, here or on another instance): one
-        // read of each webhook's oldest pending row says so, nothing locked.
-        const { rows: due } = await pool.query(
-          `select 1 from sdwan_webhooks w
-            cross join lateral (select d.next_attempt_at, d.lease_until, d.lease_owner from sdwan_webhook_deliveries d
-                                 where d.webhook_id = w.id and d.status = 'pending' order by d.seq limit 1) head
-            where w.disabled_at is null and w.id <> all($1::uuid[]) and head.next_attempt_at <= $2
-              and (head.lease_until is null or head.lease_until <= $2 or head.lease_owner = $3)
-            limit 1`,
-          [others, now, owner],
-        );
-        if (due.length === 0) return E.right([]);
         const { rows } = await pool.query(
-          // One statement: the webhooks no other claim holds, locked to its end (an insert's key share does not wait for
-          // them); per webhook its pending rows up to the first held or not due, leased; each row planned (`runs`)
+          // One statement. The webhooks no other claim holds whose oldest pending row is due and not held, locked to its
+          // end (an insert's key share does not wait for them; a look that finds nothing, the most common, locks
+          // nothing); per webhook its pending rows up to the first held or not due, leased; each row planned (`runs`)
           // beside whether it was leased. Its snapshot may predate a claim that committed before the locks were had:
           // the update checks the lease's conditions again on each row as it is then, so such a claim's rows (leased,
           // or settled since) are not leased again.
           `with webhooks as (
-             select id from sdwan_webhooks where disabled_at is null and id <> all($5::uuid[]) for no key update skip locked
+             select w.id from sdwan_webhooks w
+              where w.disabled_at is null and w.id <> all($5::uuid[]) and exists (
+                select 1 from (select d.next_attempt_at, d.lease_until, d.lease_owner from sdwan_webhook_deliveries d
+                                where d.webhook_id = w.id and d.status = 'pending' order by d.seq limit 1) head
+                 where head.next_attempt_at <= $1 and (head.lease_until is null or head.lease_until <= $1 or head.lease_owner = $2))
+                for no key update skip locked
            ), pending as (
              select d.seq, d.webhook_id,
                     row_number() over (partition by d.webhook_id order by d.seq) as position,
