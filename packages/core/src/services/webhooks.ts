@@ -223,6 +223,8 @@ export const createWebhooks = ({
       })().finally(() => {
         looking = undefined;
         if (stopped) return;
+        // A wakeup after the last look's end, before this: looked for now, not left for the poll.
+        if (again) return wake();
         timer = setTimeout(wake, pollMs);
         timer.unref();
       });
