@@ -39,7 +39,7 @@ export const compose =
     const opened = await openService(config, { ...options, logger, metrics, clock, ...(tracing && { tracing }) })();
     if (E.isLeft(opened))
       return await Promise.all([tracing?.shutdown(), flushLogs()]).then(() => E.left(opened.left.message));
-    const { storage, orchestrator, service } = opened.right;
+    const { storage, orchestrator, service, fetch } = opened.right;
     const container = new Container({ defaultScope: "Singleton" });
     const close = async () => {
       await container.unbindAllAsync();
@@ -57,6 +57,7 @@ export const compose =
           bind(IDS.Storage).toConstantValue(storage);
           bind(IDS.Orchestrator).toConstantValue(orchestrator);
           bind(IDS.Core).toConstantValue(service);
+          bind(IDS.OutboundFetch).toConstantValue(fetch);
           if (tracing !== undefined) bind(IDS.Tracing).toConstantValue(tracing);
         }),
         ...(options.modules ?? []),

@@ -1,5 +1,6 @@
 import type { Clock, Core, Orchestrator, Storage } from "@sdwan-connections/core";
 import type { ServiceIdentifier } from "inversify";
+import type { OutboundFetch } from "@sdwan-connections/outbound-http";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import type { Metrics } from "./metrics.js";
@@ -14,6 +15,7 @@ export const IDS = {
   Storage: Symbol.for("sdwan.Storage") as ServiceIdentifier<Storage>,
   Orchestrator: Symbol.for("sdwan.Orchestrator") as ServiceIdentifier<Orchestrator>,
   Core: Symbol.for("sdwan.Core") as ServiceIdentifier<Core>,
+  OutboundFetch: Symbol.for("sdwan.OutboundFetch") as ServiceIdentifier<OutboundFetch>,
   /** Bound only when traces are on (OTEL_*). */
   Tracing: Symbol.for("sdwan.Tracing") as ServiceIdentifier<Tracing>,
 } as const;

@@ -19,6 +19,7 @@ export { loadCertificateAuthorities, offlineOrchestrator } from "./parts/orchest
 export { StartupError, startupFailure } from "./startup-error.js";
 export { locateStore, type StoreLocation } from "./stores.js";
 export { IDS } from "./di-identifiers.js";
+export type { OutboundFetch } from "@sdwan-connections/outbound-http";
 // openTracing is loaded by openService only when OTEL_* turn traces on; drivers need its type alone.
 export type { Tracing } from "./tracing.js";
 export type { TracingConfig } from "./config.js";

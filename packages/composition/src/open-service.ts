@@ -18,13 +18,14 @@ import {
 } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
+import type { OutboundFetch } from "@sdwan-connections/outbound-http";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.js";
 import { checkDataDirectory } from "./data-dir.js";
 import { lazyLogSink, type LogSink } from "./log-sink.js";
 import type { Metrics } from "./metrics.js";
 import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
-import { webhookSending } from "./parts/webhooks.js";
+import { outboundHttp } from "./parts/outbound.js";
 import { configurationFailure, startupFailure, type StartFailure } from "./startup-error.js";
 import type { Tracing } from "./tracing.js";
 import { openStore } from "./stores.js";
@@ -62,6 +63,8 @@ export interface OpenedService {
   readonly storage: Storage;
   readonly orchestrator: Orchestrator;
   readonly service: Core;
+  /** A GET through outbound-http's client (the fence, the CAs): the OpenID provider's documents. */
+  readonly fetch: OutboundFetch;
   /** The service first (the audit entries it is still recording reach the store), then the orchestrator's sockets, the store, the logs. */
   close(): Promise<void>;
 }
@@ -105,8 +108,8 @@ export const openService =
       const { metrics } = overrides;
       const traced = tracing?.traceOrchestrator(orchestrator.right) ?? orchestrator.right;
       // After each round of checks: the counts per state for /metrics.
-      const sending = webhookSending(config, logger, tracing);
-      opened.push(sending.close);
+      const outbound = outboundHttp(config, logger, tracing);
+      opened.push(outbound.close);
       const refreshHealthCounts = async () => {
         const health = await service.health.list()();
         if (E.isRight(health)) metrics?.setHealthCounts(health.right.map((entry) => entry.state));
@@ -144,11 +147,11 @@ export const openService =
         },
         customersCacheTtlMs: config.customersCacheTtlMs,
         ...(metrics === undefined ? {} : { onCustomersCacheLookup: metrics.onCustomersCacheLookup }),
-        webhooks: sending.options,
+        webhooks: outbound.webhooks,
       });
       metrics?.watchKeyExpiry(service.health.keyExpiry.counts);
       opened.push(() => service.dispose());
-      return E.right({ config, storage, orchestrator: orchestrator.right, service, close });
+      return E.right({ config, storage, orchestrator: orchestrator.right, service, fetch: outbound.fetch, close });
     } catch (error) {
       await close().catch(() => undefined);
       return E.left(configurationFailure(startupFailure(error)));

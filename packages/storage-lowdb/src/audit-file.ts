@@ -342,12 +342,14 @@ export const createLowdbAuditLog = ({
               await cutBack(handle, start);
             } else {
               kept = true;
+              // Told now, not once the lock is released: the streams and the relays wait for nothing more.
+              landed(true);
               if (entries.length > 0) await pruneSometimes(entries.length);
             }
           }),
         )
           .catch((error: unknown) => answer(failure("writing")(error)))
-          .finally(() => landed(kept));
+          .finally(() => kept || landed(false));
       }),
     ready: () => async () => {
       if (failing === undefined) return E.right(undefined);

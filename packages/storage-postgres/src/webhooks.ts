@@ -90,9 +90,9 @@ const associatedData = (id: string) => `webhook:${id}`;
 
 /**
  * Webhooks in `sdwan_webhooks` (secrets sealed by the keyring) and their outbox in `sdwan_webhook_deliveries`,
- * whose rows the audit log's insert writes (migration 11). A claim, one transaction, locks the enabled webhooks no
- * other claim holds (`skip locked`), then leases their runs of due pending rows in a statement that sees every claim
- * committed before those locks: two relays never take the same row, and a lease that ran out (its owner died) is
+ * whose rows the audit log's insert writes (migration 11). A claim, one statement, locks the enabled webhooks no
+ * other claim holds (`skip locked`) and leases their runs of due pending rows, each lease's conditions checked again
+ * on the row as it is at the update: two relays never take the same row, and a lease that ran out (its owner died) is
  * taken over.
  */
 export const createPostgresWebhookStore = ({
@@ -163,91 +163,75 @@ export const createPostgresWebhookStore = ({
         ),
       ),
     claim: (owner, now, leaseUntil, limit, busy = []) =>
-      query("claiming webhook deliveries", () =>
-        withDedicatedClient(pool, async (client: PoolClient) => {
-          // Most looks find nothing (a commit heard while its webhook's run goes on, here or on another instance):
-          // one read of each webhook's oldest pending row says so, no transaction.
-          const { rows: due } = await client.query(
-            `select 1 from sdwan_webhooks w
-              cross join lateral (select d.next_attempt_at, d.lease_until, d.lease_owner from sdwan_webhook_deliveries d
-                                   where d.webhook_id = w.id and d.status = 'pending' order by d.seq limit 1) head
-              where w.disabled_at is null and w.id <> all($1::uuid[]) and head.next_attempt_at <= $2
-                and (head.lease_until is null or head.lease_until <= $2 or head.lease_owner = $3)
-              limit 1`,
-            [busy.filter(isUuid), now, owner],
-          );
-          if (due.length === 0) return E.right([]);
-          await client.query("begin");
-          // First the webhooks no other claim holds (locked to the commit; an insert's key share does not wait for
-          // them). Their deliveries are read by the next statement, whose snapshot is taken once the locks are held:
-          // a claim that committed meanwhile is seen, never leased again.
-          const webhooks = decodeRows(
-            WebhookRow,
-            "a webhook",
-            (
-              await client.query(
-                `select ${WEBHOOK_COLUMNS} from sdwan_webhooks
-                  where disabled_at is null and id <> all($1::uuid[]) for no key update skip locked`,
-                [busy.filter(isUuid)],
-              )
-            ).rows,
-          );
-          if (E.isLeft(webhooks) || webhooks.right.length === 0) {
-            await client.query("commit");
-            return E.map(() => [])(webhooks);
-          }
-          const { rows } = await client.query(
-            // Per webhook its pending rows up to the first held or not due, leased; each row planned (`runs`) beside
-            // whether it was leased. The lease's conditions are checked again on the row as it is at the update.
-            `with pending as (
-               select d.seq, d.webhook_id,
-                      row_number() over (partition by d.webhook_id order by d.seq) as position,
-                      not (d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until <= $1 or d.lease_owner = $2)) as held
-                 from sdwan_webhook_deliveries d
-                where d.webhook_id = any($5::uuid[]) and d.status = 'pending'
-             ), runs as (
-               select p.seq, p.webhook_id from pending p
-                where not exists (select 1 from pending q where q.webhook_id = p.webhook_id and q.held and q.position <= p.position)
-                order by p.seq limit $4
-             ), leased as (
-               update sdwan_webhook_deliveries d set lease_owner = $2, lease_until = $3 from runs
-                where d.seq = runs.seq and d.status = 'pending' and d.next_attempt_at <= $1
-                  and (d.lease_until is null or d.lease_until <= $1 or d.lease_owner = $2)
-               returning ${DELIVERY_COLUMNS.split(", ")
-                 .map((column) => `d.${column}`)
-                 .join(", ")}, d.seq
-             )
-             select runs.webhook_id as planned_webhook_id, leased.* from runs left join leased on leased.seq = runs.seq
-              order by runs.seq`,
-            [now, owner, leaseUntil, limit, webhooks.right.map((row) => row.id)],
-          );
-          await client.query("commit");
-          // A run ends at its first row not leased (settled meanwhile by an owner whose lease had run out): what
-          // follows it stays for a later claim, so that events reach the webhook in order.
-          const ended = new Set<string>();
-          const leased = rows.filter((row: { planned_webhook_id: string; seq: string | null }) => {
-            if (row.seq === null) ended.add(row.planned_webhook_id);
-            return !ended.has(row.planned_webhook_id);
+      query("claiming webhook deliveries", async () => {
+        const others = busy.filter(isUuid);
+        const { rows } = await pool.query(
+          // One statement. The webhooks no other claim holds whose oldest pending row is due and not held, locked to its
+          // end (an insert's key share does not wait for them; a look that finds nothing, the most common, locks
+          // nothing); per webhook its pending rows up to the first held or not due, leased; each row planned (`runs`)
+          // beside whether it was leased. Its snapshot may predate a claim that committed before the locks were had:
+          // the update checks the lease's conditions again on each row as it is then, so such a claim's rows (leased,
+          // or settled since) are not leased again.
+          `with webhooks as (
+             select w.id from sdwan_webhooks w
+              where w.disabled_at is null and w.id <> all($5::uuid[]) and exists (
+                select 1 from (select d.next_attempt_at, d.lease_until, d.lease_owner from sdwan_webhook_deliveries d
+                                where d.webhook_id = w.id and d.status = 'pending' order by d.seq limit 1) head
+                 where head.next_attempt_at <= $1 and (head.lease_until is null or head.lease_until <= $1 or head.lease_owner = $2))
+                for no key update skip locked
+           ), pending as (
+             select d.seq, d.webhook_id,
+                    row_number() over (partition by d.webhook_id order by d.seq) as position,
+                    not (d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until <= $1 or d.lease_owner = $2)) as held
+               from sdwan_webhook_deliveries d
+              where d.webhook_id in (select id from webhooks) and d.status = 'pending'
+           ), runs as (
+             select p.seq, p.webhook_id from pending p
+              where not exists (select 1 from pending q where q.webhook_id = p.webhook_id and q.held and q.position <= p.position)
+              order by p.seq limit $4
+           ), leased as (
+             update sdwan_webhook_deliveries d set lease_owner = $2, lease_until = $3 from runs
+              where d.seq = runs.seq and d.status = 'pending' and d.next_attempt_at <= $1
+                and (d.lease_until is null or d.lease_until <= $1 or d.lease_owner = $2)
+             returning ${DELIVERY_COLUMNS.split(", ")
+               .map((column) => `d.${column}`)
+               .join(", ")}, d.seq
+           )
+           select runs.webhook_id as planned_webhook_id, leased.*, ${WEBHOOK_COLUMNS.replace(/^id, /, "")}
+             from runs left join leased on leased.seq = runs.seq join sdwan_webhooks w on w.id = runs.webhook_id
+            order by runs.seq`,
+          [now, owner, leaseUntil, limit, others],
+        );
+        // A run ends at its first row not leased (leased or settled by another claim meanwhile): what follows it stays
+        // for a later claim, so that events reach the webhook in order.
+        const ended = new Set<string>();
+        const leased = rows.filter((row: { planned_webhook_id: string; seq: string | null }) => {
+          if (row.seq === null) ended.add(row.planned_webhook_id);
+          return !ended.has(row.planned_webhook_id);
+        });
+        // Each row is a delivery and its webhook's columns (the webhook's id its `webhook_id`).
+        const deliveries = decodeRows(DeliveryRow, "a webhook delivery", leased);
+        const webhooks = decodeRows(
+          WebhookRow,
+          "a webhook",
+          leased.map((row) => ({ ...row, id: row.webhook_id })),
+        );
+        if (E.isLeft(deliveries)) return deliveries;
+        if (E.isLeft(webhooks)) return webhooks;
+        const claimed: ClaimedDelivery[] = [];
+        for (const [index, row] of deliveries.right.entries()) {
+          const webhook = webhooks.right[index] as WebhookRow;
+          const secrets = openSecrets(webhook);
+          if (E.isLeft(secrets)) return secrets;
+          claimed.push({
+            delivery: deliveryOf(row),
+            webhook: webhookOf(webhook),
+            secrets: secrets.right,
+            event: row.event,
           });
-          const deliveries = decodeRows(DeliveryRow, "a webhook delivery", leased);
-          if (E.isLeft(deliveries)) return deliveries;
-          const byId = new Map(webhooks.right.map((row) => [row.id, row]));
-          const claimed: ClaimedDelivery[] = [];
-          for (const row of deliveries.right) {
-            const webhook = byId.get(row.webhook_id);
-            if (webhook === undefined) continue;
-            const secrets = openSecrets(webhook);
-            if (E.isLeft(secrets)) return secrets;
-            claimed.push({
-              delivery: deliveryOf(row),
-              webhook: webhookOf(webhook),
-              secrets: secrets.right,
-              event: row.event,
-            });
-          }
-          return E.right(claimed);
-        }),
-      ),
+        }
+        return E.right(claimed);
+      }),
     settle: (id, owner, attempt, next) =>
       query("recording a webhook delivery", async () => {
         await pool.query(

@@ -526,4 +526,46 @@ describe("the relay", () => {
     await vi.waitFor(() => expect(received).toEqual(["during-a-look", "idle"]), { timeout: 3_000, interval: 5 });
     await relay.stop();
   });
+
+  it("an idle relay looks once per commit, never missing one: a commit told as a look ends is looked for at once (not at the poll, an hour away), and a delivery is not followed by a look of its own (it held the outbox while the next commit landed)", async () => {
+    const storage = createInMemoryStorage();
+    const received: string[] = [];
+    const sender: WebhookSender = {
+      send: async (request) => {
+        received.push(subjectOf(request));
+        return answered(204);
+      },
+    };
+    let claims = 0;
+    const store = {
+      ...storage.webhooks,
+      claim: (...args: Parameters<typeof storage.webhooks.claim>) => {
+        claims += 1;
+        return storage.webhooks.claim(...args);
+      },
+    };
+    const webhooks = createWebhooks({
+      store,
+      sender,
+      clock: { now: () => Date.now() },
+      pollMs: 3_600_000,
+      trail: storage.audit,
+    });
+    const created = await run(webhooks.create({ url: "https://receiver.example/hook" }));
+    const relay = webhooks.createRelay();
+    relay.start();
+    await vi.waitFor(() => expect(claims).toBe(1), { timeout: 3_000, interval: 5 });
+    for (const [index, alias] of ["first", "second", "third"].entries()) {
+      await anAdd(storage)(alias);
+      // Settled: the worker has ended (the look its end would make is already asked for).
+      await vi.waitFor(
+        async () =>
+          expect((await run(webhooks.deliveries(created.id, { status: "delivered" })))?.length).toBe(index + 1),
+        { timeout: 3_000, interval: 5 },
+      );
+    }
+    await relay.stop();
+    expect(received).toEqual(["first", "second", "third"]);
+    expect(claims).toBe(4);
+  });
 });

@@ -163,8 +163,9 @@ export const createWebhooks = ({
    * One relay per instance. Each webhook's claimed run is delivered by a worker of its own, in order, while the
    * other webhooks' go on (a receiver that hangs delays only its own webhook). A look claims what is due for the
    * webhooks with no worker; it runs when a commit over the store is heard (`trail`, this instance's and every
-   * other's), when a worker ends, and every `pollMs` as the fallback. A wakeup during a look makes it look again
-   * (`again`): a commit is never left for the next poll.
+   * other's), and every `pollMs` as the fallback. A wakeup during a look makes it look again (`again`): a commit is
+   * never left for the next poll. A worker's end makes one only when a look left its webhook out, or its run was cut
+   * short (`missed`): an idle relay's next look is the next commit's.
    */
   const createRelay = () => {
     const owner = randomUUID();
@@ -172,21 +173,24 @@ export const createWebhooks = ({
     let timer: NodeJS.Timeout | undefined;
     let looking: Promise<void> | undefined;
     let again = false;
+    let missed = false;
     let stopped = true;
     let unsubscribe: Promise<(() => void) | undefined> | undefined;
     /**
      * A run, in order, ended at its first delivery not made. An attempt begins only while the lease still covers a
      * whole attempt and as much again (what a slow machine may take to settle it): the rest of a longer run is
-     * claimed again by this owner at the next look, its lease renewed, and no other relay takes it meanwhile.
+     * claimed again by this owner at the look its end makes, its lease renewed, and no other relay takes it meanwhile.
      */
     const work = async (run: readonly ClaimedDelivery[], leaseUntil: number) => {
       for (const one of run)
-        if (stopped || clock.now() > leaseUntil - LEASE_SPARE_MS || !(await deliver(owner, one))) return;
+        if (clock.now() > leaseUntil - LEASE_SPARE_MS) missed = true;
+        else if (stopped || !(await deliver(owner, one))) return;
     };
     const look = async (): Promise<void> => {
       for (;;) {
         const at = now();
         const leaseUntil = at.getTime() + LEASE_MS;
+        missed = workers.size > 0;
         const claimed = await store.claim(owner, at, new Date(leaseUntil), CLAIM_LIMIT, [...workers.keys()])();
         if (E.isLeft(claimed)) return onError?.(claimed.left);
         const runs = new Map<string, ClaimedDelivery[]>();
@@ -198,7 +202,7 @@ export const createWebhooks = ({
             webhookId,
             work(run, leaseUntil).finally(() => {
               workers.delete(webhookId);
-              wake();
+              if (missed) wake();
             }),
           );
         // Fewer than asked for: every webhook without a worker had its whole run; else the others' come next.
@@ -220,6 +224,8 @@ export const createWebhooks = ({
       })().finally(() => {
         looking = undefined;
         if (stopped) return;
+        // A wakeup after the last look's end, before this: looked for now, not left for the poll.
+        if (again) return wake();
         timer = setTimeout(wake, pollMs);
         timer.unref();
       });
@@ -240,8 +246,6 @@ export const createWebhooks = ({
           });
         wake();
       },
-      /** Looks now (after a write); during a look, once more after it. */
-      poke: wake,
       /** Stops, after the attempts under way (a claim left unsettled is taken over once its lease ends). */
       stop: async () => {
         stopped = true;

@@ -1,7 +1,7 @@
 import { unwatchFile, watchFile, type Stats } from "node:fs";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule, inject, injectable, preDestroy } from "inversify";
-import { IDS, type Config, type Groups, type Logger } from "@sdwan-connections/composition";
+import { IDS, type Config, type Groups, type Logger, type OutboundFetch } from "@sdwan-connections/composition";
 import type { Storage } from "@sdwan-connections/core";
 import type { Clock } from "@sdwan-connections/core";
 import { HTTP_IDS, type Auth } from "../di-identifiers.js";
@@ -39,11 +39,13 @@ export class WatchedUsersAuth implements Auth {
     @inject(IDS.Clock) clock: Clock,
     @inject(IDS.Logger) private readonly logger: Logger,
     @inject(IDS.Storage) { failures }: Storage,
+    @inject(IDS.OutboundFetch) fetch: OutboundFetch,
   ) {
     this.sessions = createSessionTokens(sessionSigningKey(config.masterKey?.key), clock);
     this.authenticator = withConsoleSessions(createAuthenticator(users, { clock }), users, this.sessions);
     this.throttle = createLoginThrottle({ maxFailures: config.loginMaxFailures, counter: failures });
-    this.bearer = config.oidc === undefined ? undefined : createBearerAuthenticator(config.oidc, { clock, logger });
+    this.bearer =
+      config.oidc === undefined ? undefined : createBearerAuthenticator(config.oidc, { clock, logger, fetch });
     this.currentGroups = groups;
     this.files = [config.htpasswdFile, generatedAdminFile(config.dataDir), config.groupsFile].filter(
       (file) => file !== undefined,

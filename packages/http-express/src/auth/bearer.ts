@@ -1,10 +1,11 @@
-import type { Logger, OidcConfig } from "@sdwan-connections/composition";
+import type { Logger, OidcConfig, OutboundFetch } from "@sdwan-connections/composition";
 import type { Clock } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import {
   createRemoteJWKSet,
+  customFetch,
   decodeJwt,
   decodeProtectedHeader,
   errors,
@@ -33,6 +34,8 @@ export interface BearerAuthenticator {
 export interface BearerOptions {
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The provider's documents are read through outbound-http's client (the fence, the CAs), as every outbound request. */
+  readonly fetch: OutboundFetch;
   /** After a fetch of the keys, how long a token naming an unknown key is refused without fetching them again (jose's cooldown). */
   readonly keyRefetchCooldownMs?: number;
 }
@@ -136,10 +139,8 @@ const TOKEN_FAULTS = new Set([
 /** The provider's keys cannot be had now: thrown through jose's key lookup to tell a 503 from a 401. */
 class ProviderUnreachable extends Error {}
 
-const whyUnreachable = (error: unknown): string => {
-  const cause = (error as { cause?: { code?: unknown } }).cause?.code;
-  return typeof cause === "string" ? cause : error instanceof Error ? error.message : "unknown failure";
-};
+const whyUnreachable = (error: unknown): string =>
+  (error as { code?: string }).code ?? (error instanceof Error ? error.message : "unknown failure");
 
 /**
  * Bearer JWTs from the OpenID provider of `oidc` (SPEC §11). Its discovery document and keys are read on first
@@ -150,7 +151,7 @@ const whyUnreachable = (error: unknown): string => {
  */
 export const createBearerAuthenticator = (
   oidc: OidcConfig,
-  { clock, logger, keyRefetchCooldownMs = 30_000 }: BearerOptions,
+  { clock, logger, fetch, keyRefetchCooldownMs = 30_000 }: BearerOptions,
 ): BearerAuthenticator => {
   let keys: Promise<RemoteJWKSet> | undefined;
   const fetched: ExportedJWKSCache | Record<string, never> = {};
@@ -172,7 +173,6 @@ export const createBearerAuthenticator = (
     const url = `${oidc.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`;
     const response = await fetch(url, {
       headers: { accept: "application/json" },
-      redirect: "error",
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
     });
     if (response.status !== 200) throw new Error(`discovery answered ${response.status}`);
@@ -189,6 +189,7 @@ export const createBearerAuthenticator = (
       timeoutDuration: FETCH_TIMEOUT_MS,
       cacheMaxAge: Infinity,
       [jwksCache]: fetched,
+      [customFetch]: fetch,
     });
   };
 

@@ -4,7 +4,7 @@ import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { createTestCertificates } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { createWebhookSender } from "../src/index.js";
+import { createOutboundClient } from "../src/index.js";
 
 const servers: Server[] = [];
 const listening = async (server: Server, scheme = "http"): Promise<string> => {
@@ -25,7 +25,7 @@ const request = (url: string) => ({
 });
 
 describe("the webhook sender", () => {
-  const sender = createWebhookSender({ allowHttp: "any" });
+  const sender = createOutboundClient({ allowHttp: "any" });
   afterAll(() => sender.close());
 
   it("POSTs the body with its headers and answers the status, never following a redirect", async () => {
@@ -80,7 +80,7 @@ describe("the webhook sender", () => {
       _tag: "failed",
       error: "refused destination",
     });
-    expect(await createWebhookSender().send(request("http://127.0.0.1:1/hook"), 2_000)).toEqual({
+    expect(await createOutboundClient().send(request("http://127.0.0.1:1/hook"), 2_000)).toEqual({
       _tag: "failed",
       error: "refused destination",
     });
@@ -92,10 +92,62 @@ describe("the webhook sender", () => {
       createTlsServer({ key: certificates.key, cert: certificates.cert }, (_req, res) => res.writeHead(200).end()),
       "https",
     );
-    const trusting = createWebhookSender({ ca: [certificates.caCert] });
+    const trusting = createOutboundClient({ ca: [certificates.caCert] });
     try {
       expect(await trusting.send(request(url), 2_000)).toMatchObject({ _tag: "answered", status: 200 });
       expect(await sender.send(request(url), 2_000)).toMatchObject({ _tag: "failed" });
+    } finally {
+      trusting.close();
+    }
+  });
+});
+
+describe("the client's fetch (the OpenID provider's documents)", () => {
+  const client = createOutboundClient();
+  afterAll(() => client.close());
+
+  it("GETs with the headers given and answers the status and the body, never following a redirect", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const url = await receiver((req, res) => {
+      seen.push({ method: req.method, accept: req.headers.accept });
+      if (seen.length === 1) res.writeHead(200, { "content-type": "application/json" }).end('{"keys":[]}');
+      else res.writeHead(302, { location: "http://127.0.0.1:1/elsewhere" }).end();
+    });
+    const answer = await client.fetch(url, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(2_000),
+    });
+    expect([answer.status, await answer.json()]).toEqual([200, { keys: [] }]);
+    expect((await client.fetch(url, { signal: AbortSignal.timeout(2_000) })).status).toBe(302);
+    expect(seen).toEqual([
+      { method: "GET", accept: "application/json" },
+      { method: "GET", accept: undefined },
+    ]);
+  });
+
+  it("is ended by its signal, and refuses a fenced destination (a name once resolved, an address at once)", async () => {
+    const silent = await receiver(() => undefined);
+    await expect(client.fetch(silent, { signal: AbortSignal.timeout(100) })).rejects.toMatchObject({
+      name: "AbortError",
+    });
+    await expect(
+      client.fetch("http://169.254.169.254/latest", { signal: AbortSignal.timeout(2_000) }),
+    ).rejects.toMatchObject({ code: "EFENCED" });
+    await expect(
+      client.fetch("http://metadata.google.internal/x", { signal: AbortSignal.timeout(2_000) }),
+    ).rejects.toMatchObject({ code: "EFENCED" });
+  });
+
+  it("verifies TLS with the CAs given", async () => {
+    const certificates = createTestCertificates();
+    const url = await listening(
+      createTlsServer({ key: certificates.key, cert: certificates.cert }, (_req, res) => res.writeHead(200).end("{}")),
+      "https",
+    );
+    const trusting = createOutboundClient({ ca: [certificates.caCert] });
+    try {
+      expect((await trusting.fetch(url, { signal: AbortSignal.timeout(2_000) })).status).toBe(200);
+      await expect(client.fetch(url, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
     } finally {
       trusting.close();
     }
