@@ -9,7 +9,6 @@
  * cannot be written is only slower.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createRequire, wrap } from "node:module";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 
@@ -34,7 +33,9 @@ const readCache = (): Buffer | undefined => {
   }
 };
 const cachedData = readCache();
-const script = new Script(wrap(readFileSync(bundle, "utf8")), { filename: bundle, cachedData });
+// As Node wraps a CommonJS module; `require` is this file's own, which resolves alike: cli.js is its neighbour.
+const source = `(function (exports, require, module, __filename, __dirname) { ${readFileSync(bundle, "utf8")}\n});`;
+const script = new Script(source, { filename: bundle, cachedData });
 if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true))
   process.once("exit", (code) => {
     if (code !== 0) return;
@@ -47,10 +48,4 @@ if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRej
     }
   });
 const module = { exports: {} };
-(script.runInThisContext() as (...args: unknown[]) => void)(
-  module.exports,
-  createRequire(bundle),
-  module,
-  bundle,
-  __dirname,
-);
+(script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, bundle, __dirname);
