@@ -29,6 +29,21 @@ const esModules: Plugin = {
     ),
 };
 
+// What only some commands use and that uses nothing of the workspace: each its own file in lib/vendor, read and
+// compiled only by the commands that load it, so that cli.js, which every command reads, is a third smaller.
+const VENDOR = /^(pino|proper-lockfile|openid-client|\.\.\/node_modules\/yaml\/browser\/index\.js)$/;
+const vendored = new Map<string, string>();
+const vendor: Plugin = {
+  name: "vendor",
+  setup: (plugin) =>
+    plugin.onResolve({ filter: VENDOR }, async ({ path, kind, resolveDir, pluginData }) => {
+      if (pluginData === "vendor") return undefined;
+      const name = path.includes("yaml") ? "yaml" : path;
+      vendored.set(name, (await plugin.resolve(path, { kind, resolveDir, pluginData: "vendor" })).path);
+      return { path: `./vendor/${name}.js`, external: true };
+    }),
+};
+
 const common = {
   bundle: true,
   format: "cjs",
@@ -45,6 +60,14 @@ await build({
   outfile: `${out}/lib/cli.js`,
   // pg's optional native binding, which nothing here uses.
   external: ["pg-native"],
+  plugins: [esModules, vendor],
+  // import() as require: the bundle runs as a script (scripts/cached-run.ts), with no ES module loader behind it.
+  supported: { "dynamic-import": false },
+});
+await build({
+  ...common,
+  entryPoints: Object.fromEntries(vendored),
+  outdir: `${out}/lib/vendor`,
   plugins: [esModules],
 });
 await build({
