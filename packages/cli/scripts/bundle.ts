@@ -1,10 +1,10 @@
 /**
  * The installable command: `dist/pack`, a package with no dependencies (everything bundled by esbuild,
  * the workspace packages included) and a `sdwan-connections` bin, so `npm pack dist/pack` then
- * `npm install -g <tarball>` works offline. Two CommonJS files (no ES module loader to start, no file read
+ * `npm install -g <tarball>` works offline. CommonJS files (no ES module loader to start, no file read
  * asynchronously): `main.js`, which prints the help texts it carries, and otherwise runs `cli.js`, every command,
- * through V8's code cache (scripts/cached-run.ts). What only some commands use (PostgreSQL's driver, OpenID, YAML)
- * is compiled and run only when used.
+ * through V8's code cache (scripts/cached-run.ts); `vendor/*.js`, dependencies only some commands load. What only
+ * some commands use (PostgreSQL's driver, the orchestrator's client) is compiled and run only when used.
  */
 import { createHash } from "node:crypto";
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
