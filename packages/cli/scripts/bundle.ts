@@ -1,10 +1,10 @@
 /**
  * The installable command: `dist/pack`, a package with no dependencies (everything bundled by esbuild,
  * the workspace packages included) and a `sdwan-connections` bin, so `npm pack dist/pack` then
- * `npm install -g <tarball>` works offline. CommonJS files (no ES module loader to start, no file read
+ * `npm install -g <tarball>` works offline. Two CommonJS files (no ES module loader to start, no file read
  * asynchronously): `main.js`, which prints the help texts it carries, and otherwise runs `cli.js`, every command,
- * through V8's code cache (scripts/cached-run.ts); `vendor/*.js`, dependencies only some commands load. What only
- * some commands use (PostgreSQL's driver, the orchestrator's client) is compiled and run only when used.
+ * through V8's code cache (scripts/cached-run.ts). What only some commands use (PostgreSQL's driver, OpenID, YAML)
+ * is compiled and run only when used.
  */
 import { createHash } from "node:crypto";
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -29,21 +29,6 @@ const esModules: Plugin = {
     ),
 };
 
-// What only some commands use and that uses nothing of the workspace: each its own file in lib/vendor, read and
-// compiled only by the commands that load it, so that cli.js, which every command reads, is a third smaller.
-const VENDOR = /^(pino|proper-lockfile|openid-client|\.\.\/node_modules\/yaml\/browser\/index\.js)$/;
-const vendored = new Map<string, string>();
-const vendor: Plugin = {
-  name: "vendor",
-  setup: (plugin) =>
-    plugin.onResolve({ filter: VENDOR }, async ({ path, kind, resolveDir, pluginData }) => {
-      if (pluginData === "vendor") return undefined;
-      const name = path.includes("yaml") ? "yaml" : path;
-      vendored.set(name, (await plugin.resolve(path, { kind, resolveDir, pluginData: "vendor" })).path);
-      return { path: `./vendor/${name}.js`, external: true };
-    }),
-};
-
 const common = {
   bundle: true,
   format: "cjs",
@@ -60,14 +45,6 @@ await build({
   outfile: `${out}/lib/cli.js`,
   // pg's optional native binding, which nothing here uses.
   external: ["pg-native"],
-  plugins: [esModules, vendor],
-  // import() as require: the bundle runs as a script (scripts/cached-run.ts), with no ES module loader behind it.
-  supported: { "dynamic-import": false },
-});
-await build({
-  ...common,
-  entryPoints: Object.fromEntries(vendored),
-  outdir: `${out}/lib/vendor`,
   plugins: [esModules],
 });
 await build({
