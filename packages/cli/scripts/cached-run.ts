@@ -5,10 +5,10 @@
  *
  * One cache per bundle (its hash, in SDWAN_BUNDLE_HASH: V8 checks only a source's length), Node version and
  * command, written after a command's first successful run (so it holds what that command compiled), under the
- * user's cache directory; none without HOME or XDG_CACHE_HOME. A cache that cannot be read, is refused by V8 or
- * cannot be written is only slower.
+ * user's cache directory (where writing one removes an earlier bundle's); none without HOME or XDG_CACHE_HOME. A
+ * cache that cannot be read, is refused by V8 or cannot be written is only slower.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 
@@ -43,6 +43,9 @@ if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRej
       mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
       writeFileSync(`${cacheFile}.${process.pid}`, script.createCachedData(), { mode: 0o600 });
       renameSync(`${cacheFile}.${process.pid}`, cacheFile);
+      // An earlier bundle's caches (the command upgraded) are never read again.
+      for (const name of readdirSync(dirname(cacheFile)))
+        if (!name.startsWith(SDWAN_BUNDLE_HASH)) rmSync(join(dirname(cacheFile), name), { force: true });
     } catch {
       // Only slower next time.
     }

@@ -106,6 +106,11 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
     await writeFile(listCache, "not a code cache");
     expect(await cli(["list"], env)).toEqual(first);
     expect((await readFile(listCache)).length).toBeGreaterThan(1_000);
+    // Writing a cache removes an earlier bundle's (an upgrade): they would never be read again.
+    await writeFile(join(cacheDir, "0123456789abcdef-v20.0.0-x64-list.v8"), "an earlier bundle's");
+    await rm(listCache);
+    expect(await cli(["list"], env)).toEqual(first);
+    expect((await readdir(cacheDir)).some((name) => name.startsWith("0123456789abcdef-"))).toBe(false);
     // A command that failed leaves no cache of its own.
     expect((await cli(["no-such-command"], env)).code).toBe(2);
     expect((await readdir(cacheDir)).some((name) => name.endsWith("-no-such-command.v8"))).toBe(false);
