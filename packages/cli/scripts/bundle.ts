@@ -1,10 +1,13 @@
 /**
  * The installable command: `dist/pack`, a package with no dependencies (everything bundled by esbuild,
  * the workspace packages included) and a `sdwan-connections` bin, so `npm pack dist/pack` then
- * `npm install -g <tarball>` works offline. Split in chunks loaded when needed: `--help` reads a few
- * kilobytes, `list` the embedded store's code, and PostgreSQL's driver only with SDWAN_STORAGE=postgres.
+ * `npm install -g <tarball>` works offline. Two CommonJS files (no ES module loader to start, no file read
+ * asynchronously): `main.js`, which prints the help texts it carries, and otherwise runs `cli.js`, every command,
+ * through V8's code cache (scripts/cached-run.ts). What only some commands use (PostgreSQL's driver, OpenID, YAML)
+ * is compiled and run only when used.
  */
-import { chmod, copyFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import cli from "../package.json" with { type: "json" };
@@ -26,29 +29,45 @@ const esModules: Plugin = {
     ),
 };
 
-await rm(out, { recursive: true, force: true });
-await build({
-  entryPoints: { main: `${root}src/main.ts` },
+const common = {
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
-  outdir: `${out}/lib`,
-  chunkNames: "chunks/[name]-[hash]",
   minify: true,
   conditions: ["sdwan-source"],
+  logLevel: "warning",
+} as const;
+await rm(out, { recursive: true, force: true });
+await build({
+  ...common,
+  entryPoints: [`${root}src/run.ts`],
+  outfile: `${out}/lib/cli.js`,
   // pg's optional native binding, which nothing here uses.
   external: ["pg-native"],
-  // Bundled CommonJS packages (pg, pino) call require: give every chunk one.
-  banner: {
-    js: 'import { createRequire as __sdwanRequire } from "node:module"; const require = __sdwanRequire(import.meta.url);',
-  },
   plugins: [esModules],
-  // The help texts, made here from the commands themselves: `--help` prints them without loading a command.
-  // (As a string in the entry: an object would be hoisted into a chunk the entry then loads.)
-  define: { SDWAN_STATIC_HELP: JSON.stringify(JSON.stringify((await import("../src/command-line.js")).staticHelp())) },
-  logLevel: "warning",
+});
+await build({
+  ...common,
+  entryPoints: [`${root}src/main.ts`],
+  outfile: `${out}/${BIN}`,
+  plugins: [
+    {
+      name: "cached-run",
+      setup: (plugin) =>
+        plugin.onResolve({ filter: /^\.\/run\.js$/ }, () => ({ path: `${root}scripts/cached-run.ts` })),
+    },
+  ],
+  define: {
+    // The help texts, made here from the commands themselves: `--help` prints them without loading a command.
+    SDWAN_STATIC_HELP: JSON.stringify(JSON.stringify((await import("../src/command-line.js")).staticHelp())),
+    SDWAN_BUNDLE_HASH: JSON.stringify(
+      createHash("sha256")
+        .update(await readFile(`${out}/lib/cli.js`))
+        .digest("hex")
+        .slice(0, 16),
+    ),
+  },
 });
 await mkdir(out, { recursive: true });
 await writeFile(
@@ -59,7 +78,6 @@ await writeFile(
       version: cli.version,
       description: cli.description,
       license: cli.license,
-      type: "module",
       engines: { node: ">=20.19" },
       bin: { "sdwan-connections": BIN },
       files: ["lib"],

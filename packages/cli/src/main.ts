@@ -3,11 +3,6 @@
  * The command-line driver's process: the same use cases, store and
  * configuration (SDWAN_* environment variables) as the REST service.
  */
-import module from "node:module";
-
-// Node ≥ 22.1: V8's compiled code kept on disk, so a later start compiles nothing (Node 20 has no such API).
-(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-
 // The bundle's help texts (`staticHelp`, made at build time): undefined where the sources run (tsx, tests).
 declare const SDWAN_STATIC_HELP: string | undefined;
 const helpTexts: Readonly<Record<string, string>> =
@@ -27,5 +22,6 @@ const topic =
           ? second
           : undefined;
 const text = topic === undefined ? undefined : helpTexts[topic];
-if (text === undefined) await import("./run.js");
+// (In the installed command `./run.js` is its bundle, loaded with V8's code cache: scripts/bundle.ts.)
+if (text === undefined) void import("./run.js");
 else process.stdout.write(text);

@@ -22,7 +22,9 @@ for (const [signal, exitCode] of [
   });
 }
 
-const code = await runCli(process.argv.slice(2), {
+// The exit code once written answers are flushed (stdout to a pipe is asynchronous). No top-level await: the
+// installed command is CommonJS (scripts/bundle.ts).
+void runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   readSecret: (prompt) => readSecret({ stdin: process.stdin, prompt: process.stderr }, prompt),
@@ -30,6 +32,4 @@ const code = await runCli(process.argv.slice(2), {
   onStop: (stop) => {
     stopCleanly = stop;
   },
-});
-// Written answers are flushed before exit: stdout to a pipe is asynchronous.
-process.stdout.write("", () => process.exit(code));
+}).then((code) => process.stdout.write("", () => process.exit(code)));

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rename, rm, stat, utimes } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,15 +79,41 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
     };
     for (const args of [["--help"], ["list", "--help"], ["help", "apply"], ["config", "-h"], []])
       expect(await cli(args), args.join(" ")).toEqual(await sources(args));
-    // Without its chunks (every command's code), the help still prints: it loads none of them.
-    const chunks = join(root, "prefix", "lib", "node_modules", "sdwan-connections", "lib", "chunks");
-    await rename(chunks, `${chunks}-away`);
+    // Without its bundle of commands (every command's code), the help still prints: it loads none of it.
+    const commands = join(root, "prefix", "lib", "node_modules", "sdwan-connections", "lib", "cli.js");
+    await rename(commands, `${commands}-away`);
     try {
       expect(await cli(["--help"])).toEqual(await sources(["--help"]));
       expect((await cli(["list"])).code).not.toBe(0);
     } finally {
-      await rename(`${chunks}-away`, chunks);
+      await rename(`${commands}-away`, commands);
     }
+  });
+
+  it("keeps V8's code cache per command in the user's cache directory: the same answers with it, without it, or with a damaged one", async () => {
+    const env = { SDWAN_DATA_DIR: join(root, "cached-store"), XDG_CACHE_HOME: join(root, "cache") };
+    const cacheDir = join(root, "cache", "sdwan-connections");
+    expect((await cli(["add", "lab", "https://vco.example.net/", "--force"], env, "a-key\n")).code).toBe(0);
+    const first = await cli(["list"], env);
+    expect(first).toMatchObject({ code: 0, stderr: "" });
+    const caches = await readdir(cacheDir);
+    expect(caches.filter((name) => name.endsWith("-list.v8"))).toHaveLength(1);
+    expect(caches.filter((name) => name.endsWith("-add.v8"))).toHaveLength(1);
+    expect((await stat(cacheDir)).mode & 0o777).toBe(0o700);
+    expect(await cli(["list"], env)).toEqual(first);
+    // A cache another bundle or Node wrote, or a torn one, is only slower: V8 refuses it and it is written anew.
+    const listCache = join(cacheDir, caches.find((name) => name.endsWith("-list.v8")) as string);
+    await writeFile(listCache, "not a code cache");
+    expect(await cli(["list"], env)).toEqual(first);
+    expect((await readFile(listCache)).length).toBeGreaterThan(1_000);
+    // Writing a cache removes an earlier bundle's (an upgrade): they would never be read again.
+    await writeFile(join(cacheDir, "0123456789abcdef-v20.0.0-x64-list.v8"), "an earlier bundle's");
+    await rm(listCache);
+    expect(await cli(["list"], env)).toEqual(first);
+    expect((await readdir(cacheDir)).some((name) => name.startsWith("0123456789abcdef-"))).toBe(false);
+    // A command that failed leaves no cache of its own.
+    expect((await cli(["no-such-command"], env)).code).toBe(2);
+    expect((await readdir(cacheDir)).some((name) => name.endsWith("-no-such-command.v8"))).toBe(false);
   });
 
   it("adds and lists on the embedded store, and says where a missing store was looked for", async () => {

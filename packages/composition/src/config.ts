@@ -1,4 +1,3 @@
-import { isIP } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import { MasterKeyCodec, PreviousMasterKeysCodec, type MasterKey } from "@sdwan-connections/secrets";
@@ -11,6 +10,9 @@ import {
 } from "@sdwan-connections/core";
 import { envValue, integer, list, oneOf, optional, text, withDefault } from "./env-values.js";
 import { decodeTracing, type TracingConfig } from "./otel-config.js";
+
+// node:net loaded when first asked (most CLI commands never do: it weighs on their start).
+const isIP = (input: string): number => process.getBuiltinModule("node:net").isIP(input);
 
 export { GroupsFileCodec, type Groups } from "./groups-file.js";
 export type { TracingConfig } from "./otel-config.js";

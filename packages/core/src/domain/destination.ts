@@ -1,5 +1,7 @@
-import { isIP } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
+
+// node:net loaded when first asked (most CLI commands never do: it weighs on their start).
+const isIP = (input: string): number => process.getBuiltinModule("node:net").isIP(input);
 
 /** Cloud instance-metadata services' host names: no orchestrator lives there. */
 export const METADATA_HOST_NAMES: readonly string[] = [

@@ -1,4 +1,3 @@
-import { performance } from "node:perf_hooks";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import type * as T from "fp-ts/lib/Task.js";
