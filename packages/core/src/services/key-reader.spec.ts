@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
@@ -96,7 +96,6 @@ describe("createKeyReader (SPEC §12: keys kept elsewhere, the CLI's configurati
       expect((await read(`file:${name}`)).problem).toBe(
         `file:${name}: is a master key of this deployment, never an apiKey`,
       );
-    const { readFile } = await import("node:fs/promises");
     await writeFile(join(keyDir, "copy"), await readFile(join(dataDir, "master.key")));
     expect((await read("file:copy")).problem).toMatch(/is a master key/);
   });
@@ -115,5 +114,38 @@ describe("createKeyReader (SPEC §12: keys kept elsewhere, the CLI's configurati
 
   it("refuses file: references without SDWAN_APIKEY_DIR", async () => {
     expect((await read("file:lab", { keyDir: undefined })).problem).toMatch(/until SDWAN_APIKEY_DIR names/);
+  });
+
+  it("looks at the directories and the master key file at every read, or once with lookOnce (a file's references)", async () => {
+    const master = await readFile(join(dataDir, "master.key"), "utf8");
+    const env = { SDWAN_APIKEY_A: "key-a", SDWAN_APIKEY_B: "key-b", SDWAN_APIKEY_COPY: master };
+    const looks = async (lookOnce: boolean) => {
+      let count = 0;
+      const counted =
+        <A extends unknown[], B>(look: (...args: A) => B) =>
+        (...args: A) => (count++, look(...args));
+      const files = {
+        ...nodeKeyFiles,
+        realPath: counted(nodeKeyFiles.realPath),
+        identity: counted(nodeKeyFiles.identity),
+      };
+      const keys = createKeyReader(
+        files,
+        { env, keyDir, dataDir, masterKeyFile: join(dataDir, "master.key"), masterKeys: [] },
+        { lookOnce },
+      );
+      const results = [];
+      for (const name of ["A", "B", "COPY"]) results.push(await keys.read(`env:SDWAN_APIKEY_${name}`)());
+      // The master key file's copy is refused either way.
+      expect(results.map((result) => (E.isRight(result) ? result.right.reveal() : result.left))).toEqual([
+        "key-a",
+        "key-b",
+        "env:SDWAN_APIKEY_COPY: is a master key of this deployment, never an apiKey",
+      ]);
+      return count;
+    };
+    // The data directory's and the key directory's real paths, the master key file's identity.
+    expect(await looks(false)).toBe(9);
+    expect(await looks(true)).toBe(3);
   });
 });
