@@ -127,6 +127,10 @@ const fieldErrors = (errors: t.Errors, prefix: string): FieldError[] =>
 /** Where key references may read, and what no key may be: core's rules (`createKeyReader`), the same as the service's `apiKeyRef`. */
 export type KeySources = CoreKeySources;
 
+// The fields given (a connection's fields left out of the file are not passed on as undefined).
+const defined = (fields: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(fields).filter((field): field is [string, string] => field[1] !== undefined));
+
 // Whether a reference names a key variable that is not set.
 const isUnsetKeyVariable = (reference: string, env: KeySources["env"]): boolean =>
   reference.startsWith(`env:${KEY_VARIABLE_PREFIX}`) && (env[reference.slice(4)] ?? "") === "";
@@ -218,55 +222,33 @@ export const readConfiguration =
         errors.push(...fieldErrors(entry.left, `connections.${index}`));
         continue;
       }
-      const { apiKey: reference, apiKeyRef } = entry.right;
-      if ((reference === undefined) === (apiKeyRef === undefined)) {
+      const { alias, orchestratorUrl, apiKeyExpiresAt, keyRenewal, apiKey: reference, apiKeyRef } = entry.right;
+      if (apiKeyRef !== undefined && reference === undefined) {
+        connections.push(defined({ alias, orchestratorUrl, apiKeyExpiresAt, apiKeyRef, keySource: apiKeyRef }));
+        continue;
+      }
+      const earlier = reference === undefined || apiKeyRef !== undefined ? undefined : firstUse.get(reference);
+      if (reference === undefined || apiKeyRef !== undefined || earlier !== undefined) {
         errors.push({
           field: `connections.${index}.apiKey`,
           message:
-            "give apiKey (a reference the CLI reads) or apiKeyRef (where the service reads the key), one of them",
+            earlier === undefined
+              ? "give apiKey (a reference the CLI reads) or apiKeyRef (where the service reads the key), one of them"
+              : `is the reference of connections.${earlier} too: each connection has its own key`,
         });
         continue;
       }
-      if (apiKeyRef !== undefined) {
-        const { apiKeyExpiresAt, alias, orchestratorUrl } = entry.right;
-        connections.push({
-          alias,
-          orchestratorUrl,
-          ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
-          apiKeyRef,
-          keySource: apiKeyRef,
-        });
+      firstUse.set(reference, index);
+      if (options.requireKeys !== true && isUnsetKeyVariable(reference, sources.env)) {
+        connections.push({ alias, orchestratorUrl, keySource: reference });
         continue;
       }
-      const earlier = firstUse.get(reference as string);
-      if (earlier !== undefined) {
-        errors.push({
-          field: `connections.${index}.apiKey`,
-          message: `is the reference of connections.${earlier} too: each connection has its own key`,
-        });
-        continue;
-      }
-      firstUse.set(reference as string, index);
-      if (options.requireKeys !== true && isUnsetKeyVariable(reference as string, sources.env)) {
-        connections.push({
-          alias: entry.right.alias,
-          orchestratorUrl: entry.right.orchestratorUrl,
-          keySource: reference as string,
-        });
-        continue;
-      }
-      const apiKey = E.map((key: ApiKey) => key.reveal())(await keys.read(reference as string)());
+      const apiKey = E.map((key: ApiKey) => key.reveal())(await keys.read(reference)());
       if (E.isLeft(apiKey)) errors.push({ field: `connections.${index}.apiKey`, message: apiKey.left });
-      else {
-        const { apiKeyExpiresAt, keyRenewal, apiKey: _reference, apiKeyRef: _none, ...named } = entry.right;
-        connections.push({
-          ...named,
-          ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
-          ...(keyRenewal === undefined ? {} : { keyRenewal }),
-          apiKey: apiKey.right,
-          keySource: reference as string,
-        });
-      }
+      else
+        connections.push(
+          defined({ alias, orchestratorUrl, apiKeyExpiresAt, keyRenewal, apiKey: apiKey.right, keySource: reference }),
+        );
     }
     return errors.length === 0 ? E.right({ connections, grants: file.right.grants }) : E.left(invalidInput(errors));
   };
