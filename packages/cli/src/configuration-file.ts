@@ -42,23 +42,23 @@ import { loadYaml } from "./yaml.js";
  * file in the one directory the operator named for key files (SDWAN_APIKEY_DIR), links resolved, and outside
  * the data directory. No key may be a master key this CLI knows (the file itself, a hard link, or a copy).
  */
-export { KEY_VARIABLE_PREFIX };
 /** The largest configuration file read (about 100,000 connections). */
 export const CONFIGURATION_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
 const KEY_REFERENCE = /^(env:[A-Za-z_][A-Za-z0-9_]*|file:.+)$/;
+const isKeyReference = (input: unknown): input is string => typeof input === "string" && KEY_REFERENCE.test(input);
 const KeyReference = new t.Type<string, string, unknown>(
   "KeyReference",
-  (input): input is string => typeof input === "string" && KEY_REFERENCE.test(input),
+  isKeyReference,
   (input, context) =>
-    typeof input === "string" && KEY_REFERENCE.test(input)
+    isKeyReference(input)
       ? t.success(input)
       : t.failure(
           input,
           context,
           `must be a reference, env:${KEY_VARIABLE_PREFIX}NAME or file:PATH (a key itself never goes in the file)`,
         ),
-  (reference) => reference,
+  t.identity,
 );
 // One entry per field of a connection: a new field does not compile until the file format has it.
 // `apiKeyExpiresAt` is optional (as in a request body): an entry without it is as before.
@@ -80,8 +80,6 @@ export interface ConfigurationRead {
   readonly connections: readonly Record<string, string>[];
   readonly grants: readonly unknown[] | undefined;
 }
-
-type Entry = t.TypeOf<typeof Entry>;
 
 /**
  * The environment variable `export` names for a connection's key: the prefix and the alias in upper case,
@@ -141,11 +139,8 @@ const EXPORTED_LINE =
   /^(?:([A-Za-z]\w*):( \[\])?| {2}(- | {2})([A-Za-z]\w*): ([A-Za-z](?:[\w.~:/?=&%+@*-]*[\w.~/?=&%+@*-])?))$/;
 const RESERVED = /^(?:null|true|false)$/i;
 
-/**
- * The form `export` writes, read line by line: yaml's document model took 4-13 s for 100,000 connections, against
- * 0.2 s for the same as JSON (issue 40). Anything else (quotes, comments, other values or layouts) answers undefined,
- * for yaml to read; what it answers is what yaml answers (configuration-file.spec.ts compares them).
- */
+// The form `export` writes, read line by line: yaml's document model took 4-13 s for 100,000 connections, JSON.parse
+// 0.2 s (issue 40). Anything else answers undefined, for yaml; what it answers is yaml's answer (the spec compares).
 export const parseExportedForm = (text: string): Record<string, Record<string, string>[]> | undefined => {
   const document: Record<string, Record<string, string>[]> = {};
   let list: Record<string, string>[] | undefined;
@@ -172,15 +167,10 @@ export const parseExportedForm = (text: string): Record<string, Record<string, s
 const parseDocument =
   (text: string): TaskEither<string, unknown> =>
   async () => {
-    const exported = parseExportedForm(text);
-    if (exported !== undefined) return E.right(exported);
-    if (/^\s*[[{]/.test(text)) {
-      try {
-        return E.right(JSON.parse(text) as unknown);
-      } catch {
-        // Not JSON after all (a YAML flow mapping): YAML says where.
-      }
-    }
+    // JSON that does not parse (a YAML flow mapping, say) is left to YAML, which says where.
+    const quick =
+      parseExportedForm(text) ?? (/^\s*[[{]/.test(text) ? E.toUnion(E.parseJSON(text, () => undefined)) : undefined);
+    if (quick !== undefined) return E.right(quick);
     const YAML = await loadYaml();
     try {
       // Errors only: yaml's warnings (an unknown tag, say) quote the text around them, which may hold a key.
@@ -217,7 +207,7 @@ export const readConfiguration =
     const firstUse = new Map<string, number>();
     const keys = createKeyReader(nodeKeyFiles, sources, { lookOnce: true });
     for (const [index, raw] of file.right.connections.entries()) {
-      const entry: E.Either<t.Errors, Entry> = Entry.decode(raw);
+      const entry = Entry.decode(raw);
       if (E.isLeft(entry)) {
         errors.push(...fieldErrors(entry.left, `connections.${index}`));
         continue;

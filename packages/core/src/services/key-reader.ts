@@ -38,9 +38,8 @@ const join = (directory: string, name: string): string =>
  * configuration files alike. A variable must carry the key prefix. A file's real path (every link resolved, the
  * path read being the file opened) must be inside SDWAN_APIKEY_DIR and outside the data directory, and it must
  * not be the master key file (a hard link to it). No key may be, or decode (base64, hex) to, a master key.
- * The directories and the master key file are looked at on every read, so a mount or a generated key that appears
- * later is seen; `lookOnce`, at the first read only: a configuration file's references are read at one moment, and
- * a look per reference was 3 file system calls each (most of a 100,000-entry `apply`'s reading, issue 40).
+ * The directories and the master key file are looked at on every read (a mount or a generated key that appears later
+ * is seen), or with `lookOnce` at the first: a file's references are read at one moment (issue 40: 3 calls each).
  */
 export const createKeyReader = (
   files: KeyFiles,

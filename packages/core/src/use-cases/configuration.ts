@@ -35,6 +35,7 @@ const decodeDesired = (raw: unknown): E.Either<DomainError, readonly Wanted[]> =
   if (!Array.isArray(raw)) return E.left(invalidInput([{ field: "connections", message: "must be a list" }]));
   const errors: FieldError[] = [];
   const desired: Wanted[] = [];
+  const seen = new Set<string>();
   for (const [index, entry] of raw.entries()) {
     const record =
       typeof entry === "object" && entry !== null && !Array.isArray(entry)
@@ -47,7 +48,15 @@ const decodeDesired = (raw: unknown): E.Either<DomainError, readonly Wanted[]> =
         : decodeInput(KeylessEntry, "entry")(request);
     if (keySource !== undefined && typeof keySource !== "string")
       errors.push({ field: `connections.${index}.keySource`, message: "must be a string" });
-    else if (E.isRight(decoded)) desired.push({ connection: decoded.right, keySource, index });
+    else if (E.isRight(decoded) && seen.has(aliasKey(decoded.right.alias)))
+      errors.push({
+        field: `connections.${index}.alias`,
+        message: "repeats an earlier alias (aliases match in any case)",
+      });
+    else if (E.isRight(decoded)) {
+      seen.add(aliasKey(decoded.right.alias));
+      desired.push({ connection: decoded.right, keySource, index });
+    }
     if (E.isLeft(decoded) && decoded.left._tag === "InvalidInput")
       errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
   }
@@ -95,21 +104,6 @@ export interface Plan {
   /** The desired connections, decoded, by alias key: what create and update steps apply. */
   readonly desired: ReadonlyMap<string, DesiredConnection>;
 }
-
-const refuseRepeats = (desired: readonly Wanted[]): E.Either<DomainError, readonly Wanted[]> => {
-  const seen = new Set<string>();
-  for (const [index, { connection }] of desired.entries()) {
-    const key = aliasKey(connection.alias);
-    if (seen.has(key))
-      return E.left(
-        invalidInput([
-          { field: `connections.${index}.alias`, message: "repeats an earlier alias (aliases match in any case)" },
-        ]),
-      );
-    seen.add(key);
-  }
-  return E.right(desired);
-};
 
 /** What planning reads of the store. */
 interface PlanDeps {
@@ -252,7 +246,7 @@ export const planConfiguration =
   (deps: PlanDeps) =>
   (rawDesired: unknown, options: PlanOptions = {}): TE.TaskEither<DomainError, Plan> =>
     pipe(
-      TE.fromEither(pipe(decodeDesired(rawDesired), E.flatMap(refuseRepeats))),
+      TE.fromEither(decodeDesired(rawDesired)),
       TE.bindTo("desired"),
       TE.bind("grants", () =>
         options.grants === undefined
