@@ -271,11 +271,8 @@ export const planConfiguration =
             }
             if (errors.length > 0) return E.left(invalidInput(errors));
             const wanted = new Set(desired.map(({ connection }) => aliasKey(connection.alias)));
-            if (options.prune === true) {
-              for (const summary of stored)
-                if (!wanted.has(aliasKey(summary.alias)))
-                  steps.push({ action: "delete", alias: summary.alias, fields: [] });
-            }
+            for (const { alias } of options.prune === true ? stored : [])
+              if (!wanted.has(aliasKey(alias))) steps.push({ action: "delete", alias, fields: [] });
             return E.right({
               steps,
               grants,
