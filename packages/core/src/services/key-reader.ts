@@ -41,11 +41,7 @@ const join = (directory: string, name: string): string =>
  * The directories and the master key file are looked at on every read (a mount or a generated key that appears later
  * is seen), or with `lookOnce` at the first: a file's references are read at one moment (issue 40: 3 calls each).
  */
-export const createKeyReader = (
-  files: KeyFiles,
-  sources: KeySources,
-  options: { readonly lookOnce?: boolean } = {},
-): KeyReader => {
+export const createKeyReader = (files: KeyFiles, sources: KeySources, { lookOnce = false } = {}): KeyReader => {
   const guard = async () => {
     const dataDir = await files.realPath(sources.dataDir)();
     const masterKeyFile = await files.identity(sources.masterKeyFile)();
@@ -72,7 +68,7 @@ export const createKeyReader = (
   };
   type Guard = Awaited<ReturnType<typeof guard>>;
   let looked: Promise<Guard> | undefined;
-  const look = (): Promise<Guard> => (options.lookOnce === true ? (looked ??= guard()) : guard());
+  const look = (): Promise<Guard> => (lookOnce ? (looked ??= guard()) : guard());
 
   const fileText =
     (name: string, checked: Guard): TaskEither<string, string> =>
