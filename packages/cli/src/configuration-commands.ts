@@ -1,5 +1,6 @@
 import {
   invalidInput,
+  KEY_VARIABLE_PREFIX,
   planForNoStore,
   stepName,
   type Connections,
@@ -21,7 +22,7 @@ import {
   type CommandInput,
   type CommandOutput,
 } from "./command.js";
-import { exportConfiguration, KEY_VARIABLE_PREFIX, readConfiguration } from "./configuration-file.js";
+import { exportConfiguration, readConfiguration } from "./configuration-file.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { withKeyRenewal } from "./key-renewal.js";
 

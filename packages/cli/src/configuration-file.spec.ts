@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./cli.js";
-import { keyVariable, readConfiguration } from "./configuration-file.js";
+import { exportConfiguration, keyVariable, parseExportedForm, readConfiguration } from "./configuration-file.js";
+import { loadYaml } from "./yaml.js";
 
 /** runCli in this process on `dataDir`, `stdin` as the key when one is read. */
 const runOn = async (dataDir: string, argv: readonly string[], env: Record<string, string>, stdin: string) => {
@@ -360,11 +361,13 @@ describe("reading a configuration file", () => {
     const root = await mkdtemp(join(tmpdir(), "sdwan-cli-env-"));
     const live = process.env;
     const read: (string | symbol)[] = [];
+    await loadYaml();
     try {
       const path = join(root, "many.yaml");
       await writeFile(
         path,
-        `connections:\n${Array.from({ length: 1_000 }, (_, i) => `  - alias: c${i}\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_C${i}\n`).join("")}`,
+        // A comment first: yaml reads it (the form `export` writes is read without yaml).
+        `# many\nconnections:\n${Array.from({ length: 1_000 }, (_, i) => `  - alias: c${i}\n    orchestratorUrl: https://vco.example.net/\n    apiKey: env:SDWAN_APIKEY_C${i}\n`).join("")}`,
       );
       const env = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`SDWAN_APIKEY_C${i}`, `key-${i}`]));
       process.env = new Proxy(live, { get: (target, name) => (read.push(name), Reflect.get(target, name)) });
@@ -382,5 +385,61 @@ describe("reading a configuration file", () => {
       process.env = live;
       await rm(root, { recursive: true, force: true });
     }
+  });
+
+  // Issue 40: yaml took 4-13 s for 100,000 connections as `export` writes them; that form is read line by line.
+  it("reads the form export writes without yaml, answering what yaml answers, and leaves every other text to yaml", async () => {
+    const YAML = await loadYaml();
+    const exported = await exportConfiguration(
+      [
+        { alias: "lab.1", orchestratorUrl: "https://vco.example.net/", keyRenewal: "auto" },
+        { alias: "edge", orchestratorUrl: "https://vco2.example.net:8443/a?b=c&d=%20" },
+        { alias: "1e5", orchestratorUrl: "https://vco.example.net/" },
+      ] as never,
+      [{ id: "g", subject: "group:emea", pattern: "emea-*", verb: "use" }] as never,
+      "yaml",
+    );
+    // Numeric-looking aliases are quoted by yaml: that file is yaml's to read.
+    expect(parseExportedForm(exported)).toBeUndefined();
+    const plain = exported.replace(/.*alias: "1e5"[^]*?(?=grants:)/, "");
+    expect(parseExportedForm(plain)).toEqual(YAML.parse(plain));
+    expect(parseExportedForm(plain)?.["grants"]).toEqual([{ subject: "group:emea", pattern: "emea-*", verb: "use" }]);
+    // Texts of lines of the form, some of lines near it: either not read here, or read as yaml reads them.
+    const values = ["lab", "https://v.example/", "env:SDWAN_APIKEY_A_2EB", "emea-*", "a:b", "x@y", "a,b", "a|b"];
+    const tricky = [
+      ...`null True FALSE 1e5 0x1F .inf a: a#b 'q' "q" ~ -x [a] {a} *x &x !x @x %x`.split(" "),
+      "a: b",
+      "a #b",
+      "a\tb",
+      "",
+    ];
+    const keys = ["alias", "orchestratorUrl", "apiKey", "keyRenewal", "apiKeyRef", "subject", "pattern", "verb", "a_1"];
+    const itemLines = (key: string, value: string) => [`  - ${key}: ${value}`, `    ${key}: ${value}`];
+    const tops = ["connections", "grants", "x"].flatMap((name) => [`${name}:`, `${name}: []`]);
+    const items = keys.flatMap((key) => values.flatMap((value) => itemLines(key, value)));
+    const bad = [
+      ...["toString", "Null"].flatMap((name) => [`${name}:`, `${name}: []`]),
+      ...["null", "True", "toString"].flatMap((key) => itemLines(key, "lab")),
+      ...tricky.flatMap((value) => itemLines("alias", value)),
+      ..."\n# comment\n   - alias: x\n  -  alias: x\n      more\n- alias: x\ngrants: # c\n  - alias: x\r".split("\n"),
+    ];
+    let seed = 40;
+    const random = (below: number) => (
+      (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0),
+      Math.floor((seed / 2 ** 32) * below)
+    );
+    const pick = (from: readonly string[]) => from[random(from.length)] as string;
+    let read = 0;
+    for (let trial = 0; trial < 5_000; trial += 1) {
+      const picked = Array.from({ length: 1 + random(8) }, () =>
+        pick([bad, tops, items, items, items, items, items, items][random(8)] as string[]),
+      );
+      const text = `${["connections:", `  - alias: a${trial}`, ...picked].join("\n")}${random(16) === 0 ? "" : "\n"}`;
+      const fast = parseExportedForm(text);
+      if (fast === undefined) continue;
+      read += 1;
+      expect(fast, text).toEqual(YAML.parse(text));
+    }
+    expect(read).toBeGreaterThan(500);
   });
 });

@@ -42,23 +42,23 @@ import { loadYaml } from "./yaml.js";
  * file in the one directory the operator named for key files (SDWAN_APIKEY_DIR), links resolved, and outside
  * the data directory. No key may be a master key this CLI knows (the file itself, a hard link, or a copy).
  */
-export { KEY_VARIABLE_PREFIX };
 /** The largest configuration file read (about 100,000 connections). */
 export const CONFIGURATION_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
 const KEY_REFERENCE = /^(env:[A-Za-z_][A-Za-z0-9_]*|file:.+)$/;
+const isKeyReference = (input: unknown): input is string => typeof input === "string" && KEY_REFERENCE.test(input);
 const KeyReference = new t.Type<string, string, unknown>(
   "KeyReference",
-  (input): input is string => typeof input === "string" && KEY_REFERENCE.test(input),
+  isKeyReference,
   (input, context) =>
-    typeof input === "string" && KEY_REFERENCE.test(input)
+    isKeyReference(input)
       ? t.success(input)
       : t.failure(
           input,
           context,
           `must be a reference, env:${KEY_VARIABLE_PREFIX}NAME or file:PATH (a key itself never goes in the file)`,
         ),
-  (reference) => reference,
+  t.identity,
 );
 // One entry per field of a connection: a new field does not compile until the file format has it.
 // `apiKeyExpiresAt` is optional (as in a request body): an entry without it is as before.
@@ -80,8 +80,6 @@ export interface ConfigurationRead {
   readonly connections: readonly Record<string, string>[];
   readonly grants: readonly unknown[] | undefined;
 }
-
-type Entry = t.TypeOf<typeof Entry>;
 
 /**
  * The environment variable `export` names for a connection's key: the prefix and the alias in upper case,
@@ -127,21 +125,52 @@ const fieldErrors = (errors: t.Errors, prefix: string): FieldError[] =>
 /** Where key references may read, and what no key may be: core's rules (`createKeyReader`), the same as the service's `apiKeyRef`. */
 export type KeySources = CoreKeySources;
 
+// The fields given (a connection's fields left out of the file are not passed on as undefined).
+const defined = (fields: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(fields).filter((field): field is [string, string] => field[1] !== undefined));
+
 // Whether a reference names a key variable that is not set.
 const isUnsetKeyVariable = (reference: string, env: KeySources["env"]): boolean =>
   reference.startsWith(`env:${KEY_VARIABLE_PREFIX}`) && (env[reference.slice(4)] ?? "") === "";
 
-/** Parses a configuration file's text: JSON quickly when it is JSON, YAML otherwise (JSON is YAML too). */
+// A line of the form `export` writes: a top-level key (with `[]`: an empty list), a list's item, or an item's next key,
+// each value a plain scalar that YAML's core schema reads as its very text (a letter first, no space or `#`, no `:` last).
+const EXPORTED_LINE =
+  /^(?:([A-Za-z]\w*):( \[\])?| {2}(- | {2})([A-Za-z]\w*): ([A-Za-z](?:[\w.~:/?=&%+@*-]*[\w.~/?=&%+@*-])?))$/;
+const RESERVED = /^(?:null|true|false)$/i;
+
+// The form `export` writes, read line by line: yaml's document model took 4-13 s for 100,000 connections, JSON.parse
+// 0.2 s (issue 40). Anything else answers undefined, for yaml; what it answers is yaml's answer (the spec compares).
+export const parseExportedForm = (text: string): Record<string, Record<string, string>[]> | undefined => {
+  const document: Record<string, Record<string, string>[]> = {};
+  let list: Record<string, string>[] | undefined;
+  let entry: Record<string, string> | undefined;
+  for (const line of text.endsWith("\n") ? text.slice(0, -1).split("\n") : [""]) {
+    const [, name, empty, item, key = "", value = ""] = EXPORTED_LINE.exec(line) ?? [];
+    // A key without items is null in YAML.
+    if (list?.length === 0 && item === undefined) return undefined;
+    if (name !== undefined) {
+      if (RESERVED.test(name) || name in document) return undefined;
+      const items: Record<string, string>[] = (document[name] = []);
+      [list, entry] = [empty === undefined ? items : undefined, undefined];
+    } else if (item === "- " && list !== undefined) list.push((entry = {}));
+    else if (item !== "  " || entry === undefined) return undefined;
+    if (entry !== undefined && item !== undefined) {
+      if (RESERVED.test(key) || RESERVED.test(value) || key in entry) return undefined;
+      entry[key] = value;
+    }
+  }
+  return list?.length === 0 ? undefined : document;
+};
+
+/** Parses a configuration file's text: as `export` writes it or JSON quickly, YAML otherwise (JSON is YAML too). */
 const parseDocument =
   (text: string): TaskEither<string, unknown> =>
   async () => {
-    if (/^\s*[[{]/.test(text)) {
-      try {
-        return E.right(JSON.parse(text) as unknown);
-      } catch {
-        // Not JSON after all (a YAML flow mapping): YAML says where.
-      }
-    }
+    // JSON that does not parse (a YAML flow mapping, say) is left to YAML, which says where.
+    const quick =
+      parseExportedForm(text) ?? (/^\s*[[{]/.test(text) ? E.toUnion(E.parseJSON(text, () => undefined)) : undefined);
+    if (quick !== undefined) return E.right(quick);
     const YAML = await loadYaml();
     try {
       // Errors only: yaml's warnings (an unknown tag, say) quote the text around them, which may hold a key.
@@ -176,62 +205,40 @@ export const readConfiguration =
     const errors: FieldError[] = [];
     const connections: Record<string, string>[] = [];
     const firstUse = new Map<string, number>();
-    const keys = createKeyReader(nodeKeyFiles, sources);
+    const keys = createKeyReader(nodeKeyFiles, sources, { lookOnce: true });
     for (const [index, raw] of file.right.connections.entries()) {
-      const entry: E.Either<t.Errors, Entry> = Entry.decode(raw);
+      const entry = Entry.decode(raw);
       if (E.isLeft(entry)) {
         errors.push(...fieldErrors(entry.left, `connections.${index}`));
         continue;
       }
-      const { apiKey: reference, apiKeyRef } = entry.right;
-      if ((reference === undefined) === (apiKeyRef === undefined)) {
+      const { alias, orchestratorUrl, apiKeyExpiresAt, keyRenewal, apiKey: reference, apiKeyRef } = entry.right;
+      if (apiKeyRef !== undefined && reference === undefined) {
+        connections.push(defined({ alias, orchestratorUrl, apiKeyExpiresAt, apiKeyRef, keySource: apiKeyRef }));
+        continue;
+      }
+      const earlier = reference === undefined || apiKeyRef !== undefined ? undefined : firstUse.get(reference);
+      if (reference === undefined || apiKeyRef !== undefined || earlier !== undefined) {
         errors.push({
           field: `connections.${index}.apiKey`,
           message:
-            "give apiKey (a reference the CLI reads) or apiKeyRef (where the service reads the key), one of them",
+            earlier === undefined
+              ? "give apiKey (a reference the CLI reads) or apiKeyRef (where the service reads the key), one of them"
+              : `is the reference of connections.${earlier} too: each connection has its own key`,
         });
         continue;
       }
-      if (apiKeyRef !== undefined) {
-        const { apiKeyExpiresAt, alias, orchestratorUrl } = entry.right;
-        connections.push({
-          alias,
-          orchestratorUrl,
-          ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
-          apiKeyRef,
-          keySource: apiKeyRef,
-        });
+      firstUse.set(reference, index);
+      if (options.requireKeys !== true && isUnsetKeyVariable(reference, sources.env)) {
+        connections.push({ alias, orchestratorUrl, keySource: reference });
         continue;
       }
-      const earlier = firstUse.get(reference as string);
-      if (earlier !== undefined) {
-        errors.push({
-          field: `connections.${index}.apiKey`,
-          message: `is the reference of connections.${earlier} too: each connection has its own key`,
-        });
-        continue;
-      }
-      firstUse.set(reference as string, index);
-      if (options.requireKeys !== true && isUnsetKeyVariable(reference as string, sources.env)) {
-        connections.push({
-          alias: entry.right.alias,
-          orchestratorUrl: entry.right.orchestratorUrl,
-          keySource: reference as string,
-        });
-        continue;
-      }
-      const apiKey = E.map((key: ApiKey) => key.reveal())(await keys.read(reference as string)());
+      const apiKey = E.map((key: ApiKey) => key.reveal())(await keys.read(reference)());
       if (E.isLeft(apiKey)) errors.push({ field: `connections.${index}.apiKey`, message: apiKey.left });
-      else {
-        const { apiKeyExpiresAt, keyRenewal, apiKey: _reference, apiKeyRef: _none, ...named } = entry.right;
-        connections.push({
-          ...named,
-          ...(apiKeyExpiresAt === undefined ? {} : { apiKeyExpiresAt }),
-          ...(keyRenewal === undefined ? {} : { keyRenewal }),
-          apiKey: apiKey.right,
-          keySource: reference as string,
-        });
-      }
+      else
+        connections.push(
+          defined({ alias, orchestratorUrl, apiKeyExpiresAt, keyRenewal, apiKey: apiKey.right, keySource: reference }),
+        );
     }
     return errors.length === 0 ? E.right({ connections, grants: file.right.grants }) : E.left(invalidInput(errors));
   };

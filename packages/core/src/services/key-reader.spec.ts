@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
@@ -25,15 +25,14 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const reader = (overrides: Partial<KeySources> = {}) =>
-  createKeyReader(nodeKeyFiles, {
-    env: {},
-    keyDir,
-    dataDir,
-    masterKeyFile: join(dataDir, "master.key"),
-    masterKeys: [masterKey],
-    ...overrides,
-  });
+const sources = (): KeySources => ({
+  env: {},
+  keyDir,
+  dataDir,
+  masterKeyFile: join(dataDir, "master.key"),
+  masterKeys: [masterKey],
+});
+const reader = (overrides: Partial<KeySources> = {}) => createKeyReader(nodeKeyFiles, { ...sources(), ...overrides });
 const read = async (reference: string, overrides: Partial<KeySources> = {}) => {
   const result = await reader(overrides).read(reference)();
   return E.isRight(result) ? { key: result.right.reveal() } : { problem: result.left };
@@ -96,7 +95,6 @@ describe("createKeyReader (SPEC §12: keys kept elsewhere, the CLI's configurati
       expect((await read(`file:${name}`)).problem).toBe(
         `file:${name}: is a master key of this deployment, never an apiKey`,
       );
-    const { readFile } = await import("node:fs/promises");
     await writeFile(join(keyDir, "copy"), await readFile(join(dataDir, "master.key")));
     expect((await read("file:copy")).problem).toMatch(/is a master key/);
   });
@@ -115,5 +113,31 @@ describe("createKeyReader (SPEC §12: keys kept elsewhere, the CLI's configurati
 
   it("refuses file: references without SDWAN_APIKEY_DIR", async () => {
     expect((await read("file:lab", { keyDir: undefined })).problem).toMatch(/until SDWAN_APIKEY_DIR names/);
+  });
+
+  it("looks at the directories and the master key file at every read, or once with lookOnce (a file's references)", async () => {
+    const env = { SDWAN_APIKEY_A: "key-a", SDWAN_APIKEY_COPY: await readFile(join(dataDir, "master.key"), "utf8") };
+    const looks = async (lookOnce: boolean) => {
+      let count = 0;
+      const { realPath, identity } = nodeKeyFiles;
+      const files = { ...nodeKeyFiles, realPath: (path: string) => (count++, realPath(path)) };
+      const keys = createKeyReader(
+        { ...files, identity: (path) => (count++, identity(path)) },
+        { ...sources(), env },
+        { lookOnce },
+      );
+      // The master key file's copy is refused either way.
+      for (const [name, answer] of [
+        ["A", "key-a"],
+        ["COPY", "env:SDWAN_APIKEY_COPY: is a master key of this deployment, never an apiKey"],
+      ])
+        expect(
+          E.toUnion(E.map((key: { reveal(): string }) => key.reveal())(await keys.read(`env:SDWAN_APIKEY_${name}`)())),
+        ).toBe(answer);
+      return count;
+    };
+    // The data directory's and the key directory's real paths, the master key file's identity.
+    expect(await looks(false)).toBe(6);
+    expect(await looks(true)).toBe(3);
   });
 });

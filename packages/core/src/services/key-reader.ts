@@ -38,10 +38,10 @@ const join = (directory: string, name: string): string =>
  * configuration files alike. A variable must carry the key prefix. A file's real path (every link resolved, the
  * path read being the file opened) must be inside SDWAN_APIKEY_DIR and outside the data directory, and it must
  * not be the master key file (a hard link to it). No key may be, or decode (base64, hex) to, a master key.
- * The directories and the master key file are looked at on every read: a mount or a generated key that
- * appears later is seen.
+ * The directories and the master key file are looked at on every read (a mount or a generated key that appears later
+ * is seen), or with `lookOnce` at the first: a file's references are read at one moment (issue 40: 3 calls each).
  */
-export const createKeyReader = (files: KeyFiles, sources: KeySources): KeyReader => {
+export const createKeyReader = (files: KeyFiles, sources: KeySources, { lookOnce = false } = {}): KeyReader => {
   const guard = async () => {
     const dataDir = await files.realPath(sources.dataDir)();
     const masterKeyFile = await files.identity(sources.masterKeyFile)();
@@ -67,6 +67,8 @@ export const createKeyReader = (files: KeyFiles, sources: KeySources): KeyReader
     };
   };
   type Guard = Awaited<ReturnType<typeof guard>>;
+  let looked: Promise<Guard> | undefined;
+  const look = (): Promise<Guard> => (lookOnce ? (looked ??= guard()) : guard());
 
   const fileText =
     (name: string, checked: Guard): TaskEither<string, string> =>
@@ -87,7 +89,7 @@ export const createKeyReader = (files: KeyFiles, sources: KeySources): KeyReader
   return {
     read: (reference) => async () => {
       const { kind, name } = keyReferenceOf(reference);
-      const checked = await guard();
+      const checked = await look();
       let text: E.Either<string, string>;
       if (kind === "env") {
         text = !name.startsWith(KEY_VARIABLE_PREFIX)

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createTestWorld, expectLeft, expectRight, TEST_KEYS } from "../../testing/index.js";
 import { planForNoStore, stepName, type StepResult } from "./configuration.js";
 
@@ -19,6 +19,19 @@ describe("configuration as code", () => {
       desired.map(({ alias }) => `create ${alias}: applied`),
     );
     expect(await expectRight(service.connections.list())).toHaveLength(50);
+  });
+
+  it("looks up only the connections the store lists: a file of new ones asks the store nothing per entry", async () => {
+    const { service, repository } = createTestWorld();
+    await service.connections.apply(await expectRight(service.connections.plan([entry("a")])), { force: true });
+    const get = vi.spyOn(repository, "get");
+    const plan = await expectRight(service.connections.plan([entry("A"), entry("b"), entry("c")]));
+    expect(plan.steps.map(({ action, alias }) => `${action} ${alias}`)).toEqual([
+      "unchanged a",
+      "create b",
+      "create c",
+    ]);
+    expect(get.mock.calls).toEqual([["A"]]);
   });
 
   it("stops when its signal is aborted: the steps under way are interrupted, the rest skipped", async () => {

@@ -35,6 +35,7 @@ const decodeDesired = (raw: unknown): E.Either<DomainError, readonly Wanted[]> =
   if (!Array.isArray(raw)) return E.left(invalidInput([{ field: "connections", message: "must be a list" }]));
   const errors: FieldError[] = [];
   const desired: Wanted[] = [];
+  const seen = new Set<string>();
   for (const [index, entry] of raw.entries()) {
     const record =
       typeof entry === "object" && entry !== null && !Array.isArray(entry)
@@ -47,7 +48,15 @@ const decodeDesired = (raw: unknown): E.Either<DomainError, readonly Wanted[]> =
         : decodeInput(KeylessEntry, "entry")(request);
     if (keySource !== undefined && typeof keySource !== "string")
       errors.push({ field: `connections.${index}.keySource`, message: "must be a string" });
-    else if (E.isRight(decoded)) desired.push({ connection: decoded.right, keySource, index });
+    else if (E.isRight(decoded) && seen.has(aliasKey(decoded.right.alias)))
+      errors.push({
+        field: `connections.${index}.alias`,
+        message: "repeats an earlier alias (aliases match in any case)",
+      });
+    else if (E.isRight(decoded)) {
+      seen.add(aliasKey(decoded.right.alias));
+      desired.push({ connection: decoded.right, keySource, index });
+    }
     if (E.isLeft(decoded) && decoded.left._tag === "InvalidInput")
       errors.push(...decoded.left.errors.map((error) => ({ ...error, field: `connections.${index}.${error.field}` })));
   }
@@ -95,21 +104,6 @@ export interface Plan {
   /** The desired connections, decoded, by alias key: what create and update steps apply. */
   readonly desired: ReadonlyMap<string, DesiredConnection>;
 }
-
-const refuseRepeats = (desired: readonly Wanted[]): E.Either<DomainError, readonly Wanted[]> => {
-  const seen = new Set<string>();
-  for (const [index, { connection }] of desired.entries()) {
-    const key = aliasKey(connection.alias);
-    if (seen.has(key))
-      return E.left(
-        invalidInput([
-          { field: `connections.${index}.alias`, message: "repeats an earlier alias (aliases match in any case)" },
-        ]),
-      );
-    seen.add(key);
-  }
-  return E.right(desired);
-};
 
 /** What planning reads of the store. */
 interface PlanDeps {
@@ -169,11 +163,15 @@ const keyFieldsChanged = (
     : ["apiKey"];
 };
 
-// What one desired connection asks of the store: create it, update the fields that differ, or nothing.
+// What one desired connection asks of the store: create it, update the fields that differ, or nothing. Only what
+// the store lists (`listed`, alias keys) is looked up: a file of 100,000 new connections asks nothing per entry.
 const stepFor =
-  (deps: PlanDeps) =>
+  (deps: PlanDeps, listed: ReadonlySet<string>) =>
   ({ connection, keySource, index }: Wanted): TE.TaskEither<DomainError, PlanStep> => {
     const source = keySource === undefined ? {} : { keySource };
+    const stored = listed.has(aliasKey(connection.alias))
+      ? deps.repository.get(connection.alias)
+      : TE.left<DomainError, StoredConnection>(notFound(connection.alias));
     if (!hasKey(connection)) {
       const needsKey = invalidInput([
         {
@@ -182,7 +180,7 @@ const stepFor =
         },
       ]);
       return pipe(
-        deps.repository.get(connection.alias),
+        stored,
         TE.orElse((error) => TE.left(error._tag === "NotFound" ? needsKey : error)),
         TE.flatMap((current) =>
           current.orchestratorUrl === connection.orchestratorUrl
@@ -198,7 +196,7 @@ const stepFor =
       );
     }
     return pipe(
-      deps.repository.get(connection.alias),
+      stored,
       TE.map((current): PlanStep => {
         const fields = [
           ...(current.orchestratorUrl === connection.orchestratorUrl ? [] : (["orchestratorUrl"] as const)),
@@ -248,7 +246,7 @@ export const planConfiguration =
   (deps: PlanDeps) =>
   (rawDesired: unknown, options: PlanOptions = {}): TE.TaskEither<DomainError, Plan> =>
     pipe(
-      TE.fromEither(pipe(decodeDesired(rawDesired), E.flatMap(refuseRepeats))),
+      TE.fromEither(decodeDesired(rawDesired)),
       TE.bindTo("desired"),
       TE.bind("grants", () =>
         options.grants === undefined
@@ -264,19 +262,17 @@ export const planConfiguration =
           TE.flatMap((stored): TE.TaskEither<DomainError, Plan> => async () => {
             const steps: PlanStep[] = [];
             const errors: FieldError[] = [];
+            const step = stepFor(deps, new Set(stored.map(({ alias }) => aliasKey(alias))));
             for (const wanted of desired) {
-              const step = await stepFor(deps)(wanted)();
-              if (E.isRight(step)) steps.push(step.right);
-              else if (step.left._tag === "InvalidInput") errors.push(...step.left.errors);
-              else return step;
+              const planned = await step(wanted)();
+              if (E.isRight(planned)) steps.push(planned.right);
+              else if (planned.left._tag === "InvalidInput") errors.push(...planned.left.errors);
+              else return planned;
             }
             if (errors.length > 0) return E.left(invalidInput(errors));
             const wanted = new Set(desired.map(({ connection }) => aliasKey(connection.alias)));
-            if (options.prune === true) {
-              for (const summary of stored)
-                if (!wanted.has(aliasKey(summary.alias)))
-                  steps.push({ action: "delete", alias: summary.alias, fields: [] });
-            }
+            for (const { alias } of options.prune === true ? stored : [])
+              if (!wanted.has(aliasKey(alias))) steps.push({ action: "delete", alias, fields: [] });
             return E.right({
               steps,
               grants,
