@@ -63,14 +63,13 @@ const precompressed =
 /**
  * The operator console's files (the console package's build), without
  * credentials: the page signs in against the API itself, or at the OpenID
- * provider whose origin is `providerOrigin`. `/console` redirects to
- * `/console/`; an unknown file falls through to the 404 problem.
+ * provider whose origin is `providerOrigin`. Mounted at CONSOLE_PATH (an API request never enters it): `/console`
+ * redirects to `/console/`; an unknown file falls through to the 404 problem.
  */
 export const consoleRoutes = (directory: string, providerOrigin?: string): Router => {
   const router = Router();
   const policy = consolePolicy(providerOrigin);
   router.use(
-    CONSOLE_PATH,
     (_req, res, next) => {
       res.setHeader("Content-Security-Policy", policy);
       next();

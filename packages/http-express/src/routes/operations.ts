@@ -1,5 +1,5 @@
 import type { Metrics } from "@sdwan-connections/composition";
-import { Router } from "express";
+import type { Router } from "express";
 import { BASE_PATH, openApiDocument } from "../openapi.js";
 import { sendRepresentation } from "../representation.js";
 import { sendJson } from "../respond.js";
@@ -20,9 +20,11 @@ export interface OperationsOptions {
   readonly draining: () => boolean;
 }
 
-/** docs/interface.md §7: health, readiness, metrics and the OpenAPI document; no credentials, nothing about connections. */
-export const operationsRoutes = ({ metrics, ready, draining }: OperationsOptions): Router => {
-  const router = Router();
+/**
+ * docs/interface.md §7: health, readiness, metrics and the OpenAPI document; no credentials, nothing about connections.
+ * Added to the app's own router: an API request passes four path tests, not a router of its own.
+ */
+export const operationsRoutes = (router: Router, { metrics, ready, draining }: OperationsOptions): void => {
   router.get(OPERATION_PATHS.health, (_req, res) => sendJson(res, 200, { status: "ok" }));
   router.get(OPERATION_PATHS.ready, async (_req, res) => {
     const ok = !draining() && (await ready().catch(() => false));
@@ -35,5 +37,4 @@ export const operationsRoutes = ({ metrics, ready, draining }: OperationsOptions
   router.get(OPERATION_PATHS.openApi, (req, res) =>
     sendRepresentation(req, res, openApiDocument, () => JSON.stringify(openApiDocument), "public, max-age=300"),
   );
-  return router;
 };
