@@ -18,7 +18,7 @@ import { authConfigRoutes } from "./routes/auth-config.js";
 import { healthRoutes } from "./routes/health.js";
 import { eventsRoutes, type EventStreams } from "./routes/events.js";
 import { customersRoutes } from "./routes/customers.js";
-import { CONSOLE_PATH, consoleRoutes } from "./routes/console.js";
+import { consoleRoutes } from "./routes/console.js";
 import { meRoutes } from "./routes/me.js";
 import { sessionRoutes } from "./routes/session.js";
 import { tokensRoutes } from "./routes/tokens.js";
@@ -91,10 +91,7 @@ export const createApp = ({
   operationsRoutes(app.router, { metrics, ready, draining });
   // The console signs in at the provider only when it has a client there (GET /auth/config says so).
   if (consoleDirectory !== undefined)
-    app.use(
-      CONSOLE_PATH,
-      consoleRoutes(consoleDirectory, oidc?.clientId === undefined ? undefined : new URL(oidc.issuer).origin),
-    );
+    consoleRoutes(app.router, consoleDirectory, oidc?.clientId === undefined ? undefined : new URL(oidc.issuer).origin);
   const api = express.Router({ caseSensitive: true, strict: false });
   // Before the credentials: how to get some.
   authConfigRoutes(api, oidc);

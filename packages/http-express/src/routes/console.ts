@@ -1,5 +1,5 @@
 import { extname } from "node:path";
-import express, { Router, type RequestHandler } from "express";
+import express, { type RequestHandler, type Router } from "express";
 
 /** Where the browser console is served. */
 export const CONSOLE_PATH = "/console";
@@ -63,13 +63,14 @@ const precompressed =
 /**
  * The operator console's files (the console package's build), without
  * credentials: the page signs in against the API itself, or at the OpenID
- * provider whose origin is `providerOrigin`. Mounted at CONSOLE_PATH (an API request never enters it): `/console`
- * redirects to `/console/`; an unknown file falls through to the 404 problem.
+ * provider whose origin is `providerOrigin`. `/console` redirects to
+ * `/console/`; an unknown file falls through to the 404 problem. Added to the
+ * app's own router under CONSOLE_PATH: an API request enters no router for them.
  */
-export const consoleRoutes = (directory: string, providerOrigin?: string): Router => {
-  const router = Router();
+export const consoleRoutes = (router: Router, directory: string, providerOrigin?: string): void => {
   const policy = consolePolicy(providerOrigin);
   router.use(
+    CONSOLE_PATH,
     (_req, res, next) => {
       res.setHeader("Content-Security-Policy", policy);
       next();
@@ -80,5 +81,4 @@ export const consoleRoutes = (directory: string, providerOrigin?: string): Route
       setHeaders: (res, path) => res.setHeader("Cache-Control", cacheControlOf(path)),
     }),
   );
-  return router;
 };

@@ -20,10 +20,7 @@ export interface OperationsOptions {
   readonly draining: () => boolean;
 }
 
-/**
- * docs/interface.md §7: health, readiness, metrics and the OpenAPI document; no credentials, nothing about connections.
- * Added to the app's own router: an API request passes four path tests, not a router of its own.
- */
+/** docs/interface.md §7: health, readiness, metrics and the OpenAPI document; no credentials, nothing about connections. */
 export const operationsRoutes = (router: Router, { metrics, ready, draining }: OperationsOptions): void => {
   router.get(OPERATION_PATHS.health, (_req, res) => sendJson(res, 200, { status: "ok" }));
   router.get(OPERATION_PATHS.ready, async (_req, res) => {
