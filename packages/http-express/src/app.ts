@@ -88,13 +88,13 @@ export const createApp = ({
 
   if (tracing !== undefined) app.use(traceRequests(tracing));
   app.use(requestContext({ logger, metrics, clientAddress: clientAddressBehind(trustedProxies) }));
-  app.use(operationsRoutes({ metrics, ready, draining }));
+  operationsRoutes(app.router, { metrics, ready, draining });
   // The console signs in at the provider only when it has a client there (GET /auth/config says so).
   if (consoleDirectory !== undefined)
-    app.use(consoleRoutes(consoleDirectory, oidc?.clientId === undefined ? undefined : new URL(oidc.issuer).origin));
+    consoleRoutes(app.router, consoleDirectory, oidc?.clientId === undefined ? undefined : new URL(oidc.issuer).origin);
   const api = express.Router({ caseSensitive: true, strict: false });
   // Before the credentials: how to get some.
-  api.use(authConfigRoutes(oidc));
+  authConfigRoutes(api, oidc);
   if (auth !== undefined)
     api.use(
       authenticate({ ...auth, serviceTokens: service.tokens, metrics }),

@@ -63,6 +63,17 @@ describe("authentication and roles (docs/interface.md §5)", () => {
     expect((await h.call("GET", CONNECTIONS, { user: ADMIN })).status).toBe(200);
   });
 
+  it("credentials verified before the failures (admitted from the cache, unparsed) are throttled as well", async () => {
+    const clock = createManualClock();
+    await using h = await startHarness({ clock });
+    expect((await h.call("GET", CONNECTIONS, { user: ADMIN })).status).toBe(200);
+    const wrong = { name: ADMIN.name, password: "not-the-password" };
+    for (let i = 0; i < 10; i += 1) expect((await h.call("GET", CONNECTIONS, { user: wrong })).status).toBe(401);
+    expect((await h.call("GET", CONNECTIONS, { user: ADMIN })).status).toBe(429);
+    advance(clock, 60_000);
+    expect((await h.call("GET", CONNECTIONS, { user: ADMIN })).status).toBe(200);
+  });
+
   it("failures spread over more than the window are not throttled; the limits are configurable", async () => {
     const clock = createManualClock();
     await using h = await startHarness({

@@ -2,7 +2,7 @@ import type { Clock } from "@sdwan-connections/core";
 import { parse } from "basic-auth";
 import * as O from "fp-ts/lib/Option.js";
 import bcrypt from "bcryptjs";
-import { highestCost, sha256, type Role, type Users } from "./users.js";
+import { highestCost, cacheKey, type Role, type Users } from "./users.js";
 
 export interface AuthenticatedUser {
   /** The audit actor: a local user's plain name, or the principal (`oidc:NAME`). */
@@ -66,8 +66,6 @@ export const createAuthenticator = (initial: Users, options: AuthenticatorOption
     const ok = await bcrypt.compare(password, entry?.hash ?? dummyHash);
     return ok && entry !== undefined ? { name, role: entry.role } : undefined;
   };
-
-  const cacheKey = (header: string): string => sha256(header).toString("base64");
 
   const cached = (header: string | undefined): AuthenticatedUser | undefined => {
     if (header === undefined || verified.size === 0) return undefined;

@@ -17,7 +17,7 @@ import {
   type RemoteJWKSet,
 } from "jose";
 import type { AuthenticatedUser } from "./authenticator.js";
-import { sha256 } from "./users.js";
+import { cacheKey } from "./users.js";
 
 /** Why a bearer token is not admitted: the token itself (401), or the provider whose keys would check it (503). */
 export type BearerRefusal =
@@ -214,8 +214,6 @@ export const createBearerAuthenticator = (
       throw error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code) ? error : unreachable(error);
     }
   };
-
-  const cacheKey = (token: string): string => sha256(token).toString("base64");
 
   const cached = (token: string): AuthenticatedUser | undefined => {
     if (verified.size === 0) return undefined;

@@ -1,6 +1,6 @@
 import { GroupsFileCodec, type Groups } from "@sdwan-connections/composition";
 import type * as t from "io-ts";
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
@@ -56,7 +56,8 @@ export const parseHtpasswd = (text: string, source: string): E.Either<string, Ma
   return E.right(users);
 };
 
-export const sha256 = (text: string): Buffer => createHash("sha256").update(text).digest();
+/** What a verified secret (a header, a token) is remembered by: its SHA-256 in one call, never the secret itself. */
+export const cacheKey = (secret: string): string => hash("sha256", secret, "base64");
 
 /** The file in the data directory holding the generated admin, when there is one. */
 export const generatedAdminFile = (dataDir: string): string => join(dataDir, "admin.htpasswd");

@@ -227,13 +227,14 @@ export const authenticate = ({
       );
       return;
     }
-    const credentials = parseBasic(header);
-    const retryAfter = throttle.retryAfterSeconds(address, O.isSome(credentials) ? credentials.value.name : undefined);
+    const user = authenticator.cached(header);
+    // Only new credentials are parsed: a recently verified header names its user.
+    const credentials = user === undefined ? parseBasic(header) : O.none;
+    const retryAfter = throttle.retryAfterSeconds(address, user?.name ?? O.toUndefined(credentials)?.name);
     if (retryAfter !== undefined) {
       tooManyFailures(res, retryAfter);
       return;
     }
-    const user = authenticator.cached(header);
     // Admitted from the cache, or refused without a check: a request without (Basic) credentials is the usual first step, no failed login.
     if (user !== undefined || header === undefined || O.isNone(credentials)) {
       admit(req, res, next, user);

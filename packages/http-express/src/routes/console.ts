@@ -1,5 +1,5 @@
 import { extname } from "node:path";
-import express, { Router, type RequestHandler } from "express";
+import express, { type RequestHandler, type Router } from "express";
 
 /** Where the browser console is served. */
 export const CONSOLE_PATH = "/console";
@@ -64,10 +64,10 @@ const precompressed =
  * The operator console's files (the console package's build), without
  * credentials: the page signs in against the API itself, or at the OpenID
  * provider whose origin is `providerOrigin`. `/console` redirects to
- * `/console/`; an unknown file falls through to the 404 problem.
+ * `/console/`; an unknown file falls through to the 404 problem. Added to the
+ * app's own router under CONSOLE_PATH: an API request enters no router for them.
  */
-export const consoleRoutes = (directory: string, providerOrigin?: string): Router => {
-  const router = Router();
+export const consoleRoutes = (router: Router, directory: string, providerOrigin?: string): void => {
   const policy = consolePolicy(providerOrigin);
   router.use(
     CONSOLE_PATH,
@@ -81,5 +81,4 @@ export const consoleRoutes = (directory: string, providerOrigin?: string): Route
       setHeaders: (res, path) => res.setHeader("Cache-Control", cacheControlOf(path)),
     }),
   );
-  return router;
 };

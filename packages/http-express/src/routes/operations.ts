@@ -1,6 +1,6 @@
 import type { Metrics } from "@sdwan-connections/composition";
 import { OperationStatus } from "@sdwan-connections/core/wire";
-import { Router } from "express";
+import type { Router } from "express";
 import { BASE_PATH, openApiDocument } from "../openapi.js";
 import { sendRepresentation } from "../representation.js";
 import { sendJson } from "../respond.js";
@@ -22,8 +22,7 @@ export interface OperationsOptions {
 }
 
 /** docs/interface.md §7: health, readiness, metrics and the OpenAPI document; no credentials, nothing about connections. */
-export const operationsRoutes = ({ metrics, ready, draining }: OperationsOptions): Router => {
-  const router = Router();
+export const operationsRoutes = (router: Router, { metrics, ready, draining }: OperationsOptions): void => {
   router.get(OPERATION_PATHS.health, (_req, res) => sendJson(res, 200, OperationStatus, { status: "ok" }));
   router.get(OPERATION_PATHS.ready, async (_req, res) => {
     const ok = !draining() && (await ready().catch(() => false));
@@ -36,5 +35,4 @@ export const operationsRoutes = ({ metrics, ready, draining }: OperationsOptions
   router.get(OPERATION_PATHS.openApi, (req, res) =>
     sendRepresentation(req, res, openApiDocument, () => JSON.stringify(openApiDocument), "public, max-age=300"),
   );
-  return router;
 };
