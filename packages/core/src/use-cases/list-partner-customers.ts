@@ -64,6 +64,7 @@ export const listPartnerCustomers =
     return pipe(
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap(deps.repository.get),
-      TE.flatMap((connection) => deps.customersCache.get(connection, list(connection))),
+      // Made only when the cache asks: a warm answer starts no deadline and digests no key.
+      TE.flatMap((connection) => deps.customersCache.get(connection, () => list(connection)())),
     );
   };
