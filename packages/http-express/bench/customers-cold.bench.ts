@@ -67,15 +67,19 @@ const get = (url: string, headers: Record<string, string> = {}) =>
     client.send({ url, headers });
   });
 
-/** The orchestrator's answer as any client takes it: fetched, `JSON.parse`d, each enterprise mapped to a customer. */
-const fetchCustomers = async (simulatorUrl: string) => {
+/** The orchestrator's answer, fetched and read as text. */
+const fetchAnswer = async (simulatorUrl: string): Promise<string> => {
   const response = await fetch(`${simulatorUrl}portal/rest/enterpriseProxy/getEnterpriseProxyEnterprises`, {
     method: "POST",
     headers: { authorization: `Token ${KEY}`, "content-type": "application/json" },
     body: JSON.stringify({ enterpriseProxyId: 10 }),
   });
-  return (JSON.parse(await response.text()) as Enterprise[]).map(toCustomer);
+  return await response.text();
 };
+
+/** The orchestrator's answer as any client takes it: fetched, `JSON.parse`d, each enterprise mapped to a customer. */
+const fetchCustomers = async (simulatorUrl: string) =>
+  (JSON.parse(await fetchAnswer(simulatorUrl)) as Enterprise[]).map(toCustomer);
 
 const listen = async (server: Server): Promise<string> => {
   await once(server.listen(0, "127.0.0.1"), "listening");
@@ -147,8 +151,9 @@ const main = async (): Promise<void> => {
     },
     proxy: () => time(() => get(`${proxyUrl}/customers`)),
     inProcess: () => time(async () => Buffer.byteLength(JSON.stringify(await fetchCustomers(simulator.url)))),
+    answer: () => time(async () => Buffer.byteLength(await fetchAnswer(simulator.url))),
   };
-  const runs: Record<keyof typeof rows, Timed[]> = { service: [], proxy: [], inProcess: [] };
+  const runs: Record<keyof typeof rows, Timed[]> = { service: [], proxy: [], inProcess: [], answer: [] };
   try {
     // The first listing identifies the key; later aliases with the same key and URL are listed in one call.
     for (let i = 0; i < WARM_UP; i += 1) for (const row of Object.values(rows)) await row();
@@ -201,6 +206,13 @@ const main = async (): Promise<void> => {
           cpu("inProcess").toFixed(0),
           bytes("inProcess"),
           `**${ratio(wall("service"), wall("inProcess"))}** (target ≤ 1.3×); CPU ${ratio(cpu("service"), cpu("inProcess"))}`,
+        ],
+        [
+          "(c) the orchestrator's answer alone, fetched and read: what every row waits for (a floor, not a target)",
+          `${wall("answer").toFixed(0)} (${range("answer")})`,
+          cpu("answer").toFixed(0),
+          bytes("answer"),
+          `${ratio(wall("answer"), wall("proxy"))} of (a)'s time`,
         ],
         [
           "**service**, a fresh alias: the customers' JSON written from the answer's bytes; the client reads the reply",
