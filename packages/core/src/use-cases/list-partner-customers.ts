@@ -64,7 +64,6 @@ export const listPartnerCustomers =
     return pipe(
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap(deps.repository.get),
-      // Made only when the cache asks: a warm answer starts no deadline and digests no key.
       TE.flatMap((connection) => deps.customersCache.get(connection, () => list(connection)())),
     );
   };
