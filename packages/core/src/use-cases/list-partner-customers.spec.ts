@@ -64,6 +64,16 @@ describe("listPartnerCustomers", () => {
     expect(orchestrator.calls.listPartnerCustomers).toBe(2);
   });
 
+  it("starts no deadline for an answer from the cache (issue 40: a warm answer's per-request work)", async () => {
+    const { service, orchestrator } = await setup();
+    let deadlines = 0;
+    const { startDeadline } = orchestrator;
+    orchestrator.startDeadline = () => ((deadlines += 1), startDeadline());
+    await expectRight(service.connections.customers("partner"));
+    await expectRight(service.connections.customers("partner"));
+    expect(deadlines).toBe(1);
+  });
+
   it("shares one orchestrator call among concurrent first requests", async () => {
     const { service, orchestrator } = await setup();
     const gate = orchestrator.pause();

@@ -64,6 +64,6 @@ export const listPartnerCustomers =
     return pipe(
       TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
       TE.flatMap(deps.repository.get),
-      TE.flatMap((connection) => deps.customersCache.get(connection, list(connection))),
+      TE.flatMap((connection) => deps.customersCache.get(connection, () => list(connection)())),
     );
   };

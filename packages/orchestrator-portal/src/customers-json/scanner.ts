@@ -160,6 +160,8 @@ const transform = (
 ): { readonly json: Uint8Array; readonly count: number } | string | undefined => {
   const end = bytes.length;
   let at = 0;
+  // The answer as a Buffer (a view, not a copy): a number's digits are read as text from it.
+  const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
   // Per slot, for the enterprise being read: what its last value was (ABSENT… FALSE), where it lies, its number.
   const kinds = new Uint8Array(FIELDS.length);
@@ -264,9 +266,7 @@ const transform = (
     }
     at = i;
     canonical = false;
-    let text = "";
-    for (let c = start; c < i; c += 1) text += String.fromCharCode(bytes[c] as number);
-    return Number(text);
+    return Number(latin1.toString("latin1", start, i));
   };
 
   /** `true`, `false` or `null` (`at` on its first byte); anything else is not JSON. */
