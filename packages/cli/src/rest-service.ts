@@ -19,7 +19,6 @@ import {
   type Health,
   type DomainError,
   type Alias,
-  type AuditEntry,
   type ConnectionHealth,
   type StoredConnection,
   type ValidationResult,
@@ -377,12 +376,9 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
     grants,
     audit: {
       list: (queryValues) =>
-        // An entry's `failure` is a domain error's tag, which the wire reads as text.
-        TE.map(({ entries, next }: AuditPage) => ({ entries: entries as readonly AuditEntry[], next }))(
-          read(
-            AuditPage,
-            `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
-          ),
+        read(
+          AuditPage,
+          `/audit?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
         ),
     },
     events: { follow: followStream(endpoint, { origin, path: `${BASE}/events`, json, problemError }) },

@@ -7,7 +7,7 @@ import { oneOf, toFieldErrors } from "./decode.js";
 import { HEALTH_STATES, type HealthState } from "./health.js";
 import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
 import { CONNECTION_FIELDS } from "./requests.js";
-import { parseTimeOrDate } from "./time.js";
+import { IsoTimeCodec, parseTimeOrDate } from "./time.js";
 
 /**
  * What an audit entry records: a write to the connections, a master-key rotation, a health state change found
@@ -74,37 +74,8 @@ export interface Actor {
   readonly requestId?: string;
 }
 
-/** One audited operation, whether it succeeded or not. Never a key's value: only the names of the fields given. */
-export interface AuditEntry {
-  /** Sortable and unique: the time, then hex (`2026-11-22T10:00:00.000Z-00002a1b2c`); the newest has the greatest. */
-  readonly id: string;
-  readonly at: Date;
-  readonly actor: string;
-  readonly requestId: string | null;
-  readonly action: AuditAction;
-  /** The connection's alias as given (when it was a valid alias), null for a rotation or an invalid alias. */
-  readonly alias: Alias | null;
-  /** Names of the fields the request set, e.g. `["apiKey"]`. */
-  readonly fields: readonly string[];
-  readonly forced: boolean;
-  readonly validation: ValidationOutcome;
-  readonly outcome: AuditOutcome;
-  /** Why it failed: the error's tag (no text, so nothing the request held). */
-  readonly failure: AuditFailure | null;
-  /** What else there is to say: for a health change, `valid → unreachable` and the check's reason (`healthChangeDetail`); for a forbidden write, its method. */
-  readonly detail: string | null;
-  /**
-   * The connection's version the change left (an add or update) or removed (a delete), set by the store that
-   * records the change; absent otherwise, and in entries written before stores kept it.
-   */
-  readonly version?: number;
-  /**
-   * The orchestrator URL of the connection the entry is about, as it was then (a change's, set by the store that
-   * records it; a health change's or key warning's, as checked): what its event tells a receiver, whatever the
-   * store holds when the event is delivered. Absent when not known, and in entries written before entries kept it.
-   */
-  readonly orchestratorUrl?: string;
-}
+/** One audited operation, whether it succeeded or not (`AuditEntryCodec`). */
+export type AuditEntry = t.TypeOf<typeof AuditEntryCodec>;
 
 /** The actions that change the store: their entry is written with the change, and kept as a change when it succeeded. */
 export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set([
@@ -178,17 +149,37 @@ let sequence = 0;
  * read back (each adds `at` and `requestId` in its own form).
  */
 export const AuditEntryProps = {
+  /** Sortable and unique: the time, then hex (`2026-11-22T10:00:00.000Z-00002a1b2c`); the newest has the greatest. */
   id: t.string,
   actor: t.string,
   action: oneOf(AUDIT_ACTIONS, "AuditAction"),
+  /** The connection's alias as given (when it was a valid alias), null for a rotation or an invalid alias. */
   alias: t.union([AliasCodec, t.null]),
+  /** Names of the fields the request set, e.g. `["apiKey"]`: never a value. */
   fields: t.readonlyArray(t.string),
   forced: t.boolean,
   validation: oneOf(VALIDATION_OUTCOMES, "ValidationOutcome"),
   outcome: oneOf(AUDIT_OUTCOMES, "AuditOutcome"),
+  /** Why it failed: the error's tag, an `AuditFailure` (no text, so nothing the request held). */
   failure: t.union([t.string, t.null]),
+  /** What else there is to say: for a health change, `valid → unreachable` and the check's reason (`healthChangeDetail`); for a forbidden write, its method. */
   detail: t.union([t.string, t.null]),
 };
+
+/**
+ * One audited operation, whether it succeeded or not: never a key's value, only the names of the fields given.
+ * `version`: the connection's version the change left (an add or update) or removed (a delete), set by the store that
+ * records the change. `orchestratorUrl`: the URL of the connection the entry is about, as it was then (a change's, set
+ * by the store; a health change's or key warning's, as checked), what its event tells a receiver whatever the store
+ * holds when it is delivered. Both absent when not known, and in entries written before they were kept.
+ */
+export const AuditEntryCodec = t.intersection(
+  [
+    t.type({ at: IsoTimeCodec, ...AuditEntryProps, requestId: t.union([t.string, t.null]) }),
+    t.partial({ version: t.number, orchestratorUrl: t.string }),
+  ],
+  "AuditEntry",
+);
 
 /** A new entry's id: its time, then a count of this process (6 hex) and random hex (4). */
 export const auditEntryId = (at: Date): string => {

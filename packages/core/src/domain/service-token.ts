@@ -1,23 +1,16 @@
+import type { ServiceToken as ListedToken } from "../wire/admin.js";
+import type { Role } from "./grants.js";
 import { changeById, type StoredChange } from "./stored-change.js";
 
 /** What a service token may do without grants (SPEC §5's roles). */
-export type ServiceTokenRole = "admin" | "viewer";
+export type ServiceTokenRole = Role;
 
-/** A service token as it is listed: never its secret, nor the secret's hash. */
-export interface ServiceToken {
-  readonly id: string;
-  /** Unique in the store: the token's principal is `token:NAME`. */
-  readonly name: string;
-  /** None (null) for a token created with grants and no role: it may do only what its grants give. */
-  readonly role: ServiceTokenRole | null;
-  /** The lifetime it was created with; a renewal starts it again. */
-  readonly lifetimeDays: number;
-  readonly expiresAt: Date;
-  readonly lastUsedAt: Date | null;
-  /** The audit actor that created it. */
-  readonly createdBy: string;
-  readonly createdAt: Date;
-}
+/**
+ * A service token as the REST API lists it (never its secret, nor the secret's hash; its name unique in the store,
+ * its principal `token:NAME`; no role for one made with grants only), with the lifetime it was created with (a
+ * renewal starts it again).
+ */
+export type ServiceToken = ListedToken & { readonly lifetimeDays: number };
 
 /** A renewal: the new secret's hash, its expiry, and until when the secret before it still works. */
 export interface ServiceTokenRenewal {

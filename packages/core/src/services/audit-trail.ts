@@ -22,6 +22,7 @@ import { describeGrant, type Grant } from "../domain/grants.js";
 import { webhookAuditDetail, type Webhook } from "../domain/webhook.js";
 import { CHANGEABLE_FIELDS } from "../domain/requests.js";
 import type { AuditLog } from "../ports/audit-log.js";
+import type { AuditPage } from "../wire/audit.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { HealthChange } from "./health-states.js";
 import type { WarnedConnection } from "./key-expiry-watch.js";
@@ -38,12 +39,8 @@ export interface AuditedToken {
   readonly role: string | null;
 }
 
-/** A page of the audit trail. */
-export interface AuditPage {
-  readonly entries: readonly AuditEntry[];
-  /** Pass as `before` for the next page; null when there is none. */
-  readonly next: string | null;
-}
+// A page of the audit trail (`next`: pass as `before` for the next page) is the wire's.
+export type { AuditPage };
 
 /** What an entry says of the operation before its outcome is known. */
 interface Subject {

@@ -1,19 +1,9 @@
 import * as t from "io-ts";
-import { AuditEntryProps } from "../domain/audit.js";
-import { IsoTimeCodec } from "../domain/codecs.js";
+import { AuditEntryCodec } from "../domain/audit.js";
 import { CloudEventCodec } from "../domain/events.js";
 
-/**
- * One audited operation (`GET /audit`), whether it succeeded or not: never a key's value, only the names of the
- * fields given. `version` and `orchestratorUrl`: the connection's as the change left it, when the store kept them.
- */
-export const AuditEntry = t.intersection(
-  [
-    t.type({ at: IsoTimeCodec, ...AuditEntryProps, requestId: t.union([t.string, t.null]) }),
-    t.partial({ version: t.number, orchestratorUrl: t.string }),
-  ],
-  "AuditEntry",
-);
+// An entry is the domain's codec.
+export const AuditEntry = AuditEntryCodec;
 export type AuditEntry = t.TypeOf<typeof AuditEntry>;
 
 /** A page of the trail, newest first, and the cursor of the next one (`?before=`; null: no older entry). */
