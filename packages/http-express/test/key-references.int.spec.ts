@@ -135,8 +135,11 @@ describe("apiKeyRef on the embedded store, against the simulator", () => {
         return health.connections.some(({ alias, state }) => alias === "lab" && state === "invalid");
       });
       expect(keyCalls(UNKNOWN_KEY)).toBeGreaterThan(0);
-      const audit = (await call("GET", `${BASE}/audit?alias=lab`)).json<{ entries: Record<string, unknown>[] }>();
-      expect(JSON.stringify(audit)).toMatch(/invalid/);
+      // The ledger answers the new state as soon as it is written; the change's audit entry follows it.
+      await within60s(async () => {
+        const audit = (await call("GET", `${BASE}/audit?alias=lab`)).json<{ entries: { detail: string | null }[] }>();
+        return audit.entries.some(({ detail }) => detail?.includes("→ invalid") === true);
+      });
       await swapSecret("lab", PARTNER_KEY);
     },
   );
