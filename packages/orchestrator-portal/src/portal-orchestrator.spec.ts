@@ -1,3 +1,5 @@
+import type { Agent } from "node:http";
+import type { LookupFunction } from "node:net";
 import * as E from "fp-ts/lib/Either.js";
 import { ApiKey, type OrchestratorUrl } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
@@ -411,6 +413,20 @@ describe("createPortalOrchestrator", () => {
     expect(allowed.admits("http://169.254.169.254/")).toEqual(E.right(undefined));
     fenced.close();
     allowed.close();
+  });
+
+  it("hands node-fetch agents that fence a name once resolved (an address resolves to itself, without DNS)", async () => {
+    const agents: Agent[] = [];
+    const capturing = createPortalOrchestrator({
+      retries: 0,
+      fetch: (url, init) => Promise.reject(new Error(String(agents.push(init.agent(new URL(url)))))),
+    });
+    await capturing.identify(target("https://vco.example.net/"))();
+    const { lookup } = (agents[0] as unknown as { options: { lookup: LookupFunction } }).options;
+    expect(await new Promise((resolve) => lookup("169.254.169.254", { all: true }, resolve))).toMatchObject({
+      code: "EFENCED",
+    });
+    capturing.close();
   });
 
   describe("host and scheme rules", () => {

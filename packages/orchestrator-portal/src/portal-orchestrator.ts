@@ -11,6 +11,7 @@ import {
   type OrchestratorError,
   type OrchestratorTarget,
 } from "@sdwan-connections/core";
+import { admitsHost } from "@sdwan-connections/outbound-http";
 import { createApiTokenCalls } from "./api-tokens.js";
 import {
   readCustomersByEnterprise,
@@ -87,7 +88,7 @@ const ENTERPRISES = "a list of enterprises";
 export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}): PortalOrchestrator => {
   const customersBound = options.customersBound ?? DEFAULT_CUSTOMERS_BOUND;
   const transport = createPortalTransport(options);
-  const { startDeadline, admitsHost, call, close } = transport;
+  const { startDeadline, call, close } = transport;
   const tokens = createApiTokenCalls(transport);
   /** A listing's answer: the byte scanner first; when it declines, the general path (an enterprise at a time: JSON.parse, io-ts, toCustomer) decides. */
   const readCustomers: ReadAnswer<CustomerList> = (bytes) => {
@@ -176,7 +177,12 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     startDeadline,
     admits: (orchestratorUrl) => {
       const url = portalUrl(orchestratorUrl, "enterprise/getEnterprise");
-      return E.isLeft(url) ? E.left(url.left.reason) : admitsHost(url.right.hostname);
+      // Link-local and metadata destinations are refused, unless the allowlist names the host itself.
+      return E.isLeft(url)
+        ? E.left(url.left.reason)
+        : E.mapLeft((reason) => `${reason}: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it`)(
+            admitsHost(url.right.hostname, options.allowedHosts),
+          );
     },
     identify,
     listPartnerCustomers,

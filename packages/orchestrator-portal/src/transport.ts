@@ -1,14 +1,10 @@
-import { Agent as HttpAgent } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { rootCertificates } from "node:tls";
 import { DelegateBackoff, handleWhenResult, retry } from "cockatiel";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import nodeFetch from "node-fetch";
 import {
-  admitsDestination,
   orchestratorFailed,
   orchestratorGarbage,
   orchestratorRateLimited,
@@ -20,7 +16,7 @@ import {
   type OrchestratorTarget,
 } from "@sdwan-connections/core";
 import type { CallOutcome, FetchLike, PortalOrchestratorOptions } from "./options.js";
-import { backoffDelay, fencedLookup, isHostListed, parseRetryAfter } from "@sdwan-connections/outbound-http";
+import { admitsHost, backoffDelay, fencedAgents, parseRetryAfter } from "@sdwan-connections/outbound-http";
 import { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 import { describeDecodeFailure, ErrorBody, PARSE_LIMIT_BYTES } from "./wire.js";
 
@@ -164,22 +160,7 @@ export const createPortalTransport = (options: PortalOrchestratorOptions) => {
   const { allowedHosts } = options;
   const fetch = options.fetch ?? defaultFetch;
   const random = options.random ?? Math.random;
-  /** Link-local and metadata destinations are refused, unless the allowlist names the host itself. */
-  const admitsHost = (hostname: string): E.Either<string, void> => {
-    const admitted = admitsDestination(hostname);
-    return E.isRight(admitted) || isHostListed(hostname, allowedHosts)
-      ? E.right(undefined)
-      : E.left(`${admitted.left}: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it`);
-  };
-  const lookup = fencedLookup(allowedHosts);
-  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64, lookup });
-  const httpsAgent = new HttpsAgent({
-    keepAlive: true,
-    maxSockets: 64,
-    lookup,
-    ...(options.ca === undefined || options.ca.length === 0 ? {} : { ca: [...rootCertificates, ...options.ca] }),
-  });
-  const agent = (url: URL): HttpAgent => (url.protocol === "https:" ? httpsAgent : httpAgent);
+  const { agent, close } = fencedAgents({ allowedHosts, ca: options.ca, maxSockets: 64 });
 
   const startDeadline = (): Deadline => ({ expiresAt: Date.now() + timeoutMs });
 
@@ -375,8 +356,8 @@ export const createPortalTransport = (options: PortalOrchestratorOptions) => {
     if (E.isLeft(url)) return finish(url);
     if (!isHostAllowed(url.right, allowedHosts))
       return finish(E.left(orchestratorRejected("The orchestrator host is not in SDWAN_ORCHESTRATOR_ALLOWED_HOSTS.")));
-    // A fenced address written as such is never connected to (a name is checked once resolved: see `lookup`).
-    if (E.isLeft(admitsHost(url.right.hostname)))
+    // A fenced address written as such is never connected to (a name is checked once resolved, by the agents' lookup).
+    if (E.isLeft(admitsHost(url.right.hostname, allowedHosts)))
       return finish(E.left(couldNotConnect(method)), "fenced destination (link-local or metadata)");
     const exchange = {
       url: url.right,
@@ -420,13 +401,5 @@ export const createPortalTransport = (options: PortalOrchestratorOptions) => {
     );
   };
 
-  return {
-    startDeadline,
-    admitsHost,
-    call,
-    close: () => {
-      httpAgent.destroy();
-      httpsAgent.destroy();
-    },
-  };
+  return { startDeadline, call, close };
 };

@@ -1,10 +1,9 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { rootCertificates } from "node:tls";
-import { admitsDestination, invalidInput, type DomainError, type WebhookSender } from "@sdwan-connections/core";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { invalidInput, type DomainError, type WebhookSender } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
-import { fencedLookup, isHostListed } from "./fence.js";
+import { admitsHost, fencedAgents, isHostListed } from "./fence.js";
 import { parseRetryAfter } from "./retry.js";
 
 export interface OutboundOptions {
@@ -40,10 +39,9 @@ const admitsWebhookUrl =
           },
         ]),
       );
-    const admitted = admitsDestination(parsed.hostname);
-    return E.isRight(admitted) || isHostListed(parsed.hostname, allowedHosts)
-      ? E.right(undefined)
-      : E.left(invalidInput([{ field: "body.url", message: `${admitted.left}: refused as a webhook receiver` }]));
+    return E.mapLeft((reason: string) =>
+      invalidInput([{ field: "body.url", message: `${reason}: refused as a webhook receiver` }]),
+    )(admitsHost(parsed.hostname, allowedHosts));
   };
 
 /**
@@ -54,13 +52,7 @@ const admitsWebhookUrl =
  */
 export const createOutboundClient = (options: OutboundOptions = {}) => {
   const admits = admitsWebhookUrl(options);
-  const lookup = fencedLookup(options.allowedHosts);
-  const httpAgent = new HttpAgent({ keepAlive: true, lookup });
-  const httpsAgent = new HttpsAgent({
-    keepAlive: true,
-    lookup,
-    ...(options.ca === undefined || options.ca.length === 0 ? {} : { ca: [...rootCertificates, ...options.ca] }),
-  });
+  const { agent, close } = fencedAgents(options);
   /** One request (its body's length set by `end`): its status, headers and (`keep`) body; a failure rejects. */
   const request = (
     url: string,
@@ -70,11 +62,11 @@ export const createOutboundClient = (options: OutboundOptions = {}) => {
     new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
       const { body, keep, ...sent } = init;
       const target = new URL(url);
-      // A name is fenced once resolved (`lookup`); an address is not looked up, so it is fenced here.
-      if (E.isLeft(admitsDestination(target.hostname)) && !isHostListed(target.hostname, options.allowedHosts))
+      // A name is fenced once resolved (the agents' lookup); an address is not looked up, so it is fenced here.
+      if (E.isLeft(admitsHost(target.hostname, options.allowedHosts)))
         return reject(Object.assign(new Error("fenced destination"), { code: "EFENCED" }));
       const https = target.protocol === "https:";
-      const outgoing = (https ? httpsRequest : httpRequest)(target, { ...sent, agent: https ? httpsAgent : httpAgent });
+      const outgoing = (https ? httpsRequest : httpRequest)(target, { ...sent, agent: agent(target) });
       const timeout = () => outgoing.destroy(Object.assign(new Error("timeout"), { code: "timeout" }));
       const timer = timeoutMs === undefined ? undefined : setTimeout(timeout, timeoutMs);
       const failed = (error: Error) => {
@@ -119,13 +111,5 @@ export const createOutboundClient = (options: OutboundOptions = {}) => {
     });
     return new Response(answer.body.length === 0 ? null : answer.body, { status: answer.status });
   };
-  return {
-    admits,
-    send,
-    fetch,
-    close: () => {
-      httpAgent.destroy();
-      httpsAgent.destroy();
-    },
-  };
+  return { admits, send, fetch, close };
 };

@@ -1,6 +1,6 @@
 import type { LookupFunction } from "node:net";
 import { describe, expect, it } from "vitest";
-import { fencedLookup } from "./fence.js";
+import { fencedAgents, fencedLookup } from "./fence.js";
 
 /** A resolver that answers every name with `addresses` (as `all: true` lookups get them). */
 const resolvingTo =
@@ -48,5 +48,17 @@ describe("fencedLookup", () => {
     expect(
       (await lookUp(fencedLookup(["other.example.net"], resolvingTo("169.254.169.254")), "vco.example.net"))?.code,
     ).toBe("EFENCED");
+  });
+});
+
+describe("fencedAgents", () => {
+  it("look names up through the fence, for http and https (an address resolves to itself, without DNS)", async () => {
+    const agents = fencedAgents({ allowedHosts: ["169.254.0.9"] });
+    for (const url of ["http://vco.example.net/", "https://vco.example.net/"]) {
+      const { lookup } = (agents.agent(new URL(url)) as unknown as { options: { lookup: LookupFunction } }).options;
+      expect((await lookUp(lookup, "169.254.169.254"))?.code, url).toBe("EFENCED");
+      expect(await lookUp(lookup, "169.254.0.9"), url).toBeNull();
+    }
+    agents.close();
   });
 });

@@ -1,5 +1,8 @@
 import { lookup as dnsLookup } from "node:dns";
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import type { LookupFunction } from "node:net";
+import { rootCertificates } from "node:tls";
 import { admitsDestination } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 
@@ -35,4 +38,36 @@ export const isHostListed = (hostname: string, allowedHosts: readonly string[] |
     .replace(/^\[(.*)\]$/, "$1")
     .replace(/\.$/, "");
   return allowedHosts !== undefined && allowedHosts.some((allowed) => allowed.replace(/\.$/, "") === host);
+};
+
+/** Whether a host may be connected to: not link-local or cloud metadata (SPEC §4), unless the allowlist names it. */
+export const admitsHost = (hostname: string, allowedHosts: readonly string[] | undefined): E.Either<string, void> =>
+  isHostListed(hostname, allowedHosts) ? E.right(undefined) : admitsDestination(hostname);
+
+/**
+ * The keep-alive agents of every client that calls out, chosen by protocol: a name is fenced once resolved
+ * (`fencedLookup`; an address written as such is not looked up, so each caller checks it with `admitsHost`), and
+ * https trusts `ca` beside Node's own roots. `close` frees their sockets.
+ */
+export const fencedAgents = (options: {
+  readonly allowedHosts?: readonly string[] | undefined;
+  readonly ca?: readonly string[] | undefined;
+  readonly maxSockets?: number;
+}) => {
+  const { ca = [], maxSockets } = options;
+  const lookup = fencedLookup(options.allowedHosts);
+  const http = new HttpAgent({ keepAlive: true, maxSockets, lookup });
+  const https = new HttpsAgent({
+    keepAlive: true,
+    maxSockets,
+    lookup,
+    ...(ca.length === 0 ? {} : { ca: [...rootCertificates, ...ca] }),
+  });
+  return {
+    agent: (url: URL): HttpAgent => (url.protocol === "https:" ? https : http),
+    close: () => {
+      http.destroy();
+      https.destroy();
+    },
+  };
 };

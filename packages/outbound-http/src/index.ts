@@ -1,3 +1,3 @@
 export { createOutboundClient, type OutboundFetch, type OutboundOptions } from "./client.js";
-export { fencedLookup, isHostListed } from "./fence.js";
+export { admitsHost, fencedAgents, isHostListed } from "./fence.js";
 export { backoffDelay, parseRetryAfter } from "./retry.js";
