@@ -24,7 +24,7 @@ import type { Config } from "./config.js";
 import { checkDataDirectory } from "./data-dir.js";
 import { lazyLogSink, type LogSink } from "./log-sink.js";
 import type { Metrics } from "./metrics.js";
-import { closeOrchestrator, openPortalOrchestrator } from "./parts/orchestrator.js";
+import { closeOrchestrator, loadCertificateAuthorities, openPortalOrchestrator } from "./parts/orchestrator.js";
 import { outboundHttp } from "./parts/outbound.js";
 import { configurationFailure, startupFailure, type StartFailure } from "./startup-error.js";
 import type { Tracing } from "./tracing.js";
@@ -99,16 +99,17 @@ export const openService =
       if (E.isLeft(store)) return await close().then(() => store);
       if (overrides.storage === undefined) opened.push(() => store.right.close());
       const storage = tracing?.traceStorage(store.right, config.storage) ?? store.right;
+      const caFile = loadCertificateAuthorities(config.orchestratorCaFile);
       const orchestrator =
         overrides.orchestrator === undefined
-          ? await openPortalOrchestrator(config, logger, tracing)()
+          ? await openPortalOrchestrator(config, logger, caFile, tracing)()
           : E.right(overrides.orchestrator);
       if (E.isLeft(orchestrator)) return await close().then(() => E.left(configurationFailure(orchestrator.left)));
       if (overrides.orchestrator === undefined) opened.push(() => closeOrchestrator(orchestrator.right));
       const { metrics } = overrides;
       const traced = tracing?.traceOrchestrator(orchestrator.right) ?? orchestrator.right;
       // After each round of checks: the counts per state for /metrics.
-      const outbound = outboundHttp(config, logger, tracing);
+      const outbound = outboundHttp(config, logger, caFile, tracing);
       opened.push(outbound.close);
       const refreshHealthCounts = async () => {
         const health = await service.health.list()();

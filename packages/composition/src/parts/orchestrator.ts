@@ -18,14 +18,18 @@ const isReadableCertificate = (pem: string): boolean => {
   }
 };
 
+/** The certificates of `SDWAN_ORCHESTRATOR_CA_FILE`, none when it is unset (`loadCertificateAuthorities`). */
+export type CaFile = TE.TaskEither<string, readonly string[]>;
+
 /**
- * The certificates of `SDWAN_ORCHESTRATOR_CA_FILE` (PEM, one or more), each
- * checked to be a readable X.509 certificate, so a bad file stops the start
- * instead of failing every orchestrator call later.
+ * The certificates of `SDWAN_ORCHESTRATOR_CA_FILE` (PEM, one or more), each checked to be a readable X.509
+ * certificate, so a bad file stops the start instead of failing every orchestrator call later. Read once, when first
+ * asked for: the orchestrator client and outbound-http's share the reading.
  */
-export const loadCertificateAuthorities =
-  (file: string): TE.TaskEither<string, readonly string[]> =>
-  async () => {
+export const loadCertificateAuthorities = (file: string | undefined): CaFile => {
+  let read: ReturnType<CaFile> | undefined;
+  const load = async () => {
+    if (file === undefined) return E.right([]);
     let text: string;
     try {
       text = await readFile(file, "utf8");
@@ -41,23 +45,21 @@ export const loadCertificateAuthorities =
       ? E.right(certificates)
       : E.left(`SDWAN_ORCHESTRATOR_CA_FILE: certificate ${unreadable + 1} in ${file} cannot be read`);
   };
+  return () => (read ??= load());
+};
 
 /** The orchestrator-portal HTTP client, with the configured deadline, host allowlist and CAs (and each attempt traced when traces are on). */
 export const openPortalOrchestrator =
-  (config: Config, logger: LogSink, tracing?: Tracing): TE.TaskEither<string, Orchestrator> =>
+  (config: Config, logger: LogSink, caFile: CaFile, tracing?: Tracing): TE.TaskEither<string, Orchestrator> =>
   async () => {
     // Loaded when asked for, not with the composition: a CLI command given the offline orchestrator never loads it.
     const { createPortalOrchestrator, defaultFetch } = await import("@sdwan-connections/orchestrator-portal");
-    const ca =
-      config.orchestratorCaFile === undefined
-        ? E.right(undefined)
-        : await loadCertificateAuthorities(config.orchestratorCaFile)();
-    return E.map((ca: readonly string[] | undefined) =>
+    return E.map((ca: readonly string[]) =>
       createPortalOrchestrator({
         timeoutMs: config.orchestratorTimeoutMs,
         allowedHosts: config.orchestratorAllowedHosts,
         customersBound: config.customersBound,
-        ...(ca === undefined ? {} : { ca }),
+        ca,
         ...(tracing === undefined ? {} : { fetch: tracing.traceFetch(defaultFetch) }),
         // Answers say only "could not connect"; what was met (a code, an answer that is not the API) is logged here.
         onCall: ({ method, outcome, attempts, durationMs, detail }) => {
@@ -68,7 +70,7 @@ export const openPortalOrchestrator =
             );
         },
       }),
-    )(ca);
+    )(await caFile());
   };
 
 /** Frees an orchestrator's keep-alive sockets, when it holds any (the portal client does). */

@@ -4,7 +4,7 @@ import * as E from "fp-ts/lib/Either.js";
 import type { Config } from "../config.js";
 import type { LogSink } from "../log-sink.js";
 import type { Tracing } from "../tracing.js";
-import { loadCertificateAuthorities } from "./orchestrator.js";
+import type { CaFile } from "./orchestrator.js";
 
 /**
  * What the service asks over HTTP but the orchestrator: core's webhooks (SPEC §9) and the OpenID provider's
@@ -15,21 +15,19 @@ import { loadCertificateAuthorities } from "./orchestrator.js";
 export const outboundHttp = (
   config: Config,
   logger: LogSink,
+  caFile: CaFile,
   tracing?: Tracing,
 ): { readonly webhooks: NonNullable<CoreOptions["webhooks"]>; readonly fetch: OutboundFetch; close(): void } => {
   let loaded: ReturnType<typeof load> | undefined;
   const load = async () => {
     const { createOutboundClient } = await import("@sdwan-connections/outbound-http");
-    const ca =
-      config.orchestratorCaFile === undefined
-        ? undefined
-        : await loadCertificateAuthorities(config.orchestratorCaFile)();
-    // The start already refused an unreadable file (the orchestrator client reads it first); said again should it have changed.
-    if (ca !== undefined && E.isLeft(ca)) logger.error({ problem: ca.left }, "outbound requests' CAs not read");
+    const ca = await caFile();
+    // With the portal client, the start refused an unreadable file already; with another orchestrator, it is said here.
+    if (E.isLeft(ca)) logger.error({ problem: ca.left }, "outbound requests' CAs not read");
     return createOutboundClient({
       allowedHosts: config.orchestratorAllowedHosts,
       allowHttp: config.webhooks.allowHttp,
-      ...(ca === undefined || E.isLeft(ca) ? {} : { ca: ca.right }),
+      ca: E.isLeft(ca) ? [] : ca.right,
     });
   };
   const opened = () => (loaded ??= load());
