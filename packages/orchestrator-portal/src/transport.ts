@@ -165,12 +165,12 @@ export const createPortalTransport = (options: PortalOrchestratorOptions) => {
   const startDeadline = (): Deadline => ({ expiresAt: Date.now() + timeoutMs });
 
   /**
-   * The least time a call that does not reach the orchestrator's API takes: the longest its retries' waits can
+   * The least time a call that does not reach the orchestrator's API takes: the longest its retries' backoff can
    * be. A closed port is retried, a server that does not speak HTTP or answers 404 is not; answered no sooner
    * than this (within the deadline), they take the same time, and no port can be told apart by it (issue 27).
    */
   const unreachableFloorMs = Array.from({ length: retries }, (_, retry) =>
-    Math.min(timeoutMs, backoffBaseMs * 2 ** retry),
+    backoffDelay(retry, backoffBaseMs, timeoutMs, () => 1),
   ).reduce((sum, wait) => sum + wait, 0);
   const padUnreachable = async (
     result: CallResult,
