@@ -177,12 +177,7 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
     startDeadline,
     admits: (orchestratorUrl) => {
       const url = portalUrl(orchestratorUrl, "enterprise/getEnterprise");
-      // Link-local and metadata destinations are refused, unless the allowlist names the host itself.
-      return E.isLeft(url)
-        ? E.left(url.left.reason)
-        : E.mapLeft((reason) => `${reason}: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it`)(
-            admitsHost(url.right.hostname, options.allowedHosts),
-          );
+      return E.isLeft(url) ? E.left(url.left.reason) : admitsHost(url.right.hostname, options.allowedHosts);
     },
     identify,
     listPartnerCustomers,

@@ -39,9 +39,9 @@ const admitsWebhookUrl =
           },
         ]),
       );
-    return E.mapLeft((reason: string) =>
-      invalidInput([{ field: "body.url", message: `${reason}: refused as a webhook receiver` }]),
-    )(admitsHost(parsed.hostname, allowedHosts));
+    return E.mapLeft((message: string) => invalidInput([{ field: "body.url", message }]))(
+      admitsHost(parsed.hostname, allowedHosts),
+    );
   };
 
 /**

@@ -42,7 +42,11 @@ export const isHostListed = (hostname: string, allowedHosts: readonly string[] |
 
 /** Whether a host may be connected to: not link-local or cloud metadata (SPEC §4), unless the allowlist names it. */
 export const admitsHost = (hostname: string, allowedHosts: readonly string[] | undefined): E.Either<string, void> =>
-  isHostListed(hostname, allowedHosts) ? E.right(undefined) : admitsDestination(hostname);
+  isHostListed(hostname, allowedHosts)
+    ? E.right(undefined)
+    : E.mapLeft((why) => `${why}: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it`)(
+        admitsDestination(hostname),
+      );
 
 /**
  * The keep-alive agents of every client that calls out, chosen by protocol: a name is fenced once resolved

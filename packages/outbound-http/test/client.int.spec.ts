@@ -76,6 +76,12 @@ describe("the webhook sender", () => {
   });
 
   it("refuses fenced destinations and plain http unless allowed, sending nothing", async () => {
+    // Its reason says how to admit one (as the orchestrator's does: one fence, one allowlist).
+    expect(sender.admits("https://169.254.169.254/latest")).toMatchObject({
+      left: {
+        errors: [{ message: expect.stringMatching(/: refused unless SDWAN_ORCHESTRATOR_ALLOWED_HOSTS names it$/) }],
+      },
+    });
     expect(await sender.send(request("http://169.254.169.254/latest"), 2_000)).toEqual({
       _tag: "failed",
       error: "refused destination",
