@@ -59,14 +59,9 @@ export const fencedAgents = (options: {
   readonly maxSockets?: number;
 }) => {
   const { ca = [], maxSockets } = options;
-  const lookup = fencedLookup(options.allowedHosts);
-  const http = new HttpAgent({ keepAlive: true, maxSockets, lookup });
-  const https = new HttpsAgent({
-    keepAlive: true,
-    maxSockets,
-    lookup,
-    ...(ca.length === 0 ? {} : { ca: [...rootCertificates, ...ca] }),
-  });
+  const shared = { keepAlive: true, maxSockets, lookup: fencedLookup(options.allowedHosts) };
+  const http = new HttpAgent(shared);
+  const https = new HttpsAgent({ ...shared, ...(ca.length === 0 ? {} : { ca: [...rootCertificates, ...ca] }) });
   return {
     agent: (url: URL): HttpAgent => (url.protocol === "https:" ? https : http),
     close: () => {
