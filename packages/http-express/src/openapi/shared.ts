@@ -102,7 +102,5 @@ export const flag = (name: string, description: string) => ({
   description: `${description} \`true\` or \`false\` (any case); any other value or an unknown option is 400.`,
   schema: { type: "string", enum: ["true", "false"], default: "false" },
 });
-export const jsonBody = (ref: string) => ({
-  required: true,
-  content: { "application/json": { schema: { $ref: ref } } },
-});
+/** A JSON request body: `schema` is the core codec that decodes it. */
+export const jsonBody = <S>(schema: S, required = true) => ({ required, content: { "application/json": { schema } } });
