@@ -1,5 +1,5 @@
 import * as t from "io-ts";
-import { AliasCodec, aliasKey, type Alias } from "./codecs.js";
+import { AliasCodec, aliasKey, IntegerCodec, type Alias } from "./codecs.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import type { Connection } from "./connection.js";
@@ -176,7 +176,7 @@ export const AuditEntryProps = {
 export const AuditEntryCodec = t.intersection(
   [
     t.type({ at: IsoTimeCodec, ...AuditEntryProps, requestId: t.union([t.string, t.null]) }),
-    t.partial({ version: t.number, orchestratorUrl: t.string }),
+    t.partial({ version: IntegerCodec, orchestratorUrl: t.string }),
   ],
   "AuditEntry",
 );

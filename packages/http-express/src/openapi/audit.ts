@@ -73,7 +73,6 @@ export const auditNotes: Notes = {
   "AuditEntry.orchestratorUrl":
     "The orchestrator URL of the connection the entry is about, as it was then (a change's, a health change's, a key warning's): what its event tells. Absent when not known.",
   "AuditEntry.version": {
-    type: "integer",
     minimum: 1,
     description:
       "For an add or update, the connection's version it left; for a delete, the version removed. Absent otherwise.",

@@ -55,7 +55,6 @@ const versioned = {
 /** What a store holds of a connection beside its alias and URL (never the key): in the stored and the verbose answer. */
 const storedNotes: Notes = {
   version: {
-    type: "integer",
     minimum: 1,
     description:
       "The ETag's value. Every change (adding included) gives a new version, greater than any the store gave before, so a version of a deleted connection never matches the alias added again; an update that changes nothing keeps it.",

@@ -142,10 +142,7 @@ export const webhooksNotes: Notes = {
     pattern: "^whsec_",
     description: "The signing secret (whsec_ + base64 of its bytes): shown in this answer only.",
   },
-  "DeliveryAttempt.status": {
-    type: ["integer", "null"],
-    description: "The receiver's HTTP status; null when none came.",
-  },
+  "DeliveryAttempt.status": "The receiver's HTTP status; null when none came.",
   "DeliveryAttempt.error": "Why no answer came (a network error code, timeout).",
   "Delivery.id": { format: "uuid" },
   "Delivery.webhookId": { format: "uuid" },
