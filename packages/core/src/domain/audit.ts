@@ -156,7 +156,7 @@ export const AuditEntryProps = {
   /** The connection's alias as given (when it was a valid alias), null for a rotation or an invalid alias. */
   alias: t.union([AliasCodec, t.null]),
   /** Names of the fields the request set, e.g. `["apiKey"]`: never a value. */
-  fields: t.readonlyArray(t.string),
+  fields: t.readonlyArray(oneOf(AUDITED_FIELDS)),
   forced: t.boolean,
   validation: oneOf(VALIDATION_OUTCOMES, "ValidationOutcome"),
   outcome: oneOf(AUDIT_OUTCOMES, "AuditOutcome"),

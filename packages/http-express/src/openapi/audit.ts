@@ -1,4 +1,4 @@
-import { AUDITED_FIELDS, AUDIT_PAGE_MAX } from "@sdwan-connections/core";
+import { AUDIT_PAGE_MAX } from "@sdwan-connections/core";
 import { AuditPage } from "@sdwan-connections/core/wire";
 import type { Notes } from "./schema-of.js";
 import { commonErrors, json, problem } from "./shared.js";
@@ -58,11 +58,7 @@ export const auditNotes: Notes = {
   "AuditEntry.action":
     "key-check: a key check that did not match; forbidden: a write refused to a viewer (its method in detail).",
   "AuditEntry.alias": "null for a rotation, or when the alias given was not valid.",
-  "AuditEntry.fields": {
-    type: "array",
-    items: { type: "string", enum: AUDITED_FIELDS },
-    description: "The names of the fields the request set; never a value.",
-  },
+  "AuditEntry.fields": "The names of the fields the request set; never a value.",
   "AuditEntry.validation":
     "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before.",
   "AuditEntry.outcome":
