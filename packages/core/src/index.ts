@@ -283,6 +283,7 @@ export {
   CreateTokenRequest,
   isServiceTokenSecret,
   RenewTokenRequest,
+  TOKEN_NAME_PATTERN,
   type ServiceTokenRefusal,
   type ServiceTokens,
 } from "./services/service-tokens.js";

@@ -30,10 +30,10 @@ export const isServiceTokenSecret = (credential: string): boolean => credential.
 
 const integerIn = (min: number, max: number) =>
   t.refinement(IntegerCodec, (value) => value >= min && value <= max, `a whole number from ${min} to ${max}`);
-const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const TokenName = t.refinement(
   t.string,
-  (name) => TOKEN_NAME.test(name),
+  (name) => TOKEN_NAME_PATTERN.test(name),
   "1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit",
 );
 const tokenGrantProps = { pattern: AliasPatternCodec, verb: GrantVerbCodec };

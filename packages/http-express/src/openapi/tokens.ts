@@ -1,4 +1,4 @@
-import { CreateTokenRequest, RenewTokenRequest } from "@sdwan-connections/core";
+import { CreateTokenRequest, RenewTokenRequest, TOKEN_NAME_PATTERN } from "@sdwan-connections/core";
 import { IssuedToken, ServiceToken } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import type { Notes } from "./schema-of.js";
@@ -81,7 +81,7 @@ export const tokensNotes: Notes = {
   "ServiceToken.createdBy": "The audit actor that created it.",
   "IssuedToken.token": { pattern: "^sdw_[A-Za-z0-9_-]{43}$", description: "The secret: shown in this answer only." },
   "CreateServiceTokenRequest.name": {
-    pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+    pattern: TOKEN_NAME_PATTERN.source,
     description: "Unique among the tokens; the principal is token:NAME.",
   },
   "CreateServiceTokenRequest.expiresInDays": { minimum: 1, maximum: 365 },
