@@ -1,4 +1,4 @@
-import { AUDIT_PAGE_MAX } from "@sdwan-connections/core";
+import { AliasCodec, AUDIT_PAGE_MAX } from "@sdwan-connections/core";
 import { AuditPage } from "@sdwan-connections/core/wire";
 import type { Notes } from "./schema-of.js";
 import { commonErrors, json, problem } from "./shared.js";
@@ -17,7 +17,7 @@ export const auditPaths = {
           in: "query",
           required: false,
           description: "Only this connection's entries (any case).",
-          schema: { $ref: "#/components/schemas/Alias" },
+          schema: AliasCodec,
         },
         {
           name: "since",

@@ -1,4 +1,4 @@
-import { GrantRequestCodec } from "@sdwan-connections/core";
+import { AliasCodec, GrantRequestCodec, SubjectCodec } from "@sdwan-connections/core";
 import { AccessCheck, ConnectionAccess, Grant } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import type { Notes } from "./schema-of.js";
@@ -69,8 +69,8 @@ export const grantsPaths = {
       summary:
         "The verbs a subject's grants give on an alias (a principal's with its groups of SDWAN_GROUPS_FILE; a role and a provider's groups are known only at sign-in). Admins only.",
       parameters: [
-        { name: "subject", in: "query", required: true, schema: { $ref: "#/components/schemas/Subject" } },
-        { name: "alias", in: "query", required: true, schema: { $ref: "#/components/schemas/Alias" } },
+        { name: "subject", in: "query", required: true, schema: SubjectCodec },
+        { name: "alias", in: "query", required: true, schema: AliasCodec },
       ],
       responses: {
         "200": json("The verbs.", AccessCheck),

@@ -1,3 +1,4 @@
+import { AliasCodec } from "@sdwan-connections/core";
 import { Problem } from "@sdwan-connections/core/wire";
 
 /** The building blocks every resource's description shares: answers, headers, parameters. */
@@ -93,7 +94,7 @@ export const aliasParameter = {
   in: "path",
   required: true,
   description: "The connection's alias, matched ignoring case.",
-  schema: { $ref: "#/components/schemas/Alias" },
+  schema: AliasCodec,
 };
 export const flag = (name: string, description: string) => ({
   name,

@@ -1,4 +1,4 @@
-import { CreateWebhookRequest } from "@sdwan-connections/core";
+import { CreateWebhookRequest, DELIVERIES_PAGE } from "@sdwan-connections/core";
 import { CreatedWebhook, Delivery, DeliveryStatus, PingAnswer, Webhook } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import type { Notes } from "./schema-of.js";
@@ -90,7 +90,7 @@ export const webhooksPaths = {
           name: "limit",
           in: "query",
           required: false,
-          schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+          schema: { type: "integer", minimum: 1, maximum: DELIVERIES_PAGE.max, default: DELIVERIES_PAGE.default },
         },
         {
           name: "status",
