@@ -170,7 +170,12 @@ export {
 export type { FailureCount, FailureCounter } from "./ports/failure-counter.js";
 export { createInMemoryFailureCounter } from "./adapters/memory-failure-counter.js";
 export type { HealthChange, HealthMonitor, HealthMonitorOptions } from "./services/health-monitor.js";
-export { AddConnectionRequest, KeyCheckRequest, UpdateConnectionRequest } from "./domain/requests.js";
+export {
+  AddConnectionRequest,
+  CHANGEABLE_FIELDS,
+  KeyCheckRequest,
+  UpdateConnectionRequest,
+} from "./domain/requests.js";
 export type { KeyFingerprints } from "./ports/key-fingerprints.js";
 export { createProcessKeyFingerprints, hmacFingerprints, masterKeyFingerprints } from "./adapters/hmac-fingerprints.js";
 export {
@@ -253,6 +258,7 @@ export {
   webhooksFor,
   webhookSignature,
   withinHistory,
+  CreateWebhookRequest,
   type ClaimedDelivery,
   type Delivery,
   type DeliveryAttempt,
@@ -273,7 +279,14 @@ export type { CacheOutcome } from "./services/customers-cache.js";
 export type { KeyExpiryCounts } from "./services/key-expiry-watch.js";
 export { createCore, DEFAULT_CUSTOMERS_CACHE_TTL_MS, type CoreOptions } from "./services/core.js";
 export type { Audit, By, Connections, Core, Events, Health } from "./services/facades.js";
-export { isServiceTokenSecret, type ServiceTokenRefusal, type ServiceTokens } from "./services/service-tokens.js";
+export {
+  CreateTokenRequest,
+  isServiceTokenSecret,
+  RenewTokenRequest,
+  TOKEN_NAME_PATTERN,
+  type ServiceTokenRefusal,
+  type ServiceTokens,
+} from "./services/service-tokens.js";
 // The use cases are reached through the facades, which audit every write: none is exported on its own.
 export type { GrantService } from "./services/grants.js";
 export type { AddConnectionOptions, AddConnectionOutcome } from "./use-cases/add-connection.js";

@@ -1,22 +1,21 @@
 import { auditNotes, auditPaths } from "./openapi/audit.js";
-import { connectionsNotes, connectionsPaths, connectionsSchemas } from "./openapi/connections.js";
+import { connectionsNotes, connectionsPaths } from "./openapi/connections.js";
 import { customersPaths } from "./openapi/customers.js";
 import { eventsPaths } from "./openapi/events.js";
-import { grantsNotes, grantsPaths, grantsSchemas } from "./openapi/grants.js";
+import { grantsNotes, grantsPaths } from "./openapi/grants.js";
 import { healthNotes, healthPaths } from "./openapi/health.js";
 import { problemNotes } from "./openapi/problems.js";
 import { describe } from "./openapi/schema-of.js";
 import { sessionNotes, sessionPaths } from "./openapi/session.js";
 import { BODY_LIMIT_BYTES } from "./openapi/shared.js";
-import { tokensNotes, tokensPaths, tokensSchemas } from "./openapi/tokens.js";
-import { webhooksNotes, webhooksPaths, webhooksSchemas } from "./openapi/webhooks.js";
+import { tokensNotes, tokensPaths } from "./openapi/tokens.js";
+import { webhooksNotes, webhooksPaths } from "./openapi/webhooks.js";
 
 /**
  * The OpenAPI 3.1 document of the interface, served at
  * `/rest/plugin/sdwan/openapi.json`. Every answer's schema is generated from its codec in core's wire
  * (`@sdwan-connections/core/wire`, by ./openapi/schema-of.ts: a named codec is a component), with each
- * resource's notes for what io-ts cannot say; the request bodies are written in each resource's module, from
- * core's constants. The HTTP tests check every response they get against it, and a property test checks that it
+ * resource's notes for what io-ts cannot say; each request body's from the core codec that decodes it. The HTTP tests check every response they get against it, and a property test checks that it
  * and core's codecs accept the same request bodies.
  */
 
@@ -67,7 +66,7 @@ export const openApiDocument = {
       consoleSession: { type: "http", scheme: "bearer", description: "A token from GET /session." },
       serviceToken: { type: "http", scheme: "bearer", description: "A service token from POST /tokens (`sdw_…`)." },
     },
-    schemas: { ...components, ...connectionsSchemas, ...grantsSchemas, ...tokensSchemas, ...webhooksSchemas },
+    schemas: components,
   },
 } as const;
 

@@ -1,5 +1,5 @@
 import * as t from "io-ts";
-import { AliasCodec, aliasKey, type Alias } from "./codecs.js";
+import { AliasCodec, aliasKey, IntegerCodec, type Alias } from "./codecs.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import type { Connection } from "./connection.js";
@@ -156,7 +156,7 @@ export const AuditEntryProps = {
   /** The connection's alias as given (when it was a valid alias), null for a rotation or an invalid alias. */
   alias: t.union([AliasCodec, t.null]),
   /** Names of the fields the request set, e.g. `["apiKey"]`: never a value. */
-  fields: t.readonlyArray(t.string),
+  fields: t.readonlyArray(oneOf(AUDITED_FIELDS)),
   forced: t.boolean,
   validation: oneOf(VALIDATION_OUTCOMES, "ValidationOutcome"),
   outcome: oneOf(AUDIT_OUTCOMES, "AuditOutcome"),
@@ -176,7 +176,7 @@ export const AuditEntryProps = {
 export const AuditEntryCodec = t.intersection(
   [
     t.type({ at: IsoTimeCodec, ...AuditEntryProps, requestId: t.union([t.string, t.null]) }),
-    t.partial({ version: t.number, orchestratorUrl: t.string }),
+    t.partial({ version: IntegerCodec, orchestratorUrl: t.string }),
   ],
   "AuditEntry",
 );

@@ -136,6 +136,9 @@ export const ApiKeyCodec = ruledString<ApiKey>(
 export const isUuid = (id: string): boolean =>
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
 
+/** A whole number, typed as a plain number (io-ts's `t.Int` brands it, which every builder would then have to cast). */
+export const IntegerCodec = t.refinement(t.number, Number.isInteger, "integer");
+
 /** Two aliases name the same connection when they are equal ignoring case. */
 export const aliasKey = (alias: string): string => alias.toLowerCase();
 

@@ -1,13 +1,7 @@
 import * as t from "io-ts";
+import { IntegerCodec } from "./codecs.js";
 
-/** An integer, typed as a plain number (io-ts's `t.Int` brands it, which every builder would then have to cast). */
-const integer = new t.Type<number, number, unknown>(
-  "integer",
-  (u): u is number => Number.isInteger(u),
-  (u, context) => (Number.isInteger(u) ? t.success(u as number) : t.failure(u, context)),
-  t.identity,
-);
-const nullableInteger = t.union([integer, t.null]);
+const nullableInteger = t.union([IntegerCodec, t.null]);
 const nullableNumber = t.union([t.number, t.null]);
 const nullableBoolean = t.union([t.boolean, t.null]);
 
@@ -19,7 +13,7 @@ const nullableBoolean = t.union([t.boolean, t.null]);
 export const Customer = t.strict(
   {
     enterpriseId: t.string,
-    id: integer,
+    id: IntegerCodec,
     networkId: nullableInteger,
     gatewayPoolId: nullableInteger,
     bastionState: t.string,

@@ -48,31 +48,36 @@ export const decodeInput =
     );
 
 /**
+ * A codec that decodes as `base` does and checks more, with its own messages (`validate`): a refinement of `base`, so
+ * what it accepts is described by `base` (the OpenAPI document reads it) and what `base` cannot say by the document's
+ * notes.
+ */
+export const checked = <C extends t.Mixed>(name: string, base: C, validate: t.Validate<unknown, t.TypeOf<C>>) =>
+  new t.RefinementType<C, t.TypeOf<C>, t.OutputOf<C>, unknown>(name, base.is, validate, base.encode, base, (value) =>
+    E.isRight(validate(value, [])),
+  );
+
+/**
  * An object codec that refuses keys it does not know (a typo such as `apikey`
  * must never be silently dropped) and returns only the known ones.
  */
-export const strictObject = <P extends t.Props, C extends t.Any>(name: string, props: P, codec: C) =>
-  new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(
-    name,
-    codec.is,
-    (input, context) => {
-      if (typeof input !== "object" || input === null || Array.isArray(input)) {
-        return t.failure(input, context, "must be a JSON object");
-      }
-      const unknownKeys = Object.keys(input).filter((key) => !Object.hasOwn(props, key));
-      if (unknownKeys.length > 0) {
-        return t.failures(
-          unknownKeys.map((key) => ({
-            value: undefined,
-            context: [...context, { key, type: t.never, actual: undefined }],
-            message: "is not a known field",
-          })),
-        );
-      }
-      return codec.validate(input, context);
-    },
-    codec.encode,
-  );
+export const strictObject = <P extends t.Props, C extends t.Mixed>(name: string, props: P, codec: C) =>
+  checked(name, codec, (input, context) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+      return t.failure(input, context, "must be a JSON object");
+    }
+    const unknownKeys = Object.keys(input).filter((key) => !Object.hasOwn(props, key));
+    if (unknownKeys.length > 0) {
+      return t.failures(
+        unknownKeys.map((key) => ({
+          value: undefined,
+          context: [...context, { key, type: t.never, actual: undefined }],
+          message: "is not a known field",
+        })),
+      );
+    }
+    return codec.validate(input, context);
+  });
 
 /** A codec of one of `values` (string literals), named `name` when given (the wire's enums: OpenAPI names them so). */
 export const oneOf = <K extends string>(values: readonly K[], name?: string) =>

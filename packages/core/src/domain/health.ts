@@ -1,5 +1,5 @@
 import * as t from "io-ts";
-import { AliasCodec, IsoTimeCodec, type Alias } from "./codecs.js";
+import { AliasCodec, IntegerCodec, IsoTimeCodec, type Alias } from "./codecs.js";
 import { oneOf } from "./decode.js";
 import type { OrchestratorError } from "./errors.js";
 
@@ -18,7 +18,7 @@ export const HealthCheckCodec = t.type(
   {
     at: IsoTimeCodec,
     outcome: oneOf(HEALTH_CHECK_OUTCOMES, "HealthCheckOutcome"),
-    latencyMs: t.number,
+    latencyMs: IntegerCodec,
     reason: t.union([t.string, t.null]),
   },
   "HealthCheck",

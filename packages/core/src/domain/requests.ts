@@ -3,7 +3,7 @@ import * as t from "io-ts";
 import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec, Rfc3339TimeCodec } from "./codecs.js";
 import { KEY_RENEWAL_MODES } from "./connection.js";
 import type { ChangeableField, Connection } from "./connection.js";
-import { oneOf, strictObject } from "./decode.js";
+import { checked, oneOf, strictObject } from "./decode.js";
 import { ApiKeyRefCodec } from "./key-reference.js";
 
 // Each field of a connection and its codec: the request bodies, the audited fields and the configuration's steps
@@ -28,35 +28,30 @@ const { alias, orchestratorUrl, ...optionalFields } = CONNECTION_FIELDS;
  * `apiKey`, the field the original interface's clients know.
  */
 const oneKey = <C extends t.Mixed>(codec: C, required: boolean) =>
-  new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(
-    codec.name,
-    codec.is,
-    (input, context) => {
-      const record = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
-      const at = (key: string) => [...context, { key, type: codec, actual: input }];
-      const both = "apiKey and apiKeyRef exclude each other: give the key, or where it is kept, not both";
-      const keyErrors: t.Errors =
-        record["apiKey"] !== undefined && record["apiKeyRef"] !== undefined
-          ? [
-              { value: record["apiKey"], context: at("apiKey"), message: both },
-              { value: record["apiKeyRef"], context: at("apiKeyRef"), message: both },
-            ]
-          : required && record["apiKey"] === undefined && record["apiKeyRef"] === undefined
-            ? [{ value: undefined, context: at("apiKey"), message: "is required" }]
-            : [];
-      const decoded = codec.validate(input, context);
-      if (keyErrors.length === 0) return decoded;
-      return t.failures([...(E.isLeft(decoded) ? decoded.left : []), ...keyErrors]);
-    },
-    codec.encode,
-  );
+  checked(codec.name, codec, (input, context) => {
+    const record = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+    const at = (key: string) => [...context, { key, type: codec, actual: input }];
+    const both = "apiKey and apiKeyRef exclude each other: give the key, or where it is kept, not both";
+    const keyErrors: t.Errors =
+      record["apiKey"] !== undefined && record["apiKeyRef"] !== undefined
+        ? [
+            { value: record["apiKey"], context: at("apiKey"), message: both },
+            { value: record["apiKeyRef"], context: at("apiKeyRef"), message: both },
+          ]
+        : required && record["apiKey"] === undefined && record["apiKeyRef"] === undefined
+          ? [{ value: undefined, context: at("apiKey"), message: "is required" }]
+          : [];
+    const decoded = codec.validate(input, context);
+    if (keyErrors.length === 0) return decoded;
+    return t.failures([...(E.isLeft(decoded) ? decoded.left : []), ...keyErrors]);
+  });
 
 /**
  * Body of "add a connection": alias, URL and key (or where it is kept), the key's declared expiry if the client knows
  * it, and whether the service renews the key (`keyRenewal`, SPEC §12); nothing else.
  */
 export const AddConnectionRequest = strictObject(
-  "AddConnectionRequest",
+  "AddConnection",
   CONNECTION_FIELDS,
   oneKey(t.intersection([t.type({ alias, orchestratorUrl }), t.partial(optionalFields)]), true),
 );
@@ -68,19 +63,11 @@ const keyCheckProps = { apiKey: ApiKeyCodec };
 export const KeyCheckRequest = strictObject("KeyCheckRequest", keyCheckProps, t.type(keyCheckProps));
 
 const updateFields = t.partial(CONNECTION_FIELDS);
-type UpdateFields = t.TypeOf<typeof updateFields>;
 
-const atLeastOneChange = new t.Type<UpdateFields, t.OutputOf<typeof updateFields>, unknown>(
-  "UpdateConnectionFields",
-  updateFields.is,
-  (input, context) => {
-    const record = input as Record<string, unknown>;
-    if (CHANGEABLE_FIELDS.every((field) => record[field] === undefined)) {
-      return t.failure(input, context, "must contain orchestratorUrl, apiKey or both");
-    }
-    return updateFields.validate(input, context);
-  },
-  updateFields.encode,
+const atLeastOneChange = checked("UpdateConnectionFields", updateFields, (input, context) =>
+  CHANGEABLE_FIELDS.every((field) => (input as Record<string, unknown>)[field] === undefined)
+    ? t.failure(input, context, "must contain orchestratorUrl, apiKey or both")
+    : updateFields.validate(input, context),
 );
 
 /**
@@ -88,7 +75,7 @@ const atLeastOneChange = new t.Type<UpdateFields, t.OutputOf<typeof updateFields
  * tolerated here; the use case checks it names the connection being updated.
  */
 export const UpdateConnectionRequest = strictObject(
-  "UpdateConnectionRequest",
+  "UpdateConnection",
   CONNECTION_FIELDS,
   oneKey(atLeastOneChange, false),
 );

@@ -300,7 +300,8 @@ const CreateWebhookProps = {
   password: Credential,
 };
 
-const CreateWebhookBody = strictObject(
+/** POST /webhooks's body, before the checks across its fields (`decodeWebhookRequest`). */
+export const CreateWebhookRequest = strictObject(
   "CreateWebhookRequest",
   CreateWebhookProps,
   t.intersection([
@@ -328,7 +329,7 @@ export interface WebhookRequestBody {
  */
 export const decodeWebhookRequest = (input: unknown): E.Either<DomainError, WebhookRequestBody> =>
   pipe(
-    decodeInput(CreateWebhookBody, "body")(input),
+    decodeInput(CreateWebhookRequest, "body")(input),
     E.flatMap(({ url, types, kind = "cloudevents", username, password }) => {
       const opennms = kind === "opennms";
       const both = username !== undefined && password !== undefined;

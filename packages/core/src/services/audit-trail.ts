@@ -46,7 +46,7 @@ export type { AuditPage };
 interface Subject {
   readonly action: AuditAction;
   readonly alias: Alias | null;
-  readonly fields: readonly string[];
+  readonly fields: readonly AuditedField[];
   readonly forced: boolean;
 }
 

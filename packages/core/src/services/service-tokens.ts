@@ -3,7 +3,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Actor } from "../domain/audit.js";
-import { isUuid } from "../domain/codecs.js";
+import { IntegerCodec, isUuid } from "../domain/codecs.js";
 import { decodeInput, strictObject } from "../domain/decode.js";
 import type { DomainError } from "../domain/errors.js";
 import { AliasPatternCodec, GrantVerbCodec, type Grant } from "../domain/grants.js";
@@ -28,39 +28,25 @@ export const DEFAULT_OVERLAP_HOURS = 24;
 /** Whether a bearer credential is a service token's secret (never an OpenID provider's token, never the console's). */
 export const isServiceTokenSecret = (credential: string): boolean => credential.startsWith(PREFIX);
 
-const integerIn = (name: string, min: number, max: number) =>
-  new t.Type<number, number, unknown>(
-    name,
-    (input): input is number => Number.isInteger(input) && (input as number) >= min && (input as number) <= max,
-    (input, context) =>
-      Number.isInteger(input) && (input as number) >= min && (input as number) <= max
-        ? t.success(input as number)
-        : t.failure(input, context, `must be a whole number from ${min} to ${max}`),
-    (value) => value,
-  );
-const TokenName = new t.Type<string, string, unknown>(
-  "TokenName",
-  (input): input is string => typeof input === "string",
-  (input, context) =>
-    typeof input === "string" && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(input)
-      ? t.success(input)
-      : t.failure(
-          input,
-          context,
-          "must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit",
-        ),
-  (value) => value,
+const integerIn = (min: number, max: number) =>
+  t.refinement(IntegerCodec, (value) => value >= min && value <= max, `a whole number from ${min} to ${max}`);
+export const TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const TokenName = t.refinement(
+  t.string,
+  (name) => TOKEN_NAME_PATTERN.test(name),
+  "1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit",
 );
 const tokenGrantProps = { pattern: AliasPatternCodec, verb: GrantVerbCodec };
 const createProps = {
   name: TokenName,
-  expiresInDays: integerIn("ExpiresInDays", 1, 365),
+  expiresInDays: integerIn(1, 365),
   role: t.keyof({ admin: null, viewer: null }),
   /** Grants to the token's principal, `token:NAME` (SPEC §11). */
   grants: t.array(strictObject("TokenGrant", tokenGrantProps, t.type(tokenGrantProps))),
 };
-const CreateTokenRequest = strictObject(
-  "CreateTokenRequest",
+/** POST /tokens's body (the OpenAPI document's too). */
+export const CreateTokenRequest = strictObject(
+  "CreateServiceTokenRequest",
   createProps,
   t.intersection([
     t.type({ name: createProps.name, expiresInDays: createProps.expiresInDays }),
@@ -69,8 +55,9 @@ const CreateTokenRequest = strictObject(
 );
 /** What a token's creation grants its principal: `{pattern, verb}` each. */
 export type TokenGrants = t.TypeOf<typeof createProps.grants>;
-const renewProps = { overlapHours: integerIn("OverlapHours", 0, 720) };
-const RenewTokenRequest = strictObject("RenewTokenRequest", renewProps, t.partial(renewProps));
+const renewProps = { overlapHours: integerIn(0, 720) };
+/** POST /tokens/{id}/renew's body. */
+export const RenewTokenRequest = strictObject("RenewServiceTokenRequest", renewProps, t.partial(renewProps));
 
 // A token as it is listed (never its secret), and with its secret (the answer of a creation or a renewal): the wire's.
 export type { IssuedToken, ListedToken };

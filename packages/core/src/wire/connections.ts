@@ -1,5 +1,5 @@
 import * as t from "io-ts";
-import { AliasCodec, IsoTimeCodec, OrchestratorUrlCodec } from "../domain/codecs.js";
+import { AliasCodec, IntegerCodec, IsoTimeCodec, OrchestratorUrlCodec } from "../domain/codecs.js";
 import { CONNECTION_KINDS, KEY_RENEWAL_MODES } from "../domain/connection.js";
 import { oneOf } from "../domain/decode.js";
 import { GrantVerbCodec, SubjectCodec } from "../domain/grants.js";
@@ -27,7 +27,7 @@ export type ConnectionSummary = t.TypeOf<typeof ConnectionSummary>;
 const detailsProps = {
   alias: AliasCodec,
   orchestratorUrl: OrchestratorUrlCodec,
-  version: t.number,
+  version: IntegerCodec,
   /** When its key was stored; null for a connection stored before keys were dated. */
   apiKeySetAt: nullable(IsoTimeCodec),
   apiKeyFingerprint: t.string,
@@ -78,7 +78,7 @@ export type ConnectionHealth = t.TypeOf<typeof ConnectionHealth>;
 
 /** `GET /health/connections`: the checks' interval (null: no background checks) and each readable connection's health. */
 export const Health = t.type(
-  { intervalSeconds: nullable(t.number), connections: t.readonlyArray(ConnectionHealth) },
+  { intervalSeconds: nullable(IntegerCodec), connections: t.readonlyArray(ConnectionHealth) },
   "Health",
 );
 export type Health = t.TypeOf<typeof Health>;

@@ -1,4 +1,5 @@
 import * as t from "io-ts";
+import { IntegerCodec } from "../domain/codecs.js";
 import { oneOf } from "../domain/decode.js";
 import type { OrchestratorError } from "../domain/errors.js";
 
@@ -82,7 +83,7 @@ export type FieldError = t.TypeOf<typeof FieldError>;
  */
 export const Problem = t.intersection(
   [
-    t.type({ type: t.string, title: t.string, status: t.number, detail: t.string }),
+    t.type({ type: t.string, title: t.string, status: IntegerCodec, detail: t.string }),
     t.partial({
       errors: t.readonlyArray(FieldError),
       cause: OrchestratorProblemSlug,

@@ -1,5 +1,5 @@
 import * as t from "io-ts";
-import { IsoTimeCodec } from "../domain/codecs.js";
+import { IntegerCodec, IsoTimeCodec } from "../domain/codecs.js";
 import { oneOf } from "../domain/decode.js";
 
 const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
@@ -35,7 +35,7 @@ export type CreatedWebhook = t.TypeOf<typeof CreatedWebhook>;
 
 /** One try at a delivery: the receiver's status (null when none came: then the error), and how long it took. Never a body. */
 export const DeliveryAttempt = t.type(
-  { at: IsoTimeCodec, status: nullable(t.number), error: nullable(t.string), latencyMs: t.number },
+  { at: IsoTimeCodec, status: nullable(IntegerCodec), error: nullable(t.string), latencyMs: t.number },
   "DeliveryAttempt",
 );
 export type DeliveryAttempt = t.TypeOf<typeof DeliveryAttempt>;

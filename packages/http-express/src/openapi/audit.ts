@@ -1,4 +1,4 @@
-import { AUDITED_FIELDS, AUDIT_PAGE_MAX } from "@sdwan-connections/core";
+import { AliasCodec, AUDIT_PAGE_MAX } from "@sdwan-connections/core";
 import { AuditPage } from "@sdwan-connections/core/wire";
 import type { Notes } from "./schema-of.js";
 import { commonErrors, json, problem } from "./shared.js";
@@ -17,7 +17,7 @@ export const auditPaths = {
           in: "query",
           required: false,
           description: "Only this connection's entries (any case).",
-          schema: { $ref: "#/components/schemas/Alias" },
+          schema: AliasCodec,
         },
         {
           name: "since",
@@ -58,11 +58,7 @@ export const auditNotes: Notes = {
   "AuditEntry.action":
     "key-check: a key check that did not match; forbidden: a write refused to a viewer (its method in detail).",
   "AuditEntry.alias": "null for a rotation, or when the alias given was not valid.",
-  "AuditEntry.fields": {
-    type: "array",
-    items: { type: "string", enum: AUDITED_FIELDS },
-    description: "The names of the fields the request set; never a value.",
-  },
+  "AuditEntry.fields": "The names of the fields the request set; never a value.",
   "AuditEntry.validation":
     "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before.",
   "AuditEntry.outcome":
@@ -73,7 +69,6 @@ export const auditNotes: Notes = {
   "AuditEntry.orchestratorUrl":
     "The orchestrator URL of the connection the entry is about, as it was then (a change's, a health change's, a key warning's): what its event tells. Absent when not known.",
   "AuditEntry.version": {
-    type: "integer",
     minimum: 1,
     description:
       "For an add or update, the connection's version it left; for a delete, the version removed. Absent otherwise.",

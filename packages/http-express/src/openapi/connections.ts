@@ -1,4 +1,9 @@
-import { API_KEY_MAX_LENGTH, API_KEY_PATTERN } from "@sdwan-connections/core";
+import {
+  AddConnectionRequest,
+  CHANGEABLE_FIELDS,
+  KeyCheckRequest,
+  UpdateConnectionRequest,
+} from "@sdwan-connections/core";
 import {
   ANSWER_TEXT,
   ConnectionDetails,
@@ -50,7 +55,6 @@ const versioned = {
 /** What a store holds of a connection beside its alias and URL (never the key): in the stored and the verbose answer. */
 const storedNotes: Notes = {
   version: {
-    type: "integer",
     minimum: 1,
     description:
       "The ETag's value. Every change (adding included) gives a new version, greater than any the store gave before, so a version of a deleted connection never matches the alias added again; an update that changes nothing keeps it.",
@@ -71,6 +75,16 @@ const storedNotes: Notes = {
     "Where the key is kept when it is not in the store (`file:NAME`, `env:NAME`); absent for a stored key. The fingerprint and expiry are of the key read from it now.",
 };
 
+// The request bodies' properties, what their codecs cannot say.
+const requestNotes = {
+  keyRenewal:
+    "Optional: `auto` renews the key through the orchestrator SDWAN_KEY_RENEW_DAYS before it expires (customer keys by refresh, partner keys by create, download and revoke after SDWAN_KEY_RENEW_OVERLAP_H); `off` (a new connection's default) does not. Any `manage` right may set it; the original's clients never send it.",
+  apiKeyRef:
+    "Where the key is kept instead of the store (SPEC §12), admin only: `file:NAME` (a file in SDWAN_APIKEY_DIR, such as a mounted Kubernetes Secret; its real path must stay inside that directory and outside the data directory, and it may not be or decode to a master key) or `env:NAME` (a variable SDWAN_APIKEY_…). Read whenever the key is used, never stored, re-read within 60 s; excludes apiKey.",
+  apiKeyExpiresAt:
+    "Optional: when the key expires, RFC 3339 with an offset (e.g. 2027-01-31T00:00:00Z). A time already past is accepted (the key-expired warning follows). A new key without it clears the one stored; the original's clients never send it.",
+};
+
 export const connectionsNotes: Notes = {
   ...Object.fromEntries(
     ["ConnectionDetails", "VerboseValidation"].flatMap((name) =>
@@ -81,24 +95,20 @@ export const connectionsNotes: Notes = {
   VerboseValidation: "A validation with verbose=true: `type` when valid, `reason` when not, and what is stored.",
   "VerboseValidation.type": "When valid.",
   "VerboseValidation.reason": "When not valid.",
+  ...Object.fromEntries(
+    ["AddConnection", "UpdateConnection"].flatMap((name) =>
+      Object.entries(requestNotes).map(([field, text]) => [`${name}.${field}`, text]),
+    ),
+  ),
+  // apiKey and apiKeyRef exclude each other; an add gives one, an update changes something.
+  AddConnection: { oneOf: [{ required: ["apiKey"] }, { required: ["apiKeyRef"] }] },
+  UpdateConnection: {
+    minProperties: 1,
+    anyOf: CHANGEABLE_FIELDS.map((field) => ({ required: [field] })),
+    not: { required: ["apiKey", "apiKeyRef"] },
+  },
+  "UpdateConnection.alias": "Tolerated only if it equals the path alias ignoring case.",
 };
-const keyRenewalProperty = {
-  $ref: "#/components/schemas/KeyRenewal",
-  description:
-    "Optional: `auto` renews the key through the orchestrator SDWAN_KEY_RENEW_DAYS before it expires (customer keys by refresh, partner keys by create, download and revoke after SDWAN_KEY_RENEW_OVERLAP_H); `off` (a new connection's default) does not. Any `manage` right may set it; the original's clients never send it.",
-};
-const apiKeyRefProperty = {
-  $ref: "#/components/schemas/ApiKeyRef",
-  description:
-    "Where the key is kept instead of the store (SPEC §12), admin only: `file:NAME` (a file in SDWAN_APIKEY_DIR, such as a mounted Kubernetes Secret; its real path must stay inside that directory and outside the data directory, and it may not be or decode to a master key) or `env:NAME` (a variable SDWAN_APIKEY_…). Read whenever the key is used, never stored, re-read within 60 s; excludes apiKey.",
-};
-const apiKeyExpiresAtProperty = {
-  type: "string",
-  format: "date-time",
-  description:
-    "Optional: when the key expires, RFC 3339 with an offset (e.g. 2027-01-31T00:00:00Z). A time already past is accepted (the key-expired warning follows). A new key without it clears the one stored; the original's clients never send it.",
-};
-
 export const connectionsPaths = {
   "/connections": {
     get: {
@@ -121,7 +131,7 @@ export const connectionsPaths = {
         flag("dryrun", "Validate against the orchestrator and check the alias is free, but store nothing."),
         flag("force", "Store without asking the orchestrator."),
       ],
-      requestBody: jsonBody("#/components/schemas/AddConnection"),
+      requestBody: jsonBody(AddConnectionRequest),
       responses: {
         "200": text("Added (or, with dryrun=true, would be added).", [ANSWER_TEXT.added, ANSWER_TEXT["dry-run"]]),
         ...commonErrors,
@@ -170,7 +180,7 @@ export const connectionsPaths = {
         flag("force", "Store without asking the orchestrator."),
         versioned.ifMatch,
       ],
-      requestBody: jsonBody("#/components/schemas/UpdateConnection"),
+      requestBody: jsonBody(UpdateConnectionRequest),
       responses: {
         "200": text("Updated (or, with dryrun=true, would be updated).", [ANSWER_TEXT.updated, ANSWER_TEXT["dry-run"]]),
         ...commonErrors,
@@ -198,7 +208,7 @@ export const connectionsPaths = {
       operationId: "checkApiKey",
       summary:
         "Tell whether the stored apiKey is the one given, without showing it (compared in constant time, the orchestrator not asked). Admins only; checks that do not match count against the client as failed logins do.",
-      requestBody: jsonBody("#/components/schemas/KeyCheckRequest"),
+      requestBody: jsonBody(KeyCheckRequest),
       responses: {
         "200": json("Whether the given key is the stored one.", KeyCheck),
         ...commonErrors,
@@ -211,61 +221,6 @@ export const connectionsPaths = {
           headers: commonErrors["429"].headers,
         },
       },
-    },
-  },
-} as const;
-
-export const connectionsSchemas = {
-  ApiKey: {
-    type: "string",
-    minLength: 1,
-    maxLength: API_KEY_MAX_LENGTH,
-    pattern: API_KEY_PATTERN.source,
-    writeOnly: true,
-    description: "The orchestrator credential: accepted on add and update, never returned. No control characters.",
-  },
-  AddConnection: {
-    type: "object",
-    required: ["alias", "orchestratorUrl"],
-    oneOf: [{ required: ["apiKey"] }, { required: ["apiKeyRef"] }],
-    additionalProperties: false,
-    properties: {
-      alias: { $ref: "#/components/schemas/Alias" },
-      orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
-      apiKey: { $ref: "#/components/schemas/ApiKey" },
-      apiKeyExpiresAt: apiKeyExpiresAtProperty,
-      keyRenewal: keyRenewalProperty,
-      apiKeyRef: apiKeyRefProperty,
-    },
-  },
-  KeyCheckRequest: {
-    type: "object",
-    required: ["apiKey"],
-    additionalProperties: false,
-    properties: { apiKey: { $ref: "#/components/schemas/ApiKey" } },
-  },
-  UpdateConnection: {
-    type: "object",
-    additionalProperties: false,
-    minProperties: 1,
-    anyOf: [
-      { required: ["orchestratorUrl"] },
-      { required: ["apiKey"] },
-      { required: ["apiKeyExpiresAt"] },
-      { required: ["keyRenewal"] },
-      { required: ["apiKeyRef"] },
-    ],
-    not: { required: ["apiKey", "apiKeyRef"] },
-    properties: {
-      alias: {
-        $ref: "#/components/schemas/Alias",
-        description: "Tolerated only if it equals the path alias ignoring case.",
-      },
-      orchestratorUrl: { $ref: "#/components/schemas/OrchestratorUrl" },
-      apiKey: { $ref: "#/components/schemas/ApiKey" },
-      apiKeyExpiresAt: apiKeyExpiresAtProperty,
-      keyRenewal: keyRenewalProperty,
-      apiKeyRef: apiKeyRefProperty,
     },
   },
 } as const;

@@ -1,3 +1,4 @@
+import { AliasCodec, GrantRequestCodec, SubjectCodec } from "@sdwan-connections/core";
 import { AccessCheck, ConnectionAccess, Grant } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import type { Notes } from "./schema-of.js";
@@ -22,7 +23,7 @@ export const grantsPaths = {
       operationId: "addGrant",
       summary:
         "Grants a subject a verb (and the verbs before it) on every alias a pattern matches; allow only. Audited as a change; every instance applies it within a second. Admins only.",
-      requestBody: jsonBody("#/components/schemas/GrantRequest"),
+      requestBody: jsonBody(GrantRequestCodec),
       responses: {
         "201": json("The grant.", Grant),
         ...commonErrors,
@@ -68,8 +69,8 @@ export const grantsPaths = {
       summary:
         "The verbs a subject's grants give on an alias (a principal's with its groups of SDWAN_GROUPS_FILE; a role and a provider's groups are known only at sign-in). Admins only.",
       parameters: [
-        { name: "subject", in: "query", required: true, schema: { $ref: "#/components/schemas/Subject" } },
-        { name: "alias", in: "query", required: true, schema: { $ref: "#/components/schemas/Alias" } },
+        { name: "subject", in: "query", required: true, schema: SubjectCodec },
+        { name: "alias", in: "query", required: true, schema: AliasCodec },
       ],
       responses: {
         "200": json("The verbs.", AccessCheck),
@@ -85,17 +86,3 @@ export const grantsNotes: Notes = {
     "read (listed, stored read, health, events) ⊂ use (validate, customers) ⊂ manage (add within the pattern, update, delete, key check).",
   "Grant.id": { format: "uuid" },
 };
-
-/** The request body; its parts are the wire's components. */
-export const grantsSchemas = {
-  GrantRequest: {
-    type: "object",
-    required: ["subject", "pattern", "verb"],
-    additionalProperties: false,
-    properties: {
-      subject: { $ref: "#/components/schemas/Subject" },
-      pattern: { $ref: "#/components/schemas/AliasPattern" },
-      verb: { $ref: "#/components/schemas/GrantVerb" },
-    },
-  },
-} as const;

@@ -23,8 +23,7 @@ export const healthPaths = {
 } as const;
 
 export const healthNotes: Notes = {
-  "Health.intervalSeconds": { type: ["integer", "null"] },
   "ConnectionHealth.since": "When the state began (null: unknown).",
   "ConnectionHealth.checks": { maxItems: HEALTH_HISTORY },
-  "HealthCheck.latencyMs": { type: "integer", minimum: 0 },
+  "HealthCheck.latencyMs": { minimum: 0 },
 };

@@ -6,7 +6,7 @@ export const problemNotes: Notes = {
   Problem: "RFC 9457 problem details. Never contains an apiKey or credentials.",
   "Problem.type": { enum: PROBLEM_SLUGS.map(problemType) },
   "Problem.title": { enum: [...new Set(Object.values(PROBLEMS).map(({ title }) => title))] },
-  "Problem.status": { type: "integer", enum: [...new Set(Object.values(PROBLEMS).map(({ status }) => status))] },
+  "Problem.status": { enum: [...new Set(Object.values(PROBLEMS).map(({ status }) => status))] },
   "Problem.errors": { minItems: 1 },
   "Problem.cause":
     "Of a refused validation (422): the orchestrator problem that refused it (the slug of its problem type). Clients branch on it, never on the detail's text.",

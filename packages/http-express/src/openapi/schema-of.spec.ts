@@ -1,4 +1,10 @@
-import { AliasCodec, Customer, IsoTimeCodec } from "@sdwan-connections/core";
+import {
+  AliasCodec,
+  Customer,
+  IsoTimeCodec,
+  RenewTokenRequest,
+  UpdateConnectionRequest,
+} from "@sdwan-connections/core";
 import * as t from "io-ts";
 import { describe as suite, expect, it } from "vitest";
 import { describe } from "./schema-of.js";
@@ -78,6 +84,17 @@ suite("the schema of a codec", () => {
         latitude: { type: ["number", "null"] },
       },
     });
+  });
+
+  it("a request body through its checks (refusing unknown fields, a change at least): the codec they refine", () => {
+    const { components } = describe([UpdateConnectionRequest, RenewTokenRequest]);
+    expect(components.UpdateConnection).not.toHaveProperty("required");
+    expect(components.UpdateConnection).toMatchObject({
+      type: "object",
+      additionalProperties: false,
+      properties: { alias: { $ref: "#/components/schemas/Alias" }, apiKeyExpiresAt: { format: "date-time" } },
+    });
+    expect(components.RenewServiceTokenRequest).toMatchObject({ properties: { overlapHours: { type: "integer" } } });
   });
 
   it("notes describe a component and its properties, in every object made of it", () => {

@@ -1,6 +1,8 @@
 import {
   ALIAS_MAX_LENGTH,
   ALIAS_PATTERN,
+  API_KEY_MAX_LENGTH,
+  API_KEY_PATTERN,
   API_KEY_REF_MAX_LENGTH,
   ORCHESTRATOR_URL_MAX_LENGTH,
   ORCHESTRATOR_URL_PATTERN,
@@ -22,6 +24,8 @@ const FORMATS: Readonly<Record<string, Schema>> = {
   UnknownRecord: { type: "object" },
   IsoTime: { type: "string", format: "date-time" },
   Rfc3339Time: { type: "string", format: "date-time" },
+  WebhookUrl: { type: "string" },
+  EventTypePattern: { type: "string" },
 };
 /** Core's branded strings, by name: components of their own (parameters refer to them too). */
 const BRANDED: Readonly<Record<string, Schema>> = {
@@ -50,6 +54,14 @@ const BRANDED: Readonly<Record<string, Schema>> = {
     maxLength: ALIAS_MAX_LENGTH,
     pattern: "^[A-Za-z0-9._*-]+$",
     description: "An alias glob: `*` any run of characters; matched ignoring case, as aliases are.",
+  },
+  ApiKey: {
+    type: "string",
+    minLength: 1,
+    maxLength: API_KEY_MAX_LENGTH,
+    pattern: API_KEY_PATTERN.source,
+    writeOnly: true,
+    description: "The orchestrator credential: accepted on add and update, never returned. No control characters.",
   },
   ApiKeyRef: {
     type: "string",

@@ -1,3 +1,4 @@
+import { AliasCodec } from "@sdwan-connections/core";
 import { Problem } from "@sdwan-connections/core/wire";
 
 /** The building blocks every resource's description shares: answers, headers, parameters. */
@@ -93,7 +94,7 @@ export const aliasParameter = {
   in: "path",
   required: true,
   description: "The connection's alias, matched ignoring case.",
-  schema: { $ref: "#/components/schemas/Alias" },
+  schema: AliasCodec,
 };
 export const flag = (name: string, description: string) => ({
   name,
@@ -102,7 +103,5 @@ export const flag = (name: string, description: string) => ({
   description: `${description} \`true\` or \`false\` (any case); any other value or an unknown option is 400.`,
   schema: { type: "string", enum: ["true", "false"], default: "false" },
 });
-export const jsonBody = (ref: string) => ({
-  required: true,
-  content: { "application/json": { schema: { $ref: ref } } },
-});
+/** A JSON request body: `schema` is the core codec that decodes it. */
+export const jsonBody = <S>(schema: S, required = true) => ({ required, content: { "application/json": { schema } } });

@@ -1,3 +1,4 @@
+import { CreateTokenRequest, RenewTokenRequest, TOKEN_NAME_PATTERN } from "@sdwan-connections/core";
 import { IssuedToken, ServiceToken } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import type { Notes } from "./schema-of.js";
@@ -30,7 +31,7 @@ export const tokensPaths = {
       operationId: "createServiceToken",
       summary:
         "Creates a service token for automation, sent as `Authorization: Bearer sdw_…`; its principal `token:NAME` is the audit actor. The secret is in this answer only; the store keeps its SHA-256. Admins only.",
-      requestBody: jsonBody("#/components/schemas/CreateServiceTokenRequest"),
+      requestBody: jsonBody(CreateTokenRequest),
       responses: {
         "201": json("The token, with its secret (never cached).", IssuedToken),
         ...commonErrors,
@@ -60,10 +61,7 @@ export const tokensPaths = {
       operationId: "renewServiceToken",
       summary:
         "Gives a token a new secret, valid for the token's lifetime from now; the secret before it keeps working for overlapHours (default 24, never past its own expiry), then stops on every instance. The body may be left out. Admins only.",
-      requestBody: {
-        required: false,
-        content: { "application/json": { schema: { $ref: "#/components/schemas/RenewServiceTokenRequest" } } },
-      },
+      requestBody: jsonBody(RenewTokenRequest, false),
       responses: {
         "200": json("The token, with its new secret (never cached).", IssuedToken),
         ...commonErrors,
@@ -82,43 +80,18 @@ export const tokensNotes: Notes = {
   "ServiceToken.lastUsedAt": "Within a minute of the last use; null when never used.",
   "ServiceToken.createdBy": "The audit actor that created it.",
   "IssuedToken.token": { pattern: "^sdw_[A-Za-z0-9_-]{43}$", description: "The secret: shown in this answer only." },
+  "CreateServiceTokenRequest.name": {
+    pattern: TOKEN_NAME_PATTERN.source,
+    description: "Unique among the tokens; the principal is token:NAME.",
+  },
+  "CreateServiceTokenRequest.expiresInDays": { minimum: 1, maximum: 365 },
+  "CreateServiceTokenRequest.role": "viewer when left out, unless grants are given: then none.",
+  "CreateServiceTokenRequest.grants":
+    "Grants to the token's principal token:NAME, each audited as a change by the creator.",
+  "RenewServiceTokenRequest.overlapHours": {
+    minimum: 0,
+    maximum: 720,
+    default: 24,
+    description: "How long the secret before keeps working.",
+  },
 };
-
-/** The request bodies; their parts are the wire's components. */
-export const tokensSchemas = {
-  CreateServiceTokenRequest: {
-    type: "object",
-    required: ["name", "expiresInDays"],
-    additionalProperties: false,
-    properties: {
-      name: {
-        type: "string",
-        pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
-        description: "Unique among the tokens; the principal is token:NAME.",
-      },
-      expiresInDays: { type: "integer", minimum: 1, maximum: 365 },
-      role: {
-        $ref: "#/components/schemas/Role",
-        description: "viewer when left out, unless grants are given: then none.",
-      },
-      grants: {
-        type: "array",
-        description: "Grants to the token's principal token:NAME, each audited as a change by the creator.",
-        items: { $ref: "#/components/schemas/PatternGrant" },
-      },
-    },
-  },
-  RenewServiceTokenRequest: {
-    type: "object",
-    additionalProperties: false,
-    properties: {
-      overlapHours: {
-        type: "integer",
-        minimum: 0,
-        maximum: 720,
-        default: 24,
-        description: "How long the secret before keeps working.",
-      },
-    },
-  },
-} as const;

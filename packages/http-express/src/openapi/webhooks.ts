@@ -1,3 +1,4 @@
+import { CreateWebhookRequest, DELIVERIES_PAGE } from "@sdwan-connections/core";
 import { CreatedWebhook, Delivery, DeliveryStatus, PingAnswer, Webhook } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import type { Notes } from "./schema-of.js";
@@ -31,7 +32,7 @@ export const webhooksPaths = {
       operationId: "createWebhook",
       summary:
         "Creates a webhook: every event of its types is POSTed to the URL at least once, in order, signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is in this answer only; the store keeps it sealed. Admins only.",
-      requestBody: jsonBody("#/components/schemas/CreateWebhookRequest"),
+      requestBody: jsonBody(CreateWebhookRequest),
       responses: {
         "201": json("The webhook, with its signing secret (never cached).", CreatedWebhook),
         ...commonErrors,
@@ -89,7 +90,7 @@ export const webhooksPaths = {
           name: "limit",
           in: "query",
           required: false,
-          schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+          schema: { type: "integer", minimum: 1, maximum: DELIVERIES_PAGE.max, default: DELIVERIES_PAGE.default },
         },
         {
           name: "status",
@@ -141,38 +142,19 @@ export const webhooksNotes: Notes = {
     pattern: "^whsec_",
     description: "The signing secret (whsec_ + base64 of its bytes): shown in this answer only.",
   },
-  "DeliveryAttempt.status": {
-    type: ["integer", "null"],
-    description: "The receiver's HTTP status; null when none came.",
-  },
+  "DeliveryAttempt.status": "The receiver's HTTP status; null when none came.",
   "DeliveryAttempt.error": "Why no answer came (a network error code, timeout).",
   "Delivery.id": { format: "uuid" },
   "Delivery.webhookId": { format: "uuid" },
   "Delivery.eventId": "The event's id (the audit entry's): the webhook-id header.",
   "Delivery.nextAttemptAt": "When it is tried next (pending), or was settled.",
-};
-
-/** The request body; its parts are the wire's components. */
-export const webhooksSchemas = {
-  CreateWebhookRequest: {
-    type: "object",
-    required: ["url"],
-    additionalProperties: false,
-    properties: {
-      url: {
-        type: "string",
-        maxLength: 2048,
-        description:
-          "The receiver: https (http only to the hosts SDWAN_WEBHOOK_ALLOW_HTTP names, or any when it is true); the destination fence applies.",
-      },
-      types: {
-        type: "array",
-        items: { type: "string" },
-        description: "Event types, `*` a wildcard (e.g. connection.health.*); every event when left out.",
-      },
-      kind: { $ref: "#/components/schemas/WebhookKind", default: "cloudevents" },
-      username: { type: "string", description: "kind opennms only: Basic credentials for OpenNMS's REST API." },
-      password: { type: "string", writeOnly: true, description: "kind opennms only; sealed at rest." },
-    },
+  "CreateWebhookRequest.url": {
+    maxLength: 2048,
+    description:
+      "The receiver: https (http only to the hosts SDWAN_WEBHOOK_ALLOW_HTTP names, or any when it is true); the destination fence applies.",
   },
-} as const;
+  "CreateWebhookRequest.types": "Event types, `*` a wildcard (e.g. connection.health.*); every event when left out.",
+  "CreateWebhookRequest.kind": { default: "cloudevents" },
+  "CreateWebhookRequest.username": "kind opennms only: Basic credentials for OpenNMS's REST API.",
+  "CreateWebhookRequest.password": { writeOnly: true, description: "kind opennms only; sealed at rest." },
+};
