@@ -1,11 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { invalidStored, storageFailure, type DomainError } from "@sdwan-connections/core";
+import type { DomainError } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type * as t from "io-ts";
 import { replaceDurably } from "./durable-write.js";
-import { errorCode, failedWhile } from "./errors.js";
+import { decodeStoredJson, errorCode, failedWhile } from "./errors.js";
 import { createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 
@@ -83,14 +83,8 @@ export const openSharedJsonFile = <A>({
         : await readFile(path, "utf8").catch((error: unknown) =>
             errorCode(error) === "ENOENT" ? undefined : Promise.reject(error),
           );
-    let json: unknown;
-    try {
-      json = text === undefined ? codec.encode(empty) : JSON.parse(text);
-    } catch {
-      return E.left(storageFailure(`Storage failure: ${name} is not JSON.`));
-    }
-    const decoded = codec.decode(json);
-    if (E.isLeft(decoded)) return E.left(invalidStored(name, decoded.left, "file"));
+    const decoded = text === undefined ? E.right(empty) : decodeStoredJson(name, text, codec);
+    if (E.isLeft(decoded)) return decoded;
     loaded = { version, at: Date.now() };
     lastVersion = version;
     contents = decoded.right;
