@@ -7,9 +7,8 @@ import {
   AliasCodec,
   aliasKey,
   ApiKey,
-  storageFailure,
+  invalidStored,
   StoredRenewalIntentCodec,
-  toFieldErrors,
   type DomainError,
   type RenewalIntent,
   type RenewalLedger,
@@ -53,12 +52,7 @@ export const createPostgresRenewalLedger = ({
     pipe(
       RenewalRow.decode(row),
       E.bimap(
-        (errors) =>
-          storageFailure(
-            `Storage failure: a key renewal is invalid (${toFieldErrors(errors, "row")
-              .map((error) => `${error.field} ${error.message}`)
-              .join("; ")}).`,
-          ),
+        (errors) => invalidStored("a key renewal", errors),
         ({ alias, failures, retry_at, intent, sealed_key }) => {
           const opened = sealed_key === null ? undefined : keyring.open(sealed_key, associatedData(alias));
           const newKey = opened !== undefined && E.isRight(opened) ? { newKey: ApiKey.unsafeFrom(opened.right) } : {};
