@@ -1,7 +1,7 @@
 import { statSync, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { aliasKey, withCheck, type DomainError, type HealthLedger } from "@sdwan-connections/core";
+import { healthRules, type DomainError, type HealthLedger } from "@sdwan-connections/core";
 import { ConnectionHealth } from "@sdwan-connections/core/wire";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
@@ -182,38 +182,8 @@ export const createLowdbHealthLedger = ({
       .catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
     return E.isLeft(done) ? batch.map(() => failure("writing")(done.left)) : done.right;
   });
-  const update = <A>(change: (ledger: Ledger) => { readonly changed: boolean; readonly answer: A }) =>
-    groupCommit.submit<A>(change);
-
   return {
-    claim: (alias, window) =>
-      update(({ claims }) => {
-        const key = aliasKey(alias);
-        if ((claims.get(key)?.window ?? -1) >= window) return { changed: false, answer: false };
-        claims.set(key, { window });
-        return { changed: true, answer: true };
-      }),
-    claimKeyWarning: (alias, mark, threshold) =>
-      update(({ warnings }) => {
-        const key = aliasKey(alias);
-        const claimed = warnings.get(key)?.mark === mark ? warnings.get(key) : undefined;
-        if (claimed?.thresholds.includes(threshold) === true) return { changed: false, answer: false };
-        warnings.set(key, { mark, thresholds: [...(claimed?.thresholds ?? []), threshold] });
-        return { changed: true, answer: true };
-      }),
-    record: (alias, check) =>
-      update(({ connections }) => {
-        const key = aliasKey(alias);
-        const before = connections.get(key)?.health;
-        connections.set(key, { health: withCheck(before, alias, check) });
-        return { changed: true, answer: before?.state ?? "unknown" };
-      }),
-    forget: (alias) =>
-      update(({ connections, claims, warnings }) => {
-        const key = aliasKey(alias);
-        const changed = [connections.delete(key), claims.delete(key), warnings.delete(key)].includes(true);
-        return { changed, answer: undefined };
-      }),
+    ...healthRules((change) => groupCommit.submit(change)),
     list: () => async () => {
       try {
         const current = isCurrent() ? E.right(ledger) : await serially(refresh);
