@@ -32,12 +32,9 @@ export {
   aliasFreeIn,
   atExpectedVersion,
   CONNECTION_KINDS,
-  declaredExpiryAfter,
   KEY_RENEWAL_MODES,
-  keyRenewalAfter,
   REFERENCED_KEY_NOT_READ,
-  sameTime,
-  setsAnotherKey,
+  updateOf,
   type KeyRenewal,
 } from "./domain/connection.js";
 // Keys kept elsewhere (SPEC §12): the reference, the reading rules (one implementation, the CLI's too) and Node's files.
