@@ -4,6 +4,7 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Pool } from "pg";
 import { invalidStored, type DomainError, type ServiceToken, type ServiceTokenStore } from "@sdwan-connections/core";
+import { ServiceToken as ListedToken } from "@sdwan-connections/core/wire";
 import { databaseFailure } from "./database-errors.js";
 import { DateCodec } from "./rows.js";
 
@@ -16,7 +17,7 @@ const COLUMNS = "id, name, role, lifetime_days, expires_at, last_used_at, create
 const TokenRow = t.type({
   id: t.string,
   name: t.string,
-  role: t.union([t.keyof({ admin: null, viewer: null }), t.null]),
+  role: ListedToken.props.role,
   lifetime_days: t.number,
   expires_at: DateCodec,
   last_used_at: t.union([DateCodec, t.null]),
