@@ -62,7 +62,7 @@ export const createLowdbGrantStore = ({
       const answer = await file.change("writing", ({ grants: current }) => {
         const { next, answer } = rule(current);
         changedNow = next !== undefined;
-        return { contents: next === undefined ? undefined : { grants: [...next] }, answer };
+        return { next: next === undefined ? undefined : { grants: [...next] }, answer };
       })();
       if (changedNow && E.isRight(answer)) changed();
       return answer;

@@ -56,7 +56,7 @@ export const createLowdbServiceTokenStore = ({
   const apply = <A>(rule: (current: readonly Entry[]) => StoredChange<readonly StoredServiceToken[], A>) =>
     file.change("writing", ({ tokens: current }) => {
       const { next, answer } = rule(current);
-      return { contents: next === undefined ? undefined : { tokens: [...next] }, answer };
+      return { next: next === undefined ? undefined : { tokens: [...next] }, answer };
     });
 
   return {

@@ -180,8 +180,8 @@ export const createLowdbWebhookStore = ({
       deliveriesFile.change("writing", async (read) => {
         const { current, webhooks, gone, changed } = await withOutbox(read);
         const answered = answer(current.deliveries, webhooks);
-        const contents = changed || answered.changed === true ? current : undefined;
-        return { contents, answer: { answer: answered.answer, gone } };
+        const next = changed || answered.changed === true ? current : undefined;
+        return { next, answer: { answer: answered.answer, gone } };
       }),
       TE.tap(({ gone }) => (gone.length === 0 ? TE.right(undefined) : disable(gone))),
       TE.map(({ answer }) => answer),
@@ -200,7 +200,7 @@ export const createLowdbWebhookStore = ({
   const changeWebhooks = <A>(next: (webhooks: readonly WebhookEntry[]) => { webhooks?: WebhookEntry[]; answer: A }) =>
     webhooksFile.change("writing", (current) => {
       const { webhooks, answer } = next(current.webhooks);
-      return { contents: webhooks === undefined ? undefined : { webhooks }, answer };
+      return { next: webhooks === undefined ? undefined : { webhooks }, answer };
     });
   const webhooksAnswer = <A>(answer: (webhooks: readonly WebhookEntry[]) => A) =>
     webhooksFile.read("reading", ({ webhooks }) => answer(webhooks));
