@@ -80,7 +80,7 @@ export { ANSWER_TEXT } from "./domain/answers.js";
 export { Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { customerListOf, customerListOfJson, type CustomerList } from "./domain/customer-list.js";
 export { admitsDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
-export { decodeInput, invalidStored, oneOf, strictObject, toFieldErrors } from "./domain/decode.js";
+export { decodeInput, decodeStored, invalidStored, oneOf, strictObject, toFieldErrors } from "./domain/decode.js";
 export * from "./domain/errors.js";
 export {
   auditEntryId,

@@ -1,9 +1,8 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import type * as t from "io-ts";
 import type pg from "pg";
-import { invalidStored, type DomainError, type Grant, type GrantStore } from "@sdwan-connections/core";
+import { decodeStored, type DomainError, type GrantStore } from "@sdwan-connections/core";
 import { Grant as GrantRow } from "@sdwan-connections/core/wire";
 import { databaseFailure } from "./database-errors.js";
 import { listenChannel } from "./listen-channel.js";
@@ -14,8 +13,7 @@ export const GRANTS_TABLE = "sdwan_grants";
 export const GRANT_CHANGES_CHANNEL = "sdwan_grant_changes";
 
 // A row of `sdwan_grants` is a grant; rows are outside input, so they are decoded.
-const grantOf = (row: unknown): E.Either<DomainError, Grant> =>
-  E.mapLeft((errors: t.Errors) => invalidStored("a grant", errors))(GrantRow.decode(row));
+const grantOf = decodeStored(GrantRow, "a grant");
 
 export interface PostgresGrantStoreOptions {
   readonly pool: pg.Pool;

@@ -4,14 +4,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Pool } from "pg";
-import {
-  aliasKey,
-  HEALTH_HISTORY,
-  invalidStored,
-  type DomainError,
-  type HealthLedger,
-  type HealthState,
-} from "@sdwan-connections/core";
+import { aliasKey, HEALTH_HISTORY, decodeStored, type HealthLedger, type HealthState } from "@sdwan-connections/core";
 import { ConnectionHealth, HealthCheck } from "@sdwan-connections/core/wire";
 import { databaseFailure } from "./database-errors.js";
 import { DateCodec } from "./rows.js";
@@ -23,8 +16,7 @@ import { withDedicatedClient } from "./dedicated-client.js";
  */
 const HealthRow = t.type({ ...ConnectionHealth.props, since: t.union([DateCodec, t.null]) });
 
-const decodeRow = (row: unknown): E.Either<DomainError, ConnectionHealth> =>
-  E.mapLeft((errors: t.Errors) => invalidStored("a connection's health", errors))(HealthRow.decode(row));
+const decodeRow = decodeStored(HealthRow, "a connection's health");
 
 /**
  * Core's HealthLedger in `connection_health`, shared by every instance. A

@@ -7,7 +7,7 @@ import {
   AliasCodec,
   aliasKey,
   ApiKey,
-  invalidStored,
+  decodeStored,
   StoredRenewalIntentCodec,
   type DomainError,
   type RenewalIntent,
@@ -49,22 +49,16 @@ export const createPostgresRenewalLedger = ({
       databaseFailure(what),
     );
   const recordOf = (row: unknown): E.Either<DomainError, RenewalRecord> =>
-    pipe(
-      RenewalRow.decode(row),
-      E.bimap(
-        (errors) => invalidStored("a key renewal", errors),
-        ({ alias, failures, retry_at, intent, sealed_key }) => {
-          const opened = sealed_key === null ? undefined : keyring.open(sealed_key, associatedData(alias));
-          const newKey = opened !== undefined && E.isRight(opened) ? { newKey: ApiKey.unsafeFrom(opened.right) } : {};
-          return {
-            alias,
-            failures,
-            retryAt: retry_at ?? undefined,
-            intent: intent === null ? undefined : ({ ...intent, ...newKey } as RenewalIntent),
-          };
-        },
-      ),
-    );
+    E.map(({ alias, failures, retry_at, intent, sealed_key }: t.TypeOf<typeof RenewalRow>) => {
+      const opened = sealed_key === null ? undefined : keyring.open(sealed_key, associatedData(alias));
+      const newKey = opened !== undefined && E.isRight(opened) ? { newKey: ApiKey.unsafeFrom(opened.right) } : {};
+      return {
+        alias,
+        failures,
+        retryAt: retry_at ?? undefined,
+        intent: intent === null ? undefined : ({ ...intent, ...newKey } as RenewalIntent),
+      };
+    })(decodeStored(RenewalRow, "a key renewal")(row));
 
   return {
     acquire: (alias, owner, now, leaseUntil) =>

@@ -9,7 +9,7 @@ import {
   isUuid,
   redeliveryOf,
   storageFailure,
-  invalidStored,
+  decodeStored,
   WEBHOOK_HISTORY,
   type ClaimedDelivery,
   type DomainError,
@@ -45,19 +45,8 @@ const DeliveryRow = t.type({
 });
 type DeliveryRow = t.TypeOf<typeof DeliveryRow>;
 
-const decodeRows = <A>(
-  codec: t.Decoder<unknown, A>,
-  what: string,
-  rows: readonly unknown[],
-): E.Either<DomainError, A[]> =>
-  pipe(
-    rows.map((row) => codec.decode(row)),
-    E.sequenceArray,
-    E.bimap(
-      (errors) => invalidStored(what, errors),
-      (decoded) => [...decoded],
-    ),
-  );
+const decodeRows = <A>(codec: t.Decoder<unknown, A>, what: string, rows: readonly unknown[]) =>
+  E.map((decoded: readonly A[]) => [...decoded])(E.traverseArray(decodeStored(codec, what))(rows));
 
 const webhookOf = (row: WebhookRow): Webhook => ({
   id: row.id,
