@@ -32,12 +32,9 @@ export {
   aliasFreeIn,
   atExpectedVersion,
   CONNECTION_KINDS,
-  declaredExpiryAfter,
   KEY_RENEWAL_MODES,
-  keyRenewalAfter,
   REFERENCED_KEY_NOT_READ,
-  sameTime,
-  setsAnotherKey,
+  updateOf,
   type KeyRenewal,
 } from "./domain/connection.js";
 // Keys kept elsewhere (SPEC §12): the reference, the reading rules (one implementation, the CLI's too) and Node's files.
@@ -83,7 +80,7 @@ export { ANSWER_TEXT } from "./domain/answers.js";
 export { Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { customerListOf, customerListOfJson, type CustomerList } from "./domain/customer-list.js";
 export { admitsDestination, METADATA_HOST_NAMES } from "./domain/destination.js";
-export { decodeInput, invalidStored, oneOf, strictObject, toFieldErrors } from "./domain/decode.js";
+export { decodeInput, decodeStored, invalidStored, oneOf, strictObject, toFieldErrors } from "./domain/decode.js";
 export * from "./domain/errors.js";
 export {
   auditEntryId,
@@ -144,7 +141,9 @@ export {
   HEALTH_HISTORY,
   HEALTH_STATES,
   healthOutcomeOf,
+  healthRules,
   withCheck,
+  type HealthRecords,
   type ConnectionHealth,
   type HealthCheck,
   type HealthState,

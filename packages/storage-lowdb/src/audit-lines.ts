@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { AuditEntryProps, IsoTimeCodec, webhooksFor, type AuditEntry, type Webhook } from "@sdwan-connections/core";
+import { webhooksFor, type Webhook } from "@sdwan-connections/core";
+import { AuditEntry } from "@sdwan-connections/core/wire";
 import { readingIfPresent } from "./errors.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
@@ -12,12 +13,7 @@ export const AUDIT_FILE = "audit.jsonl";
 
 // Exact: a change's entry also carries `commit` (see AuditJournal), which lists do not show. `version` and
 // `orchestratorUrl` are absent from entries that have none, and from lines written before they were kept.
-export const AuditLine = t.exact(
-  t.intersection([
-    t.type({ ...AuditEntryProps, at: IsoTimeCodec, requestId: t.union([t.string, t.null]) }),
-    t.partial({ version: t.number, orchestratorUrl: t.string }),
-  ]),
-);
+export const AuditLine = t.exact(AuditEntry);
 export const CommitMark = t.type({ commit: t.number });
 // The outbox: the ids of the webhooks an entry's event is delivered to, written in the entry's own line.
 export const WebhooksMark = t.type({ webhooks: t.array(t.string) });
@@ -28,7 +24,7 @@ export type Targets = (entry: AuditEntry) => readonly string[];
 export const line = (entry: AuditEntry, targets: Targets, commit?: number): string => {
   const webhooks = targets(entry);
   return `${JSON.stringify({
-    ...AuditLine.encode(entry as t.TypeOf<typeof AuditLine>),
+    ...AuditLine.encode(entry),
     ...(commit === undefined ? {} : { commit }),
     ...(webhooks.length === 0 ? {} : { webhooks }),
   })}\n`;

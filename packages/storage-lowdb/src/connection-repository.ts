@@ -3,13 +3,10 @@ import {
   aliasKey,
   ApiKey,
   atExpectedVersion,
-  declaredExpiryAfter,
-  keyRenewalAfter,
   notFound,
   REFERENCED_KEY_NOT_READ,
-  sameTime,
-  setsAnotherKey,
   storageFailure,
+  updateOf,
   type ConnectionRepository,
   type ConnectionSummary,
   type DomainError,
@@ -136,16 +133,8 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
         const stored = reveal(key, existing.right);
         if (E.isLeft(stored)) return stored;
         // The key is compared opened, in memory: sealed twice, the same key never gives the same bytes.
-        const newKey = setsAnotherKey(stored.right, change);
-        const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.right.orchestratorUrl;
-        const expiresAt = declaredExpiryAfter(stored.right, change, newKey);
-        const keyRenewal = keyRenewalAfter(stored.right, change);
-        if (
-          !newKey &&
-          !newUrl &&
-          sameTime(expiresAt, stored.right.apiKeyExpiresAt) &&
-          keyRenewal === stored.right.keyRenewal
-        )
+        const { changed, newKey, expiresAt, keyRenewal, apiKeyRef } = updateOf(stored.right, change);
+        if (!changed)
           return E.right({
             value: stored.right,
             changed: false,
@@ -159,8 +148,6 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           apiKeyRef: _ref,
           ...kept
         } = existing.right;
-        // A key given alone replaces a reference; a reference replaces the sealed key.
-        const apiKeyRef = change.apiKeyRef ?? (change.apiKey === undefined ? existing.right.apiKeyRef : undefined);
         const sealedApiKey = newKey && sealed !== undefined ? sealed : existing.right.sealedApiKey;
         const updated = storedConnection({
           ...kept,

@@ -1,5 +1,7 @@
 import { open, readFile, type FileHandle } from "node:fs/promises";
-import { storageFailure, type DomainError } from "@sdwan-connections/core";
+import { invalidStored, storageFailure, type DomainError } from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
+import type * as t from "io-ts";
 
 /**
  * Why the connections file cannot be used. Messages name the file and what is
@@ -75,3 +77,19 @@ export const readIfPresent = (path: string): Promise<Buffer> =>
 /** A file of the data directory that failed while doing `what` (`reading health.json`): the error's message, never data. */
 export const failedWhile = (what: string, error: unknown): DomainError =>
   storageFailure(`Storage failure while ${what}: ${error instanceof Error ? error.message : String(error)}.`);
+
+/** The text of the file `name` parsed and decoded: what is wrong named, never a value read; `advice`, what to do. */
+export const decodeStoredJson = <A>(
+  name: string,
+  text: string,
+  codec: t.Decoder<unknown, A>,
+  advice?: string,
+): E.Either<DomainError, A> => {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return E.left(storageFailure(`Storage failure: ${name} is not JSON${advice === undefined ? "" : `; ${advice}`}.`));
+  }
+  return E.mapLeft((errors: t.Errors) => invalidStored(name, errors, "file", advice))(codec.decode(json));
+};

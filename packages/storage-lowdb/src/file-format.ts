@@ -140,16 +140,6 @@ export const serializeInto = ({ connections, lastVersion }: ConnectionsState, ta
   return target;
 };
 
-const SealedSecretCodec = new t.Type<SealedSecret, string, unknown>(
-  "SealedSecret",
-  isSealedSecret,
-  (input, context) =>
-    isSealedSecret(input)
-      ? t.success(input)
-      : t.failure(input, context, "must be a sealed secret (v2.<keyId>.<iv>.<tag>.<ciphertext>, or v1)"),
-  (value) => value,
-);
-
 // A check as an io-ts codec whose failure message names the rule, never the value.
 const checked = <A>(name: string, is: (input: unknown) => input is A, message: string): t.Type<A, A, unknown> =>
   new t.Type<A, A, unknown>(
@@ -158,6 +148,12 @@ const checked = <A>(name: string, is: (input: unknown) => input is A, message: s
     (input, context) => (is(input) ? t.success(input) : t.failure(input, context, message)),
     (value) => value,
   );
+
+const SealedSecretCodec = checked(
+  "SealedSecret",
+  isSealedSecret,
+  "must be a sealed secret (v2.<keyId>.<iv>.<tag>.<ciphertext>, or v1)",
+);
 
 const ISO_UTC_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 // Kept as text (the record's form), read by core's one time codec: RFC 3339, each field in range.

@@ -1,12 +1,5 @@
-import {
-  AliasPatternCodec,
-  GrantVerbCodec,
-  grantRules,
-  SubjectCodec,
-  type Grant,
-  type GrantStore,
-  type StoredChange,
-} from "@sdwan-connections/core";
+import { grantRules, type Grant, type GrantStore, type StoredChange } from "@sdwan-connections/core";
+import { Grant as GrantCodec } from "@sdwan-connections/core/wire";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { openSharedJsonFile } from "./shared-json-file.js";
@@ -14,9 +7,7 @@ import { openSharedJsonFile } from "./shared-json-file.js";
 /** Name of the grants' file inside the data directory. */
 export const GRANTS_FILE = "grants.json";
 
-const GrantsFileCodec = t.type({
-  grants: t.array(t.type({ id: t.string, subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec })),
-});
+const GrantsFileCodec = t.type({ grants: t.array(GrantCodec) });
 
 export interface LowdbGrantStoreOptions {
   /** The data directory, as for `openConnectionsFile`. */
@@ -71,7 +62,7 @@ export const createLowdbGrantStore = ({
       const answer = await file.change("writing", ({ grants: current }) => {
         const { next, answer } = rule(current);
         changedNow = next !== undefined;
-        return { contents: next === undefined ? undefined : { grants: [...next] }, answer };
+        return { next: next === undefined ? undefined : { grants: [...next] }, answer };
       })();
       if (changedNow && E.isRight(answer)) changed();
       return answer;

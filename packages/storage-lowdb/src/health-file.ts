@@ -1,42 +1,24 @@
 import { statSync, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  AliasCodec,
-  aliasKey,
-  IsoTimeCodec,
-  storageFailure,
-  invalidStored,
-  withCheck,
-  type ConnectionHealth,
-  type DomainError,
-  type HealthLedger,
-} from "@sdwan-connections/core";
+import { healthRules, type DomainError, type HealthLedger } from "@sdwan-connections/core";
+import { ConnectionHealth } from "@sdwan-connections/core/wire";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { replaceDurably } from "./durable-write.js";
-import { errorCode, failedWhile, openIfPresent } from "./errors.js";
+import { decodeStoredJson, errorCode, failedWhile, openIfPresent } from "./errors.js";
 import { createGroupCommit, createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 
 /** Name of the health states' file inside the data directory. */
 export const HEALTH_FILE = "health.json";
 
-const Outcome = t.keyof({ valid: null, invalid: null, unreachable: null });
-const HealthCodec = t.type({
-  alias: AliasCodec,
-  state: t.union([Outcome, t.literal("unknown")]),
-  since: t.union([IsoTimeCodec, t.null]),
-  checks: t.readonlyArray(
-    t.type({ at: IsoTimeCodec, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) }),
-  ),
-});
 const WarningsCodec = t.type({ mark: t.string, thresholds: t.array(t.number) });
 const HealthFileCodec = t.intersection([
   t.type({
     /** Per alias key (lower case): the connection's health. */
-    connections: t.record(t.string, HealthCodec),
+    connections: t.record(t.string, ConnectionHealth),
     /** Per alias key: the last interval claimed for a background check. */
     claims: t.record(t.string, t.number),
   }),
@@ -62,7 +44,9 @@ const encode = (ledger: Ledger): Buffer =>
   Buffer.concat([
     Buffer.from('{"connections":{'),
     ...members(
-      [...ledger.connections].map(([key, entry]) => (entry.bytes ??= member(key, HealthCodec.encode(entry.health)))),
+      [...ledger.connections].map(
+        ([key, entry]) => (entry.bytes ??= member(key, ConnectionHealth.encode(entry.health))),
+      ),
     ),
     Buffer.from('},"claims":{'),
     ...members([...ledger.claims].map(([key, claim]) => (claim.bytes ??= member(key, claim.window)))),
@@ -141,23 +125,19 @@ export const createLowdbHealthLedger = ({
       remember("absent");
       return E.right(ledger);
     }
-    let json: unknown;
     let stats: Stats;
+    let decoded: E.Either<DomainError, t.TypeOf<typeof HealthFileCodec>>;
     try {
       stats = await handle.stat();
-      json = JSON.parse(await handle.readFile("utf8"));
+      const text = await handle.readFile("utf8");
+      decoded = decodeStoredJson(HEALTH_FILE, text, HealthFileCodec, "move it away to start every state unknown");
     } catch (error) {
       await handle.close();
-      if (error instanceof SyntaxError)
-        return E.left(
-          storageFailure(`Storage failure: ${HEALTH_FILE} is not JSON; move it away to start every state unknown.`),
-        );
       throw error;
     }
-    const decoded = HealthFileCodec.decode(json);
     if (E.isLeft(decoded)) {
       await handle.close();
-      return E.left(invalidStored(HEALTH_FILE, decoded.left, "health", "move it away to start every state unknown"));
+      return decoded;
     }
     ledger = {
       connections: new Map(Object.entries(decoded.right.connections).map(([key, health]) => [key, { health }])),
@@ -202,38 +182,8 @@ export const createLowdbHealthLedger = ({
       .catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
     return E.isLeft(done) ? batch.map(() => failure("writing")(done.left)) : done.right;
   });
-  const update = <A>(change: (ledger: Ledger) => { readonly changed: boolean; readonly answer: A }) =>
-    groupCommit.submit<A>(change);
-
   return {
-    claim: (alias, window) =>
-      update(({ claims }) => {
-        const key = aliasKey(alias);
-        if ((claims.get(key)?.window ?? -1) >= window) return { changed: false, answer: false };
-        claims.set(key, { window });
-        return { changed: true, answer: true };
-      }),
-    claimKeyWarning: (alias, mark, threshold) =>
-      update(({ warnings }) => {
-        const key = aliasKey(alias);
-        const claimed = warnings.get(key)?.mark === mark ? warnings.get(key) : undefined;
-        if (claimed?.thresholds.includes(threshold) === true) return { changed: false, answer: false };
-        warnings.set(key, { mark, thresholds: [...(claimed?.thresholds ?? []), threshold] });
-        return { changed: true, answer: true };
-      }),
-    record: (alias, check) =>
-      update(({ connections }) => {
-        const key = aliasKey(alias);
-        const before = connections.get(key)?.health;
-        connections.set(key, { health: withCheck(before, alias, check) });
-        return { changed: true, answer: before?.state ?? "unknown" };
-      }),
-    forget: (alias) =>
-      update(({ connections, claims, warnings }) => {
-        const key = aliasKey(alias);
-        const changed = [connections.delete(key), claims.delete(key), warnings.delete(key)].includes(true);
-        return { changed, answer: undefined };
-      }),
+    ...healthRules((change) => groupCommit.submit(change)),
     list: () => async () => {
       try {
         const current = isCurrent() ? E.right(ledger) : await serially(refresh);

@@ -76,7 +76,7 @@ export const createLowdbRenewalLedger = ({
   const change = <A>(next: (current: Entry[]) => { readonly renewals?: Entry[]; readonly answer: A }) =>
     file.change("writing", ({ renewals: current }) => {
       const { renewals, answer } = next(current);
-      return { contents: renewals === undefined ? undefined : { renewals }, answer };
+      return { next: renewals === undefined ? undefined : { renewals }, answer };
     });
   const find = (entries: readonly Entry[], alias: string) =>
     entries.find((entry) => aliasKey(entry.alias) === aliasKey(alias));

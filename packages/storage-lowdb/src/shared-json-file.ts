@@ -1,11 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { invalidStored, storageFailure, type DomainError } from "@sdwan-connections/core";
+import type { DomainError, StoredChange } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type * as t from "io-ts";
 import { replaceDurably } from "./durable-write.js";
-import { errorCode, failedWhile } from "./errors.js";
+import { decodeStoredJson, errorCode, failedWhile } from "./errors.js";
 import { createSerialQueue } from "./group-commit.js";
 import { createFileLock, type FileLock } from "./lock.js";
 
@@ -25,17 +25,14 @@ export interface SharedJsonFileOptions<A> {
   readonly lockStaleMs?: number | undefined;
 }
 
-/** What a change leaves: the contents after it (undefined: nothing changes), and the caller's answer. */
-export interface Changed<A, B> {
-  readonly contents?: A | undefined;
-  readonly answer: B;
-}
-
 export interface SharedJsonFile<A> {
   /** The contents as on disk now (read again unless the file is the version in memory, read less than a second ago), answered by `answer`. */
   read<B>(what: string, answer: (contents: A) => B): TaskEither<DomainError, B>;
   /** One change under the cross-process lock: `next` gives the contents after it (undefined: nothing changes) and the caller's answer. */
-  change<B>(what: string, next: (contents: A) => Changed<A, B> | Promise<Changed<A, B>>): TaskEither<DomainError, B>;
+  change<B>(
+    what: string,
+    next: (contents: A) => StoredChange<A, B> | Promise<StoredChange<A, B>>,
+  ): TaskEither<DomainError, B>;
   /** Whether the file on disk is not the version last read or written (another process replaced it). */
   changedOnDisk(): Promise<boolean>;
   /** Waits for the reads and changes under way, then releases the lock. */
@@ -83,14 +80,8 @@ export const openSharedJsonFile = <A>({
         : await readFile(path, "utf8").catch((error: unknown) =>
             errorCode(error) === "ENOENT" ? undefined : Promise.reject(error),
           );
-    let json: unknown;
-    try {
-      json = text === undefined ? codec.encode(empty) : JSON.parse(text);
-    } catch {
-      return E.left(storageFailure(`Storage failure: ${name} is not JSON.`));
-    }
-    const decoded = codec.decode(json);
-    if (E.isLeft(decoded)) return E.left(invalidStored(name, decoded.left, "file"));
+    const decoded = text === undefined ? E.right(empty) : decodeStoredJson(name, text, codec);
+    if (E.isLeft(decoded)) return decoded;
     loaded = { version, at: Date.now() };
     lastVersion = version;
     contents = decoded.right;
@@ -121,7 +112,7 @@ export const openSharedJsonFile = <A>({
         (lock ??= createFileLock(path, lockStaleMs)).run(async () => {
           const current = await refresh();
           if (E.isLeft(current)) return current;
-          const { contents: after, answer } = await next(current.right);
+          const { next: after, answer } = await next(current.right);
           if (after !== undefined) await write(after);
           return E.right(answer);
         })(),

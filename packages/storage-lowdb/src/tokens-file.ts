@@ -8,25 +8,17 @@ import {
   type StoredChange,
   type StoredServiceToken,
 } from "@sdwan-connections/core";
+import { ServiceToken } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import { openSharedJsonFile } from "./shared-json-file.js";
 
 /** Name of the service tokens' file inside the data directory. */
 export const TOKENS_FILE = "tokens.json";
 
+// A token as listed, with its lifetime and the SHA-256 of its current secret (never the secret).
 const EntryCodec = t.intersection([
-  t.type({
-    id: t.string,
-    name: t.string,
-    role: t.union([t.keyof({ admin: null, viewer: null }), t.null]),
-    lifetimeDays: t.number,
-    expiresAt: IsoTimeCodec,
-    lastUsedAt: t.union([IsoTimeCodec, t.null]),
-    createdBy: t.string,
-    createdAt: IsoTimeCodec,
-    /** SHA-256 of the current secret (never the secret). */
-    hash: t.string,
-  }),
+  ServiceToken,
+  t.type({ lifetimeDays: t.number, hash: t.string }),
   /** After a renewal: the secret before it, working until `until`. */
   t.partial({ previous: t.type({ hash: t.string, until: IsoTimeCodec }) }),
 ]);
@@ -64,7 +56,7 @@ export const createLowdbServiceTokenStore = ({
   const apply = <A>(rule: (current: readonly Entry[]) => StoredChange<readonly StoredServiceToken[], A>) =>
     file.change("writing", ({ tokens: current }) => {
       const { next, answer } = rule(current);
-      return { contents: next === undefined ? undefined : { tokens: [...next] }, answer };
+      return { next: next === undefined ? undefined : { tokens: [...next] }, answer };
     });
 
   return {

@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
-  DELIVERY_STATUSES,
   IsoTimeCodec,
-  oneOf,
   storageFailure,
   claimable,
   eventOf,
@@ -10,17 +8,15 @@ import {
   settlementOf,
   webhookGone,
   redeliveryOf,
-  WEBHOOK_KINDS,
   withinHistory,
   type ClaimedDelivery,
   type DomainError,
-  type Delivery,
   type DeliveryAttempt,
   type DeliveryNext,
-  type Webhook,
   type WebhookSecrets,
   type WebhookStore,
 } from "@sdwan-connections/core";
+import { Delivery, Webhook } from "@sdwan-connections/core/wire";
 import type { Keyring } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
@@ -39,34 +35,17 @@ export const DELIVERIES_FILE = "webhook-deliveries.json";
 // How long a settlement may wait to be written with a claim before it is written by itself.
 const SETTLEMENTS_WAIT_MS = 250;
 
-const WebhookEntry = t.type({
-  id: t.string,
-  url: t.string,
-  types: t.array(t.string),
-  kind: oneOf(WEBHOOK_KINDS),
-  createdAt: IsoTimeCodec,
-  disabledAt: t.union([IsoTimeCodec, t.null]),
-  /** The secrets, sealed by the keyring for this webhook's id. */
-  sealed: t.string,
-});
+/** A webhook, its secrets sealed by the keyring for its id. */
+const WebhookEntry = t.intersection([Webhook, t.type({ sealed: t.string })]);
 type WebhookEntry = t.TypeOf<typeof WebhookEntry>;
-const Attempt = t.type({
-  at: IsoTimeCodec,
-  status: t.union([t.number, t.null]),
-  error: t.union([t.string, t.null]),
-  latencyMs: t.number,
-});
-const DeliveryEntry = t.type({
-  id: t.string,
-  webhookId: t.string,
-  eventId: t.string,
-  status: oneOf(DELIVERY_STATUSES),
-  nextAttemptAt: IsoTimeCodec,
-  attempts: t.readonlyArray(Attempt),
-  /** The event as it is delivered (CloudEvents JSON) while pending: the audit entry may be pruned before it is. */
-  event: t.string,
-  lease: t.union([t.type({ owner: t.string, until: IsoTimeCodec }), t.null]),
-});
+const DeliveryEntry = t.intersection([
+  Delivery,
+  t.type({
+    /** The event as it is delivered (CloudEvents JSON) while pending: the audit entry may be pruned before it is. */
+    event: t.string,
+    lease: t.union([t.type({ owner: t.string, until: IsoTimeCodec }), t.null]),
+  }),
+]);
 type DeliveryEntry = t.TypeOf<typeof DeliveryEntry>;
 const DeliveriesFileCodec = t.type({
   deliveries: t.array(DeliveryEntry),
@@ -201,8 +180,8 @@ export const createLowdbWebhookStore = ({
       deliveriesFile.change("writing", async (read) => {
         const { current, webhooks, gone, changed } = await withOutbox(read);
         const answered = answer(current.deliveries, webhooks);
-        const contents = changed || answered.changed === true ? current : undefined;
-        return { contents, answer: { answer: answered.answer, gone } };
+        const next = changed || answered.changed === true ? current : undefined;
+        return { next, answer: { answer: answered.answer, gone } };
       }),
       TE.tap(({ gone }) => (gone.length === 0 ? TE.right(undefined) : disable(gone))),
       TE.map(({ answer }) => answer),
@@ -221,7 +200,7 @@ export const createLowdbWebhookStore = ({
   const changeWebhooks = <A>(next: (webhooks: readonly WebhookEntry[]) => { webhooks?: WebhookEntry[]; answer: A }) =>
     webhooksFile.change("writing", (current) => {
       const { webhooks, answer } = next(current.webhooks);
-      return { contents: webhooks === undefined ? undefined : { webhooks }, answer };
+      return { next: webhooks === undefined ? undefined : { webhooks }, answer };
     });
   const webhooksAnswer = <A>(answer: (webhooks: readonly WebhookEntry[]) => A) =>
     webhooksFile.read("reading", ({ webhooks }) => answer(webhooks));
@@ -254,11 +233,7 @@ export const createLowdbWebhookStore = ({
       changeWebhooks((webhooks) => ({
         webhooks: [
           ...webhooks,
-          {
-            ...webhook,
-            types: [...webhook.types],
-            sealed: keyring.seal(JSON.stringify(secrets), associatedData(webhook.id)),
-          },
+          { ...webhook, sealed: keyring.seal(JSON.stringify(secrets), associatedData(webhook.id)) },
         ],
         answer: undefined,
       })),

@@ -12,7 +12,7 @@ import {
   DEFAULT_AUDIT_RETENTION,
   eventOf,
   eventTypeOf,
-  invalidStored,
+  decodeStored,
   type AuditEntry,
   type AuditHead,
   type AuditLog,
@@ -47,19 +47,13 @@ const AuditRow = t.type({
 });
 
 const decodeRow = (row: unknown): E.Either<DomainError, AuditEntry> =>
-  pipe(
-    AuditRow.decode(row),
-    E.bimap(
-      (errors) => invalidStored("an audit entry", errors),
-      ({ request_id, failure, version, orchestrator_url, ...row }): AuditEntry => ({
-        ...row,
-        requestId: request_id,
-        failure: failure as AuditEntry["failure"],
-        ...(version === null ? {} : { version }),
-        ...(orchestrator_url === null ? {} : { orchestratorUrl: orchestrator_url }),
-      }),
-    ),
-  );
+  E.map(({ request_id, failure, version, orchestrator_url, ...row }: t.TypeOf<typeof AuditRow>): AuditEntry => ({
+    ...row,
+    requestId: request_id,
+    failure: failure as AuditEntry["failure"],
+    ...(version === null ? {} : { version }),
+    ...(orchestrator_url === null ? {} : { orchestratorUrl: orchestrator_url }),
+  }))(decodeStored(AuditRow, "an audit entry")(row));
 
 const COLUMNS =
   "id, at, actor, request_id, action, alias, fields, forced, validation, outcome, failure, detail, version, orchestrator_url";

@@ -7,13 +7,10 @@ import {
   aliasKey,
   alreadyExists,
   DEFAULT_AUDIT_RETENTION,
-  declaredExpiryAfter,
-  keyRenewalAfter,
   entryAsWritten,
   notFound,
-  sameTime,
-  setsAnotherKey,
   storageFailure,
+  updateOf,
   versionMismatch,
   type Alias,
   type AuditEntry,
@@ -204,17 +201,8 @@ export const createPostgresConnectionRepository = ({
           (client) => async () => {
             const current = await locked(client, alias, expected)();
             if (E.isLeft(current)) return current;
-            const newKey = setsAnotherKey(current.right, change);
-            const newUrl =
-              change.orchestratorUrl !== undefined && change.orchestratorUrl !== current.right.orchestratorUrl;
-            const expiresAt = declaredExpiryAfter(current.right, change, newKey);
-            const keyRenewal = keyRenewalAfter(current.right, change);
-            if (
-              !newKey &&
-              !newUrl &&
-              sameTime(expiresAt, current.right.apiKeyExpiresAt) &&
-              keyRenewal === current.right.keyRenewal
-            )
+            const { changed, newKey, newUrl, expiresAt, keyRenewal } = updateOf(current.right, change);
+            if (!changed)
               return E.right({
                 connection: current.right,
                 changed: false,

@@ -1,17 +1,9 @@
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import * as t from "io-ts";
 import type pg from "pg";
-import {
-  AliasPatternCodec,
-  GrantVerbCodec,
-  SubjectCodec,
-  invalidStored,
-  type DomainError,
-  type Grant,
-  type GrantStore,
-} from "@sdwan-connections/core";
+import { decodeStored, type DomainError, type GrantStore } from "@sdwan-connections/core";
+import { Grant as GrantRow } from "@sdwan-connections/core/wire";
 import { databaseFailure } from "./database-errors.js";
 import { listenChannel } from "./listen-channel.js";
 
@@ -20,11 +12,8 @@ export const GRANTS_TABLE = "sdwan_grants";
 /** Where the migration's trigger announces every change of the table. */
 export const GRANT_CHANGES_CHANNEL = "sdwan_grant_changes";
 
-/** A row of `sdwan_grants`; rows are outside input, so they are decoded. */
-const GrantRow = t.type({ id: t.string, subject: SubjectCodec, pattern: AliasPatternCodec, verb: GrantVerbCodec });
-
-const grantOf = (row: unknown): E.Either<DomainError, Grant> =>
-  E.mapLeft((errors: t.Errors) => invalidStored("a grant", errors))(GrantRow.decode(row));
+// A row of `sdwan_grants` is a grant; rows are outside input, so they are decoded.
+const grantOf = decodeStored(GrantRow, "a grant");
 
 export interface PostgresGrantStoreOptions {
   readonly pool: pg.Pool;

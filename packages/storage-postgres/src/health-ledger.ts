@@ -4,34 +4,19 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Pool } from "pg";
-import {
-  AliasCodec,
-  aliasKey,
-  HEALTH_HISTORY,
-  IsoTimeCodec,
-  invalidStored,
-  type ConnectionHealth,
-  type DomainError,
-  type HealthLedger,
-  type HealthState,
-} from "@sdwan-connections/core";
+import { aliasKey, HEALTH_HISTORY, decodeStored, type HealthLedger, type HealthState } from "@sdwan-connections/core";
+import { ConnectionHealth, HealthCheck } from "@sdwan-connections/core/wire";
 import { databaseFailure } from "./database-errors.js";
 import { DateCodec } from "./rows.js";
 import { withDedicatedClient } from "./dedicated-client.js";
 
-const Outcome = t.keyof({ valid: null, invalid: null, unreachable: null });
-// Written by this ledger with Check.encode, so `at` is what Date#toISOString gives.
-const Check = t.type({ at: IsoTimeCodec, outcome: Outcome, latencyMs: t.number, reason: t.union([t.string, t.null]) });
-/** A row of `connection_health`; rows are outside input, so they are decoded. */
-const HealthRow = t.type({
-  alias: AliasCodec,
-  state: t.keyof({ valid: null, invalid: null, unreachable: null, unknown: null }),
-  since: t.union([DateCodec, t.null]),
-  checks: t.array(Check),
-});
+/**
+ * A row of `connection_health`: a connection's health, `since` a timestamp, the checks JSON written with
+ * `HealthCheck.encode`. Rows are outside input, so they are decoded.
+ */
+const HealthRow = t.type({ ...ConnectionHealth.props, since: t.union([DateCodec, t.null]) });
 
-const decodeRow = (row: unknown): E.Either<DomainError, ConnectionHealth> =>
-  E.mapLeft((errors: t.Errors) => invalidStored("a connection's health", errors))(HealthRow.decode(row));
+const decodeRow = decodeStored(HealthRow, "a connection's health");
 
 /**
  * Core's HealthLedger in `connection_health`, shared by every instance. A
@@ -97,7 +82,7 @@ export const createPostgresHealthLedger = ({ pool }: { readonly pool: Pool }): H
                              from jsonb_array_elements(jsonb_build_array($4::jsonb) || checks) with ordinality as elements(item, position)
                             where position <= $5)
                where alias_key = $1`,
-              [aliasKey(alias), check.outcome, check.at, JSON.stringify(Check.encode(check)), HEALTH_HISTORY],
+              [aliasKey(alias), check.outcome, check.at, JSON.stringify(HealthCheck.encode(check)), HEALTH_HISTORY],
             );
             await client.query("commit");
             return before.rows[0]?.state ?? "unknown";

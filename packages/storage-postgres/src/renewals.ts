@@ -7,9 +7,8 @@ import {
   AliasCodec,
   aliasKey,
   ApiKey,
-  storageFailure,
+  decodeStored,
   StoredRenewalIntentCodec,
-  toFieldErrors,
   type DomainError,
   type RenewalIntent,
   type RenewalLedger,
@@ -50,27 +49,16 @@ export const createPostgresRenewalLedger = ({
       databaseFailure(what),
     );
   const recordOf = (row: unknown): E.Either<DomainError, RenewalRecord> =>
-    pipe(
-      RenewalRow.decode(row),
-      E.bimap(
-        (errors) =>
-          storageFailure(
-            `Storage failure: a key renewal is invalid (${toFieldErrors(errors, "row")
-              .map((error) => `${error.field} ${error.message}`)
-              .join("; ")}).`,
-          ),
-        ({ alias, failures, retry_at, intent, sealed_key }) => {
-          const opened = sealed_key === null ? undefined : keyring.open(sealed_key, associatedData(alias));
-          const newKey = opened !== undefined && E.isRight(opened) ? { newKey: ApiKey.unsafeFrom(opened.right) } : {};
-          return {
-            alias,
-            failures,
-            retryAt: retry_at ?? undefined,
-            intent: intent === null ? undefined : ({ ...intent, ...newKey } as RenewalIntent),
-          };
-        },
-      ),
-    );
+    E.map(({ alias, failures, retry_at, intent, sealed_key }: t.TypeOf<typeof RenewalRow>) => {
+      const opened = sealed_key === null ? undefined : keyring.open(sealed_key, associatedData(alias));
+      const newKey = opened !== undefined && E.isRight(opened) ? { newKey: ApiKey.unsafeFrom(opened.right) } : {};
+      return {
+        alias,
+        failures,
+        retryAt: retry_at ?? undefined,
+        intent: intent === null ? undefined : ({ ...intent, ...newKey } as RenewalIntent),
+      };
+    })(decodeStored(RenewalRow, "a key renewal")(row));
 
   return {
     acquire: (alias, owner, now, leaseUntil) =>

@@ -3,7 +3,8 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import type { Pool } from "pg";
-import { invalidStored, type DomainError, type ServiceToken, type ServiceTokenStore } from "@sdwan-connections/core";
+import { decodeStored, type DomainError, type ServiceToken, type ServiceTokenStore } from "@sdwan-connections/core";
+import { ServiceToken as ListedToken } from "@sdwan-connections/core/wire";
 import { databaseFailure } from "./database-errors.js";
 import { DateCodec } from "./rows.js";
 
@@ -16,7 +17,7 @@ const COLUMNS = "id, name, role, lifetime_days, expires_at, last_used_at, create
 const TokenRow = t.type({
   id: t.string,
   name: t.string,
-  role: t.union([t.keyof({ admin: null, viewer: null }), t.null]),
+  role: ListedToken.props.role,
   lifetime_days: t.number,
   expires_at: DateCodec,
   last_used_at: t.union([DateCodec, t.null]),
@@ -25,22 +26,16 @@ const TokenRow = t.type({
 });
 
 const tokenOf = (row: unknown): E.Either<DomainError, ServiceToken> =>
-  pipe(
-    TokenRow.decode(row),
-    E.bimap(
-      (errors) => invalidStored("a service token", errors),
-      (decoded) => ({
-        id: decoded.id,
-        name: decoded.name,
-        role: decoded.role,
-        lifetimeDays: decoded.lifetime_days,
-        expiresAt: decoded.expires_at,
-        lastUsedAt: decoded.last_used_at,
-        createdBy: decoded.created_by,
-        createdAt: decoded.created_at,
-      }),
-    ),
-  );
+  E.map((decoded: t.TypeOf<typeof TokenRow>) => ({
+    id: decoded.id,
+    name: decoded.name,
+    role: decoded.role,
+    lifetimeDays: decoded.lifetime_days,
+    expiresAt: decoded.expires_at,
+    lastUsedAt: decoded.last_used_at,
+    createdBy: decoded.created_by,
+    createdAt: decoded.created_at,
+  }))(decodeStored(TokenRow, "a service token")(row));
 
 /** The first row as a token, or undefined when there is none. */
 const firstToken = (rows: readonly unknown[]): E.Either<DomainError, ServiceToken | undefined> =>

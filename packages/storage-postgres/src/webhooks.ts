@@ -6,32 +6,27 @@ import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
 import {
   CloudEventCodec,
-  DELIVERY_STATUSES,
   isUuid,
-  oneOf,
   redeliveryOf,
   storageFailure,
-  invalidStored,
+  decodeStored,
   WEBHOOK_HISTORY,
-  WEBHOOK_KINDS,
   type ClaimedDelivery,
-  type Delivery,
   type DomainError,
-  type Webhook,
   type WebhookSecrets,
   type WebhookStore,
 } from "@sdwan-connections/core";
+import { Delivery, DeliveryAttempt, Webhook } from "@sdwan-connections/core/wire";
 import { describeSecretError, type Keyring } from "@sdwan-connections/secrets";
 import { databaseFailure } from "./database-errors.js";
 import { withDedicatedClient } from "./dedicated-client.js";
 import { DateCodec } from "./rows.js";
 
 const WEBHOOK_COLUMNS = "id, url, types, kind, created_at, disabled_at, secrets";
+// A webhook, its times in columns of their own, its secrets sealed.
+const { createdAt: _created, disabledAt: _disabled, ...webhookProps } = Webhook.props;
 const WebhookRow = t.type({
-  id: t.string,
-  url: t.string,
-  types: t.array(t.string),
-  kind: oneOf(WEBHOOK_KINDS),
+  ...webhookProps,
   created_at: DateCodec,
   disabled_at: t.union([DateCodec, t.null]),
   secrets: t.string,
@@ -39,36 +34,19 @@ const WebhookRow = t.type({
 type WebhookRow = t.TypeOf<typeof WebhookRow>;
 
 const DELIVERY_COLUMNS = "id, webhook_id, event_id, event, status, next_attempt_at, attempts";
-const AttemptJson = t.type({
-  at: t.string,
-  status: t.union([t.number, t.null]),
-  error: t.union([t.string, t.null]),
-  latencyMs: t.number,
-});
 const DeliveryRow = t.type({
   id: t.string,
   webhook_id: t.string,
   event_id: t.string,
   event: CloudEventCodec,
-  status: oneOf(DELIVERY_STATUSES),
+  status: Delivery.props.status,
   next_attempt_at: DateCodec,
-  attempts: t.array(AttemptJson),
+  attempts: t.readonlyArray(DeliveryAttempt),
 });
 type DeliveryRow = t.TypeOf<typeof DeliveryRow>;
 
-const decodeRows = <A>(
-  codec: t.Decoder<unknown, A>,
-  what: string,
-  rows: readonly unknown[],
-): E.Either<DomainError, A[]> =>
-  pipe(
-    rows.map((row) => codec.decode(row)),
-    E.sequenceArray,
-    E.bimap(
-      (errors) => invalidStored(what, errors),
-      (decoded) => [...decoded],
-    ),
-  );
+const decodeRows = <A>(codec: t.Decoder<unknown, A>, what: string, rows: readonly unknown[]) =>
+  E.map((decoded: readonly A[]) => [...decoded])(E.traverseArray(decodeStored(codec, what))(rows));
 
 const webhookOf = (row: WebhookRow): Webhook => ({
   id: row.id,
@@ -84,7 +62,7 @@ const deliveryOf = (row: DeliveryRow): Delivery => ({
   eventId: row.event_id,
   status: row.status,
   nextAttemptAt: row.next_attempt_at,
-  attempts: row.attempts.map((attempt) => ({ ...attempt, at: new Date(attempt.at) })),
+  attempts: row.attempts,
 });
 const associatedData = (id: string) => `webhook:${id}`;
 

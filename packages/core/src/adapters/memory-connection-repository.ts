@@ -5,11 +5,8 @@ import { aliasKey } from "../domain/codecs.js";
 import {
   aliasFreeIn,
   atExpectedVersion,
-  declaredExpiryAfter,
-  keyRenewalAfter,
   REFERENCED_KEY_NOT_READ,
-  sameTime,
-  setsAnotherKey,
+  updateOf,
   type Connection,
   type StoredConnection,
 } from "../domain/connection.js";
@@ -115,40 +112,30 @@ export const createInMemoryConnectionRepository = (
         undefined,
         () => ({ version: store.lastVersion + 1, orchestratorUrl: connection.orchestratorUrl }),
       ),
-    update: (alias, change, expected, entry) => {
-      const sameKey = (existing: StoredConnection) => !setsAnotherKey(existing, change);
-      const expiry = (existing: StoredConnection) => declaredExpiryAfter(existing, change, !sameKey(existing));
-      const changes = (existing: StoredConnection) =>
-        !sameKey(existing) ||
-        (change.orchestratorUrl !== undefined && change.orchestratorUrl !== existing.orchestratorUrl) ||
-        !sameTime(expiry(existing), existing.apiKeyExpiresAt) ||
-        keyRenewalAfter(existing, change) !== existing.keyRenewal;
-      return write(
+    update: (alias, change, expected, entry) =>
+      write(
         store,
         entry,
         () => atExpectedVersion(connections, alias, expected),
         (existing) => {
-          if (!changes(existing)) return existing;
+          const { changed, newKey, expiresAt, apiKeyRef } = updateOf(existing, change);
+          if (!changed) return existing;
           const { apiKeyExpiresAt: _given, apiKeyRef: _ref, ...rest } = { ...existing, ...change };
-          // A key given alone replaces a reference; a reference replaces the key (never kept).
-          const reference = change.apiKeyRef ?? (change.apiKey === undefined ? existing.apiKeyRef : undefined);
-          const expiresAt = expiry(existing);
           const updated: StoredConnection = {
-            ...keptOf({ ...rest, ...(reference === undefined ? {} : { apiKeyRef: reference }) }),
+            ...keptOf({ ...rest, ...(apiKeyRef === undefined ? {} : { apiKeyRef }) }),
             ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
             version: nextVersion(),
-            apiKeySetAt: sameKey(existing) ? existing.apiKeySetAt : new Date(),
+            apiKeySetAt: newKey ? new Date() : existing.apiKeySetAt,
           };
           connections.set(aliasKey(alias), updated);
           return updated;
         },
-        changes,
+        (existing) => updateOf(existing, change).changed,
         (existing) => ({
-          version: changes(existing) ? store.lastVersion + 1 : existing.version,
+          version: updateOf(existing, change).changed ? store.lastVersion + 1 : existing.version,
           orchestratorUrl: change.orchestratorUrl ?? existing.orchestratorUrl,
         }),
-      );
-    },
+      ),
     delete: (alias, expected, entry) =>
       write(
         store,

@@ -75,28 +75,25 @@ export type ChangeableField = Exclude<keyof Connection, "alias">;
 export type ConnectionChange = Partial<Pick<Connection, ChangeableField>>;
 
 /**
- * A stored connection's declared key expiry after `change` (`newKey`: it sets a key other than the stored one):
- * the one the change gives; else none when the key changes (a new key never inherits the old one's date); else
- * the stored one. Every store applies this one rule.
+ * What `change` does to a stored connection, the one rule every store applies: whether it sets another key (another
+ * reference, compared as written, never read; a key where a reference was; or another key); the declared expiry
+ * after it (the one it gives, else none for a new key, which never inherits the old one's date); the renewal mode;
+ * where the key is kept (a key given alone replaces a reference, a reference the key); and whether it changes
+ * anything (an update to the same URL and key writes nothing and keeps the version).
  */
-export const declaredExpiryAfter = (
-  stored: Pick<Connection, "apiKeyExpiresAt">,
-  change: ConnectionChange,
-  newKey: boolean,
-): Date | undefined => change.apiKeyExpiresAt ?? (newKey ? undefined : stored.apiKeyExpiresAt);
-
-/** A stored connection's renewal mode after `change`: the one it gives, else the stored one (`off` when none). */
-export const keyRenewalAfter = (stored: Pick<Connection, "keyRenewal">, change: ConnectionChange): KeyRenewal =>
-  change.keyRenewal ?? stored.keyRenewal ?? "off";
-/**
- * Whether `change` sets a key other than the stored one (every store applies this one rule): another reference, a
- * key where a reference was, or another key. A reference is compared as written, never read.
- */
-export const setsAnotherKey = (stored: Pick<Connection, "apiKey" | "apiKeyRef">, change: ConnectionChange): boolean =>
-  change.apiKeyRef !== undefined
-    ? change.apiKeyRef !== stored.apiKeyRef
-    : change.apiKey !== undefined &&
-      (stored.apiKeyRef !== undefined || change.apiKey.reveal() !== stored.apiKey.reveal());
+export const updateOf = (stored: StoredConnection, change: ConnectionChange) => {
+  const newKey =
+    change.apiKeyRef !== undefined
+      ? change.apiKeyRef !== stored.apiKeyRef
+      : change.apiKey !== undefined &&
+        (stored.apiKeyRef !== undefined || change.apiKey.reveal() !== stored.apiKey.reveal());
+  const newUrl = change.orchestratorUrl !== undefined && change.orchestratorUrl !== stored.orchestratorUrl;
+  const expiresAt = change.apiKeyExpiresAt ?? (newKey ? undefined : stored.apiKeyExpiresAt);
+  const keyRenewal = change.keyRenewal ?? stored.keyRenewal;
+  const apiKeyRef = change.apiKeyRef ?? (change.apiKey === undefined ? stored.apiKeyRef : undefined);
+  const changed = newKey || newUrl || !sameTime(expiresAt, stored.apiKeyExpiresAt) || keyRenewal !== stored.keyRenewal;
+  return { newKey, newUrl, expiresAt, keyRenewal, apiKeyRef, changed };
+};
 
 /** What a store answers as the key of a connection whose key is kept elsewhere: core reads the reference in its place. */
 export const REFERENCED_KEY_NOT_READ = ApiKey.unreadable("the key kept elsewhere was not read");

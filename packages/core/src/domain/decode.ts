@@ -32,6 +32,12 @@ export const invalidStored = (what: string, errors: t.Errors, root = "row", advi
       .join("; ")})${advice === undefined ? "" : `; ${advice}`}.`,
   );
 
+/** A stored record (a row) decoded by `codec`, or the store's failure naming `what` and the bad fields (`invalidStored`). */
+export const decodeStored =
+  <A>(codec: t.Decoder<unknown, A>, what: string) =>
+  (input: unknown): E.Either<DomainError, A> =>
+    E.mapLeft((errors: t.Errors) => invalidStored(what, errors))(codec.decode(input));
+
 const describeExpected = (error: t.ValidationError): string => {
   const last = error.context[error.context.length - 1];
   if (error.value === undefined) return "is required";

@@ -1,7 +1,8 @@
 import * as t from "io-ts";
-import { AliasCodec, IntegerCodec, IsoTimeCodec, type Alias } from "./codecs.js";
+import { AliasCodec, aliasKey, IntegerCodec, IsoTimeCodec, type Alias } from "./codecs.js";
+import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { oneOf } from "./decode.js";
-import type { OrchestratorError } from "./errors.js";
+import type { DomainError, OrchestratorError } from "./errors.js";
 
 /** What the last background check found: the key accepted, refused, the orchestrator not answering usefully; or never checked. */
 export const HEALTH_STATES = ["valid", "invalid", "unreachable", "unknown"] as const;
@@ -54,4 +55,51 @@ export const withCheck = (
   state: check.outcome,
   since: before?.state === check.outcome ? (before.since ?? check.at) : check.at,
   checks: [check, ...(before?.checks ?? [])].slice(0, HEALTH_HISTORY),
+});
+
+/**
+ * What a health ledger holds, per alias key: each connection's health, the last interval claimed for its check, and
+ * the key-expiry warnings claimed for the key a mark names.
+ */
+export interface HealthRecords {
+  readonly connections: Map<string, { readonly health: ConnectionHealth }>;
+  readonly claims: Map<string, { readonly window: number }>;
+  readonly warnings: Map<string, { readonly mark: string; readonly thresholds: readonly number[] }>;
+}
+/** A change of the records, made in place (a store then keeps them): whether it changed anything, and the answer. */
+export type HealthRecordsChange<A> = (records: HealthRecords) => { readonly changed: boolean; readonly answer: A };
+
+/** The health ledger's rules (`HealthLedger`'s changes) over its records, each change made by the store's `apply`. */
+export const healthRules = (apply: <A>(change: HealthRecordsChange<A>) => TaskEither<DomainError, A>) => ({
+  claim: (alias: Alias, window: number) =>
+    apply(({ claims }) => {
+      const key = aliasKey(alias);
+      if ((claims.get(key)?.window ?? -1) >= window) return { changed: false, answer: false };
+      claims.set(key, { window });
+      return { changed: true, answer: true };
+    }),
+  // A claim for another mark drops the claims of the mark before it.
+  claimKeyWarning: (alias: Alias, mark: string, threshold: number) =>
+    apply(({ warnings }) => {
+      const key = aliasKey(alias);
+      const claimed = warnings.get(key)?.mark === mark ? warnings.get(key) : undefined;
+      if (claimed?.thresholds.includes(threshold) === true) return { changed: false, answer: false };
+      warnings.set(key, { mark, thresholds: [...(claimed?.thresholds ?? []), threshold] });
+      return { changed: true, answer: true };
+    }),
+  record: (alias: Alias, check: HealthCheck) =>
+    apply(({ connections }) => {
+      const key = aliasKey(alias);
+      const before = connections.get(key)?.health;
+      connections.set(key, { health: withCheck(before, alias, check) });
+      return { changed: true, answer: before?.state ?? ("unknown" as const) };
+    }),
+  forget: (alias: Alias) =>
+    apply(({ connections, claims, warnings }) => {
+      const key = aliasKey(alias);
+      return {
+        changed: [connections.delete(key), claims.delete(key), warnings.delete(key)].includes(true),
+        answer: undefined,
+      };
+    }),
 });
