@@ -219,5 +219,3 @@ export const createKeyExpiryWatch = ({
     },
   };
 };
-
-export type KeyExpiryWatch = ReturnType<typeof createKeyExpiryWatch>;
