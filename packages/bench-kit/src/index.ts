@@ -92,4 +92,4 @@ export {
   startSimulatorProcess,
   type ServiceProcess,
 } from "./service-process.js";
-export { measureMemory, runAutocannon, type AutocannonSummary } from "./load.js";
+export { measureMemory, runAutocannon } from "./load.js";

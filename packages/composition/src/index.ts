@@ -1,17 +1,9 @@
 export { GroupsFileCodec, type Groups } from "./config.js";
 export { compose, type Composition, type ComposeOptions } from "./compose.js";
 export { processEnvironment } from "./environment.js";
-export {
-  EnvCodecs,
-  LOG_LEVELS,
-  loadConfig,
-  type Config,
-  type LogLevel,
-  type Network,
-  type OidcConfig,
-} from "./config.js";
+export { loadConfig, type Config, type Network, type OidcConfig } from "./config.js";
 export { describeMissingStore } from "./data-dir.js";
-export { createLogger, REDACTED_PATHS, type Logger } from "./logger.js";
+export { createLogger, type Logger } from "./logger.js";
 // createMetrics is imported from "@sdwan-connections/composition/metrics": prom-client loads only where metrics are made.
 export type { Metrics } from "./metrics.js";
 export { openService, type OpenedService, type ServiceOverrides, type StartFailure } from "./open-service.js";
@@ -22,4 +14,3 @@ export { IDS } from "./di-identifiers.js";
 export type { OutboundFetch } from "@sdwan-connections/outbound-http";
 // openTracing is loaded by openService only when OTEL_* turn traces on; drivers need its type alone.
 export type { Tracing } from "./tracing.js";
-export type { TracingConfig } from "./config.js";

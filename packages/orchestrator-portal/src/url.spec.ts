@@ -1,6 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import { isHostAllowed, portalUrl } from "./index.js";
+import { isHostAllowed, portalUrl } from "./url.js";
 
 const join = (base: string) => {
   const url = portalUrl(base, "enterprise/getEnterprise");

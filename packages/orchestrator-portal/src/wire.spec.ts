@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import { CUSTOMER_FIELDS, Customer } from "@sdwan-connections/core";
 import { describe, expect, it } from "vitest";
-import { decodeCustomers, Enterprise, round6, toCustomer } from "./index.js";
+import { decodeCustomers, Enterprise, round6, toCustomer } from "./wire.js";
 
 const enterprise = (overrides: Record<string, unknown> = {}) => ({
   id: 342,

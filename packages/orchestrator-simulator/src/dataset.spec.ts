@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
+import { parseCliOptions } from "./cli.js";
 import {
   BASTION_STATES,
   decodeDataset,
   DEFAULT_NULL_SHARE,
   generateDataset,
   NULLABLE_ENTERPRISE_FIELDS,
-  parseCliOptions,
-} from "./index.js";
+} from "./dataset.js";
 
 const sample: unknown = JSON.parse(readFileSync(new URL("../fixtures/sample.json", import.meta.url), "utf8"));
 

@@ -329,9 +329,8 @@ export const selectAuditAfter = (
   limit: number,
   retention: AuditRetention,
   select: (head: AuditHead) => boolean = () => true,
-  now = Date.now(),
 ): AuditPageAfter => {
-  const read = [...selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention, now)]
+  const read = [...selectAuditPage(entries, { limit: retention.maxEntries + retention.maxAttempts }, retention)]
     .reverse()
     .filter((entry) => after === null || entry.id > after)
     .slice(0, limit);

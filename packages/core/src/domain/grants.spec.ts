@@ -1,14 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import {
-  accessOf,
-  GrantRequestCodec,
-  patternMatches,
-  verbsOf,
-  type Grant,
-  type GrantVerb,
-  type Principal,
-} from "./grants.js";
+import { accessOf, GrantRequestCodec, patternMatches, type Grant, type GrantVerb, type Principal } from "./grants.js";
 
 let ids = 0;
 const grant = (subject: string, verb: GrantVerb, pattern: string): Grant =>
@@ -40,6 +32,9 @@ describe("grant patterns", () => {
       expect(E.isLeft(GrantRequestCodec.decode(bad))).toBe(true);
   });
 });
+
+const verbsOf = (principal: Principal, alias: string, grants: readonly Grant[]): readonly GrantVerb[] =>
+  accessOf(principal, grants).verbs(alias);
 
 describe("verbsOf: allow-only union of the role and the grants", () => {
   it("gives nothing to a principal without role or grant", () => {

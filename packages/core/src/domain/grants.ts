@@ -126,7 +126,3 @@ export const accessOf = (principal: Principal, grants: readonly Grant[]): Access
     granted: (verb) => grantedLevel >= GRANT_VERBS.indexOf(verb) + 1,
   };
 };
-
-/** The verbs `principal` has on `alias` (SPEC §11's decision for one alias). */
-export const verbsOf = (principal: Principal, alias: string, grants: readonly Grant[]): readonly GrantVerb[] =>
-  accessOf(principal, grants).verbs(alias);

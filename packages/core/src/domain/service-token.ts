@@ -1,9 +1,5 @@
 import type { ServiceToken as ListedToken } from "../wire/admin.js";
-import type { Role } from "./grants.js";
 import { changeById, type StoredChange } from "./stored-change.js";
-
-/** What a service token may do without grants (SPEC §5's roles). */
-export type ServiceTokenRole = Role;
 
 /**
  * A service token as the REST API lists it (never its secret, nor the secret's hash; its name unique in the store,

@@ -2,7 +2,7 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import type { DomainError } from "../domain/errors.js";
 import type { ServiceToken, ServiceTokenRenewal } from "../domain/service-token.js";
 
-export type { ServiceToken, ServiceTokenRenewal, ServiceTokenRole } from "../domain/service-token.js";
+export type { ServiceToken, ServiceTokenRenewal } from "../domain/service-token.js";
 
 /**
  * Service tokens (SPEC §11), shared by every instance over one store. The store keeps the SHA-256 of each

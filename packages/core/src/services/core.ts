@@ -66,12 +66,9 @@ export interface CoreOptions {
   /**
    * Key-expiry warnings (docs/interface.md §10), at `warnDays` days before (default 30, 7, 1) and at expiry:
    * made by the background health rounds when they run, else by a scan of the stored dates every
-   * `scanIntervalMs` (a day) once `keyExpiryWatch.start` is called; `onCounts` hears the counts for /metrics.
+   * day once `keyExpiryWatch.start` is called; `onCounts` hears the counts for /metrics.
    */
-  readonly keyExpiry?: {
-    readonly warnDays?: readonly number[];
-    readonly scanIntervalMs?: number;
-  };
+  readonly keyExpiry?: { readonly warnDays?: readonly number[] };
   /**
    * Key renewal (SPEC §12) of connections with `keyRenewal: auto`, in rounds at the background health interval (none
    * without one): `renewDays` (default 30) before the key's expiry; a partner's old token revoked `overlapMs`
@@ -253,7 +250,7 @@ export const createCore = (options: CoreOptions): Core => {
       keyReferences: referenceWatch,
       keyExpiry: {
         // With background health, its rounds make the warnings; the scan then only keeps the counts.
-        start: () => watch.start(monitor === undefined, options.keyExpiry?.scanIntervalMs),
+        start: () => watch.start(monitor === undefined),
         scanNow: () => watch.scan(monitor === undefined)(),
         counts: watch.counts,
       },

@@ -16,8 +16,6 @@ export interface HealthMonitorOptions {
   readonly orchestrator: Orchestrator;
   readonly ledger: HealthLedger;
   readonly intervalMs: number;
-  /** Checks running at once, at most (default 4). */
-  readonly concurrency?: number;
   /**
    * Connections claimed ahead of their checks, at most (default 256): a ledger that batches its writes (the
    * embedded store's rewrites one file) then writes many claims and records at once, not a few per check.
@@ -52,7 +50,7 @@ const createLimiter = (limit: number) => {
  * Periodic revalidation of every connection. Time is cut into intervals;
  * in each, every instance runs one round at a random moment (jitter), and a
  * connection is checked by the one instance that claims it for that
- * interval in the shared ledger. A round checks at most `concurrency`
+ * interval in the shared ledger. A round checks at most 4
  * connections at once, and never one that is still being checked; claims
  * run ahead of the checks, so that a ledger can write many at once.
  */
@@ -61,7 +59,6 @@ export const createHealthMonitor = ({
   orchestrator,
   ledger,
   intervalMs,
-  concurrency = 4,
   lookahead = 256,
   onChange,
   onChecked,
@@ -71,9 +68,9 @@ export const createHealthMonitor = ({
   const states = createHealthStates({ ledger, repository, onChange, onError });
   const checking = new Set<string>();
   // In this instance, whatever rounds overlap: at most `lookahead` connections between their claim and their
-  // record, of which at most `concurrency` asking the orchestrator.
+  // record, of which at most 4 asking the orchestrator.
   const ahead = createLimiter(lookahead);
-  const asking = createLimiter(concurrency);
+  const asking = createLimiter(4);
 
   const check = async ({ alias }: ConnectionSummary, window: number): Promise<void> => {
     const key = aliasKey(alias);

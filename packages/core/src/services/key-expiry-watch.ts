@@ -208,9 +208,9 @@ export const createKeyExpiryWatch = ({
       known.delete(aliasKey(alias));
       learnedByAlias.delete(aliasKey(alias));
     },
-    /** A scan now and then `intervalMs` (a day by default) after each, warning with `warnNow` (when no background health rounds do). */
-    start: (warnNow: boolean, intervalMs = DAY_MS): void => {
-      scans ??= repeatRounds(scan(warnNow), () => intervalMs);
+    /** A scan now and then a day after each, warning with `warnNow` (when no background health rounds do). */
+    start: (warnNow: boolean): void => {
+      scans ??= repeatRounds(scan(warnNow), () => DAY_MS);
       scans.start();
     },
     stop: async (): Promise<void> => {
@@ -219,5 +219,3 @@ export const createKeyExpiryWatch = ({
     },
   };
 };
-
-export type KeyExpiryWatch = ReturnType<typeof createKeyExpiryWatch>;

@@ -34,10 +34,6 @@ export interface KeyRenewalsOptions {
   readonly retryBaseMs: number;
   /** How long a taken renewal stays this instance's without a word (its lease): a dead instance's ends then. */
   readonly leaseMs?: number;
-  /** Renewals running at once, at most (default 4). */
-  readonly concurrency?: number;
-  /** This instance's name in the ledger's leases; random by default. */
-  readonly owner?: string;
   readonly onError?: ((error: DomainError) => void) | undefined;
 }
 
@@ -56,7 +52,8 @@ const DAY_MS = 24 * 3600 * 1000;
  */
 export const createKeyRenewals = (options: KeyRenewalsOptions) => {
   const { repository, orchestrator, ledger, clock, onError } = options;
-  const owner = options.owner ?? `renewal-${randomBytes(6).toString("hex")}`;
+  // This instance's name in the ledger's leases.
+  const owner = `renewal-${randomBytes(6).toString("hex")}`;
   const leaseMs = options.leaseMs ?? 5 * 60_000;
   const now = () => new Date(clock.now());
   const targetOf = (connection: StoredConnection, apiKey = connection.apiKey) => ({
@@ -282,7 +279,7 @@ export const createKeyRenewals = (options: KeyRenewalsOptions) => {
         await renew(alias);
       }
     };
-    await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
+    await Promise.all(Array.from({ length: 4 }, worker));
   };
 
   let rounds: ReturnType<typeof repeatRounds> | undefined;

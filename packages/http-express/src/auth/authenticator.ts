@@ -26,7 +26,6 @@ export interface AuthenticatorOptions {
   readonly clock: Clock;
   /** How long a verified name and password are trusted without a new bcrypt check. */
   readonly cacheTtlMs?: number;
-  readonly maxCacheEntries?: number;
 }
 
 // Compared against when the user does not exist, at the highest cost in use, so that case costs what a real check does.
@@ -56,7 +55,7 @@ export const parseBasic = (header: string | undefined): O.Option<{ name: string;
  */
 export const createAuthenticator = (initial: Users, options: AuthenticatorOptions): Authenticator => {
   const ttlMs = options.cacheTtlMs ?? 60_000;
-  const maxEntries = options.maxCacheEntries ?? 10_000;
+  const maxEntries = 10_000;
   let users = initial;
   let dummyHash = dummyHashFor(initial);
   let verified = new Map<string, { readonly user: AuthenticatedUser; readonly expiresAt: number }>();

@@ -36,8 +36,6 @@ export interface BearerOptions {
   readonly logger: Logger;
   /** The provider's documents are read through outbound-http's client (the fence, the CAs), as every outbound request. */
   readonly fetch: OutboundFetch;
-  /** After a fetch of the keys, how long a token naming an unknown key is refused without fetching them again (jose's cooldown). */
-  readonly keyRefetchCooldownMs?: number;
 }
 
 /** Signatures by a key pair only: never `none`, never a shared secret (HS*), which the public JWKS would hand to anyone. */
@@ -56,6 +54,8 @@ const ASYMMETRIC_ALGORITHMS = [
 ];
 const CLOCK_TOLERANCE_S = 30;
 const FETCH_TIMEOUT_MS = 5_000;
+// After a fetch of the keys, how long a token naming an unknown key is refused without fetching them again (jose's cooldown).
+const KEY_REFETCH_COOLDOWN_MS = 30_000;
 /** After the provider failed to answer, tokens that need its keys are answered 503 this long without asking it again. */
 const RETRY_AFTER_MS = 5_000;
 /** Keys older than this are fetched again in the background (a key the provider withdrew stops working); requests never wait for it. */
@@ -151,7 +151,7 @@ const whyUnreachable = (error: unknown): string =>
  */
 export const createBearerAuthenticator = (
   oidc: OidcConfig,
-  { clock, logger, fetch, keyRefetchCooldownMs = 30_000 }: BearerOptions,
+  { clock, logger, fetch }: BearerOptions,
 ): BearerAuthenticator => {
   let keys: Promise<RemoteJWKSet> | undefined;
   const fetched: ExportedJWKSCache | Record<string, never> = {};
@@ -185,7 +185,7 @@ export const createBearerAuthenticator = (
       throw new Error("jwks_uri is not https");
     // Never stale by age (cacheMaxAge): an old key set keeps checking tokens while the provider is down, refreshed below.
     return createRemoteJWKSet(jwksUri, {
-      cooldownDuration: keyRefetchCooldownMs,
+      cooldownDuration: KEY_REFETCH_COOLDOWN_MS,
       timeoutDuration: FETCH_TIMEOUT_MS,
       cacheMaxAge: Infinity,
       [jwksCache]: fetched,

@@ -33,11 +33,11 @@ export const sessionSigningKey = (masterKey: Buffer | undefined): Buffer =>
  * Stateless session tokens for the console (docs/interface.md §5): `sdc_<expiry ms>.<user, base64url>.<HMAC-SHA256>`.
  * The console keeps one in the tab's sessionStorage instead of the password, so a reload stays signed in.
  */
-export const createSessionTokens = (key: Buffer, clock: Clock, ttlMs = SESSION_TTL_MS): SessionTokens => {
+export const createSessionTokens = (key: Buffer, clock: Clock): SessionTokens => {
   const mac = (payload: string): Buffer => createHmac("sha256", key).update(payload).digest();
   return {
     issue: (name) => {
-      const expiresAt = clock.now() + ttlMs;
+      const expiresAt = clock.now() + SESSION_TTL_MS;
       const payload = `${expiresAt}.${Buffer.from(name).toString("base64url")}`;
       return {
         token: `${PREFIX}${payload}.${mac(payload).toString("base64url")}`,

@@ -54,8 +54,8 @@ export interface AuthenticateOptions {
   readonly metrics: Metrics;
   /** Bearer tokens of the OpenID provider (SPEC §11); undefined: Basic only. */
   readonly bearer?: BearerAuthenticator | undefined;
-  /** Service tokens (`Bearer sdw_…`); undefined: none. */
-  readonly serviceTokens?: ServiceTokens | undefined;
+  /** Service tokens (`Bearer sdw_…`). */
+  readonly serviceTokens: ServiceTokens;
 }
 
 /**
@@ -91,12 +91,8 @@ export const authenticate = ({
   };
 
   // What the service takes, for a request that sent none of it.
-  const accepted = [
-    "HTTP Basic credentials",
-    ...(bearer === undefined ? [] : ["a bearer token of the OpenID provider"]),
-    ...(serviceTokens === undefined ? [] : ["a service token (Bearer sdw_…)"]),
-  ];
-  const anyOf = `${accepted.slice(0, -1).join(", ")}${accepted.length > 1 ? " or " : ""}${accepted.at(-1) ?? ""}`;
+  const provider = bearer === undefined ? "" : ", a bearer token of the OpenID provider";
+  const anyOf = `HTTP Basic credentials${provider} or a service token (Bearer sdw_…)`;
   /**
    * Why credentials proved no one, in the words of the scheme the client used (issue 36: a bearer token was told
    * "Valid HTTP Basic credentials are required."). A token the provider or the service tokens refused says why itself.
@@ -108,9 +104,7 @@ export const authenticate = ({
     if (scheme !== "bearer") return `The ${scheme} scheme is not one this service takes: it takes ${anyOf}.`;
     if (isConsoleSession(header)) return "The console session has expired or is not valid: sign in again.";
     if (bearer !== undefined) return "The bearer token was refused: it is not a well-formed token.";
-    return serviceTokens === undefined
-      ? "The bearer token was refused: this service takes no bearer token (no OpenID provider is configured)."
-      : "The bearer token was refused: it is not a service token (sdw_…), and no OpenID provider is configured.";
+    return "The bearer token was refused: it is not a service token (sdw_…), and no OpenID provider is configured.";
   };
 
   const admit = (
@@ -206,7 +200,7 @@ export const authenticate = ({
     const header = req.headers.authorization;
     // A service token is one lookup of its hash: nothing to guess (256 random bits), so no bcrypt and no failed-login count.
     const secret = header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined;
-    if (serviceTokens !== undefined && secret !== undefined && isServiceTokenSecret(secret)) {
+    if (secret !== undefined && isServiceTokenSecret(secret)) {
       checkToken(
         [req, res, next],
         () => serviceTokens.cached(secret),

@@ -30,7 +30,7 @@ export interface EventsOptions {
   /** Tells of every grant change (any instance's): open streams decide again at once. Returns the remover. */
   readonly onGrantsChange?: (listener: () => void) => () => void;
   /** Where /metrics reads the streams' counts. */
-  readonly watch?: (counts: () => EventStreamCounts) => void;
+  readonly watch: (counts: () => EventStreamCounts) => void;
 }
 
 // A reader this far behind (bytes queued for its socket) is cut off; it comes back with Last-Event-ID.
@@ -119,7 +119,7 @@ export const eventsRoutes = (
   const perPrincipal = Math.max(1, Math.floor(maxStreams / 10));
   const byPrincipal = new Map<string, number>();
   let replaying = 0;
-  watch?.(() => ({ open: streams.size, replaying }));
+  watch(() => ({ open: streams.size, replaying }));
   // Each open stream's check of its credentials and grants, run together on one timer and at every grant change.
   const checks = new Set<() => void>();
   let ticker: NodeJS.Timeout | undefined;
