@@ -141,6 +141,7 @@ export {
   type Access,
   AliasPatternCodec,
   GRANT_VERBS,
+  GrantRequestCodec,
   grantRules,
   GrantVerbCodec,
   patternMatches,
@@ -159,6 +160,7 @@ export type { WebhookStore } from "./ports/webhook-store.js";
 export { claimable, pendingDelivery, settlementOf, webhookGone } from "./domain/deliveries.js";
 export {
   DEFAULT_WEBHOOK_RETRY_S,
+  DELIVERIES_PAGE,
   DELIVERY_STATUSES,
   redeliveryOf,
   WEBHOOK_HISTORY,
