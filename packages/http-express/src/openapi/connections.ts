@@ -1,4 +1,4 @@
-import { API_KEY_MAX_LENGTH, API_KEY_PATTERN } from "@sdwan-connections/core";
+import { API_KEY_MAX_LENGTH, apiKeyPattern } from "@sdwan-connections/core";
 import {
   ANSWER_TEXT,
   ConnectionDetails,
@@ -220,7 +220,7 @@ export const connectionsSchemas = {
     type: "string",
     minLength: 1,
     maxLength: API_KEY_MAX_LENGTH,
-    pattern: API_KEY_PATTERN.source,
+    pattern: apiKeyPattern().source,
     writeOnly: true,
     description: "The orchestrator credential: accepted on add and update, never returned. No control characters.",
   },
