@@ -53,9 +53,8 @@ export const API_KEY_MAX_LENGTH = 8192;
 // The shapes below are also the OpenAPI document's patterns (http-express builds it from them),
 // so they use only syntax that JSON Schema validators share with JavaScript (with the u flag).
 export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u;
-// A pattern with a Unicode property class (\p{…}) is made when a rule first needs it: making one builds ICU's tables,
-// about 8M instructions, 5% of a whole `list` at a command's start (callgrind: icu::UnicodeSet::applyIntPropertyValue
-// under Runtime_CreateRegExpLiteral), which a command that tests none should not pay.
+// A pattern with a Unicode property class (\p{…}, here and in grants.ts, key-reference.ts) is made when first used:
+// making one builds ICU's tables, 5% of a whole `list` at a start, which a command testing none should not pay.
 /**
  * An absolute http(s) URL as written: scheme, "//", a host without
  * user-info, then path or query; no fragment, space, backslash, control

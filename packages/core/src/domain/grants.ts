@@ -14,7 +14,6 @@ export type Subject = Branded<"Subject">;
 export type AliasPattern = Branded<"AliasPattern">;
 
 export const SUBJECT_KINDS = ["user", "oidc", "token", "group"] as const;
-// Made when first used (as codecs.ts's patterns with a Unicode property class).
 export const subjectPattern = (): RegExp => /^(?:user|oidc|token|group):[^\s\p{Cc}\p{Cf}]{1,256}$/u;
 export const ALIAS_GLOB_PATTERN = /^[A-Za-z0-9._*-]+$/u;
 

@@ -17,7 +17,6 @@ export const API_KEY_REF_MAX_LENGTH = 512;
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A name inside the key directory: relative, no `.`/`..` step, no control or invisible character, no backslash.
-// Made when first used (as codecs.ts's patterns with a Unicode property class).
 const fileName = (): RegExp => /^(?!\/)(?!.*(?:^|\/)\.{1,2}(?:\/|$))[^\\\p{Cc}\p{Cf}]+$/u;
 
 export const apiKeyRefRule: StringRule = (value) => {
