@@ -69,10 +69,10 @@ try {
       samples[name]?.push(...(await timeEach(1, () => start(command))));
   }
   const loadsAfter = loadavg();
-  // Instructions, counted once per command by callgrind (valgrind), every thread: what the machine's load does not
-  // move. Only where valgrind is installed, and not in the smoke run.
-  const instructions = async ([file, args, cached]: readonly [string, readonly string[], boolean]) => {
-    const out = join(dataDir, `callgrind-${[...args, cached].join("-")}`);
+  // Instructions, counted by callgrind (valgrind), every thread: what the machine's load does not move (a run's GC and
+  // hash seeds still move them a few percent: the median of 3). Only where valgrind is installed, not in the smoke run.
+  const instructions = async ([file, args, cached]: readonly [string, readonly string[], boolean], attempt: number) => {
+    const out = join(dataDir, `callgrind-${[...args, cached, attempt].join("-")}`);
     // The bin's own form (`#!/usr/bin/env node`), without the shell: node runs main.js.
     const command = file === BIN ? [process.execPath, await realpath(BIN)] : [file];
     await run("valgrind", ["--tool=callgrind", `--callgrind-out-file=${out}`, ...command, ...args], {
@@ -85,7 +85,12 @@ try {
     : await run("valgrind", ["--version"]).then(
         async () => {
           const counts: Record<string, number> = {};
-          for (const [name, command] of Object.entries(commands)) counts[name] = await instructions(command);
+          for (const [name, command] of Object.entries(commands))
+            counts[name] = median([
+              await instructions(command, 0),
+              await instructions(command, 1),
+              await instructions(command, 2),
+            ]);
           return counts;
         },
         () => undefined,
@@ -110,7 +115,7 @@ try {
       "median ms",
       "p90 ms",
       "× bare node (median of each round's ratio)",
-      ...(counted === undefined ? [] : ["instructions × bare node (callgrind, one run each)"]),
+      ...(counted === undefined ? [] : ["instructions × bare node (callgrind, median of 3)"]),
       `within ${GOAL}×`,
     ],
     rows,
