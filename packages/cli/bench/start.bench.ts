@@ -4,7 +4,7 @@
 // run, interleaved (every command once a round) so that the machine's load weighs on all alike. Writes its table,
 // with the load average, into docs/benchmarks.md.
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,7 @@ import {
   median,
   percentile,
   sized,
+  SMOKE,
   timeEach,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -67,6 +68,33 @@ try {
     for (const [name, command] of Object.entries(commands))
       samples[name]?.push(...(await timeEach(1, () => start(command))));
   }
+  const loadsAfter = loadavg();
+  // Instructions, counted by callgrind (valgrind), every thread: what the machine's load does not move (a run's GC and
+  // hash seeds still move them a few percent: the median of 3). Only where valgrind is installed, not in the smoke run.
+  const instructions = async ([file, args, cached]: readonly [string, readonly string[], boolean], attempt: number) => {
+    const out = join(dataDir, `callgrind-${[...args, cached, attempt].join("-")}`);
+    // The bin's own form (`#!/usr/bin/env node`), without the shell: node runs main.js.
+    const command = file === BIN ? [process.execPath, await realpath(BIN)] : [file];
+    await run("valgrind", ["--tool=callgrind", `--callgrind-out-file=${out}`, ...command, ...args], {
+      env: cached ? { ...env, ...home } : env,
+    });
+    return Number(/^totals: (\d+)/m.exec(await readFile(out, "utf8"))?.[1]);
+  };
+  const counted = SMOKE
+    ? undefined
+    : await run("valgrind", ["--version"]).then(
+        async () => {
+          const counts: Record<string, number> = {};
+          for (const [name, command] of Object.entries(commands))
+            counts[name] = median([
+              await instructions(command, 0),
+              await instructions(command, 1),
+              await instructions(command, 2),
+            ]);
+          return counts;
+        },
+        () => undefined,
+      );
   // Each round's time over the same round's bare node, then their median: a burst of load from elsewhere weighs on
   // both sides of a ratio alike.
   const bare = samples["node -e ''"] ?? [];
@@ -77,11 +105,19 @@ try {
     median(durations).toFixed(0),
     percentile(durations, 0.9).toFixed(0),
     `${ratioOf(durations).toFixed(2)}×`,
+    ...(counted === undefined ? [] : [`${((counted[name] ?? NaN) / (counted["node -e ''"] ?? NaN)).toFixed(2)}×`]),
     name.startsWith("node") || name.includes("no HOME") ? "" : ratioOf(durations) <= GOAL ? "yes" : "no",
   ]);
   const loads = (values: readonly number[]): string => values.map((value) => value.toFixed(1)).join(", ");
   const table = markdownTable(
-    ["command", "median ms", "p90 ms", "× bare node (median of each round's ratio)", `within ${GOAL}×`],
+    [
+      "command",
+      "median ms",
+      "p90 ms",
+      "× bare node (median of each round's ratio)",
+      ...(counted === undefined ? [] : ["instructions × bare node (callgrind, median of 3)"]),
+      `within ${GOAL}×`,
+    ],
     rows,
   );
   process.stdout.write(`${table}\n`);
@@ -98,8 +134,9 @@ runs \`cli.js\` (core, the composition's container-free entry, the embedded stor
 and the orchestrator's HTTP client compiled and run only when used) through V8's code cache, which each command's
 first run writes under \`~/.cache/sdwan-connections\` (an unmeasured first round here, as after an install). The last
 row is \`list\` without HOME, so without a cache: what every start compiles without one.
-Load average (1, 5, 15 min) ${loads(loadsBefore)} before, ${loads(loadavg())} after: a 2-core machine shared
-with other work, so the ratios, not the milliseconds, are what compare.
+Load average (1, 5, 15 min) ${loads(loadsBefore)} before, ${loads(loadsAfter)} after: a 2-core machine shared
+with other work, so the ratios, not the milliseconds, are what compare; the instructions (counted where valgrind is
+installed) are what no load moves.
 ${await machineLine()}.
 
 ${table}

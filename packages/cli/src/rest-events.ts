@@ -1,5 +1,3 @@
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
 import {
   CloudEventCodec,
   type Events,
@@ -12,7 +10,7 @@ import { createParser } from "eventsource-parser";
 import * as E from "fp-ts/lib/Either.js";
 import type * as t from "io-ts";
 import type { Answer } from "./rest-codecs.js";
-import type { ServiceEndpoint } from "./service-endpoint.js";
+import { requestOf, type ServiceEndpoint } from "./service-endpoint.js";
 
 // How long `events --follow` waits before opening an ended stream again: doubling from the first to the most, with jitter.
 const RECONNECT_MS = { first: 250, max: 5_000 };
@@ -37,11 +35,12 @@ export interface StreamReading {
 export const followStream =
   (endpoint: ServiceEndpoint, { origin, path, json, problemError }: StreamReading): Events["follow"] =>
   (queryValues, deliver, ended) =>
-  () =>
-    new Promise((resolve) => {
-      const url = new URL(
-        `${origin}${path}?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
-      );
+  async () => {
+    const url = new URL(
+      `${origin}${path}?${new URLSearchParams(Object.entries(queryValues).map(([name, value]): [string, string] => [name, String(value)])).toString()}`,
+    );
+    const request = await requestOf(url);
+    return new Promise((resolve) => {
       const stop = new AbortController();
       // The last event seen: a stream that ends (a restart, a cut) is opened again from it, so none is lost or repeated.
       let lastEventId: string | undefined;
@@ -79,7 +78,7 @@ export const followStream =
           closed = true;
           reconnect();
         };
-        const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
+        const call = request(url, {
           headers: {
             accept: "text/event-stream",
             ...(authorization === undefined ? {} : { authorization }),
@@ -153,3 +152,4 @@ export const followStream =
       }
       connect();
     });
+  };

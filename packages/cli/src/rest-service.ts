@@ -1,5 +1,3 @@
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
 import {
   Customer,
   aliasKey,
@@ -41,7 +39,7 @@ import {
 import { detailsView, orchestratorErrorOf, type Answer } from "./rest-codecs.js";
 import { restApi, type RestApi } from "./rest-admin.js";
 import { followStream } from "./rest-events.js";
-import type { ServiceEndpoint } from "./service-endpoint.js";
+import { requestOf, type ServiceEndpoint } from "./service-endpoint.js";
 
 /**
  * The use cases the CLI calls, answered by a running service over its REST API (SPEC §1-§3, §8) instead of a
@@ -84,9 +82,10 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
       path: string,
       options: { readonly body?: unknown; readonly ifMatch?: number; readonly signal?: AbortSignal } = {},
     ): TE.TaskEither<DomainError, Answer> =>
-    () =>
-      new Promise((resolve) => {
-        const url = new URL(`${origin}${BASE}${path}`);
+    async () => {
+      const url = new URL(`${origin}${BASE}${path}`);
+      const request = await requestOf(url);
+      return new Promise((resolve) => {
         const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
         const headers: Record<string, string> = {
           accept: "application/json, text/plain, application/problem+json",
@@ -94,7 +93,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
           ...(body === undefined ? {} : { "content-type": "application/json; charset=utf-8" }),
           ...(options.ifMatch === undefined ? {} : { "if-match": `"${options.ifMatch}"` }),
         };
-        const call = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
+        const call = request(url, {
           method,
           headers,
           timeout: endpoint.timeoutMs,
@@ -117,6 +116,7 @@ export const createRemoteService = (endpoint: ServiceEndpoint): RemoteService & 
         });
         call.end(body);
       });
+    };
 
   const json = <A>(codec: t.Decoder<unknown, A>, answer: Answer): E.Either<DomainError, A> => {
     let parsed: unknown;

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ApiKey } from "./api-key.js";
-import { AliasCodec, ApiKeyCodec, isUuid, ORCHESTRATOR_URL_PATTERN, OrchestratorUrlCodec } from "./codecs.js";
+import { AliasCodec, ApiKeyCodec, isUuid, orchestratorUrlPattern, OrchestratorUrlCodec } from "./codecs.js";
 import { decodeInput } from "./decode.js";
 
 const problem = (result: E.Either<unknown, unknown>) => (E.isLeft(result) ? JSON.stringify(result.left) : "accepted");
@@ -112,8 +112,29 @@ describe("OrchestratorUrl", () => {
     fc.assert(
       fc.property(format, fc.nat(base.length), (c, at) => {
         const url = base.slice(0, at) + c + base.slice(at);
-        return E.isLeft(OrchestratorUrlCodec.decode(url)) && !ORCHESTRATOR_URL_PATTERN.test(url);
+        return E.isLeft(OrchestratorUrlCodec.decode(url)) && !orchestratorUrlPattern().test(url);
       }),
+    );
+  });
+
+  // The rule asks the Unicode classes only of text outside printable ASCII: what it accepts is still what the
+  // interface's pattern allows, whichever characters a URL holds.
+  it("accepts only URLs the interface's pattern allows, with any character inserted", () => {
+    const character = fc.oneof(
+      fc.integer({ min: 0, max: 0x7f }),
+      fc.constantFrom(0x85, 0xa0, 0xad, 0x2028, 0x200b, 0x202e, 0xfeff, 0x3000),
+      fc.integer({ min: 0x80, max: 0x10ffff }).filter((code) => code < 0xd800 || code > 0xdfff),
+    );
+    const base = "https://vco.example.net/path?q=1";
+    fc.assert(
+      fc.property(fc.array(fc.tuple(character, fc.nat(base.length)), { maxLength: 3 }), (inserts) => {
+        const url = inserts.reduce(
+          (text, [code, at]) => text.slice(0, at) + String.fromCodePoint(code) + text.slice(at),
+          base,
+        );
+        return E.isLeft(OrchestratorUrlCodec.decode(url)) || orchestratorUrlPattern().test(url);
+      }),
+      { numRuns: 2000 },
     );
   });
 });

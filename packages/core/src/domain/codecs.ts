@@ -53,17 +53,20 @@ export const API_KEY_MAX_LENGTH = 8192;
 // The shapes below are also the OpenAPI document's patterns (http-express builds it from them),
 // so they use only syntax that JSON Schema validators share with JavaScript (with the u flag).
 export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u;
+// A pattern with a Unicode property class (\p{…}, here and in grants.ts, key-reference.ts) is made when first used:
+// making one builds ICU's tables, 5% of a whole `list` at a start, which a command testing none should not pay.
 /**
  * An absolute http(s) URL as written: scheme, "//", a host without
  * user-info, then path or query; no fragment, space, backslash, control
  * character or invisible format character (U+202E would show the URL
  * reversed in the console, the CLI and exports) anywhere. WHATWG parsing would quietly repair other forms
- * (`http:/host`, `http:\\host`), which must be refused, not stored.
+ * (`http:/host`, `http:\\host`), which must be refused, not stored. `refused`: what else no part may hold.
  */
-export const ORCHESTRATOR_URL_PATTERN =
-  /^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#@\\\s\p{Cc}\p{Cf}]+(?:[/?][^#\\\s\p{Cc}\p{Cf}]*)?$/u;
+const urlPattern = (refused: string): RegExp =>
+  new RegExp(String.raw`^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#@\\${refused}]+(?:[/?][^#\\${refused}]*)?$`, "u");
+export const orchestratorUrlPattern = (): RegExp => urlPattern(String.raw`\s\p{Cc}\p{Cf}`);
 /** No control character (C0, DEL, C1): none of them belong in a header value. */
-const NO_CONTROL_CHARACTER = /^\P{Cc}*$/u;
+const noControlCharacter = (): RegExp => /^\P{Cc}*$/u;
 /**
  * An apiKey is kept exactly as given, so only text that survives the trip
  * unchanged is accepted: not only whitespace, and no control character, no
@@ -71,10 +74,14 @@ const NO_CONTROL_CHARACTER = /^\P{Cc}*$/u;
  * separator, no lone surrogate, and no U+FFFD (what invalid UTF-8 in a body
  * decodes to: the key would be stored altered).
  */
-export const API_KEY_PATTERN = /^(?=[^]*\S)[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\uFFFD]*$/u;
-const KEY_UNSAFE = { altered: /[\p{Cs}\uFFFD]/u, invisible: /[\p{Cf}\p{Zl}\p{Zp}]/u, control: /\p{Cc}/u };
+export const apiKeyPattern = (): RegExp => /^(?=[^]*\S)[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\uFFFD]*$/u;
+const keyUnsafe = () => ({ altered: /[\p{Cs}\uFFFD]/u, invisible: /[\p{Cf}\p{Zl}\p{Zp}]/u, control: /\p{Cc}/u });
 const WHITESPACE = /\s/;
-const FORMAT_CHARACTER = /\p{Cf}/u;
+const formatCharacter = (): RegExp => /\p{Cf}/u;
+// Printable ASCII, as URLs almost always are, holds no space, control or format character: no ICU table to ask.
+const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
+// The URL's shape, once the rule has refused spaces, control and format characters.
+const URL_SHAPE = urlPattern("");
 
 export const aliasRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
@@ -88,9 +95,11 @@ export const aliasRule: StringRule = (value) => {
 export const orchestratorUrlRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
   if (value.length > ORCHESTRATOR_URL_MAX_LENGTH) return `must be at most ${ORCHESTRATOR_URL_MAX_LENGTH} characters`;
-  if (WHITESPACE.test(value) || !NO_CONTROL_CHARACTER.test(value))
-    return "must not contain spaces or control characters";
-  if (FORMAT_CHARACTER.test(value)) return "must not contain invisible format characters (such as U+202E or U+200B)";
+  if (!PRINTABLE_ASCII.test(value)) {
+    if (WHITESPACE.test(value) || !noControlCharacter().test(value))
+      return "must not contain spaces or control characters";
+    if (formatCharacter().test(value)) return "must not contain invisible format characters (such as U+202E or U+200B)";
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -101,18 +110,19 @@ export const orchestratorUrlRule: StringRule = (value) => {
   if (url.hostname === "") return "must name a host";
   if (url.username !== "" || url.password !== "") return "must not contain user information";
   if (value.includes("#")) return "must not contain a fragment";
-  if (!ORCHESTRATOR_URL_PATTERN.test(value)) return "must be written as http(s)://host/…, without a backslash";
+  if (!URL_SHAPE.test(value)) return "must be written as http(s)://host/…, without a backslash";
   return undefined;
 };
 
 export const apiKeyRule: StringRule = (value) => {
   if (value.length === 0) return "must not be empty";
   if (value.length > API_KEY_MAX_LENGTH) return `must be at most ${API_KEY_MAX_LENGTH} characters`;
-  if (KEY_UNSAFE.control.test(value)) return "must not contain control characters";
-  if (KEY_UNSAFE.altered.test(value))
+  const unsafe = keyUnsafe();
+  if (unsafe.control.test(value)) return "must not contain control characters";
+  if (unsafe.altered.test(value))
     return "must be valid UTF-8 text (it holds an invalid byte sequence or a lone surrogate)";
-  if (KEY_UNSAFE.invisible.test(value)) return "must not contain invisible format characters or line separators";
-  if (!API_KEY_PATTERN.test(value)) return "must not be only whitespace";
+  if (unsafe.invisible.test(value)) return "must not contain invisible format characters or line separators";
+  if (!apiKeyPattern().test(value)) return "must not be only whitespace";
   return undefined;
 };
 

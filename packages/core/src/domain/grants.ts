@@ -14,11 +14,11 @@ export type Subject = Branded<"Subject">;
 export type AliasPattern = Branded<"AliasPattern">;
 
 export const SUBJECT_KINDS = ["user", "oidc", "token", "group"] as const;
-export const SUBJECT_PATTERN = /^(?:user|oidc|token|group):[^\s\p{Cc}\p{Cf}]{1,256}$/u;
+export const subjectPattern = (): RegExp => /^(?:user|oidc|token|group):[^\s\p{Cc}\p{Cf}]{1,256}$/u;
 export const ALIAS_GLOB_PATTERN = /^[A-Za-z0-9._*-]+$/u;
 
 export const SubjectCodec = brandedString<Subject>("Subject", (value) =>
-  SUBJECT_PATTERN.test(value)
+  subjectPattern().test(value)
     ? undefined
     : `must be ${SUBJECT_KINDS.map((kind) => `${kind}:NAME`).join(", ")} (a name of 1 to 256 visible characters)`,
 );

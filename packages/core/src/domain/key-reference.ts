@@ -17,7 +17,7 @@ export const API_KEY_REF_MAX_LENGTH = 512;
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A name inside the key directory: relative, no `.`/`..` step, no control or invisible character, no backslash.
-const FILE_NAME = /^(?!\/)(?!.*(?:^|\/)\.{1,2}(?:\/|$))[^\\\p{Cc}\p{Cf}]+$/u;
+const fileName = (): RegExp => /^(?!\/)(?!.*(?:^|\/)\.{1,2}(?:\/|$))[^\\\p{Cc}\p{Cf}]+$/u;
 
 export const apiKeyRefRule: StringRule = (value) => {
   if (value.length > API_KEY_REF_MAX_LENGTH) return `must be at most ${API_KEY_REF_MAX_LENGTH} characters`;
@@ -29,7 +29,7 @@ export const apiKeyRefRule: StringRule = (value) => {
       : `env:NAME must name a variable ${KEY_VARIABLE_PREFIX}… (only those hold keys, never a setting of the service)`;
   }
   if (value.startsWith("file:"))
-    return FILE_NAME.test(value.slice(5))
+    return fileName().test(value.slice(5))
       ? undefined
       : "file:NAME must name a file inside SDWAN_APIKEY_DIR (relative, without '.' or '..' steps)";
   return "must be file:NAME (a file in SDWAN_APIKEY_DIR) or env:NAME (a variable SDWAN_APIKEY_…)";

@@ -2,11 +2,11 @@ import {
   ALIAS_MAX_LENGTH,
   ALIAS_PATTERN,
   API_KEY_MAX_LENGTH,
-  API_KEY_PATTERN,
+  apiKeyPattern,
   API_KEY_REF_MAX_LENGTH,
   ORCHESTRATOR_URL_MAX_LENGTH,
-  ORCHESTRATOR_URL_PATTERN,
-  SUBJECT_PATTERN,
+  orchestratorUrlPattern,
+  subjectPattern,
 } from "@sdwan-connections/core";
 import type * as t from "io-ts";
 
@@ -40,12 +40,12 @@ const BRANDED: Readonly<Record<string, Schema>> = {
     type: "string",
     minLength: 1,
     maxLength: ORCHESTRATOR_URL_MAX_LENGTH,
-    pattern: ORCHESTRATOR_URL_PATTERN.source,
+    pattern: orchestratorUrlPattern().source,
     description: "Absolute http(s) URL without user-info or fragment, returned exactly as given.",
   },
   Subject: {
     type: "string",
-    pattern: SUBJECT_PATTERN.source,
+    pattern: subjectPattern().source,
     description: "A principal (user:NAME, oidc:NAME, token:NAME) or a group (group:NAME).",
   },
   AliasPattern: {
@@ -59,7 +59,7 @@ const BRANDED: Readonly<Record<string, Schema>> = {
     type: "string",
     minLength: 1,
     maxLength: API_KEY_MAX_LENGTH,
-    pattern: API_KEY_PATTERN.source,
+    pattern: apiKeyPattern().source,
     writeOnly: true,
     description: "The orchestrator credential: accepted on add and update, never returned. No control characters.",
   },
