@@ -58,7 +58,7 @@ const startBenchService = async (dir: string, cache: "warm" | "cold"): Promise<R
   });
   if (E.isLeft(config)) throw new Error(config.left);
   const started = await startService(config.right, {
-    logDestination: pino.destination({ dest: "/dev/null", sync: false }),
+    logDestination: pino.destination({ dest: "/dev/null", sync: true }),
   })();
   if (E.isLeft(started)) throw new Error(started.left);
   return started.right;
