@@ -276,6 +276,13 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
 
     // The same answer from bare node:http, in its own process: the same bytes and headers, keep-alive as the service.
     const bare = await startBareServer(dirs[1], identityReply.body, sentHeaders(identityReply.headers));
+    // What each server burns with no request (the service's timers: store polls, the event-loop monitor), µs per second.
+    const idle = async (cpu: CpuMeter): Promise<number> => {
+      const before = await cpu();
+      await new Promise((resolve) => setTimeout(resolve, DURATION_S * 1000));
+      return ((await cpu()) - before) / DURATION_S;
+    };
+    const [bareIdle, serviceIdle] = [await idle(bare.cpu), await idle(thisProcess)];
     const auth = { authorization: AUTHORIZATION };
     const served = { status: 200, cpu: thisProcess };
     const { medians, runs } = await loadAll([
@@ -294,6 +301,8 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
     const [bareLoad, identity, gzip, br, notModified] = medians;
     // Each round's identity CPU ÷ the same round's bare CPU: the pairs move together with the machine's load.
     const paired = (runs[1] ?? []).map((run, i) => run.cpuUs / (runs[0]?.[i]?.cpuUs ?? Infinity));
+    // Per request without the idle part: what serving one more costs.
+    const marginal = (row: Load | undefined, idleUsPerS: number) => (row?.cpuUs ?? 0) - idleUsPerS / (row?.rps ?? 1);
     bare.close();
     const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`;
     const coldMs = median(cold);
@@ -323,7 +332,7 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
             identity?.p99 ?? 0,
             Math.round(identity?.bytesPerAnswer ?? 0),
             Math.round(identity?.cpuUs ?? 0),
-            `**${ratio(identity?.cpuUs ?? 0, bareLoad?.cpuUs ?? 1)}** bare's CPU per request (target ≤ ${WARM_CPU_TARGET}×): ${(identity?.cpuUs ?? Infinity) <= WARM_CPU_TARGET * (bareLoad?.cpuUs ?? 0) ? "met" : "**not met**"}; per round ${median(paired).toFixed(2)}× (${Math.min(...paired).toFixed(2)}–${Math.max(...paired).toFixed(2)}); by req/s ${ratio(identity?.rps ?? 0, bareLoad?.rps ?? 1)} of bare`,
+            `**${ratio(identity?.cpuUs ?? 0, bareLoad?.cpuUs ?? 1)}** bare's CPU per request (target ≤ ${WARM_CPU_TARGET}×): ${(identity?.cpuUs ?? Infinity) <= WARM_CPU_TARGET * (bareLoad?.cpuUs ?? 0) ? "met" : "**not met**"}; per round ${median(paired).toFixed(2)}× (${Math.min(...paired).toFixed(2)}–${Math.max(...paired).toFixed(2)}); by req/s ${ratio(identity?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; without each server's idle CPU (service ${(serviceIdle / 1000).toFixed(1)} ms/s, bare ${(bareIdle / 1000).toFixed(1)} ms/s, measured alone) ${ratio(marginal(identity, serviceIdle), marginal(bareLoad, bareIdle))}`,
           ],
           [
             "service, warm, gzip",
