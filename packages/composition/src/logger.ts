@@ -19,7 +19,7 @@ export const REDACTED_PATHS = [
   "*.password",
 ];
 
-/** JSON logs on stdout (or `destination`, for tests that read what was logged). */
+/** JSON logs on stdout, written at once as node writes stdout (or `destination`, for tests that read what was logged). */
 export const createLogger = (level: LogLevel, destination?: DestinationStream): Logger =>
   pino(
     {
@@ -29,5 +29,5 @@ export const createLogger = (level: LogLevel, destination?: DestinationStream): 
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    destination ?? pino.destination({ dest: 1, sync: true }),
   );

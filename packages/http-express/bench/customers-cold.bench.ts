@@ -118,7 +118,7 @@ const main = async (): Promise<void> => {
   });
   if (E.isLeft(config)) throw new Error(config.left);
   const started = await startService(config.right, {
-    logDestination: pino.destination({ dest: "/dev/null", sync: false }),
+    logDestination: pino.destination({ dest: "/dev/null", sync: true }),
   })();
   if (E.isLeft(started)) throw new Error(started.left);
   const service = started.right;

@@ -8,10 +8,10 @@
  *
  *   pnpm --filter @sdwan-connections/http-express bench
  */
+import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -58,7 +58,7 @@ const startBenchService = async (dir: string, cache: "warm" | "cold"): Promise<R
   });
   if (E.isLeft(config)) throw new Error(config.left);
   const started = await startService(config.right, {
-    logDestination: pino.destination({ dest: "/dev/null", sync: false }),
+    logDestination: pino.destination({ dest: "/dev/null", sync: true }),
   })();
   if (E.isLeft(started)) throw new Error(started.left);
   return started.right;
@@ -95,22 +95,30 @@ interface Load {
   /** Bytes of body and headers received, per answer. */
   readonly bytesPerAnswer: number;
   /**
-   * This process's CPU time per answer (µs): the server's alone (the load client runs in a child process and the
-   * simulator in another), so the server is measured, not the load client, whose limit bounds req/s here.
+   * The server's CPU time per answer (µs), its process's alone: the load client, the simulator and the bare server
+   * each run in their own, so the server is measured, not the load client, whose limit bounds req/s here.
    */
   readonly cpuUs: number;
 }
+
+/** A server's process CPU time so far (user and system, µs). */
+type CpuMeter = () => Promise<number>;
+const thisProcess: CpuMeter = async () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
 
 /** One autocannon run; every answer must have `status`. */
 const load = async (
   url: string,
   headers: Record<string, string>,
   status: number,
+  cpu: CpuMeter,
   seconds = DURATION_S,
 ): Promise<Load> => {
-  const cpu = process.cpuUsage();
+  const before = await cpu();
   const summary = await runAutocannon(url, { headers, connections: CONNECTIONS, seconds });
-  const used = process.cpuUsage(cpu);
+  const used = (await cpu()) - before;
   const wrong = status === 200 ? summary.non2xx : summary.requests.total - summary.non2xx;
   if (summary.errors > 0 || wrong > 0)
     throw new Error(`${url}: ${summary.errors} errors, ${wrong} answers other than ${status}`);
@@ -118,7 +126,7 @@ const load = async (
     rps: summary.requests.average,
     p99: summary.latency.p99,
     bytesPerAnswer: summary.throughput.total / Math.max(1, summary.requests.total),
-    cpuUs: (used.user + used.system) / Math.max(1, summary.requests.total),
+    cpuUs: used / Math.max(1, summary.requests.total),
   };
 };
 
@@ -127,17 +135,18 @@ interface Row {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly status: number;
+  readonly cpu: CpuMeter;
 }
 
 /** A warm-up each, then interleaved rounds (alternating direction); medians, and each round's results. */
 const loadAll = async (rows: readonly Row[]): Promise<{ medians: Load[]; runs: Load[][] }> => {
-  for (const row of rows) await load(row.url, row.headers, row.status, 1);
+  for (const row of rows) await load(row.url, row.headers, row.status, row.cpu, 1);
   const runs = rows.map((): Load[] => []);
   for (let round = 0; round < ROUNDS; round += 1) {
     const order = [...rows.entries()];
     if (round % 2 === 1) order.reverse();
     for (const [i, row] of order) {
-      const result = await load(row.url, row.headers, row.status);
+      const result = await load(row.url, row.headers, row.status, row.cpu);
       runs[i]?.push(result);
       process.stdout.write(
         `round ${round + 1} ${row.label}: ${Math.round(result.rps)} req/s, p99 ${result.p99} ms, ${Math.round(result.cpuUs)} µs CPU/req\n`,
@@ -153,11 +162,40 @@ const loadAll = async (rows: readonly Row[]): Promise<{ medians: Load[]; runs: L
   return { medians, runs };
 };
 
-const listen = async (server: Server): Promise<string> => {
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+/** Bare node:http in a child process, answering every request with `body` and `headers`; its CPU read over IPC. */
+const BARE_SERVER = `
+const { readFileSync } = require("node:fs");
+const { createServer } = require("node:http");
+const body = readFileSync(process.env.BODY_FILE);
+const headers = JSON.parse(process.env.HEADERS);
+const server = createServer((_req, res) => { res.writeHead(200, headers); res.end(body); });
+server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
+process.on("message", () => { const { user, system } = process.cpuUsage(); process.send({ cpu: user + system }); });
+`;
+
+const startBareServer = async (dir: string, body: Buffer, headers: Record<string, string>) => {
+  const bodyFile = join(dir, "bare-body.json");
+  await writeFile(bodyFile, body);
+  const child = spawn(process.execPath, ["-e", BARE_SERVER], {
+    env: { PATH: process.env["PATH"] ?? "", BODY_FILE: bodyFile, HEADERS: JSON.stringify(headers) },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const [{ port }] = (await once(child, "message")) as [{ port: number }];
+  const cpu: CpuMeter = async () => {
+    child.send("cpu");
+    const [reply] = (await once(child, "message")) as [{ cpu: number }];
+    return reply.cpu;
+  };
+  return { url: `http://127.0.0.1:${port}`, cpu, close: () => child.kill() };
 };
+
+/** The headers a reply was sent with, but those node:http writes itself (date, connection, keep-alive). */
+const sentHeaders = (headers: Record<string, string | string[] | undefined>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) =>
+      value === undefined || ["date", "connection", "keep-alive"].includes(name) ? [] : [[name, String(value)]],
+    ),
+  );
 
 /** The orchestrator's raw answer, fetched and parsed: the floor a cold request cannot go below. */
 /** The orchestrator's answer fetched and JSON.parse'd, as any client would take it; returns its size in bytes. */
@@ -228,28 +266,43 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
       cold.push(performance.now() - started);
       coldCpu.push(cpuMs(cpu));
     }
+    // Its idle timers would count in the warm rows: they measure this process's CPU.
+    await coldService.close();
     const gzipReply = await get(`${service.url}${CUSTOMERS_PATH}`, { "accept-encoding": "gzip" });
     const brReply = await get(`${service.url}${CUSTOMERS_PATH}`, { "accept-encoding": "br" });
     const etag = gzipReply.headers["etag"] as string;
-
-    // The same bytes from bare node:http: the ceiling for a warm identity answer.
-    const bare = createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": bytes.length });
-      res.end(bytes);
-    });
-    const bareUrl = await listen(bare);
     const url = `${service.url}${CUSTOMERS_PATH}`;
+    const identityReply = await get(url);
+
+    // The same answer from bare node:http, in its own process: the same bytes and headers, keep-alive as the service.
+    const bare = await startBareServer(dirs[1], identityReply.body, sentHeaders(identityReply.headers));
+    // What each server burns with no request (the service's timers: store polls, the event-loop monitor), µs per second.
+    const idle = async (cpu: CpuMeter): Promise<number> => {
+      const before = await cpu();
+      await new Promise((resolve) => setTimeout(resolve, DURATION_S * 1000));
+      return ((await cpu()) - before) / DURATION_S;
+    };
+    const [bareIdle, serviceIdle] = [await idle(bare.cpu), await idle(thisProcess)];
     const auth = { authorization: AUTHORIZATION };
+    const served = { status: 200, cpu: thisProcess };
     const { medians, runs } = await loadAll([
-      { label: "bare node:http, same bytes", url: bareUrl, headers: {}, status: 200 },
-      { label: "service, identity", url, headers: auth, status: 200 },
-      { label: "service, gzip", url, headers: { ...auth, "accept-encoding": "gzip" }, status: 200 },
-      { label: "service, br", url, headers: { ...auth, "accept-encoding": "br" }, status: 200 },
-      { label: "service, If-None-Match (304)", url, headers: { ...auth, "if-none-match": etag }, status: 304 },
+      { label: "bare node:http, same answer", url: bare.url, headers: {}, status: 200, cpu: bare.cpu },
+      { label: "service, identity", url, headers: auth, ...served },
+      { label: "service, gzip", url, headers: { ...auth, "accept-encoding": "gzip" }, ...served },
+      { label: "service, br", url, headers: { ...auth, "accept-encoding": "br" }, ...served },
+      {
+        ...served,
+        label: "service, If-None-Match (304)",
+        url,
+        headers: { ...auth, "if-none-match": etag },
+        status: 304,
+      },
     ]);
     const [bareLoad, identity, gzip, br, notModified] = medians;
     // Each round's identity CPU ÷ the same round's bare CPU: the pairs move together with the machine's load.
     const paired = (runs[1] ?? []).map((run, i) => run.cpuUs / (runs[0]?.[i]?.cpuUs ?? Infinity));
+    // Per request without the idle part: what serving one more costs.
+    const marginal = (row: Load | undefined, idleUsPerS: number) => (row?.cpuUs ?? 0) - idleUsPerS / (row?.rps ?? 1);
     bare.close();
     const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`;
     const coldMs = median(cold);
@@ -258,14 +311,15 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
       `### A partner with 10,000 customers (${mib(bytes.length)} MiB of JSON)`,
       "",
       `Autocannon (a child process), ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} interleaved rounds after a warm-up, medians.`,
-      "req/s is bounded by the load client reading 4.5 MiB answers; the server's CPU time per request (this process's: the",
-      "service and the bare server live here, the client and the simulator elsewhere) is what the target judges.",
+      "req/s is bounded by the load client reading 4.5 MiB answers; the server's CPU time per request, its own process's",
+      "(the service in this one, with nothing else running; bare node:http, the client and the simulator each in their own), is what",
+      "the target judges. Bare node:http sends the service's identity answer as it is: the same bytes and headers, keep-alive.",
       "",
       markdownTable(
         ["Row", "req/s", "p99 ms", "bytes per answer", "server CPU µs/req", "Compared"],
         [
           [
-            "bare node:http serving the same bytes",
+            "bare node:http sending the same answer",
             Math.round(bareLoad?.rps ?? 0),
             bareLoad?.p99 ?? 0,
             Math.round(bareLoad?.bytesPerAnswer ?? 0),
@@ -278,7 +332,7 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
             identity?.p99 ?? 0,
             Math.round(identity?.bytesPerAnswer ?? 0),
             Math.round(identity?.cpuUs ?? 0),
-            `**${ratio(identity?.cpuUs ?? 0, bareLoad?.cpuUs ?? 1)}** bare's CPU per request (target ≤ ${WARM_CPU_TARGET}×): ${(identity?.cpuUs ?? Infinity) <= WARM_CPU_TARGET * (bareLoad?.cpuUs ?? 0) ? "met" : "**not met**"}; per round ${median(paired).toFixed(2)}× (${Math.min(...paired).toFixed(2)}–${Math.max(...paired).toFixed(2)}); by req/s ${ratio(identity?.rps ?? 0, bareLoad?.rps ?? 1)} of bare`,
+            `**${ratio(identity?.cpuUs ?? 0, bareLoad?.cpuUs ?? 1)}** bare's CPU per request (target ≤ ${WARM_CPU_TARGET}×): ${(identity?.cpuUs ?? Infinity) <= WARM_CPU_TARGET * (bareLoad?.cpuUs ?? 0) ? "met" : "**not met**"}; per round ${median(paired).toFixed(2)}× (${Math.min(...paired).toFixed(2)}–${Math.max(...paired).toFixed(2)}); by req/s ${ratio(identity?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; without each server's idle CPU (service ${(serviceIdle / 1000).toFixed(1)} ms/s, bare ${(bareIdle / 1000).toFixed(1)} ms/s, measured alone) ${ratio(marginal(identity, serviceIdle), marginal(bareLoad, bareIdle))}`,
           ],
           [
             "service, warm, gzip",
@@ -336,7 +390,6 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
     ].join("\n");
   } finally {
     await service.close();
-    await coldService.close();
     simulator.child.kill();
   }
 };

@@ -77,7 +77,9 @@ export const sendRepresentation = async (
     res.status(304).end();
     return;
   }
-  const accepted = identity.length < COMPRESS_MIN_BYTES ? false : req.acceptsEncodings("br", "gzip", "identity");
+  // No Accept-Encoding: identity, as negotiation would answer, without its parse.
+  const offered = identity.length >= COMPRESS_MIN_BYTES && req.headers["accept-encoding"] !== undefined;
+  const accepted = offered && req.acceptsEncodings("br", "gzip", "identity");
   const encoding: Encoding | undefined = accepted === "br" || accepted === "gzip" ? accepted : undefined;
   let body = identity;
   if (encoding !== undefined) {
