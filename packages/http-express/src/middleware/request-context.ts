@@ -43,17 +43,19 @@ export const actorOf = (locals: Record<string, unknown>): Actor => ({
 });
 
 /** Request id, client address, security headers, and one log line and one metric sample per answered request. */
-export const requestContext =
-  ({
-    logger,
-    metrics,
-    clientAddress,
-  }: {
-    readonly logger: Logger;
-    readonly metrics: Metrics;
-    readonly clientAddress: ClientAddress;
-  }): RequestHandler =>
-  (req, res, next) => {
+export const requestContext = ({
+  logger,
+  metrics,
+  clientAddress,
+}: {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly clientAddress: ClientAddress;
+}): RequestHandler => {
+  // The request line's fields are these, none of them a header, a body or a key: pino's redaction (the safety net of
+  // every other line) can find nothing in it, and costs a third of its CPU (profile: redact, 1.9% of a listed request).
+  const requestLog = logger.child({}, { redact: [] });
+  return (req, res, next) => {
     const started = process.hrtime.bigint();
     const path = req.path; // before routers rewrite it
     const incoming = req.headers["x-request-id"];
@@ -72,7 +74,7 @@ export const requestContext =
       const route = routeLabel(path);
       metrics.recordRequest(req.method, route, res.statusCode, seconds);
       // Never headers, query values or bodies: they may hold credentials or keys.
-      logger.info(
+      requestLog.info(
         {
           requestId,
           client,
@@ -88,3 +90,4 @@ export const requestContext =
     });
     next();
   };
+};
