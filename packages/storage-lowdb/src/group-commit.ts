@@ -18,16 +18,19 @@ export type SerialQueue = ReturnType<typeof createSerialQueue>;
  * Group commit: changes submitted while a commit is running wait for the
  * next one, and each commit takes every change waiting then (a thousand
  * concurrent adds cost a handful of writes). `commit` applies a batch and
- * answers one result per change, in order.
+ * answers one result per change, in order. `rest`, when given, is awaited before each commit takes its batch:
+ * what arrives meanwhile joins it.
  */
 export const createGroupCommit = <Change>(
   serially: SerialQueue,
   commit: (batch: readonly Change[]) => Promise<readonly E.Either<DomainError, unknown>[]>,
+  rest?: () => Promise<void>,
 ) => {
   const pending: { readonly change: Change; readonly resolve: (result: E.Either<DomainError, unknown>) => void }[] = [];
   let draining: Promise<void> | undefined;
 
   const commitWaiting = async (): Promise<void> => {
+    await rest?.();
     const batch = pending.splice(0);
     if (batch.length === 0) return;
     const results = await commit(batch.map(({ change }) => change));
