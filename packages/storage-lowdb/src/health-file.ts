@@ -23,9 +23,6 @@ import { createFileLock, type FileLock } from "./lock.js";
 /** Name of the health states' file inside the data directory. */
 export const HEALTH_FILE = "health.json";
 
-/** The longest a write waits after the one before (see `rest`): what a validation during a round may wait more. */
-const REST_MAX_MS = 100;
-
 const Outcome = t.keyof({ valid: null, invalid: null, unreachable: null });
 const HealthCodec = t.type({
   alias: AliasCodec,
@@ -100,7 +97,7 @@ export interface LowdbHealthLedgerOptions {
  * Health states in `health.json` beside `connections.json`, so that every process over the data
  * directory (the service, a CLI `validate`) records and reads the same states, and they survive a
  * restart. The states stay in memory between changes and are read again only when one `stat` shows that
- * another process replaced the file. Changes that arrive while a write runs, or soon after (`rest`), go together in
+ * another process replaced the file. Changes that arrive while a write runs, or soon after, go together in
  * the next one: under a cross-process lock of its own, they change the states in memory, then the file is replaced
  * once, atomically (temporary file, fdatasync, rename), re-encoding only the connections that changed.
  * Reads take no lock. The lock registers this process only at its first write, so a command that only
@@ -174,24 +171,14 @@ export const createLowdbHealthLedger = ({
   /** The states, read again first when the file is not the version in memory. */
   const refresh: TaskEither<DomainError, Ledger> = async () => (isCurrent() ? E.right(ledger) : load());
 
-  // A busy ledger (a background round's claims and records arrive without a pause) rewrote the whole file back to
-  // back, ~190 times a round at 10,000 connections, each re-encoding and writing ~2 MB (issue 40). A write now waits
-  // three times as long as the one before took (at most REST_MAX_MS), so a round's changes gather in ~65 writes;
-  // a change that comes to an idle ledger waits for nothing.
-  let lastWrite = { endedAt: 0, took: 0 };
-  const rest = async (): Promise<void> => {
-    const wait = lastWrite.endedAt + Math.min(3 * lastWrite.took, REST_MAX_MS) - performance.now();
-    if (wait > 0) await new Promise((resume) => setTimeout(resume, wait));
-  };
   const write = async (): Promise<void> => {
-    const started = performance.now();
     const bytes = encode(ledger);
     remember(await replaceDurably(path, bytes));
-    lastWrite = { endedAt: performance.now(), took: performance.now() - started };
   };
 
   // Changes that arrive while a write runs (a background round claims and records many connections at
-  // once) go together in the next one: under the lock, at most one read and one write for the whole batch.
+  // once) go together in the next one: under the lock, at most one read and one write for the whole batch. It rests
+  // while busy: a round's changes came back to back, ~190 rewrites of ~2 MB at 10,000 connections (issue 40).
   const apply = async (batch: readonly Change[]): Promise<readonly E.Either<DomainError, unknown>[]> => {
     const current = await refresh();
     if (E.isLeft(current)) return batch.map(() => current);
@@ -218,7 +205,7 @@ export const createLowdbHealthLedger = ({
         .catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
       return E.isLeft(done) ? batch.map(() => failure("writing")(done.left)) : done.right;
     },
-    rest,
+    { rests: true },
   );
   const update = <A>(change: (ledger: Ledger) => { readonly changed: boolean; readonly answer: A }) =>
     groupCommit.submit<A>(change);
