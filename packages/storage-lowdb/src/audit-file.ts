@@ -316,20 +316,16 @@ export const createLowdbAuditLog = ({
   // Appends of this process, its own and the connections file's, run one at a time (never contending for the lock).
   // Its own rest while busy (a round's health changes came in ~190 appends); the connections file's never wait.
   const serially = createSerialQueue();
-  const groupCommit = createGroupCommit<AuditEntry>(
-    serially,
-    async (batch) => {
-      const landed = ownAppend(batch);
-      const result = await locked(async (handle) => {
-        const targets = targetsOf(await webhooks());
-        await appendSoundly(handle, batch.map((entry) => line(entry, targets)).join(""));
-        await pruneSometimes(batch.length);
-      }).then(() => E.right(undefined), failure("writing"));
-      landed(E.isRight(result));
-      return batch.map(() => result);
-    },
-    { rests: true },
-  );
+  const groupCommit = createGroupCommit<AuditEntry>({ serially, rests: true }, async (batch) => {
+    const landed = ownAppend(batch);
+    const result = await locked(async (handle) => {
+      const targets = targetsOf(await webhooks());
+      await appendSoundly(handle, batch.map((entry) => line(entry, targets)).join(""));
+      await pruneSometimes(batch.length);
+    }).then(() => E.right(undefined), failure("writing"));
+    landed(E.isRight(result));
+    return batch.map(() => result);
+  });
 
   const journal: AuditJournal = {
     append: (entries, version, settled) => () =>

@@ -28,9 +28,8 @@ const REST_MAX_MS = 100;
  * arrives meanwhile joins it. A change that comes to an idle writer waits for nothing.
  */
 export const createGroupCommit = <Change>(
-  serially: SerialQueue,
+  { serially, rests = false }: { readonly serially: SerialQueue; readonly rests?: boolean },
   commit: (batch: readonly Change[]) => Promise<readonly E.Either<DomainError, unknown>[]>,
-  { rests = false }: { readonly rests?: boolean } = {},
 ) => {
   const pending: { readonly change: Change; readonly resolve: (result: E.Either<DomainError, unknown>) => void }[] = [];
   let draining: Promise<void> | undefined;

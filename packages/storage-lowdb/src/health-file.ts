@@ -197,16 +197,12 @@ export const createLowdbHealthLedger = ({
     }
     return answers;
   };
-  const groupCommit = createGroupCommit<Change>(
-    serially,
-    async (batch) => {
-      const done = await (lock ??= createFileLock(path, lockStaleMs))
-        .run(() => apply(batch))()
-        .catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
-      return E.isLeft(done) ? batch.map(() => failure("writing")(done.left)) : done.right;
-    },
-    { rests: true },
-  );
+  const groupCommit = createGroupCommit<Change>({ serially, rests: true }, async (batch) => {
+    const done = await (lock ??= createFileLock(path, lockStaleMs))
+      .run(() => apply(batch))()
+      .catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));
+    return E.isLeft(done) ? batch.map(() => failure("writing")(done.left)) : done.right;
+  });
   const update = <A>(change: (ledger: Ledger) => { readonly changed: boolean; readonly answer: A }) =>
     groupCommit.submit<A>(change);
 

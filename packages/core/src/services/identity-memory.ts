@@ -40,11 +40,9 @@ export const createIdentityMemory = (digest: (apiKey: ApiKey) => string = proces
   // check is remembered (an HMAC per check was a line of its profile, issue 40).
   const digests = new WeakMap<ApiKey, string>();
   const digestOf = (apiKey: ApiKey): string => {
-    const known = digests.get(apiKey);
-    if (known !== undefined) return known;
-    const computed = digest(apiKey);
-    digests.set(apiKey, computed);
-    return computed;
+    const known = digests.get(apiKey) ?? digest(apiKey);
+    digests.set(apiKey, known);
+    return known;
   };
   const keyOf = (target: OrchestratorTarget) => `${digestOf(target.apiKey)} ${target.orchestratorUrl}`;
   const remember = (target: OrchestratorTarget, identity: Identity) => {
