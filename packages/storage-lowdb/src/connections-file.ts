@@ -253,7 +253,7 @@ export const openConnectionsFile =
         settle();
       }
     };
-    const groupCommit = createGroupCommit(serially, commit);
+    const groupCommit = createGroupCommit({ serially }, commit);
 
     const closedFailure = E.left(storageFailure(`The connections file ${path} is closed.`));
 

@@ -81,8 +81,8 @@ export interface LowdbHealthLedgerOptions {
  * Health states in `health.json` beside `connections.json`, so that every process over the data
  * directory (the service, a CLI `validate`) records and reads the same states, and they survive a
  * restart. The states stay in memory between changes and are read again only when one `stat` shows that
- * another process replaced the file. Changes that arrive while a write runs go together in the next one:
- * under a cross-process lock of its own, they change the states in memory, then the file is replaced
+ * another process replaced the file. Changes that arrive while a write runs, or soon after, go together in
+ * the next one: under a cross-process lock of its own, they change the states in memory, then the file is replaced
  * once, atomically (temporary file, fdatasync, rename), re-encoding only the connections that changed.
  * Reads take no lock. The lock registers this process only at its first write, so a command that only
  * reads writes nothing.
@@ -157,7 +157,8 @@ export const createLowdbHealthLedger = ({
   };
 
   // Changes that arrive while a write runs (a background round claims and records many connections at
-  // once) go together in the next one: under the lock, at most one read and one write for the whole batch.
+  // once) go together in the next one: under the lock, at most one read and one write for the whole batch. It rests
+  // while busy: a round's changes came back to back, ~190 rewrites of ~2 MB at 10,000 connections (issue 40).
   const apply = async (batch: readonly Change[]): Promise<readonly E.Either<DomainError, unknown>[]> => {
     const current = await refresh();
     if (E.isLeft(current)) return batch.map(() => current);
@@ -176,7 +177,7 @@ export const createLowdbHealthLedger = ({
     }
     return answers;
   };
-  const groupCommit = createGroupCommit<Change>(serially, async (batch) => {
+  const groupCommit = createGroupCommit<Change>({ serially, rests: true }, async (batch) => {
     const done = await (lock ??= createFileLock(path, lockStaleMs))
       .run(() => apply(batch))()
       .catch((error: unknown) => E.left(error instanceof Error ? error.message : String(error)));

@@ -181,12 +181,20 @@ export const AuditEntryCodec = t.intersection(
   "AuditEntry",
 );
 
+// Web Crypto's random bytes (Node and browsers alike: this file is part of the browser-safe wire's graph), drawn
+// 4 KiB at a time: a health round makes one id per change, and a draw of 2 bytes each was a line of its profile.
+const randomPool = new Uint16Array(2048);
+let randomUsed = randomPool.length;
+
 /** A new entry's id: its time, then a count of this process (6 hex) and random hex (4). */
 export const auditEntryId = (at: Date): string => {
   sequence = (sequence + 1) % 0x1000000;
-  // Web Crypto's random bytes (Node and browsers alike): this file is part of the browser-safe wire's graph.
-  const random = [...crypto.getRandomValues(new Uint8Array(2))].map((byte) => byte.toString(16).padStart(2, "0"));
-  return `${at.toISOString()}-${sequence.toString(16).padStart(6, "0")}${random.join("")}`;
+  if (randomUsed === randomPool.length) {
+    crypto.getRandomValues(randomPool);
+    randomUsed = 0;
+  }
+  const random = (randomPool[randomUsed++] as number).toString(16).padStart(4, "0");
+  return `${at.toISOString()}-${sequence.toString(16).padStart(6, "0")}${random}`;
 };
 
 /**

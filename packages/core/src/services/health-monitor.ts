@@ -17,8 +17,9 @@ export interface HealthMonitorOptions {
   readonly ledger: HealthLedger;
   readonly intervalMs: number;
   /**
-   * Connections claimed ahead of their checks, at most (default 256): a ledger that batches its writes (the
-   * embedded store's rewrites one file) then writes many claims and records at once, not a few per check.
+   * Connections claimed ahead of their checks, at most (default 1024): a ledger that batches its writes (the
+   * embedded store's rewrites one file, and spaces its writes) then writes many claims and records at once, not a
+   * few per check; with 256, its claims waited for slots held by records waiting for the next write.
    */
   readonly lookahead?: number;
   readonly onChange?: ((change: HealthChange) => void) | undefined;
@@ -59,7 +60,7 @@ export const createHealthMonitor = ({
   orchestrator,
   ledger,
   intervalMs,
-  lookahead = 256,
+  lookahead = 1024,
   onChange,
   onChecked,
   onRound,

@@ -36,7 +36,15 @@ const processDigest = (): ((apiKey: ApiKey) => string) => {
 
 export const createIdentityMemory = (digest: (apiKey: ApiKey) => string = processDigest()): IdentityMemory => {
   const identities = new Map<string, Identity>();
-  const keyOf = (target: OrchestratorTarget) => `${digest(target.apiKey)} ${target.orchestratorUrl}`;
+  // Per key object: a store hands the same one out while its record is unchanged, and a health round's every
+  // check is remembered (an HMAC per check was a line of its profile, issue 40).
+  const digests = new WeakMap<ApiKey, string>();
+  const digestOf = (apiKey: ApiKey): string => {
+    const known = digests.get(apiKey) ?? digest(apiKey);
+    digests.set(apiKey, known);
+    return known;
+  };
+  const keyOf = (target: OrchestratorTarget) => `${digestOf(target.apiKey)} ${target.orchestratorUrl}`;
   const remember = (target: OrchestratorTarget, identity: Identity) => {
     const key = keyOf(target);
     identities.delete(key);
