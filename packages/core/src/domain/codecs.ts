@@ -55,6 +55,11 @@ export const API_KEY_MAX_LENGTH = 8192;
 export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u;
 // A pattern with a Unicode property class (\p{…}, here and in grants.ts, key-reference.ts) is made when first used:
 // making one builds ICU's tables, 5% of a whole `list` at a start, which a command testing none should not pay.
+/** `make`'s value, made at the first call and the same at every later one. */
+export const madeOnFirstUse = <A>(make: () => A): (() => A) => {
+  let made: A | undefined;
+  return () => (made ??= make());
+};
 /**
  * An absolute http(s) URL as written: scheme, "//", a host without
  * user-info, then path or query; no fragment, space, backslash, control
@@ -64,9 +69,9 @@ export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u;
  */
 const urlPattern = (refused: string): RegExp =>
   new RegExp(String.raw`^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^/?#@\\${refused}]+(?:[/?][^#\\${refused}]*)?$`, "u");
-export const orchestratorUrlPattern = (): RegExp => urlPattern(String.raw`\s\p{Cc}\p{Cf}`);
+export const orchestratorUrlPattern = madeOnFirstUse(() => urlPattern(String.raw`\s\p{Cc}\p{Cf}`));
 /** No control character (C0, DEL, C1): none of them belong in a header value. */
-const noControlCharacter = (): RegExp => /^\P{Cc}*$/u;
+const noControlCharacter = madeOnFirstUse(() => /^\P{Cc}*$/u);
 /**
  * An apiKey is kept exactly as given, so only text that survives the trip
  * unchanged is accepted: not only whitespace, and no control character, no
@@ -74,10 +79,14 @@ const noControlCharacter = (): RegExp => /^\P{Cc}*$/u;
  * separator, no lone surrogate, and no U+FFFD (what invalid UTF-8 in a body
  * decodes to: the key would be stored altered).
  */
-export const apiKeyPattern = (): RegExp => /^(?=[^]*\S)[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\uFFFD]*$/u;
-const keyUnsafe = () => ({ altered: /[\p{Cs}\uFFFD]/u, invisible: /[\p{Cf}\p{Zl}\p{Zp}]/u, control: /\p{Cc}/u });
+export const apiKeyPattern = madeOnFirstUse(() => /^(?=[^]*\S)[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\uFFFD]*$/u);
+const keyUnsafe = madeOnFirstUse(() => ({
+  altered: /[\p{Cs}\uFFFD]/u,
+  invisible: /[\p{Cf}\p{Zl}\p{Zp}]/u,
+  control: /\p{Cc}/u,
+}));
 const WHITESPACE = /\s/;
-const formatCharacter = (): RegExp => /\p{Cf}/u;
+const formatCharacter = madeOnFirstUse(() => /\p{Cf}/u);
 // Printable ASCII, as URLs almost always are, holds no space, control or format character: no ICU table to ask.
 const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;
 // The URL's shape, once the rule has refused spaces, control and format characters.

@@ -1,5 +1,5 @@
 import * as t from "io-ts";
-import { ALIAS_MAX_LENGTH, aliasKey, brandedString, type Branded } from "./codecs.js";
+import { ALIAS_MAX_LENGTH, aliasKey, brandedString, madeOnFirstUse, type Branded } from "./codecs.js";
 import { strictObject } from "./decode.js";
 import { compileGlob, compileGlobSet, type Glob } from "./glob.js";
 import type { StoredChange } from "./stored-change.js";
@@ -14,7 +14,7 @@ export type Subject = Branded<"Subject">;
 export type AliasPattern = Branded<"AliasPattern">;
 
 export const SUBJECT_KINDS = ["user", "oidc", "token", "group"] as const;
-export const subjectPattern = (): RegExp => /^(?:user|oidc|token|group):[^\s\p{Cc}\p{Cf}]{1,256}$/u;
+export const subjectPattern = madeOnFirstUse(() => /^(?:user|oidc|token|group):[^\s\p{Cc}\p{Cf}]{1,256}$/u);
 export const ALIAS_GLOB_PATTERN = /^[A-Za-z0-9._*-]+$/u;
 
 export const SubjectCodec = brandedString<Subject>("Subject", (value) =>

@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import type { ApiKey } from "./api-key.js";
-import { ApiKeyCodec, brandedString, type Branded, type StringRule } from "./codecs.js";
+import { ApiKeyCodec, brandedString, madeOnFirstUse, type Branded, type StringRule } from "./codecs.js";
 
 /**
  * Keys kept elsewhere (SPEC §12): a reference, `file:NAME` (a file in SDWAN_APIKEY_DIR: a Kubernetes Secret or a
@@ -17,7 +17,7 @@ export const API_KEY_REF_MAX_LENGTH = 512;
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A name inside the key directory: relative, no `.`/`..` step, no control or invisible character, no backslash.
-const fileName = (): RegExp => /^(?!\/)(?!.*(?:^|\/)\.{1,2}(?:\/|$))[^\\\p{Cc}\p{Cf}]+$/u;
+const fileName = madeOnFirstUse(() => /^(?!\/)(?!.*(?:^|\/)\.{1,2}(?:\/|$))[^\\\p{Cc}\p{Cf}]+$/u);
 
 export const apiKeyRefRule: StringRule = (value) => {
   if (value.length > API_KEY_REF_MAX_LENGTH) return `must be at most ${API_KEY_REF_MAX_LENGTH} characters`;
