@@ -12,6 +12,13 @@ for (const name of readdirSync("packages")) {
   totals.skipped += report.numPendingTests + report.numTodoTests;
   totals.files += 1;
   console.log(`${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+  // A file can fail with every test passed (a hook's error, an unhandled rejection): name it and its message.
+  for (const result of report.testResults) {
+    if (result.status === "failed") console.log(`  failed file ${result.name}: ${result.message || "(see its tests)"}`);
+  }
+  if (!report.success && report.numFailedTests === 0 && report.testResults.every((r) => r.status !== "failed")) {
+    console.log(`  ${name}: the run failed outside any file (an unhandled error): see the log above`);
+  }
 }
 if (totals.files === 0) {
   console.log("no vitest report found: no test ran");
