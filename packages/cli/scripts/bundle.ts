@@ -7,13 +7,17 @@
  * is compiled and run only when used.
  */
 import { createHash } from "node:crypto";
-import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import cli from "../package.json" with { type: "json" };
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const out = `${root}dist/pack`;
+const installed = `${root}dist/pack`;
+// Built beside it, then each file renamed into place: a command started from dist/pack meanwhile (a test, the
+// start benchmark, `pnpm -s cli`) reads the old file or the new one, never a removed or half-written one.
+const out = `${installed}.${process.pid}`;
 const BIN = "lib/main.js";
 
 // fp-ts and io-ts as ES modules (their es6 builds), not CommonJS: tree-shaken, and no copying of every
@@ -88,3 +92,11 @@ await writeFile(
 );
 await copyFile(`${root}README.md`, `${out}/README.md`);
 await chmod(`${out}/${BIN}`, 0o755);
+
+const files = await readdir(out, { recursive: true, withFileTypes: true });
+for (const file of files.filter((entry) => entry.isFile())) {
+  const path = join(file.parentPath, file.name).slice(out.length);
+  await mkdir(dirname(`${installed}${path}`), { recursive: true });
+  await rename(`${out}${path}`, `${installed}${path}`);
+}
+await rm(out, { recursive: true, force: true });
