@@ -53,6 +53,12 @@ try {
   // Each: the file run, its arguments and whether it has a HOME (a code cache).
   const commands: Record<string, readonly [string, readonly string[], boolean]> = {
     "node -e ''": [process.execPath, ["-e", ""], false],
+    // Only the parts of Node that `list` cannot do without: the floor of any command built on them.
+    "node -e: crypto, fs/promises, vm and a write to stdout": [
+      process.execPath,
+      ["-e", 'require("node:crypto"); require("node:fs/promises"); require("node:vm"); process.stdout.write("")'],
+      false,
+    ],
     "sdwan-connections --help": [BIN, ["--help"], true],
     [`sdwan-connections list (${CONNECTIONS} connections)`]: [BIN, ["list"], true],
     [`sdwan-connections list -o table (${CONNECTIONS} connections)`]: [BIN, ["list", "-o", "table"], true],
@@ -71,8 +77,10 @@ try {
   const loadsAfter = loadavg();
   // Instructions, counted by callgrind (valgrind), every thread: what the machine's load does not move (a run's GC and
   // hash seeds still move them a few percent: the median of 3). Only where valgrind is installed, not in the smoke run.
-  const instructions = async ([file, args, cached]: readonly [string, readonly string[], boolean], attempt: number) => {
-    const out = join(dataDir, `callgrind-${[...args, cached, attempt].join("-")}`);
+  const instructions = async (started: readonly [string, readonly string[], boolean], attempt: number) => {
+    const [file, args, cached] = started;
+    // Named by command and attempt (an argument may hold what a file name cannot).
+    const out = join(dataDir, `callgrind-${Object.values(commands).indexOf(started)}-${attempt}`);
     // The bin's own form (`#!/usr/bin/env node`), without the shell: node runs main.js.
     const command = file === BIN ? [process.execPath, await realpath(BIN)] : [file];
     await run("valgrind", ["--tool=callgrind", `--callgrind-out-file=${out}`, ...command, ...args], {
@@ -133,7 +141,9 @@ prints the help texts it carries (made from the commands at build time) and load
 runs \`cli.js\` (core, the composition's container-free entry, the embedded store; PostgreSQL's driver, YAML, OpenID
 and the orchestrator's HTTP client compiled and run only when used) through V8's code cache, which each command's
 first run writes under \`~/.cache/sdwan-connections\` (an unmeasured first round here, as after an install). The last
-row is \`list\` without HOME, so without a cache: what every start compiles without one.
+row is \`list\` without HOME, so without a cache: what every start compiles without one. The second row is a bare node
+that loads only what \`list\` needs of Node itself (\`node:crypto\` for the master-key check, \`node:fs/promises\` for
+the store, \`node:vm\` for the code cache) and writes to its stdout (a pipe here): the floor of a command built on them.
 Load average (1, 5, 15 min) ${loads(loadsBefore)} before, ${loads(loadsAfter)} after: a 2-core machine shared
 with other work, so the ratios, not the milliseconds, are what compare; the instructions (counted where valgrind is
 installed) are what no load moves.
