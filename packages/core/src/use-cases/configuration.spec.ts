@@ -34,6 +34,20 @@ describe("configuration as code", () => {
     expect(get.mock.calls).toEqual([["A"]]);
   });
 
+  it("asks the store the same per entry whatever its size: one lookup per entry it lists, none per stored connection", async () => {
+    const calls = async (stored: number) => {
+      const { service, repository } = createTestWorld();
+      const filler = Array.from({ length: stored }, (_, index) => entry(`stored-${index}`));
+      await service.connections.apply(await expectRight(service.connections.plan(filler)), { force: true });
+      const get = vi.spyOn(repository, "get");
+      const file = [...filler.slice(0, 10), ...Array.from({ length: 10 }, (_, index) => entry(`new-${index}`))];
+      await expectRight(service.connections.plan(file));
+      return get.mock.calls.length;
+    };
+    expect(await calls(10)).toBe(10);
+    expect(await calls(2_000)).toBe(10);
+  });
+
   it("stops when its signal is aborted: the steps under way are interrupted, the rest skipped", async () => {
     const { service } = createTestWorld();
     const plan = await expectRight(service.connections.plan([entry("a"), entry("b"), entry("c")]));
