@@ -1,3 +1,4 @@
+import { statSync, type Stats } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -132,7 +133,13 @@ export const createLowdbAuditLog = ({
     listeners.tell(entry);
   };
   const lookForOthers = async (): Promise<void> => {
-    const now = await stat(path).catch(() => undefined);
+    // Synchronous: see shared-json-file.ts's versionOnDisk (this runs every 250 ms while a stream is open).
+    let now: Stats | undefined;
+    try {
+      now = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      now = undefined;
+    }
     const seen = now === undefined ? undefined : { ino: now.ino, size: now.size, mtimeMs: now.mtimeMs };
     if (
       !awaitingCommit &&
