@@ -9,6 +9,8 @@ export interface FetchResponse {
   readonly headers: { get(name: string): string | null };
   /** The body's bytes (node-fetch's, bounded by the response limit). */
   arrayBuffer(): Promise<ArrayBuffer>;
+  /** The body as its chunks (node-fetch's stream, WHATWG's ReadableStream); read instead of `arrayBuffer()` when there. */
+  readonly body?: AsyncIterable<Uint8Array | string> | null;
 }
 
 /** The fetch this client needs; defaults to node-fetch. `agent` is node-fetch's option (ignored by others). */
