@@ -121,7 +121,6 @@ const transportReason = (method: PortalMethod, code: string | undefined): Orches
   return couldNotConnect(method);
 };
 
-/** node-fetch, as this client calls it unless given another (the composition wraps it to trace each attempt). */
 /**
  * The body's bytes, joined once from its chunks and bounded as node-fetch's `size` bounds them (a `max-size` error):
  * node-fetch's `arrayBuffer()` copies them twice (its concat, then a slice), 2 × 6.8 MB for 10,000 enterprises.
@@ -140,6 +139,7 @@ const readBody = async (response: FetchResponse, limitBytes: number): Promise<Ui
   return new Uint8Array(joined.buffer, joined.byteOffset, joined.length);
 };
 
+/** node-fetch, as this client calls it unless given another (the composition wraps it to trace each attempt). */
 export const defaultFetch: FetchLike = (url, init) => nodeFetch(url, init);
 
 // The orchestrator's error body, decoded, when the answer has one (an object with `error`).
