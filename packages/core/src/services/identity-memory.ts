@@ -40,8 +40,11 @@ export const createIdentityMemory = (digest: (apiKey: ApiKey) => string = proces
   // check is remembered (an HMAC per check was a line of its profile, issue 40).
   const digests = new WeakMap<ApiKey, string>();
   const digestOf = (apiKey: ApiKey): string => {
-    const known = digests.get(apiKey) ?? digest(apiKey);
-    digests.set(apiKey, known);
+    let known = digests.get(apiKey);
+    if (known === undefined) {
+      known = digest(apiKey);
+      digests.set(apiKey, known);
+    }
     return known;
   };
   const keyOf = (target: OrchestratorTarget) => `${digestOf(target.apiKey)} ${target.orchestratorUrl}`;
