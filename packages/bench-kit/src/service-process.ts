@@ -59,11 +59,16 @@ export const startServiceProcess = async (env: Record<string, string>, root?: st
   });
   let output = "";
   const exited = once(child, "exit");
+  let listening = false;
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/[^/\s]+)/.exec(output);
-      if (match?.[1] !== undefined) resolve(match[1]);
+      // Searched until found only: a service logging each request grows the output by megabytes.
+      const match = listening ? null : /listening on (http:\/\/[^/\s]+)/.exec(output);
+      if (match?.[1] !== undefined) {
+        listening = true;
+        resolve(match[1]);
+      }
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);

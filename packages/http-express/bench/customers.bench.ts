@@ -10,7 +10,7 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ import {
   median,
   runAutocannon,
   sized,
+  startServiceProcess,
   startSimulatorProcess,
   writeBenchmarkSection,
 } from "@sdwan-connections/bench-kit";
@@ -103,10 +104,15 @@ interface Load {
 
 /** A server's process CPU time so far (user and system, µs). */
 type CpuMeter = () => Promise<number>;
-const thisProcess: CpuMeter = async () => {
-  const { user, system } = process.cpuUsage();
-  return user + system;
-};
+/** Any process's CPU time, all its threads, read the same way for every server: /proc/<pid>/stat (in 1/100 s). */
+const processCpu =
+  (pid: number): CpuMeter =>
+  async () => {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  };
+const thisProcess = processCpu(process.pid);
 
 /** One autocannon run; every answer must have `status`. */
 const load = async (
@@ -162,7 +168,7 @@ const loadAll = async (rows: readonly Row[]): Promise<{ medians: Load[]; runs: L
   return { medians, runs };
 };
 
-/** Bare node:http in a child process, answering every request with `body` and `headers`; its CPU read over IPC. */
+/** Bare node:http in a child process, answering every request with `body` and `headers`. */
 const BARE_SERVER = `
 const { readFileSync } = require("node:fs");
 const { createServer } = require("node:http");
@@ -170,7 +176,6 @@ const body = readFileSync(process.env.BODY_FILE);
 const headers = JSON.parse(process.env.HEADERS);
 const server = createServer((_req, res) => { res.writeHead(200, headers); res.end(body); });
 server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
-process.on("message", () => { const { user, system } = process.cpuUsage(); process.send({ cpu: user + system }); });
 `;
 
 const startBareServer = async (dir: string, body: Buffer, headers: Record<string, string>) => {
@@ -181,12 +186,7 @@ const startBareServer = async (dir: string, body: Buffer, headers: Record<string
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const [{ port }] = (await once(child, "message")) as [{ port: number }];
-  const cpu: CpuMeter = async () => {
-    child.send("cpu");
-    const [reply] = (await once(child, "message")) as [{ cpu: number }];
-    return reply.cpu;
-  };
-  return { url: `http://127.0.0.1:${port}`, cpu, close: () => child.kill() };
+  return { url: `http://127.0.0.1:${port}`, cpu: processCpu(child.pid as number), close: () => child.kill() };
 };
 
 /** The headers a reply was sent with, but those node:http writes itself (date, connection, keep-alive). */
@@ -228,16 +228,32 @@ const startColdService = async (dir: string, simulatorUrl: string): Promise<Runn
   return service;
 };
 
-const largePartner = async (dirs: readonly [string, string]): Promise<string> => {
+/**
+ * The warm service alone in its process, as bare node:http is in its own: `pnpm start`'s process with the same
+ * settings as `startBenchService`'s, its request lines logged (to its stdout, read by this process).
+ */
+const startWarmServiceProcess = (dir: string) =>
+  startServiceProcess({
+    SDWAN_DATA_DIR: dir,
+    SDWAN_ADMIN_USER: USER.name,
+    SDWAN_ADMIN_PASSWORD: USER.password,
+    SDWAN_CUSTOMERS_CACHE_TTL_MS: "3600000",
+    SDWAN_ORCHESTRATOR_TIMEOUT_MS: "60000",
+    SDWAN_LOG_LEVEL: "info",
+  });
+
+const largePartner = async (dirs: readonly [string, string, string]): Promise<string> => {
   const simulator = await startSimulatorProcess(10_000);
-  const service = await startBenchService(dirs[0], "warm");
+  const inProcess = await startBenchService(dirs[0], "warm");
+  const service = await startWarmServiceProcess(dirs[2]);
   const coldService = await startColdService(dirs[1], simulator.url);
   try {
-    await call(`${service.url}/rest/plugin/sdwan/connections?force=true`, "POST", {
-      alias: "big",
-      orchestratorUrl: simulator.url,
-      apiKey: KEY,
-    });
+    for (const { url } of [inProcess, service])
+      await call(`${url}/rest/plugin/sdwan/connections?force=true`, "POST", {
+        alias: "big",
+        orchestratorUrl: simulator.url,
+        apiKey: KEY,
+      });
     await rawFetch(simulator.url);
     // The first cold request identifies the key (two round trips); the service remembers the identity for the next ones.
     let started = performance.now();
@@ -273,6 +289,8 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
     const etag = gzipReply.headers["etag"] as string;
     const url = `${service.url}${CUSTOMERS_PATH}`;
     const identityReply = await get(url);
+    const inProcessUrl = `${inProcess.url}${CUSTOMERS_PATH}`;
+    if (!(await get(inProcessUrl)).body.equals(identityReply.body)) throw new Error("the two services answer apart");
 
     // The same answer from bare node:http, in its own process: the same bytes and headers, keep-alive as the service.
     const bare = await startBareServer(dirs[1], identityReply.body, sentHeaders(identityReply.headers));
@@ -282,9 +300,10 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
       await new Promise((resolve) => setTimeout(resolve, DURATION_S * 1000));
       return ((await cpu()) - before) / DURATION_S;
     };
-    const [bareIdle, serviceIdle] = [await idle(bare.cpu), await idle(thisProcess)];
+    const serviceCpu = processCpu(service.pid);
+    const [bareIdle, serviceIdle] = [await idle(bare.cpu), await idle(serviceCpu)];
     const auth = { authorization: AUTHORIZATION };
-    const served = { status: 200, cpu: thisProcess };
+    const served = { status: 200, cpu: serviceCpu };
     const { medians, runs } = await loadAll([
       { label: "bare node:http, same answer", url: bare.url, headers: {}, status: 200, cpu: bare.cpu },
       { label: "service, identity", url, headers: auth, ...served },
@@ -297,10 +316,15 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
         headers: { ...auth, "if-none-match": etag },
         status: 304,
       },
+      // The method before: the service in this benchmark's process, its CPU the whole process's.
+      { label: "service in this process, identity", url: inProcessUrl, headers: auth, status: 200, cpu: thisProcess },
     ]);
-    const [bareLoad, identity, gzip, br, notModified] = medians;
+    const [bareLoad, identity, gzip, br, notModified, inProcessIdentity] = medians;
     // Each round's identity CPU ÷ the same round's bare CPU: the pairs move together with the machine's load.
-    const paired = (runs[1] ?? []).map((run, i) => run.cpuUs / (runs[0]?.[i]?.cpuUs ?? Infinity));
+    const pairedWith = (row: number) =>
+      (runs[row] ?? []).map((run, i) => run.cpuUs / (runs[0]?.[i]?.cpuUs ?? Infinity));
+    const paired = pairedWith(1);
+    const pairedInProcess = pairedWith(5);
     // Per request without the idle part: what serving one more costs.
     const marginal = (row: Load | undefined, idleUsPerS: number) => (row?.cpuUs ?? 0) - idleUsPerS / (row?.rps ?? 1);
     bare.close();
@@ -311,9 +335,11 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
       `### A partner with 10,000 customers (${mib(bytes.length)} MiB of JSON)`,
       "",
       `Autocannon (a child process), ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} interleaved rounds after a warm-up, medians.`,
-      "req/s is bounded by the load client reading 4.5 MiB answers; the server's CPU time per request, its own process's",
-      "(the service in this one, with nothing else running; bare node:http, the client and the simulator each in their own), is what",
-      "the target judges. Bare node:http sends the service's identity answer as it is: the same bytes and headers, keep-alive.",
+      "req/s is bounded by the load client reading 4.5 MiB answers; the server's CPU time per request is what the target judges:",
+      "its process's, all threads (`/proc/<pid>/stat`, read the same way for each). Bare node:http and the service each run alone in",
+      "their own process (the service as `pnpm start` runs it, its request lines logged to its stdout); the client and the simulator in",
+      "others. Bare node:http sends the service's identity answer as it is: the same bytes and headers, keep-alive. The last row is the",
+      "method before: the same service in this benchmark's process.",
       "",
       markdownTable(
         ["Row", "req/s", "p99 ms", "bytes per answer", "server CPU µs/req", "Compared"],
@@ -358,6 +384,14 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
             Math.round(notModified?.cpuUs ?? 0),
             "no body",
           ],
+          [
+            "service in this benchmark's process, warm, identity (the method before)",
+            Math.round(inProcessIdentity?.rps ?? 0),
+            inProcessIdentity?.p99 ?? 0,
+            Math.round(inProcessIdentity?.bytesPerAnswer ?? 0),
+            Math.round(inProcessIdentity?.cpuUs ?? 0),
+            `${ratio(inProcessIdentity?.cpuUs ?? 0, bareLoad?.cpuUs ?? 1)} bare's CPU per request; per round ${median(pairedInProcess).toFixed(2)}× (${Math.min(...pairedInProcess).toFixed(2)}–${Math.max(...pairedInProcess).toFixed(2)})`,
+          ],
         ],
       ),
       "",
@@ -389,7 +423,8 @@ const largePartner = async (dirs: readonly [string, string]): Promise<string> =>
       ),
     ].join("\n");
   } finally {
-    await service.close();
+    await inProcess.close();
+    await service.stop();
     simulator.child.kill();
   }
 };
@@ -444,16 +479,16 @@ const hugePartner = async (dir: string): Promise<string> => {
 };
 
 const main = async (): Promise<void> => {
-  const dirs = await Promise.all([1, 2, 3].map(() => mkdtemp(join(tmpdir(), "sdwan-bench-customers-"))));
+  const dirs = await Promise.all([1, 2, 3, 4].map(() => mkdtemp(join(tmpdir(), "sdwan-bench-customers-"))));
   try {
-    const large = await largePartner([dirs[0] as string, dirs[1] as string]);
+    const large = await largePartner([dirs[0] as string, dirs[1] as string, dirs[3] as string]);
     const huge = await hugePartner(dirs[2] as string);
     const markdown = [
       "## http-express: large partners",
       "",
       `${await machineLine()} \`pnpm --filter @sdwan-connections/http-express bench\` (\`bench/customers.bench.ts\`);`,
       `1-minute load average at the end: ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores (the machine is shared: ratios move with it).`,
-      "The real service (lowdb store, orchestrator-portal client, Basic auth, JSON logs to /dev/null) against the orchestrator",
+      "The real service (lowdb store, orchestrator-portal client, Basic auth, JSON request logs) against the orchestrator",
       "simulator in a child process: with the customers cache on for the warm rows, off for the cold ones (every request cold).",
       "",
       large,
