@@ -1,4 +1,4 @@
-import { readFile, rename, stat, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { createManualClock } from "@sdwan-connections/core/testing";
 import bcrypt from "bcryptjs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -117,6 +117,29 @@ describe("authentication and roles (docs/interface.md §5)", () => {
         })
         .toBe(200);
       expect((await call("GET", CONNECTIONS, { user: OPERATOR })).status).toBe(401);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("a user file that appears after the start is read, and one that goes is noticed (the data directory's admin)", async () => {
+    const { dir, htpasswd } = await makeUsersDir();
+    const config = testConfig({ SDWAN_DATA_DIR: dir, SDWAN_HTPASSWD_FILE: htpasswd });
+    const service = await startService(config, {
+      storage: createInMemoryStorage(),
+      orchestrator: testOrchestrator(),
+      logDestination: captureLogs().stream,
+    });
+    try {
+      const call = client(service.url);
+      const later = { name: "later-admin", password: "a-later-password" };
+      const status = async () => (await call("GET", CONNECTIONS, { user: later })).status;
+      expect(await status()).toBe(401);
+      await writeFile(generatedAdminFile(dir), `${later.name}:${bcrypt.hashSync(later.password, 4)}\n`);
+      await expect.poll(status, { timeout: 5_000, interval: 200 }).toBe(200);
+      await rm(generatedAdminFile(dir));
+      await expect.poll(status, { timeout: 5_000, interval: 200 }).toBe(401);
+      expect((await call("GET", CONNECTIONS, { user: OPERATOR })).status).toBe(200);
     } finally {
       await service.close();
     }

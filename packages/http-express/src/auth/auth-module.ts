@@ -1,4 +1,4 @@
-import { unwatchFile, watchFile, type Stats } from "node:fs";
+import { statSync } from "node:fs";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule, inject, injectable, preDestroy } from "inversify";
 import { IDS, type Config, type Groups, type Logger, type OutboundFetch } from "@sdwan-connections/composition";
@@ -14,9 +14,24 @@ import { generatedAdminFile, loadGroups, loadUsers, type Users } from "./users.j
 const WATCH_INTERVAL_MS = 1_000;
 
 /**
+ * What tells a file's versions apart (undefined: no file, or none readable). Looked up synchronously: a metadata
+ * lookup costs microseconds, where `watchFile`'s trip through the thread pool woke a worker thread and the event loop
+ * of an idle service every second (issue 40).
+ */
+const versionOf = (file: string): string | undefined => {
+  try {
+    const stats = statSync(file, { throwIfNoEntry: false });
+    return stats === undefined ? undefined : `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
  * Users from the htpasswd file, the environment's admin and the generated
- * admin. The files are watched: when one changes, the users are read again
- * and every cached verification is forgotten. Failed logins are counted by
+ * admin. The files are polled every second: when one changes (or appears, or
+ * goes), the users are read again and every cached verification is
+ * forgotten. Failed logins are counted by
  * the store (IDS.Storage): in memory for the embedded one, shared by the
  * instances on PostgreSQL. Each constructor parameter names its token:
  * vitest's esbuild emits no decorator metadata, so tests and the tsc build
@@ -29,7 +44,9 @@ export class WatchedUsersAuth implements Auth {
   readonly bearer: BearerAuthenticator | undefined;
   readonly sessions: SessionTokens;
   private currentGroups: Groups;
-  private readonly files: readonly string[];
+  /** Each watched file's version when last looked at. */
+  private readonly versions: Map<string, string | undefined>;
+  private readonly poll: NodeJS.Timeout;
   private reloads = 0;
 
   constructor(
@@ -47,17 +64,27 @@ export class WatchedUsersAuth implements Auth {
     this.bearer =
       config.oidc === undefined ? undefined : createBearerAuthenticator(config.oidc, { clock, logger, fetch });
     this.currentGroups = groups;
-    this.files = [config.htpasswdFile, generatedAdminFile(config.dataDir), config.groupsFile].filter(
+    const files = [config.htpasswdFile, generatedAdminFile(config.dataDir), config.groupsFile].filter(
       (file) => file !== undefined,
     );
-    for (const file of this.files) watchFile(file, { interval: WATCH_INTERVAL_MS, persistent: false }, this.reload);
+    this.versions = new Map(files.map((file) => [file, versionOf(file)]));
+    this.poll = setInterval(this.look, WATCH_INTERVAL_MS).unref();
   }
 
   readonly groups = (): Groups => this.currentGroups;
 
-  private readonly reload = (current: Stats, previous: Stats): void => {
-    // watchFile also reports a file that is missing and stays missing: nothing to read again then.
-    if (current.mtimeMs === previous.mtimeMs && current.ino === previous.ino && current.size === previous.size) return;
+  private readonly look = (): void => {
+    let changed = false;
+    for (const [file, before] of this.versions) {
+      const now = versionOf(file);
+      if (now === before) continue;
+      this.versions.set(file, now);
+      changed = true;
+    }
+    if (changed) this.reload();
+  };
+
+  private readonly reload = (): void => {
     const reloading = ++this.reloads;
     void loadGroups(this.config.groupsFile)().then((next) => {
       if (reloading !== this.reloads) return;
@@ -81,7 +108,7 @@ export class WatchedUsersAuth implements Auth {
 
   @preDestroy()
   async close(): Promise<void> {
-    for (const file of this.files) unwatchFile(file, this.reload);
+    clearInterval(this.poll);
   }
 }
 
