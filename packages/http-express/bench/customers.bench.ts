@@ -10,7 +10,7 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,13 +104,18 @@ interface Load {
 
 /** A server's process CPU time so far (user and system, µs). */
 type CpuMeter = () => Promise<number>;
-/** Any process's CPU time, all its threads, read the same way for every server: /proc/<pid>/stat (in 1/100 s). */
+/**
+ * Any process's CPU time, read the same way for every server: the time on a CPU of each of its threads
+ * (`/proc/<pid>/task/<tid>/schedstat`, in ns: `/proc/<pid>/stat` counts in 1/100 s, coarser than an idle second's).
+ */
 const processCpu =
   (pid: number): CpuMeter =>
   async () => {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]?.split(" ") ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    const threads = await readdir(`/proc/${pid}/task`);
+    const times = await Promise.all(
+      threads.map(async (tid) => Number((await readFile(`/proc/${pid}/task/${tid}/schedstat`, "utf8")).split(" ")[0])),
+    );
+    return times.reduce((sum, ns) => sum + ns, 0) / 1000;
   };
 const thisProcess = processCpu(process.pid);
 
@@ -335,11 +340,11 @@ const largePartner = async (dirs: readonly [string, string, string]): Promise<st
       `### A partner with 10,000 customers (${mib(bytes.length)} MiB of JSON)`,
       "",
       `Autocannon (a child process), ${CONNECTIONS} connections, ${DURATION_S} s per run, ${ROUNDS} interleaved rounds after a warm-up, medians.`,
-      "req/s is bounded by the load client reading 4.5 MiB answers; the server's CPU time per request is what the target judges:",
-      "its process's, all threads (`/proc/<pid>/stat`, read the same way for each). Bare node:http and the service each run alone in",
-      "their own process (the service as `pnpm start` runs it, its request lines logged to its stdout); the client and the simulator in",
-      "others. Bare node:http sends the service's identity answer as it is: the same bytes and headers, keep-alive. The last row is the",
-      "method before: the same service in this benchmark's process.",
+      "req/s is bounded by the load client reading 4.5 MiB answers; the server's CPU time per request is what the target",
+      "judges: its process's, all threads (`/proc/<pid>/task/*/schedstat`), read the same way for each server. Bare node:http",
+      "and the service each run alone in their own process (the service as `pnpm start` runs it, its request lines logged to",
+      "its stdout); the load client and the simulator in others. Bare node:http sends the service's identity answer as it is:",
+      "the same bytes and headers, keep-alive. The last row is the method before: the same service in this benchmark's process.",
       "",
       markdownTable(
         ["Row", "req/s", "p99 ms", "bytes per answer", "server CPU µs/req", "Compared"],
