@@ -321,10 +321,18 @@ const largePartner = async (dirs: readonly [string, string, string]): Promise<st
         headers: { ...auth, "if-none-match": etag },
         status: 304,
       },
-      // The method before: the service in this benchmark's process, its CPU the whole process's.
+      // The method before: the service in this benchmark's process, its CPU the whole process's; its 304s, as before,
+      // make its per-request code as hot as the other service's (answers at 80 a second leave it barely optimized).
       { label: "service in this process, identity", url: inProcessUrl, headers: auth, status: 200, cpu: thisProcess },
+      {
+        label: "service in this process, If-None-Match (304)",
+        url: inProcessUrl,
+        headers: { ...auth, "if-none-match": etag },
+        status: 304,
+        cpu: thisProcess,
+      },
     ]);
-    const [bareLoad, identity, gzip, br, notModified, inProcessIdentity] = medians;
+    const [bareLoad, identity, gzip, br, notModified, inProcessIdentity, inProcessNotModified] = medians;
     // Each round's identity CPU ÷ the same round's bare CPU: the pairs move together with the machine's load.
     const pairedWith = (row: number) =>
       (runs[row] ?? []).map((run, i) => run.cpuUs / (runs[0]?.[i]?.cpuUs ?? Infinity));
@@ -344,7 +352,8 @@ const largePartner = async (dirs: readonly [string, string, string]): Promise<st
       "judges: its process's, all threads (`/proc/<pid>/task/*/schedstat`), read the same way for each server. Bare node:http",
       "and the service each run alone in their own process (the service as `pnpm start` runs it, its request lines logged to",
       "its stdout); the load client and the simulator in others. Bare node:http sends the service's identity answer as it is:",
-      "the same bytes and headers, keep-alive. The last row is the method before: the same service in this benchmark's process.",
+      "the same bytes and headers, keep-alive. The last two rows are the method before: the same service in this benchmark's",
+      "process, which also starts and reaps the load client of every run.",
       "",
       markdownTable(
         ["Row", "req/s", "p99 ms", "bytes per answer", "server CPU µs/req", "Compared"],
@@ -396,6 +405,14 @@ const largePartner = async (dirs: readonly [string, string, string]): Promise<st
             Math.round(inProcessIdentity?.bytesPerAnswer ?? 0),
             Math.round(inProcessIdentity?.cpuUs ?? 0),
             `${ratio(inProcessIdentity?.cpuUs ?? 0, bareLoad?.cpuUs ?? 1)} bare's CPU per request; per round ${median(pairedInProcess).toFixed(2)}× (${Math.min(...pairedInProcess).toFixed(2)}–${Math.max(...pairedInProcess).toFixed(2)})`,
+          ],
+          [
+            "service in this benchmark's process, If-None-Match → 304 (the method before)",
+            Math.round(inProcessNotModified?.rps ?? 0),
+            inProcessNotModified?.p99 ?? 0,
+            Math.round(inProcessNotModified?.bytesPerAnswer ?? 0),
+            Math.round(inProcessNotModified?.cpuUs ?? 0),
+            "no body",
           ],
         ],
       ),
