@@ -32,7 +32,11 @@ export const withReferencedKey =
  */
 export const readingKeyReferences = (repository: ConnectionRepository, keys: KeyReader): ConnectionRepository => ({
   ...repository,
-  get: (alias) => pipe(repository.get(alias), TE.flatMap(withReferencedKey(keys))),
+  // Written out: every customers request reads its connection here (fp-ts's flatMap copies its arguments at each call).
+  get: (alias) => async () => {
+    const got = await repository.get(alias)();
+    return E.isLeft(got) ? got : withReferencedKey(keys)(got.right)();
+  },
   update: (alias, change, expected, entry) =>
     pipe(repository.update(alias, change, expected, entry), TE.flatMap(withReferencedKey(keys))),
 });

@@ -1,3 +1,4 @@
+import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
@@ -61,9 +62,13 @@ export const listPartnerCustomers =
         }),
       );
     };
-    return pipe(
-      TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
-      TE.flatMap(deps.repository.get),
-      TE.flatMap((connection) => deps.customersCache.get(connection, () => list(connection)())),
-    );
+    // Written out rather than piped: every warm request takes this path, and fp-ts's flatMap (`dual`) copies its
+    // arguments at each call (profile of the 304 answer: fp-ts 8 µs of this use case's 10 per request).
+    return async () => {
+      const alias = decodeInput(AliasCodec, "alias")(rawAlias);
+      if (E.isLeft(alias)) return alias;
+      const connection = await deps.repository.get(alias.right)();
+      if (E.isLeft(connection)) return connection;
+      return deps.customersCache.get(connection.right, () => list(connection.right)())();
+    };
   };
