@@ -136,14 +136,15 @@ try {
 \`pnpm --filter @sdwan-connections/cli bench\` (packages/cli/bench/start.bench.ts): the command as
 \`npm install -g\` installs it (dist/pack packed, installed from the tarball, started by its bin), started
 ${ROUNDS} times per command, interleaved with a bare \`node -e ''\` in the same run (each command once a round);
-the goal is at most ${GOAL}× bare node for \`--help\` and \`list\`. The command is two CommonJS files: \`main.js\`
+the goal is at most ${GOAL}× bare node for \`--help\` and \`list\`. The command is CommonJS files: \`main.js\`
 prints the help texts it carries (made from the commands at build time) and loads nothing else; every other command
-runs \`cli.js\` (core, the composition's container-free entry, the embedded store; PostgreSQL's driver, YAML, OpenID
-and the orchestrator's HTTP client compiled and run only when used) through V8's code cache, which each command's
-first run writes under \`~/.cache/sdwan-connections\` (an unmeasured first round here, as after an install). The last
-row is \`list\` without HOME, so without a cache: what every start compiles without one. The second row is a bare node
-that loads only what \`list\` needs of Node itself (\`node:crypto\` for the master-key check, \`node:fs/promises\` for
-the store, \`node:vm\` for the code cache) and writes to its stdout (a pipe here): the floor of a command built on them.
+runs \`cli.js\` (core, the composition's container-free entry, the embedded store; PostgreSQL's driver, YAML,
+OpenID, pino and the orchestrator's HTTP client are files of their own, read only when used) through V8's code
+cache, which each command's first run writes under \`~/.cache/sdwan-connections\` (an unmeasured first round here,
+as after an install). The last row is \`list\` without HOME, so without a cache: what every start compiles without
+one. The second row is a bare node that loads only what \`list\` needs of Node itself (\`node:crypto\` for the
+master-key check, \`node:fs/promises\` for the store, \`node:vm\` for the code cache) and writes to its stdout (a
+pipe here): the floor of a command built on them.
 Load average (1, 5, 15 min) ${loads(loadsBefore)} before, ${loads(loadsAfter)} after: a 2-core machine shared
 with other work, so the ratios, not the milliseconds, are what compare; the instructions (counted where valgrind is
 installed) are what no load moves.

@@ -1,10 +1,10 @@
 /**
  * The installable command: `dist/pack`, a package with no dependencies (everything bundled by esbuild,
  * the workspace packages included) and a `sdwan-connections` bin, so `npm pack dist/pack` then
- * `npm install -g <tarball>` works offline. Two CommonJS files (no ES module loader to start, no file read
+ * `npm install -g <tarball>` works offline. CommonJS files (no ES module loader to start, no file read
  * asynchronously): `main.js`, which prints the help texts it carries, and otherwise runs `cli.js`, every command,
- * through V8's code cache (scripts/cached-run.ts). What only some commands use (PostgreSQL's driver, OpenID, YAML)
- * is compiled and run only when used.
+ * through V8's code cache (scripts/cached-run.ts). The libraries only some commands use (PostgreSQL's driver,
+ * OpenID, YAML, pino, the orchestrator's HTTP client) are files of their own beside it, read only when used.
  */
 import { createHash } from "node:crypto";
 import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -33,6 +33,48 @@ const esModules: Plugin = {
     ),
 };
 
+// Libraries that only some commands load (each only through `import()`, or from a package loaded so): each its own
+// file beside cli.js, required when first used. In cli.js they were read, and their part of its code cache
+// deserialized, at every start (`list`: 5% of its instructions). By the import that names them; yaml's browser build
+// by its path (src/yaml.ts).
+const SEPARATE: Record<string, RegExp> = {
+  yaml: /\/yaml\/browser\/index\.js$/,
+  pg: /^pg$/,
+  "rate-limiter-flexible": /^rate-limiter-flexible$/,
+  "node-fetch": /^node-fetch$/,
+  cockatiel: /^cockatiel$/,
+  "openid-client": /^openid-client$/,
+  pino: /^pino$/,
+};
+const separateEntries: Record<string, string> = {};
+const separately: Plugin = {
+  name: "separate-libraries",
+  setup: (plugin) => {
+    for (const [name, filter] of Object.entries(SEPARATE))
+      plugin.onResolve({ filter }, async (args) => {
+        if (args.pluginData === name) return undefined;
+        const resolved = await plugin.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          pluginData: name,
+        });
+        if (resolved.errors.length > 0) return resolved;
+        separateEntries[name] = resolved.path;
+        return { path: name, namespace: "separate" };
+      });
+    // A module that requires the library's file: an `import()` of it becomes a `require` too (cli.js runs in a
+    // vm.Script, which has no `import()`), with main.js's `require` (scripts/cached-run.ts): lib/ beside it.
+    plugin.onLoad({ filter: /.*/, namespace: "separate" }, (args) => ({
+      contents: `module.exports = require("./${args.path}.js");`,
+      loader: "js",
+    }));
+    plugin.onResolve({ filter: /^\.\/.*\.js$/, namespace: "separate" }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   format: "cjs",
@@ -49,7 +91,13 @@ await build({
   outfile: `${out}/lib/cli.js`,
   // pg's optional native binding, which nothing here uses.
   external: ["pg-native"],
-  plugins: [esModules],
+  plugins: [separately, esModules],
+});
+await build({
+  ...common,
+  entryPoints: Object.entries(separateEntries).map(([name, path]) => ({ in: path, out: name })),
+  outdir: `${out}/lib`,
+  external: ["pg-native"],
 });
 await build({
   ...common,
@@ -93,10 +141,15 @@ await writeFile(
 await copyFile(`${root}README.md`, `${out}/README.md`);
 await chmod(`${out}/${BIN}`, 0o755);
 
-const files = await readdir(out, { recursive: true, withFileTypes: true });
-for (const file of files.filter((entry) => entry.isFile())) {
-  const path = join(file.parentPath, file.name).slice(out.length);
+const filesIn = async (dir: string): Promise<string[]> =>
+  (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((file) => join(file.parentPath, file.name).slice(dir.length));
+const built = await filesIn(out);
+for (const path of built) {
   await mkdir(dirname(`${installed}${path}`), { recursive: true });
   await rename(`${out}${path}`, `${installed}${path}`);
 }
 await rm(out, { recursive: true, force: true });
+// What an earlier build wrote and this one did not (a library no longer separate) would be packed too.
+for (const path of await filesIn(installed)) if (!built.includes(path)) await rm(`${installed}${path}`);

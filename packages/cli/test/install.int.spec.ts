@@ -1,5 +1,7 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -131,6 +133,51 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
         `no store in ${join(root, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory)`,
       ),
     });
+  });
+
+  it("reads a library only some commands use (each a file beside cli.js) only when one does: list reads none", async () => {
+    const env = { SDWAN_DATA_DIR: join(root, "separate-store") };
+    expect((await cli(["add", "lab", "https://vco.example.net/", "--force"], env, "a-key\n")).code).toBe(0);
+    const listed = await cli(["list"], env);
+    const asYaml = await cli(["list", "-o", "yaml"], env);
+    expect(asYaml).toEqual({
+      code: 0,
+      stdout: "- alias: lab\n  orchestratorUrl: https://vco.example.net/\n",
+      stderr: "",
+    });
+    const lib = join(root, "prefix", "lib", "node_modules", "sdwan-connections", "lib");
+    const libraries = (await readdir(lib)).filter((name) => !["main.js", "cli.js"].includes(name));
+    expect(libraries).toEqual(expect.arrayContaining(["yaml.js", "pg.js", "openid-client.js", "pino.js"]));
+    const away = join(root, "libraries-away");
+    await mkdir(away);
+    for (const name of libraries) await rename(join(lib, name), join(away, name));
+    try {
+      expect(await cli(["list"], env)).toEqual(listed);
+      expect((await cli(["list", "-o", "yaml"], env)).stderr).toMatch(/Cannot find module '\.\/yaml\.js'/);
+    } finally {
+      for (const name of libraries) await rename(join(away, name), join(lib, name));
+    }
+  });
+
+  it("signs in through openid-client's file: login asks the provider the service names", async () => {
+    const asked: string[] = [];
+    const server = createServer((request, response) => {
+      asked.push(request.url ?? "");
+      if (request.url !== "/rest/plugin/sdwan/auth/config") return void response.writeHead(404).end();
+      const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify({ oidc: { issuer, clientId: "cli", scopes: [] } }));
+    });
+    await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const result = await cli(["login", "--server", url], { XDG_CONFIG_HOME: join(root, "login-config") });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain("login: the provider refused the sign-in");
+      expect(asked).toEqual(["/rest/plugin/sdwan/auth/config", "/.well-known/openid-configuration"]);
+    } finally {
+      server.close();
+    }
   });
 
   it("holds no dependency-injection container: the CLI composes without inversify (it weighs on every start)", async () => {
