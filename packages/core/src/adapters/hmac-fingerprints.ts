@@ -12,9 +12,17 @@ export const hmacFingerprints = (secret: Buffer): KeyFingerprints => ({
   fingerprint: (alias, apiKey) => hmac(hmac(secret, aliasKey(alias)), apiKey.reveal()).toString("base64url"),
 });
 
-/** The stores' fingerprints: under a key derived from the master key (a keyring's `derivedKey`), the same for every instance of a deployment. */
-export const masterKeyFingerprints = (keyring: { derivedKey(purpose: string): Buffer }): KeyFingerprints =>
-  hmacFingerprints(keyring.derivedKey("apiKey-fingerprint/v1"));
+/**
+ * The stores' fingerprints: under a key derived from the master key (a keyring's `derivedKey`), the same for every
+ * instance of a deployment. Derived at the first fingerprint: a command that shows none (the CLI's list) never does.
+ */
+export const masterKeyFingerprints = (keyring: { derivedKey(purpose: string): Buffer }): KeyFingerprints => {
+  let fingerprints: KeyFingerprints | undefined;
+  return {
+    fingerprint: (alias, apiKey) =>
+      (fingerprints ??= hmacFingerprints(keyring.derivedKey("apiKey-fingerprint/v1"))).fingerprint(alias, apiKey),
+  };
+};
 
 /** Fingerprints under a random secret of this process: for embedding core alone; they change at every start. */
 export const createProcessKeyFingerprints = (): KeyFingerprints => hmacFingerprints(randomBytes(32));
