@@ -113,9 +113,14 @@ await build({
   define: {
     // The help texts, made here from the commands themselves: `--help` prints them without loading a command.
     SDWAN_STATIC_HELP: JSON.stringify(JSON.stringify((await import("../src/command-line.js")).staticHelp())),
+    // Of cli.js and the libraries beside it: each one's code cache is named by it.
     SDWAN_BUNDLE_HASH: JSON.stringify(
-      createHash("sha256")
-        .update(await readFile(`${out}/lib/cli.js`))
+      (
+        await Promise.all(
+          ["cli", ...Object.keys(separateEntries)].sort().map((name) => readFile(`${out}/lib/${name}.js`)),
+        )
+      )
+        .reduce((hash, file) => hash.update(file), createHash("sha256"))
         .digest("hex")
         .slice(0, 16),
     ),
