@@ -15,7 +15,7 @@ import { admitsHost } from "@sdwan-connections/outbound-http";
 import { createApiTokenCalls } from "./api-tokens.js";
 import {
   readCustomersByEnterprise,
-  readCustomersJson,
+  scanCustomersJson,
   type CustomersBound,
   type Refusal,
 } from "./customers-json/scanner.js";
@@ -28,7 +28,7 @@ import {
   isArrayText,
   readJson,
   tooLarge,
-  type ReadAnswer,
+  type ListReader,
 } from "./transport.js";
 import { portalUrl } from "./url.js";
 import { PARSE_LIMIT_BYTES } from "./wire.js";
@@ -90,24 +90,35 @@ export const createPortalOrchestrator = (options: PortalOrchestratorOptions = {}
   const transport = createPortalTransport(options);
   const { startDeadline, call, close } = transport;
   const tokens = createApiTokenCalls(transport);
-  /** A listing's answer: the byte scanner first; when it declines, the general path (an enterprise at a time: JSON.parse, io-ts, toCustomer) decides. */
-  const readCustomers: ReadAnswer<CustomerList> = (bytes) => {
-    if (!isArrayText(bytes))
-      return E.left(
-        orchestratorGarbage(
-          "The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: the answer is not an array.",
-        ),
-      );
-    const scanned = readCustomersJson(bytes, customersBound);
-    const read =
-      E.isRight(scanned) && O.isNone(scanned.right) ? readCustomersByEnterprise(bytes, customersBound) : scanned;
-    if (E.isLeft(read)) return E.left(refused(read.left, customersBound));
-    // Neither read it, so it is not JSON: as any answer that is not, too large to parse whole or not the API.
-    return E.fromOption(() =>
-      bytes.length > PARSE_LIMIT_BYTES
-        ? tooLarge(LISTING, PARSE_LIMIT_BYTES, ` and not ${ENTERPRISES}`)
-        : couldNotConnect(LISTING),
-    )(read.right);
+  /**
+   * A listing's answer: the byte scanner first, as the answer arrives; when it declines, the general path (an
+   * enterprise at a time: JSON.parse, io-ts, toCustomer) decides.
+   */
+  const readCustomers: ListReader<CustomerList> = {
+    start: (expectedBytes) => {
+      const scan = scanCustomersJson(customersBound, expectedBytes);
+      return {
+        more: scan.more,
+        end: (bytes) => {
+          if (!isArrayText(bytes))
+            return E.left(
+              orchestratorGarbage(
+                "The orchestrator's answer to getEnterpriseProxyEnterprises is not a list of enterprises: the answer is not an array.",
+              ),
+            );
+          const scanned = scan.end(bytes);
+          const read =
+            E.isRight(scanned) && O.isNone(scanned.right) ? readCustomersByEnterprise(bytes, customersBound) : scanned;
+          if (E.isLeft(read)) return E.left(refused(read.left, customersBound));
+          // Neither read it, so it is not JSON: as any answer that is not, too large to parse whole or not the API.
+          return E.fromOption(() =>
+            bytes.length > PARSE_LIMIT_BYTES
+              ? tooLarge(LISTING, PARSE_LIMIT_BYTES, ` and not ${ENTERPRISES}`)
+              : couldNotConnect(LISTING),
+          )(read.right);
+        },
+      };
+    },
   };
 
   const identify =

@@ -4,7 +4,12 @@ import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import { describe, expect, it } from "vitest";
 import type { CustomerList } from "@sdwan-connections/core";
-import { readCustomersByEnterprise, readCustomersJson, type CustomersBound } from "../src/customers-json/scanner.js";
+import {
+  readCustomersByEnterprise,
+  readCustomersJson,
+  scanCustomersJson,
+  type CustomersBound,
+} from "../src/customers-json/scanner.js";
 import { DEFAULT_CUSTOMERS_BOUND } from "../src/index.js";
 import { decodeCustomers, PARSE_LIMIT_BYTES } from "../src/wire.js";
 
@@ -343,5 +348,91 @@ describe("one enterprise at a time (issue 27: JSON.parse of a whole answer of [[
         DEFAULT_CUSTOMERS_BOUND,
       ),
     ).toEqual(E.left({ invalid: "enterprise [3] has a missing or invalid id" }));
+  });
+});
+
+describe("read as the answer arrives (issue 40: the scan overlaps the transfer)", () => {
+  /** `readCustomersJson`'s answer, its JSON as text (vitest compares long byte arrays slowly). */
+  const comparable = (read: E.Either<unknown, O.Option<CustomerList>>) =>
+    E.map(O.map((list: CustomerList) => [list.count, Buffer.from(list.json).toString("latin1")]))(read);
+  /** The answer read in pieces (each `more` given every byte so far, in one buffer, as the transport gives them). */
+  const inPieces = (bytes: Uint8Array, cuts: readonly number[], bound: CustomersBound) => {
+    const scan = scanCustomersJson(bound, bytes.length);
+    for (const cut of [...cuts].sort((a, b) => a - b)) scan.more(bytes.subarray(0, cut));
+    return scan.end(bytes);
+  };
+  const expectSameInPieces = (bytes: Uint8Array, cuts: readonly number[], bound = DEFAULT_CUSTOMERS_BOUND) =>
+    expect(comparable(inPieces(bytes, cuts, bound)), new TextDecoder().decode(bytes).slice(0, 120)).toEqual(
+      comparable(readCustomersJson(bytes, bound)),
+    );
+  const usual = encoder.encode(JSON.stringify(enterprisesOf(8, 0.25).slice(0, 20)));
+
+  it("reads the enterprises each piece completes, before the last byte", () => {
+    const scan = scanCustomersJson(DEFAULT_CUSTOMERS_BOUND);
+    const half = usual.subarray(0, usual.length >> 1);
+    expect(scan.more(half)).toBeGreaterThan(5);
+    expect(scan.more(half)).toBeLessThan(20);
+    expect(scan.more(usual.subarray(0, usual.length - 1))).toBe(20);
+    expectSameInPieces(usual, [usual.length >> 1, usual.length - 1]);
+  });
+
+  it(
+    "answers exactly what the whole answer's reading answers, cut anywhere, in any pieces",
+    () => {
+      // Every single cut (of a shorter answer), and one byte at a time.
+      const short = encoder.encode(JSON.stringify(enterprisesOf(8, 0.25).slice(0, 4)));
+      for (let cut = 0; cut <= short.length; cut += 1) expectSameInPieces(short, [cut]);
+      expectSameInPieces(
+        usual,
+        Array.from({ length: usual.length }, (_, i) => i),
+      );
+      const answers = [
+        usual,
+        encoder.encode(JSON.stringify(enterprisesOf(9, 1).slice(0, 5), null, 2)),
+        encoder.encode(`[{"id":1,"logicalId":"x"},{"id":2,"logic\u0061lId":"y"},{"id":3,"logicalId":"z"}]`),
+        encoder.encode(`[{"id":1,"logicalId":"x"},{"id":2,"logicalId":"y"}] x`),
+        encoder.encode(`[{"id":1,"logicalId":"x"},{"id":2}]`),
+        encoder.encode(" [ ] "),
+        encoder.encode("{}"),
+      ];
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...answers),
+          fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
+          fc.nat(255),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          (answer, shares, byte, at) => {
+            const cuts = shares.map((share) => Math.floor(share * answer.length));
+            expectSameInPieces(answer, cuts);
+            const changed = Uint8Array.from(answer);
+            changed[Math.floor(at * (answer.length - 1))] = byte;
+            expectSameInPieces(changed, cuts);
+          },
+        ),
+        { numRuns: 150 },
+      );
+      // An enterprise larger than the parse limit: never read in pieces past it.
+      const large = encoder.encode(
+        `[{"id":1,"logicalId":"x"},{"id":2,"logicalId":"y","extra":[${"[],".repeat(PARSE_LIMIT_BYTES / 3)}[]]}]`,
+      );
+      expectSameInPieces(
+        large,
+        Array.from({ length: 64 }, (_, i) => i * (large.length >> 6)),
+      );
+    },
+    PROPERTY_RUN_TIMEOUT_MS,
+  );
+
+  it("holds to the bound as the whole answer's reading does, whichever piece crosses it", () => {
+    const whole = readCustomersJson(usual, DEFAULT_CUSTOMERS_BOUND);
+    const length = E.isRight(whole) && O.isSome(whole.right) ? whole.right.value.json.length : 0;
+    for (const bound of [
+      { enterprises: 20, replyBytes: length },
+      { enterprises: 19, replyBytes: length },
+      { enterprises: 20, replyBytes: length - 1 },
+      { enterprises: 3, replyBytes: length },
+      { enterprises: 20, replyBytes: 300 },
+    ])
+      for (let cut = 0; cut <= usual.length; cut += 97) expectSameInPieces(usual, [cut, cut + 500], bound);
   });
 });

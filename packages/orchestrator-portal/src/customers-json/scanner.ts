@@ -42,7 +42,25 @@ export type Refusal = keyof CustomersBound | { readonly invalid: string };
 export const readCustomersJson = (
   bytes: Uint8Array,
   bound: CustomersBound,
-): E.Either<Refusal, O.Option<CustomerList>> => read(bytes, bound, false);
+): E.Either<Refusal, O.Option<CustomerList>> => scanCustomersJson(bound, bytes.length).end(bytes);
+
+/**
+ * `readCustomersJson` of an answer as it arrives: `more` after each piece, with every byte so far (the same bytes at
+ * the same places each time), answering how many enterprises it has read; then `end` with them all.
+ */
+export interface CustomersScan {
+  readonly more: (prefix: Uint8Array) => number;
+  readonly end: (bytes: Uint8Array) => E.Either<Refusal, O.Option<CustomerList>>;
+}
+
+/**
+ * `readCustomersJson`, its reading begun while the answer arrives (`expectedBytes`: its length, if known): `end`
+ * answers exactly what `readCustomersJson` answers for the same bytes.
+ */
+export const scanCustomersJson = (bound: CustomersBound, expectedBytes = 0): CustomersScan => {
+  const { more, end } = transform(bound, false, expectedBytes);
+  return { more, end: (bytes) => settle(() => end(bytes)) };
+};
 
 /**
  * The general path of a getEnterpriseProxyEnterprises answer, the authority on what it means: each enterprise
@@ -55,15 +73,13 @@ export const readCustomersJson = (
 export const readCustomersByEnterprise = (
   bytes: Uint8Array,
   bound: CustomersBound,
-): E.Either<Refusal, O.Option<CustomerList>> => read(bytes, bound, true);
+): E.Either<Refusal, O.Option<CustomerList>> => settle(() => transform(bound, true, bytes.length).end(bytes));
 
-const read = (
-  bytes: Uint8Array,
-  bound: CustomersBound,
-  general: boolean,
+const settle = (
+  transformed: () => { readonly json: Uint8Array; readonly count: number } | string | undefined,
 ): E.Either<Refusal, O.Option<CustomerList>> => {
   try {
-    const done = transform(bytes, bound, general);
+    const done = transformed();
     if (typeof done === "string") return E.left({ invalid: done });
     return E.right(done === undefined ? O.none : O.some(customerListOfJson(done.json, done.count)));
   } catch (error) {
@@ -132,12 +148,6 @@ const NULL = 3;
 const TRUE = 4;
 const FALSE = 5;
 
-/** Bytes that need no attention inside a string: printable ASCII but the quote and the backslash. */
-const PLAIN = 1;
-const STRING_BYTE = Uint8Array.from({ length: 256 }, (_, byte) =>
-  byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH ? PLAIN : 0,
-);
-
 /** Thrown to leave the fast path, or by the general one on an answer that is not a JSON array; either answers none. */
 const NOT_USUAL = new Error("not the usual form");
 /** Thrown once the answer is over the bound; `readCustomersJson` answers which. */
@@ -154,14 +164,24 @@ const isHex = (byte: number | undefined): boolean =>
  * enterprise is not of the usual form; with `general` true, the reason of the first enterprise that is not one.
  */
 const transform = (
-  bytes: Uint8Array,
   bound: CustomersBound,
   general: boolean,
-): { readonly json: Uint8Array; readonly count: number } | string | undefined => {
-  const end = bytes.length;
+  expectedBytes = 0,
+): {
+  readonly more: (prefix: Uint8Array) => number;
+  readonly end: (bytes: Uint8Array) => { readonly json: Uint8Array; readonly count: number } | string | undefined;
+} => {
+  // The answer, or as much of it as has come (`more`): the same bytes at the same places each time.
+  let bytes: Uint8Array = new Uint8Array(0);
+  let end = 0;
   let at = 0;
   // The answer as a Buffer (a view, not a copy): a number's digits are read as text from it.
-  const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let latin1: Buffer = Buffer.alloc(0);
+  const take = (input: Uint8Array): void => {
+    bytes = input;
+    end = input.length;
+    latin1 = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  };
 
   // Per slot, for the enterprise being read: what its last value was (ABSENT… FALSE), where it lies, its number.
   const kinds = new Uint8Array(FIELDS.length);
@@ -171,7 +191,7 @@ const transform = (
   const numbers = new Float64Array(FIELDS.length);
 
   // Never grown past the bound but for the room of the enterprise being written (its bytes in the answer, and some).
-  let out = new Uint8Array(Math.min(Math.max(1024, end), bound.replyBytes));
+  let out = new Uint8Array(Math.min(Math.max(1024, expectedBytes), bound.replyBytes));
   let written = 0;
   const reserve = (more: number): void => {
     if (written + more <= out.length) return;
@@ -186,8 +206,10 @@ const transform = (
 
   const skipSpace = (): void => {
     let i = at;
-    let byte = bytes[i];
-    while (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) byte = bytes[++i];
+    let byte = bytes[i] as number;
+    // Most often none (an orchestrator writes its JSON compact): one test, and `at` left as it is.
+    if (byte > 0x20) return;
+    while (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) byte = bytes[++i] as number;
     at = i;
   };
 
@@ -201,11 +223,14 @@ const transform = (
     let i = at;
     let found = 0;
     for (;;) {
-      // Plain bytes in one load and one test each; the rest below.
-      while (STRING_BYTE[bytes[i] as number] === PLAIN) i += 1;
-      const byte = bytes[i++];
+      // Plain bytes (printable ASCII but the quote and the backslash) with compares only; the rest below. Past the
+      // end a byte is undefined, and every comparison with it false.
+      let byte = bytes[i] as number;
+      while (byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH) byte = bytes[++i] as number;
+      i += 1;
       if (byte === QUOTE) break;
-      if (byte === undefined || byte < 0x20) fail();
+      // A control byte, or the end.
+      if (!(byte >= 0x20)) fail();
       else if (byte >= 0x80) found |= NON_ASCII;
       else if (byte === BACKSLASH) {
         found |= ESCAPED;
@@ -548,36 +573,82 @@ const transform = (
   let usual = true;
   // The general path's first enterprise that is not one: the rest are only passed and counted.
   let invalid: string | undefined;
-  // As `TextDecoder` decodes the answer for `JSON.parse`.
-  if (general && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) at = 3;
-  skipSpace();
-  expect(OPEN_BRACKET);
-  out[written++] = OPEN_BRACKET;
-  skipSpace();
-  if (bytes[at] !== CLOSE_BRACKET)
-    for (;;) {
-      if (count === bound.enterprises) throw OVER_ENTERPRISES;
-      if (general) {
-        if (invalid === undefined) invalid = readGeneral(count);
-        else skipValue();
-      } else {
-        usual &&= readUsual(count > 0);
-        if (!usual) skipValue();
+  // Whether the opening bracket has been read; `at` is then after it or after the `count`th enterprise.
+  let opened = false;
+  // How many bytes past `at` the next `more` waits for.
+  let waitFor = 0;
+  const open = (): void => {
+    // As `TextDecoder` decodes the answer for `JSON.parse`.
+    if (general && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) at = 3;
+    skipSpace();
+    expect(OPEN_BRACKET);
+    out[written++] = OPEN_BRACKET;
+    opened = true;
+  };
+  /** Past the white space and comma before the next enterprise (`at` after the last one); false at the closing bracket, or at anything else. */
+  const toNext = (): boolean => {
+    skipSpace();
+    if (count === 0 ? bytes[at] === CLOSE_BRACKET : bytes[at] !== COMMA) return false;
+    if (count > 0) at += 1;
+    skipSpace();
+    return true;
+  };
+
+  /**
+   * The usual enterprises of what has come of the answer (a prefix of it, growing), read and written: those it
+   * holds whole, each as `end` would read it (an enterprise is read from its bytes alone), so that `end` goes on
+   * from there. It stops, to wait for more, before anything it cannot read yet, and never fails: what it cannot
+   * read is left for `end`, which decides on the whole answer.
+   */
+  const more = (prefix: Uint8Array): number => {
+    // Tried again only once what waits has doubled, so that an enterprise that stops it is read again a few times at most.
+    if (general || !usual || prefix.length - at < waitFor) return count;
+    take(prefix);
+    let from = at;
+    let writtenFrom = written;
+    try {
+      if (!opened) open();
+      for (;;) {
+        from = at;
+        writtenFrom = written;
+        if (!toNext() || count === bound.enterprises || !readUsual(count > 0)) break;
+        count += 1;
       }
-      count += 1;
-      skipSpace();
-      if (bytes[at] !== COMMA) break;
-      at += 1;
-      skipSpace();
+    } catch {
+      // The bracket not come yet, or the reply over its bound: `end` says so.
+      written = opened ? writtenFrom : 0;
     }
-  expect(CLOSE_BRACKET);
-  skipSpace();
-  if (at !== end) fail();
-  if (!usual) return undefined;
-  if (invalid !== undefined) return invalid;
-  checkReplyBytes();
-  reserve(1);
-  out[written++] = CLOSE_BRACKET;
-  // A copy of the exact size: the customers cache keeps it, and the room reserved is up to a third more.
-  return { json: out.slice(0, written), count };
+    at = opened ? from : 0;
+    waitFor = 2 * (end - at);
+    return count;
+  };
+
+  return {
+    more,
+    end: (whole) => {
+      take(whole);
+      if (!opened) open();
+      while (toNext()) {
+        if (count === bound.enterprises) throw OVER_ENTERPRISES;
+        if (general) {
+          if (invalid === undefined) invalid = readGeneral(count);
+          else skipValue();
+        } else {
+          usual &&= readUsual(count > 0);
+          if (!usual) skipValue();
+        }
+        count += 1;
+      }
+      expect(CLOSE_BRACKET);
+      skipSpace();
+      if (at !== end) fail();
+      if (!usual) return undefined;
+      if (invalid !== undefined) return invalid;
+      checkReplyBytes();
+      reserve(1);
+      out[written++] = CLOSE_BRACKET;
+      // A copy of the exact size: the customers cache keeps it, and the room reserved is up to a third more.
+      return { json: out.slice(0, written), count };
+    },
+  };
 };
