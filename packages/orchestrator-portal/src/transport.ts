@@ -71,10 +71,7 @@ export type CallResult<A = unknown> = E.Either<OrchestratorError, Answer<A>>;
  */
 export type ReadAnswer<A> = (bytes: Uint8Array) => E.Either<OrchestratorError, A>;
 
-/**
- * A list's 2xx answer read as it arrives, so that the reading overlaps the transfer: `more` after each piece, with
- * every byte so far (the same bytes at the same places each time), then `end` with them all, whose answer is the call's.
- */
+/** A list's 2xx answer read as it arrives, to overlap the transfer: `more` after each piece with every byte so far, then `end`. */
 export interface AnswerReading<A> {
   readonly more: (prefix: Uint8Array) => void;
   readonly end: ReadAnswer<A>;
@@ -85,13 +82,11 @@ export interface ListReader<A> {
   readonly start: (expectedBytes: number) => AnswerReading<A>;
 }
 
-type Attempt =
-  /** `reading`: a list's answer as it was read while it arrived. */
-  (
-    | { readonly done: CallResult<Uint8Array>; readonly reading?: AnswerReading<unknown> | undefined }
-    /** Worth another attempt after `waitMs`, if that fits the deadline; `tookMs` is what this attempt cost. */
-    | { readonly retry: OrchestratorError; readonly waitMs: number; readonly tookMs: number }
-  ) & { readonly detail?: string };
+type Attempt = (
+  | { readonly done: CallResult<Uint8Array>; readonly reading?: AnswerReading<unknown> | undefined }
+  /** Worth another attempt after `waitMs`, if that fits the deadline; `tookMs` is what this attempt cost. */
+  | { readonly retry: OrchestratorError; readonly waitMs: number; readonly tookMs: number }
+) & { readonly detail?: string };
 
 const RETRYABLE_NETWORK_CODES = new Set([
   "ECONNRESET",
@@ -140,37 +135,30 @@ const transportReason = (method: PortalMethod, code: string | undefined): Orches
 /**
  * The body's bytes, in one buffer as they arrive (`more` told of each piece, with every byte so far), bounded as
  * node-fetch's `size` bounds them (a `max-size` error): node-fetch's `arrayBuffer()` copies them twice (its concat,
- * then a slice), 2 × 6.8 MB for 10,000 enterprises. The buffer takes the length the answer says, if within the bound.
+ * then a slice), 2 × 6.8 MB for 10,000 enterprises. Its room: the length the answer says, if within the bound.
  */
-const readBody = async (
-  response: FetchResponse,
-  limitBytes: number,
-  more?: (prefix: Uint8Array) => void,
-): Promise<Uint8Array> => {
+const readBody = async (response: FetchResponse, limitBytes: number, more?: (prefix: Uint8Array) => void) => {
   if (response.body === undefined || response.body === null) return new Uint8Array(await response.arrayBuffer());
   let bytes = new Uint8Array(Math.min(declaredLength(response), limitBytes) || 64 * 1024);
   let length = 0;
   for await (const piece of response.body) {
     const chunk = typeof piece === "string" ? Buffer.from(piece) : piece;
-    if (length + chunk.length > limitBytes)
-      throw Object.assign(new Error(`body over ${limitBytes} bytes`), { type: "max-size" });
-    if (length + chunk.length > bytes.length) {
-      const grown = new Uint8Array(Math.min(Math.max(bytes.length * 2, length + chunk.length), limitBytes));
-      grown.set(bytes.subarray(0, length));
+    length += chunk.length;
+    if (length > limitBytes) throw Object.assign(new Error(`body over ${limitBytes} bytes`), { type: "max-size" });
+    if (length > bytes.length) {
+      const grown = new Uint8Array(Math.min(Math.max(bytes.length * 2, length), limitBytes));
+      grown.set(bytes.subarray(0, length - chunk.length));
       bytes = grown;
     }
-    bytes.set(chunk, length);
-    length += chunk.length;
+    bytes.set(chunk, length - chunk.length);
     more?.(bytes.subarray(0, length));
   }
   return bytes.subarray(0, length);
 };
 
 /** The length an answer says it has (Content-Length), else 0. */
-const declaredLength = (response: FetchResponse): number => {
-  const length = Number(response.headers.get("content-length"));
-  return Number.isSafeInteger(length) && length > 0 ? length : 0;
-};
+const declaredLength = ({ headers }: FetchResponse) =>
+  Math.max(0, Math.trunc(Number(headers.get("content-length"))) || 0);
 
 /** node-fetch, as this client calls it unless given another (the composition wraps it to trace each attempt). */
 export const defaultFetch: FetchLike = (url, init) => nodeFetch(url, init);
