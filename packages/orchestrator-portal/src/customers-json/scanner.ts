@@ -99,17 +99,27 @@ interface Field {
   readonly name: Uint8Array;
   /** The Customer field's `{"name":` or `,"name":`, as the output writes it before the value. */
   readonly prefix: Uint8Array;
+  /** `name` and `prefix` as `wordsOf` makes them. */
+  readonly nameWords: Uint32Array;
+  readonly prefixWords: Uint32Array;
 }
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
-const FIELDS: readonly Field[] = CUSTOMER_MAPPING.map(([field, from, conversion], slot) => ({
-  slot,
-  conversion,
-  name: encoder.encode(from),
-  prefix: encoder.encode(`${slot === 0 ? "{" : ","}"${field}":`),
-}));
+/** Bytes as little-endian 32-bit words, the last one padded with zeros: compared and copied four bytes at a time. */
+const wordsOf = (bytes: Uint8Array): Uint32Array => {
+  const padded = new Uint8Array(Math.ceil(bytes.length / 4) * 4);
+  padded.set(bytes);
+  const view = new DataView(padded.buffer);
+  return Uint32Array.from({ length: padded.length / 4 }, (_, i) => view.getUint32(4 * i, true));
+};
+
+const FIELDS: readonly Field[] = CUSTOMER_MAPPING.map(([field, from, conversion], slot) => {
+  const name = encoder.encode(from);
+  const prefix = encoder.encode(`${slot === 0 ? "{" : ","}"${field}":`);
+  return { slot, conversion, name, nameWords: wordsOf(name), prefix, prefixWords: wordsOf(prefix) };
+});
 
 const REQUIRED: readonly number[] = FIELDS.filter(
   ({ conversion }) => conversion === "required-text" || conversion === "required-integer",
@@ -177,10 +187,13 @@ const transform = (
   let at = 0;
   // The answer as a Buffer (a view, not a copy): a number's digits are read as text from it.
   let latin1: Buffer = Buffer.alloc(0);
+  // The answer and the output as DataViews too: their bytes copied four at a time (`writeCustomer`).
+  let words = new DataView(bytes.buffer);
   const take = (input: Uint8Array): void => {
     bytes = input;
     end = input.length;
     latin1 = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+    words = new DataView(input.buffer, input.byteOffset, input.byteLength);
   };
 
   // Per slot, for the enterprise being read: what its last value was (ABSENT… FALSE), where it lies, its number.
@@ -192,12 +205,14 @@ const transform = (
 
   // Never grown past the bound but for the room of the enterprise being written (its bytes in the answer, and some).
   let out = new Uint8Array(Math.min(Math.max(1024, expectedBytes), bound.replyBytes));
+  let outWords = new DataView(out.buffer);
   let written = 0;
   const reserve = (more: number): void => {
     if (written + more <= out.length) return;
     const grown = new Uint8Array(Math.max(Math.min(out.length * 2, bound.replyBytes), written + more));
     grown.set(out.subarray(0, written));
     out = grown;
+    outWords = new DataView(out.buffer);
   };
 
   const fail = (): never => {
@@ -223,8 +238,18 @@ const transform = (
     let i = at;
     let found = 0;
     for (;;) {
-      // Plain bytes (printable ASCII but the quote and the backslash) with compares only; the rest below. Past the
-      // end a byte is undefined, and every comparison with it false.
+      // Plain bytes (printable ASCII but the quote and the backslash) four at a time while a word has none other
+      // (SWAR: a word's high bits mark a byte that is zero once xored with a quote or a backslash, below 0x20 or
+      // from 0x80; a false mark only sends the word to the byte loop); then one at a time; the rest below. Past
+      // the end a byte is undefined, and every comparison with it false.
+      for (; i + 4 <= end; i += 4) {
+        const word = words.getInt32(i, true);
+        const quotes = word ^ 0x22222222;
+        const backslashes = word ^ 0x5c5c5c5c;
+        const marks =
+          ((quotes - 0x01010101) & ~quotes) | ((backslashes - 0x01010101) & ~backslashes) | (word - 0x20202020) | word;
+        if ((marks & 0x80808080) !== 0) break;
+      }
       let byte = bytes[i] as number;
       while (byte >= 0x20 && byte < 0x80 && byte !== QUOTE && byte !== BACKSLASH) byte = bytes[++i] as number;
       i += 1;
@@ -386,7 +411,10 @@ const transform = (
     const candidates = length < MAX_KEY ? BY_SHAPE[length * 256 + (bytes[start] as number)] : undefined;
     if (candidates !== undefined)
       for (const known of candidates) {
-        let i = 1;
+        // Its whole words, then its last bytes.
+        let i = 0;
+        const whole = length - (length % 4);
+        while (i < whole && words.getUint32(start + i, true) === known.nameWords[i / 4]) i += 4;
         while (i < length && known.name[i] === bytes[start + i]) i += 1;
         if (i === length) return known;
       }
@@ -439,10 +467,13 @@ const transform = (
     reserve(room);
     // The output and its length in locals while writing (the hot loop): stored back at the end.
     let o = out;
+    let ow = outWords;
     let w = written;
     if (afterAnother) o[w++] = COMMA;
-    for (const { slot, conversion, prefix } of FIELDS) {
-      for (let i = 0; i < prefix.length; i += 1) o[w++] = prefix[i] as number;
+    for (const { slot, conversion, prefix, prefixWords } of FIELDS) {
+      // Whole words: the last one's padding is written over next (the room reserved has space for it).
+      for (let i = 0; i < prefixWords.length; i += 1) ow.setUint32(w + 4 * i, prefixWords[i] as number, true);
+      w += prefix.length;
       const kind = kinds[slot];
       // What to copy from the answer, or the text to write instead.
       let start = 0;
@@ -465,6 +496,7 @@ const transform = (
             // It may be longer than its bytes were (each bad byte becomes three): room for it and, again, for the rest.
             reserve(again.length + room);
             o = out;
+            ow = outWords;
             o.set(again, w);
             w += again.length;
           }
@@ -489,7 +521,9 @@ const transform = (
           text = kind === NUMBER ? JSON.stringify(round6(numbers[slot])) : "null";
           break;
       }
-      for (let i = start; i < stop; i += 1) o[w++] = bytes[i] as number;
+      let i = start;
+      for (; i + 4 <= stop; i += 4, w += 4) ow.setUint32(w, words.getUint32(i, true), true);
+      for (; i < stop; i += 1) o[w++] = bytes[i] as number;
       for (let i = 0; i < text.length; i += 1) o[w++] = text.charCodeAt(i);
     }
     o[w++] = CLOSE_BRACE;
