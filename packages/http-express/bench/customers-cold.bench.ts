@@ -4,7 +4,7 @@
  * key's partner identity is known, so one orchestrator call, as for the baselines). Against, in the same run
  * and interleaved: (a) a minimal express app that fetches the same answer, `JSON.parse`s it, maps each
  * enterprise to a customer (`toCustomer`) and `res.json`s the list; (b) the same fetch, parse and map, then
- * `JSON.stringify`, in this process. Targets: the service ≤ 1.0× (a) and ≤ 1.3× (b). Writes the
+ * `JSON.stringify`, in this process. Targets: the service ≤ 0.5× (a) (issue 40) and ≤ 1.3× (b). Writes the
  * "customers-cold" section of docs/benchmarks.md.
  *
  *   pnpm --filter @sdwan-connections/http-express bench:cold
