@@ -436,3 +436,28 @@ describe("read as the answer arrives (issue 40: the scan overlaps the transfer)"
       for (let cut = 0; cut <= usual.length; cut += 97) expectSameInPieces(usual, [cut, cut + 500], bound);
   });
 });
+
+describe("coordinates rounded from their digits (issue 40: the double was read from text for each of them)", () => {
+  it("writes what round6 of the double writes, near a half of a millionth too, for any digits", () => {
+    const digits = (min: number, max: number) =>
+      fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((list) => list.join(""));
+    // The 7th to 12th digits near a half: where the digits alone could round otherwise than the double.
+    const nearHalf = fc.constantFrom("499998", "499999", "500000", "500001", "4999995", "5000005", "");
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.oneof(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 1000, max: 10 ** 9 })),
+        digits(0, 6),
+        nearHalf,
+        digits(0, 12),
+        (negative, integer, first, half, rest) => {
+          const fraction = `${first}${first.length === 6 ? half : ""}${rest}`;
+          const lat = `${negative ? "-" : ""}${integer}${fraction === "" ? "" : `.${fraction}`}`;
+          const answer = encoder.encode(`[{"id":1,"logicalId":"x","lat":${lat},"lon":1.0000005}]`);
+          expect(expectAgreement(answer), lat).toBe(true);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -288,8 +288,11 @@ const transform = (
 
   // Set by `readNumber`: whether the number was written as JSON.stringify writes it (a short integer, no "-0").
   let canonical = false;
-  /** A number (`at` on its first byte), checked against JSON's grammar, as JSON.parse reads it. */
-  const readNumber = (): number => {
+  /**
+   * A number (`at` on its first byte), checked against JSON's grammar, as JSON.parse reads it; a `coordinate` as
+   * round6 rounds that (`coordinateOf`).
+   */
+  const readNumber = (coordinate = false): number => {
     const start = at;
     let i = at;
     if (bytes[i] === MINUS) i += 1;
@@ -309,6 +312,11 @@ const transform = (
       canonical = !(negative && integer === 0);
       return negative ? -integer : integer;
     }
+    canonical = false;
+    if (coordinate && byte === DOT && integer < 1000) {
+      const rounded = coordinateOf(integer, i + 1);
+      if (rounded !== undefined) return bytes[start] === MINUS ? -rounded : rounded;
+    }
     if (bytes[i] === DOT) {
       i += 1;
       if (!isDigit(bytes[i])) fail();
@@ -321,8 +329,35 @@ const transform = (
       while (isDigit(bytes[i])) i += 1;
     }
     at = i;
-    canonical = false;
     return Number(latin1.toString("latin1", start, i));
+  };
+
+  /**
+   * A coordinate's usual form (under 1000, a fraction at `from`, no exponent) as round6 rounds the double it reads
+   * as, from its digits, without that double: its millionths, plus one when the digits past the sixth are past a
+   * half. Within a millionth of a half, where the double's error could decide, or in another form, undefined (and
+   * `readNumber` reads the double). The double is within 2e-7 millionths of the digits under 1000, so both round alike.
+   */
+  const coordinateOf = (integer: number, from: number): number | undefined => {
+    let i = from;
+    let millionths = integer;
+    // The 7th to 12th digits, as an integer of six digits.
+    let rest = 0;
+    let digits = 0;
+    let byte = bytes[i] as number;
+    // Past the end a byte is undefined, and every comparison with it false.
+    while (byte >= ZERO && byte <= NINE) {
+      if (digits < 6) millionths = millionths * 10 + (byte - ZERO);
+      else if (digits < 12) rest = rest * 10 + (byte - ZERO);
+      digits += 1;
+      byte = bytes[++i] as number;
+    }
+    if (digits === 0 || byte === 0x65 || byte === 0x45) return undefined;
+    for (let place = digits; place < 6; place += 1) millionths *= 10;
+    for (let place = Math.max(digits, 6); place < 12; place += 1) rest *= 10;
+    if (rest >= 499_999 && rest <= 500_000) return undefined;
+    at = i;
+    return (millionths + (rest > 500_000 ? 1 : 0)) / 1e6;
   };
 
   /** `true`, `false` or `null` (`at` on its first byte); anything else is not JSON. */
@@ -437,7 +472,7 @@ const transform = (
       kinds[slot] = STRING;
       flags[slot] = passString();
     } else if (byte === MINUS || isDigit(byte)) {
-      const value = readNumber();
+      const value = readNumber(conversion === "coordinate");
       const integral = conversion === "integer" || conversion === "required-integer";
       // An integer written otherwise than JSON.stringify writes it ("1.0", "-0", 1e3) is rare: the general path writes it.
       if (
