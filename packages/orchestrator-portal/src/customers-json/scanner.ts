@@ -157,6 +157,8 @@ const NUMBER = 2;
 const NULL = 3;
 const TRUE = 4;
 const FALSE = 5;
+/** A coordinate read as round6 rounds it, in millionths (`coordinateOf`). */
+const MILLIONTHS = 6;
 
 /** Thrown to leave the fast path, or by the general one on an answer that is not a JSON array; either answers none. */
 const NOT_USUAL = new Error("not the usual form");
@@ -168,6 +170,29 @@ const isDigit = (byte: number | undefined): boolean => byte !== undefined && byt
 const isHex = (byte: number | undefined): boolean =>
   byte !== undefined &&
   ((byte >= ZERO && byte <= NINE) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66));
+
+/**
+ * A coordinate in millionths (under 1000, signed), written at `at` as JSON.stringify writes round6's double of it:
+ * its whole part and up to six decimals, without trailing zeros (a decimal of at most 9 digits is the shortest that
+ * reads back as that double), and no sign for zero. Answers where it ends.
+ */
+const writeMillionths = (out: Uint8Array, at: number, millionths: number): number => {
+  let w = at;
+  if (millionths < 0) out[w++] = MINUS;
+  const magnitude = Math.abs(millionths);
+  const whole = Math.floor(magnitude / 1e6);
+  if (whole >= 100) out[w++] = ZERO + Math.floor(whole / 100);
+  if (whole >= 10) out[w++] = ZERO + (Math.floor(whole / 10) % 10);
+  out[w++] = ZERO + (whole % 10);
+  let fraction = magnitude - whole * 1e6;
+  if (fraction > 0) out[w++] = DOT;
+  for (let place = 100_000; fraction > 0; place /= 10) {
+    const digit = Math.floor(fraction / place);
+    out[w++] = ZERO + digit;
+    fraction -= digit * place;
+  }
+  return w;
+};
 
 /**
  * The customers' JSON and count, the answer being within the bound; with `general` false, undefined when an
@@ -286,8 +311,10 @@ const transform = (
     return found;
   };
 
-  // Set by `readNumber`: whether the number was written as JSON.stringify writes it (a short integer, no "-0").
+  // Set by `readNumber`: whether the number was written as JSON.stringify writes it (a short integer, no "-0"); for
+  // a coordinate, whether it answered it in millionths (`coordinateOf`), else as a double.
   let canonical = false;
+  let inMillionths = false;
   /**
    * A number (`at` on its first byte), checked against JSON's grammar, as JSON.parse reads it; a `coordinate` as
    * round6 rounds that (`coordinateOf`).
@@ -315,7 +342,10 @@ const transform = (
     canonical = false;
     if (coordinate && byte === DOT && integer < 1000) {
       const rounded = coordinateOf(integer, i + 1);
-      if (rounded !== undefined) return bytes[start] === MINUS ? -rounded : rounded;
+      if (rounded !== undefined) {
+        inMillionths = true;
+        return bytes[start] === MINUS ? -rounded : rounded;
+      }
     }
     if (bytes[i] === DOT) {
       i += 1;
@@ -357,7 +387,7 @@ const transform = (
     for (let place = Math.max(digits, 6); place < 12; place += 1) rest *= 10;
     if (rest >= 499_999 && rest <= 500_000) return undefined;
     at = i;
-    return (millionths + (rest > 500_000 ? 1 : 0)) / 1e6;
+    return millionths + (rest > 500_000 ? 1 : 0);
   };
 
   /** `true`, `false` or `null` (`at` on its first byte); anything else is not JSON. */
@@ -472,6 +502,7 @@ const transform = (
       kinds[slot] = STRING;
       flags[slot] = passString();
     } else if (byte === MINUS || isDigit(byte)) {
+      inMillionths = false;
       const value = readNumber(conversion === "coordinate");
       const integral = conversion === "integer" || conversion === "required-integer";
       // An integer written otherwise than JSON.stringify writes it ("1.0", "-0", 1e3) is rare: the general path writes it.
@@ -481,7 +512,7 @@ const transform = (
       )
         fail();
       if (!integral && conversion !== "flag" && conversion !== "coordinate") fail();
-      kinds[slot] = NUMBER;
+      kinds[slot] = inMillionths ? MILLIONTHS : NUMBER;
       numbers[slot] = value;
     } else {
       const kind = readLiteral();
@@ -559,7 +590,8 @@ const transform = (
                 : "null";
           break;
         case "coordinate":
-          text = kind === NUMBER ? JSON.stringify(round6(numbers[slot])) : "null";
+          if (kind === MILLIONTHS) w = writeMillionths(o, w, numbers[slot] as number);
+          else text = kind === NUMBER ? JSON.stringify(round6(numbers[slot])) : "null";
           break;
       }
       let i = start;
