@@ -212,7 +212,7 @@ const transform = (
   let at = 0;
   // The answer as a Buffer (a view, not a copy): a number's digits are read as text from it.
   let latin1: Buffer = Buffer.alloc(0);
-  // The answer and the output as DataViews too: their bytes copied four at a time (`writeCustomer`).
+  // The answer and the output as DataViews too: read, compared and copied four bytes at a time.
   let words = new DataView(bytes.buffer);
   const take = (input: Uint8Array): void => {
     bytes = input;
@@ -316,8 +316,8 @@ const transform = (
   let canonical = false;
   let inMillionths = false;
   /**
-   * A number (`at` on its first byte), checked against JSON's grammar, as JSON.parse reads it; a `coordinate` as
-   * round6 rounds that (`coordinateOf`).
+   * A number (`at` on its first byte), checked against JSON's grammar, as JSON.parse reads it; a `coordinate` of
+   * the usual form in millionths, as round6 rounds it (`coordinateOf`, `inMillionths` set).
    */
   const readNumber = (coordinate = false): number => {
     const start = at;
