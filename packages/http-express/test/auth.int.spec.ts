@@ -25,6 +25,15 @@ import {
 
 const CONNECTIONS = `${BASE}/connections`;
 
+/** A service on an in-memory store whose users come from `config`'s files; `announce` hears what it prints. */
+const startOnUserFiles = (config: ReturnType<typeof testConfig>, announce?: (text: string) => void) =>
+  startService(config, {
+    storage: createInMemoryStorage(),
+    orchestrator: testOrchestrator(),
+    logDestination: captureLogs().stream,
+    ...(announce === undefined ? {} : { announce }),
+  });
+
 /** The service's clock and Date (which the failed-login count, rate-limiter-flexible, reads), moved on together. */
 const advance = (clock: ReturnType<typeof createManualClock>, ms: number): void => {
   clock.advance(ms);
@@ -98,11 +107,7 @@ describe("authentication and roles (docs/interface.md §5)", () => {
   it("a changed user file takes effect without restart and drops verified credentials", async () => {
     const { dir, htpasswd } = await makeUsersDir();
     const config = testConfig({ SDWAN_DATA_DIR: dir, SDWAN_HTPASSWD_FILE: htpasswd, SDWAN_VIEWERS: VIEWER.name });
-    const service = await startService(config, {
-      storage: createInMemoryStorage(),
-      orchestrator: testOrchestrator(),
-      logDestination: captureLogs().stream,
-    });
+    const service = await startOnUserFiles(config);
     try {
       const call = client(service.url);
       expect((await call("GET", CONNECTIONS, { user: OPERATOR })).status).toBe(200);
@@ -125,11 +130,7 @@ describe("authentication and roles (docs/interface.md §5)", () => {
   it("a user file that appears after the start is read, and one that goes is noticed (the data directory's admin)", async () => {
     const { dir, htpasswd } = await makeUsersDir();
     const config = testConfig({ SDWAN_DATA_DIR: dir, SDWAN_HTPASSWD_FILE: htpasswd });
-    const service = await startService(config, {
-      storage: createInMemoryStorage(),
-      orchestrator: testOrchestrator(),
-      logDestination: captureLogs().stream,
-    });
+    const service = await startOnUserFiles(config);
     try {
       const call = client(service.url);
       const later = { name: "later-admin", password: "a-later-password" };
@@ -148,13 +149,7 @@ describe("authentication and roles (docs/interface.md §5)", () => {
   it("with no users configured, creates an admin, stores only its hash (mode 0600) and prints the password once; a restart names that admin, without a password", async () => {
     const dir = await makeDataDir();
     const printed: string[] = [];
-    const start = () =>
-      startService(testConfig({ SDWAN_DATA_DIR: dir }), {
-        storage: createInMemoryStorage(),
-        orchestrator: testOrchestrator(),
-        logDestination: captureLogs().stream,
-        announce: (text) => printed.push(text),
-      });
+    const start = () => startOnUserFiles(testConfig({ SDWAN_DATA_DIR: dir }), (text) => printed.push(text));
     const first = await start();
     await first.close();
     expect(printed).toHaveLength(1);
