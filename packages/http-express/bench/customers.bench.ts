@@ -342,6 +342,15 @@ const largePartner = async (dirs: readonly [string, string, string]): Promise<st
     const marginal = (row: Load | undefined, idleUsPerS: number) => (row?.cpuUs ?? 0) - idleUsPerS / (row?.rps ?? 1);
     bare.close();
     const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`;
+    /** A row of the warm table: a run's figures, then what they compare to. */
+    const loadRow = (label: string, load: Load | undefined, compared: string) => [
+      label,
+      Math.round(load?.rps ?? 0),
+      load?.p99 ?? 0,
+      Math.round(load?.bytesPerAnswer ?? 0),
+      Math.round(load?.cpuUs ?? 0),
+      compared,
+    ];
     const coldMs = median(cold);
     const rawMs = median(raw);
     return [
@@ -358,62 +367,33 @@ const largePartner = async (dirs: readonly [string, string, string]): Promise<st
       markdownTable(
         ["Row", "req/s", "p99 ms", "bytes per answer", "server CPU µs/req", "Compared"],
         [
-          [
-            "bare node:http sending the same answer",
-            Math.round(bareLoad?.rps ?? 0),
-            bareLoad?.p99 ?? 0,
-            Math.round(bareLoad?.bytesPerAnswer ?? 0),
-            Math.round(bareLoad?.cpuUs ?? 0),
-            "baseline",
-          ],
-          [
+          loadRow("bare node:http sending the same answer", bareLoad, "baseline"),
+          loadRow(
             "service, warm, identity",
-            Math.round(identity?.rps ?? 0),
-            identity?.p99 ?? 0,
-            Math.round(identity?.bytesPerAnswer ?? 0),
-            Math.round(identity?.cpuUs ?? 0),
+            identity,
             `**${ratio(identity?.cpuUs ?? 0, bareLoad?.cpuUs ?? 1)}** bare's CPU per request (target ≤ ${WARM_CPU_TARGET}×): ${(identity?.cpuUs ?? Infinity) <= WARM_CPU_TARGET * (bareLoad?.cpuUs ?? 0) ? "met" : "**not met**"}; per round ${median(paired).toFixed(2)}× (${Math.min(...paired).toFixed(2)}–${Math.max(...paired).toFixed(2)}); by req/s ${ratio(identity?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; without each server's idle CPU (service ${(serviceIdle / 1000).toFixed(1)} ms/s, bare ${(bareIdle / 1000).toFixed(1)} ms/s, measured alone) ${ratio(marginal(identity, serviceIdle), marginal(bareLoad, bareIdle))}`,
-          ],
-          [
+          ),
+          loadRow(
             "service, warm, gzip",
-            Math.round(gzip?.rps ?? 0),
-            gzip?.p99 ?? 0,
-            Math.round(gzip?.bytesPerAnswer ?? 0),
-            Math.round(gzip?.cpuUs ?? 0),
+            gzip,
             `${ratio(gzip?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; ${(bytes.length / gzipReply.body.length).toFixed(1)}× smaller`,
-          ],
-          [
+          ),
+          loadRow(
             "service, warm, br",
-            Math.round(br?.rps ?? 0),
-            br?.p99 ?? 0,
-            Math.round(br?.bytesPerAnswer ?? 0),
-            Math.round(br?.cpuUs ?? 0),
+            br,
             `${ratio(br?.rps ?? 0, bareLoad?.rps ?? 1)} of bare; ${(bytes.length / brReply.body.length).toFixed(1)}× smaller`,
-          ],
-          [
-            "service, If-None-Match → 304",
-            Math.round(notModified?.rps ?? 0),
-            notModified?.p99 ?? 0,
-            Math.round(notModified?.bytesPerAnswer ?? 0),
-            Math.round(notModified?.cpuUs ?? 0),
-            "no body",
-          ],
-          [
+          ),
+          loadRow("service, If-None-Match → 304", notModified, "no body"),
+          loadRow(
             "service in this benchmark's process, warm, identity (the method before)",
-            Math.round(inProcessIdentity?.rps ?? 0),
-            inProcessIdentity?.p99 ?? 0,
-            Math.round(inProcessIdentity?.bytesPerAnswer ?? 0),
-            Math.round(inProcessIdentity?.cpuUs ?? 0),
+            inProcessIdentity,
             `${ratio(inProcessIdentity?.cpuUs ?? 0, bareLoad?.cpuUs ?? 1)} bare's CPU per request; per round ${median(pairedInProcess).toFixed(2)}× (${Math.min(...pairedInProcess).toFixed(2)}–${Math.max(...pairedInProcess).toFixed(2)})`,
-          ],
-          [
+          ),
+          loadRow(
             "service in this benchmark's process, If-None-Match → 304 (the method before)",
-            Math.round(inProcessNotModified?.rps ?? 0),
-            inProcessNotModified?.p99 ?? 0,
-            Math.round(inProcessNotModified?.bytesPerAnswer ?? 0),
-            Math.round(inProcessNotModified?.cpuUs ?? 0),
+            inProcessNotModified,
             "no body",
-          ],
+          ),
         ],
       ),
       "",
