@@ -63,9 +63,12 @@ const separately: Plugin = {
         return { path: name, namespace: "separate" };
       });
     // A module that requires the library's file: an `import()` of it becomes a `require` too (cli.js runs in a
-    // vm.Script, which has no `import()`), with main.js's `require` (scripts/cached-run.ts): lib/ beside it.
+    // vm.Script, which has no `import()`), with main.js's `require` (scripts/cached-run.ts): lib/ beside it. Written
+    // as an ES module that re-exports the file, so that a default import is the library's default export, as in one
+    // bundle (as a CommonJS `module.exports = require(…)`, node-fetch's default import was its namespace object: every
+    // orchestrator call of the installed command failed as "could not connect").
     plugin.onLoad({ filter: /.*/, namespace: "separate" }, (args) => ({
-      contents: `module.exports = require("./${args.path}.js");`,
+      contents: `export * from "./${args.path}.js"; export { default } from "./${args.path}.js";`,
       loader: "js",
     }));
     plugin.onResolve({ filter: /^\.\/.*\.js$/, namespace: "separate" }, (args) => ({

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { loadSampleDataset, startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -138,6 +139,19 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
         `no store in ${join(root, "data")} (SDWAN_DATA_DIR is not set: ./data in the current directory)`,
       ),
     });
+  });
+
+  it("asks the orchestrator through node-fetch's file: add checks the key, customers lists the partner's", async () => {
+    const simulator = await startOrchestratorSimulator({ data: await loadSampleDataset(), host: "127.0.0.1", port: 0 });
+    try {
+      const env = { SDWAN_DATA_DIR: join(root, "orchestrator-store") };
+      expect(await cli(["add", "lab", simulator.url], env, "sample-partner-key-1\n")).toMatchObject({ code: 0 });
+      const customers = await cli(["customers", "lab", "-o", "json"], env);
+      expect(customers.code, customers.stderr).toBe(0);
+      expect((JSON.parse(customers.stdout) as unknown[]).length).toBeGreaterThan(0);
+    } finally {
+      await simulator.stop();
+    }
   });
 
   it("reads a library only some commands use (each a file beside cli.js) only when one does: list reads none", async () => {
