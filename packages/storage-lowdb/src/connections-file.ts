@@ -150,7 +150,6 @@ export const openConnectionsFile =
     try {
       await mkdir(dataDir, { recursive: true, mode: 0o700 });
       lock = createFileLock(path, lockStaleMs);
-      await removeOrphanedTemporaries(path);
       await db.read();
       if (adapter.known === undefined) {
         await withLock(async () => {
@@ -173,6 +172,8 @@ export const openConnectionsFile =
     const canWrite = createWriteProbe(dataDir);
     let closed = false;
     let generation = 0;
+    // What dead writers left is cleaned up by this process's first write: one that only reads looks at nothing more.
+    let orphansRemoved: Promise<void> | undefined;
 
     /** Re-reads the file when another process changed it (one stat when it did not). */
     const refresh = async (): Promise<void> => {
@@ -191,6 +192,7 @@ export const openConnectionsFile =
       const settled = new Promise<void>((resolve) => (settle = resolve));
       try {
         const results = await withLock(async (compromised) => {
+          await (orphansRemoved ??= removeOrphanedTemporaries(path));
           await refresh();
           // Mutations change the live map (copying 10,000 entries per write would cost more than the write's
           // bookkeeping); should the write fail, the file is re-read below, which undoes them.

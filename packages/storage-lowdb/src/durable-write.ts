@@ -5,7 +5,7 @@ import { basename, dirname, join } from "node:path";
 
 /**
  * Replaces `path` with `bytes` atomically and durably, the one way every file of the data directory is rewritten:
- * a temporary file beside it (`.NAME.PID.RANDOM.tmp`, mode 0600, what the connections file's start removes when its
+ * a temporary file beside it (`.NAME.PID.RANDOM.tmp`, mode 0600, what the connections file's first write removes when its
  * writer died), written, fdatasync'ed (the data and the size needed to read it back: all a new file needs before its
  * rename), then renamed over `path` once `ready` settles (not at all if it rejects; the temporary file is removed
  * on any failure). Answers the new version's handle, still open (kept, its inode is not reused while it is the

@@ -59,6 +59,12 @@ const lockIdentity = async (path: string): Promise<string | undefined> => {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A user of the store, registered: who it is and its registration's file. */
+interface Registered {
+  readonly self: User;
+  readonly registration: string;
+}
+
 export interface FileLock {
   /**
    * Runs `work` holding the lock, across processes. `compromised()` turns
@@ -76,8 +82,9 @@ export interface FileLock {
  * The cross-process lock of `path`: proper-lockfile's lock directory
  * (`<path>.lock`), taken over after `staleMs` without an update, as before.
  * And, so that a lock left by a process that died (SIGKILL) is recognised
- * at once: every user of the store registers in `<path>.lock.users` when it
- * opens it (host, pid, process start time), long before it can hold the lock.
+ * at once: every user of the store registers in `<path>.lock.users` before it
+ * first takes the lock (host, pid, process start time). A user that only reads
+ * never locks, so never registers: a CLI `list` writes nothing.
  * A lock that this user waits for, while every other registered user is a
  * dead process of this machine, can only be a dead one's: it is removed. So
  * is one that a dead process of this machine says it took: each user writes
@@ -91,17 +98,24 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
   const usersDir = `${lockDir}.users`;
   const breakDir = `${lockDir}.break`;
   const stale = Math.max(staleMs, 2000);
-  const self: User = { host: hostname(), pid: process.pid, started: startTimeOf("self") };
-  const registration = join(usersDir, `${process.pid}-${randomBytes(4).toString("hex")}.json`);
-  // Synchronous: the store is being opened, and this must be on disk before any lock is taken.
-  mkdirSync(usersDir, { recursive: true, mode: 0o700 });
-  writeFileSync(registration, JSON.stringify(self), { mode: 0o600 });
+  /** This user and its registration's file, once registered. */
+  let registered: Registered | undefined;
+  /** Registers this user, once, before its first lock: on disk before any lock it takes (synchronous on purpose). */
+  const register = (): Registered => {
+    if (registered !== undefined) return registered;
+    const self: User = { host: hostname(), pid: process.pid, started: startTimeOf("self") };
+    const registration = join(usersDir, `${process.pid}-${randomBytes(4).toString("hex")}.json`);
+    mkdirSync(usersDir, { recursive: true, mode: 0o700 });
+    writeFileSync(registration, JSON.stringify(self), { mode: 0o600 });
+    return (registered = { self, registration });
+  };
 
   /**
    * Whether the lock `identity` can only be a dead process's: every other registered user is a dead process
    * of this machine (their entries are then removed), or the one that took it is.
    */
   const heldByTheDead = async (identity: string): Promise<boolean> => {
+    const { self, registration } = register();
     const names = await readdir(usersDir).catch(() => [] as string[]);
     const dead: string[] = [];
     let othersAllDead = true;
@@ -122,6 +136,7 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
 
   /** Says, in this user's registration, which lock directory it holds now. */
   const claim = async (): Promise<void> => {
+    const { self, registration } = register();
     const holds = await lockIdentity(lockDir);
     // Written aside and renamed: a registration cut short by a SIGKILL could not be judged, and its lock would wait for the stale time.
     const next = `${registration}.tmp`;
@@ -186,6 +201,11 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
 
   return {
     run: (work) => async () => {
+      try {
+        register();
+      } catch (error) {
+        return E.left(`cannot register in ${usersDir} (${errorCode(error)})`);
+      }
       active += 1;
       let compromised = false;
       const release = await acquire(() => {
@@ -203,6 +223,8 @@ export const createFileLock = (path: string, staleMs: number): FileLock => {
         active -= 1;
       }
     },
-    close: () => unlink(registration).catch(() => undefined),
+    close: async () => {
+      if (registered !== undefined) await unlink(registered.registration).catch(() => undefined);
+    },
   };
 };

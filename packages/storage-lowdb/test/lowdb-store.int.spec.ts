@@ -1,14 +1,17 @@
-import { mkdir, readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ApiKey, type Alias, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
 import { aConnection, anAuditEntry } from "@sdwan-connections/core/testing";
 import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it } from "vitest";
-import { createLowdbAuditLog } from "../src/audit-file.js";
+import { AUDIT_FILE, createLowdbAuditLog } from "../src/audit-file.js";
 import { createLowdbConnectionRepository } from "../src/connection-repository.js";
 import { openConnectionsFile } from "../src/connections-file.js";
 import { describeConnectionsFileError, type ConnectionsFileError } from "../src/errors.js";
 import { FILE_FORMAT, SCHEMA_VERSION } from "../src/file-format.js";
+import { openLowdbStorage } from "../src/open-lowdb-storage.js";
 import { WRITE_PROBE_FILE } from "../src/write-probe.js";
 import { keyringOf, MASTER_KEY, openOrThrow, OTHER_MASTER_KEY, run, temporaryDirectory } from "./support.js";
 
@@ -252,6 +255,31 @@ describe("a start", () => {
       expect(message).not.toContain(needle);
     }
     expect(await readFile(fileIn(directory.path), "utf8")).toBe(before);
+  });
+  it("that only reads writes nothing in the data directory: no lock registration, no dead writer's file looked for; its first write does both (issue 40)", async () => {
+    await using directory = await temporaryDirectory();
+    await seeded(directory.path);
+    for (const file of ["connections.json", AUDIT_FILE])
+      await rm(join(directory.path, `${file}.lock.users`), { recursive: true, force: true });
+    const dead = spawn(process.execPath, ["-e", ""]);
+    await once(dead, "exit");
+    const leftByTheDead = `.connections.json.${dead.pid}.0badc0de.tmp`;
+    await writeFile(join(directory.path, leftByTheDead), "half a file");
+    const before = (await readdir(directory.path)).sort();
+
+    const reader = await openLowdbStorage({ dataDir: directory.path, keyring: keyringOf() })();
+    if (E.isLeft(reader)) throw new Error(reader.left._tag);
+    expect((await run(reader.right.repository.list())).map((connection) => connection.alias)).toEqual(["Lab", "prod"]);
+    await reader.right.close();
+    expect((await readdir(directory.path)).sort()).toEqual(before);
+
+    const writer = await openLowdbStorage({ dataDir: directory.path, keyring: keyringOf() })();
+    if (E.isLeft(writer)) throw new Error(writer.left._tag);
+    await run(writer.right.repository.insert(aConnection({ alias: "third" })));
+    const after = await readdir(directory.path);
+    expect(after).toContain("connections.json.lock.users");
+    expect(after).not.toContain(leftByTheDead);
+    await writer.right.close();
   });
 });
 

@@ -100,7 +100,7 @@ describe("several processes on one file", () => {
     // The dead writer's lock goes stale and is taken over: the store stays writable.
     await run(repository.insert(aConnection({ alias: "after-the-crash" })));
     expect((await storedAliases(directory.path)).includes("after-the-crash")).toBe(true);
-    // A temporary file the dead writer left is cleaned up by the next start.
+    // A temporary file the dead writer left is cleaned up by the next write.
     expect((await readdir(directory.path)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
     await reopened.close();
   });
