@@ -1,4 +1,5 @@
 /** The process's command run: signals, the terminal, and the exit code (`main.ts` loads it for all but help). */
+import { isatty } from "node:tty";
 import { runCli } from "./cli.js";
 import { readSecret } from "./secret-input.js";
 
@@ -28,7 +29,8 @@ void runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   readSecret: (prompt) => readSecret({ stdin: process.stdin, prompt: process.stderr }, prompt),
-  interactive: process.stdin.isTTY === true,
+  // Not process.stdin: made at its first use, a stream (a socket on a pipe) that most commands never read.
+  interactive: isatty(0),
   onStop: (stop) => {
     stopCleanly = stop;
   },

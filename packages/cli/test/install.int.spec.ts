@@ -181,6 +181,45 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
     }
   });
 
+  it("takes for list nothing list does not use: no help text parsed, no standard input stream made (issue 40)", async () => {
+    const env = { SDWAN_DATA_DIR: join(root, "counted-store") };
+    expect((await cli(["add", "lab", "https://vco.example.net/", "--force"], env, "a-key\n")).code).toBe(0);
+    // Counts, in the installed command's own process, the parses of its help texts and the making of process.stdin.
+    const counter = join(root, "count-start.cjs");
+    await writeFile(
+      counter,
+      `const parse = JSON.parse;
+let helpParses = 0;
+JSON.parse = function (text, ...rest) {
+  if (typeof text === "string" && text.includes('"--version":')) helpParses += 1;
+  return parse.call(this, text, ...rest);
+};
+const stdin = Object.getOwnPropertyDescriptor(process, "stdin");
+let stdinMade = 0;
+Object.defineProperty(process, "stdin", { ...stdin, get() { stdinMade += 1; return stdin.get.call(process); } });
+process.on("exit", () => require("node:fs").writeSync(2, JSON.stringify({ helpParses, stdinMade })));
+`,
+    );
+    const main = join(root, "prefix", "lib", "node_modules", "sdwan-connections", "lib", "main.js");
+    const counted = async (args: readonly string[], input = "") => {
+      const started = run(process.execPath, ["--require", counter, main, ...args], {
+        cwd: root,
+        env: { PATH: process.env["PATH"] ?? "", SDWAN_LOG_LEVEL: "warn", ...env },
+      });
+      started.child.stdin?.end(input);
+      const { stdout, stderr } = await started;
+      return { stdout, counts: JSON.parse(stderr.slice(stderr.lastIndexOf("{"))) as Record<string, number> };
+    };
+    const listed = await counted(["list"]);
+    expect(listed.stdout).toBe((await cli(["list"], env)).stdout);
+    expect(listed.counts).toEqual({ helpParses: 0, stdinMade: 0 });
+    // What counts them sees them where they are used: the help, and the key read from standard input.
+    expect((await counted(["--help"])).counts).toEqual({ helpParses: 1, stdinMade: 0 });
+    const added = await counted(["add", "lab-2", "https://vco.example.net/", "--force"], "a-key\n");
+    expect(added.counts["helpParses"]).toBe(0);
+    expect(added.counts["stdinMade"]).toBeGreaterThan(0);
+  });
+
   it("signs in through openid-client's file: login asks the provider the service names", async () => {
     const asked: string[] = [];
     const server = createServer((request, response) => {
