@@ -336,6 +336,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     {
       logDestination: process.stderr,
       ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestrator }),
+      readsOnly: run.readsOnly === true,
       // A PostgreSQL context's URL is in the variable it names: a failure names that one.
       ...(inContext !== undefined && "postgres-url-env" in inContext
         ? { databaseUrlVariable: inContext["postgres-url-env"] }

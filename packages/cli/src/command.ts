@@ -63,6 +63,8 @@ export interface Command extends CommandSpec {
   readonly readsKey?: (options: CommandInput["options"]) => boolean;
   /** Whether it may call an orchestrator (validations, customers); the others run with the composition's offline one. */
   readonly asksOrchestrator?: boolean;
+  /** Whether it only reads the store (list, get): opened without a start's upkeep, left to the next writer. */
+  readonly readsOnly?: boolean;
   /** Whether, with these options, it creates the store when there is none yet (the writes that add, never a dry run); the others refuse a missing store. */
   readonly createsStore?: (options: CommandInput["options"]) => boolean;
   run(input: CommandInput): TE.TaskEither<DomainError, CommandOutput>;

@@ -159,6 +159,7 @@ export const COMMANDS: readonly Command[] = [
     name: "list",
     summary: "the connections (alias and orchestrator URL; -o wide adds health and key expiry)",
     args: [],
+    readsOnly: true,
     options: {
       ...OUTPUT_OPTIONS,
       output: {
@@ -191,6 +192,7 @@ export const COMMANDS: readonly Command[] = [
     summary:
       "one connection as stored: URL, version, when its key was set, the key's fingerprint (the orchestrator is not asked)",
     args: ["alias"],
+    readsOnly: true,
     options: OUTPUT_OPTIONS,
     run: ({ service, args: [alias] }) => TE.map(detailsOutput)(service.connections.describe(alias as string)),
   },

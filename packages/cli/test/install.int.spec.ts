@@ -181,7 +181,7 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
     }
   });
 
-  it("takes for list nothing list does not use: no help text parsed, no standard input stream made (issue 40)", async () => {
+  it("takes for list nothing list does not use: no help text parsed, no standard input stream made, no look at the audit trail's end (issue 40)", async () => {
     const env = { SDWAN_DATA_DIR: join(root, "counted-store") };
     expect((await cli(["add", "lab", "https://vco.example.net/", "--force"], env, "a-key\n")).code).toBe(0);
     // Counts, in the installed command's own process, the parses of its help texts and the making of process.stdin.
@@ -218,6 +218,15 @@ process.on("exit", () => require("node:fs").writeSync(2, JSON.stringify({ helpPa
     const added = await counted(["add", "lab-2", "https://vco.example.net/", "--force"], "a-key\n");
     expect(added.counts["helpParses"]).toBe(0);
     expect(added.counts["stdinMade"]).toBeGreaterThan(0);
+    // What a crash left at the trail's end is the next writer's to mend: list leaves it, add mends it.
+    const trail = join(env.SDWAN_DATA_DIR, "audit.jsonl");
+    await writeFile(trail, '{"id":"cut short', { flag: "a" });
+    const torn = await readFile(trail, "utf8");
+    expect((await counted(["get", "lab-2"])).stdout).toContain("lab-2");
+    expect((await counted(["list"])).stdout).toContain("lab-2");
+    expect(await readFile(trail, "utf8")).toBe(torn);
+    await counted(["delete", "lab-2"]);
+    expect(await readFile(trail, "utf8")).not.toContain("cut short");
   });
 
   it("signs in through openid-client's file: login asks the provider the service names", async () => {

@@ -55,6 +55,8 @@ export interface ServiceOverrides {
   readonly tracing?: Tracing;
   /** The variable the PostgreSQL URL was read from, named in a failure (default SDWAN_DATABASE_URL; a CLI context names its own). */
   readonly databaseUrlVariable?: string;
+  /** The caller only reads (a CLI `list`): the store opens without a start's upkeep (see openLowdbStorage's `readsOnly`). */
+  readonly readsOnly?: boolean;
 }
 
 /** An opened service: the store opened, the use cases ready. */
@@ -94,6 +96,7 @@ export const openService =
         overrides.storage === undefined
           ? await openStore(config, logger, {
               databaseUrlVariable: overrides.databaseUrlVariable ?? "SDWAN_DATABASE_URL",
+              readsOnly: overrides.readsOnly === true,
             })()
           : E.right(overrides.storage);
       if (E.isLeft(store)) return await close().then(() => store);

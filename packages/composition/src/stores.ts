@@ -21,9 +21,11 @@ export type StoreLocation = { readonly title: string } & (
   | { readonly kind: "lowdb"; readonly dataDir: string; readonly fromDefault: boolean; readonly exists: boolean }
 );
 
-/** How the operator named the store: the variable the PostgreSQL URL was read from (a CLI context names its own). */
+/** How the operator named the store: the variable the PostgreSQL URL was read from (a CLI context names its own); and whether the opener only reads. */
 export interface StoreNames {
   readonly databaseUrlVariable: string;
+  /** Whether the opener only reads (see openLowdbStorage's `readsOnly`). */
+  readonly readsOnly?: boolean;
 }
 
 /** A failure of the store itself (out of reach: exit 7 in the CLI), or of what it was given (the configuration: exit 2). */
@@ -60,10 +62,11 @@ const STORES: Record<Config["storage"], Store> = {
       );
       return { title: "embedded (lowdb)", kind: "lowdb", dataDir, fromDefault: config.dataDirFromDefault, exists };
     },
-    open: (config, keyring, logger) =>
+    open: (config, keyring, logger, { readsOnly }) =>
       TE.mapLeft(storeFailure("configuration"))(
         openLowdbStorage({
           dataDir: config.dataDir,
+          readsOnly: readsOnly === true,
           keyring,
           auditRetention: config.auditRetention,
           failureWindowMs: config.loginWindowMs,

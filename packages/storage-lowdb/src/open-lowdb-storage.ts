@@ -36,6 +36,11 @@ export interface OpenLowdbStorageOptions {
   readonly lockStaleMs?: number;
   /** Told of what an operator should know but that stops nothing (lines of the audit trail skipped as damaged): a line safe to log. */
   readonly onWarning?: (message: string) => void;
+  /**
+   * The opener only reads (a CLI `list`): what a crash left at the audit trail's end is left for the next writer,
+   * which mends it before it appends anyway (readers skip it meanwhile). By default a start mends it at once.
+   */
+  readonly readsOnly?: boolean;
 }
 
 /**
@@ -52,6 +57,7 @@ export const openLowdbStorage =
     failureWindowMs = 60_000,
     lockStaleMs,
     onWarning,
+    readsOnly = false,
   }: OpenLowdbStorageOptions): TaskEither<DomainError, Storage> =>
   async () => {
     const locking = lockStaleMs === undefined ? {} : { lockStaleMs };
@@ -88,7 +94,7 @@ export const openLowdbStorage =
       return E.left(storageFailure(describeConnectionsFileError(file.left)));
     }
     // What a full disk or a crash left at the trail's end goes before anything is appended (and lists skip it meanwhile).
-    await audit.repair();
+    if (!readsOnly) await audit.repair();
     return E.right({
       repository: createLowdbConnectionRepository(file.right),
       changes: createInProcessConnectionChanges(),

@@ -281,6 +281,29 @@ describe("a start", () => {
     expect(after).not.toContain(leftByTheDead);
     await writer.right.close();
   });
+
+  it("that only reads leaves what a crash left at the audit trail's end to the next writer, which mends it (issue 40)", async () => {
+    await using directory = await temporaryDirectory();
+    const seeding = await openLowdbStorage({ dataDir: directory.path, keyring: keyringOf() })();
+    if (E.isLeft(seeding)) throw new Error(seeding.left._tag);
+    await run(seeding.right.audit.record(anAuditEntry()));
+    await seeding.right.close();
+    const trail = join(directory.path, AUDIT_FILE);
+    await writeFile(trail, '{"id":"cut short', { flag: "a" });
+    const torn = await readFile(trail, "utf8");
+
+    const reader = await openLowdbStorage({ dataDir: directory.path, keyring: keyringOf(), readsOnly: true })();
+    if (E.isLeft(reader)) throw new Error(reader.left._tag);
+    expect(await run(reader.right.repository.list())).toEqual([]);
+    expect(await run(reader.right.audit.list({ limit: 10 }))).toHaveLength(1);
+    await reader.right.close();
+    expect(await readFile(trail, "utf8")).toBe(torn);
+
+    const start = await openLowdbStorage({ dataDir: directory.path, keyring: keyringOf() })();
+    if (E.isLeft(start)) throw new Error(start.left._tag);
+    await start.right.close();
+    expect(await readFile(trail, "utf8")).toBe(torn.slice(0, torn.lastIndexOf("\n") + 1));
+  });
 });
 
 describe("while running", () => {
