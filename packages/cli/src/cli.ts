@@ -232,12 +232,18 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const store = await locateStore(config.right);
   const dataDir = store.kind === "lowdb" ? store.dataDir : config.right.dataDir;
   const stop = new AbortController();
+  let osUser: string | undefined;
   if (run.stopsCleanly === true) io.onStop?.((exitCode) => stop.abort(exitCode));
   const context = {
     args,
     options,
-    // The audit trail's actor: the operating-system user who ran the command (through a service, the user it signs in as).
-    by: { name: `cli:${userInfo().username}` },
+    // The audit trail's actor: the operating-system user who ran the command (through a service, the user it signs in as),
+    // asked of the user database (/etc/passwd, or NSS's LDAP) only when an entry names it: a read never does.
+    by: {
+      get name() {
+        return (osUser ??= `cli:${userInfo().username}`);
+      },
+    },
     keySources: {
       env,
       keyDir: config.right.apiKeyDir,
