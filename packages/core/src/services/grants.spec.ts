@@ -53,4 +53,21 @@ describe("the grant service", () => {
     const added = await run(one.grants.add({ subject: "user:carol", pattern: "*", verb: "read" }));
     expect(await run(two.grants.list())).toEqual([added]);
   });
+
+  it("watches the store only from the grants' first use: a service that never uses them has it poll nothing (issue 40)", async () => {
+    const storage = createInMemoryStorage();
+    let watches = 0;
+    const grants = {
+      ...storage.grants,
+      subscribe: (listener: () => void) => ((watches += 1), storage.grants.subscribe(listener)),
+    };
+    const service = createCore({ storage: { ...storage, grants }, orchestrator: createInMemoryOrchestrator() });
+    await run(service.connections.list());
+    expect(watches).toBe(0);
+    await run(service.grants.list());
+    await run(service.grants.list());
+    service.grants.onChange(() => undefined);
+    expect(watches).toBe(1);
+    service.dispose();
+  });
 });

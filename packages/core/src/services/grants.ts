@@ -40,14 +40,19 @@ export const createGrantService = ({ store, audited }: GrantServiceOptions): Gra
   let changes = 0;
   let reading: Promise<readonly Grant[]> | undefined;
   const listeners = new Set<() => void>();
-  const unsubscribe = store.subscribe(() => {
-    changes += 1;
-    kept = undefined;
-    reading = undefined;
-    for (const listener of listeners) listener();
-  });
-  const list = (): TE.TaskEither<DomainError, readonly Grant[]> =>
-    kept !== undefined
+  // The store is watched from the first use on (a store may poll a file for it): a CLI `list` never uses grants.
+  let unsubscribe: (() => void) | undefined;
+  const watch = (): void => {
+    unsubscribe ??= store.subscribe(() => {
+      changes += 1;
+      kept = undefined;
+      reading = undefined;
+      for (const listener of listeners) listener();
+    });
+  };
+  const list = (): TE.TaskEither<DomainError, readonly Grant[]> => {
+    watch();
+    return kept !== undefined
       ? TE.right(kept)
       : TE.tryCatch(
           () => {
@@ -68,6 +73,7 @@ export const createGrantService = ({ store, audited }: GrantServiceOptions): Gra
           },
           (error) => error as DomainError,
         );
+  };
   return {
     list,
     add: (body, by) =>
@@ -92,10 +98,14 @@ export const createGrantService = ({ store, audited }: GrantServiceOptions): Gra
         ),
       ),
     onChange: (listener) => {
+      watch();
       const own = () => listener();
       listeners.add(own);
       return () => void listeners.delete(own);
     },
-    dispose: unsubscribe,
+    dispose: () => {
+      unsubscribe?.();
+      unsubscribe = undefined;
+    },
   };
 };
