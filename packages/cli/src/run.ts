@@ -1,5 +1,4 @@
 /** The process's command run: signals, the terminal, and the exit code (`main.ts` loads it for all but help). */
-import { isatty } from "node:tty";
 import { runCli } from "./cli.js";
 import { readSecret } from "./secret-input.js";
 
@@ -29,8 +28,11 @@ void runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   readSecret: (prompt) => readSecret({ stdin: process.stdin, prompt: process.stderr }, prompt),
-  // Not process.stdin: made at its first use, a stream (a socket on a pipe) that most commands never read.
-  interactive: isatty(0),
+  // Asked only where a password may be prompted for: process.stdin is made at its first use, a stream (a socket on
+  // a pipe) that most commands never read.
+  get interactive() {
+    return process.stdin.isTTY === true;
+  },
   onStop: (stop) => {
     stopCleanly = stop;
   },
