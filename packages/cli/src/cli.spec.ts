@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
-import { HELP, runCli } from "./cli.js";
+import { help, runCli } from "./cli.js";
 import { COMMANDS } from "./commands.js";
 
 interface RunOptions {
@@ -37,10 +37,10 @@ const SHOWN_COMMANDS = COMMANDS.filter((command) => command.hidden !== true);
 describe("help, usage and completion (no store needed)", () => {
   it("prints the overview for no command, --help and help", async () => {
     for (const argv of [[], ["--help"], ["help"], ["help", "--help"], ["help", "help"]])
-      expect(await run(argv)).toEqual({ code: 0, stdout: HELP, stderr: "" });
+      expect(await run(argv)).toEqual({ code: 0, stdout: help(), stderr: "" });
     for (const command of [...SHOWN_COMMANDS.map(({ name }) => name), "config", "completion"])
-      expect(HELP).toContain(`  ${command}`);
-    expect(HELP).not.toContain("__complete");
+      expect(help()).toContain(`  ${command}`);
+    expect(help()).not.toContain("__complete");
   });
 
   it("prints the package's version", async () => {

@@ -23,7 +23,7 @@ import { withProgress, type ProgressStream } from "./progress.js";
 import type { ServiceEndpoint } from "./service-endpoint.js";
 import { loadYaml } from "./yaml.js";
 
-export { HELP, VERSION } from "./command-line.js";
+export { help, VERSION } from "./command-line.js";
 
 export interface OutputStream extends ProgressStream {
   /** The terminal's width, when it is one. */

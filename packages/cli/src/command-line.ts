@@ -152,7 +152,8 @@ const commandHelp = (command: CommandSpec): string =>
     "",
   ].join("\n");
 
-export const HELP = `usage: ${PROGRAM} <command> [arguments] [options]
+/** The overview (`--help`), drawn when asked: its table of every command was drawn at every command's start. */
+export const help = (): string => `usage: ${PROGRAM} <command> [arguments] [options]
 
 Commands:
 ${table(
@@ -220,14 +221,14 @@ const parserOptions = (command: CommandSpec) => ({
 
 export const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed> => {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h") return E.right({ kind: "text", text: HELP });
+  if (name === undefined || name === "--help" || name === "-h") return E.right({ kind: "text", text: help() });
   if (name === "--version" || name === "-V" || name === "version")
     return E.right({ kind: "text", text: `${PROGRAM} ${VERSION}\n` });
   if (name === "help") {
     // `help`, `help --help` and `help help` are the general help; `help <command>` that command's.
     const [topic] = rest;
     if (topic === undefined || topic === "--help" || topic === "-h" || topic === "help")
-      return E.right({ kind: "text", text: HELP });
+      return E.right({ kind: "text", text: help() });
     const command = findCommand(topic) ?? findCommand(`${topic} ${rest[1] ?? ""}`);
     // `help tokens`: the group's subcommands.
     const members = ALL_COMMANDS.filter((one) => one.name.startsWith(`${topic} `) && one.hidden !== true);
@@ -295,7 +296,7 @@ export const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, 
  * prints without loading a command.
  */
 export const staticHelp = (): Readonly<Record<string, string>> => ({
-  "": HELP,
+  "": help(),
   "--version": `${PROGRAM} ${VERSION}\n`,
   ...Object.fromEntries(
     ALL_COMMANDS.filter((command) => command.hidden !== true && !command.name.includes(" ")).map((command) => [
