@@ -1,6 +1,7 @@
 import { ApiKey, type OrchestratorUrl } from "@sdwan-connections/core";
 import { aJwt, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
-import { describe, expect, it } from "vitest";
+import type { Counter } from "prom-client";
+import { describe, expect, it, vi } from "vitest";
 import { createMetrics } from "./metrics.js";
 
 describe("the orchestrator metrics", () => {
@@ -36,5 +37,36 @@ describe("the orchestrator metrics", () => {
     ])
       expect(text).toContain(line);
     expect(text).not.toContain(key);
+  });
+});
+
+describe("the request metrics", () => {
+  it("record a request once, in the duration histogram: the request counter is its counts, read at each scrape", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const counter = metrics.registry.getSingleMetric("sdwan_http_requests_total") as Counter;
+    const increments = vi.spyOn(counter, "inc");
+    for (let i = 0; i < 100; i += 1) metrics.recordRequest("GET", "/x", 200, 0.002);
+    metrics.recordRequest("BREW", "/x", 418, 0.5);
+    // No counter's increment per request (the old code made one each): prom-client hashes its labels at every call.
+    expect(increments).not.toHaveBeenCalled();
+    increments.mockRestore();
+    const first = await metrics.registry.metrics();
+    expect(first).toContain('sdwan_http_requests_total{method="GET",route="/x",status="200"} 100');
+    expect(first).toContain('sdwan_http_requests_total{method="OTHER",route="/x",status="418"} 1');
+    expect(first).toContain(
+      'sdwan_http_request_duration_seconds_bucket{le="0.0025",method="GET",route="/x",status="200"} 100',
+    );
+    expect(first).toContain('sdwan_http_request_duration_seconds_count{method="GET",route="/x",status="200"} 100');
+    // A counter only grows: the next scrape counts what came since on top.
+    for (let i = 0; i < 50; i += 1) metrics.recordRequest("GET", "/x", 200, 0.02);
+    const second = await metrics.registry.metrics();
+    expect(second).toContain('sdwan_http_requests_total{method="GET",route="/x",status="200"} 150');
+    expect(second).toContain('sdwan_http_requests_total{method="OTHER",route="/x",status="418"} 1');
+    expect(await metrics.registry.getMetricsAsJSON()).toContainEqual(
+      expect.objectContaining({
+        name: "sdwan_http_requests_total",
+        values: expect.arrayContaining([expect.objectContaining({ value: 150 })]),
+      }),
+    );
   });
 });
