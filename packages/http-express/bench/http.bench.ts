@@ -256,10 +256,15 @@ const main = async (): Promise<void> => {
       "service adds, from those profiles and from switching parts off in scratch A/B runs: the request log line, the",
       "largest part (pino's object path and the write; a line built by one template saved a fifth of it, so it was not",
       "kept); authentication and authorization (the row above; the Basic header's SHA-256 lookup among it); express",
-      "routing through the app, API and connections routers; the freshness `statSync` storage-lowdb makes on every read",
+      "routing through the app and API routers (the connections routes are the API router's own, not a third router: one",
+      "router level less measured lower CPU in every round of an interleaved A/B); the freshness `statSync` storage-lowdb",
+      "makes on every read",
       "(a write by another process must show in the very next read: the repository contract suite checks it; an fstat of",
-      "the open version instead of a stat of the path measured the same: the cost is the system call); the",
-      "security headers (7 `setHeader`); metrics.",
+      "the open version instead of a stat of the path measured the same: the cost is the system call. One stat shared by",
+      "the requests of one event-loop turn would not keep that guarantee: a request whose bytes, or a write's completion,",
+      "are read after the stat in the same turn could be answered from before the write); the security headers",
+      "(7 `setHeader`); metrics: one histogram observation per request, the request counter being the histogram's counts",
+      "read at each scrape (the counter's own label lookup per request was about half of the metrics' CPU).",
     ].join("\n");
     await writeBenchmarkSection("http", markdown);
     process.stdout.write(`\n${markdown}\n`);

@@ -109,8 +109,8 @@ export const createApp = ({
           }),
       }),
     );
+  connectionsRoutes(api, service.connections, service.audit, auth?.throttle);
   api.use(
-    connectionsRoutes(service.connections, service.audit, auth?.throttle),
     customersRoutes(service.connections),
     auditRoutes(service.audit),
     healthRoutes(service.health, healthIntervalMs),

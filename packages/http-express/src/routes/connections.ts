@@ -13,7 +13,7 @@ import {
   Validation,
   VerboseValidation,
 } from "@sdwan-connections/core/wire";
-import { Router, type Request, type Response } from "express";
+import type { Request, Response, Router } from "express";
 import * as E from "fp-ts/lib/Either.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { LoginThrottle } from "../auth/throttle.js";
@@ -67,14 +67,15 @@ const SUMMARY_KEYS = Object.keys(ConnectionSummary.props);
  * docs/interface.md §1-§2: list, add, validate, update and delete connections, and check a key; each
  * handler is one use case call. A key check that does not match counts against its client as a failed
  * login does (`throttle`, shared with the logins' count), so keys cannot be guessed through it.
+ * The routes are the API router's own, not a router of their own: the most frequent request, the list,
+ * enters one router less (http bench profile and A/B: a nested router's level was about 5% of its CPU).
  */
 export const connectionsRoutes = (
+  router: Router,
   connections: Connections,
   audit: Pick<Audit, "forbidden">,
   throttle?: LoginThrottle,
-): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
-
+): void => {
   router
     .route("/connections")
     .get(
@@ -201,6 +202,4 @@ export const connectionsRoutes = (
       }),
     )
     .all(needs({ connection: "manage" }), methodNotAllowed("POST"));
-
-  return router;
 };
