@@ -5,10 +5,11 @@ import { join } from "node:path";
 import { ApiKey, type Alias, type DomainError, type OrchestratorUrl } from "@sdwan-connections/core";
 import { aConnection, anAuditEntry } from "@sdwan-connections/core/testing";
 import * as E from "fp-ts/lib/Either.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AUDIT_FILE, createLowdbAuditLog } from "../src/audit-file.js";
 import { createLowdbConnectionRepository } from "../src/connection-repository.js";
 import { openConnectionsFile } from "../src/connections-file.js";
+import { DurableFileAdapter } from "../src/durable-file-adapter.js";
 import { describeConnectionsFileError, type ConnectionsFileError } from "../src/errors.js";
 import { FILE_FORMAT, SCHEMA_VERSION } from "../src/file-format.js";
 import { openLowdbStorage } from "../src/open-lowdb-storage.js";
@@ -323,6 +324,30 @@ describe("while running", () => {
     expect((await run(repository.get(alias("lab")))).apiKey.reveal()).toBe("another-key");
     expect(opens - before).toBeGreaterThanOrEqual(2);
     await file.close();
+  });
+
+  it("checks the file once for the reads asked for in one turn, each seeing what another handle wrote before it (issue 40)", async () => {
+    await using directory = await temporaryDirectory();
+    const file = await openOrThrow({ dataDir: directory.path });
+    const other = await openOrThrow({ dataDir: directory.path });
+    const repository = createLowdbConnectionRepository(file);
+    await run(repository.list());
+    const stats = vi.spyOn(DurableFileAdapter.prototype, "isCurrent");
+    try {
+      // 50 reads in one turn, nothing changed: one stat (the old code made one per read).
+      expect(await Promise.all(Array.from({ length: 50 }, () => run(repository.list())))).toEqual(
+        Array.from({ length: 50 }, () => []),
+      );
+      expect(stats).toHaveBeenCalledTimes(1);
+      // A change written by another handle (as by another process) before the reads are asked for: each one sees it.
+      await run(createLowdbConnectionRepository(other).insert(aConnection({ alias: "lab" })));
+      const lists = await Promise.all(Array.from({ length: 50 }, () => run(repository.list())));
+      expect(lists.map((list) => list.map(({ alias }) => alias))).toEqual(Array.from({ length: 50 }, () => ["lab"]));
+    } finally {
+      stats.mockRestore();
+      await other.close();
+      await file.close();
+    }
   });
 
   it("sees changes another handle made, and refuses to overwrite a file corrupted meanwhile", async () => {
