@@ -76,6 +76,21 @@ const expectAgreement = (bytes: Uint8Array): boolean => {
 const enterprisesOf = (seed: number, nullShare: number): unknown[] =>
   generateDataset({ partners: 1, enterprisesPerPartner: 300, seed, nullShare }).partners[0]?.enterprises ?? [];
 
+/**
+ * Enterprises whose keys repeat, or nearly (the same first four bytes, another end; a short, a long, a non-ASCII key;
+ * white space; an escaped key spelling a met one; a met key with a value of the wrong type): the met keys' path.
+ */
+const LONG_KEY = "k".repeat(70);
+const MET_KEYS = [
+  `{"id":1,"logicalId":"a","name":"n","nameX":1,"namX":2,"a":3,"${LONG_KEY}":4,"été":5,"city":"c"}`,
+  `{"id":2,"logicalId":"b","nameX":"x","name":"n2","namX":[],"a":{},"${LONG_KEY}":"l","été":6,"cityX":1,"city":"d"}`,
+  `{"id":3,"logicalId":"c","name": "spaced value","city" :"spaced colon","name":"last wins","nam":"short"}`,
+  `{"id":4,"logicalId":"d","na\\u006de":"escaped after it was met"}`,
+  `{"id":5,"logicalId":"e","name":1}`,
+  `{"id":6,"logicalId":"f","nameX":"x","name":"n6"}`,
+] as const;
+const metKeysAnswer = (...enterprises: string[]) => encoder.encode(`[${enterprises.join(",")}]`);
+
 describe("the customers JSON written from the answer's bytes", () => {
   it.each([
     [1, 0],
@@ -150,6 +165,19 @@ describe("the customers JSON written from the answer's bytes", () => {
     // Still checked as JSON: a container closed by the other bracket, a member without its key.
     for (const broken of ['[{"id":1,"logicalId":"x","extra":[[{]]}]', '[{"id":1,"logicalId":"x","extra":{"a":1,2}}]'])
       expect(O.isNone(read(encoder.encode(broken))), broken).toBe(true);
+  });
+
+  it("knows a key met before by its bytes, and every other key as before (its first word the same, white space, escapes)", () => {
+    const [first, second, third, escaped, mistyped, sixth] = MET_KEYS;
+    expect(expectAgreement(metKeysAnswer(first, second, third, sixth))).toBe(true);
+    // An escaped key, or a met key with a value of the wrong type, still leaves the answer to the general path.
+    for (const unusual of [escaped, mistyped])
+      expect(expectAgreement(metKeysAnswer(first, second, unusual))).toBe(false);
+    // More keys than an answer's reading keeps: the rest read as before.
+    const many = Array.from({ length: 200 }, (_, i) => `"key${i}":${i}`).join(",");
+    expect(
+      expectAgreement(metKeysAnswer(`{"id":1,"logicalId":"a",${many}}`, `{${many},"id":2,"logicalId":"b","name":"n"}`)),
+    ).toBe(true);
   });
 
   it("leaves every answer that is not the usual form to the general path", () => {
@@ -366,6 +394,12 @@ describe("read as the answer arrives (issue 40: the scan overlaps the transfer)"
       comparable(readCustomersJson(bytes, bound)),
     );
   const usual = encoder.encode(JSON.stringify(enterprisesOf(8, 0.25).slice(0, 20)));
+
+  it("reads a met key cut short at a piece's end as the whole answer's reading does", () => {
+    const [first, second, third, , , sixth] = MET_KEYS;
+    const answer = metKeysAnswer(first, second, third, sixth);
+    for (let cut = 0; cut <= answer.length; cut += 1) expectSameInPieces(answer, [cut]);
+  });
 
   it("reads the enterprises each piece completes, before the last byte", () => {
     const scan = scanCustomersJson(DEFAULT_CUSTOMERS_BOUND);
