@@ -15,7 +15,8 @@ import {
   type OrchestratorError,
   type OrchestratorTarget,
 } from "@sdwan-connections/core";
-import type { CallOutcome, FetchLike, FetchResponse, PortalOrchestratorOptions } from "./options.js";
+import { declaredLength, doneWithBody, readBody } from "./body.js";
+import type { CallOutcome, FetchLike, PortalOrchestratorOptions } from "./options.js";
 import { admitsHost, backoffDelay, fencedAgents, parseRetryAfter } from "@sdwan-connections/outbound-http";
 import { isHostAllowed, portalUrl, type PortalMethod } from "./url.js";
 import { describeDecodeFailure, ErrorBody, PARSE_LIMIT_BYTES } from "./wire.js";
@@ -71,7 +72,10 @@ export type CallResult<A = unknown> = E.Either<OrchestratorError, Answer<A>>;
  */
 export type ReadAnswer<A> = (bytes: Uint8Array) => E.Either<OrchestratorError, A>;
 
-/** A list's 2xx answer read as it arrives, to overlap the transfer: `more` after each piece with every byte so far, then `end`. */
+/**
+ * A list's 2xx answer read as it arrives, to overlap the transfer: `more` after each piece with every byte so far, then
+ * `end`, whose answer holds none of the bytes (their buffer may take the next list's body).
+ */
 export interface AnswerReading<A> {
   readonly more: (prefix: Uint8Array) => void;
   readonly end: ReadAnswer<A>;
@@ -131,34 +135,6 @@ const transportReason = (method: PortalMethod, code: string | undefined): Orches
     return orchestratorUnreachable(`The orchestrator's TLS certificate was refused (${code}) for ${method}.`);
   return couldNotConnect(method);
 };
-
-/**
- * The body's bytes, in one buffer as they arrive (`more` told of each piece, with every byte so far), bounded as
- * node-fetch's `size` bounds them (a `max-size` error): node-fetch's `arrayBuffer()` copies them twice (its concat,
- * then a slice), 2 × 6.8 MB for 10,000 enterprises. Its room: the length the answer says, if within the bound.
- */
-const readBody = async (response: FetchResponse, limitBytes: number, more?: (prefix: Uint8Array) => void) => {
-  if (response.body === undefined || response.body === null) return new Uint8Array(await response.arrayBuffer());
-  let bytes = new Uint8Array(Math.min(declaredLength(response), limitBytes) || 64 * 1024);
-  let length = 0;
-  for await (const piece of response.body) {
-    const chunk = typeof piece === "string" ? Buffer.from(piece) : piece;
-    length += chunk.length;
-    if (length > limitBytes) throw Object.assign(new Error(`body over ${limitBytes} bytes`), { type: "max-size" });
-    if (length > bytes.length) {
-      const grown = new Uint8Array(Math.min(Math.max(bytes.length * 2, length), limitBytes));
-      grown.set(bytes.subarray(0, length - chunk.length));
-      bytes = grown;
-    }
-    bytes.set(chunk, length - chunk.length);
-    more?.(bytes.subarray(0, length));
-  }
-  return bytes.subarray(0, length);
-};
-
-/** The length an answer says it has (Content-Length), else 0. */
-const declaredLength = ({ headers }: FetchResponse) =>
-  Math.max(0, Math.trunc(Number(headers.get("content-length"))) || 0);
 
 /** node-fetch, as this client calls it unless given another (the composition wraps it to trace each attempt). */
 export const defaultFetch: FetchLike = (url, init) => nodeFetch(url, init);
@@ -271,9 +247,10 @@ export const createPortalTransport = (options: PortalOrchestratorOptions) => {
       });
       const { status } = response;
       const listed = list !== undefined && status >= 200 && status < 300;
-      const reading = listed ? exchange.reader?.start(Math.min(declaredLength(response), limitBytes)) : undefined;
+      const room = Math.min(declaredLength(response), limitBytes);
+      const reading = listed ? exchange.reader?.start(room) : undefined;
       // Read whole, even when unused, so the socket can be reused.
-      const bytes = await readBody(response, limitBytes, reading?.more);
+      const bytes = await readBody(response, room, limitBytes, reading?.more);
       // A list's array is no error body: its reader checks it an item at a time.
       if (listed && isArrayText(bytes)) return { done: E.right({ kind: "ok", status, value: bytes }), reading };
       // Parsed whole, so never past the parse limit (1 MiB of `[]` can take 24 MiB parsed): larger is not the API's.
@@ -440,6 +417,8 @@ export const createPortalTransport = (options: PortalOrchestratorOptions) => {
     const reading = last.reading as AnswerReading<A> | undefined;
     const end = reading?.end ?? (typeof read === "function" ? read : read.start(value.length).end);
     const answer = E.map((decoded: A) => ({ kind: "ok", status, value: decoded }) as const)(end(value));
+    // Read as it arrived into values and JSON of their own: its buffer may take the next body.
+    if (reading !== undefined) doneWithBody(value);
     return finish(
       answer,
       E.isLeft(answer) && answer.left._tag === "OrchestratorUnreachable" ? `HTTP ${status}, not JSON` : undefined,
