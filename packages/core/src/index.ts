@@ -59,6 +59,7 @@ export {
   type KeyExpiry,
 } from "./domain/key-expiry.js";
 export { ANSWER_TEXT } from "./domain/answers.js";
+export { BEAT_MS, everyBeat } from "./services/beat.js";
 export { Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { customerListOf, customerListOfJson, type CustomerList } from "./domain/customer-list.js";
 export { admitsDestination } from "./domain/destination.js";

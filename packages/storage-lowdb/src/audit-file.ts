@@ -2,7 +2,9 @@ import { statSync, type Stats } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  BEAT_MS,
   DEFAULT_AUDIT_RETENTION,
+  everyBeat,
   newestRetained,
   createAuditListeners,
   selectAuditPage,
@@ -28,7 +30,7 @@ export { AUDIT_FILE } from "./audit-lines.js";
 const APPENDS_PER_PRUNE = 500;
 
 // How often a log with subscribers looks for entries other processes appended (the events' promise is a second).
-const WATCH_INTERVAL_MS = 250;
+const WATCH_INTERVAL_MS = BEAT_MS;
 
 /**
  * What the connections file's group commit records its changes' entries through. A change's entry is written
@@ -124,7 +126,7 @@ export const createLowdbAuditLog = ({
   const told = new Set<string>();
   let watched: { readonly ino: number; readonly size: number; readonly mtimeMs: number } | undefined;
   let awaitingCommit = false;
-  let watcher: NodeJS.Timeout | undefined;
+  let stopWatcher: (() => void) | undefined;
   let watching = false;
   // This process's entries between their append and their telling: never told by a look at the file.
   const mine = new Set<string>();
@@ -199,19 +201,19 @@ export const createLowdbAuditLog = ({
     const current = await stat(path).catch(() => undefined);
     watched = current === undefined ? undefined : { ino: current.ino, size: current.size, mtimeMs: current.mtimeMs };
     let looking = false;
-    watcher = setInterval(() => {
+    // On the process's shared beat (core's `everyBeat`): one wake of an idle service for all its periodic looks.
+    stopWatcher = everyBeat(WATCH_INTERVAL_MS, () => {
       if (looking) return;
       looking = true;
       void lookForOthers()
         .catch(() => undefined)
         .finally(() => (looking = false));
-    }, WATCH_INTERVAL_MS);
-    watcher.unref();
+    });
   };
   const stopWatching = (): void => {
     watching = false;
-    clearInterval(watcher);
-    watcher = undefined;
+    stopWatcher?.();
+    stopWatcher = undefined;
     told.clear();
   };
 

@@ -1,4 +1,11 @@
-import { grantRules, type Grant, type GrantStore, type StoredChange } from "@sdwan-connections/core";
+import {
+  BEAT_MS,
+  everyBeat,
+  grantRules,
+  type Grant,
+  type GrantStore,
+  type StoredChange,
+} from "@sdwan-connections/core";
 import { Grant as GrantCodec } from "@sdwan-connections/core/wire";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
@@ -26,7 +33,7 @@ export interface LowdbGrantStoreOptions {
 export const createLowdbGrantStore = ({
   dataDir,
   lockStaleMs,
-  pollMs = 250,
+  pollMs = BEAT_MS,
 }: LowdbGrantStoreOptions): GrantStore & { close(): Promise<void> } => {
   const file = openSharedJsonFile({
     dataDir,
@@ -39,7 +46,7 @@ export const createLowdbGrantStore = ({
   const changed = () => {
     for (const listener of listeners) listener();
   };
-  let poll: NodeJS.Timeout | undefined;
+  let poll: (() => void) | undefined;
   let looking = false;
   const look = async () => {
     if (looking) return;
@@ -77,19 +84,18 @@ export const createLowdbGrantStore = ({
       if (poll === undefined) {
         // The version now is the one listeners start from.
         void file.read("reading", () => undefined)();
-        poll = setInterval(() => void look(), pollMs);
-        poll.unref();
+        poll = everyBeat(pollMs, () => void look());
       }
       return () => {
         listeners.delete(listener);
         if (listeners.size === 0 && poll !== undefined) {
-          clearInterval(poll);
+          poll();
           poll = undefined;
         }
       };
     },
     close: async () => {
-      if (poll !== undefined) clearInterval(poll);
+      poll?.();
       poll = undefined;
       await file.close();
     },

@@ -31,6 +31,7 @@ import type { Clock } from "../ports/clock.js";
 import type { WebhookStore } from "../ports/webhook-store.js";
 import type { CreatedWebhook } from "../wire/webhooks.js";
 import type { WebhookChange } from "./audit-trail.js";
+import { everyBeat } from "./beat.js";
 
 /** Sends one signed request to a receiver (at most `timeoutMs`): what it answered, or why nothing came. */
 export interface WebhookSender {
@@ -170,7 +171,7 @@ export const createWebhooks = ({
   const createRelay = () => {
     const owner = randomUUID();
     const workers = new Map<string, Promise<void>>();
-    let timer: NodeJS.Timeout | undefined;
+    let stopPolling: (() => void) | undefined;
     let looking: Promise<void> | undefined;
     let again = false;
     let missed = false;
@@ -215,7 +216,6 @@ export const createWebhooks = ({
         again = true;
         return;
       }
-      clearTimeout(timer);
       looking = (async () => {
         do {
           again = false;
@@ -225,9 +225,7 @@ export const createWebhooks = ({
         looking = undefined;
         if (stopped) return;
         // A wakeup after the last look's end, before this: looked for now, not left for the poll.
-        if (again) return wake();
-        timer = setTimeout(wake, pollMs);
-        timer.unref();
+        if (again) wake();
       });
     };
     return {
@@ -245,11 +243,15 @@ export const createWebhooks = ({
             return undefined;
           });
         wake();
+        // The fallback, on the process's shared beat; a look under way is not asked for another.
+        stopPolling = everyBeat(pollMs, () => {
+          if (looking === undefined) wake();
+        });
       },
       /** Stops, after the attempts under way (a claim left unsettled is taken over once its lease ends). */
       stop: async () => {
         stopped = true;
-        clearTimeout(timer);
+        stopPolling?.();
         (await unsubscribe)?.();
         await looking;
         await Promise.all(workers.values());

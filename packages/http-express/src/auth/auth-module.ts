@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import * as E from "fp-ts/lib/Either.js";
 import { ContainerModule, inject, injectable, preDestroy } from "inversify";
 import { IDS, type Config, type Groups, type Logger, type OutboundFetch } from "@sdwan-connections/composition";
-import type { Storage } from "@sdwan-connections/core";
+import { everyBeat, type Storage } from "@sdwan-connections/core";
 import type { Clock } from "@sdwan-connections/core";
 import { HTTP_IDS, type Auth } from "../di-identifiers.js";
 import { createAuthenticator, type Authenticator } from "./authenticator.js";
@@ -46,7 +46,7 @@ export class WatchedUsersAuth implements Auth {
   private currentGroups: Groups;
   /** Each watched file's version when last looked at. */
   private readonly versions: Map<string, string | undefined>;
-  private readonly poll: NodeJS.Timeout;
+  private readonly stopPolling: () => void;
   private reloads = 0;
 
   constructor(
@@ -68,7 +68,8 @@ export class WatchedUsersAuth implements Auth {
       (file) => file !== undefined,
     );
     this.versions = new Map(files.map((file) => [file, versionOf(file)]));
-    this.poll = setInterval(this.look, WATCH_INTERVAL_MS).unref();
+    // On the process's shared beat, with the store's polls: no wake of its own.
+    this.stopPolling = everyBeat(WATCH_INTERVAL_MS, this.look);
   }
 
   readonly groups = (): Groups => this.currentGroups;
@@ -108,7 +109,7 @@ export class WatchedUsersAuth implements Auth {
 
   @preDestroy()
   async close(): Promise<void> {
-    clearInterval(this.poll);
+    this.stopPolling();
   }
 }
 
