@@ -2,13 +2,34 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { createLogger } from "@sdwan-connections/composition";
 import { createMetrics } from "@sdwan-connections/composition/metrics";
-import { createCore, createInMemoryStorage, type ConnectionRepository } from "@sdwan-connections/core";
+import { createCore, createInMemoryStorage, type ConnectionRepository, type Storage } from "@sdwan-connections/core";
 import { createInMemoryConnectionRepository, createInMemoryOrchestrator } from "@sdwan-connections/core/testing";
 import express from "express";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.js";
 import { captureLogs } from "./harness.js";
+
+/** An app on `storage` (in memory by default), without auth, listening on loopback while `use` runs. */
+const withApp = async (
+  use: (baseUrl: string) => Promise<void>,
+  { storage = createInMemoryStorage(), ready = true }: { readonly storage?: Storage; readonly ready?: boolean } = {},
+): Promise<void> => {
+  const app = createApp({
+    service: createCore({ storage, orchestrator: createInMemoryOrchestrator() }),
+    logger: createLogger("info", captureLogs().stream),
+    metrics: createMetrics({ defaultMetrics: false }),
+    auth: undefined,
+    ready: async () => ready,
+  });
+  const server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  try {
+    await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    server.close();
+  }
+};
 
 describe("createApp without the container", () => {
   it("lists exactly alias and orchestratorUrl even when a store returns more (no sealed key can slip out)", async () => {
@@ -18,71 +39,37 @@ describe("createApp without the container", () => {
       list: () =>
         TE.right([{ alias: "x", orchestratorUrl: "https://o.example.net", sealedApiKey: "v1.sealed" } as never]),
     };
-    const app = createApp({
-      service: createCore({
-        storage: { ...createInMemoryStorage(), repository: leaky },
-        orchestrator: createInMemoryOrchestrator(),
-      }),
-      logger: createLogger("info", captureLogs().stream),
-      metrics: createMetrics({ defaultMetrics: false }),
-      auth: undefined,
-      ready: async () => true,
-    });
-    const server = app.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    try {
-      const response = await fetch(
-        `http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/plugin/sdwan/connections`,
-      );
-      expect(await response.json()).toStrictEqual([{ alias: "x", orchestratorUrl: "https://o.example.net" }]);
-    } finally {
-      server.close();
-    }
+    await withApp(
+      async (baseUrl) => {
+        const response = await fetch(`${baseUrl}/rest/plugin/sdwan/connections`);
+        expect(await response.json()).toStrictEqual([{ alias: "x", orchestratorUrl: "https://o.example.net" }]);
+      },
+      { storage: { ...createInMemoryStorage(), repository: leaky } },
+    );
   });
 
   it("/readyz answers 503 while the store cannot be used", async () => {
-    const app = createApp({
-      service: createCore({
-        storage: createInMemoryStorage(),
-        orchestrator: createInMemoryOrchestrator(),
-      }),
-      logger: createLogger("info", captureLogs().stream),
-      metrics: createMetrics({ defaultMetrics: false }),
-      auth: undefined,
-      ready: async () => false,
-    });
-    const server = app.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    try {
-      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);
-      expect([response.status, await response.json()]).toEqual([503, { status: "not ready" }]);
-    } finally {
-      server.close();
-    }
+    await withApp(
+      async (baseUrl) => {
+        const response = await fetch(`${baseUrl}/readyz`);
+        expect([response.status, await response.json()]).toEqual([503, { status: "not ready" }]);
+      },
+      { ready: false },
+    );
   });
 
   it("a list request enters two routers, the app's and the API's: the connections routes are the API router's own", async () => {
-    const app = createApp({
-      service: createCore({ storage: createInMemoryStorage(), orchestrator: createInMemoryOrchestrator() }),
-      logger: createLogger("info", captureLogs().stream),
-      metrics: createMetrics({ defaultMetrics: false }),
-      auth: undefined,
-      ready: async () => true,
-    });
-    const server = app.listen(0, "127.0.0.1");
-    await once(server, "listening");
     // Every router, nested or not, is entered through its prototype's handle (express 5's router package).
     const entered = vi.spyOn((express.Router as unknown as { prototype: { handle: () => void } }).prototype, "handle");
     try {
-      const response = await fetch(
-        `http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/plugin/sdwan/connections`,
-      );
-      expect([response.status, await response.json()]).toEqual([200, []]);
-      // A router of their own was a third (http bench: about 5% of a listed request's CPU).
-      expect(entered).toHaveBeenCalledTimes(2);
+      await withApp(async (baseUrl) => {
+        const response = await fetch(`${baseUrl}/rest/plugin/sdwan/connections`);
+        expect([response.status, await response.json()]).toEqual([200, []]);
+        // A router of their own was a third (http bench: about 5% of a listed request's CPU).
+        expect(entered).toHaveBeenCalledTimes(2);
+      });
     } finally {
       entered.mockRestore();
-      server.close();
     }
   });
 });
