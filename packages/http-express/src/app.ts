@@ -109,30 +109,31 @@ export const createApp = ({
           }),
       }),
     );
+  // Every resource's routes are the API router's own: a request enters two routers, the app's and this one, not one
+  // more per resource before its own (http bench profile and A/B of the list: a nested router's level was about 5% of
+  // its CPU).
   connectionsRoutes(api, service.connections, service.audit, auth?.throttle);
-  api.use(
-    customersRoutes(service.connections),
-    auditRoutes(service.audit),
-    healthRoutes(service.health, healthIntervalMs),
-    meRoutes(service.grants, auth?.groups ?? noGroups),
-    sessionRoutes(auth?.sessions),
-    eventsRoutes(service.events, {
-      ...events,
-      draining,
-      ...(auth === undefined
-        ? {}
-        : {
-            readableBy: readableBy({ grants: service.grants, groups: auth.groups }),
-            onGrantsChange: service.grants.onChange,
-          }),
-      watch: metrics.watchEventStreams,
-    }),
-    tokensRoutes(auth === undefined ? undefined : service.tokens),
-    grantsRoutes(service, auth?.groups ?? noGroups),
-    webhooksRoutes(service.webhooks),
-    // A request no route answers is decided as any other route's: a role to read, admin to write.
-    needs("role"),
-  );
+  customersRoutes(api, service.connections);
+  auditRoutes(api, service.audit);
+  healthRoutes(api, service.health, healthIntervalMs);
+  meRoutes(api, service.grants, auth?.groups ?? noGroups);
+  sessionRoutes(api, auth?.sessions);
+  eventsRoutes(api, service.events, {
+    ...events,
+    draining,
+    ...(auth === undefined
+      ? {}
+      : {
+          readableBy: readableBy({ grants: service.grants, groups: auth.groups }),
+          onGrantsChange: service.grants.onChange,
+        }),
+    watch: metrics.watchEventStreams,
+  });
+  tokensRoutes(api, auth === undefined ? undefined : service.tokens);
+  grantsRoutes(api, service, auth?.groups ?? noGroups);
+  webhooksRoutes(api, service.webhooks);
+  // A request no route answers is decided as any other route's: a role to read, admin to write.
+  api.use(needs("role"));
   app.use(BASE_PATH, api);
   app.use(noSuchEndpoint);
   app.use(errorHandler(logger));

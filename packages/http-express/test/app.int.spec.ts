@@ -58,15 +58,25 @@ describe("createApp without the container", () => {
     );
   });
 
-  it("a list request enters two routers, the app's and the API's: the connections routes are the API router's own", async () => {
+  it("a request enters two routers, the app's and the API's: every resource's routes are the API router's own", async () => {
     // Every router, nested or not, is entered through its prototype's handle (express 5's router package).
     const entered = vi.spyOn((express.Router as unknown as { prototype: { handle: () => void } }).prototype, "handle");
     try {
       await withApp(async (baseUrl) => {
-        const response = await fetch(`${baseUrl}/rest/plugin/sdwan/connections`);
-        expect([response.status, await response.json()]).toEqual([200, []]);
-        // A router of their own was a third (http bench: about 5% of a listed request's CPU).
-        expect(entered).toHaveBeenCalledTimes(2);
+        // The first resources and the last: a router of their own was one level more for the list (http bench: about
+        // 5% of its CPU), and nine more for the webhooks, the last mounted.
+        for (const [path, status] of [
+          ["connections", 200],
+          ["partner/none/customers", 404],
+          ["audit", 200],
+          // Not set up here (no sender): the route answers so.
+          ["webhooks", 404],
+        ] as const) {
+          entered.mockClear();
+          const response = await fetch(`${baseUrl}/rest/plugin/sdwan/${path}`);
+          expect([path, response.status]).toEqual([path, status]);
+          expect([path, entered.mock.calls.length]).toEqual([path, 2]);
+        }
       });
     } finally {
       entered.mockRestore();

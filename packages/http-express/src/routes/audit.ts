@@ -1,6 +1,6 @@
 import type { Audit } from "@sdwan-connections/core";
 import { AuditPage } from "@sdwan-connections/core/wire";
-import { Router } from "express";
+import type { Router } from "express";
 import { problem } from "../errors.js";
 import { accessOfRequest, mayRead, needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
@@ -11,8 +11,7 @@ import { respond, sendJson, sendProblem } from "../respond.js";
  * docs/interface.md §1: the audit trail, newest first, a page at a time; admins only (it names every user's writes),
  * and a principal without a role, for the connections its grants let it read (a page, and its cursor, of those only).
  */
-export const auditRoutes = (audit: Pick<Audit, "list">): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
+export const auditRoutes = (router: Router, audit: Pick<Audit, "list">): void => {
   router
     .route("/audit")
     .get(needs("any"), async (req, res) => {
@@ -29,5 +28,4 @@ export const auditRoutes = (audit: Pick<Audit, "list">): Router => {
       );
     })
     .all(needs("role"), methodNotAllowed("GET, HEAD"));
-  return router;
 };

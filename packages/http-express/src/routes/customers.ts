@@ -1,5 +1,5 @@
 import type { Connections } from "@sdwan-connections/core";
-import { Router } from "express";
+import type { Router } from "express";
 import { needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
@@ -7,8 +7,7 @@ import { sendRepresentation } from "../representation.js";
 import { respond } from "../respond.js";
 
 /** docs/interface.md §2: a partner connection's customers. */
-export const customersRoutes = (connections: Pick<Connections, "customers">): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
+export const customersRoutes = (router: Router, connections: Pick<Connections, "customers">): void => {
   router
     .route("/partner/:alias/customers")
     .get(
@@ -21,5 +20,4 @@ export const customersRoutes = (connections: Pick<Connections, "customers">): Ro
       ),
     )
     .all(needs({ connection: "use" }), methodNotAllowed("GET, HEAD"));
-  return router;
 };

@@ -1,5 +1,5 @@
 import { CloudEventCodec, eventTypeOf, type CloudEvent, type Events, type FeedItem } from "@sdwan-connections/core";
-import { Router, type Response } from "express";
+import type { Response, Router } from "express";
 import type { AuthenticatedUser } from "../auth/authenticator.js";
 import { domainErrorToProblem, problem } from "../errors.js";
 import { recheckOf } from "../middleware/authenticate.js";
@@ -111,10 +111,10 @@ const principalName = (user: AuthenticatedUser): string => (user.name.includes("
  * before its catch-up, which is read a page at a time as the socket takes it.
  */
 export const eventsRoutes = (
+  router: Router,
   events: Events,
   { streams, maxStreams, heartbeatMs, draining, readableBy, onGrantsChange, watch }: EventsOptions,
-): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
+): void => {
   // Streams per principal (`user:NAME`, `oidc:NAME`, `token:NAME`), whatever credentials each came with.
   const perPrincipal = Math.max(1, Math.floor(maxStreams / 10));
   const byPrincipal = new Map<string, number>();
@@ -241,5 +241,4 @@ export const eventsRoutes = (
       if (left.signal.aborted || writer.ended()) open.stop();
     })
     .all(needs("role"), methodNotAllowed("GET, HEAD"));
-  return router;
 };

@@ -9,7 +9,7 @@ import {
   type Core,
 } from "@sdwan-connections/core";
 import { AccessCheck, ConnectionAccess, Grant } from "@sdwan-connections/core/wire";
-import { Router } from "express";
+import type { Router } from "express";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
@@ -44,8 +44,11 @@ const accessList = (alias: Alias, grants: readonly Grant[]): ConnectionAccess =>
  * SPEC §11's grants, admins only: list, add (201; one saying the same is 409), remove; who may do what on a
  * connection (its grants; the roles are SPEC §5's); and the verbs a subject has on an alias.
  */
-export const grantsRoutes = (service: Pick<Core, "grants" | "connections">, groups: () => Groups): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
+export const grantsRoutes = (
+  router: Router,
+  service: Pick<Core, "grants" | "connections">,
+  groups: () => Groups,
+): void => {
   router
     .route("/grants")
     .get(
@@ -116,5 +119,4 @@ export const grantsRoutes = (service: Pick<Core, "grants" | "connections">, grou
       );
     })
     .all(needs("role"), methodNotAllowed("GET, HEAD"));
-  return router;
 };

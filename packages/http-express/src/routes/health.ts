@@ -1,6 +1,6 @@
 import type { Health as HealthFacade } from "@sdwan-connections/core";
 import { Health } from "@sdwan-connections/core/wire";
-import { Router } from "express";
+import type { Router } from "express";
 import { mayRead, needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
@@ -13,8 +13,11 @@ export const healthAnswer = (intervalMs: number | undefined, connections: Health
 });
 
 /** docs/interface.md §1: every connection's last known health, from validations and background checks (any authenticated user; no key in it). */
-export const healthRoutes = (health: Pick<HealthFacade, "list">, intervalMs: number | undefined): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
+export const healthRoutes = (
+  router: Router,
+  health: Pick<HealthFacade, "list">,
+  intervalMs: number | undefined,
+): void => {
   router
     .route("/health/connections")
     .get(
@@ -35,5 +38,4 @@ export const healthRoutes = (health: Pick<HealthFacade, "list">, intervalMs: num
       }),
     )
     .all(needs("role"), methodNotAllowed("GET, HEAD"));
-  return router;
 };

@@ -1,7 +1,7 @@
 import type { Groups } from "@sdwan-connections/composition";
 import { subjectsOf, type GrantService } from "@sdwan-connections/core";
 import { Me } from "@sdwan-connections/core/wire";
-import { Router } from "express";
+import type { Router } from "express";
 import { principalOf, needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
 import { withFlags } from "../middleware/query-flags.js";
@@ -15,8 +15,7 @@ import { respond, sendJson } from "../respond.js";
  * With `?grants=true`, also the grants to the principal or to one of its groups, as `{pattern, verb}`: what it may
  * do beside its role (SPEC §11), so the console shows only the controls their verbs allow.
  */
-export const meRoutes = (grants: GrantService, groups: () => Groups): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
+export const meRoutes = (router: Router, grants: GrantService, groups: () => Groups): void => {
   router
     .route("/me")
     .get(
@@ -42,5 +41,4 @@ export const meRoutes = (grants: GrantService, groups: () => Groups): Router => 
       }),
     )
     .all(needs("role"), methodNotAllowed("GET, HEAD"));
-  return router;
 };

@@ -1,5 +1,5 @@
 import { Session } from "@sdwan-connections/core/wire";
-import { Router } from "express";
+import type { Router } from "express";
 import * as O from "fp-ts/lib/Option.js";
 import { parseBasic } from "../auth/authenticator.js";
 import type { SessionTokens } from "../auth/console-session.js";
@@ -15,8 +15,7 @@ import { sendJson, sendProblem } from "../respond.js";
  * token), so the console keeps a token, never the password, for a reload. Only a password starts
  * one: a session does not extend itself. Served without authentication (benchmarks), there is none.
  */
-export const sessionRoutes = (sessions: SessionTokens | undefined): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
+export const sessionRoutes = (router: Router, sessions: SessionTokens | undefined): void => {
   router
     .route("/session")
     .get(
@@ -45,5 +44,4 @@ export const sessionRoutes = (sessions: SessionTokens | undefined): Router => {
       }),
     )
     .all(needs("role"), methodNotAllowed("GET, HEAD"));
-  return router;
 };

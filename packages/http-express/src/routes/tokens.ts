@@ -1,6 +1,6 @@
 import { IssuedToken, ServiceToken } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
-import { Router, type Response } from "express";
+import type { Response, Router } from "express";
 import type { ServiceTokens } from "@sdwan-connections/core";
 import { problem } from "../errors.js";
 import { needs } from "../middleware/authorize.js";
@@ -39,8 +39,7 @@ const sendIssued = (res: Response, status: number, issued: IssuedToken) => {
  * and renew with overlap; admins only. Core's tokens audit each change (never the secret) and give a token its
  * grants. Served without authentication (benchmarks), there are none.
  */
-export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
+export const tokensRoutes = (router: Router, tokens: ServiceTokens | undefined): void => {
   router
     .route("/tokens")
     .get(
@@ -93,5 +92,4 @@ export const tokensRoutes = (tokens: ServiceTokens | undefined): Router => {
       }),
     )
     .all(needs("role"), methodNotAllowed("POST"));
-  return router;
 };

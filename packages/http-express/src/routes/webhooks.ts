@@ -1,7 +1,7 @@
 import type { Webhooks } from "@sdwan-connections/core";
 import { CreatedWebhook, Delivery, PingAnswer, Webhook } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
-import { Router, type Request, type Response } from "express";
+import type { Request, Response, Router } from "express";
 import { problem } from "../errors.js";
 import { needs } from "../middleware/authorize.js";
 import { methodNotAllowed } from "../middleware/errors.js";
@@ -37,8 +37,7 @@ const sendFound =
  * a webhook's deliveries (status and latency of each attempt, never a body), and a new attempt of a settled one
  * (audited). Creates and deletes are audited.
  */
-export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
-  const router = Router({ caseSensitive: true, strict: false });
+export const webhooksRoutes = (router: Router, webhooks: Webhooks | undefined): void => {
   const id = (req: Request) => req.params["id"] as string;
   router
     .route("/webhooks")
@@ -133,5 +132,4 @@ export const webhooksRoutes = (webhooks: Webhooks | undefined): Router => {
       }),
     )
     .all(needs("role"), methodNotAllowed("POST"));
-  return router;
 };
