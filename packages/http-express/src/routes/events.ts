@@ -1,4 +1,11 @@
-import { CloudEventCodec, eventTypeOf, type CloudEvent, type Events, type FeedItem } from "@sdwan-connections/core";
+import {
+  CloudEventCodec,
+  eventTypeOf,
+  everyBeat,
+  type CloudEvent,
+  type Events,
+  type FeedItem,
+} from "@sdwan-connections/core";
 import type { Response, Router } from "express";
 import type { AuthenticatedUser } from "../auth/authenticator.js";
 import { domainErrorToProblem, problem } from "../errors.js";
@@ -120,24 +127,22 @@ export const eventsRoutes = (
   const byPrincipal = new Map<string, number>();
   let replaying = 0;
   watch(() => ({ open: streams.size, replaying }));
-  // Each open stream's check of its credentials and grants, run together on one timer and at every grant change.
+  // Each open stream's check of its credentials and grants, run together on the process's shared beat (core's
+  // `everyBeat`, while a stream is open) and at every grant change.
   const checks = new Set<() => void>();
-  let ticker: NodeJS.Timeout | undefined;
+  let stopChecking: (() => void) | undefined;
   const checkAll = () => {
     for (const check of checks) check();
   };
   onGrantsChange?.(checkAll);
   const watchStream = (check: () => void): (() => void) => {
     checks.add(check);
-    if (ticker === undefined) {
-      ticker = setInterval(checkAll, RECHECK_MS);
-      ticker.unref();
-    }
+    stopChecking ??= everyBeat(RECHECK_MS, checkAll);
     return () => {
       checks.delete(check);
       if (checks.size > 0) return;
-      clearInterval(ticker);
-      ticker = undefined;
+      stopChecking?.();
+      stopChecking = undefined;
     };
   };
   const tooMany = (res: Response, detail: string) =>
