@@ -603,9 +603,15 @@ const transform = (
           else text = kind === NUMBER ? JSON.stringify(round6(numbers[slot])) : "null";
           break;
       }
-      let i = start;
-      for (; i + 4 <= stop; i += 4, w += 4) ow.setUint32(w, words.getUint32(i, true), true);
-      for (; i < stop; i += 1) o[w++] = bytes[i] as number;
+      // Whole words, the last one past `stop` when the answer has its bytes (the next write goes over them).
+      if (stop + 3 <= end) {
+        for (let i = start; i < stop; i += 4) ow.setUint32(w + i - start, words.getUint32(i, true), true);
+        w += stop - start;
+      } else {
+        let i = start;
+        for (; i + 4 <= stop; i += 4, w += 4) ow.setUint32(w, words.getUint32(i, true), true);
+        for (; i < stop; i += 1) o[w++] = bytes[i] as number;
+      }
       for (let i = 0; i < text.length; i += 1) o[w++] = text.charCodeAt(i);
     }
     o[w++] = CLOSE_BRACE;
@@ -665,9 +671,8 @@ const transform = (
   /** One enterprise (`at` on its opening brace): its known fields read and typed, the others passed. */
   const readEnterprise = (): void => {
     expect(OPEN_BRACE);
+    // Where a value lies is read only for a slot whose kind it read.
     kinds.fill(ABSENT);
-    starts.fill(0);
-    ends.fill(0);
     skipSpace();
     for (;;) {
       if (bytes[at] !== QUOTE) fail();
