@@ -2,7 +2,7 @@ import { generateDataset } from "@sdwan-connections/orchestrator-simulator";
 import fc from "fast-check";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { CustomerList } from "@sdwan-connections/core";
 import {
   readCustomersByEnterprise,
@@ -408,6 +408,29 @@ describe("read as the answer arrives (issue 40: the scan overlaps the transfer)"
     expect(scan.more(half)).toBeLessThan(20);
     expect(scan.more(usual.subarray(0, usual.length - 1))).toBe(20);
     expectSameInPieces(usual, [usual.length >> 1, usual.length - 1]);
+  });
+
+  it("never begins an enterprise whose last byte has not come: each is read once", () => {
+    // A number JSON.stringify would not write as it is (1.50) is read as text from the answer: counted per reading.
+    const answer = encoder.encode(
+      `[{"id":1,"logicalId":"a","score":1.50,"name":"one"},{"id":2,"logicalId":"b","score":2.50,"name":"two"}]`,
+    );
+    const numbersRead = (cuts: readonly number[]): number => {
+      const toString = vi.spyOn(Buffer.prototype, "toString");
+      try {
+        const scan = scanCustomersJson(DEFAULT_CUSTOMERS_BOUND, answer.length);
+        for (const cut of cuts) scan.more(answer.subarray(0, cut));
+        expect(E.isRight(scan.end(answer))).toBe(true);
+        return toString.mock.contexts.filter((view) => (view as Buffer).buffer === answer.buffer).length;
+      } finally {
+        toString.mockRestore();
+      }
+    };
+    // Cut within the second enterprise, past its number: the old code read it there, then again (3).
+    const cut = new TextDecoder().decode(answer).indexOf('"two"');
+    expect(numbersRead([])).toBe(2);
+    expect(numbersRead([cut])).toBe(2);
+    expectSameInPieces(answer, [cut]);
   });
 
   it(

@@ -795,6 +795,11 @@ const transform = (
     // Tried again only once what waits has doubled, so that an enterprise that stops it is read again a few times at most.
     if (general || !usual || prefix.length - at < waitFor) return count;
     take(prefix);
+    // An enterprise is an object: one that begins after the last closing brace so far is not whole yet, so it is not
+    // begun. A reading cut short by the piece's end, thrown and begun again, cost about 40 µs a piece (over ten
+    // enterprises' reading): 10,000 enterprises in 64 KiB pieces, interleaved, 0.78–0.88× the scan's time without it.
+    let lastClose = end - 1;
+    while (lastClose > at && bytes[lastClose] !== CLOSE_BRACE) lastClose -= 1;
     let from = at;
     let writtenFrom = written;
     try {
@@ -802,7 +807,7 @@ const transform = (
       for (;;) {
         from = at;
         writtenFrom = written;
-        if (!toNext() || count === bound.enterprises || !readUsual(count > 0)) break;
+        if (!toNext() || at >= lastClose || count === bound.enterprises || !readUsual(count > 0)) break;
         count += 1;
       }
     } catch {
