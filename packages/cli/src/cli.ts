@@ -27,7 +27,7 @@ export { help, VERSION } from "./command-line.js";
 
 export interface OutputStream extends ProgressStream {
   /** The terminal's width, when it is one. */
-  readonly columns?: number;
+  readonly columns?: number | undefined;
   /** Tells when a full buffer (`write` answered false) has drained: a stream's replay waits for it. */
   once?(event: "drain", listener: () => void): unknown;
 }
@@ -340,7 +340,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const composed = await openService(
     (env["SDWAN_LOG_LEVEL"] ?? "") === "" ? { ...config.right, logLevel: "silent" } : config.right,
     {
-      logDestination: process.stderr,
+      // Made at the first line logged: process.stderr on a pipe loads node:net, and a command most often logs nothing.
+      logDestination: { write: (line: string) => void process.stderr.write(line) },
       ...(run.asksOrchestrator === true ? {} : { orchestrator: offlineOrchestrator }),
       readsOnly: run.readsOnly === true,
       // A PostgreSQL context's URL is in the variable it names: a failure names that one.

@@ -3,6 +3,8 @@
  * The command-line driver's process: the same use cases, store and
  * configuration (SDWAN_* environment variables) as the REST service.
  */
+import { standardOutput } from "./standard-output.js";
+
 // The bundle's help texts (`staticHelp`, made at build time): undefined where the sources run (tsx, tests). Parsed
 // only when a help text is asked for: every other command would parse its 20 kB for nothing (2% of list's instructions).
 declare const SDWAN_STATIC_HELP: string | undefined;
@@ -25,4 +27,4 @@ const topic =
 const text = topic === undefined ? undefined : helpTexts()[topic];
 // (In the installed command `./run.js` is its bundle, loaded with V8's code cache: scripts/bundle.ts.)
 if (text === undefined) void import("./run.js");
-else process.stdout.write(text);
+else standardOutput().write(text);

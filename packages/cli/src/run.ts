@@ -1,9 +1,10 @@
 /** The process's command run: signals, the terminal, and the exit code (`main.ts` loads it for all but help). */
 import { runCli } from "./cli.js";
 import { readSecret } from "./secret-input.js";
+import { standardOutput } from "./standard-output.js";
 
-// A reader that stops early (`| head`) is not an error of ours.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => process.exit(error.code === "EPIPE" ? 0 : 1));
+// A reader that stops early (`| head`) is not an error of ours (standard-output.ts).
+const stdout = standardOutput();
 
 // Ctrl-C and SIGTERM end the process at once, as by default, unless the command stops cleanly (apply):
 // then it is told, and has a second to say what it did; a second signal ends it at once. (Kept registered,
@@ -25,8 +26,14 @@ for (const [signal, exitCode] of [
 // The exit code once written answers are flushed (stdout to a pipe is asynchronous). No top-level await: the
 // installed command is CommonJS (scripts/bundle.ts).
 void runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
+  stdout,
+  // process.stderr made only when a message is written: most commands write none.
+  stderr: {
+    write: (text) => process.stderr.write(text),
+    get isTTY() {
+      return process.stderr.isTTY;
+    },
+  },
   readSecret: (prompt) => readSecret({ stdin: process.stdin, prompt: process.stderr }, prompt),
   // Asked only where a password may be prompted for: process.stdin is made at its first use, a stream (a socket on
   // a pipe) that most commands never read.
@@ -36,4 +43,4 @@ void runCli(process.argv.slice(2), {
   onStop: (stop) => {
     stopCleanly = stop;
   },
-}).then((code) => process.stdout.write("", () => process.exit(code)));
+}).then((code) => stdout.end(() => process.exit(code)));

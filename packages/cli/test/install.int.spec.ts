@@ -181,10 +181,11 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
     }
   });
 
-  it("takes for list nothing list does not use: no help text parsed, no standard input stream made, no user looked up, no look at the audit trail's end (issue 40)", async () => {
+  it("takes for list nothing list does not use: no help text parsed, no standard stream made (stdin, stdout, stderr), no user looked up, no look at the audit trail's end (issue 40)", async () => {
     const env = { SDWAN_DATA_DIR: join(root, "counted-store") };
     expect((await cli(["add", "lab", "https://vco.example.net/", "--force"], env, "a-key\n")).code).toBe(0);
-    // Counts, in the installed command's own process, the parses of its help texts and the making of process.stdin.
+    // Counts, in the installed command's own process, the parses of its help texts and the making of process.stdin,
+    // stdout and stderr (each a net.Socket on a pipe, as here: node:net loaded for it).
     const counter = join(root, "count-start.cjs");
     await writeFile(
       counter,
@@ -198,10 +199,13 @@ const os = require("node:os");
 const userInfo = os.userInfo;
 let userLookups = 0;
 os.userInfo = (...args) => ((userLookups += 1), userInfo(...args));
-const stdin = Object.getOwnPropertyDescriptor(process, "stdin");
-let stdinMade = 0;
-Object.defineProperty(process, "stdin", { ...stdin, get() { stdinMade += 1; return stdin.get.call(process); } });
-process.on("exit", () => require("node:fs").writeSync(2, JSON.stringify({ helpParses, stdinMade, userLookups })));
+const made = { stdinMade: 0, stdoutMade: 0, stderrMade: 0 };
+for (const name of ["stdin", "stdout", "stderr"]) {
+  const stream = Object.getOwnPropertyDescriptor(process, name);
+  const key = name + "Made";
+  Object.defineProperty(process, name, { ...stream, get() { made[key] += 1; return stream.get.call(process); } });
+}
+process.on("exit", () => require("node:fs").writeSync(2, JSON.stringify({ helpParses, userLookups, ...made })));
 `,
     );
     const main = join(root, "prefix", "lib", "node_modules", "sdwan-connections", "lib", "main.js");
@@ -216,13 +220,19 @@ process.on("exit", () => require("node:fs").writeSync(2, JSON.stringify({ helpPa
     };
     const listed = await counted(["list"]);
     expect(listed.stdout).toBe((await cli(["list"], env)).stdout);
-    expect(listed.counts).toEqual({ helpParses: 0, stdinMade: 0, userLookups: 0 });
-    // What counts them sees them where they are used: the help, and the key read from standard input.
-    expect((await counted(["--help"])).counts).toEqual({ helpParses: 1, stdinMade: 0, userLookups: 0 });
+    const none = { helpParses: 0, stdinMade: 0, userLookups: 0, stdoutMade: 0, stderrMade: 0 };
+    expect(listed.counts).toEqual(none);
+    expect((await counted(["list", "-o", "table"])).counts).toEqual(none);
+    // What counts them sees them where they are used: the help, and the key read from standard input; process.stderr
+    // for a message, and process.stdout for a terminal (a pipe is written to directly, src/standard-output.ts).
+    expect((await counted(["--help"])).counts).toEqual({ ...none, helpParses: 1 });
     const added = await counted(["add", "lab-2", "https://vco.example.net/", "--force"], "a-key\n");
     expect(added.counts["helpParses"]).toBe(0);
     expect(added.counts["stdinMade"]).toBeGreaterThan(0);
     expect(added.counts["userLookups"]).toBe(1);
+    const refused = (await counted(["get", "nobody"]).catch((error: unknown) => error)) as { stderr: string };
+    expect(refused.stderr).toContain("No connection with alias 'nobody'");
+    expect(JSON.parse(refused.stderr.slice(refused.stderr.lastIndexOf("{")))).toMatchObject({ stderrMade: 1 });
     // What a crash left at the trail's end is the next writer's to mend: list leaves it, add mends it.
     const trail = join(env.SDWAN_DATA_DIR, "audit.jsonl");
     await writeFile(trail, '{"id":"cut short', { flag: "a" });
