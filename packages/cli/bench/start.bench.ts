@@ -62,9 +62,13 @@ try {
   const commands: Record<string, readonly [string, readonly string[], boolean]> = {
     "node -e ''": [process.execPath, ["-e", ""], false],
     // Only the parts of Node that `list` cannot do without: the floor of any command built on them.
-    "node -e: crypto, fs/promises, vm and a write to stdout": [
+    // Written as the command writes an answer to a pipe: to the descriptor (process.stdout there is a net.Socket).
+    "node -e: crypto, fs/promises, vm and a write to stdout's descriptor": [
       process.execPath,
-      ["-e", 'require("node:crypto"); require("node:fs/promises"); require("node:vm"); process.stdout.write("")'],
+      [
+        "-e",
+        'require("node:crypto"); require("node:fs/promises"); require("node:vm"); require("node:fs").writeSync(1, "")',
+      ],
       false,
     ],
     [SNAPSHOT_ROW]: [process.execPath, ["--snapshot-blob", emptySnapshot], false],
@@ -155,8 +159,8 @@ OpenID, pino and the orchestrator's HTTP client are files of their own, read onl
 cache, which each command's first run writes under \`~/.cache/sdwan-connections\` (an unmeasured first round here,
 as after an install). The last row is \`list\` without HOME, so without a cache: what every start compiles without
 one. The second row is a bare node that loads only what \`list\` needs of Node itself (\`node:crypto\` for the
-master-key check, \`node:fs/promises\` for the store, \`node:vm\` for the code cache) and writes to its stdout (a
-pipe here): the floor of a command built on them. The third starts node from a V8 startup snapshot that holds
+master-key check, \`node:fs/promises\` for the store, \`node:vm\` for the code cache) and writes to its stdout's
+descriptor, as the command writes an answer to a pipe (here): the floor of a command built on them. The third starts node from a V8 startup snapshot that holds
 nothing (\`node --build-snapshot\`): what loading any user snapshot costs before it has saved anything (not counted:
 under valgrind V8 refuses a blob built outside it).
 Load average (1, 5, 15 min) ${loads(loadsBefore)} before, ${loads(loadsAfter)} after: a 2-core machine shared
