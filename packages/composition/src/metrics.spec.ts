@@ -70,3 +70,23 @@ describe("the request metrics", () => {
     );
   });
 });
+
+describe("the customers cache metric", () => {
+  it("counts a lookup without the counter's increment (a label hash per warm answer); scrapes show every outcome", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const counter = metrics.registry.getSingleMetric("sdwan_customers_cache_lookups_total") as Counter;
+    expect(await metrics.registry.metrics()).toContain('sdwan_customers_cache_lookups_total{outcome="shared"} 0');
+    const increments = vi.spyOn(counter, "inc");
+    for (let i = 0; i < 100; i += 1) metrics.onCustomersCacheLookup("hit");
+    metrics.onCustomersCacheLookup("miss");
+    // The old code called `inc` once per lookup (101 here).
+    expect(increments).not.toHaveBeenCalled();
+    increments.mockRestore();
+    const first = await metrics.registry.metrics();
+    expect(first).toContain('sdwan_customers_cache_lookups_total{outcome="hit"} 100');
+    expect(first).toContain('sdwan_customers_cache_lookups_total{outcome="miss"} 1');
+    expect(first).toContain('sdwan_customers_cache_lookups_total{outcome="shared"} 0');
+    for (let i = 0; i < 50; i += 1) metrics.onCustomersCacheLookup("hit");
+    expect(await metrics.registry.metrics()).toContain('sdwan_customers_cache_lookups_total{outcome="hit"} 150');
+  });
+});

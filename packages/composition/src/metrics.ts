@@ -57,11 +57,18 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  const customersCache = new Counter({
+  // Counted in a plain record and copied at each scrape: a warm customers answer makes no label hash (profile of the
+  // warm customers answer: the counter's `inc` was about 15 µs of its request path's JavaScript).
+  const cacheLookups: Record<CacheOutcome, number> = { hit: 0, miss: 0, shared: 0 };
+  new Counter({
     name: "sdwan_customers_cache_lookups_total",
     help: "Customers cache lookups: hit, miss, or shared (joined a call in flight).",
     labelNames: ["outcome"] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, count] of Object.entries(cacheLookups)) this.inc({ outcome }, count);
+    },
   });
   const loginFailures = new Counter({
     name: "sdwan_login_failures_total",
@@ -69,7 +76,6 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
     labelNames: ["status"] as const,
     registers: [registry],
   });
-  for (const outcome of ["hit", "miss", "shared"] as const) customersCache.inc({ outcome }, 0);
 
   // No alias label: /metrics needs no credentials, and aliases are the operators' business.
   const connectionHealth = new Gauge({
@@ -140,7 +146,9 @@ export const createMetrics = (options: { readonly defaultMetrics?: boolean } = {
       eventStreamCounts = counts;
     },
     /** For `createCore({ onCustomersCacheLookup })`. */
-    onCustomersCacheLookup: (outcome: CacheOutcome): void => customersCache.inc({ outcome }),
+    onCustomersCacheLookup: (outcome: CacheOutcome): void => {
+      cacheLookups[outcome] += 1;
+    },
     /** The orchestrator port, counting and timing each call. */
     instrumentOrchestrator: (orchestrator: Orchestrator): Orchestrator => {
       const timed =
