@@ -455,6 +455,27 @@ export const describeConnectionRepositoryContract = (
       expect(JSON.stringify(await run(audit.list({ limit: 100 })))).not.toContain(SECRET);
     });
 
+    // Regression: an update or delete named `lab` recorded `lab`, so its event's subject (and an OpenNMS alarm's
+    // reduction key) differed from the add's and the health changes' `Lab` (SPEC §2: the alias as first given).
+    it("records the alias as first given in the entry of a write that names it in another case", async () => {
+      await run(repository.insert(aConnection({ alias: "Lab" }), anAuditEntry({ action: "add", alias: alias("LAB") })));
+      await run(
+        repository.update(
+          alias("lab"),
+          { orchestratorUrl: url("https://moved.example.net") },
+          undefined,
+          anAuditEntry(),
+        ),
+      );
+      await run(repository.delete(alias("LAB"), undefined, anAuditEntry({ action: "delete", alias: alias("LAB") })));
+      const listed = await run((await options.audit()).list({ limit: 10 }));
+      expect(listed.map((entry) => [entry.action, entry.alias])).toEqual([
+        ["delete", "Lab"],
+        ["update", "Lab"],
+        ["add", "Lab"],
+      ]);
+    });
+
     it("records no entry of a write that fails", async () => {
       await run(repository.insert(aConnection({ alias: "lab" })));
       const version = (await run(repository.get(alias("lab")))).version;

@@ -80,6 +80,7 @@ export {
   type AuditHead,
   type AuditPageAfter,
   type AuditRetention,
+  type WrittenConnection,
 } from "./domain/audit.js";
 export type { AuditLog } from "./ports/audit-log.js";
 export { createAuditListeners } from "./adapters/audit-listeners.js";

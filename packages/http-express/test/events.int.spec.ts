@@ -53,10 +53,11 @@ describe("GET /events (docs/interface.md, Events)", () => {
     await vi.waitFor(() => expect(kinds(stream)).toHaveLength(5), SOON);
     expect(kinds(stream)).toEqual([
       "connection.added Lab",
-      "connection.updated lab",
+      // The alias as first given, whatever case the path named it in (regression: the path's `lab`).
+      "connection.updated Lab",
       "connection.health.changed Lab",
       "connection.health.changed Lab",
-      "connection.deleted lab",
+      "connection.deleted Lab",
     ]);
     const events = stream.cloudEvents();
     expect(events.map((event) => event.data)).toMatchObject([
@@ -204,7 +205,7 @@ describe("GET /events (docs/interface.md, Events)", () => {
     const call = client(service.url);
     expect((await call("POST", CONNECTIONS, { body: anAddBody() })).status).toBe(200);
     expect((await call("DELETE", `${CONNECTIONS}/lab`)).status).toBe(204);
-    await vi.waitFor(() => expect(kinds(stream)).toEqual(["connection.added Lab", "connection.deleted lab"]), SOON);
+    await vi.waitFor(() => expect(kinds(stream)).toEqual(["connection.added Lab", "connection.deleted Lab"]), SOON);
     expect(stream.cloudEvents()[1]?.data["version"]).toBe(stream.cloudEvents()[0]?.data["version"]);
     // As the CLI opens it: the same directory, another store object (its own audit log), a forced add.
     const other = await openService(testConfig({ SDWAN_DATA_DIR: service.dir }), {

@@ -11,6 +11,7 @@ import {
   type ConnectionSummary,
   type DomainError,
   type StoredConnection as Connection,
+  type WrittenConnection,
 } from "@sdwan-connections/core";
 import { describeSecretError } from "@sdwan-connections/secrets";
 import * as E from "fp-ts/lib/Either.js";
@@ -112,7 +113,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           ...(keyRenewal === "auto" ? { keyRenewal } : {}),
         }),
       );
-      return E.right({ value: undefined, changed: true, version, orchestratorUrl });
+      return E.right({ value: undefined, changed: true, written: { alias, version, orchestratorUrl } });
     }, entry)();
   };
 
@@ -126,7 +127,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
       (
         connections,
         nextVersion,
-      ): E.Either<DomainError, { value: Connection; changed: boolean; version: number; orchestratorUrl: string }> => {
+      ): E.Either<DomainError, { value: Connection; changed: boolean; written: WrittenConnection }> => {
         // Checked inside the mutation, so atomically.
         const existing = atExpectedVersion(connections, alias, expected);
         if (E.isLeft(existing)) return existing;
@@ -134,13 +135,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
         if (E.isLeft(stored)) return stored;
         // The key is compared opened, in memory: sealed twice, the same key never gives the same bytes.
         const { changed, newKey, expiresAt, keyRenewal, apiKeyRef } = updateOf(stored.right, change);
-        if (!changed)
-          return E.right({
-            value: stored.right,
-            changed: false,
-            version: stored.right.version,
-            orchestratorUrl: stored.right.orchestratorUrl,
-          });
+        if (!changed) return E.right({ value: stored.right, changed: false, written: stored.right });
         const {
           apiKeyExpiresAt: _stored,
           keyRenewal: _renewal,
@@ -171,7 +166,7 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
           keyRenewal,
           ...(expiresAt === undefined ? {} : { apiKeyExpiresAt: expiresAt }),
         };
-        return E.right({ value, changed: true, version: updated.version, orchestratorUrl: updated.orchestratorUrl });
+        return E.right({ value, changed: true, written: updated });
       },
       entry,
     )();
@@ -180,11 +175,10 @@ export const createLowdbConnectionRepository = (file: ConnectionsFile): Connecti
   const remove: ConnectionRepository["delete"] = (alias, expected, entry) =>
     file.mutate(
       (connections) =>
-        E.map((removed: { readonly version: number; readonly orchestratorUrl: string }) => ({
+        E.map((removed: WrittenConnection) => ({
           value: void connections.delete(aliasKey(alias)),
           changed: true,
-          version: removed.version,
-          orchestratorUrl: removed.orchestratorUrl,
+          written: removed,
         }))(atExpectedVersion(connections, alias, expected)),
       entry,
     );

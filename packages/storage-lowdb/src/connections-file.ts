@@ -220,10 +220,7 @@ export const openConnectionsFile =
             const outcome = mutation(connections, nextVersion);
             if (E.isLeft(outcome)) return outcome;
             changed ||= outcome.right.changed;
-            if (entry !== undefined)
-              entries.push(
-                entryAsWritten(entry, outcome.right.changed, outcome.right.version, outcome.right.orchestratorUrl),
-              );
+            if (entry !== undefined) entries.push(entryAsWritten(entry, outcome.right.changed, outcome.right.written));
             return E.right(outcome.right.value);
           });
           // Every change raises the store's version (a delete or a rotation gives none otherwise): the audit

@@ -19,6 +19,7 @@ import {
   type DomainError,
   type ExpectedVersions,
   type StoredConnection,
+  type WrittenConnection,
 } from "@sdwan-connections/core";
 import type { Keyring } from "@sdwan-connections/secrets";
 import { insertAuditEntry, pruneAuditTrail } from "./audit-log.js";
@@ -99,7 +100,7 @@ export const createPostgresConnectionRepository = ({
    * whether the result changed anything and the connection's version it left or removed); then the retention
    * is applied (outside it).
    */
-  const write = <A extends { readonly version: number; readonly orchestratorUrl: string }>(
+  const write = <A extends WrittenConnection>(
     what: string,
     entry: AuditEntry | undefined,
     work: (client: PoolClient) => TE.TaskEither<DomainError, A>,
@@ -109,10 +110,7 @@ export const createPostgresConnectionRepository = ({
       inTransaction(pool, what, (client) => async () => {
         const result = await work(client)();
         if (E.isRight(result) && entry !== undefined)
-          await insertAuditEntry(
-            client,
-            entryAsWritten(entry, changed(result.right), result.right.version, result.right.orchestratorUrl),
-          );
+          await insertAuditEntry(client, entryAsWritten(entry, changed(result.right), result.right));
         return result;
       }),
       // The entry is committed: a retention that could not be applied now is applied by the next one.
@@ -181,7 +179,11 @@ export const createPostgresConnectionRepository = ({
                 connection.keyRenewal ?? "off",
               ],
             );
-            return E.right({ version: rows[0]?.version ?? 0, orchestratorUrl: connection.orchestratorUrl });
+            return E.right({
+              alias: connection.alias,
+              version: rows[0]?.version ?? 0,
+              orchestratorUrl: connection.orchestratorUrl,
+            });
           } catch (error) {
             if (!hasSqlState(error, UNIQUE_VIOLATION)) throw error;
             return E.left(alreadyExists(connection.alias)); // rolled back
@@ -206,6 +208,7 @@ export const createPostgresConnectionRepository = ({
               return E.right({
                 connection: current.right,
                 changed: false,
+                alias: current.right.alias,
                 version: current.right.version,
                 orchestratorUrl: current.right.orchestratorUrl,
               });
@@ -235,6 +238,7 @@ export const createPostgresConnectionRepository = ({
             return E.map((connection: StoredConnection) => ({
               connection,
               changed: true,
+              alias: connection.alias,
               version: connection.version,
               orchestratorUrl: connection.orchestratorUrl,
             }))(decode(rows[0]));
@@ -247,14 +251,14 @@ export const createPostgresConnectionRepository = ({
     delete: (alias, expected, entry) =>
       pipe(
         write(`deleting connection '${alias}'`, entry, (client) => async () => {
-          const { rows } = await client.query<{ version: number; orchestrator_url: string }>(
-            "delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[])) returning version, orchestrator_url",
+          const { rows } = await client.query<{ alias: Alias; version: number; orchestrator_url: string }>(
+            "delete from connections where alias_key = $1 and ($2::integer[] is null or version = any($2::integer[])) returning alias, version, orchestrator_url",
             [aliasKey(alias), expected ?? null],
           );
           const removed = rows[0];
           return removed === undefined
             ? missedWrite(client, alias)()
-            : E.right({ version: removed.version, orchestratorUrl: removed.orchestrator_url });
+            : E.right({ alias: removed.alias, version: removed.version, orchestratorUrl: removed.orchestrator_url });
         }),
         TE.map(() => undefined),
       ),

@@ -1,6 +1,6 @@
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
-import { entryAsWritten, type AuditEntry } from "../domain/audit.js";
+import { entryAsWritten, type AuditEntry, type WrittenConnection } from "../domain/audit.js";
 import { aliasKey } from "../domain/codecs.js";
 import {
   aliasFreeIn,
@@ -48,17 +48,15 @@ const write =
     check: () => E.Either<DomainError, S>,
     apply: (checked: S) => A,
     changes: (checked: S) => boolean = () => true,
-    written: (checked: S) => { readonly version: number; readonly orchestratorUrl: string } | undefined = () =>
-      undefined,
+    written: (checked: S) => WrittenConnection | undefined = () => undefined,
   ): TaskEither<DomainError, A> =>
   () => {
     const run: TaskEither<DomainError, A> = async () => {
       const checked = check();
       if (E.isLeft(checked)) return checked;
       if (entry !== undefined) {
-        const connection = written(checked.right);
         const recorded = await store.audit.record(
-          entryAsWritten(entry, changes(checked.right), connection?.version, connection?.orchestratorUrl),
+          entryAsWritten(entry, changes(checked.right), written(checked.right)),
         )();
         if (E.isLeft(recorded)) return recorded;
       }
@@ -110,7 +108,11 @@ export const createInMemoryConnectionRepository = (
             apiKeySetAt: new Date(),
           }),
         undefined,
-        () => ({ version: store.lastVersion + 1, orchestratorUrl: connection.orchestratorUrl }),
+        () => ({
+          alias: connection.alias,
+          version: store.lastVersion + 1,
+          orchestratorUrl: connection.orchestratorUrl,
+        }),
       ),
     update: (alias, change, expected, entry) =>
       write(
@@ -132,6 +134,7 @@ export const createInMemoryConnectionRepository = (
         },
         (existing) => updateOf(existing, change).changed,
         (existing) => ({
+          alias: existing.alias,
           version: updateOf(existing, change).changed ? store.lastVersion + 1 : existing.version,
           orchestratorUrl: change.orchestratorUrl ?? existing.orchestratorUrl,
         }),

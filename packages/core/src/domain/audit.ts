@@ -102,21 +102,25 @@ export const CHANGE_ACTIONS: ReadonlySet<AuditAction> = new Set([
 export const isAuditedChange = (entry: Pick<AuditEntry, "action" | "outcome">): boolean =>
   entry.outcome === "succeeded" && CHANGE_ACTIONS.has(entry.action);
 
+/** What a store knows of the connection a write left or removed, for that write's audit entry. */
+export interface WrittenConnection {
+  readonly alias: Alias;
+  readonly version: number;
+  readonly orchestratorUrl: string;
+}
+
 /**
- * The entry a store records for a write given `entry` that succeeded: as given, with the connection's `version`
- * and `orchestratorUrl` the write left or removed (none for a rotation), except an update that changed nothing
- * (`changed` false), recorded as `unchanged` so that it never counts against the changes' retention.
+ * The entry a store records for a write given `entry` that succeeded: as given, with the connection's alias (as
+ * first given, whatever case the request named it in), `version` and `orchestratorUrl` the write left or removed
+ * (none for a rotation), except an update that changed nothing (`changed` false), recorded as `unchanged` so that
+ * it never counts against the changes' retention.
  */
-export const entryAsWritten = (
-  entry: AuditEntry,
-  changed: boolean,
-  version?: number,
-  orchestratorUrl?: string,
-): AuditEntry => ({
+export const entryAsWritten = (entry: AuditEntry, changed: boolean, written?: WrittenConnection): AuditEntry => ({
   ...entry,
   ...(changed || entry.action !== "update" ? {} : { outcome: "unchanged" }),
-  ...(version === undefined ? {} : { version }),
-  ...(orchestratorUrl === undefined ? {} : { orchestratorUrl }),
+  ...(written === undefined
+    ? {}
+    : { alias: written.alias, version: written.version, orchestratorUrl: written.orchestratorUrl }),
 });
 
 /** What a health change's entry says in `detail`: `valid → unreachable: <reason>`; read back by `healthChangeOf`. */

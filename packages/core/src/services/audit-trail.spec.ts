@@ -65,7 +65,8 @@ describe("the audit trail", () => {
         action: "delete",
         actor: "admin",
         requestId: "req-1",
-        alias: "LAB",
+        // A change records the alias as first given, whatever case it was named in (its event's subject).
+        alias: "Lab",
         fields: [],
         forced: false,
         validation: "not-asked",
@@ -87,7 +88,7 @@ describe("the audit trail", () => {
         action: "update",
         actor: "ops",
         requestId: null,
-        alias: "lab",
+        alias: "Lab",
         fields: ["apiKey"],
         forced: true,
         validation: "not-asked",

@@ -177,10 +177,10 @@ describe("following events", () => {
     );
     expect(types).toEqual([
       "connection.added Lab",
-      "connection.updated lab",
+      "connection.updated Lab",
       "connection.health.changed Lab",
       "connection.health.changed Lab",
-      "connection.deleted lab",
+      "connection.deleted Lab",
     ]);
     expect(eventsOf(healthOnly).map((event) => event.data)).toMatchObject([
       { from: "unknown", to: "valid" },
