@@ -50,6 +50,20 @@ export const sendJson = <C extends t.Any, V extends t.TypeOf<C>>(
   res.end(JSON.stringify(body));
 };
 
+/**
+ * 201 Created with a `Location` naming the new resource (RFC 9110 §15.3.2: without one, a client would take the
+ * collection the request was posted to for it): the request's path, then the new resource's id.
+ */
+export const sendCreated = <C extends t.Any, V extends t.TypeOf<C> & { readonly id: string }>(
+  res: Response,
+  answer: C,
+  body: V & Exactly<t.TypeOf<C>, V>,
+): void => {
+  const collection = (res.req.originalUrl.split("?")[0] ?? "").replace(/\/+$/, "");
+  res.setHeader("Location", `${collection}/${encodeURIComponent(body.id)}`);
+  sendJson(res, 201, answer, body);
+};
+
 export const sendText = (res: Response, text: string): void => {
   res.status(200).setHeader("Content-Type", "text/plain; charset=utf-8");
   res.end(text);

@@ -36,6 +36,7 @@ describe("grants (SPEC §11: Grants, Decisions)", () => {
     expect(added.status).toBe(201);
     const grant = added.json<Grant>();
     expect(grant).toMatchObject({ subject: "group:emea", pattern: "emea-*", verb: "use" });
+    expect(added.headers.get("location")).toBe(`${GRANTS}/${grant.id}`);
     const again = await h.call("POST", GRANTS, { body: { subject: "group:emea", pattern: "EMEA-*", verb: "use" } });
     expect(again.status).toBe(409);
     expect((await h.call("POST", GRANTS, { body: { subject: "emea", pattern: "*", verb: "all" } })).status).toBe(400);

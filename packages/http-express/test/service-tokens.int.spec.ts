@@ -36,6 +36,7 @@ const bearer = (token: string) => ({ user: null, headers: { authorization: `Bear
 const create = async (h: Pick<Harness, "call">, body: Record<string, unknown>): Promise<Issued> => {
   const answer = await h.call("POST", IDS, { body });
   expect(answer.status, answer.text).toBe(201);
+  expect(answer.headers.get("location")).toBe(`${IDS}/${answer.json<Issued>().id}`);
   return answer.json<Issued>();
 };
 // A verified token is trusted for half a second at most: past that, the next request asks the store.

@@ -33,6 +33,8 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     receiver.useSecret(webhook.secret);
     expect((await call("GET", WEBHOOKS)).text).not.toContain(webhook.secret);
     expect((await call("GET", `${WEBHOOKS}/${webhook.id}`)).json()).not.toHaveProperty("secret");
+    // 201 names what it created (regression: no Location, so a client took the collection for it).
+    expect(created.headers.get("location")).toBe(`${WEBHOOKS}/${webhook.id}`);
 
     expect((await call("POST", CONNECTIONS, { body: anAddBody() })).status).toBe(200);
     expect(

@@ -2,7 +2,7 @@ import { AliasCodec, GrantRequestCodec, SubjectCodec } from "@sdwan-connections/
 import { AccessCheck, ConnectionAccess, Grant } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import type { Notes } from "./schema-of.js";
-import { aliasParameter, commonErrors, json, jsonBody, problem, writeErrors } from "./shared.js";
+import { aliasParameter, commonErrors, created, json, jsonBody, problem, writeErrors } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): Grants, a connection's access list and the access check, with their schemas (routes/grants.ts). */
 
@@ -25,7 +25,7 @@ export const grantsPaths = {
         "Grants a subject a verb (and the verbs before it) on every alias a pattern matches; allow only. Audited as a change; every instance applies it within a second. Admins only.",
       requestBody: jsonBody(GrantRequestCodec),
       responses: {
-        "201": json("The grant.", Grant),
+        "201": created("The grant.", Grant),
         ...commonErrors,
         "403": adminsOnly,
         "409": problem("A grant saying the same (subject, verb, pattern in any case) exists."),

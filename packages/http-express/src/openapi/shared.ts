@@ -15,6 +15,13 @@ export const json = <S>(description: string, schema: S) => ({
   description,
   content: { "application/json": { schema } },
 });
+/** A 201's JSON answer, with the `Location` of what it created (`respond.ts`'s `sendCreated`). */
+export const created = <S>(description: string, schema: S) => ({
+  ...json(description, schema),
+  headers: {
+    Location: { schema: { type: "string" }, description: "The path of the new resource: the request's, then its id." },
+  },
+});
 /** A text/plain answer that is one of `values`. */
 export const text = (description: string, values: readonly string[]) => ({
   description,

@@ -2,7 +2,7 @@ import { CreateTokenRequest, RenewTokenRequest, TOKEN_NAME_PATTERN } from "@sdwa
 import { IssuedToken, ServiceToken } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import type { Notes } from "./schema-of.js";
-import { commonErrors, json, jsonBody, problem, writeErrors } from "./shared.js";
+import { commonErrors, created, json, jsonBody, problem, writeErrors } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): Service tokens' paths and schemas (routes/tokens.ts). */
 
@@ -33,7 +33,7 @@ export const tokensPaths = {
         "Creates a service token for automation, sent as `Authorization: Bearer sdw_…`; its principal `token:NAME` is the audit actor. The secret is in this answer only; the store keeps its SHA-256. Admins only.",
       requestBody: jsonBody(CreateTokenRequest),
       responses: {
-        "201": json("The token, with its secret (never cached).", IssuedToken),
+        "201": created("The token, with its secret (never cached).", IssuedToken),
         ...commonErrors,
         "403": adminsOnly,
         "409": problem("A token of this name exists."),

@@ -2,7 +2,7 @@ import { CreateWebhookRequest, DELIVERIES_PAGE } from "@sdwan-connections/core";
 import { CreatedWebhook, Delivery, DeliveryStatus, PingAnswer, Webhook } from "@sdwan-connections/core/wire";
 import * as t from "io-ts";
 import type { Notes } from "./schema-of.js";
-import { commonErrors, json, jsonBody, problem, writeErrors } from "./shared.js";
+import { commonErrors, created, json, jsonBody, problem, writeErrors } from "./shared.js";
 
 /** Part of openApiDocument (../openapi.ts): Webhooks' paths (with their deliveries) and schemas (routes/webhooks.ts). */
 
@@ -34,7 +34,7 @@ export const webhooksPaths = {
         "Creates a webhook: every event of its types is POSTed to the URL at least once, in order, signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). The secret is in this answer only; the store keeps it sealed. Admins only.",
       requestBody: jsonBody(CreateWebhookRequest),
       responses: {
-        "201": json("The webhook, with its signing secret (never cached).", CreatedWebhook),
+        "201": created("The webhook, with its signing secret (never cached).", CreatedWebhook),
         ...commonErrors,
         "403": adminsOnly,
         "413": writeErrors["413"],

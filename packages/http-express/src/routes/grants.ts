@@ -19,7 +19,7 @@ import { methodNotAllowed } from "../middleware/errors.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { actorOf } from "../middleware/request-context.js";
-import { respond, sendJson, sendProblem } from "../respond.js";
+import { respond, sendCreated, sendJson, sendProblem } from "../respond.js";
 
 const ADMINS = { admin: "Grants are for admins only." };
 
@@ -64,7 +64,7 @@ export const grantsRoutes = (
         await respond(res, service.grants.add(req.body, actorOf(res.locals)), (grant) =>
           grant === undefined
             ? sendProblem(res, problem("grant-already-exists", "A grant saying the same exists."))
-            : sendJson(res, 201, Grant, grant),
+            : sendCreated(res, Grant, grant),
         );
       }),
     )

@@ -8,7 +8,7 @@ import { methodNotAllowed } from "../middleware/errors.js";
 import { optionalJsonBody, jsonBody } from "../middleware/json-body.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { actorOf } from "../middleware/request-context.js";
-import { respond, sendJson, sendProblem } from "../respond.js";
+import { respond, sendCreated, sendJson, sendProblem } from "../respond.js";
 
 /** Whether there are service tokens (none without authentication); answers the 404 itself when not. */
 const mayManage = (tokens: ServiceTokens | undefined, res: Response): tokens is ServiceTokens => {
@@ -29,9 +29,10 @@ const noSuchToken = (res: Response) =>
   sendProblem(res, problem("token-not-found", "There is no service token with this id."));
 
 /** Answers a token with its secret: never cached, as GET /session's. */
-const sendIssued = (res: Response, status: number, issued: IssuedToken) => {
+const sendIssued = (res: Response, status: 200 | 201, issued: IssuedToken) => {
   res.setHeader("Cache-Control", "no-store");
-  sendJson(res, status, IssuedToken, issued);
+  if (status === 201) sendCreated(res, IssuedToken, issued);
+  else sendJson(res, status, IssuedToken, issued);
 };
 
 /**

@@ -8,7 +8,7 @@ import { methodNotAllowed } from "../middleware/errors.js";
 import { jsonBody } from "../middleware/json-body.js";
 import { withFlags } from "../middleware/query-flags.js";
 import { actorOf } from "../middleware/request-context.js";
-import { respond, sendJson, sendProblem } from "../respond.js";
+import { respond, sendCreated, sendJson, sendProblem } from "../respond.js";
 
 /** Whether there are webhooks (an embedder's app may have none); answers the 404 itself when not. */
 const mayManage = (webhooks: Webhooks | undefined, res: Response): webhooks is Webhooks => {
@@ -55,7 +55,7 @@ export const webhooksRoutes = (router: Router, webhooks: Webhooks | undefined): 
         await respond(res, webhooks.create(req.body, actorOf(res.locals)), (created) => {
           // The secret is in this answer only: never cached.
           res.setHeader("Cache-Control", "no-store");
-          sendJson(res, 201, CreatedWebhook, created);
+          sendCreated(res, CreatedWebhook, created);
         });
       }),
     )
