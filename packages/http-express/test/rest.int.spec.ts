@@ -458,7 +458,10 @@ describe("docs/interface.md §2: fields and their rules", () => {
     const empty = await h.call("PUT", `${CONNECTIONS}/lab`, { body: {} });
     expect(empty.status).toBe(400);
     expect(problemOf(empty).errors).toEqual([
-      { field: "body", message: "must contain orchestratorUrl, apiKey or both" },
+      {
+        field: "body",
+        message: "must contain at least one of orchestratorUrl, apiKey, apiKeyExpiresAt, keyRenewal, apiKeyRef",
+      },
     ]);
     expect((await h.call("PUT", `${CONNECTIONS}/lab`, { body: { apiKey: TEST_KEYS.partner } })).status).toBe(200);
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([

@@ -94,13 +94,11 @@ describe("UpdateConnectionRequest", () => {
     expect(E.isRight(decodeUpdate({ apiKey: "k" }))).toBe(true);
   });
 
-  it("refuses a body with neither", () => {
-    expect(fieldErrors(decodeUpdate({}))).toEqual([
-      { field: "body", message: "must contain orchestratorUrl, apiKey or both" },
-    ]);
-    expect(fieldErrors(decodeUpdate({ alias: "lab" }))).toEqual([
-      { field: "body", message: "must contain orchestratorUrl, apiKey or both" },
-    ]);
+  it("refuses a body with no field to change, naming every one it could have (regression: it named two of five)", () => {
+    const none = "must contain at least one of orchestratorUrl, apiKey, apiKeyExpiresAt, keyRenewal, apiKeyRef";
+    expect(fieldErrors(decodeUpdate({}))).toEqual([{ field: "body", message: none }]);
+    expect(fieldErrors(decodeUpdate({ alias: "lab" }))).toEqual([{ field: "body", message: none }]);
+    expect(E.isRight(decodeUpdate({ keyRenewal: "auto" }))).toBe(true);
   });
 
   it("tolerates an alias, still checking its format", () => {

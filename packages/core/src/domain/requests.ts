@@ -66,12 +66,12 @@ const updateFields = t.partial(CONNECTION_FIELDS);
 
 const atLeastOneChange = checked("UpdateConnectionFields", updateFields, (input, context) =>
   CHANGEABLE_FIELDS.every((field) => (input as Record<string, unknown>)[field] === undefined)
-    ? t.failure(input, context, "must contain orchestratorUrl, apiKey or both")
+    ? t.failure(input, context, `must contain at least one of ${CHANGEABLE_FIELDS.join(", ")}`)
     : updateFields.validate(input, context),
 );
 
 /**
- * Body of "update a connection": orchestratorUrl, apiKey and apiKeyExpiresAt, at least one. An `alias` is
+ * Body of "update a connection": the changeable fields, at least one. An `alias` is
  * tolerated here; the use case checks it names the connection being updated.
  */
 export const UpdateConnectionRequest = strictObject(
