@@ -180,13 +180,18 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
   it("refuses plain http (unless SDWAN_WEBHOOK_ALLOW_HTTP is true or names the host), a link-local receiver, unknown fields, and viewers (a redelivery too)", async () => {
     await using harness = await startHarness();
     const { call } = harness;
-    for (const body of [
-      { url: "http://127.0.0.1:9/hook" },
-      { url: "https://169.254.169.254/latest" },
-      { url: "https://receiver.example/hook", secret: "mine" },
-      { url: "https://receiver.example/hook", kind: "opennms" },
-    ])
-      expect((await call("POST", WEBHOOKS, { body })).status).toBe(400);
+    // Each refusal names the field as the body spells it, as every other body's errors do (regression: `body.url`).
+    for (const [body, field] of [
+      [{ url: "http://127.0.0.1:9/hook" }, "url"],
+      [{ url: "https://169.254.169.254/latest" }, "url"],
+      [{ url: 5 }, "url"],
+      [{ url: "https://receiver.example/hook", secret: "mine" }, "secret"],
+      [{ url: "https://receiver.example/hook", kind: "opennms" }, "username"],
+    ] as const) {
+      const refused = await call("POST", WEBHOOKS, { body });
+      expect(refused.status).toBe(400);
+      expect(refused.json<{ errors: { field: string }[] }>().errors.map((error) => error.field)).toEqual([field]);
+    }
     expect((await call("GET", WEBHOOKS, { user: VIEWER })).status).toBe(403);
     expect(
       (await call("POST", WEBHOOKS, { user: VIEWER, body: { url: "https://receiver.example/hook" } })).status,

@@ -34,12 +34,12 @@ const admitsWebhookUrl =
       return E.left(
         invalidInput([
           {
-            field: "body.url",
+            field: "url",
             message: "must be https (http only to the hosts SDWAN_WEBHOOK_ALLOW_HTTP names, or any when it is true)",
           },
         ]),
       );
-    return E.mapLeft((message: string) => invalidInput([{ field: "body.url", message }]))(
+    return E.mapLeft((message: string) => invalidInput([{ field: "url", message }]))(
       admitsHost(parsed.hostname, allowedHosts),
     );
   };

@@ -338,7 +338,7 @@ export const decodeWebhookRequest = (input: unknown): E.Either<DomainError, Webh
         return E.left(
           invalidInput([
             {
-              field: "body.username",
+              field: "username",
               message: opennms
                 ? "and password are both needed by the opennms kind"
                 : "and password are for the opennms kind only",
