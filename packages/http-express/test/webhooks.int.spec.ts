@@ -50,7 +50,11 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     ]);
     // webhook-id is the event id, which is the audit id.
     expect(receiver.accepted.map(({ id, body }) => id === body.id)).toEqual([true, true, true]);
-    expect(receiver.accepted[0]?.headers["content-type"]).toBe("application/json");
+    // Structured mode as CloudEvents' HTTP binding types it (regression: application/json, which a CloudEvents
+    // receiver takes for binary mode's bare data, with no ce- headers).
+    expect(receiver.accepted.map(({ headers }) => headers["content-type"])).toEqual(
+      Array(3).fill("application/cloudevents+json; charset=utf-8"),
+    );
     const audit = (await call("GET", `${BASE}/audit?limit=10`)).json<{
       entries: { id: string; action: string }[];
     }>().entries;
@@ -76,6 +80,7 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     const ping = await call("POST", `${WEBHOOKS}/${webhook.id}/ping`);
     expect(ping.json()).toMatchObject({ status: 200, error: null, kind: "cloudevents" });
     expect(receiver.accepted.at(-1)?.body.type).toBe("org.sdwan-connections.webhook.ping");
+    expect(receiver.accepted.at(-1)?.headers["content-type"]).toBe("application/cloudevents+json; charset=utf-8");
     expect((await call("DELETE", `${WEBHOOKS}/${webhook.id}`)).status).toBe(204);
     expect((await call("GET", `${WEBHOOKS}/${webhook.id}`)).status).toBe(404);
   });

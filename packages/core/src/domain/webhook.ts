@@ -156,6 +156,12 @@ export interface EncodedBody {
 }
 
 /**
+ * A CloudEvent posted in structured mode: its HTTP binding (§3.2) types the body as the event format's media type, by
+ * which a CloudEvents receiver (an SDK, Knative, Event Grid) tells it from binary mode's bare `data`.
+ */
+const CLOUDEVENT_CONTENT_TYPE = "application/cloudevents+json; charset=utf-8";
+
+/**
  * How each kind writes an event: the bodies one delivery of it posts, in order (none: the kind sends nothing for
  * it). The one table a new kind goes into. A CloudEvent is one body (`webhook-id` the event id); an OpenNMS event
  * carries one clear key, so an event that ends several alarms, or ends one and raises another, is several, each
@@ -163,7 +169,7 @@ export interface EncodedBody {
  * body says comes from the event (SPEC §9: never from the store at delivery time).
  */
 export const WEBHOOK_ENCODERS: Record<WebhookKind, (event: CloudEvent) => readonly EncodedBody[]> = {
-  cloudevents: (event) => [{ id: event.id, contentType: "application/json", body: JSON.stringify(event) }],
+  cloudevents: (event) => [{ id: event.id, contentType: CLOUDEVENT_CONTENT_TYPE, body: JSON.stringify(event) }],
   opennms: (event) =>
     opennmsEvents(event).map(({ uuid, xml }) => ({
       id: uuid,
@@ -177,7 +183,7 @@ export const pingBody = (webhook: Webhook, id: string, at: Date): EncodedBody =>
   webhook.kind === "cloudevents"
     ? {
         id,
-        contentType: "application/json",
+        contentType: CLOUDEVENT_CONTENT_TYPE,
         body: JSON.stringify({
           specversion: "1.0",
           id,
