@@ -63,7 +63,15 @@ export { BEAT_MS, everyBeat } from "./services/beat.js";
 export { Customer, CUSTOMER_FIELDS } from "./domain/customer.js";
 export { customerListOf, customerListOfJson, type CustomerList } from "./domain/customer-list.js";
 export { admitsDestination } from "./domain/destination.js";
-export { decodeInput, decodeStored, invalidStored, oneOf, strictObject, toFieldErrors } from "./domain/decode.js";
+export {
+  decodeInput,
+  decodeQuery,
+  decodeStored,
+  invalidStored,
+  oneOf,
+  strictObject,
+  toFieldErrors,
+} from "./domain/decode.js";
 export * from "./domain/errors.js";
 export {
   auditEntryId,

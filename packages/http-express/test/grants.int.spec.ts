@@ -201,7 +201,12 @@ describe("grants (SPEC §11: Grants, Decisions)", () => {
     expect((await g.call("GET", `${BASE}/access/check?subject=user:other&alias=lab-9`)).json()).toMatchObject({
       verbs: [],
     });
-    expect((await g.call("GET", `${BASE}/access/check?subject=viewer&alias=lab-9`)).status).toBe(400);
+    const badSubject = await g.call("GET", `${BASE}/access/check?subject=viewer&alias=lab-9`);
+    expect(badSubject.status).toBe(400);
+    // A bad query option is named `query.NAME`, as every query's are (regression: `subject`).
+    expect(badSubject.json<{ errors: { field: string }[] }>().errors.map((error) => error.field)).toEqual([
+      "query.subject",
+    ]);
     expect((await g.call("GET", `${CONNECTIONS}/prod-1/access`)).json()).toEqual({
       alias: "prod-1",
       subjects: [],

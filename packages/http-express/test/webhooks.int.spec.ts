@@ -201,7 +201,11 @@ describe("webhooks (SPEC §9) on the embedded store", { timeout: 60_000 }, () =>
     expect(
       (await call("POST", WEBHOOKS, { user: VIEWER, body: { url: "https://receiver.example/hook" } })).status,
     ).toBe(403);
-    expect((await call("GET", `${WEBHOOKS}/unknown/deliveries?limit=500`)).status).toBe(400);
+    const badLimit = await call("GET", `${WEBHOOKS}/unknown/deliveries?limit=500`);
+    expect(badLimit.status).toBe(400);
+    expect(badLimit.json<{ errors: { field: string }[] }>().errors.map((error) => error.field)).toEqual([
+      "query.limit",
+    ]);
     expect((await call("POST", `${WEBHOOKS}/unknown/deliveries/unknown/redeliver`, { user: VIEWER })).status).toBe(403);
     await using allowing = await startWiredService({ SDWAN_WEBHOOK_ALLOW_HTTP: "true" });
     expect((await client(allowing.url)("POST", WEBHOOKS, { body: { url: "http://127.0.0.1:9/hook" } })).status).toBe(

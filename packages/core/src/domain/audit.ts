@@ -3,7 +3,7 @@ import { AliasCodec, aliasKey, IntegerCodec, type Alias } from "./codecs.js";
 import * as E from "fp-ts/lib/Either.js";
 import * as O from "fp-ts/lib/Option.js";
 import type { Connection } from "./connection.js";
-import { oneOf, toFieldErrors } from "./decode.js";
+import { decodeQuery, oneOf } from "./decode.js";
 import { HEALTH_STATES, type HealthState } from "./health.js";
 import { invalidInput, type DomainError, type DomainErrorTag } from "./errors.js";
 import { CONNECTION_FIELDS } from "./requests.js";
@@ -268,11 +268,10 @@ export const decodeAuditQuery = (input: Readonly<Record<string, unknown>>): E.Ei
       ]),
     );
   }
-  return E.bimap(
-    (errors: t.Errors) =>
-      invalidInput(toFieldErrors(errors, "query").map((error) => ({ ...error, field: `query.${error.field}` }))),
-    (parts: t.TypeOf<typeof AuditQueryParts>): AuditQuery => ({ ...parts, limit: parts.limit ?? AUDIT_PAGE_DEFAULT }),
-  )(AuditQueryParts.decode(input));
+  return E.map((parts: t.TypeOf<typeof AuditQueryParts>): AuditQuery => ({
+    ...parts,
+    limit: parts.limit ?? AUDIT_PAGE_DEFAULT,
+  }))(decodeQuery(AuditQueryParts)(input));
 };
 
 /**

@@ -53,6 +53,18 @@ export const decodeInput =
       E.mapLeft((errors) => invalidInput(toFieldErrors(errors, root))),
     );
 
+/** A query string's errors: each bad option named `query.NAME` (the query as a whole, `query`), as every query's are. */
+export const queryFieldErrors = (errors: t.Errors): readonly FieldError[] =>
+  toFieldErrors(errors, "query").map((error) =>
+    error.field === "query" ? error : { ...error, field: `query.${error.field}` },
+  );
+
+/** Decodes an untrusted query string, failing with InvalidInput that names each bad option (`queryFieldErrors`). */
+export const decodeQuery =
+  <A, O>(codec: t.Type<A, O, unknown>) =>
+  (input: unknown): E.Either<DomainError, A> =>
+    E.mapLeft((errors: t.Errors) => invalidInput(queryFieldErrors(errors)))(codec.decode(input));
+
 /**
  * A codec that decodes as `base` does and checks more, with its own messages (`validate`): a refinement of `base`, so
  * what it accepts is described by `base` (the OpenAPI document reads it) and what `base` cannot say by the document's

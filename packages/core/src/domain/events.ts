@@ -12,7 +12,7 @@ import {
   type AuditHead,
   type HealthTransition,
 } from "./audit.js";
-import { oneOf, toFieldErrors } from "./decode.js";
+import { oneOf, queryFieldErrors } from "./decode.js";
 import { invalidInput, type DomainError } from "./errors.js";
 import { HEALTH_STATES } from "./health.js";
 import { KEY_EXPIRY_SOURCES, parseKeyExpiryDetail, type KeyExpiryDetail } from "./key-expiry.js";
@@ -278,9 +278,9 @@ export const decodeEventsQuery = (input: Readonly<Record<string, unknown>>): E.E
     E.bimap(
       (errors) =>
         invalidInput(
-          toFieldErrors(errors, "query").map((error) => ({
-            field: `query.${error.field}`,
-            message: error.field === "lastEventId" ? "must be the id of an event" : error.message,
+          queryFieldErrors(errors).map((error) => ({
+            field: error.field,
+            message: error.field === "query.lastEventId" ? "must be the id of an event" : error.message,
           })),
         ),
       (parts): EventsQuery => ({ types: parts.types, alias: parts.alias, lastEventId: parts.lastEventId }),

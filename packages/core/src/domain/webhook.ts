@@ -4,7 +4,7 @@ import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
 import type { AuditEntry } from "./audit.js";
-import { decodeInput, oneOf, strictObject } from "./decode.js";
+import { decodeInput, decodeQuery, oneOf, strictObject } from "./decode.js";
 import { invalidInput, type DomainError } from "./errors.js";
 import {
   EVENT_SOURCE,
@@ -392,7 +392,7 @@ export const decodeDeliveriesQuery = (
         ]),
       )
     : pipe(
-        decodeInput(DeliveriesQuery, "query")(input),
+        decodeQuery(DeliveriesQuery)(input),
         E.map(({ limit, status }) => ({
           limit: limit === undefined ? DELIVERIES_PAGE.default : Number(limit),
           ...(status === undefined ? {} : { status }),

@@ -2,7 +2,7 @@ import type { Groups } from "@sdwan-connections/composition";
 import {
   accessOf,
   AliasCodec,
-  decodeInput,
+  decodeQuery,
   patternMatches,
   SubjectCodec,
   type Alias,
@@ -103,7 +103,7 @@ export const grantsRoutes = (
   router
     .route("/access/check")
     .get(needs(ADMINS), async (req, res) => {
-      const query = decodeInput(CheckQuery, "query")(req.query);
+      const query = decodeQuery(CheckQuery)(req.query);
       if (query._tag === "Left") {
         sendProblem(res, domainErrorToProblem(query.left));
         return;
