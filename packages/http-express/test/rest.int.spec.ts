@@ -754,6 +754,9 @@ describe("operations (docs/interface.md §7)", () => {
   it("healthz, readyz, metrics and the OpenAPI document need no credentials", async () => {
     for (const path of ["/healthz", "/readyz", "/metrics", `${BASE}/openapi.json`]) {
       expect((await h.call("GET", path, { user: null })).status, path).toBe(200);
+      // Read only, and said so as on the API (regression: 404 "no endpoint", or 401 for the OpenAPI document).
+      const posted = await h.call("POST", path, { user: null });
+      expect([posted.status, posted.headers.get("allow")], path).toEqual([405, "GET, HEAD"]);
     }
     const openapi = (await h.call("GET", `${BASE}/openapi.json`, { user: null })).json<{ openapi: string }>();
     expect(openapi.openapi).toBe("3.1.0");
