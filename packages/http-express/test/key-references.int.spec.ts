@@ -156,6 +156,31 @@ describe("apiKeyRef on the embedded store, against the simulator", () => {
     });
   });
 
+  // Regression: `keyRenewal: "auto"` with a reference answered "successfully added/updated", stored `auto`, and
+  // showed `off`: a setting asked for was dropped without a word (SPEC §12: renewal is off for a reference).
+  it("refuses renewal asked of a key kept elsewhere, naming keyRenewal, and changes nothing", async () => {
+    const body = { alias: "renew-ref", orchestratorUrl: simulator.url, apiKeyRef: "env:SDWAN_APIKEY_LAB" };
+    const errorsOf = (answer: { json: <T>() => T }) => answer.json<{ errors: { field: string }[] }>().errors;
+    const asked = await call("POST", CONNECTIONS, { body: { ...body, keyRenewal: "auto" } });
+    expect([asked.status, errorsOf(asked).map((error) => error.field)]).toEqual([400, ["keyRenewal"]]);
+    expect((await call("GET", `${CONNECTIONS}/renew-ref?stored=true`)).status).toBe(404);
+    expect((await call("POST", CONNECTIONS, { body })).status).toBe(200);
+    const version = (await call("GET", `${CONNECTIONS}/renew-ref?stored=true`)).json<{ version: number }>().version;
+    for (const change of [{ keyRenewal: "auto" }, { keyRenewal: "auto", apiKeyRef: "env:SDWAN_APIKEY_LAB" }]) {
+      const refused = await call("PUT", `${CONNECTIONS}/renew-ref`, { body: change });
+      expect([refused.status, errorsOf(refused).map((error) => error.field)]).toEqual([400, ["keyRenewal"]]);
+    }
+    expect((await call("GET", `${CONNECTIONS}/renew-ref?stored=true`)).json()).toMatchObject({
+      version,
+      keyRenewal: "off",
+    });
+    // A stored key given with it makes renewal possible again.
+    expect(
+      (await call("PUT", `${CONNECTIONS}/renew-ref`, { body: { keyRenewal: "auto", apiKey: CUSTOMER_KEY } })).status,
+    ).toBe(200);
+    expect((await call("DELETE", `${CONNECTIONS}/renew-ref`)).status).toBe(204);
+  });
+
   it("refuses escapes (a link out, '..', the data directory, the master key, its base64 copy) and apiKey with apiKeyRef", async () => {
     await writeFile(join(root, "outside"), PARTNER_KEY);
     await symlink(join(root, "outside"), join(keyDir, "out"));

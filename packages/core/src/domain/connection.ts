@@ -23,6 +23,11 @@ export interface Connection {
 /** Whether a connection's key is renewed by the service (`auto`) or left to its operator (`off`, the default). */
 export const KEY_RENEWAL_MODES = ["auto", "off"] as const;
 export type KeyRenewal = (typeof KEY_RENEWAL_MODES)[number];
+/**
+ * SPEC §12: renewal is off for a key kept elsewhere (its keeper rotates it), so a request for `auto` on one is
+ * refused, naming `keyRenewal`, never answered as done and dropped.
+ */
+export const REFERENCE_NOT_RENEWED = "must be off for a key kept elsewhere (apiKeyRef): whoever keeps it rotates it";
 
 /**
  * A connection as a store keeps it. `version` names one state of one connection's life: every write that

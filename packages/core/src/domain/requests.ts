@@ -1,7 +1,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { AliasCodec, ApiKeyCodec, OrchestratorUrlCodec, Rfc3339TimeCodec } from "./codecs.js";
-import { KEY_RENEWAL_MODES } from "./connection.js";
+import { KEY_RENEWAL_MODES, REFERENCE_NOT_RENEWED } from "./connection.js";
 import type { ChangeableField, Connection } from "./connection.js";
 import { checked, oneOf, strictObject } from "./decode.js";
 import { ApiKeyRefCodec } from "./key-reference.js";
@@ -25,22 +25,26 @@ const { alias, orchestratorUrl, ...optionalFields } = CONNECTION_FIELDS;
 
 /**
  * `apiKey` and `apiKeyRef` exclude each other (SPEC §12): both given is refused naming both, neither (on add) naming
- * `apiKey`, the field the original interface's clients know.
+ * `apiKey`, the field the original interface's clients know; a reference is never renewed (`REFERENCE_NOT_RENEWED`).
  */
 const oneKey = <C extends t.Mixed>(codec: C, required: boolean) =>
   checked(codec.name, codec, (input, context) => {
     const record = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
     const at = (key: string) => [...context, { key, type: codec, actual: input }];
     const both = "apiKey and apiKeyRef exclude each other: give the key, or where it is kept, not both";
-    const keyErrors: t.Errors =
-      record["apiKey"] !== undefined && record["apiKeyRef"] !== undefined
+    const keyErrors: t.Errors = [
+      ...(record["apiKey"] !== undefined && record["apiKeyRef"] !== undefined
         ? [
             { value: record["apiKey"], context: at("apiKey"), message: both },
             { value: record["apiKeyRef"], context: at("apiKeyRef"), message: both },
           ]
         : required && record["apiKey"] === undefined && record["apiKeyRef"] === undefined
           ? [{ value: undefined, context: at("apiKey"), message: "is required" }]
-          : [];
+          : []),
+      ...(record["keyRenewal"] === "auto" && record["apiKeyRef"] !== undefined
+        ? [{ value: record["keyRenewal"], context: at("keyRenewal"), message: REFERENCE_NOT_RENEWED }]
+        : []),
+    ];
     const decoded = codec.validate(input, context);
     if (keyErrors.length === 0) return decoded;
     return t.failures([...(E.isLeft(decoded) ? decoded.left : []), ...keyErrors]);

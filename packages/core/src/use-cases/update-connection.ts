@@ -3,7 +3,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import type { UpdateConnectionOutcome } from "../domain/answers.js";
 import { AliasCodec, aliasKey, type Alias } from "../domain/codecs.js";
-import type { ConnectionChange, ExpectedVersions } from "../domain/connection.js";
+import { REFERENCE_NOT_RENEWED, updateOf, type ConnectionChange, type ExpectedVersions } from "../domain/connection.js";
 import { decodeInput } from "../domain/decode.js";
 import { invalidInput, versionMismatch, type DomainError } from "../domain/errors.js";
 import { UpdateConnectionRequest } from "../domain/requests.js";
@@ -83,6 +83,11 @@ export const updateConnection =
               TE.filterOrElse(
                 (current) => options.expectedVersions?.includes(current.version) ?? true,
                 (current) => versionMismatch(current.alias, current.version),
+              ),
+              // Renewal asked of a connection whose key is (and stays) kept elsewhere (the body alone is the codec's).
+              TE.filterOrElseW(
+                (current) => change.keyRenewal !== "auto" || updateOf(current, change).apiKeyRef === undefined,
+                () => invalidInput([{ field: "keyRenewal", message: REFERENCE_NOT_RENEWED }]),
               ),
               // A reference's key is read now: it must read well, and the orchestrator must accept the key read.
               TE.tap((current) =>
