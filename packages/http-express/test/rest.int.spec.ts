@@ -451,6 +451,9 @@ describe("docs/interface.md §2: fields and their rules", () => {
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([
       { alias: "MyLab", orchestratorUrl: "https://x.example.net" },
     ]);
+    // A path may end with a slash, and an alias may come percent-encoded: the same endpoint, the same connection.
+    expect((await h.call("GET", `${CONNECTIONS}/`)).json()).toEqual((await h.call("GET", CONNECTIONS)).json());
+    expect((await h.call("GET", `${CONNECTIONS}/%6DyLab/`)).json()).toMatchObject({ alias: "MyLab" });
   });
 
   it("PUT: each field optional, at least one; an omitted field keeps its value", async () => {
