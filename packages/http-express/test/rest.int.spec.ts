@@ -77,6 +77,17 @@ describe("docs/interface.md §1: the wire contract", () => {
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
   });
 
+  it("dryrun=true&force=true checks the request alone (fields, a free alias): nothing asked, nothing stored", async () => {
+    const asked = orchestrator.calls.identify;
+    const reply = await h.call("POST", `${CONNECTIONS}?dryrun=true&force=true`, {
+      body: anAddBody({ apiKey: TEST_KEYS.refused }),
+    });
+    expect([reply.status, reply.text]).toEqual([200, "Dry run successful"]);
+    expect((await h.call("POST", `${CONNECTIONS}?dryrun=true&force=true`, { body: { alias: "x" } })).status).toBe(400);
+    expect(orchestrator.calls.identify).toBe(asked);
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
+  });
+
   it("dryrun=true still refuses a key the orchestrator rejects (422)", async () => {
     const reply = await h.call("POST", `${CONNECTIONS}?dryrun=true`, {
       body: anAddBody({ apiKey: TEST_KEYS.refused }),
