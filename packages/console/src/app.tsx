@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { Me, type Problem } from "@sdwan-connections/core/wire";
 import { ApiError, getJson, ME_PATH, SESSION_ENDED } from "./api.js";
+import { focusHeading } from "./focus.js";
 import { completeSignIn, isProviderAnswer, providerOfService, providerSignOutUrl, type OidcProvider } from "./oidc.js";
 import { ConnectionPage } from "./pages/connection.js";
 import { ConnectionForm } from "./pages/connection-form.js";
@@ -70,11 +71,8 @@ export const App = () => {
   });
   const [provider, setProvider] = useState<OidcProvider | null | undefined>(undefined);
   const route = useRoute();
-  const main = useRef<HTMLElement>(null);
   // After a page change, the page's heading takes the focus, so screen readers and keyboard users start there.
-  useEffect(() => {
-    main.current?.querySelector<HTMLElement>("h1")?.focus();
-  }, [route.page, "alias" in route ? route.alias : "id" in route ? route.id : undefined]);
+  useEffect(focusHeading, [route.page, "alias" in route ? route.alias : "id" in route ? route.id : undefined]);
 
   // `failure`: why the service no longer accepts the tab's token, in words naming how the user signed in.
   const signOut = (failure?: Problem): void => {
@@ -163,7 +161,15 @@ export const App = () => {
   const { session } = state;
   return (
     <SessionContext.Provider value={session}>
-      <a class="skip-link" href="#main">
+      {/* Not a route: the fragment names pages, so "#main" alone would open the connections page. */}
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          focusHeading();
+        }}
+      >
         Skip to content
       </a>
       <header class="top">
@@ -187,7 +193,7 @@ export const App = () => {
           Sign out
         </button>
       </header>
-      <main id="main" ref={main}>
+      <main id="main">
         <Page route={route} session={session} />
       </main>
     </SessionContext.Provider>

@@ -1,8 +1,9 @@
 import type * as t from "io-ts";
 import type { ComponentChildren, VNode } from "preact";
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { Problem } from "@sdwan-connections/core/wire";
 import { getJson } from "../api.js";
+import { focusFirstInvalid } from "../focus.js";
 import { useSession } from "../session.js";
 import { problemOf, useLoad, type Loaded } from "../use-load.js";
 import { ConfirmDialog } from "./confirm-dialog.js";
@@ -93,9 +94,10 @@ export const AdminForm = ({
   readonly children: ComponentChildren;
 }) => {
   const form = useRef<HTMLFormElement>(null);
+  useEffect(() => focusFirstInvalid(form.current), [action.problem]);
   const submitted = (event: SubmitEvent): void => {
     event.preventDefault();
-    if (form.current !== null) onSubmit(new FormData(form.current), form.current);
+    if (form.current !== null && !action.busy) onSubmit(new FormData(form.current), form.current);
   };
   return (
     <form ref={form} onSubmit={submitted} aria-label={title} novalidate>
@@ -103,7 +105,8 @@ export const AdminForm = ({
       {children}
       <Outcome action={action} fields={fields} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={action.busy}>
+        {/* aria-disabled while busy, not disabled: a disabled button drops the focus to the page's body. */}
+        <button type="submit" class="primary" aria-disabled={action.busy}>
           {submit}
         </button>
       </div>

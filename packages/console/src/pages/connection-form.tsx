@@ -1,8 +1,9 @@
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ConnectionDetails, type Problem } from "@sdwan-connections/core/wire";
 import { aliasPath, call, getJson } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { Field } from "../components/field.js";
+import { focusFirstInvalid } from "../focus.js";
 import { ProblemMessage } from "../components/problem.js";
 import { href, navigate } from "../router.js";
 import { isAdmin, useSession } from "../session.js";
@@ -35,6 +36,7 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [confirmingForce, setConfirmingForce] = useState(false);
+  useEffect(() => focusFirstInvalid(form.current), [problem]);
 
   const send = (submission: Submission): void => {
     const element = form.current;
@@ -85,6 +87,7 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
 
   const submit = (event: SubmitEvent): void => {
     event.preventDefault();
+    if (busy) return;
     const submitter = event.submitter as HTMLButtonElement | null;
     const submission = (submitter?.value ?? "save") as Submission;
     if (submission === "force") setConfirmingForce(true);
@@ -145,14 +148,15 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
             {notice}
           </p>
         )}
+        {/* aria-disabled while busy, not disabled: a disabled button drops the focus to the page's body. */}
         <div class="actions">
-          <button type="submit" class="primary" name="submission" value="save" disabled={busy}>
+          <button type="submit" class="primary" name="submission" value="save" aria-disabled={busy}>
             {editing ? "Save" : "Add"}
           </button>
-          <button type="submit" name="submission" value="dry-run" disabled={busy}>
+          <button type="submit" name="submission" value="dry-run" aria-disabled={busy}>
             Dry run
           </button>
-          <button type="submit" name="submission" value="force" disabled={busy}>
+          <button type="submit" name="submission" value="force" aria-disabled={busy}>
             Save without validation…
           </button>
           <a class="button" href={editing ? href({ page: "connection", alias }) : href({ page: "connections" })}>

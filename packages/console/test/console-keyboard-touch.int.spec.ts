@@ -1,0 +1,146 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServiceProcess, type ServiceProcess } from "@sdwan-connections/bench-kit";
+import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, signIn } from "./browser.js";
+
+/**
+ * An outside-in pass's findings (keyboard focus and touch targets), each a regression test: where the focus goes
+ * after the skip link, a refused or a settled form and a delete, and how large a control is under a finger.
+ */
+const ADMIN = { user: "admin", password: "console-admin-password" };
+const PARTNER_KEY = "generated-partner-key-1";
+const DESKTOP = { viewport: { width: 1280, height: 800 } };
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+/** WCAG 2.2's minimum target size (2.5.8), in CSS pixels. */
+const MIN_TARGET = 24;
+
+/** The focused element: its tag, id and text, to say where the focus went. */
+const focused = (page: Page): Promise<string> =>
+  page.evaluate(() => {
+    const element = document.activeElement;
+    return element === null ? "none" : `${element.tagName.toLowerCase()}#${element.id}: ${element.textContent?.trim()}`;
+  });
+
+/** Every control on the screen smaller than the minimum target in either dimension (but links inside a sentence). */
+const smallTargets = (page: Page, minimum: number): Promise<string[]> =>
+  page.evaluate(
+    (least) =>
+      [...document.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea")]
+        .filter((element) => !element.matches(".skip-link:not(:focus)"))
+        .filter((element) => getComputedStyle(element).display !== "inline")
+        .filter((element) => {
+          const box = element.getBoundingClientRect();
+          return box.width > 0 && (box.width < least || box.height < least);
+        })
+        .map((element) => {
+          const box = element.getBoundingClientRect();
+          return `${element.textContent?.trim()} (${Math.round(box.width)} × ${Math.round(box.height)})`;
+        }),
+    minimum,
+  );
+
+describe("the console with the keyboard and under a finger", () => {
+  let dir: string;
+  let simulator: Awaited<ReturnType<typeof startOrchestratorSimulator>>;
+  let service: ServiceProcess;
+  let browser: Browser;
+
+  const newPage = async (options: Parameters<Browser["newContext"]>[0]): Promise<Page> =>
+    (await browser.newContext(options)).newPage();
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "sdwan-console-keys-"));
+    simulator = await startOrchestratorSimulator({
+      generate: { partners: 1, enterprisesPerPartner: 50 },
+      host: "127.0.0.1",
+    });
+    service = await startServiceProcess({
+      SDWAN_DATA_DIR: join(dir, "data"),
+      SDWAN_ADMIN_USER: ADMIN.user,
+      SDWAN_ADMIN_PASSWORD: ADMIN.password,
+    });
+    for (const alias of ["partner", "lab-1", "lab-2"]) {
+      const added = await service.call("POST", "/rest/plugin/sdwan/connections?force=true", {
+        body: { alias, orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+      });
+      expect(added.status).toBe(200);
+    }
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await simulator?.stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("the skip link leads to the content of the page one is on, not to the connections page", async () => {
+    const page = await newPage(DESKTOP);
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    await page.goto(`${service.url}/console/#/connections/lab-1`);
+    await page.getByRole("heading", { name: "lab-1" }).waitFor();
+    await page.getByRole("link", { name: "Skip to content" }).focus();
+    await page.keyboard.press("Enter");
+    // Regression: its href="#main" was read as a route, which is the connections page.
+    expect(new URL(page.url()).hash).toBe("#/connections/lab-1");
+    expect(await focused(page)).toBe("h1#: lab-1");
+    await page.context().close();
+  });
+
+  it("a refused form puts the focus on its first invalid field; a settled one leaves it on the button pressed", async () => {
+    const page = await newPage(DESKTOP);
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    await page.goto(`${service.url}/console/#/add`);
+    await page.getByRole("heading", { name: "Add a connection" }).waitFor();
+    await page.getByRole("button", { name: "Add", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator("#alias-error").waitFor();
+    // Regression: the busy (disabled) button dropped the focus to the page's body.
+    expect(await focused(page)).toBe("input#alias: ");
+
+    await page.keyboard.type("lab-3");
+    await page.getByLabel("Orchestrator URL").fill(simulator.url);
+    await page.getByLabel("API key").fill(PARTNER_KEY);
+    await page.getByRole("button", { name: "Dry run" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("status").getByText("Dry run successful").waitFor();
+    expect(await focused(page)).toBe("button#: Dry run");
+
+    // An admin page's form alike: an empty grant's first field.
+    await page.goto(`${service.url}/console/#/grants`);
+    await page.getByRole("heading", { name: "Grants" }).waitFor();
+    await page.getByRole("button", { name: "Add grant" }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator("#subject-error").waitFor();
+    expect(await focused(page)).toBe("input#subject: ");
+    await page.context().close();
+  });
+
+  it("a delete confirmed with the keyboard leaves the focus on the page's heading, not on the body", async () => {
+    const page = await newPage(DESKTOP);
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    await page.getByRole("button", { name: "Delete lab-2" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog", { name: "Delete the connection?" }).waitFor();
+    await page.keyboard.press("Tab"); // from Cancel to Delete
+    await page.keyboard.press("Enter");
+    await page.getByRole("link", { name: "lab-2", exact: true }).waitFor({ state: "detached" });
+    expect(await focused(page)).toBe("h1#: Connections");
+    await page.context().close();
+  });
+
+  it(`on a phone, no control is smaller than ${MIN_TARGET} × ${MIN_TARGET} px (the menu and the sort buttons included)`, async () => {
+    const page = await newPage(PHONE);
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    expect(await smallTargets(page, MIN_TARGET)).toEqual([]);
+    await page.goto(`${service.url}/console/#/connections/partner/customers`);
+    await page.getByRole("grid", { name: "Customers" }).getByRole("row").nth(2).waitFor();
+    expect(await smallTargets(page, MIN_TARGET)).toEqual([]);
+    await page.context().close();
+  });
+});
