@@ -15,6 +15,7 @@ const ADMIN = { user: "admin", password: "console-admin-password" };
 const PARTNER_KEY = "generated-partner-key-1";
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+const LONG_URL = `https://orchestrator-7.example.com/portal/${"a-long-path/".repeat(10)}`;
 /** WCAG 2.2's minimum target size (2.5.8), in CSS pixels. */
 const MIN_TARGET = 24;
 
@@ -63,9 +64,14 @@ describe("the console with the keyboard and under a finger", () => {
       SDWAN_ADMIN_USER: ADMIN.user,
       SDWAN_ADMIN_PASSWORD: ADMIN.password,
     });
-    for (const alias of ["partner", "lab-1", "lab-2"]) {
+    for (const [alias, orchestratorUrl] of [
+      ["partner", simulator.url],
+      ["lab-1", simulator.url],
+      ["lab-2", simulator.url],
+      ["lab-with-a-long-url", LONG_URL],
+    ]) {
       const added = await service.call("POST", "/rest/plugin/sdwan/connections?force=true", {
-        body: { alias, orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+        body: { alias, orchestratorUrl, apiKey: PARTNER_KEY },
       });
       expect(added.status).toBe(200);
     }
@@ -101,7 +107,7 @@ describe("the console with the keyboard and under a finger", () => {
     await page.keyboard.press("Enter");
     await page.locator("#alias-error").waitFor();
     // Regression: the busy (disabled) button dropped the focus to the page's body.
-    expect(await focused(page)).toBe("input#alias: ");
+    await expect.poll(() => focused(page)).toBe("input#alias: ");
 
     await page.keyboard.type("lab-3");
     await page.getByLabel("Orchestrator URL").fill(simulator.url);
@@ -117,7 +123,7 @@ describe("the console with the keyboard and under a finger", () => {
     await page.getByRole("button", { name: "Add grant" }).focus();
     await page.keyboard.press("Enter");
     await page.locator("#subject-error").waitFor();
-    expect(await focused(page)).toBe("input#subject: ");
+    await expect.poll(() => focused(page)).toBe("input#subject: ");
     await page.context().close();
   });
 
@@ -141,6 +147,47 @@ describe("the console with the keyboard and under a finger", () => {
     await page.goto(`${service.url}/console/#/connections/partner/customers`);
     await page.getByRole("grid", { name: "Customers" }).getByRole("row").nth(2).waitFor();
     expect(await smallTargets(page, MIN_TARGET)).toEqual([]);
+    await page.context().close();
+  });
+
+  it("on a desktop, a long orchestrator URL wraps in its cell: every alias stays on one line, Edit beside Delete", async () => {
+    const page = await newPage(DESKTOP);
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    await page.getByRole("link", { name: "lab-with-a-long-url", exact: true }).waitFor();
+    // Regression: the URL's cell took the width, so "lab-1" broke after its hyphen and Delete went below Edit.
+    const aliasLines = await page
+      .locator("table.connections td.title a")
+      .evaluateAll((links) => links.map((link) => `${link.textContent}: ${link.getClientRects().length}`));
+    expect(aliasLines).toContain("lab-with-a-long-url: 1");
+    expect(aliasLines.filter((line) => !line.endsWith(": 1"))).toEqual([]);
+    const edit = await page.getByRole("link", { name: "Edit lab-with-a-long-url" }).boundingBox();
+    const remove = await page.getByRole("button", { name: "Delete lab-with-a-long-url" }).boundingBox();
+    expect(remove?.y).toBe(edit?.y);
+    // And each on one line, as tall as the toolbar's Refresh ("Delet|e" was two).
+    const refresh = await page.getByRole("button", { name: "Refresh" }).boundingBox();
+    expect([edit?.height, remove?.height]).toEqual([refresh?.height, refresh?.height]);
+    // Its cell is one of the row's cells: it ends where the row's other cells end (its border in line with theirs).
+    const bottoms = await page
+      .getByRole("row")
+      .filter({ hasText: "lab-with-a-long-url" })
+      .getByRole("cell")
+      .evaluateAll((cells) => new Set(cells.map((cell) => Math.round(cell.getBoundingClientRect().bottom))).size);
+    expect(bottoms).toBe(1);
+    await page.context().close();
+  });
+
+  it("on a phone, a customer's card shows each of its values whole, none cut short", async () => {
+    const page = await newPage(PHONE);
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    await page.goto(`${service.url}/console/#/connections/partner/customers`);
+    await page.getByRole("grid", { name: "Customers" }).getByRole("row").nth(2).waitFor();
+    // Regression: two values a line, each cut with "…" ("Bastion state: UNC…", "Account number: F…").
+    const cut = await page
+      .getByRole("gridcell")
+      .evaluateAll((cells) =>
+        cells.filter((cell) => cell.scrollWidth > cell.clientWidth).map((cell) => cell.textContent),
+      );
+    expect(cut).toEqual([]);
     await page.context().close();
   });
 });

@@ -5,9 +5,9 @@ import { keyTarget } from "../list-keys.js";
 import { NARROW, useMediaQuery } from "../use-media-query.js";
 import { scrollToShow, visibleRows } from "../virtual-window.js";
 
-/** A row's height: one line on a wide screen; on a narrow one, a card of four lines (label: value). */
+/** A row's height: one line on a wide screen; on a narrow one, a card of a line per column (label: value). */
 const ROW_HEIGHT = 32;
-const STACKED_ROW_HEIGHT = 104;
+const STACKED_ROW_HEIGHT = 168;
 
 const COLUMNS = (
   [
