@@ -190,4 +190,22 @@ describe("the console with the keyboard and under a finger", () => {
     expect(cut).toEqual([]);
     await page.context().close();
   });
+
+  it("a token's secret put away or a token revoked with the keyboard leaves the focus on the page's heading", async () => {
+    const page = await newPage(DESKTOP);
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    await page.goto(`${service.url}/console/#/tokens`);
+    await page.getByRole("heading", { name: "Service tokens" }).waitFor();
+    await page.getByLabel("Name", { exact: true }).fill("ci");
+    await page.getByLabel("Expires in (days)").fill("3");
+    await page.getByRole("button", { name: "Make token" }).press("Enter");
+    // Regression: Done, and a row's Revoke once confirmed, dropped the focus to the page's body.
+    await page.getByRole("button", { name: "Done: I copied it" }).press("Enter");
+    expect(await focused(page)).toBe("h1#: Service tokens");
+    await page.getByRole("button", { name: "Revoke ci" }).press("Enter");
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).press("Enter");
+    await page.getByRole("button", { name: "Revoke ci" }).waitFor({ state: "detached" });
+    await expect.poll(() => focused(page)).toBe("h1#: Service tokens");
+    await page.context().close();
+  });
 });

@@ -3,7 +3,7 @@ import type { ComponentChildren, VNode } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Problem } from "@sdwan-connections/core/wire";
 import { getJson } from "../api.js";
-import { focusFirstInvalid } from "../focus.js";
+import { focusFirstInvalid, focusHeadingFromRow } from "../focus.js";
 import { useSession } from "../session.js";
 import { problemOf, useLoad, type Loaded } from "../use-load.js";
 import { ConfirmDialog } from "./confirm-dialog.js";
@@ -49,7 +49,10 @@ export const useAction = (reload: () => void): Action => {
           setBusy(false);
           setProblem(undefined);
           setNotice(done(value));
-          if (again) reload();
+          if (again) {
+            reload();
+            focusHeadingFromRow();
+          }
         },
         (error: unknown) => {
           setBusy(false);
@@ -153,7 +156,7 @@ const ListStates = <A,>({ loaded, empty, note, caption, columns, row }: ListProp
   );
 };
 
-/** A row's action: a button off while a write runs, named for what it acts on (`label`). */
+/** A row's action: a button off while a write runs (aria-disabled: it keeps the focus), named for what it acts on (`label`). */
 export const RowButton = ({
   action,
   label,
@@ -170,8 +173,8 @@ export const RowButton = ({
   <button
     type="button"
     class={danger ? "danger" : undefined}
-    disabled={action.busy}
-    onClick={onClick}
+    aria-disabled={action.busy}
+    onClick={() => action.busy || onClick()}
     aria-label={label}
   >
     {children}

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { focusHeading } from "../focus.js";
 
 /**
  * A secret the service shows once (a service token, a webhook's signing secret): in a read-only text area, selected, with
@@ -50,7 +51,14 @@ export const SecretOnce = ({
         </p>
       )}
       <div class="actions">
-        <button type="button" class="primary" onClick={onDone}>
+        <button
+          type="button"
+          class="primary"
+          onClick={() => {
+            onDone();
+            focusHeading(); // this panel, and so the focused button, goes
+          }}
+        >
           Done: I copied it
         </button>
       </div>

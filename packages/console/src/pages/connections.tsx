@@ -9,7 +9,7 @@ import { href } from "../router.js";
 import { may, mayAdd } from "../rights.js";
 import { useSession } from "../session.js";
 import { filterConnections } from "../connections-filter.js";
-import { focusHeading } from "../focus.js";
+import { focusHeadingFromRow } from "../focus.js";
 import { useEvents } from "../use-events.js";
 import { problemOf, useLoad } from "../use-load.js";
 import * as t from "io-ts";
@@ -42,8 +42,7 @@ export const ConnectionsPage = () => {
       () => {
         setProblem(undefined);
         reload();
-        // The row's Delete button, where the dialog gave the focus back, is gone.
-        focusHeading();
+        focusHeadingFromRow();
       },
       (error: unknown) => setProblem(problemOf(error)),
     );
