@@ -140,10 +140,15 @@ describe("the console with the keyboard and under a finger", () => {
     await page.context().close();
   });
 
-  it(`on a phone, no control is smaller than ${MIN_TARGET} × ${MIN_TARGET} px (the menu and the sort buttons included)`, async () => {
+  it(`on a phone, no control is smaller than ${MIN_TARGET} × ${MIN_TARGET} px (the menu and the sort buttons included), no dialog touches an edge`, async () => {
     const page = await newPage(PHONE);
     await signIn(page, service.url, ADMIN.user, ADMIN.password);
     expect(await smallTargets(page, MIN_TARGET)).toEqual([]);
+    // A confirmation stays clear of the screen's edges (it touched both).
+    await page.getByRole("button", { name: "Delete lab-1" }).tap();
+    const dialog = await page.getByRole("dialog", { name: "Delete the connection?" }).boundingBox();
+    expect(dialog !== null && dialog.x >= 8 && dialog.x + dialog.width <= PHONE.viewport.width - 8).toBe(true);
+    await page.keyboard.press("Escape");
     await page.goto(`${service.url}/console/#/connections/partner/customers`);
     await page.getByRole("grid", { name: "Customers" }).getByRole("row").nth(2).waitFor();
     expect(await smallTargets(page, MIN_TARGET)).toEqual([]);
