@@ -213,4 +213,18 @@ describe("the console with the keyboard and under a finger", () => {
     await expect.poll(() => focused(page)).toBe("h1#: Service tokens");
     await page.context().close();
   });
+
+  it("on a desktop, the customers' columns fit their values: none cut short", async () => {
+    const page = await newPage(DESKTOP);
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    await page.goto(`${service.url}/console/#/connections/partner/customers`);
+    await page.getByRole("grid", { name: "Customers" }).getByRole("row").nth(2).waitFor();
+    const cut = await page
+      .getByRole("gridcell")
+      .evaluateAll((cells) =>
+        cells.filter((cell) => cell.scrollWidth > cell.clientWidth).map((cell) => cell.textContent),
+      );
+    expect(cut).toEqual([]);
+    await page.context().close();
+  });
 });
