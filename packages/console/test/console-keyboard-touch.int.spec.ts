@@ -227,4 +227,20 @@ describe("the console with the keyboard and under a finger", () => {
     expect(cut).toEqual([]);
     await page.context().close();
   });
+
+  it("on a small tablet (800 px, wider than a phone's layout), the customers page does not scroll sideways", async () => {
+    const page = await newPage({ viewport: { width: 800, height: 1000 } });
+    await signIn(page, service.url, ADMIN.user, ADMIN.password);
+    await page.goto(`${service.url}/console/#/connections/partner/customers`);
+    await page.getByRole("grid", { name: "Customers" }).getByRole("row").nth(2).waitFor();
+    // Regression: the grid's columns needed 840 px, so the page scrolled sideways and "Account number" was off screen.
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth - innerWidth)).toBe(0);
+    const cut = await page
+      .getByRole("gridcell")
+      .evaluateAll((cells) =>
+        cells.filter((cell) => cell.scrollWidth > cell.clientWidth).map((cell) => cell.textContent),
+      );
+    expect(cut).toEqual([]);
+    await page.context().close();
+  });
 });

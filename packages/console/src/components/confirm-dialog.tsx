@@ -27,15 +27,20 @@ export const ConfirmDialog = ({
     if (open && !element.open) element.showModal();
     if (!open && element.open) element.close();
   }, [open]);
+  // Closed at once, so the browser gives the focus back to the opener now, not after the answer's work has moved it on.
+  const closing = (answer: () => void) => () => {
+    dialog.current?.close();
+    answer();
+  };
   return (
     <dialog ref={dialog} aria-labelledby="confirm-title" onCancel={onCancel}>
       <h2 id="confirm-title">{title}</h2>
       {children}
       <div class="actions">
-        <button type="button" onClick={onCancel} autofocus>
+        <button type="button" onClick={closing(onCancel)} autofocus>
           Cancel
         </button>
-        <button type="button" class="danger" onClick={onConfirm}>
+        <button type="button" class="danger" onClick={closing(onConfirm)}>
           {confirmLabel}
         </button>
       </div>

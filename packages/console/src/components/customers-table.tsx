@@ -2,10 +2,10 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Customer } from "@sdwan-connections/core/wire";
 import { CUSTOMER_LABELS, type CustomerField, type Sort } from "../customers-view.js";
 import { keyTarget } from "../list-keys.js";
-import { NARROW, useMediaQuery } from "../use-media-query.js";
+import { CUSTOMERS_NARROW, useMediaQuery } from "../use-media-query.js";
 import { scrollToShow, visibleRows } from "../virtual-window.js";
 
-/** A row's height: one line on a wide screen; on a narrow one, a card of a line per column (label: value). */
+/** A row's height: one line on a wide screen; on a narrower one than its columns need, a card of a line per column (label: value). */
 const ROW_HEIGHT = 32;
 const STACKED_ROW_HEIGHT = 168;
 
@@ -44,7 +44,7 @@ export const CustomersTable = ({
   readonly onSelect: (customer: Customer) => void;
 }) => {
   const body = useRef<HTMLDivElement>(null);
-  const rowHeight = useMediaQuery(NARROW) ? STACKED_ROW_HEIGHT : ROW_HEIGHT;
+  const rowHeight = useMediaQuery(CUSTOMERS_NARROW) ? STACKED_ROW_HEIGHT : ROW_HEIGHT;
   const [scrollTop, setScrollTop] = useState(0);
   const [viewportHeight, setViewportHeight] = useState(400);
   const [active, setActive] = useState(0);
