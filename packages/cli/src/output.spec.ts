@@ -26,6 +26,35 @@ describe("table", () => {
       ["Alias  Reason", "lab    the orchestrator did", "       not answer within 10000", "       ms", ""].join("\n"),
     );
   });
+  it("fits the width when its columns are too wide together: the widest narrowed alike, their cells wrapped inside them", () => {
+    const drawn = table(
+      ["Alias", "Orchestrator URL", "Health", "Key renewal"],
+      [
+        ["cust-one-with-a-rather-long-alias-name", "https://vco.example.net/portal/", "valid", "off"],
+        ["lab", "https://lab.example.net/", "unknown", "auto"],
+      ],
+      60,
+    );
+    expect(drawn).toBe(
+      [
+        "Alias               Orchestrator URL    Health   Key renewal",
+        "cust-one-with-a-ra  https://vco.exampl  valid    off",
+        "ther-long-alias-na  e.net/portal/",
+        "me",
+        "lab                 https://lab.exampl  unknown  auto",
+        "                    e.net/",
+        "",
+      ].join("\n"),
+    );
+    for (const line of drawn.split("\n")) expect(line.length).toBeLessThanOrEqual(60);
+  });
+
+  it("never cuts a header inside a word, nor narrows a column below 8 characters: too narrow a terminal gets a wider table", () => {
+    const drawn = table(["Orchestrator URL", "Key days left"], [["https://lab.example.net/", "12"]], 10);
+    expect(drawn).toBe(
+      ["Orchestrator  Key days", "URL           left", "https://lab.  12", "example.net/", ""].join("\n"),
+    );
+  });
 });
 
 describe("record", () => {

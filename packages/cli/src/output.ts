@@ -15,9 +15,34 @@ const wrap = (text: string, width: number): string[] => {
   return rest === "" ? lines : [...lines, rest];
 };
 
+// The narrowest a column is made to fit the width: its header's longest word (a header is never cut inside a word),
+// and at least 8 characters, or its widest cell when that is less.
+const MIN_COLUMN = 8;
+
+// Each column's width: its widest cell, or, when the table is wider than `width`, the widest columns narrowed one
+// character at a time (so they end up alike) until it fits or every column is at its narrowest.
+const fitted = (headers: readonly string[], natural: readonly number[], width: number): number[] => {
+  const widths = [...natural];
+  const floors = natural.map((most, column) =>
+    Math.min(most, Math.max(MIN_COLUMN, ...(headers[column] ?? "").split(" ").map((word) => word.length))),
+  );
+  let over = widths.reduce((sum, columnWidth) => sum + columnWidth, 2 * (widths.length - 1)) - width;
+  while (over > 0) {
+    let widest = -1;
+    for (const [column, columnWidth] of widths.entries())
+      if (columnWidth > (floors[column] ?? 0) && (widest === -1 || columnWidth > (widths[widest] ?? 0)))
+        widest = column;
+    if (widest === -1) break;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+    over -= 1;
+  }
+  return widths;
+};
+
 /**
- * Columns padded to their widest cell, two spaces apart, under headers in words. The last column is
- * not padded; a value too long for what is left of `width` wraps inside it, continued on the next lines.
+ * Columns padded to their widest cell, two spaces apart, under headers in words. The last column is not padded.
+ * A table wider than `width` (the terminal's) narrows its widest columns, each cell too long for its column
+ * wrapping inside it (at spaces where it can), continued on the next lines.
  */
 export const table = (
   headers: readonly string[],
@@ -26,18 +51,20 @@ export const table = (
 ): string => {
   const all = [headers, ...rows];
   const last = headers.length - 1;
-  const widths = headers.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length)));
-  const indent = widths.slice(0, last).reduce((sum, columnWidth) => sum + columnWidth + 2, 0);
-  const lastWidth = Math.max(20, width - indent);
+  const widths = fitted(
+    headers,
+    headers.map((_, column) => Math.max(...all.map((row) => (row[column] ?? "").length))),
+    width,
+  );
   const lines = (row: readonly string[]) => {
-    const [first = "", ...more] = wrap(row[last] ?? "", lastWidth);
-    const head = row
-      .slice(0, last)
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .concat(first)
-      .join("  ")
-      .trimEnd();
-    return [head, ...more.map((line) => `${" ".repeat(indent)}${line}`)];
+    const cells = headers.map((_, column) => wrap(row[column] ?? "", widths[column] ?? 0));
+    const height = Math.max(...cells.map((cell) => cell.length));
+    return Array.from({ length: height }, (_, line) =>
+      cells
+        .map((cell, column) => (column === last ? (cell[line] ?? "") : (cell[line] ?? "").padEnd(widths[column] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+    );
   };
   return `${all.flatMap(lines).join("\n")}\n`;
 };
