@@ -108,9 +108,9 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       "Use it as SDWAN_SERVER=URL SDWAN_TOKEN=sdw_… sdwan-connections list, or keep it in a file (SDWAN_TOKEN_FILE, or config set-context NAME --server URL --token-file FILE).",
     run: (api, [name = ""], options) => {
       const days = text(options, "expires-in-days");
-      if (days === undefined) return usage("tokens create: --expires-in-days is required (1 to 365)");
+      if (days === undefined) return usage("--expires-in-days is required (1 to 365)");
       const grants = tokenGrants(name, texts(options, "grant"));
-      if ("error" in grants) return usage(`tokens create: ${grants.error}`);
+      if ("error" in grants) return usage(grants.error);
       const role = text(options, "role");
       return pipe(
         api.request("POST", "/tokens", IssuedToken, {
@@ -284,7 +284,7 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
               async () => (await readFile(passwordFile, "utf8")).replace(/\r?\n$/, ""),
               (error): RestFailure => ({
                 exit: "usage",
-                message: `webhooks add: --password-file ${passwordFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+                message: `--password-file ${passwordFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`,
               }),
             )) as TE.TaskEither<RestFailure, string | undefined>,
         TE.flatMap((password) =>

@@ -84,21 +84,22 @@ const CLI_FIELDS: Record<string, string> = {
   lastEventId: "--since-id",
   keyRenewal: "--key-renewal",
 };
-const inCliWords = (error: DomainError, command: CommandSpec): string => {
-  if (error._tag !== "InvalidInput") return describeForCli(error);
-  return error.errors
-    .map(({ field, message }) => {
-      const name = field.replace(/^(body|query|entry)\./, "");
-      const shown =
-        field.startsWith("query.") && name in command.options
-          ? `--${name}`
-          : name === "orchestratorUrl" && command.name === "update"
-            ? "--url"
-            : (CLI_FIELDS[name] ?? name);
-      return `${shown}: ${message}`;
-    })
-    .join("; ");
+// A request's field as the command names it: its option (`expiresInDays` is --expires-in-days), its argument, or words.
+const fieldInCliWords = (field: string, command: CommandSpec): string => {
+  const name = field.replace(/^(body|query|entry)\./, "");
+  const option = name.replace(/[A-Z]/g, (upper) => `-${upper.toLowerCase()}`);
+  return name === "orchestratorUrl" && command.name === "update"
+    ? "--url"
+    : option in command.options
+      ? `--${option}`
+      : command.args.includes(name)
+        ? `<${name}>`
+        : (CLI_FIELDS[name] ?? name);
 };
+const fieldsInCliWords = (errors: readonly { field: string; message: string }[], command: CommandSpec): string =>
+  errors.map(({ field, message }) => `${fieldInCliWords(field, command)}: ${message}`).join("; ");
+const inCliWords = (error: DomainError, command: CommandSpec): string =>
+  error._tag === "InvalidInput" ? fieldsInCliWords(error.errors, command) : describeForCli(error);
 
 const KEY_PROMPT = "apiKey (typing is not shown; Enter ends it): ";
 
@@ -196,15 +197,19 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (E.isLeft(done))
       return fail(
         EXIT[done.left.exit],
-        `${command.name}: ${done.left.message}`,
-        done.left.exit === "usage" ? hintFor(command) : undefined,
+        `${command.name}: ${done.left.errors === undefined ? done.left.message : fieldsInCliWords(done.left.errors, command)}`,
+        done.left.exit === "usage" && done.left.blamesContext !== true ? hintFor(command) : undefined,
       );
     io.stdout.write(await render(done.right, format.right, io.stdout));
     return EXIT.ok;
   }
   if (!COMMANDS.includes(command as Command)) {
     const printed = await (command as LocalCommand | ConfigCommand).print(args, io.env, options)();
-    if (E.isLeft(printed)) return fail(EXIT.usage, printed.left, hintFor(command));
+    if (E.isLeft(printed)) {
+      const { line, hint } =
+        typeof printed.left === "string" ? { line: printed.left, hint: hintFor(command) } : printed.left;
+      return fail(EXIT.usage, line, hint);
+    }
     io.stdout.write(await render(printed.right, format.right, io.stdout));
     return EXIT.ok;
   }

@@ -3,7 +3,14 @@ import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import packageJson from "../package.json" with { type: "json" };
 import { ADMIN_COMMANDS, ADMIN_GROUPS, type AdminCommand } from "./admin-commands.js";
-import { OUTPUT_OPTIONS, type Command, type CommandOutput, type CommandSpec, type OptionSpec } from "./command.js";
+import {
+  OUTPUT_OPTIONS,
+  type Command,
+  type CommandOutput,
+  type CommandSpec,
+  type OptionSpec,
+  type Refusal,
+} from "./command.js";
 import { COMMANDS } from "./commands.js";
 import { bashCompletion, zshCompletion } from "./completion.js";
 import { CONFIG_COMMANDS, resolveContext } from "./context-commands.js";
@@ -24,7 +31,7 @@ export interface LocalCommand extends CommandSpec {
     args: readonly string[],
     env: Readonly<Record<string, string | undefined>> | undefined,
     options: Options,
-  ): TaskEither<string, CommandOutput>;
+  ): TaskEither<string | Refusal, CommandOutput>;
 }
 
 export const LOCAL_COMMANDS: readonly LocalCommand[] = [

@@ -15,6 +15,12 @@ export interface OptionSpec {
   readonly multiple?: boolean;
 }
 
+/** A refusal that names its own hint (`see '… config get-contexts'`) instead of the command's --help. */
+export interface Refusal {
+  readonly line: string;
+  readonly hint: string;
+}
+
 /** What `--help`, completion and the parser know of a command. */
 export interface CommandSpec {
   readonly name: string;

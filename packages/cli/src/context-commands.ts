@@ -3,7 +3,7 @@ import { resolve as resolvePath } from "node:path";
 import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
-import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec } from "./command.js";
+import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec, type Refusal } from "./command.js";
 import {
   chosenContext,
   contextFromOptions,
@@ -27,7 +27,7 @@ export interface ConfigCommand extends CommandSpec {
     args: readonly string[],
     env: Env | undefined,
     options: Readonly<Record<string, string | boolean | undefined>>,
-  ): TE.TaskEither<string, CommandOutput>;
+  ): TE.TaskEither<string | Refusal, CommandOutput>;
 }
 
 const environment = async (env: Env | undefined): Promise<Env> =>
@@ -134,10 +134,13 @@ export const CONFIG_COMMANDS: readonly ConfigCommand[] = [
     print: ([name], env) =>
       pipe(
         contextsOf(env),
-        TE.flatMap(({ path, file }) =>
+        TE.flatMap(({ path, file }): TE.TaskEither<string | Refusal, CommandOutput> =>
           (file.contexts ?? []).some((context) => context.name === name)
             ? save(path, { ...file, "current-context": name as string }, `Switched to context '${name}'.\n`)
-            : TE.left(`no context named '${name}'; see 'sdwan-connections config get-contexts'`),
+            : TE.left({
+                line: `no context named '${name}'`,
+                hint: "see 'sdwan-connections config get-contexts'",
+              }),
         ),
       ),
   },

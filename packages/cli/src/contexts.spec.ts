@@ -159,8 +159,7 @@ describe("contexts", () => {
     expect((await stat(configFile())).mode & 0o777).toBe(0o600);
     expect(await run(["config", "use-context", "nope"])).toMatchObject({
       code: 2,
-      stderr:
-        "sdwan-connections: no context named 'nope'; see 'sdwan-connections config get-contexts'; see 'sdwan-connections config use-context --help'\n",
+      stderr: "sdwan-connections: no context named 'nope'; see 'sdwan-connections config get-contexts'\n",
     });
   });
 
@@ -321,6 +320,51 @@ describe("contexts", () => {
       storage: "lowdb",
       dataDir: join(configHome, "lab"),
       storeExists: false,
+    });
+  });
+  it("the admin doors say what the service refused in the command's own words (its options and arguments), once, and no --help for refused credentials", async () => {
+    // A service that refuses every admin request's fields, or (for the token "sdw_refused…") its credentials.
+    const refusing = createServer((request, response) => {
+      const refusedToken = request.headers.authorization?.startsWith("Bearer sdw_refused") === true;
+      const fields = request.url?.startsWith("/rest/plugin/sdwan/tokens") === true ? ["expiresInDays"] : ["verb"];
+      response.statusCode = refusedToken ? 401 : 400;
+      response.setHeader("content-type", "application/problem+json");
+      response.end(
+        JSON.stringify({
+          type: `urn:sdwan-connections:problem:${refusedToken ? "unauthorized" : "invalid-input"}`,
+          title: "refused",
+          status: response.statusCode,
+          detail: refusedToken ? "The service token was refused." : `${fields[0]}: must be something else`,
+          ...(refusedToken ? {} : { errors: fields.map((field) => ({ field, message: "must be something else" })) }),
+        }),
+      );
+    });
+    servers.push(refusing);
+    await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+    const env = {
+      SDWAN_SERVER: `http://127.0.0.1:${(refusing.address() as { port: number }).port}`,
+      SDWAN_TOKEN: "sdw_ok",
+    };
+    expect(await run(["tokens", "create", "ci", "--expires-in-days", "0"], { env })).toMatchObject({
+      code: 2,
+      stderr:
+        "sdwan-connections: tokens create: --expires-in-days: must be something else; see 'sdwan-connections tokens create --help'\n",
+    });
+    expect(await run(["grants", "add", "group:a", "a-*", "fly"], { env })).toMatchObject({
+      code: 2,
+      stderr:
+        "sdwan-connections: grants add: <verb>: must be something else; see 'sdwan-connections grants add --help'\n",
+    });
+    // What the command itself refuses is said once, after the command's name.
+    expect(await run(["tokens", "create", "ci", "--expires-in-days", "3", "--grant", "bad"], { env })).toMatchObject({
+      code: 2,
+      stderr:
+        "sdwan-connections: tokens create: --grant must be PATTERN:VERB or token:ci:PATTERN:VERB, not 'bad'; see 'sdwan-connections tokens create --help'\n",
+    });
+    // Credentials the service refuses name the context, as for the connections' commands: no option would help.
+    expect(await run(["tokens", "list"], { env: { ...env, SDWAN_TOKEN: "sdw_refused_token_value_1" } })).toMatchObject({
+      code: 2,
+      stderr: "sdwan-connections: tokens list: context 'SDWAN_SERVER': The service token was refused.\n",
     });
   });
 });

@@ -10,6 +10,10 @@ import type { Answer } from "./rest-codecs.js";
 export interface RestFailure {
   readonly exit: "usage" | "notFound" | "conflict" | "storage";
   readonly message: string;
+  /** The request's fields the service refused: the command says them in its own words (its options, its arguments). */
+  readonly errors?: readonly { readonly field: string; readonly message: string }[];
+  /** The context's credentials or rights were refused: no option of the command's help would change that. */
+  readonly blamesContext?: boolean;
 }
 
 /** The service's admin API as the CLI's tokens, grants and webhooks commands call it: each answer decoded. */
@@ -82,14 +86,16 @@ export const restApi = ({ origin, context, send, json }: AdminTransport): RestAp
           return TE.left<RestFailure>({
             exit: answer.status === 401 ? "usage" : "storage",
             message: `context '${context}': the service answered HTTP ${answer.status}`,
+            ...(answer.status === 401 ? { blamesContext: true } : {}),
           });
         const { type, detail, errors } = problem.right;
         const slug = problemSlugOf(type);
-        const words =
-          errors === undefined ? detail : errors.map(({ field, message }) => `${field}: ${message}`).join("; ");
+        const blamesContext = slug === "unauthorized" || slug === "forbidden";
         return TE.left<RestFailure>({
           exit: (slug === undefined ? undefined : REST_EXITS[slug]) ?? "storage",
-          message: slug === "unauthorized" || slug === "forbidden" ? `context '${context}': ${words}` : words,
+          message: blamesContext ? `context '${context}': ${detail}` : detail,
+          ...(errors === undefined ? {} : { errors }),
+          ...(blamesContext ? { blamesContext } : {}),
         });
       }),
     ),
