@@ -1,3 +1,4 @@
+import * as E from "fp-ts/lib/Either.js";
 import { describe, expect, it, vi } from "vitest";
 import type * as Output from "./output.js";
 
@@ -17,5 +18,19 @@ describe("the command line", () => {
     expect(drawn.tables).toBe(0);
     expect(help()).toContain("Commands:");
     expect(drawn.tables).toBe(1);
+  });
+
+  it("draws every help text for a terminal of 80 columns: the usage, the options, the notes and the overview", async () => {
+    const { parseCommandLine, staticHelp } = await import("./command-line.js");
+    const asked = [
+      ...["tokens", "grants", "webhooks", "config"].map((group) => ["help", group]),
+      ...["tokens create", "webhooks add", "config set-context"].map((name) => [...name.split(" "), "--help"]),
+    ].map((argv) => parseCommandLine(argv));
+    const texts = [
+      ...Object.values(staticHelp()),
+      ...asked.flatMap((parsed) => (E.isRight(parsed) && parsed.right.kind === "text" ? [parsed.right.text] : [])),
+    ];
+    expect(texts.length).toBe(Object.keys(staticHelp()).length + asked.length);
+    for (const text of texts) for (const line of text.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 });

@@ -15,7 +15,7 @@ import { COMMANDS } from "./commands.js";
 import { bashCompletion, zshCompletion } from "./completion.js";
 import { CONFIG_COMMANDS, resolveContext } from "./context-commands.js";
 import { LOGIN_COMMAND } from "./login-command.js";
-import { table } from "./output.js";
+import { table, wrap } from "./output.js";
 import { describeSettings } from "./settings.js";
 
 /**
@@ -126,20 +126,41 @@ const optionsOf = (command: CommandSpec): Readonly<Record<string, OptionSpec>> =
     ? { ...command.options, ...CONTEXT_OPTION }
     : command.options;
 
+// Help is drawn for a terminal of 80 columns: the installed command prints it from texts made when it is built,
+// before any terminal's width is known.
+const HELP_WIDTH = 80;
+// Text as lines of at most HELP_WIDTH characters, each line of it wrapped at spaces (and indented by `indent`).
+const filled = (text: string, indent = ""): string =>
+  text
+    .split("\n")
+    .flatMap((line) => wrap(line, HELP_WIDTH - indent.length))
+    .map((line) => `${indent}${line}`)
+    .join("\n");
+
+// The usage line, wrapped between its words (an option with its value is one), continued under the command's name.
 const usageOf = (command: CommandSpec): string =>
   [
-    `${PROGRAM} ${command.name}`,
     ...command.args.map((arg) => `<${arg}>`),
     ...Object.entries(optionsOf(command)).map(([name, spec]) =>
       spec.type === "string" ? `[--${name} <${spec.value ?? "value"}>]` : `[--${name}]`,
     ),
-  ].join(" ");
+  ]
+    .reduce(
+      (lines, word) => {
+        const last = lines.at(-1) ?? "";
+        return last.length + 1 + word.length <= HELP_WIDTH
+          ? [...lines.slice(0, -1), `${last} ${word}`]
+          : [...lines, `${" ".repeat("usage: ".length)}${word}`];
+      },
+      [`usage: ${PROGRAM} ${command.name}`],
+    )
+    .join("\n");
 
 const commandHelp = (command: CommandSpec): string =>
   [
-    `usage: ${usageOf(command)}`,
+    usageOf(command),
     "",
-    command.summary,
+    filled(command.summary),
     "",
     "Options:",
     table(
@@ -150,12 +171,13 @@ const commandHelp = (command: CommandSpec): string =>
           spec.description,
         ],
       ),
+      HELP_WIDTH,
     )
       .split("\n")
       .slice(1)
       .join("\n")
       .trimEnd(),
-    ...(command.notes === undefined ? [] : ["", command.notes]),
+    ...(command.notes === undefined ? [] : ["", filled(command.notes)]),
     "",
   ].join("\n");
 
@@ -172,25 +194,16 @@ ${table(
     ]),
     ["  help [command]", "this help, or a command's"],
   ],
+  HELP_WIDTH,
 )
   .split("\n")
   .slice(1)
   .join("\n")
   .trimEnd()}
 
-\`${PROGRAM} <command> --help\` shows a command's options; \`${PROGRAM} --version\` (or \`version\`) its version.
-Tables are for people; -o json or yaml (json is the default when standard output is
-not a terminal) is for scripts. Commands run in a context: a running service
-(its API) or a local store; \`${PROGRAM} config set-context\` adds one,
-\`config use-context\` chooses it, --context NAME for one command. Without one,
-the SDWAN_* variables of the service (\`${PROGRAM} config\` shows them) say where
-the store is; when they do not, ./data in the current directory, where no store is
-ever created; commands that read never create one.
+${filled(`\`${PROGRAM} <command> --help\` shows a command's options; \`${PROGRAM} --version\` (or \`version\`) its version. Tables are for people; -o json or yaml (json is the default when standard output is not a terminal) is for scripts. Commands run in a context: a running service (its API) or a local store; \`${PROGRAM} config set-context\` adds one, \`config use-context\` chooses it, --context NAME for one command. Without one, the SDWAN_* variables of the service (\`${PROGRAM} config\` shows them) say where the store is; when they do not, ./data in the current directory, where no store is ever created; commands that read never create one.`)}
 
-Exit codes: 0 done; 2 usage, invalid input or configuration; 3 not found; 4 conflict;
-5 the orchestrator refused the key; 6 the orchestrator failed (unreachable, timed out,
-rate-limited, garbage); 7 storage failure (or the context's service cannot be reached); 8 no store where it looked; 9 key-check:
-the key differs; 130/143 stopped by Ctrl-C/SIGTERM.
+${filled("Exit codes: 0 done; 2 usage, invalid input or configuration; 3 not found; 4 conflict; 5 the orchestrator refused the key; 6 the orchestrator failed (unreachable, timed out, rate-limited, garbage); 7 storage failure (or the context's service cannot be reached); 8 no store where it looked; 9 key-check: the key differs; 130/143 stopped by Ctrl-C/SIGTERM.")}
 `;
 
 export type Options = Record<string, string | boolean | undefined>;
@@ -242,7 +255,7 @@ export const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, 
     if (command === undefined && members.length > 0)
       return E.right({
         kind: "text",
-        text: `${members.map((one) => `${PROGRAM} ${[one.name, ...one.args.map((arg) => `<${arg}>`)].join(" ")}\n    ${one.summary}`).join("\n")}\n\n\`${PROGRAM} help ${topic} <subcommand>\` shows one's options.\n`,
+        text: `${members.map((one) => `${PROGRAM} ${[one.name, ...one.args.map((arg) => `<${arg}>`)].join(" ")}\n${filled(one.summary, "    ")}`).join("\n")}\n\n\`${PROGRAM} help ${topic} <subcommand>\` shows one's options.\n`,
       });
     return command === undefined
       ? E.left({ message: unknownCommand(topic) })

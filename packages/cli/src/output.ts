@@ -1,8 +1,8 @@
 /** The widest a table is drawn when the terminal does not say its width. */
 export const DEFAULT_WIDTH = 100;
 
-// Splits text into lines of at most `width` characters, at spaces where it can.
-const wrap = (text: string, width: number): string[] => {
+/** Splits text into lines of at most `width` characters, at spaces where it can. */
+export const wrap = (text: string, width: number): string[] => {
   if (text.length <= width) return [text];
   const lines: string[] = [];
   let rest = text;
