@@ -46,7 +46,7 @@ const changed =
   [...packageDirs(CLI)].some((dir) => INPUTS.some((input) => newest(join(dir, input)) > built));
 if (changed) {
   process.stderr.write("sdwan-connections: building the CLI (its sources changed since the last build)\n");
-  const bundled = spawnSync(process.execPath, ["--import", "tsx", "scripts/bundle.ts"], {
+  const bundled = spawnSync(process.execPath, ["--conditions=sdwan-source", "--import", "tsx", "scripts/bundle.ts"], {
     cwd: CLI,
     stdio: ["ignore", process.stderr, process.stderr],
   });

@@ -12,6 +12,8 @@ import packageJson from "../package.json" with { type: "json" };
 
 const run = promisify(execFile);
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+// Node's option that makes reading a workspace package's build an error (test/sources-only.mjs).
+const SOURCES_ONLY = `--import=${fileURLToPath(new URL("sources-only.mjs", import.meta.url))}`;
 
 // The installed command: the bundle packed by npm, installed from the tarball alone (offline, no
 // registry, no pnpm, no workspace), then run from its bin.
@@ -21,7 +23,9 @@ describe("sdwan-connections installed with npm install -g <tarball>", { timeout:
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "sdwan-cli-install-"));
-    await run(process.execPath, ["--import", "tsx", "scripts/bundle.ts"], { cwd: PACKAGE_DIR });
+    // As the README says to (`pnpm --filter @sdwan-connections/cli run pack`), from the workspace's sources alone: a
+    // fresh clone has no package built, so reading one's dist/ is an error here.
+    await run("pnpm", ["run", "build"], { cwd: PACKAGE_DIR, env: { ...process.env, NODE_OPTIONS: SOURCES_ONLY } });
     await run("npm", ["pack", "./dist/pack", "--pack-destination", root], { cwd: PACKAGE_DIR });
     const [tarball] = (await readdir(root)).filter((name) => name.endsWith(".tgz"));
     expect(tarball).toBe(`sdwan-connections-${packageJson.version}.tgz`);
@@ -299,7 +303,11 @@ describe("pnpm -s cli in the repository", { timeout: 180_000 }, () => {
     const source = join(PACKAGE_DIR, "../core/src/index.ts");
     const later = new Date(built.getTime() + 1_000);
     await utimes(source, later, later);
-    const rebuilt = await pnpmCli();
+    // Rebuilt from the sources alone, as on a fresh clone.
+    const rebuilt = await run("pnpm", ["-s", "cli", "--version"], {
+      cwd: repository,
+      env: { ...process.env, NODE_OPTIONS: SOURCES_ONLY },
+    });
     expect(rebuilt.stdout).toBe(`sdwan-connections ${packageJson.version}\n`);
     expect(rebuilt.stderr).toBe("sdwan-connections: building the CLI (its sources changed since the last build)\n");
     expect(await pnpmCli()).toEqual({ stdout: `sdwan-connections ${packageJson.version}\n`, stderr: "" });
