@@ -73,6 +73,8 @@ describe("help, usage and completion (no store needed)", () => {
       [["--bogus"], "unknown option --bogus; see 'sdwan-connections --help'"],
       [["list", "--bogus"], "list: unknown option --bogus; see 'sdwan-connections list --help'"],
       [["list", "-x"], "list: unknown option -x; see 'sdwan-connections list --help'"],
+      [["list", "--jsno"], "list: unknown option --jsno; did you mean '--json'?; see 'sdwan-connections list --help'"],
+      [["--versoin"], "unknown option --versoin; did you mean '--version'?; see 'sdwan-connections --help'"],
       [["list", "--json=yes"], "list: --json takes no value; see 'sdwan-connections list --help'"],
       [
         ["list", "-o", "xml"],

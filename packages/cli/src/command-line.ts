@@ -102,16 +102,22 @@ const editDistance = (a: string, b: string): number => {
   return previous[b.length] ?? 0;
 };
 
-/** An unknown command in words, with the closest command when one is a typo away (`lsit`: did you mean `list`?). */
-const unknownCommand = (name: string): string => {
-  const visible = ALL_COMMANDS.filter((command) => command.hidden !== true && !command.name.includes(" ")).map(
-    (command) => command.name,
-  );
-  const [closest] = visible
+/** The closest of the candidates when it is a typo away (`lsit`: did you mean `list`?), as the end of a line. */
+const didYouMean = (name: string, candidates: readonly string[]): string => {
+  const [closest] = candidates
     .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
     .sort((x, y) => x.distance - y.distance);
-  return `unknown command '${name}'${closest !== undefined && closest.distance <= 2 ? `; did you mean '${closest.candidate}'?` : ""}`;
+  return closest !== undefined && closest.distance <= 2 ? `; did you mean '${closest.candidate}'?` : "";
 };
+
+/** An unknown command in words, with the closest command when one is a typo away. */
+const unknownCommand = (name: string): string =>
+  `unknown command '${name}'${didYouMean(
+    name,
+    ALL_COMMANDS.filter((command) => command.hidden !== true && !command.name.includes(" ")).map(
+      (command) => command.name,
+    ),
+  )}`;
 
 // Every command that works on connections runs in a context: the current one, or the one --context names.
 const CONTEXT_OPTION: Record<string, OptionSpec> = {
@@ -276,7 +282,11 @@ export const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, 
   }
   const command = subcommand ?? findCommand(name);
   if (command === undefined)
-    return E.left({ message: name.startsWith("-") ? `unknown option ${name}` : unknownCommand(name) });
+    return E.left({
+      message: name.startsWith("-")
+        ? `unknown option ${name}${didYouMean(name, ["--help", "--version"])}`
+        : unknownCommand(name),
+    });
   // Not strict: every option token is checked here, so that errors are in this CLI's words, not Node's.
   const specs = parserOptions(command);
   const { values, positionals, tokens } = parseArgs({
@@ -289,7 +299,14 @@ export const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, 
   for (const token of tokens) {
     if (token.kind !== "option") continue;
     const spec = (specs as Record<string, { type: "string" | "boolean" } | undefined>)[token.name];
-    if (spec === undefined) return E.left({ message: `unknown option ${token.rawName}`, command });
+    if (spec === undefined)
+      return E.left({
+        message: `unknown option ${token.rawName}${didYouMean(
+          token.rawName,
+          Object.keys(specs).map((option) => `--${option}`),
+        )}`,
+        command,
+      });
     if (
       spec.type === "string" &&
       (token.value === undefined || (token.inlineValue !== true && token.value.startsWith("-")))
