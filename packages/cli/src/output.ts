@@ -16,8 +16,8 @@ export const wrap = (text: string, width: number): string[] => {
 };
 
 // The narrowest a column is made to fit the width: its header's longest word (a header is never cut inside a word),
-// and at least 8 characters, or its widest cell when that is less.
-const MIN_COLUMN = 8;
+// and at least 6 characters, or its widest cell when that is less.
+const MIN_COLUMN = 6;
 
 // Each column's width: its widest cell, or, when the table is wider than `width`, the widest columns narrowed one
 // character at a time (so they end up alike) until it fits or every column is at its narrowest.
