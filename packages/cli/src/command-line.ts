@@ -34,18 +34,30 @@ export interface LocalCommand extends CommandSpec {
   ): TaskEither<string | Refusal, CommandOutput>;
 }
 
+// Every command that works on connections runs in a context: the current one, or the one --context names.
+const CONTEXT_OPTION: Record<string, OptionSpec> = {
+  context: {
+    type: "string",
+    value: "name",
+    description: "run in this context instead of the current one (see config get-contexts)",
+  },
+};
+
 export const LOCAL_COMMANDS: readonly LocalCommand[] = [
   {
     name: "config",
     summary: "the effective settings: where the store is, the timeouts, the limits (never a secret)",
     args: [],
-    options: OUTPUT_OPTIONS,
+    options: { ...OUTPUT_OPTIONS, ...CONTEXT_OPTION },
     notes:
       "From the same SDWAN_* variables as the service (docs/interface.md §6); the data directory is shown resolved, saying whether it is the default (./data in the current directory). Keys and passwords are never shown: only whether they are set.",
-    print: (_args, env) => async () => {
+    print: (_args, env, options) => async () => {
       const { loadConfig, locateStore, processEnvironment } = await composition();
-      // The current context's store, as a command would use it.
-      const chosen = await resolveContext(env ?? processEnvironment(), undefined)();
+      // The context's store (the current one, or --context's), as a command would use it.
+      const chosen = await resolveContext(
+        env ?? processEnvironment(),
+        typeof options["context"] === "string" ? options["context"] : undefined,
+      )();
       if (E.isLeft(chosen)) return chosen;
       const config = loadConfig(chosen.right.env);
       return E.isLeft(config)
@@ -119,14 +131,6 @@ const unknownCommand = (name: string): string =>
     ),
   )}`;
 
-// Every command that works on connections runs in a context: the current one, or the one --context names.
-const CONTEXT_OPTION: Record<string, OptionSpec> = {
-  context: {
-    type: "string",
-    value: "name",
-    description: "run in this context instead of the current one (see config get-contexts)",
-  },
-};
 const optionsOf = (command: CommandSpec): Readonly<Record<string, OptionSpec>> =>
   COMMANDS.includes(command as Command) || isAdminCommand(command)
     ? { ...command.options, ...CONTEXT_OPTION }

@@ -321,7 +321,18 @@ describe("contexts", () => {
       dataDir: join(configHome, "lab"),
       storeExists: false,
     });
+    // As every command that works in a context, `config` takes --context.
+    expect(
+      JSON.parse(
+        (
+          await run(["config", "--context", "db"], {
+            env: { LAB_DATABASE_URL: "postgres://sdwan:pw@db.example.net/sdwan" },
+          })
+        ).stdout,
+      ),
+    ).toMatchObject({ context: { name: "db" }, storage: "postgres" });
   });
+
   it("the admin doors say what the service refused in the command's own words (its options and arguments), once, and no --help for refused credentials", async () => {
     // A service that refuses every admin request's fields, or (for the token "sdw_refused…") its credentials.
     const refusing = createServer((request, response) => {
