@@ -153,14 +153,23 @@ export const OBSERVE_COMMANDS: readonly Command[] = [
       const stopped = () => finish(E.right(message("")));
       if (signal.aborted) stopped();
       else signal.addEventListener("abort", stopped, { once: true });
-      return pipe(
-        service.events.follow(query, deliver, (error) => finish(E.left(error)), { signal }),
-        TE.flatMap((stopFollowing) => async () => {
-          const answer = await finished;
-          stopFollowing();
-          return answer;
-        }),
-      );
+      return async () => {
+        // A local store's follow is its looks for new entries, on core's beat, which never keeps a process alive: the
+        // command does, until the follow ends (else the process ended at once, exit 0, having printed nothing).
+        const alive = setInterval(() => undefined, 2 ** 30);
+        try {
+          return await pipe(
+            service.events.follow(query, deliver, (error) => finish(E.left(error)), { signal }),
+            TE.flatMap((stopFollowing) => async () => {
+              const answer = await finished;
+              stopFollowing();
+              return answer;
+            }),
+          )();
+        } finally {
+          clearInterval(alive);
+        }
+      };
     },
   },
 ];

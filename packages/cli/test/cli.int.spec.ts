@@ -92,6 +92,7 @@ const spawnBinary = (
     // Once its output is all read.
     exited: once(child, "close").then(([code]) => ({ code: code as number, stdout, stderr })),
     kill: () => child.kill("SIGKILL"),
+    interrupt: () => child.kill("SIGINT"),
   };
 };
 const binary = (...given: Parameters<typeof spawnBinary>) => spawnBinary(...given).exited;
@@ -423,6 +424,28 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
         expect(stdout + stderr).not.toContain(key);
       }
     }
+  });
+
+  // It ended at once (exit 0, nothing printed) as a process of its own on a local store: the store's looks for new
+  // entries never keep a process alive, and the tests run in this process kept it alive for them.
+  it("events --follow as a process of its own follows until Ctrl-C (exit 0)", async () => {
+    const events = spawnBinary(dataDir, ["events", "--follow", "--alias", "alive-*"]);
+    let added = false;
+    for (let i = 0; i < 400 && !events.stdout().includes('"alive-1"'); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Written once the follow has had time to start: a follow prints what comes after its start.
+      if (i === 40 && !added) {
+        added = true;
+        await service.call("POST", `${BASE}/connections?force=true`, {
+          body: { alias: "alive-1", orchestratorUrl: simulator.url, apiKey: PARTNER_KEY },
+        });
+      }
+    }
+    events.interrupt();
+    const { code, stdout } = await events.exited;
+    expect(stdout).toContain('"subject":"alive-1"');
+    expect(code).toBe(0);
+    await service.call("DELETE", `${BASE}/connections/alive-1`);
   });
 
   it("events --follow prints each change as one CloudEvent line, the service's writes included, until Ctrl-C (exit 0)", async () => {
