@@ -392,6 +392,18 @@ describe("tables for people, JSON and YAML for scripts", () => {
       expect((await run([command, "--help"])).stdout).toContain("--key-renewal <auto|off>");
   });
 
+  it("narrows a table to the terminal's width, never one asked for in a pipe or a file (-o table, -o wide)", async () => {
+    const alias = "a-long-alias-for-a-table-that-a-script-reads-line-by-line";
+    expect(
+      (await run(["add", alias, "https://vco.example.net/portal/", "--force"], { stdin: "k", dataDir })).code,
+    ).toBe(0);
+    const piped = (await run(["list", "-o", "wide"], { dataDir })).stdout.split("\n");
+    expect(piped.find((line) => line.startsWith(`${alias}  `))).toContain("https://vco.example.net/portal/");
+    const drawn = (await run(["list", "-o", "wide"], { dataDir, tty: true, columns: 80 })).stdout.split("\n");
+    expect(drawn.every((line) => line.length <= 80)).toBe(true);
+    expect((await run(["delete", alias], { dataDir })).code).toBe(0);
+  });
+
   it("validate: a long reason wraps inside its column; an orchestrator that cannot be asked exits 6", async () => {
     expect((await run(["add", "closed", "http://127.0.0.1:9/", "--force"], { stdin: "k", dataDir })).code).toBe(0);
     const result = await run(["validate", "closed", "--verbose"], {

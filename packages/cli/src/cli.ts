@@ -71,7 +71,8 @@ const render = async (output: CommandOutput, format: OutputFormat, stdout: Outpu
   if ("message" in output) return output.message;
   if (format === "json") return json(output.data);
   if (format === "yaml") return (await loadYaml()).stringify(output.data);
-  return output.forPeople(stdout.columns || DEFAULT_WIDTH);
+  // A terminal's width (DEFAULT_WIDTH when it says none); a table asked for in a pipe or a file is never narrowed.
+  return output.forPeople(stdout.isTTY === true ? stdout.columns || DEFAULT_WIDTH : Number.POSITIVE_INFINITY);
 };
 
 // A use case's error in this CLI's words: its arguments and options, not the REST API's request fields.

@@ -407,7 +407,8 @@ describe.each(MODES)("the CLI beside the running service, on a %s", { timeout: 1
     expect(JSON.parse((await cli(dataDir, ["get", "kept"], "", env)).stdout)).toMatchObject({ apiKeyRef: "file:kept" });
     const escape = await cli(dataDir, ["update", "kept", "--api-key-ref", "file:../kept"], "", env);
     expect(escape.code).toBe(2);
-    expect(escape.stderr).toContain("apiKeyRef");
+    // In the CLI's words (README: never the REST API's body.apiKeyRef).
+    expect(escape.stderr).toContain("--api-key-ref: ");
     expect(added.stdout + added.stderr + escape.stderr).not.toContain(PARTNER_KEY);
     expect((await cli(dataDir, ["delete", "kept"], "", env)).code).toBe(0);
   });
