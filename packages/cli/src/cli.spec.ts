@@ -379,7 +379,7 @@ describe("tables for people, JSON and YAML for scripts", () => {
       expect(await run(argv, { stdin: "k", dataDir })).toEqual({
         code: 2,
         stdout: "",
-        stderr: `sdwan-connections: --key-renewal: must be "auto" | "off"; see 'sdwan-connections ${argv[0] ?? ""} --help'\n`,
+        stderr: `sdwan-connections: --key-renewal: must be one of auto, off; see 'sdwan-connections ${argv[0] ?? ""} --help'\n`,
       });
     expect((await run(["get", "edge"], { dataDir })).code).toBe(3);
     expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toMatchObject({ version: 1 });

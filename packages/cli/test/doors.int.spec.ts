@@ -208,6 +208,11 @@ describe(
       record("grants", "sdwan-connections grants add group:emea 'emea-*' use", added);
       expect(added.code).toBe(0);
       expect(await sdwan(["grants", "add", "group:emea", "EMEA-*", "use"], admin)).toMatchObject({ code: 4 });
+      // Bug: the service's refusal of an unknown verb said "<verb>: must be GrantVerb", the codec's name.
+      expect(await sdwan(["grants", "add", "group:emea", "emea-*", "own"], admin)).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining("grants add: <verb>: must be one of read, use, manage;"),
+      });
       const listed = await sdwan(["grants", "list", "-o", "table"], admin);
       record("grants", "sdwan-connections grants list", listed);
       const [grant] = JSON.parse((await sdwan(["grants", "list", "-o", "json"], admin)).stdout) as { id: string }[];

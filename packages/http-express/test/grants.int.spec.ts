@@ -40,6 +40,9 @@ describe("grants (SPEC §11: Grants, Decisions)", () => {
     const again = await h.call("POST", GRANTS, { body: { subject: "group:emea", pattern: "EMEA-*", verb: "use" } });
     expect(again.status).toBe(409);
     expect((await h.call("POST", GRANTS, { body: { subject: "emea", pattern: "*", verb: "all" } })).status).toBe(400);
+    // Bug: a bad verb was refused as "must be GrantVerb", the codec's name; the answer names the verbs.
+    const badVerb = await h.call("POST", GRANTS, { body: { subject: "group:emea", pattern: "*", verb: "own" } });
+    expect(badVerb.json()).toMatchObject({ errors: [{ field: "verb", message: "must be one of read, use, manage" }] });
     expect((await h.call("GET", GRANTS)).json()).toEqual([grant]);
     expect((await h.call("GET", GRANTS, { user: VIEWER })).status).toBe(403);
     expect((await h.call("POST", GRANTS, { user: VIEWER, body: { ...grant, id: undefined } })).status).toBe(403);

@@ -1,6 +1,6 @@
 import * as t from "io-ts";
 import { describe, expect, it } from "vitest";
-import { invalidStored } from "./decode.js";
+import { invalidStored, toFieldErrors } from "./decode.js";
 
 describe("invalidStored", () => {
   it("names what is stored and each bad field, never a value, then the advice", () => {
@@ -14,5 +14,19 @@ describe("invalidStored", () => {
     expect(invalidStored("health.json", decoded.left, "health", "move it away")).toMatchObject({
       reason: "Storage failure: health.json is invalid (hash must be string); move it away.",
     });
+  });
+});
+
+describe("toFieldErrors", () => {
+  // Bug: POST /grants with a bad verb answered "verb: must be GrantVerb", the codec's name, not the values it takes.
+  it("names an enum's values, never its codec's name", () => {
+    const decoded = t
+      .type({ verb: t.keyof({ read: null, use: null, manage: null }, "GrantVerb"), kind: t.literal("grant") })
+      .decode({ verb: "own", kind: "other" });
+    if (decoded._tag === "Right") throw new Error("decoded");
+    expect(toFieldErrors(decoded.left, "body")).toEqual([
+      { field: "verb", message: "must be one of read, use, manage" },
+      { field: "kind", message: 'must be "grant"' },
+    ]);
   });
 });

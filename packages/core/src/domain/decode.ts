@@ -41,7 +41,16 @@ export const decodeStored =
 const describeExpected = (error: t.ValidationError): string => {
   const last = error.context[error.context.length - 1];
   if (error.value === undefined) return "is required";
-  return `must be ${last?.type.name ?? "valid"}`;
+  return `must be ${last === undefined ? "valid" : expected(last.type)}`;
+};
+
+// What a codec accepts in the user's words: an enum's values, not its name (`GrantVerb`, `"auto" | "off"`).
+// By `_tag`, not `instanceof`: a bundle may hold another copy of io-ts.
+const expected = (type: t.Decoder<unknown, unknown>): string => {
+  const described = type as { readonly _tag?: string; readonly keys?: object; readonly value?: unknown };
+  if (described._tag === "KeyofType") return `one of ${Object.keys(described.keys ?? {}).join(", ")}`;
+  if (described._tag === "LiteralType") return JSON.stringify(described.value);
+  return type.name;
 };
 
 /** Decodes untrusted input, failing with InvalidInput that names each bad field. */
