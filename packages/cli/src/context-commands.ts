@@ -190,7 +190,9 @@ export const resolveContext = (
       const wanted = name ?? nonEmptyVariable(env, "SDWAN_CONTEXT");
       const server = nonEmptyVariable(env, "SDWAN_SERVER");
       return TE.fromEither(
-        wanted === undefined && server !== undefined ? contextOfEnvironment(env, server) : chosenContext(file, wanted),
+        wanted === undefined && server !== undefined
+          ? contextOfEnvironment(env, server)
+          : chosenContext(file, wanted, name === undefined ? "SDWAN_CONTEXT" : "--context"),
       );
     }),
     TE.flatMap((context) => {

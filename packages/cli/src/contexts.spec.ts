@@ -94,6 +94,23 @@ describe("contexts", () => {
     });
   });
 
+  // Bug: with SDWAN_CONTEXT=nope the refusal did not say where the name came from.
+  it("says where an unknown context's name came from: --context, SDWAN_CONTEXT or the file's current context", async () => {
+    const unknown = (name: string, source: string) =>
+      `sdwan-connections: no context named '${name}' (${source}); see 'sdwan-connections config get-contexts'\n`;
+    expect(await run(["list"], { env: { SDWAN_CONTEXT: "nope" } })).toMatchObject({
+      code: 2,
+      stderr: unknown("nope", "from SDWAN_CONTEXT"),
+    });
+    expect(await run(["list", "--context", "ghost"], { env: { SDWAN_CONTEXT: "nope" } })).toMatchObject({
+      code: 2,
+      stderr: unknown("ghost", "from --context"),
+    });
+    await mkdir(join(configHome, "sdwan-connections"));
+    await writeFile(configFile(), "current-context: gone\ncontexts: []\n");
+    expect(await run(["list"])).toMatchObject({ code: 2, stderr: unknown("gone", "the current context") });
+  });
+
   // Issue 38: "every CLI call without a context repeats a long warning".
   it("says the no-context note once per data directory, noted in the configuration directory", async () => {
     const bare = { SDWAN_DATA_DIR: "" };

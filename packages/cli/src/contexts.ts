@@ -147,14 +147,24 @@ export const writeContexts = async (path: string, file: ContextsFile): Promise<v
   await rename(aside, path);
 };
 
-/** The context a command runs in: the one `--context` names, else the current one; none when neither is set. */
-export const chosenContext = (file: ContextsFile, name: string | undefined): E.Either<string, Context | undefined> => {
+/** Where a context's name came from, as a refusal of an unknown one says it. */
+export type ContextNameSource = "--context" | "SDWAN_CONTEXT";
+
+/**
+ * The context a command runs in: the one `name` names (given by `source`), else the current one; none when neither is
+ * set.
+ */
+export const chosenContext = (
+  file: ContextsFile,
+  name: string | undefined,
+  source: ContextNameSource,
+): E.Either<string, Context | undefined> => {
   const wanted = name ?? file["current-context"];
   if (wanted === undefined) return E.right(undefined);
   const found = (file.contexts ?? []).find((context) => context.name === wanted);
   return found === undefined
     ? E.left(
-        `no context named '${wanted}'${name === undefined ? " (the current context)" : ""}; see 'sdwan-connections config get-contexts'`,
+        `no context named '${wanted}' (${name === undefined ? "the current context" : `from ${source}`}); see 'sdwan-connections config get-contexts'`,
       )
     : E.right(found);
 };
