@@ -102,7 +102,18 @@ const fieldsInCliWords = (errors: readonly { field: string; message: string }[],
 const inCliWords = (error: DomainError, command: CommandSpec): string =>
   error._tag === "InvalidInput" ? fieldsInCliWords(error.errors, command) : describeForCli(error);
 
-const KEY_PROMPT = "apiKey (typing is not shown; Enter ends it): ";
+// A prompt and the cursor waiting after it fit a terminal of 80 columns: a longer one wraps.
+const PROMPT_WIDTH = 79;
+const HIDDEN_ANSWER = " (hidden; Enter ends it): ";
+
+/** The prompt for an answer typed unseen: what is asked, cut short (…) where it would not fit PROMPT_WIDTH. */
+export const hiddenPrompt = (asked: string): string => {
+  const room = PROMPT_WIDTH - HIDDEN_ANSWER.length;
+  const characters = [...asked];
+  return `${characters.length <= room ? asked : `${characters.slice(0, room - 1).join("")}…`}${HIDDEN_ANSWER}`;
+};
+
+const KEY_PROMPT = hiddenPrompt("apiKey");
 
 const hintFor = (command: CommandSpec | undefined): string =>
   `see '${PROGRAM}${command === undefined ? "" : ` ${command.name}`} --help'`;
@@ -156,9 +167,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         );
       }
       const typed = password
-        ? await io.readSecret(
-            `password of ${inContext.user} at ${inContext.server} (typing is not shown; Enter ends it): `,
-          )
+        ? await io.readSecret(hiddenPrompt(`password of ${inContext.user} at ${inContext.server}`))
         : undefined;
       if (password && typed === undefined) return E.left(fail(EXIT.interrupted, "cancelled"));
       const endpoint = await serviceEndpoint(inContext, typed, orchestratorTimeoutMs, env)();

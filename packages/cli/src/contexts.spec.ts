@@ -267,7 +267,7 @@ describe("contexts", () => {
     const url = await echoService();
     expect((await run(["config", "set-context", "svc", "--server", url, "--user", "admin"])).code).toBe(0);
     const typed = await run(["list"], { interactive: true });
-    expect(typed.prompts).toEqual([`password of admin at ${url} (typing is not shown; Enter ends it): `]);
+    expect(typed.prompts).toEqual([`password of admin at ${url} (hidden; Enter ends it): `]);
     expect(typed).toMatchObject({ code: 0, stdout: "[]\n" });
     expect(seen).toEqual([
       `GET /rest/plugin/sdwan/connections Basic ${Buffer.from("admin:typed-password").toString("base64")}`,
@@ -279,6 +279,28 @@ describe("contexts", () => {
     });
     // The completion script never prompts.
     expect(await run(["__complete", "aliases"])).toEqual({ code: 0, stdout: "", stderr: "", prompts: [] });
+  });
+
+  // Bug: the password prompt was 82 characters and wrapped in a terminal of 80 columns.
+  it("fits every prompt, with the cursor after it, in 80 columns", async () => {
+    const url = await echoService();
+    const server = `${url}/a/service/behind/a/rather/long/path/prefix/of/a/reverse/proxy`;
+    expect((await run(["config", "set-context", "svc", "--server", url, "--user", "admin"])).code).toBe(0);
+    expect((await run(["config", "set-context", "far", "--server", server, "--user", "an-operator"])).code).toBe(0);
+    const prompts = [
+      ...(await run(["list"], { interactive: true })).prompts,
+      ...(await run(["add", "lab", "https://vco.example.net/", "--force"], { interactive: true })).prompts,
+      ...(await run(["list", "--context", "far"], { interactive: true })).prompts,
+    ];
+    expect(prompts).toEqual([
+      `password of admin at ${url} (hidden; Enter ends it): `,
+      `password of admin at ${url} (hidden; Enter ends it): `,
+      "apiKey (hidden; Enter ends it): ",
+      expect.stringMatching(
+        /^password of an-operator at http:\/\/127\.0\.0\.1:\d+\/a\/.*… \(hidden; Enter ends it\): $/,
+      ),
+    ]);
+    for (const prompt of prompts) expect([...prompt].length, prompt).toBeLessThan(80);
   });
 
   it("says a service that cannot be reached is one (exit 7), and refuses the store's own operations through a service (exit 2)", async () => {

@@ -8,7 +8,7 @@ import { startServiceProcess } from "@sdwan-connections/bench-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
-const PROMPT = "apiKey (typing is not shown; Enter ends it): ";
+const PROMPT = "apiKey (hidden; Enter ends it): ";
 const TYPED_KEY = "typed-secret-key-4711";
 
 // tmux gives the CLI a real terminal, as a person at a keyboard: what is on the screen is read back with
