@@ -11,11 +11,17 @@ const stdout = standardOutput();
 // not `once`: a dependency's signal-exit handler re-raises the signal when it finds itself alone.)
 let stopCleanly: ((exitCode: number) => void) | undefined;
 let stopping = false;
+// A signal while a prompt waits (its answer is not echoed) would leave the shell's prompt on the prompt's line.
+let prompting = false;
 for (const [signal, exitCode] of [
   ["SIGINT", 130],
   ["SIGTERM", 143],
 ] as const) {
   process.on(signal, () => {
+    if (prompting) {
+      prompting = false;
+      process.stderr.write("\n");
+    }
     if (stopCleanly === undefined || stopping) process.exit(exitCode);
     stopping = true;
     stopCleanly(exitCode);
@@ -34,7 +40,15 @@ void runCli(process.argv.slice(2), {
       return process.stderr.isTTY;
     },
   },
-  readSecret: (prompt) => readSecret({ stdin: process.stdin, prompt: process.stderr }, prompt),
+  readSecret: async (prompt) => {
+    // Without a terminal nothing is prompted.
+    prompting = process.stdin.isTTY === true;
+    try {
+      return await readSecret({ stdin: process.stdin, prompt: process.stderr }, prompt);
+    } finally {
+      prompting = false;
+    }
+  },
   // Asked only where a password may be prompted for: process.stdin is made at its first use, a stream (a socket on
   // a pipe) that most commands never read.
   get interactive() {

@@ -38,8 +38,8 @@ describe("the key prompt in a real terminal", { timeout: 120_000 }, () => {
   let silent: Server;
   const held: Socket[] = [];
 
-  // The CLI from its sources, in a tmux window 100 columns wide; its exit code printed after it.
-  const start = (session: string, command: string, env = "") => {
+  // The CLI from its sources, in a tmux window 100 columns wide (or `columns`); its exit code printed after it.
+  const start = (session: string, command: string, env = "", columns = 100) => {
     const cli = `${env} SDWAN_DATA_DIR=${dataDir} SDWAN_LOG_LEVEL=error SDWAN_ORCHESTRATOR_TIMEOUT_MS=3000 ${process.execPath} --conditions=sdwan-source --import tsx src/main.ts`;
     tmux(
       "new-session",
@@ -47,7 +47,7 @@ describe("the key prompt in a real terminal", { timeout: 120_000 }, () => {
       "-s",
       session,
       "-x",
-      "100",
+      String(columns),
       "-y",
       "20",
       "-c",
@@ -93,6 +93,32 @@ describe("the key prompt in a real terminal", { timeout: 120_000 }, () => {
     // The prompt's line is still the prompt; the answer (the orchestrator never answered) comes below it.
     expect(lines.find((line) => line.startsWith("apiKey"))).toBe(PROMPT.trimEnd());
     expect(done).toMatch(/EXIT=6/);
+  });
+
+  // Bug: SIGTERM (or SIGINT from outside) at the key prompt ended the process on the prompt's line, and the shell's
+  // prompt came after it on the same line.
+  it("ends the prompt's line when a signal ends the process at the prompt, in 80 columns", async () => {
+    for (const [signal, after] of [
+      ["TERM", "EXIT=143"],
+      ["INT", "EXIT=130"],
+      // Ctrl-C typed: the prompt reads it (raw mode) and cancels.
+      ["C-c", "sdwan-connections: cancelled"],
+    ] as const) {
+      const session = `signal-${signal}`;
+      start(session, `CLI add lab https://vco.example.net/ --force`, "", 80);
+      await waitFor(session, (text) => text.includes(PROMPT.trimEnd()), "the prompt");
+      if (signal === "C-c") tmux("send-keys", "-t", session, "C-c");
+      else {
+        const shell = tmux("display-message", "-p", "-t", session, "#{pane_pid}").trim();
+        const cli = execFileSync("pgrep", ["-P", shell], { encoding: "utf8" }).trim();
+        execFileSync("kill", [`-${signal}`, cli]);
+      }
+      const done = await waitFor(session, (text) => text.includes("EXIT="), "the exit code");
+      const lines = done.split("\n");
+      const at = lines.findIndex((line) => line.startsWith("apiKey"));
+      expect(lines[at], signal).toBe(PROMPT.trimEnd());
+      expect(lines[at + 1], signal).toBe(after);
+    }
   });
 
   it("adds with the key typed, then prints no prompt when the key is piped in", async () => {
