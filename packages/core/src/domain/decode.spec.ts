@@ -9,10 +9,10 @@ describe("invalidStored", () => {
     if (decoded._tag === "Right") return;
     expect(invalidStored("a service token", decoded.left)).toEqual({
       _tag: "StorageFailure",
-      reason: "Storage failure: a service token is invalid (hash must be string).",
+      reason: "Storage failure: a service token is invalid (hash must be a string).",
     });
     expect(invalidStored("health.json", decoded.left, "health", "move it away")).toMatchObject({
-      reason: "Storage failure: health.json is invalid (hash must be string); move it away.",
+      reason: "Storage failure: health.json is invalid (hash must be a string); move it away.",
     });
   });
 });
@@ -27,6 +27,27 @@ describe("toFieldErrors", () => {
     expect(toFieldErrors(decoded.left, "body")).toEqual([
       { field: "verb", message: "must be one of read, use, manage" },
       { field: "kind", message: 'must be "grant"' },
+    ]);
+  });
+
+  // Bug: a grant that was not an object was refused as "must be PatternGrant", a stored row's field as "must be string".
+  it("names the kind of value a codec takes, never its name", () => {
+    const decoded = t
+      .type({
+        grant: t.type({ pattern: t.string }, "PatternGrant"),
+        grants: t.array(t.string),
+        count: t.number,
+        forced: t.boolean,
+        name: t.string,
+      })
+      .decode({ grant: 42, grants: "all", count: "1", forced: "yes", name: 7 });
+    if (decoded._tag === "Right") throw new Error("decoded");
+    expect(toFieldErrors(decoded.left, "body")).toEqual([
+      { field: "grant", message: "must be a JSON object" },
+      { field: "grants", message: "must be a list" },
+      { field: "count", message: "must be a number" },
+      { field: "forced", message: "must be true or false" },
+      { field: "name", message: "must be a string" },
     ]);
   });
 });

@@ -44,13 +44,26 @@ const describeExpected = (error: t.ValidationError): string => {
   return `must be ${last === undefined ? "valid" : expected(last.type)}`;
 };
 
-// What a codec accepts in the user's words: an enum's values, not its name (`GrantVerb`, `"auto" | "off"`).
-// By `_tag`, not `instanceof`: a bundle may hold another copy of io-ts.
+// io-ts's own codecs by what they accept, as the codecs with messages of their own say it ("must be a string").
+const KINDS: Readonly<Record<string, string>> = {
+  StringType: "a string",
+  NumberType: "a number",
+  BooleanType: "true or false",
+  InterfaceType: "a JSON object",
+  PartialType: "a JSON object",
+  ExactType: "a JSON object",
+  DictionaryType: "a JSON object",
+  ArrayType: "a list",
+  ReadonlyArrayType: "a list",
+};
+
+// What a codec accepts in the user's words: an enum's values and a kind of value, not a codec's name (`GrantVerb`,
+// `"auto" | "off"`, `string`, `PatternGrant`). By `_tag`, not `instanceof`: a bundle may hold another copy of io-ts.
 const expected = (type: t.Decoder<unknown, unknown>): string => {
   const described = type as { readonly _tag?: string; readonly keys?: object; readonly value?: unknown };
   if (described._tag === "KeyofType") return `one of ${Object.keys(described.keys ?? {}).join(", ")}`;
   if (described._tag === "LiteralType") return JSON.stringify(described.value);
-  return type.name;
+  return KINDS[described._tag ?? ""] ?? type.name;
 };
 
 /** Decodes untrusted input, failing with InvalidInput that names each bad field. */
