@@ -35,7 +35,7 @@ describe("AddConnectionRequest", () => {
       expect(decodeAdd({ ...valid, keyRenewal: mode })).toEqual(E.right(expect.objectContaining({ keyRenewal: mode })));
     for (const bad of ["on", "Auto", "", true, null, 1])
       expect(fieldErrors(decodeAdd({ ...valid, keyRenewal: bad }))).toEqual([
-        { field: "keyRenewal", message: 'must be one of auto, off' },
+        { field: "keyRenewal", message: "must be one of auto, off" },
       ]);
   });
 
@@ -85,7 +85,7 @@ describe("UpdateConnectionRequest", () => {
   it("takes keyRenewal alone: switching renewal without touching the key", () => {
     expect(decodeUpdate({ keyRenewal: "auto" })).toEqual(E.right({ keyRenewal: "auto" }));
     expect(fieldErrors(decodeUpdate({ keyRenewal: "yes" }))).toEqual([
-      { field: "keyRenewal", message: 'must be one of auto, off' },
+      { field: "keyRenewal", message: "must be one of auto, off" },
     ]);
   });
 

@@ -118,7 +118,7 @@ describe("configuration as code", () => {
     ]);
     expect([await renewal("lab"), await renewal("edge")]).toEqual(["off", "auto"]);
     expect(await expectLeft(service.connections.plan([{ ...entry("lab"), keyRenewal: "sometimes" }]))).toMatchObject({
-      errors: [{ field: "connections.0.keyRenewal", message: 'must be one of auto, off' }],
+      errors: [{ field: "connections.0.keyRenewal", message: "must be one of auto, off" }],
     });
   });
 
