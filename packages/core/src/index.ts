@@ -67,6 +67,7 @@ export {
   decodeInput,
   decodeQuery,
   decodeStored,
+  repeatedName,
   invalidStored,
   oneOf,
   strictObject,

@@ -552,6 +552,23 @@ describe("docs/interface.md §3: errors", () => {
     expect(reply.text).not.toContain("leaky-secret-123");
   });
 
+  // Bug: a field given twice was read as its last value (JSON.parse): a proxy checking the first saw another body.
+  it("400 for a field given twice in one object, naming it, quoting no value, storing nothing", async () => {
+    for (const rawBody of [
+      `{"alias":"twice","orchestratorUrl":"https://vco.example.net/","apiKey":"first-secret-1","apiKey":"second-secret-2"}`,
+      `{"alias":"twice","orchestratorUrl":"https://vco.example.net/","\\u0061piKey":"first-secret-1","apiKey":"second-secret-2"}`,
+    ]) {
+      const reply = await h.call("POST", `${CONNECTIONS}?force=true`, {
+        rawBody,
+        headers: { "content-type": "application/json" },
+      });
+      expect(reply.status).toBe(400);
+      expect(problemOf(reply).errors).toEqual([{ field: "apiKey", message: "is given twice: give each field once" }]);
+      expect(reply.text).not.toMatch(/first-secret|second-secret/);
+    }
+    expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
+  });
+
   it("401 without or with wrong credentials, with WWW-Authenticate", async () => {
     for (const user of [null, { name: "admin", password: "wrong-password" }, { name: "nobody", password: "x" }]) {
       const reply = await h.call("GET", CONNECTIONS, { user });

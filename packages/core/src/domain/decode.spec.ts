@@ -1,6 +1,6 @@
 import * as t from "io-ts";
 import { describe, expect, it } from "vitest";
-import { invalidStored, toFieldErrors } from "./decode.js";
+import { invalidStored, repeatedName, toFieldErrors } from "./decode.js";
 
 describe("invalidStored", () => {
   it("names what is stored and each bad field, never a value, then the advice", () => {
@@ -49,5 +49,22 @@ describe("toFieldErrors", () => {
       { field: "forced", message: "must be true or false" },
       { field: "name", message: "must be a string" },
     ]);
+  });
+});
+
+describe("repeatedName", () => {
+  // Bug: a body naming a field twice was read as its last value (JSON.parse), e.g. a second apiKey past a proxy's check.
+  it("finds a name an object gives twice, as JSON reads names, at any depth", () => {
+    expect(repeatedName('{"apiKey":"a","alias":"x","apiKey":"b"}')).toBe("apiKey");
+    expect(repeatedName('{"a\\u0070iKey":1,"apiKey":2}')).toBe("apiKey");
+    expect(repeatedName('[{"a":1},{"a":2,"b":{"c":1,"c":2}}]')).toBe("c");
+    expect(repeatedName('{"a":{"b":1},"a":2}')).toBe("a");
+  });
+
+  it("finds none where each object names each field once, whatever the strings hold", () => {
+    expect(repeatedName('{"a":"a","b":["a","a"],"c":{"a":1},"d":"x\\"y","e":"{\\"a\\":1,\\"a\\":2}"}')).toBeUndefined();
+    expect(repeatedName('[{"a":1},{"a":2}]')).toBeUndefined();
+    expect(repeatedName('"a"')).toBeUndefined();
+    expect(repeatedName("{")).toBeUndefined();
   });
 });

@@ -122,3 +122,40 @@ export const strictObject = <P extends t.Props, C extends t.Mixed>(name: string,
 /** A codec of one of `values` (string literals), named `name` when given (the wire's enums: OpenAPI names them so). */
 export const oneOf = <K extends string>(values: readonly K[], name?: string) =>
   t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>, name);
+
+/**
+ * The first name an object of JSON `text` gives twice, if any: `JSON.parse` keeps the last one silently, so
+ * `{"apiKey": "a", "apiKey": "b"}` could be read one way by a proxy in front and another here. Names are compared as
+ * JSON reads them (`"a"` and `"\u0061"` are one). Text that is not JSON answers what it can; its parse says the rest.
+ */
+export const repeatedName = (text: string): string | undefined => {
+  // Per open container: an object's names so far, or undefined for an array.
+  const open: (Set<string> | undefined)[] = [];
+  let nameNext = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      const names = open[open.length - 1];
+      if (nameNext && names !== undefined) {
+        const name = E.toUnion(E.parseJSON(text.slice(i, end + 1), () => undefined));
+        if (typeof name !== "string") return undefined;
+        if (names.has(name)) return name;
+        names.add(name);
+        nameNext = false;
+      }
+      i = end;
+    } else if (code === 0x7b) {
+      open.push(new Set());
+      nameNext = true;
+    } else if (code === 0x5b) {
+      open.push(undefined);
+      nameNext = false;
+    } else if (code === 0x7d || code === 0x5d) {
+      open.pop();
+      nameNext = false;
+    } else if (code === 0x2c) nameNext = open[open.length - 1] !== undefined;
+  }
+  return undefined;
+};

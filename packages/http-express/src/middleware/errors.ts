@@ -18,9 +18,14 @@ export const noSuchEndpoint: RequestHandler = (req, res) => {
 export const bodyTooLarge = (): Problem =>
   problem("body-too-large", `The request body must be at most ${BODY_LIMIT_BYTES} bytes.`);
 
+/** The body reader's error `type` for a body that names a field twice (`field`: the name). */
+export const REPEATED_NAME = "entity.repeated.name";
+
 // body-parser's messages can quote the body (and so an apiKey): answer with our own words only.
-const knownProblem = (type: unknown): Problem | undefined => {
+const knownProblem = ({ type, field }: { readonly type?: unknown; readonly field?: unknown }): Problem | undefined => {
   switch (type) {
+    case REPEATED_NAME:
+      return invalidRequest([{ field: String(field), message: "is given twice: give each field once" }]);
     case "entity.too.large":
       return bodyTooLarge();
     case "entity.parse.failed":
@@ -52,7 +57,7 @@ export const errorHandler =
     const known =
       error instanceof URIError
         ? invalidRequest([{ field: "alias", message: "is not valid percent-encoded UTF-8" }])
-        : (knownProblem((error as { type?: unknown }).type) ?? unreadableBody(error));
+        : (knownProblem(error as { type?: unknown; field?: unknown }) ?? unreadableBody(error));
     if (known !== undefined) {
       sendProblem(res, known);
       return;

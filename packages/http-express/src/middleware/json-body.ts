@@ -1,6 +1,7 @@
+import { repeatedName } from "@sdwan-connections/core";
 import express, { type RequestHandler } from "express";
 import { problem } from "../errors.js";
-import { bodyTooLarge } from "./errors.js";
+import { bodyTooLarge, REPEATED_NAME } from "./errors.js";
 import { BODY_LIMIT_BYTES } from "../openapi.js";
 import { sendProblem } from "../respond.js";
 
@@ -33,7 +34,17 @@ const requireJson: RequestHandler = (req, res, next) => {
 /** A JSON body of at most BODY_LIMIT_BYTES; its parse errors are answered by the error handler, in our own words. */
 export const jsonBody: RequestHandler[] = [
   requireJson,
-  express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: () => true }),
+  express.json({
+    limit: BODY_LIMIT_BYTES,
+    strict: false,
+    type: () => true,
+    // A field given twice is refused, not read as its last value (the error handler answers it).
+    verify: (_req, _res, bytes) => {
+      const name = repeatedName(bytes.toString("utf8"));
+      if (name !== undefined)
+        throw Object.assign(new Error("a field given twice"), { type: REPEATED_NAME, field: name });
+    },
+  }),
 ];
 
 /** As `jsonBody` when the request has a body; a request without one (no length, or 0) passes with none. */
