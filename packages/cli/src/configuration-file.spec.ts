@@ -387,6 +387,35 @@ describe("reading a configuration file", () => {
     }
   });
 
+  // Bug: a JSON file naming a field twice was read as its last value (JSON.parse), where the same file as YAML is refused.
+  it("refuses a file that names a field twice, JSON or YAML, saying where", async () => {
+    const root = await mkdtemp(join(tmpdir(), "sdwan-cli-twice-"));
+    try {
+      const texts = {
+        "twice.json": `{"connections": [\n {"alias": "a", "orchestratorUrl": "https://vco.example.net/",\n  "alias": "b"}]}\n`,
+        "twice.yaml": "connections:\n  - alias: a\n    orchestratorUrl: https://vco.example.net/\n    alias: b\n",
+      };
+      for (const [name, text] of Object.entries(texts)) {
+        const path = join(root, name);
+        await writeFile(path, text);
+        const read = await readConfiguration(path, {
+          env: {},
+          keyDir: undefined,
+          dataDir: join(root, "data"),
+          masterKeyFile: join(root, "data", "master.key"),
+          masterKeys: [],
+        })();
+        expect(read).toMatchObject({
+          left: {
+            errors: [{ field: "--file", message: expect.stringMatching(/^names a field twice near line [34]$/) }],
+          },
+        });
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   // Issue 40: yaml took 4-13 s for 100,000 connections as `export` writes them; that form is read line by line.
   it("reads the form export writes without yaml, answering what yaml answers, and leaves every other text to yaml", async () => {
     const YAML = await loadYaml();

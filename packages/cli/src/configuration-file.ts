@@ -4,6 +4,7 @@ import {
   KEY_VARIABLE_PREFIX,
   nodeKeyFiles,
   readRegularFile,
+  repeatedName,
   type KeySources as CoreKeySources,
   strictObject,
   toFieldErrors,
@@ -167,9 +168,13 @@ export const parseExportedForm = (text: string): Record<string, Record<string, s
 const parseDocument =
   (text: string): TaskEither<string, unknown> =>
   async () => {
-    // JSON that does not parse (a YAML flow mapping, say) is left to YAML, which says where.
+    // JSON that does not parse (a YAML flow mapping, say), or that names a field twice (JSON.parse would keep the last
+    // silently), is left to YAML, which says where.
     const quick =
-      parseExportedForm(text) ?? (/^\s*[[{]/.test(text) ? E.toUnion(E.parseJSON(text, () => undefined)) : undefined);
+      parseExportedForm(text) ??
+      (/^\s*[[{]/.test(text) && repeatedName(text) === undefined
+        ? E.toUnion(E.parseJSON(text, () => undefined))
+        : undefined);
     if (quick !== undefined) return E.right(quick);
     const YAML = await loadYaml();
     try {
@@ -177,9 +182,9 @@ const parseDocument =
       return E.right(YAML.parse(text, { logLevel: "error" }) as unknown);
     } catch (error) {
       // yaml's messages quote the text around a syntax error: only where it is.
-      return E.left(
-        `is not valid YAML or JSON${error instanceof YAML.YAMLParseError ? ` near line ${error.linePos?.[0]?.line ?? "?"}` : ""}`,
-      );
+      const parseError = error instanceof YAML.YAMLParseError ? error : undefined;
+      const what = parseError?.code === "DUPLICATE_KEY" ? "names a field twice" : "is not valid YAML or JSON";
+      return E.left(`${what}${parseError === undefined ? "" : ` near line ${parseError.linePos?.[0]?.line ?? "?"}`}`);
     }
   };
 
