@@ -338,7 +338,13 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (run.hidden === true) return EXIT.ok;
     const withoutStore = run.withoutStore?.(options);
     if (withoutStore !== undefined) return answer(withoutStore(context));
-    if (run.createsStore?.(options) !== true) return fail(EXIT.noStore, describeMissingStore(store));
+    if (run.createsStore?.(options) !== true)
+      return fail(
+        EXIT.noStore,
+        inContext === undefined
+          ? describeMissingStore(store)
+          : `no store in ${store.dataDir} (context '${inContext.name}'); point the context at the service's data directory: ${PROGRAM} config set-context ${inContext.name} --data-dir DIR`,
+      );
     if (implicit)
       return fail(
         EXIT.noStore,

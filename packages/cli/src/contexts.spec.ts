@@ -339,9 +339,10 @@ describe("contexts", () => {
       stderr: "sdwan-connections: context 'db': LAB_DATABASE_URL is not set (it holds the PostgreSQL URL)\n",
     });
     expect((await run(["config", "set-context", "lab", "--data-dir", join(configHome, "lab")])).code).toBe(0);
+    // The context named the directory, not SDWAN_DATA_DIR: the line says so, and how to point the context elsewhere.
     expect(await run(["list", "--context", "lab"])).toMatchObject({
       code: 8,
-      stderr: expect.stringContaining(`no store in ${join(configHome, "lab")}`),
+      stderr: `sdwan-connections: no store in ${join(configHome, "lab")} (context 'lab'); point the context at the service's data directory: sdwan-connections config set-context lab --data-dir DIR\n`,
     });
     // `config` shows the current context's store.
     expect(
