@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { OPENNMS_UEIS, opennmsEvents, opennmsPing } from "@sdwan-connections/core";
 import {
@@ -71,6 +71,13 @@ describe("the OpenNMS eventconf file (sdwan-connections.events.xml)", () => {
         expect(Object.keys(sent.parms)).toContain(parm);
     },
   );
+
+  it("is the file docs/opennms.md's copy command copies, run from the repository's root", () => {
+    const copied = /^cp (\S+) "\$OPENNMS_HOME\/etc\/events\/"(?: +#.*)?$/m.exec(DOC)?.[1] ?? "(no cp line)";
+    expect(
+      existsSync(join(PACKAGE_ROOT, "../..", copied)) && readFileSync(join(PACKAGE_ROOT, "../..", copied), "utf8"),
+    ).toBe(FILE);
+  });
 
   it("is what docs/opennms.md shows: its example is the event an invalid connection found valid gets", () => {
     const example = /```xml\n(<event [\s\S]*?<\/event>)\n```/.exec(DOC)?.[1];
