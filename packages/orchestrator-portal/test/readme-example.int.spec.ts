@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import * as E from "fp-ts/lib/Either.js";
 import { createCore, createInMemoryStorage } from "@sdwan-connections/core";
 import { startOrchestratorSimulator } from "@sdwan-connections/orchestrator-simulator";
@@ -31,6 +33,19 @@ it("runs the README wiring example; validation always asks, customer lists are c
   expect(simulator.calls.byMethod["enterpriseProxy/getEnterpriseProxyProperty"]).toBe(2);
   expect(observed).toContain("enterpriseProxy/getEnterpriseProxyEnterprises ok");
 
-  service.dispose();
+  await service.dispose();
   orchestrator.close();
+});
+
+it("is the README's wiring example, line for line (the simulator's URL for 8981's, its imports aside)", async () => {
+  const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+  const example = /```ts\n(import \{ createCore[\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  const statements = example
+    .split("\n")
+    .map((line) => line.replace(/ \/\/ .*$/, "").trim())
+    .filter((line) => line !== "" && !line.startsWith("import ") && !line.startsWith("//"))
+    .map((line) => line.replace('"http://127.0.0.1:8981/"', "simulator.url"));
+  const source = (await readFile(fileURLToPath(import.meta.url), "utf8")).split("\n").map((line) => line.trim());
+  expect(statements.length).toBeGreaterThan(5);
+  expect(statements.filter((line) => !source.includes(line))).toEqual([]);
 });
