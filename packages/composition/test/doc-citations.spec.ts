@@ -125,3 +125,14 @@ describe.each(DOCUMENTS)("%s's citations of tests", (document) => {
     ).toEqual([]);
   });
 });
+
+describe("docs/interface.md's own sections", () => {
+  const text = readFileSync(`${ROOT}docs/interface.md`, "utf8");
+  const sections = new Set([...text.matchAll(/^## (\d+)\. /gm)].map(([, number]) => number));
+
+  it("are what a bare § names in it (SPEC § and RFC § name other documents)", () => {
+    const named = [...text.matchAll(/(SPEC |RFC \d+ )?§(\d+)/g)].filter(([, other]) => other === undefined);
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.map(([, , number]) => `§${number}`).filter((section) => !sections.has(section.slice(1)))).toEqual([]);
+  });
+});
