@@ -136,3 +136,36 @@ describe("docs/interface.md's own sections", () => {
     expect(named.map(([, , number]) => `§${number}`).filter((section) => !sections.has(section.slice(1)))).toEqual([]);
   });
 });
+
+describe('"docs/interface.md §N, "Title"" in every document', () => {
+  const text = readFileSync(`${ROOT}docs/interface.md`, "utf8");
+  /** Each numbered section's own headings. */
+  const headings = new Map(
+    text
+      .split(/^## /m)
+      .slice(1)
+      .map((part) => [
+        /^(\d+)\./.exec(part)?.[1] ?? "",
+        [...part.matchAll(/^###+ (.*)$/gm)].map(([, title]) => title ?? ""),
+      ]),
+  );
+
+  it("are found (README's and the CLI's among them)", () => {
+    const all = DOCUMENTS.flatMap((document) => [
+      ...readFileSync(`${ROOT}${document}`, "utf8").matchAll(/interface\.md\)? §(\d+),?\s+"([^"]+)"/g),
+    ]);
+    expect(all.length).toBeGreaterThan(4);
+  });
+
+  it.each(DOCUMENTS)("%s: the title is a heading of that section", (document) => {
+    const cited = [...readFileSync(`${ROOT}${document}`, "utf8").matchAll(/interface\.md\)? §(\d+),?\s+"([^"]+)"/g)];
+    expect(
+      cited
+        .filter(
+          ([, section, title]) =>
+            !(headings.get(section ?? "") ?? []).some((heading) => heading.startsWith(title ?? "")),
+        )
+        .map(([match]) => match),
+    ).toEqual([]);
+  });
+});
