@@ -18,6 +18,36 @@ describe("the console's build", () => {
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(BUDGET_BYTES);
   });
 
+  it("is as small as the READMEs say: the script index.html loads, its .gz and .br twins within 10 %", async () => {
+    const html = await readFile(join(CONSOLE_DIRECTORY, "index.html"), "utf8");
+    const entry = join(
+      CONSOLE_DIRECTORY,
+      /<script[^>]*\bsrc="\/console\/([^"]+\.js)"/.exec(html)?.[1] ?? "(no script)",
+    );
+    const kib = async (file: string) => (await readFile(file)).length / 1024;
+    const [gzipped, brotli] = [await kib(`${entry}.gz`), await kib(`${entry}.br`)];
+    const own = await readFile(new URL("../README.md", import.meta.url), "utf8");
+    const root = await readFile(new URL("../../../README.md", import.meta.url), "utf8");
+    const said = {
+      gzipped: Number(/About (\d+) KB of JavaScript gzipped/.exec(own)?.[1]),
+      brotli: Number(/gzipped, (\d+) KB with brotli/.exec(own)?.[1]),
+      rootGzipped: Number(/(\d+) KB of JavaScript gzipped/.exec(root)?.[1]),
+    };
+    const off = (figure: number, actual: number) => Math.abs(figure - actual) / actual;
+    expect(
+      off(said.gzipped, gzipped),
+      `console README: ${said.gzipped} KB gzipped, built ${gzipped.toFixed(1)}`,
+    ).toBeLessThanOrEqual(0.1);
+    expect(
+      off(said.brotli, brotli),
+      `console README: ${said.brotli} KB brotli, built ${brotli.toFixed(1)}`,
+    ).toBeLessThanOrEqual(0.1);
+    expect(
+      off(said.rootGzipped, gzipped),
+      `root README: ${said.rootGzipped} KB gzipped, built ${gzipped.toFixed(1)}`,
+    ).toBeLessThanOrEqual(0.1);
+  });
+
   it("has no inline script and loads everything from the service itself", async () => {
     const html = await readFile(join(CONSOLE_DIRECTORY, "index.html"), "utf8");
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
