@@ -40,8 +40,10 @@ const addConnection = (origin: string, alias: string): Promise<Response> =>
 
 const STARTUP_MS = 90_000;
 /** docs/deploy.md's restore of the embedded store: unpacked beside it, then renamed over it (atomic; the service re-reads a replaced file). */
-const RESTORE =
-  "cd $DATA_DIR && mkdir restore && tar -xf - -C restore && mv restore/connections.json restore/audit.jsonl . && rmdir restore";
+const RESTORE = "cd $DATA_DIR && mkdir restore && tar -xf - -C restore && mv restore/* . && rmdir restore";
+/** docs/deploy.md's backup of the embedded store: every file of it there is. */
+const BACKUP =
+  "cd $DATA_DIR && tar -cf - $(ls connections.json audit.jsonl grants.json tokens.json webhooks.json webhook-deliveries.json renewals.json health.json 2>/dev/null)";
 const started: PodContainer[] = [];
 const startPod = async (pod: ContainerRun, label: string): Promise<PodContainer> => {
   const container = await startPodContainer(SERVICE_IMAGE, pod, label);
@@ -190,7 +192,7 @@ describe("the embedded overlay, rehearsed: one pod on its volume", () => {
       expect(await aliases()).toEqual(["branch-1"]);
       // docs/deploy.md's backup and restore, `kubectl exec` played by `docker exec`.
       const dataDir = pod.environment["SDWAN_DATA_DIR"] ?? "";
-      const backup = await instance.exec(["tar", "-C", dataDir, "-cf", "-", "connections.json", "audit.jsonl"]);
+      const backup = await instance.exec(["sh", "-c", BACKUP.replaceAll("$DATA_DIR", dataDir)]);
       expect((await addConnection(instance.origin, "branch-2")).status).toBe(200);
       await instance.exec(["sh", "-c", RESTORE.replaceAll("$DATA_DIR", dataDir)], backup);
       expect(await aliases()).toEqual(["branch-1"]);
