@@ -32,3 +32,26 @@ describe("docs/interface.md §6's configuration table", () => {
     expect(tabled.filter((name) => !read.includes(name))).toEqual([]);
   });
 });
+
+describe("the root README's links to the configuration table", () => {
+  const readme = readFileSync(`${ROOT}README.md`, "utf8");
+  const links = [...readme.matchAll(/configuration table(?:\]|[^[]{0,20}\[[^\]]+\])\(([^)#]+)#([^)]+)\)/g)];
+
+  it("lead to a section that names every variable the configuration reads", () => {
+    expect(links.length).toBeGreaterThanOrEqual(2);
+    for (const [, file, anchor] of links) {
+      const sections = readFileSync(`${ROOT}${file}`, "utf8").split(/^(?=#{2,3} )/m);
+      const slug = (heading: string) =>
+        heading
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N}\s-]/gu, "")
+          .trim()
+          .replace(/\s/g, "-");
+      const section = sections.find((part) => slug(part.split("\n")[0]?.replace(/^#+ /, "") ?? "") === anchor) ?? "";
+      expect(
+        read.filter((name) => !section.includes(`\`${name}\``)),
+        `${file}#${anchor}`,
+      ).toEqual([]);
+    }
+  });
+});
