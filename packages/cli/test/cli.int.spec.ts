@@ -890,7 +890,7 @@ describe.each(MODES)("export and apply, on a %s", { timeout: 120_000 }, (mode) =
     const bad = await writeConfiguration("bad-renewal.yaml", (await readFile(file, "utf8")).replace("auto", "always"));
     expect(await cli(dataDir, ["apply", "-f", bad], "", env())).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining('connections.0.keyRenewal: must be one of auto, off'),
+      stderr: expect.stringContaining("connections.0.keyRenewal: must be one of auto, off"),
     });
   });
 

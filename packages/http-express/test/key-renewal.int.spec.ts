@@ -65,7 +65,7 @@ describe("SPEC §12: keyRenewal on the interface", () => {
     for (const bad of ["on", "AUTO", "", true, null, 1, ["auto"]]) {
       const refused = await add({ keyRenewal: bad });
       expect(refused.status).toBe(400);
-      expect(refused.json()).toMatchObject({ errors: [{ field: "keyRenewal", message: 'must be one of auto, off' }] });
+      expect(refused.json()).toMatchObject({ errors: [{ field: "keyRenewal", message: "must be one of auto, off" }] });
     }
     expect((await h.call("GET", CONNECTIONS)).json()).toEqual([]);
     expect((await add({})).status).toBe(200);
@@ -73,7 +73,7 @@ describe("SPEC §12: keyRenewal on the interface", () => {
     for (const bad of ["yes", 0]) {
       const refused = await h.call("PUT", `${CONNECTIONS}/lab?force=true`, { body: { keyRenewal: bad } });
       expect(refused.status).toBe(400);
-      expect(refused.json()).toMatchObject({ errors: [{ field: "keyRenewal", message: 'must be one of auto, off' }] });
+      expect(refused.json()).toMatchObject({ errors: [{ field: "keyRenewal", message: "must be one of auto, off" }] });
     }
     const mixed = await h.call("PUT", `${CONNECTIONS}/lab?force=true`, {
       body: { orchestratorUrl: "https://moved.example.net/", keyRenewal: "sometimes" },
