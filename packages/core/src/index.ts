@@ -67,9 +67,9 @@ export {
   decodeInput,
   decodeQuery,
   decodeStored,
-  repeatedName,
   invalidStored,
   oneOf,
+  repeatedName,
   strictObject,
   toFieldErrors,
 } from "./domain/decode.js";
