@@ -54,11 +54,13 @@ describe("toFieldErrors", () => {
 
 describe("repeatedName", () => {
   // Bug: a body naming a field twice was read as its last value (JSON.parse), e.g. a second apiKey past a proxy's check.
-  it("finds a name an object gives twice, as JSON reads names, at any depth", () => {
+  it("finds a name an object gives twice, as JSON reads names, at any depth, named by its path", () => {
     expect(repeatedName('{"apiKey":"a","alias":"x","apiKey":"b"}')).toBe("apiKey");
     expect(repeatedName('{"a\\u0070iKey":1,"apiKey":2}')).toBe("apiKey");
-    expect(repeatedName('[{"a":1},{"a":2,"b":{"c":1,"c":2}}]')).toBe("c");
+    expect(repeatedName('[{"a":1},{"a":2,"b":{"c":1,"c":2}}]')).toBe("b.c");
     expect(repeatedName('{"a":{"b":1},"a":2}')).toBe("a");
+    expect(repeatedName('{"x":1,"connections":[{"alias":"a"},{"alias":"b","alias":"c"}]}')).toBe("connections.alias");
+    expect(repeatedName('{"a":[[{"b":{"c":[{"d":1,"d":2}]}}]]}')).toBe("a.b.c.d");
   });
 
   it("finds none where each object names each field once, whatever the strings hold", () => {

@@ -124,38 +124,48 @@ export const oneOf = <K extends string>(values: readonly K[], name?: string) =>
   t.keyof(Object.fromEntries(values.map((value) => [value, null])) as Record<K, null>, name);
 
 /**
- * The first name an object of JSON `text` gives twice, if any: `JSON.parse` keeps the last one silently, so
- * `{"apiKey": "a", "apiKey": "b"}` could be read one way by a proxy in front and another here. Names are compared as
- * JSON reads them (`"a"` and `"\u0061"` are one). Text that is not JSON answers what it can; its parse says the rest.
+ * The first name an object of JSON `text` gives twice, if any, as a path of names (`connections.alias`: array indices
+ * left out, as `toFieldErrors` names fields): `JSON.parse` keeps the last one silently, so `{"apiKey": "a", "apiKey":
+ * "b"}` could be read one way by a proxy in front and another here. Names are compared as JSON reads them (`"a"` and
+ * `"\u0061"` are one). Text that is not JSON answers what it can; its parse says the rest.
  */
 export const repeatedName = (text: string): string | undefined => {
-  // Per open container: an object's names so far, or undefined for an array.
-  const open: (Set<string> | undefined)[] = [];
+  // Per open container: its path, and an object's names so far (none for an array) and the last of them.
+  const open: { readonly path: string; readonly names: Set<string> | undefined; last: string }[] = [];
   let nameNext = false;
+  const enter = (names: Set<string> | undefined): void => {
+    const parent = open[open.length - 1];
+    const path =
+      parent === undefined || parent.names === undefined ? (parent?.path ?? "") : pathOf(parent.path, parent.last);
+    open.push({ path, names, last: "" });
+  };
   for (let i = 0; i < text.length; i += 1) {
     const code = text.charCodeAt(i);
     if (code === 0x22) {
       let end = i + 1;
       while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
-      const names = open[open.length - 1];
-      if (nameNext && names !== undefined) {
+      const container = open[open.length - 1];
+      if (nameNext && container?.names !== undefined) {
         const name = E.toUnion(E.parseJSON(text.slice(i, end + 1), () => undefined));
         if (typeof name !== "string") return undefined;
-        if (names.has(name)) return name;
-        names.add(name);
+        if (container.names.has(name)) return pathOf(container.path, name);
+        container.names.add(name);
+        container.last = name;
         nameNext = false;
       }
       i = end;
     } else if (code === 0x7b) {
-      open.push(new Set());
+      enter(new Set());
       nameNext = true;
     } else if (code === 0x5b) {
-      open.push(undefined);
+      enter(undefined);
       nameNext = false;
     } else if (code === 0x7d || code === 0x5d) {
       open.pop();
       nameNext = false;
-    } else if (code === 0x2c) nameNext = open[open.length - 1] !== undefined;
+    } else if (code === 0x2c) nameNext = open[open.length - 1]?.names !== undefined;
   }
   return undefined;
 };
+
+const pathOf = (path: string, name: string): string => (path === "" ? name : `${path}.${name}`);
