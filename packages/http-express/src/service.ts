@@ -17,6 +17,7 @@ import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import { authModule } from "./auth/auth-module.js";
 import { ensureAdmin, loadGroups, loadUsers, type GeneratedAdmin } from "./auth/users.js";
 import { httpModule } from "./http-module.js";
+import { serverFor } from "./server.js";
 import { HTTP_IDS } from "./di-identifiers.js";
 
 export interface ServiceOptions extends Pick<ComposeOptions, "storage" | "orchestrator" | "logDestination" | "clock"> {
@@ -119,7 +120,7 @@ const serve =
       return app;
     }
 
-    const server: Server = app.right.listen(config.port, config.host);
+    const server: Server = serverFor(app.right).listen(config.port, config.host);
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 60_000;
