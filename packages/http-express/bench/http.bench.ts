@@ -262,10 +262,10 @@ const main = async (): Promise<void> => {
       "connections routes are the API router's own, not a third router); the freshness stat, once a turn; the security",
       "headers (7 `setHeader`); metrics: one histogram observation per request, the request counter being the",
       "histogram's counts read at each scrape. What it saves against the minimal app: express sets every request's and",
-      "response's prototype (\`Object.setPrototypeOf\`), which costs a map change per object and, when a collection finds",
+      "response's prototype (`Object.setPrototypeOf`), which costs a map change per object and, when a collection finds",
       "no request alive, a deoptimization of the request path; the service's server makes them with express's",
-      "prototypes (\`src/server.ts\`), so express's setting changes nothing. That alone took this row from 101% to",
-      "200–242% of the minimal app (2026-11-29; the minimal app is express as written, served by \`app.listen\`).",
+      "prototypes (`src/server.ts`), so express's setting changes nothing. That alone took this row from 101% to",
+      "200–242% of the minimal app (2026-11-29; the minimal app is express as written, served by `app.listen`).",
     ].join("\n");
     await writeBenchmarkSection("http", markdown);
     process.stdout.write(`\n${markdown}\n`);
