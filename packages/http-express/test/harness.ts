@@ -203,7 +203,12 @@ export const client =
     const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
     const text = await response.text();
     const apiPath = new URL(path, "http://x").pathname;
-    if (apiPath.startsWith(BASE) && !apiPath.endsWith("openapi.json") && response.status !== 405 && method !== "HEAD") {
+    if (
+      apiPath.startsWith(BASE) &&
+      !apiPath.endsWith("openapi.json") &&
+      response.status !== 405 &&
+      !["HEAD", "OPTIONS"].includes(method)
+    ) {
       const documentedPath = apiPath.slice(BASE.length).replace(/\/$/, "") || "/";
       const violations = openApiViolations(
         method,

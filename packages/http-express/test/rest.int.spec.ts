@@ -772,9 +772,12 @@ describe("docs/interface.md §3: errors", () => {
     orchestrator.failWith(TEST_KEYS.customer, undefined);
   });
 
-  it("405 with Allow for a method a path does not take; 404 problem for unknown paths", async () => {
+  it("405 with Allow for a method a path does not take, 204 with it for OPTIONS; 404 problem for unknown paths", async () => {
     const patch = await h.call("PATCH", CONNECTIONS);
     expect([patch.status, patch.headers.get("allow")]).toEqual([405, "GET, HEAD, POST"]);
+    // OPTIONS asks which methods a path takes: 204 with the same Allow, as docs/interface.md §3 says.
+    const options = await h.call("OPTIONS", CONNECTIONS);
+    expect([options.status, options.headers.get("allow"), options.text]).toEqual([204, "GET, HEAD, POST", ""]);
     const unknown = await h.call("GET", `${BASE}/nothing-here`);
     expect(unknown.status).toBe(404);
     problemOf(unknown);

@@ -8,6 +8,11 @@ export const methodNotAllowed =
   (allow: string): RequestHandler =>
   (req, res) => {
     res.setHeader("Allow", allow);
+    // OPTIONS asks which methods the path takes (RFC 9110 §9.3.7): the Allow header is the answer.
+    if (req.method === "OPTIONS") {
+      res.status(204).end();
+      return;
+    }
     sendProblem(res, problem("method-not-allowed", `${req.method} is not allowed here; use ${allow}.`));
   };
 
