@@ -1,7 +1,7 @@
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { describe, expect, it, vi } from "vitest";
 import { createCore } from "./core.js";
-import { storageFailure, type DomainError } from "../domain/errors.js";
+import { orchestratorUnreachable, storageFailure, type DomainError } from "../domain/errors.js";
 import { createInMemoryAuditLog } from "../adapters/memory-audit-log.js";
 import { createInMemoryStorage } from "../adapters/memory-storage.js";
 import {
@@ -120,9 +120,11 @@ describe("the audit trail", () => {
     ]);
   });
 
-  it("records failed writes too, with the error's tag and never a key or what stood in an alias's place", async () => {
-    const { service } = createTestWorld();
+  it("records failed writes too, with the error's tag, invalid only for a key the orchestrator refused, and never a key or what stood in an alias's place", async () => {
+    const { service, orchestrator } = createTestWorld();
     await expectLeft(service.connections.add(body({ apiKey: TEST_KEYS.refused }), { by: ADMIN }));
+    orchestrator.failWith(TEST_KEYS.customer, orchestratorUnreachable("Could not connect to the orchestrator."));
+    await expectLeft(service.connections.add(body({ alias: "Far", apiKey: TEST_KEYS.customer }), { by: ADMIN }));
     await expectLeft(
       service.connections.update("secret-looking key!", { apiKey: "another-secret-key" }, { by: ADMIN }),
     );
@@ -152,6 +154,15 @@ describe("the audit trail", () => {
         validation: "not-asked",
         outcome: "failed",
         failure: "InvalidInput",
+        actor: "admin",
+      },
+      // Asked, but no answer about the key: never said to be invalid.
+      {
+        action: "add",
+        alias: "Far",
+        validation: "not-asked",
+        outcome: "failed",
+        failure: "ValidationRefused",
         actor: "admin",
       },
       {

@@ -62,7 +62,11 @@ const fieldsGiven = (body: unknown, known: readonly AuditedField[]): readonly Au
 const validationOf = (subject: Subject, result: E.Either<DomainError, unknown>): ValidationOutcome => {
   if (subject.forced || subject.action === "delete" || subject.action === "rotate-master-key") return "not-asked";
   if (E.isRight(result)) return "valid";
-  return result.left._tag === "ValidationRefused" ? "invalid" : "not-asked";
+  // Invalid only when the orchestrator answered that it refuses the key; one that could not be asked (unreachable, timed
+  // out, rate-limited, an answer that is none) said nothing about it.
+  return result.left._tag === "ValidationRefused" && result.left.cause._tag === "OrchestratorRejected"
+    ? "invalid"
+    : "not-asked";
 };
 
 // An update that changed nothing answers `unchanged` (UpdateConnectionOutcome): an attempt, not a change.

@@ -60,7 +60,7 @@ export const auditNotes: Notes = {
   "AuditEntry.alias": "null for a rotation, or when the alias given was not valid.",
   "AuditEntry.fields": "The names of the fields the request set; never a value.",
   "AuditEntry.validation":
-    "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, or when the request failed before.",
+    "What the orchestrator said of the key; not-asked when forced, for deletes and rotations, when the request failed before, or when the orchestrator could not be asked (unreachable, timed out, rate-limited, no usable answer).",
   "AuditEntry.outcome":
     "unchanged: an update to the URL and key already stored (kept with the attempts, not the changes).",
   "AuditEntry.failure":
