@@ -33,4 +33,25 @@ describe("the command line", () => {
     expect(texts.length).toBe(Object.keys(staticHelp()).length + asked.length);
     for (const text of texts) for (const line of text.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
   });
+
+  it("answers a group's --help with the group's help, as `help <group>`, and `help <group> <sub>` with the subcommand's", async () => {
+    const { parseCommandLine, staticHelp } = await import("./command-line.js");
+    const textOf = (argv: string[]) => {
+      const parsed = parseCommandLine(argv);
+      return E.isRight(parsed) && parsed.right.kind === "text"
+        ? parsed.right.text
+        : `not a text: ${JSON.stringify(parsed)}`;
+    };
+    for (const group of ["tokens", "grants", "webhooks"]) {
+      const groupHelp = textOf(["help", group]);
+      expect(groupHelp).toContain(`sdwan-connections ${group} `);
+      expect(textOf([group, "--help"])).toBe(groupHelp);
+      expect(textOf([group, "-h"])).toBe(groupHelp);
+      // The installed command prints it without loading a command (main.ts).
+      expect(staticHelp()[group]).toBe(groupHelp);
+    }
+    expect(textOf(["help", "config", "set-context"])).toBe(textOf(["config", "set-context", "--help"]));
+    expect(textOf(["help", "config", "set-context"])).not.toBe(textOf(["help", "config"]));
+    expect(textOf(["help", "tokens", "create"])).toBe(textOf(["tokens", "create", "--help"]));
+  });
 });

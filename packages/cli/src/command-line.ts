@@ -249,6 +249,14 @@ const parserOptions = (command: CommandSpec) => ({
   help: { type: "boolean" as const, short: "h" },
 });
 
+/** A group's help (`tokens`, `grants`, `webhooks`): its subcommands and what each does; undefined for a name that is none. */
+const groupHelp = (group: string): string | undefined => {
+  const members = ALL_COMMANDS.filter((one) => one.name.startsWith(`${group} `) && one.hidden !== true);
+  return members.length === 0
+    ? undefined
+    : `${members.map((one) => `${PROGRAM} ${[one.name, ...one.args.map((arg) => `<${arg}>`)].join(" ")}\n${filled(one.summary, "    ")}`).join("\n")}\n\n\`${PROGRAM} help ${group} <subcommand>\` shows one's options.\n`;
+};
+
 export const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, Parsed> => {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h") return E.right({ kind: "text", text: help() });
@@ -259,14 +267,11 @@ export const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, 
     const [topic] = rest;
     if (topic === undefined || topic === "--help" || topic === "-h" || topic === "help")
       return E.right({ kind: "text", text: help() });
-    const command = findCommand(topic) ?? findCommand(`${topic} ${rest[1] ?? ""}`);
+    // A subcommand first: `help config set-context` is set-context's help, not config's.
+    const command = (rest[1] === undefined ? undefined : findCommand(`${topic} ${rest[1]}`)) ?? findCommand(topic);
     // `help tokens`: the group's subcommands.
-    const members = ALL_COMMANDS.filter((one) => one.name.startsWith(`${topic} `) && one.hidden !== true);
-    if (command === undefined && members.length > 0)
-      return E.right({
-        kind: "text",
-        text: `${members.map((one) => `${PROGRAM} ${[one.name, ...one.args.map((arg) => `<${arg}>`)].join(" ")}\n${filled(one.summary, "    ")}`).join("\n")}\n\n\`${PROGRAM} help ${topic} <subcommand>\` shows one's options.\n`,
-      });
+    const group = command === undefined ? groupHelp(topic) : undefined;
+    if (group !== undefined) return E.right({ kind: "text", text: group });
     return command === undefined
       ? E.left({ message: unknownCommand(topic) })
       : E.right({ kind: "text", text: commandHelp(command) });
@@ -275,6 +280,8 @@ export const parseCommandLine = (argv: readonly string[]): E.Either<UsageError, 
   const grouped = name === "config" || (ADMIN_GROUPS as readonly string[]).includes(name);
   const subcommand = grouped ? findCommand(`${name} ${rest[0]}`) : undefined;
   if (subcommand !== undefined) rest.shift();
+  else if (name !== "config" && grouped && (rest[0] === "--help" || rest[0] === "-h"))
+    return E.right({ kind: "text", text: groupHelp(name) ?? help() });
   else if (name !== "config" && grouped) {
     const known = ALL_COMMANDS.filter((one) => one.name.startsWith(`${name} `)).map((one) =>
       one.name.slice(name.length + 1),
@@ -345,4 +352,5 @@ export const staticHelp = (): Readonly<Record<string, string>> => ({
       commandHelp(command),
     ]),
   ),
+  ...Object.fromEntries(ADMIN_GROUPS.map((group) => [group, groupHelp(group) ?? ""])),
 });
