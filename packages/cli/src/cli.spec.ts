@@ -383,6 +383,13 @@ describe("tables for people, JSON and YAML for scripts", () => {
       });
     expect((await run(["get", "edge"], { dataDir })).code).toBe(3);
     expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toMatchObject({ version: 1 });
+    // A malformed option is a usage error, not an attempted write: nothing is audited (docs/interface.md).
+    expect(JSON.parse((await run(["audit", "-o", "json"], { dataDir })).stdout)).toMatchObject({
+      entries: [
+        { action: "add", alias: "production-east", outcome: "succeeded" },
+        { action: "add", alias: "lab", outcome: "succeeded" },
+      ],
+    });
     const added = await run(["add", "edge", "https://vco.example.net/", "--force", "--key-renewal", "off"], {
       stdin: "k",
       dataDir,
@@ -390,6 +397,28 @@ describe("tables for people, JSON and YAML for scripts", () => {
     expect(added.code).toBe(0);
     for (const command of ["add", "update"])
       expect((await run([command, "--help"])).stdout).toContain("--key-renewal <auto|off>");
+  });
+
+  it("refuses an update with nothing to change, or with --key and --api-key-ref, in its own words and unaudited", async () => {
+    for (const [argv, line] of [
+      [["update", "lab"], "update: needs at least one of --url, --key, --key-renewal, --api-key-ref"],
+      [
+        ["update", "lab", "--key", "--api-key-ref", "env:SDWAN_APIKEY_LAB"],
+        "--api-key-ref: cannot go with --key: a key is stored or kept elsewhere",
+      ],
+    ] as const)
+      expect(await run(argv, { stdin: "k", dataDir })).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `sdwan-connections: ${line}; see 'sdwan-connections update --help'\n`,
+      });
+    expect(JSON.parse((await run(["get", "lab"], { dataDir })).stdout)).toMatchObject({ version: 1 });
+    expect(JSON.parse((await run(["audit", "-o", "json"], { dataDir })).stdout)).toMatchObject({
+      entries: [
+        { action: "add", alias: "production-east", outcome: "succeeded" },
+        { action: "add", alias: "lab", outcome: "succeeded" },
+      ],
+    });
   });
 
   it("narrows a table to the terminal's width, never one asked for in a pipe or a file (-o table, -o wide)", async () => {

@@ -68,11 +68,37 @@ const KEY_REF_OPTION = {
     description: "where the service reads the key instead of storing it (admin only)",
   },
 } as const;
-// Both given (update --key --api-key-ref): the service refuses them, naming both.
 const keyOrReference = (apiKey: string | undefined, options: CommandInput["options"]) => ({
   ...(apiKey === undefined ? {} : { apiKey }),
   ...(typeof options["api-key-ref"] === "string" ? { apiKeyRef: options["api-key-ref"] } : {}),
 });
+
+/**
+ * What `update` changes. Nothing to change, or a key both given and kept elsewhere (--key with --api-key-ref), is a
+ * usage error: refused in the CLI's words before the use case, so not recorded as an attempted write.
+ */
+const updateOf = (apiKey: string | undefined, options: CommandInput["options"]) => {
+  const key = keyOrReference(apiKey, options);
+  if ("apiKey" in key && "apiKeyRef" in key)
+    return E.left(
+      invalidInput([{ field: "--api-key-ref", message: "cannot go with --key: a key is stored or kept elsewhere" }]),
+    );
+  return pipe(
+    keyRenewalOf(options),
+    E.map((renewal) => ({
+      ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
+      ...key,
+      ...renewal,
+    })),
+    E.filterOrElse(
+      (changes) => Object.keys(changes).length > 0,
+      () =>
+        invalidInput([
+          { field: "update", message: "needs at least one of --url, --key, --key-renewal, --api-key-ref" },
+        ]),
+    ),
+  );
+};
 
 const IF_MATCH_OPTION: Record<string, OptionSpec> = {
   "if-match": {
@@ -215,11 +241,15 @@ export const COMMANDS: readonly Command[] = [
     createsStore: (options) => options["dry-run"] !== true,
     notes: KEY_NOTE,
     run: ({ service, args: [alias, orchestratorUrl], options, apiKey, by }) =>
-      TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome))(
-        service.connections.add(
-          { alias, orchestratorUrl, ...keyOrReference(apiKey, options), ...keyRenewalOf(options) },
-          { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
+      pipe(
+        TE.fromEither(keyRenewalOf(options)),
+        TE.flatMap((renewal) =>
+          service.connections.add(
+            { alias, orchestratorUrl, ...keyOrReference(apiKey, options), ...renewal },
+            { dryRun: options["dry-run"] === true, force: options["force"] === true, by },
+          ),
         ),
+        TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome)),
       ),
   },
   {
@@ -245,14 +275,16 @@ export const COMMANDS: readonly Command[] = [
       pipe(
         TE.fromEither(expectedVersions(options)),
         TE.flatMap((expected) =>
-          service.connections.update(
-            alias as string,
-            {
-              ...(typeof options["url"] === "string" ? { orchestratorUrl: options["url"] } : {}),
-              ...keyOrReference(apiKey, options),
-              ...keyRenewalOf(options),
-            },
-            { dryRun: options["dry-run"] === true, force: options["force"] === true, ...expected, by },
+          pipe(
+            TE.fromEither(updateOf(apiKey, options)),
+            TE.flatMap((changes) =>
+              service.connections.update(alias as string, changes, {
+                dryRun: options["dry-run"] === true,
+                force: options["force"] === true,
+                ...expected,
+                by,
+              }),
+            ),
           ),
         ),
         TE.map((outcome: keyof typeof WRITE_TEXT) => writeOutput(alias as string, outcome)),

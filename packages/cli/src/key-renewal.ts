@@ -1,10 +1,18 @@
-import type { Core, ConnectionSummary } from "@sdwan-connections/core";
+import {
+  invalidInput,
+  KEY_RENEWAL_MODES,
+  type ConnectionSummary,
+  type Core,
+  type DomainError,
+  type KeyRenewal,
+} from "@sdwan-connections/core";
+import * as E from "fp-ts/lib/Either.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 
 // SPEC §12: whether the service renews a connection's key before it expires, as the commands take and export it.
 
-/** `add` and `update`'s option; core decodes the value (a bad one is refused naming `--key-renewal`). */
+/** `add` and `update`'s option. */
 export const KEY_RENEWAL_OPTION = {
   "key-renewal": {
     type: "string",
@@ -14,9 +22,19 @@ export const KEY_RENEWAL_OPTION = {
   },
 } as const;
 
-/** The request's `keyRenewal` when the option is given. */
-export const keyRenewalOf = (options: Readonly<Record<string, string | boolean | undefined>>) =>
-  options["key-renewal"] === undefined ? {} : { keyRenewal: options["key-renewal"] };
+/**
+ * The request's `keyRenewal` when the option is given. Another value is a malformed option: refused before any use
+ * case, so not recorded as an attempted write (docs/interface.md, the audit trail).
+ */
+export const keyRenewalOf = (
+  options: Readonly<Record<string, string | boolean | undefined>>,
+): E.Either<DomainError, { readonly keyRenewal?: KeyRenewal }> => {
+  const value = options["key-renewal"];
+  if (value === undefined) return E.right({});
+  return KEY_RENEWAL_MODES.some((mode) => mode === value)
+    ? E.right({ keyRenewal: value as KeyRenewal })
+    : E.left(invalidInput([{ field: "--key-renewal", message: `must be one of ${KEY_RENEWAL_MODES.join(", ")}` }]));
+};
 
 /** How many connections `export` describes at once: through a service, each is a request. */
 const AT_ONCE = 16;
