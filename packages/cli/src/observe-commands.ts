@@ -133,7 +133,7 @@ export const OBSERVE_COMMANDS: readonly Command[] = [
       ...OUTPUT_OPTIONS,
     },
     notes:
-      "Each event is a CloudEvents 1.0 object (docs/interface.md §9): a line of its own, as JSON for scripts (-o json or yaml: one JSON object a line; yaml separates them with ---) or in words on a terminal. Where the stream starts again after events were dropped by retention, a line says so. Works on the local store (seeing the service's writes too) and through a service (GET /events): a stream that ends is opened again after a restart or a cut, but a refusal (credentials revoked or no longer allowed) ends the command with its error and exit code.",
+      "Each event is a CloudEvents 1.0 object (docs/interface.md §9): a line of its own, as JSON for scripts (-o json or yaml: one JSON object a line; yaml separates them with ---) or in words on a terminal. Where the stream starts again after events were dropped by retention, a line says so. Works on the local store (seeing the service's writes too) and through a service (GET /events): a stream that ends is opened again after a restart or a cut, but a refusal (credentials revoked or no longer allowed) ends the command with its error and exit code. Ctrl-C or SIGTERM, its usual end, exits 0.",
     stopsCleanly: true,
     run: ({ service, options, signal, emit }) => {
       if (options["follow"] !== true)
