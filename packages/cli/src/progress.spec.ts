@@ -29,6 +29,22 @@ describe("withProgress", () => {
     expect([...quick.written, ...piped.written]).toEqual([]);
   });
 
+  it("erases the spinner when the process ends while it is drawn (Ctrl-C, SIGTERM), and only then", async () => {
+    const stream = recorder(true);
+    const before = process.listeners("exit");
+    let finish = () => undefined as void;
+    const work = withProgress(stream, "x", () => new Promise<void>((resolve) => (finish = resolve)), { delayMs: 1 });
+    await wait(30);
+    const added = process.listeners("exit").filter((listener) => !before.includes(listener));
+    expect(added).toHaveLength(1);
+    const drawnSoFar = stream.written.length;
+    (added[0] as () => void)();
+    expect(stream.written.slice(drawnSoFar)).toEqual(["\r\x1b[2K"]);
+    finish();
+    await work;
+    expect(process.listeners("exit")).toEqual(before);
+  });
+
   it("erases the spinner when the work fails", async () => {
     const stream = recorder(true);
     await expect(

@@ -27,8 +27,11 @@ export const withProgress = async <A>(
   let frame = 0;
   let drawn = false;
   let ticker: NodeJS.Timeout | undefined;
+  const erase = () => stream.write("\r\x1b[2K");
   const draw = () => {
     stream.write(`\r${FRAMES[frame++ % FRAMES.length]} ${label}`);
+    // Ctrl-C or SIGTERM ends the process at once (run.ts): the shell's prompt then starts on a clean line.
+    if (!drawn) process.once("exit", erase);
     drawn = true;
   };
   const starter = setTimeout(() => {
@@ -40,6 +43,9 @@ export const withProgress = async <A>(
   } finally {
     clearTimeout(starter);
     clearInterval(ticker);
-    if (drawn) stream.write("\r\x1b[2K");
+    if (drawn) {
+      process.removeListener("exit", erase);
+      erase();
+    }
   }
 };
