@@ -58,8 +58,10 @@ const writeOutput = (alias: string, outcome: keyof typeof WRITE_TEXT): CommandOu
   return { data, forPeople: () => `${data.message}\n` };
 };
 
-const KEY_NOTE =
-  "The apiKey is read from standard input: typed at a prompt, not shown, ended by Enter; or piped in. With --api-key-ref the service reads it where it is kept (admin only), file:NAME in its SDWAN_APIKEY_DIR or env:SDWAN_APIKEY_…, whenever it is used; nothing is read here.";
+const KEY_INPUT_NOTE =
+  "The apiKey is read from standard input: typed at a prompt, not shown, ended by Enter; or piped in.";
+// add and update, which take --api-key-ref too.
+const KEY_NOTE = `${KEY_INPUT_NOTE} With --api-key-ref the service reads it where it is kept (admin only), file:NAME in its SDWAN_APIKEY_DIR or env:SDWAN_APIKEY_…, whenever it is used; nothing is read here.`;
 // Keys kept elsewhere (SPEC §12): the reference goes to the service as written, which reads the key when used.
 const KEY_REF_OPTION = {
   "api-key-ref": {
@@ -324,7 +326,7 @@ export const COMMANDS: readonly Command[] = [
     args: ["alias"],
     options: OUTPUT_OPTIONS,
     readsKey: () => true,
-    notes: `${KEY_NOTE} Compared in constant time; the orchestrator is not asked. Exits 0 when they match, 9 when they differ.`,
+    notes: `${KEY_INPUT_NOTE} Compared in constant time; the orchestrator is not asked. Exits 0 when they match, 9 when they differ.`,
     run: ({ service, args: [alias], apiKey, by }) =>
       TE.map(({ matches }: { readonly matches: boolean }): CommandOutput => ({
         data: { matches },
