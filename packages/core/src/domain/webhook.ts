@@ -4,6 +4,7 @@ import * as O from "fp-ts/lib/Option.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
 import type { AuditEntry } from "./audit.js";
+import { orchestratorUrlRule } from "./codecs.js";
 import { decodeInput, decodeQuery, oneOf, strictObject } from "./decode.js";
 import { invalidInput, type DomainError } from "./errors.js";
 import {
@@ -280,14 +281,14 @@ const EventTypePattern = new t.Type<string, string, unknown>(
   String,
 );
 
+// Held to an orchestrator URL's rule and kept as written: a form the URL parser would quietly repair (`https:host`)
+// or a fragment is refused, never stored otherwise than it was sent.
 const WebhookUrl = new t.Type<string, string, unknown>(
   "WebhookUrl",
   (input): input is string => typeof input === "string",
   (input, context) => {
-    const url = typeof input === "string" && input.length <= 2048 ? URL.parse(input) : null;
-    return url !== null && (url.protocol === "https:" || url.protocol === "http:") && url.username === ""
-      ? t.success(url.href)
-      : t.failure(input, context, "must be an http(s) URL without credentials, at most 2048 characters");
+    const refused = typeof input === "string" ? orchestratorUrlRule(input) : "must be a string";
+    return refused === undefined ? t.success(input as string) : t.failure(input, context, refused);
   },
   String,
 );
@@ -300,7 +301,12 @@ const Credential = t.refinement(
 
 const CreateWebhookProps = {
   url: WebhookUrl,
-  types: t.array(EventTypePattern),
+  // An empty list is refused, not taken for every event: a filter that came out empty never means "all of them".
+  types: t.refinement(
+    t.array(EventTypePattern),
+    (types) => types.length > 0,
+    "a list of at least one event type (left out: every event)",
+  ),
   kind: oneOf(WEBHOOK_KINDS),
   username: Credential,
   password: Credential,
@@ -353,7 +359,7 @@ export const decodeWebhookRequest = (input: unknown): E.Either<DomainError, Webh
         );
       return E.right({
         url,
-        types: types === undefined || types.length === 0 ? ["*"] : types,
+        types: types ?? ["*"],
         kind,
         credentials: both ? { username, password } : null,
       });

@@ -69,8 +69,17 @@ describe("decodeWebhookRequest", () => {
       { url: "ftp://example.com/hook" },
       { url: "https://example.com/hook", types: ["connection.nothing"] },
       { url: "https://example.com/hook", secret: "mine" },
+      // Empty is not "every event" (only left out is), and a URL the parser would repair or with a fragment is refused.
+      { url: "https://example.com/hook", types: [] },
+      { url: "https:example.com/hook" },
+      { url: "https:/example.com/hook" },
+      { url: "https://example.com/hook#part" },
     ])
-      expect(E.isLeft(decodeWebhookRequest(bad))).toBe(true);
+      expect(E.isLeft(decodeWebhookRequest(bad)), JSON.stringify(bad)).toBe(true);
+    // Kept as written.
+    expect(decodeWebhookRequest({ url: "https://Example.com:443/a/../hook?x=1" })).toMatchObject(
+      E.right({ url: "https://Example.com:443/a/../hook?x=1" }),
+    );
   });
 });
 
