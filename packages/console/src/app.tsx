@@ -73,6 +73,11 @@ export const App = () => {
   const route = useRoute();
   // After a page change, the page's heading takes the focus, so screen readers and keyboard users start there.
   useEffect(focusHeading, [route.page, "alias" in route ? route.alias : "id" in route ? route.id : undefined]);
+  // And once signed in: the sign-in form that had it is gone.
+  const signedIn = state.phase === "signed-in";
+  useEffect(() => {
+    if (signedIn) focusHeading();
+  }, [signedIn]);
 
   // `failure`: why the service no longer accepts the tab's token, in words naming how the user signed in.
   const signOut = (failure?: Problem): void => {

@@ -581,6 +581,12 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await admin.getByRole("alert").getByText("(404)").waitFor();
     await admin.waitForTimeout(500); // the slower of the two calls has answered too
     expect(await admin.getByRole("alert").count()).toBe(1);
+    // An alias that names none (400): one box too, not one per section (four), and no event stream "connecting".
+    await admin.evaluate(() => (location.hash = "#/connections/a%20b"));
+    await admin.getByRole("alert").getByText("(400)").waitFor();
+    await admin.waitForTimeout(500);
+    expect(await admin.getByRole("alert").count()).toBe(1);
+    expect(await admin.getByText("Connecting to the event stream").count()).toBe(0);
   });
 
   it("says the connection changed since it was opened (412), without HTTP's words", async () => {
@@ -601,6 +607,35 @@ describe("the console in Debian's chromium, against the service and the orchestr
     await alert.getByText("The connection changed since you opened it").waitFor();
     expect(await alert.textContent()).not.toMatch(/ETag|If-Match/i);
     expect((await put(current)).status).toBe(200);
+  });
+
+  it("saves and dry-runs an edit left as it was (validated, nothing changed), and holds a URL typed back to If-Match", async () => {
+    // A form of its own, not the one the test before left.
+    await admin.evaluate(() => (location.hash = "#/connections/partner-lab"));
+    await admin.getByRole("heading", { name: "partner-lab" }).waitFor();
+    await admin.evaluate(() => (location.hash = "#/connections/partner-lab/edit"));
+    const url = admin.getByLabel("Orchestrator URL");
+    await expect.poll(() => url.inputValue()).not.toBe("");
+    const version = async () =>
+      (await service.call("GET", "/rest/plugin/sdwan/connections/partner-lab")).headers.get("etag");
+    const before = await version();
+    await admin.getByRole("button", { name: "Dry run" }).click();
+    await admin.getByRole("status").getByText("Dry run successful").waitFor();
+    await admin.getByRole("button", { name: "Save", exact: true }).click();
+    await admin.getByRole("heading", { name: "partner-lab" }).waitFor();
+    expect(await version()).toBe(before);
+    // Someone else changes the URL; this form, opened before, has its URL typed back to the one it loaded.
+    await admin.evaluate(() => (location.hash = "#/connections/partner-lab/edit"));
+    await expect.poll(() => url.inputValue()).not.toBe("");
+    const loaded = await url.inputValue();
+    const put = (orchestratorUrl: string) =>
+      service.call("PUT", "/rest/plugin/sdwan/connections/partner-lab?force=true", { body: { orchestratorUrl } });
+    expect((await put(`${loaded}/meanwhile`)).status).toBe(200);
+    await url.fill(`${loaded}/mine`);
+    await url.fill(loaded);
+    await admin.getByRole("button", { name: "Save", exact: true }).click();
+    await admin.getByRole("alert").getByText("The connection changed since you opened it").waitFor();
+    expect((await put(loaded)).status).toBe(200);
   });
 
   it("zooms and pans the map (buttons, wheel, drag) and spreads marks that overlap", { timeout: 60_000 }, async () => {

@@ -14,6 +14,20 @@ const FIELDS = ["alias", "orchestratorUrl", "apiKey", "apiKeyRef"];
 type Submission = "dry-run" | "save" | "force";
 
 /**
+ * An edit's PUT body: only what changed (an empty key keeps the stored one). A form left as it was sends its URL, so
+ * that Save and Dry run validate the connection as stored (an update that changes nothing keeps the version), and a
+ * URL typed back to the one loaded is still held to If-Match: never an empty body, which the service refuses.
+ */
+const changesOf = (
+  stored: { readonly orchestratorUrl: string } | undefined,
+  orchestratorUrl: string,
+  key: Readonly<Record<string, string | undefined>>,
+): Readonly<Record<string, string | undefined>> => {
+  const changes = { ...(stored?.orchestratorUrl === orchestratorUrl ? {} : { orchestratorUrl }), ...key };
+  return Object.values(changes).some((value) => value !== undefined) ? changes : { orchestratorUrl };
+};
+
+/**
  * Add (no `alias`) or edit a connection. Editing reads the connection as
  * stored (its URL, and its version for `If-Match`) without asking the
  * orchestrator. The apiKey field is write-only: it is never filled in by the
@@ -55,15 +69,13 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
             body: { alias: text("alias"), orchestratorUrl, ...key },
           })
         : call(session.authorization, "PUT", `${aliasPath(alias)}${query}`, {
-            // Only what changed: an empty key keeps the stored one.
-            body: {
-              ...(current.state === "ready" && current.value?.orchestratorUrl === orchestratorUrl
-                ? {}
-                : { orchestratorUrl }),
-              ...(current.state === "ready" && apiKeyRef === current.value?.apiKeyRef
+            body: changesOf(
+              current.state === "ready" ? current.value : undefined,
+              orchestratorUrl,
+              current.state === "ready" && apiKeyRef === current.value?.apiKeyRef
                 ? { ...key, apiKeyRef: undefined }
-                : key),
-            },
+                : key,
+            ),
             headers:
               current.state === "ready" && current.value !== undefined
                 ? { "if-match": `"${current.value.version}"` }
@@ -94,12 +106,23 @@ export const ConnectionForm = ({ alias }: { readonly alias?: string }) => {
     else send(submission);
   };
 
-  if (current.state === "loading") return <p aria-live="polite">Loading…</p>;
-  if (current.state === "failed") return <ProblemMessage problem={current.problem} />;
   const title = editing ? `Edit ${alias}` : "Add a connection";
+  // The heading from the first render on, so that it takes the focus after a page change (app.tsx), as every page's does.
+  const heading = <h1 tabIndex={-1}>{title}</h1>;
+  if (current.state !== "ready")
+    return (
+      <>
+        {heading}
+        {current.state === "loading" ? (
+          <p aria-live="polite">Loading…</p>
+        ) : (
+          <ProblemMessage problem={current.problem} />
+        )}
+      </>
+    );
   return (
     <>
-      <h1 tabIndex={-1}>{title}</h1>
+      {heading}
       <form ref={form} onSubmit={submit} aria-label={title} novalidate>
         {editing ? null : (
           <Field

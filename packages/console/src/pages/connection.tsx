@@ -70,8 +70,10 @@ export const ConnectionPage = ({ alias }: { readonly alias: string }) => {
     );
   };
 
-  // An unknown alias: one answer for the page, not one per section asking.
-  const unknown = [stored, validation].find((loaded) => loaded.state === "failed" && loaded.problem.status === 404);
+  // An unknown alias, or one that names none (`#/connections/a%20b`: 400): one answer for the page, not one per section asking.
+  const unknown = [stored, validation].find(
+    (loaded) => loaded.state === "failed" && (loaded.problem.status === 404 || loaded.problem.status === 400),
+  );
   if (unknown?.state === "failed") {
     return (
       <>
