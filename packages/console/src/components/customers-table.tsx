@@ -1,5 +1,6 @@
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Customer } from "@sdwan-connections/core/wire";
+import { columnTemplate } from "../column-widths.js";
 import { CUSTOMER_LABELS, type CustomerField, type Sort } from "../customers-view.js";
 import { keyTarget } from "../list-keys.js";
 import { CUSTOMERS_NARROW, useMediaQuery } from "../use-media-query.js";
@@ -23,6 +24,20 @@ const COLUMNS = (
   field,
   label: CUSTOMER_LABELS[field],
 }));
+
+// A cell's padding (0.6rem each side, styles.css), a sort arrow's room beside a header, and a pixel to spare.
+const CELL_PADDING = 2 * 0.6 * 15 + 16;
+
+/** A text's width in pixels in the page's font (bold: a header's), by a canvas that never joins the page. */
+const measurer = (): ((text: string, bold: boolean) => number) => {
+  const context = document.createElement("canvas").getContext("2d");
+  const { fontSize, fontFamily } = getComputedStyle(document.body);
+  return (text, bold) => {
+    if (context === null) return text.length * 9;
+    context.font = `${bold ? 600 : 400} ${fontSize} ${fontFamily}`;
+    return context.measureText(text).width;
+  };
+};
 
 /**
  * The customers as an ARIA grid that renders only the rows in view (and a
@@ -81,10 +96,26 @@ export const CustomersTable = ({
     }
   };
 
+  // Each column as wide as its header and the longest value shown need (styles.css: .grid-row).
+  const columns = useMemo(() => {
+    const measure = measurer();
+    return columnTemplate(
+      COLUMNS.map(({ field, label }) => ({
+        header: label,
+        values: function* () {
+          for (const row of rows) yield String(row[field] ?? "");
+        },
+      })),
+      measure,
+      CELL_PADDING,
+    );
+  }, [rows]);
+
   const { first, last } = visibleRows(scrollTop, viewportHeight, rows.length, rowHeight);
   return (
     <div
       class="grid"
+      style={{ "--columns": columns }}
       role="grid"
       aria-label="Customers"
       aria-rowcount={rows.length + 1}
