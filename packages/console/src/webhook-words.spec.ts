@@ -15,6 +15,10 @@ describe("webhooks in words", () => {
     expect(pingOutcome("https://r.example/", { at, status: 500, error: null, latencyMs: 7 })).toBe(
       "Ping not taken: https://r.example/ answered HTTP 500 in 7 ms.",
     );
+    // Regression: "… answered no answer: ECONNREFUSED in 43 ms."
+    expect(pingOutcome("https://r.example/", { at, status: null, error: "ECONNREFUSED", latencyMs: 43 })).toBe(
+      "Ping not taken: https://r.example/ gave no answer (ECONNREFUSED) after 43 ms.",
+    );
   });
 
   it("read and write the event types", () => {

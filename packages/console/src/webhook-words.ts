@@ -10,7 +10,9 @@ export const took = (attempt: DeliveryAttempt): boolean =>
 
 /** A ping's outcome, in one sentence. */
 export const pingOutcome = (url: string, attempt: DeliveryAttempt): string =>
-  `${took(attempt) ? "Ping delivered" : "Ping not taken"}: ${url} answered ${answerOf(attempt)} in ${attempt.latencyMs} ms.`;
+  attempt.status === null
+    ? `Ping not taken: ${url} gave no answer (${attempt.error ?? "unknown error"}) after ${attempt.latencyMs} ms.`
+    : `${took(attempt) ? "Ping delivered" : "Ping not taken"}: ${url} answered HTTP ${attempt.status} in ${attempt.latencyMs} ms.`;
 
 /** A webhook's event types, as a field lists them: `connection.health.*, connection.key.*`; every event is `*`. */
 export const typesText = (types: readonly string[]): string =>
