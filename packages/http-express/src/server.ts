@@ -21,11 +21,20 @@ export const serverFor = (app: Express): Server => {
   }
   Request.prototype = app.request;
   Response.prototype = app.response;
-  return createServer(
+  const server = createServer(
     {
       IncomingMessage: Request as unknown as typeof IncomingMessage,
       ServerResponse: Response as unknown as typeof ServerResponse,
     },
     app,
   );
+  // `Expect: 100-continue`: the client is told to send its body when the app reads it, not before (node's default), so
+  // that a request refused before its body is read (413 by its Content-Length, 401, 415) does not invite the upload.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    req.once("resume", () => {
+      if (!res.headersSent) res.writeContinue();
+    });
+    server.emit("request", req, res);
+  });
+  return server;
 };
