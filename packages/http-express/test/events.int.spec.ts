@@ -114,7 +114,11 @@ describe("GET /events (docs/interface.md, Events)", () => {
       expect(reply.status, query).toBe(400);
       expect(reply.text).not.toContain("pasted-secret");
     }
+    // Each named as the client gave it: the header as the header (it was named as a query option none sent).
     expect((await h.call("GET", EVENTS, { headers: { "last-event-id": "not-an-id" } })).json()).toMatchObject({
+      errors: [{ field: "Last-Event-ID" }],
+    });
+    expect((await h.call("GET", `${EVENTS}?lastEventId=not-an-id`)).json()).toMatchObject({
       errors: [{ field: "query.lastEventId" }],
     });
   });

@@ -3,6 +3,7 @@ import {
   eventTypeOf,
   everyBeat,
   type CloudEvent,
+  type DomainError,
   type Events,
   type FeedItem,
 } from "@sdwan-connections/core";
@@ -60,6 +61,17 @@ const frame = (item: FeedItem): string => {
   frames.set(item.event, framed);
   return framed;
 };
+
+// A bad Last-Event-ID header is named as the header, as a bad If-Match is: the client sent no query option.
+const headerNamed = (error: DomainError): DomainError =>
+  error._tag === "InvalidInput"
+    ? {
+        ...error,
+        errors: error.errors.map((one) =>
+          one.field === "query.lastEventId" ? { ...one, field: "Last-Event-ID" } : one,
+        ),
+      }
+    : error;
 
 /**
  * The one writer of a stream's response: it knows when the response has ended, and never writes after (a write
@@ -177,10 +189,8 @@ export const eventsRoutes = (
         return;
       }
       const header = req.headers["last-event-id"];
-      const query = {
-        ...(req.query as Record<string, unknown>),
-        ...(typeof header === "string" && header !== "" ? { lastEventId: header } : {}),
-      };
+      const fromHeader = typeof header === "string" && header !== "";
+      const query = { ...(req.query as Record<string, unknown>), ...(fromHeader ? { lastEventId: header } : {}) };
       const writer = streamWriter(res);
       // Counted before the feed opens, so streams opening at once never pass the caps together.
       streams.add(writer.end);
@@ -239,7 +249,8 @@ export const eventsRoutes = (
       if (followed._tag === "Left") {
         // Before the headers (a bad query): answered as any request; after them (the store failed mid-replay): cut.
         if (res.headersSent) writer.cut();
-        else if (!writer.ended()) sendProblem(res, domainErrorToProblem(followed.left));
+        else if (!writer.ended())
+          sendProblem(res, domainErrorToProblem(fromHeader ? headerNamed(followed.left) : followed.left));
         return;
       }
       open.stop = followed.right;
