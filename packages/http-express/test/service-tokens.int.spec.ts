@@ -41,9 +41,13 @@ const create = async (h: Pick<Harness, "call">, body: Record<string, unknown>): 
 };
 // A verified token is trusted for half a second at most: past that, the next request asks the store.
 const pastTheCache = () => new Promise((resolve) => setTimeout(resolve, 600));
-const expectRefused = async (h: Pick<Harness, "call">, token: string) => {
+// The details docs/interface.md ("Service tokens") gives.
+const UNKNOWN = "The service token was refused: unknown, revoked or expired.";
+const MALFORMED = "The service token was refused: it is not a service token (sdw_ and 43 base64url characters).";
+const expectRefused = async (h: Pick<Harness, "call">, token: string, detail = UNKNOWN) => {
   const refused = await h.call("GET", `${BASE}/me`, bearer(token));
   expect(refused.status).toBe(401);
+  expect(refused.json<{ detail: string }>().detail).toBe(detail);
   expect(refused.headers.get("www-authenticate")).toContain('Bearer realm="sdwan", error="invalid_token"');
   expect(refused.text).not.toContain(token);
   expect(refused.text).not.toContain(token.slice(4));
@@ -150,8 +154,8 @@ describe('service tokens (SPEC §11, docs/interface.md "Service tokens")', () =>
     const revoked = await create(h, { name: "revoked", expiresInDays: 1 });
     expect((await h.call("GET", `${BASE}/me`, bearer(revoked.token))).status).toBe(200);
     await expectRefused(h, `sdw_${"A".repeat(43)}`);
-    await expectRefused(h, "sdw_short");
-    await expectRefused(h, `${revoked.token}x`);
+    await expectRefused(h, "sdw_short", MALFORMED);
+    await expectRefused(h, `${revoked.token}x`, MALFORMED);
 
     expect((await h.call("DELETE", `${IDS}/${revoked.id}`)).status).toBe(204);
     await expectRefused(h, revoked.token);
