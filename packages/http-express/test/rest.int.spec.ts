@@ -823,6 +823,10 @@ describe("operations (docs/interface.md §7)", () => {
     // Lists may be kept by the client and revalidated (ETag); every other answer is never stored.
     expect(reply.headers.get("cache-control")).toBe("private, no-cache");
     expect((await h.call("GET", `${CONNECTIONS}/ghost`)).headers.get("cache-control")).toBe("no-store");
+    // But the API's description, the same for everyone (docs/interface.md §1).
+    expect((await h.call("GET", "/rest/plugin/sdwan/openapi.json")).headers.get("cache-control")).toBe(
+      "public, max-age=300",
+    );
     expect(reply.headers.get("x-powered-by")).toBeNull();
   });
 
