@@ -19,7 +19,7 @@ import {
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import { loadYaml } from "./yaml.js";
+import { loadYaml, parseFailure } from "./yaml.js";
 
 /**
  * Configuration as code: a file of connections whose keys are references, `env:SDWAN_APIKEY_…` (a variable
@@ -181,10 +181,7 @@ const parseDocument =
       // Errors only: yaml's warnings (an unknown tag, say) quote the text around them, which may hold a key.
       return E.right(YAML.parse(text, { logLevel: "error" }) as unknown);
     } catch (error) {
-      // yaml's messages quote the text around a syntax error: only where it is.
-      const parseError = error instanceof YAML.YAMLParseError ? error : undefined;
-      const what = parseError?.code === "DUPLICATE_KEY" ? "names a field twice" : "is not valid YAML or JSON";
-      return E.left(`${what}${parseError === undefined ? "" : ` near line ${parseError.linePos?.[0]?.line ?? "?"}`}`);
+      return E.left(parseFailure(YAML, error, "YAML or JSON"));
     }
   };
 

@@ -4,7 +4,7 @@ import { strictObject, toFieldErrors } from "@sdwan-connections/core";
 import * as E from "fp-ts/lib/Either.js";
 import type { TaskEither } from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
-import { loadYaml } from "./yaml.js";
+import { loadYaml, parseFailure } from "./yaml.js";
 
 /**
  * Contexts, as kubectl has them: named places the CLI works on, one of them current, in the user's
@@ -66,7 +66,25 @@ const dataDirProps = { name: nonEmpty, "data-dir": nonEmpty };
 const DataDirContext = strictObject("DataDirContext", dataDirProps, t.type(dataDirProps));
 const postgresProps = { name: nonEmpty, "postgres-url-env": nonEmpty };
 const PostgresContext = strictObject("PostgresContext", postgresProps, t.type(postgresProps));
-const Context = t.union([ServiceContext, DataDirContext, PostgresContext]);
+const AnyContext = t.union([ServiceContext, DataDirContext, PostgresContext]);
+// Of the kind its one telling field names, decoded as that kind alone: as a union, each kind's refusals were told
+// together (a service context's `server` "not a known field", as a data-dir context saw it).
+const KINDS = [
+  ["server", ServiceContext],
+  ["data-dir", DataDirContext],
+  ["postgres-url-env", PostgresContext],
+] as const;
+const Context = new t.Type<t.TypeOf<typeof AnyContext>, t.TypeOf<typeof AnyContext>, unknown>(
+  "Context",
+  AnyContext.is,
+  (input, context) => {
+    const kind = typeof input === "object" && input !== null ? KINDS.find(([field]) => field in input) : undefined;
+    return kind === undefined
+      ? t.failure(input, context, "needs one of server, data-dir, postgres-url-env")
+      : kind[1].validate(input, context);
+  },
+  t.identity,
+);
 const fileProps = { "current-context": nonEmpty, contexts: t.array(Context) };
 const ContextsFile = strictObject("ContextsFile", fileProps, t.partial(fileProps));
 
@@ -124,8 +142,8 @@ export const readContexts =
     let document: unknown;
     try {
       document = YAML.parse(text, { logLevel: "error" }) ?? {};
-    } catch {
-      return E.left(`${path} is not valid YAML`);
+    } catch (error) {
+      return E.left(`${path} ${parseFailure(YAML, error, "YAML")}`);
     }
     const decoded = ContextsFile.decode(document);
     if (E.isLeft(decoded))

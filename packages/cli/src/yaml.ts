@@ -11,3 +11,13 @@ import type YAML from "yaml";
 export const loadYaml = async (): Promise<typeof YAML> =>
   // @ts-expect-error -- the browser build has no declarations of its own: they are the Node build's.
   ((await import("../node_modules/yaml/browser/index.js")) as { default: typeof YAML }).default;
+
+/**
+ * Why a text did not parse, where: `names a field twice` or `is not valid ${what}`, and the line yaml found it on.
+ * Never yaml's own message, which quotes the text around the fault (a key, perhaps).
+ */
+export const parseFailure = (yaml: typeof YAML, error: unknown, what: string): string => {
+  const parseError = error instanceof yaml.YAMLParseError ? error : undefined;
+  const fault = parseError?.code === "DUPLICATE_KEY" ? "names a field twice" : `is not valid ${what}`;
+  return `${fault}${parseError === undefined ? "" : ` near line ${parseError.linePos?.[0]?.line ?? "?"}`}`;
+};
