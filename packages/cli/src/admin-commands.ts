@@ -15,6 +15,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { OUTPUT_OPTIONS, type CommandOutput, type CommandSpec, type OptionSpec } from "./command.js";
+import { EXIT } from "./exit-codes.js";
 import { cell, table } from "./output.js";
 import type { RestApi, RestFailure } from "./rest-admin.js";
 
@@ -321,17 +322,22 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   },
   {
     name: "webhooks ping",
-    summary: "send a signed ping now (admin) and say what the receiver answered",
+    summary: "send a signed ping now (admin) and say what the receiver answered (exit 10 when it did not take it)",
     args: ["id"],
     options: OUTPUT,
     run: (api, [id = ""]) =>
-      TE.map((ping: PingAnswer) =>
-        data(ping, () =>
-          ping.status !== null && ping.status >= 200 && ping.status < 300
-            ? `The receiver took the ping: HTTP ${ping.status} in ${ping.latencyMs} ms.\n`
-            : `The receiver did not take the ping: ${ping.status === null ? (ping.error ?? "no answer") : `HTTP ${ping.status}`} (${ping.latencyMs} ms).\n`,
-        ),
-      )(api.request("POST", `/webhooks/${path(id)}/ping`, PingAnswer)),
+      TE.map((ping: PingAnswer): CommandOutput => {
+        const took = ping.status !== null && ping.status >= 200 && ping.status < 300;
+        return {
+          ...data(ping, () =>
+            took
+              ? `The receiver took the ping: HTTP ${ping.status} in ${ping.latencyMs} ms.\n`
+              : `The receiver did not take the ping: ${ping.status === null ? (ping.error ?? "no answer") : `HTTP ${ping.status}`} (${ping.latencyMs} ms).\n`,
+          ),
+          // `webhooks ping ID && …` goes on only when the receiver took it.
+          ...(took ? {} : { exitCode: EXIT.pingNotTaken }),
+        };
+      })(api.request("POST", `/webhooks/${path(id)}/ping`, PingAnswer)),
   },
   {
     name: "webhooks deliveries",

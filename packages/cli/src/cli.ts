@@ -211,7 +211,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         done.left.exit === "usage" && done.left.blamesContext !== true ? hintFor(command) : undefined,
       );
     io.stdout.write(await render(done.right, format.right, io.stdout));
-    return EXIT.ok;
+    return done.right.exitCode ?? EXIT.ok;
   }
   if (!COMMANDS.includes(command as Command)) {
     const printed = await (command as LocalCommand | ConfigCommand).print(args, io.env, options)();

@@ -14,6 +14,8 @@ export const EXIT = {
   noStore: 8,
   /** key-check: the key given is not the stored one. */
   keyMismatch: 9,
+  /** webhooks ping: the receiver did not take the ping (no answer, or not a 2xx). */
+  pingNotTaken: 10,
   /** Stopped by a signal before it finished (128 + SIGINT's number; SIGTERM gives 143). */
   interrupted: 130,
 } as const;

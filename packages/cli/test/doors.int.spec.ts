@@ -247,6 +247,11 @@ describe(
         `sdwan-connections webhooks deliveries ${webhook!.id} --status dead`,
         await sdwan(["webhooks", "deliveries", webhook!.id, "--status", "dead", "-o", "table"], admin),
       );
+      // Not taken (400): said, and exit 10, so that `webhooks ping ID && …` stops there.
+      expect(await sdwan(["webhooks", "ping", webhook!.id, "-o", "table"], admin)).toMatchObject({
+        code: 10,
+        stdout: expect.stringContaining("The receiver did not take the ping: HTTP 400"),
+      });
       receiver.take();
       const redelivered = await sdwan(["webhooks", "redeliver", webhook!.id, dead.id, "-o", "table"], admin);
       record("webhooks", `sdwan-connections webhooks redeliver ${webhook!.id} ${dead.id}`, redelivered);
