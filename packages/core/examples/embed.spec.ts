@@ -18,4 +18,13 @@ describe("the README's embedding example", () => {
     ]);
     expect(readme).toContain(example.trim());
   });
+
+  it("and its adapter's contract snippet, which compiles (examples/adapter-contract.ts)", async () => {
+    const [readme, example] = await Promise.all([
+      readFile(new URL("../README.md", import.meta.url), "utf8"),
+      readFile(new URL("./adapter-contract.ts", import.meta.url), "utf8"),
+    ]);
+    const snippet = example.slice(example.indexOf("describeConnectionRepositoryContract(")).trim();
+    expect(readme).toContain(snippet);
+  });
 });
