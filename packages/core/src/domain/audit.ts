@@ -21,7 +21,7 @@ import { IsoTimeCodec, parseTimeOrDate } from "./time.js";
  * `webhook-delete`, `webhook-disable`: no alias, `webhookAuditDetail` in `detail`, never its secret nor credentials),
  * or a webhook delivery sent again (`webhook-redeliver`: an attempt, no alias, `webhook <id> delivery <id> event <id>`
  * in `detail`), or a key renewed by the service (`key-renew`: a change by `renewal`, `keyRenewalDetail` in `detail`)
- * or a renewal that could not be done (`key-renewal-failed`: an attempt, its reason in `detail`; SPEC §12).
+ * or a renewal that could not be done (`key-renewal-failed`: a failed attempt, `RenewalFailed`, its reason in `detail`; SPEC §12).
  */
 export const AUDIT_ACTIONS = [
   "add",
@@ -51,7 +51,7 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Why an attempt failed: a use case's error, a key that did not match (key check), or a role that may not write. */
-export type AuditFailure = DomainErrorTag | "KeyMismatch" | "Forbidden";
+export type AuditFailure = DomainErrorTag | "KeyMismatch" | "Forbidden" | "RenewalFailed";
 
 /** What the orchestrator said of the key: it accepted it, refused it, or was not asked (forced, a delete, a failure before). */
 export const VALIDATION_OUTCOMES = ["valid", "invalid", "not-asked"] as const;

@@ -138,6 +138,13 @@ const EVENT_TYPE_OF: ReadonlyMap<string, EventType> = new Map<AuditAction, Event
 ] as [AuditAction, EventType][]);
 
 /**
+ * Whether an entry of `action` with `outcome` may be an event: what succeeded, and a renewal that failed (an attempt
+ * that failed, and an event as such; entries recorded before it was so still say `succeeded`).
+ */
+const eventful = (action: string, outcome: string): boolean =>
+  outcome === "succeeded" || action === "key-renewal-failed";
+
+/**
  * The event an audit entry is, if any: a change that happened (add, update, delete), a health state change, or a
  * key-expiry warning.
  * Attempts (failed, refused, unchanged), dry runs, key checks, rotations, grant and token changes are not events. Every action is
@@ -146,7 +153,7 @@ const EVENT_TYPE_OF: ReadonlyMap<string, EventType> = new Map<AuditAction, Event
 export const eventOf = (entry: AuditEntry): O.Option<CloudEvent> => {
   const { alias } = entry;
   const url = entry.orchestratorUrl === undefined ? {} : { orchestratorUrl: entry.orchestratorUrl };
-  if (alias === null || entry.outcome !== "succeeded") return O.none;
+  if (alias === null || !eventful(entry.action, entry.outcome)) return O.none;
   const action = entry.action;
   switch (action) {
     case "add":
@@ -308,7 +315,7 @@ export const selectsEvent =
 export const selectsStored =
   (query: EventsQuery, readable: (alias: string) => boolean = () => true) =>
   ({ alias, action, outcome }: AuditHead): boolean => {
-    if (alias === null || outcome !== "succeeded" || !readable(alias)) return false;
+    if (alias === null || !eventful(action, outcome) || !readable(alias)) return false;
     const type = EVENT_TYPE_OF.get(action);
     return (
       type !== undefined &&

@@ -329,6 +329,8 @@ export const createAuditTrail = ({ audit, repository, onFailure }: AuditTrailOpt
       recordInBackground({
         ...entryOf({ name: RENEWAL_ACTOR }, subject, E.right(undefined), at),
         validation: "not-asked",
+        outcome: "failed",
+        failure: "RenewalFailed",
         detail: reason,
         orchestratorUrl,
       });

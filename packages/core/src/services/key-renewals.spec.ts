@@ -139,6 +139,8 @@ describe("key renewal (SPEC §12)", () => {
     const failed = (await w.entries()).filter((entry) => entry.action === "key-renewal-failed");
     expect(failed).toHaveLength(1);
     expect(failed[0]?.detail).toContain("right to renew");
+    // A failed attempt, as the trail's readers filter them (it said `succeeded`), and still its event.
+    expect(failed[0]).toMatchObject({ outcome: "failed", failure: "RenewalFailed" });
     expect(JSON.stringify(eventOf(failed[0] as never))).toContain("connection.key.renewalFailed");
     expect((await w.stored()).version).toBe(before.version);
     expect(await w.works(PARTNER_KEY)).toBe(true);
