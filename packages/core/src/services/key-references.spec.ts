@@ -72,6 +72,31 @@ describe("keys kept elsewhere in the service (SPEC §12)", () => {
     expect(await service.connections.update("lab", { apiKeyRef: "file:lab" })()).toEqual(E.right("unchanged"));
   });
 
+  it("refuses to put a key elsewhere while its renewal is on, naming keyRenewal, until the same request turns it off", async () => {
+    const { storage, service } = world();
+    await service.connections.add({ ...body, apiKeyRef: undefined, apiKey: TEST_KEYS.partner, keyRenewal: "auto" })();
+    // Regression: the renewal went off without a word (the audit entry and the event said only apiKeyRef).
+    expect(await service.connections.update("lab", { apiKeyRef: "file:lab" })()).toEqual(
+      E.left({
+        _tag: "InvalidInput",
+        errors: [
+          {
+            field: "keyRenewal",
+            message: "must be off for a key kept elsewhere (apiKeyRef): whoever keeps it rotates it",
+          },
+        ],
+      }),
+    );
+    const unchanged = await storage.repository.get("lab" as never)();
+    expect(E.isRight(unchanged) && [unchanged.right.apiKeyRef, unchanged.right.keyRenewal]).toEqual([
+      undefined,
+      "auto",
+    ]);
+    expect(await service.connections.update("lab", { apiKeyRef: "file:lab", keyRenewal: "off" })()).toEqual(
+      E.right("updated"),
+    );
+  });
+
   it("the watch validates a key that changed, once per change, and tells a changed outcome as a health change", async () => {
     const { orchestrator, keys, service } = world();
     await service.connections.add(body)();

@@ -84,9 +84,13 @@ export const updateConnection =
                 (current) => options.expectedVersions?.includes(current.version) ?? true,
                 (current) => versionMismatch(current.alias, current.version),
               ),
-              // Renewal asked of a connection whose key is (and stays) kept elsewhere (the body alone is the codec's).
+              // Renewal on (asked now, or kept from before) for a key that is, or now goes, elsewhere: refused, never
+              // turned off without a word (the body alone is the codec's).
               TE.filterOrElseW(
-                (current) => change.keyRenewal !== "auto" || updateOf(current, change).apiKeyRef === undefined,
+                (current) => {
+                  const after = updateOf(current, change);
+                  return after.keyRenewal !== "auto" || after.apiKeyRef === undefined;
+                },
                 () => invalidInput([{ field: "keyRenewal", message: REFERENCE_NOT_RENEWED }]),
               ),
               // A reference's key is read now: it must read well, and the orchestrator must accept the key read.
