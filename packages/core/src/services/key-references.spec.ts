@@ -57,6 +57,22 @@ describe("keys kept elsewhere in the service (SPEC §12)", () => {
     expect(orchestrator.calls.identify).toBe(calls);
   });
 
+  it("checks a given key against the key read; one that cannot be read now fails the check, never answers a mismatch", async () => {
+    const { keys, service } = world();
+    await service.connections.add(body)();
+    expect(await service.connections.checkKey("lab", { apiKey: TEST_KEYS.partner })()).toEqual(
+      E.right({ matches: true }),
+    );
+    keys.delete("file:lab");
+    // Regression: compared with the empty key, the right key was answered `matches: false` (and audited a mismatch).
+    expect(await service.connections.checkKey("lab", { apiKey: TEST_KEYS.partner })()).toEqual(
+      E.left({
+        _tag: "StorageFailure",
+        reason: "The key kept elsewhere cannot be read: file:lab: cannot be read (ENOENT)",
+      }),
+    );
+  });
+
   it("a key given replaces the reference, and a reference the key", async () => {
     const { storage, service } = world();
     await service.connections.add(body)();

@@ -3,7 +3,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as TE from "fp-ts/lib/TaskEither.js";
 import { AliasCodec } from "../domain/codecs.js";
 import { decodeInput } from "../domain/decode.js";
-import type { DomainError } from "../domain/errors.js";
+import { storageFailure, type DomainError } from "../domain/errors.js";
 import { KeyCheckRequest } from "../domain/requests.js";
 import type { ConnectionRepository } from "../ports/connection-repository.js";
 import type { KeyFingerprints } from "../ports/key-fingerprints.js";
@@ -23,6 +23,11 @@ export const checkApiKey =
         pipe(
           TE.fromEither(decodeInput(AliasCodec, "alias")(rawAlias)),
           TE.flatMap(deps.repository.get),
+          // A key kept elsewhere that cannot be read now is compared with nothing: the check fails, never a mismatch.
+          TE.filterOrElse(
+            (stored) => stored.apiKey.problem === undefined,
+            (stored) => storageFailure(`The key kept elsewhere cannot be read: ${stored.apiKey.problem ?? ""}`),
+          ),
           TE.map((stored) => ({
             matches: timingSafeEqual(
               Buffer.from(deps.fingerprints.fingerprint(stored.alias, stored.apiKey)),
