@@ -15,7 +15,10 @@ describe("columnTemplate", () => {
         measure,
         20,
       ),
-    ).toBe(`minmax(0, ${19 * 7 + 20}fr) minmax(0, ${7 * 8 + 20}fr)`);
+    ).toEqual({
+      template: `minmax(0, ${19 * 7 + 20}fr) minmax(0, ${7 * 8 + 20}fr)`,
+      width: 19 * 7 + 20 + 7 * 8 + 20,
+    });
   });
 
   it("measures a column's longest values only, however many there are", () => {

@@ -1,8 +1,8 @@
 /**
  * The customers grid's columns, each as wide as its header and its longest value need (measured in the page's font),
- * so that on a wide enough screen no value is cut short, whatever the data (a fixed layout cut "Comunidad de Madrid"
- * while two-letter countries had room to spare). As CSS `grid-template-columns`: each column's share of the width in
- * proportion to its need, so that a grid narrower than the needs still fits its box (its values then cut with "…").
+ * so that no value is cut short, whatever the data (a fixed layout cut "Comunidad de Madrid" while two-letter
+ * countries had room to spare). As CSS `grid-template-columns`, each column's share of the width in proportion to its
+ * need, and the width they need together: a grid narrower than that shows its rows as cards (customers-table.tsx).
  */
 
 /** How many of a column's longest values (by characters) are measured: the widest is among them but for rare fonts. */
@@ -29,13 +29,14 @@ export const columnTemplate = (
   columns: readonly { readonly header: string; readonly values: () => Iterable<string> }[],
   measure: (text: string, bold: boolean) => number,
   padding: number,
-): string =>
-  columns
-    .map(({ header, values }) => {
-      const widest = Math.max(
-        measure(header, true),
-        ...longestOf(values(), MEASURED).map((value) => measure(value, false)),
-      );
-      return `minmax(0, ${Math.ceil(widest + padding)}fr)`;
-    })
-    .join(" ");
+): { readonly template: string; readonly width: number } => {
+  const needs = columns.map(({ header, values }) =>
+    Math.ceil(
+      Math.max(measure(header, true), ...longestOf(values(), MEASURED).map((value) => measure(value, false))) + padding,
+    ),
+  );
+  return {
+    template: needs.map((need) => `minmax(0, ${need}fr)`).join(" "),
+    width: needs.reduce((sum, need) => sum + need, 0),
+  };
+};

@@ -3,9 +3,6 @@ import { useEffect, useState } from "preact/hooks";
 /** A narrow screen (a phone, a small tablet): wide tables become stacked rows. The stylesheet uses the same width. */
 export const NARROW = "(max-width: 48rem)";
 
-/** Narrower than the customers grid's columns need: its rows become cards (the stylesheet's width too). */
-export const CUSTOMERS_NARROW = "(max-width: 57rem)";
-
 /** Whether the media query matches, following changes (a rotated phone, a resized window). */
 export const useMediaQuery = (query: string): boolean => {
   const [matches, setMatches] = useState(() => matchMedia(query).matches);

@@ -3,10 +3,9 @@ import type { Customer } from "@sdwan-connections/core/wire";
 import { columnTemplate } from "../column-widths.js";
 import { CUSTOMER_LABELS, type CustomerField, type Sort } from "../customers-view.js";
 import { keyTarget } from "../list-keys.js";
-import { CUSTOMERS_NARROW, useMediaQuery } from "../use-media-query.js";
 import { scrollToShow, visibleRows } from "../virtual-window.js";
 
-/** A row's height: one line on a wide screen; on a narrower one than its columns need, a card of a line per column (label: value). */
+/** A row's height: one line where its columns fit; where they do not (a phone, a tablet), a card of a line per column (label: value). */
 const ROW_HEIGHT = 32;
 const STACKED_ROW_HEIGHT = 168;
 
@@ -59,15 +58,36 @@ export const CustomersTable = ({
   readonly onSelect: (customer: Customer) => void;
 }) => {
   const body = useRef<HTMLDivElement>(null);
-  const rowHeight = useMediaQuery(CUSTOMERS_NARROW) ? STACKED_ROW_HEIGHT : ROW_HEIGHT;
   const [scrollTop, setScrollTop] = useState(0);
   const [viewportHeight, setViewportHeight] = useState(400);
+  const [viewportWidth, setViewportWidth] = useState(Number.POSITIVE_INFINITY);
   const [active, setActive] = useState(0);
+
+  // Each column as wide as its header and the longest value shown need (styles.css: .grid-row).
+  const columns = useMemo(() => {
+    const measure = measurer();
+    return columnTemplate(
+      COLUMNS.map(({ field, label }) => ({
+        header: label,
+        values: function* () {
+          for (const row of rows) yield String(row[field] ?? "");
+        },
+      })),
+      measure,
+      CELL_PADDING,
+    );
+  }, [rows]);
+  // Narrower than the columns need together (a phone, a tablet, a narrow window): each row a card, no value cut.
+  const stacked = viewportWidth < columns.width;
+  const rowHeight = stacked ? STACKED_ROW_HEIGHT : ROW_HEIGHT;
 
   useLayoutEffect(() => {
     const element = body.current;
     if (element === null) return;
-    const observer = new ResizeObserver(() => setViewportHeight(element.clientHeight));
+    const observer = new ResizeObserver(() => {
+      setViewportHeight(element.clientHeight);
+      setViewportWidth(element.clientWidth);
+    });
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
@@ -96,26 +116,11 @@ export const CustomersTable = ({
     }
   };
 
-  // Each column as wide as its header and the longest value shown need (styles.css: .grid-row).
-  const columns = useMemo(() => {
-    const measure = measurer();
-    return columnTemplate(
-      COLUMNS.map(({ field, label }) => ({
-        header: label,
-        values: function* () {
-          for (const row of rows) yield String(row[field] ?? "");
-        },
-      })),
-      measure,
-      CELL_PADDING,
-    );
-  }, [rows]);
-
   const { first, last } = visibleRows(scrollTop, viewportHeight, rows.length, rowHeight);
   return (
     <div
-      class="grid"
-      style={{ "--columns": columns }}
+      class={stacked ? "grid stacked" : "grid"}
+      style={{ "--columns": columns.template }}
       role="grid"
       aria-label="Customers"
       aria-rowcount={rows.length + 1}
