@@ -144,7 +144,10 @@ describe("the Tokens and Webhooks pages (SPEC §9, §11), in Debian's chromium",
       }
       await page.getByLabel("Grants").fill("lab-* manage\nemea-* write");
       await form.getByRole("button", { name: "Make token" }).click();
-      await page.getByRole("alert").getByText("line 2 is not PATTERN VERB").waitFor();
+      // Beside the field, as every other field's (it was only in the box below the form).
+      await page.locator("#grants-error").getByText("line 2 is not PATTERN VERB").waitFor();
+      expect(await page.getByLabel("Grants").getAttribute("aria-describedby")).toBe("grants-hint grants-error");
+      expect(await page.getByLabel("Grants").getAttribute("aria-invalid")).toBe("true");
 
       const tokenName = `ci-${name}`;
       await page.getByLabel("Name").fill(tokenName);

@@ -8,7 +8,10 @@ export const ProblemMessage = ({
   readonly problem: Problem;
   readonly shownBesideFields?: readonly string[];
 }) => {
-  const others = (problem.errors ?? []).filter((error) => !shownBesideFields.includes(error.field));
+  // A field's own errors and its parts' (`grants` holds `grants.pattern`).
+  const others = (problem.errors ?? []).filter(
+    (error) => !shownBesideFields.some((field) => error.field === field || error.field.startsWith(`${field}.`)),
+  );
   return (
     <div class="problem" role="alert">
       <p>

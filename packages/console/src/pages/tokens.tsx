@@ -10,7 +10,7 @@ import { parseGrantLines } from "../grant-lines.js";
 
 const Tokens = t.array(ServiceToken);
 /** The fields whose errors are shown beside them (a grant line's, in the problem's list). */
-const FIELDS = ["name", "expiresInDays", "role"];
+const FIELDS = ["name", "expiresInDays", "role", "grants"];
 /** The role select's choices: the first sends none (a viewer, or with grants no role: only what they give). */
 const ROLES = ["default", "viewer", "admin"];
 
@@ -28,6 +28,14 @@ type Pending = { readonly action: "renew" | "revoke"; readonly token: ServiceTok
 export const TokensPage = () => {
   const { session, loaded, action } = useAdminList("/tokens", Tokens);
   const { problem } = action;
+  // The grants' errors beside their field: a line the form could not read, or what the service refused of one.
+  const grantsMessage =
+    problem?.errors
+      ?.filter((error) => error.field === "grants" || error.field.startsWith("grants."))
+      .map((error) =>
+        error.field === "grants" ? error.message : `${error.field.slice("grants.".length)}: ${error.message}`,
+      )
+      .join("; ") || undefined;
   const [issued, setIssued] = useState<{ readonly name: string; readonly token: string } | undefined>(undefined);
 
   const create = (data: FormData, element: HTMLFormElement): void => {
@@ -107,12 +115,17 @@ export const TokensPage = () => {
             name="grants"
             rows={3}
             spellcheck={false}
-            aria-describedby="grants-hint"
-            aria-invalid={problem?.errors?.some((error) => error.field.startsWith("grants")) === true}
+            aria-describedby={grantsMessage === undefined ? "grants-hint" : "grants-hint grants-error"}
+            aria-invalid={grantsMessage !== undefined}
           />
           <p class="hint" id="grants-hint">
             One per line: an alias pattern and a verb (read, use or manage), e.g. <code>emea-* read</code>.
           </p>
+          {grantsMessage === undefined ? null : (
+            <p class="field-error" id="grants-error">
+              {grantsMessage}
+            </p>
+          )}
         </div>
       </AdminForm>
       <ListTable
