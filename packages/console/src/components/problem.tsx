@@ -8,9 +8,8 @@ export const ProblemMessage = ({
   readonly problem: Problem;
   readonly shownBesideFields?: readonly string[];
 }) => {
-  // A field's own errors and its parts' (`grants` holds `grants.pattern`).
   const others = (problem.errors ?? []).filter(
-    (error) => !shownBesideFields.some((field) => error.field === field || error.field.startsWith(`${field}.`)),
+    (error) => !shownBesideFields.some((field) => partOf(error.field, field) !== undefined),
   );
   return (
     <div class="problem" role="alert">
@@ -36,9 +35,15 @@ export const ProblemMessage = ({
   );
 };
 
-/** The message a problem has for one field, if any. */
+/** Where `errorField` lies in `field`: "" for the field itself, `pattern` for `grants.pattern` in `grants`, else undefined. */
+const partOf = (errorField: string, field: string): string | undefined =>
+  errorField === field ? "" : errorField.startsWith(`${field}.`) ? errorField.slice(field.length + 1) : undefined;
+
+/** The message a problem has for one field (and its parts': `pattern: …` for `grants.pattern`), if any. */
 export const fieldMessage = (errors: readonly FieldError[] | undefined, field: string): string | undefined =>
   errors
-    ?.filter((error) => error.field === field)
-    .map((error) => error.message)
+    ?.flatMap((error) => {
+      const part = partOf(error.field, field);
+      return part === undefined ? [] : [part === "" ? error.message : `${part}: ${error.message}`];
+    })
     .join("; ") || undefined;

@@ -5,6 +5,7 @@ import { call, callJson, consoleProblem } from "../api.js";
 import { Confirm, AdminForm, ListTable, RowButton, useAdminList, useConfirmation } from "../components/admin-list.js";
 import { Field } from "../components/field.js";
 import { SecretOnce } from "../components/secret-once.js";
+import { fieldMessage } from "../components/problem.js";
 import { Time } from "../components/time.js";
 import { parseGrantLines } from "../grant-lines.js";
 
@@ -29,13 +30,7 @@ export const TokensPage = () => {
   const { session, loaded, action } = useAdminList("/tokens", Tokens);
   const { problem } = action;
   // The grants' errors beside their field: a line the form could not read, or what the service refused of one.
-  const grantsMessage =
-    problem?.errors
-      ?.filter((error) => error.field === "grants" || error.field.startsWith("grants."))
-      .map((error) =>
-        error.field === "grants" ? error.message : `${error.field.slice("grants.".length)}: ${error.message}`,
-      )
-      .join("; ") || undefined;
+  const grantsMessage = fieldMessage(problem?.errors, "grants");
   const [issued, setIssued] = useState<{ readonly name: string; readonly token: string } | undefined>(undefined);
 
   const create = (data: FormData, element: HTMLFormElement): void => {
